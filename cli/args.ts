@@ -1,0 +1,37 @@
+/**
+ * Command-line parsing on node:util's parseArgs (no dependency, no startup
+ * cost), with errors that say what was meant.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { didYouMean } from '../runtime/suggest.ts';
+import { UsageError } from './usage-error.ts';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** Options every command accepts. */
+export const COMMON_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', short: 'v', default: false },
+  config: { type: 'string', short: 'c' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies OptionSpec;
+
+export function parseCommand<T extends OptionSpec>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    const message = (err as Error).message;
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
+    if (unknown) {
+      const known = Object.keys({ ...COMMON_OPTIONS, ...options }).map((o) => `--${o}`);
+      throw new UsageError(`unknown option ${unknown[1]}`, didYouMean(unknown[1], known));
+    }
+    throw new UsageError(message.replace(/\. To specify.*$/s, ''));
+  }
+}
+
+export function parseInteger(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  return Number(value);
+}

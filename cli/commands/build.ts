@@ -1,0 +1,76 @@
+import { dirname, resolve } from 'node:path';
+import { cacheFile, readCacheRecord, staleReason, type CacheKey } from '../../stages/build-cache.ts';
+import { locateConfig } from '../../stages/config/find-config.ts';
+import { forgeVersion } from '../../stages/forge-paths.ts';
+import type { BuildResult, BuildSummary } from '../../stages/pipeline.ts';
+import { parseCommand } from '../args.ts';
+import { renderSummary, renderTimings } from '../build-summary.ts';
+import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
+import { color as c, formatMs } from '../terminal.ts';
+
+export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--verbose] [--json]
+
+Builds the agent into .forge-output/: agent.json, runtime.mjs, tools/,
+Dockerfile, build-manifest.json, checksums.json and <agent_id>-<version>.tgz.
+The same inputs always give the same bytes; a rebuild with nothing changed
+is a cache hit.
+
+options:
+  --prod          production build: every dev tool is left out of every artifact
+  --out DIR       output directory (default .forge-output, relative to forge.yaml)
+  --no-cache      build even if nothing changed
+  -v, --verbose   print each stage's time
+  --json          print the result as JSON
+
+examples:
+  forge build --prod
+  forge build --out dist/agent --verbose
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const started = performance.now();
+  const { values } = parseCommand(argv, {
+    prod: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    'no-cache': { type: 'boolean', default: false },
+  });
+  const cwd = process.cwd();
+  const prod = values.prod;
+
+  // The no-op path: decide from file stats alone, before loading the pipeline.
+  const configFile = locateConfig({ configFile: values.config }, cwd);
+  if (configFile && !values['no-cache']) {
+    const root = dirname(configFile);
+    const outDir = resolve(root, values.out ?? '.forge-output');
+    const key: CacheKey = { forgeVersion: forgeVersion(), configFile, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
+    const record = readCacheRecord<BuildSummary>(cacheFile(root, key));
+    const stale = record ? staleReason(record, key) : 'no previous build';
+    if (record && !stale) {
+      report({ ok: true, cached: true, errors: [], warnings: [], summary: record.summary, timings: [] }, values.json, cwd, performance.now() - started, values.verbose);
+      return 0;
+    }
+    if (values.verbose && !values.json) process.stderr.write(c.dim(`cache: rebuilding (${stale})\n`));
+  }
+
+  const { build } = await import('../../stages/pipeline.ts');
+  const result = await build({ cwd, configFile: values.config, prod, outDir: values.out });
+  report(result, values.json, cwd, performance.now() - started, values.verbose);
+  return result.ok ? 0 : 1;
+}
+
+function report(result: BuildResult, json: boolean, cwd: string, ms: number, verbose: boolean) {
+  if (json) {
+    const out = { ...result, errors: result.errors.map(diagnosticJson), warnings: result.warnings.map(diagnosticJson), durationMs: Math.round(ms) };
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    return;
+  }
+  printDiagnostics([...result.errors, ...result.warnings]);
+  if (verbose && result.timings.length) process.stdout.write(`stages\n${renderTimings(result.timings)}\n`);
+  if (!result.ok) {
+    const n = result.errors.length;
+    process.stderr.write(`${c.red('✘')} build failed with ${n} error${n === 1 ? '' : 's'}\n`);
+    return;
+  }
+  process.stdout.write(renderSummary(result.summary!, cwd) + '\n');
+  process.stdout.write(`${c.green('✓')} ${result.cached ? 'up to date (cached)' : 'built'} in ${formatMs(ms)}\n`);
+}

@@ -1,0 +1,70 @@
+import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
+import { toSpec, type ToolSpec } from '../../runtime/tools/model.ts';
+import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry.ts';
+import { didYouMean } from '../../runtime/suggest.ts';
+import { parseCommand } from '../args.ts';
+import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { fieldRows, renderFields } from '../schema-text.ts';
+import { color as c } from '../terminal.ts';
+import { UsageError } from '../usage-error.ts';
+
+export const usage = `usage: forge tool describe NAME [--json]
+
+Shows a tool's description, category, tags, inputs and outputs, and how to
+run it. Works for the project's tools and for every tool Forge ships.
+
+examples:
+  forge tool describe word_count
+  forge tool describe uuid_generate --json
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, {});
+  const name = positionals[0];
+  if (!name) throw new UsageError('missing tool name');
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
+  const tool = project?.tools.find((t) => t.spec.name === name);
+  let spec: ToolSpec | undefined = tool?.spec;
+  let where = tool ? (tool.file ? tool.file.display : tool.origin) : undefined;
+  let enabled = tool !== undefined;
+  if (!spec) {
+    const entry = findCatalogEntry(name);
+    if (entry) {
+      spec = toSpec((await entry.load()).default.spec);
+      where = 'shipped with Forge';
+      enabled = false;
+    }
+  }
+  if (!spec) {
+    const names = project?.tools.map((t) => t.spec.name) ?? [];
+    const hint = didYouMean(name, names) ?? 'run `forge tool list` to see the tools';
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: `no tool named "${name}"`, hint, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    else process.stderr.write(`${c.red('✘')} no tool named "${name}" (${hint})\n`);
+    return 1;
+  }
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ ok: true, enabled, tool: spec }, null, 2) + '\n');
+    return 0;
+  }
+  process.stdout.write(renderDescription(spec, where ?? '', enabled) + '\n');
+  return 0;
+}
+
+export function renderDescription(spec: ToolSpec, where: string, enabled: boolean): string {
+  const lines = [`${c.bold(spec.name)}  ${c.dim(`(${spec.category})`)}${enabled ? '' : c.yellow('  not enabled in forge.yaml')}`, ''];
+  for (const paragraph of spec.description.split('\n')) lines.push(`  ${paragraph}`);
+  lines.push('');
+  lines.push(`  tags      ${spec.tags.length ? spec.tags.join(', ') : c.dim('(none: treated as "run" by the approval policy)')}`);
+  lines.push(`  source    ${where}${spec.source ? ` (${spec.source.kind}, ${spec.source.style === 'execute' ? 'worker' : 'process per call'})` : ''}`);
+  lines.push(`  timeout   ${spec.timeoutMs !== undefined ? formatDuration(spec.timeoutMs) : `${formatDuration(DEFAULT_TIMEOUT_MS)} (default)`}`);
+  if (spec.composedOf?.length) lines.push(`  calls     ${spec.composedOf.join(', ')}${spec.singleConfirmation ? ' (confirmed once)' : ''}`);
+  if (spec.config && Object.keys(spec.config).length) lines.push(`  config    ${JSON.stringify(spec.config)}`);
+  lines.push('', '  inputs', renderFields(fieldRows(spec.inputSchema)));
+  if (spec.outputSchema) lines.push('', '  outputs', renderFields(fieldRows(spec.outputSchema)));
+  const example = fieldRows(spec.inputSchema)
+    .filter((r) => r.required)
+    .map((r) => ` --param ${r.name}=${r.type === 'str' ? '"..."' : '...'}`)
+    .join('');
+  lines.push('', `  try it:   forge tool run ${spec.name}${example}`);
+  return lines.join('\n');
+}

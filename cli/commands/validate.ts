@@ -1,0 +1,24 @@
+import { hasErrors } from '../../runtime/diagnostics.ts';
+import { parseCommand } from '../args.ts';
+import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { color as c } from '../terminal.ts';
+
+export const usage = `usage: forge validate [--config FILE] [--json]
+
+Checks forge.yaml against its schema and parses every tool's docstring,
+without building. Exits 1 if anything is wrong; each problem is printed
+with its file:line:column and a hint.
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommand(argv, {});
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: true, json: values.json });
+  const ok = project !== undefined && !hasErrors(diagnostics);
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ ok, tools: project?.tools.map((t) => t.spec.name) ?? [], ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+  } else if (ok) {
+    const n = project!.tools.length;
+    process.stdout.write(`${c.green('✓')} ${project!.config.displayFile} and ${n} tool${n === 1 ? '' : 's'} are valid\n`);
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,12 @@
+/** The `forge` executable's entry point (compiled to dist/forge.js). */
+import { main } from './main.ts';
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`forge: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,85 @@
+/**
+ * `forge`: finds the command and loads only its module, so `forge --help`
+ * and a cached `forge build` stay instant. Exit codes: 0 ok, 1 build or tool
+ * failure, 2 usage error.
+ */
+import { DiagnosticError } from '../runtime/diagnostics.ts';
+import { didYouMean } from '../runtime/suggest.ts';
+import { printDiagnostics } from './diagnostics-output.ts';
+import { UsageError } from './usage-error.ts';
+import { errColor as c } from './terminal.ts';
+
+export interface Command {
+  usage: string;
+  run(argv: string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  init: { summary: 'create a new agent project', load: () => import('./commands/init.ts') },
+  build: { summary: 'build the agent bundle (.forge-output/)', load: () => import('./commands/build.ts') },
+  validate: { summary: 'check forge.yaml and the tools without building', load: () => import('./commands/validate.ts') },
+  tool: { summary: 'list, describe and run tools from sources', load: () => import('./commands/tool.ts') },
+  version: { summary: 'print the Forge version', load: () => import('./commands/version.ts') },
+};
+
+export const MAIN_USAGE = `forge — build, run and ship AI agents
+
+usage: forge <command> [options]
+
+commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+options for every command:
+  -c, --config FILE   the forge.yaml to use (default: the nearest one at or above this directory)
+  --json              machine-readable output
+  -v, --verbose       more detail (and stack traces for internal errors)
+  -h, --help          help for a command
+
+Run "forge help <command>" for a command's options and examples.
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  let [name, ...rest] = argv;
+  if (name === 'help') {
+    if (!rest[0]) {
+      process.stdout.write(MAIN_USAGE);
+      return 0;
+    }
+    [name, ...rest] = [rest[0], ...rest.slice(1), '--help'];
+  }
+  if (!name || name === '--help' || name === '-h') {
+    process.stdout.write(MAIN_USAGE);
+    return name ? 0 : 2;
+  }
+  if (name === '--version') name = 'version';
+  const entry = COMMANDS[name];
+  if (!entry) {
+    const hint = didYouMean(name, Object.keys(COMMANDS));
+    process.stderr.write(`${c.red('error:')} unknown command "${name}"${hint ? ` (${hint})` : ''}\n\n${MAIN_USAGE}`);
+    return 2;
+  }
+  const verbose = rest.includes('--verbose') || rest.includes('-v');
+  const command = await entry.load();
+  try {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(command.usage);
+      return 0;
+    }
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${c.red('error:')} ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${command.usage}`);
+      return 2;
+    }
+    if (err instanceof DiagnosticError) {
+      printDiagnostics(err.diagnostics);
+      return 1;
+    }
+    process.stderr.write(`${c.red('error:')} ${(err as Error).message ?? String(err)}\n`);
+    if (verbose) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+    else process.stderr.write(c.dim('(run with --verbose for the stack trace)\n'));
+    return 1;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Diagnostics are the one shape every user-facing problem takes: a location,
+ * a stable code, a message and an optional hint. Rendering them (text, JSON)
+ * lives in the CLI; producing them is everybody's job.
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface Diagnostic {
+  severity: Severity;
+  code: string;
+  message: string;
+  hint?: string;
+  file?: string;
+  line?: number;     // 1-based
+  column?: number;   // 1-based
+  /** The source line the location points into, for a caret under it. */
+  lineText?: string;
+}
+
+export interface Location {
+  file?: string;
+  line?: number;
+  column?: number;
+  lineText?: string;
+}
+
+export function error(code: string, message: string, at: Location = {}, hint?: string): Diagnostic {
+  return { severity: 'error', code, message, ...at, ...(hint ? { hint } : {}) };
+}
+
+export function warning(code: string, message: string, at: Location = {}, hint?: string): Diagnostic {
+  return { severity: 'warning', code, message, ...at, ...(hint ? { hint } : {}) };
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** `file:line:column` (as much of it as is known). */
+export function formatLocation(d: Location): string {
+  if (!d.file) return '';
+  let out = d.file;
+  if (d.line) out += `:${d.line}`;
+  if (d.line && d.column) out += `:${d.column}`;
+  return out;
+}
+
+/** One-line plain rendering, used where no terminal renderer is at hand (the runtime, errors in JSON). */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = formatLocation(d);
+  const hint = d.hint ? ` (${d.hint})` : '';
+  return `${where ? where + ' ' : ''}${d.code} ${d.message}${hint}`;
+}
+
+/** Thrown where a diagnostic must unwind the stack (config loading, CLI usage). */
+export class DiagnosticError extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join('\n'));
+    this.name = 'DiagnosticError';
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The entry point of a built bundle: `node runtime.mjs <command>`.
+ *
+ *   tools [--json]                 list the agent's tools
+ *   describe NAME                  print one tool's spec (JSON)
+ *   call NAME [JSON] [--timeout MS] [--json]
+ *                                  run one tool and print its result
+ *   __worker NAME                  (internal) serve a TS/JS tool's calls
+ *
+ * The build generates a small module that imports this file, the enabled
+ * builtin tools and the TypeScript tools, and calls main() with them.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { BuiltinDefinition } from './tools/builtin/define.ts';
+import { serveToolWorker } from './tools/custom/node-worker-host.ts';
+import { createRegistry } from './tools/create-tools.ts';
+import type { AgentManifest } from './manifest.ts';
+import { formatDiagnostic } from './diagnostics.ts';
+
+export interface BundleContents {
+  builtins: Record<string, BuiltinDefinition<any>>;
+  /** TypeScript/JavaScript tools that export execute(), compiled into the bundle. */
+  nodeTools: Record<string, () => Promise<Record<string, unknown>>>;
+  /** URL of the bundle file itself (import.meta.url of runtime.mjs). */
+  bundleUrl: string;
+}
+
+const USAGE = `usage: node runtime.mjs <command>
+
+commands:
+  tools [--json]                      list the agent's tools
+  describe NAME                       print a tool's spec as JSON
+  call NAME [JSON] [--timeout MS] [--json]
+                                      run a tool with JSON arguments and print its result
+
+options:
+  --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR or the current directory)
+`;
+
+export async function main(contents: BundleContents, argv = process.argv.slice(2)): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '__worker') {
+    const load = contents.nodeTools[rest[0]];
+    if (!load) {
+      process.stderr.write(`no bundled tool named "${rest[0]}"\n`);
+      return 2;
+    }
+    serveToolWorker(load);
+    return -1; // keeps running until stdin closes
+  }
+
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        timeout: { type: 'string' },
+        workdir: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!command || command === 'help' || command === '--help' || parsed.values.help) {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+
+  const bundleFile = fileURLToPath(contents.bundleUrl);
+  const bundleDir = dirname(bundleFile);
+  const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
+  const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
+  const { registry, diagnostics } = createRegistry(
+    manifest.tools,
+    {
+      builtins: contents.builtins,
+      custom: {
+        workDir,
+        envPassthrough: manifest.env_passthrough,
+        resolveSource: (path) => (isAbsolute(path) ? path : join(bundleDir, path)),
+        node: {
+          worker: async (spec) => ({ command: process.execPath, args: [bundleFile, '__worker', spec.name] }),
+          script: async (spec) => ({ command: process.execPath, args: [join(bundleDir, spec.source!.path)] }),
+        },
+      },
+    },
+    (spec) => `agent.json#${spec.name}`,
+  );
+  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+
+  try {
+    switch (command) {
+      case 'tools': {
+        const tools = registry.list();
+        if (parsed.values.json) {
+          process.stdout.write(JSON.stringify(tools.map(({ name, category, description, tags }) => ({ name, category, description, tags })), null, 2) + '\n');
+        } else {
+          const width = Math.max(4, ...tools.map((t) => t.name.length));
+          for (const t of tools) process.stdout.write(`${t.name.padEnd(width)}  ${t.category.padEnd(7)}  ${firstLine(t.description)}\n`);
+        }
+        return 0;
+      }
+      case 'describe': {
+        const spec = manifest.tools.find((t) => t.name === parsed.positionals[0]);
+        if (!spec) {
+          process.stderr.write(`no tool named "${parsed.positionals[0] ?? ''}"\n`);
+          return 1;
+        }
+        process.stdout.write(JSON.stringify(spec, null, 2) + '\n');
+        return 0;
+      }
+      case 'call': {
+        const [name, json] = parsed.positionals;
+        if (!name) {
+          process.stderr.write(`call needs a tool name\n\n${USAGE}`);
+          return 2;
+        }
+        let args: unknown = {};
+        if (json !== undefined) {
+          try {
+            args = JSON.parse(json);
+          } catch (err) {
+            process.stderr.write(`arguments are not valid JSON: ${(err as Error).message}\n`);
+            return 2;
+          }
+        }
+        const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
+        const result = await registry.execute(name, args, { timeoutMs });
+        if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+        else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
+        else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);
+        return result.ok ? 0 : 1;
+      }
+      default:
+        process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } finally {
+    await registry.close();
+  }
+}
+
+/** Runs main() as the process: sets the exit code, keeps running for long-lived commands. */
+export function run(contents: BundleContents): void {
+  main(contents).then(
+    (code) => {
+      if (code >= 0) process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`forge runtime: ${(err as Error).message}\n`);
+      if (process.env.FORGE_VERBOSE) process.stderr.write(`${(err as Error).stack}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+function renderValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0];
+  return line.length > 80 ? line.slice(0, 77) + '...' : line;
+}

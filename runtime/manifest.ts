@@ -1,0 +1,46 @@
+/**
+ * agent.json: what the build knows about the agent, and all the runtime
+ * needs to serve it. schemas/agent.schema.json describes the same shape.
+ */
+import type { Category, ToolSpec } from './tools/model.ts';
+
+export const TOOL_INTERFACE_VERSION = 1;
+
+export interface ModelRef {
+  provider: 'openai' | 'anthropic';
+  name: string;
+  base_url?: string;
+  api_key_env?: string;
+}
+
+export interface ModelSettings extends ModelRef {
+  fallbacks?: ModelRef[];
+  max_tokens?: number;
+  temperature?: number;
+}
+
+export interface EgressSettings {
+  mode: 'deny-all' | 'allowlist' | 'open';
+  allowed_domains: string[];
+}
+
+export interface ApprovalSettings {
+  auto_approve: string[];
+  auto_deny: string[];
+}
+
+export interface AgentManifest {
+  tool_interface_version: number;
+  agent_id: string;
+  version: string;
+  description: string;
+  model?: ModelSettings;
+  tools: ToolSpec[];
+  categories: Record<Category, string[]>;
+  egress: EgressSettings;
+  approval: ApprovalSettings;
+  /** Environment variables the agent's tools may read from the runtime's environment. */
+  env_passthrough: string[];
+  requirements: { node: string; python?: string };
+  build: { mode: 'prod' | 'dev'; forge_version: string };
+}

@@ -1,0 +1,30 @@
+/**
+ * How a tool shipped with Forge is written: its spec (category declared here,
+ * by the tool itself), an optional JSON Schema for its forge.yaml `config:`,
+ * and a factory that makes the running tool from that config.
+ */
+import type { Logger, Tool, ToolSpec } from '../model.ts';
+
+export interface BuiltinHost<Config> {
+  config: Config;
+  workDir: string;
+  log: Logger;
+}
+
+export interface BuiltinDefinition<Config = Record<string, unknown>> {
+  spec: Omit<ToolSpec, 'config' | 'source'>;
+  /** Validates forge.yaml's `config:` for this tool at build time. */
+  configSchema?: Record<string, unknown>;
+  create(host: BuiltinHost<Config>): Pick<Tool, 'execute'> & Partial<Pick<Tool, 'close'>>;
+}
+
+export function defineBuiltin<Config = Record<string, unknown>>(definition: BuiltinDefinition<Config>): BuiltinDefinition<Config> {
+  return definition;
+}
+
+/** The running tool for a definition and its config. */
+export function instantiateBuiltin(definition: BuiltinDefinition<any>, spec: ToolSpec, host: Omit<BuiltinHost<unknown>, 'config'>): Tool {
+  const config = (spec.config ?? {}) as Record<string, unknown>;
+  const made = definition.create({ ...host, config });
+  return { ...spec, execute: made.execute, ...(made.close ? { close: made.close } : {}) };
+}

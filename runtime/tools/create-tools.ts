@@ -1,0 +1,45 @@
+/**
+ * Turns tool specs (from agent.json, or from a project's sources) into a
+ * registry of running tools. The one place where a spec meets its code.
+ */
+import { error, type Diagnostic } from '../diagnostics.ts';
+import { instantiateBuiltin, type BuiltinDefinition } from './builtin/define.ts';
+import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
+import type { Logger, Tool, ToolSpec } from './model.ts';
+import { silentLogger, ToolRegistry } from './registry.ts';
+
+export interface ToolFactories {
+  /** Builtin, adapter and dev tools shipped with Forge, by name. */
+  builtins: Record<string, BuiltinDefinition<any>>;
+  custom: CustomToolHost;
+  log?: Logger;
+}
+
+export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
+  if (spec.source) return createCustomTool(spec, factories.custom);
+  const definition = factories.builtins[spec.name];
+  if (!definition) throw new Error(`no implementation for tool "${spec.name}" in this runtime`);
+  return instantiateBuiltin(definition, spec, { workDir: factories.custom.workDir, log: factories.log ?? silentLogger });
+}
+
+export interface RegistryBuild {
+  registry: ToolRegistry;
+  diagnostics: Diagnostic[];
+}
+
+export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactories, origin: (spec: ToolSpec) => string): RegistryBuild {
+  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log });
+  const diagnostics: Diagnostic[] = [];
+  for (const spec of specs) {
+    let tool: Tool;
+    try {
+      tool = createTool(spec, factories);
+    } catch (err) {
+      diagnostics.push(error('FORGE_TOOL_UNAVAILABLE', (err as Error).message, { file: origin(spec) }));
+      continue;
+    }
+    const problem = registry.register(tool, origin(spec));
+    if (problem) diagnostics.push(problem);
+  }
+  return { registry, diagnostics };
+}

@@ -1,0 +1,149 @@
+/**
+ * A custom tool (Python, TypeScript or JavaScript file) as a Tool. `execute`
+ * style tools are served by a ToolWorker; `script` style tools run one
+ * process per call. Either way the process gets the minimal environment,
+ * cwd = work dir, capped output, and a tree kill on timeout.
+ */
+import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
+import { DEFAULT_MAX_STDOUT, runProcess, type RunResult } from './process-runner.ts';
+import { PYTHON_WORKER_HOST } from './python-host.ts';
+import { PythonNotFoundError, resolvePython } from './python-interpreter.ts';
+import { toolEnvironment } from './tool-env.ts';
+import { ToolWorker, type WorkerOutcome } from './tool-worker.ts';
+
+export interface ProcessCommand {
+  command: string;
+  args: string[];
+}
+
+/** How TS/JS tools are started: from the built bundle, or compiled from sources. */
+export interface NodeToolLauncher {
+  worker(spec: ToolSpec): Promise<ProcessCommand>;
+  script(spec: ToolSpec): Promise<ProcessCommand>;
+}
+
+export interface CustomToolHost {
+  workDir: string;
+  envPassthrough?: readonly string[];
+  /** Absolute path of a tool's source file (for Python tools). */
+  resolveSource(path: string): string;
+  node: NodeToolLauncher;
+  maxOutputBytes?: number;
+  onStderr?: (tool: string, text: string) => void;
+}
+
+export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
+  const source = spec.source;
+  if (!source || source.kind === 'yaml') throw new Error(`tool "${spec.name}" has no script source`);
+  const env = () => toolEnvironment({ workDir: host.workDir, passthrough: host.envPassthrough, extra: source.kind === 'python' ? PYTHON_ENV : {} });
+
+  const command = async (mode: 'worker' | 'script'): Promise<ProcessCommand> => {
+    if (source.kind === 'python') {
+      const python = await resolvePython();
+      const file = host.resolveSource(source.path);
+      return mode === 'worker' ? { command: python, args: ['-c', PYTHON_WORKER_HOST, file] } : { command: python, args: [file] };
+    }
+    return mode === 'worker' ? host.node.worker(spec) : host.node.script(spec);
+  };
+
+  if (source.style === 'execute') {
+    const worker = new ToolWorker(async () => ({ ...(await command('worker')), cwd: host.workDir, env: env() }), {
+      maxResponseBytes: host.maxOutputBytes,
+      onStderr: host.onStderr && ((text) => host.onStderr!(spec.name, text)),
+    });
+    return {
+      ...spec,
+      async execute(args: unknown, ctx: ToolContext) {
+        return fromWorker(spec.name, await worker.call(args, ctx.signal));
+      },
+      close: () => worker.close(),
+    };
+  }
+
+  return {
+    ...spec,
+    async execute(args: unknown, ctx: ToolContext) {
+      let cmd: ProcessCommand;
+      try {
+        cmd = await command('script');
+      } catch (err) {
+        return startFailure(spec.name, err);
+      }
+      const run = await runProcess({
+        ...cmd,
+        cwd: host.workDir,
+        env: env(),
+        stdin: JSON.stringify(args ?? {}),
+        signal: ctx.signal,
+        maxStdoutBytes: host.maxOutputBytes,
+      });
+      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_STDOUT);
+    },
+  };
+}
+
+/** Keeps Python tools from writing __pycache__ into the bundle and from buffering their output. */
+const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
+
+function fromProcess(name: string, run: RunResult, limit: number): ToolResult {
+  if (run.spawnError) return startFailure(name, run.spawnError);
+  if (run.stoppedBy === 'output-limit') {
+    return fail('FORGE_TOOL_OUTPUT_LIMIT', `tool "${name}" wrote more than the ${formatBytes(limit)} output limit and was stopped`, 'return less data, or write large results to a file and return its path');
+  }
+  if (run.stoppedBy === 'abort') return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
+  if (run.exitCode !== 0) {
+    const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+    const tail = run.stderr.tail(1500);
+    return fail('FORGE_TOOL_EXIT', `tool "${name}" ${how}${tail ? `: ${tail}` : ''}`, undefined, run.stderr.toString() || undefined);
+  }
+  return ok(parseOutput(run.stdout));
+}
+
+function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
+  switch (outcome.kind) {
+    case 'ok':
+      return ok(outcome.value);
+    case 'error': {
+      const type = outcome.error.type && outcome.error.type !== 'Error' ? `${outcome.error.type}: ` : '';
+      return fail('FORGE_TOOL_FAILED', `tool "${name}" failed: ${type}${outcome.error.message}`, undefined, outcome.error.traceback);
+    }
+    case 'crashed': {
+      const how = outcome.signal ? `was killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
+      return fail('FORGE_TOOL_CRASHED', `tool "${name}" ${how} during the call${outcome.stderr ? `: ${outcome.stderr}` : ''}`, 'the worker restarts on the next call');
+    }
+    case 'output-limit':
+      return fail('FORGE_TOOL_OUTPUT_LIMIT', `tool "${name}" returned more than the ${formatBytes(outcome.limit)} limit and was stopped`, 'return less data, or write large results to a file and return its path');
+    case 'spawn-failed':
+      return startFailure(name, outcome.error);
+    case 'aborted':
+      return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
+  }
+}
+
+function startFailure(name: string, err: unknown): ToolResult {
+  if (err instanceof PythonNotFoundError) {
+    return fail('FORGE_PYTHON_MISSING', `tool "${name}" needs Python: ${err.message}`, 'install Python 3, or set FORGE_PYTHON to an interpreter');
+  }
+  return fail('FORGE_TOOL_START', `tool "${name}" could not be started: ${(err as Error).message}`);
+}
+
+/** A tool's stdout: JSON when it parses, otherwise the text. */
+export function parseOutput(stdout: string): unknown {
+  const text = stdout.trim();
+  if (text === '') return '';
+  const first = text[0];
+  if (first === '{' || first === '[' || first === '"' || /^(-?\d|true$|false$|null$)/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // plain text that happens to start like JSON
+    }
+  }
+  return text;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
+  return `${+(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,397 @@
+/**
+ * The custom tool docstring grammar (DESIGN.md §5):
+ *
+ *   Tool: weather_lookup
+ *   Description: Current weather for a city.
+ *     Continues on indented lines.
+ *   Category: custom | dev
+ *   Tags: read, network
+ *   Timeout: 10s
+ *
+ *   Input:
+ *     city (str): City name.
+ *     units (str, optional): "metric" or "imperial". Default: metric.
+ *     days (int, default=1): Forecast days.
+ *
+ *   Output:
+ *     summary (str): One-line summary.
+ *
+ * Parsing never throws: every problem is a diagnostic at file:line:column.
+ */
+import { error, warning, type Diagnostic } from '../../diagnostics.ts';
+import { didYouMean, likelyTypo } from '../../suggest.ts';
+import type { JSONSchema } from '../model.ts';
+import { checkToolName } from '../names.ts';
+import type { DocLine, ExtractedDocstring } from './docstring-source.ts';
+import { coerceDefault, isTypeProblem, parseType, TYPE_NAMES } from './param-types.ts';
+
+export interface ParsedDocstring {
+  name: string;
+  description: string;
+  category: 'custom' | 'dev';
+  tags: string[];
+  timeoutMs?: number;
+  inputSchema: JSONSchema;
+  outputSchema?: JSONSchema;
+  /** Line of the `Tool:` field. */
+  line: number;
+}
+
+export interface DocstringParse {
+  tool?: ParsedDocstring;
+  diagnostics: Diagnostic[];
+}
+
+const FIELDS = ['Tool', 'Description', 'Category', 'Tags', 'Timeout'] as const;
+const SECTIONS = ['Input', 'Output'] as const;
+type Field = (typeof FIELDS)[number];
+type Section = (typeof SECTIONS)[number];
+
+const KEY_LINE = /^([A-Za-z][A-Za-z0-9_ -]*?)\s*:(.*)$/;
+
+interface Param {
+  name: string;
+  schema: JSONSchema;
+  required: boolean;
+  description: string;
+  defaultText?: { raw: string; at: DocLine; offset: number };
+  at: DocLine;
+  typeOffset: number;
+}
+
+export function parseDocstring(doc: ExtractedDocstring, file: string): DocstringParse {
+  return new DocstringParser(doc, file).parse();
+}
+
+class DocstringParser {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly fields = new Map<Field, { value: string; at: DocLine }>();
+  private readonly params: Record<Section, Param[]> = { Input: [], Output: [] };
+  private readonly seenSections = new Set<Section>();
+
+  constructor(
+    private readonly doc: ExtractedDocstring,
+    private readonly file: string,
+  ) {}
+
+  private at(line: DocLine, offset = 0) {
+    return { file: this.file, line: line.line, column: line.column + offset, lineText: line.source ?? line.text };
+  }
+
+  private error(code: string, message: string, line: DocLine, offset = 0, hint?: string) {
+    this.diagnostics.push(error(code, message, this.at(line, offset), hint));
+  }
+
+  parse(): DocstringParse {
+    let field: Field | undefined; // field being continued
+    let section: Section | undefined;
+    let paramIndent = -1;
+    let blankSince = false;
+
+    for (const line of this.doc.lines) {
+      const text = line.text;
+      if (text.trim() === '') {
+        blankSince = true;
+        continue;
+      }
+      const indent = text.length - text.trimStart().length;
+
+      if (indent === 0) {
+        const key = KEY_LINE.exec(text);
+        const known = key ? this.classifyKey(key[1]) : undefined;
+        if (key && known) {
+          blankSince = false;
+          const value = key[2].trim();
+          if (known.kind === 'section') {
+            section = known.name;
+            field = undefined;
+            paramIndent = -1;
+            if (this.seenSections.has(section)) this.error('FORGE_DOCSTRING_DUPLICATE', `section "${section}" appears twice`, line);
+            this.seenSections.add(section);
+            if (value && !/^(none|-)$/i.test(value)) {
+              this.error('FORGE_DOCSTRING_SYNTAX', `"${section}:" takes its parameters on the following indented lines`, line, key[0].indexOf(':') + 1, `write one "name (type): description" per line under ${section}:`);
+            }
+          } else {
+            section = undefined;
+            field = known.name;
+            if (this.fields.has(field)) this.error('FORGE_DOCSTRING_DUPLICATE', `field "${field}" appears twice`, line);
+            else this.fields.set(field, { value, at: line });
+          }
+          continue;
+        }
+        // A misspelt field ("Tgas:") is an error even right under the description;
+        // other prose directly under a field continues it.
+        const continuing = field !== undefined && !blankSince;
+        const typo = key && !key[1].includes(' ') ? likelyTypo(key[1], [...FIELDS, ...SECTIONS]) : undefined;
+        if (continuing && !typo) {
+          this.continueField(field!, text.trim(), false);
+          continue;
+        }
+        if (key && !key[1].includes(' ')) {
+          this.error('FORGE_DOCSTRING_FIELD', `unknown field or section "${key[1]}"`, line, 0, (typo ? `did you mean "${typo}"?` : didYouMean(key[1], [...FIELDS, ...SECTIONS])) ?? `known fields: ${[...FIELDS, ...SECTIONS].join(', ')}`);
+          field = undefined;
+          section = undefined;
+        } else {
+          this.error('FORGE_DOCSTRING_SYNTAX', `unexpected text "${truncate(text)}"`, line, 0, 'fields are written "Name: value"; indent lines that continue the previous field');
+        }
+        continue;
+      }
+
+      // Indented line.
+      if (section) {
+        if (paramIndent < 0 || indent <= paramIndent) {
+          paramIndent = paramIndent < 0 ? indent : paramIndent;
+          this.parseParam(section, line, indent);
+        } else {
+          const last = this.params[section].at(-1);
+          if (last) last.description = joinText(last.description, text.trim(), false);
+        }
+        blankSince = false;
+        continue;
+      }
+      if (field) {
+        this.continueField(field, text.trim(), blankSince);
+        blankSince = false;
+        continue;
+      }
+      this.error('FORGE_DOCSTRING_SYNTAX', `unexpected indented text "${truncate(text.trim())}"`, line, indent, 'indented lines continue a field or list the parameters of Input:/Output:');
+    }
+    return this.finish();
+  }
+
+  private classifyKey(raw: string): { kind: 'field'; name: Field } | { kind: 'section'; name: Section } | undefined {
+    const key = raw.trim().toLowerCase();
+    const field = FIELDS.find((f) => f.toLowerCase() === key);
+    if (field) return { kind: 'field', name: field };
+    const section = SECTIONS.find((s) => s.toLowerCase() === key);
+    if (section) return { kind: 'section', name: section };
+    return undefined;
+  }
+
+  private continueField(field: Field, text: string, paragraph: boolean) {
+    const entry = this.fields.get(field);
+    if (!entry) return;
+    if (field === 'Tags') entry.value = entry.value ? `${entry.value}, ${text}` : text;
+    else entry.value = joinText(entry.value, text, paragraph && field === 'Description');
+  }
+
+  private parseParam(section: Section, line: DocLine, indent: number) {
+    const text = line.text.slice(indent);
+    const nameMatch = /^([A-Za-z_][A-Za-z0-9_-]*)\s*/.exec(text);
+    if (!nameMatch) {
+      this.error('FORGE_DOCSTRING_SYNTAX', `expected a parameter, found "${truncate(text)}"`, line, indent, 'write parameters as "name (type): description"');
+      return;
+    }
+    const name = nameMatch[1];
+    let pos = nameMatch[0].length;
+    if (text[pos] !== '(') {
+      this.error(
+        'FORGE_DOCSTRING_SYNTAX',
+        `parameter "${name}" has no type`,
+        line,
+        indent + pos,
+        `write it as "${name} (str): ..." — types: str, int, float, bool, list[str], dict, enum(a|b), any`,
+      );
+      return;
+    }
+    // Find the matching ")" — types such as enum(a|b) nest parentheses.
+    let depth = 0;
+    let close = -1;
+    for (let i = pos; i < text.length; i++) {
+      if (text[i] === '(' || text[i] === '[') depth++;
+      else if (text[i] === ')' || text[i] === ']') {
+        depth--;
+        if (depth === 0 && text[i] === ')') {
+          close = i;
+          break;
+        }
+      }
+    }
+    if (close < 0) {
+      this.error('FORGE_DOCSTRING_SYNTAX', `parameter "${name}": missing ")" after its type`, line, indent + pos);
+      return;
+    }
+    const inside = text.slice(pos + 1, close);
+    const insideOffset = indent + pos + 1;
+    pos = close + 1;
+    const rest = text.slice(pos).replace(/^\s*:?\s*/, '');
+
+    const parts = splitTopLevel(inside);
+    const typePart = parts[0];
+    const typeOffset = insideOffset + (typePart.offset + (typePart.text.length - typePart.text.trimStart().length));
+    const typed = parseType(typePart.text.trim());
+    if (isTypeProblem(typed)) {
+      const hint = typed.word ? didYouMean(typed.word, TYPE_NAMES) : undefined;
+      this.error('FORGE_DOCSTRING_TYPE', `${typed.message}`, line, typeOffset + typed.offset, hint ?? typed.hint ?? 'types: str, int, float, bool, list, list[str], dict, enum(a|b), any');
+      return;
+    }
+
+    const param: Param = { name, schema: typed.schema, required: !typed.optional, description: rest, at: line, typeOffset };
+    for (const part of parts.slice(1)) {
+      const modifier = part.text.trim();
+      const offset = insideOffset + part.offset + (part.text.length - part.text.trimStart().length);
+      const dflt = /^default\s*[=:]\s*(.*)$/i.exec(modifier);
+      if (/^optional$/i.test(modifier)) param.required = false;
+      else if (/^required$/i.test(modifier)) param.required = true;
+      else if (dflt) {
+        param.defaultText = { raw: dflt[1], at: line, offset };
+        param.required = false;
+      } else {
+        this.error('FORGE_DOCSTRING_SYNTAX', `unknown parameter option "${modifier}"`, line, offset, 'options are: optional, required, default=VALUE');
+      }
+    }
+    if (this.params[section].some((p) => p.name === name)) {
+      this.error('FORGE_DOCSTRING_DUPLICATE', `parameter "${name}" is declared twice in ${section}`, line, indent);
+      return;
+    }
+    this.params[section].push(param);
+  }
+
+  private buildSchema(section: Section): JSONSchema {
+    const properties: Record<string, JSONSchema> = {};
+    const required: string[] = [];
+    for (const p of this.params[section]) {
+      const schema: JSONSchema = { ...p.schema };
+      const description = p.description.trim();
+      if (description) schema.description = description;
+      // "Default: metric." in the description is a default too, unless one was given explicitly.
+      const fromDescription = !p.defaultText ? /(?:^|[\s(;,.])Default:\s*("[^"]*"|'[^']*'|\[[^\]]*\]|\{[^}]*\}|[^\s,;)]+)/i.exec(description) : null;
+      const defaultText = p.defaultText?.raw ?? (fromDescription ? stripSentenceEnd(fromDescription[1]) : undefined);
+      if (defaultText !== undefined) {
+        const coerced = coerceDefault(defaultText, p.schema);
+        if (coerced.error) {
+          const offset = p.defaultText ? p.defaultText.offset : p.typeOffset;
+          this.error('FORGE_DOCSTRING_DEFAULT', `parameter "${p.name}": ${coerced.error}`, p.at, offset);
+        } else if (coerced.value !== undefined) {
+          schema.default = coerced.value;
+          if (section === 'Input') p.required = false;
+        } else if (section === 'Input') {
+          p.required = false;
+        }
+      }
+      properties[p.name] = schema;
+      if (p.required) required.push(p.name);
+    }
+    const schema: JSONSchema = { type: 'object', properties };
+    if (required.length) schema.required = required;
+    if (section === 'Input') schema.additionalProperties = false;
+    return schema;
+  }
+
+  private finish(): DocstringParse {
+    const tool = this.fields.get('Tool');
+    if (!tool) {
+      if (this.fields.size || this.seenSections.size) {
+        const first = this.doc.lines[0];
+        this.diagnostics.push(
+          warning('FORGE_DOCSTRING_NO_TOOL', 'docstring looks like a tool declaration but has no "Tool:" line; the file is not registered as a tool', this.at(first), 'add "Tool: <name>" as the first line'),
+        );
+      }
+      return { diagnostics: this.diagnostics };
+    }
+    const name = tool.value.trim();
+    const category = this.readCategory();
+    const nameProblem = checkToolName(name, 'custom');
+    if (nameProblem) this.error('FORGE_TOOL_NAME', nameProblem, tool.at, tool.value ? tool.at.text.indexOf(tool.value.trim()) : 0);
+
+    const description = this.fields.get('Description');
+    if (!description || !description.value.trim()) {
+      this.error('FORGE_DOCSTRING_MISSING', `tool "${name}" has no Description`, description?.at ?? tool.at, 0, 'models choose tools by their description; add "Description: what it does"');
+    }
+    const inputSchema = this.buildSchema('Input');
+    const outputSchema = this.params.Output.length ? this.buildSchema('Output') : undefined;
+    const parsed: ParsedDocstring = {
+      name,
+      description: description?.value.trim() ?? '',
+      category,
+      tags: this.readTags(),
+      inputSchema,
+      line: tool.at.line,
+    };
+    if (outputSchema) parsed.outputSchema = outputSchema;
+    const timeoutMs = this.readTimeout();
+    if (timeoutMs !== undefined) parsed.timeoutMs = timeoutMs;
+    return { tool: parsed, diagnostics: this.diagnostics };
+  }
+
+  private readCategory(): 'custom' | 'dev' {
+    const field = this.fields.get('Category');
+    if (!field) return 'custom';
+    const value = field.value.trim().toLowerCase();
+    if (value === 'custom' || value === 'dev') return value;
+    const offset = field.at.text.indexOf(field.value.trim());
+    if (value === 'builtin' || value === 'adapter') {
+      this.error('FORGE_DOCSTRING_CATEGORY', `a tool in tool_dirs cannot declare category "${value}"`, field.at, offset, 'use "custom" (the default) or "dev" for a development-only tool');
+    } else {
+      const hint = didYouMean(value, ['custom', 'dev']);
+      this.error('FORGE_DOCSTRING_CATEGORY', `unknown category "${field.value.trim()}"`, field.at, offset, hint ?? 'use "custom" (the default) or "dev"');
+    }
+    return 'custom';
+  }
+
+  private readTags(): string[] {
+    const field = this.fields.get('Tags');
+    if (!field) return [];
+    const tags: string[] = [];
+    for (const raw of field.value.split(/[,\s]+/)) {
+      const tag = raw.trim().toLowerCase();
+      if (!tag) continue;
+      if (!/^[a-z0-9][a-z0-9_.:-]*$/.test(tag)) {
+        this.error('FORGE_DOCSTRING_TAG', `tag "${raw}" may only contain letters, digits, "_", "-", "." and ":"`, field.at, Math.max(0, field.at.text.indexOf(raw)));
+        continue;
+      }
+      if (!tags.includes(tag)) tags.push(tag);
+    }
+    return tags;
+  }
+
+  private readTimeout(): number | undefined {
+    const field = this.fields.get('Timeout');
+    if (!field) return undefined;
+    const text = field.value.trim();
+    const offset = Math.max(0, field.at.text.indexOf(text));
+    const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/i.exec(text);
+    if (!m) {
+      const hint = /^\d+(\.\d+)?$/.test(text) ? `add a unit: "${text}s" or "${text}ms"` : 'write a duration such as 500ms, 10s or 2m';
+      this.error('FORGE_DOCSTRING_TIMEOUT', `invalid timeout "${text}"`, field.at, offset, hint);
+      return undefined;
+    }
+    const unit = m[2].toLowerCase();
+    const ms = Math.round(Number(m[1]) * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60_000));
+    if (ms <= 0) {
+      this.error('FORGE_DOCSTRING_TIMEOUT', 'timeout must be greater than zero', field.at, offset);
+      return undefined;
+    }
+    return ms;
+  }
+}
+
+function splitTopLevel(text: string): { text: string; offset: number }[] {
+  const parts: { text: string; offset: number }[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push({ text: text.slice(start, i), offset: start });
+      start = i + 1;
+    }
+  }
+  parts.push({ text: text.slice(start), offset: start });
+  return parts;
+}
+
+function stripSentenceEnd(token: string): string {
+  return /^["'[{]/.test(token) ? token : token.replace(/[.,;]$/, '');
+}
+
+function joinText(a: string, b: string, paragraph: boolean): string {
+  if (!a) return b;
+  return paragraph ? `${a}\n\n${b}` : `${a} ${b}`;
+}
+
+function truncate(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}

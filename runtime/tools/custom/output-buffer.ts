@@ -1,0 +1,60 @@
+/**
+ * Byte-capped collectors for child process output: the head of stdout (the
+ * result) and the tail of stderr (where the error usually is).
+ */
+
+export class HeadBuffer {
+  private readonly chunks: Buffer[] = [];
+  size = 0;
+  overflowed = false;
+
+  constructor(readonly limit: number) {}
+
+  /** Returns false once the limit is passed. */
+  push(chunk: Buffer): boolean {
+    const room = this.limit - this.size;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+      this.size = this.limit;
+      this.overflowed = true;
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+
+  toString(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export class TailBuffer {
+  private buffer: Buffer = Buffer.alloc(0);
+  dropped = false;
+
+  constructor(readonly limit: number) {}
+
+  push(chunk: Buffer): void {
+    const joined = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    if (joined.length > this.limit) {
+      this.buffer = Buffer.from(joined.subarray(joined.length - this.limit));
+      this.dropped = true;
+    } else {
+      this.buffer = joined;
+    }
+  }
+
+  toString(): string {
+    return this.buffer.toString('utf8');
+  }
+
+  /** The last lines, up to `maxChars`, for an error message. */
+  tail(maxChars = 2000): string {
+    const text = this.toString().trimEnd();
+    if (text.length <= maxChars && !this.dropped) return text;
+    const cut = text.slice(-maxChars);
+    const newline = cut.indexOf('\n');
+    return '…' + (newline >= 0 && newline < cut.length - 1 ? cut.slice(newline + 1) : cut);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The Python side of a tool worker, run as `python -c PYTHON_WORKER_HOST tool.py`.
+ * It loads the tool module once (under its own name, so an
+ * `if __name__ == "__main__"` block does not run), then answers requests
+ * until stdin closes. The tool's own prints go to stderr: stdout carries
+ * only the protocol.
+ */
+export const PYTHON_WORKER_HOST = String.raw`
+import asyncio, importlib.util, inspect, json, os, sys, traceback
+
+def describe(exc):
+    return {"type": type(exc).__name__, "message": str(exc) or type(exc).__name__,
+            "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]}
+
+def main():
+    path = sys.argv[1]
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def reply(message):
+        try:
+            text = json.dumps(message, ensure_ascii=False, allow_nan=False, default=str)
+        except (TypeError, ValueError) as exc:
+            text = json.dumps({"id": message.get("id"), "ok": False,
+                               "error": {"type": "TypeError", "message": "result is not JSON serializable: %s" % exc}})
+        out.write(text + "\n")
+        out.flush()
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    execute, load_error = None, None
+    try:
+        spec = importlib.util.spec_from_file_location("forge_tool", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        execute = getattr(module, "execute", None)
+        if not callable(execute):
+            load_error = {"type": "AttributeError", "message": "%s defines no execute(args) function" % path}
+    except BaseException as exc:
+        load_error = describe(exc)
+
+    loop = None
+    stdin = sys.stdin.buffer
+    while True:
+        line = stdin.readline()
+        if not line:
+            return
+        request = json.loads(line)
+        rid = request.get("id")
+        if load_error is not None:
+            reply({"id": rid, "ok": False, "error": load_error, "fatal": True})
+            return
+        try:
+            value = execute(request.get("args") or {})
+            if inspect.isawaitable(value):
+                loop = loop or asyncio.new_event_loop()
+                value = loop.run_until_complete(value)
+            reply({"id": rid, "ok": True, "value": value})
+        except BaseException as exc:
+            reply({"id": rid, "ok": False, "error": describe(exc)})
+
+main()
+`;

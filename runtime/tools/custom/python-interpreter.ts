@@ -1,0 +1,46 @@
+/**
+ * Finds the real Python interpreter once per process. `python3` on PATH is
+ * often a shim (pyenv, asdf) that costs more than the interpreter itself to
+ * start, so every tool process is started with the resolved executable.
+ * FORGE_PYTHON overrides the search (a virtualenv's python, for example).
+ */
+import { execFile } from 'node:child_process';
+
+let resolved: Promise<string> | undefined;
+
+export class PythonNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PythonNotFoundError';
+  }
+}
+
+export function resolvePython(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  resolved ??= find(env).catch((err) => {
+    resolved = undefined; // try again next time (the user may install it)
+    throw err;
+  });
+  return resolved;
+}
+
+async function find(env: NodeJS.ProcessEnv): Promise<string> {
+  const candidates = env.FORGE_PYTHON ? [env.FORGE_PYTHON] : process.platform === 'win32' ? ['python', 'py'] : ['python3', 'python'];
+  for (const candidate of candidates) {
+    const executable = await ask(candidate, env);
+    if (executable) return executable;
+  }
+  throw new PythonNotFoundError(
+    env.FORGE_PYTHON ? `FORGE_PYTHON=${env.FORGE_PYTHON} is not a working Python interpreter` : 'no Python 3 interpreter found on PATH (looked for python3 and python)',
+  );
+}
+
+function ask(command: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      ['-c', 'import sys; sys.stdout.write(sys.executable if sys.version_info[0] == 3 else "")'],
+      { env, timeout: 15_000, windowsHide: true },
+      (err, stdout) => resolve(err || !stdout.trim() ? undefined : stdout.trim()),
+    );
+  });
+}

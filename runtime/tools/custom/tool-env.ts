@@ -1,0 +1,27 @@
+/**
+ * The environment a custom tool process gets: nothing from the parent but
+ * PATH and LANG, HOME pointed at the work dir, and the variables forge.yaml
+ * passes through by name. Secrets in the agent's own environment (API keys)
+ * never reach a tool unless passed through on purpose.
+ */
+export interface ToolEnvOptions {
+  workDir: string;
+  passthrough?: readonly string[];
+  extra?: Record<string, string>;
+  parent?: NodeJS.ProcessEnv;
+}
+
+export function toolEnvironment(options: ToolEnvOptions): Record<string, string> {
+  const parent = options.parent ?? process.env;
+  const env: Record<string, string> = {
+    PATH: parent.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    LANG: parent.LANG ?? 'C.UTF-8',
+    HOME: options.workDir,
+  };
+  if (parent.SYSTEMROOT) env.SYSTEMROOT = parent.SYSTEMROOT; // Windows processes need it to start
+  for (const name of options.passthrough ?? []) {
+    const value = parent[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...options.extra };
+}

@@ -1,0 +1,190 @@
+/**
+ * A long-lived process that serves one tool's calls, so a warm call costs a
+ * pipe round trip instead of an interpreter start. Started on the first
+ * call, restarted on the next call after it dies, killed (with its process
+ * tree) when a call is aborted or times out. Calls run one at a time.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { TailBuffer } from './output-buffer.ts';
+import { killProcessTree } from './process-tree.ts';
+import { DEFAULT_MAX_STDOUT } from './process-runner.ts';
+import type { WorkerFailure, WorkerResponse } from './worker-protocol.ts';
+
+export interface WorkerLaunch {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export type WorkerOutcome =
+  | { kind: 'ok'; value: unknown }
+  | { kind: 'error'; error: WorkerFailure }
+  | { kind: 'crashed'; exitCode: number | null; signal: NodeJS.Signals | null; stderr: string }
+  | { kind: 'output-limit'; limit: number }
+  | { kind: 'spawn-failed'; error: Error }
+  | { kind: 'aborted' };
+
+interface Pending {
+  id: number;
+  resolve(outcome: WorkerOutcome): void;
+}
+
+export class ToolWorker {
+  private child?: ChildProcessWithoutNullStreams;
+  private pending?: Pending;
+  private partial = '';
+  private partialBytes = 0;
+  private nextId = 1;
+  private queue: Promise<unknown> = Promise.resolve();
+  private stderr = new TailBuffer(16 * 1024);
+  private closed = false;
+
+  constructor(
+    private readonly launch: () => Promise<WorkerLaunch>,
+    private readonly options: { maxResponseBytes?: number; onStderr?: (text: string) => void } = {},
+  ) {}
+
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** The worker's process id while it runs (tests use it to kill it from outside). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  call(args: unknown, signal?: AbortSignal): Promise<WorkerOutcome> {
+    const run = this.queue.then(() => this.callNow(args, signal));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    child.stdin.end();
+    const timer = setTimeout(() => killProcessTree(child), 1000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private async callNow(args: unknown, signal?: AbortSignal): Promise<WorkerOutcome> {
+    if (signal?.aborted) return { kind: 'aborted' };
+    if (this.closed) return { kind: 'spawn-failed', error: new Error('the tool worker has been shut down') };
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = this.child ?? (await this.start());
+    } catch (err) {
+      return { kind: 'spawn-failed', error: err as Error };
+    }
+    const id = this.nextId++;
+    return new Promise<WorkerOutcome>((resolve) => {
+      const onAbort = () => {
+        this.kill();
+        finish({ kind: 'aborted' });
+      };
+      const finish = (outcome: WorkerOutcome) => {
+        if (this.pending?.id !== id) return;
+        this.pending = undefined;
+        signal?.removeEventListener('abort', onAbort);
+        this.setActive(false);
+        resolve(outcome);
+      };
+      this.pending = { id, resolve: finish };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.setActive(true);
+      child.stdin.write(JSON.stringify({ id, args }) + '\n');
+    });
+  }
+
+  private async start(): Promise<ChildProcessWithoutNullStreams> {
+    const launch = await this.launch();
+    const child = spawn(launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    child.on('error', () => {}); // reported through 'close'
+    this.child = child;
+    this.partial = '';
+    this.partialBytes = 0;
+    this.stderr = new TailBuffer(16 * 1024);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => this.onStdout(child, text));
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr.push(chunk);
+      this.options.onStderr?.(chunk.toString('utf8'));
+    });
+    child.stdin.on('error', () => {}); // a dead worker is reported through 'close'
+    child.on('close', (exitCode, signal) => {
+      if (this.child === child) this.child = undefined;
+      this.pending?.resolve({ kind: 'crashed', exitCode, signal, stderr: this.stderr.tail() });
+    });
+    this.setActive(false);
+    return child;
+  }
+
+  private onStdout(child: ChildProcessWithoutNullStreams, text: string) {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
+      const line = this.partial + text.slice(start, newline);
+      this.partial = '';
+      this.partialBytes = 0;
+      start = newline + 1;
+      this.onLine(line);
+    }
+    if (start < text.length) {
+      this.partial += text.slice(start);
+      this.partialBytes += text.length - start;
+      const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_STDOUT;
+      if (this.partialBytes > limit) {
+        this.pending?.resolve({ kind: 'output-limit', limit });
+        this.kill(child);
+      }
+    }
+  }
+
+  private onLine(line: string) {
+    if (!line.trim()) return;
+    let message: WorkerResponse;
+    try {
+      message = JSON.parse(line) as WorkerResponse;
+    } catch {
+      return; // not protocol; the host keeps stdout for itself, so this is noise
+    }
+    const pending = this.pending;
+    if (!pending || message.id !== pending.id) return;
+    if (message.ok) pending.resolve({ kind: 'ok', value: message.value });
+    else pending.resolve({ kind: 'error', error: message.error });
+  }
+
+  private kill(child = this.child) {
+    if (!child) return;
+    if (this.child === child) this.child = undefined;
+    killProcessTree(child);
+  }
+
+  /** An idle worker must not keep a CLI process alive; a busy one must. */
+  private setActive(active: boolean) {
+    const child = this.child;
+    if (!child) return;
+    const streams = [child.stdout, child.stderr, child.stdin] as unknown as Socket[];
+    if (active) {
+      child.ref();
+      for (const s of streams) s.ref?.();
+    } else {
+      child.unref();
+      for (const s of streams) s.unref?.();
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The tool model: what a tool declares about itself (ToolSpec, recorded in
+ * agent.json) and what it does (Tool.execute). Every tool — builtin, adapter,
+ * dev or custom — is one of these.
+ */
+
+export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
+export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
+
+/** Security tags decide risk for the approval policy: read < write < run. */
+export const SECURITY_TAGS = ['read', 'write', 'run'] as const;
+export type SecurityTag = (typeof SECURITY_TAGS)[number];
+
+export type JSONSchema = Record<string, unknown>;
+
+export type SourceKind = 'python' | 'typescript' | 'javascript' | 'yaml';
+
+/**
+ * How a custom tool's code is entered: `execute` tools define an
+ * `execute(args)` function and are served by a long-lived worker; `script`
+ * tools read JSON on stdin and write their result to stdout, one process per call.
+ */
+export type EntryStyle = 'execute' | 'script';
+
+export interface ToolSource {
+  kind: SourceKind;
+  /** Relative to the project (sources) or to the bundle directory (agent.json). */
+  path: string;
+  sha256: string;
+  style?: EntryStyle;
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  category: Category;
+  inputSchema: JSONSchema;
+  outputSchema?: JSONSchema;
+  tags: string[];
+  composedOf?: string[];
+  singleConfirmation?: boolean;
+  timeoutMs?: number;
+  source?: ToolSource;
+  /** Per-tool settings from forge.yaml's `tools: [{ name, config }]`. */
+  config?: Record<string, unknown>;
+}
+
+export interface ToolError {
+  code: string;
+  message: string;
+  hint?: string;
+  /** Extra detail for people debugging (stderr tail, traceback); not shown to models by default. */
+  details?: string;
+}
+
+export type ToolResult =
+  | { ok: true; value: unknown; durationMs?: number }
+  | { ok: false; error: ToolError; durationMs?: number };
+
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface ExecuteOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** What a tool sees of the registry: only the tools it declared in composedOf. */
+export interface ToolRunner {
+  execute(name: string, args: unknown, options?: ExecuteOptions): Promise<ToolResult>;
+}
+
+export interface ToolContext {
+  registry: ToolRunner;
+  workDir: string;
+  /** A per-call temporary directory, created on first use and removed after the call. */
+  readonly tmpDir: string;
+  signal: AbortSignal;
+  depth: number;
+  log: Logger;
+}
+
+export interface Tool extends ToolSpec {
+  execute(args: unknown, ctx: ToolContext): Promise<ToolResult>;
+  /** Releases long-lived resources (worker processes, connections). */
+  close?(): Promise<void>;
+}
+
+export function ok(value: unknown): ToolResult {
+  return { ok: true, value };
+}
+
+export function fail(code: string, message: string, hint?: string, details?: string): ToolResult {
+  const error: ToolError = { code, message };
+  if (hint) error.hint = hint;
+  if (details) error.details = details;
+  return { ok: false, error };
+}
+
+/** The ToolSpec part of a Tool, as agent.json records it (no functions, no undefined fields). */
+export function toSpec(tool: ToolSpec): ToolSpec {
+  const spec: ToolSpec = {
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    inputSchema: tool.inputSchema,
+    tags: [...tool.tags],
+  };
+  if (tool.outputSchema) spec.outputSchema = tool.outputSchema;
+  if (tool.composedOf?.length) spec.composedOf = [...tool.composedOf];
+  if (tool.singleConfirmation) spec.singleConfirmation = true;
+  if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
+  if (tool.source) spec.source = { ...tool.source };
+  if (tool.config && Object.keys(tool.config).length > 0) spec.config = tool.config;
+  return spec;
+}

@@ -1,0 +1,211 @@
+/**
+ * The registry holds every tool the agent can call and is the one door
+ * through which calls go: it checks names, validates arguments, applies the
+ * timeout, scopes composed tools to what they declared, and turns every
+ * failure into a ToolResult.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { error, type Diagnostic } from '../diagnostics.ts';
+import { didYouMean } from '../suggest.ts';
+import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
+import { checkToolName } from './names.ts';
+import { checkArguments } from './validation.ts';
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const MAX_COMPOSITION_DEPTH = 10;
+
+export interface RegistryOptions {
+  workDir: string;
+  log?: Logger;
+  defaultTimeoutMs?: number;
+}
+
+export interface CallEvent {
+  name: string;
+  args: unknown;
+  result: ToolResult;
+  durationMs: number;
+  depth: number;
+}
+
+interface Entry {
+  tool: Tool;
+  origin: string;
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {} };
+
+export class ToolRegistry implements ToolRunner {
+  readonly workDir: string;
+  private readonly entries = new Map<string, Entry>();
+  private readonly log: Logger;
+  private readonly defaultTimeoutMs: number;
+  private readonly listeners = new Set<(event: CallEvent) => void>();
+
+  constructor(options: RegistryOptions) {
+    this.workDir = options.workDir;
+    this.log = options.log ?? silentLogger;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Adds a tool; a bad name or a second tool with the same name is a diagnostic naming both sources. */
+  register(tool: Tool, origin: string): Diagnostic | undefined {
+    const nameProblem = checkToolName(tool.name, tool.category);
+    if (nameProblem) return error('FORGE_TOOL_NAME', nameProblem, { file: origin });
+    const existing = this.entries.get(tool.name);
+    if (existing) {
+      return error(
+        'FORGE_TOOL_COLLISION',
+        `tool "${tool.name}" is defined twice: ${existing.origin} and ${origin}`,
+        { file: origin },
+        'rename one of them; tool names must be unique across builtin, adapter and custom tools',
+      );
+    }
+    this.entries.set(tool.name, { tool, origin });
+    return undefined;
+  }
+
+  /** Replaces a tool (hot reload); the old instance is returned so in-flight calls can finish on it. */
+  replace(tool: Tool, origin: string): Tool | undefined {
+    const previous = this.entries.get(tool.name)?.tool;
+    this.entries.set(tool.name, { tool, origin });
+    return previous;
+  }
+
+  unregister(name: string): Tool | undefined {
+    const previous = this.entries.get(name)?.tool;
+    this.entries.delete(name);
+    return previous;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.entries.get(name)?.tool;
+  }
+
+  originOf(name: string): string | undefined {
+    return this.entries.get(name)?.origin;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  /** Tools sorted by name, so every listing is stable. */
+  list(): Tool[] {
+    return [...this.entries.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  onCall(listener: (event: CallEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolResult> {
+    return this.call(name, args, options, 0);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.entries.values()].map((e) => e.tool.close?.()));
+  }
+
+  private async call(name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
+    const started = performance.now();
+    const result = await this.run(name, args, options, depth);
+    const durationMs = performance.now() - started;
+    result.durationMs = durationMs;
+    for (const listener of this.listeners) listener({ name, args, result, durationMs, depth });
+    return result;
+  }
+
+  private async run(name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
+    const tool = this.get(name);
+    if (!tool) {
+      const hint = didYouMean(name, this.entries.keys());
+      return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, hint ?? 'run `forge tool list` to see the available tools');
+    }
+    if (depth > MAX_COMPOSITION_DEPTH) {
+      return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep; the limit is ${MAX_COMPOSITION_DEPTH}`);
+    }
+    const checked = checkArguments(tool.inputSchema, args);
+    if (!checked.ok) {
+      return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked.errors.join('; ')}`, `run \`forge tool describe ${name}\` to see its inputs`);
+    }
+
+    const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? this.defaultTimeoutMs;
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (options.signal?.aborted) controller.abort(options.signal.reason);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, timeoutMs);
+
+    let tmpDir: string | undefined;
+    const ctx: ToolContext = {
+      registry: this.scopedRunner(tool, depth, controller.signal),
+      workDir: this.workDir,
+      get tmpDir() {
+        tmpDir ??= mkdtempSync(join(tmpdir(), `forge-${name}-`));
+        return tmpDir;
+      },
+      signal: controller.signal,
+      depth,
+      log: this.log,
+    };
+
+    const aborted = new Promise<ToolResult>((resolve) => {
+      const settle = () =>
+        resolve(
+          timedOut
+            ? fail('FORGE_TOOL_TIMEOUT', `tool "${name}" timed out after ${formatDuration(timeoutMs)}`, 'raise its Timeout or pass --timeout')
+            : fail('FORGE_TOOL_CANCELLED', `tool "${name}" was cancelled`),
+        );
+      if (controller.signal.aborted) settle();
+      else controller.signal.addEventListener('abort', settle, { once: true });
+    });
+
+    try {
+      const running = tool.execute(checked.args, ctx).catch((err: unknown) => thrownToResult(name, err));
+      return await Promise.race([running, aborted]);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onOuterAbort);
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    }
+  }
+
+  /** What a tool may call: only its declared composedOf, one level deeper. */
+  private scopedRunner(caller: Tool, depth: number, signal: AbortSignal): ToolRunner {
+    const allowed = new Set(caller.composedOf ?? []);
+    return {
+      execute: (name, args, options = {}) => {
+        if (!allowed.has(name)) {
+          return Promise.resolve(
+            fail(
+              'FORGE_TOOL_NOT_COMPOSED',
+              `tool "${caller.name}" may not call "${name}": it is not in its composedOf list`,
+              allowed.size ? `it may call: ${[...allowed].join(', ')}` : 'declare composedOf to call other tools',
+            ),
+          );
+        }
+        return this.call(name, args, { ...options, signal: options.signal ?? signal }, depth + 1);
+      },
+    };
+  }
+}
+
+function thrownToResult(name: string, err: unknown): ToolResult {
+  const message = err instanceof Error ? err.message : String(err);
+  const details = err instanceof Error ? err.stack : undefined;
+  return fail('FORGE_TOOL_FAILED', `tool "${name}" failed: ${message}`, undefined, details);
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} m`;
+  return `${+(ms / 1000).toFixed(2)} s`;
+}

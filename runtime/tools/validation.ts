@@ -1,0 +1,92 @@
+/**
+ * Argument validation with ajv. Validators compile lazily, once per schema, so
+ * a runtime with hundreds of tools starts without compiling any of them.
+ */
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { JSONSchema } from './model.ts';
+
+// ajv and ajv-formats are CommonJS; under ESM their class is on `.default`
+// in some loaders and is the module itself in others.
+const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as typeof AjvModule.default;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as typeof addFormatsModule.default;
+
+export function createAjv(options: { useDefaults?: boolean; verbose?: boolean } = {}): InstanceType<typeof Ajv> {
+  const ajv = new Ajv({
+    verbose: options.verbose ?? false,
+    allErrors: true,
+    strict: false,
+    useDefaults: options.useDefaults ?? false,
+    coerceTypes: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+let sharedAjv: InstanceType<typeof Ajv> | undefined;
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** Newer schemas name a draft that this validator treats the same way; drop the marker rather than fail. */
+function withoutDialect(schema: JSONSchema): JSONSchema {
+  if (!('$schema' in schema)) return schema;
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+export function compileSchema(schema: JSONSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    sharedAjv ??= createAjv({ useDefaults: true });
+    validate = sharedAjv.compile(withoutDialect(schema));
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Compiles a schema and returns the compile error's message, if any (used by the build's schema check). */
+export function schemaProblem(schema: JSONSchema): string | undefined {
+  try {
+    createAjv().compile(withoutDialect(schema));
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** "argument "days" must be integer" — names the field the way a person would. */
+export function describeArgumentError(e: ErrorObject): string {
+  const field = e.instancePath
+    ? e.instancePath.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
+    : '';
+  switch (e.keyword) {
+    case 'required':
+      return `missing required argument "${joinField(field, (e.params as { missingProperty: string }).missingProperty)}"`;
+    case 'additionalProperties':
+      return `unknown argument "${joinField(field, (e.params as { additionalProperty: string }).additionalProperty)}"`;
+    case 'enum':
+      return `argument "${field}" must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'type':
+      return `argument "${field || '(root)'}" must be ${(e.params as { type: string }).type}`;
+    default:
+      return field ? `argument "${field}" ${e.message}` : `arguments ${e.message}`;
+  }
+}
+
+function joinField(parent: string, child: string): string {
+  return parent ? `${parent}.${child}` : child;
+}
+
+export interface ArgumentCheck {
+  ok: boolean;
+  /** The arguments with schema defaults filled in (a copy; the caller's object is untouched). */
+  args: unknown;
+  errors: string[];
+}
+
+export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck {
+  const validate = compileSchema(schema);
+  const copy = args === undefined ? {} : structuredClone(args);
+  if (validate(copy)) return { ok: true, args: copy, errors: [] };
+  const errors = (validate.errors ?? []).map(describeArgumentError);
+  return { ok: false, args: copy, errors: [...new Set(errors)] };
+}

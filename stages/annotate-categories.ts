@@ -1,0 +1,107 @@
+/**
+ * Stage: annotate categories. Joins the custom tools found in tool_dirs with
+ * the builtin/adapter/dev tools enabled in forge.yaml. Every tool's category
+ * is the one it declares itself (its docstring, or its module's spec); this
+ * stage checks that what is declared is allowed where it is, validates each
+ * enabled tool's `config:` and rejects name collisions, naming both sources.
+ */
+import { error, formatLocation, warning } from '../runtime/diagnostics.ts';
+import { didYouMean } from '../runtime/suggest.ts';
+import { CATALOG, findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
+import { toSpec } from '../runtime/tools/model.ts';
+import { createAjv } from '../runtime/tools/validation.ts';
+import type { ProjectConfig, ToolEntry } from './config/project-config.ts';
+import type { ParsedSources } from './parse-docstrings.ts';
+import { byName, type ProjectTool } from './project-tool.ts';
+import type { StageContext } from './stage.ts';
+
+export async function annotateCategories(config: ProjectConfig, parsed: ParsedSources, ctx: StageContext): Promise<ProjectTool[]> {
+  const tools: ProjectTool[] = [];
+  for (const { spec, file, at } of parsed.tools) {
+    tools.push({ spec, file, at, origin: formatLocation(at) });
+  }
+  const customNames = new Set(tools.map((t) => t.spec.name));
+  tools.push(...(await enabledTools(config, customNames, ctx)));
+
+  // Collisions: the first definition wins the name; every later one is an error naming both.
+  const seen = new Map<string, ProjectTool>();
+  const unique: ProjectTool[] = [];
+  for (const tool of tools) {
+    const first = seen.get(tool.spec.name);
+    if (first) {
+      ctx.report(
+        error('FORGE_TOOL_COLLISION', `tool "${tool.spec.name}" is defined twice: ${first.origin} and ${tool.origin}`, tool.at, 'rename one of them; tool names must be unique across builtin, adapter and custom tools'),
+      );
+      continue;
+    }
+    seen.set(tool.spec.name, tool);
+    unique.push(tool);
+  }
+  return unique.sort(byName);
+}
+
+async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx: StageContext): Promise<ProjectTool[]> {
+  const out: ProjectTool[] = [];
+  const enabled = new Map<string, ToolEntry>();
+  for (const entry of config.tools) {
+    const group = GROUPS[entry.name];
+    if (group) {
+      if (entry.config) ctx.report(error('FORGE_CONFIG_GROUP', `"${entry.name}" is a group of tools and takes no config`, entry.at, `configure its tools one by one: ${group.join(', ')}`));
+      for (const name of group) if (!enabled.has(name)) enabled.set(name, { name, at: entry.at });
+      continue;
+    }
+    if (enabled.has(entry.name) && !GROUPS[entry.name]) {
+      const previous = enabled.get(entry.name)!;
+      if (previous.config && entry.config) {
+        ctx.report(error('FORGE_CONFIG_DUPLICATE', `tool "${entry.name}" is configured twice`, entry.at, `the first is at ${formatLocation(previous.at)}`));
+        continue;
+      }
+      if (!entry.config) {
+        ctx.report(warning('FORGE_CONFIG_DUPLICATE', `tool "${entry.name}" is enabled twice`, entry.at));
+        continue;
+      }
+    }
+    enabled.set(entry.name, entry);
+  }
+
+  for (const entry of enabled.values()) {
+    const catalogEntry = findCatalogEntry(entry.name);
+    if (!catalogEntry) {
+      const hint = customNames.has(entry.name)
+        ? `"${entry.name}" is a custom tool in tool_dirs; those are always included, so remove it from tools:`
+        : (didYouMean(entry.name, [...CATALOG.map((e) => e.name), ...Object.keys(GROUPS)]) ?? 'run `forge tool list --all` to see the tools Forge ships');
+      ctx.report(error('FORGE_CONFIG_UNKNOWN_TOOL', `unknown tool "${entry.name}"`, entry.at, hint));
+      continue;
+    }
+    const definition = (await catalogEntry.load()).default;
+    const declared = definition.spec.category;
+    if (declared === 'custom') {
+      ctx.report(error('FORGE_TOOL_CATEGORY', `tool "${entry.name}" shipped with Forge declares category "custom"`, entry.at, 'this is a bug in Forge; please report it'));
+      continue;
+    }
+    const config = entry.config ?? {};
+    if (entry.config) checkToolConfig(entry, definition.configSchema, ctx);
+    const spec = toSpec({ ...definition.spec, config });
+    out.push({ spec, builtin: { entry: catalogEntry, definition }, at: entry.at, origin: `${formatLocation(entry.at)} (${declared} tool)` });
+  }
+  return out;
+}
+
+let ajv: ReturnType<typeof createAjv> | undefined;
+
+function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown> | undefined, ctx: StageContext) {
+  if (!schema) {
+    ctx.report(error('FORGE_CONFIG_TOOL', `tool "${entry.name}" takes no config`, entry.at, `write it as "- ${entry.name}"`));
+    return;
+  }
+  ajv ??= createAjv();
+  const validate = ajv.compile(schema);
+  if (validate(entry.config)) return;
+  for (const e of validate.errors ?? []) {
+    const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
+    const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
+    const known = Object.keys((schema.properties as Record<string, unknown>) ?? {});
+    const message = extra ? `unknown config field "${extra}" for tool "${entry.name}"` : `config${field ? `.${field}` : ''} of tool "${entry.name}" ${e.message}`;
+    ctx.report(error('FORGE_CONFIG_TOOL', message, entry.at, extra ? (didYouMean(extra, known) ?? `known fields: ${known.join(', ')}`) : undefined));
+  }
+}

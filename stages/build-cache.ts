@@ -1,0 +1,138 @@
+/**
+ * The build cache: a rebuild with nothing changed does almost nothing, like
+ * `go build`. A record lists every input the last build read (forge.yaml,
+ * tool files, every file esbuild bundled, Forge's own code) with size, mtime
+ * and sha256, the directories tools were discovered in (their mtimes change
+ * when files are added or removed), and the outputs written.
+ *
+ * Checking a record only stats files; a file whose stat changed is hashed,
+ * so touching a file without changing it is still a hit. This module uses
+ * node builtins only: it is on the no-op path, which must start fast.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const CACHE_FORMAT = 1;
+
+export interface CacheKey {
+  forgeVersion: string;
+  configFile: string;
+  outDir: string;
+  prod: boolean;
+  sourceDateEpoch: string | null;
+}
+
+export interface FileStamp {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  sha256?: string;
+}
+
+export interface CacheRecord<Summary = unknown> {
+  format: number;
+  key: CacheKey;
+  inputs: FileStamp[];
+  /** Directories searched for tools; `null` stamps a directory that did not exist. */
+  directories: { path: string; mtimeMs: number | null }[];
+  outputs: FileStamp[];
+  summary: Summary;
+}
+
+/** Folders never searched for tools (their churn must not invalidate the cache). */
+const PRUNED = new Set(['node_modules', '__pycache__', '.git', '.venv', 'venv']);
+
+export function cacheFile(projectRoot: string, key: Pick<CacheKey, 'outDir' | 'prod'>): string {
+  const id = createHash('sha256').update(`${key.outDir}\0${key.prod}`).digest('hex').slice(0, 16);
+  return join(projectRoot, '.forge', 'cache', `build-${id}.json`);
+}
+
+export function readCacheRecord<Summary>(file: string): CacheRecord<Summary> | undefined {
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as CacheRecord<Summary>;
+    return record.format === CACHE_FORMAT ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the record no longer describes the world, or undefined when it still does (a hit). */
+export function staleReason(record: CacheRecord, key: CacheKey): string | undefined {
+  for (const field of Object.keys(key) as (keyof CacheKey)[]) {
+    if (record.key[field] !== key[field]) return `${field} changed`;
+  }
+  for (const dir of record.directories) {
+    if (mtimeOf(dir.path) !== dir.mtimeMs) return `${dir.path} changed`;
+  }
+  for (const input of record.inputs) {
+    if (!sameFile(input, true)) return `${input.path} changed`;
+  }
+  for (const output of record.outputs) {
+    if (!sameFile(output, false)) return `${output.path} was modified or removed`;
+  }
+  return undefined;
+}
+
+function sameFile(stamp: FileStamp, hashIfStatDiffers: boolean): boolean {
+  let stats;
+  try {
+    stats = statSync(stamp.path);
+  } catch {
+    return false;
+  }
+  if (stats.size === stamp.size && stats.mtimeMs === stamp.mtimeMs) return true;
+  if (!hashIfStatDiffers || stats.size !== stamp.size || !stamp.sha256) return false;
+  return hashFile(stamp.path) === stamp.sha256;
+}
+
+function mtimeOf(path: string): number | null {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+export function hashFile(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+export function stampFile(path: string, withHash: boolean): FileStamp | undefined {
+  try {
+    const stats = statSync(path);
+    const stamp: FileStamp = { path, size: stats.size, mtimeMs: stats.mtimeMs };
+    if (withHash) stamp.sha256 = hashFile(path);
+    return stamp;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every directory under `root` (itself included) that discovery could have looked in. */
+export function stampDirectories(root: string): { path: string; mtimeMs: number | null }[] {
+  const out: { path: string; mtimeMs: number | null }[] = [];
+  const walk = (dir: string) => {
+    out.push({ path: dir, mtimeMs: mtimeOf(dir) });
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory() && !PRUNED.has(entry.name) && !entry.name.startsWith('.')) walk(join(dir, entry.name));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+export function writeCacheRecord(file: string, record: CacheRecord): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(record));
+  } catch {
+    // A cache that cannot be written only costs the next build its shortcut.
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Stage: bundle the runtime. One esbuild call makes runtime.mjs (the
+ * runtime, the enabled builtin tools and every TS/JS tool that exports
+ * execute()) and one .mjs per script-style TS/JS tool. Python tools and
+ * support files are copied into tools/. Only enabled tools are imported, so
+ * a tool that is not in the build (a dev tool under --prod) is not in any file.
+ */
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import * as esbuild from 'esbuild';
+import type { ToolSpec } from '../runtime/tools/model.ts';
+import type { ProjectConfig } from './config/project-config.ts';
+import type { SourceFile } from './discover-tools.ts';
+import { fromEsbuildMessage } from './esbuild-messages.ts';
+import { forgeRoot, runtimeDir } from './forge-paths.ts';
+import type { OutputWriter } from './output-writer.ts';
+import type { ProjectTool } from './project-tool.ts';
+import type { StageContext } from './stage.ts';
+
+export interface BundleOutput {
+  /** Tool specs as agent.json records them (source paths point into the bundle). */
+  specs: ToolSpec[];
+  /** Every file esbuild read, for the build cache. */
+  inputs: string[];
+}
+
+const ENTRY = 'forge:runtime-entry';
+/** Lets bundled CommonJS dependencies call require() in an ES module. */
+const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
+
+export async function bundleRuntime(
+  config: ProjectConfig,
+  tools: readonly ProjectTool[],
+  supportFiles: readonly SourceFile[],
+  writer: OutputWriter,
+  ctx: StageContext,
+): Promise<BundleOutput> {
+  const multipleDirs = config.toolDirs.length > 1;
+  const bundlePath = (file: SourceFile, ext?: string) => {
+    const prefix = multipleDirs ? `${file.toolDir.path.replace(/^(\.\.?\/)+/, '').replace(/\/+$/, '')}/` : '';
+    const path = `tools/${prefix}${file.withinDir}`;
+    return ext ? path.replace(/\.[^./]+$/, ext) : path;
+  };
+
+  const specs: ToolSpec[] = [];
+  const nodeTools: ProjectTool[] = [];
+  const scriptEntries: { in: string; out: string }[] = [];
+  for (const tool of tools) {
+    const spec: ToolSpec = { ...tool.spec };
+    if (tool.file && spec.source) {
+      if (spec.source.kind === 'python') {
+        const path = bundlePath(tool.file);
+        writer.write(path, readFileSync(tool.file.absolute));
+        spec.source = { ...spec.source, path };
+      } else if (spec.source.style === 'execute') {
+        nodeTools.push(tool);
+        spec.source = { ...spec.source, path: 'runtime.mjs' };
+      } else {
+        const path = bundlePath(tool.file, '.mjs');
+        scriptEntries.push({ in: tool.file.absolute, out: path.replace(/\.mjs$/, '') });
+        spec.source = { ...spec.source, path };
+      }
+    }
+    specs.push(spec);
+  }
+  for (const file of supportFiles) {
+    const path = bundlePath(file);
+    if (!writer.has(path)) writer.write(path, readFileSync(file.absolute));
+  }
+
+  const entrySource = generateEntry(tools, nodeTools);
+  const result = await esbuild.build({
+    absWorkingDir: config.root,
+    entryPoints: [{ in: ENTRY, out: 'runtime' }, ...scriptEntries],
+    outdir: writer.dir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    legalComments: 'eof',
+    banner: { js: REQUIRE_SHIM },
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'forge-entry',
+        setup(build) {
+          build.onResolve({ filter: /^forge:runtime-entry$/ }, () => ({ path: ENTRY, namespace: 'forge' }));
+          build.onLoad({ filter: /.*/, namespace: 'forge' }, () => ({ contents: entrySource, loader: 'ts', resolveDir: forgeRoot }));
+        },
+      },
+    ],
+  }).catch((err: esbuild.BuildFailure) => err);
+
+  if (result instanceof Error) {
+    const failure = result as esbuild.BuildFailure;
+    if (!failure.errors) throw failure;
+    ctx.report(...failure.errors.map((m) => fromEsbuildMessage(m, 'error', config.root, ctx.cwd)));
+    ctx.report(...failure.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
+    return { specs, inputs: [] };
+  }
+  ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
+  for (const file of result.outputFiles ?? []) {
+    writer.write(relative(writer.dir, file.path).split('\\').join('/'), file.contents);
+  }
+  const inputs = Object.keys(result.metafile?.inputs ?? {})
+    .filter((p) => !p.startsWith('forge:'))
+    .map((p) => join(config.root, p));
+  return { specs, inputs };
+}
+
+/** The bundle's entry module: the runtime, the enabled builtins, the TS/JS tools that export execute(). */
+function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[]): string {
+  const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`];
+  const builtins: string[] = [];
+  tools.forEach((tool, i) => {
+    if (!tool.builtin) return;
+    lines.push(`import builtin${i} from ${JSON.stringify(join(runtimeDir, 'tools', tool.builtin.entry.module))};`);
+    builtins.push(`  ${JSON.stringify(tool.spec.name)}: builtin${i},`);
+  });
+  const loaders = nodeTools.map((tool) => `  ${JSON.stringify(tool.spec.name)}: () => import(${JSON.stringify(tool.file!.absolute)}),`);
+  lines.push(
+    `run({`,
+    `  bundleUrl: import.meta.url,`,
+    `  builtins: {`,
+    ...builtins.map((b) => '  ' + b),
+    `  },`,
+    `  nodeTools: {`,
+    ...loaders.map((l) => '  ' + l),
+    `  },`,
+    `});`,
+  );
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,94 @@
+/**
+ * Finds, parses and validates forge.yaml, and resolves it into a
+ * ProjectConfig. Every problem is a diagnostic at file:line:column.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import { error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
+import type { ModelSettings } from '../../runtime/manifest.ts';
+import { createAjv } from '../../runtime/tools/validation.ts';
+import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
+import type { ProjectConfig } from './project-config.ts';
+import { schemaErrorsToDiagnostics } from './schema-errors.ts';
+import { YamlSource } from './yaml-source.ts';
+
+export interface ConfigLoad {
+  config?: ProjectConfig;
+  diagnostics: Diagnostic[];
+}
+
+let validateForgeYaml: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+
+export function loadConfig(file: string, cwd = process.cwd()): ConfigLoad {
+  const displayFile = relative(cwd, file) || file;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { diagnostics: [error('FORGE_CONFIG_READ', `cannot read ${displayFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: displayFile })] };
+  }
+  return loadConfigText(file, text, cwd);
+}
+
+export function loadConfigText(file: string, text: string, cwd = process.cwd()): ConfigLoad {
+  const displayFile = relative(cwd, file) || file;
+  const { source, diagnostics } = YamlSource.parse(displayFile, text);
+  if (hasErrors(diagnostics)) return { diagnostics };
+  const data = source.toJS() as Record<string, unknown> | null;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    diagnostics.push(error('FORGE_CONFIG_SHAPE', `${displayFile} must be a mapping of fields`, source.locate([]), 'start with "agent_id: my-agent" and "version: 0.1.0"'));
+    return { diagnostics };
+  }
+  if (!validateForgeYaml) {
+    // verbose errors carry the failing schema, which holds hints and field lists.
+    const ajv = createAjv({ verbose: true });
+    ajv.addKeyword({ keyword: 'x-hint' });
+    const { $id: _id, ...schema } = forgeSchema;
+    validateForgeYaml = ajv.compile(schema);
+  }
+  if (!validateForgeYaml(data)) {
+    diagnostics.push(...schemaErrorsToDiagnostics(validateForgeYaml.errors ?? [], source, data));
+    return { diagnostics };
+  }
+  const root = dirname(resolve(file));
+  const model = data.model as (ModelSettings & { max_iterations?: number }) | undefined;
+  const toolDirs = ((data.tool_dirs as string[] | undefined) ?? ['tools']).map((path, i) => ({
+    path,
+    absolute: resolve(root, path),
+    at: data.tool_dirs ? source.locate(['tool_dirs', i]) : source.locate([]),
+    explicit: data.tool_dirs !== undefined,
+  }));
+  const tools = ((data.tools as unknown[] | undefined) ?? []).map((entry, i) =>
+    typeof entry === 'string'
+      ? { name: entry, at: source.locate(['tools', i]) }
+      : { name: (entry as { name: string }).name, config: (entry as { config?: Record<string, unknown> }).config, at: source.locate(['tools', i, 'name']) },
+  );
+  const egress = (data.egress ?? {}) as Partial<ProjectConfig['egress']>;
+  const approval = (data.approval ?? {}) as Partial<ProjectConfig['approval']>;
+  const server = (data.server ?? {}) as Partial<ProjectConfig['server']>;
+  let modelSettings: ModelSettings | undefined;
+  if (model) {
+    const { max_iterations: _ignored, ...rest } = model;
+    modelSettings = rest;
+  }
+  const config: ProjectConfig = {
+    file: resolve(file),
+    displayFile,
+    root,
+    agentId: data.agent_id as string,
+    version: data.version as string,
+    description: (data.description as string | undefined) ?? '',
+    model: modelSettings,
+    maxIterations: model?.max_iterations,
+    workDir: resolve(root, (data.workdir as string | undefined) ?? '.'),
+    toolDirs,
+    tools,
+    envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
+    egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [] },
+    approval: { auto_approve: approval.auto_approve ?? [], auto_deny: approval.auto_deny ?? [] },
+    server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
+    source,
+  };
+  return { config, diagnostics };
+}

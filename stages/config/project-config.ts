@@ -1,0 +1,45 @@
+/**
+ * The resolved project configuration: forge.yaml after validation, with
+ * defaults applied and every path made absolute. Stages and commands take
+ * this, never the raw YAML.
+ */
+import type { Location } from '../../runtime/diagnostics.ts';
+import type { ApprovalSettings, EgressSettings, ModelSettings } from '../../runtime/manifest.ts';
+import type { YamlSource } from './yaml-source.ts';
+
+export interface ToolEntry {
+  name: string;
+  config?: Record<string, unknown>;
+  at: Location;
+}
+
+export interface ToolDir {
+  /** As written in forge.yaml. */
+  path: string;
+  absolute: string;
+  at: Location;
+  /** Listed in forge.yaml (a missing one is worth a warning), rather than the default. */
+  explicit: boolean;
+}
+
+export interface ProjectConfig {
+  /** Absolute path of forge.yaml. */
+  file: string;
+  /** forge.yaml as it should be named in messages (relative to the current directory). */
+  displayFile: string;
+  /** The project root: the directory holding forge.yaml. */
+  root: string;
+  agentId: string;
+  version: string;
+  description: string;
+  model?: ModelSettings;
+  maxIterations?: number;
+  workDir: string;
+  toolDirs: ToolDir[];
+  tools: ToolEntry[];
+  envPassthrough: string[];
+  egress: EgressSettings;
+  approval: ApprovalSettings;
+  server: { port: number; host: string };
+  source: YamlSource;
+}

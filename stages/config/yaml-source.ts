@@ -1,0 +1,87 @@
+/**
+ * A parsed YAML file that remembers where everything came from, so any
+ * value (or key) can be turned back into file:line:column.
+ */
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { error, warning, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
+
+export type PathSegment = string | number;
+
+export class YamlSource {
+  readonly lines: string[];
+
+  private constructor(
+    readonly file: string,
+    readonly text: string,
+    readonly document: Document,
+    private readonly counter: LineCounter,
+  ) {
+    this.lines = text.split(/\r?\n/);
+  }
+
+  static parse(file: string, text: string): { source: YamlSource; diagnostics: Diagnostic[] } {
+    const counter = new LineCounter();
+    const document = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+    const source = new YamlSource(file, text, document, counter);
+    const diagnostics: Diagnostic[] = [];
+    for (const e of document.errors) {
+      diagnostics.push(error('FORGE_YAML_SYNTAX', firstLine(e.message), source.offsetLocation(e.pos[0]), yamlHint(e.code)));
+    }
+    for (const w of document.warnings) {
+      diagnostics.push(warning('FORGE_YAML_WARNING', firstLine(w.message), source.offsetLocation(w.pos[0])));
+    }
+    return { source, diagnostics };
+  }
+
+  toJS(): unknown {
+    return this.document.toJS();
+  }
+
+  offsetLocation(offset: number): Location {
+    const { line, col } = this.counter.linePos(offset);
+    return { file: this.file, line, column: col, lineText: this.lines[line - 1] };
+  }
+
+  /** The location of the value at `path` (or of its key, which is where a reader looks for a misspelt field). */
+  locate(path: readonly PathSegment[], target: 'value' | 'key' = 'value'): Location {
+    let node: unknown = this.document.contents;
+    let keyNode: unknown;
+    let lastGood: unknown = node;
+    for (const segment of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((item) => (item.key as { value?: unknown } | null)?.value === segment || item.key === segment);
+        if (!pair) break;
+        keyNode = pair.key;
+        node = pair.value;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        keyNode = undefined;
+        node = node.items[segment];
+      } else {
+        break;
+      }
+      if (node) lastGood = node;
+      else break;
+    }
+    const chosen = (target === 'key' && keyNode ? keyNode : node ?? keyNode ?? lastGood) as Node | undefined;
+    const offset = chosen?.range?.[0];
+    return offset === undefined ? { file: this.file, line: 1, column: 1, lineText: this.lines[0] } : this.offsetLocation(offset);
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
+function yamlHint(code: string): string | undefined {
+  switch (code) {
+    case 'DUPLICATE_KEY':
+      return 'each key may appear once in a mapping';
+    case 'TAB_AS_INDENT':
+      return 'YAML indents with spaces, not tabs';
+    case 'BAD_INDENT':
+    case 'MISSING_CHAR':
+      return 'check the indentation of this line against the lines above';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Stage: emit build-manifest.json (what was built: files, sizes, tool
+ * counts) and checksums.json (sha256 of every artifact, so a deployment can
+ * verify the bundle it got).
+ */
+import { CATEGORIES } from '../runtime/tools/model.ts';
+import type { AgentManifest } from '../runtime/manifest.ts';
+import type { OutputWriter } from './output-writer.ts';
+
+export interface BuildFacts {
+  manifest: AgentManifest;
+  strippedDevTools: number;
+  /** SOURCE_DATE_EPOCH, when the builder set one; otherwise no time is recorded. */
+  sourceDateEpoch?: number;
+}
+
+export function emitBuildManifest(facts: BuildFacts, writer: OutputWriter): void {
+  const { manifest } = facts;
+  const byCategory = Object.fromEntries(CATEGORIES.map((c) => [c, manifest.categories[c].length]));
+  const buildManifest: Record<string, unknown> = {
+    forge_version: manifest.build.forge_version,
+    agent: { id: manifest.agent_id, version: manifest.version },
+    mode: manifest.build.mode,
+    tools: { total: manifest.tools.length, by_category: byCategory, dev_tools_stripped: facts.strippedDevTools },
+    files: writer.list().map(({ path, size }) => ({ path, size })),
+  };
+  if (facts.sourceDateEpoch !== undefined) buildManifest.built_at = new Date(facts.sourceDateEpoch * 1000).toISOString();
+  writer.writeJson('build-manifest.json', buildManifest);
+}
+
+export function emitChecksums(writer: OutputWriter): void {
+  const files = Object.fromEntries(writer.list().map((a) => [a.path, a.sha256]));
+  writer.writeJson('checksums.json', { algorithm: 'sha256', files });
+}

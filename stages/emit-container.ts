@@ -1,0 +1,15 @@
+/** Stage: emit the Dockerfile and .dockerignore that run the bundle in a container. */
+import type { AgentManifest } from '../runtime/manifest.ts';
+import type { OutputWriter } from './output-writer.ts';
+import { renderTemplateFile } from './render-template.ts';
+
+export function emitContainer(manifest: AgentManifest, writer: OutputWriter): void {
+  const values = {
+    agent_id: manifest.agent_id,
+    version: manifest.version,
+    forge_version: manifest.build.forge_version,
+    python: manifest.requirements.python !== undefined,
+  };
+  writer.write('Dockerfile', renderTemplateFile('bundle/Dockerfile', values));
+  writer.write('.dockerignore', renderTemplateFile('bundle/dockerignore', values));
+}

@@ -1,0 +1,35 @@
+/**
+ * Stage: emit agent.json, the manifest the runtime serves from. Its content
+ * depends only on the inputs (no timestamps, tools sorted by name), so two
+ * builds of the same project write the same bytes.
+ */
+import { TOOL_INTERFACE_VERSION, type AgentManifest } from '../runtime/manifest.ts';
+import { CATEGORIES, type Category, type ToolSpec } from '../runtime/tools/model.ts';
+import type { ProjectConfig } from './config/project-config.ts';
+import { forgeVersion } from './forge-paths.ts';
+import type { OutputWriter } from './output-writer.ts';
+
+export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[], prod: boolean): AgentManifest {
+  const tools = [...specs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, tools.filter((t) => t.category === c).map((t) => t.name)])) as Record<Category, string[]>;
+  const manifest: AgentManifest = {
+    tool_interface_version: TOOL_INTERFACE_VERSION,
+    agent_id: config.agentId,
+    version: config.version,
+    description: config.description,
+    tools,
+    categories,
+    egress: config.egress,
+    approval: config.approval,
+    env_passthrough: [...config.envPassthrough].sort(),
+    requirements: { node: '>=20' },
+    build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
+  };
+  if (config.model) manifest.model = config.model;
+  if (tools.some((t) => t.source?.kind === 'python')) manifest.requirements.python = '>=3.8';
+  return manifest;
+}
+
+export function emitManifest(manifest: AgentManifest, writer: OutputWriter): void {
+  writer.writeJson('agent.json', manifest);
+}

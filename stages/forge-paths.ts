@@ -1,0 +1,18 @@
+/**
+ * Where Forge itself is installed. The build bundles runtime/ from here and
+ * renders templates/ from here. This file sits one level below the root
+ * both as source (stages/) and compiled (dist/), so one URL works for both.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const forgeRoot = fileURLToPath(new URL('..', import.meta.url));
+export const runtimeDir = join(forgeRoot, 'runtime');
+export const templatesDir = join(forgeRoot, 'templates');
+
+let version: string | undefined;
+export function forgeVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(forgeRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}

@@ -1,0 +1,49 @@
+/**
+ * The front half of the pipeline, shared by `forge build`, `forge validate`
+ * and `forge tool ...`: load config → discover tools → parse docstrings →
+ * annotate categories → check schemas. What the build sees and what
+ * `forge tool run` runs come from this one code path.
+ */
+import { error } from '../runtime/diagnostics.ts';
+import { annotateCategories } from './annotate-categories.ts';
+import { checkSchemas } from './check-schemas.ts';
+import { locateConfig } from './config/find-config.ts';
+import { loadConfig } from './config/load-config.ts';
+import type { ProjectConfig } from './config/project-config.ts';
+import { discoverTools, type SourceFile } from './discover-tools.ts';
+import { parseDocstrings } from './parse-docstrings.ts';
+import type { ProjectTool } from './project-tool.ts';
+import { BuildStopped, runStage, type StageContext } from './stage.ts';
+
+export interface ProjectOptions {
+  /** forge.yaml to use; by default the nearest one at or above the current directory. */
+  configFile?: string;
+}
+
+export interface Project {
+  config: ProjectConfig;
+  tools: ProjectTool[];
+  supportFiles: SourceFile[];
+  /** Every file discovered in tool_dirs (for the build cache). */
+  files: SourceFile[];
+}
+
+export async function loadProject(options: ProjectOptions, ctx: StageContext): Promise<Project> {
+  const config = await runStage(ctx, 'load-config', () => {
+    const file = locateConfig(options, ctx.cwd);
+    if (!file) {
+      ctx.report(error('FORGE_CONFIG_NOT_FOUND', 'no forge.yaml in this directory or any parent', {}, 'run `forge init` to create a project'));
+      return undefined;
+    }
+    const loaded = loadConfig(file, ctx.cwd);
+    ctx.report(...loaded.diagnostics);
+    return loaded.config;
+  });
+  if (!config) throw new BuildStopped('load-config');
+  const project = config;
+  const files = await runStage(ctx, 'discover-tools', () => discoverTools(project, ctx));
+  const parsed = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
+  const tools = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx));
+  await runStage(ctx, 'check-schemas', () => checkSchemas(tools, ctx));
+  return { config: project, tools, supportFiles: parsed.supportFiles, files };
+}

@@ -1,0 +1,78 @@
+/**
+ * Stage: parse docstrings. Reads each candidate file, finds its docstring
+ * and turns it into a ToolSpec. Files without a `Tool:` docstring are
+ * support files (helpers, data) and travel with the tools.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { error, hasErrors, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
+import type { ToolSpec } from '../runtime/tools/model.ts';
+import { definesExecute, extractPythonDocstring, extractScriptDocstring } from '../runtime/tools/custom/docstring-source.ts';
+import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
+import type { SourceFile } from './discover-tools.ts';
+import type { StageContext } from './stage.ts';
+
+export interface ParsedTool {
+  spec: ToolSpec;
+  file: SourceFile;
+  /** Where the tool is declared (its `Tool:` line). */
+  at: Location;
+}
+
+export interface ParsedSources {
+  tools: ParsedTool[];
+  /** Files that are not tools but ship with them (Python helpers, data files). */
+  supportFiles: SourceFile[];
+}
+
+export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext): ParsedSources {
+  const tools: ParsedTool[] = [];
+  const supportFiles: SourceFile[] = [];
+  for (const file of files) {
+    if (file.kind === 'other' || file.kind === 'yaml') {
+      supportFiles.push(file);
+      continue;
+    }
+    const parsed = parseToolFile(file);
+    ctx.report(...parsed.diagnostics);
+    // A tool whose declaration has errors is left out rather than registered half-right.
+    if (parsed.spec && hasErrors(parsed.diagnostics)) continue;
+    if (parsed.spec) tools.push({ spec: parsed.spec, file, at: { file: file.display, line: parsed.line } });
+    else if (file.kind === 'python') supportFiles.push(file);
+  }
+  return { tools, supportFiles };
+}
+
+/** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; line?: number; diagnostics: Diagnostic[] } {
+  let text: string;
+  try {
+    text = readFileSync(file.absolute, 'utf8');
+  } catch (err) {
+    return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
+  }
+  const kind = file.kind as 'python' | 'typescript' | 'javascript';
+  const extracted = kind === 'python' ? extractPythonDocstring(text) : extractScriptDocstring(text);
+  if (extracted.kind === 'none') return { diagnostics: [] };
+  if (extracted.kind === 'unterminated') {
+    return { diagnostics: [error('FORGE_DOCSTRING_SYNTAX', 'the docstring is never closed', { file: file.display, line: extracted.line, column: extracted.column }, kind === 'python' ? 'close it with """' : 'close it with */')] };
+  }
+  const { tool, diagnostics } = parseDocstring(extracted.docstring, file.display);
+  if (!tool) return { diagnostics };
+  const spec: ToolSpec = {
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    inputSchema: tool.inputSchema,
+    tags: tool.tags,
+    source: {
+      kind,
+      path: file.relative,
+      sha256: createHash('sha256').update(text).digest('hex'),
+      style: definesExecute(kind, text) ? 'execute' : 'script',
+    },
+  };
+  if (tool.outputSchema) spec.outputSchema = tool.outputSchema;
+  if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
+  return { spec, line: tool.line, diagnostics };
+}

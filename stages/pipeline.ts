@@ -1,0 +1,169 @@
+/**
+ * `forge build`: the pipeline, in order, in one place.
+ *
+ *   load config → discover tools → parse docstrings → annotate categories
+ *   → check schemas → filter (--prod strips dev tools) → bundle runtime
+ *   → emit agent.json → emit Dockerfile → emit build-manifest.json + checksums.json
+ *   → emit archive
+ *
+ * Like esbuild's build(): one options object in, one result out, with errors
+ * and warnings as data. Stages write into a staging directory that replaces
+ * the output directory only when the whole build succeeded, so a failed
+ * build leaves the previous output as it was.
+ */
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
+import { CATEGORIES, type Category } from '../runtime/tools/model.ts';
+import { cacheFile, stampDirectories, stampFile, writeCacheRecord, type CacheKey, type CacheRecord, type FileStamp } from './build-cache.ts';
+import { bundleRuntime } from './bundle-runtime.ts';
+import { archiveName, emitArchive } from './emit-archive.ts';
+import { emitBuildManifest, emitChecksums } from './emit-checksums.ts';
+import { emitContainer } from './emit-container.ts';
+import { createManifest, emitManifest } from './emit-manifest.ts';
+import { filterTools } from './filter-tools.ts';
+import { forgeRoot, forgeVersion, templatesDir } from './forge-paths.ts';
+import { loadProject, type ProjectOptions } from './load-project.ts';
+import { OutputWriter } from './output-writer.ts';
+import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
+
+export const DEFAULT_OUT_DIR = '.forge-output';
+
+export interface BuildOptions extends ProjectOptions {
+  cwd?: string;
+  prod?: boolean;
+  /** Output directory, relative to the project root (default .forge-output). */
+  outDir?: string;
+}
+
+export interface BuildSummary {
+  agentId: string;
+  version: string;
+  mode: 'prod' | 'dev';
+  tools: { total: number; byCategory: Record<Category, number>; strippedDevTools: string[] };
+  outDir: string;
+  artifacts: { path: string; size: number }[];
+  egress: { mode: string; allowedDomains: string[] };
+}
+
+export interface BuildResult {
+  ok: boolean;
+  cached: boolean;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+  summary?: BuildSummary;
+  timings: StageTiming[];
+}
+
+export async function build(options: BuildOptions = {}): Promise<BuildResult> {
+  const ctx = new StageContext(options.cwd ?? process.cwd());
+  const prod = options.prod ?? false;
+  let staging: string | undefined;
+  try {
+    const project = await loadProject(options, ctx);
+    const { config } = project;
+    const outDir = resolve(config.root, options.outDir ?? DEFAULT_OUT_DIR);
+    const sourceDateEpoch = readSourceDateEpoch(ctx);
+
+    const selected = await runStage(ctx, 'filter-tools', () => filterTools(project.tools, { prod }));
+    const strippedFiles = new Set(selected.stripped.map((t) => t.file?.absolute).filter(Boolean));
+    const supportFiles = project.supportFiles.filter((f) => !strippedFiles.has(f.absolute));
+
+    checkOutDir(outDir, config.root, ctx);
+    staging = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
+    rmSync(staging, { recursive: true, force: true });
+    const writer = new OutputWriter(staging);
+
+    const bundle = await runStage(ctx, 'bundle-runtime', () => bundleRuntime(config, selected.tools, supportFiles, writer, ctx));
+    const manifest = createManifest(config, bundle.specs, prod);
+    await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, writer));
+    await runStage(ctx, 'emit-container', () => emitContainer(manifest, writer));
+    await runStage(ctx, 'emit-checksums', () => {
+      emitBuildManifest({ manifest, strippedDevTools: selected.stripped.length, sourceDateEpoch }, writer);
+      emitChecksums(writer);
+    });
+    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), writer, sourceDateEpoch));
+
+    rmSync(outDir, { recursive: true, force: true });
+    renameSync(staging, outDir);
+    staging = undefined;
+
+    const byCategory = Object.fromEntries(CATEGORIES.map((c) => [c, manifest.categories[c].length])) as Record<Category, number>;
+    const summary: BuildSummary = {
+      agentId: config.agentId,
+      version: config.version,
+      mode: prod ? 'prod' : 'dev',
+      tools: { total: manifest.tools.length, byCategory, strippedDevTools: selected.stripped.map((t) => t.spec.name) },
+      outDir,
+      artifacts: writer.list().map(({ path, size }) => ({ path, size })),
+      egress: { mode: manifest.egress.mode, allowedDomains: manifest.egress.allowed_domains },
+    };
+
+    const key: CacheKey = { forgeVersion: forgeVersion(), configFile: config.file, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
+    const inputs = new Set<string>([config.file, ...project.files.map((f) => f.absolute), ...bundle.inputs, ...forgeOwnFiles()]);
+    const record: CacheRecord<BuildSummary> = {
+      format: 1,
+      key,
+      inputs: [...inputs].map((p) => stampFile(p, true)).filter((s): s is FileStamp => s !== undefined),
+      directories: config.toolDirs.flatMap((d) => stampDirectories(d.absolute)),
+      outputs: writer.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
+      summary,
+    };
+    writeCacheRecord(cacheFile(config.root, key), record);
+    return result(ctx, true, summary);
+  } catch (err) {
+    if (err instanceof BuildStopped) return result(ctx, false);
+    throw err;
+  } finally {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+function result(ctx: StageContext, ok: boolean, summary?: BuildSummary): BuildResult {
+  return {
+    ok,
+    cached: false,
+    errors: ctx.diagnostics.filter((d) => d.severity === 'error'),
+    warnings: ctx.diagnostics.filter((d) => d.severity === 'warning'),
+    summary,
+    timings: ctx.timings,
+  };
+}
+
+/** Refuses to replace a directory that Forge did not create (the user's files would be lost). */
+function checkOutDir(outDir: string, root: string, ctx: StageContext) {
+  // The output directory is replaced wholesale, so it must not be (or hold) the project.
+  const fromOut = relative(outDir, root);
+  if (fromOut === '' || !fromOut.startsWith('..')) {
+    ctx.report(error('FORGE_OUT_DIR', `the output directory ${outDir} contains the project itself`, {}, 'choose an output directory inside the project, such as .forge-output'));
+    throw new BuildStopped('check-output');
+  }
+  if (!existsSync(outDir)) return;
+  const entries = readdirSync(outDir);
+  if (entries.length === 0 || entries.includes('build-manifest.json')) return;
+  ctx.report(error('FORGE_OUT_DIR', `${relative(ctx.cwd, outDir) || outDir} exists and was not made by forge build`, {}, 'remove it, or pass --out with another directory'));
+  throw new BuildStopped('check-output');
+}
+
+function readSourceDateEpoch(ctx: StageContext): number | undefined {
+  const raw = process.env.SOURCE_DATE_EPOCH;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) {
+    ctx.report(warning('FORGE_SOURCE_DATE_EPOCH', `SOURCE_DATE_EPOCH="${raw}" is not a number of seconds; ignoring it`));
+    return undefined;
+  }
+  return Number(raw);
+}
+
+/** Forge's own code and templates: a different Forge must not reuse another's build. */
+function forgeOwnFiles(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const files: string[] = [join(forgeRoot, 'package.json')];
+  for (const dir of [here, join(templatesDir, 'bundle')]) {
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) files.push(join(entry.parentPath, entry.name));
+    }
+  }
+  return files;
+}

@@ -1,0 +1,22 @@
+/**
+ * A tool as the build sees it: its spec, and where it came from (a source
+ * file, or a tool shipped with Forge and enabled in forge.yaml).
+ */
+import type { Location } from '../runtime/diagnostics.ts';
+import type { BuiltinDefinition } from '../runtime/tools/builtin/define.ts';
+import type { CatalogEntry } from '../runtime/tools/catalog.ts';
+import type { ToolSpec } from '../runtime/tools/model.ts';
+import type { SourceFile } from './discover-tools.ts';
+
+export interface ProjectTool {
+  spec: ToolSpec;
+  /** Names the tool's source in messages: a file path, or "forge.yaml:12:5 (builtin)". */
+  origin: string;
+  at: Location;
+  file?: SourceFile;
+  builtin?: { entry: CatalogEntry; definition: BuiltinDefinition<any> };
+}
+
+export function byName(a: ProjectTool, b: ProjectTool): number {
+  return a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+/**
+ * Starts TypeScript/JavaScript tools from a project's sources (`forge tool
+ * run`, `forge run`): each tool is compiled by esbuild into
+ * .forge/cache/tools/ once per content, then run by plain node — never
+ * through a TypeScript loader, which costs several times a node start.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as esbuild from 'esbuild';
+import { formatDiagnostic } from '../runtime/diagnostics.ts';
+import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
+import type { ToolSpec } from '../runtime/tools/model.ts';
+import { stampFile, type FileStamp } from './build-cache.ts';
+import { fromEsbuildMessage } from './esbuild-messages.ts';
+import { forgeVersion, runtimeDir } from './forge-paths.ts';
+
+const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
+
+export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher {
+  const cacheDir = join(projectRoot, '.forge', 'cache', 'tools');
+  const compile = async (spec: ToolSpec, mode: 'worker' | 'script'): Promise<ProcessCommand> => {
+    const source = join(projectRoot, spec.source!.path);
+    const key = createHash('sha256').update(`${forgeVersion()}\0${mode}\0${source}\0${spec.source!.sha256}`).digest('hex').slice(0, 16);
+    const outfile = join(cacheDir, `${spec.name}.${mode}.${key}.mjs`);
+    const inputsFile = `${outfile}.inputs.json`;
+    if (existsSync(outfile) && inputsUnchanged(inputsFile)) return { command: process.execPath, args: [outfile] };
+
+    mkdirSync(cacheDir, { recursive: true });
+    const entry =
+      mode === 'worker'
+        ? {
+            stdin: {
+              contents: `import { serveToolWorker } from ${JSON.stringify(join(runtimeDir, 'tools/custom/node-worker-host.ts'))};\nserveToolWorker(() => import(${JSON.stringify(source)}));\n`,
+              resolveDir: projectRoot,
+              loader: 'ts' as const,
+              sourcefile: `${spec.name}-worker.ts`,
+            },
+          }
+        : { entryPoints: [source] };
+    const result = await esbuild
+      .build({
+        ...entry,
+        absWorkingDir: projectRoot,
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        banner: { js: REQUIRE_SHIM },
+        sourcemap: 'inline',
+        metafile: true,
+        logLevel: 'silent',
+      })
+      .catch((err: esbuild.BuildFailure) => err);
+    if (result instanceof Error) {
+      const messages = (result as esbuild.BuildFailure).errors ?? [];
+      const text = messages.map((m) => formatDiagnostic(fromEsbuildMessage(m, 'error', projectRoot, process.cwd()))).join('\n');
+      throw new Error(text || result.message);
+    }
+    const inputs = Object.keys(result.metafile.inputs)
+      .filter((p) => !p.startsWith('<stdin>'))
+      .map((p) => stampFile(join(projectRoot, p), false))
+      .filter((s): s is FileStamp => s !== undefined);
+    writeFileSync(inputsFile, JSON.stringify(inputs));
+    return { command: process.execPath, args: [outfile] };
+  };
+  return {
+    worker: (spec) => compile(spec, 'worker'),
+    script: (spec) => compile(spec, 'script'),
+  };
+}
+
+/** A helper module the tool imports may have changed even when the tool file did not. */
+function inputsUnchanged(inputsFile: string): boolean {
+  try {
+    const inputs = JSON.parse(readFileSync(inputsFile, 'utf8')) as FileStamp[];
+    return inputs.every((stamp) => {
+      const now = stampFile(stamp.path, false);
+      return now !== undefined && now.size === stamp.size && now.mtimeMs === stamp.mtimeMs;
+    });
+  } catch {
+    return false;
+  }
+}
