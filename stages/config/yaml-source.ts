@@ -24,8 +24,11 @@ export class YamlSource {
     const document = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
     const source = new YamlSource(file, text, document, counter);
     const diagnostics: Diagnostic[] = [];
+    // An error found at the end of the file (an unclosed bracket) is reported
+    // on the last line that has text, where the reader can do something about it.
+    const lastText = text.trimEnd().length - 1;
     for (const e of document.errors) {
-      diagnostics.push(error('FORGE_YAML_SYNTAX', firstLine(e.message), source.offsetLocation(e.pos[0]), yamlHint(e.code)));
+      diagnostics.push(error('FORGE_YAML_SYNTAX', firstLine(e.message), source.offsetLocation(Math.min(e.pos[0], Math.max(0, lastText))), yamlHint(e.code)));
     }
     for (const w of document.warnings) {
       diagnostics.push(warning('FORGE_YAML_WARNING', firstLine(w.message), source.offsetLocation(w.pos[0])));

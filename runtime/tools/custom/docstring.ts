@@ -281,6 +281,9 @@ class DocstringParser {
   private finish(): DocstringParse {
     const tool = this.fields.get('Tool');
     if (!tool) {
+      // Without a Tool: line this is an ordinary module docstring (a helper
+      // module): its prose is nobody's business — unless it looks like a tool.
+      this.diagnostics.length = 0;
       if (this.fields.size || this.seenSections.size) {
         const first = this.doc.lines[0];
         this.diagnostics.push(

@@ -128,22 +128,27 @@ class TypeParser {
       this.expect(']');
       return { type: 'object', additionalProperties: values };
     }
-    if (key === 'enum') return this.parseEnum();
+    if (key === 'enum') return this.parseEnum(at);
     this.pos = at;
     return this.fail(`unknown type "${word}"`, { word });
   }
 
-  parseEnum(): JSONSchema {
+  parseEnum(at: number): JSONSchema {
     this.expect('(');
+    // Problems inside enum(...) point at the word "enum".
+    const fail = (message: string): never => {
+      this.pos = at;
+      return this.fail(message);
+    };
     const close = this.text.indexOf(')', this.pos);
-    if (close < 0) this.fail('enum(...) is missing its closing ")"');
+    if (close < 0) fail('enum(...) is missing its closing ")"');
     const body = this.text.slice(this.pos, close);
     const values = body
       .split('|')
       .map((v) => v.trim().replace(/^(["'])(.*)\1$/, '$2'))
       .filter((v) => v.length > 0);
-    if (values.length === 0) this.fail('enum() needs at least one value, e.g. enum(a|b|c)');
-    if (new Set(values).size !== values.length) this.fail(`enum(${body}) lists a value twice`);
+    if (values.length === 0) fail('enum() needs at least one value, e.g. enum(a|b|c)');
+    if (new Set(values).size !== values.length) fail(`enum(${body}) lists a value twice`);
     this.pos = close + 1;
     if (values.every((v) => /^-?\d+$/.test(v))) return { type: 'integer', enum: values.map(Number) };
     if (values.every((v) => /^-?\d+(\.\d+)?$/.test(v))) return { type: 'number', enum: values.map(Number) };

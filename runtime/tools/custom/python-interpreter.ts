@@ -6,7 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 
-let resolved: Promise<string> | undefined;
+/** One lookup per FORGE_PYTHON value (undefined: search PATH). */
+const resolved = new Map<string | undefined, Promise<string>>();
 
 export class PythonNotFoundError extends Error {
   constructor(message: string) {
@@ -16,11 +17,16 @@ export class PythonNotFoundError extends Error {
 }
 
 export function resolvePython(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  resolved ??= find(env).catch((err) => {
-    resolved = undefined; // try again next time (the user may install it)
-    throw err;
-  });
-  return resolved;
+  const key = env.FORGE_PYTHON;
+  let found = resolved.get(key);
+  if (!found) {
+    found = find(env).catch((err) => {
+      resolved.delete(key); // try again next time (the user may install it)
+      throw err;
+    });
+    resolved.set(key, found);
+  }
+  return found;
 }
 
 async function find(env: NodeJS.ProcessEnv): Promise<string> {

@@ -1,0 +1,191 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureProject, forge, tempDir, writeProject, minimalConfig } from '../helpers/project.ts';
+
+describe('forge (usage)', () => {
+  it('prints help and exits 0 for --help, 2 with no command', async () => {
+    const dir = tempDir();
+    const help = await forge(['--help'], dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: forge <command>');
+    const none = await forge([], dir);
+    expect(none.code).toBe(2);
+  });
+
+  it('exits 2 for an unknown command, with a suggestion', async () => {
+    const { code, stderr } = await forge(['biuld'], tempDir());
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown command "biuld" (did you mean "build"?)');
+  });
+
+  it('exits 2 for an unknown option, with a suggestion', async () => {
+    const { code, stderr } = await forge(['build', '--prdo'], tempDir());
+    expect(code).toBe(2);
+    expect(stderr).toContain('unknown option --prdo (did you mean "--prod"?)');
+    expect(stderr).toContain('usage: forge build');
+  });
+
+  it('prints a command\'s usage with examples through forge help', async () => {
+    const { code, stdout } = await forge(['help', 'tool'], tempDir());
+    expect(code).toBe(0);
+    expect(stdout).toContain('usage: forge tool <subcommand>');
+    expect(stdout).toContain('examples:');
+  });
+
+  it('says so when there is no project', async () => {
+    const { code, stderr } = await forge(['validate'], tempDir());
+    expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_CONFIG_NOT_FOUND');
+    expect(stderr).toContain('forge init');
+  });
+});
+
+describe('forge validate', () => {
+  it('accepts a valid project', async () => {
+    const { code, stdout } = await forge(['validate'], fixtureProject('basic'));
+    expect(code).toBe(0);
+    expect(stdout).toContain('forge.yaml and 8 tools are valid');
+  });
+
+  it('finds forge.yaml from a subdirectory', async () => {
+    const dir = fixtureProject('basic');
+    const { code } = await forge(['validate'], join(dir, 'tools'));
+    expect(code).toBe(0);
+  });
+
+  it('reports schema errors with file:line:column and a hint', async () => {
+    const dir = writeProject({ 'forge.yaml': 'agent_id: ok\nversion: 1.0.0\nmodel:\n  provider: openia\n  name: m\n' });
+    const { code, stderr } = await forge(['validate'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain('forge.yaml:4:13 FORGE_CONFIG_VALUE "model.provider" must be one of openai, anthropic (got "openia")');
+    expect(stderr).toContain('hint: did you mean "openai"?');
+  });
+
+  it('validates --config FILE', async () => {
+    const dir = fixtureProject('basic');
+    const { code } = await forge(['validate', '--config', join(dir, 'forge.yaml')], tempDir());
+    expect(code).toBe(0);
+  });
+});
+
+describe('forge tool list / describe', () => {
+  it('lists tools with category and tags', async () => {
+    const { code, stdout } = await forge(['tool', 'list'], fixtureProject('basic'));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^dev_probe_py\s+dev\s/m);
+    expect(stdout).toMatch(/^echo_py\s+custom\s+read\s+Echo the message back/m);
+    expect(stdout).toMatch(/^uuid_generate\s+builtin\s+read/m);
+  });
+
+  it('filters by --category and prints --json', async () => {
+    const { stdout } = await forge(['tool', 'list', '--category', 'dev', '--json'], fixtureProject('basic'));
+    expect(JSON.parse(stdout).tools.map((t: { name: string }) => t.name)).toEqual(['dev_probe_py', 'dev_probe_ts']);
+  });
+
+  it('rejects an unknown category with exit 2', async () => {
+    const { code, stderr } = await forge(['tool', 'list', '--category', 'devv'], fixtureProject('basic'));
+    expect(code).toBe(2);
+    expect(stderr).toContain('did you mean "dev"?');
+  });
+
+  it('keeps listing the good tools when one file is broken', async () => {
+    const dir = fixtureProject('basic');
+    writeFileSync(join(dir, 'tools/broken.py'), '"""\nTool: broken\nDescription: d\nInput:\n  x (strng): X.\n"""\n');
+    const { code, stdout, stderr } = await forge(['tool', 'list'], dir);
+    expect(code).toBe(0);
+    expect(stderr).toContain('tools/broken.py:5:6');
+    expect(stdout).toContain('echo_py');
+    expect(stdout).not.toContain('broken');
+  });
+
+  it('describes a tool: inputs, types, defaults and how to run it', async () => {
+    const { code, stdout } = await forge(['tool', 'describe', 'echo_py'], fixtureProject('basic'));
+    expect(code).toBe(0);
+    expect(stdout).toContain('echo_py  (custom)');
+    expect(stdout).toMatch(/message\s+str\s+required/);
+    expect(stdout).toMatch(/times\s+int\s+optional default 1/);
+    expect(stdout).toContain('source    tools/echo_py.py (python, worker)');
+    expect(stdout).toContain('forge tool run echo_py --param message="..."');
+  });
+
+  it('describes a tool as JSON', async () => {
+    const { stdout } = await forge(['tool', 'describe', 'ts_script', '--json'], fixtureProject('basic'));
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, tool: { name: 'ts_script', source: { kind: 'typescript', style: 'script' } } });
+  });
+
+  it('exits 1 for an unknown tool, with a suggestion', async () => {
+    const { code, stderr } = await forge(['tool', 'describe', 'echo_pyy'], fixtureProject('basic'));
+    expect(code).toBe(1);
+    expect(stderr).toContain('did you mean "echo_py"?');
+  });
+});
+
+describe('forge tool run', () => {
+  it.each([
+    ['echo_py', ['--param', 'message=hi', '--param', 'times=3'], { echo: 'HI HI HI' }],
+    ['py_script', ['--param', 'a=1.5', '--param', 'b=2'], { sum: 3.5 }],
+    ['ts_execute', ['--param', 'sentence=one two three'], { reversed: 'three two one' }],
+    ['ts_script', ['--input', '{"text": "hello"}'], { length: 5 }],
+    ['dev_probe_ts', [], { marker: 'DEV_ONLY_MARKER_TS' }],
+  ])('runs %s from sources', async (name, args, expected) => {
+    const { code, stdout, stderr } = await forge(['tool', 'run', name, ...args], fixtureProject('basic'));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual(expected);
+  });
+
+  it('exits 1 with the tool\'s error and prints --json results', async () => {
+    const dir = fixtureProject('basic');
+    const bad = await forge(['tool', 'run', 'echo_py', '--param', 'times=2'], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('missing required argument "message"');
+    const json = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--json'], dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, value: { echo: 'X' } });
+  });
+
+  it('exits 2 for a --param value that does not fit its type', async () => {
+    const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--param', 'times=many'], fixtureProject('basic'));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--param times must be a number, got "many"');
+  });
+
+  it('applies --timeout', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': '"""\nTool: slow\nDescription: d\n"""\nimport time\ntime.sleep(30)\n' });
+    const started = Date.now();
+    const { code, stderr } = await forge(['tool', 'run', 'slow', '--timeout', '300'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_TOOL_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('forge init', () => {
+  it('scaffolds a project that validates, runs and builds straight away', async () => {
+    const parent = tempDir();
+    const init = await forge(['init', 'My Agent'], parent);
+    expect(init.code).toBe(0);
+    const dir = join(parent, 'My Agent');
+    for (const file of ['forge.yaml', 'tools/greet.py', 'tools/word_count.ts', '.gitignore']) expect(existsSync(join(dir, file)), file).toBe(true);
+    expect(readFileSync(join(dir, 'forge.yaml'), 'utf8')).toContain('agent_id: my-agent');
+
+    expect((await forge(['validate'], dir)).code).toBe(0);
+    const greet = await forge(['tool', 'run', 'greet', '--param', 'name=Ada', '--param', 'language=fr'], dir);
+    expect(JSON.parse(greet.stdout)).toEqual({ greeting: 'Bonjour, Ada!' });
+    const count = await forge(['tool', 'run', 'word_count', '--param', 'text=a b\nc'], dir);
+    expect(JSON.parse(count.stdout)).toEqual({ words: 3, lines: 2, characters: 5 });
+    const built = await forge(['build', '--prod'], dir);
+    expect(built.code).toBe(0);
+    expect(existsSync(join(dir, '.forge-output/my-agent-0.1.0.tgz'))).toBe(true);
+  });
+
+  it('does not overwrite an existing project', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'forge.yaml'), 'mine');
+    mkdirSync(join(dir, 'tools'));
+    const { code, stderr } = await forge(['init'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain('already exists');
+    expect(readFileSync(join(dir, 'forge.yaml'), 'utf8')).toBe('mine');
+  });
+});

@@ -1,0 +1,65 @@
+/** Test projects in temp dirs, and the real `forge` command run as a process. */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const fixturesDir = join(repoRoot, 'test', 'fixtures');
+export const forgeBin = join(repoRoot, 'bin', 'forge.mjs');
+
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = 'forge-test-'): string {
+  // realpath: macOS's /tmp is a symlink, and paths in output are compared as strings.
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  created.push(dir);
+  return dir;
+}
+
+/** A copy of test/fixtures/NAME in a fresh temp dir. */
+export function fixtureProject(name: string): string {
+  const dir = tempDir(`forge-${name}-`);
+  cpSync(join(fixturesDir, name), dir, { recursive: true });
+  return dir;
+}
+
+/** A project made of the given files (path → content). */
+export function writeProject(files: Record<string, string>): string {
+  const dir = tempDir();
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+export interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string } ): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export function forge(args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<ProcessResult> {
+  return runProcess(process.execPath, [forgeBin, ...args], { cwd, env });
+}
+
+export const minimalConfig = (extra = '') => `agent_id: test-agent\nversion: 1.0.0\ndescription: A test agent.\n${extra}`;

@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { extractPythonDocstring, extractScriptDocstring } from '../../../../runtime/tools/custom/docstring-source.ts';
+import { parseDocstring } from '../../../../runtime/tools/custom/docstring.ts';
+
+/** Parses a Python module whose docstring is `body` (the docstring starts on line 2 of the file). */
+function parsePy(body: string) {
+  const source = `"""\n${body}\n"""\n`;
+  const extracted = extractPythonDocstring(source);
+  if (extracted.kind !== 'found') throw new Error(`no docstring: ${extracted.kind}`);
+  return parseDocstring(extracted.docstring, 'tools/t.py');
+}
+
+const WEATHER = `Tool: weather_lookup
+Description: Current weather for a city.
+  Continues on an indented line.
+Category: custom
+Tags: read, network
+Timeout: 10s
+
+Input:
+  city (str): City name.
+  units (str, optional): "metric" or "imperial". Default: metric.
+  days (int, default=1): Forecast days.
+
+Output:
+  summary (str): One-line summary.`;
+
+describe('parseDocstring: the grammar', () => {
+  it('parses every field of the handbook example', () => {
+    const { tool, diagnostics } = parsePy(WEATHER);
+    expect(diagnostics).toEqual([]);
+    expect(tool).toMatchObject({
+      name: 'weather_lookup',
+      description: 'Current weather for a city. Continues on an indented line.',
+      category: 'custom',
+      tags: ['read', 'network'],
+      timeoutMs: 10_000,
+      line: 2,
+    });
+    expect(tool!.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        city: { type: 'string', description: 'City name.' },
+        units: { type: 'string', description: '"metric" or "imperial". Default: metric.', default: 'metric' },
+        days: { type: 'integer', description: 'Forecast days.', default: 1 },
+      },
+      required: ['city'],
+      additionalProperties: false,
+    });
+    expect(tool!.outputSchema).toEqual({
+      type: 'object',
+      properties: { summary: { type: 'string', description: 'One-line summary.' } },
+      required: ['summary'],
+    });
+  });
+
+  it.each([
+    ['str', { type: 'string' }],
+    ['string', { type: 'string' }],
+    ['int', { type: 'integer' }],
+    ['integer', { type: 'integer' }],
+    ['float', { type: 'number' }],
+    ['number', { type: 'number' }],
+    ['bool', { type: 'boolean' }],
+    ['boolean', { type: 'boolean' }],
+    ['list', { type: 'array' }],
+    ['array', { type: 'array' }],
+    ['list[str]', { type: 'array', items: { type: 'string' } }],
+    ['list[list[int]]', { type: 'array', items: { type: 'array', items: { type: 'integer' } } }],
+    ['dict', { type: 'object' }],
+    ['object', { type: 'object' }],
+    ['dict[str, float]', { type: 'object', additionalProperties: { type: 'number' } }],
+    ['any', {}],
+    ['enum(a|b|c)', { type: 'string', enum: ['a', 'b', 'c'] }],
+    ['enum(1|2|3)', { type: 'integer', enum: [1, 2, 3] }],
+    ['enum("fast lane"|slow)', { type: 'string', enum: ['fast lane', 'slow'] }],
+  ])('type %s becomes %j', (type, schema) => {
+    const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  x (${type}): X.`);
+    expect(diagnostics).toEqual([]);
+    expect(tool!.inputSchema.properties).toEqual({ x: { ...schema, description: 'X.' } });
+  });
+
+  it.each([
+    ['x (str, optional): X.', false, undefined],
+    ['x (str, required): X.', true, undefined],
+    ['x (int, default=3): X.', false, 3],
+    ['x (int, default: 3): X.', false, 3],
+    ['x (float): X. Default: 0.5.', false, 0.5],
+    ['x (bool): Verbose. Default: false', false, false],
+    ['x (list[str], default=["a", "b"]): X.', false, ['a', 'b']],
+    ["x (list[str], default=['a', 'b']): X.", false, ['a', 'b']],
+    ['x (dict, default={"k": 1}): X.', false, { k: 1 }],
+    ['x (str, default=None): X.', false, undefined],
+    ['x (Optional[int]): X.', false, undefined],
+    ['x (enum(a|b), default=b): X.', false, 'b'],
+  ])('%s → required=%s default=%j', (line, required, dflt) => {
+    const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  ${line}`);
+    expect(diagnostics).toEqual([]);
+    expect(((tool!.inputSchema.required as string[] | undefined) ?? []).includes('x')).toBe(required);
+    expect((tool!.inputSchema.properties as Record<string, { default?: unknown }>).x.default).toEqual(dflt);
+  });
+
+  it('joins indented continuation lines of a parameter description', () => {
+    const { tool } = parsePy('Tool: t\nDescription: d\nInput:\n  x (str): First line\n    second line.\n  y (int): Y.');
+    expect((tool!.inputSchema.properties as Record<string, { description: string }>).x.description).toBe('First line second line.');
+  });
+
+  it('keeps a blank-line separated description paragraph', () => {
+    const { tool } = parsePy('Tool: t\nDescription: First paragraph.\n\n  Second paragraph.');
+    expect(tool!.description).toBe('First paragraph.\n\nSecond paragraph.');
+  });
+
+  it.each([
+    ['500ms', 500],
+    ['10s', 10_000],
+    ['1.5s', 1500],
+    ['2m', 120_000],
+  ])('Timeout: %s is %d ms', (text, ms) => {
+    expect(parsePy(`Tool: t\nDescription: d\nTimeout: ${text}`).tool!.timeoutMs).toBe(ms);
+  });
+
+  it('reads Category: dev', () => {
+    expect(parsePy('Tool: t\nDescription: d\nCategory: dev').tool!.category).toBe('dev');
+  });
+
+  it('accepts a field name in any case', () => {
+    expect(parsePy('tool: t\ndescription: d\nINPUT:\n  x (str): X.').tool!.name).toBe('t');
+  });
+
+  it('is not a tool without a Tool: line (a helper module)', () => {
+    const { tool, diagnostics } = parsePy('Helpers for the other tools.');
+    expect(tool).toBeUndefined();
+    expect(diagnostics).toEqual([]);
+  });
+});
+
+describe('parseDocstring: diagnostics with file:line:column', () => {
+  // The docstring body starts on line 2 of the file (line 1 is the opening quotes).
+  it.each([
+    ['unknown type', 'Tool: t\nDescription: d\nInput:\n  when (strng): W.', 'FORGE_DOCSTRING_TYPE', 5, 9, 'did you mean "string"?'],
+    ['unknown section', 'Tool: t\nDescription: d\nInputs:\n  x (str): X.', 'FORGE_DOCSTRING_FIELD', 4, 1, 'did you mean "Input"?'],
+    ['misspelt field right under the description', 'Tool: t\nDescription: d\nTgas: read', 'FORGE_DOCSTRING_FIELD', 4, 1, 'did you mean "Tags"?'],
+    ['duplicate parameter', 'Tool: t\nDescription: d\nInput:\n  x (str): X.\n  x (int): X again.', 'FORGE_DOCSTRING_DUPLICATE', 6, 3, undefined],
+    ['missing type', 'Tool: t\nDescription: d\nInput:\n  x: X.', 'FORGE_DOCSTRING_SYNTAX', 5, 4, undefined],
+    ['missing description', 'Tool: t\nTags: read', 'FORGE_DOCSTRING_MISSING', 2, 1, undefined],
+    ['bad category', 'Tool: t\nDescription: d\nCategory: builtin', 'FORGE_DOCSTRING_CATEGORY', 4, 11, undefined],
+    ['misspelt category', 'Tool: t\nDescription: d\nCategory: cstom', 'FORGE_DOCSTRING_CATEGORY', 4, 11, 'did you mean "custom"?'],
+    ['timeout without unit', 'Tool: t\nDescription: d\nTimeout: 10', 'FORGE_DOCSTRING_TIMEOUT', 4, 10, 'add a unit: "10s" or "10ms"'],
+    ['default of the wrong type', 'Tool: t\nDescription: d\nInput:\n  n (int, default=many): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 11, undefined],
+    ['default outside the enum', 'Tool: t\nDescription: d\nInput:\n  n (enum(a|b), default=c): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 17, undefined],
+    ['unknown parameter option', 'Tool: t\nDescription: d\nInput:\n  n (int, optinal): N.', 'FORGE_DOCSTRING_SYNTAX', 5, 11, undefined],
+    ['reserved "__" in the name', 'Tool: my__tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, undefined],
+    ['invalid characters in the name', 'Tool: my tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, undefined],
+    ['enum without values', 'Tool: t\nDescription: d\nInput:\n  n (enum()): N.', 'FORGE_DOCSTRING_TYPE', 5, 6, undefined],
+    ['duplicate field', 'Tool: t\nDescription: d\nDescription: again', 'FORGE_DOCSTRING_DUPLICATE', 4, 1, undefined],
+    ['stray text', 'Tool: t\nDescription: d\n\nsome words here', 'FORGE_DOCSTRING_SYNTAX', 5, 1, undefined],
+  ])('%s', (_name, body, code, line, column, hint) => {
+    const { diagnostics } = parsePy(body);
+    const d = diagnostics.find((x) => x.code === code);
+    expect(d, JSON.stringify(diagnostics)).toBeDefined();
+    expect(d).toMatchObject({ severity: 'error', file: 'tools/t.py', line, column });
+    if (hint) expect(d!.hint).toBe(hint);
+    // The caret line is the file's line, so a renderer can point at the column.
+    expect(d!.lineText).toBe(`"""\n${body}\n"""`.split('\n')[line - 1]);
+  });
+
+  it('warns when a docstring looks like a tool but has no Tool: line', () => {
+    const { tool, diagnostics } = parsePy('Description: d\nInput:\n  x (str): X.');
+    expect(tool).toBeUndefined();
+    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_DOCSTRING_NO_TOOL' }]);
+  });
+
+  it('reports every problem, not just the first', () => {
+    const { diagnostics } = parsePy('Tool: t\nDescription: d\nInput:\n  a (strng): A.\n  b (intt): B.');
+    expect(diagnostics.map((d) => d.line)).toEqual([5, 6]);
+  });
+});
+
+describe('docstring extraction', () => {
+  it('finds a Python module docstring after a shebang, comments and an encoding line', () => {
+    const source = '#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n\nr"""Tool: t\nDescription: d\n"""\nimport os\n';
+    const found = extractPythonDocstring(source);
+    expect(found.kind).toBe('found');
+    if (found.kind !== 'found') return;
+    expect(found.docstring.lines.map((l) => [l.text, l.line, l.column])).toEqual([
+      ['Tool: t', 4, 5],
+      ['Description: d', 5, 1],
+    ]);
+  });
+
+  it('ignores a string that is not the first statement', () => {
+    expect(extractPythonDocstring('import os\n"""Tool: t"""\n').kind).toBe('none');
+  });
+
+  it('reports an unterminated docstring with its position', () => {
+    expect(extractPythonDocstring('\n"""Tool: t\nDescription: d\n')).toEqual({ kind: 'unterminated', line: 2, column: 1 });
+  });
+
+  it('finds the JSDoc comment that declares the tool, after imports and a license comment', () => {
+    const source = "/* Copyright 2026 */\nimport x from 'y';\n/**\n * Tool: t\n * Description: d\n *   more\n */\nexport function execute() {}\n";
+    const found = extractScriptDocstring(source);
+    expect(found.kind).toBe('found');
+    if (found.kind !== 'found') return;
+    expect(found.docstring.lines.map((l) => [l.text, l.line, l.column])).toEqual([
+      ['Tool: t', 4, 4],
+      ['Description: d', 5, 4],
+      ['  more', 6, 4],
+    ]);
+  });
+
+  it('handles a block comment without leading stars', () => {
+    const found = extractScriptDocstring('/*\nTool: t\nDescription: d\n*/\n');
+    expect(found.kind === 'found' && found.docstring.lines.map((l) => l.text)).toEqual(['Tool: t', 'Description: d']);
+  });
+
+  it('points TypeScript diagnostics at the right file column', () => {
+    const source = '/**\n * Tool: t\n * Description: d\n * Input:\n *   x (strr): X.\n */\n';
+    const found = extractScriptDocstring(source);
+    if (found.kind !== 'found') throw new Error('not found');
+    const { diagnostics } = parseDocstring(found.docstring, 'tools/t.ts');
+    expect(diagnostics).toMatchObject([{ code: 'FORGE_DOCSTRING_TYPE', line: 5, column: 9, lineText: ' *   x (strr): X.' }]);
+  });
+});

@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { fail, ok, type Tool, type ToolContext } from '../../../runtime/tools/model.ts';
+import { MAX_COMPOSITION_DEPTH, ToolRegistry } from '../../../runtime/tools/registry.ts';
+
+function tool(name: string, overrides: Partial<Tool> = {}): Tool {
+  return {
+    name,
+    description: `${name} tool`,
+    category: 'custom',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    tags: ['read'],
+    execute: async (args) => ok(args),
+    ...overrides,
+  };
+}
+
+const registry = () => new ToolRegistry({ workDir: process.cwd() });
+
+describe('ToolRegistry', () => {
+  it('rejects a second tool with the same name, naming both sources', () => {
+    const r = registry();
+    expect(r.register(tool('dup'), 'tools/a.py')).toBeUndefined();
+    const problem = r.register(tool('dup'), 'tools/b.ts');
+    expect(problem).toMatchObject({ code: 'FORGE_TOOL_COLLISION', severity: 'error' });
+    expect(problem!.message).toContain('tools/a.py');
+    expect(problem!.message).toContain('tools/b.ts');
+    expect(r.originOf('dup')).toBe('tools/a.py');
+  });
+
+  it('reserves "__" for adapter tools', () => {
+    const r = registry();
+    expect(r.register(tool('fs__read'), 'tools/x.py')).toMatchObject({ code: 'FORGE_TOOL_NAME' });
+    expect(r.register(tool('fs__read', { category: 'adapter' }), 'mcp:fs')).toBeUndefined();
+  });
+
+  it.each(['', 'has space', 'a'.repeat(65), 'dot.ted'])('rejects the invalid name %j', (name) => {
+    expect(registry().register(tool(name), 'x')).toMatchObject({ code: 'FORGE_TOOL_NAME' });
+  });
+
+  it('lists tools sorted by name', () => {
+    const r = registry();
+    for (const name of ['b', 'c', 'a']) r.register(tool(name), name);
+    expect(r.list().map((t) => t.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('validates arguments before execute, naming the field', async () => {
+    const r = registry();
+    let called = false;
+    r.register(
+      tool('typed', {
+        inputSchema: { type: 'object', properties: { days: { type: 'integer' }, city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+        execute: async () => {
+          called = true;
+          return ok(null);
+        },
+      }),
+      'x',
+    );
+    const result = await r.execute('typed', { days: 'two', extra: 1 });
+    expect(called).toBe(false);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe('FORGE_TOOL_ARGS');
+    expect(result.error.message).toContain('missing required argument "city"');
+    expect(result.error.message).toContain('argument "days" must be integer');
+    expect(result.error.message).toContain('unknown argument "extra"');
+  });
+
+  it('fills schema defaults without changing the caller\'s object', async () => {
+    const r = registry();
+    r.register(tool('defaults', { inputSchema: { type: 'object', properties: { n: { type: 'integer', default: 3 } } } }), 'x');
+    const args = {};
+    const result = await r.execute('defaults', args);
+    expect(result).toMatchObject({ ok: true, value: { n: 3 } });
+    expect(args).toEqual({});
+  });
+
+  it('suggests the closest name for an unknown tool', async () => {
+    const r = registry();
+    r.register(tool('word_count'), 'x');
+    const result = await r.execute('word_cuont', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', hint: 'did you mean "word_count"?' } });
+  });
+
+  it('turns a thrown error into an error result', async () => {
+    const r = registry();
+    r.register(tool('throws', { execute: async () => { throw new Error('boom'); } }), 'x');
+    const result = await r.execute('throws', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: 'tool "throws" failed: boom' } });
+  });
+
+  it('times out a tool that never finishes and aborts its signal', async () => {
+    const r = registry();
+    let signal: AbortSignal | undefined;
+    r.register(tool('slow', { timeoutMs: 50, execute: (_args, ctx) => { signal = ctx.signal; return new Promise(() => {}); } }), 'x');
+    const result = await r.execute('slow', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_TIMEOUT' } });
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('lets the caller\'s timeout override the tool\'s', async () => {
+    const r = registry();
+    r.register(tool('slow', { timeoutMs: 60_000, execute: () => new Promise(() => {}) }), 'x');
+    const started = Date.now();
+    const result = await r.execute('slow', {}, { timeoutMs: 30 });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_TIMEOUT' } });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('creates the per-call temp dir on use and removes it after the call', async () => {
+    const r = registry();
+    let dir = '';
+    r.register(tool('tmp', { execute: async (_a, ctx: ToolContext) => { dir = ctx.tmpDir; return ok(existsSync(dir)); } }), 'x');
+    expect(await r.execute('tmp', {})).toMatchObject({ ok: true, value: true });
+    expect(dir).not.toBe('');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('lets a composed tool call only the tools in its composedOf', async () => {
+    const r = registry();
+    r.register(tool('inner'), 'x');
+    r.register(tool('secret'), 'x');
+    r.register(
+      tool('outer', {
+        composedOf: ['inner'],
+        execute: async (_args, ctx) => {
+          const allowed = await ctx.registry.execute('inner', {});
+          const refused = await ctx.registry.execute('secret', {});
+          return ok({ allowed: allowed.ok, refused: refused.ok ? null : refused.error.code });
+        },
+      }),
+      'x',
+    );
+    expect(await r.execute('outer', {})).toMatchObject({ ok: true, value: { allowed: true, refused: 'FORGE_TOOL_NOT_COMPOSED' } });
+  });
+
+  it(`refuses nesting deeper than ${MAX_COMPOSITION_DEPTH}`, async () => {
+    const r = registry();
+    r.register(
+      tool('recurse', {
+        composedOf: ['recurse'],
+        execute: async (_args, ctx) => {
+          const inner = await ctx.registry.execute('recurse', {});
+          return inner.ok ? ok(ctx.depth) : fail(inner.error.code, inner.error.message);
+        },
+      }),
+      'x',
+    );
+    const result = await r.execute('recurse', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_DEPTH' } });
+  });
+
+  it('reports every call to listeners with its duration', async () => {
+    const r = registry();
+    r.register(tool('t'), 'x');
+    const events: string[] = [];
+    r.onCall((e) => events.push(`${e.name}:${e.result.ok}:${e.durationMs >= 0}`));
+    await r.execute('t', {});
+    await r.execute('missing', {});
+    expect(events).toEqual(['t:true:true', 'missing:false:true']);
+  });
+});

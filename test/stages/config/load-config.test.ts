@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfigText } from '../../../stages/config/load-config.ts';
+
+const load = (text: string) => loadConfigText('/project/forge.yaml', text, '/project');
+
+describe('loadConfig: valid forge.yaml', () => {
+  it('applies defaults and resolves paths against the project root', () => {
+    const { config, diagnostics } = load('agent_id: support-agent\nversion: 0.1.0\n');
+    expect(diagnostics).toEqual([]);
+    expect(config).toMatchObject({
+      agentId: 'support-agent',
+      version: '0.1.0',
+      description: '',
+      root: '/project',
+      workDir: '/project',
+      tools: [],
+      envPassthrough: [],
+      egress: { mode: 'allowlist', allowed_domains: [] },
+      approval: { auto_approve: [], auto_deny: [] },
+      server: { port: 8080, host: '127.0.0.1' },
+    });
+    expect(config!.toolDirs).toMatchObject([{ path: 'tools', absolute: '/project/tools', explicit: false }]);
+  });
+
+  it('reads the handbook example', () => {
+    const text = `agent_id: support-agent
+version: 0.1.0
+description: Answers questions about our services.
+model:
+  provider: openai
+  name: gpt-4o-mini
+  base_url: http://127.0.0.1:11434/v1
+  api_key_env: OPENAI_API_KEY
+  fallbacks: [{ provider: anthropic, name: claude-sonnet-4-5 }]
+workdir: ./work
+tool_dirs: [tools, more/tools]
+tools:
+  - http_request
+  - name: cli_execute
+    config: { allowed_binaries: [git, jq], env_passthrough: [GITHUB_TOKEN], timeout: 60 }
+egress: { mode: allowlist, allowed_domains: [api.github.com, "*.example.com"] }
+approval: { auto_approve: ["tag:read"], auto_deny: ["name:local_shell"] }
+`;
+    const { config, diagnostics } = load(text);
+    expect(diagnostics).toEqual([]);
+    expect(config!.model).toMatchObject({ provider: 'openai', fallbacks: [{ provider: 'anthropic', name: 'claude-sonnet-4-5' }] });
+    expect(config!.workDir).toBe('/project/work');
+    expect(config!.toolDirs.map((d) => d.absolute)).toEqual(['/project/tools', '/project/more/tools']);
+    expect(config!.tools).toMatchObject([
+      { name: 'http_request', at: { line: 13, column: 5 } },
+      { name: 'cli_execute', config: { allowed_binaries: ['git', 'jq'] }, at: { line: 14, column: 11 } },
+    ]);
+  });
+});
+
+describe('loadConfig: errors name file:line:column, the field and a hint', () => {
+  it.each([
+    ['a misspelt key', 'agent_id: a\nversion: 1.0.0\ndescripton: x\n', 'FORGE_CONFIG_UNKNOWN_FIELD', 3, 1, 'did you mean "description"?'],
+    ['a misspelt nested key', 'agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openai\n  nmae: x\n', 'FORGE_CONFIG_UNKNOWN_FIELD', 5, 3, 'did you mean "name"?'],
+    ['a bad enum value', 'agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openia\n  name: x\n', 'FORGE_CONFIG_VALUE', 4, 13, 'did you mean "openai"?'],
+    ['a version that is not semver', 'agent_id: a\nversion: one\n', 'FORGE_CONFIG_VALUE', 2, 10, 'use a semantic version such as 1.0.0 or 0.2.0-beta.1'],
+    ['a version YAML reads as a number', 'agent_id: a\nversion: 1.0\n', 'FORGE_CONFIG_TYPE', 2, 10, 'quote the value if YAML reads it as a number or boolean, e.g. "1.0"'],
+    ['an agent_id with capitals', 'agent_id: My Agent\nversion: 1.0.0\n', 'FORGE_CONFIG_VALUE', 1, 11, 'use lowercase letters, digits and dashes, e.g. support-agent'],
+    ['a missing agent_id', 'version: 1.0.0\n', 'FORGE_CONFIG_MISSING_FIELD', 1, 1, 'add e.g. "agent_id: support-agent"'],
+    ['tool_dirs that is not a list', 'agent_id: a\nversion: 1.0.0\ntool_dirs: tools\n', 'FORGE_CONFIG_TYPE', 3, 12, 'write a list, e.g. [a, b] or one "- item" per line'],
+    ['a misspelt key in a tool entry', 'agent_id: a\nversion: 1.0.0\ntools:\n  - name: x\n    confg: {}\n', 'FORGE_CONFIG_UNKNOWN_FIELD', 5, 5, 'did you mean "config"?'],
+    ['a bad approval rule', 'agent_id: a\nversion: 1.0.0\napproval:\n  auto_approve: [read]\n', 'FORGE_CONFIG_VALUE', 4, 18, 'rules look like tag:read, name:file_read or category:custom (globs allowed)'],
+    ['an api key instead of its variable name', 'agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openai\n  name: x\n  api_key_env: sk-123\n', 'FORGE_CONFIG_VALUE', 6, 16, undefined],
+    ['a duplicate key', 'agent_id: a\nversion: 1.0.0\nagent_id: b\n', 'FORGE_YAML_SYNTAX', 3, 1, 'each key may appear once in a mapping'],
+    ['broken YAML', 'agent_id: a\nversion: 1.0.0\ntools: [a, b\n', 'FORGE_YAML_SYNTAX', 3, undefined, undefined],
+  ])('%s', (_name, text, code, line, column, hint) => {
+    const { config, diagnostics } = load(text);
+    expect(config).toBeUndefined();
+    const d = diagnostics.find((x) => x.code === code);
+    expect(d, JSON.stringify(diagnostics, null, 1)).toBeDefined();
+    expect(d!.file).toBe('forge.yaml');
+    expect(d!.line).toBe(line);
+    if (column !== undefined) expect(d!.column).toBe(column);
+    if (hint !== undefined) expect(d!.hint).toBe(hint);
+    expect(d!.lineText).toBe(text.split('\n')[line - 1]);
+  });
+
+  it('reports all schema errors at once, in file order', () => {
+    const { diagnostics } = load('agent_id: A\nversion: x\nfoo: 1\n');
+    expect(diagnostics.map((d) => d.line)).toEqual([1, 2, 3]);
+  });
+
+  it('rejects a file that is not a mapping', () => {
+    expect(load('- a\n- b\n').diagnostics).toMatchObject([{ code: 'FORGE_CONFIG_SHAPE' }]);
+  });
+});
