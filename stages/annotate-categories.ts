@@ -9,7 +9,6 @@ import { error, formatLocation, warning } from '../runtime/diagnostics.ts';
 import { didYouMean } from '../runtime/suggest.ts';
 import { CATALOG, findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
 import { toSpec } from '../runtime/tools/model.ts';
-import { createAjv } from '../runtime/tools/validation.ts';
 import type { ProjectConfig, ToolEntry } from './config/project-config.ts';
 import type { ParsedSources } from './parse-docstrings.ts';
 import { byName, type ProjectTool } from './project-tool.ts';
@@ -18,7 +17,7 @@ import type { StageContext } from './stage.ts';
 export async function annotateCategories(config: ProjectConfig, parsed: ParsedSources, ctx: StageContext): Promise<ProjectTool[]> {
   const tools: ProjectTool[] = [];
   for (const { spec, file, at } of parsed.tools) {
-    tools.push({ spec, file, at, origin: formatLocation(at) });
+    tools.push({ spec, file, at, origin: formatLocation(at), schemaOrigin: 'generated' });
   }
   const customNames = new Set(tools.map((t) => t.spec.name));
   tools.push(...(await enabledTools(config, customNames, ctx)));
@@ -80,22 +79,21 @@ async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx
       continue;
     }
     const config = entry.config ?? {};
-    if (entry.config) checkToolConfig(entry, definition.configSchema, ctx);
+    if (entry.config) await checkToolConfig(entry, definition.configSchema, ctx);
     const spec = toSpec({ ...definition.spec, config });
-    out.push({ spec, builtin: { entry: catalogEntry, definition }, at: entry.at, origin: `${formatLocation(entry.at)} (${declared} tool)` });
+    out.push({ spec, builtin: { entry: catalogEntry, definition }, at: entry.at, origin: `${formatLocation(entry.at)} (${declared} tool)`, schemaOrigin: 'forge' });
   }
   return out;
 }
 
-let ajv: ReturnType<typeof createAjv> | undefined;
-
-function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown> | undefined, ctx: StageContext) {
+async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown> | undefined, ctx: StageContext) {
   if (!schema) {
     ctx.report(error('FORGE_CONFIG_TOOL', `tool "${entry.name}" takes no config`, entry.at, `write it as "- ${entry.name}"`));
     return;
   }
-  ajv ??= createAjv();
-  const validate = ajv.compile(schema);
+  const { compileSchema } = await import('../runtime/tools/validation.ts');
+  // Defaults in the schema are filled into the config, so agent.json records what the tool will use.
+  const validate = compileSchema(schema);
   if (validate(entry.config)) return;
   for (const e of validate.errors ?? []) {
     const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';

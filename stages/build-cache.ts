@@ -10,8 +10,9 @@
  * node builtins only: it is on the no-op path, which must start fast.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { walkSourceTree } from './source-tree.ts';
 
 export const CACHE_FORMAT = 1;
 
@@ -39,9 +40,6 @@ export interface CacheRecord<Summary = unknown> {
   outputs: FileStamp[];
   summary: Summary;
 }
-
-/** Folders never searched for tools (their churn must not invalidate the cache). */
-const PRUNED = new Set(['node_modules', '__pycache__', '.git', '.venv', 'venv']);
 
 export function cacheFile(projectRoot: string, key: Pick<CacheKey, 'outDir' | 'prod'>): string {
   const id = createHash('sha256').update(`${key.outDir}\0${key.prod}`).digest('hex').slice(0, 16);
@@ -109,23 +107,9 @@ export function stampFile(path: string, withHash: boolean): FileStamp | undefine
   }
 }
 
-/** Every directory under `root` (itself included) that discovery could have looked in. */
+/** Every directory under `root` (itself included) that discovery looks in, with its mtime. */
 export function stampDirectories(root: string): { path: string; mtimeMs: number | null }[] {
-  const out: { path: string; mtimeMs: number | null }[] = [];
-  const walk = (dir: string) => {
-    out.push({ path: dir, mtimeMs: mtimeOf(dir) });
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory() && !PRUNED.has(entry.name) && !entry.name.startsWith('.')) walk(join(dir, entry.name));
-    }
-  };
-  walk(root);
-  return out;
+  return walkSourceTree(root).directories.map((path) => ({ path, mtimeMs: mtimeOf(path) }));
 }
 
 export function writeCacheRecord(file: string, record: CacheRecord): void {

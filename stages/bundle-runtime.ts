@@ -5,14 +5,15 @@
  * support files are copied into tools/. Only enabled tools are imported, so
  * a tool that is not in the build (a dev tool under --prod) is not in any file.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import * as esbuild from 'esbuild';
+import type { BuildFailure } from 'esbuild';
+import { esbuild } from './esbuild-api.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { fromEsbuildMessage } from './esbuild-messages.ts';
-import { forgeRoot, runtimeDir } from './forge-paths.ts';
+import { runtimeDir } from './forge-paths.ts';
 import type { OutputWriter } from './output-writer.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
@@ -24,7 +25,7 @@ export interface BundleOutput {
   inputs: string[];
 }
 
-const ENTRY = 'forge:runtime-entry';
+const ENTRY_FILE = '.forge-runtime-entry.ts';
 /** Lets bundled CommonJS dependencies call require() in an ES module. */
 const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
 
@@ -50,7 +51,7 @@ export async function bundleRuntime(
     if (tool.file && spec.source) {
       if (spec.source.kind === 'python') {
         const path = bundlePath(tool.file);
-        writer.write(path, readFileSync(tool.file.absolute));
+        tool.file.sha256 = writer.write(path, readFileSync(tool.file.absolute)).sha256;
         spec.source = { ...spec.source, path };
       } else if (spec.source.style === 'execute') {
         nodeTools.push(tool);
@@ -65,13 +66,17 @@ export async function bundleRuntime(
   }
   for (const file of supportFiles) {
     const path = bundlePath(file);
-    if (!writer.has(path)) writer.write(path, readFileSync(file.absolute));
+    if (!writer.has(path)) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
   }
 
-  const entrySource = generateEntry(tools, nodeTools);
+  // The entry is a real file rather than a plugin's virtual module, so esbuild
+  // never has to call back into this thread (the build checks schemas meanwhile).
+  const entryFile = join(writer.dir, ENTRY_FILE);
+  mkdirSync(writer.dir, { recursive: true });
+  writeFileSync(entryFile, generateEntry(tools, nodeTools));
   const result = await esbuild.build({
     absWorkingDir: config.root,
-    entryPoints: [{ in: ENTRY, out: 'runtime' }, ...scriptEntries],
+    entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
     outdir: writer.dir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -84,19 +89,11 @@ export async function bundleRuntime(
     write: false,
     metafile: true,
     logLevel: 'silent',
-    plugins: [
-      {
-        name: 'forge-entry',
-        setup(build) {
-          build.onResolve({ filter: /^forge:runtime-entry$/ }, () => ({ path: ENTRY, namespace: 'forge' }));
-          build.onLoad({ filter: /.*/, namespace: 'forge' }, () => ({ contents: entrySource, loader: 'ts', resolveDir: forgeRoot }));
-        },
-      },
-    ],
-  }).catch((err: esbuild.BuildFailure) => err);
+  }).catch((err: BuildFailure) => err);
+  rmSync(entryFile, { force: true });
 
   if (result instanceof Error) {
-    const failure = result as esbuild.BuildFailure;
+    const failure = result as BuildFailure;
     if (!failure.errors) throw failure;
     ctx.report(...failure.errors.map((m) => fromEsbuildMessage(m, 'error', config.root, ctx.cwd)));
     ctx.report(...failure.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
@@ -107,7 +104,7 @@ export async function bundleRuntime(
     writer.write(relative(writer.dir, file.path).split('\\').join('/'), file.contents);
   }
   const inputs = Object.keys(result.metafile?.inputs ?? {})
-    .filter((p) => !p.startsWith('forge:'))
+    .filter((p) => !p.endsWith(ENTRY_FILE))
     .map((p) => join(config.root, p));
   return { specs, inputs };
 }

@@ -4,10 +4,10 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
-import fg from 'fast-glob';
 import { warning } from '../runtime/diagnostics.ts';
 import type { SourceKind } from '../runtime/tools/model.ts';
 import type { ProjectConfig, ToolDir } from './config/project-config.ts';
+import { walkSourceTree } from './source-tree.ts';
 import type { StageContext } from './stage.ts';
 
 export interface SourceFile {
@@ -20,12 +20,13 @@ export interface SourceFile {
   display: string;
   kind: SourceKind | 'other';
   toolDir: ToolDir;
+  /** Size and mtime when discovered — before anything read it — for the build cache. */
+  stat: { size: number; mtimeMs: number };
+  /** sha256 of the content, once a stage has read it. */
+  sha256?: string;
 }
 
 const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript' };
-
-/** Never tools, never shipped: dependency folders, caches, tests and type declarations. */
-export const IGNORED = ['**/node_modules/**', '**/__pycache__/**', '**/.venv/**', '**/venv/**', '**/.git/**', '**/*.d.ts', '**/*.test.*', '**/*.spec.*', '**/*.pyc', '**/.DS_Store'];
 
 export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceFile[] {
   const files: SourceFile[] = [];
@@ -36,10 +37,11 @@ export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceF
       }
       continue;
     }
-    const found = fg.sync('**/*', { cwd: dir.absolute, ignore: IGNORED, onlyFiles: true, dot: false, followSymbolicLinks: true });
-    for (const withinDir of found.sort()) {
+    for (const withinDir of walkSourceTree(dir.absolute).files) {
       const absolute = join(dir.absolute, withinDir);
+      const { size, mtimeMs } = statSync(absolute);
       files.push({
+        stat: { size, mtimeMs },
         absolute,
         relative: relative(config.root, absolute).split('\\').join('/'),
         withinDir,

@@ -28,14 +28,18 @@ export interface Project {
   files: SourceFile[];
 }
 
-export async function loadProject(options: ProjectOptions, ctx: StageContext): Promise<Project> {
-  const config = await runStage(ctx, 'load-config', () => {
+/**
+ * `checkSchemas: false` leaves the schema check to the caller: the build
+ * runs it while esbuild bundles (see pipeline.ts).
+ */
+export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true } = {}): Promise<Project> {
+  const config = await runStage(ctx, 'load-config', async () => {
     const file = locateConfig(options, ctx.cwd);
     if (!file) {
       ctx.report(error('FORGE_CONFIG_NOT_FOUND', 'no forge.yaml in this directory or any parent', {}, 'run `forge init` to create a project'));
       return undefined;
     }
-    const loaded = loadConfig(file, ctx.cwd);
+    const loaded = await loadConfig(file, ctx.cwd);
     ctx.report(...loaded.diagnostics);
     return loaded.config;
   });
@@ -44,6 +48,6 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext): P
   const files = await runStage(ctx, 'discover-tools', () => discoverTools(project, ctx));
   const parsed = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
   const tools = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx));
-  await runStage(ctx, 'check-schemas', () => checkSchemas(tools, ctx));
+  if (check) await runStage(ctx, 'check-schemas', () => checkSchemas(tools, ctx));
   return { config: project, tools, supportFiles: parsed.supportFiles, files };
 }

@@ -2,9 +2,13 @@
  * The one way a stage writes an artifact: into the staging directory, with
  * its size and sha256 recorded for build-manifest.json, checksums.json and
  * the archive. Stages never call writeFile themselves.
+ *
+ * The bytes are written on libuv's thread pool while the build goes on;
+ * `flush()` waits for all of them (the pipeline calls it before the staging
+ * directory becomes the output).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 export interface Artifact {
@@ -17,22 +21,47 @@ export interface Artifact {
 
 export class OutputWriter {
   private readonly artifacts = new Map<string, Artifact>();
+  /** What was written, kept for the archive (a bundle is a few MB at most). */
+  private readonly contents = new Map<string, Buffer>();
+
+  private readonly directories = new Map<string, Promise<unknown>>();
+  private readonly pending: Promise<void>[] = [];
 
   constructor(readonly dir: string) {}
 
   write(path: string, content: string | Uint8Array, options: { executable?: boolean } = {}): Artifact {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const target = join(this.dir, path);
-    mkdirSync(dirname(target), { recursive: true });
     const mode = options.executable ? 0o755 : 0o644;
-    writeFileSync(target, data, { mode });
+    this.pending.push(this.directory(dirname(target)).then(() => writeFile(target, data, { mode })));
     const artifact: Artifact = { path, size: data.length, sha256: createHash('sha256').update(data).digest('hex'), mode };
     this.artifacts.set(path, artifact);
+    this.contents.set(path, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     return artifact;
+  }
+
+  /** Waits until every file is on disk; the first failed write (disk full...) is thrown here. */
+  async flush(): Promise<void> {
+    while (this.pending.length) await Promise.all(this.pending.splice(0));
+  }
+
+  private directory(path: string): Promise<unknown> {
+    let made = this.directories.get(path);
+    if (!made) {
+      made = mkdir(path, { recursive: true });
+      this.directories.set(path, made);
+    }
+    return made;
   }
 
   writeJson(path: string, value: unknown): Artifact {
     return this.write(path, JSON.stringify(value, null, 2) + '\n');
+  }
+
+  read(path: string): Buffer {
+    const data = this.contents.get(path);
+    if (!data) throw new Error(`${path} was not written by this build`);
+    return data;
   }
 
   has(path: string): boolean {

@@ -34,6 +34,7 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
       continue;
     }
     const parsed = parseToolFile(file);
+    file.sha256 = parsed.sha256;
     ctx.report(...parsed.diagnostics);
     // A tool whose declaration has errors is left out rather than registered half-right.
     if (parsed.spec && hasErrors(parsed.diagnostics)) continue;
@@ -44,7 +45,7 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
 }
 
 /** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; line?: number; diagnostics: Diagnostic[] } {
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; line?: number; sha256?: string; diagnostics: Diagnostic[] } {
   let text: string;
   try {
     text = readFileSync(file.absolute, 'utf8');
@@ -52,13 +53,14 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
     return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
   }
   const kind = file.kind as 'python' | 'typescript' | 'javascript';
+  const sha256 = createHash('sha256').update(text).digest('hex');
   const extracted = kind === 'python' ? extractPythonDocstring(text) : extractScriptDocstring(text);
-  if (extracted.kind === 'none') return { diagnostics: [] };
+  if (extracted.kind === 'none') return { sha256, diagnostics: [] };
   if (extracted.kind === 'unterminated') {
-    return { diagnostics: [error('FORGE_DOCSTRING_SYNTAX', 'the docstring is never closed', { file: file.display, line: extracted.line, column: extracted.column }, kind === 'python' ? 'close it with """' : 'close it with */')] };
+    return { sha256, diagnostics: [error('FORGE_DOCSTRING_SYNTAX', 'the docstring is never closed', { file: file.display, line: extracted.line, column: extracted.column }, kind === 'python' ? 'close it with """' : 'close it with */')] };
   }
   const { tool, diagnostics } = parseDocstring(extracted.docstring, file.display);
-  if (!tool) return { diagnostics };
+  if (!tool) return { sha256, diagnostics };
   const spec: ToolSpec = {
     name: tool.name,
     description: tool.description,
@@ -68,11 +70,11 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
     source: {
       kind,
       path: file.relative,
-      sha256: createHash('sha256').update(text).digest('hex'),
+      sha256,
       style: definesExecute(kind, text) ? 'execute' : 'script',
     },
   };
   if (tool.outputSchema) spec.outputSchema = tool.outputSchema;
   if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
-  return { spec, line: tool.line, diagnostics };
+  return { spec, line: tool.line, sha256, diagnostics };
 }

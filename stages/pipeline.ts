@@ -12,18 +12,21 @@
  * build leaves the previous output as it was.
  */
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
 import { CATEGORIES, type Category } from '../runtime/tools/model.ts';
 import { cacheFile, stampDirectories, stampFile, writeCacheRecord, type CacheKey, type CacheRecord, type FileStamp } from './build-cache.ts';
-import { bundleRuntime } from './bundle-runtime.ts';
-import { archiveName, emitArchive } from './emit-archive.ts';
+import { bundleRuntime, type BundleOutput } from './bundle-runtime.ts';
+import { archiveName, emitArchive, preloadArchiver } from './emit-archive.ts';
 import { emitBuildManifest, emitChecksums } from './emit-checksums.ts';
 import { emitContainer } from './emit-container.ts';
 import { createManifest, emitManifest } from './emit-manifest.ts';
 import { filterTools } from './filter-tools.ts';
 import { forgeRoot, forgeVersion, templatesDir } from './forge-paths.ts';
+import { checkSchemas } from './check-schemas.ts';
+import { warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
@@ -60,13 +63,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const ctx = new StageContext(options.cwd ?? process.cwd());
   const prod = options.prod ?? false;
   let staging: string | undefined;
+  let bundling: Promise<BundleOutput> | undefined;
+  let writerRef: OutputWriter | undefined;
   try {
-    const project = await loadProject(options, ctx);
+    warmUpEsbuild();
+    const project = await loadProject(options, ctx, { checkSchemas: false });
     const { config } = project;
     const outDir = resolve(config.root, options.outDir ?? DEFAULT_OUT_DIR);
     const sourceDateEpoch = readSourceDateEpoch(ctx);
 
-    const selected = await runStage(ctx, 'filter-tools', () => filterTools(project.tools, { prod }));
+    // Filtering is a pure function of the tool list, so it is decided here and
+    // reported in its place below.
+    const selected = filterTools(project.tools, { prod });
     const strippedFiles = new Set(selected.stripped.map((t) => t.file?.absolute).filter(Boolean));
     const supportFiles = project.supportFiles.filter((f) => !strippedFiles.has(f.absolute));
 
@@ -74,8 +82,19 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     staging = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
     rmSync(staging, { recursive: true, force: true });
     const writer = new OutputWriter(staging);
+    writerRef = writer;
 
-    const bundle = await runStage(ctx, 'bundle-runtime', () => bundleRuntime(config, selected.tools, supportFiles, writer, ctx));
+    // esbuild works in its own process: start it, then check the schemas on
+    // this thread while it bundles. The phase gate still holds: if the check
+    // fails, nothing esbuild made is used.
+    const bundleStarted = performance.now();
+    bundling = bundleRuntime(config, selected.tools, supportFiles, writer, ctx);
+    bundling.catch(() => {});
+    preloadArchiver();
+    await new Promise((resolve) => setImmediate(resolve));
+    await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
+    await runStage(ctx, 'filter-tools', () => selected);
+    const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const manifest = createManifest(config, bundle.specs, prod);
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, writer));
     await runStage(ctx, 'emit-container', () => emitContainer(manifest, writer));
@@ -85,9 +104,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     });
     await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), writer, sourceDateEpoch));
 
-    rmSync(outDir, { recursive: true, force: true });
+    await writer.flush();
+    // Swap the new output in; the old one is deleted while the cache record is written.
+    const previous = existsSync(outDir) ? `${staging}.previous` : undefined;
+    if (previous) renameSync(outDir, previous);
     renameSync(staging, outDir);
     staging = undefined;
+    const removingPrevious = previous ? rm(previous, { recursive: true, force: true }) : Promise.resolve();
 
     const byCategory = Object.fromEntries(CATEGORIES.map((c) => [c, manifest.categories[c].length])) as Record<Category, number>;
     const summary: BuildSummary = {
@@ -101,21 +124,31 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     };
 
     const key: CacheKey = { forgeVersion: forgeVersion(), configFile: config.file, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
-    const inputs = new Set<string>([config.file, ...project.files.map((f) => f.absolute), ...bundle.inputs, ...forgeOwnFiles()]);
+    // Discovered files are stamped with the stat taken before they were read and
+    // the hash of what was read: a file edited during the build looks changed next time.
+    const discovered: FileStamp[] = project.files.map((f) => ({ path: f.absolute, ...f.stat, ...(f.sha256 ? { sha256: f.sha256 } : {}) }));
+    const known = new Set(discovered.map((s) => s.path));
+    const inputs = new Set<string>([config.file, ...bundle.inputs, ...forgeOwnFiles()].filter((p) => !known.has(p)));
     const record: CacheRecord<BuildSummary> = {
       format: 1,
       key,
-      inputs: [...inputs].map((p) => stampFile(p, true)).filter((s): s is FileStamp => s !== undefined),
+      // Project files are hashed (an editor may rewrite them unchanged); Forge's
+      // own files and installed packages are trusted by their stat.
+      inputs: [...discovered, ...[...inputs].map((p) => stampFile(p, isProjectFile(p, config.root))).filter((s): s is FileStamp => s !== undefined)],
       directories: config.toolDirs.flatMap((d) => stampDirectories(d.absolute)),
       outputs: writer.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
       summary,
     };
     writeCacheRecord(cacheFile(config.root, key), record);
+    await removingPrevious;
     return result(ctx, true, summary);
   } catch (err) {
     if (err instanceof BuildStopped) return result(ctx, false);
     throw err;
   } finally {
+    // esbuild and the writer may still be writing into the staging directory.
+    await bundling?.catch(() => {});
+    await writerRef?.flush().catch(() => {});
     if (staging) rmSync(staging, { recursive: true, force: true });
   }
 }
@@ -154,6 +187,11 @@ function readSourceDateEpoch(ctx: StageContext): number | undefined {
     return undefined;
   }
   return Number(raw);
+}
+
+function isProjectFile(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return !rel.startsWith('..') && !rel.split(sep).includes('node_modules');
 }
 
 /** Forge's own code and templates: a different Forge must not reuse another's build. */

@@ -14,6 +14,13 @@ export interface ProjectTool {
   origin: string;
   at: Location;
   file?: SourceFile;
+  /**
+   * Who wrote the tool's schemas: Forge, from a docstring (`generated`);
+   * Forge, by hand, for a tool it ships (`forge`, compiled by Forge's own
+   * tests); or someone else — an MCP server, an OpenAPI document (`external`,
+   * compiled by the build).
+   */
+  schemaOrigin: 'generated' | 'forge' | 'external';
   builtin?: { entry: CatalogEntry; definition: BuiltinDefinition<any> };
 }
 

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as esbuild from 'esbuild';
+import type { BuildFailure } from 'esbuild';
+import { esbuild } from './esbuild-api.ts';
 import { formatDiagnostic } from '../runtime/diagnostics.ts';
 import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
@@ -52,9 +53,9 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
         metafile: true,
         logLevel: 'silent',
       })
-      .catch((err: esbuild.BuildFailure) => err);
+      .catch((err: BuildFailure) => err);
     if (result instanceof Error) {
-      const messages = (result as esbuild.BuildFailure).errors ?? [];
+      const messages = (result as BuildFailure).errors ?? [];
       const text = messages.map((m) => formatDiagnostic(fromEsbuildMessage(m, 'error', projectRoot, process.cwd()))).join('\n');
       throw new Error(text || result.message);
     }

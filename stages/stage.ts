@@ -40,8 +40,9 @@ export class BuildStopped extends Error {
   }
 }
 
-export async function runStage<T>(ctx: StageContext, stage: string, work: () => T | Promise<T>): Promise<T> {
-  const started = performance.now();
+/** `startedAt` lets a stage that began earlier (overlapping another) report its whole wall time. */
+export async function runStage<T>(ctx: StageContext, stage: string, work: () => T | Promise<T>, startedAt?: number): Promise<T> {
+  const started = startedAt ?? performance.now();
   try {
     return await work();
   } finally {

@@ -128,7 +128,12 @@ export class ToolRegistry implements ToolRunner {
     if (depth > MAX_COMPOSITION_DEPTH) {
       return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep; the limit is ${MAX_COMPOSITION_DEPTH}`);
     }
-    const checked = checkArguments(tool.inputSchema, args);
+    let checked;
+    try {
+      checked = checkArguments(tool.inputSchema, args);
+    } catch (err) {
+      return fail('FORGE_SCHEMA_INVALID', `tool "${name}" has an input schema that cannot be compiled: ${(err as Error).message}`);
+    }
     if (!checked.ok) {
       return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked.errors.join('; ')}`, `run \`forge tool describe ${name}\` to see its inputs`);
     }

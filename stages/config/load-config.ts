@@ -2,13 +2,14 @@
  * Finds, parses and validates forge.yaml, and resolves it into a
  * ProjectConfig. Every problem is a diagnostic at file:line:column.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { ModelSettings } from '../../runtime/manifest.ts';
-import { createAjv } from '../../runtime/tools/validation.ts';
 import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
+import * as precompiled from './generated/forge-yaml-validator.mjs';
 import type { ProjectConfig } from './project-config.ts';
 import { schemaErrorsToDiagnostics } from './schema-errors.ts';
 import { YamlSource } from './yaml-source.ts';
@@ -20,7 +21,26 @@ export interface ConfigLoad {
 
 let validateForgeYaml: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
 
-export function loadConfig(file: string, cwd = process.cwd()): ConfigLoad {
+/**
+ * The validator precompiled at install time (scripts/generate-validators.mjs),
+ * unless the schema changed since; then it is compiled here.
+ */
+async function forgeYamlValidator() {
+  if (validateForgeYaml) return validateForgeYaml;
+  const { $id: _id, ...schema } = forgeSchema;
+  if (precompiled.schemaHash === createHash('sha256').update(JSON.stringify(schema)).digest('hex')) {
+    validateForgeYaml = precompiled.validate;
+  } else {
+    // verbose errors carry the failing schema, which holds hints and field lists.
+    const { createAjv } = await import('../../runtime/tools/validation.ts');
+    const ajv = createAjv({ verbose: true });
+    ajv.addKeyword({ keyword: 'x-hint' });
+    validateForgeYaml = ajv.compile(schema);
+  }
+  return validateForgeYaml;
+}
+
+export async function loadConfig(file: string, cwd = process.cwd()): Promise<ConfigLoad> {
   const displayFile = relative(cwd, file) || file;
   let text: string;
   try {
@@ -31,7 +51,7 @@ export function loadConfig(file: string, cwd = process.cwd()): ConfigLoad {
   return loadConfigText(file, text, cwd);
 }
 
-export function loadConfigText(file: string, text: string, cwd = process.cwd()): ConfigLoad {
+export async function loadConfigText(file: string, text: string, cwd = process.cwd()): Promise<ConfigLoad> {
   const displayFile = relative(cwd, file) || file;
   const { source, diagnostics } = YamlSource.parse(displayFile, text);
   if (hasErrors(diagnostics)) return { diagnostics };
@@ -40,15 +60,9 @@ export function loadConfigText(file: string, text: string, cwd = process.cwd()):
     diagnostics.push(error('FORGE_CONFIG_SHAPE', `${displayFile} must be a mapping of fields`, source.locate([]), 'start with "agent_id: my-agent" and "version: 0.1.0"'));
     return { diagnostics };
   }
-  if (!validateForgeYaml) {
-    // verbose errors carry the failing schema, which holds hints and field lists.
-    const ajv = createAjv({ verbose: true });
-    ajv.addKeyword({ keyword: 'x-hint' });
-    const { $id: _id, ...schema } = forgeSchema;
-    validateForgeYaml = ajv.compile(schema);
-  }
-  if (!validateForgeYaml(data)) {
-    diagnostics.push(...schemaErrorsToDiagnostics(validateForgeYaml.errors ?? [], source, data));
+  const validate = await forgeYamlValidator();
+  if (!validate(data)) {
+    diagnostics.push(...schemaErrorsToDiagnostics(validate.errors ?? [], source, data));
     return { diagnostics };
   }
   const root = dirname(resolve(file));

@@ -4,8 +4,8 @@ import { loadConfigText } from '../../../stages/config/load-config.ts';
 const load = (text: string) => loadConfigText('/project/forge.yaml', text, '/project');
 
 describe('loadConfig: valid forge.yaml', () => {
-  it('applies defaults and resolves paths against the project root', () => {
-    const { config, diagnostics } = load('agent_id: support-agent\nversion: 0.1.0\n');
+  it('applies defaults and resolves paths against the project root', async () => {
+    const { config, diagnostics } = await load('agent_id: support-agent\nversion: 0.1.0\n');
     expect(diagnostics).toEqual([]);
     expect(config).toMatchObject({
       agentId: 'support-agent',
@@ -22,7 +22,7 @@ describe('loadConfig: valid forge.yaml', () => {
     expect(config!.toolDirs).toMatchObject([{ path: 'tools', absolute: '/project/tools', explicit: false }]);
   });
 
-  it('reads the handbook example', () => {
+  it('reads the handbook example', async () => {
     const text = `agent_id: support-agent
 version: 0.1.0
 description: Answers questions about our services.
@@ -41,7 +41,7 @@ tools:
 egress: { mode: allowlist, allowed_domains: [api.github.com, "*.example.com"] }
 approval: { auto_approve: ["tag:read"], auto_deny: ["name:local_shell"] }
 `;
-    const { config, diagnostics } = load(text);
+    const { config, diagnostics } = await load(text);
     expect(diagnostics).toEqual([]);
     expect(config!.model).toMatchObject({ provider: 'openai', fallbacks: [{ provider: 'anthropic', name: 'claude-sonnet-4-5' }] });
     expect(config!.workDir).toBe('/project/work');
@@ -68,8 +68,8 @@ describe('loadConfig: errors name file:line:column, the field and a hint', () =>
     ['an api key instead of its variable name', 'agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openai\n  name: x\n  api_key_env: sk-123\n', 'FORGE_CONFIG_VALUE', 6, 16, undefined],
     ['a duplicate key', 'agent_id: a\nversion: 1.0.0\nagent_id: b\n', 'FORGE_YAML_SYNTAX', 3, 1, 'each key may appear once in a mapping'],
     ['broken YAML', 'agent_id: a\nversion: 1.0.0\ntools: [a, b\n', 'FORGE_YAML_SYNTAX', 3, undefined, undefined],
-  ])('%s', (_name, text, code, line, column, hint) => {
-    const { config, diagnostics } = load(text);
+  ])('%s', async (_name, text, code, line, column, hint) => {
+    const { config, diagnostics } = await load(text);
     expect(config).toBeUndefined();
     const d = diagnostics.find((x) => x.code === code);
     expect(d, JSON.stringify(diagnostics, null, 1)).toBeDefined();
@@ -80,12 +80,12 @@ describe('loadConfig: errors name file:line:column, the field and a hint', () =>
     expect(d!.lineText).toBe(text.split('\n')[line - 1]);
   });
 
-  it('reports all schema errors at once, in file order', () => {
-    const { diagnostics } = load('agent_id: A\nversion: x\nfoo: 1\n');
+  it('reports all schema errors at once, in file order', async () => {
+    const { diagnostics } = await load('agent_id: A\nversion: x\nfoo: 1\n');
     expect(diagnostics.map((d) => d.line)).toEqual([1, 2, 3]);
   });
 
-  it('rejects a file that is not a mapping', () => {
-    expect(load('- a\n- b\n').diagnostics).toMatchObject([{ code: 'FORGE_CONFIG_SHAPE' }]);
+  it('rejects a file that is not a mapping', async () => {
+    expect((await load('- a\n- b\n')).diagnostics).toMatchObject([{ code: 'FORGE_CONFIG_SHAPE' }]);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { extractPythonDocstring, extractScriptDocstring } from '../../../../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../../../../runtime/tools/custom/docstring.ts';
+import { createAjv } from '../../../../runtime/tools/validation.ts';
+
+// The build does not compile docstring schemas again (stages/check-schemas.ts):
+// every construct the grammar can produce is compiled here instead.
+const ajv = createAjv({ useDefaults: true });
 
 /** Parses a Python module whose docstring is `body` (the docstring starts on line 2 of the file). */
 function parsePy(body: string) {
@@ -74,10 +79,12 @@ describe('parseDocstring: the grammar', () => {
     ['enum(a|b|c)', { type: 'string', enum: ['a', 'b', 'c'] }],
     ['enum(1|2|3)', { type: 'integer', enum: [1, 2, 3] }],
     ['enum("fast lane"|slow)', { type: 'string', enum: ['fast lane', 'slow'] }],
-  ])('type %s becomes %j', (type, schema) => {
-    const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  x (${type}): X.`);
+  ])('type %s becomes %j (and compiles)', (type, schema) => {
+    const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  x (${type}): X.\nOutput:\n  y (${type}): Y.`);
     expect(diagnostics).toEqual([]);
     expect(tool!.inputSchema.properties).toEqual({ x: { ...schema, description: 'X.' } });
+    expect(() => ajv.compile(tool!.inputSchema)).not.toThrow();
+    expect(() => ajv.compile(tool!.outputSchema!)).not.toThrow();
   });
 
   it.each([
@@ -96,6 +103,10 @@ describe('parseDocstring: the grammar', () => {
   ])('%s → required=%s default=%j', (line, required, dflt) => {
     const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  ${line}`);
     expect(diagnostics).toEqual([]);
+    // The schema compiles, and its default passes its own validation.
+    const validate = ajv.compile(tool!.inputSchema);
+    const filled: Record<string, unknown> = required ? { x: (tool!.inputSchema.properties as Record<string, { default?: unknown }>).x.default } : {};
+    if (!required) expect(validate(filled), JSON.stringify(validate.errors)).toBe(true);
     expect(((tool!.inputSchema.required as string[] | undefined) ?? []).includes('x')).toBe(required);
     expect((tool!.inputSchema.properties as Record<string, { default?: unknown }>).x.default).toEqual(dflt);
   });

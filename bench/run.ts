@@ -1,0 +1,100 @@
+/**
+ * `npm run bench`: builds a generated 200-tool project and measures, in one
+ * run and on this machine, Forge against baselines measured alongside it:
+ *
+ *   cold `forge build --prod`   vs  esbuild alone bundling the same TS tools (a whole process)
+ *   no-op rebuild (cache hit)   vs  `node -e 0`
+ *   runtime.mjs size
+ *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRegistry } from '../runtime/tools/create-tools.ts';
+import { loadProject } from '../stages/load-project.ts';
+import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
+import { StageContext } from '../stages/stage.ts';
+import { generateProject } from './generate-project.ts';
+import { median, percentile, timeProcess } from './measure.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const forgeBin = join(root, 'bin', 'forge.mjs');
+const node = process.execPath;
+const runs = Number(process.env.BENCH_RUNS ?? 7);
+
+const dir = mkdtempSync(join(tmpdir(), 'forge-bench-'));
+try {
+  const project = generateProject(dir);
+  console.log(`project: ${project.pythonTools} Python + ${project.tsTools} TypeScript tools in ${dir}\n`);
+
+  // Baseline: esbuild alone, as its own node process, bundling the same TS tools with the same settings.
+  const entry = Array.from({ length: project.tsTools }, (_, i) => `export * as t${i} from './tools/ts_tool_${i}.ts';`).join('\n');
+  writeFileSync(join(dir, 'baseline-entry.ts'), entry);
+  writeFileSync(
+    join(dir, 'baseline.mjs'),
+    `import { build } from ${JSON.stringify(join(root, 'node_modules/esbuild/lib/main.js'))};\nawait build({ entryPoints: ['baseline-entry.ts'], outfile: 'baseline-out/out.mjs', bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, logLevel: 'silent' });\n`,
+  );
+  const esbuildAlone = median(timeProcess(node, ['baseline.mjs'], { cwd: dir, runs }));
+  const nodeStart = median(timeProcess(node, ['-e', '0'], { cwd: dir, runs: runs * 2 }));
+
+  const clean = () => {
+    rmSync(join(dir, '.forge'), { recursive: true, force: true });
+    rmSync(join(dir, '.forge-output'), { recursive: true, force: true });
+  };
+  const cold = median(timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs, before: clean }));
+  const noop = median(timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs: runs * 2 }));
+  const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size;
+
+  const latency = await pythonLatency(dir);
+
+  const rows: [string, string, string, string][] = [
+    ['cold forge build --prod', ms(cold), `${(cold / esbuildAlone).toFixed(2)}× esbuild alone (${ms(esbuildAlone)})`, '≤ 2×'],
+    ['no-op rebuild', ms(noop), `${(noop / nodeStart).toFixed(2)}× node -e 0 (${ms(nodeStart)})`, '≤ 2×'],
+    ['runtime.mjs size', `${(bundleSize / 1e6).toFixed(2)} MB`, '', '≤ 1.5 MB'],
+    ['Python call, cold (spawn)', ms(latency.cold, 2), `median of ${latency.coldRuns}`, ''],
+    ['Python call, warm (worker)', ms(latency.warm, 3), `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}; ${(latency.cold / latency.warm).toFixed(0)}× faster than cold`, '≤ 0.5 ms'],
+  ];
+  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length)));
+  console.log(`${'measure'.padEnd(widths[0])}  ${'result'.padStart(widths[1])}  ${'against the baseline'.padEnd(widths[2])}  target`);
+  for (const r of rows) console.log(`${r[0].padEnd(widths[0])}  ${r[1].padStart(widths[1])}  ${r[2].padEnd(widths[2])}  ${r[3]}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function ms(value: number, digits = 0): string {
+  return `${value.toFixed(digits)} ms`;
+}
+
+/** Calls through the runtime's registry (argument validation, timeout, worker protocol included). */
+async function pythonLatency(projectDir: string) {
+  const ctx = new StageContext(projectDir);
+  const loaded = await loadProject({}, ctx);
+  const { registry } = createRegistry(
+    loaded.tools.map((t) => t.spec),
+    {
+      builtins: {},
+      custom: { workDir: projectDir, resolveSource: (p) => join(projectDir, p), node: createSourceNodeLauncher(projectDir) },
+    },
+    (s) => s.name,
+  );
+  const coldRuns = 30;
+  const warmRuns = 2000;
+  const coldTimes: number[] = [];
+  for (let i = 0; i < coldRuns; i++) {
+    const started = performance.now();
+    const result = await registry.execute('py_tool_1', { n: i });
+    coldTimes.push(performance.now() - started);
+    if (!result.ok) throw new Error(JSON.stringify(result));
+  }
+  await registry.execute('py_tool_0', { n: 0 }); // starts the worker
+  const warmTimes: number[] = [];
+  for (let i = 0; i < warmRuns; i++) {
+    const started = performance.now();
+    const result = await registry.execute('py_tool_0', { n: i });
+    warmTimes.push(performance.now() - started);
+    if (!result.ok) throw new Error(JSON.stringify(result));
+  }
+  await registry.close();
+  return { cold: median(coldTimes), coldRuns, warm: median(warmTimes), warmP99: percentile(warmTimes, 99), warmRuns };
+}
