@@ -3,6 +3,7 @@
  * registry of running tools. The one place where a spec meets its code.
  */
 import { error, type Diagnostic } from '../diagnostics.ts';
+import { HttpClient } from '../net/http-client.ts';
 import { instantiateBuiltin, type BuiltinDefinition } from './builtin/define.ts';
 import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
 import type { Logger, Tool, ToolSpec } from './model.ts';
@@ -13,13 +14,17 @@ export interface ToolFactories {
   builtins: Record<string, BuiltinDefinition<any>>;
   custom: CustomToolHost;
   log?: Logger;
+  /** Every outbound request goes through this client (default: one with no egress rules). */
+  http?: HttpClient;
+  env?: NodeJS.ProcessEnv;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
   if (spec.source) return createCustomTool(spec, factories.custom);
   const definition = factories.builtins[spec.name];
   if (!definition) throw new Error(`no implementation for tool "${spec.name}" in this runtime`);
-  return instantiateBuiltin(definition, spec, { workDir: factories.custom.workDir, log: factories.log ?? silentLogger });
+  factories.http ??= new HttpClient();
+  return instantiateBuiltin(definition, spec, { workDir: factories.custom.workDir, log: factories.log ?? silentLogger, http: factories.http, env: factories.env ?? process.env });
 }
 
 export interface RegistryBuild {

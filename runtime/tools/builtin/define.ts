@@ -3,12 +3,19 @@
  * by the tool itself), an optional JSON Schema for its forge.yaml `config:`,
  * and a factory that makes the running tool from that config.
  */
+import { HttpClient } from '../../net/http-client.ts';
 import type { Logger, Tool, ToolSpec } from '../model.ts';
 
 export interface BuiltinHost<Config> {
+  /** The tool's `config:` from forge.yaml, with its schema's defaults filled in. */
   config: Config;
+  /** The directory file tools are confined to. */
   workDir: string;
   log: Logger;
+  /** The runtime's HTTP client: every outbound request goes through it (and its egress policy). */
+  http: HttpClient;
+  /** The runtime's environment (API keys are read from here, never from config). */
+  env: NodeJS.ProcessEnv;
 }
 
 export interface BuiltinDefinition<Config = Record<string, unknown>> {

@@ -1,0 +1,253 @@
+/**
+ * The runtime's one HTTP client (tools, adapters, LLM providers). Built on
+ * node:http(s) rather than fetch so that the egress policy sees every
+ * resolved address and the connection uses exactly the address it allowed.
+ *
+ * - redirects are followed by hand (at most `maxRedirects`, default 10); a
+ *   redirect to another origin drops Authorization, Cookie and
+ *   Proxy-Authorization, and every hop is checked by the egress policy;
+ * - one deadline covers the whole exchange, redirects included;
+ * - the response body is capped (`truncated` says so), and gzip, deflate and
+ *   br bodies are decoded;
+ * - `stream()` hands over the body as it arrives (server-sent events).
+ */
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { EgressRefusedError, openEgress, type EgressPolicy } from './egress-policy.ts';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const MAX_TIMEOUT_MS = 300_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 10;
+
+/** Dropped when a redirect leaves the origin they were meant for. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+export interface HttpRequest {
+  url: string | URL;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  maxRedirects?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  truncated: boolean;
+  /** The URL that answered, after redirects. */
+  url: string;
+  redirects: string[];
+}
+
+export interface HttpStream {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  url: string;
+  body: AsyncIterable<Buffer>;
+  /** Stops reading and closes the connection. */
+  close(): void;
+}
+
+export class HttpError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'FORGE_HTTP_TIMEOUT' | 'FORGE_HTTP_REDIRECTS' | 'FORGE_HTTP_URL' | 'FORGE_HTTP_NETWORK' | 'FORGE_HTTP_ABORTED',
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export class HttpClient {
+  constructor(private readonly egress: EgressPolicy = openEgress) {}
+
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    const { response, url, redirects, done } = await this.exchange(req);
+    try {
+      const { body, truncated } = await readCapped(decoded(response), req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+      return { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: flattenHeaders(response.headers), body, truncated, url, redirects };
+    } finally {
+      response.destroy();
+      done();
+    }
+  }
+
+  async stream(req: HttpRequest): Promise<HttpStream> {
+    const { response, url, done } = await this.exchange(req);
+    const body = decoded(response);
+    return {
+      status: response.statusCode ?? 0,
+      statusText: response.statusMessage ?? '',
+      headers: flattenHeaders(response.headers),
+      url,
+      body: (async function* () {
+        try {
+          for await (const chunk of body) yield chunk as Buffer;
+        } finally {
+          done();
+        }
+      })(),
+      close: () => {
+        response.destroy();
+        done();
+      },
+    };
+  }
+
+  /** Sends the request, following redirects; resolves with the final response, unread. */
+  private async exchange(req: HttpRequest) {
+    const timeoutMs = Math.min(req.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new HttpError(`request timed out after ${timeoutMs} ms`, 'FORGE_HTTP_TIMEOUT')), timeoutMs);
+    const onOuterAbort = () => controller.abort(new HttpError('request was cancelled', 'FORGE_HTTP_ABORTED'));
+    req.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (req.signal?.aborted) onOuterAbort();
+    const done = () => {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onOuterAbort);
+    };
+
+    try {
+      let url = toUrl(req.url);
+      let method = (req.method ?? 'GET').toUpperCase();
+      let body = req.body;
+      let headers = lowerCaseKeys(req.headers ?? {});
+      const redirects: string[] = [];
+      const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+      for (;;) {
+        const response = await this.send(url, method, headers, body, controller.signal);
+        const status = response.statusCode ?? 0;
+        const location = response.headers.location;
+        if (!isRedirect(status) || !location) return { response, url: url.href, redirects, done };
+        response.resume();
+        if (redirects.length >= maxRedirects) throw new HttpError(`stopped after ${maxRedirects} redirects (last to ${location})`, 'FORGE_HTTP_REDIRECTS');
+        const next = toUrl(new URL(location, url).href);
+        if (next.origin !== url.origin) headers = withoutCredentials(headers);
+        // 303, and 301/302 after a POST, turn into a GET without a body (as browsers and fetch do).
+        if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+          method = method === 'HEAD' ? 'HEAD' : 'GET';
+          body = undefined;
+          delete headers['content-type'];
+          delete headers['content-length'];
+        }
+        redirects.push(next.href);
+        url = next;
+      }
+    } catch (err) {
+      done();
+      throw controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err;
+    }
+  }
+
+  private send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+    const refusal = this.egress.checkUrl(url);
+    if (refusal) return Promise.reject(new EgressRefusedError(refusal));
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(hostname)) {
+      const literalRefusal = this.egress.checkAddress(hostname, hostname, isIP(hostname) as 4 | 6);
+      if (literalRefusal) return Promise.reject(new EgressRefusedError(literalRefusal));
+    }
+    const options: RequestOptions = {
+      method,
+      headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+      lookup: this.checkedLookup(hostname),
+      signal,
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const request = send(url, options, resolve);
+      request.on('error', (err: Error) => {
+        if (err instanceof EgressRefusedError || err instanceof HttpError) reject(err);
+        else if (err.name === 'AbortError') reject(signal.reason ?? err);
+        else reject(new HttpError(`${method} ${url.host} failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`, 'FORGE_HTTP_NETWORK'));
+      });
+      request.end(body);
+    });
+  }
+
+  /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
+  private checkedLookup(host: string): LookupFunction {
+    return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+        if (err) return callback(err, '');
+        const list = addresses as LookupAddress[];
+        for (const a of list) {
+          const refusal = this.egress.checkAddress(host, a.address, a.family as 4 | 6);
+          if (refusal) return callback(new EgressRefusedError(refusal), '');
+        }
+        if (options.all) callback(null, list);
+        else callback(null, list[0].address, list[0].family);
+      });
+    }) as LookupFunction;
+  }
+}
+
+function toUrl(input: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch {
+    throw new HttpError(`"${String(input)}" is not a valid URL`, 'FORGE_HTTP_URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HttpError(`only http and https URLs can be fetched, not ${url.protocol}`, 'FORGE_HTTP_URL');
+  return url;
+}
+
+function isRedirect(status: number): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k)));
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function decoded(response: IncomingMessage): Readable {
+  switch ((response.headers['content-encoding'] ?? '').toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return response.pipe(createGunzip());
+    case 'deflate':
+      return response.pipe(createInflate());
+    case 'br':
+      return response.pipe(createBrotliDecompress());
+    default:
+      return response;
+  }
+}
+
+async function readCapped(stream: Readable, limit: number): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > limit) {
+      chunks.push(buffer.subarray(0, limit - size));
+      stream.destroy();
+      return { body: Buffer.concat(chunks), truncated: true };
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  return { body: Buffer.concat(chunks), truncated: false };
+}

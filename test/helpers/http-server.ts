@@ -1,0 +1,37 @@
+/** Real HTTP servers on loopback for tests, closed after each file. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
+
+const servers: Server[] = [];
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => { s.closeAllConnections(); s.close(resolve); })));
+});
+
+export interface TestServer {
+  url: string;
+  port: number;
+  /** Requests received, in order. */
+  requests: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[];
+  server: Server;
+}
+
+export async function startServer(handler: (req: IncomingMessage & { body: string }, res: ServerResponse) => void | Promise<void>): Promise<TestServer> {
+  const requests: TestServer['requests'] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+    try {
+      await handler(Object.assign(req, { body }), res);
+    } catch (err) {
+      res.statusCode = 500;
+      res.end(String(err));
+    }
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, port, requests, server };
+}

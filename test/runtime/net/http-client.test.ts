@@ -1,0 +1,115 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { EgressRefusedError, type EgressPolicy } from '../../../runtime/net/egress-policy.ts';
+import { HttpClient, HttpError } from '../../../runtime/net/http-client.ts';
+import { startServer } from '../../helpers/http-server.ts';
+
+const client = new HttpClient();
+
+describe('HttpClient', () => {
+  it('sends the method, headers and body, and returns status, headers and body', async () => {
+    const server = await startServer((req, res) => {
+      res.setHeader('x-echo', req.headers['x-test'] ?? '');
+      res.end(`${req.method} ${req.body}`);
+    });
+    const response = await client.request({ url: `${server.url}/p?q=1`, method: 'put', headers: { 'X-Test': 'yes' }, body: 'payload' });
+    expect(response).toMatchObject({ status: 200, headers: { 'x-echo': 'yes' }, truncated: false, redirects: [] });
+    expect(response.body.toString()).toBe('PUT payload');
+    expect(server.requests[0]).toMatchObject({ url: '/p?q=1', headers: { 'content-length': '7' } });
+  });
+
+  it('keeps credentials on a same-origin redirect and drops them on a cross-origin one', async () => {
+    const other = await startServer((_req, res) => res.end('elsewhere'));
+    const origin = await startServer((req, res) => {
+      if (req.url === '/start') res.writeHead(302, { location: '/same' }).end();
+      else if (req.url === '/same') res.writeHead(307, { location: `${other.url}/landing` }).end();
+      else res.end();
+    });
+    const response = await client.request({ url: `${origin.url}/start`, headers: { Authorization: 'Bearer secret', Cookie: 'a=b', 'Proxy-Authorization': 'x', 'X-Keep': 'kept' } });
+    expect(response.body.toString()).toBe('elsewhere');
+    expect(response.redirects).toEqual([`${origin.url}/same`, `${other.url}/landing`]);
+    expect(origin.requests[1].headers.authorization).toBe('Bearer secret');
+    const landed = other.requests[0].headers;
+    expect(landed.authorization).toBeUndefined();
+    expect(landed.cookie).toBeUndefined();
+    expect(landed['proxy-authorization']).toBeUndefined();
+    expect(landed['x-keep']).toBe('kept');
+  });
+
+  it('turns a POST into a GET on 303, and keeps it on 307', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/see-other') res.writeHead(303, { location: '/after' }).end();
+      else if (req.url === '/temporary') res.writeHead(307, { location: '/after' }).end();
+      else res.end(`${req.method}:${req.body}`);
+    });
+    expect((await client.request({ url: `${server.url}/see-other`, method: 'POST', body: 'x' })).body.toString()).toBe('GET:');
+    expect((await client.request({ url: `${server.url}/temporary`, method: 'POST', body: 'x' })).body.toString()).toBe('POST:x');
+  });
+
+  it('stops after the redirect limit', async () => {
+    const server = await startServer((req, res) => res.writeHead(302, { location: `/r${Number(req.url!.slice(2) || 0) + 1}` }).end());
+    await expect(client.request({ url: `${server.url}/r0`, maxRedirects: 3 })).rejects.toMatchObject({ code: 'FORGE_HTTP_REDIRECTS' });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('caps the body and says it was truncated', async () => {
+    const server = await startServer((_req, res) => res.end('x'.repeat(5000)));
+    const response = await client.request({ url: server.url, maxResponseBytes: 1000 });
+    expect(response.body.length).toBe(1000);
+    expect(response.truncated).toBe(true);
+  });
+
+  it('decodes a gzip body', async () => {
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('compressed text')));
+    expect((await client.request({ url: server.url })).body.toString()).toBe('compressed text');
+  });
+
+  it('times out a server that never answers', async () => {
+    const server = await startServer(() => new Promise(() => {}));
+    const started = Date.now();
+    const error = await client.request({ url: server.url, timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toMatchObject({ code: 'FORGE_HTTP_TIMEOUT' });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('refuses URLs that are not http or https', async () => {
+    await expect(client.request({ url: 'file:///etc/passwd' })).rejects.toMatchObject({ code: 'FORGE_HTTP_URL' });
+  });
+
+  it('asks the egress policy about each hop and each resolved address', async () => {
+    const server = await startServer((_req, res) => res.end('should not be reached'));
+    const seen: string[] = [];
+    const refuseLoopback: EgressPolicy = {
+      checkUrl: (url) => (seen.push(`url ${url.hostname}`), undefined),
+      checkAddress: (host, address) => (seen.push(`address ${host} ${address}`), address === '127.0.0.1' ? { host, rule: 'loopback is private' } : undefined),
+    };
+    const error = await new HttpClient(refuseLoopback).request({ url: `http://localhost:${server.port}/` }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EgressRefusedError);
+    expect((error as Error).message).toBe('egress to localhost refused: loopback is private');
+    expect(seen[0]).toBe('url localhost');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('checks a redirect target before following it', async () => {
+    const target = await startServer((_req, res) => res.end('secret'));
+    const start = await startServer((_req, res) => res.writeHead(302, { location: `http://localhost:${target.port}/` }).end());
+    const policy: EgressPolicy = { checkUrl: (url) => (url.hostname === 'localhost' ? { host: 'localhost', rule: 'not allowed' } : undefined), checkAddress: () => undefined };
+    await expect(new HttpClient(policy).request({ url: start.url })).rejects.toBeInstanceOf(EgressRefusedError);
+    expect(target.requests).toHaveLength(0);
+  });
+
+  it('streams a body as it arrives', async () => {
+    const server = await startServer(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      await new Promise((r) => setTimeout(r, 20));
+      res.end('data: two\n\n');
+    });
+    const stream = await client.stream({ url: server.url });
+    let text = '';
+    for await (const chunk of stream.body) text += chunk.toString();
+    expect(stream.status).toBe(200);
+    expect(text).toBe('data: one\n\ndata: two\n\n');
+  });
+});
