@@ -16,7 +16,7 @@ export interface TestServer {
   server: Server;
 }
 
-export async function startServer(handler: (req: IncomingMessage & { body: string }, res: ServerResponse) => void | Promise<void>): Promise<TestServer> {
+export async function startServer(handler: (req: IncomingMessage & { body: string }, res: ServerResponse) => unknown): Promise<TestServer> {
   const requests: TestServer['requests'] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
