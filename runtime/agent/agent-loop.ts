@@ -1,0 +1,138 @@
+/**
+ * One agent turn: send the conversation and the tool definitions to the
+ * model, run the tool calls it asks for (all calls of one answer in
+ * parallel — the model issued them together, so they are independent),
+ * feed the results back, and repeat until the model answers without tool
+ * calls or `maxIterations` is reached. Tool errors go back to the model as
+ * results. A call the approval gate wants a person to decide pauses the
+ * turn; `resumeAgentTurn` continues it with the person's answers.
+ */
+import type { ToolResult, ToolSpec } from '../tools/model.ts';
+import type { ApprovalGate, GateDecision } from './approval-gate.ts';
+import type { ChatMessage, ModelProvider, ToolCall, ToolDefinition } from './messages.ts';
+import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
+
+export const DEFAULT_MAX_ITERATIONS = 10;
+
+export interface AgentTools {
+  list(): ToolSpec[];
+  execute(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+}
+
+export type AgentEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'tool-result'; call: ToolCall; result: ToolResult }
+  | { type: 'approval-needed'; requests: ApprovalRequest[] };
+
+export interface ApprovalRequest {
+  callId: string;
+  tool: string;
+  arguments: unknown;
+  /** Why a person must decide (the tool's security tags). */
+  reason: string;
+}
+
+/** A paused batch of tool calls: what the gate decided, and which calls wait for a person. */
+export interface PendingApproval {
+  calls: ToolCall[];
+  decisions: Record<string, GateDecision>;
+}
+
+export type AgentOutcome =
+  | { status: 'completed'; text: string }
+  | { status: 'input-required'; pending: PendingApproval; requests: ApprovalRequest[] }
+  | { status: 'max-iterations'; text: string };
+
+export interface AgentLoopOptions {
+  model: ModelProvider;
+  tools: AgentTools;
+  gate: ApprovalGate;
+  system?: string;
+  maxIterations?: number;
+  toolOutputBudget?: number;
+  maxTokens?: number;
+  temperature?: number;
+  /** Stream the model's text through onEvent as it arrives. */
+  stream?: boolean;
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/** Runs a turn on `messages` (which end with the user's message); appends everything it adds. */
+export async function runAgentTurn(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
+  return loop(messages, options);
+}
+
+/** Continues a paused turn: `answers` maps each waiting call id to the person's yes or no. */
+export async function resumeAgentTurn(messages: ChatMessage[], pending: PendingApproval, answers: Record<string, boolean>, options: AgentLoopOptions): Promise<AgentOutcome> {
+  const decisions: Record<string, GateDecision> = {};
+  for (const call of pending.calls) {
+    const decided = pending.decisions[call.id];
+    decisions[call.id] = decided === 'ask' ? (answers[call.id] ? 'allow' : 'deny') : decided;
+  }
+  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it');
+  return loop(messages, options);
+}
+
+async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
+  const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+  const specs = options.tools.list();
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  const definitions: ToolDefinition[] = specs.map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema }));
+  let lastText = '';
+  for (let iteration = 0; iteration < maxIterations; iteration++) {
+    const response = await options.model.complete({
+      system: options.system,
+      messages,
+      tools: definitions,
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      signal: options.signal,
+      onText: options.stream ? (delta) => options.onEvent?.({ type: 'text', delta }) : undefined,
+    });
+    if (!options.stream && response.text) options.onEvent?.({ type: 'text', delta: response.text });
+    lastText = response.text;
+    messages.push({ role: 'assistant', content: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });
+    if (response.toolCalls.length === 0) return { status: 'completed', text: response.text };
+
+    const decisions: Record<string, GateDecision> = {};
+    for (const call of response.toolCalls) {
+      const spec = byName.get(call.name);
+      // An unknown tool is not the gate's business: the registry answers it with an error.
+      decisions[call.id] = spec ? options.gate.decide(spec, call.arguments) : 'allow';
+    }
+    const waiting = response.toolCalls.filter((c) => decisions[c.id] === 'ask');
+    if (waiting.length) {
+      const requests = waiting.map((call) => ({ callId: call.id, tool: call.name, arguments: call.arguments, reason: reasonFor(byName.get(call.name)!) }));
+      options.onEvent?.({ type: 'approval-needed', requests });
+      return { status: 'input-required', pending: { calls: response.toolCalls, decisions }, requests };
+    }
+    await runCalls(response.toolCalls, decisions, messages, options, 'by the approval policy');
+  }
+  return { status: 'max-iterations', text: `${lastText ? `${lastText}\n\n` : ''}[stopped: the agent reached max_iterations (${maxIterations}) before finishing]` };
+}
+
+async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: AgentLoopOptions, deniedBy: string) {
+  const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
+  const results = await Promise.all(
+    calls.map(async (call): Promise<ToolResult> => {
+      options.onEvent?.({ type: 'tool-call', call });
+      const result: ToolResult =
+        decisions[call.id] === 'deny'
+          ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
+          : await options.tools.execute(call.name, call.arguments, { signal: options.signal });
+      options.onEvent?.({ type: 'tool-result', call, result });
+      return result;
+    }),
+  );
+  calls.forEach((call, i) => {
+    const { text, isError } = toolResultText(results[i], budget);
+    messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: text, ...(isError ? { isError } : {}) });
+  });
+}
+
+function reasonFor(spec: ToolSpec): string {
+  const security = spec.tags.filter((t) => t === 'read' || t === 'write' || t === 'run');
+  return security.length ? `"${spec.name}" is tagged ${security.join(', ')}` : `"${spec.name}" has no security tag, so it counts as run`;
+}

@@ -1,0 +1,136 @@
+/**
+ * The agent: conversations (one per context id) with the model and the
+ * tools, under the approval gate. Front ends — A2A, `forge chat` — call
+ * send() and resume(); one turn runs at a time per context.
+ */
+import type { AgentManifest } from '../manifest.ts';
+import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
+import { resumeAgentTurn, runAgentTurn, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
+import type { ModelProvider } from './messages.ts';
+import type { SessionStore } from './session-store.ts';
+
+export class NoModelError extends Error {
+  readonly code = 'FORGE_NO_MODEL';
+  constructor() {
+    super('no model configured: add a `model:` section (provider and name) to forge.yaml and rebuild');
+    this.name = 'NoModelError';
+  }
+}
+
+export interface AgentOptions {
+  manifest: Pick<AgentManifest, 'agent_id' | 'version' | 'description'> & { instructions?: string };
+  tools: AgentTools;
+  model?: ModelProvider;
+  gate?: ApprovalGate;
+  sessions: SessionStore;
+  maxIterations?: number;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface TurnOptions {
+  onEvent?: (event: AgentEvent) => void;
+  stream?: boolean;
+  signal?: AbortSignal;
+  /** The A2A task the turn belongs to, remembered while it waits for approval. */
+  taskId?: string;
+}
+
+export class Agent {
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: AgentOptions) {}
+
+  get hasModel(): boolean {
+    return this.options.model !== undefined;
+  }
+
+  /** The approval a context is waiting for, if any. */
+  pending(contextId: string): (PendingApproval & { taskId?: string }) | undefined {
+    return this.options.sessions.get(contextId).pending;
+  }
+
+  send(contextId: string, text: string, turn: TurnOptions = {}): Promise<AgentOutcome> {
+    return this.serialized(contextId, async () => {
+      const model = this.requireModel();
+      const session = this.options.sessions.get(contextId);
+      // A new message while approval was pending means the person moved on: the paused calls are refused.
+      if (session.pending) {
+        await resumeAgentTurn(session.messages, session.pending, {}, this.loopOptions(model, { ...turn, onEvent: undefined }));
+        session.pending = undefined;
+      }
+      session.messages.push({ role: 'user', content: text });
+      return this.finish(session.id, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
+    });
+  }
+
+  /** Continues a turn paused for approval; `answers` maps call ids to yes/no (missing ids count as no). */
+  resume(contextId: string, answers: Record<string, boolean>, turn: TurnOptions = {}): Promise<AgentOutcome> {
+    return this.serialized(contextId, async () => {
+      const model = this.requireModel();
+      const session = this.options.sessions.get(contextId);
+      const pending = session.pending;
+      if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
+      session.pending = undefined;
+      return this.finish(session.id, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
+    });
+  }
+
+  private finish(contextId: string, outcome: AgentOutcome, taskId?: string): AgentOutcome {
+    const session = this.options.sessions.get(contextId);
+    if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
+    this.options.sessions.save(session);
+    return outcome;
+  }
+
+  private requireModel(): ModelProvider {
+    if (!this.options.model) throw new NoModelError();
+    return this.options.model;
+  }
+
+  private loopOptions(model: ModelProvider, turn: TurnOptions) {
+    const { manifest } = this.options;
+    const system = [`You are ${manifest.agent_id} (version ${manifest.version}).`, manifest.description, manifest.instructions].filter(Boolean).join('\n\n');
+    return {
+      model,
+      tools: this.options.tools,
+      gate: this.options.gate ?? allowAllGate,
+      system,
+      maxIterations: this.options.maxIterations,
+      maxTokens: this.options.maxTokens,
+      temperature: this.options.temperature,
+      stream: turn.stream,
+      signal: turn.signal,
+      onEvent: turn.onEvent,
+    };
+  }
+
+  private serialized<T>(contextId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(contextId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    this.locks.set(contextId, settled);
+    void settled.then(() => {
+      if (this.locks.get(contextId) === settled) this.locks.delete(contextId);
+    });
+    return next;
+  }
+}
+
+/**
+ * A person's answer to an approval request: "approve"/"yes" or "deny"/"no"
+ * for every waiting call, or `{ "approvals": { "<call id>": true } }` call
+ * by call. Undefined when the answer says neither.
+ */
+export function parseApprovalAnswer(text: string, data: unknown, pending: PendingApproval): Record<string, boolean> | undefined {
+  const waiting = pending.calls.filter((c) => pending.decisions[c.id] === 'ask').map((c) => c.id);
+  const all = (value: boolean) => Object.fromEntries(waiting.map((id) => [id, value]));
+  if (data && typeof data === 'object') {
+    const d = data as { approvals?: Record<string, unknown>; approved?: unknown };
+    if (typeof d.approved === 'boolean') return all(d.approved);
+    if (d.approvals && typeof d.approvals === 'object') return Object.fromEntries(waiting.map((id) => [id, d.approvals![id] === true]));
+  }
+  if (/^\s*(approve[ds]?|yes|y|ok|allow(ed)?)\b/i.test(text)) return all(true);
+  if (/^\s*(den(y|ied)|no|n|reject(ed)?|refuse[d]?)\b/i.test(text)) return all(false);
+  return undefined;
+}

@@ -1,0 +1,15 @@
+/**
+ * The question the agent loop asks before every tool call: may it run,
+ * must it not, or must a person decide? The approval policy (forge.yaml
+ * `approval:`) answers it; a front end (A2A, the terminal) asks the person.
+ */
+import type { ToolSpec } from '../tools/model.ts';
+
+export type GateDecision = 'allow' | 'deny' | 'ask';
+
+export interface ApprovalGate {
+  decide(tool: ToolSpec, args: unknown): GateDecision;
+}
+
+/** Every call runs (a person is driving, or no policy is configured). */
+export const allowAllGate: ApprovalGate = { decide: () => 'allow' };

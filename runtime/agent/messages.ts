@@ -1,0 +1,70 @@
+/**
+ * The conversation as the agent keeps it, independent of any provider's
+ * wire format. Providers translate to and from this; sessions persist it.
+ */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments (an object when the model sent valid JSON). */
+  arguments: unknown;
+}
+
+export type ChatMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  system?: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  /** Called with each piece of text as it streams in; providers stream when it is set. */
+  onText?: (delta: string) => void;
+}
+
+export interface ModelResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  stopReason: string;
+  /** Which model answered ("openai:gpt-4o-mini"), for logs and fallbacks. */
+  model: string;
+}
+
+export interface ModelProvider {
+  readonly label: string;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** A provider that could not answer: the next fallback is tried. */
+export class ProviderError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly status?: number,
+    /** True once text has been streamed to the caller: falling back would repeat it. */
+    readonly streamed = false,
+  ) {
+    super(`${provider}: ${message}`);
+    this.name = 'ProviderError';
+  }
+}
+
+/** Arguments arrive as a JSON string; a model that sends broken JSON gets the text back in an error. */
+export function parseToolArguments(raw: string): unknown {
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return { __unparsed_arguments: raw };
+  }
+}

@@ -1,0 +1,148 @@
+/** The Anthropic messages wire format (tool_use / tool_result content blocks). */
+import type { HttpClient, HttpStream } from '../../net/http-client.ts';
+import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
+import { describeErrorBody } from './http-errors.ts';
+import { readEvents } from './sse.ts';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const API_VERSION = '2023-06-01';
+/** The messages API requires max_tokens. */
+const DEFAULT_MAX_TOKENS = 4096;
+
+export interface AnthropicOptions {
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  http: HttpClient;
+  timeoutMs?: number;
+}
+
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+
+interface WireMessage {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export function createAnthropicProvider(options: AnthropicOptions): ModelProvider {
+  const label = `anthropic:${options.model}`;
+  const base = (options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const url = /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': API_VERSION };
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+
+  return {
+    label,
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const stream = request.onText !== undefined;
+      const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages: toWire(request.messages), stream };
+      if (request.system) body.system = request.system;
+      if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+      if (request.temperature !== undefined) body.temperature = request.temperature;
+
+      let response: HttpStream;
+      try {
+        response = await options.http.stream({ url, method: 'POST', headers, body: JSON.stringify(body), timeoutMs: options.timeoutMs ?? 120_000, signal: request.signal });
+      } catch (err) {
+        throw new ProviderError(label, (err as Error).message);
+      }
+      if (response.status < 200 || response.status >= 300) {
+        let text = '';
+        for await (const chunk of response.body) text += chunk.toString();
+        throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(text)}`, response.status);
+      }
+      return (response.headers['content-type'] ?? '').includes('text/event-stream') ? readStream(label, response, request.onText) : readJson(label, response);
+    },
+  };
+}
+
+/** Consecutive tool results travel together in one user message, as the API requires. */
+function toWire(messages: readonly ChatMessage[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') out.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
+    else if (m.role === 'assistant') {
+      const content: Block[] = [];
+      if (m.content) content.push({ type: 'text', text: m.content });
+      for (const call of m.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
+      out.push({ role: 'assistant', content });
+    } else {
+      const block: Block = { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) };
+      const last = out.at(-1);
+      if (last?.role === 'user' && last.content.every((b) => b.type === 'tool_result')) last.content.push(block);
+      else out.push({ role: 'user', content: [block] });
+    }
+  }
+  return out;
+}
+
+async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
+  let raw = '';
+  for await (const chunk of response.body) raw += chunk.toString();
+  let parsed: { content?: Block[]; stop_reason?: string };
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ProviderError(label, `answered with something that is not JSON: ${raw.slice(0, 200)}`);
+  }
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const block of parsed.content ?? []) {
+    if (block.type === 'text') text += block.text;
+    else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input ?? {} });
+  }
+  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label };
+}
+
+async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
+  let text = '';
+  let stopReason = 'end_turn';
+  const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
+  try {
+    for await (const event of readEvents(response)) {
+      let data: {
+        type?: string;
+        index?: number;
+        content_block?: { type: string; id?: string; name?: string };
+        delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+        error?: { message?: string };
+      };
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        continue;
+      }
+      switch (data.type ?? event.event) {
+        case 'content_block_start':
+          blocks.set(data.index ?? 0, { type: data.content_block?.type ?? 'text', id: data.content_block?.id ?? '', name: data.content_block?.name ?? '', json: '' });
+          break;
+        case 'content_block_delta': {
+          const block = blocks.get(data.index ?? 0);
+          if (data.delta?.type === 'text_delta' && data.delta.text) {
+            text += data.delta.text;
+            onText?.(data.delta.text);
+          } else if (data.delta?.type === 'input_json_delta' && block) {
+            block.json += data.delta.partial_json ?? '';
+          }
+          break;
+        }
+        case 'message_delta':
+          if (data.delta?.stop_reason) stopReason = data.delta.stop_reason;
+          break;
+        case 'error':
+          throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, text.length > 0);
+      }
+    }
+  } catch (err) {
+    if (err instanceof ProviderError) throw err;
+    throw new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, text.length > 0);
+  }
+  const toolCalls: ToolCall[] = [...blocks.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .filter(([, b]) => b.type === 'tool_use')
+    .map(([, b]) => ({ id: b.id, name: b.name, arguments: parseToolArguments(b.json) }));
+  return { text, toolCalls, stopReason, model: label };
+}

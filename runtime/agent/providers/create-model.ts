@@ -1,0 +1,49 @@
+/**
+ * The model client from agent.json's `model:`: the main model, then each
+ * fallback in order when one fails. API keys come from the environment only.
+ */
+import type { ModelRef, ModelSettings } from '../../manifest.ts';
+import type { HttpClient } from '../../net/http-client.ts';
+import { ProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from '../messages.ts';
+import { createAnthropicProvider } from './anthropic.ts';
+import { createOpenAIProvider } from './openai.ts';
+
+const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
+
+export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.ProcessEnv): ModelProvider {
+  const apiKey = env[ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]];
+  const options = { model: ref.name, baseUrl: ref.base_url, apiKey, http };
+  return ref.provider === 'anthropic' ? createAnthropicProvider(options) : createOpenAIProvider(options);
+}
+
+export interface ModelClient extends ModelProvider {
+  /** Every model in the order they are tried. */
+  readonly chain: readonly string[];
+}
+
+export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, onFallback?: (failed: string, error: Error) => void): ModelClient {
+  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => createProvider(ref, http, env));
+  return withFallbacks(providers, onFallback);
+}
+
+export function withFallbacks(providers: readonly ModelProvider[], onFallback?: (failed: string, error: Error) => void): ModelClient {
+  return {
+    label: providers[0]?.label ?? 'none',
+    chain: providers.map((p) => p.label),
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const failures: string[] = [];
+      for (const provider of providers) {
+        try {
+          return await provider.complete(request);
+        } catch (err) {
+          if (request.signal?.aborted) throw err;
+          // Text already streamed to the caller cannot be taken back: another model would repeat it.
+          if (err instanceof ProviderError && err.streamed) throw err;
+          failures.push((err as Error).message);
+          onFallback?.(provider.label, err as Error);
+        }
+      }
+      throw new ProviderError('models', `every model failed: ${failures.join('; ')}`);
+    },
+  };
+}

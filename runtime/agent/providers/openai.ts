@@ -1,0 +1,142 @@
+/**
+ * The OpenAI chat-completions wire format: OpenAI itself, and through
+ * `base_url` Azure-style gateways, Ollama, vLLM, LM Studio and llama.cpp.
+ */
+import type { HttpClient } from '../../net/http-client.ts';
+import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
+import { describeErrorBody } from './http-errors.ts';
+import { readEvents } from './sse.ts';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAIOptions {
+  model: string;
+  baseUrl?: string;
+  /** Local servers (Ollama, llama.cpp) usually need none. */
+  apiKey?: string;
+  http: HttpClient;
+  timeoutMs?: number;
+}
+
+interface WireToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+type WireMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
+  const label = `openai:${options.model}`;
+  const url = `${(options.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/chat/completions`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+
+  return {
+    label,
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const stream = request.onText !== undefined;
+      const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
+      if (request.tools.length) {
+        body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+      }
+      if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+      if (request.temperature !== undefined) body.temperature = request.temperature;
+      const send = { url, method: 'POST', headers, body: JSON.stringify(body), timeoutMs: options.timeoutMs ?? 120_000, signal: request.signal, maxResponseBytes: 8 * 1024 * 1024 };
+
+      let response;
+      try {
+        response = await options.http.stream(send);
+      } catch (err) {
+        throw new ProviderError(label, (err as Error).message);
+      }
+      if (response.status < 200 || response.status >= 300) {
+        let text = '';
+        for await (const chunk of response.body) text += chunk.toString();
+        throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(text)}`, response.status);
+      }
+      return (response.headers['content-type'] ?? '').includes('text/event-stream')
+        ? readStream(label, response, request.onText)
+        : readJson(label, response);
+    },
+  };
+}
+
+function toWire(request: ModelRequest): WireMessage[] {
+  const out: WireMessage[] = [];
+  if (request.system) out.push({ role: 'system', content: request.system });
+  for (const m of request.messages as ChatMessage[]) {
+    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+    else if (m.role === 'assistant') {
+      const message: WireMessage = { role: 'assistant', content: m.content || null };
+      if (m.toolCalls?.length) {
+        message.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } }));
+      }
+      out.push(message);
+    } else out.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
+  }
+  return out;
+}
+
+async function readJson(label: string, response: Awaited<ReturnType<HttpClient['stream']>>): Promise<ModelResponse> {
+  let text = '';
+  for await (const chunk of response.body) text += chunk.toString();
+  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[] };
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ProviderError(label, `answered with something that is not JSON: ${text.slice(0, 200)}`);
+  }
+  const choice = parsed.choices?.[0];
+  if (!choice?.message) throw new ProviderError(label, 'answered without a choice');
+  return {
+    text: choice.message.content ?? '',
+    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: parseToolArguments(c.function.arguments ?? '') })),
+    stopReason: choice.finish_reason ?? 'stop',
+    model: label,
+  };
+}
+
+async function readStream(label: string, response: Awaited<ReturnType<HttpClient['stream']>>, onText?: (delta: string) => void): Promise<ModelResponse> {
+  let text = '';
+  let stopReason = 'stop';
+  // Tool calls arrive in pieces, keyed by index: the first piece has the id and name.
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  try {
+    for await (const event of readEvents(response)) {
+      if (event.data === '[DONE]') break;
+      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string } };
+      try {
+        chunk = JSON.parse(event.data);
+      } catch {
+        continue; // keep-alive comments and the like
+      }
+      if (chunk.error) throw new ProviderError(label, chunk.error.message ?? 'stream error', undefined, text.length > 0);
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta;
+      if (delta?.content) {
+        text += delta.content;
+        onText?.(delta.content);
+      }
+      for (const piece of delta?.tool_calls ?? []) {
+        const call = calls.get(piece.index) ?? { id: '', name: '', args: '' };
+        if (piece.id) call.id = piece.id;
+        if (piece.function?.name) call.name += piece.function.name;
+        if (piece.function?.arguments) call.args += piece.function.arguments;
+        calls.set(piece.index, call);
+      }
+      if (choice.finish_reason) stopReason = choice.finish_reason;
+    }
+  } catch (err) {
+    if (err instanceof ProviderError) throw err;
+    throw new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, text.length > 0);
+  }
+  const toolCalls: ToolCall[] = [...calls.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, c]) => ({ id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) }));
+  return { text, toolCalls, stopReason, model: label };
+}

@@ -1,0 +1,98 @@
+/**
+ * Scripted LLM servers on loopback that speak the real wire formats — the
+ * OpenAI chat-completions API and the Anthropic messages API, JSON or SSE
+ * streaming as the request asks. Each request takes the next step of the
+ * script; every request body is kept for assertions.
+ */
+import type { ServerResponse } from 'node:http';
+import { startServer, type TestServer } from './http-server.ts';
+
+export interface ScriptedTurn {
+  text?: string;
+  toolCalls?: { id?: string; name: string; arguments: unknown }[];
+  /** Answer with this HTTP status and an error body instead. */
+  status?: number;
+}
+
+export interface ScriptedServer extends TestServer {
+  bodies: Record<string, any>[];
+}
+
+type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn);
+
+function nextTurn(script: Step[], bodies: Record<string, any>[]): ScriptedTurn {
+  const step = script[bodies.length - 1];
+  if (!step) return { status: 500, text: `script has no step ${bodies.length}` };
+  return typeof step === 'function' ? step(bodies.at(-1)!) : step;
+}
+
+function sse(res: ServerResponse, events: { event?: string; data: unknown }[]) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+  res.end();
+}
+
+export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServer> {
+  const bodies: Record<string, any>[] = [];
+  const server = await startServer((req, res) => {
+    if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
+    const body = JSON.parse(req.body);
+    bodies.push(body);
+    const turn = nextTurn(script, bodies);
+    if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
+    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${bodies.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+    const finish = calls.length ? 'tool_calls' : 'stop';
+    if (!body.stream) {
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }] }));
+    }
+    const events: { data: unknown }[] = [];
+    // Text in several pieces, and each tool call's arguments split in two, as real servers do.
+    for (const piece of (turn.text ?? '').match(/.{1,5}/gs) ?? []) events.push({ data: { choices: [{ index: 0, delta: { content: piece } }] } });
+    calls.forEach((c, index) => {
+      const args = c.function.arguments;
+      const half = Math.floor(args.length / 2);
+      events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: args.slice(0, half) } }] } }] } });
+      events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] } }] } });
+    });
+    events.push({ data: { choices: [{ index: 0, delta: {}, finish_reason: finish }] } });
+    events.push({ data: '[DONE]' });
+    sse(res, events);
+  });
+  return Object.assign(server, { bodies });
+}
+
+export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedServer> {
+  const bodies: Record<string, any>[] = [];
+  const server = await startServer((req, res) => {
+    if (req.url !== '/v1/messages') return res.writeHead(404).end();
+    const body = JSON.parse(req.body);
+    bodies.push(body);
+    const turn = nextTurn(script, bodies);
+    if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
+    const blocks: any[] = [];
+    if (turn.text) blocks.push({ type: 'text', text: turn.text });
+    (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id ?? `toolu_${bodies.length}_${i}`, name: c.name, input: c.arguments }));
+    const stopReason = turn.toolCalls?.length ? 'tool_use' : 'end_turn';
+    if (!body.stream) {
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: stopReason }));
+    }
+    const events: { event: string; data: unknown }[] = [{ event: 'message_start', data: { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [] } } }];
+    blocks.forEach((block, index) => {
+      if (block.type === 'text') {
+        events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
+        for (const piece of block.text.match(/.{1,5}/gs) ?? []) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } } });
+      } else {
+        const json = JSON.stringify(block.input);
+        const half = Math.floor(json.length / 2);
+        events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } } });
+        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } } });
+        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(half) } } });
+      }
+      events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    });
+    events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason } } });
+    events.push({ event: 'message_stop', data: { type: 'message_stop' } });
+    sse(res, events);
+  });
+  return Object.assign(server, { bodies });
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
+import { resumeAgentTurn, runAgentTurn, type AgentEvent, type AgentTools } from '../../../runtime/agent/agent-loop.ts';
+import type { ChatMessage } from '../../../runtime/agent/messages.ts';
+import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { fail, ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
+import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+
+const http = new HttpClient();
+
+function registry(tools: Partial<Tool>[]): AgentTools {
+  const r = new ToolRegistry({ workDir: process.cwd() });
+  for (const t of tools) {
+    r.register({ description: `${t.name} tool`, category: 'custom', inputSchema: { type: 'object' }, tags: ['read'], execute: async (args) => ok(args), ...t } as Tool, 'test');
+  }
+  return { list: () => r.list(), execute: (name, args, options) => r.execute(name, args, options) };
+}
+
+const openai = (server: ScriptedServer) => createModelClient({ provider: 'openai', name: 'gpt-test', base_url: `${server.url}/v1` }, http, {});
+const anthropic = (server: ScriptedServer) => createModelClient({ provider: 'anthropic', name: 'claude-test', base_url: server.url }, http, {});
+
+describe.each([
+  ['OpenAI', startScriptedOpenAI, openai],
+  ['Anthropic', startScriptedAnthropic, anthropic],
+] as const)('agent loop over the %s wire format', (_name, start, client) => {
+  it.each([false, true])('runs multi-step tool use and feeds results back (streaming: %s)', async (stream) => {
+    const server = await start([
+      { text: 'Let me look.', toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] },
+      (body) => ({ toolCalls: [{ name: 'convert', arguments: { celsius: JSON.parse(lastToolResult(body)).temperature } }] }),
+      (body) => ({ text: `It is ${JSON.parse(lastToolResult(body)).fahrenheit} F in Oslo.` }),
+    ]);
+    const tools = registry([
+      { name: 'lookup', execute: async () => ok({ temperature: 10 }) },
+      { name: 'convert', execute: async (args) => ok({ fahrenheit: ((args as { celsius: number }).celsius * 9) / 5 + 32 }) },
+    ]);
+    const events: AgentEvent[] = [];
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Weather in Oslo?' }];
+    const outcome = await runAgentTurn(messages, { model: client(server), tools, gate: { decide: () => 'allow' }, system: 'Be brief.', stream, onEvent: (e) => events.push(e) });
+    expect(outcome).toEqual({ status: 'completed', text: 'It is 50 F in Oslo.' });
+    expect(server.bodies).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta).join('')).toBe('Let me look.It is 50 F in Oslo.');
+    if (stream) expect(events.filter((e) => e.type === 'text').length).toBeGreaterThan(2);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    // The tool definitions went with every request.
+    expect(JSON.stringify(server.bodies[0])).toContain('"lookup"');
+    expect(JSON.stringify(server.bodies[0])).toContain('Be brief.');
+  });
+
+  it('runs the calls of one answer in parallel', async () => {
+    const server = await start([{ toolCalls: [{ name: 'left', arguments: {} }, { name: 'right', arguments: {} }] }, { text: 'done' }]);
+    // Each tool waits until the other has started: run one after the other, they would never finish.
+    let release: () => void = () => {};
+    const bothStarted = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const meet = async () => {
+      if (++started === 2) release();
+      await Promise.race([bothStarted, new Promise((_, reject) => setTimeout(() => reject(new Error('ran sequentially')), 3000))]);
+      return ok('met');
+    };
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools: registry([{ name: 'left', execute: meet }, { name: 'right', execute: meet }]), gate: { decide: () => 'allow' } });
+    expect(outcome).toEqual({ status: 'completed', text: 'done' });
+  });
+
+  it('sends tool errors back to the model as results', async () => {
+    const server = await start([{ toolCalls: [{ name: 'broken', arguments: {} }] }, (body) => ({ text: `saw: ${lastToolResult(body)}` })]);
+    const tools = registry([{ name: 'broken', execute: async () => fail('DISK_FULL', 'no space left', 'free some space') }]);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools, gate: { decide: () => 'allow' } });
+    expect(outcome).toMatchObject({ status: 'completed', text: 'saw: Error DISK_FULL: no space left\nHint: free some space' });
+  });
+
+  it('truncates tool output over the budget with a marker', async () => {
+    const server = await start([{ toolCalls: [{ name: 'big', arguments: {} }] }, (body) => ({ text: lastToolResult(body) })]);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools: registry([{ name: 'big', execute: async () => ok('y'.repeat(500)) }]), gate: { decide: () => 'allow' }, toolOutputBudget: 100 });
+    expect(outcome.status === 'completed' && outcome.text).toBe(`${'y'.repeat(100)}\n[output truncated: showing 100 of 500 characters]`);
+  });
+
+  it('stops after max_iterations', async () => {
+    const server = await start(Array.from({ length: 5 }, () => ({ toolCalls: [{ name: 'again', arguments: {} }] })));
+    const outcome = await runAgentTurn([{ role: 'user', content: 'loop' }], { model: client(server), tools: registry([{ name: 'again' }]), gate: { decide: () => 'allow' }, maxIterations: 3 });
+    expect(outcome.status).toBe('max-iterations');
+    expect(server.bodies).toHaveLength(3);
+  });
+
+  it('pauses for approval and resumes with the answer', async () => {
+    const server = await start([
+      { toolCalls: [{ id: 'c1', name: 'reader', arguments: {} }, { id: 'c2', name: 'deleter', arguments: { path: 'x' } }] },
+      (body) => ({ text: `results: ${toolResults(body).join(' | ')}` }),
+    ]);
+    const ran: string[] = [];
+    const tools = registry([
+      { name: 'reader', execute: async () => (ran.push('reader'), ok('read ok')) },
+      { name: 'deleter', tags: ['write'], execute: async () => (ran.push('deleter'), ok('deleted')) },
+    ]);
+    const gate = { decide: (spec: ToolSpec): GateDecision => (spec.tags.includes('read') ? 'allow' : 'ask') };
+    const messages: ChatMessage[] = [{ role: 'user', content: 'clean up' }];
+    const paused = await runAgentTurn(messages, { model: client(server), tools, gate });
+    expect(paused.status).toBe('input-required');
+    if (paused.status !== 'input-required') return;
+    expect(paused.requests).toEqual([{ callId: 'c2', tool: 'deleter', arguments: { path: 'x' }, reason: '"deleter" is tagged write' }]);
+    expect(ran).toEqual([]);
+    const resumed = await resumeAgentTurn(messages, paused.pending, { c2: true }, { model: client(server), tools, gate });
+    expect(ran.sort()).toEqual(['deleter', 'reader']);
+    expect(resumed).toEqual({ status: 'completed', text: 'results: read ok | deleted' });
+  });
+
+  it('tells the model when a person denied a call', async () => {
+    const server = await start([{ toolCalls: [{ id: 'c1', name: 'deleter', arguments: {} }] }, (body) => ({ text: lastToolResult(body) })]);
+    const tools = registry([{ name: 'deleter', tags: ['write'] }]);
+    const messages: ChatMessage[] = [{ role: 'user', content: 'x' }];
+    const paused = await runAgentTurn(messages, { model: client(server), tools, gate: { decide: () => 'ask' } });
+    if (paused.status !== 'input-required') throw new Error('expected a pause');
+    const resumed = await resumeAgentTurn(messages, paused.pending, { c1: false }, { model: client(server), tools, gate: { decide: () => 'ask' } });
+    expect(resumed.status === 'completed' && resumed.text).toContain('FORGE_APPROVAL_DENIED');
+  });
+});
+
+describe('model fallbacks', () => {
+  it('falls back to the next model when a provider fails', async () => {
+    const failing = await startScriptedOpenAI([{ status: 503, text: 'overloaded' }]);
+    const backup = await startScriptedAnthropic([{ text: 'from the backup' }]);
+    const failures: string[] = [];
+    const model = createModelClient(
+      { provider: 'openai', name: 'main', base_url: `${failing.url}/v1`, fallbacks: [{ provider: 'anthropic', name: 'backup', base_url: backup.url }] },
+      http,
+      {},
+      (label, err) => failures.push(`${label}: ${err.message}`),
+    );
+    expect(model.chain).toEqual(['openai:main', 'anthropic:backup']);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'hi' }], { model, tools: registry([]), gate: { decide: () => 'allow' }, stream: true });
+    expect(outcome).toEqual({ status: 'completed', text: 'from the backup' });
+    expect(failures).toEqual(['openai:main: openai:main: HTTP 503: overloaded']);
+  });
+
+  it('names every model when all of them fail', async () => {
+    const a = await startScriptedOpenAI([{ status: 500, text: 'a broke' }]);
+    const model = createModelClient({ provider: 'openai', name: 'a', base_url: `${a.url}/v1`, fallbacks: [{ provider: 'openai', name: 'b', base_url: 'http://127.0.0.1:1/v1' }] }, http, {});
+    const error = await model.complete({ messages: [{ role: 'user', content: 'x' }], tools: [] }).catch((e: Error) => e);
+    expect((error as Error).message).toContain('HTTP 500: a broke');
+    expect((error as Error).message).toContain('openai:b');
+  });
+
+  it('sends the API key from the named environment variable', async () => {
+    const server = await startScriptedOpenAI([{ text: 'ok' }]);
+    const model = createModelClient({ provider: 'openai', name: 'm', base_url: `${server.url}/v1`, api_key_env: 'MY_KEY' }, http, { MY_KEY: 'sk-test' });
+    await model.complete({ messages: [{ role: 'user', content: 'x' }], tools: [] });
+    expect(server.requests[0].headers.authorization).toBe('Bearer sk-test');
+  });
+});
+
+/** The last tool result in a request body, in either wire format. */
+function lastToolResult(body: Record<string, any>): string {
+  return toolResults(body).at(-1)!;
+}
+
+function toolResults(body: Record<string, any>): string[] {
+  const out: string[] = [];
+  for (const m of body.messages) {
+    if (m.role === 'tool') out.push(m.content);
+    if (Array.isArray(m.content)) for (const b of m.content) if (b.type === 'tool_result') out.push(b.content);
+  }
+  return out;
+}
