@@ -1,24 +1,29 @@
 /**
  * The entry point of a built bundle: `node runtime.mjs <command>`.
  *
- *   tools [--json]                 list the agent's tools
- *   describe NAME                  print one tool's spec (JSON)
- *   call NAME [JSON] [--timeout MS] [--json]
- *                                  run one tool and print its result
- *   __worker NAME                  (internal) serve a TS/JS tool's calls
+ *   serve [--host H] [--port P] [--no-auth]   run the agent: A2A, MCP, REST, health
+ *   --stdio                                   serve the tools over MCP on stdin/stdout
+ *   tools [--json]                            list the agent's tools
+ *   describe NAME                             print one tool's spec (JSON)
+ *   call NAME [JSON] [--timeout MS] [--json]  run one tool and print its result
+ *   __worker NAME                             (internal) serve a TS/JS tool's calls
  *
  * The build generates a small module that imports this file, the enabled
- * builtin tools and the TypeScript tools, and calls main() with them.
+ * builtin tools and the TypeScript tools, and calls run() with them.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { formatDiagnostic } from './diagnostics.ts';
+import type { AgentManifest } from './manifest.ts';
+import { HttpClient } from './net/http-client.ts';
+import { serveMcpStdio } from './server/mcp-stdio.ts';
+import { serveAgent, stopOnSignals } from './server/serve.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { createRegistry } from './tools/create-tools.ts';
-import type { AgentManifest } from './manifest.ts';
-import { formatDiagnostic } from './diagnostics.ts';
+import type { Logger } from './tools/model.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -31,6 +36,9 @@ export interface BundleContents {
 const USAGE = `usage: node runtime.mjs <command>
 
 commands:
+  serve [--host H] [--port P] [--no-auth] [--public-url URL]
+                                      run the agent: A2A, MCP (/mcp), REST (/tools), /healthz
+  --stdio                             serve the tools over MCP on stdin/stdout
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
   call NAME [JSON] [--timeout MS] [--json]
@@ -38,10 +46,21 @@ commands:
 
 options:
   --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR or the current directory)
+
+environment:
+  FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into .forge/runtime.token)
+  PORT, FORGE_HOST                    where serve listens (flags win)
 `;
 
+/** Log lines go to stderr: stdout belongs to results and, under --stdio, to the protocol. */
+export const stderrLogger: Logger = {
+  debug: (m) => process.env.FORGE_VERBOSE && process.stderr.write(`[forge] ${m}\n`),
+  info: (m) => process.stderr.write(`[forge] ${m}\n`),
+  warn: (m) => process.stderr.write(`[forge] warning: ${m}\n`),
+};
+
 export async function main(contents: BundleContents, argv = process.argv.slice(2)): Promise<number> {
-  const [command, ...rest] = argv;
+  let [command, ...rest] = argv;
   if (command === '__worker') {
     const load = contents.nodeTools[rest[0]];
     if (!load) {
@@ -51,6 +70,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     serveToolWorker(load);
     return -1; // keeps running until stdin closes
   }
+  if (command === '--stdio') command = 'stdio';
 
   let parsed;
   try {
@@ -61,6 +81,10 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         json: { type: 'boolean', default: false },
         timeout: { type: 'string' },
         workdir: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'no-auth': { type: 'boolean', default: false },
+        'public-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -77,10 +101,13 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleDir = dirname(bundleFile);
   const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
+  const http = new HttpClient();
   const { registry, diagnostics } = createRegistry(
     manifest.tools,
     {
       builtins: contents.builtins,
+      http,
+      log: stderrLogger,
       custom: {
         workDir,
         envPassthrough: manifest.env_passthrough,
@@ -94,6 +121,30 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     (spec) => `agent.json#${spec.name}`,
   );
   for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+
+  if (command === 'serve') {
+    const port = parsePort(parsed.values.port ?? process.env.PORT) ?? manifest.server?.port ?? 8080;
+    const host = parsed.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
+    const running = await serveAgent({
+      manifest,
+      registry,
+      workDir,
+      host,
+      port,
+      noAuth: parsed.values['no-auth'],
+      publicUrl: parsed.values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
+      http,
+      log: stderrLogger,
+      announce: (line) => process.stderr.write(`${line}\n`),
+    });
+    stopOnSignals(running, stderrLogger);
+    process.stderr.write(`${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})\n`);
+    return -1;
+  }
+  if (command === 'stdio') {
+    await serveMcpStdio(manifest, { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) }, () => registry.close());
+    return -1;
+  }
 
   try {
     switch (command) {
@@ -159,6 +210,13 @@ export function run(contents: BundleContents): void {
       process.exitCode = 1;
     },
   );
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`"${value}" is not a port number`);
+  return port;
 }
 
 function renderValue(value: unknown): string {

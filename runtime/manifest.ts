@@ -17,6 +17,8 @@ export interface ModelSettings extends ModelRef {
   fallbacks?: ModelRef[];
   max_tokens?: number;
   temperature?: number;
+  /** Most model turns in one task before the agent stops. */
+  max_iterations?: number;
 }
 
 export interface EgressSettings {
@@ -42,5 +44,7 @@ export interface AgentManifest {
   /** Environment variables the agent's tools may read from the runtime's environment. */
   env_passthrough: string[];
   requirements: { node: string; python?: string };
+  /** Where the agent listens by default (flags and PORT override it). */
+  server: { host: string; port: number };
   build: { mode: 'prod' | 'dev'; forge_version: string };
 }

@@ -23,6 +23,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     approval: config.approval,
     env_passthrough: [...config.envPassthrough].sort(),
     requirements: { node: '>=20' },
+    server: { host: config.server.host, port: config.server.port },
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;

@@ -43,6 +43,9 @@ export class ToolRegistry implements ToolRunner {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly listeners = new Set<(event: CallEvent) => void>();
+  /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
+  private readonly active = new Map<Tool, number>();
+  private readonly idleWaiters = new Map<Tool, (() => void)[]>();
 
   constructor(options: RegistryOptions) {
     this.workDir = options.workDir;
@@ -110,6 +113,22 @@ export class ToolRegistry implements ToolRunner {
     await Promise.allSettled([...this.entries.values()].map((e) => e.tool.close?.()));
   }
 
+  /** Resolves when no call is running on `tool` (it may have been replaced or unregistered). */
+  whenIdle(tool: Tool): Promise<void> {
+    if (!this.active.get(tool)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.idleWaiters.get(tool) ?? [];
+      waiters.push(resolve);
+      this.idleWaiters.set(tool, waiters);
+    });
+  }
+
+  /** Closes a tool that is no longer registered once its in-flight calls are done (hot reload). */
+  async retire(tool: Tool): Promise<void> {
+    await this.whenIdle(tool);
+    await tool.close?.();
+  }
+
   private async call(name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
     const started = performance.now();
     const result = await this.run(name, args, options, depth);
@@ -138,6 +157,21 @@ export class ToolRegistry implements ToolRunner {
       return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked.errors.join('; ')}`, `run \`forge tool describe ${name}\` to see its inputs`);
     }
 
+    this.active.set(tool, (this.active.get(tool) ?? 0) + 1);
+    try {
+      return await this.runChecked(tool, name, checked.args, options, depth);
+    } finally {
+      const left = (this.active.get(tool) ?? 1) - 1;
+      if (left > 0) this.active.set(tool, left);
+      else {
+        this.active.delete(tool);
+        for (const resolve of this.idleWaiters.get(tool) ?? []) resolve();
+        this.idleWaiters.delete(tool);
+      }
+    }
+  }
+
+  private async runChecked(tool: Tool, name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? this.defaultTimeoutMs;
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(options.signal?.reason);
@@ -174,7 +208,7 @@ export class ToolRegistry implements ToolRunner {
     });
 
     try {
-      const running = tool.execute(checked.args, ctx).catch((err: unknown) => thrownToResult(name, err));
+      const running = tool.execute(args, ctx).catch((err: unknown) => thrownToResult(name, err));
       return await Promise.race([running, aborted]);
     } finally {
       clearTimeout(timer);

@@ -66,7 +66,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     return { diagnostics };
   }
   const root = dirname(resolve(file));
-  const model = data.model as (ModelSettings & { max_iterations?: number }) | undefined;
+  const model = data.model as ModelSettings | undefined;
   const toolDirs = ((data.tool_dirs as string[] | undefined) ?? ['tools']).map((path, i) => ({
     path,
     absolute: resolve(root, path),
@@ -81,11 +81,6 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
   const egress = (data.egress ?? {}) as Partial<ProjectConfig['egress']>;
   const approval = (data.approval ?? {}) as Partial<ProjectConfig['approval']>;
   const server = (data.server ?? {}) as Partial<ProjectConfig['server']>;
-  let modelSettings: ModelSettings | undefined;
-  if (model) {
-    const { max_iterations: _ignored, ...rest } = model;
-    modelSettings = rest;
-  }
   const config: ProjectConfig = {
     file: resolve(file),
     displayFile,
@@ -93,8 +88,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     agentId: data.agent_id as string,
     version: data.version as string,
     description: (data.description as string | undefined) ?? '',
-    model: modelSettings,
-    maxIterations: model?.max_iterations,
+    model,
     workDir: resolve(root, (data.workdir as string | undefined) ?? '.'),
     toolDirs,
     tools,

@@ -33,7 +33,6 @@ export interface ProjectConfig {
   version: string;
   description: string;
   model?: ModelSettings;
-  maxIterations?: number;
   workDir: string;
   toolDirs: ToolDir[];
   tools: ToolEntry[];

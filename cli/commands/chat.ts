@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import type { AgentEvent, AgentOutcome } from '../../runtime/agent/agent-loop.ts';
+import { NoModelError } from '../../runtime/agent/agent.ts';
+import { createAgent } from '../../runtime/server/serve.ts';
+import { parseCommand } from '../args.ts';
+import { cliLogger } from '../cli-logger.ts';
+import { loadSourceAgent } from '../source-agent.ts';
+import { color as c } from '../terminal.ts';
+
+export const usage = `usage: forge chat [--dev] [--session NAME]
+
+A conversation with the agent in this terminal, from the project's sources.
+Each tool call and its result show inline; calls that need approval are
+asked here. The conversation is kept in .forge/sessions/ under its session
+name, so \`--session NAME\` picks it up again. Type /exit or Ctrl-D to leave.
+
+options:
+  --dev            include dev tools
+  --session NAME   continue (or start) the named conversation
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommand(argv, { dev: { type: 'boolean', default: false }, session: { type: 'string' } });
+  const log = cliLogger(values.verbose);
+  const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
+  if (!source) return 1;
+  const { project, manifest, registry, http } = source;
+  const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, gate: undefined });
+  const session = values.session ?? `chat-${randomUUID()}`;
+  const lines = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
+  const queue: string[] = [];
+  let waiting: ((line: string | undefined) => void) | undefined;
+  let closed = false;
+  lines.on('line', (line) => (waiting ? (waiting(line), (waiting = undefined)) : queue.push(line)));
+  lines.on('close', () => {
+    closed = true;
+    waiting?.(undefined);
+  });
+  const ask = (prompt: string): Promise<string | undefined> => {
+    process.stdout.write(prompt);
+    if (queue.length) return Promise.resolve(queue.shift());
+    if (closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => (waiting = resolve));
+  };
+
+  process.stdout.write(`${c.bold(manifest.agent_id)} ${c.dim(`— ${registry.list().length} tools, session ${session}; /exit to leave`)}\n`);
+  const onEvent = (event: AgentEvent) => {
+    if (event.type === 'text') process.stdout.write(event.delta);
+    else if (event.type === 'tool-call') process.stdout.write(`\n${c.cyan('→')} ${event.call.name} ${c.dim(short(JSON.stringify(event.call.arguments)))}\n`);
+    else if (event.type === 'tool-result') {
+      const r = event.result;
+      process.stdout.write(r.ok ? `${c.green('←')} ${event.call.name} ${c.dim(short(typeof r.value === 'string' ? r.value : JSON.stringify(r.value)))}\n` : `${c.red('←')} ${event.call.name} ${c.red(`${r.error.code}: ${r.error.message}`)}\n`);
+    }
+  };
+  try {
+    for (;;) {
+      const line = await ask(`\n${c.bold('you')} › `);
+      if (line === undefined || line.trim() === '/exit') break;
+      if (!line.trim()) continue;
+      process.stdout.write(`${c.bold('agent')} › `);
+      let outcome: AgentOutcome;
+      try {
+        outcome = await agent.send(session, line, { onEvent, stream: true });
+        // A person is here: ask for each call that needs approval, then go on.
+        while (outcome.status === 'input-required') {
+          const answers: Record<string, boolean> = {};
+          for (const request of outcome.requests) {
+            const answer = await ask(`\n${c.yellow('?')} run ${request.tool} ${short(JSON.stringify(request.arguments))} (${request.reason})? [y/N] `);
+            answers[request.callId] = /^y(es)?$/i.test((answer ?? '').trim());
+          }
+          outcome = await agent.resume(session, answers, { onEvent, stream: true });
+        }
+      } catch (err) {
+        process.stdout.write(`\n${c.red('✘')} ${(err as Error).message}\n`);
+        if (err instanceof NoModelError) return 1;
+        continue;
+      }
+      if (outcome.status === 'max-iterations') process.stdout.write(`\n${c.yellow(outcome.text.split('\n').at(-1)!)}`);
+      process.stdout.write('\n');
+    }
+  } finally {
+    lines.close();
+    await registry.close();
+  }
+  return 0;
+}
+
+function short(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}

@@ -1,0 +1,87 @@
+import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
+import { serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
+import { AuthConfigError } from '../../runtime/server/auth.ts';
+import { parseCommand, parseInteger } from '../args.ts';
+import { logCall } from '../call-log.ts';
+import { watchForChanges } from '../dev-reload.ts';
+import { cliLogger } from '../cli-logger.ts';
+import { loadSourceAgent } from '../source-agent.ts';
+import { UsageError } from '../usage-error.ts';
+import { color as c } from '../terminal.ts';
+
+export const usage = `usage: forge run [--dev] [--port P] [--host H] [--no-auth] [--stdio] [--chat]
+
+Serves the agent from the project's sources — the same server the built
+bundle runs: A2A at /a2a (card at /.well-known/agent-card.json), MCP at
+/mcp, REST at /tools, health at /healthz and /readyz.
+
+options:
+  --dev             include dev tools, reload changed tools without a restart,
+                    and log every tool call
+  --port P          port (default: server.port in forge.yaml, or 8080)
+  --host H          host (default: server.host in forge.yaml, or 127.0.0.1)
+  --no-auth         no bearer token (only on a loopback host)
+  --public-url URL  the URL the agent card advertises (behind a proxy)
+  --stdio           serve the tools over MCP on stdin/stdout instead
+  --chat            talk to the agent in this terminal instead (same as forge chat)
+
+examples:
+  forge run --dev
+  forge run --port 9000 --host 0.0.0.0
+  forge run --stdio        # for desktop MCP clients
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommand(argv, {
+    dev: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'no-auth': { type: 'boolean', default: false },
+    'public-url': { type: 'string' },
+    stdio: { type: 'boolean', default: false },
+    chat: { type: 'boolean', default: false },
+  });
+  if (values.chat) return (await import('./chat.ts')).run(argv.filter((a) => a !== '--chat'));
+  const port = parseInteger('port', values.port);
+  const log = cliLogger(values.verbose);
+  const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
+  if (!source) return 1;
+  const { project, manifest, registry, http } = source;
+  if (values.dev) registry.onCall((event) => logCall(log, event));
+
+  if (values.stdio) {
+    const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
+    await serveMcpStdio(manifest, { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) }, async () => {
+      stopWatching();
+      await registry.close();
+    });
+    return new Promise(() => {}); // runs until stdin closes
+  }
+
+  let running;
+  try {
+    running = await serveAgent({
+      manifest,
+      registry,
+      workDir: project.config.workDir,
+      host: values.host ?? project.config.server.host,
+      port: port ?? project.config.server.port,
+      noAuth: values['no-auth'],
+      publicUrl: values['public-url'],
+      http,
+      log,
+      announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
+    });
+  } catch (err) {
+    if (err instanceof AuthConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
+  stopOnSignals({ stop: async (grace) => (stopWatching(), running.stop(grace)) }, log);
+  process.stdout.write(
+    `${c.green('✓')} ${c.bold(manifest.agent_id)} ${manifest.version}${values.dev ? c.dim(' (dev)') : ''} on ${running.url}\n` +
+      `  tools   ${registry.list().length}\n  model   ${manifest.model ? `${manifest.model.provider}:${manifest.model.name}` : c.dim('none (tools are served; message/send answers "no model configured")')}\n` +
+      `  a2a     ${running.url}/a2a   mcp ${running.url}/mcp   rest ${running.url}/tools\n`,
+  );
+  return new Promise(() => {}); // runs until a signal stops it
+}

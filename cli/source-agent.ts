@@ -1,0 +1,34 @@
+/**
+ * The agent as `forge run` and `forge chat` serve it: straight from the
+ * project's sources, through the same stages the build runs, with the same
+ * manifest shape the bundle serves. Dev tools only with --dev.
+ */
+import type { AgentManifest } from '../runtime/manifest.ts';
+import { HttpClient } from '../runtime/net/http-client.ts';
+import type { Logger } from '../runtime/tools/model.ts';
+import type { ToolRegistry } from '../runtime/tools/registry.ts';
+import { createManifest } from '../stages/emit-manifest.ts';
+import { filterTools } from '../stages/filter-tools.ts';
+import type { Project } from '../stages/load-project.ts';
+import { createSourceRegistry } from '../stages/source-registry.ts';
+import { printDiagnostics } from './diagnostics-output.ts';
+import { loadProjectForCli } from './project-loader.ts';
+
+export interface SourceAgent {
+  project: Project;
+  manifest: AgentManifest;
+  registry: ToolRegistry;
+  http: HttpClient;
+}
+
+export async function loadSourceAgent(options: { configFile?: string; dev: boolean; log: Logger; json?: boolean }): Promise<SourceAgent | undefined> {
+  // A broken tool file must not stop a dev server (it is reported and left out); anything else must be right.
+  const { project } = await loadProjectForCli(options.configFile, { strict: !options.dev, json: options.json ?? false });
+  if (!project) return undefined;
+  const selected = filterTools(project.tools, { prod: !options.dev });
+  const manifest = createManifest(project.config, selected.tools.map((t) => t.spec), !options.dev);
+  const http = new HttpClient();
+  const { registry, diagnostics } = createSourceRegistry(project, { tools: selected.tools, log: options.log, http });
+  printDiagnostics(diagnostics);
+  return { project, manifest, registry, http };
+}

@@ -1,0 +1,90 @@
+/**
+ * Runs the agent for A2A tasks. Each message in a context continues that
+ * context's conversation. Text streams out as artifact chunks; tool calls
+ * and results show as `working` status updates; a call that needs a
+ * person's approval ends the request in `input-required`, and the next
+ * message on the same task (approve / deny, or a data part
+ * `{ "approvals": { "<call id>": true } }`) resumes it.
+ */
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { TaskState, type Task } from '@a2a-js/sdk';
+import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
+import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
+import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
+
+export class ForgeAgentExecutor implements AgentExecutor {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(private readonly agent: Agent) {}
+
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const controller = this.running.get(taskId);
+    if (controller) controller.abort();
+    else bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, '', TaskState.TASK_STATE_CANCELED)));
+  };
+
+  async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = request;
+    const message = request.userMessage;
+    const existing = request.task;
+    const task: Task = existing
+      ? { ...existing, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() } }
+      : { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [message], metadata: undefined };
+    bus.publish(AgentEvent.task(task));
+    bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_WORKING)));
+
+    const controller = new AbortController();
+    this.running.set(taskId, controller);
+    const artifactId = `answer-${message.messageId || taskId}`;
+    let streamed = false;
+    const onEvent = (event: LoopEvent) => {
+      switch (event.type) {
+        case 'text':
+          bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(event.delta)], metadata: undefined, extensions: [] }, append: streamed, lastChunk: false, metadata: undefined }));
+          streamed = true;
+          break;
+        case 'tool-call':
+          bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart(`calling ${event.call.name}`), dataPart({ toolCall: { id: event.call.id, name: event.call.name, arguments: event.call.arguments } })]))));
+          break;
+        case 'tool-result':
+          bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart(`${event.call.name} ${event.result.ok ? 'returned' : 'failed'}`), dataPart({ toolResult: { id: event.call.id, name: event.call.name, ok: event.result.ok, ...(event.result.ok ? {} : { error: event.result.error }) } })]))));
+          break;
+        case 'approval-needed':
+          break; // reported with the final status below
+      }
+    };
+
+    try {
+      const { text, data } = readMessage(message);
+      const pending = this.agent.pending(contextId);
+      const turn = { onEvent, stream: true, signal: controller.signal, taskId };
+      let outcome;
+      if (pending && (!pending.taskId || pending.taskId === taskId)) {
+        const answers = parseApprovalAnswer(text, data, pending);
+        if (!answers) {
+          bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(taskId, contextId, [textPart('Please answer "approve" or "deny" (or send {"approvals": {"<call id>": true|false}}).')]))));
+          return;
+        }
+        outcome = await this.agent.resume(contextId, answers, turn);
+      } else {
+        outcome = await this.agent.send(contextId, text, turn);
+      }
+
+      if (outcome.status === 'input-required') {
+        const lines = outcome.requests.map((r) => `- ${r.tool} ${JSON.stringify(r.arguments)} (${r.reason})`);
+        const prompt = `Approval needed before running:\n${lines.join('\n')}\nReply "approve" or "deny".`;
+        bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(taskId, contextId, [textPart(prompt), dataPart({ approvals: outcome.requests })]))));
+        return;
+      }
+      // The whole answer replaces the streamed chunks: one clean part in the stored task.
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(outcome.text)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_COMPLETED, agentMessage(taskId, contextId, [textPart(outcome.text)]))));
+    } catch (err) {
+      const state = controller.signal.aborted ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
+      const text = controller.signal.aborted ? 'cancelled' : (err as Error).message;
+      bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, [textPart(text)]))));
+    } finally {
+      this.running.delete(taskId);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * A2A JSON-RPC on node:http, both protocol generations on one endpoint:
+ * v1.0 (SendMessage, SendStreamingMessage, GetTask, CancelTask; the
+ * `A2A-Version` header says 1.0) and v0.3 (message/send, message/stream,
+ * tasks/get, tasks/cancel). The SDK's transport handlers do the protocol
+ * work; this file moves bytes and streams server-sent events. Malformed
+ * requests get the spec's error codes, never a crash.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { sendJson } from '../respond.ts';
+
+type JsonRpcResponse = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
+
+export const JSONRPC_PARSE_ERROR = -32700;
+export const JSONRPC_INVALID_REQUEST = -32600;
+
+/** v0.3 methods have a slash (message/send); v1.0 methods are PascalCase (SendMessage). */
+export function isLegacyRequest(headerVersion: string | undefined, method: unknown): boolean {
+  if (headerVersion) return /^0\./.test(headerVersion.trim());
+  return typeof method === 'string' && method.includes('/');
+}
+
+export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined) {
+  const v1 = new JsonRpcTransportHandler(requestHandler);
+  const legacy = new LegacyJsonRpcTransportHandler(requestHandler);
+
+  return async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return sendJson(res, 200, { jsonrpc: '2.0', id: null, error: { code: JSONRPC_PARSE_ERROR, message: 'Parse error: the body is not valid JSON' } });
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return sendJson(res, 200, { jsonrpc: '2.0', id: null, error: { code: JSONRPC_INVALID_REQUEST, message: 'Invalid Request: expected a JSON-RPC request object' } });
+    }
+    const id = (parsed.id as string | number | undefined) ?? null;
+    const refusal = typeof parsed.method === 'string' ? beforeDispatch?.(parsed.method) : undefined;
+    if (refusal) return sendJson(res, 200, { jsonrpc: '2.0', id, error: refusal });
+
+    const headerVersion = req.headers['a2a-version'] as string | undefined;
+    const useLegacy = isLegacyRequest(headerVersion, parsed.method);
+    const context = defaultServerCallContextBuilder({
+      extensions: undefined,
+      user: new UnauthenticatedUser(),
+      headers: req.headers,
+      requestedVersion: headerVersion ?? (useLegacy ? '0.3' : '1.0'),
+    });
+    let response: JsonRpcResponse | AsyncGenerator<JsonRpcResponse, void, undefined>;
+    try {
+      response = useLegacy ? await legacy.handle(parsed, context) : await v1.handle(parsed, context);
+    } catch (err) {
+      const error = useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
+      return sendJson(res, 200, { jsonrpc: '2.0', id, error });
+    }
+    if (!(Symbol.asyncIterator in (response as object))) return sendJson(res, 200, response);
+
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    try {
+      for await (const event of response as AsyncGenerator<JsonRpcResponse>) {
+        if (res.destroyed) break;
+        res.write(`data: ${JSON.stringify(event)}\n\n`);
+      }
+    } catch (err) {
+      const error = useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
+      if (!res.destroyed) res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
+    } finally {
+      res.end();
+    }
+  };
+}

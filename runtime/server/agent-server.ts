@@ -1,0 +1,164 @@
+/**
+ * The agent's HTTP server: health, the A2A card and JSON-RPC, MCP over
+ * Streamable HTTP, and REST for tools — one node:http server, no framework.
+ * Every endpoint but health and the agent card needs the bearer token.
+ * Shutdown stops accepting, lets in-flight requests finish (up to a
+ * timeout), then closes what is left.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import type { Agent } from '../agent/agent.ts';
+import type { AgentManifest } from '../manifest.ts';
+import type { Logger } from '../tools/model.ts';
+import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
+import { ForgeAgentExecutor } from './a2a/executor.ts';
+import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
+import { isAuthorized, type AuthSettings } from './auth.ts';
+import { McpHttpEndpoint } from './mcp-http.ts';
+import { createMcpServer, type McpToolSource } from './mcp-server.ts';
+import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
+import { sendError, sendJson } from './respond.ts';
+import { callTool, describeTool, listTools } from './rest-tools.ts';
+
+export interface AgentServerOptions {
+  manifest: AgentManifest;
+  tools: McpToolSource;
+  agent: Agent;
+  auth: AuthSettings;
+  host: string;
+  port: number;
+  /** The URL clients reach the agent at (the card advertises it); default: the request's Host. */
+  publicUrl?: string;
+  maxBodyBytes?: number;
+  log: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops accepting, waits for in-flight requests up to `graceMs`, then closes the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
+
+export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
+  const { manifest, tools, agent, auth, log } = options;
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
+  const mcp = new McpHttpEndpoint(() => createMcpServer(mcpIdentity, tools));
+  const authRequired = auth.token !== undefined;
+  const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
+  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired), new InMemoryTaskStore(), new ForgeAgentExecutor(agent));
+  const jsonRpc = createA2AJsonRpcHandler(requestHandler, (method) =>
+    SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
+  );
+
+  let shuttingDown = false;
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const controllers = new Set<AbortController>();
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://agent');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz') return shuttingDown ? sendJson(res, 503, { ready: false, reason: 'shutting down' }) : sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel });
+    if (method === 'GET' && (path === '/.well-known/agent-card.json' || path === '/.well-known/agent.json')) {
+      const version = req.headers['a2a-version'] as string | undefined;
+      const legacy = path === '/.well-known/agent.json' || !version || /^0\./.test(version);
+      return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
+    }
+
+    if (!isAuthorized(req, auth)) {
+      return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or .forge/runtime.token)');
+    }
+
+    if (path === '/mcp') {
+      const body = method === 'POST' ? parseJson(await readBody(req, limit)) : undefined;
+      if (body === PARSE_FAILED) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } });
+      return mcp.handle(req, res, body);
+    }
+    if ((path === '/a2a' || path === '/') && method === 'POST') return jsonRpc(req, res, await readBody(req, limit));
+    if (path === '/tools' && method === 'GET') return listTools(res, tools);
+    const toolPath = /^\/tools\/([^/]+)$/.exec(path);
+    if (toolPath) {
+      const name = decodeURIComponent(toolPath[1]);
+      if (method === 'GET') return describeTool(res, tools, name);
+      if (method === 'POST') {
+        const controller = new AbortController();
+        controllers.add(controller);
+        res.on('close', () => {
+          if (!res.writableFinished) controller.abort();
+          controllers.delete(controller);
+        });
+        return callTool(res, tools, name, await readBody(req, limit), controller.signal);
+      }
+      return sendError(res, 405, 'FORGE_METHOD', `${method} is not allowed on ${path}`, 'use GET to describe a tool or POST to call it');
+    }
+    return sendError(res, 404, 'FORGE_NOT_FOUND', `nothing at ${method} ${path}`, 'endpoints: /healthz /readyz /.well-known/agent-card.json /a2a /mcp /tools');
+  };
+
+  const server = createServer((req, res) => {
+    // An MCP client's standing event stream (GET /mcp) is not a call in flight.
+    const counted = !(req.method === 'GET' && req.url?.startsWith('/mcp'));
+    if (counted) inFlight++;
+    res.on('close', () => {
+      if (!counted) return;
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+    route(req, res).catch((err: unknown) => {
+      if (err instanceof BodyTooLargeError) {
+        if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
+        req.resume();
+        return;
+      }
+      log.warn(`request ${req.method} ${req.url} failed: ${(err as Error).stack ?? err}`);
+      if (!res.headersSent) sendError(res, 500, 'FORGE_INTERNAL', 'the request failed inside the agent; see its log');
+      else res.end();
+    });
+  });
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 0; // streams (SSE, MCP) stay open as long as they need
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    server,
+    async close(graceMs = 10_000) {
+      shuttingDown = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      }
+      for (const c of controllers) c.abort();
+      await mcp.closeAll();
+      server.closeAllConnections();
+      await stopped;
+    },
+  };
+}
+
+const PARSE_FAILED = Symbol('parse failed');
+
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return PARSE_FAILED;
+  }
+}

@@ -1,0 +1,12 @@
+/** Small helpers for JSON responses on node:http. */
+import type { ServerResponse } from 'node:http';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, code: string, message: string, hint?: string): void {
+  sendJson(res, status, { error: { code, message, ...(hint ? { hint } : {}) } });
+}

@@ -1,0 +1,99 @@
+/**
+ * Starts a running agent from a manifest and a registry — the same code for
+ * `node runtime.mjs serve` (the bundle) and `forge run` (sources): the model
+ * client, sessions under .forge/sessions/, the HTTP server, and a graceful
+ * shutdown on SIGTERM/SIGINT that also stops the tool workers.
+ */
+import { join } from 'node:path';
+import { Agent } from '../agent/agent.ts';
+import type { ApprovalGate } from '../agent/approval-gate.ts';
+import { createModelClient } from '../agent/providers/create-model.ts';
+import { SessionStore } from '../agent/session-store.ts';
+import type { AgentManifest } from '../manifest.ts';
+import type { HttpClient } from '../net/http-client.ts';
+import type { Logger } from '../tools/model.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { startAgentServer, type RunningServer } from './agent-server.ts';
+import { resolveAuth } from './auth.ts';
+
+export interface ServeOptions {
+  manifest: AgentManifest;
+  registry: ToolRegistry;
+  workDir: string;
+  host: string;
+  port: number;
+  noAuth?: boolean;
+  publicUrl?: string;
+  env?: NodeJS.ProcessEnv;
+  http: HttpClient;
+  gate?: ApprovalGate;
+  log: Logger;
+  /** Written to, once, when a token is generated (so a person can use it). */
+  announce?: (line: string) => void;
+  maxIterations?: number;
+}
+
+export interface RunningAgent extends RunningServer {
+  agent: Agent;
+  token?: string;
+  /** Stops the server and the tool workers (what SIGTERM does). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations'>): Agent {
+  const { manifest, log } = options;
+  const model = manifest.model ? createModelClient(manifest.model, options.http, options.env ?? process.env, (failed, err) => log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
+  return new Agent({
+    manifest,
+    tools: { list: () => options.registry.list(), execute: (name, args, o) => options.registry.execute(name, args, o) },
+    model,
+    gate: options.gate,
+    sessions: new SessionStore(join(options.workDir, '.forge', 'sessions')),
+    maxIterations: options.maxIterations ?? manifest.model?.max_iterations,
+    maxTokens: manifest.model?.max_tokens,
+    temperature: manifest.model?.temperature,
+  });
+}
+
+export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
+  const env = options.env ?? process.env;
+  const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host });
+  const agent = createAgent(options);
+  const server = await startAgentServer({
+    manifest: options.manifest,
+    tools: { list: () => options.registry.list(), execute: (name, args, o) => options.registry.execute(name, args, o) },
+    agent,
+    auth,
+    host: options.host,
+    port: options.port,
+    publicUrl: options.publicUrl,
+    log: options.log,
+  });
+  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (graceMs?: number) => {
+    stopping ??= (async () => {
+      await server.close(graceMs);
+      await options.registry.close();
+    })();
+    return stopping;
+  };
+  return { ...server, agent, token: auth.token, stop };
+}
+
+/** SIGTERM/SIGINT → a graceful stop, then exit. A second signal exits at once. */
+export function stopOnSignals(agent: { stop(graceMs?: number): Promise<void> }, log: Logger): void {
+  let signalled = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (signalled) process.exit(130);
+      signalled = true;
+      log.info(`${signal}: finishing in-flight requests, then stopping`);
+      void agent.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The agent's A2A endpoint driven by @a2a-js/sdk's own clients — the v1.0
+ * ClientFactory and the v0.3 compat transport — over real HTTP, with a
+ * scripted OpenAI-compatible model on loopback.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
+import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
+import type { AgentManifest } from '../../../runtime/manifest.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
+import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+import { startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
+
+const running: RunningAgent[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop(100)));
+});
+
+const TOKEN = 'test-token-123';
+
+async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[], options: { gate?: (spec: ToolSpec) => GateDecision; model?: boolean } = {}) {
+  const llm = await startScriptedOpenAI(script);
+  const registry = new ToolRegistry({ workDir: process.cwd() });
+  const calls: string[] = [];
+  const tool = (name: string, tags: string[], value: unknown): Tool => ({
+    name, description: `${name} tool`, category: 'custom', tags, inputSchema: { type: 'object' },
+    execute: async (args) => (calls.push(`${name} ${JSON.stringify(args)}`), ok(value)),
+  });
+  registry.register(tool('lookup', ['read'], { population: 709000 }), 'test');
+  registry.register(tool('delete_file', ['write'], 'deleted'), 'test');
+  const manifest = {
+    agent_id: 'a2a-test', version: '1.2.3', description: 'An agent for A2A tests.', tools: registry.list(),
+    ...(options.model === false ? {} : { model: { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` } }),
+  } as unknown as AgentManifest;
+  const agent = await serveAgent({
+    manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log: silentLogger,
+    env: { FORGE_AUTH_TOKEN: TOKEN },
+    gate: options.gate ? { decide: options.gate } : undefined,
+  });
+  running.push(agent);
+  return { agent, llm, calls };
+}
+
+const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: `Bearer ${TOKEN}` } });
+
+function v1Client(url: string) {
+  return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })] })).createFromUrl(url);
+}
+
+function userMessage(text: string, ids: { contextId?: string; taskId?: string } = {}, data?: unknown): Message {
+  const parts: Message['parts'] = [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }];
+  if (data !== undefined) parts.push({ content: { $case: 'data', value: data }, metadata: undefined, filename: '', mediaType: 'application/json' });
+  return { messageId: randomUUID(), contextId: ids.contextId ?? '', taskId: ids.taskId ?? '', role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+const send = (message: Message) => ({ tenant: '', message, configuration: undefined, metadata: undefined });
+
+function artifactText(task: Task): string {
+  return task.artifacts.flatMap((a) => a.parts).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+}
+
+describe('A2A with the v1.0 client', () => {
+  it('fetches the card, with one skill per tool and bearer auth declared', async () => {
+    const { agent } = await startAgent([]);
+    const client = await v1Client(agent.url);
+    const card = await client.getAgentCard();
+    expect(card.name).toBe('a2a-test');
+    expect(card.skills.map((s) => s.id)).toEqual(['delete_file', 'lookup']);
+    expect(card.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(['1.0', '0.3']);
+    expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
+  });
+
+  it('completes a task that uses a tool', async () => {
+    const { agent, calls, llm } = await startAgent([
+      { toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] },
+      (body) => ({ text: `Oslo has ${JSON.parse(body.messages.at(-1).content).population} people.` }),
+    ]);
+    const client = await v1Client(agent.url);
+    const task = (await client.sendMessage(send(userMessage('How many people live in Oslo?')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(task)).toBe('Oslo has 709000 people.');
+    expect(calls).toEqual(['lookup {"city":"Oslo"}']);
+    expect(llm.bodies[0].messages[0]).toMatchObject({ role: 'system' });
+  });
+
+  it('streams the task: working updates for the tool call, then the answer', async () => {
+    const { agent } = await startAgent([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'A streamed answer.' }]);
+    const client = await v1Client(agent.url);
+    const kinds: string[] = [];
+    let text = '';
+    let finalState: TaskState | undefined;
+    for await (const event of client.sendMessageStream(send(userMessage('go')))) {
+      const payload = (event as { payload?: { $case: string; value: any } }).payload;
+      if (!payload) continue;
+      kinds.push(payload.$case);
+      if (payload.$case === 'artifactUpdate' && payload.value.append) text += payload.value.artifact.parts.map((p: any) => p.content?.value ?? '').join('');
+      if (payload.$case === 'artifactUpdate' && !payload.value.append && !payload.value.lastChunk) text = payload.value.artifact.parts.map((p: any) => p.content?.value ?? '').join('');
+      if (payload.$case === 'statusUpdate') finalState = payload.value.status.state;
+    }
+    expect(kinds[0]).toBe('task');
+    expect(kinds).toContain('artifactUpdate');
+    expect(text).toBe('A streamed answer.');
+    expect(finalState).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('pauses a task for approval and resumes it when approved in the same context', async () => {
+    const { agent, calls } = await startAgent(
+      [{ toolCalls: [{ id: 'call-1', name: 'delete_file', arguments: { path: 'old.txt' } }] }, (body) => ({ text: `done: ${body.messages.at(-1).content}` })],
+      { gate: (spec) => (spec.tags.includes('read') ? 'allow' : 'ask') },
+    );
+    const client = await v1Client(agent.url);
+    const paused = (await client.sendMessage(send(userMessage('delete old.txt')))) as Task;
+    expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const prompt = paused.status?.message?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    expect(prompt).toContain('delete_file');
+    expect(calls).toEqual([]);
+
+    const resumed = (await client.sendMessage(send(userMessage('approve', { contextId: paused.contextId, taskId: paused.id })))) as Task;
+    expect(resumed.id).toBe(paused.id);
+    expect(resumed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(calls).toEqual(['delete_file {"path":"old.txt"}']);
+    expect(artifactText(resumed)).toBe('done: deleted');
+  });
+
+  it('tells the model a refused call was denied', async () => {
+    const { agent, calls } = await startAgent(
+      [{ toolCalls: [{ id: 'call-1', name: 'delete_file', arguments: {} }] }, (body) => ({ text: body.messages.at(-1).content })],
+      { gate: () => 'ask' },
+    );
+    const client = await v1Client(agent.url);
+    const paused = (await client.sendMessage(send(userMessage('delete')))) as Task;
+    const resumed = (await client.sendMessage(send(userMessage('', { contextId: paused.contextId, taskId: paused.id }, { approvals: { 'call-1': false } })))) as Task;
+    expect(resumed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(calls).toEqual([]);
+    expect(artifactText(resumed)).toContain('FORGE_APPROVAL_DENIED');
+  });
+
+  it('keeps the conversation of a context across tasks', async () => {
+    const { agent, llm } = await startAgent([{ text: 'Nice to meet you, Ada.' }, (body) => ({ text: `You told me: ${body.messages[1].content}` })]);
+    const client = await v1Client(agent.url);
+    const first = (await client.sendMessage(send(userMessage('My name is Ada.')))) as Task;
+    const second = (await client.sendMessage(send(userMessage('What is my name?', { contextId: first.contextId })))) as Task;
+    expect(artifactText(second)).toBe('You told me: My name is Ada.');
+    expect(llm.bodies[1].messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+  });
+
+  it('answers a clear error when no model is configured', async () => {
+    const { agent } = await startAgent([], { model: false });
+    const client = await v1Client(agent.url);
+    const error = await client.sendMessage(send(userMessage('hi'))).catch((e: Error) => e);
+    expect(String((error as Error).message)).toContain('no model configured');
+  });
+});
+
+describe('A2A with the v0.3 compat client', () => {
+  it('fetches the v0.3 card and completes a task over message/send', async () => {
+    const { agent } = await startAgent([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'Answered over v0.3.' }]);
+    const raw = await (await fetch(`${agent.url}/.well-known/agent.json`)).json();
+    expect(raw).toMatchObject({ protocolVersion: '0.3.0', name: 'a2a-test', preferredTransport: 'JSONRPC' });
+    const card = parseLegacyAgentCard(raw);
+    const transport = new LegacyJsonRpcTransport({ endpoint: card.supportedInterfaces[0].url, fetchImpl: authFetch });
+    const task = (await transport.sendMessage(send(userMessage('go')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(task)).toBe('Answered over v0.3.');
+    const again = await transport.getTask({ tenant: '', id: task.id, historyLength: undefined });
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('pauses for approval over v0.3 too', async () => {
+    const { agent, calls } = await startAgent([{ toolCalls: [{ id: 'c9', name: 'delete_file', arguments: {} }] }, { text: 'ok' }], { gate: () => 'ask' });
+    const transport = new LegacyJsonRpcTransport({ endpoint: `${agent.url}/a2a`, fetchImpl: authFetch });
+    const paused = (await transport.sendMessage(send(userMessage('delete')))) as Task;
+    expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done = (await transport.sendMessage(send(userMessage('yes', { contextId: paused.contextId, taskId: paused.id })))) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('A2A JSON-RPC errors', () => {
+  it.each([
+    ['not JSON', '{oops', -32700],
+    ['not an object', '[1, 2]', -32600],
+    ['an unknown v0.3 method', JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tasks/explode', params: {} }), -32601],
+    ['an unknown v1.0 method', JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ExplodeTask', params: {} }), -32601],
+  ])('answers %s with the spec error code', async (_name, body, code) => {
+    const { agent } = await startAgent([]);
+    const response = await fetch(`${agent.url}/a2a`, { method: 'POST', body, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } });
+    expect(response.status).toBe(200);
+    expect((await response.json()).error.code).toBe(code);
+  });
+
+  it('refuses calls without the token, but serves the card and health', async () => {
+    const { agent } = await startAgent([]);
+    expect((await fetch(`${agent.url}/a2a`, { method: 'POST', body: '{}' })).status).toBe(401);
+    expect((await fetch(`${agent.url}/tools`)).status).toBe(401);
+    expect((await fetch(`${agent.url}/tools`, { headers: { authorization: 'Bearer wrong-token-123' } })).status).toBe(401);
+    expect((await fetch(`${agent.url}/.well-known/agent-card.json`)).status).toBe(200);
+    expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
+  });
+});
