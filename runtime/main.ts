@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { formatDiagnostic } from './diagnostics.ts';
 import type { AgentManifest } from './manifest.ts';
 import { HttpClient } from './net/http-client.ts';
+import { LOOPBACK_HOSTS } from './server/auth.ts';
 import { serveMcpStdio } from './server/mcp-stdio.ts';
 import { serveAgent, stopOnSignals } from './server/serve.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
@@ -125,6 +126,10 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   if (command === 'serve') {
     const port = parsePort(parsed.values.port ?? process.env.PORT) ?? manifest.server?.port ?? 8080;
     const host = parsed.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
+    if (parsed.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
+      process.stderr.write(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n`);
+      return 2;
+    }
     const running = await serveAgent({
       manifest,
       registry,

@@ -193,7 +193,7 @@ describe('A2A JSON-RPC errors', () => {
     const { agent } = await startAgent([]);
     const response = await fetch(`${agent.url}/a2a`, { method: 'POST', body, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } });
     expect(response.status).toBe(200);
-    expect((await response.json()).error.code).toBe(code);
+    expect(((await response.json()) as any).error.code).toBe(code);
   });
 
   it('refuses calls without the token, but serves the card and health', async () => {

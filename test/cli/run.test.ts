@@ -1,0 +1,95 @@
+/** `forge run` and `forge chat` from a project's sources: dev mode, hot reload, the terminal conversation. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startAgentProcess } from '../helpers/agent-process.ts';
+import { forgeBin, runProcess, writeProject, minimalConfig } from '../helpers/project.ts';
+import { startScriptedOpenAI } from '../helpers/scripted-llm.ts';
+
+const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someone.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport os\n\ndef execute(args):\n    return {"greeting": "${greeting}, " + args["name"], "pid": os.getpid()}\n`;
+const devTool = '"""\nTool: dev_only\nDescription: A development tool.\nCategory: dev\n"""\n\ndef execute(args):\n    return "dev"\n';
+
+const run = (project: string, args: string[]) => startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', ...args], { cwd: project });
+const call = async (url: string, tool: string, args: unknown) => (await fetch(`${url}/tools/${tool}`, { method: 'POST', body: JSON.stringify(args) })).json();
+
+describe('forge run', () => {
+  it('serves the tools from sources, without dev tools', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet('Hello'), 'tools/dev_only.py': devTool });
+    const agent = await run(project, []);
+    try {
+      const names = (await (await fetch(`${agent.url}/tools`)).json()).tools.map((t: { name: string }) => t.name);
+      expect(names).toEqual(['greet']);
+      expect(await call(agent.url, 'greet', { name: 'Ada' })).toMatchObject({ ok: true, value: { greeting: 'Hello, Ada' } });
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  });
+
+  it('--dev includes dev tools, logs each call, and reloads an edited tool without a restart', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet('Hello'), 'tools/dev_only.py': devTool });
+    const agent = await run(project, ['--dev']);
+    try {
+      const names = (await (await fetch(`${agent.url}/tools`)).json()).tools.map((t: { name: string }) => t.name);
+      expect(names).toEqual(['dev_only', 'greet']);
+      const before = await call(agent.url, 'greet', { name: 'Ada' });
+      expect(before.value.greeting).toBe('Hello, Ada');
+      await agent.waitFor(/tool greet \{"name":"Ada"\} \d+ ms ok \d+ B/);
+
+      writeFileSync(join(project, 'tools/greet.py'), greet('Bonjour'));
+      await agent.waitFor('reloaded greet');
+      const after = await call(agent.url, 'greet', { name: 'Ada' });
+      expect(after.value.greeting).toBe('Bonjour, Ada');
+      // A new worker serves the new version; the server itself never restarted.
+      expect(after.value.pid).not.toBe(before.value.pid);
+      expect(agent.child.exitCode).toBeNull();
+
+      writeFileSync(join(project, 'tools/wave.py'), greet('Wave').replace('Tool: greet', 'Tool: wave'));
+      await agent.waitFor('added wave');
+      expect((await call(agent.url, 'wave', { name: 'Bo' })).value.greeting).toBe('Wave, Bo');
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('lets an in-flight call finish on the old version during a reload', async () => {
+    const slow = (word: string) => `"""\nTool: slow\nDescription: Slow.\nTags: read\n"""\nimport time\n\ndef execute(args):\n    time.sleep(1.5)\n    return "${word}"\n`;
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': slow('old') });
+    const agent = await run(project, ['--dev']);
+    try {
+      const inFlight = call(agent.url, 'slow', {});
+      await new Promise((r) => setTimeout(r, 400));
+      writeFileSync(join(project, 'tools/slow.py'), slow('new'));
+      await agent.waitFor('reloaded slow');
+      expect((await inFlight).value).toBe('old');
+      expect((await call(agent.url, 'slow', {})).value).toBe('new');
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('exits 2 for --no-auth on a public host', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const result = await runProcess(process.execPath, [forgeBin, 'run', '--host', '0.0.0.0', '--no-auth', '--port', '0'], { cwd: project });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('loopback');
+  });
+});
+
+describe('forge chat', () => {
+  it('shows each tool call and its result inline', async () => {
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'greet', arguments: { name: 'Ada' } }] }, (body) => ({ text: `The tool said ${JSON.parse(body.messages.at(-1).content).greeting}.` })]);
+    const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`), 'tools/greet.py': greet('Hi') });
+    const result = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'Please greet Ada\n/exit\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('→ greet {"name":"Ada"}');
+    expect(result.stdout).toMatch(/← greet \{"greeting":"Hi, Ada"/);
+    expect(result.stdout).toContain('The tool said Hi, Ada.');
+  });
+
+  it('says clearly when no model is configured', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const result = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'hello\n' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('no model configured');
+  });
+});
