@@ -10,14 +10,15 @@ const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someon
 const devTool = '"""\nTool: dev_only\nDescription: A development tool.\nCategory: dev\n"""\n\ndef execute(args):\n    return "dev"\n';
 
 const run = (project: string, args: string[]) => startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', ...args], { cwd: project });
-const call = async (url: string, tool: string, args: unknown) => (await fetch(`${url}/tools/${tool}`, { method: 'POST', body: JSON.stringify(args) })).json();
+const call = async (url: string, tool: string, args: unknown): Promise<any> => (await fetch(`${url}/tools/${tool}`, { method: 'POST', body: JSON.stringify(args) })).json();
+const toolNames = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
 describe('forge run', () => {
   it('serves the tools from sources, without dev tools', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet('Hello'), 'tools/dev_only.py': devTool });
     const agent = await run(project, []);
     try {
-      const names = (await (await fetch(`${agent.url}/tools`)).json()).tools.map((t: { name: string }) => t.name);
+      const names = await toolNames(agent.url);
       expect(names).toEqual(['greet']);
       expect(await call(agent.url, 'greet', { name: 'Ada' })).toMatchObject({ ok: true, value: { greeting: 'Hello, Ada' } });
     } finally {
@@ -29,7 +30,7 @@ describe('forge run', () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet('Hello'), 'tools/dev_only.py': devTool });
     const agent = await run(project, ['--dev']);
     try {
-      const names = (await (await fetch(`${agent.url}/tools`)).json()).tools.map((t: { name: string }) => t.name);
+      const names = await toolNames(agent.url);
       expect(names).toEqual(['dev_only', 'greet']);
       const before = await call(agent.url, 'greet', { name: 'Ada' });
       expect(before.value.greeting).toBe('Hello, Ada');
