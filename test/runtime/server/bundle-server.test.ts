@@ -164,7 +164,7 @@ describe('node runtime.mjs serve', () => {
     const exit = agent.stop('SIGTERM');
     const response = await call;
     expect(response.status).toBe(200);
-    expect((await response.json()).value).toBe('slept');
+    expect(((await response.json()) as any).value).toBe('slept');
     expect(await exit).toBe(0);
     // Once stopping, it accepts no new connection.
     await expect(fetch(`${agent.url}/healthz`)).rejects.toThrow();
@@ -180,7 +180,7 @@ describe('sessions', () => {
     const cwd = tempDir();
     const runtime = join(project, '.forge-output', 'runtime.mjs');
     const a2a = (url: string, text: string) =>
-      fetch(`${url}/a2a`, { method: 'POST', headers: { authorization: 'Bearer t0ken-for-tests' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: `m-${text.length}`, contextId: 'ctx-restart', parts: [{ kind: 'text', text }] } } }) }).then((r) => r.json());
+      fetch(`${url}/a2a`, { method: 'POST', headers: { authorization: 'Bearer t0ken-for-tests' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: `m-${text.length}`, contextId: 'ctx-restart', parts: [{ kind: 'text', text }] } } }) }).then((r) => r.json() as Promise<any>);
     const start = () => startAgentProcess(process.execPath, [runtime, 'serve', '--port', '0'], { cwd, env: { FORGE_AUTH_TOKEN: 't0ken-for-tests' } });
 
     const first = await start();
