@@ -6,6 +6,8 @@
  *   no-op rebuild (cache hit)   vs  `node -e 0`
  *   runtime.mjs size
  *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime
+ *   the running bundle: start to first MCP tools/list, call latency over MCP and REST,
+ *   throughput with 32 clients, memory after 10,000 calls (server-bench.ts)
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
 import { StageContext } from '../stages/stage.ts';
 import { generateProject } from './generate-project.ts';
 import { median, percentile, timeProcess } from './measure.ts';
+import { benchServer } from './server-bench.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.mjs');
@@ -47,6 +50,7 @@ try {
   const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size;
 
   const latency = await pythonLatency(dir);
+  const server = await benchServer(join(dir, '.forge-output'), dir);
 
   const rows: [string, string, string, string][] = [
     ['cold forge build --prod', ms(cold), `${(cold / esbuildAlone).toFixed(2)}× esbuild alone (${ms(esbuildAlone)})`, '≤ 2×'],
@@ -54,6 +58,7 @@ try {
     ['runtime.mjs size', `${(bundleSize / 1e6).toFixed(2)} MB`, '', '≤ 1.5 MB'],
     ['Python call, cold (spawn)', ms(latency.cold, 2), `median of ${latency.coldRuns}`, ''],
     ['Python call, warm (worker)', ms(latency.warm, 3), `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}; ${(latency.cold / latency.warm).toFixed(0)}× faster than cold`, '≤ 0.5 ms'],
+    ...server.rows,
   ];
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length)));
   console.log(`${'measure'.padEnd(widths[0])}  ${'result'.padStart(widths[1])}  ${'against the baseline'.padEnd(widths[2])}  target`);
