@@ -15,15 +15,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { formatDiagnostic } from './diagnostics.ts';
 import type { AgentManifest } from './manifest.ts';
-import { HttpClient } from './net/http-client.ts';
-import { LOOPBACK_HOSTS } from './server/auth.ts';
-import { serveMcpStdio } from './server/mcp-stdio.ts';
-import { serveAgent, stopOnSignals } from './server/serve.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
-import { createRegistry } from './tools/create-tools.ts';
 import type { Logger } from './tools/model.ts';
 
 export interface BundleContents {
@@ -98,6 +92,14 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return command ? 0 : 2;
   }
 
+  // Loaded here, not at the top: a tool worker (`__worker`) never needs the
+  // registry, ajv or the HTTP client, and starts that much sooner without them.
+  const [{ createRegistry }, { HttpClient }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+    import('./tools/create-tools.ts'),
+    import('./net/http-client.ts'),
+    import('./diagnostics.ts'),
+    import('./server/auth.ts'),
+  ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const bundleDir = dirname(bundleFile);
   const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
@@ -130,6 +132,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       process.stderr.write(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n`);
       return 2;
     }
+    // The servers (and the protocol SDKs they load) are imported only when
+    // serving: `call`, `tools` and tool workers start without them.
+    const { serveAgent, stopOnSignals } = await import('./server/serve.ts');
     const running = await serveAgent({
       manifest,
       registry,
@@ -147,6 +152,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return -1;
   }
   if (command === 'stdio') {
+    const { serveMcpStdio } = await import('./server/mcp-stdio.ts');
     await serveMcpStdio(manifest, { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) }, () => registry.close());
     return -1;
   }
