@@ -1,7 +1,7 @@
 /** The Anthropic messages wire format (tool_use / tool_result content blocks). */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { describeErrorBody } from './http-errors.ts';
+import { postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -43,18 +43,8 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
       if (request.temperature !== undefined) body.temperature = request.temperature;
 
-      let response: HttpStream;
-      try {
-        response = await options.http.stream({ url, method: 'POST', headers, body: JSON.stringify(body), timeoutMs: options.timeoutMs ?? 120_000, signal: request.signal });
-      } catch (err) {
-        throw new ProviderError(label, (err as Error).message);
-      }
-      if (response.status < 200 || response.status >= 300) {
-        let text = '';
-        for await (const chunk of response.body) text += chunk.toString();
-        throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(text)}`, response.status);
-      }
-      return (response.headers['content-type'] ?? '').includes('text/event-stream') ? readStream(label, response, request.onText) : readJson(label, response);
+      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, signal: request.signal });
+      return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };
 }
@@ -80,8 +70,7 @@ function toWire(messages: readonly ChatMessage[]): WireMessage[] {
 }
 
 async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
-  let raw = '';
-  for await (const chunk of response.body) raw += chunk.toString();
+  const raw = await readAll(response);
   let parsed: { content?: Block[]; stop_reason?: string };
   try {
     parsed = JSON.parse(raw);

@@ -2,9 +2,9 @@
  * The OpenAI chat-completions wire format: OpenAI itself, and through
  * `base_url` Azure-style gateways, Ollama, vLLM, LM Studio and llama.cpp.
  */
-import type { HttpClient } from '../../net/http-client.ts';
+import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { describeErrorBody } from './http-errors.ts';
+import { postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -45,22 +45,8 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
       }
       if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
       if (request.temperature !== undefined) body.temperature = request.temperature;
-      const send = { url, method: 'POST', headers, body: JSON.stringify(body), timeoutMs: options.timeoutMs ?? 120_000, signal: request.signal, maxResponseBytes: 8 * 1024 * 1024 };
-
-      let response;
-      try {
-        response = await options.http.stream(send);
-      } catch (err) {
-        throw new ProviderError(label, (err as Error).message);
-      }
-      if (response.status < 200 || response.status >= 300) {
-        let text = '';
-        for await (const chunk of response.body) text += chunk.toString();
-        throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(text)}`, response.status);
-      }
-      return (response.headers['content-type'] ?? '').includes('text/event-stream')
-        ? readStream(label, response, request.onText)
-        : readJson(label, response);
+      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, signal: request.signal });
+      return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };
 }
@@ -81,9 +67,8 @@ function toWire(request: ModelRequest): WireMessage[] {
   return out;
 }
 
-async function readJson(label: string, response: Awaited<ReturnType<HttpClient['stream']>>): Promise<ModelResponse> {
-  let text = '';
-  for await (const chunk of response.body) text += chunk.toString();
+async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
+  const text = await readAll(response);
   let parsed: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[] };
   try {
     parsed = JSON.parse(text);
@@ -100,7 +85,7 @@ async function readJson(label: string, response: Awaited<ReturnType<HttpClient['
   };
 }
 
-async function readStream(label: string, response: Awaited<ReturnType<HttpClient['stream']>>, onText?: (delta: string) => void): Promise<ModelResponse> {
+async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
   let text = '';
   let stopReason = 'stop';
   // Tool calls arrive in pieces, keyed by index: the first piece has the id and name.

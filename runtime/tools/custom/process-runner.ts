@@ -3,9 +3,8 @@
  * minimal environment, cwd = work dir, capped output, and a timeout (or an
  * abort) that kills the whole process tree.
  */
-import { spawn } from 'node:child_process';
 import { HeadBuffer, TailBuffer } from './output-buffer.ts';
-import { killProcessTree } from './process-tree.ts';
+import { killProcessTree, spawnInGroup } from './process-tree.ts';
 
 export const DEFAULT_MAX_STDOUT = 1024 * 1024;
 export const DEFAULT_MAX_STDERR = 64 * 1024;
@@ -40,13 +39,7 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
     let stoppedBy: RunResult['stoppedBy'];
     let settled = false;
 
-    const child = spawn(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    const child = spawnInGroup(options.command, options.args, options);
 
     const stop = (reason: NonNullable<RunResult['stoppedBy']>) => {
       stoppedBy ??= reason;

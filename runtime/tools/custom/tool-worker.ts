@@ -4,10 +4,10 @@
  * call, restarted on the next call after it dies, killed (with its process
  * tree) when a call is aborted or times out. Calls run one at a time.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { TailBuffer } from './output-buffer.ts';
-import { killProcessTree } from './process-tree.ts';
+import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_STDOUT } from './process-runner.ts';
 import type { WorkerFailure, WorkerResponse } from './worker-protocol.ts';
 
@@ -103,13 +103,7 @@ export class ToolWorker {
 
   private async start(): Promise<ChildProcessWithoutNullStreams> {
     const launch = await this.launch();
-    const child = spawn(launch.command, launch.args, {
-      cwd: launch.cwd,
-      env: launch.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    const child = spawnInGroup(launch.command, launch.args, launch);
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);

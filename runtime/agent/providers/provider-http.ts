@@ -1,0 +1,34 @@
+/**
+ * Sending a request to a model provider: one POST whose answer is either
+ * JSON or server-sent events. A network failure or an error status becomes
+ * a ProviderError with the provider's own message, so the next fallback is
+ * tried. Both wire formats share this.
+ */
+import type { HttpClient, HttpStream } from '../../net/http-client.ts';
+import { ProviderError } from '../messages.ts';
+import { describeErrorBody } from './http-errors.ts';
+
+export const PROVIDER_TIMEOUT_MS = 120_000;
+
+export async function postToProvider(
+  label: string,
+  http: HttpClient,
+  request: { url: string; headers: Record<string, string>; body: unknown; timeoutMs?: number; signal?: AbortSignal },
+): Promise<{ response: HttpStream; streaming: boolean }> {
+  let response: HttpStream;
+  try {
+    response = await http.stream({ url: request.url, method: 'POST', headers: request.headers, body: JSON.stringify(request.body), timeoutMs: request.timeoutMs ?? PROVIDER_TIMEOUT_MS, signal: request.signal });
+  } catch (err) {
+    throw new ProviderError(label, (err as Error).message);
+  }
+  if (response.status < 200 || response.status >= 300) {
+    throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(await readAll(response))}`, response.status);
+  }
+  return { response, streaming: (response.headers['content-type'] ?? '').includes('text/event-stream') };
+}
+
+export async function readAll(response: HttpStream): Promise<string> {
+  let text = '';
+  for await (const chunk of response.body) text += chunk.toString();
+  return text;
+}
