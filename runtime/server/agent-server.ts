@@ -32,6 +32,8 @@ export interface AgentServerOptions {
   publicUrl?: string;
   maxBodyBytes?: number;
   log: Logger;
+  /** Tools that cannot serve calls right now (for /readyz). */
+  unhealthyTools?: () => { name: string; detail?: string }[];
 }
 
 export interface RunningServer {
@@ -67,7 +69,12 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     const method = req.method ?? 'GET';
 
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/readyz') return shuttingDown ? sendJson(res, 503, { ready: false, reason: 'shutting down' }) : sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel });
+    if (path === '/readyz') {
+      if (shuttingDown) return sendJson(res, 503, { ready: false, reason: 'shutting down' });
+      const unhealthy = options.unhealthyTools?.() ?? [];
+      if (unhealthy.length) return sendJson(res, 503, { ready: false, reason: 'tools cannot serve calls', unhealthy });
+      return sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel });
+    }
     if (method === 'GET' && (path === '/.well-known/agent-card.json' || path === '/.well-known/agent.json')) {
       const version = req.headers['a2a-version'] as string | undefined;
       const legacy = path === '/.well-known/agent.json' || !version || /^0\./.test(version);

@@ -68,6 +68,12 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
     port: options.port,
     publicUrl: options.publicUrl,
     log: options.log,
+    unhealthyTools: () =>
+      options.registry
+        .list()
+        .map((tool) => ({ name: tool.name, health: tool.health?.() }))
+        .filter((t) => t.health && !t.health.healthy)
+        .map((t) => ({ name: t.name, detail: t.health!.detail })),
   });
   if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
 

@@ -87,6 +87,13 @@ export interface Tool extends ToolSpec {
   execute(args: unknown, ctx: ToolContext): Promise<ToolResult>;
   /** Releases long-lived resources (worker processes, connections). */
   close?(): Promise<void>;
+  /** Whether the tool can serve calls (a worker that keeps dying cannot); /readyz reports it. */
+  health?(): ToolHealth;
+}
+
+export interface ToolHealth {
+  healthy: boolean;
+  detail?: string;
 }
 
 export function ok(value: unknown): ToolResult {

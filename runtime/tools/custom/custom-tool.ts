@@ -57,6 +57,7 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
         return fromWorker(spec.name, await worker.call(args, ctx.signal));
       },
       close: () => worker.close(),
+      health: () => (worker.healthy ? { healthy: true } : { healthy: false, detail: `its worker keeps failing (${worker.failure})` }),
     };
   }
 

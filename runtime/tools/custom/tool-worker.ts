@@ -40,6 +40,9 @@ export class ToolWorker {
   private queue: Promise<unknown> = Promise.resolve();
   private stderr = new TailBuffer(16 * 1024);
   private closed = false;
+  /** Calls in a row that ended with the worker dead or unable to start. */
+  private failuresInARow = 0;
+  private lastFailure = '';
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -56,9 +59,26 @@ export class ToolWorker {
   }
 
   call(args: unknown, signal?: AbortSignal): Promise<WorkerOutcome> {
-    const run = this.queue.then(() => this.callNow(args, signal));
+    const run = this.queue.then(() => this.callNow(args, signal)).then((outcome) => {
+      if (outcome.kind === 'crashed' || outcome.kind === 'spawn-failed') {
+        this.failuresInARow++;
+        this.lastFailure = outcome.kind === 'crashed' ? `exited with ${outcome.signal ?? outcome.exitCode}` : outcome.error.message;
+      } else if (outcome.kind !== 'aborted') {
+        this.failuresInARow = 0;
+      }
+      return outcome;
+    });
     this.queue = run.catch(() => {});
     return run;
+  }
+
+  /** Unhealthy after three calls in a row found the worker dead or unable to start. */
+  get healthy(): boolean {
+    return this.failuresInARow < 3;
+  }
+
+  get failure(): string {
+    return this.lastFailure;
   }
 
   async close(): Promise<void> {
