@@ -1,0 +1,36 @@
+/**
+ * Where ripgrep is: the path configured, else the binary the @vscode/ripgrep
+ * package ships (there when running from sources with dependencies
+ * installed; not inside a built bundle), else `rg` on PATH.
+ */
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+let packaged: Promise<string | undefined> | undefined;
+
+export async function findRipgrep(configured: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (configured) return isExecutable(configured) ? configured : undefined;
+  packaged ??= import('@vscode/ripgrep').then(
+    (m) => (isExecutable(m.rgPath) ? m.rgPath : undefined),
+    () => undefined,
+  );
+  return (await packaged) ?? onPath('rg', env.PATH ?? '');
+}
+
+export function onPath(name: string, path: string): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
