@@ -81,6 +81,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     manifest.tools,
     {
       builtins: contents.builtins,
+      schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
+      agentConfig: { ...manifest, tools: undefined, workdir: workDir },
       custom: {
         workDir,
         envPassthrough: manifest.env_passthrough,

@@ -29,6 +29,14 @@ export interface ApprovalSettings {
   auto_deny: string[];
 }
 
+/** A recurring task declared in forge.yaml. */
+export interface ScheduleSettings {
+  id: string;
+  cron: string;
+  task: string;
+  timezone?: string;
+}
+
 export interface AgentManifest {
   tool_interface_version: number;
   agent_id: string;
@@ -42,5 +50,7 @@ export interface AgentManifest {
   /** Environment variables the agent's tools may read from the runtime's environment. */
   env_passthrough: string[];
   requirements: { node: string; python?: string };
+  /** Recurring tasks from forge.yaml (absent when there are none). */
+  schedules?: ScheduleSettings[];
   build: { mode: 'prod' | 'dev'; forge_version: string };
 }

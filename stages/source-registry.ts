@@ -20,6 +20,8 @@ export function createSourceRegistry(project: Project, options: { log?: Logger }
     {
       builtins,
       log: options.log,
+      schedules: config.schedules,
+      agentConfig: describeConfig(project),
       custom: {
         workDir: config.workDir,
         envPassthrough: config.envPassthrough,
@@ -29,4 +31,21 @@ export function createSourceRegistry(project: Project, options: { log?: Logger }
     },
     (spec) => origins.get(spec.name) ?? spec.name,
   );
+}
+
+/** What debug_console shows as the config of an agent run from sources: forge.yaml as resolved. */
+function describeConfig({ config }: Project): Record<string, unknown> {
+  return {
+    agent_id: config.agentId,
+    version: config.version,
+    description: config.description,
+    model: config.model,
+    workdir: config.workDir,
+    tool_dirs: config.toolDirs.map((d) => d.path),
+    tools: config.tools.map((t) => (t.config ? { name: t.name, config: t.config } : t.name)),
+    env_passthrough: config.envPassthrough,
+    egress: config.egress,
+    approval: config.approval,
+    schedules: config.schedules,
+  };
 }

@@ -3,6 +3,7 @@ import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
+import { IgnoreTree } from './ignore-tree.ts';
 import { SKIPPED_DIR_GLOBS, SKIPPED_DIRS } from './skipped-dirs.ts';
 
 export default defineBuiltin({
@@ -10,7 +11,7 @@ export default defineBuiltin({
     name: 'glob_search',
     description: [
       'Find files by glob pattern (fast-glob syntax: `**/*.ts`, `src/**/test_*.py`, `*.{md,txt}`), newest first.',
-      `Searches under \`path\` (default: the working directory); patterns may not be absolute or contain \`..\`. Hidden files are matched only with \`include_hidden\`; ${SKIPPED_DIRS.join(', ')} are always skipped, and symlinks are neither followed nor listed.`,
+      `Searches under \`path\` (default: the working directory); patterns may not be absolute or contain \`..\`. Files ignored by .gitignore or .ignore files in the searched tree are left out (as grep_search does), hidden files are matched only with \`include_hidden\`, ${SKIPPED_DIRS.join(', ')} are always skipped, and symlinks are neither followed nor listed.`,
       'Returns up to `max_results` files (default 100) with size and modification time; `truncated` says more matched.',
     ].join('\n'),
     category: 'builtin',
@@ -43,6 +44,10 @@ export default defineBuiltin({
         } catch (err) {
           return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" cannot be used: ${(err as Error).message}`);
         }
+        const ignores = new IgnoreTree(base.absolute);
+        const kept = [];
+        for (const entry of entries) if (!(await ignores.ignored(entry.path, false))) kept.push(entry);
+        entries = kept;
         entries.sort((a, b) => b.stats!.mtimeMs - a.stats!.mtimeMs || (a.path < b.path ? -1 : 1));
         const prefix = base.relative === '.' ? '' : `${base.relative}/`;
         const files = entries.slice(0, maxResults).map((e) => ({ path: prefix + e.path, size: e.stats!.size, modified: e.stats!.mtime.toISOString() }));

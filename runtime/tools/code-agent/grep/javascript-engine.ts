@@ -6,20 +6,14 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { looksBinary } from '../../fs-results.ts';
+import { IgnoreTree } from '../ignore-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
 import { clipLine, GrepPatternError, withContext, type GrepOutcome, type GrepQuery } from './grep-query.ts';
 
 /** Files larger than this are not searched by the fallback (ripgrep has no such limit). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
-
-interface IgnoreScope {
-  /** Directory (relative to the search root, "" for the root) whose ignore files these are. */
-  base: string;
-  rules: Ignore;
-}
 
 export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcome> {
   const regex = compile(query);
@@ -49,10 +43,9 @@ export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcom
     outcome.matches.push(...withContext(relative, seen, query.context));
   };
 
-  const walk = async (dirRelative: string, scopes: IgnoreScope[]): Promise<void> => {
+  const ignores = new IgnoreTree(query.root);
+  const walk = async (dirRelative: string): Promise<void> => {
     const absolute = join(query.root, dirRelative);
-    const localRules = await ignoreRules(absolute);
-    const active = localRules ? [...scopes, { base: dirRelative, rules: localRules }] : scopes;
     const entries = await readdir(absolute, { withFileTypes: true }).catch(() => []);
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
@@ -64,10 +57,10 @@ export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcom
       if (!query.includeHidden && entry.name.startsWith('.')) continue;
       const relative = dirRelative ? `${dirRelative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.includes(entry.name) || isIgnored(active, relative, true)) continue;
-        await walk(relative, active);
+        if (SKIPPED_DIRS.includes(entry.name) || (await ignores.ignoredHere(relative, true))) continue;
+        await walk(relative);
       } else if (entry.isFile()) {
-        if (isIgnored(active, relative, false)) continue;
+        if (await ignores.ignoredHere(relative, false)) continue;
         await searchFile(relative, join(query.root, relative));
         // Let timers (the timeout) run between files.
         await new Promise((resolve) => setImmediate(resolve));
@@ -76,7 +69,7 @@ export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcom
   };
 
   if (query.file) await searchFile(query.file, join(query.root, query.file));
-  else await walk('', []);
+  else await walk('');
   outcome.matches = outcome.matches.slice(0, query.maxResults);
   return outcome;
 }
@@ -94,25 +87,4 @@ function compile(query: GrepQuery): RegExp {
 function anchored(glob: string): string {
   if (glob.startsWith('/')) return glob.slice(1);
   return glob.includes('/') ? glob : `**/${glob}`;
-}
-
-async function ignoreRules(dir: string): Promise<Ignore | undefined> {
-  let rules: Ignore | undefined;
-  for (const name of ['.gitignore', '.ignore']) {
-    const text = await readFile(join(dir, name), 'utf8').catch(() => undefined);
-    if (text !== undefined) (rules ??= ignore()).add(text);
-  }
-  return rules;
-}
-
-/** Deeper ignore files win over shallower ones (a "!" rule can re-include), as git decides. */
-function isIgnored(scopes: IgnoreScope[], relative: string, isDirectory: boolean): boolean {
-  for (let i = scopes.length - 1; i >= 0; i--) {
-    const { base, rules } = scopes[i];
-    const within = base ? relative.slice(base.length + 1) : relative;
-    const result = rules.test(isDirectory ? `${within}/` : within);
-    if (result.ignored) return true;
-    if (result.unignored) return false;
-  }
-  return false;
 }
