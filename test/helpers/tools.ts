@@ -24,6 +24,7 @@ export interface HarnessOptions {
   env?: NodeJS.ProcessEnv;
   schedules?: ToolFactories['schedules'];
   agentConfig?: unknown;
+  http?: ToolFactories['http'];
 }
 
 const open: ToolRegistry[] = [];
@@ -51,6 +52,7 @@ export async function tools(names: string[], options: HarnessOptions): Promise<T
       env: options.env ?? process.env,
       schedules: options.schedules,
       agentConfig: options.agentConfig,
+      http: options.http,
       custom: { workDir: options.workDir, resolveSource: (p) => p, node: { worker: async () => ({ command: 'false', args: [] }), script: async () => ({ command: 'false', args: [] }) } },
     },
     (spec) => spec.name,

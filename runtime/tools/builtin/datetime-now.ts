@@ -6,7 +6,7 @@ import { defineBuiltin } from './define.ts';
 type Format = 'rfc3339' | 'rfc2822' | 'unix' | 'unix_ms' | 'date' | 'time' | 'custom';
 
 const RENDER: Record<Exclude<Format, 'custom'>, (d: DateTime) => string | number> = {
-  rfc3339: (d) => d.toISO({ suppressMilliseconds: true })!,
+  rfc3339: (d) => d.set({ millisecond: 0 }).toISO({ suppressMilliseconds: true })!,
   rfc2822: (d) => d.toRFC2822()!,
   unix: (d) => Math.floor(d.toSeconds()),
   unix_ms: (d) => d.toMillis(),

@@ -48,7 +48,13 @@ function collapseWhitespace(node: Node): void {
     node.rawText = node.rawText.replace(/\s+/g, ' ');
     return;
   }
-  if (node instanceof HTMLElement && ['pre', 'textarea'].includes(node.rawTagName?.toLowerCase())) return;
+  if (node instanceof HTMLElement && ['pre', 'textarea'].includes(node.rawTagName?.toLowerCase())) {
+    // The newline before </code></pre> would become a blank line before the closing fence.
+    let last: Node | undefined = node;
+    while (last && last.nodeType !== NodeType.TEXT_NODE) last = last.childNodes.at(-1);
+    if (last) last.rawText = last.rawText.replace(/\n$/, '');
+    return;
+  }
   for (const child of node.childNodes) collapseWhitespace(child);
 }
 
