@@ -14,13 +14,14 @@ interface ShellConfig {
 }
 
 export const MAX_SHELL_TIMEOUT_SECONDS = 600;
+const DEFAULT_CALL_TIMEOUT_SECONDS = 30;
 
 export default defineBuiltin<ShellConfig>({
   spec: {
     name: 'local_shell',
     description: [
       'Development only: run a shell command line (pipes, redirects, globs and all) with /bin/sh -c (config `shell`) in the working directory. Not available in production builds.',
-      'Returns the exit code, stdout and stderr (each cut at config max_output_bytes, default 1 MiB, with a truncated flag) and the duration. The command and everything it started are stopped after `timeout` seconds (default 30, at most config timeout, which defaults to 120).',
+      'Returns the exit code, stdout and stderr (each cut at config max_output_bytes, default 1 MiB, with a truncated flag) and the duration. The command and everything it started are stopped after `timeout` seconds (default 30; at most config timeout, itself 120 by default).',
       'The shell gets PATH, LANG, HOME (the developer\'s home) and the variables config env_passthrough names — not the agent\'s secrets.',
     ].join('\n'),
     category: 'dev',
@@ -32,7 +33,7 @@ export default defineBuiltin<ShellConfig>({
       additionalProperties: false,
       properties: {
         command: { type: 'string', minLength: 1, maxLength: 100_000, description: 'The command line, e.g. "ls -la | head".' },
-        timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_SHELL_TIMEOUT_SECONDS, default: 30, description: 'Seconds before the command is stopped.' },
+        timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_SHELL_TIMEOUT_SECONDS, description: 'Seconds before the command is stopped (default 30, or config timeout if lower).' },
         stdin: { type: 'string', description: 'Text written to the command\'s standard input.' },
       },
     },
@@ -52,7 +53,7 @@ export default defineBuiltin<ShellConfig>({
     const config = host.config;
     return {
       async execute(rawArgs, ctx) {
-        const { command, timeout, stdin } = rawArgs as { command: string; timeout: number; stdin?: string };
+        const { command, timeout = Math.min(DEFAULT_CALL_TIMEOUT_SECONDS, config.timeout), stdin } = rawArgs as { command: string; timeout?: number; stdin?: string };
         if (timeout > config.timeout) return fail('FORGE_SHELL_TIMEOUT_LIMIT', `timeout ${timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of local_shell in forge.yaml');
         let workDir: string;
         try {
