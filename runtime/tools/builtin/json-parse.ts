@@ -1,7 +1,7 @@
 import { search } from '@jmespath-community/jmespath';
-import { parse as parseLenient, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
+import { findJsonSyntaxError } from './json/json-syntax.ts';
 
 export default defineBuiltin({
   spec: {
@@ -49,35 +49,13 @@ export default defineBuiltin({
   }),
 });
 
-const PROBLEMS: Record<string, string> = {
-  InvalidSymbol: 'unexpected character',
-  InvalidNumberFormat: 'malformed number',
-  PropertyNameExpected: 'a property name in double quotes was expected',
-  ValueExpected: 'a value was expected',
-  ColonExpected: 'a colon was expected',
-  CommaExpected: 'a comma was expected',
-  CloseBraceExpected: 'a closing } was expected',
-  CloseBracketExpected: 'a closing ] was expected',
-  EndOfFileExpected: 'nothing may follow the value',
-  InvalidCommentToken: 'comments are not allowed in JSON',
-  UnexpectedEndOfComment: 'unterminated comment',
-  UnexpectedEndOfString: 'unterminated string',
-  UnexpectedEndOfNumber: 'unterminated number',
-  InvalidUnicode: 'invalid unicode escape',
-  InvalidEscapeCharacter: 'invalid escape sequence',
-  InvalidCharacter: 'invalid character in string',
-};
-
-/** Where JSON.parse gave up, with line and column (JSON.parse itself does not always say). */
+/** Where JSON.parse gave up, with line and column and the line itself under a caret. */
 function locateSyntaxError(text: string): { line: number; column: number; problem: string; excerpt: string } | undefined {
-  const errors: ParseError[] = [];
-  parseLenient(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  if (!first) return undefined;
-  const before = text.slice(0, first.offset);
+  const found = findJsonSyntaxError(text);
+  if (!found) return undefined;
+  const before = text.slice(0, found.offset);
   const line = before.split('\n').length;
-  const column = first.offset - before.lastIndexOf('\n');
+  const column = found.offset - before.lastIndexOf('\n');
   const lineText = text.split('\n')[line - 1] ?? '';
-  const code = printParseErrorCode(first.error);
-  return { line, column, problem: PROBLEMS[code] ?? code, excerpt: `${lineText}\n${' '.repeat(Math.max(0, column - 1))}^` };
+  return { line, column, problem: found.problem, excerpt: `${lineText}\n${' '.repeat(Math.max(0, column - 1))}^` };
 }

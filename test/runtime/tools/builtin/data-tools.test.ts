@@ -26,11 +26,21 @@ describe('json_parse', () => {
   });
 
   it.each([
-    ['{"a": 1,\n  "b": }', 'line 2, column 8', 'a value was expected'],
-    ['{"a": 1,}', 'line 1, column 9', 'a property name'],
-    ["{'a': 1}", 'line 1, column 2', 'unexpected character'],
-    ['[1, 2', 'line 1, column 6', 'a closing ]'],
-    ['', 'line 1, column 1', 'a value was expected'],
+    ['{"a": 1,\n  "b": }', 'line 2, column 8', 'a value was expected, not "}"'],
+    ['{"a": 1,}', 'line 1, column 9', 'trailing commas are not allowed'],
+    ['[1, 2,]', 'line 1, column 7', 'trailing commas are not allowed'],
+    ["{'a': 1}", 'line 1, column 2', 'a property name in double quotes'],
+    ["['a']", 'line 1, column 2', 'strings need double quotes'],
+    ['[1, 2', 'line 1, column 6', 'a comma or a closing ]'],
+    ['{"a" 1}', 'line 1, column 6', 'a colon was expected'],
+    ['', 'line 1, column 1', 'the text ends'],
+    ['{"a": 1} x', 'line 1, column 10', 'nothing may follow'],
+    ['// note\n{}', 'line 1, column 1', 'comments are not allowed'],
+    ['{"a": 01}', 'line 1, column 8', 'malformed number'],
+    ['"tab\tin string"', 'line 1, column 5', 'control character'],
+    ['"bad \\x escape"', 'line 1, column 6', 'invalid escape'],
+    ['"open', 'line 1, column 6', 'unterminated string'],
+    ['[tru]', 'line 1, column 2', 'a value was expected'],
   ])('reports invalid JSON %j at its line and column', async (text, where, problem) => {
     const result = await t.call('json_parse', { text });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_JSON_SYNTAX' } });
