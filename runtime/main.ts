@@ -81,6 +81,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     manifest.tools,
     {
       builtins: contents.builtins,
+      // Tools report configuration problems found at startup (an allowed binary not installed).
+      log: { debug() {}, info() {}, warn: (message) => process.stderr.write(`warning: ${message}\n`) },
       schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
       agentConfig: { ...manifest, tools: undefined, workdir: workDir },
       custom: {

@@ -145,6 +145,17 @@ describe('forge build --prod with dev tools enabled', () => {
   });
 });
 
+describe('a bundle whose cli_execute allows a binary that is not installed', () => {
+  it('says so on stderr when it starts, and refuses to run it', async () => {
+    const project = writeProject({ 'forge.yaml': 'agent_id: missing-bin\nversion: 1.0.0\ntools:\n  - name: cli_execute\n    config: { allowed_binaries: [ls, no-such-binary-here] }\n' });
+    expect((await forge(['build', '--prod'], project)).code).toBe(0);
+    const { code, stderr, stdout } = await runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'call', 'cli_execute', '{"binary": "no-such-binary-here"}', '--json'], { cwd: project });
+    expect(stderr).toContain('warning: cli_execute: allowed binary "no-such-binary-here" was not found on PATH');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_MISSING' } });
+  });
+});
+
 describe('a bundle with every tool Forge ships', () => {
   it('stays under 1.5 MB', async () => {
     const project = writeProject({ 'forge.yaml': `agent_id: everything\nversion: 1.0.0\ntools:\n${CATALOG.map((e) => `  - ${e.name}`).join('\n')}\n` });

@@ -4,7 +4,7 @@
  * installed; not inside a built bundle), else `rg` on PATH.
  */
 import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findOnPath } from '../../../guard/command-guard.ts';
 
 let packaged: Promise<string | undefined> | undefined;
 
@@ -14,16 +14,7 @@ export async function findRipgrep(configured: string | undefined, env: NodeJS.Pr
     (m) => (isExecutable(m.rgPath) ? m.rgPath : undefined),
     () => undefined,
   );
-  return (await packaged) ?? onPath('rg', env.PATH ?? '');
-}
-
-export function onPath(name: string, path: string): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return undefined;
+  return (await packaged) ?? findOnPath('rg', env.PATH ?? '');
 }
 
 function isExecutable(path: string): boolean {

@@ -178,3 +178,21 @@ describe('directory_tree', () => {
     expect(await ripgrep.call('directory_tree', { path: 'linked' })).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_OUTSIDE' } });
   });
 });
+
+describe('finding ripgrep on PATH', () => {
+  it('finds an executable rg in a PATH directory, skipping relative entries', async () => {
+    const { findOnPath: onPath } = await import('../../../../runtime/guard/command-guard.ts');
+    const dir = tempDir('forge-bin-');
+    symlinkSync(rgPath, join(dir, 'rg'));
+    mkdirSync(join(dir, 'relative'));
+    symlinkSync(rgPath, join(dir, 'relative', 'rg'));
+    const previous = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(onPath('rg', `relative:${dir}:/nonexistent`)).toBe(join(dir, 'rg'));
+    } finally {
+      process.chdir(previous);
+    }
+    expect(onPath('rg', '/nonexistent')).toBeUndefined();
+  });
+});
