@@ -31,6 +31,14 @@ describe('forge tool with the tools Forge ships', () => {
     expect(refused.stderr).toContain('outside the working directory');
   });
 
+  it('warns about an allowed binary that is not installed, and refuses to run it', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - name: cli_execute\n    config: { allowed_binaries: [no-such-binary-here] }\n') });
+    const { code, stderr } = await forge(['tool', 'run', 'cli_execute', '--param', 'binary=no-such-binary-here'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain('warning: cli_execute: allowed binary "no-such-binary-here" was not found on PATH');
+    expect(stderr).toContain('FORGE_CLI_MISSING');
+  });
+
   it('prints a calculation error with its column and a caret', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - math_calculate\n') });
     const { code, stderr } = await forge(['tool', 'run', 'math_calculate', '--param', 'expression=2 * (3 / 0)'], dir);

@@ -26,7 +26,7 @@ export default defineBuiltin<TestRunnerConfig>({
     name: 'test_runner',
     description: [
       'Development only: run the project\'s tests and report pass or fail. The command is config `command` (a command line run with /bin/sh -c in the working directory); without one it is detected: `npm test` (package.json with a test script), `python3 -m pytest` (pyproject.toml, pytest.ini, setup.cfg, tox.ini or conftest.py), `go test ./...` (go.mod), `cargo test` (Cargo.toml) or `make test` (a Makefile with a test target). Not available in production builds.',
-      '`args` are appended, each quoted. The run gets CI=1 and NO_COLOR=1 so runners neither watch nor colour. Returns `passed` (exit code 0), the exit code, the counts of passed, failed and skipped tests when the output has a summary it knows (vitest, jest, pytest, node:test, mocha, cargo, go, or "N passed, N failed"), the duration and the last 12000 characters of output.',
+      '`args` are appended, each quoted. The run gets CI=1 and NO_COLOR=1 so runners neither watch nor colour. Returns `passed` (exit code 0), the exit code, the counts of passed, failed and skipped tests when the output has a summary it knows (vitest, jest, pytest, node:test, mocha, cargo, go, unittest, or "N passed, N failed"), the duration and the last 12000 characters of output.',
       'Stopped, with every process it started, after `timeout` seconds (default config timeout, 300).',
     ].join('\n'),
     category: 'dev',

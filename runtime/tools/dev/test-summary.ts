@@ -1,7 +1,7 @@
 /**
  * Reads the pass/fail counts out of a test run's output, for the runners
  * people use most: vitest, jest, pytest, node's test runner (TAP and spec),
- * mocha, cargo test and go test, and the plain "N passed, N failed" line.
+ * mocha, cargo test, go test and Python's unittest, and the plain "N passed, N failed" line.
  * The last summary in the output wins (watchers and reruns print several).
  */
 export interface TestCounts {
@@ -87,6 +87,19 @@ const READERS: Reader[] = [
       const okPackages = output.split('\n').filter((l) => /^ok\s+\S+/.test(l)).length;
       const failedPackages = output.split('\n').filter((l) => /^FAIL\s+\S+/.test(l)).length;
       return okPackages + failedPackages > 0 ? { passed: okPackages, failed: failedPackages, skipped: 0 } : undefined;
+    },
+  },
+  {
+    format: 'unittest',
+    read(output) {
+      const ran = lastLine(output, /^Ran \d+ tests? in /);
+      if (!ran) return undefined;
+      const total = Number(/\d+/.exec(ran)![0]);
+      const verdict = lastLine(output, /^(OK|FAILED)\b/) ?? '';
+      const field = (name: string) => Number(new RegExp(`${name}=(\\d+)`).exec(verdict)?.[1] ?? 0);
+      const failed = field('failures') + field('errors') + field('unexpected successes');
+      const skipped = field('skipped') + field('expected failures');
+      return { passed: total - failed - skipped, failed, skipped };
     },
   },
   {

@@ -144,11 +144,13 @@ describe('test_runner', () => {
     expect(value).toMatchObject({ passed: true, exit_code: 0, command: 'node --test test/math.test.mjs', summary: { passed: 2, failed: 0 } });
   });
 
-  it('runs pytest for a Python project', async () => {
+  it('runs a configured Python command (unittest) and reads its summary', async () => {
     const dir = tempDir('forge-tests-py-');
-    writeFiles(dir, { 'pyproject.toml': '[project]\nname = "p"\nversion = "0"\n', 'test_things.py': 'def test_ok():\n    assert True\n\ndef test_also_ok():\n    assert 2 > 1\n' });
-    const runner = await tools(['test_runner'], { workDir: dir, env });
-    expect(await runner.value('test_runner')).toMatchObject({ passed: true, command: 'python3 -m pytest', summary: { passed: 2, failed: 0, format: 'pytest' } });
+    writeFiles(dir, {
+      'test_things.py': 'import unittest\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n\n    def test_bad(self):\n        self.assertEqual(1, 2)\n\n    @unittest.skip("later")\n    def test_later(self):\n        pass\n',
+    });
+    const runner = await tools(['test_runner'], { workDir: dir, env, config: { test_runner: { command: 'python3 -m unittest' } } });
+    expect(await runner.value('test_runner')).toMatchObject({ passed: false, exit_code: 1, summary: { passed: 1, failed: 1, skipped: 1, format: 'unittest' } });
   });
 
   it('says when there is no test command to run', async () => {

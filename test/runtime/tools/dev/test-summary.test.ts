@@ -15,6 +15,8 @@ describe('readTestCounts', () => {
     ['cargo', 'test result: ok. 3 passed; 0 failed; 1 ignored\ntest result: FAILED. 1 passed; 2 failed; 0 ignored', { passed: 4, failed: 2, skipped: 1 }],
     ['go', '=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL', { passed: 1, failed: 1, skipped: 0 }],
     ['go', 'ok  \texample.com/a\t0.01s\nFAIL\texample.com/b\t0.02s', { passed: 1, failed: 1, skipped: 0 }],
+    ['unittest', '..F.s\n======\nFAIL: test_x\n------\nRan 5 tests in 0.001s\n\nFAILED (failures=1, skipped=1)', { passed: 3, failed: 1, skipped: 1 }],
+    ['unittest', 'Ran 2 tests in 0.000s\n\nOK', { passed: 2, failed: 0, skipped: 0 }],
     ['plain', 'checking...\nsummary: 8 passed, 1 failed, 2 skipped', { passed: 8, failed: 1, skipped: 2 }],
   ])('reads a %s summary', (format, output, counts) => {
     expect(readTestCounts(output)).toEqual({ ...counts, format: format.replace(/ \(.*\)$/, '') });
