@@ -72,14 +72,14 @@ export function resolveAllowlist(names: readonly string[], pathVariable: string)
   return allowlist;
 }
 
-/** Which allowed binary a request names (a name or an absolute path), or why it may not run. */
-export function checkBinary(allowlist: Allowlist, requested: string): ResolvedBinary | CommandRefusal {
+/** Which allowed binary a request names (a name, or a path: relative ones are read from the work dir), or why it may not run. */
+export function checkBinary(allowlist: Allowlist, requested: string, workDir: string): ResolvedBinary | CommandRefusal {
   const allowedNames = [...allowlist.binaries.keys()];
   const listHint = allowedNames.length ? `allowed: ${allowedNames.join(', ')}` : 'no binaries are allowed: list them in forge.yaml under cli_execute\'s config.allowed_binaries';
   let real: string | undefined;
   if (requested.includes('/')) {
     try {
-      real = realpathSync(requested);
+      real = realpathSync(resolve(workDir, requested));
     } catch {
       real = undefined;
     }
@@ -92,8 +92,10 @@ export function checkBinary(allowlist: Allowlist, requested: string): ResolvedBi
   }
   const byName = allowlist.binaries.get(requested);
   if (byName) return byName;
-  if (real) {
-    for (const binary of allowlist.binaries.values()) if (binary.real === real || binary.path === requested) return binary;
+  for (const binary of allowlist.binaries.values()) {
+    if (real && (binary.real === real || binary.path === requested)) return binary;
+    // "jq" names a binary allowed by its absolute path, /opt/tools/jq.
+    if (!real && !requested.includes('/') && basename(binary.path) === requested) return binary;
   }
   return { code: 'FORGE_CLI_NOT_ALLOWED', message: `"${requested}" is not an allowed binary`, hint: listHint };
 }

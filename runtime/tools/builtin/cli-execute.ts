@@ -65,14 +65,14 @@ export default defineBuiltin<CliConfig>({
     return {
       async execute(rawArgs, ctx) {
         const args = rawArgs as CliArgs;
-        const binary = checkBinary(allowlist, args.binary);
-        if ('code' in binary) return fail(binary.code, binary.message, binary.hint);
         let workDir: string;
         try {
           workDir = guard.root();
         } catch (err) {
           return fail('FORGE_WORKDIR_MISSING', (err as Error).message);
         }
+        const binary = checkBinary(allowlist, args.binary, workDir);
+        if ('code' in binary) return fail(binary.code, binary.message, binary.hint);
         const refusal = checkArguments(args.args, { workDir, home: host.env.HOME || homedir(), binary });
         if (refusal) return fail(refusal.code, refusal.message, refusal.hint);
         if (args.timeout !== undefined && args.timeout > config.timeout) {

@@ -92,6 +92,12 @@ describe('cli_execute runs allowed programs', () => {
     expect(await t.value<CliValue>('cli_execute', { binary: '/bin/cat', args: ['src/a.txt'] })).toMatchObject({ stdout: 'inside\n' });
   });
 
+  it('accepts by name a binary allowed by its absolute path', async () => {
+    const byPath = await tools(['cli_execute'], { workDir: work, env, config: { cli_execute: { allowed_binaries: [process.execPath] } } });
+    expect(await byPath.value<CliValue>('cli_execute', { binary: 'node', args: ['probe.js', 'exit', '0'] })).toMatchObject({ exit_code: 0 });
+    expect(await byPath.call('cli_execute', { binary: 'cat' })).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_NOT_ALLOWED' } });
+  });
+
   it('stops a program that runs too long, with every process it started', async () => {
     const started = Date.now();
     const result = await t.call('cli_execute', { binary: 'node', args: ['probe.js', 'spawn-and-hang'], timeout: 1 });
@@ -114,7 +120,7 @@ describe('cli_execute refuses', () => {
 
   it('a shell behind a symlink, even when it is on the allowlist under another name', async () => {
     expect(t.warnings).toEqual(expect.arrayContaining([expect.stringContaining('"mytool" is a shell interpreter'), expect.stringContaining('"bash" is a shell interpreter')]));
-    for (const binary of ['mytool', join(bin, 'mytool'), join(work, 'innocent')]) {
+    for (const binary of ['mytool', join(bin, 'mytool'), join(work, 'innocent'), './innocent']) {
       expect(await t.call('cli_execute', { binary, args: ['-c', 'id'] })).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_SHELL' } });
     }
   });
