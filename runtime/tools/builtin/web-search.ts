@@ -20,6 +20,8 @@ export default defineBuiltin<WebSearchConfig>({
     ].join('\n'),
     category: 'builtin',
     tags: ['read', 'network'],
+    // Above the longest configurable search timeout, which is the one that applies.
+    timeoutMs: 125_000,
     inputSchema: {
       type: 'object',
       required: ['query'],

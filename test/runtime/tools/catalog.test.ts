@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOG, GROUPS } from '../../../runtime/tools/catalog.ts';
 import { CATEGORIES, SECURITY_TAGS } from '../../../runtime/tools/model.ts';
 import { checkToolName } from '../../../runtime/tools/names.ts';
+import { DEFAULT_TIMEOUT_MS } from '../../../runtime/tools/registry.ts';
 import { createAjv } from '../../../runtime/tools/validation.ts';
 import { repoRoot } from '../../helpers/project.ts';
 
@@ -23,6 +24,12 @@ describe.each(CATALOG.map((entry) => [entry.name, entry] as const))('catalog ent
     const { spec } = (await entry.load()).default;
     expect(spec.tags.filter((t) => (SECURITY_TAGS as readonly string[]).includes(t))).toHaveLength(1);
     expect(entry.module.startsWith('dev/')).toBe(spec.category === 'dev');
+  });
+
+  it('gives the registry a time limit above the longest timeout its inputs or config allow (seconds)', async () => {
+    const { spec, configSchema } = (await entry.load()).default;
+    const maxOf = (schema: Record<string, unknown> | undefined) => ((schema?.properties as Record<string, { maximum?: number }> | undefined)?.timeout?.maximum ?? 0) * 1000;
+    expect(Math.max(maxOf(spec.inputSchema), maxOf(configSchema))).toBeLessThan(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   });
 
   it('points `module` at the same file `load` imports (the build bundles by path)', async () => {
