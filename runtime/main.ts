@@ -111,6 +111,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       builtins: contents.builtins,
       http,
       log: stderrLogger,
+      schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
+      agentConfig: { ...manifest, tools: undefined, workdir: workDir },
       custom: {
         workDir,
         envPassthrough: manifest.env_passthrough,

@@ -31,6 +31,14 @@ export interface ApprovalSettings {
   auto_deny: string[];
 }
 
+/** A recurring task declared in forge.yaml. */
+export interface ScheduleSettings {
+  id: string;
+  cron: string;
+  task: string;
+  timezone?: string;
+}
+
 export interface AgentManifest {
   tool_interface_version: number;
   agent_id: string;
@@ -46,5 +54,7 @@ export interface AgentManifest {
   requirements: { node: string; python?: string };
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
+  /** Recurring tasks from forge.yaml (absent when there are none). */
+  schedules?: ScheduleSettings[];
   build: { mode: 'prod' | 'dev'; forge_version: string };
 }

@@ -27,6 +27,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
+  if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
   if (tools.some((t) => t.source?.kind === 'python')) manifest.requirements.python = '>=3.8';
   return manifest;
 }

@@ -27,6 +27,8 @@ export function sourceToolFactories(project: Project, options: SourceRegistryOpt
     builtins,
     log: options.log,
     http: options.http ?? new HttpClient(),
+    schedules: config.schedules,
+    agentConfig: describeConfig(project),
     custom: {
       workDir: config.workDir,
       envPassthrough: config.envPassthrough,
@@ -49,4 +51,21 @@ export function createSourceRegistry(project: Project, options: SourceRegistryOp
 /** A running tool for one spec of the project (hot reload makes them one by one). */
 export function createSourceTool(spec: ToolSpec, factories: ToolFactories): Tool {
   return createTool(spec, factories);
+}
+
+/** What debug_console shows as the config of an agent run from sources: forge.yaml as resolved. */
+function describeConfig({ config }: Project): Record<string, unknown> {
+  return {
+    agent_id: config.agentId,
+    version: config.version,
+    description: config.description,
+    model: config.model,
+    workdir: config.workDir,
+    tool_dirs: config.toolDirs.map((d) => d.path),
+    tools: config.tools.map((t) => (t.config ? { name: t.name, config: t.config } : t.name)),
+    env_passthrough: config.envPassthrough,
+    egress: config.egress,
+    approval: config.approval,
+    schedules: config.schedules,
+  };
 }

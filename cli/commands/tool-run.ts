@@ -47,7 +47,9 @@ export async function run(argv: string[]): Promise<number> {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
     return 1;
   }
-  const { registry, diagnostics: registryProblems } = createSourceRegistry(project);
+  // Tools report problems found when they start (an allowed binary not installed) as warnings.
+  const log = { debug() {}, info() {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
+  const { registry, diagnostics: registryProblems } = createSourceRegistry(project, { log });
   if (!values.json) printDiagnostics(registryProblems);
   try {
     const tool = registry.get(name);

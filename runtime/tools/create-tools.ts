@@ -4,9 +4,11 @@
  */
 import { error, type Diagnostic } from '../diagnostics.ts';
 import { HttpClient } from '../net/http-client.ts';
+import type { ScheduledTask } from '../scheduler/scheduled-task.ts';
 import { instantiateBuiltin, type BuiltinDefinition } from './builtin/define.ts';
+import { CallLog, type AgentIntrospection } from './call-log.ts';
 import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
-import type { Logger, Tool, ToolSpec } from './model.ts';
+import { toSpec, type Logger, type Tool, type ToolSpec } from './model.ts';
 import { silentLogger, ToolRegistry } from './registry.ts';
 
 export interface ToolFactories {
@@ -17,6 +19,12 @@ export interface ToolFactories {
   /** Every outbound request goes through this client (default: one with no egress rules). */
   http?: HttpClient;
   env?: NodeJS.ProcessEnv;
+  /** The schedules declared in forge.yaml, for the schedule tools. */
+  schedules?: readonly ScheduledTask[];
+  /** What debug_console shows as the agent's config (agent.json, or the resolved forge.yaml). */
+  agentConfig?: unknown;
+  /** Set by createRegistry: the running agent, for debug_console. */
+  agent?: AgentIntrospection;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
@@ -24,7 +32,14 @@ export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
   const definition = factories.builtins[spec.name];
   if (!definition) throw new Error(`no implementation for tool "${spec.name}" in this runtime`);
   factories.http ??= new HttpClient();
-  return instantiateBuiltin(definition, spec, { workDir: factories.custom.workDir, log: factories.log ?? silentLogger, http: factories.http, env: factories.env ?? process.env });
+  return instantiateBuiltin(definition, spec, {
+    workDir: factories.custom.workDir,
+    log: factories.log ?? silentLogger,
+    http: factories.http,
+    env: factories.env ?? process.env,
+    agent: factories.agent,
+    schedules: factories.schedules,
+  });
 }
 
 export interface RegistryBuild {
@@ -34,6 +49,12 @@ export interface RegistryBuild {
 
 export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactories, origin: (spec: ToolSpec) => string): RegistryBuild {
   const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log });
+  const calls = new CallLog();
+  registry.onCall((event) => calls.record(event));
+  factories = {
+    ...factories,
+    agent: factories.agent ?? { tools: () => registry.list().map(toSpec), recentCalls: () => calls.list(), config: () => factories.agentConfig ?? {} },
+  };
   const diagnostics: Diagnostic[] = [];
   for (const spec of specs) {
     let tool: Tool;

@@ -96,7 +96,33 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [] },
     approval: { auto_approve: approval.auto_approve ?? [], auto_deny: approval.auto_deny ?? [] },
     server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
+    schedules: await readSchedules(data.schedules as RawSchedule[] | undefined, source, diagnostics),
     source,
   };
+  if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
+}
+
+type RawSchedule = { id: string; cron: string; task: string; timezone?: string };
+
+/** forge.yaml's schedules, with each cron and time zone checked where it is written. */
+async function readSchedules(raw: RawSchedule[] | undefined, source: YamlSource, diagnostics: Diagnostic[]): Promise<ProjectConfig['schedules']> {
+  if (!raw?.length) return [];
+  // croner loads only for projects that have schedules.
+  const { parseSchedule } = await import('../../runtime/scheduler/schedule-expression.ts');
+  const seen = new Map<string, number>();
+  raw.forEach((schedule, i) => {
+    const first = seen.get(schedule.id);
+    if (first !== undefined) {
+      const at = source.locate(['schedules', first, 'id']);
+      diagnostics.push(error('FORGE_SCHEDULE_DUPLICATE', `schedule id "${schedule.id}" is used twice`, source.locate(['schedules', i, 'id']), `the first is at line ${at.line}`));
+    } else seen.set(schedule.id, i);
+    try {
+      parseSchedule(schedule.cron, schedule.timezone);
+    } catch (err) {
+      const field = /time zone/.test((err as Error).message) ? 'timezone' : 'cron';
+      diagnostics.push(error('FORGE_SCHEDULE_CRON', (err as Error).message, source.locate(['schedules', i, field]), (err as { hint?: string }).hint));
+    }
+  });
+  return raw.map((s) => ({ id: s.id, cron: s.cron, task: s.task, ...(s.timezone ? { timezone: s.timezone } : {}), source: 'config' as const }));
 }

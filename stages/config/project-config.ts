@@ -5,6 +5,7 @@
  */
 import type { Location } from '../../runtime/diagnostics.ts';
 import type { ApprovalSettings, EgressSettings, ModelSettings } from '../../runtime/manifest.ts';
+import type { ScheduledTask } from '../../runtime/scheduler/scheduled-task.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export interface ToolEntry {
@@ -40,5 +41,7 @@ export interface ProjectConfig {
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */
+  schedules: ScheduledTask[];
   source: YamlSource;
 }

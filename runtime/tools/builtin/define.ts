@@ -4,7 +4,10 @@
  * and a factory that makes the running tool from that config.
  */
 import { HttpClient } from '../../net/http-client.ts';
+import type { ScheduledTask } from '../../scheduler/scheduled-task.ts';
+import type { AgentIntrospection } from '../call-log.ts';
 import type { Logger, Tool, ToolSpec } from '../model.ts';
+import { compileSchema } from '../validation.ts';
 
 export interface BuiltinHost<Config> {
   /** The tool's `config:` from forge.yaml, with its schema's defaults filled in. */
@@ -16,6 +19,10 @@ export interface BuiltinHost<Config> {
   http: HttpClient;
   /** The runtime's environment (API keys are read from here, never from config). */
   env: NodeJS.ProcessEnv;
+  /** The running agent, for tools that inspect it (debug_console). */
+  agent?: AgentIntrospection;
+  /** The schedules declared in forge.yaml (read-only to the schedule tools). */
+  schedules?: readonly ScheduledTask[];
 }
 
 export interface BuiltinDefinition<Config = Record<string, unknown>> {
@@ -31,7 +38,12 @@ export function defineBuiltin<Config = Record<string, unknown>>(definition: Buil
 
 /** The running tool for a definition and its config. */
 export function instantiateBuiltin(definition: BuiltinDefinition<any>, spec: ToolSpec, host: Omit<BuiltinHost<unknown>, 'config'>): Tool {
-  const config = (spec.config ?? {}) as Record<string, unknown>;
+  const config = structuredClone(spec.config ?? {}) as Record<string, unknown>;
+  // A tool enabled without `config:` still gets its schema's defaults.
+  if (definition.configSchema) {
+    const validate = compileSchema(definition.configSchema);
+    if (!validate(config)) throw new Error(`tool "${spec.name}" has an invalid config: ${(validate.errors ?? []).map((e) => `${e.instancePath || 'config'} ${e.message}`).join('; ')}`);
+  }
   const made = definition.create({ ...host, config });
   return { ...spec, execute: made.execute, ...(made.close ? { close: made.close } : {}) };
 }

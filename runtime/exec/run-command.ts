@@ -1,0 +1,97 @@
+/**
+ * Runs one command for a tool (cli_execute, local_shell, test_runner): argv,
+ * never a shell unless the caller names one; its own process group, so a
+ * timeout or a cancellation kills everything it started; stdout and stderr
+ * each capped (what is past the cap is read and dropped, so the command is
+ * not blocked on a full pipe) with a flag saying so.
+ */
+import { spawn } from 'node:child_process';
+import { HeadBuffer } from '../tools/custom/output-buffer.ts';
+import { killProcessTree } from '../tools/custom/process-tree.ts';
+
+export interface CommandOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin?: string;
+  timeoutMs: number;
+  /** Cancellation from the caller (the registry's signal). */
+  signal?: AbortSignal;
+  /** Cap for each of stdout and stderr. */
+  maxOutputBytes: number;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  /** The signal that ended the process, if one did. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** The command could not be started (not found, not executable). */
+  spawnError?: NodeJS.ErrnoException;
+}
+
+export function runCommand(options: CommandOptions): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const stdout = new HeadBuffer(options.maxOutputBytes);
+    const stderr = new HeadBuffer(options.maxOutputBytes);
+    let timedOut = false;
+    let cancelled = false;
+    let settled = false;
+
+    const child = spawn(options.command, [...options.args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      shell: false,
+      windowsHide: true,
+    });
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killProcessTree(child);
+    }, options.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      killProcessTree(child);
+    };
+    if (options.signal?.aborted) queueMicrotask(onAbort);
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdin.on('error', () => {}); // a command that does not read its input is fine
+    child.stdin.end(options.stdin ?? '');
+
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({
+        exitCode,
+        signal,
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        stdoutTruncated: stdout.overflowed,
+        stderrTruncated: stderr.overflowed,
+        timedOut,
+        cancelled,
+        durationMs: Math.round(performance.now() - started),
+        ...(spawnError ? { spawnError } : {}),
+      });
+    };
+    child.on('error', (err) => finish(null, null, err as NodeJS.ErrnoException));
+    // Background children still holding the pipes go with the command.
+    child.on('exit', () => killProcessTree(child));
+    child.on('close', (code, signal) => finish(code, signal));
+  });
+}

@@ -1,0 +1,112 @@
+import { homedir } from 'node:os';
+import { runCommand } from '../../exec/run-command.ts';
+import { checkArguments, checkBinary, resolveAllowlist, SHELLS } from '../../guard/command-guard.ts';
+import { PathGuard } from '../../guard/path-guard.ts';
+import { toolEnvironment } from '../custom/tool-env.ts';
+import { fail, ok } from '../model.ts';
+import { formatDuration } from '../registry.ts';
+import { defineBuiltin } from './define.ts';
+
+interface CliConfig {
+  allowed_binaries: string[];
+  env_passthrough: string[];
+  timeout: number;
+  max_output_bytes: number;
+}
+
+interface CliArgs {
+  binary: string;
+  args: string[];
+  stdin?: string;
+  timeout?: number;
+}
+
+export const MAX_TIMEOUT_SECONDS = 600;
+
+export default defineBuiltin<CliConfig>({
+  spec: {
+    name: 'cli_execute',
+    description: [
+      'Run an allowed program with a list of arguments — never through a shell, so nothing is expanded, piped or redirected. Returns the exit code, stdout and stderr (each cut at config max_output_bytes, default 1 MiB, with a truncated flag) and the duration; a non-zero exit code is a normal result.',
+      'Only binaries named in config allowed_binaries run (by name, or by their absolute path), resolved on PATH when the agent starts. Shell interpreters (' + SHELLS.slice(0, 10).join(', ') + ' ...) are always refused, also through a symlink or a launcher such as env, xargs or find -exec. Arguments containing $( or backticks, line breaks or file:// URLs are refused, and so are paths (also in --flag=value form) that lead into the home directory outside the working directory.',
+      'The program runs in the working directory with only PATH, LANG, HOME (= the working directory) and the variables config env_passthrough names; `stdin` is written to its input. It is stopped, with every process it started, after `timeout` seconds (default and upper limit: config timeout, 30 s unless set).',
+    ].join('\n'),
+    category: 'builtin',
+    tags: ['run'],
+    timeoutMs: (MAX_TIMEOUT_SECONDS + 10) * 1000,
+    inputSchema: {
+      type: 'object',
+      required: ['binary'],
+      additionalProperties: false,
+      properties: {
+        binary: { type: 'string', minLength: 1, description: 'An allowed program, e.g. "git", or its absolute path.' },
+        args: { type: 'array', items: { type: 'string' }, maxItems: 1000, default: [], description: 'Arguments, one per item, e.g. ["log", "--oneline", "-5"].' },
+        stdin: { type: 'string', description: 'Text written to the program\'s standard input.' },
+        timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMEOUT_SECONDS, description: 'Seconds before the program is stopped (at most the configured timeout).' },
+      },
+    },
+  },
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      allowed_binaries: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, default: [], description: 'Programs the agent may run, by name (found on PATH) or absolute path.' },
+      env_passthrough: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, default: [], description: 'Environment variables passed to the programs.' },
+      timeout: { type: 'number', exclusiveMinimum: 0, maximum: MAX_TIMEOUT_SECONDS, default: 30, description: 'Seconds a program may run (also the upper limit for a call\'s timeout).' },
+      max_output_bytes: { type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'Cap for each of stdout and stderr.' },
+    },
+  },
+  create(host) {
+    const config = host.config;
+    const allowlist = resolveAllowlist(config.allowed_binaries, host.env.PATH ?? '');
+    for (const name of allowlist.missing) host.log.warn(`cli_execute: allowed binary "${name}" was not found on PATH`);
+    for (const name of allowlist.shells) host.log.warn(`cli_execute: allowed binary "${name}" is a shell interpreter and will never run`);
+    const guard = new PathGuard(host.workDir);
+    return {
+      async execute(rawArgs, ctx) {
+        const args = rawArgs as CliArgs;
+        let workDir: string;
+        try {
+          workDir = guard.root();
+        } catch (err) {
+          return fail('FORGE_WORKDIR_MISSING', (err as Error).message);
+        }
+        const binary = checkBinary(allowlist, args.binary, workDir);
+        if ('code' in binary) return fail(binary.code, binary.message, binary.hint);
+        const refusal = checkArguments(args.args, { workDir, home: host.env.HOME || homedir(), binary });
+        if (refusal) return fail(refusal.code, refusal.message, refusal.hint);
+        if (args.timeout !== undefined && args.timeout > config.timeout) {
+          return fail('FORGE_CLI_TIMEOUT_LIMIT', `timeout ${args.timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of cli_execute in forge.yaml, or ask for less');
+        }
+        const timeoutMs = Math.round((args.timeout ?? config.timeout) * 1000);
+        const result = await runCommand({
+          command: binary.path,
+          args: args.args,
+          cwd: workDir,
+          env: toolEnvironment({ workDir, passthrough: config.env_passthrough, parent: host.env }),
+          stdin: args.stdin,
+          timeoutMs,
+          signal: ctx.signal,
+          maxOutputBytes: config.max_output_bytes,
+        });
+        if (result.spawnError) return fail('FORGE_CLI_SPAWN', `"${binary.name}" (${binary.path}) could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
+        if (result.timedOut) {
+          return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', tail(result.stdout, result.stderr));
+        }
+        return ok({
+          exit_code: result.exitCode,
+          ...(result.signal ? { signal: result.signal } : {}),
+          stdout: result.stdout,
+          stderr: result.stderr,
+          stdout_truncated: result.stdoutTruncated,
+          stderr_truncated: result.stderrTruncated,
+          duration_ms: result.durationMs,
+        });
+      },
+    };
+  },
+});
+
+function tail(stdout: string, stderr: string): string {
+  return [`stdout: ${stdout.slice(-2000)}`, `stderr: ${stderr.slice(-2000)}`].join('\n');
+}

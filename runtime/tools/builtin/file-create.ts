@@ -1,0 +1,81 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, extname } from 'node:path';
+import { writeFileNoFollow } from '../../guard/no-follow-write.ts';
+import { PathGuard } from '../../guard/path-guard.ts';
+import { fsFailure, guarded, isFailure } from '../fs-results.ts';
+import { fail, ok } from '../model.ts';
+import { defineBuiltin } from './define.ts';
+
+export const FILES_DIR = '.forge/files';
+
+/** The kinds of file an agent may hand out, with the MIME type each is served as. */
+export const MIME_TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.json': 'application/json',
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
+  '.txt': 'text/plain',
+  '.log': 'text/plain',
+  '.csv': 'text/csv',
+  '.sh': 'application/x-sh',
+  '.xml': 'application/xml',
+  '.html': 'text/html',
+  '.py': 'text/x-python',
+  '.ts': 'text/typescript',
+};
+
+export default defineBuiltin({
+  spec: {
+    name: 'file_create',
+    description: [
+      `Create a file to hand to the user (a report, an export, a script), in ${FILES_DIR}/ under the working directory.`,
+      `\`filename\` is a plain name: no "/" or "\\\\", no "..", not hidden. Allowed extensions: ${Object.keys(MIME_TYPES).join(' ')}. An existing file is replaced only with \`overwrite\`.`,
+      'Returns the filename, its MIME type, its absolute path and its size in bytes.',
+    ].join('\n'),
+    category: 'builtin',
+    tags: ['write'],
+    inputSchema: {
+      type: 'object',
+      required: ['filename', 'content'],
+      additionalProperties: false,
+      properties: {
+        filename: { type: 'string', minLength: 1, maxLength: 200, description: 'File name with an allowed extension, e.g. report.md.' },
+        content: { type: 'string', description: 'The file content (UTF-8 text).' },
+        overwrite: { type: 'boolean', default: false, description: 'Replace a file of the same name.' },
+      },
+    },
+  },
+  create(host) {
+    const guard = new PathGuard(host.workDir);
+    return {
+      async execute(args) {
+        const { filename, content, overwrite } = args as { filename: string; content: string; overwrite: boolean };
+        const problem = filenameProblem(filename);
+        if (problem) return fail('FORGE_FILE_NAME', `"${filename}" ${problem}`, 'give a plain file name such as report.md');
+        const extension = extname(filename).toLowerCase();
+        const mimeType = MIME_TYPES[extension];
+        if (!mimeType) return fail('FORGE_FILE_EXTENSION', `files ending in "${extension || '(nothing)'}" cannot be created`, `allowed: ${Object.keys(MIME_TYPES).join(' ')}`);
+        const target = guarded(guard, `${FILES_DIR}/${filename}`);
+        if (isFailure(target)) return target;
+        const existing = await stat(target.absolute).catch(() => undefined);
+        if (existing && !overwrite) return fail('FORGE_FILE_EXISTS', `${FILES_DIR}/${filename} already exists`, 'set overwrite to replace it, or choose another name');
+        if (existing?.isDirectory()) return fail('FORGE_FILE_IS_DIRECTORY', `${FILES_DIR}/${filename} is a directory`);
+        try {
+          await mkdir(dirname(target.absolute), { recursive: true });
+          await writeFileNoFollow(target.absolute, content);
+        } catch (err) {
+          return fsFailure(err, `${FILES_DIR}/${filename}`);
+        }
+        return ok({ filename, mime_type: mimeType, path: target.absolute, bytes: Buffer.byteLength(content), replaced: Boolean(existing) });
+      },
+    };
+  },
+});
+
+function filenameProblem(name: string): string | undefined {
+  if (/[/\\]/.test(name)) return 'contains a path separator';
+  if (name === '.' || name === '..' || name.includes('..')) return 'contains ".."';
+  if (name.startsWith('.')) return 'is a hidden name (it starts with ".")';
+  if (/[\0-\x1f]/.test(name)) return 'contains a control character';
+  return undefined;
+}

@@ -1,0 +1,68 @@
+import { readFile, stat } from 'node:fs/promises';
+import MiniSearch from 'minisearch';
+import { PathRefusedError } from '../../guard/path-guard.ts';
+import { fail, ok } from '../model.ts';
+import { defineBuiltin } from './define.ts';
+import { chunkMarkdown, type MemoryChunk } from './memory/memory-chunks.ts';
+import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, memoryFiles, openMemoryFolder } from './memory/memory-folder.ts';
+
+export default defineBuiltin<{ dir: string }>({
+  spec: {
+    name: 'memory_search',
+    description: [
+      `Search the agent's long-term memory: the Markdown files under ${DEFAULT_MEMORY_DIR}/ in the working directory (config \`dir\`).`,
+      'Files are cut into passages (paragraphs and sections, with the heading they sit under) and ranked by BM25 relevance to the query\'s words (prefix and small-typo matches count, for less). Returns the best passages with their text, source file, line range and score; read more around one with memory_get.',
+    ].join('\n'),
+    category: 'builtin',
+    tags: ['read'],
+    inputSchema: {
+      type: 'object',
+      required: ['query'],
+      additionalProperties: false,
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 1000, description: 'Words to look for.' },
+        max_results: { type: 'integer', minimum: 1, maximum: 50, default: 5, description: 'Most passages to return.' },
+      },
+    },
+  },
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { dir: { type: 'string', minLength: 1, default: DEFAULT_MEMORY_DIR, description: 'The memory folder, relative to the working directory.' } },
+  },
+  create(host) {
+    return {
+      async execute(args) {
+        const { query, max_results: maxResults } = args as { query: string; max_results: number };
+        let folder;
+        try {
+          folder = await openMemoryFolder(host.workDir, host.config.dir);
+        } catch (err) {
+          if (err instanceof PathRefusedError) return fail(err.code, `the memory folder cannot be used: ${err.message}`, err.hint);
+          throw err;
+        }
+        const chunks: MemoryChunk[] = [];
+        for (const file of await memoryFiles(folder)) {
+          const absolute = folder.guard!.resolve(file).absolute;
+          const info = await stat(absolute).catch(() => undefined);
+          if (!info || info.size > MAX_MEMORY_FILE_BYTES) continue;
+          chunks.push(...chunkMarkdown(file, await readFile(absolute, 'utf8')));
+        }
+        const index = new MiniSearch<MemoryChunk>({ fields: ['text', 'heading'], storeFields: ['source', 'startLine', 'endLine', 'text'] });
+        index.addAll(chunks);
+        const hits = index.search(query, { prefix: (term) => term.length >= 3, fuzzy: (term) => (term.length >= 5 ? 0.2 : false), boost: { heading: 1.5 }, combineWith: 'OR' });
+        return ok({
+          folder: folder.display,
+          files: new Set(chunks.map((c) => c.source)).size,
+          results: hits.slice(0, maxResults).map((hit) => ({
+            text: hit.text as string,
+            source: hit.source as string,
+            start_line: hit.startLine as number,
+            end_line: hit.endLine as number,
+            score: Math.round(hit.score * 1000) / 1000,
+          })),
+        });
+      },
+    };
+  },
+});

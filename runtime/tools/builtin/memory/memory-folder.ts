@@ -1,0 +1,35 @@
+/**
+ * Long-term memory: Markdown files under `.forge/memory/` in the work dir
+ * (config `dir`). The folder is found through the work dir's path guard, and
+ * paths inside it are resolved by a second guard rooted at the folder itself,
+ * so memory_get reaches nothing else.
+ */
+import { stat } from 'node:fs/promises';
+import fg from 'fast-glob';
+import { PathGuard, type GuardedPath } from '../../../guard/path-guard.ts';
+
+export const DEFAULT_MEMORY_DIR = '.forge/memory';
+/** Files and sizes the search reads at most. */
+export const MAX_MEMORY_FILES = 5000;
+export const MAX_MEMORY_FILE_BYTES = 2 * 1024 * 1024;
+
+export interface MemoryFolder {
+  /** The folder as the user knows it, relative to the work dir. */
+  display: string;
+  /** undefined when the folder does not exist yet. */
+  guard: PathGuard | undefined;
+}
+
+/** Throws PathRefusedError if the folder resolves outside the work dir. */
+export async function openMemoryFolder(workDir: string, dir: string): Promise<MemoryFolder> {
+  const folder: GuardedPath = new PathGuard(workDir).resolve(dir);
+  const info = await stat(folder.absolute).catch(() => undefined);
+  return { display: folder.relative, guard: info?.isDirectory() ? new PathGuard(folder.absolute) : undefined };
+}
+
+/** The Markdown files of the folder (relative paths, sorted); symlinks are not followed. */
+export async function memoryFiles(folder: MemoryFolder): Promise<string[]> {
+  if (!folder.guard) return [];
+  const files = await fg('**/*.md', { cwd: folder.guard.workDir, onlyFiles: true, followSymbolicLinks: false, dot: false, suppressErrors: true });
+  return files.sort().slice(0, MAX_MEMORY_FILES);
+}

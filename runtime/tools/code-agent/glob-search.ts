@@ -1,0 +1,58 @@
+import fg from 'fast-glob';
+import { PathGuard } from '../../guard/path-guard.ts';
+import { defineBuiltin } from '../builtin/define.ts';
+import { guarded, isFailure } from '../fs-results.ts';
+import { fail, ok } from '../model.ts';
+import { IgnoreTree } from './ignore-tree.ts';
+import { SKIPPED_DIR_GLOBS, SKIPPED_DIRS } from './skipped-dirs.ts';
+
+export default defineBuiltin({
+  spec: {
+    name: 'glob_search',
+    description: [
+      'Find files by glob pattern (fast-glob syntax: `**/*.ts`, `src/**/test_*.py`, `*.{md,txt}`), newest first.',
+      `Searches under \`path\` (default: the working directory); patterns may not be absolute or contain \`..\`. Files ignored by .gitignore or .ignore files in the searched tree are left out (as grep_search does), hidden files are matched only with \`include_hidden\`, ${SKIPPED_DIRS.join(', ')} are always skipped, and symlinks are neither followed nor listed.`,
+      'Returns up to `max_results` files (default 100) with size and modification time; `truncated` says more matched.',
+    ].join('\n'),
+    category: 'builtin',
+    tags: ['read'],
+    inputSchema: {
+      type: 'object',
+      required: ['pattern'],
+      additionalProperties: false,
+      properties: {
+        pattern: { type: 'string', minLength: 1, description: 'Glob pattern, relative to `path`.' },
+        path: { type: 'string', minLength: 1, default: '.', description: 'Directory to search in, relative to the working directory.' },
+        max_results: { type: 'integer', minimum: 1, maximum: 5000, default: 100, description: 'Most files to return.' },
+        include_hidden: { type: 'boolean', default: false, description: 'Also match files and directories whose names start with a dot.' },
+      },
+    },
+  },
+  create(host) {
+    const guard = new PathGuard(host.workDir);
+    return {
+      async execute(args) {
+        const { pattern, path, max_results: maxResults, include_hidden: dot } = args as { pattern: string; path: string; max_results: number; include_hidden: boolean };
+        if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
+          return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" leaves the search directory`, 'use a pattern relative to `path`, and set `path` to search elsewhere in the working directory');
+        }
+        const base = guarded(guard, path);
+        if (isFailure(base)) return base;
+        let entries;
+        try {
+          entries = await fg(pattern, { cwd: base.absolute, onlyFiles: true, followSymbolicLinks: false, stats: true, dot, ignore: [...SKIPPED_DIR_GLOBS], suppressErrors: true });
+        } catch (err) {
+          return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" cannot be used: ${(err as Error).message}`);
+        }
+        const ignores = new IgnoreTree(base.absolute);
+        const kept = [];
+        for (const entry of entries) if (!(await ignores.ignored(entry.path, false))) kept.push(entry);
+        entries = kept;
+        entries.sort((a, b) => b.stats!.mtimeMs - a.stats!.mtimeMs || (a.path < b.path ? -1 : 1));
+        const prefix = base.relative === '.' ? '' : `${base.relative}/`;
+        const files = entries.slice(0, maxResults).map((e) => ({ path: prefix + e.path, size: e.stats!.size, modified: e.stats!.mtime.toISOString() }));
+        return ok({ files, total: entries.length, truncated: entries.length > maxResults });
+      },
+    };
+  },
+});

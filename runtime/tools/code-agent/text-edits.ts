@@ -1,0 +1,103 @@
+/**
+ * Exact-match text edits, shared by file_edit, atomic_edit and file_patch:
+ * the old text must occur exactly once (or replace_all says every
+ * occurrence), and a miss explains itself with line numbers. Also the
+ * unified diff every editing tool returns.
+ */
+import { createTwoFilesPatch } from 'diff';
+
+export interface TextEdit {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+export type EditOutcome =
+  | { ok: true; content: string; replacements: number }
+  | { ok: false; code: 'FORGE_EDIT_NO_MATCH' | 'FORGE_EDIT_AMBIGUOUS' | 'FORGE_EDIT_NOOP'; message: string; hint: string };
+
+export const EDIT_SCHEMA = {
+  type: 'object',
+  required: ['old_string', 'new_string'],
+  additionalProperties: false,
+  properties: {
+    old_string: { type: 'string', minLength: 1, description: 'The exact text to replace, whitespace and line breaks included.' },
+    new_string: { type: 'string', description: 'The text to put in its place.' },
+    replace_all: { type: 'boolean', default: false, description: 'Replace every occurrence instead of requiring exactly one.' },
+  },
+} as const;
+
+/** Applies one edit to `content`; `where` names the file in messages. */
+export function applyEdit(content: string, edit: TextEdit, where: string): EditOutcome {
+  if (edit.old_string === edit.new_string) {
+    return { ok: false, code: 'FORGE_EDIT_NOOP', message: `old_string and new_string are the same in ${where}`, hint: 'give the new text in new_string' };
+  }
+  let { old_string: oldText, new_string: newText } = edit;
+  let offsets = occurrences(content, oldText);
+  // A model usually writes "\n"; a file with Windows line endings should still match.
+  if (offsets.length === 0 && content.includes('\r\n') && oldText.includes('\n') && !oldText.includes('\r\n')) {
+    oldText = oldText.replace(/\n/g, '\r\n');
+    newText = newText.replace(/\r?\n/g, '\r\n');
+    offsets = occurrences(content, oldText);
+  }
+  if (offsets.length === 0) {
+    const near = looseMatchLine(content, edit.old_string);
+    return {
+      ok: false,
+      code: 'FORGE_EDIT_NO_MATCH',
+      message: `old_string was not found in ${where}`,
+      hint: near
+        ? `text that differs only in whitespace starts at line ${near}; copy it exactly (file_read shows it)`
+        : 'read the file with file_read and copy the text to replace exactly, whitespace included',
+    };
+  }
+  if (offsets.length > 1 && !edit.replace_all) {
+    const lines = offsets.map((o) => lineAt(content, o));
+    return {
+      ok: false,
+      code: 'FORGE_EDIT_AMBIGUOUS',
+      message: `old_string occurs ${offsets.length} times in ${where} (lines ${summarize(lines)})`,
+      hint: 'include more of the surrounding text so it occurs once, or set replace_all to replace every occurrence',
+    };
+  }
+  let out = '';
+  let last = 0;
+  for (const offset of offsets) {
+    out += content.slice(last, offset) + newText;
+    last = offset + oldText.length;
+  }
+  return { ok: true, content: out + content.slice(last), replacements: offsets.length };
+}
+
+/** Non-overlapping occurrences, left to right. */
+function occurrences(content: string, text: string): number[] {
+  const found: number[] = [];
+  for (let at = content.indexOf(text); at !== -1; at = content.indexOf(text, at + text.length)) found.push(at);
+  return found;
+}
+
+function lineAt(content: string, offset: number): number {
+  let line = 1;
+  for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function summarize(lines: number[]): string {
+  return lines.length > 10 ? `${lines.slice(0, 10).join(', ')}, …` : lines.join(', ');
+}
+
+/** The line where the text occurs if runs of whitespace are ignored, to point a near miss out. */
+function looseMatchLine(content: string, text: string): number | undefined {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return undefined;
+  const pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'));
+  const match = pattern.exec(content);
+  return match ? lineAt(content, match.index) : undefined;
+}
+
+/** A unified diff of one file (git style: a/ and b/ prefixes, hunk headers, 3 lines of context). */
+export function unifiedDiff(path: string, before: string, after: string, options: { oldPath?: string } = {}): string {
+  const patch = createTwoFilesPatch(`a/${options.oldPath ?? path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 });
+  // The library starts with a line of "=" (a separator for several files); git's format has none.
+  return patch.replace(/^=+\n/, '');
+}

@@ -1,0 +1,56 @@
+import { CATEGORIES } from '../model.ts';
+import { defineBuiltin } from '../builtin/define.ts';
+import { fail, ok } from '../model.ts';
+
+type Section = 'summary' | 'tools' | 'calls' | 'config';
+
+export default defineBuiltin({
+  spec: {
+    name: 'debug_console',
+    description: [
+      'Development only: inspect the running agent. `summary` (default): tool counts per category and the last calls; `tools`: every registered tool with its category, tags and description; `calls`: recent tool calls, newest first, with duration, depth (0: called by the agent, 1+: by another tool), a preview of the arguments and the error of failed ones (optionally only `tool`, only `failed`); `config`: the agent\'s configuration (no secrets: keys are only named). Not available in production builds.',
+    ].join('\n'),
+    category: 'dev',
+    tags: ['read'],
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        section: { enum: ['summary', 'tools', 'calls', 'config'], default: 'summary', description: 'What to show.' },
+        tool: { type: 'string', minLength: 1, description: 'calls: only calls of this tool.' },
+        failed: { type: 'boolean', default: false, description: 'calls: only failed calls.' },
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 20, description: 'calls: most calls to show.' },
+      },
+    },
+  },
+  create(host) {
+    return {
+      async execute(rawArgs) {
+        const { section, tool, failed, limit } = rawArgs as { section: Section; tool?: string; failed: boolean; limit: number };
+        const agent = host.agent;
+        if (!agent) return fail('FORGE_DEBUG_UNAVAILABLE', 'there is no running agent to inspect here', 'debug_console works inside `forge run --dev`, `forge tool run` and the bundle runtime');
+        const calls = () =>
+          agent
+            .recentCalls()
+            .filter((c) => (!tool || c.name === tool) && (!failed || !c.ok))
+            .slice(0, limit);
+        switch (section) {
+          case 'tools':
+            return ok({ tools: agent.tools().map(({ name, category, tags, description, composedOf }) => ({ name, category, tags, description, ...(composedOf ? { composedOf } : {}) })) });
+          case 'calls':
+            return ok({ calls: calls() });
+          case 'config':
+            return ok({ config: agent.config() });
+          default: {
+            const tools = agent.tools();
+            const all = agent.recentCalls();
+            return ok({
+              tools: Object.fromEntries(CATEGORIES.map((c) => [c, tools.filter((t) => t.category === c).map((t) => t.name)])),
+              calls: { recorded: all.length, failed: all.filter((c) => !c.ok).length, recent: calls() },
+            });
+          }
+        }
+      },
+    };
+  },
+});

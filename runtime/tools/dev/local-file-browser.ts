@@ -1,0 +1,65 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PathGuard } from '../../guard/path-guard.ts';
+import { defineBuiltin } from '../builtin/define.ts';
+import { fsFailure, guarded, isFailure, looksBinary } from '../fs-results.ts';
+import { fail, ok } from '../model.ts';
+
+const MAX_ENTRIES = 2000;
+
+export default defineBuiltin({
+  spec: {
+    name: 'local_file_browser',
+    description: [
+      'Development only: browse the working directory. `list` a directory (every entry, hidden ones included, with type, size and modification time; symlinks with their target) or `read` a text file (at most `max_bytes`, default 256 KiB, with a truncated flag). Not available in production builds.',
+      'Paths go through the same guard as the file tools: anything resolving outside the working directory is refused.',
+    ].join('\n'),
+    category: 'dev',
+    tags: ['read'],
+    inputSchema: {
+      type: 'object',
+      required: ['action'],
+      additionalProperties: false,
+      properties: {
+        action: { enum: ['list', 'read'], description: 'list a directory, or read a file.' },
+        path: { type: 'string', minLength: 1, default: '.', description: 'Relative to the working directory.' },
+        max_bytes: { type: 'integer', minimum: 1, maximum: 16 * 1024 * 1024, default: 256 * 1024, description: 'read: most bytes to return.' },
+      },
+    },
+  },
+  create(host) {
+    const guard = new PathGuard(host.workDir);
+    return {
+      async execute(rawArgs) {
+        const { action, path, max_bytes: maxBytes } = rawArgs as { action: 'list' | 'read'; path: string; max_bytes: number };
+        const target = guarded(guard, path);
+        if (isFailure(target)) return target;
+        try {
+          const info = await stat(target.absolute);
+          if (action === 'list') {
+            if (!info.isDirectory()) return fail('FORGE_FILE_NOT_DIRECTORY', `"${path}" is not a directory`, 'use action "read" for a file');
+            const dirents = (await readdir(target.absolute, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+            const entries = [];
+            for (const d of dirents.slice(0, MAX_ENTRIES)) {
+              const full = join(target.absolute, d.name);
+              const entryInfo = await stat(full).catch(() => undefined);
+              entries.push({
+                name: d.name,
+                type: d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other',
+                ...(d.isFile() && entryInfo ? { size: entryInfo.size } : {}),
+                ...(entryInfo ? { modified: entryInfo.mtime.toISOString() } : {}),
+              });
+            }
+            return ok({ path: target.relative, entries, truncated: dirents.length > MAX_ENTRIES });
+          }
+          if (info.isDirectory()) return fail('FORGE_FILE_IS_DIRECTORY', `"${path}" is a directory`, 'use action "list"');
+          const bytes = await readFile(target.absolute);
+          if (looksBinary(bytes)) return fail('FORGE_FILE_BINARY', `"${path}" is a binary file (${bytes.length} bytes)`);
+          return ok({ path: target.relative, size: bytes.length, content: bytes.subarray(0, maxBytes).toString('utf8'), truncated: bytes.length > maxBytes });
+        } catch (err) {
+          return fsFailure(err, path);
+        }
+      },
+    };
+  },
+});

@@ -1,0 +1,147 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { PathGuard } from '../../../../runtime/guard/path-guard.ts';
+import { applyPlan, nodePatchIo, PatchApplyError, type PatchIo } from '../../../../runtime/tools/code-agent/patch-apply.ts';
+import { planPatch } from '../../../../runtime/tools/code-agent/patch-plan.ts';
+import { isFailure } from '../../../../runtime/tools/fs-results.ts';
+import { tempDir } from '../../../helpers/project.ts';
+import { tools, type ToolHarness } from '../../../helpers/tools.ts';
+
+let work: string;
+let t: ToolHarness;
+const read = (path: string) => readFileSync(join(work, path), 'utf8');
+
+/** Every file under the work dir with its content, to compare before and after. */
+function snapshot(dir = work, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix + entry.name;
+    if (entry.isSymbolicLink()) out[rel] = '(symlink)';
+    else if (entry.isDirectory()) Object.assign(out, { [`${rel}/`]: '' }, snapshot(join(dir, entry.name), `${rel}/`));
+    else out[rel] = readFileSync(join(dir, entry.name), 'utf8');
+  }
+  return out;
+}
+
+beforeEach(async () => {
+  const base = tempDir('forge-patch-');
+  work = join(base, 'work');
+  mkdirSync(join(work, 'src'), { recursive: true });
+  mkdirSync(join(base, 'outside'));
+  writeFileSync(join(work, 'src', 'a.ts'), 'export const a = 1;\nexport const b = 2;\n');
+  writeFileSync(join(work, 'src', 'old.ts'), 'old\n');
+  writeFileSync(join(work, 'README.md'), '# Title\n\nText.\n');
+  chmodSync(join(work, 'README.md'), 0o600);
+  symlinkSync(join(base, 'outside'), join(work, 'out'));
+  t = await tools(['file_patch'], { workDir: work });
+});
+
+describe('file_patch', () => {
+  it('adds, updates (content, edits, diff), moves and deletes in one call', async () => {
+    const value = await t.value<{ applied: number; changes: { op: string; path: string; to?: string; diff?: string }[] }>('file_patch', {
+      operations: [
+        { op: 'add', path: 'src/new/b.ts', content: 'export const c = 3;\n' },
+        { op: 'update', path: 'src/a.ts', edits: [{ old_string: 'a = 1', new_string: 'a = 10' }] },
+        { op: 'update', path: 'README.md', diff: '@@ -1,3 +1,3 @@\n # Title\n \n-Text.\n+More text.\n' },
+        { op: 'move', path: 'src/old.ts', to: 'lib/old.ts' },
+        { op: 'update', path: 'lib/old.ts', content: 'moved and changed\n' },
+        { op: 'delete', path: 'src/new/b.ts' },
+      ],
+    });
+    expect(value.applied).toBe(6);
+    expect(value.changes.map((c) => c.op)).toEqual(['add', 'update', 'update', 'move', 'update', 'delete']);
+    expect(value.changes[1].diff).toContain('-export const a = 1;\n+export const a = 10;');
+    expect(read('src/a.ts')).toBe('export const a = 10;\nexport const b = 2;\n');
+    expect(read('README.md')).toBe('# Title\n\nMore text.\n');
+    expect(read('lib/old.ts')).toBe('moved and changed\n');
+    expect(existsSync(join(work, 'src/old.ts'))).toBe(false);
+    expect(existsSync(join(work, 'src/new/b.ts'))).toBe(false);
+  });
+
+  it.each([
+    [[{ op: 'add', path: 'src/a.ts', content: 'x' }], 'FORGE_FILE_EXISTS', 'operation 1 (add src/a.ts)'],
+    [[{ op: 'update', path: 'nope.ts', content: 'x' }], 'FORGE_FILE_NOT_FOUND', 'operation 1'],
+    [[{ op: 'delete', path: 'src' }], 'FORGE_FILE_IS_DIRECTORY', 'operation 1'],
+    [[{ op: 'move', path: 'src/a.ts', to: 'README.md' }], 'FORGE_FILE_EXISTS', 'destination'],
+    [[{ op: 'add', path: 'README.md/inner.txt', content: 'x' }], 'FORGE_FILE_NOT_DIRECTORY', 'README.md is a file'],
+    [[{ op: 'update', path: 'src/a.ts', content: 'x', edits: [{ old_string: 'a', new_string: 'b' }] }], 'FORGE_PATCH_INVALID', 'exactly one of'],
+    [[{ op: 'move', path: 'src/a.ts' }], 'FORGE_PATCH_INVALID', 'needs "to"'],
+    [[{ op: 'update', path: 'src/a.ts', diff: '@@ -1,1 +1,1 @@\n-not there\n+x\n' }], 'FORGE_PATCH_DIFF', 'does not apply'],
+  ])('refuses %j with %s before touching anything', async (operations, code, message) => {
+    const before = snapshot();
+    const result = await t.call('file_patch', { operations: [{ op: 'add', path: 'first.txt', content: 'first' }, ...operations] });
+    expect(result).toMatchObject({ ok: false, error: { code } });
+    if (!result.ok) {
+      expect(result.error.message).toContain(message.replace('operation 1', 'operation 2'));
+      expect(result.error.message).toContain('nothing was changed');
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('checks each operation against the files the earlier ones leave (a deleted file cannot be updated)', async () => {
+    const result = await t.call('file_patch', {
+      operations: [
+        { op: 'delete', path: 'src/a.ts' },
+        { op: 'update', path: 'src/a.ts', content: 'x' },
+      ],
+    });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_FOUND', message: expect.stringContaining('operation 2') } });
+    expect(existsSync(join(work, 'src/a.ts'))).toBe(true);
+  });
+
+  it('refuses paths outside the work dir, on either side of a move', async () => {
+    for (const operations of [[{ op: 'add', path: 'out/evil.txt', content: 'x' }], [{ op: 'move', path: 'src/a.ts', to: '../escaped.ts' }]]) {
+      expect(await t.call('file_patch', { operations })).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_OUTSIDE' } });
+    }
+    expect(readdirSync(join(work, 'out'))).toEqual([]);
+    expect(existsSync(join(work, 'src/a.ts'))).toBe(true);
+  });
+});
+
+describe('applying a checked plan', () => {
+  it.each([1, 2, 3, 4, 5])('rolls back every earlier operation when operation %i fails while being applied', async (failAt) => {
+    const guard = new PathGuard(work);
+    const plan = await planPatch(
+      [
+        { op: 'add', path: 'brand/new/dir/file.txt', content: 'new' },
+        { op: 'update', path: 'README.md', content: 'changed' },
+        { op: 'delete', path: 'src/old.ts' },
+        { op: 'move', path: 'src/a.ts', to: 'lib/a.ts' },
+        { op: 'add', path: 'last.txt', content: 'last' },
+      ],
+      guard,
+    );
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    const before = snapshot();
+    const modeBefore = statSync(join(work, 'README.md')).mode;
+    // The real file operations, except that the failAt-th step's change throws as a full disk would.
+    let step = 0;
+    const failing: PatchIo = {
+      ...nodePatchIo,
+      write: (path, data, mode) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : nodePatchIo.write(path, data, mode)),
+      remove: (path) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.remove(path)),
+      rename: (from, to) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.rename(from, to)),
+    };
+    const error = await applyPlan(plan.steps, failing).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(PatchApplyError);
+    expect((error as PatchApplyError).stepIndex).toBe(failAt - 1);
+    expect((error as PatchApplyError).rollbackFailures).toEqual([]);
+    expect(snapshot()).toEqual(before);
+    expect(statSync(join(work, 'README.md')).mode).toBe(modeBefore);
+  });
+
+  it('reports a failure while applying as an error result naming the operation', async () => {
+    // A real failure the plan cannot foresee: the file is replaced by a directory after checking.
+    const guard = new PathGuard(work);
+    const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'add', path: 'src/z.ts', content: 'z' }], guard);
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    mkdirSync(join(work, 'src', 'z.ts'));
+    const error = (await applyPlan(plan.steps).catch((err: unknown) => err)) as PatchApplyError;
+    expect(error.stepIndex).toBe(1);
+    expect(read('README.md')).toBe('# Title\n\nText.\n');
+  });
+});
