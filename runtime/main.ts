@@ -14,7 +14,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createEgressPolicy } from './guard/egress.ts';
+import { HttpClient } from './net/http-client.ts';
+import { createAdapterRuntime, startAdapterTools, type AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
+import type { Logger } from './tools/model.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { createRegistry } from './tools/create-tools.ts';
 import type { AgentManifest } from './manifest.ts';
@@ -26,6 +30,8 @@ export interface BundleContents {
   nodeTools: Record<string, () => Promise<Record<string, unknown>>>;
   /** URL of the bundle file itself (import.meta.url of runtime.mjs). */
   bundleUrl: string;
+  /** The adapter modules the agent uses (MCP, OpenAPI); absent when it uses none. */
+  adapters?: AdapterModules;
 }
 
 const USAGE = `usage: node runtime.mjs <command>
@@ -77,10 +83,28 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleDir = dirname(bundleFile);
   const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
+  // Every outbound request of every tool goes through this one client and its egress policy.
+  const http = new HttpClient(createEgressPolicy(manifest.egress));
+  const log = stderrLogger();
+  const adapters = createAdapterRuntime(manifest, contents.adapters ?? {}, { http, env: process.env, log, workDir, clientVersion: manifest.build?.forge_version });
+  // Start-up connects the MCP servers; `describe` only reads agent.json.
+  let specs = manifest.tools;
+  if (command !== 'describe') {
+    const started = await startAdapterTools(adapters, manifest.tools);
+    for (const d of started.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+    if (started.diagnostics.some((d) => d.severity === 'error')) {
+      await adapters.close();
+      return 1;
+    }
+    specs = started.specs;
+  }
   const { registry, diagnostics } = createRegistry(
-    manifest.tools,
+    specs,
     {
       builtins: contents.builtins,
+      http,
+      log,
+      adapters,
       custom: {
         workDir,
         envPassthrough: manifest.env_passthrough,
@@ -144,6 +168,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   } finally {
     await registry.close();
+    await adapters.close();
   }
 }
 
@@ -159,6 +184,16 @@ export function run(contents: BundleContents): void {
       process.exitCode = 1;
     },
   );
+}
+
+/** Warnings on stderr; debug lines too when FORGE_VERBOSE is set. */
+function stderrLogger(): Logger {
+  const verbose = Boolean(process.env.FORGE_VERBOSE);
+  return {
+    debug: (message) => verbose && process.stderr.write(`debug: ${message}\n`),
+    info: (message) => verbose && process.stderr.write(`${message}\n`),
+    warn: (message) => process.stderr.write(`warning: ${message}\n`),
+  };
 }
 
 function renderValue(value: unknown): string {

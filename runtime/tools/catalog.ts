@@ -18,6 +18,7 @@ export interface CatalogEntry {
 
 export const CATALOG: readonly CatalogEntry[] = [
   { name: 'uuid_generate', module: 'builtin/uuid-generate.ts', load: () => import('./builtin/uuid-generate.ts') },
+  { name: 'webhook_call', module: 'builtin/webhook-call.ts', load: () => import('./builtin/webhook-call.ts') },
 ];
 
 /** Names that enable several tools at once. */

@@ -5,6 +5,7 @@
  */
 import type { Location } from '../../runtime/diagnostics.ts';
 import type { ApprovalSettings, EgressSettings, ModelSettings } from '../../runtime/manifest.ts';
+import type { ApiConfig, McpServerConfig } from './adapter-config.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export interface ToolEntry {
@@ -41,5 +42,8 @@ export interface ProjectConfig {
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
+  mcpServers: McpServerConfig[];
+  apis: ApiConfig[];
   source: YamlSource;
 }
