@@ -19,6 +19,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   build: { summary: 'build the agent bundle (.forge-output/)', load: () => import('./commands/build.ts') },
   validate: { summary: 'check forge.yaml and the tools without building', load: () => import('./commands/validate.ts') },
   tool: { summary: 'list, describe and run tools from sources', load: () => import('./commands/tool.ts') },
+  mcp: { summary: 'see and try the MCP servers in forge.yaml', load: () => import('./commands/mcp.ts') },
   version: { summary: 'print the Forge version', load: () => import('./commands/version.ts') },
 };
 

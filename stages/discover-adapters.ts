@@ -51,9 +51,7 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
   }
 
   const recorded = readRecordedAdapters(options.recordedFile);
-  // MCP over HTTP passes the same egress checks at build time as when the agent runs.
-  const early = deriveEgress(config.egress, collectEndpoints(config, enabled, []));
-  const http = new HttpClient(createEgressPolicy(early.egress));
+  const http = mcpHttpClient(config);
   const [mcp, openapi] = await Promise.all([
     discoverMcpTools(config.mcpServers, options.mode, recorded, { http, env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() }),
     // The build fetches a spec on the web for itself, not for the agent: no egress rules apply.
@@ -70,6 +68,15 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
     files: openapi.files,
     live: [...mcp.contacted.map((s) => `MCP server ${s}`), ...openapi.fetched.map((a) => `API ${a}`)],
   };
+}
+
+/**
+ * The HTTP client MCP servers are reached with outside the agent (the build,
+ * `forge mcp`): the same egress checks as when the agent runs, with the
+ * hosts forge.yaml names.
+ */
+export function mcpHttpClient(config: ProjectConfig): HttpClient {
+  return new HttpClient(createEgressPolicy(deriveEgress(config.egress, collectEndpoints(config, enabledEntries(config), [])).egress));
 }
 
 /** forge.yaml's enabled tools by name (groups expanded), with their config. */

@@ -7,6 +7,7 @@
 import { error, formatLocation, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { connectMcpServer, McpConnectError, type McpContext } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { remoteToolSpec, type RemoteTool } from '../../runtime/tools/adapters/mcp/remote-tool.ts';
+import type { McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { ToolSpec } from '../../runtime/tools/model.ts';
 import type { McpServerConfig } from '../config/adapter-config.ts';
 import type { ProjectTool } from '../project-tool.ts';
@@ -64,13 +65,15 @@ async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, reco
   for (const pattern of filter.unused(remote.map((t) => t.name))) {
     diagnostics.push(warning('FORGE_MCP_FILTER', `tools.allow pattern "${pattern}" matches no tool of MCP server "${server.name}"`, server.at, `its tools: ${remote.map((t) => t.name).join(', ')}`));
   }
-  const specs = remote.filter((t) => filter.allows(t.name)).map((t) => {
-    const spec = remoteToolSpec(server, t);
-    spec.inputSchema = normalizeExternalSchema(spec.inputSchema);
-    if (spec.outputSchema) spec.outputSchema = normalizeExternalSchema(spec.outputSchema);
-    return spec;
-  });
-  return done(specs, true);
+  return done(remote.filter((t) => filter.allows(t.name)).map((t) => agentToolSpec(server, t)), true);
+}
+
+/** A server's tool as the agent records it: its schemas made plain JSON Schema. */
+export function agentToolSpec(server: McpServerSettings, tool: RemoteTool): ToolSpec {
+  const spec = remoteToolSpec(server, tool);
+  spec.inputSchema = normalizeExternalSchema(spec.inputSchema);
+  if (spec.outputSchema) spec.outputSchema = normalizeExternalSchema(spec.outputSchema);
+  return spec;
 }
 
 function filterFor(server: McpServerConfig) {
