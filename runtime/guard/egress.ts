@@ -45,8 +45,9 @@ export function createEgressPolicy(settings: EgressSettings): EgressPolicy {
       const port = url.port || (url.protocol === 'https:' ? '443' : '80');
       if (literal) {
         if (addresses.some((rule) => ruleAllows(rule, literal))) return undefined;
+        if (!isPublic(literal)) return addressRefusal(host, literal);
         if (domains.some((d) => !d.wildcard && d.host === literal.address && (!d.port || d.port === port))) return undefined;
-        return { host, rule: `${host} is not in egress.allowed_domains or egress.allowed_addresses`, hint: `add "${literal.address}" to egress.allowed_addresses in forge.yaml` };
+        return { host, rule: `${host} is not in egress.allowed_domains`, hint: `add "${literal.address}" to egress.allowed_domains in forge.yaml` };
       }
       const match = domains.find((d) => matchesDomain(d, host));
       if (match && (!match.port || match.port === port)) return undefined;
