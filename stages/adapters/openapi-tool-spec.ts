@@ -15,6 +15,7 @@ import { normalizeExternalSchema } from './external-schema.ts';
 import type { ApiOperation } from './openapi-operations.ts';
 
 const READ_METHODS = new Set(['get', 'head', 'options']);
+const MAX_DESCRIPTION = 1_000;
 
 export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: number): ToolSpec {
   const properties: Record<string, JSONSchema> = {};
@@ -31,7 +32,7 @@ export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: 
 
   let body: OpenApiBody | undefined;
   if (op.body) {
-    const schema = normalizeExternalSchema(op.body.schema);
+    const schema = withoutReadOnly(normalizeExternalSchema(op.body.schema));
     const flat = flattenable(schema, properties);
     if (flat) {
       for (const [name, propSchema] of Object.entries(flat.properties)) properties[name] = propSchema;
@@ -67,9 +68,26 @@ function flattenable(schema: JSONSchema, taken: Record<string, unknown>): { prop
   return { properties: props, required: (schema.required as string[] | undefined) ?? [] };
 }
 
+/** readOnly properties belong to responses: a request does not send them (OpenAPI 3, "readOnly"). */
+function withoutReadOnly(schema: JSONSchema): JSONSchema {
+  const props = schema.properties as Record<string, JSONSchema> | undefined;
+  const items = schema.items as JSONSchema | undefined;
+  if (!props && !(items && typeof items === 'object' && !Array.isArray(items))) return schema;
+  const out: JSONSchema = { ...schema };
+  if (props) {
+    const kept = Object.entries(props).filter(([, p]) => p?.readOnly !== true);
+    out.properties = Object.fromEntries(kept.map(([k, p]) => [k, withoutReadOnly(p)]));
+    if (Array.isArray(schema.required)) out.required = (schema.required as string[]).filter((r) => kept.some(([k]) => k === r));
+  }
+  if (items && typeof items === 'object' && !Array.isArray(items)) out.items = withoutReadOnly(items);
+  return out;
+}
+
 function describe(op: ApiOperation): string {
   const parts = [op.summary, op.description && op.description !== op.summary ? op.description : undefined].filter(Boolean) as string[];
-  const text = parts.join('\n\n').trim();
+  const joined = parts.join('\n\n').trim();
+  // Some documents hold pages of markdown per operation; a model needs the gist.
+  const text = joined.length > MAX_DESCRIPTION ? `${joined.slice(0, MAX_DESCRIPTION - 1)}…` : joined;
   const endpoint = `${op.method.toUpperCase()} ${op.path}`;
   const deprecated = op.deprecated ? ' (deprecated)' : '';
   return text ? `${text}\n\n${endpoint}${deprecated}` : `${endpoint}${deprecated}`;
