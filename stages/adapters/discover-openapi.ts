@@ -88,7 +88,7 @@ async function discoverApi(api: ApiConfig, mode: DiscoveryMode, recorded: Record
       diagnostics.push(warning('FORGE_API_OPERATION', `operation "${op.id}" of API "${api.name}" is left out: ${op.unsupported}`, api.at, `exclude it to silence this: exclude: [${op.id}]`));
       continue;
     }
-    const spec = operationToolSpec(api.name, op, api.timeout_ms);
+    const spec = operationToolSpec(api.name, op, api.timeout_ms, loaded.doc);
     if (seen.has(spec.name)) {
       diagnostics.push(error('FORGE_TOOL_COLLISION', `two operations of API "${api.name}" become the tool "${spec.name}"`, api.at, 'exclude one of them'));
       continue;

@@ -17,7 +17,8 @@ import type { ApiOperation } from './openapi-operations.ts';
 const READ_METHODS = new Set(['get', 'head', 'options']);
 const MAX_DESCRIPTION = 1_000;
 
-export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: number): ToolSpec {
+/** `document`: the dereferenced OpenAPI document, where recursive schemas are looked up. */
+export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: number, document?: Record<string, unknown>): ToolSpec {
   const properties: Record<string, JSONSchema> = {};
   const required: string[] = [];
   const parameters: OpenApiParameter[] = [];
@@ -25,14 +26,14 @@ export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: 
   const clashing = new Set(op.parameters.filter((p, i) => op.parameters.findIndex((q) => q.name === p.name) !== i).map((p) => p.name));
   for (const p of op.parameters) {
     const arg = clashing.has(p.name) ? `${p.in}_${p.name}` : p.name;
-    properties[arg] = normalizeExternalSchema(p.schema);
+    properties[arg] = normalizeExternalSchema(p.schema, document);
     if (p.required) required.push(arg);
     parameters.push({ name: p.name, in: p.in, arg, ...(p.style ? { style: p.style } : {}), ...(p.explode !== undefined ? { explode: p.explode } : {}) });
   }
 
   let body: OpenApiBody | undefined;
   if (op.body) {
-    const schema = withoutReadOnly(normalizeExternalSchema(op.body.schema));
+    const schema = withoutReadOnly(normalizeExternalSchema(op.body.schema, document));
     const flat = flattenable(schema, properties);
     if (flat) {
       for (const [name, propSchema] of Object.entries(flat.properties)) properties[name] = propSchema;
