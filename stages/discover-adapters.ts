@@ -10,8 +10,7 @@ import type { EgressSettings } from '../runtime/manifest.ts';
 import { HttpClient } from '../runtime/net/http-client.ts';
 import type { ApiSettings, McpServerSettings } from '../runtime/tools/adapters/settings.ts';
 import { GROUPS } from '../runtime/tools/catalog.ts';
-import { discoverMcpTools, type DiscoveryMode } from './adapters/discover-mcp.ts';
-import { discoverOpenApiTools } from './adapters/discover-openapi.ts';
+import type { DiscoveryMode } from './adapters/discover-mcp.ts';
 import { readRecordedAdapters } from './adapters/recorded-manifest.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import { collectEndpoints, deriveEgress } from './derive-egress.ts';
@@ -52,10 +51,13 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
 
   const recorded = readRecordedAdapters(options.recordedFile);
   const http = mcpHttpClient(config);
+  // The MCP SDK and the OpenAPI parser load only for a project that uses them.
   const [mcp, openapi] = await Promise.all([
-    discoverMcpTools(config.mcpServers, options.mode, recorded, { http, env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() }),
+    import('./adapters/discover-mcp.ts').then((m) =>
+      m.discoverMcpTools(config.mcpServers, options.mode, recorded, { http, env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() }),
+    ),
     // The build fetches a spec on the web for itself, not for the agent: no egress rules apply.
-    discoverOpenApiTools(config.apis, options.mode, recorded, new HttpClient()),
+    import('./adapters/discover-openapi.ts').then((m) => m.discoverOpenApiTools(config.apis, options.mode, recorded, new HttpClient())),
   ]);
   const { egress, derived, diagnostics } = deriveEgress(config.egress, collectEndpoints(config, enabled, openapi.apis));
   ctx.report(...mcp.diagnostics, ...openapi.diagnostics, ...diagnostics);

@@ -118,13 +118,13 @@ describe('adapter tools from the built bundle, in an empty directory', () => {
     expect(stdout).toMatch(/^petstore__getPetById\s+adapter/m);
   });
 
-  it.each([
+  it.each<[string, () => [string, object], unknown]>([
     ['fs__read_text_file (MCP, stdio)', () => ['fs__read_text_file', { path: join(dataDir, 'reports', 'q3.txt') }], { content: 'revenue up 12%\n' }],
     ['everything__get-sum (MCP, stdio)', () => ['everything__get-sum', { a: 2, b: 3 }], 'The sum of 2 and 3 is 5.'],
     ['remote__echo (MCP, Streamable HTTP)', () => ['remote__echo', { message: 'from the bundle' }], 'Echo: from the bundle'],
     ['petstore__getPetById (OpenAPI)', () => ['petstore__getPetById', { petId: 1 }], { status: 200, body: { id: 1, name: 'doggie' } }],
     ['webhook_call (a pinned webhook)', () => ['webhook_call', { webhook: 'notify', payload: { done: true } }], { status: 200, body: { accepted: { done: true } } }],
-  ] as const)('runs %s', async (_what, call, expected) => {
+  ])('runs %s', async (_what, call, expected) => {
     const [name, args] = call();
     const { code, stdout, stderr } = await runtime(['call', name, JSON.stringify(args), '--json'], { PETSTORE_TOKEN: 'inventory-token' });
     expect(stderr).toBe('');
