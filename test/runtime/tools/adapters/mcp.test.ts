@@ -145,7 +145,9 @@ describe('server-everything over Streamable HTTP', () => {
 
   const httpServer = (): McpServerSettings => ({ name: 'remote', transport: 'http', url, timeout_ms: 20_000, required: true });
 
-  it('calls tools over HTTP through the egress-checked client', async () => {
+  // Closing once crashed the process: node's `signal` request option had put an
+  // abort listener on a pooled socket with nobody listening for its error.
+  it('calls tools over HTTP through the egress-checked client, and closes cleanly', async () => {
     const { registry } = await registryFor([httpServer()]);
     try {
       expect(await registry.execute('remote__echo', { message: 'over http' })).toMatchObject({ ok: true, value: 'Echo: over http' });
