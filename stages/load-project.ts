@@ -1,8 +1,9 @@
 /**
  * The front half of the pipeline, shared by `forge build`, `forge validate`
- * and `forge tool ...`: load config → discover tools → parse docstrings →
- * annotate categories → check schemas. What the build sees and what
- * `forge tool run` runs come from this one code path.
+ * and `forge tool ...`: load config → discover tools → parse docstrings
+ * (discover adapters alongside) → annotate categories → check schemas.
+ * What the build sees and what `forge tool run` runs come from this one
+ * code path.
  */
 import { join, resolve } from 'node:path';
 import { error } from '../runtime/diagnostics.ts';

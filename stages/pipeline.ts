@@ -1,7 +1,8 @@
 /**
  * `forge build`: the pipeline, in order, in one place.
  *
- *   load config → discover tools → parse docstrings → annotate categories
+ *   load config → discover tools → parse docstrings (meanwhile: discover
+ *   adapters — MCP servers, OpenAPI specs) → annotate categories
  *   → check schemas → filter (--prod strips dev tools) → bundle runtime
  *   → emit agent.json → emit Dockerfile → emit build-manifest.json + checksums.json
  *   → emit archive
