@@ -16,6 +16,7 @@ export function renderSummary(summary: BuildSummary, cwd: string): string {
   lines.push(toolsLine);
   const domains = summary.egress.allowedDomains.length ? summary.egress.allowedDomains.join(', ') : 'no domains';
   lines.push(`  egress   ${summary.egress.mode}${summary.egress.mode === 'allowlist' ? `: ${domains}` : ''}`);
+  if (summary.egress.allowedAddresses?.length) lines.push(`           ${c.dim('non-public addresses allowed:')} ${summary.egress.allowedAddresses.join(', ')}`);
   lines.push(`  output   ${relative(cwd, summary.outDir) || '.'}/`);
 
   // tools/ is listed as one line: a project may have hundreds of tool files.

@@ -68,7 +68,7 @@ async function reload(agent: SourceAgent, options: { configFile?: string; log: L
   printDiagnostics(ctx.diagnostics);
   if (!project) return { added: [], changed: [], removed: [] };
   const fresh = filterTools(project.tools, { prod: false }).tools;
-  const factories = sourceToolFactories(project, { http: agent.http, log: options.log });
+  const factories = sourceToolFactories(project, { http: agent.http, adapters: agent.adapters, log: options.log });
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
   const supportChanged = paths.some((p) => !toolFiles.has(p) && p !== project.config.file && !/\.(ya?ml)$/.test(p));
 

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   tool: { summary: 'list, describe and run tools from sources', load: () => import('./commands/tool.ts') },
   run: { summary: 'serve the agent from sources (A2A, MCP, REST); --dev reloads tools', load: () => import('./commands/run.ts') },
   chat: { summary: 'talk to the agent in this terminal', load: () => import('./commands/chat.ts') },
+  mcp: { summary: 'see and try the MCP servers in forge.yaml', load: () => import('./commands/mcp.ts') },
   version: { summary: 'print the Forge version', load: () => import('./commands/version.ts') },
 };
 

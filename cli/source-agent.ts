@@ -4,7 +4,8 @@
  * manifest shape the bundle serves. Dev tools only with --dev.
  */
 import type { AgentManifest } from '../runtime/manifest.ts';
-import { HttpClient } from '../runtime/net/http-client.ts';
+import type { HttpClient } from '../runtime/net/http-client.ts';
+import type { AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
 import type { Logger } from '../runtime/tools/model.ts';
 import type { ToolRegistry } from '../runtime/tools/registry.ts';
 import { createManifest } from '../stages/emit-manifest.ts';
@@ -19,6 +20,7 @@ export interface SourceAgent {
   manifest: AgentManifest;
   registry: ToolRegistry;
   http: HttpClient;
+  adapters: AdapterRuntime;
 }
 
 export async function loadSourceAgent(options: { configFile?: string; dev: boolean; log: Logger; json?: boolean }): Promise<SourceAgent | undefined> {
@@ -27,8 +29,7 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   if (!project) return undefined;
   const selected = filterTools(project.tools, { prod: !options.dev });
   const manifest = createManifest(project.config, selected.tools.map((t) => t.spec), !options.dev);
-  const http = new HttpClient();
-  const { registry, diagnostics } = createSourceRegistry(project, { tools: selected.tools, log: options.log, http });
+  const { registry, diagnostics, http, adapters } = createSourceRegistry(project, { tools: selected.tools, log: options.log });
   printDiagnostics(diagnostics);
-  return { project, manifest, registry, http };
+  return { project, manifest, registry, http, adapters };
 }

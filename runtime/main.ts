@@ -16,9 +16,12 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
+import { createEgressPolicy } from './guard/egress.ts';
+import { HttpClient } from './net/http-client.ts';
+import { createAdapterRuntime, startAdapterTools, type AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
-import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import type { Logger } from './tools/model.ts';
+import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -26,6 +29,8 @@ export interface BundleContents {
   nodeTools: Record<string, () => Promise<Record<string, unknown>>>;
   /** URL of the bundle file itself (import.meta.url of runtime.mjs). */
   bundleUrl: string;
+  /** The adapter modules the agent uses (MCP, OpenAPI); absent when it uses none. */
+  adapters?: AdapterModules;
 }
 
 const USAGE = `usage: node runtime.mjs <command>
@@ -94,9 +99,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv or the HTTP client, and starts that much sooner without them.
-  const [{ createRegistry }, { HttpClient }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ createRegistry }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
     import('./tools/create-tools.ts'),
-    import('./net/http-client.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
   ]);
@@ -104,13 +108,28 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleDir = dirname(bundleFile);
   const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
-  const http = new HttpClient();
+  // Every outbound request of every tool goes through this one client and its egress policy.
+  const http = new HttpClient(createEgressPolicy(manifest.egress));
+  const log = stderrLogger;
+  const adapters = createAdapterRuntime(manifest, contents.adapters ?? {}, { http, env: process.env, log, workDir, clientVersion: manifest.build?.forge_version });
+  // Start-up connects the MCP servers; `describe` only reads agent.json.
+  let specs = manifest.tools;
+  if (command !== 'describe') {
+    const started = await startAdapterTools(adapters, manifest.tools);
+    for (const d of started.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+    if (started.diagnostics.some((d) => d.severity === 'error')) {
+      await adapters.close();
+      return 1;
+    }
+    specs = started.specs;
+  }
   const { registry, diagnostics } = createRegistry(
-    manifest.tools,
+    specs,
     {
       builtins: contents.builtins,
       http,
-      log: stderrLogger,
+      log,
+      adapters,
       schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
       agentConfig: { ...manifest, tools: undefined, workdir: workDir },
       custom: {
@@ -208,6 +227,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   } finally {
     await registry.close();
+    await adapters.close();
   }
 }
 
@@ -231,6 +251,7 @@ function parsePort(value: string | undefined): number | undefined {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`"${value}" is not a port number`);
   return port;
 }
+
 
 function renderValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2);

@@ -2,6 +2,7 @@
  * agent.json: what the build knows about the agent, and all the runtime
  * needs to serve it. schemas/agent.schema.json describes the same shape.
  */
+import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import type { Category, ToolSpec } from './tools/model.ts';
 
 export const TOOL_INTERFACE_VERSION = 1;
@@ -24,6 +25,8 @@ export interface ModelSettings extends ModelRef {
 export interface EgressSettings {
   mode: 'deny-all' | 'allowlist' | 'open';
   allowed_domains: string[];
+  /** Non-public addresses (or CIDR ranges) that may be reached: loopback test servers, a private service. */
+  allowed_addresses?: string[];
 }
 
 export interface ApprovalSettings {
@@ -49,6 +52,10 @@ export interface AgentManifest {
   categories: Record<Category, string[]>;
   egress: EgressSettings;
   approval: ApprovalSettings;
+  /** MCP servers whose tools are adapter tools (`<server>__<tool>`). */
+  mcp?: { servers: McpServerSettings[] };
+  /** OpenAPI services whose operations are adapter tools (`<api>__<operationId>`). */
+  apis?: ApiSettings[];
   /** Environment variables the agent's tools may read from the runtime's environment. */
   env_passthrough: string[];
   requirements: { node: string; python?: string };

@@ -14,11 +14,13 @@ import type { ParsedSources } from './parse-docstrings.ts';
 import { byName, type ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
 
-export async function annotateCategories(config: ProjectConfig, parsed: ParsedSources, ctx: StageContext): Promise<ProjectTool[]> {
+export async function annotateCategories(config: ProjectConfig, parsed: ParsedSources, ctx: StageContext, adapterTools: readonly ProjectTool[] = []): Promise<ProjectTool[]> {
   const tools: ProjectTool[] = [];
   for (const { spec, file, at } of parsed.tools) {
     tools.push({ spec, file, at, origin: formatLocation(at), schemaOrigin: 'generated' });
   }
+  // MCP and OpenAPI tools, found by the discover-adapters stage: category adapter, declared by their binding.
+  tools.push(...adapterTools);
   const customNames = new Set(tools.map((t) => t.spec.name));
   tools.push(...(await enabledTools(config, customNames, ctx)));
 
@@ -80,7 +82,7 @@ async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx
     }
     const config = entry.config ?? {};
     if (entry.config) await checkToolConfig(entry, definition.configSchema, ctx);
-    const spec = toSpec({ ...definition.spec, config });
+    const spec = toSpec({ ...definition.spec, ...definition.specFor?.(config), config });
     out.push({ spec, builtin: { entry: catalogEntry, definition }, at: entry.at, origin: `${formatLocation(entry.at)} (${declared} tool)`, schemaOrigin: 'forge' });
   }
   return out;

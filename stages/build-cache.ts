@@ -39,6 +39,12 @@ export interface CacheRecord<Summary = unknown> {
   directories: { path: string; mtimeMs: number | null }[];
   outputs: FileStamp[];
   summary: Summary;
+  /**
+   * Inputs no file stat can vouch for (MCP servers asked, specs fetched from
+   * the web): a build that asks them again cannot be a cache hit; one with
+   * --offline can.
+   */
+  live?: string[];
 }
 
 export function cacheFile(projectRoot: string, key: Pick<CacheKey, 'outDir' | 'prod'>): string {

@@ -73,7 +73,8 @@ export async function bundleRuntime(
   // never has to call back into this thread (the build checks schemas meanwhile).
   const entryFile = join(writer.dir, ENTRY_FILE);
   mkdirSync(writer.dir, { recursive: true });
-  writeFileSync(entryFile, generateEntry(tools, nodeTools));
+  const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };
+  writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters));
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
@@ -109,9 +110,22 @@ export async function bundleRuntime(
   return { specs, inputs };
 }
 
-/** The bundle's entry module: the runtime, the enabled builtins, the TS/JS tools that export execute(). */
-function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[]): string {
+/**
+ * The bundle's entry module: the runtime, the enabled builtins, the TS/JS
+ * tools that export execute(), and the adapter modules the agent uses (an
+ * agent without MCP servers carries none of the MCP SDK).
+ */
+function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[], adapters: { mcp: boolean; openapi: boolean }): string {
   const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`];
+  const adapterModules: string[] = [];
+  if (adapters.mcp) {
+    lines.push(`import * as mcpAdapter from ${JSON.stringify(join(runtimeDir, 'tools', 'adapters', 'mcp', 'index.ts'))};`);
+    adapterModules.push('mcp: mcpAdapter');
+  }
+  if (adapters.openapi) {
+    lines.push(`import * as openapiAdapter from ${JSON.stringify(join(runtimeDir, 'tools', 'adapters', 'openapi', 'index.ts'))};`);
+    adapterModules.push('openapi: openapiAdapter');
+  }
   const builtins: string[] = [];
   tools.forEach((tool, i) => {
     if (!tool.builtin) return;
@@ -128,6 +142,7 @@ function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly Projec
     `  nodeTools: {`,
     ...loaders.map((l) => '  ' + l),
     `  },`,
+    `  adapters: { ${adapterModules.join(', ')} },`,
     `});`,
   );
   return lines.join('\n') + '\n';

@@ -6,10 +6,11 @@
 import { TOOL_INTERFACE_VERSION, type AgentManifest } from '../runtime/manifest.ts';
 import { CATEGORIES, type Category, type ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
+import type { DiscoveredAdapters } from './discover-adapters.ts';
 import { forgeVersion } from './forge-paths.ts';
 import type { OutputWriter } from './output-writer.ts';
 
-export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[], prod: boolean): AgentManifest {
+export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[], prod: boolean, adapters?: Pick<DiscoveredAdapters, 'egress' | 'mcpServers' | 'apis'>): AgentManifest {
   const tools = [...specs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const categories = Object.fromEntries(CATEGORIES.map((c) => [c, tools.filter((t) => t.category === c).map((t) => t.name)])) as Record<Category, string[]>;
   const manifest: AgentManifest = {
@@ -19,7 +20,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     description: config.description,
     tools,
     categories,
-    egress: config.egress,
+    egress: adapters?.egress ?? config.egress,
     approval: config.approval,
     env_passthrough: [...config.envPassthrough].sort(),
     requirements: { node: '>=20' },
@@ -28,6 +29,8 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
   };
   if (config.model) manifest.model = config.model;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
+  if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };
+  if (adapters?.apis.length) manifest.apis = adapters.apis;
   if (tools.some((t) => t.source?.kind === 'python')) manifest.requirements.python = '>=3.8';
   return manifest;
 }

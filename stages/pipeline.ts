@@ -1,7 +1,8 @@
 /**
  * `forge build`: the pipeline, in order, in one place.
  *
- *   load config → discover tools → parse docstrings → annotate categories
+ *   load config → discover tools → parse docstrings (meanwhile: discover
+ *   adapters — MCP servers, OpenAPI specs) → annotate categories
  *   → check schemas → filter (--prod strips dev tools) → bundle runtime
  *   → emit agent.json → emit Dockerfile → emit build-manifest.json + checksums.json
  *   → emit archive
@@ -38,6 +39,8 @@ export interface BuildOptions extends ProjectOptions {
   prod?: boolean;
   /** Output directory, relative to the project root (default .forge-output). */
   outDir?: string;
+  /** Do not reach MCP servers or fetch specs: build from what the last build recorded in agent.json. */
+  offline?: boolean;
 }
 
 export interface BuildSummary {
@@ -47,7 +50,7 @@ export interface BuildSummary {
   tools: { total: number; byCategory: Record<Category, number>; strippedDevTools: string[] };
   outDir: string;
   artifacts: { path: string; size: number }[];
-  egress: { mode: string; allowedDomains: string[] };
+  egress: { mode: string; allowedDomains: string[]; allowedAddresses?: string[] };
 }
 
 export interface BuildResult {
@@ -67,7 +70,11 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let writerRef: OutputWriter | undefined;
   try {
     warmUpEsbuild();
-    const project = await loadProject(options, ctx, { checkSchemas: false });
+    const project = await loadProject(
+      { ...options, adapters: options.offline ? 'offline' : 'live', recordedManifest: join(options.outDir ?? DEFAULT_OUT_DIR, 'agent.json') },
+      ctx,
+      { checkSchemas: false },
+    );
     const { config } = project;
     const outDir = resolve(config.root, options.outDir ?? DEFAULT_OUT_DIR);
     const sourceDateEpoch = readSourceDateEpoch(ctx);
@@ -95,7 +102,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
     await runStage(ctx, 'filter-tools', () => selected);
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
-    const manifest = createManifest(config, bundle.specs, prod);
+    const manifest = createManifest(config, bundle.specs, prod, project.adapters);
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, writer));
     await runStage(ctx, 'emit-container', () => emitContainer(manifest, writer));
     await runStage(ctx, 'emit-checksums', () => {
@@ -120,7 +127,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       tools: { total: manifest.tools.length, byCategory, strippedDevTools: selected.stripped.map((t) => t.spec.name) },
       outDir,
       artifacts: writer.list().map(({ path, size }) => ({ path, size })),
-      egress: { mode: manifest.egress.mode, allowedDomains: manifest.egress.allowed_domains },
+      egress: { mode: manifest.egress.mode, allowedDomains: manifest.egress.allowed_domains, allowedAddresses: manifest.egress.allowed_addresses ?? [] },
     };
 
     const key: CacheKey = { forgeVersion: forgeVersion(), configFile: config.file, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
@@ -128,7 +135,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // the hash of what was read: a file edited during the build looks changed next time.
     const discovered: FileStamp[] = project.files.map((f) => ({ path: f.absolute, ...f.stat, ...(f.sha256 ? { sha256: f.sha256 } : {}) }));
     const known = new Set(discovered.map((s) => s.path));
-    const inputs = new Set<string>([config.file, ...bundle.inputs, ...forgeOwnFiles()].filter((p) => !known.has(p)));
+    const inputs = new Set<string>([config.file, ...bundle.inputs, ...project.adapters.files, ...forgeOwnFiles()].filter((p) => !known.has(p)));
     const record: CacheRecord<BuildSummary> = {
       format: 1,
       key,
@@ -138,6 +145,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       directories: config.toolDirs.flatMap((d) => stampDirectories(d.absolute)),
       outputs: writer.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
       summary,
+      ...(project.adapters.live.length ? { live: project.adapters.live } : {}),
     };
     writeCacheRecord(cacheFile(config.root, key), record);
     await removingPrevious;

@@ -1,32 +1,59 @@
 /**
  * A registry of a project's tools run straight from sources (no build):
- * what `forge tool run` and `forge run` use. Specs and code come from the
- * same stages the build runs.
+ * what `forge tool run`, `forge run` and `forge chat` use. Specs and code
+ * come from the same stages the build runs; every outbound request goes
+ * through one HTTP client with the project's egress policy.
  */
 import { isAbsolute, join } from 'node:path';
+import { createEgressPolicy } from '../runtime/guard/egress.ts';
 import { HttpClient } from '../runtime/net/http-client.ts';
+import { createAdapterRuntime, type AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
+import * as mcp from '../runtime/tools/adapters/mcp/index.ts';
+import * as openapi from '../runtime/tools/adapters/openapi/index.ts';
 import type { BuiltinDefinition } from '../runtime/tools/builtin/define.ts';
 import { createRegistry, createTool, type RegistryBuild, type ToolFactories } from '../runtime/tools/create-tools.ts';
 import type { Logger, Tool, ToolSpec } from '../runtime/tools/model.ts';
+import { silentLogger } from '../runtime/tools/registry.ts';
+import { forgeVersion } from './forge-paths.ts';
 import type { Project } from './load-project.ts';
 import type { ProjectTool } from './project-tool.ts';
 import { createSourceNodeLauncher } from './source-node-launcher.ts';
 
 export interface SourceRegistryOptions {
   log?: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Share one client (and its egress policy) across reloads; made from the project when absent. */
   http?: HttpClient;
+  /** Share the adapter connections across reloads. */
+  adapters?: AdapterRuntime;
   /** The tools to register (default: all of the project's, dev tools included). */
   tools?: readonly ProjectTool[];
 }
 
-export function sourceToolFactories(project: Project, options: SourceRegistryOptions = {}): ToolFactories {
+export interface SourceRegistry extends RegistryBuild {
+  http: HttpClient;
+  adapters: AdapterRuntime;
+}
+
+export function sourceToolFactories(project: Project, options: SourceRegistryOptions = {}): ToolFactories & { http: HttpClient; adapters: AdapterRuntime } {
   const { config } = project;
   const builtins: Record<string, BuiltinDefinition<any>> = {};
   for (const tool of project.tools) if (tool.builtin) builtins[tool.spec.name] = tool.builtin.definition;
+  const http = options.http ?? new HttpClient(createEgressPolicy(project.adapters.egress));
+  const env = options.env ?? process.env;
+  const adapters =
+    options.adapters ??
+    createAdapterRuntime(
+      { mcp: { servers: project.adapters.mcpServers }, apis: project.adapters.apis },
+      { mcp, openapi },
+      { http, env, log: options.log ?? silentLogger, workDir: config.workDir, clientVersion: forgeVersion() },
+    );
   return {
     builtins,
     log: options.log,
-    http: options.http ?? new HttpClient(),
+    http,
+    env,
+    adapters,
     schedules: config.schedules,
     agentConfig: describeConfig(project),
     custom: {
@@ -38,14 +65,16 @@ export function sourceToolFactories(project: Project, options: SourceRegistryOpt
   };
 }
 
-export function createSourceRegistry(project: Project, options: SourceRegistryOptions = {}): RegistryBuild {
+export function createSourceRegistry(project: Project, options: SourceRegistryOptions = {}): SourceRegistry {
   const tools = options.tools ?? project.tools;
   const origins = new Map(tools.map((t) => [t.spec.name, t.origin]));
-  return createRegistry(
+  const factories = sourceToolFactories(project, options);
+  const built = createRegistry(
     tools.map((t) => t.spec),
-    sourceToolFactories(project, options),
+    factories,
     (spec) => origins.get(spec.name) ?? spec.name,
   );
+  return { ...built, http: factories.http, adapters: factories.adapters };
 }
 
 /** A running tool for one spec of the project (hot reload makes them one by one). */

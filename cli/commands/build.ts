@@ -8,17 +8,19 @@ import { renderSummary, renderTimings } from '../build-summary.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
 import { color as c, formatMs } from '../terminal.ts';
 
-export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--verbose] [--json]
+export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--verbose] [--json]
 
 Builds the agent into .forge-output/: agent.json, runtime.mjs, tools/,
 Dockerfile, build-manifest.json, checksums.json and <agent_id>-<version>.tgz.
 The same inputs always give the same bytes; a rebuild with nothing changed
-is a cache hit.
+is a cache hit. MCP servers are asked for their tools on every build, and
+specs on the web fetched; --offline uses what the last build recorded.
 
 options:
   --prod          production build: every dev tool is left out of every artifact
   --out DIR       output directory (default .forge-output, relative to forge.yaml)
   --no-cache      build even if nothing changed
+  --offline       do not reach MCP servers or fetch specs: reuse the tools the last build recorded
   -v, --verbose   print each stage's time
   --json          print the result as JSON
 
@@ -33,6 +35,7 @@ export async function run(argv: string[]): Promise<number> {
     prod: { type: 'boolean', default: false },
     out: { type: 'string' },
     'no-cache': { type: 'boolean', default: false },
+    offline: { type: 'boolean', default: false },
   });
   const cwd = process.cwd();
   const prod = values.prod;
@@ -44,7 +47,11 @@ export async function run(argv: string[]): Promise<number> {
     const outDir = resolve(root, values.out ?? '.forge-output');
     const key: CacheKey = { forgeVersion: forgeVersion(), configFile, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
     const record = readCacheRecord<BuildSummary>(cacheFile(root, key));
-    const stale = record ? staleReason(record, key) : 'no previous build';
+    const stale = !record
+      ? 'no previous build'
+      : record.live?.length && !values.offline
+        ? `${record.live.join(', ')} ${record.live.length === 1 ? 'is' : 'are'} asked on every build (--offline reuses the last answer)`
+        : staleReason(record, key);
     if (record && !stale) {
       report({ ok: true, cached: true, errors: [], warnings: [], summary: record.summary, timings: [] }, values.json, cwd, performance.now() - started, values.verbose);
       return 0;
@@ -53,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const { build } = await import('../../stages/pipeline.ts');
-  const result = await build({ cwd, configFile: values.config, prod, outDir: values.out });
+  const result = await build({ cwd, configFile: values.config, prod, outDir: values.out, offline: values.offline });
   report(result, values.json, cwd, performance.now() - started, values.verbose);
   return result.ok ? 0 : 1;
 }

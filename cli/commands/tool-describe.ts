@@ -57,6 +57,10 @@ export function renderDescription(spec: ToolSpec, where: string, enabled: boolea
   lines.push(`  tags      ${spec.tags.length ? spec.tags.join(', ') : c.dim('(none: treated as "run" by the approval policy)')}`);
   lines.push(`  source    ${where}${spec.source ? ` (${spec.source.kind}, ${spec.source.style === 'execute' ? 'worker' : 'process per call'})` : ''}`);
   lines.push(`  timeout   ${spec.timeoutMs !== undefined ? formatDuration(spec.timeoutMs) : `${formatDuration(DEFAULT_TIMEOUT_MS)} (default)`}`);
+  if (spec.adapter) {
+    const b = spec.adapter;
+    lines.push(`  calls     ${b.kind === 'mcp' ? `tool "${b.tool}" of MCP server "${b.server}"` : `${b.method.toUpperCase()} ${b.path} of API "${b.api}"`}`);
+  }
   if (spec.composedOf?.length) lines.push(`  calls     ${spec.composedOf.join(', ')}${spec.singleConfirmation ? ' (confirmed once)' : ''}`);
   if (spec.config && Object.keys(spec.config).length) lines.push(`  config    ${JSON.stringify(spec.config)}`);
   lines.push('', '  inputs', renderFields(fieldRows(spec.inputSchema)));

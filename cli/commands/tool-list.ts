@@ -1,3 +1,4 @@
+import type { AdapterBinding } from '../../runtime/tools/adapters/settings.ts';
 import { CATALOG } from '../../runtime/tools/catalog.ts';
 import { CATEGORIES, type Category } from '../../runtime/tools/model.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
@@ -46,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     tags: t.spec.tags,
     description: t.spec.description,
     enabled: true,
-    source: t.file ? t.file.display : 'forge',
+    source: t.file ? t.file.display : t.spec.adapter ? adapterSource(t.spec.adapter) : 'forge',
   }));
   if (values.all) {
     const enabled = new Set(rows.map((r) => r.name));
@@ -76,6 +77,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write((r.enabled ? line : c.dim(`${line} (not enabled)`)) + '\n');
   }
   return 0;
+}
+
+function adapterSource(binding: AdapterBinding): string {
+  return binding.kind === 'mcp' ? `mcp:${binding.server}` : `api:${binding.api}`;
 }
 
 function firstSentence(text: string): string {

@@ -12,6 +12,8 @@ export interface EgressRefusal {
   host: string;
   /** The rule that refused it, e.g. "egress.mode is deny-all" or "169.254.169.254 is a cloud metadata address". */
   rule: string;
+  /** What to change in forge.yaml to allow it, when that is an option. */
+  hint?: string;
 }
 
 export interface EgressPolicy {

@@ -35,6 +35,14 @@ export interface HttpRequest {
   timeoutMs?: number;
   maxResponseBytes?: number;
   maxRedirects?: number;
+  /** 'manual' hands a redirect response back unread instead of following it (fetch's `redirect: 'manual'`). */
+  redirect?: 'follow' | 'manual';
+  /**
+   * For a stream that lives as long as its reader wants (a server-sent events
+   * channel): the deadline covers connecting and the response headers only;
+   * the body then ends with `signal` or close().
+   */
+  timeoutHeadersOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -69,8 +77,18 @@ export class HttpError extends Error {
   }
 }
 
+/** dns.lookup's shape: tests inject one to make a public-looking name resolve to a private address. */
+export type HostLookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+export interface HttpClientOptions {
+  lookup?: HostLookup;
+}
+
 export class HttpClient {
-  constructor(private readonly egress: EgressPolicy = openEgress) {}
+  constructor(
+    private readonly egress: EgressPolicy = openEgress,
+    private readonly options: HttpClientOptions = {},
+  ) {}
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const { response, url, redirects, done } = await this.exchange(req);
@@ -129,7 +147,10 @@ export class HttpClient {
         const response = await this.send(url, method, headers, body, controller.signal);
         const status = response.statusCode ?? 0;
         const location = response.headers.location;
-        if (!isRedirect(status) || !location) return { response, url: url.href, redirects, done };
+        if (!isRedirect(status) || !location || req.redirect === 'manual') {
+          if (req.timeoutHeadersOnly) clearTimeout(timer);
+          return { response, url: url.href, redirects, done };
+        }
         response.resume();
         if (redirects.length >= maxRedirects) throw new HttpError(`stopped after ${maxRedirects} redirects (last to ${location})`, 'FORGE_HTTP_REDIRECTS');
         const next = toUrl(new URL(location, url).href);
@@ -162,14 +183,25 @@ export class HttpClient {
       method,
       headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
       lookup: this.checkedLookup(hostname),
-      signal,
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const request = send(url, options, resolve);
+      // Cancellation destroys the request (and the response being read) by
+      // hand: node's `signal` option also aborts the socket, whose error
+      // nobody may be listening for once the response was handed over.
+      const request = send(url, options, (response) => {
+        // Errors reach whoever reads the body; one that nobody reads must not crash the process.
+        response.on('error', () => {});
+        resolve(response);
+      });
+      // Destroyed without an error: the socket then has none to emit; the reason is reported below.
+      const onAbort = () => request.destroy();
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      request.on('close', () => signal.removeEventListener('abort', onAbort));
       request.on('error', (err: Error) => {
         if (err instanceof EgressRefusedError || err instanceof HttpError) reject(err);
-        else if (err.name === 'AbortError') reject(signal.reason ?? err);
+        else if (signal.aborted) reject(signal.reason ?? err);
         else reject(new HttpError(`${method} ${url.host} failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`, 'FORGE_HTTP_NETWORK'));
       });
       request.end(body);
@@ -179,9 +211,11 @@ export class HttpClient {
   /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
   private checkedLookup(host: string): LookupFunction {
     return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      const lookup: HostLookup = this.options.lookup ?? ((name, opts, cb) => dnsLookup(name, opts, cb));
+      lookup(hostname, { ...options, all: true }, (err, addresses) => {
         if (err) return callback(err, '');
-        const list = addresses as LookupAddress[];
+        const list = addresses;
+        if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         for (const a of list) {
           const refusal = this.egress.checkAddress(host, a.address, a.family as 4 | 6);
           if (refusal) return callback(new EgressRefusedError(refusal), '');

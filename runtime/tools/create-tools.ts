@@ -11,6 +11,11 @@ import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from './model.ts';
 import { silentLogger, ToolRegistry } from './registry.ts';
 
+/** Makes the running tool for an adapter spec (one with `adapter`: an MCP server's tool, an OpenAPI operation). */
+export interface AdapterFactory {
+  create(spec: ToolSpec): Tool;
+}
+
 export interface ToolFactories {
   /** Builtin, adapter and dev tools shipped with Forge, by name. */
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -25,10 +30,16 @@ export interface ToolFactories {
   agentConfig?: unknown;
   /** Set by createRegistry: the running agent, for debug_console. */
   agent?: AgentIntrospection;
+  /** Adapter tools (runtime/tools/adapters/adapter-runtime.ts). */
+  adapters?: AdapterFactory;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
   if (spec.source) return createCustomTool(spec, factories.custom);
+  if (spec.adapter) {
+    if (!factories.adapters) throw new Error(`adapter tool "${spec.name}" cannot run here: no adapters were set up`);
+    return factories.adapters.create(spec);
+  }
   const definition = factories.builtins[spec.name];
   if (!definition) throw new Error(`no implementation for tool "${spec.name}" in this runtime`);
   factories.http ??= new HttpClient();

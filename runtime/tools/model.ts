@@ -3,6 +3,7 @@
  * agent.json) and what it does (Tool.execute). Every tool — builtin, adapter,
  * dev or custom — is one of these.
  */
+import type { AdapterBinding } from './adapters/settings.ts';
 
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
@@ -43,6 +44,8 @@ export interface ToolSpec {
   source?: ToolSource;
   /** Per-tool settings from forge.yaml's `tools: [{ name, config }]`. */
   config?: Record<string, unknown>;
+  /** An adapter tool's service and operation (an MCP server's tool, an OpenAPI operation). */
+  adapter?: AdapterBinding;
 }
 
 export interface ToolError {
@@ -122,5 +125,6 @@ export function toSpec(tool: ToolSpec): ToolSpec {
   if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
   if (tool.source) spec.source = { ...tool.source };
   if (tool.config && Object.keys(tool.config).length > 0) spec.config = tool.config;
+  if (tool.adapter) spec.adapter = tool.adapter;
   return spec;
 }

@@ -10,6 +10,8 @@ import { error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts'
 import type { ModelSettings } from '../../runtime/manifest.ts';
 import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
 import * as precompiled from './generated/forge-yaml-validator.mjs';
+import { resolveAdapterConfig } from './adapter-config.ts';
+import { checkEgressConfig } from './egress-config.ts';
 import type { ProjectConfig } from './project-config.ts';
 import { schemaErrorsToDiagnostics } from './schema-errors.ts';
 import { YamlSource } from './yaml-source.ts';
@@ -81,6 +83,9 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
   const egress = (data.egress ?? {}) as Partial<ProjectConfig['egress']>;
   const approval = (data.approval ?? {}) as Partial<ProjectConfig['approval']>;
   const server = (data.server ?? {}) as Partial<ProjectConfig['server']>;
+  const adapters = resolveAdapterConfig(data, source, root);
+  diagnostics.push(...adapters.diagnostics);
+
   const config: ProjectConfig = {
     file: resolve(file),
     displayFile,
@@ -93,12 +98,15 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     toolDirs,
     tools,
     envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
-    egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [] },
+    egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [], allowed_addresses: egress.allowed_addresses ?? [] },
     approval: { auto_approve: approval.auto_approve ?? [], auto_deny: approval.auto_deny ?? [] },
     server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
     schedules: await readSchedules(data.schedules as RawSchedule[] | undefined, source, diagnostics),
+    mcpServers: adapters.mcpServers,
+    apis: adapters.apis,
     source,
   };
+  diagnostics.push(...checkEgressConfig(config.egress, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
 }

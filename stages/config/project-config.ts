@@ -6,6 +6,7 @@
 import type { Location } from '../../runtime/diagnostics.ts';
 import type { ApprovalSettings, EgressSettings, ModelSettings } from '../../runtime/manifest.ts';
 import type { ScheduledTask } from '../../runtime/scheduler/scheduled-task.ts';
+import type { ApiConfig, McpServerConfig } from './adapter-config.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export interface ToolEntry {
@@ -43,5 +44,8 @@ export interface ProjectConfig {
   server: { port: number; host: string };
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */
   schedules: ScheduledTask[];
+  /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
+  mcpServers: McpServerConfig[];
+  apis: ApiConfig[];
   source: YamlSource;
 }

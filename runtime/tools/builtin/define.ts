@@ -29,6 +29,8 @@ export interface BuiltinDefinition<Config = Record<string, unknown>> {
   spec: Omit<ToolSpec, 'config' | 'source'>;
   /** Validates forge.yaml's `config:` for this tool at build time. */
   configSchema?: Record<string, unknown>;
+  /** What the tool's config changes in its spec (e.g. webhook_call's pinned names as an enum); applied by the build. */
+  specFor?(config: Partial<Config>): Partial<Pick<ToolSpec, 'description' | 'inputSchema'>>;
   create(host: BuiltinHost<Config>): Pick<Tool, 'execute'> & Partial<Pick<Tool, 'close'>>;
 }
 

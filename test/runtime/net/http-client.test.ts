@@ -112,4 +112,22 @@ describe('HttpClient', () => {
     expect(stream.status).toBe(200);
     expect(text).toBe('data: one\n\ndata: two\n\n');
   });
+
+  it('cancelling a stream nobody read leaves the client usable', async () => {
+    // What the MCP SDK does with a 202 Accepted: it never reads the empty body, and closes later.
+    const server = await startServer((_req, res) => res.writeHead(202).end());
+    const controller = new AbortController();
+    const stream = await client.stream({ url: server.url, signal: controller.signal });
+    expect(stream.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await client.request({ url: server.url })).status).toBe(202);
+  });
+
+  it('hands back a redirect unfollowed with redirect: manual', async () => {
+    const server = await startServer((_req, res) => res.writeHead(301, { location: '/moved' }).end());
+    const response = await client.request({ url: server.url, redirect: 'manual' });
+    expect(response).toMatchObject({ status: 301, headers: { location: '/moved' }, redirects: [] });
+  });
 });

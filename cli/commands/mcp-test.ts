@@ -1,0 +1,130 @@
+import { McpConnectError, type McpSession } from '../../runtime/tools/adapters/mcp/connect.ts';
+import { McpConnections } from '../../runtime/tools/adapters/mcp/connections.ts';
+import { createMcpTool } from '../../runtime/tools/adapters/mcp/mcp-tool.ts';
+import { ToolRegistry } from '../../runtime/tools/registry.ts';
+import { didYouMean } from '../../runtime/suggest.ts';
+import { agentToolSpec } from '../../stages/adapters/discover-mcp.ts';
+import { createNameFilter } from '../../stages/adapters/name-filter.ts';
+import type { McpServerConfig } from '../../stages/config/adapter-config.ts';
+import { parseCommand, parseInteger } from '../args.ts';
+import { describeTarget, loadMcpContext } from '../mcp-context.ts';
+import { color as c, errColor, formatMs } from '../terminal.ts';
+import { UsageError } from '../usage-error.ts';
+
+export const usage = `usage: forge mcp test NAME [--call TOOL [--args JSON]] [--timeout MS] [--json]
+
+Connects to the MCP server NAME from forge.yaml, shows what it is and every
+tool it offers (and which the agent leaves out), then — with --call — calls
+one tool the way the agent would: arguments checked against its schema,
+the result flattened, an error result reported as an error.
+
+options:
+  --call TOOL     the tool to call: its name on the server (read_file) or in the agent (fs__read_file)
+  --args JSON     its arguments, as one JSON object (default {})
+  --timeout MS    stop the call after this many milliseconds
+  --json          print the result as JSON
+
+examples:
+  forge mcp test fs
+  forge mcp test fs --call list_directory --args '{"path": "/data"}'
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, {
+    call: { type: 'string' },
+    args: { type: 'string' },
+    timeout: { type: 'string' },
+  });
+  const name = positionals[0];
+  if (!name) throw new UsageError('missing server name');
+  const timeoutMs = parseInteger('timeout', values.timeout);
+  let args: unknown = {};
+  if (values.args !== undefined) {
+    if (!values.call) throw new UsageError('--args needs --call');
+    try {
+      args = JSON.parse(values.args);
+    } catch (err) {
+      throw new UsageError(`--args is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+
+  const loaded = await loadMcpContext(values.config, values.json);
+  if (!loaded) return 1;
+  const { config, mcp } = loaded;
+  const server = config.mcpServers.find((s) => s.name === name);
+  if (!server) {
+    const names = config.mcpServers.map((s) => s.name);
+    throw new UsageError(`no MCP server named "${name}" in ${config.displayFile}`, didYouMean(name, names) ?? (names.length ? `servers: ${names.join(', ')}` : 'add one under mcp.servers'));
+  }
+
+  // One connection serves the listing and the call, as in the agent.
+  const connections = new McpConnections([server], mcp);
+  try {
+    return await testServer(connections, server, args, timeoutMs, values.call, values.json, config.workDir);
+  } finally {
+    await connections.close();
+  }
+}
+
+async function testServer(
+  connections: McpConnections,
+  server: McpServerConfig,
+  args: unknown,
+  timeoutMs: number | undefined,
+  call: string | undefined,
+  json: boolean,
+  workDir: string,
+): Promise<number> {
+  const started = performance.now();
+  let session: McpSession;
+  try {
+    session = await connections.session(server.name);
+  } catch (err) {
+    const e = err instanceof McpConnectError ? err : new McpConnectError(server.name, (err as Error).message);
+    if (json) process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint, details: e.details } }, null, 2) + '\n');
+    else {
+      process.stderr.write(`${errColor.red('✘')} ${e.message}\n`);
+      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${e.hint}\n`);
+      if (e.details) process.stderr.write(errColor.dim(e.details.split('\n').map((l) => `  | ${l}`).join('\n')) + '\n');
+    }
+    return 1;
+  }
+  const connectMs = performance.now() - started;
+
+  const filter = createNameFilter(server.tools?.allow, server.tools?.deny);
+  const tools = session.tools.map((t) => ({ name: t.name, agentName: agentToolSpec(server, t).name, used: filter.allows(t.name), description: t.description ?? '' }));
+  if (!json) {
+    process.stdout.write(`${c.green('✓')} connected to ${c.bold(server.name)} (${server.transport}: ${describeTarget(server)}) in ${formatMs(connectMs)}\n`);
+    process.stdout.write(`  server  ${session.info.name} ${session.info.version}\n`);
+    process.stdout.write(`  tools   ${tools.length}${tools.some((t) => !t.used) ? ` (${tools.filter((t) => !t.used).length} left out by tools.allow/deny)` : ''}\n`);
+    const width = Math.max(...tools.map((t) => t.agentName.length), 4);
+    for (const t of tools) {
+      const line = `    ${t.agentName.padEnd(width)}  ${t.description.split('\n')[0].slice(0, 70)}`;
+      process.stdout.write((t.used ? line : c.dim(`${line} (left out)`)) + '\n');
+    }
+  }
+  if (!call) {
+    if (json) process.stdout.write(JSON.stringify({ ok: true, server: session.info, connectMs: Math.round(connectMs), tools }, null, 2) + '\n');
+    return 0;
+  }
+
+  const target = session.tools.find((t) => t.name === call || agentToolSpec(server, t).name === call);
+  if (!target) {
+    throw new UsageError(`MCP server "${server.name}" has no tool "${call}"`, didYouMean(call, session.tools.map((t) => t.name)));
+  }
+  // The call goes through a registry, as in the agent: the same argument checks, timeout and result.
+  const registry = new ToolRegistry({ workDir });
+  const spec = agentToolSpec(server, target);
+  registry.register(createMcpTool(spec, connections), `forge mcp test ${server.name}`);
+  const result = await registry.execute(spec.name, args, { timeoutMs });
+  if (json) {
+    process.stdout.write(JSON.stringify({ ok: result.ok, server: session.info, tool: spec.name, result }, null, 2) + '\n');
+  } else if (result.ok) {
+    process.stdout.write(`\n${c.dim(`${spec.name} (${formatMs(result.durationMs ?? 0)}):`)}\n`);
+    process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');
+  } else {
+    process.stderr.write(`${errColor.red('✘')} ${errColor.dim(result.error.code)} ${result.error.message}\n`);
+    if (result.error.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${result.error.hint}\n`);
+  }
+  return result.ok ? 0 : 1;
+}

@@ -1,0 +1,39 @@
+/** What `forge mcp ...` works with: forge.yaml's servers, and a way to reach them as the agent would. */
+import { hasErrors } from '../runtime/diagnostics.ts';
+import type { McpContext } from '../runtime/tools/adapters/mcp/connect.ts';
+import { silentLogger } from '../runtime/tools/registry.ts';
+import { locateConfig } from '../stages/config/find-config.ts';
+import { loadConfig } from '../stages/config/load-config.ts';
+import type { ProjectConfig } from '../stages/config/project-config.ts';
+import { mcpHttpClient } from '../stages/discover-adapters.ts';
+import { forgeVersion } from '../stages/forge-paths.ts';
+import { diagnosticsJson } from './project-loader.ts';
+import { printDiagnostics } from './diagnostics-output.ts';
+
+export interface McpCommandContext {
+  config: ProjectConfig;
+  mcp: McpContext;
+}
+
+/** Loads forge.yaml; prints its problems (or their JSON) and returns undefined when it has errors. */
+export async function loadMcpContext(configFile: string | undefined, json: boolean): Promise<McpCommandContext | undefined> {
+  const file = locateConfig({ configFile }, process.cwd());
+  if (!file) {
+    const message = 'no forge.yaml in this directory or any parent';
+    if (json) process.stdout.write(JSON.stringify({ ok: false, error: message }, null, 2) + '\n');
+    else process.stderr.write(`error: ${message}\n`);
+    return undefined;
+  }
+  const { config, diagnostics } = await loadConfig(file);
+  if (!config || hasErrors(diagnostics)) {
+    if (json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    else printDiagnostics(diagnostics);
+    return undefined;
+  }
+  return { config, mcp: { http: mcpHttpClient(config), env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() } };
+}
+
+/** How a server is reached, in one line: the command line, or the URL. */
+export function describeTarget(server: ProjectConfig['mcpServers'][number]): string {
+  return server.transport === 'http' ? (server.url ?? '') : [server.command, ...(server.args ?? [])].join(' ');
+}

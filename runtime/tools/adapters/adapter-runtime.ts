@@ -1,0 +1,100 @@
+/**
+ * Adapter tools at run time: makes the running tool for an adapter spec
+ * (an MCP server's tool, an OpenAPI operation) and owns the MCP
+ * connections. The adapter modules come in from outside — the bundle's
+ * entry imports only those the agent uses, so this file imports none.
+ */
+import { error, warning, type Diagnostic } from '../../diagnostics.ts';
+import type { HttpClient } from '../../net/http-client.ts';
+import type { AdapterFactory } from '../create-tools.ts';
+import type { Logger, Tool, ToolSpec } from '../model.ts';
+import type * as McpModule from './mcp/index.ts';
+import type * as OpenApiModule from './openapi/index.ts';
+import type { ApiSettings, McpServerSettings } from './settings.ts';
+
+export interface AdapterModules {
+  mcp?: typeof McpModule;
+  openapi?: typeof OpenApiModule;
+}
+
+export interface AdapterSettings {
+  mcp?: { servers: McpServerSettings[] };
+  apis?: ApiSettings[];
+}
+
+export interface AdapterContext {
+  http: HttpClient;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  workDir: string;
+  clientVersion?: string;
+}
+
+export interface AdapterRuntime extends AdapterFactory {
+  /** The MCP connections, when the agent has MCP servers. */
+  mcp?: McpModule.McpConnections;
+  close(): Promise<void>;
+}
+
+export function createAdapterRuntime(settings: AdapterSettings, modules: AdapterModules, ctx: AdapterContext): AdapterRuntime {
+  const servers = settings.mcp?.servers ?? [];
+  const connections = servers.length && modules.mcp ? new modules.mcp.McpConnections(servers, ctx) : undefined;
+  return {
+    mcp: connections,
+    create(spec: ToolSpec): Tool {
+      const binding = spec.adapter!;
+      if (binding.kind === 'mcp') {
+        if (!modules.mcp || !connections?.settings(binding.server)) throw new Error(`tool "${spec.name}" belongs to MCP server "${binding.server}", which is not configured`);
+        return modules.mcp.createMcpTool(spec, connections);
+      }
+      const api = settings.apis?.find((a) => a.name === binding.api);
+      if (!api || !modules.openapi) throw new Error(`tool "${spec.name}" belongs to API "${binding.api}", which is not configured`);
+      return modules.openapi.createOpenApiTool(spec, api, ctx);
+    },
+    close: async () => {
+      await connections?.close();
+    },
+  };
+}
+
+export interface StartedTools {
+  /** The specs to register: those of servers that failed, and tools a server no longer offers, are left out. */
+  specs: ToolSpec[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Start-up: connects every MCP server at once. A required server that
+ * fails is an error (the caller stops); an optional one is a warning and its
+ * tools are left out. A recorded tool the server no longer offers is left
+ * out with a warning — agent.json is the tool set that was built and
+ * reviewed, so a tool the server added since is not taken on either.
+ */
+export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly ToolSpec[], only?: readonly string[]): Promise<StartedTools> {
+  const diagnostics: Diagnostic[] = [];
+  if (!runtime.mcp) return { specs: [...specs], diagnostics };
+  const results = await runtime.mcp.startAll(only);
+  const unavailable = new Set<string>();
+  const offered = new Map<string, Set<string>>();
+  for (const { server, session, error: failure } of results) {
+    if (session) {
+      offered.set(server.name, new Set(session.tools.map((t) => t.name)));
+      continue;
+    }
+    unavailable.add(server.name);
+    const message = failure?.message ?? `MCP server "${server.name}" could not be started`;
+    if (server.required) diagnostics.push(error('FORGE_MCP_CONNECT', `${message} (a required server)`, {}, failure?.hint ?? 'set required: false to start without it'));
+    else diagnostics.push(warning('FORGE_MCP_SKIPPED', `${message}; its tools are not available`, {}, failure?.hint));
+  }
+  const kept = specs.filter((spec) => {
+    if (spec.adapter?.kind !== 'mcp') return true;
+    if (unavailable.has(spec.adapter.server)) return false;
+    const tools = offered.get(spec.adapter.server);
+    if (tools && !tools.has(spec.adapter.tool)) {
+      diagnostics.push(warning('FORGE_MCP_TOOL_GONE', `MCP server "${spec.adapter.server}" no longer offers tool "${spec.adapter.tool}"; ${spec.name} is not available`, {}, 'rebuild to record the server\'s current tools'));
+      return false;
+    }
+    return true;
+  });
+  return { specs: kept, diagnostics };
+}

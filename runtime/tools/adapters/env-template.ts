@@ -1,0 +1,37 @@
+/**
+ * `${VAR}` in forge.yaml values (MCP headers, env, args and URLs) is read
+ * from the environment when a connection is made, so agent.json never holds
+ * the secret itself. `$${` writes a literal `${`.
+ */
+
+export class MissingVariableError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly where: string,
+  ) {
+    super(`environment variable ${variable} is not set (used in ${where})`);
+    this.name = 'MissingVariableError';
+  }
+}
+
+const TEMPLATE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export function expandEnv(text: string, env: NodeJS.ProcessEnv, where: string): string {
+  return text.replace(TEMPLATE, (match, name: string | undefined) => {
+    if (name === undefined) return '${';
+    const value = env[name];
+    if (value === undefined) throw new MissingVariableError(name, where);
+    return value;
+  });
+}
+
+export function expandEnvRecord(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record ?? {})) out[key] = expandEnv(value, env, `${where}.${key}`);
+  return out;
+}
+
+/** The variables a value refers to (for `forge mcp list` and the build's checks). */
+export function referencedVariables(text: string): string[] {
+  return [...text.matchAll(TEMPLATE)].map((m) => m[1]).filter((v): v is string => v !== undefined);
+}

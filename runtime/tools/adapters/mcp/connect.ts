@@ -1,0 +1,154 @@
+/**
+ * One connection to an MCP server through the official SDK client: a
+ * process over stdio, or Streamable HTTP through the runtime's HTTP client
+ * (so the egress policy sees every request). Connecting lists the server's
+ * tools; a failure says which server, what went wrong and, for a process,
+ * the end of what it printed on stderr.
+ */
+import { resolve } from 'node:path';
+import type { Stream } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HttpClient } from '../../../net/http-client.ts';
+import { createPolicyFetch } from '../../../net/policy-fetch.ts';
+import type { Logger } from '../../model.ts';
+import { expandEnv, expandEnvRecord } from '../env-template.ts';
+import type { McpServerSettings } from '../settings.ts';
+import type { RemoteTool } from './remote-tool.ts';
+
+export interface McpContext {
+  http: HttpClient;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  /** Relative `cwd`s of stdio servers resolve against it. */
+  workDir: string;
+  /** Sent to the server as the client's version. */
+  clientVersion?: string;
+}
+
+export interface McpSession {
+  server: McpServerSettings;
+  client: Client;
+  tools: RemoteTool[];
+  /** The server's name and version, as it introduced itself. */
+  info: { name: string; version: string };
+  readonly closed: boolean;
+  close(): Promise<void>;
+}
+
+export class McpConnectError extends Error {
+  readonly code = 'FORGE_MCP_CONNECT';
+  constructor(
+    readonly server: string,
+    message: string,
+    readonly hint?: string,
+    /** The end of the server's stderr, for a process. */
+    readonly details?: string,
+  ) {
+    super(`MCP server "${server}": ${message}`);
+    this.name = 'McpConnectError';
+  }
+}
+
+const STDERR_TAIL = 4_000;
+
+export async function connectMcpServer(server: McpServerSettings, ctx: McpContext): Promise<McpSession> {
+  let stderr = '';
+  let transport: Transport;
+  try {
+    transport = createTransport(server, ctx, (chunk) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)));
+  } catch (err) {
+    throw new McpConnectError(server.name, (err as Error).message, 'set the variable in the environment forge runs in');
+  }
+  const client = new Client({ name: 'forge', version: ctx.clientVersion ?? '0.0.0' }, { capabilities: {} });
+  let closed = false;
+  client.onclose = () => {
+    closed = true;
+  };
+  const stop = () => client.close().catch(() => {});
+  try {
+    await withDeadline(client.connect(transport, { timeout: server.timeout_ms }), server.timeout_ms, `did not finish connecting within ${server.timeout_ms} ms`);
+    const tools = await listAllTools(client, server.timeout_ms);
+    const version = client.getServerVersion();
+    ctx.log.debug(`MCP server "${server.name}" connected: ${version?.name ?? '?'} ${version?.version ?? ''}, ${tools.length} tools`);
+    return {
+      server,
+      client,
+      tools,
+      info: { name: version?.name ?? server.name, version: version?.version ?? '' },
+      get closed() {
+        return closed;
+      },
+      close: async () => {
+        closed = true;
+        await stop();
+      },
+    };
+  } catch (err) {
+    await stop();
+    // Let the process's last words arrive before quoting them.
+    await new Promise((r) => setTimeout(r, 20));
+    throw toConnectError(server, err, stderr.trim());
+  }
+}
+
+function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (chunk: string) => void): Transport {
+  const where = `mcp.servers[${server.name}]`;
+  if (server.transport === 'http') {
+    const url = new URL(expandEnv(server.url ?? '', ctx.env, `${where}.url`));
+    const headers = expandEnvRecord(server.headers, ctx.env, `${where}.headers`);
+    return new StreamableHTTPClientTransport(url, {
+      fetch: createPolicyFetch(ctx.http),
+      requestInit: { headers },
+      reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 },
+    });
+  }
+  const transport = new StdioClientTransport({
+    command: expandEnv(server.command ?? '', ctx.env, `${where}.command`),
+    args: (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
+    // The SDK's safe defaults (PATH, HOME, USER...), plus what forge.yaml passes; never the whole environment.
+    env: { ...getDefaultEnvironment(), ...expandEnvRecord(server.env, ctx.env, `${where}.env`) },
+    cwd: resolve(ctx.workDir, server.cwd ?? '.'),
+    stderr: 'pipe',
+  });
+  (transport.stderr as Stream | null)?.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
+  return transport;
+}
+
+async function listAllTools(client: Client, timeout: number): Promise<RemoteTool[]> {
+  const tools: RemoteTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+function toConnectError(server: McpServerSettings, err: unknown, stderr: string): McpConnectError {
+  if (err instanceof McpConnectError) return err;
+  const e = err as NodeJS.ErrnoException & { refusal?: { hint?: string } };
+  const details = stderr || undefined;
+  if (server.transport === 'stdio' && e.code === 'ENOENT') {
+    return new McpConnectError(server.name, `cannot start "${server.command}": command not found`, 'install it, or give its full path in mcp.servers[].command', details);
+  }
+  if (e.refusal) return new McpConnectError(server.name, e.message, e.refusal.hint);
+  let message = e.message ?? String(err);
+  if (/connection closed/i.test(message) && server.transport === 'stdio') message = `the server process exited before it answered (${message})`;
+  const hint =
+    server.transport === 'stdio'
+      ? `run \`forge mcp test ${server.name}\` to see what the server prints`
+      : `check that ${server.url} is a Streamable HTTP MCP endpoint and reachable`;
+  return new McpConnectError(server.name, message, hint, details);
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,81 @@
+/**
+ * The MCP servers an agent uses, one connection each. `startAll` connects
+ * them all at start-up (a required one that fails is reported as an error,
+ * an optional one as a warning); `session` connects on first use otherwise,
+ * and connects again when a server went away (a crashed process, a closed
+ * HTTP session), once per call.
+ */
+import type { McpServerSettings } from '../settings.ts';
+import { connectMcpServer, McpConnectError, type McpContext, type McpSession } from './connect.ts';
+
+export interface StartResult {
+  server: McpServerSettings;
+  session?: McpSession;
+  error?: McpConnectError;
+}
+
+export class McpConnections {
+  private readonly servers: Map<string, McpServerSettings>;
+  private readonly sessions = new Map<string, Promise<McpSession>>();
+  private closing = false;
+
+  constructor(
+    servers: readonly McpServerSettings[],
+    private readonly ctx: McpContext,
+  ) {
+    this.servers = new Map(servers.map((s) => [s.name, s]));
+  }
+
+  get names(): string[] {
+    return [...this.servers.keys()];
+  }
+
+  settings(name: string): McpServerSettings | undefined {
+    return this.servers.get(name);
+  }
+
+  /** The live session with `name`, connecting (again) when there is none. */
+  async session(name: string): Promise<McpSession> {
+    const server = this.servers.get(name);
+    if (!server) throw new McpConnectError(name, 'is not configured in this agent');
+    if (this.closing) throw new McpConnectError(name, 'the agent is shutting down');
+    const current = this.sessions.get(name);
+    if (current) {
+      const session = await current.catch(() => undefined);
+      if (session && !session.closed) return session;
+      if (current === this.sessions.get(name)) this.sessions.delete(name);
+      if (!session) return this.session(name);
+      this.ctx.log.warn(`MCP server "${name}" went away; connecting again`);
+    }
+    const connecting = connectMcpServer(server, this.ctx);
+    this.sessions.set(name, connecting);
+    // A failed attempt is not cached: the next call tries again.
+    connecting.catch(() => {
+      if (this.sessions.get(name) === connecting) this.sessions.delete(name);
+    });
+    return connecting;
+  }
+
+  /** Connects every server (or those named), all at once. */
+  async startAll(only?: readonly string[]): Promise<StartResult[]> {
+    const servers = [...this.servers.values()].filter((s) => !only || only.includes(s.name));
+    return Promise.all(
+      servers.map(async (server) => {
+        try {
+          return { server, session: await this.session(server.name) };
+        } catch (err) {
+          const error = err instanceof McpConnectError ? err : new McpConnectError(server.name, (err as Error).message);
+          return { server, error };
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map(async (s) => (await s).close()));
+  }
+}

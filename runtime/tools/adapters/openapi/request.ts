@@ -1,0 +1,91 @@
+/**
+ * Turns an OpenAPI operation's arguments into an HTTP request: path
+ * parameters into the path (percent-encoded), query parameters by their
+ * style (form, exploded or not; deepObject), headers and cookies, and the
+ * body as JSON or as a form.
+ */
+import type { OpenApiBinding, OpenApiParameter } from '../settings.ts';
+
+export interface ApiRequest {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export function buildApiRequest(binding: OpenApiBinding, baseUrl: string, args: Record<string, unknown>): ApiRequest {
+  let path = binding.path;
+  const query: [string, string][] = [];
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+
+  for (const param of binding.parameters) {
+    const value = args[param.arg];
+    if (value === undefined || value === null) continue;
+    switch (param.in) {
+      case 'path':
+        path = path.split(`{${param.name}}`).join(encodeURIComponent(simpleValue(value)));
+        break;
+      case 'query':
+        query.push(...queryPairs(param, value));
+        break;
+      case 'header':
+        headers[param.name.toLowerCase()] = simpleValue(value);
+        break;
+      case 'cookie':
+        cookies.push(`${param.name}=${encodeURIComponent(simpleValue(value))}`);
+        break;
+    }
+  }
+  if (cookies.length) headers.cookie = cookies.join('; ');
+
+  const url = new URL(baseUrl.replace(/\/+$/, '') + path);
+  for (const [key, value] of query) url.searchParams.append(key, value);
+
+  const request: ApiRequest = { url, method: binding.method.toUpperCase(), headers };
+  const body = binding.body ? bodyValue(binding.body, args) : undefined;
+  if (binding.body && body !== undefined) {
+    headers['content-type'] = binding.body.contentType;
+    request.body = binding.body.contentType === 'application/x-www-form-urlencoded' ? formBody(body) : JSON.stringify(body);
+  }
+  return request;
+}
+
+function bodyValue(body: NonNullable<OpenApiBinding['body']>, args: Record<string, unknown>): unknown {
+  if (body.arg) return args[body.arg];
+  const object: Record<string, unknown> = {};
+  for (const key of body.properties ?? []) if (args[key] !== undefined) object[key] = args[key];
+  return Object.keys(object).length || body.required ? object : undefined;
+}
+
+/** The "simple" style: arrays and objects as comma-separated values. */
+function simpleValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map(String).join(',');
+  if (value && typeof value === 'object') return Object.entries(value).flat().map(String).join(',');
+  return String(value);
+}
+
+function queryPairs(param: OpenApiParameter, value: unknown): [string, string][] {
+  const explode = param.explode ?? (param.style ?? 'form') === 'form';
+  if (Array.isArray(value)) {
+    if (param.style === 'spaceDelimited') return [[param.name, value.join(' ')]];
+    if (param.style === 'pipeDelimited') return [[param.name, value.join('|')]];
+    return explode ? value.map((v) => [param.name, String(v)]) : [[param.name, value.map(String).join(',')]];
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (param.style === 'deepObject') return entries.map(([k, v]) => [`${param.name}[${k}]`, String(v)]);
+    return explode ? entries.map(([k, v]) => [k, String(v)]) : [[param.name, entries.flat().map(String).join(',')]];
+  }
+  return [[param.name, String(value)]];
+}
+
+function formBody(value: unknown): string {
+  const form = new URLSearchParams();
+  for (const [key, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+    if (Array.isArray(v)) for (const item of v) form.append(key, String(item));
+    else if (v && typeof v === 'object') form.append(key, JSON.stringify(v));
+    else if (v !== undefined) form.append(key, String(v));
+  }
+  return form.toString();
+}

@@ -1,0 +1,9 @@
+/** Results that go to a model are capped, and say so. */
+
+/** Past this many characters an adapter tool's result is cut. */
+export const MAX_RESULT_CHARS = 100_000;
+
+export function cap(text: string, maxChars: number = MAX_RESULT_CHARS): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n[... truncated: ${text.length - maxChars} more characters]`;
+}

@@ -1,0 +1,150 @@
+/**
+ * webhook_call: POSTs a JSON payload to a webhook and returns the status and
+ * the (capped) response body. forge.yaml can pin the webhooks by name —
+ *
+ *   tools:
+ *     - name: webhook_call
+ *       config:
+ *         webhooks:
+ *           deploy: https://ci.example.com/hooks/deploy
+ *           alert: { url: https://alerts.example.com/in, headers: { X-Token: "${ALERT_TOKEN}" } }
+ *
+ * — and then the model passes a name, never a URL. Without pinned webhooks
+ * it passes the URL. Either way the request goes through the egress policy.
+ */
+import { httpFailure } from '../../net/http-failure.ts';
+import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
+import { expandEnvRecord, MissingVariableError } from '../adapters/env-template.ts';
+import { cap, MAX_RESULT_CHARS } from '../adapters/text-cap.ts';
+import { fail, ok, type JSONSchema } from '../model.ts';
+import { defineBuiltin } from './define.ts';
+
+type WebhookTarget = string | { url: string; headers?: Record<string, string> };
+
+interface WebhookConfig {
+  webhooks: Record<string, WebhookTarget>;
+  timeout_ms: number;
+  max_response_bytes: number;
+}
+
+interface WebhookArgs {
+  webhook?: string;
+  url?: string;
+  payload: unknown;
+  headers?: Record<string, string>;
+  timeout_ms?: number;
+}
+
+const ERROR_EXCERPT = 1_000;
+
+const baseInput = {
+  payload: { description: 'The JSON payload to send (any JSON value).' },
+  headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Extra HTTP headers to send.' },
+  timeout_ms: { type: 'integer', minimum: 100, maximum: MAX_TIMEOUT_MS, description: 'Give up after this many milliseconds.' },
+};
+
+export default defineBuiltin<WebhookConfig>({
+  spec: {
+    name: 'webhook_call',
+    description: 'POST a JSON payload to a webhook URL and return the HTTP status and the response body.',
+    category: 'adapter',
+    tags: ['write'],
+    inputSchema: {
+      type: 'object',
+      properties: { url: { type: 'string', format: 'uri', description: 'The webhook URL (http or https).' }, ...baseInput },
+      required: ['url', 'payload'],
+      additionalProperties: false,
+    },
+  },
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      webhooks: {
+        type: 'object',
+        description: 'Pinned webhooks by name: the model passes the name, not a URL.',
+        propertyNames: { pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+        additionalProperties: {
+          anyOf: [
+            { type: 'string', pattern: '^https?://' },
+            {
+              type: 'object',
+              required: ['url'],
+              additionalProperties: false,
+              properties: { url: { type: 'string', pattern: '^https?://' }, headers: { type: 'object', additionalProperties: { type: 'string' } } },
+            },
+          ],
+        },
+        default: {},
+      },
+      timeout_ms: { type: 'integer', minimum: 100, maximum: MAX_TIMEOUT_MS, default: 10_000 },
+      max_response_bytes: { type: 'integer', minimum: 1, maximum: 10 * 1024 * 1024, default: 256 * 1024 },
+    },
+  },
+  /** With pinned webhooks the model chooses among their names (an enum), and cannot give a URL. */
+  specFor(config: Partial<WebhookConfig>) {
+    const names = Object.keys(config.webhooks ?? {}).sort();
+    if (names.length === 0) return {};
+    const inputSchema: JSONSchema = {
+      type: 'object',
+      properties: { webhook: { type: 'string', enum: names, description: 'Which webhook to call.' }, ...baseInput },
+      required: ['webhook', 'payload'],
+      additionalProperties: false,
+    };
+    return { inputSchema, description: `POST a JSON payload to one of these webhooks — ${names.join(', ')} — and return the HTTP status and the response body.` };
+  },
+  create: ({ config, http, env }) => ({
+    async execute(rawArgs, ctx) {
+      const args = rawArgs as WebhookArgs;
+      const pinned = config.webhooks ?? {};
+      let url: string;
+      let pinnedHeaders: Record<string, string> = {};
+      if (args.webhook !== undefined) {
+        const target = pinned[args.webhook];
+        if (target === undefined) {
+          const names = Object.keys(pinned);
+          return fail('FORGE_WEBHOOK_UNKNOWN', `no webhook named "${args.webhook}"`, names.length ? `pinned webhooks: ${names.join(', ')}` : 'pin webhooks in the config of webhook_call');
+        }
+        url = typeof target === 'string' ? target : target.url;
+        try {
+          pinnedHeaders = typeof target === 'string' ? {} : expandEnvRecord(target.headers, env, `webhooks.${args.webhook}.headers`);
+        } catch (err) {
+          if (err instanceof MissingVariableError) return fail('FORGE_WEBHOOK_ENV', `webhook "${args.webhook}": ${err.message}`, 'set it in the environment the agent runs in');
+          throw err;
+        }
+      } else if (args.url !== undefined) {
+        url = args.url;
+      } else {
+        return fail('FORGE_TOOL_ARGS', 'give the webhook to call');
+      }
+
+      let response;
+      try {
+        response = await http.request({
+          url,
+          method: 'POST',
+          headers: { ...(args.headers ?? {}), ...pinnedHeaders, 'content-type': 'application/json', accept: 'application/json, */*;q=0.5' },
+          body: JSON.stringify(args.payload ?? null),
+          timeoutMs: args.timeout_ms ?? config.timeout_ms,
+          maxResponseBytes: config.max_response_bytes,
+          signal: ctx.signal,
+        });
+      } catch (err) {
+        return httpFailure(err, `webhook_call to ${args.webhook ?? new URL(url).host}`);
+      }
+      const text = response.body.toString('utf8');
+      if (response.status >= 400) {
+        return fail('FORGE_WEBHOOK_STATUS', `webhook ${args.webhook ?? url} answered ${response.status} ${response.statusText}${text ? `: ${cap(text, ERROR_EXCERPT)}` : ''}`);
+      }
+      let body: unknown = cap(text, MAX_RESULT_CHARS);
+      if (/json/i.test(response.headers['content-type'] ?? '') && !response.truncated) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // Not JSON after all: the text stands.
+        }
+      }
+      return ok({ status: response.status, body, ...(response.truncated ? { truncated: true } : {}) });
+    },
+  }),
+});

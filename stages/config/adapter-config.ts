@@ -1,0 +1,102 @@
+/**
+ * forge.yaml's `mcp.servers` and `apis`, after the schema check: defaults
+ * applied, durations in milliseconds, spec files made absolute, and the
+ * checks a schema cannot make (names used twice, fields of the other
+ * transport) as diagnostics at file:line:column.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { error, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
+import type { ApiAuth, McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
+import type { YamlSource } from './yaml-source.ts';
+
+export const DEFAULT_ADAPTER_TIMEOUT_MS = 30_000;
+
+export interface McpServerConfig extends McpServerSettings {
+  at: Location;
+}
+
+export interface ApiConfig {
+  name: string;
+  /** As written in forge.yaml. */
+  spec: string;
+  /** The spec's absolute path, or its URL. */
+  specLocation: string;
+  specIsUrl: boolean;
+  base_url?: string;
+  auth?: ApiAuth;
+  include?: string[];
+  exclude?: string[];
+  timeout_ms: number;
+  at: Location;
+}
+
+export interface AdapterConfig {
+  mcpServers: McpServerConfig[];
+  apis: ApiConfig[];
+  diagnostics: Diagnostic[];
+}
+
+type RawServer = Omit<McpServerSettings, 'timeout_ms' | 'required'> & { timeout?: number | string; required?: boolean };
+type RawApi = { name: string; spec: string; base_url?: string; auth?: ApiAuth; include?: string[]; exclude?: string[]; timeout?: number | string };
+
+const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
+const HTTP_ONLY = ['url', 'headers'] as const;
+
+export function resolveAdapterConfig(data: Record<string, unknown>, source: YamlSource, root: string): AdapterConfig {
+  const diagnostics: Diagnostic[] = [];
+  const rawServers = ((data.mcp as { servers?: RawServer[] } | undefined)?.servers ?? []);
+  const rawApis = (data.apis as RawApi[] | undefined) ?? [];
+
+  const mcpServers = rawServers.map((raw, i): McpServerConfig => {
+    const at = source.locate(['mcp', 'servers', i, 'name']);
+    const misplaced = raw.transport === 'http' ? STDIO_ONLY : HTTP_ONLY;
+    for (const field of misplaced) {
+      if (raw[field] !== undefined) {
+        diagnostics.push(error('FORGE_CONFIG_VALUE', `"${field}" of MCP server "${raw.name}" is only used with transport ${raw.transport === 'http' ? 'stdio' : 'http'}`, source.locate(['mcp', 'servers', i, field], 'key'), `remove it, or set transport: ${raw.transport === 'http' ? 'stdio' : 'http'}`));
+      }
+    }
+    const { timeout, required, ...rest } = raw;
+    return { ...rest, timeout_ms: durationMs(timeout), required: required ?? true, at };
+  });
+  reportDuplicates(mcpServers, 'MCP server', (i) => source.locate(['mcp', 'servers', i, 'name']), diagnostics);
+
+  const apis = rawApis.map((raw, i): ApiConfig => {
+    const specIsUrl = /^https?:\/\//i.test(raw.spec);
+    const { timeout, ...rest } = raw;
+    const auth = raw.auth?.type === 'api_key' ? { ...raw.auth, in: raw.auth.in ?? 'header' } : raw.auth;
+    return {
+      ...rest,
+      ...(auth ? { auth } : {}),
+      specLocation: specIsUrl || isAbsolute(raw.spec) ? raw.spec : resolve(root, raw.spec),
+      specIsUrl,
+      timeout_ms: durationMs(timeout),
+      at: source.locate(['apis', i, 'name']),
+    };
+  });
+  reportDuplicates(apis, 'API', (i) => source.locate(['apis', i, 'name']), diagnostics);
+  // Tool names are <namespace>__<tool>: an API and a server of one name would share a namespace.
+  for (const [i, api] of apis.entries()) {
+    if (mcpServers.some((s) => s.name === api.name)) {
+      diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `"${api.name}" names both an MCP server and an API`, source.locate(['apis', i, 'name']), 'their tools would share the prefix; rename one'));
+    }
+  }
+  return { mcpServers, apis, diagnostics };
+}
+
+function reportDuplicates(items: readonly { name: string }[], what: string, at: (i: number) => Location, diagnostics: Diagnostic[]) {
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (seen.has(item.name)) diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `${what} "${item.name}" is defined twice`, at(i), 'names must be unique: they prefix the tools\' names'));
+    else seen.set(item.name, i);
+  });
+}
+
+/** "30s", "500ms", "2m", or a number of seconds (the schema checked the form). */
+export function durationMs(value: number | string | undefined, fallback = DEFAULT_ADAPTER_TIMEOUT_MS): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') return Math.round(value * 1000);
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
+  if (!match) return fallback;
+  const n = Number(match[1]);
+  return Math.round(match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000);
+}

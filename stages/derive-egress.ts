@@ -1,0 +1,109 @@
+/**
+ * The egress section of agent.json: forge.yaml's `egress:` plus every host
+ * the build can see the agent will need — the model's provider and its
+ * fallbacks, MCP servers over HTTP, APIs, pinned webhooks, web_search's
+ * providers — so that an allowlist is complete without listing them twice.
+ *
+ * A non-public address written in forge.yaml (an Ollama on 127.0.0.1, an
+ * MCP server on localhost) is added to allowed_addresses: writing the
+ * endpoint is the explicit permission. An address that comes from an
+ * OpenAPI document is not: only its host name is allowed.
+ */
+import { warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
+import { canonicalHost } from '../runtime/guard/egress.ts';
+import { classifyAddress, isPublic } from '../runtime/guard/ip-address.ts';
+import type { EgressSettings, ModelRef } from '../runtime/manifest.ts';
+import type { ApiSettings } from '../runtime/tools/adapters/settings.ts';
+import type { ProjectConfig } from './config/project-config.ts';
+
+/** Where each provider's API is when no base_url is given. */
+const PROVIDER_HOSTS: Record<ModelRef['provider'], string> = { openai: 'api.openai.com', anthropic: 'api.anthropic.com' };
+/** web_search's providers (the tool chooses by its `provider` config, else by which key it finds). */
+const WEB_SEARCH_HOSTS: Record<string, string> = { tavily: 'api.tavily.com', perplexity: 'api.perplexity.ai' };
+/** "localhost" is loopback by definition (RFC 6761). */
+const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
+
+export interface Endpoint {
+  url: string;
+  /** What needs it, for messages: "mcp.servers[docs].url". */
+  from: string;
+  /** Written in forge.yaml (so a private address in it is explicitly allowed). */
+  explicit: boolean;
+  at?: Location;
+}
+
+export interface DerivedEgress {
+  egress: EgressSettings;
+  /** Entries the build added, with what needed them. */
+  derived: { entry: string; from: string }[];
+  diagnostics: Diagnostic[];
+}
+
+/** The endpoints the agent will reach, from forge.yaml, the enabled tools and the resolved APIs. */
+export function collectEndpoints(config: ProjectConfig, tools: readonly { name: string; config?: Record<string, unknown> }[], apis: readonly ApiSettings[]): Endpoint[] {
+  const endpoints: Endpoint[] = [];
+  const models: [ModelRef, string][] = config.model ? [[config.model, 'model'], ...(config.model.fallbacks ?? []).map((m, i): [ModelRef, string] => [m, `model.fallbacks[${i}]`])] : [];
+  for (const [model, from] of models) {
+    endpoints.push({ url: model.base_url ?? `https://${PROVIDER_HOSTS[model.provider]}`, from, explicit: model.base_url !== undefined });
+  }
+  for (const server of config.mcpServers) {
+    if (server.transport === 'http' && server.url) endpoints.push({ url: server.url, from: `mcp.servers[${server.name}]`, explicit: true, at: server.at });
+  }
+  for (const api of apis) {
+    const configured = config.apis.find((a) => a.name === api.name);
+    endpoints.push({ url: api.base_url, from: `apis[${api.name}]`, explicit: configured?.base_url !== undefined, at: configured?.at });
+  }
+  for (const tool of tools) {
+    if (tool.name === 'webhook_call') {
+      for (const [name, target] of Object.entries((tool.config?.webhooks ?? {}) as Record<string, string | { url: string }>)) {
+        endpoints.push({ url: typeof target === 'string' ? target : target.url, from: `webhook_call webhooks.${name}`, explicit: true });
+      }
+    }
+    if (tool.name === 'web_search') {
+      const provider = tool.config?.provider;
+      const hosts = typeof provider === 'string' && WEB_SEARCH_HOSTS[provider] ? [WEB_SEARCH_HOSTS[provider]] : Object.values(WEB_SEARCH_HOSTS);
+      for (const host of hosts) endpoints.push({ url: `https://${host}`, from: 'web_search', explicit: false });
+    }
+  }
+  return endpoints;
+}
+
+export function deriveEgress(configured: EgressSettings, endpoints: readonly Endpoint[]): DerivedEgress {
+  const domains = new Set(configured.allowed_domains);
+  const addresses = new Set(configured.allowed_addresses ?? []);
+  const derived: DerivedEgress['derived'] = [];
+  const diagnostics: Diagnostic[] = [];
+  const add = (set: Set<string>, entry: string, from: string) => {
+    if (set.has(entry)) return;
+    set.add(entry);
+    derived.push({ entry, from });
+  };
+
+  for (const endpoint of endpoints) {
+    let host: string | undefined;
+    try {
+      host = canonicalHost(new URL(endpoint.url).hostname);
+    } catch {
+      host = undefined;
+    }
+    // A URL with a ${VAR} in its host is only known at run time: it must be listed by hand.
+    if (!host || /[${}]/.test(host)) {
+      diagnostics.push(warning('FORGE_EGRESS_UNKNOWN', `the host of ${endpoint.from} (${endpoint.url}) is only known at run time`, endpoint.at ?? {}, 'list it in egress.allowed_domains'));
+      continue;
+    }
+    if (configured.mode === 'deny-all') {
+      diagnostics.push(warning('FORGE_EGRESS_DENY_ALL', `egress.mode is deny-all, so ${endpoint.from} (${host}) cannot be reached`, endpoint.at ?? {}, 'set egress.mode to allowlist'));
+      continue;
+    }
+    const literal = classifyAddress(host);
+    if (configured.mode === 'allowlist' && (!literal || isPublic(literal))) add(domains, host, endpoint.from);
+    if (!endpoint.explicit) continue;
+    if (literal && !isPublic(literal)) add(addresses, literal.address, endpoint.from);
+    if (host === 'localhost') for (const a of LOCALHOST_ADDRESSES) add(addresses, a, endpoint.from);
+  }
+  return {
+    egress: { mode: configured.mode, allowed_domains: [...domains].sort(), allowed_addresses: [...addresses].sort() },
+    derived,
+    diagnostics,
+  };
+}

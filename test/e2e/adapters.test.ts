@@ -1,0 +1,238 @@
+/**
+ * Adapter tools end to end: a project with real MCP servers (filesystem and
+ * everything over stdio, everything over Streamable HTTP), the Petstore
+ * served on loopback and a pinned webhook is built; the bundle is copied
+ * into an empty directory and its adapter tools run from there with plain
+ * node. Then the CLI around them: forge mcp, forge tool, --offline.
+ */
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AgentManifest } from '../../runtime/manifest.ts';
+import { startServer, type TestServer } from '../helpers/http-server.ts';
+import { everythingServerScript, filesystemServerScript, startEverythingHttp } from '../helpers/mcp-servers.ts';
+import { startPetstore } from '../helpers/petstore-server.ts';
+import { fixturesDir, forge, runProcess, tempDir } from '../helpers/project.ts';
+
+const MAX_RUNTIME_BYTES = 1.5 * 1024 * 1024;
+
+let project: string;
+let dataDir: string;
+let bundleDir: string;
+let deployDir: string;
+let petstore: Awaited<ReturnType<typeof startPetstore>>;
+let webhook: TestServer;
+let buildOutput: string;
+
+function forgeYaml(fsCommand = process.execPath, httpUrl = ''): string {
+  return `agent_id: adapters-e2e
+version: 1.0.0
+description: Reaches MCP servers, the Petstore and a webhook.
+mcp:
+  servers:
+    - name: fs
+      transport: stdio
+      command: ${JSON.stringify(fsCommand)}
+      args: [${JSON.stringify(filesystemServerScript)}, ${JSON.stringify(dataDir)}]
+      tools: { deny: [write_file, edit_file, move_file, create_directory] }
+    - name: everything
+      transport: stdio
+      command: ${JSON.stringify(process.execPath)}
+      args: [${JSON.stringify(everythingServerScript)}, stdio]
+      tools: { allow: [echo, get-sum, get-tiny-image, get-resource-reference] }
+    - name: remote
+      transport: http
+      url: ${JSON.stringify(httpUrl)}
+      tools: { allow: [echo, get-tiny-image] }
+apis:
+  - name: petstore
+    spec: specs/petstore.json
+    base_url: ${JSON.stringify(petstore.baseUrl)}
+    auth: { type: bearer, token_env: PETSTORE_TOKEN }
+    exclude: [uploadFile]
+tools:
+  - name: webhook_call
+    config: { webhooks: { notify: ${JSON.stringify(`${webhook.url}/notify`)} } }
+egress: { mode: allowlist, allowed_domains: [api.github.com] }
+`;
+}
+
+let httpUrl: string;
+
+beforeAll(async () => {
+  ({ url: httpUrl } = await startEverythingHttp());
+  petstore = await startPetstore();
+  webhook = await startServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ accepted: JSON.parse(req.body) })));
+  project = tempDir('forge-adapters-');
+  dataDir = join(project, 'data');
+  mkdirSync(join(dataDir, 'reports'), { recursive: true });
+  writeFileSync(join(dataDir, 'reports', 'q3.txt'), 'revenue up 12%\n');
+  mkdirSync(join(project, 'specs'));
+  cpSync(join(fixturesDir, 'openapi', 'petstore-openapi3.json'), join(project, 'specs', 'petstore.json'));
+  writeFileSync(join(project, 'forge.yaml'), forgeYaml(process.execPath, httpUrl));
+
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+  buildOutput = built.stdout;
+  deployDir = tempDir('forge-adapters-deploy-');
+  cpSync(join(project, '.forge-output'), join(deployDir, '.forge-output'), { recursive: true });
+  bundleDir = join(deployDir, '.forge-output');
+  expect(readdirSync(deployDir)).toEqual(['.forge-output']);
+}, 120_000);
+
+const runtime = (args: string[], env: NodeJS.ProcessEnv = {}, dir = bundleDir) => runProcess(process.execPath, [join(dir, 'runtime.mjs'), ...args], { cwd: deployDir, env });
+const manifest = (dir = bundleDir) => JSON.parse(readFileSync(join(dir, 'agent.json'), 'utf8')) as AgentManifest;
+
+describe('forge build with adapters', () => {
+  it('records every adapter tool in agent.json with category adapter, and leaves out denied ones', () => {
+    const m = manifest();
+    expect(m.categories.adapter).toEqual(expect.arrayContaining(['fs__read_text_file', 'fs__list_directory', 'everything__get-tiny-image', 'remote__echo', 'petstore__getPetById', 'petstore__addPet', 'webhook_call']));
+    expect(m.categories.adapter).not.toContain('fs__write_file');
+    expect(m.categories.adapter).not.toContain('everything__get-env');
+    expect(m.categories.adapter).not.toContain('petstore__uploadFile');
+    expect(m.tools.find((t) => t.name === 'fs__read_text_file')).toMatchObject({ category: 'adapter', adapter: { kind: 'mcp', server: 'fs', tool: 'read_text_file' } });
+    expect(m.tools.find((t) => t.name === 'petstore__getPetById')).toMatchObject({ category: 'adapter', adapter: { kind: 'openapi', api: 'petstore', path: '/pet/{petId}' } });
+    expect(m.mcp!.servers.map((s) => s.name)).toEqual(['fs', 'everything', 'remote']);
+    expect(m.apis).toMatchObject([{ name: 'petstore', base_url: petstore.baseUrl, auth: { type: 'bearer', token_env: 'PETSTORE_TOKEN' } }]);
+  });
+
+  it('derives the egress section and prints it', () => {
+    expect(manifest().egress).toEqual({ mode: 'allowlist', allowed_domains: ['api.github.com'], allowed_addresses: ['127.0.0.1'] });
+    expect(buildOutput).toMatch(/egress\s+allowlist: api\.github\.com/);
+    expect(buildOutput).toContain('non-public addresses allowed: 127.0.0.1');
+    expect(buildOutput).toMatch(/tools\s+\d+\s+\(adapter \d+\)/);
+  });
+
+  it('keeps runtime.mjs within 1.5 MB with the MCP SDK inside', () => {
+    expect(statSync(join(bundleDir, 'runtime.mjs')).size).toBeLessThan(MAX_RUNTIME_BYTES);
+  });
+});
+
+describe('adapter tools from the built bundle, in an empty directory', () => {
+  it('lists them', async () => {
+    const { code, stdout, stderr } = await runtime(['tools']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^fs__read_text_file\s+adapter/m);
+    expect(stdout).toMatch(/^remote__echo\s+adapter/m);
+    expect(stdout).toMatch(/^petstore__getPetById\s+adapter/m);
+  });
+
+  it.each<[string, () => [string, object], unknown]>([
+    ['fs__read_text_file (MCP, stdio)', () => ['fs__read_text_file', { path: join(dataDir, 'reports', 'q3.txt') }], { content: 'revenue up 12%\n' }],
+    ['everything__get-sum (MCP, stdio)', () => ['everything__get-sum', { a: 2, b: 3 }], 'The sum of 2 and 3 is 5.'],
+    ['remote__echo (MCP, Streamable HTTP)', () => ['remote__echo', { message: 'from the bundle' }], 'Echo: from the bundle'],
+    ['petstore__getPetById (OpenAPI)', () => ['petstore__getPetById', { petId: 1 }], { status: 200, body: { id: 1, name: 'doggie' } }],
+    ['webhook_call (a pinned webhook)', () => ['webhook_call', { webhook: 'notify', payload: { done: true } }], { status: 200, body: { accepted: { done: true } } }],
+  ])('runs %s', async (_what, call, expected) => {
+    const [name, args] = call();
+    const { code, stdout, stderr } = await runtime(['call', name, JSON.stringify(args), '--json'], { PETSTORE_TOKEN: 'inventory-token' });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, value: expected });
+  });
+
+  it('marks the image an MCP tool returns', async () => {
+    const { code, stdout } = await runtime(['call', 'remote__get-tiny-image', '{}']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('[image: image/png,');
+  });
+
+  it('sends the API token from the environment, and fails clearly without it', async () => {
+    const withToken = await runtime(['call', 'petstore__getInventory', '{}', '--json'], { PETSTORE_TOKEN: 'inventory-token' });
+    expect(JSON.parse(withToken.stdout)).toMatchObject({ ok: true, value: { status: 200 } });
+    expect(petstore.requests.at(-1)!.headers.authorization).toBe('Bearer inventory-token');
+    const without = await runtime(['call', 'petstore__getInventory', '{}']);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('environment variable PETSTORE_TOKEN is not set (auth of API "petstore")');
+  });
+
+  it('exits 1 with the error an MCP tool returned', async () => {
+    const { code, stderr } = await runtime(['call', 'everything__get-resource-reference', '{"resourceId": 0}']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('error: everything__get-resource-reference: Invalid resourceId: 0. Must be a finite positive integer.');
+  });
+
+  it('stops at start-up when a required server cannot start, and skips an optional one with a warning', async () => {
+    const broken = join(tempDir('forge-broken-bundle-'), '.forge-output');
+    cpSync(bundleDir, broken, { recursive: true });
+    const m = manifest(broken);
+    m.mcp!.servers[0].command = '/nonexistent/mcp-server';
+    writeFileSync(join(broken, 'agent.json'), JSON.stringify(m));
+    const env = { PETSTORE_TOKEN: 'inventory-token' };
+    const required = await runtime(['call', 'petstore__getPetById', '{"petId": 1}'], env, broken);
+    expect(required.code).toBe(1);
+    expect(required.stderr).toContain('FORGE_MCP_CONNECT MCP server "fs": cannot start "/nonexistent/mcp-server": command not found (a required server)');
+
+    m.mcp!.servers[0].required = false;
+    writeFileSync(join(broken, 'agent.json'), JSON.stringify(m));
+    const optional = await runtime(['call', 'petstore__getPetById', '{"petId": 1}'], env, broken);
+    expect(optional.stderr).toContain('FORGE_MCP_SKIPPED');
+    expect(optional.code).toBe(0);
+    const tools = await runtime(['tools'], {}, broken);
+    expect(tools.stdout).not.toContain('fs__read_text_file');
+    expect(tools.stdout).toContain('everything__echo');
+  });
+});
+
+describe('the CLI around adapters', () => {
+  it('forge mcp list connects to every server and shows what it offers', async () => {
+    const { code, stdout } = await forge(['mcp', 'list'], project);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/✓ fs\s+stdio/);
+    expect(stdout).toMatch(/secure-filesystem-server .* · 10 of 14 tools used, 4 left out by tools\.allow\/deny/);
+    expect(stdout).toMatch(/✓ remote\s+http\s+http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  });
+
+  it('forge mcp test calls a tool the way the agent does', async () => {
+    const ok = await forge(['mcp', 'test', 'everything', '--call', 'get-sum', '--args', '{"a": 20, "b": 22}'], project);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('The sum of 20 and 22 is 42.');
+    expect(ok.stdout).toMatch(/everything__get-env .*\(left out\)/);
+
+    const failed = await forge(['mcp', 'test', 'everything', '--call', 'everything__get-resource-reference', '--args', '{"resourceId": 0}', '--json'], project);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, tool: 'everything__get-resource-reference', result: { ok: false, error: { code: 'FORGE_MCP_TOOL_ERROR' } } });
+  });
+
+  it('forge mcp test names an unknown server with a suggestion', async () => {
+    const { code, stderr } = await forge(['mcp', 'test', 'everythin'], project);
+    expect(code).toBe(2);
+    expect(stderr).toContain('no MCP server named "everythin" in forge.yaml (did you mean "everything"?)');
+  });
+
+  it('forge tool run runs adapter tools from sources, under the same egress rules', async () => {
+    const mcpRun = await forge(['tool', 'run', 'fs__list_directory', '--param', `path=${join(dataDir, 'reports')}`], project);
+    expect(mcpRun.code, mcpRun.stderr).toBe(0);
+    expect(mcpRun.stdout).toContain('[FILE] q3.txt');
+    const apiRun = await forge(['tool', 'run', 'petstore__getPetById', '--param', 'petId=1', '--json'], project, { PETSTORE_TOKEN: 'inventory-token' });
+    expect(JSON.parse(apiRun.stdout)).toMatchObject({ ok: true, value: { body: { name: 'doggie' } } });
+  });
+
+  it('describes an MCP tool after a build without reaching the server, and --offline builds from the recorded list', async () => {
+    const copy = tempDir('forge-adapters-offline-');
+    cpSync(project, copy, { recursive: true });
+    // The fs server can no longer start: only the recorded list can answer.
+    writeFileSync(join(copy, 'forge.yaml'), forgeYaml('/nonexistent/mcp-server', httpUrl));
+
+    const described = await forge(['tool', 'describe', 'fs__read_text_file'], copy);
+    expect(described.code, described.stderr).toBe(0);
+    expect(described.stdout).toContain('calls     tool "read_text_file" of MCP server "fs"');
+
+    const live = await forge(['build', '--prod'], copy);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toMatch(/forge\.yaml:6:\d+ FORGE_MCP_CONNECT MCP server "fs": cannot start "\/nonexistent\/mcp-server": command not found/);
+
+    const offline = await forge(['build', '--prod', '--offline'], copy);
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(manifest(join(copy, '.forge-output')).categories.adapter).toEqual(manifest().categories.adapter);
+    const again = await forge(['build', '--prod', '--offline'], copy);
+    expect(again.stdout).toContain('up to date (cached)');
+  });
+
+  it('asks the servers again on every build without --offline: no cache hit', async () => {
+    const { code, stdout } = await forge(['build', '--prod', '--verbose'], project);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('(cached)');
+  });
+});

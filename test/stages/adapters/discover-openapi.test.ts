@@ -1,0 +1,53 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { discoverOpenApiTools } from '../../../stages/adapters/discover-openapi.ts';
+import { readRecordedAdapters } from '../../../stages/adapters/recorded-manifest.ts';
+import type { ApiConfig } from '../../../stages/config/adapter-config.ts';
+import { startServer } from '../../helpers/http-server.ts';
+import { fixturesDir, tempDir } from '../../helpers/project.ts';
+
+const petstoreSpec = readFileSync(join(fixturesDir, 'openapi', 'petstore-swagger2.json'), 'utf8');
+
+function apiConfig(spec: string, extra: Partial<ApiConfig> = {}): ApiConfig {
+  const specIsUrl = spec.startsWith('http');
+  return { name: 'petstore', spec, specLocation: spec, specIsUrl, timeout_ms: 1000, at: { file: 'forge.yaml', line: 3, column: 5 }, ...extra };
+}
+
+describe('discoverOpenApiTools', () => {
+  it('fetches a spec from a URL, and the offline mode reuses what a build recorded', async () => {
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(petstoreSpec));
+    const live = await discoverOpenApiTools([apiConfig(`${server.url}/swagger.json`, { include: ['*Pet*'], exclude: ['uploadFile'] })], 'live', undefined, new HttpClient());
+    expect(live.diagnostics).toEqual([]);
+    expect(live.fetched).toEqual(['petstore']);
+    expect(live.tools.map((t) => t.spec.name).sort()).toEqual(['petstore__addPet', 'petstore__deletePet', 'petstore__findPetsByStatus', 'petstore__findPetsByTags', 'petstore__getPetById', 'petstore__updatePet', 'petstore__updatePetWithForm']);
+    expect(live.apis).toEqual([{ name: 'petstore', spec: `${server.url}/swagger.json`, base_url: 'http://petstore.swagger.io/v2', timeout_ms: 1000 }]);
+
+    const agentJson = join(tempDir(), 'agent.json');
+    writeFileSync(agentJson, JSON.stringify({ tools: live.tools.map((t) => t.spec), apis: live.apis }));
+    const offline = await discoverOpenApiTools([apiConfig(`${server.url}/swagger.json`, { exclude: ['deletePet'] })], 'offline', readRecordedAdapters(agentJson), new HttpClient());
+    expect(server.requests).toHaveLength(1);
+    expect(offline.fetched).toEqual([]);
+    expect(offline.tools.map((t) => t.spec.name)).not.toContain('petstore__deletePet');
+    expect(offline.tools.map((t) => t.spec.name)).toContain('petstore__getPetById');
+  });
+
+  it('reports a spec it cannot read at the API\'s line, with a hint', async () => {
+    const result = await discoverOpenApiTools([apiConfig(join(tempDir(), 'missing.json'))], 'live', undefined, new HttpClient());
+    expect(result.diagnostics).toMatchObject([{ severity: 'error', code: 'FORGE_API_SPEC', line: 3, message: expect.stringContaining('cannot read the OpenAPI document of API "petstore"') }]);
+  });
+
+  it('needs a recorded list to build offline from a URL', async () => {
+    const result = await discoverOpenApiTools([apiConfig('https://api.example.com/openapi.json')], 'offline', undefined, new HttpClient());
+    expect(result.diagnostics).toMatchObject([{ code: 'FORGE_API_OFFLINE', hint: 'build once without --offline so its operations are recorded in agent.json' }]);
+  });
+
+  it('warns about an include pattern that matches nothing, and an operation it cannot call', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'api.json'), JSON.stringify({ openapi: '3.0.0', info: { title: 't', version: '1' }, servers: [{ url: 'https://x.test' }], paths: { '/up': { post: { operationId: 'upload', requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } }, responses: { 200: { description: 'ok' } } } } } }));
+    const result = await discoverOpenApiTools([apiConfig(join(dir, 'api.json'), { include: ['upload', 'uplaod'] })], 'live', undefined, new HttpClient());
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['FORGE_API_FILTER', 'FORGE_API_OPERATION']);
+    expect(result.tools).toEqual([]);
+  });
+});
