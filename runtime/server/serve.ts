@@ -15,6 +15,7 @@ import type { Logger } from '../tools/model.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
 import { resolveAuth } from './auth.ts';
+import { Scheduler } from '../scheduler/scheduler.ts';
 
 export interface ServeOptions {
   manifest: AgentManifest;
@@ -77,15 +78,42 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   });
   if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
 
+  const scheduler = startScheduledTasks(options, agent);
+
   let stopping: Promise<void> | undefined;
   const stop = (graceMs?: number) => {
     stopping ??= (async () => {
+      await scheduler.stop();
       await server.close(graceMs);
       await options.registry.close();
     })();
     return stopping;
   };
   return { ...server, agent, token: auth.token, stop };
+}
+
+/**
+ * Scheduled tasks (forge.yaml `schedules:` and those set with schedule_set)
+ * are given to the agent when due, each in its own conversation
+ * (`schedule-<id>`), so a task's runs see what the earlier runs did. The
+ * firing is recorded as failed when there is no model or when the turn
+ * stopped for an approval nobody is there to give.
+ */
+function startScheduledTasks(options: ServeOptions, agent: Agent): Scheduler {
+  const scheduler = new Scheduler({
+    workDir: options.workDir,
+    configTasks: (options.manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
+    log: options.log,
+    onFire: async (task) => {
+      const outcome = await agent.send(`schedule-${task.id}`, task.task);
+      if (outcome.status === 'input-required') {
+        throw new Error(`stopped for approval of ${outcome.requests.map((r) => r.tool).join(', ')}; answer it in context schedule-${task.id}`);
+      }
+      options.log.info(`scheduled task ${task.id} done`);
+    },
+  });
+  scheduler.start();
+  return scheduler;
 }
 
 /** SIGTERM/SIGINT → a graceful stop, then exit. A second signal exits at once. */
