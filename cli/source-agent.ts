@@ -12,6 +12,8 @@ import { createManifest } from '../stages/emit-manifest.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import type { Project } from '../stages/load-project.ts';
 import { createSourceRegistry } from '../stages/source-registry.ts';
+import { hasErrors } from '../runtime/diagnostics.ts';
+import { startAdapterTools } from '../runtime/tools/adapters/adapter-runtime.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
 
@@ -31,5 +33,16 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   const manifest = createManifest(project.config, selected.tools.map((t) => t.spec), !options.dev);
   const { registry, diagnostics, http, adapters } = createSourceRegistry(project, { tools: selected.tools, log: options.log });
   printDiagnostics(diagnostics);
+  // A running agent connects its MCP servers at start: a required one that fails stops it
+  // here; the tools of an optional one that is down are left out.
+  const started = await startAdapterTools(adapters, registry.list());
+  printDiagnostics(started.diagnostics);
+  if (hasErrors(started.diagnostics)) {
+    await registry.close();
+    await adapters.close();
+    return undefined;
+  }
+  const available = new Set(started.specs.map((s) => s.name));
+  for (const tool of registry.list()) if (!available.has(tool.name)) registry.unregister(tool.name);
   return { project, manifest, registry, http, adapters };
 }

@@ -68,6 +68,13 @@ describe('forge run', () => {
     }
   });
 
+  it('stops at start when a required MCP server cannot be reached', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('mcp:\n  servers:\n    - name: broken\n      transport: stdio\n      command: /nonexistent/mcp-server\n      required: true\n') });
+    const result = await runProcess(process.execPath, [forgeBin, 'run', '--no-auth', '--port', '0'], { cwd: project });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('broken');
+  });
+
   it('exits 2 for --no-auth on a public host', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig() });
     const result = await runProcess(process.execPath, [forgeBin, 'run', '--host', '0.0.0.0', '--no-auth', '--port', '0'], { cwd: project });
