@@ -76,5 +76,13 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
   };
   if (tool.outputSchema) spec.outputSchema = tool.outputSchema;
   if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
+  if (tool.composedOf) spec.composedOf = tool.composedOf;
+  if (tool.singleConfirmation) spec.singleConfirmation = true;
+  if (tool.compositionAt && (kind === 'python' || spec.source!.style !== 'execute')) {
+    // Sub-tool calls go through the worker protocol, which the Node worker speaks.
+    diagnostics.push(
+      error('FORGE_DOCSTRING_COMPOSED', 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools', { file: file.display, ...tool.compositionAt }, kind === 'python' ? 'write the composed tool in TypeScript, or as a YAML tool with tool: steps' : 'export execute(args, ctx) and call ctx.registry.execute(name, args)'),
+    );
+  }
   return { spec, line: tool.line, sha256, diagnostics };
 }

@@ -2,7 +2,8 @@
  * Turns tool specs (from agent.json, or from a project's sources) into a
  * registry of running tools. The one place where a spec meets its code.
  */
-import { error, type Diagnostic } from '../diagnostics.ts';
+import { error, warning, type Diagnostic } from '../diagnostics.ts';
+import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { HttpClient } from '../net/http-client.ts';
 import { instantiateBuiltin, type BuiltinDefinition } from './builtin/define.ts';
 import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
@@ -17,9 +18,17 @@ export interface ToolFactories {
   /** Every outbound request goes through this client (default: one with no egress rules). */
   http?: HttpClient;
   env?: NodeJS.ProcessEnv;
+  /** Makes YAML tools (runtime/tools/yaml/load-yaml-tool.ts); present where YAML tools exist. */
+  yaml?: (spec: ToolSpec, file: string) => Tool;
+  /** The approval policy every call goes through. */
+  approval?: ApprovalPolicy;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
+  if (spec.source?.kind === 'yaml') {
+    if (!factories.yaml) throw new Error(`tool "${spec.name}" is a YAML tool, and this runtime was built without YAML tool support`);
+    return factories.yaml(spec, factories.custom.resolveSource(spec.source.path));
+  }
   if (spec.source) return createCustomTool(spec, factories.custom);
   const definition = factories.builtins[spec.name];
   if (!definition) throw new Error(`no implementation for tool "${spec.name}" in this runtime`);
@@ -33,14 +42,16 @@ export interface RegistryBuild {
 }
 
 export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactories, origin: (spec: ToolSpec) => string): RegistryBuild {
-  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log });
+  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log, approval: factories.approval });
   const diagnostics: Diagnostic[] = [];
   for (const spec of specs) {
     let tool: Tool;
     try {
       tool = createTool(spec, factories);
     } catch (err) {
-      diagnostics.push(error('FORGE_TOOL_UNAVAILABLE', (err as Error).message, { file: origin(spec) }));
+      // A tool for another platform is left out quietly; anything else is an error.
+      if ((err as Error).name === 'NotForThisPlatform') diagnostics.push(warning('FORGE_TOOL_PLATFORM', (err as Error).message, { file: origin(spec) }));
+      else diagnostics.push(error('FORGE_TOOL_UNAVAILABLE', (err as Error).message, { file: origin(spec) }));
       continue;
     }
     const problem = registry.register(tool, origin(spec));

@@ -4,6 +4,8 @@
  * dev or custom — is one of these.
  */
 
+import type { Approver } from '../guard/approver.ts';
+
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
 
@@ -66,6 +68,14 @@ export interface Logger {
 export interface ExecuteOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Who confirms the calls the approval policy will not run on its own (this call and its sub-tool calls). */
+  approver?: Approver;
+  /**
+   * A person asked for this very call (`forge tool run NAME`), so it needs no
+   * further confirmation; its sub-tool calls still go through the policy.
+   * Only honoured on a top-level call: a tool cannot approve its own sub-calls.
+   */
+  approved?: boolean;
 }
 
 /** What a tool sees of the registry: only the tools it declared in composedOf. */

@@ -1,0 +1,327 @@
+/**
+ * Where each placeholder stands in a shell script: bare, inside '...',
+ * inside "...", inside $'...', in a comment or in a here-document. The
+ * escaping that makes a value literal differs in each, so the script's
+ * text around the placeholders is read the way the shell will read it.
+ *
+ * Where no escaping can be trusted — inside backticks, inside ${...},
+ * right after a backslash, in a here-document's delimiter — the
+ * placeholder is refused when the tool is loaded, never guessed at.
+ */
+
+export type ShellDialect = 'bash' | 'posix';
+
+export type ShellContext =
+  | { kind: 'bare' }
+  | { kind: 'single' }
+  | { kind: 'double' }
+  | { kind: 'ansi' }
+  | { kind: 'comment' }
+  | { kind: 'heredoc'; heredoc: number; quoted: boolean }
+  | { kind: 'unsupported'; reason: string; hint: string };
+
+export interface Heredoc {
+  delimiter: string;
+  quoted: boolean;
+  stripTabs: boolean;
+  /** Offsets in the script's literal text: the body, up to its closing line. */
+  bodyStart: number;
+  bodyEnd: number;
+}
+
+type Frame =
+  | { mode: 'code'; close: ')' | '`' | undefined; depth: number; caseDepth: number; word: string }
+  | { mode: 'param'; depth: number }
+  | { mode: 'double' }
+  | { mode: 'single' }
+  | { mode: 'ansi' }
+  | { mode: 'comment' }
+  | { mode: 'heredoc'; index: number; atLineStart: boolean };
+
+const WORD_BREAK = /[\s;&|()<>]/;
+
+export function analyzeShell(text: string, positions: readonly number[], dialect: ShellDialect = 'bash'): { contexts: ShellContext[]; heredocs: Heredoc[] } {
+  const contexts: ShellContext[] = [];
+  const heredocs: Heredoc[] = [];
+  const pending: Omit<Heredoc, 'bodyStart' | 'bodyEnd'>[] = [];
+  const stack: Frame[] = [{ mode: 'code', close: undefined, depth: 0, caseDepth: 0, word: '' }];
+  let next = 0; // the next position to classify
+  let wordBefore = false; // the previous character (or a placeholder) belongs to a word
+
+  const top = () => stack[stack.length - 1];
+  const unsupported = (reason: string, hint: string): ShellContext => ({ kind: 'unsupported', reason, hint });
+  const current = (): ShellContext => {
+    if (stack.some((f) => f.mode === 'code' && f.close === '`')) return unsupported('inside backticks', 'use $(...) instead of `...`');
+    if (stack.some((f) => f.mode === 'param')) return unsupported('inside ${...}', 'assign the placeholder to a variable first: v={NAME}; echo "${v:-default}"');
+    const f = top();
+    switch (f.mode) {
+      case 'code':
+        return { kind: 'bare' };
+      case 'heredoc':
+        return { kind: 'heredoc', heredoc: f.index, quoted: heredocs[f.index].quoted };
+      case 'param':
+        return unsupported('inside ${...}', 'assign it to a variable first');
+      default:
+        return { kind: f.mode };
+    }
+  };
+  /** Classifies the placeholders standing at offset `at`. */
+  const classifyAt = (at: number, context: () => ShellContext) => {
+    // A placeholder that fell inside a token no branch below looks into cannot be escaped.
+    while (next < positions.length && positions[next] < at) contexts[next++] = unsupported('inside a shell operator or keyword', 'separate the placeholder from the characters around it');
+    while (next < positions.length && positions[next] === at) {
+      contexts[next++] = context();
+      wordBefore = true;
+    }
+  };
+  /** Placeholders strictly inside a multi-character token cannot be escaped. */
+  const refuseInside = (from: number, to: number, reason: string, hint: string) => {
+    for (let p = from + 1; p < to; p++) classifyAt(p, () => unsupported(reason, hint));
+  };
+  const afterBackslash = () => unsupported('right after a backslash', 'remove the backslash: the value is escaped for you');
+
+  let i = 0;
+  while (i <= text.length) {
+    const frame = top();
+    if (frame.mode === 'heredoc' && frame.atLineStart) {
+      frame.atLineStart = false;
+      const doc = heredocs[frame.index];
+      const end = text.indexOf('\n', i) < 0 ? text.length : text.indexOf('\n', i);
+      const line = text.slice(i, end);
+      if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) === doc.delimiter) {
+        for (let p = i; p <= end; p++) classifyAt(p, () => unsupported("on a here-document's closing line", 'put the placeholder on a line of its own inside the here-document'));
+        doc.bodyEnd = i;
+        stack.pop();
+        const following = top();
+        if (following.mode === 'heredoc' && end < text.length) {
+          // The next here-document of the same line starts after this one's closing line.
+          heredocs[following.index].bodyStart = end + 1;
+          i = end + 1;
+        } else {
+          i = end; // the code frame reads the newline
+        }
+        continue;
+      }
+    }
+    classifyAt(i, current);
+    if (i === text.length) break;
+    const c = text[i];
+    const d = text[i + 1];
+
+    switch (frame.mode) {
+      case 'single':
+        if (c === "'") stack.pop();
+        i++;
+        wordBefore = true;
+        continue;
+      case 'comment':
+        if (c === '\n') {
+          stack.pop();
+          continue; // the code frame handles the newline (a here-document may start after it)
+        }
+        i++;
+        continue;
+      case 'ansi':
+        if (c === '\\') {
+          classifyAt(i + 1, afterBackslash);
+          i += 2;
+        } else {
+          if (c === "'") {
+            stack.pop();
+            wordBefore = true;
+          }
+          i++;
+        }
+        continue;
+      case 'double':
+      case 'heredoc': {
+        if (frame.mode === 'heredoc' && heredocs[frame.index].quoted) {
+          if (c === '\n') frame.atLineStart = true;
+          i++;
+          continue;
+        }
+        if (c === '\\') {
+          classifyAt(i + 1, afterBackslash);
+          i += 2;
+          if (frame.mode === 'heredoc' && d === '\n') frame.atLineStart = true;
+          continue;
+        }
+        if (c === '"' && frame.mode === 'double') {
+          stack.pop();
+          i++;
+          wordBefore = true;
+          continue;
+        }
+        if (c === '\n' && frame.mode === 'heredoc') {
+          frame.atLineStart = true;
+          i++;
+          continue;
+        }
+        const opened = openExpansion(c, d, i, false);
+        if (opened) {
+          i = opened;
+          continue;
+        }
+        i++;
+        continue;
+      }
+      case 'param': {
+        if (c === '\\') {
+          classifyAt(i + 1, afterBackslash);
+          i += 2;
+          continue;
+        }
+        if (c === '}') {
+          if (frame.depth === 0) {
+            stack.pop();
+            wordBefore = true;
+          } else frame.depth--;
+          i++;
+          continue;
+        }
+        if (c === '{') frame.depth++;
+        if (c === "'" || c === '"') {
+          stack.push(c === "'" ? { mode: 'single' } : { mode: 'double' });
+          i++;
+          continue;
+        }
+        const opened = openExpansion(c, d, i, false);
+        i = opened ?? i + 1;
+        continue;
+      }
+      case 'code': {
+        if (/[A-Za-z0-9_]/.test(c)) frame.word += c;
+        else {
+          if (frame.word === 'case') frame.caseDepth++;
+          else if (frame.word === 'esac' && frame.caseDepth > 0) frame.caseDepth--;
+          frame.word = '';
+        }
+        if (c === '\\') {
+          classifyAt(i + 1, afterBackslash);
+          i += 2;
+          if (d !== '\n') wordBefore = true; // a line continuation joins the word around it
+          continue;
+        }
+        if (c === "'") {
+          stack.push({ mode: 'single' });
+          i++;
+          continue;
+        }
+        if (c === '"') {
+          stack.push({ mode: 'double' });
+          i++;
+          continue;
+        }
+        if (c === '#' && !wordBefore) {
+          stack.push({ mode: 'comment' });
+          i++;
+          continue;
+        }
+        if (c === '`' && frame.close === '`') {
+          stack.pop();
+          i++;
+          wordBefore = true;
+          continue;
+        }
+        if (c === '(') frame.depth++;
+        if (c === ')') {
+          if (frame.close === ')' && frame.depth === 0 && frame.caseDepth === 0) {
+            stack.pop();
+            i++;
+            wordBefore = true;
+            continue;
+          }
+          if (frame.depth > 0) frame.depth--;
+        }
+        if (c === '<' && d === '<') {
+          if (text[i + 2] === '<') {
+            i += 3;
+            wordBefore = false;
+            continue;
+          }
+          i = readHeredocStart(i);
+          wordBefore = true;
+          continue;
+        }
+        if (c === '\n' && pending.length) {
+          startHeredoc(i + 1);
+          i++;
+          wordBefore = false;
+          continue;
+        }
+        const opened = openExpansion(c, d, i, true);
+        if (opened) {
+          i = opened;
+          continue;
+        }
+        wordBefore = !WORD_BREAK.test(c);
+        i++;
+        continue;
+      }
+    }
+  }
+  // A here-document still open at the end runs to the end of the script.
+  for (const doc of heredocs) {
+    if (doc.bodyStart < 0) doc.bodyStart = text.length;
+    if (doc.bodyEnd < 0) doc.bodyEnd = text.length;
+  }
+  return { contexts, heredocs };
+
+  /** `$(`, `${`, `$'`, `$"`, a backtick: pushes the frame and returns the next offset. */
+  function openExpansion(c: string, d: string | undefined, at: number, inCode: boolean): number | undefined {
+    if (c === '`') {
+      stack.push({ mode: 'code', close: '`', depth: 0, caseDepth: 0, word: '' });
+      return at + 1;
+    }
+    if (c !== '$') return undefined;
+    classifyAt(at + 1, () => unsupported('right after "$"', 'put a space or quote between "$" and the placeholder'));
+    if (d === '(') stack.push({ mode: 'code', close: ')', depth: 0, caseDepth: 0, word: '' });
+    else if (d === '{') stack.push({ mode: 'param', depth: 0 });
+    else if (d === "'" && inCode && dialect === 'bash') stack.push({ mode: 'ansi' });
+    else if (d === '"' && inCode && dialect === 'bash') stack.push({ mode: 'double' });
+    else {
+      wordBefore = true;
+      return at + 1;
+    }
+    return at + 2;
+  }
+
+  /** Reads `<<[-]WORD` and queues the here-document; returns the offset after WORD. */
+  function readHeredocStart(at: number): number {
+    let j = at + 2;
+    const stripTabs = text[j] === '-';
+    if (stripTabs) j++;
+    while (text[j] === ' ' || text[j] === '\t') j++;
+    let delimiter = '';
+    let quoted = false;
+    while (j < text.length && !WORD_BREAK.test(text[j])) {
+      const ch = text[j];
+      if (ch === "'" || ch === '"') {
+        quoted = true;
+        const close = text.indexOf(ch, j + 1);
+        const end = close < 0 ? text.length : close;
+        delimiter += text.slice(j + 1, end);
+        j = end + 1;
+      } else if (ch === '\\') {
+        quoted = true;
+        delimiter += text[j + 1] ?? '';
+        j += 2;
+      } else {
+        delimiter += ch;
+        j++;
+      }
+    }
+    refuseInside(at, j + 1, "in a here-document's delimiter", 'write the delimiter literally, e.g. <<EOF');
+    pending.push({ delimiter, quoted, stripTabs });
+    return Math.min(j, text.length);
+  }
+
+  function startHeredoc(bodyStart: number) {
+    // Several here-documents on one line follow each other; start the first,
+    // and the rest as each one closes (they are pushed in reverse order).
+    const docs = pending.splice(0);
+    const indexes = docs.map((doc) => heredocs.push({ ...doc, bodyStart: -1, bodyEnd: -1 }) - 1);
+    for (const index of [...indexes].reverse()) stack.push({ mode: 'heredoc', index, atLineStart: true });
+    heredocs[indexes[0]].bodyStart = bodyStart;
+  }
+}
