@@ -3,7 +3,7 @@
  *
  *   tools [--json]                 list the agent's tools
  *   describe NAME                  print one tool's spec (JSON)
- *   call NAME [JSON] [--timeout MS] [--json]
+ *   call NAME [JSON] [--timeout MS] [--json] [--yes] [--auto-approve RULE] [--auto-deny RULE]
  *                                  run one tool and print its result
  *   __worker NAME                  (internal) serve a TS/JS tool's calls
  *
@@ -18,7 +18,12 @@ import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { createRegistry } from './tools/create-tools.ts';
 import type { AgentManifest } from './manifest.ts';
-import { formatDiagnostic } from './diagnostics.ts';
+import { DiagnosticError, formatDiagnostic } from './diagnostics.ts';
+import { ApprovalPolicy } from './guard/approval-policy.ts';
+import { approveEverything, type Approver } from './guard/approver.ts';
+import { hasTerminal, TerminalApprover } from './guard/terminal-approver.ts';
+import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
+import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -26,6 +31,8 @@ export interface BundleContents {
   nodeTools: Record<string, () => Promise<Record<string, unknown>>>;
   /** URL of the bundle file itself (import.meta.url of runtime.mjs). */
   bundleUrl: string;
+  /** Present when the agent has YAML tools (it brings the YAML parser). */
+  yamlTools?: (host: YamlToolHost) => YamlToolFactory;
 }
 
 const USAGE = `usage: node runtime.mjs <command>
@@ -35,6 +42,12 @@ commands:
   describe NAME                       print a tool's spec as JSON
   call NAME [JSON] [--timeout MS] [--json]
                                       run a tool with JSON arguments and print its result
+
+approval (for the tools a composed tool calls; the tool you name is yours to run):
+  --yes                               approve every call that would ask (auto-deny rules still refuse)
+  --auto-approve RULE, --auto-deny RULE
+                                      extra rules: tag:read, name:file_read, category:custom, globs
+  without --yes, calls that need confirmation are asked on the terminal, or refused without one
 
 options:
   --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR or the current directory)
@@ -62,6 +75,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         timeout: { type: 'string' },
         workdir: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
+        yes: { type: 'boolean', short: 'y', default: false },
+        'auto-approve': { type: 'string', multiple: true },
+        'auto-deny': { type: 'string', multiple: true },
       },
     });
   } catch (err) {
@@ -77,10 +93,20 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleDir = dirname(bundleFile);
   const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
+  let approval: ApprovalPolicy;
+  try {
+    approval = ApprovalPolicy.create(manifest.approval, { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] });
+  } catch (err) {
+    if (!(err instanceof DiagnosticError)) throw err;
+    for (const d of err.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+    return 2;
+  }
   const { registry, diagnostics } = createRegistry(
     manifest.tools,
     {
       builtins: contents.builtins,
+      approval,
+      yaml: contents.yamlTools?.({ workDir, envPassthrough: manifest.env_passthrough }),
       custom: {
         workDir,
         envPassthrough: manifest.env_passthrough,
@@ -132,7 +158,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
           }
         }
         const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
-        const result = await registry.execute(name, args, { timeoutMs });
+        // The person named this tool, so it is approved; what it calls goes through the policy.
+        const approver: Approver | undefined = parsed.values.yes ? approveEverything : hasTerminal() ? new TerminalApprover() : undefined;
+        const result = await registry.execute(name, args, { timeoutMs, approver, approved: true });
         if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
         else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
         else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);

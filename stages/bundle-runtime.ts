@@ -38,7 +38,8 @@ export async function bundleRuntime(
 ): Promise<BundleOutput> {
   const multipleDirs = config.toolDirs.length > 1;
   const bundlePath = (file: SourceFile, ext?: string) => {
-    const prefix = multipleDirs ? `${file.toolDir.path.replace(/^(\.\.?\/)+/, '').replace(/\/+$/, '')}/` : '';
+    // Tools from the user or global scope go under tools/@user/, tools/@global/.
+    const prefix = file.scope ? `@${file.scope}/` : multipleDirs ? `${file.toolDir.path.replace(/^(\.\.?\/)+/, '').replace(/\/+$/, '')}/` : '';
     const path = `tools/${prefix}${file.withinDir}`;
     return ext ? path.replace(/\.[^./]+$/, ext) : path;
   };
@@ -49,7 +50,7 @@ export async function bundleRuntime(
   for (const tool of tools) {
     const spec: ToolSpec = { ...tool.spec };
     if (tool.file && spec.source) {
-      if (spec.source.kind === 'python') {
+      if (spec.source.kind === 'python' || spec.source.kind === 'yaml') {
         const path = bundlePath(tool.file);
         tool.file.sha256 = writer.write(path, readFileSync(tool.file.absolute)).sha256;
         spec.source = { ...spec.source, path };
@@ -73,7 +74,7 @@ export async function bundleRuntime(
   // never has to call back into this thread (the build checks schemas meanwhile).
   const entryFile = join(writer.dir, ENTRY_FILE);
   mkdirSync(writer.dir, { recursive: true });
-  writeFileSync(entryFile, generateEntry(tools, nodeTools));
+  writeFileSync(entryFile, generateEntry(tools, nodeTools, specs.some((s) => s.source?.kind === 'yaml')));
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
@@ -109,9 +110,14 @@ export async function bundleRuntime(
   return { specs, inputs };
 }
 
-/** The bundle's entry module: the runtime, the enabled builtins, the TS/JS tools that export execute(). */
-function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[]): string {
+/**
+ * The bundle's entry module: the runtime, the enabled builtins, the TS/JS
+ * tools that export execute(), and the YAML tool loader (with its YAML
+ * parser) only when there are YAML tools.
+ */
+function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[], yamlTools: boolean): string {
   const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`];
+  if (yamlTools) lines.push(`import { createYamlToolFactory } from ${JSON.stringify(join(runtimeDir, 'tools/yaml/load-yaml-tool.ts'))};`);
   const builtins: string[] = [];
   tools.forEach((tool, i) => {
     if (!tool.builtin) return;
@@ -122,6 +128,7 @@ function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly Projec
   lines.push(
     `run({`,
     `  bundleUrl: import.meta.url,`,
+    ...(yamlTools ? [`  yamlTools: createYamlToolFactory,`] : []),
     `  builtins: {`,
     ...builtins.map((b) => '  ' + b),
     `  },`,

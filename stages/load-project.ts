@@ -1,31 +1,39 @@
 /**
  * The front half of the pipeline, shared by `forge build`, `forge validate`
  * and `forge tool ...`: load config → discover tools → parse docstrings →
- * annotate categories → check schemas. What the build sees and what
+ * parse YAML tools → annotate categories → resolve dependencies (across
+ * the scopes) → check compositions → check schemas. What the build sees and what
  * `forge tool run` runs come from this one code path.
  */
 import { error } from '../runtime/diagnostics.ts';
 import { annotateCategories } from './annotate-categories.ts';
+import { checkCompositions } from './check-compositions.ts';
 import { checkSchemas } from './check-schemas.ts';
 import { locateConfig } from './config/find-config.ts';
 import { loadConfig } from './config/load-config.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import { discoverTools, type SourceFile } from './discover-tools.ts';
 import { parseDocstrings } from './parse-docstrings.ts';
+import { parseYamlTools } from './parse-yaml-tools.ts';
+import { resolveToolDependencies } from './resolve-tool-dependencies.ts';
 import type { ProjectTool } from './project-tool.ts';
 import { BuildStopped, runStage, type StageContext } from './stage.ts';
 
 export interface ProjectOptions {
   /** forge.yaml to use; by default the nearest one at or above the current directory. */
   configFile?: string;
+  /** Tools to bring in from the user or global scope even if no project tool needs them (`forge tool run user/x`). */
+  extraRoots?: string[];
 }
 
 export interface Project {
   config: ProjectConfig;
   tools: ProjectTool[];
   supportFiles: SourceFile[];
-  /** Every file discovered in tool_dirs (for the build cache). */
+  /** Every file discovered in tool_dirs, and the scope files brought in (for the build cache). */
   files: SourceFile[];
+  /** The user/global scope directories that were searched (for the build cache). */
+  scopeDirs: string[];
 }
 
 /**
@@ -46,8 +54,12 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext, { 
   if (!config) throw new BuildStopped('load-config');
   const project = config;
   const files = await runStage(ctx, 'discover-tools', () => discoverTools(project, ctx));
-  const parsed = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
-  const tools = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx));
+  const docstrings = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
+  const parsed = await runStage(ctx, 'parse-yaml-tools', () => parseYamlTools(files, docstrings, ctx));
+  const annotated = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx));
+  const resolved = await runStage(ctx, 'resolve-dependencies', () => resolveToolDependencies(annotated, ctx, { extraRoots: options.extraRoots }));
+  const tools = resolved.tools;
+  await runStage(ctx, 'check-compositions', () => checkCompositions(tools, ctx));
   if (check) await runStage(ctx, 'check-schemas', () => checkSchemas(tools, ctx));
-  return { config: project, tools, supportFiles: parsed.supportFiles, files };
+  return { config: project, tools, supportFiles: parsed.supportFiles, files: [...files, ...resolved.scopeFiles], scopeDirs: resolved.scopeDirs };
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { error, hasErrors, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
+import type { YamlToolDefinition } from '../runtime/tools/yaml/definition.ts';
 import { definesExecute, extractPythonDocstring, extractScriptDocstring } from '../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -17,6 +18,15 @@ export interface ParsedTool {
   file: SourceFile;
   /** Where the tool is declared (its `Tool:` line). */
   at: Location;
+  /** YAML tools: the loaded definition and how to point into the file. */
+  yaml?: YamlToolFacts;
+  /** Why the tool is not registered on this machine (a YAML tool for other platforms). */
+  unavailable?: string;
+}
+
+export interface YamlToolFacts {
+  definition: YamlToolDefinition;
+  locate(path: readonly (string | number)[], offset?: number): Location;
 }
 
 export interface ParsedSources {
@@ -29,7 +39,8 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
   const tools: ParsedTool[] = [];
   const supportFiles: SourceFile[] = [];
   for (const file of files) {
-    if (file.kind === 'other' || file.kind === 'yaml') {
+    if (file.kind === 'yaml') continue; // parse-yaml-tools reads these
+    if (file.kind === 'other') {
       supportFiles.push(file);
       continue;
     }

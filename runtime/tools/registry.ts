@@ -13,10 +13,11 @@ import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
 import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
 import { checkToolName } from './names.ts';
+import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
-export const MAX_COMPOSITION_DEPTH = 10;
+export { MAX_COMPOSITION_DEPTH };
 
 export interface RegistryOptions {
   workDir: string;
