@@ -26,7 +26,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
-  if (tools.some((t) => t.source?.kind === 'python')) manifest.requirements.python = '>=3.8';
+  if (tools.some((t) => t.source?.kind === 'python' || t.source?.interpreters?.includes('python'))) manifest.requirements.python = '>=3.8';
   return manifest;
 }
 

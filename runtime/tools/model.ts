@@ -30,6 +30,8 @@ export interface ToolSource {
   path: string;
   sha256: string;
   style?: EntryStyle;
+  /** Interpreters a YAML tool's steps run (the container must have them): python, bash, sh. */
+  interpreters?: string[];
 }
 
 export interface ToolSpec {

@@ -21,6 +21,8 @@ export type PreparedStep =
       argv: string[];
       script?: { text: string; extension: string };
       env: Record<string, string>;
+      /** The variables the tool itself sets (for display: env also holds PATH, HOME...). */
+      toolEnv: Record<string, string>;
       cwd: string;
     }
   | { kind: 'tool'; tool: string; args: Record<string, unknown> };
@@ -55,7 +57,8 @@ export function prepareStep(definition: YamlToolDefinition, step: YamlStep, reso
     return { kind: 'tool', tool: action.tool, args: args as Record<string, unknown> };
   }
 
-  const env = { ...context.baseEnv, ...renderEnvironment(definition.environment, resolve, context.baseEnv), ...renderEnvironment(step.environment, resolve, context.baseEnv) };
+  const toolEnv = { ...renderEnvironment(definition.environment, resolve, context.baseEnv), ...renderEnvironment(step.environment, resolve, context.baseEnv) };
+  const env = { ...context.baseEnv, ...toolEnv };
   const cwd = workingDirectory(step.workingDirectory ?? definition.workingDirectory, resolve, context);
   switch (action.kind) {
     case 'bash':
@@ -64,17 +67,17 @@ export function prepareStep(definition: YamlToolDefinition, step: YamlStep, reso
       const text = renderScript(action.script, resolve);
       const program = action.kind === 'python' ? context.python : action.kind;
       if (action.kind === 'python') Object.assign(env, PYTHON_ENV);
-      return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script: { text, extension: action.kind === 'python' ? '.py' : '.sh' }, env, cwd };
+      return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script: { text, extension: action.kind === 'python' ? '.py' : '.sh' }, env, toolEnv, cwd };
     }
     case 'run':
-      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve), env, cwd };
+      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve), env, toolEnv, cwd };
     case 'script': {
       const text = 'language' in action.body ? renderScript(action.body as CompiledScript, resolve) : renderText(action.body as Template, resolve);
       let argv = renderArgv(action.interpreter, resolve);
       if (argv.some((a) => a.includes('{0}'))) argv = argv.map((a) => a.split('{0}').join(SCRIPT_FILE));
       else argv.push(SCRIPT_FILE);
       if (action.extension === '.py') Object.assign(env, PYTHON_ENV);
-      return { kind: 'process', form: 'script', argv, script: { text, extension: action.extension }, env, cwd };
+      return { kind: 'process', form: 'script', argv, script: { text, extension: action.extension }, env, toolEnv, cwd };
     }
   }
 }

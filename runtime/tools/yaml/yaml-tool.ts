@@ -61,7 +61,15 @@ export function yamlToolSpec(definition: YamlToolDefinition, source: ToolSpec['s
   if (composedOf.length) spec.composedOf = composedOf;
   if (definition.singleConfirmation) spec.singleConfirmation = true;
   if (definition.timeoutMs !== undefined) spec.timeoutMs = definition.timeoutMs;
-  if (source) spec.source = source;
+  if (source) {
+    const interpreters = new Set<string>();
+    for (const step of definition.steps) {
+      const action = step.action;
+      if (action.kind === 'bash' || action.kind === 'sh' || action.kind === 'python') interpreters.add(action.kind);
+      if (action.kind === 'script' && 'language' in action.body) interpreters.add(action.body.language);
+    }
+    spec.source = { ...source, ...(interpreters.size ? { interpreters: [...interpreters].sort() } : {}) };
+  }
   return spec;
 }
 
