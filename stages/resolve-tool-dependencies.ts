@@ -131,8 +131,8 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
         : builtin
           ? `"${ref.name}" ships with Forge: enable it under tools: in forge.yaml`
           : `add it to tools/ (a .yaml, .py or .ts file), or to a scope: forge tool add ${ref.name} --scope user ...`;
-      const where = ref.scope ? `the ${ref.scope} scope has` : 'no scope has';
-      ctx.report(error('FORGE_TOOL_DEPENDENCY', `${needed}: ${where} no tool named "${ref.name}"`, ref.at, hint));
+      const where = ref.scope ? `the ${ref.scope} scope has no tool named` : 'no scope has a tool named';
+      ctx.report(error('FORGE_TOOL_DEPENDENCY', `${needed}: ${where} "${ref.name}"`, ref.at, hint));
       return;
     }
     if (ref.range !== undefined && !(chosen.version && semver.satisfies(chosen.version, ref.range))) {
