@@ -56,7 +56,9 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
   const local = new Map(tools.map((t) => [t.spec.name, t]));
   const pulled = new Map<string, ProjectTool>();
   const reportedFiles = new Set<string>();
-  const queue: { tool: ProjectTool; chain: string[] }[] = tools.map((tool) => ({ tool, chain: [tool.spec.name] }));
+  // Walk from the tools nobody calls, so each problem is reported with the whole chain that needs it.
+  const called = new Set(tools.flatMap((t) => referencesOf(t).map((r) => r.name)));
+  const queue: { tool: ProjectTool; chain: string[] }[] = tools.filter((t) => !called.has(t.spec.name)).map((tool) => ({ tool, chain: [tool.spec.name] }));
   const visited = new Set<ProjectTool>();
 
   const candidates = async (name: string, order: readonly ScopeName[]): Promise<Candidate[]> => {
@@ -149,13 +151,23 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
       return;
     }
     if (chosen.scopeTool) bringIn(chosen, chain, ref.at);
+    else if (chosen.tool && !visited.has(chosen.tool)) queue.push({ tool: chosen.tool, chain: [...chain, chosen.tool.spec.name] });
   };
 
-  while (queue.length) {
-    const { tool, chain } = queue.shift()!;
+  const drain = async () => {
+    while (queue.length) {
+      const { tool, chain } = queue.shift()!;
+      if (visited.has(tool)) continue;
+      visited.add(tool);
+      for (const ref of referencesOf(tool)) await resolve(ref, chain);
+    }
+  };
+  await drain();
+  // Tools only reachable through a cycle have no caller-free start: walk from each of them.
+  for (const tool of tools) {
     if (visited.has(tool)) continue;
-    visited.add(tool);
-    for (const ref of referencesOf(tool)) await resolve(ref, chain);
+    queue.push({ tool, chain: [tool.spec.name] });
+    await drain();
   }
   for (const root of options.extraRoots ?? []) {
     const { scope, name } = parseToolReference(root);
@@ -164,12 +176,7 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
     const [chosen] = await candidates(name, scope ? [scope as ScopeName] : SCOPE_NAMES);
     if (chosen?.scopeTool && !pulled.has(name)) {
       bringIn(chosen, [], { file: chosen.where });
-      while (queue.length) {
-        const next = queue.shift()!;
-        if (visited.has(next.tool)) continue;
-        visited.add(next.tool);
-        for (const ref of referencesOf(next.tool)) await resolve(ref, next.chain);
-      }
+      await drain();
     }
   }
 

@@ -170,8 +170,9 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
 function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResult {
   const error = result.error ?? { code: 'FORGE_YAML_STEP_EXIT', message: 'failed' };
   if (step.action.kind === 'tool') {
+    // The inner code says what went wrong (FORGE_APPROVAL_REQUIRED, FORGE_TOOL_TIMEOUT...); the message says where.
     return fail(
-      'FORGE_YAML_TOOL_FAILED',
+      error.code,
       `tool "${tool}" failed at step "${step.name}": tool "${step.action.tool}" failed: ${error.message}`,
       error.hint ?? 'add continue-on-error: true to the step to go on after a failure',
       [error.code, error.details].filter(Boolean).join('\n'),

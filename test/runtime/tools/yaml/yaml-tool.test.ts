@@ -200,7 +200,7 @@ describe('meta-tools: steps that call tools', () => {
       outer: { description: 'Outer.', steps: [{ name: 'call', tool: 'broken' }] },
     });
     const error = errorOf(await r.execute('outer', {}));
-    expect(error.code).toBe('FORGE_YAML_TOOL_FAILED');
+    expect(error.code).toBe('FORGE_YAML_STEP_FAILED');
     expect(error.message).toBe('tool "outer" failed at step "call": tool "broken" failed: tool "broken" failed at step "main": exited with code 1: disk full');
   });
 
