@@ -10,7 +10,8 @@ import { annotateCategories } from './annotate-categories.ts';
 import { checkCompositions } from './check-compositions.ts';
 import { checkSchemas } from './check-schemas.ts';
 import { locateConfig } from './config/find-config.ts';
-import { loadConfig } from './config/load-config.ts';
+import { resolve } from 'node:path';
+import { loadConfig, loadConfigText } from './config/load-config.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import { discoverTools, type SourceFile } from './discover-tools.ts';
 import { parseDocstrings } from './parse-docstrings.ts';
@@ -24,6 +25,8 @@ export interface ProjectOptions {
   configFile?: string;
   /** Tools to bring in from the user or global scope even if no project tool needs them (`forge tool run user/x`). */
   extraRoots?: string[];
+  /** Without a forge.yaml, load no project tools rather than fail (`forge tool run user/x` anywhere). */
+  scopesOnly?: boolean;
 }
 
 export interface Project {
@@ -43,6 +46,11 @@ export interface Project {
 export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true } = {}): Promise<Project> {
   const config = await runStage(ctx, 'load-config', async () => {
     const file = locateConfig(options, ctx.cwd);
+    if (!file && options.scopesOnly) {
+      // No project: only the user and global scopes' tools, working in the current directory.
+      const loaded = await loadConfigText(resolve(ctx.cwd, 'forge.yaml'), 'agent_id: scopes-only\nversion: 0.0.0\ntool_dirs: []\n', ctx.cwd);
+      return loaded.config;
+    }
     if (!file) {
       ctx.report(error('FORGE_CONFIG_NOT_FOUND', 'no forge.yaml in this directory or any parent', {}, 'run `forge init` to create a project'));
       return undefined;

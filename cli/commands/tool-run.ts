@@ -16,6 +16,8 @@ export const usage = `usage: forge tool run NAME [--param K=V ...] [--input JSON
 Runs one tool from the project's sources — no build, no LLM — with the same
 argument checks, environment, timeout and approval policy the agent's
 runtime applies. NAME may name a scope: user/summarize, global/fetch.
+Outside a project, the user and global scopes' tools run in the current
+directory.
 
 options:
   --param K=V     an argument; the value is converted to the parameter's type
@@ -61,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object');
   }
 
-  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference] });
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
   if (!project) {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
     return 1;

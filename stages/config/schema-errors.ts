@@ -52,7 +52,7 @@ function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown, prefix:
       return error(`${prefix}_VALUE`, `"${field}" has an invalid value "${String(value)}"`, source.locate(path), (parent['x-hint'] as string | undefined) ?? `must match ${(e.params as { pattern: string }).pattern}`);
     }
     default:
-      return error(`${prefix}_VALUE`, `"${field || 'forge.yaml'}" ${e.message ?? 'is invalid'}`, source.locate(path), parent['x-hint'] as string | undefined);
+      return error(`${prefix}_VALUE`, `"${field || source.file}" ${e.message ?? 'is invalid'}`, source.locate(path), parent['x-hint'] as string | undefined);
   }
 }
 

@@ -109,6 +109,8 @@ describe('forge tool add / get / list / remove', () => {
     const project = writeProject({ 'forge.yaml': minimalConfig() });
     const run = await forge(['tool', 'run', 'user/stamp', '--param', 'text=a b'], project, env);
     expect(run.stdout).toBe('[a b]\n');
+    const anywhere = await forge(['tool', 'run', 'stamp', '--param', 'text=c'], nowhere, env);
+    expect(anywhere.stdout).toBe('[c]\n');
 
     expect((await forge(['tool', 'remove', 'user/stamp'], nowhere, env)).code).toBe(0);
     expect(existsSync(join(home, 'tools/stamp.yaml'))).toBe(false);
@@ -194,6 +196,23 @@ describe('forge tool run --show-command / --dry-run', () => {
       { tool: 'report', step: 'list', argv: ['printf', '%s|', 'x', '2'], env: { WHO: 'x' } },
       { tool: 'report', step: 'say', argv: ['bash', '<script>'] },
     ]);
+  });
+});
+
+describe('forge build with scope tools', () => {
+  it('rebuilds when a user-scope tool the project uses changes, or a tool appears in the scope', async () => {
+    const { env, home } = scopes();
+    mkdirSync(join(home, 'tools'));
+    writeFileSync(join(home, 'tools/shout.yaml'), 'description: Shouts.\nbash: echo\n');
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/meta.yaml': 'description: Meta.\nsteps:\n  - tool: shout\n' });
+    const cached = async () => JSON.parse((await forge(['build', '--json'], dir, env)).stdout).cached as boolean;
+    expect(await cached()).toBe(false);
+    expect(await cached()).toBe(true);
+    writeFileSync(join(home, 'tools/shout.yaml'), 'description: Shouts louder.\nbash: echo\n');
+    expect(await cached()).toBe(false);
+    expect(await cached()).toBe(true);
+    writeFileSync(join(home, 'tools/other.yaml'), 'description: Other.\nbash: echo\n');
+    expect(await cached()).toBe(false);
   });
 });
 
