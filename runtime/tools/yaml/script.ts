@@ -20,14 +20,25 @@ export interface CompiledScript {
   heredocs: Heredoc[];
   /** Per placeholder: an unquoted word would run into the text before it ($NAME{X}, ~{X}). */
   mustQuote: boolean[];
+  /** Per placeholder: why only a whole number may stand there (bash evaluates it as arithmetic). */
+  numeric: (string | undefined)[];
+  /** The script evaluates text as arithmetic somewhere, so no value may carry an array subscript with an expansion. */
+  evaluatesArithmetic: boolean;
 }
+
+/**
+ * Constructs where bash evaluates a variable's text as arithmetic — and so
+ * runs the command substitution of an array subscript inside it.
+ */
+const ARITHMETIC_CONSTRUCTS = /\(\(|\blet\s|\b(declare|typeset|local|export|readonly)\s+-[A-Za-z]*i|\[\[[^\]]*\s-(eq|ne|lt|le|gt|ge|v)\s|\$\{[A-Za-z_][A-Za-z0-9_]*(\[|:[^-=?+])|[A-Za-z_][A-Za-z0-9_]*\[[^\]]*\]\+?=/;
 
 export function compileScript(template: Template, language: ScriptLanguage): { script: CompiledScript; problems: TemplateProblem[] } {
   const { text, positions } = literalSkeleton(template);
   let contexts: (ShellContext | PythonContext)[];
   let heredocs: Heredoc[] = [];
+  let numeric: (string | undefined)[] = [];
   if (language === 'python') contexts = analyzePython(text, positions);
-  else ({ contexts, heredocs } = analyzeShell(text, positions, language === 'bash' ? 'bash' : 'posix'));
+  else ({ contexts, heredocs, numeric } = analyzeShell(text, positions, language === 'bash' ? 'bash' : 'posix'));
 
   const refs = references(template);
   const problems: TemplateProblem[] = [];
@@ -41,7 +52,8 @@ export function compileScript(template: Template, language: ScriptLanguage): { s
     });
   });
   const mustQuote = positions.map((p) => /(\$[A-Za-z_][A-Za-z0-9_]*|[$~])$/.test(text.slice(Math.max(0, p - 64), p)));
-  return { script: { language, template, skeleton: text, positions, contexts, heredocs, mustQuote }, problems };
+  const evaluatesArithmetic = language !== 'python' && ARITHMETIC_CONSTRUCTS.test(text);
+  return { script: { language, template, skeleton: text, positions, contexts, heredocs, mustQuote, numeric, evaluatesArithmetic }, problems };
 }
 
 /** The script with every value escaped for where it stands. Throws ValueRefused for a value that cannot go there. */
@@ -53,6 +65,7 @@ export function renderScript(script: CompiledScript, resolve: Resolve): string {
     const context = script.contexts[n];
     try {
       if (context.kind === 'unsupported') throw new ValueRefused(`cannot be inserted ${context.reason}`);
+      checkArithmetic(script, n, value);
       return script.language === 'python'
         ? escapeForPython(context as Exclude<PythonContext, { kind: 'unsupported' }>, value)
         : escapeForShell(context as Exclude<ShellContext, { kind: 'unsupported' }>, value, !script.mustQuote[n]);
@@ -65,6 +78,16 @@ export function renderScript(script: CompiledScript, resolve: Resolve): string {
   const out = joinScript(script, inserted);
   checkHeredocs(script, inserted, out);
   return out;
+}
+
+/** Where bash evaluates text as arithmetic, a value could run a command (a[$(id)]): numbers only there, and no such subscripts anywhere. */
+function checkArithmetic(script: CompiledScript, n: number, value: unknown) {
+  const text = textOf(value);
+  const reason = script.numeric[n];
+  if (reason && !/^-?\d+$/.test(text)) throw new ValueRefused(`must be a whole number: it stands ${reason}, where bash evaluates text as arithmetic`);
+  if (script.evaluatesArithmetic && /\[/.test(text) && /[$`]/.test(text)) {
+    throw new ValueRefused('holds "[" with "$" or "`", which could run a command where this script evaluates text as arithmetic');
+  }
 }
 
 /** A value must not contain the line that would end its here-document early (and run the rest as commands). */

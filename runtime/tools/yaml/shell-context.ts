@@ -7,6 +7,12 @@
  * Where no escaping can be trusted — inside backticks, inside ${...},
  * right after a backslash, in a here-document's delimiter — the
  * placeholder is refused when the tool is loaded, never guessed at.
+ *
+ * Bash evaluates some text as arithmetic even when it is quoted — in
+ * $((...)), ((...)), let, [[ ... -eq ... ]], array subscripts and
+ * assignments to integer variables — and arithmetic runs the command
+ * substitutions of array subscripts ('a[$(id)]'). Placeholders standing
+ * there, at any depth, take numbers only (`numeric` says why).
  */
 
 export type ShellDialect = 'bash' | 'posix';
@@ -29,8 +35,22 @@ export interface Heredoc {
   bodyEnd: number;
 }
 
+interface CodeFrame {
+  mode: 'code';
+  close: ')' | '`' | undefined;
+  depth: number;
+  caseDepth: number;
+  /** The current word's letters (for case/esac). */
+  word: string;
+  /** The current word as written so far (for let, [[, name[...]= and name=). */
+  current: string;
+  arith: boolean;
+  letActive: boolean;
+  test?: { placeholders: number[]; text: string };
+}
+
 type Frame =
-  | { mode: 'code'; close: ')' | '`' | undefined; depth: number; caseDepth: number; word: string }
+  | CodeFrame
   | { mode: 'param'; depth: number }
   | { mode: 'double' }
   | { mode: 'single' }
@@ -39,12 +59,27 @@ type Frame =
   | { mode: 'heredoc'; index: number; atLineStart: boolean };
 
 const WORD_BREAK = /[\s;&|()<>]/;
+const ARITHMETIC_TEST = /(^|\s)-(eq|ne|lt|le|gt|ge|v)(\s|$)/;
+const INTEGER_DECLARATION = /\b(declare|typeset|local|export|readonly)\s+-[A-Za-z]*i/;
 
-export function analyzeShell(text: string, positions: readonly number[], dialect: ShellDialect = 'bash'): { contexts: ShellContext[]; heredocs: Heredoc[] } {
+function codeFrame(close: CodeFrame['close'], arith = false, depth = 0): CodeFrame {
+  return { mode: 'code', close, depth, caseDepth: 0, word: '', current: '', arith, letActive: false };
+}
+
+export interface ShellAnalysis {
+  contexts: ShellContext[];
+  heredocs: Heredoc[];
+  /** Per placeholder: why only a number may stand there (bash arithmetic), if it is so. */
+  numeric: (string | undefined)[];
+}
+
+export function analyzeShell(text: string, positions: readonly number[], dialect: ShellDialect = 'bash'): ShellAnalysis {
   const contexts: ShellContext[] = [];
+  const numeric: (string | undefined)[] = [];
   const heredocs: Heredoc[] = [];
   const pending: Omit<Heredoc, 'bodyStart' | 'bodyEnd'>[] = [];
-  const stack: Frame[] = [{ mode: 'code', close: undefined, depth: 0, caseDepth: 0, word: '' }];
+  const stack: Frame[] = [codeFrame(undefined)];
+  const integerVariables = INTEGER_DECLARATION.test(text);
   let next = 0; // the next position to classify
   let wordBefore = false; // the previous character (or a placeholder) belongs to a word
 
@@ -65,14 +100,39 @@ export function analyzeShell(text: string, positions: readonly number[], dialect
         return { kind: f.mode };
     }
   };
+  /** Why a value here is evaluated as arithmetic: any enclosing code frame decides. */
+  const arithmeticReason = (): string | undefined => {
+    for (const f of stack) {
+      if (f.mode !== 'code') continue;
+      if (f.arith) return 'inside an arithmetic expression';
+      if (f.letActive) return 'in a let expression';
+      if (/^[A-Za-z_][A-Za-z0-9_]*\[[^\]]*$/.test(f.current)) return 'in an array subscript';
+      if (integerVariables && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(f.current)) return 'assigned in a script that declares integer variables';
+    }
+    return undefined;
+  };
   /** Classifies the placeholders standing at offset `at`. */
   const classifyAt = (at: number, context: () => ShellContext) => {
     // A placeholder that fell inside a token no branch below looks into cannot be escaped.
     while (next < positions.length && positions[next] < at) contexts[next++] = unsupported('inside a shell operator or keyword', 'separate the placeholder from the characters around it');
     while (next < positions.length && positions[next] === at) {
+      numeric[next] = arithmeticReason();
+      for (const f of stack) if (f.mode === 'code' && f.test) f.test.placeholders.push(next);
       contexts[next++] = context();
       wordBefore = true;
     }
+  };
+  /** A word of a code frame ends: let, [[ and ]] change what follows. */
+  const endWord = (frame: CodeFrame, separator: string) => {
+    const word = frame.current;
+    frame.current = '';
+    if (word === 'let') frame.letActive = true;
+    else if (word === '[[') frame.test = { placeholders: [], text: '' };
+    else if (word === ']]' && frame.test) {
+      if (ARITHMETIC_TEST.test(frame.test.text)) for (const n of frame.test.placeholders) numeric[n] ??= 'in a [[ ]] test that compares numbers';
+      frame.test = undefined;
+    }
+    if (/[;&|\n]/.test(separator)) frame.letActive = false;
   };
   /** Placeholders strictly inside a multi-character token cannot be escaped. */
   const refuseInside = (from: number, to: number, reason: string, hint: string) => {
@@ -196,6 +256,15 @@ export function analyzeShell(text: string, positions: readonly number[], dialect
           else if (frame.word === 'esac' && frame.caseDepth > 0) frame.caseDepth--;
           frame.word = '';
         }
+        if (frame.test) frame.test.text += c;
+        if (WORD_BREAK.test(c)) endWord(frame, c);
+        else if (c !== '\\') frame.current += c;
+        if (c === '(' && d === '(' && frame.current === '' && !wordBefore) {
+          // ((...)): an arithmetic command, closed by its "))".
+          stack.push(codeFrame(')', true, 1));
+          i += 2;
+          continue;
+        }
         if (c === '\\') {
           classifyAt(i + 1, afterBackslash);
           i += 2;
@@ -260,22 +329,23 @@ export function analyzeShell(text: string, positions: readonly number[], dialect
       }
     }
   }
+  for (const f of stack) if (f.mode === 'code') endWord(f, '\n');
   // A here-document still open at the end runs to the end of the script.
   for (const doc of heredocs) {
     if (doc.bodyStart < 0) doc.bodyStart = text.length;
     if (doc.bodyEnd < 0) doc.bodyEnd = text.length;
   }
-  return { contexts, heredocs };
+  return { contexts, heredocs, numeric };
 
   /** `$(`, `${`, `$'`, `$"`, a backtick: pushes the frame and returns the next offset. */
   function openExpansion(c: string, d: string | undefined, at: number, inCode: boolean): number | undefined {
     if (c === '`') {
-      stack.push({ mode: 'code', close: '`', depth: 0, caseDepth: 0, word: '' });
+      stack.push(codeFrame('`'));
       return at + 1;
     }
     if (c !== '$') return undefined;
     classifyAt(at + 1, () => unsupported('right after "$"', 'put a space or quote between "$" and the placeholder'));
-    if (d === '(') stack.push({ mode: 'code', close: ')', depth: 0, caseDepth: 0, word: '' });
+    if (d === '(') stack.push(codeFrame(')', text[at + 2] === '('));
     else if (d === '{') stack.push({ mode: 'param', depth: 0 });
     else if (d === "'" && inCode && dialect === 'bash') stack.push({ mode: 'ansi' });
     else if (d === '"' && inCode && dialect === 'bash') stack.push({ mode: 'double' });

@@ -257,3 +257,38 @@ describe('values a context cannot hold are refused, not mangled', () => {
     expect(await registry.execute('t', { V: 'ENDING' })).toMatchObject({ ok: true, value: 'ENDING' });
   });
 });
+
+describe('bash arithmetic, which runs the commands of array subscripts even in quoted text', () => {
+  const PAYLOAD = 'a[$(touch pwned)]';
+  it.each([
+    ['$((...))', 'echo $(( {V} + 1 ))'],
+    ['$((...)), quoted', 'echo $(( "{V}" + 1 ))'],
+    ['((...))', '(( {V} >= 1 )) && echo big'],
+    ['for ((...))', 'for ((i={V}; i < 2; i++)); do echo $i; done'],
+    ['let', 'let "n = {V} + 1"; echo $n'],
+    ['[[ -eq ]]', "[[ 1 -eq '{V}' ]] && echo same"],
+    ['[[ -le ]] on a command substitution', '[[ 1 -le $(printf %s {V}) ]] && echo less'],
+    ['an array subscript', 'a=(); a[{V}]=1; echo ${#a[@]}'],
+    ['an assignment to an integer variable', 'declare -i n; n={V}; echo $n'],
+  ])('takes numbers only in %s', async (_where, bash) => {
+    const workDir = tempDir('forge-inject-');
+    const registry = yamlRegistry(workDir, { t: { description: 'Arithmetic.', parameters: { V: { type: 'string' } }, bash } });
+    const refused = await registry.execute('t', { V: PAYLOAD });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'FORGE_YAML_VALUE', message: expect.stringContaining('must be a whole number') } });
+    expect(existsSync(join(workDir, 'pwned'))).toBe(false);
+    expect(await registry.execute('t', { V: '1' })).toMatchObject({ ok: true });
+  });
+
+  it('refuses subscript-shaped values anywhere in a script that evaluates variables as arithmetic', async () => {
+    const workDir = tempDir('forge-inject-');
+    const registry = yamlRegistry(workDir, {
+      flows: { description: 'Data flow.', parameters: { V: { type: 'string' } }, bash: 'v={V}; (( v > 1 )) && echo big || echo small' },
+      plain: { description: 'No arithmetic.', parameters: { V: { type: 'string' } }, bash: 'printf %s {V}' },
+    });
+    expect(await registry.execute('flows', { V: PAYLOAD })).toMatchObject({ ok: false, error: { code: 'FORGE_YAML_VALUE' } });
+    expect(existsSync(join(workDir, 'pwned'))).toBe(false);
+    expect(await registry.execute('flows', { V: '5' })).toMatchObject({ ok: true, value: 'big' });
+    // Where nothing is evaluated as arithmetic, such a value is just text.
+    expect(await registry.execute('plain', { V: '^[a-z]+$ and a[$(x)]' })).toMatchObject({ ok: true, value: '^[a-z]+$ and a[$(x)]' });
+  });
+});
