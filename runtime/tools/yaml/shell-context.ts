@@ -46,6 +46,8 @@ interface CodeFrame {
   current: string;
   arith: boolean;
   letActive: boolean;
+  /** The first word of the command in progress (eval runs its arguments as code). */
+  command?: string;
   test?: { placeholders: number[]; text: string };
 }
 
@@ -88,6 +90,7 @@ export function analyzeShell(text: string, positions: readonly number[], dialect
   const current = (): ShellContext => {
     if (stack.some((f) => f.mode === 'code' && f.close === '`')) return unsupported('inside backticks', 'use $(...) instead of `...`');
     if (stack.some((f) => f.mode === 'param')) return unsupported('inside ${...}', 'assign the placeholder to a variable first: v={NAME}; echo "${v:-default}"');
+    if (stack.some((f) => f.mode === 'code' && f.command === 'eval')) return unsupported('in an eval command, which runs its arguments as code', 'do not eval values; if you must, say so with {RAW:NAME}');
     const f = top();
     switch (f.mode) {
       case 'code':
@@ -126,13 +129,17 @@ export function analyzeShell(text: string, positions: readonly number[], dialect
   const endWord = (frame: CodeFrame, separator: string) => {
     const word = frame.current;
     frame.current = '';
+    if (word && frame.command === undefined) frame.command = word;
     if (word === 'let') frame.letActive = true;
     else if (word === '[[') frame.test = { placeholders: [], text: '' };
     else if (word === ']]' && frame.test) {
       if (ARITHMETIC_TEST.test(frame.test.text)) for (const n of frame.test.placeholders) numeric[n] ??= 'in a [[ ]] test that compares numbers';
       frame.test = undefined;
     }
-    if (/[;&|\n]/.test(separator)) frame.letActive = false;
+    if (/[;&|\n()]/.test(separator)) {
+      frame.letActive = false;
+      frame.command = undefined;
+    }
   };
   /** Placeholders strictly inside a multi-character token cannot be escaped. */
   const refuseInside = (from: number, to: number, reason: string, hint: string) => {

@@ -42,6 +42,8 @@ describe('reading a YAML tool: placeholders are refused where no escaping is saf
     ['right after a backslash', { bash: 'echo "\\{name}"' }],
     ["in a here-document's delimiter", { bash: 'cat <<{name}\nx\nEND' }],
     ["on a here-document's closing line", { bash: 'cat <<END\nx\nEND{name}\n' }],
+    ['in an eval command', { bash: 'eval "echo {name}"' }],
+    ['in an eval command', { bash: 'x=1; eval echo {name}' }],
     ["inside an f-string's {...}", { python: "print(f'{ {name} }')" }],
     ['right after a name or number', { python: 'print(f{name})' }],
     ['right after a backslash', { python: "print('\\{name}')" }],
