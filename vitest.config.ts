@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +8,8 @@ export default defineConfig({
     // CLI tests run the compiled `forge`; compile it from the current sources first.
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
+    // The user and global tool scopes: empty unless a test makes its own, never the real ones.
+    env: { FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'), FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools') },
     hookTimeout: 30_000,
   },
 });

@@ -12,6 +12,8 @@ import { errColor as c } from './terminal.ts';
 export interface Command {
   usage: string;
   run(argv: string[]): Promise<number>;
+  /** The command has subcommands that print their own --help (forge tool add --help). */
+  delegatesHelp?: boolean;
 }
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
@@ -66,7 +68,8 @@ export async function main(argv: string[]): Promise<number> {
   const verbose = rest.includes('--verbose') || rest.includes('-v');
   const command = await entry.load();
   try {
-    if (rest.includes('--help') || rest.includes('-h')) {
+    const subcommand = command.delegatesHelp && rest[0] !== undefined && !rest[0].startsWith('-');
+    if (!subcommand && (rest.includes('--help') || rest.includes('-h'))) {
       process.stdout.write(command.usage);
       return 0;
     }

@@ -13,11 +13,11 @@ export interface LoadedProject {
  * `strict` stops at the first stage with errors (validate); otherwise tools
  * with errors are left out and the rest stay usable (tool list/describe/run).
  */
-export async function loadProjectForCli(configFile: string | undefined, options: { strict: boolean; json: boolean }): Promise<LoadedProject> {
+export async function loadProjectForCli(configFile: string | undefined, options: { strict: boolean; json: boolean; extraRoots?: string[]; scopesOnly?: boolean }): Promise<LoadedProject> {
   const ctx = new StageContext(process.cwd(), options.strict);
   let project: Project | undefined;
   try {
-    project = await loadProject({ configFile }, ctx);
+    project = await loadProject({ configFile, extraRoots: options.extraRoots, scopesOnly: options.scopesOnly }, ctx);
   } catch (err) {
     if (!(err instanceof BuildStopped)) throw err;
   }

@@ -13,6 +13,7 @@ import { filterTools } from '../stages/filter-tools.ts';
 import type { Project } from '../stages/load-project.ts';
 import { createSourceRegistry } from '../stages/source-registry.ts';
 import { hasErrors } from '../runtime/diagnostics.ts';
+import { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
 import { startAdapterTools } from '../runtime/tools/adapters/adapter-runtime.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
@@ -23,6 +24,7 @@ export interface SourceAgent {
   registry: ToolRegistry;
   http: HttpClient;
   adapters: AdapterRuntime;
+  approval: ApprovalPolicy;
 }
 
 export async function loadSourceAgent(options: { configFile?: string; dev: boolean; log: Logger; json?: boolean }): Promise<SourceAgent | undefined> {
@@ -31,7 +33,9 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   if (!project) return undefined;
   const selected = filterTools(project.tools, { prod: !options.dev });
   const manifest = createManifest(project.config, selected.tools.map((t) => t.spec), !options.dev);
-  const { registry, diagnostics, http, adapters } = createSourceRegistry(project, { tools: selected.tools, log: options.log });
+  // forge.yaml was validated, so its rules parse.
+  const approval = ApprovalPolicy.create(project.config.approval);
+  const { registry, diagnostics, http, adapters } = createSourceRegistry(project, { tools: selected.tools, log: options.log, approval });
   printDiagnostics(diagnostics);
   // A running agent connects its MCP servers at start: a required one that fails stops it
   // here; the tools of an optional one that is down are left out.
@@ -44,5 +48,5 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   }
   const available = new Set(started.specs.map((s) => s.name));
   for (const tool of registry.list()) if (!available.has(tool.name)) registry.unregister(tool.name);
-  return { project, manifest, registry, http, adapters };
+  return { project, manifest, registry, http, adapters, approval };
 }

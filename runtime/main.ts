@@ -5,7 +5,8 @@
  *   --stdio                                   serve the tools over MCP on stdin/stdout
  *   tools [--json]                            list the agent's tools
  *   describe NAME                             print one tool's spec (JSON)
- *   call NAME [JSON] [--timeout MS] [--json]  run one tool and print its result
+ *   call NAME [JSON] [--timeout MS] [--json] [--yes] [--auto-approve RULE] [--auto-deny RULE]
+ *                                             run one tool and print its result
  *   __worker NAME                             (internal) serve a TS/JS tool's calls
  *
  * The build generates a small module that imports this file, the enabled
@@ -16,12 +17,17 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
+import { ApprovalPolicy } from './guard/approval-policy.ts';
+import { approveEverything, type Approver } from './guard/approver.ts';
 import { createEgressPolicy } from './guard/egress.ts';
+import { hasTerminal, TerminalApprover } from './guard/terminal-approver.ts';
 import { HttpClient } from './net/http-client.ts';
 import { createAdapterRuntime, startAdapterTools, type AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
+import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
+import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -31,6 +37,8 @@ export interface BundleContents {
   bundleUrl: string;
   /** The adapter modules the agent uses (MCP, OpenAPI); absent when it uses none. */
   adapters?: AdapterModules;
+  /** Present when the agent has YAML tools (it brings the YAML parser). */
+  yamlTools?: (host: YamlToolHost) => YamlToolFactory;
 }
 
 const USAGE = `usage: node runtime.mjs <command>
@@ -43,6 +51,12 @@ commands:
   describe NAME                       print a tool's spec as JSON
   call NAME [JSON] [--timeout MS] [--json]
                                       run a tool with JSON arguments and print its result
+
+approval (for the tools a composed tool calls; the tool you name is yours to run):
+  --yes                               approve every call that would ask (auto-deny rules still refuse)
+  --auto-approve RULE, --auto-deny RULE
+                                      extra rules: tag:read, name:file_read, category:custom, globs
+  without --yes, calls that need confirmation are asked on the terminal, or refused without one
 
 options:
   --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR or the current directory)
@@ -86,6 +100,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         'no-auth': { type: 'boolean', default: false },
         'public-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
+        yes: { type: 'boolean', short: 'y', default: false },
+        'auto-approve': { type: 'string', multiple: true },
+        'auto-deny': { type: 'string', multiple: true },
       },
     });
   } catch (err) {
@@ -99,7 +116,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv or the HTTP client, and starts that much sooner without them.
-  const [{ createRegistry }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ createRegistry }, { DiagnosticError, formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
     import('./tools/create-tools.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
@@ -108,6 +125,14 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleDir = dirname(bundleFile);
   const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
+  let approval: ApprovalPolicy;
+  try {
+    approval = ApprovalPolicy.create(manifest.approval, { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] });
+  } catch (err) {
+    if (!(err instanceof DiagnosticError)) throw err;
+    for (const d of err.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+    return 2;
+  }
   // Every outbound request of every tool goes through this one client and its egress policy.
   const http = new HttpClient(createEgressPolicy(manifest.egress));
   const log = stderrLogger;
@@ -130,6 +155,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       http,
       log,
       adapters,
+      approval,
+      yaml: contents.yamlTools?.({ workDir, envPassthrough: manifest.env_passthrough }),
       schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
       agentConfig: { ...manifest, tools: undefined, workdir: workDir },
       custom: {
@@ -167,14 +194,15 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       http,
       log: stderrLogger,
       announce: (line) => process.stderr.write(`${line}\n`),
+      approval,
     });
     stopOnSignals(running, stderrLogger);
     process.stderr.write(`${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})\n`);
     return -1;
   }
   if (command === 'stdio') {
-    const { serveMcpStdio } = await import('./server/mcp-stdio.ts');
-    await serveMcpStdio(manifest, { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) }, () => registry.close());
+    const [{ serveMcpStdio }, { clientCalls }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts')]);
+    await serveMcpStdio(manifest, clientCalls(registry), () => registry.close());
     return -1;
   }
 
@@ -215,7 +243,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
           }
         }
         const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
-        const result = await registry.execute(name, args, { timeoutMs });
+        // The person named this tool, so it is approved; what it calls goes through the policy.
+        const approver: Approver | undefined = parsed.values.yes ? approveEverything : hasTerminal() ? new TerminalApprover() : undefined;
+        const result = await registry.execute(name, args, { timeoutMs, approver, approved: true });
         if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
         else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
         else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);

@@ -38,7 +38,8 @@ export async function bundleRuntime(
 ): Promise<BundleOutput> {
   const multipleDirs = config.toolDirs.length > 1;
   const bundlePath = (file: SourceFile, ext?: string) => {
-    const prefix = multipleDirs ? `${file.toolDir.path.replace(/^(\.\.?\/)+/, '').replace(/\/+$/, '')}/` : '';
+    // Tools from the user or global scope go under tools/@user/, tools/@global/.
+    const prefix = file.scope ? `@${file.scope}/` : multipleDirs ? `${file.toolDir.path.replace(/^(\.\.?\/)+/, '').replace(/\/+$/, '')}/` : '';
     const path = `tools/${prefix}${file.withinDir}`;
     return ext ? path.replace(/\.[^./]+$/, ext) : path;
   };
@@ -49,7 +50,7 @@ export async function bundleRuntime(
   for (const tool of tools) {
     const spec: ToolSpec = { ...tool.spec };
     if (tool.file && spec.source) {
-      if (spec.source.kind === 'python') {
+      if (spec.source.kind === 'python' || spec.source.kind === 'yaml') {
         const path = bundlePath(tool.file);
         tool.file.sha256 = writer.write(path, readFileSync(tool.file.absolute)).sha256;
         spec.source = { ...spec.source, path };
@@ -74,7 +75,7 @@ export async function bundleRuntime(
   const entryFile = join(writer.dir, ENTRY_FILE);
   mkdirSync(writer.dir, { recursive: true });
   const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };
-  writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters));
+  writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters, specs.some((s) => s.source?.kind === 'yaml')));
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
@@ -112,11 +113,13 @@ export async function bundleRuntime(
 
 /**
  * The bundle's entry module: the runtime, the enabled builtins, the TS/JS
- * tools that export execute(), and the adapter modules the agent uses (an
- * agent without MCP servers carries none of the MCP SDK).
+ * tools that export execute(), the adapter modules the agent uses (an
+ * agent without MCP servers carries none of the MCP SDK), and the YAML tool
+ * loader (with its YAML parser) only when there are YAML tools.
  */
-function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[], adapters: { mcp: boolean; openapi: boolean }): string {
+function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[], adapters: { mcp: boolean; openapi: boolean }, yamlTools: boolean): string {
   const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`];
+  if (yamlTools) lines.push(`import { createYamlToolFactory } from ${JSON.stringify(join(runtimeDir, 'tools/yaml/load-yaml-tool.ts'))};`);
   const adapterModules: string[] = [];
   if (adapters.mcp) {
     lines.push(`import * as mcpAdapter from ${JSON.stringify(join(runtimeDir, 'tools', 'adapters', 'mcp', 'index.ts'))};`);
@@ -136,6 +139,7 @@ function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly Projec
   lines.push(
     `run({`,
     `  bundleUrl: import.meta.url,`,
+    ...(yamlTools ? [`  yamlTools: createYamlToolFactory,`] : []),
     `  builtins: {`,
     ...builtins.map((b) => '  ' + b),
     `  },`,

@@ -1,6 +1,6 @@
 /**
  * Stage: discover tools. Lists the files in every tool_dir that may be tools
- * (.py .ts .js .mjs) and the support files that travel with them.
+ * (.py .ts .js .mjs .yaml .yml) and the support files that travel with them.
  */
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
@@ -20,13 +20,15 @@ export interface SourceFile {
   display: string;
   kind: SourceKind | 'other';
   toolDir: ToolDir;
+  /** Set for a tool found in the user or global scope rather than a tool_dir. */
+  scope?: 'user' | 'global';
   /** Size and mtime when discovered — before anything read it — for the build cache. */
   stat: { size: number; mtimeMs: number };
   /** sha256 of the content, once a stage has read it. */
   sha256?: string;
 }
 
-const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript' };
+const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript', '.yaml': 'yaml', '.yml': 'yaml' };
 
 export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceFile[] {
   const files: SourceFile[] = [];

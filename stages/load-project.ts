@@ -1,20 +1,24 @@
 /**
  * The front half of the pipeline, shared by `forge build`, `forge validate`
  * and `forge tool ...`: load config → discover tools → parse docstrings
- * (discover adapters alongside) → annotate categories → check schemas.
- * What the build sees and what `forge tool run` runs come from this one
- * code path.
+ * (discover adapters alongside) → parse YAML tools → annotate categories →
+ * resolve dependencies (across the scopes) → check compositions → check
+ * schemas. What the build sees and what `forge tool run` runs come from this
+ * one code path.
  */
 import { join, resolve } from 'node:path';
 import { error } from '../runtime/diagnostics.ts';
 import { annotateCategories } from './annotate-categories.ts';
+import { checkCompositions } from './check-compositions.ts';
 import { checkSchemas } from './check-schemas.ts';
 import { locateConfig } from './config/find-config.ts';
-import { loadConfig } from './config/load-config.ts';
+import { loadConfig, loadConfigText } from './config/load-config.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import { discoverAdapters, type DiscoveredAdapters, type DiscoveryMode } from './discover-adapters.ts';
 import { discoverTools, type SourceFile } from './discover-tools.ts';
 import { parseDocstrings } from './parse-docstrings.ts';
+import { parseYamlTools } from './parse-yaml-tools.ts';
+import { resolveToolDependencies } from './resolve-tool-dependencies.ts';
 import type { ProjectTool } from './project-tool.ts';
 import { BuildStopped, runStage, type StageContext } from './stage.ts';
 
@@ -29,16 +33,22 @@ export interface ProjectOptions {
   adapters?: DiscoveryMode;
   /** The last build's agent.json, relative to the project root (default: .forge-output/agent.json). */
   recordedManifest?: string;
+  /** Tools to bring in from the user or global scope even if no project tool needs them (`forge tool run user/x`). */
+  extraRoots?: string[];
+  /** Without a forge.yaml, load no project tools rather than fail (`forge tool run user/x` anywhere). */
+  scopesOnly?: boolean;
 }
 
 export interface Project {
   config: ProjectConfig;
   tools: ProjectTool[];
   supportFiles: SourceFile[];
-  /** Every file discovered in tool_dirs (for the build cache). */
+  /** Every file discovered in tool_dirs, and the scope files brought in (for the build cache). */
   files: SourceFile[];
   /** MCP servers and APIs: their tools, settings, and the egress they need. */
   adapters: DiscoveredAdapters;
+  /** The user/global scope directories that were searched (for the build cache). */
+  scopeDirs: string[];
 }
 
 /**
@@ -48,6 +58,11 @@ export interface Project {
 export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true } = {}): Promise<Project> {
   const config = await runStage(ctx, 'load-config', async () => {
     const file = locateConfig(options, ctx.cwd);
+    if (!file && options.scopesOnly) {
+      // No project: only the user and global scopes' tools, working in the current directory.
+      const loaded = await loadConfigText(resolve(ctx.cwd, 'forge.yaml'), 'agent_id: scopes-only\nversion: 0.0.0\ntool_dirs: []\n', ctx.cwd);
+      return loaded.config;
+    }
     if (!file) {
       ctx.report(error('FORGE_CONFIG_NOT_FOUND', 'no forge.yaml in this directory or any parent', {}, 'run `forge init` to create a project'));
       return undefined;
@@ -66,9 +81,13 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext, { 
   }, ctx);
   discovering.catch(() => {});
   const files = await runStage(ctx, 'discover-tools', () => discoverTools(project, ctx));
-  const parsed = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
+  const docstrings = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
+  const parsed = await runStage(ctx, 'parse-yaml-tools', () => parseYamlTools(files, docstrings, ctx));
   const adapters = await runStage(ctx, 'discover-adapters', () => discovering, adaptersStarted);
-  const tools = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx, adapters.tools));
+  const annotated = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx, adapters.tools));
+  const resolved = await runStage(ctx, 'resolve-dependencies', () => resolveToolDependencies(annotated, ctx, { extraRoots: options.extraRoots }));
+  const tools = resolved.tools;
+  await runStage(ctx, 'check-compositions', () => checkCompositions(tools, ctx));
   if (check) await runStage(ctx, 'check-schemas', () => checkSchemas(tools, ctx));
-  return { config: project, tools, supportFiles: parsed.supportFiles, files, adapters };
+  return { config: project, tools, supportFiles: parsed.supportFiles, files: [...files, ...resolved.scopeFiles], scopeDirs: resolved.scopeDirs, adapters };
 }

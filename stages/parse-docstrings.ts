@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { error, hasErrors, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
+import type { YamlToolDefinition } from '../runtime/tools/yaml/definition.ts';
 import { definesExecute, extractPythonDocstring, extractScriptDocstring } from '../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -17,6 +18,15 @@ export interface ParsedTool {
   file: SourceFile;
   /** Where the tool is declared (its `Tool:` line). */
   at: Location;
+  /** YAML tools: the loaded definition and how to point into the file. */
+  yaml?: YamlToolFacts;
+  /** Why the tool is not registered on this machine (a YAML tool for other platforms). */
+  unavailable?: string;
+}
+
+export interface YamlToolFacts {
+  definition: YamlToolDefinition;
+  locate(path: readonly (string | number)[], offset?: number): Location;
 }
 
 export interface ParsedSources {
@@ -29,7 +39,8 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
   const tools: ParsedTool[] = [];
   const supportFiles: SourceFile[] = [];
   for (const file of files) {
-    if (file.kind === 'other' || file.kind === 'yaml') {
+    if (file.kind === 'yaml') continue; // parse-yaml-tools reads these
+    if (file.kind === 'other') {
       supportFiles.push(file);
       continue;
     }
@@ -76,5 +87,13 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
   };
   if (tool.outputSchema) spec.outputSchema = tool.outputSchema;
   if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
+  if (tool.composedOf) spec.composedOf = tool.composedOf;
+  if (tool.singleConfirmation) spec.singleConfirmation = true;
+  if (tool.compositionAt && (kind === 'python' || spec.source!.style !== 'execute')) {
+    // Sub-tool calls go through the worker protocol, which the Node worker speaks.
+    diagnostics.push(
+      error('FORGE_DOCSTRING_COMPOSED', 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools', { file: file.display, ...tool.compositionAt }, kind === 'python' ? 'write the composed tool in TypeScript, or as a YAML tool with tool: steps' : 'export execute(args, ctx) and call ctx.registry.execute(name, args)'),
+    );
+  }
   return { spec, line: tool.line, sha256, diagnostics };
 }

@@ -100,7 +100,10 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     preloadArchiver();
     await new Promise((resolve) => setImmediate(resolve));
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
-    await runStage(ctx, 'filter-tools', () => selected);
+    await runStage(ctx, 'filter-tools', () => {
+      ctx.report(...selected.problems);
+      return selected;
+    });
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const manifest = createManifest(config, bundle.specs, prod, project.adapters);
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, writer));
@@ -142,7 +145,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       // Project files are hashed (an editor may rewrite them unchanged); Forge's
       // own files and installed packages are trusted by their stat.
       inputs: [...discovered, ...[...inputs].map((p) => stampFile(p, isProjectFile(p, config.root))).filter((s): s is FileStamp => s !== undefined)],
-      directories: config.toolDirs.flatMap((d) => stampDirectories(d.absolute)),
+      directories: [...config.toolDirs.map((d) => d.absolute), ...project.scopeDirs].flatMap((dir) => stampDirectories(dir)),
       outputs: writer.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
       summary,
       ...(project.adapters.live.length ? { live: project.adapters.live } : {}),

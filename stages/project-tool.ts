@@ -7,6 +7,7 @@ import type { BuiltinDefinition } from '../runtime/tools/builtin/define.ts';
 import type { CatalogEntry } from '../runtime/tools/catalog.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { SourceFile } from './discover-tools.ts';
+import type { YamlToolFacts } from './parse-docstrings.ts';
 
 export interface ProjectTool {
   spec: ToolSpec;
@@ -22,6 +23,12 @@ export interface ProjectTool {
    */
   schemaOrigin: 'generated' | 'forge' | 'external';
   builtin?: { entry: CatalogEntry; definition: BuiltinDefinition<any> };
+  /** YAML tools: the loaded definition and how to point into the file. */
+  yaml?: YamlToolFacts;
+  /** Why the tool is not registered on this machine (a YAML tool made for other platforms). */
+  unavailable?: string;
+  /** A tool from the user or global scope, brought in because a project tool needs it. */
+  scope?: 'user' | 'global';
 }
 
 export function byName(a: ProjectTool, b: ProjectTool): number {

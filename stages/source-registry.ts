@@ -2,9 +2,11 @@
  * A registry of a project's tools run straight from sources (no build):
  * what `forge tool run`, `forge run` and `forge chat` use. Specs and code
  * come from the same stages the build runs; every outbound request goes
- * through one HTTP client with the project's egress policy.
+ * through one HTTP client with the project's egress policy, and every call
+ * through the approval policy given.
  */
 import { isAbsolute, join } from 'node:path';
+import type { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
 import { createEgressPolicy } from '../runtime/guard/egress.ts';
 import { HttpClient } from '../runtime/net/http-client.ts';
 import { createAdapterRuntime, type AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
@@ -14,6 +16,8 @@ import type { BuiltinDefinition } from '../runtime/tools/builtin/define.ts';
 import { createRegistry, createTool, type RegistryBuild, type ToolFactories } from '../runtime/tools/create-tools.ts';
 import type { Logger, Tool, ToolSpec } from '../runtime/tools/model.ts';
 import { silentLogger } from '../runtime/tools/registry.ts';
+import { createYamlToolFactory } from '../runtime/tools/yaml/load-yaml-tool.ts';
+import type { CommandEvent } from '../runtime/tools/yaml/yaml-tool.ts';
 import { forgeVersion } from './forge-paths.ts';
 import type { Project } from './load-project.ts';
 import type { ProjectTool } from './project-tool.ts';
@@ -28,6 +32,10 @@ export interface SourceRegistryOptions {
   adapters?: AdapterRuntime;
   /** The tools to register (default: all of the project's, dev tools included). */
   tools?: readonly ProjectTool[];
+  /** The approval policy calls go through (forge.yaml's approval: plus the command line's rules). */
+  approval?: ApprovalPolicy;
+  /** Sees every command a YAML tool runs, just before it runs (--show-command). */
+  onCommand?: (event: CommandEvent) => void;
 }
 
 export interface SourceRegistry extends RegistryBuild {
@@ -54,6 +62,8 @@ export function sourceToolFactories(project: Project, options: SourceRegistryOpt
     http,
     env,
     adapters,
+    approval: options.approval,
+    yaml: createYamlToolFactory({ workDir: config.workDir, envPassthrough: config.envPassthrough, onCommand: options.onCommand }),
     schedules: config.schedules,
     agentConfig: describeConfig(project),
     custom: {
@@ -66,7 +76,8 @@ export function sourceToolFactories(project: Project, options: SourceRegistryOpt
 }
 
 export function createSourceRegistry(project: Project, options: SourceRegistryOptions = {}): SourceRegistry {
-  const tools = options.tools ?? project.tools;
+  // Tools for another platform are listed (with a note) but never registered.
+  const tools = (options.tools ?? project.tools).filter((t) => !t.unavailable);
   const origins = new Map(tools.map((t) => [t.spec.name, t.origin]));
   const factories = sourceToolFactories(project, options);
   const built = createRegistry(

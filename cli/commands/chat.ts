@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { AgentEvent, AgentOutcome } from '../../runtime/agent/agent-loop.ts';
 import { NoModelError } from '../../runtime/agent/agent.ts';
+import type { ApprovalRequest } from '../../runtime/guard/approver.ts';
 import { createAgent } from '../../runtime/server/serve.ts';
 import { parseCommand } from '../args.ts';
 import { cliLogger } from '../cli-logger.ts';
@@ -25,8 +26,10 @@ export async function run(argv: string[]): Promise<number> {
   const log = cliLogger(values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
-  const { project, manifest, registry, http } = source;
-  const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, gate: undefined });
+  const { project, manifest, registry, http, approval } = source;
+  // A person is here: a sub-tool that needs confirmation mid-call is asked too.
+  const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${request.parents.join(' → ')} → ${request.tool} ${short(JSON.stringify(request.args))} (${request.reason})? [y/N] `)) ?? '').trim()) };
+  const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, approval, subApprover });
   const session = values.session ?? `chat-${randomUUID()}`;
   const lines = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
   const queue: string[] = [];

@@ -1,3 +1,4 @@
+import { clientCalls } from '../../runtime/server/client-calls.ts';
 import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
@@ -46,12 +47,12 @@ export async function run(argv: string[]): Promise<number> {
   const log = cliLogger(values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
-  const { project, manifest, registry, http } = source;
+  const { project, manifest, registry, http, approval } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
 
   if (values.stdio) {
     const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
-    await serveMcpStdio(manifest, { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) }, async () => {
+    await serveMcpStdio(manifest, clientCalls(registry), async () => {
       stopWatching();
       await registry.close();
     });
@@ -70,6 +71,7 @@ export async function run(argv: string[]): Promise<number> {
       publicUrl: values['public-url'],
       http,
       log,
+      approval,
       announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
     });
   } catch (err) {

@@ -55,7 +55,8 @@ export function renderDescription(spec: ToolSpec, where: string, enabled: boolea
   for (const paragraph of spec.description.split('\n')) lines.push(`  ${paragraph}`);
   lines.push('');
   lines.push(`  tags      ${spec.tags.length ? spec.tags.join(', ') : c.dim('(none: treated as "run" by the approval policy)')}`);
-  lines.push(`  source    ${where}${spec.source ? ` (${spec.source.kind}, ${spec.source.style === 'execute' ? 'worker' : 'process per call'})` : ''}`);
+  const how = spec.source?.kind === 'yaml' ? 'yaml' : spec.source ? `${spec.source.kind}, ${spec.source.style === 'execute' ? 'worker' : 'process per call'}` : '';
+  lines.push(`  source    ${where}${how ? ` (${how})` : ''}`);
   lines.push(`  timeout   ${spec.timeoutMs !== undefined ? formatDuration(spec.timeoutMs) : `${formatDuration(DEFAULT_TIMEOUT_MS)} (default)`}`);
   if (spec.adapter) {
     const b = spec.adapter;

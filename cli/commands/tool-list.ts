@@ -2,20 +2,31 @@ import type { AdapterBinding } from '../../runtime/tools/adapters/settings.ts';
 import { CATALOG } from '../../runtime/tools/catalog.ts';
 import { CATEGORIES, type Category } from '../../runtime/tools/model.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
+import { ToolScope, type SharedScope } from '../../stages/scopes.ts';
 import { parseCommand } from '../args.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool list [--category C] [--all] [--json]
+export const usage = `usage: forge tool list [--category C] [--scope local|user|global] [--all] [--json]
 
-Lists the project's tools from sources: custom tools in tool_dirs and the
-tools enabled in forge.yaml, with their category and security tags.
+Lists the project's tools from sources: custom tools in tool_dirs, the
+tools enabled in forge.yaml, and the scope tools they need, with their
+category and security tags. With --scope, lists one scope's tools: local
+(the project's tool_dirs), user (~/.forge/tools) or global.
 
 options:
   --category C   only tools of one category: builtin, adapter, dev, custom
-  --all          also list the tools Forge ships that forge.yaml does not enable
+  --scope S      only the tools of one scope
+  --all          also list the tools Forge ships that forge.yaml does not enable,
+                 and tools made for other platforms (not registered here)
   --json         print JSON
+
+examples:
+  forge tool list
+  forge tool list --scope user
+  forge tool list --all --json
 `;
 
 interface Row {
@@ -25,47 +36,69 @@ interface Row {
   description: string;
   enabled: boolean;
   source: string;
+  scope?: string;
+  version?: string;
+  /** Why the tool is not registered here (made for other platforms). */
+  note?: string;
 }
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommand(argv, {
     category: { type: 'string' },
+    scope: { type: 'string' },
     all: { type: 'boolean', default: false },
   });
   const category = values.category as Category | undefined;
   if (category && !CATEGORIES.includes(category)) {
     throw new UsageError(`unknown category "${category}"`, didYouMean(category, CATEGORIES) ?? `categories: ${CATEGORIES.join(', ')}`);
   }
-  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
-  if (!project) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
-    return 1;
-  }
-  const rows: Row[] = project.tools.map((t) => ({
-    name: t.spec.name,
-    category: t.spec.category,
-    tags: t.spec.tags,
-    description: t.spec.description,
-    enabled: true,
-    source: t.file ? t.file.display : t.spec.adapter ? adapterSource(t.spec.adapter) : 'forge',
-  }));
-  if (values.all) {
-    const enabled = new Set(rows.map((r) => r.name));
-    for (const entry of CATALOG) {
-      if (enabled.has(entry.name)) continue;
-      const { spec } = (await entry.load()).default;
-      rows.push({ name: spec.name, category: spec.category, tags: spec.tags, description: spec.description, enabled: false, source: 'forge' });
+  const scope = values.scope;
+  if (scope !== undefined && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
+
+  let rows: Row[];
+  let extra = {};
+  if (scope === 'user' || scope === 'global') {
+    rows = await scopeRows(scope as SharedScope, values.json);
+  } else {
+    const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
+    if (!project) {
+      if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+      return 1;
     }
-    rows.sort((a, b) => (a.name < b.name ? -1 : 1));
+    extra = diagnosticsJson(diagnostics);
+    rows = project.tools
+      .filter((t) => scope !== 'local' || !t.scope)
+      .map((t) => ({
+        name: t.spec.name,
+        category: t.spec.category,
+        tags: t.spec.tags,
+        description: t.spec.description,
+        enabled: !t.unavailable,
+        source: t.file ? t.file.display : t.spec.adapter ? adapterSource(t.spec.adapter) : 'forge',
+        scope: t.scope ?? (t.file ? 'local' : 'forge'),
+        ...(t.yaml?.definition.version ? { version: t.yaml.definition.version } : {}),
+        ...(t.unavailable ? { note: `not for this platform: ${t.unavailable}` } : {}),
+      }));
+    if (!values.all) rows = rows.filter((r) => !r.note);
+    if (values.all && scope === undefined) {
+      const enabled = new Set(rows.map((r) => r.name));
+      for (const entry of CATALOG) {
+        if (enabled.has(entry.name)) continue;
+        const { spec } = (await entry.load()).default;
+        rows.push({ name: spec.name, category: spec.category, tags: spec.tags, description: spec.description, enabled: false, source: 'forge', scope: 'forge', note: 'not enabled' });
+      }
+      rows.sort((a, b) => (a.name < b.name ? -1 : 1));
+    }
   }
   const shown = rows.filter((r) => !category || r.category === category);
 
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, tools: shown, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, tools: shown, ...extra }, null, 2) + '\n');
     return 0;
   }
   if (shown.length === 0) {
-    process.stdout.write(category ? `no ${category} tools\n` : 'no tools yet: add a docstring-annotated file to tools/ or enable a builtin in forge.yaml\n');
+    const where = scope === 'user' || scope === 'global' ? `the ${scope} scope has no tools yet: add one with forge tool add NAME --scope ${scope} ...` : 'no tools yet: add a docstring-annotated file or a YAML tool to tools/, or enable a builtin in forge.yaml';
+    process.stdout.write(category ? `no ${category} tools\n` : `${where}\n`);
     return 0;
   }
   const nameWidth = Math.max(4, ...shown.map((r) => r.name.length));
@@ -73,14 +106,37 @@ export async function run(argv: string[]): Promise<number> {
   const tagWidth = Math.max(4, ...shown.map((r) => r.tags.join(',').length));
   process.stdout.write(c.dim(`${'NAME'.padEnd(nameWidth)}  ${'CATEGORY'.padEnd(catWidth)}  ${'TAGS'.padEnd(tagWidth)}  DESCRIPTION`) + '\n');
   for (const r of shown) {
-    const line = `${r.name.padEnd(nameWidth)}  ${r.category.padEnd(catWidth)}  ${r.tags.join(',').padEnd(tagWidth)}  ${firstSentence(r.description)}`;
-    process.stdout.write((r.enabled ? line : c.dim(`${line} (not enabled)`)) + '\n');
+    const from = r.scope === 'user' || r.scope === 'global' ? ` (${r.scope} scope${r.version ? ` ${r.version}` : ''})` : '';
+    const line = `${r.name.padEnd(nameWidth)}  ${r.category.padEnd(catWidth)}  ${r.tags.join(',').padEnd(tagWidth)}  ${firstSentence(r.description)}${from}`;
+    process.stdout.write((r.note ? c.dim(`${line} (${r.note})`) : line) + '\n');
   }
   return 0;
 }
 
 function adapterSource(binding: AdapterBinding): string {
   return binding.kind === 'mcp' ? `mcp:${binding.server}` : `api:${binding.api}`;
+}
+
+/** A user or global scope's tools, files with errors included (their problems printed). */
+async function scopeRows(scope: SharedScope, json: boolean): Promise<Row[]> {
+  const tools = await ToolScope.shared()[scope].list();
+  const rows: Row[] = [];
+  for (const t of tools) {
+    if (!json) printDiagnostics(t.result.diagnostics);
+    const spec = t.result.spec;
+    rows.push({
+      name: t.name,
+      category: spec?.category ?? 'custom',
+      tags: spec?.tags ?? [],
+      description: spec?.description ?? '(has errors)',
+      enabled: spec !== undefined && !t.result.unavailable,
+      source: t.file.display,
+      scope,
+      ...(t.version ? { version: t.version } : {}),
+      ...(!spec ? { note: 'has errors' } : t.result.unavailable ? { note: `not for this platform: ${t.result.unavailable}` } : {}),
+    });
+  }
+  return rows;
 }
 
 function firstSentence(text: string): string {

@@ -1,26 +1,42 @@
+import { DiagnosticError } from '../../runtime/diagnostics.ts';
+import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
+import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
+import { createSourceRegistry } from '../../stages/source-registry.ts';
+import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseInteger } from '../args.ts';
+import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
-import { createSourceRegistry } from '../../stages/source-registry.ts';
-import { printDiagnostics } from '../diagnostics-output.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool run NAME [--param K=V ...] [--input JSON] [--timeout MS] [--json]
+export const usage = `usage: forge tool run NAME [--param K=V ...] [--input JSON] [--timeout MS] [--show-command] [--dry-run] [--json]
 
 Runs one tool from the project's sources — no build, no LLM — with the same
-argument checks, environment and timeout the agent's runtime applies.
+argument checks, environment, timeout and approval policy the agent's
+runtime applies. NAME may name a scope: user/summarize, global/fetch.
+Outside a project, the user and global scopes' tools run in the current
+directory.
 
 options:
   --param K=V     an argument; the value is converted to the parameter's type
                   (numbers, true/false, a,b,c or JSON for lists, JSON for objects)
   --input JSON    all arguments as one JSON object (--param values win)
   --timeout MS    stop the tool after this many milliseconds
+  --show-command  print each command a YAML tool runs, exactly as it runs it
+  --dry-run       check the arguments and run nothing (with --show-command:
+                  print what would run; results of earlier steps show as <step.output>)
   --json          print the whole result as JSON
+
+${APPROVAL_USAGE}
 
 examples:
   forge tool run word_count --param text="the quick brown fox"
   forge tool run uuid_generate --input '{"version": 7, "count": 3}'
+  forge tool run greet --param name="O'Brien" --show-command
+  forge tool run deploy --param env=prod --dry-run --show-command
+  forge tool run user/summarize --param text="..." --yes
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -28,9 +44,14 @@ export async function run(argv: string[]): Promise<number> {
     param: { type: 'string', short: 'p', multiple: true },
     input: { type: 'string' },
     timeout: { type: 'string' },
+    'show-command': { type: 'boolean', default: false },
+    'dry-run': { type: 'boolean', default: false },
+    ...APPROVAL_OPTIONS,
   });
-  const name = positionals[0];
-  if (!name) throw new UsageError('missing tool name');
+  const reference = positionals[0];
+  if (!reference) throw new UsageError('missing tool name');
+  const { scope, name } = parseToolReference(reference);
+  if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
   const timeoutMs = parseInteger('timeout', values.timeout);
   let input: Record<string, unknown> = {};
   if (values.input !== undefined) {
@@ -42,21 +63,53 @@ export async function run(argv: string[]): Promise<number> {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object');
   }
 
-  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
   if (!project) {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
     return 1;
   }
+  const chosen = project.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
+  if (scope && !chosen) {
+    const message = `the ${scope} scope has no tool named "${name}"`;
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message } }, null, 2) + '\n');
+    else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_UNKNOWN')} ${message}\n`);
+    return 1;
+  }
+  if (chosen?.unavailable) {
+    process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_PLATFORM')} tool "${name}" ${chosen.unavailable}\n`);
+    return 1;
+  }
+
+  let approval: ApprovalChoice;
+  try {
+    approval = approvalFromOptions(project.config.approval, values);
+  } catch (err) {
+    if (!(err instanceof DiagnosticError)) throw err;
+    printDiagnostics(err.diagnostics);
+    return 2;
+  }
+  const shown: ShownCommand[] = [];
+  const show = (command: ShownCommand) => {
+    shown.push(command);
+    if (!values.json) process.stderr.write(renderShown(command) + '\n');
+  };
+  const workDir = project.config.workDir;
   // Tools report problems found when they start (an allowed binary not installed) as warnings.
   const log = { debug() {}, info() {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
-  const { registry, diagnostics: registryProblems } = createSourceRegistry(project, { log });
+  const { registry, diagnostics: registryProblems } = createSourceRegistry(project, {
+    log,
+    approval: approval.policy,
+    onCommand: values['show-command'] ? (e) => show(toShown(e.tool, e.step, e.prepared, workDir)) : undefined,
+  });
   if (!values.json) printDiagnostics(registryProblems);
   try {
     const tool = registry.get(name);
     const args = { ...input, ...(tool ? parseParams(values.param ?? [], tool.inputSchema) : {}) };
-    const result = await registry.execute(name, args, { timeoutMs });
+    if (values['dry-run']) return await dryRun(name, args, registry, values, show, shown);
+
+    const result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true });
     if (values.json) {
-      process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      process.stdout.write(JSON.stringify(values['show-command'] ? { ...result, commands: shown } : result, null, 2) + '\n');
     } else if (result.ok) {
       process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');
       if (values.verbose) process.stderr.write(c.dim(`${name} finished in ${formatMs(result.durationMs ?? 0)}\n`));
@@ -70,4 +123,32 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await registry.close();
   }
+}
+
+/** Checks the arguments (with defaults) and shows what would run, running nothing. */
+async function dryRun(
+  name: string,
+  args: Record<string, unknown>,
+  registry: ReturnType<typeof createSourceRegistry>['registry'],
+  values: { json: boolean; 'show-command': boolean },
+  show: (command: ShownCommand) => void,
+  shown: ShownCommand[],
+): Promise<number> {
+  const tool = registry.get(name);
+  const { checkArguments } = await import('../../runtime/tools/validation.ts');
+  const checked = tool ? checkArguments(tool.inputSchema, args) : undefined;
+  const problem = !tool ? `no tool named "${name}"` : !checked!.ok ? `invalid arguments for "${name}": ${checked!.errors.join('; ')}` : undefined;
+  if (problem) {
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, dryRun: true, error: problem }, null, 2) + '\n');
+    else process.stderr.write(`${errColor.red('✘')} ${problem}\n`);
+    return 1;
+  }
+  if (values['show-command'] && isYamlTool(tool)) {
+    for (const planned of tool.plan(checked!.args as Record<string, unknown>)) {
+      show(toShown(name, planned.step, planned.prepared, registry.workDir, { when: planned.when, problem: planned.problem }));
+    }
+  }
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, dryRun: true, args: checked!.args, ...(values['show-command'] ? { commands: shown } : {}) }, null, 2) + '\n');
+  else process.stdout.write(`${c.green('✓')} the arguments are valid for ${name}; nothing was run (--dry-run)\n`);
+  return 0;
 }

@@ -15,6 +15,10 @@ import type { Logger } from '../tools/model.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
 import { resolveAuth } from './auth.ts';
+import { clientCalls } from './client-calls.ts';
+import { ApprovalPolicy } from '../guard/approval-policy.ts';
+import { approveNothing, type Approver } from '../guard/approver.ts';
+import { policyGate } from '../agent/policy-gate.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 
 export interface ServeOptions {
@@ -32,6 +36,8 @@ export interface ServeOptions {
   /** Written to, once, when a token is generated (so a person can use it). */
   announce?: (line: string) => void;
   maxIterations?: number;
+  /** forge.yaml's approval rules: what the agent may call on its own (default: the manifest's). */
+  approval?: ApprovalPolicy;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -41,14 +47,17 @@ export interface RunningAgent extends RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations'>): Agent {
-  const { manifest, log } = options;
+export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations' | 'approval'> & { subApprover?: Approver }): Agent {
+  const { manifest, log, registry } = options;
+  const gate = options.gate ?? policyGate(options.approval ?? registry.approval ?? ApprovalPolicy.create(manifest.approval), (name) => registry.get(name));
   const model = manifest.model ? createModelClient(manifest.model, options.http, options.env ?? process.env, (failed, err) => log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
   return new Agent({
     manifest,
-    tools: { list: () => options.registry.list(), execute: (name, args, o) => options.registry.execute(name, args, o) },
+    // The gate has decided before the loop calls a tool: the call runs as approved. A
+    // sub-tool that would need its own confirmation goes to subApprover (none: refused).
+    tools: { list: () => registry.list(), execute: (name, args, o) => registry.execute(name, args, { ...o, approved: true, approver: options.subApprover ?? approveNothing }) },
     model,
-    gate: options.gate,
+    gate,
     sessions: new SessionStore(join(options.workDir, '.forge', 'sessions')),
     maxIterations: options.maxIterations ?? manifest.model?.max_iterations,
     maxTokens: manifest.model?.max_tokens,
@@ -62,7 +71,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const agent = createAgent(options);
   const server = await startAgentServer({
     manifest: options.manifest,
-    tools: { list: () => options.registry.list(), execute: (name, args, o) => options.registry.execute(name, args, o) },
+    tools: clientCalls(options.registry),
     agent,
     auth,
     host: options.host,

@@ -2,7 +2,8 @@
  * Turns tool specs (from agent.json, or from a project's sources) into a
  * registry of running tools. The one place where a spec meets its code.
  */
-import { error, type Diagnostic } from '../diagnostics.ts';
+import { error, warning, type Diagnostic } from '../diagnostics.ts';
+import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { HttpClient } from '../net/http-client.ts';
 import type { ScheduledTask } from '../scheduler/scheduled-task.ts';
 import { instantiateBuiltin, type BuiltinDefinition } from './builtin/define.ts';
@@ -32,9 +33,17 @@ export interface ToolFactories {
   agent?: AgentIntrospection;
   /** Adapter tools (runtime/tools/adapters/adapter-runtime.ts). */
   adapters?: AdapterFactory;
+  /** Makes YAML tools (runtime/tools/yaml/load-yaml-tool.ts); present where YAML tools exist. */
+  yaml?: (spec: ToolSpec, file: string) => Tool;
+  /** The approval policy every call goes through. */
+  approval?: ApprovalPolicy;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
+  if (spec.source?.kind === 'yaml') {
+    if (!factories.yaml) throw new Error(`tool "${spec.name}" is a YAML tool, and this runtime was built without YAML tool support`);
+    return factories.yaml(spec, factories.custom.resolveSource(spec.source.path));
+  }
   if (spec.source) return createCustomTool(spec, factories.custom);
   if (spec.adapter) {
     if (!factories.adapters) throw new Error(`adapter tool "${spec.name}" cannot run here: no adapters were set up`);
@@ -59,7 +68,7 @@ export interface RegistryBuild {
 }
 
 export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactories, origin: (spec: ToolSpec) => string): RegistryBuild {
-  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log });
+  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log, approval: factories.approval });
   const calls = new CallLog();
   registry.onCall((event) => calls.record(event));
   factories = {
@@ -72,7 +81,9 @@ export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactor
     try {
       tool = createTool(spec, factories);
     } catch (err) {
-      diagnostics.push(error('FORGE_TOOL_UNAVAILABLE', (err as Error).message, { file: origin(spec) }));
+      // A tool for another platform is left out quietly; anything else is an error.
+      if ((err as Error).name === 'NotForThisPlatform') diagnostics.push(warning('FORGE_TOOL_PLATFORM', (err as Error).message, { file: origin(spec) }));
+      else diagnostics.push(error('FORGE_TOOL_UNAVAILABLE', (err as Error).message, { file: origin(spec) }));
       continue;
     }
     const problem = registry.register(tool, origin(spec));

@@ -5,6 +5,8 @@
  */
 import type { AdapterBinding } from './adapters/settings.ts';
 
+import type { Approver } from '../guard/approver.ts';
+
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
 
@@ -29,6 +31,8 @@ export interface ToolSource {
   path: string;
   sha256: string;
   style?: EntryStyle;
+  /** Interpreters a YAML tool's steps run (the container must have them): python, bash, sh. */
+  interpreters?: string[];
 }
 
 export interface ToolSpec {
@@ -69,6 +73,14 @@ export interface Logger {
 export interface ExecuteOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Who confirms the calls the approval policy will not run on its own (this call and its sub-tool calls). */
+  approver?: Approver;
+  /**
+   * A person asked for this very call (`forge tool run NAME`), so it needs no
+   * further confirmation; its sub-tool calls still go through the policy.
+   * Only honoured on a top-level call: a tool cannot approve its own sub-calls.
+   */
+  approved?: boolean;
 }
 
 /** What a tool sees of the registry: only the tools it declared in composedOf. */

@@ -9,17 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { error, type Diagnostic } from '../diagnostics.ts';
 import { didYouMean } from '../suggest.ts';
+import type { ApprovalPolicy } from '../guard/approval-policy.ts';
+import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
 import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
 import { checkToolName } from './names.ts';
+import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
-export const MAX_COMPOSITION_DEPTH = 10;
+export { MAX_COMPOSITION_DEPTH };
 
 export interface RegistryOptions {
   workDir: string;
   log?: Logger;
   defaultTimeoutMs?: number;
+  /** Decides which calls need a person's confirmation; without one, every call runs (in-process use, tests). */
+  approval?: ApprovalPolicy;
 }
 
 export interface CallEvent {
@@ -28,6 +33,8 @@ export interface CallEvent {
   result: ToolResult;
   durationMs: number;
   depth: number;
+  /** How the call passed the approval check (absent when it never got that far). */
+  approval?: ApprovalOutcome;
 }
 
 interface Entry {
@@ -43,12 +50,14 @@ export class ToolRegistry implements ToolRunner {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly listeners = new Set<(event: CallEvent) => void>();
+  readonly approval?: ApprovalPolicy;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
   private readonly idleWaiters = new Map<Tool, (() => void)[]>();
 
   constructor(options: RegistryOptions) {
     this.workDir = options.workDir;
+    this.approval = options.approval;
     this.log = options.log ?? silentLogger;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -106,7 +115,8 @@ export class ToolRegistry implements ToolRunner {
   }
 
   execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolResult> {
-    return this.call(name, args, options, 0);
+    const { approver, approved, ...rest } = options;
+    return this.call(name, args, rest, { depth: 0, chain: [], covered: false, approver, approved: approved === true });
   }
 
   async close(): Promise<void> {
@@ -129,23 +139,41 @@ export class ToolRegistry implements ToolRunner {
     await tool.close?.();
   }
 
-  private async call(name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
+  private enter(tool: Tool): void {
+    this.active.set(tool, (this.active.get(tool) ?? 0) + 1);
+  }
+
+  private leave(tool: Tool): void {
+    const left = (this.active.get(tool) ?? 1) - 1;
+    if (left > 0) return void this.active.set(tool, left);
+    this.active.delete(tool);
+    for (const resolve of this.idleWaiters.get(tool) ?? []) resolve();
+    this.idleWaiters.delete(tool);
+  }
+
+  private async call(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame): Promise<ToolResult> {
     const started = performance.now();
-    const result = await this.run(name, args, options, depth);
+    const outcome: { approval?: ApprovalOutcome } = {};
+    const result = await this.run(name, args, options, frame, outcome);
     const durationMs = performance.now() - started;
     result.durationMs = durationMs;
-    for (const listener of this.listeners) listener({ name, args, result, durationMs, depth });
+    for (const listener of this.listeners) listener({ name, args, result, durationMs, depth: frame.depth, ...outcome });
     return result;
   }
 
-  private async run(name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
+  private async run(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame, outcome: { approval?: ApprovalOutcome }): Promise<ToolResult> {
+    const { depth } = frame;
     const tool = this.get(name);
     if (!tool) {
       const hint = didYouMean(name, this.entries.keys());
       return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, hint ?? 'run `forge tool list` to see the available tools');
     }
     if (depth > MAX_COMPOSITION_DEPTH) {
-      return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep; the limit is ${MAX_COMPOSITION_DEPTH}`);
+      return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep (${[...frame.chain, name].join(' → ')}); the limit is ${MAX_COMPOSITION_DEPTH}`);
+    }
+    if (frame.chain.includes(name)) {
+      const cycle = [...frame.chain.slice(frame.chain.indexOf(name)), name].join(' → ');
+      return fail('FORGE_TOOL_CYCLE', `tool "${name}" calls itself in a cycle: ${cycle}`, 'a composed tool may not call, directly or through others, a tool that is already running it');
     }
     let checked;
     try {
@@ -156,22 +184,11 @@ export class ToolRegistry implements ToolRunner {
     if (!checked.ok) {
       return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked.errors.join('; ')}`, `run \`forge tool describe ${name}\` to see its inputs`);
     }
+    // Before the clock starts: a person may take a while to answer.
+    const gate = await checkApproval(tool, checked.args, frame, this.approval, (n) => this.get(n));
+    if (!gate.ok) return gate.result;
+    outcome.approval = gate.outcome;
 
-    this.active.set(tool, (this.active.get(tool) ?? 0) + 1);
-    try {
-      return await this.runChecked(tool, name, checked.args, options, depth);
-    } finally {
-      const left = (this.active.get(tool) ?? 1) - 1;
-      if (left > 0) this.active.set(tool, left);
-      else {
-        this.active.delete(tool);
-        for (const resolve of this.idleWaiters.get(tool) ?? []) resolve();
-        this.idleWaiters.delete(tool);
-      }
-    }
-  }
-
-  private async runChecked(tool: Tool, name: string, args: unknown, options: ExecuteOptions, depth: number): Promise<ToolResult> {
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? this.defaultTimeoutMs;
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(options.signal?.reason);
@@ -185,7 +202,7 @@ export class ToolRegistry implements ToolRunner {
 
     let tmpDir: string | undefined;
     const ctx: ToolContext = {
-      registry: this.scopedRunner(tool, depth, controller.signal),
+      registry: this.scopedRunner(tool, frame, gate.coversSubCalls, controller.signal),
       workDir: this.workDir,
       get tmpDir() {
         tmpDir ??= mkdtempSync(join(tmpdir(), `forge-${name}-`));
@@ -207,18 +224,24 @@ export class ToolRegistry implements ToolRunner {
       else controller.signal.addEventListener('abort', settle, { once: true });
     });
 
+    this.enter(tool);
     try {
-      const running = tool.execute(args, ctx).catch((err: unknown) => thrownToResult(name, err));
+      const running = tool.execute(checked.args, ctx).catch((err: unknown) => thrownToResult(name, err));
       return await Promise.race([running, aborted]);
     } finally {
+      this.leave(tool);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onOuterAbort);
       if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
     }
   }
 
-  /** What a tool may call: only its declared composedOf, one level deeper. */
-  private scopedRunner(caller: Tool, depth: number, signal: AbortSignal): ToolRunner {
+  /**
+   * What a tool may call: only its declared composedOf, one level deeper,
+   * under the approval of the call it is made from. The tool's own options
+   * cannot approve anything (approver and approved are not taken from it).
+   */
+  private scopedRunner(caller: Tool, frame: CallFrame, covered: boolean, signal: AbortSignal): ToolRunner {
     const allowed = new Set(caller.composedOf ?? []);
     return {
       execute: (name, args, options = {}) => {
@@ -231,7 +254,8 @@ export class ToolRegistry implements ToolRunner {
             ),
           );
         }
-        return this.call(name, args, { ...options, signal: options.signal ?? signal }, depth + 1);
+        const sub: CallFrame = { depth: frame.depth + 1, chain: [...frame.chain, caller.name], covered, approver: frame.approver, approved: false };
+        return this.call(name, args, { timeoutMs: options.timeoutMs, signal: options.signal ?? signal }, sub);
       },
     };
   }

@@ -99,7 +99,8 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     tools,
     envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
     egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [], allowed_addresses: egress.allowed_addresses ?? [] },
-    approval: { auto_approve: approval.auto_approve ?? [], auto_deny: approval.auto_deny ?? [] },
+    // When forge.yaml says nothing, read tools run on their own and everything else asks.
+    approval: { auto_approve: approval.auto_approve ?? ['tag:read'], auto_deny: approval.auto_deny ?? [] },
     server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
     schedules: await readSchedules(data.schedules as RawSchedule[] | undefined, source, diagnostics),
     mcpServers: adapters.mcpServers,

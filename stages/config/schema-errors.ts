@@ -7,12 +7,13 @@ import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import type { PathSegment, YamlSource } from './yaml-source.ts';
 
-export function schemaErrorsToDiagnostics(errors: readonly ErrorObject[], source: YamlSource, data: unknown): Diagnostic[] {
+/** `codePrefix` names the file kind in the codes: FORGE_CONFIG_UNKNOWN_FIELD (forge.yaml), FORGE_YAML_UNKNOWN_FIELD (a YAML tool). */
+export function schemaErrorsToDiagnostics(errors: readonly ErrorObject[], source: YamlSource, data: unknown, codePrefix = 'FORGE_CONFIG'): Diagnostic[] {
   const useful = errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'anyOf');
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const e of useful.length ? useful : errors) {
-    const d = toDiagnostic(e, source, data);
+    const d = toDiagnostic(e, source, data, codePrefix);
     const key = `${d.line}:${d.column}:${d.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -21,7 +22,7 @@ export function schemaErrorsToDiagnostics(errors: readonly ErrorObject[], source
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
-function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown): Diagnostic {
+function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown, prefix: string): Diagnostic {
   const path = pointerToPath(e.instancePath, data);
   const field = describePath(path);
   const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
@@ -30,28 +31,28 @@ function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown): Diagno
       const key = (e.params as { additionalProperty: string }).additionalProperty;
       const known = Object.keys((parent.properties as Record<string, unknown>) ?? {}).filter((k) => k !== '$schema');
       const where = field ? ` in ${field}` : '';
-      return error('FORGE_CONFIG_UNKNOWN_FIELD', `unknown field "${key}"${where}`, source.locate([...path, key], 'key'), didYouMean(key, known) ?? (known.length ? `known fields${where}: ${known.join(', ')}` : undefined));
+      return error(`${prefix}_UNKNOWN_FIELD`, `unknown field "${key}"${where}`, source.locate([...path, key], 'key'), didYouMean(key, known) ?? (known.length ? `known fields${where}: ${known.join(', ')}` : undefined));
     }
     case 'required': {
       const missing = (e.params as { missingProperty: string }).missingProperty;
       const full = describePath([...path, missing]);
-      return error('FORGE_CONFIG_MISSING_FIELD', `missing required field "${full}"`, source.locate(path, 'key'), hintForMissing(full));
+      return error(`${prefix}_MISSING_FIELD`, `missing required field "${full}"`, source.locate(path, 'key'), hintForMissing(full));
     }
     case 'enum': {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
       const value = String(valueAt(data, path));
-      return error('FORGE_CONFIG_VALUE', `"${field}" must be one of ${allowed.join(', ')} (got "${value}")`, source.locate(path), didYouMean(value, allowed));
+      return error(`${prefix}_VALUE`, `"${field}" must be one of ${allowed.join(', ')} (got "${value}")`, source.locate(path), didYouMean(value, allowed));
     }
     case 'type': {
       const expected = (e.params as { type: string }).type;
-      return error('FORGE_CONFIG_TYPE', `"${field}" must be ${article(expected)} ${expected}`, source.locate(path), typeHint(expected));
+      return error(`${prefix}_TYPE`, `"${field}" must be ${article(expected)} ${expected}`, source.locate(path), typeHint(expected));
     }
     case 'pattern': {
       const value = valueAt(data, path);
-      return error('FORGE_CONFIG_VALUE', `"${field}" has an invalid value "${String(value)}"`, source.locate(path), (parent['x-hint'] as string | undefined) ?? `must match ${(e.params as { pattern: string }).pattern}`);
+      return error(`${prefix}_VALUE`, `"${field}" has an invalid value "${String(value)}"`, source.locate(path), (parent['x-hint'] as string | undefined) ?? `must match ${(e.params as { pattern: string }).pattern}`);
     }
     default:
-      return error('FORGE_CONFIG_VALUE', `"${field || 'forge.yaml'}" ${e.message ?? 'is invalid'}`, source.locate(path), parent['x-hint'] as string | undefined);
+      return error(`${prefix}_VALUE`, `"${field || source.file}" ${e.message ?? 'is invalid'}`, source.locate(path), parent['x-hint'] as string | undefined);
   }
 }
 

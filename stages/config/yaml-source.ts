@@ -2,7 +2,7 @@
  * A parsed YAML file that remembers where everything came from, so any
  * value (or key) can be turned back into file:line:column.
  */
-import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { error, warning, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 
 export type PathSegment = string | number;
@@ -43,6 +43,43 @@ export class YamlSource {
   offsetLocation(offset: number): Location {
     const { line, col } = this.counter.linePos(offset);
     return { file: this.file, line, column: col, lineText: this.lines[line - 1] };
+  }
+
+  /**
+   * The location of character `offset` of the string at `path` — inside a
+   * block scalar (`bash: |`), the line and column of that character in the file.
+   */
+  locateInString(path: readonly PathSegment[], offset: number): Location {
+    const node = this.nodeAt(path);
+    const start = node?.range?.[0];
+    if (!isScalar(node) || start === undefined || typeof node.value !== 'string') return this.locate(path);
+    const before = node.value.slice(0, offset);
+    const lineInValue = before.split('\n').length - 1;
+    const columnInLine = before.length - (before.lastIndexOf('\n') + 1);
+    const at = this.offsetLocation(start);
+    if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') {
+      // Content starts on the line after the header (| or >), indented.
+      const lineIndex = at.line! + lineInValue; // 0-based index of the content line
+      const firstContent = this.lines.slice(at.line!).find((l) => l.trim() !== '') ?? '';
+      const indent = firstContent.length - firstContent.trimStart().length;
+      return { file: this.file, line: lineIndex + 1, column: indent + columnInLine + 1, lineText: this.lines[lineIndex] };
+    }
+    if (lineInValue > 0) return at;
+    const quote = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0;
+    return { ...at, column: at.column! + quote + columnInLine };
+  }
+
+  private nodeAt(path: readonly PathSegment[]): Node | undefined {
+    let node: unknown = this.document.contents;
+    for (const segment of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((item) => (item.key as { value?: unknown } | null)?.value === segment || item.key === segment);
+        node = pair?.value;
+      } else if (isSeq(node) && typeof segment === 'number') node = node.items[segment];
+      else return undefined;
+      if (!node) return undefined;
+    }
+    return node as Node;
   }
 
   /** The location of the value at `path` (or of its key, which is where a reader looks for a misspelt field). */

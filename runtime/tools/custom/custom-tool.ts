@@ -4,6 +4,10 @@
  * process per call. Either way the process gets the minimal environment,
  * cwd = work dir, capped output, and a tree kill on timeout.
  */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
 import { DEFAULT_MAX_STDOUT, runProcess, type RunResult } from './process-runner.ts';
 import { PYTHON_WORKER_HOST } from './python-host.ts';
@@ -54,7 +58,18 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
     return {
       ...spec,
       async execute(args: unknown, ctx: ToolContext) {
-        return fromWorker(spec.name, await worker.call(args, ctx.signal));
+        // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
+        const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
+        try {
+          const outcome = await worker.call(args, ctx.signal, {
+            tmpDir,
+            depth: ctx.depth,
+            onToolCall: (tool, toolArgs) => ctx.registry.execute(tool, toolArgs),
+          });
+          return fromWorker(spec.name, outcome);
+        } finally {
+          rmSync(tmpDir, { recursive: true, force: true });
+        }
       },
       close: () => worker.close(),
       health: () => (worker.healthy ? { healthy: true } : { healthy: false, detail: `its worker keeps failing (${worker.failure})` }),

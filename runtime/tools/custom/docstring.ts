@@ -7,6 +7,8 @@
  *   Category: custom | dev
  *   Tags: read, network
  *   Timeout: 10s
+ *   Composed Of: file_read, file_write     (TS/JS tools: what ctx.registry may call)
+ *   Single Confirmation: yes               (or Atomic: yes — confirmed once for the whole call)
  *
  *   Input:
  *     city (str): City name.
@@ -33,6 +35,10 @@ export interface ParsedDocstring {
   timeoutMs?: number;
   inputSchema: JSONSchema;
   outputSchema?: JSONSchema;
+  composedOf?: string[];
+  singleConfirmation?: boolean;
+  /** Where `Composed Of:` (or the confirmation field) is, for diagnostics about it. */
+  compositionAt?: { line: number; column: number; lineText: string };
   /** Line of the `Tool:` field. */
   line: number;
 }
@@ -42,7 +48,7 @@ export interface DocstringParse {
   diagnostics: Diagnostic[];
 }
 
-const FIELDS = ['Tool', 'Description', 'Category', 'Tags', 'Timeout'] as const;
+const FIELDS = ['Tool', 'Description', 'Category', 'Tags', 'Timeout', 'Composed Of', 'Single Confirmation', 'Atomic'] as const;
 const SECTIONS = ['Input', 'Output'] as const;
 type Field = (typeof FIELDS)[number];
 type Section = (typeof SECTIONS)[number];
@@ -160,8 +166,10 @@ class DocstringParser {
   }
 
   private classifyKey(raw: string): { kind: 'field'; name: Field } | { kind: 'section'; name: Section } | undefined {
-    const key = raw.trim().toLowerCase();
-    const field = FIELDS.find((f) => f.toLowerCase() === key);
+    // "Composed Of", "ComposedOf" and "composed-of" are one field.
+    const squash = (text: string) => text.toLowerCase().replace(/[\s_-]+/g, '');
+    const key = squash(raw.trim());
+    const field = FIELDS.find((f) => squash(f) === key);
     if (field) return { kind: 'field', name: field };
     const section = SECTIONS.find((s) => s.toLowerCase() === key);
     if (section) return { kind: 'section', name: section };
@@ -171,7 +179,7 @@ class DocstringParser {
   private continueField(field: Field, text: string, paragraph: boolean) {
     const entry = this.fields.get(field);
     if (!entry) return;
-    if (field === 'Tags') entry.value = entry.value ? `${entry.value}, ${text}` : text;
+    if (field === 'Tags' || field === 'Composed Of') entry.value = entry.value ? `${entry.value}, ${text}` : text;
     else entry.value = joinText(entry.value, text, paragraph && field === 'Description');
   }
 
@@ -314,7 +322,32 @@ class DocstringParser {
     if (outputSchema) parsed.outputSchema = outputSchema;
     const timeoutMs = this.readTimeout();
     if (timeoutMs !== undefined) parsed.timeoutMs = timeoutMs;
+    this.readComposition(parsed);
     return { tool: parsed, diagnostics: this.diagnostics };
+  }
+
+  private readComposition(parsed: ParsedDocstring) {
+    const composed = this.fields.get('Composed Of');
+    if (composed) {
+      const names: string[] = [];
+      for (const name of composed.value.split(/[,\s]+/).filter(Boolean)) {
+        const problem = checkToolName(name, 'adapter');
+        if (problem) this.error('FORGE_DOCSTRING_COMPOSED', problem, composed.at, Math.max(0, composed.at.text.indexOf(name)));
+        else if (!names.includes(name)) names.push(name);
+      }
+      if (names.length) parsed.composedOf = names;
+      parsed.compositionAt = this.at(composed.at);
+    }
+    for (const field of ['Single Confirmation', 'Atomic'] as const) {
+      const entry = this.fields.get(field);
+      if (!entry) continue;
+      const value = entry.value.trim().toLowerCase();
+      if (/^(yes|true|on)$/.test(value)) parsed.singleConfirmation = true;
+      else if (!/^(no|false|off)$/.test(value)) {
+        this.error('FORGE_DOCSTRING_FIELD', `"${field}:" takes yes or no, not "${entry.value.trim()}"`, entry.at, Math.max(0, entry.at.text.indexOf(entry.value.trim())));
+      }
+      parsed.compositionAt ??= this.at(entry.at);
+    }
   }
 
   private readCategory(): 'custom' | 'dev' {

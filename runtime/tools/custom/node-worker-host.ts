@@ -1,20 +1,38 @@
 /**
  * The Node side of a tool worker: loads a tool module that exports
- * `execute(args)` and answers requests until stdin closes. Runs inside
+ * `execute(args, ctx)` and answers requests until stdin closes. Runs inside
  * `node runtime.mjs __worker NAME` (built bundle) or a compiled worker file
  * (sources). Whatever the tool prints goes to stderr: stdout is the protocol.
+ *
+ * `ctx.registry.execute(name, args)` sends the call to the host, which runs
+ * it through the caller's scoped registry (only its composedOf, under the
+ * approval policy) and answers; `ctx.tmpDir` is created on first use and
+ * removed by the host after the call.
  */
+import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { WorkerFailure, WorkerRequest, WorkerResponse } from './worker-protocol.ts';
+import type { ToolResult } from '../model.ts';
+import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
 type ToolModule = Record<string, unknown>;
+type Execute = (args: unknown, ctx: WorkerToolContext) => unknown;
+
+/** What a worker-hosted tool's execute() gets as its second argument. */
+export interface WorkerToolContext {
+  registry: { execute(name: string, args?: unknown): Promise<ToolResult> };
+  workDir: string;
+  readonly tmpDir: string;
+  depth: number;
+  signal: AbortSignal;
+  log: { debug(message: string): void; info(message: string): void; warn(message: string): void };
+}
 
 export function serveToolWorker(load: () => Promise<ToolModule>): void {
   const protocolWrite = process.stdout.write.bind(process.stdout);
   const toStderr = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   process.stdout.write = toStderr;
 
-  const reply = (message: WorkerResponse) => {
+  const send = (message: WorkerResponse | WorkerToolCall) => {
     let text: string;
     try {
       text = JSON.stringify(message);
@@ -24,39 +42,74 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
     protocolWrite(text + '\n');
   };
 
-  const ready = load().then(
-    (mod) => {
-      const execute = (mod.execute ?? (mod.default as ToolModule | undefined)?.execute) as ((args: unknown) => unknown) | undefined;
-      if (typeof execute !== 'function') throw new Error('the tool module exports no execute(args) function');
-      return execute;
-    },
-  );
+  const ready = load().then((mod) => {
+    const execute = (mod.execute ?? (mod.default as ToolModule | undefined)?.execute) as Execute | undefined;
+    if (typeof execute !== 'function') throw new Error('the tool module exports no execute(args) function');
+    return execute;
+  });
   ready.catch(() => {}); // reported on the first request
+
+  let nextCall = 1;
+  const waiting = new Map<number, (result: ToolResult) => void>();
+  const log = (level: string) => (message: string) => void process.stderr.write(`[${level}] ${message}\n`);
 
   let chain = Promise.resolve();
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on('line', (line) => {
-    chain = chain.then(() => handle(line));
+    if (!line.trim()) return;
+    const message = JSON.parse(line) as WorkerRequest | WorkerToolReply;
+    // Replies to sub-tool calls arrive while a request is running: they never wait in the queue.
+    if ('reply' in message) {
+      waiting.get(message.reply)?.(message.result);
+      waiting.delete(message.reply);
+      return;
+    }
+    chain = chain.then(() => handle(message));
   });
   lines.on('close', () => {
     void chain.then(() => process.exit(0));
   });
 
-  async function handle(line: string) {
-    if (!line.trim()) return;
-    const request = JSON.parse(line) as WorkerRequest;
-    let execute: (args: unknown) => unknown;
+  function contextFor(request: WorkerRequest): WorkerToolContext {
+    let created = false;
+    return {
+      registry: {
+        execute: (tool, args = {}) =>
+          new Promise<ToolResult>((resolve) => {
+            const call = nextCall++;
+            waiting.set(call, resolve);
+            send({ id: request.id, call, tool, args });
+          }),
+      },
+      workDir: process.cwd(),
+      get tmpDir() {
+        if (!request.tmpDir) throw new Error('this call has no temporary directory');
+        if (!created) {
+          // Not recursive: the path is fresh, so an existing one is refused rather than reused.
+          mkdirSync(request.tmpDir, { mode: 0o700 });
+          created = true;
+        }
+        return request.tmpDir;
+      },
+      depth: request.depth ?? 0,
+      signal: new AbortController().signal, // a stopped call ends with the worker process
+      log: { debug: log('debug'), info: log('info'), warn: log('warn') },
+    };
+  }
+
+  async function handle(request: WorkerRequest) {
+    let execute: Execute;
     try {
       execute = await ready;
     } catch (err) {
-      reply({ id: request.id, ok: false, error: describe(err), fatal: true });
+      send({ id: request.id, ok: false, error: describe(err), fatal: true });
       process.exit(1);
     }
     try {
-      const value = await execute(request.args ?? {});
-      reply({ id: request.id, ok: true, value: value === undefined ? null : value });
+      const value = await execute(request.args ?? {}, contextFor(request));
+      send({ id: request.id, ok: true, value: value === undefined ? null : value });
     } catch (err) {
-      reply({ id: request.id, ok: false, error: describe(err) });
+      send({ id: request.id, ok: false, error: describe(err) });
     }
   }
 }

@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
 import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_STDOUT } from './process-runner.ts';
-import type { WorkerFailure, WorkerResponse } from './worker-protocol.ts';
+import type { ToolResult } from '../model.ts';
+import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
 export interface WorkerLaunch {
   command: string;
@@ -29,6 +30,15 @@ export type WorkerOutcome =
 interface Pending {
   id: number;
   resolve(outcome: WorkerOutcome): void;
+  onToolCall?: (tool: string, args: unknown) => Promise<ToolResult>;
+}
+
+export interface CallOptions {
+  /** A path the tool may create for this call. */
+  tmpDir?: string;
+  depth?: number;
+  /** Runs a sub-tool call the tool makes during this call (composed tools). */
+  onToolCall?: (tool: string, args: unknown) => Promise<ToolResult>;
 }
 
 export class ToolWorker {
@@ -58,8 +68,8 @@ export class ToolWorker {
     return this.child?.pid;
   }
 
-  call(args: unknown, signal?: AbortSignal): Promise<WorkerOutcome> {
-    const run = this.queue.then(() => this.callNow(args, signal)).then((outcome) => {
+  call(args: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<WorkerOutcome> {
+    const run = this.queue.then(() => this.callNow(args, signal, options)).then((outcome) => {
       if (outcome.kind === 'crashed' || outcome.kind === 'spawn-failed') {
         this.failuresInARow++;
         this.lastFailure = outcome.kind === 'crashed' ? `exited with ${outcome.signal ?? outcome.exitCode}` : outcome.error.message;
@@ -92,7 +102,7 @@ export class ToolWorker {
     clearTimeout(timer);
   }
 
-  private async callNow(args: unknown, signal?: AbortSignal): Promise<WorkerOutcome> {
+  private async callNow(args: unknown, signal: AbortSignal | undefined, options: CallOptions): Promise<WorkerOutcome> {
     if (signal?.aborted) return { kind: 'aborted' };
     if (this.closed) return { kind: 'spawn-failed', error: new Error('the tool worker has been shut down') };
     let child: ChildProcessWithoutNullStreams;
@@ -114,10 +124,13 @@ export class ToolWorker {
         this.setActive(false);
         resolve(outcome);
       };
-      this.pending = { id, resolve: finish };
+      this.pending = { id, resolve: finish, onToolCall: options.onToolCall };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.setActive(true);
-      child.stdin.write(JSON.stringify({ id, args }) + '\n');
+      const request: WorkerRequest = { id, args };
+      if (options.tmpDir) request.tmpDir = options.tmpDir;
+      if (options.depth !== undefined) request.depth = options.depth;
+      child.stdin.write(JSON.stringify(request) + '\n');
     });
   }
 
@@ -155,7 +168,7 @@ export class ToolWorker {
       this.partial = '';
       this.partialBytes = 0;
       start = newline + 1;
-      this.onLine(line);
+      this.onLine(child, line);
     }
     if (start < text.length) {
       this.partial += text.slice(start);
@@ -168,18 +181,37 @@ export class ToolWorker {
     }
   }
 
-  private onLine(line: string) {
+  private onLine(child: ChildProcessWithoutNullStreams, line: string) {
     if (!line.trim()) return;
-    let message: WorkerResponse;
+    let message: WorkerResponse | WorkerToolCall;
     try {
-      message = JSON.parse(line) as WorkerResponse;
+      message = JSON.parse(line) as WorkerResponse | WorkerToolCall;
     } catch {
       return; // not protocol; the host keeps stdout for itself, so this is noise
     }
     const pending = this.pending;
     if (!pending || message.id !== pending.id) return;
+    if ('call' in message) {
+      void this.answerToolCall(child, pending, message);
+      return;
+    }
     if (message.ok) pending.resolve({ kind: 'ok', value: message.value });
     else pending.resolve({ kind: 'error', error: message.error });
+  }
+
+  /** Runs a sub-tool call for the request in progress and writes the result back, if the request is still running. */
+  private async answerToolCall(child: ChildProcessWithoutNullStreams, pending: Pending, message: WorkerToolCall) {
+    let result: ToolResult;
+    try {
+      result = pending.onToolCall
+        ? await pending.onToolCall(String(message.tool), message.args ?? {})
+        : { ok: false, error: { code: 'FORGE_TOOL_NOT_COMPOSED', message: `this tool may not call "${message.tool}": it declares no composedOf` } };
+    } catch (err) {
+      result = { ok: false, error: { code: 'FORGE_TOOL_FAILED', message: (err as Error).message } };
+    }
+    if (this.pending !== pending || this.child !== child) return;
+    const reply: WorkerToolReply = { id: message.id, reply: message.call, result };
+    child.stdin.write(JSON.stringify(reply) + '\n');
   }
 
   private kill(child = this.child) {

@@ -137,18 +137,43 @@ describe('ToolRegistry', () => {
 
   it(`refuses nesting deeper than ${MAX_COMPOSITION_DEPTH}`, async () => {
     const r = registry();
-    r.register(
-      tool('recurse', {
-        composedOf: ['recurse'],
-        execute: async (_args, ctx) => {
-          const inner = await ctx.registry.execute('recurse', {});
-          return inner.ok ? ok(ctx.depth) : fail(inner.error.code, inner.error.message);
-        },
-      }),
-      'x',
-    );
-    const result = await r.execute('recurse', {});
+    // level0 → level1 → ... → level12: every call goes one level deeper, no tool repeats.
+    for (let i = 0; i <= 12; i++) {
+      r.register(
+        tool(`level${i}`, {
+          composedOf: [`level${i + 1}`],
+          execute: async (_args, ctx) => {
+            if (i === 12) return ok(ctx.depth);
+            const inner = await ctx.registry.execute(`level${i + 1}`, {});
+            return inner.ok ? inner : fail(inner.error.code, inner.error.message);
+          },
+        }),
+        'x',
+      );
+    }
+    expect(await r.execute('level2', {})).toMatchObject({ ok: true, value: MAX_COMPOSITION_DEPTH });
+    const result = await r.execute('level0', {});
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_DEPTH' } });
+    if (!result.ok) expect(result.error.message).toContain('level0 → level1 → level2');
+  });
+
+  it('refuses a cycle at run time, printing it', async () => {
+    const r = registry();
+    const calls: string[] = [];
+    const forward = (name: string, next: string) =>
+      tool(name, {
+        composedOf: [next],
+        execute: async (_args, ctx) => {
+          calls.push(name);
+          const inner = await ctx.registry.execute(next, {});
+          return inner.ok ? inner : fail(inner.error.code, inner.error.message);
+        },
+      });
+    r.register(forward('a', 'b'), 'x');
+    r.register(forward('b', 'a'), 'x');
+    const result = await r.execute('a', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CYCLE', message: 'tool "a" calls itself in a cycle: a → b → a' } });
+    expect(calls).toEqual(['a', 'b']);
   });
 
   it('reports every call to listeners with its duration', async () => {

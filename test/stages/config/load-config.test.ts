@@ -16,7 +16,7 @@ describe('loadConfig: valid forge.yaml', () => {
       tools: [],
       envPassthrough: [],
       egress: { mode: 'allowlist', allowed_domains: [] },
-      approval: { auto_approve: [], auto_deny: [] },
+      approval: { auto_approve: ['tag:read'], auto_deny: [] },
       server: { port: 8080, host: '127.0.0.1' },
     });
     expect(config!.toolDirs).toMatchObject([{ path: 'tools', absolute: '/project/tools', explicit: false }]);

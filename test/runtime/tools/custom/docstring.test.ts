@@ -138,6 +138,25 @@ describe('parseDocstring: the grammar', () => {
     expect(parsePy('tool: t\ndescription: d\nINPUT:\n  x (str): X.').tool!.name).toBe('t');
   });
 
+  it.each([
+    ['Composed Of: file_read, file_write\nSingle Confirmation: yes', { composedOf: ['file_read', 'file_write'], singleConfirmation: true }],
+    ['ComposedOf: fs__read_file\n  file_write\nAtomic: true', { composedOf: ['fs__read_file', 'file_write'], singleConfirmation: true }],
+    ['composed-of: a, a, b\nSingle Confirmation: no', { composedOf: ['a', 'b'] }],
+  ])('reads composition fields: %j', (fields, expected) => {
+    const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\n${fields}`);
+    expect(diagnostics).toEqual([]);
+    expect(tool).toMatchObject(expected);
+    if (!('singleConfirmation' in expected)) expect(tool!.singleConfirmation).toBeUndefined();
+  });
+
+  it.each([
+    ['Single Confirmation: sometimes', 'FORGE_DOCSTRING_FIELD', '"Single Confirmation:" takes yes or no'],
+    ['Composed Of: bad.name', 'FORGE_DOCSTRING_COMPOSED', 'may only contain letters'],
+  ])('reports a bad composition field: %j', (fields, code, message) => {
+    const { diagnostics } = parsePy(`Tool: t\nDescription: d\n${fields}`);
+    expect(diagnostics).toMatchObject([{ code, line: 4, message: expect.stringContaining(message) }]);
+  });
+
   it('is not a tool without a Tool: line (a helper module)', () => {
     const { tool, diagnostics } = parsePy('Helpers for the other tools.');
     expect(tool).toBeUndefined();

@@ -1,0 +1,118 @@
+import { hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { didYouMean } from '../../runtime/suggest.ts';
+import { loadProject, type Project } from '../../stages/load-project.ts';
+import type { ProjectTool } from '../../stages/project-tool.ts';
+import { BuildStopped, StageContext } from '../../stages/stage.ts';
+import { parseCommand } from '../args.ts';
+import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
+import { color as c, errColor } from '../terminal.ts';
+
+export const usage = `usage: forge tool check [NAME] [--json]
+
+Checks what tools need: every tool a tool calls and every dependency a YAML
+tool declares (summarize@^1.0.0, user/fetch) is found — in the project, the
+user scope or the global scope — at a version that satisfies it, with no
+cycle of calls and no nesting deeper than 10. Each problem names the chain
+of tools that needs it and where a tool of that name can be found. Without
+NAME, checks every tool. The build runs the same checks.
+
+examples:
+  forge tool check
+  forge tool check release_notes
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, {});
+  const name = positionals[0];
+  const ctx = new StageContext(process.cwd(), false);
+  let project: Project | undefined;
+  try {
+    project = await loadProject({ configFile: values.config }, ctx);
+  } catch (err) {
+    if (!(err instanceof BuildStopped)) throw err;
+  }
+  if (!project) {
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, diagnostics: ctx.diagnostics.map(diagnosticJson) }, null, 2) + '\n');
+    else printDiagnostics(ctx.diagnostics);
+    return 1;
+  }
+
+  let checked: ProjectTool[] = project.tools;
+  let diagnostics: Diagnostic[] = ctx.diagnostics;
+  if (name) {
+    const root = project.tools.find((t) => t.spec.name === name);
+    if (!root) {
+      const hint = didYouMean(name, project.tools.map((t) => t.spec.name));
+      if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: `no tool named "${name}"`, ...(hint ? { hint } : {}) }, null, 2) + '\n');
+      else process.stderr.write(`${errColor.red('✘')} no tool named "${name}"${hint ? ` (${hint})` : ''}\n`);
+      return 1;
+    }
+    checked = closure(root, project.tools);
+    // A problem with what NAME needs is reported in one of the files of its closure.
+    const files = new Set(checked.map((t) => t.file?.display).filter(Boolean));
+    diagnostics = diagnostics.filter((d) => d.file !== undefined && files.has(d.file));
+  }
+  const ok = !hasErrors(diagnostics);
+  if (values.json) {
+    const tree = checked.filter((t) => references(t).length).map((t) => ({ tool: t.spec.name, needs: references(t).map((r) => describe(r, project!.tools)) }));
+    process.stdout.write(JSON.stringify({ ok, tools: tree, diagnostics: diagnostics.map(diagnosticJson) }, null, 2) + '\n');
+    return ok ? 0 : 1;
+  }
+  printDiagnostics(diagnostics);
+  for (const tool of checked) {
+    const refs = references(tool);
+    if (!refs.length) continue;
+    const version = tool.yaml?.definition.version;
+    process.stdout.write(`${c.bold(tool.spec.name)}${version ? ` ${version}` : ''}  ${c.dim(tool.file?.display ?? tool.origin)}\n`);
+    refs.forEach((ref, i) => {
+      const d = describe(ref, project!.tools);
+      const branch = i === refs.length - 1 ? '└─' : '├─';
+      const found = d.found ? `${c.green('→')} ${d.found.version ?? '(no version)'}  ${c.dim(d.found.where)}` : c.red('✘ not resolved');
+      process.stdout.write(`  ${branch} ${ref.text}  ${found}\n`);
+    });
+  }
+  const what = name ? `what ${name} needs` : 'every tool\'s needs';
+  if (ok) process.stdout.write(`${c.green('✓')} ${what}: found, satisfied, no cycles\n`);
+  else process.stderr.write(`${errColor.red('✘')} ${what}: ${diagnostics.filter((d) => d.severity === 'error').length} problem(s)\n`);
+  return ok ? 0 : 1;
+}
+
+interface Ref {
+  name: string;
+  scope?: string;
+  text: string;
+}
+
+function references(tool: ProjectTool): Ref[] {
+  const yaml = tool.yaml?.definition;
+  if (!yaml) return (tool.spec.composedOf ?? []).map((name) => ({ name, text: name }));
+  // A declared dependency says more (scope, range) than the step that calls the same tool.
+  const refs: Ref[] = yaml.dependencies.map((d) => ({ name: d.name, ...(d.scope ? { scope: d.scope } : {}), text: d.text }));
+  for (const s of yaml.toolSteps) {
+    if (!refs.some((r) => r.name === s.name)) refs.push({ name: s.name, ...(s.scope ? { scope: s.scope } : {}), text: s.scope ? `${s.scope}/${s.name}` : s.name });
+  }
+  return refs;
+}
+
+function describe(ref: Ref, tools: readonly ProjectTool[]): { ref: string; found?: { version?: string; where: string; scope: string } } {
+  const tool = tools.find((t) => t.spec.name === ref.name && (ref.scope === undefined || (ref.scope === 'local' ? !t.scope : t.scope === ref.scope)));
+  if (!tool) return { ref: ref.text };
+  const scope = tool.scope ?? 'local';
+  const where = tool.file ? `${tool.file.display}${tool.scope ? ` (${tool.scope} scope)` : ''}` : 'shipped with Forge';
+  return { ref: ref.text, found: { scope, where, ...(tool.yaml?.definition.version ? { version: tool.yaml.definition.version } : {}) } };
+}
+
+/** The tool and everything it reaches through composedOf and declared dependencies. */
+function closure(root: ProjectTool, tools: readonly ProjectTool[]): ProjectTool[] {
+  const out: ProjectTool[] = [];
+  const visit = (tool: ProjectTool) => {
+    if (out.includes(tool)) return;
+    out.push(tool);
+    for (const ref of references(tool)) {
+      const next = tools.find((t) => t.spec.name === ref.name);
+      if (next) visit(next);
+    }
+  };
+  visit(root);
+  return out;
+}

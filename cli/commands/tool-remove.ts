@@ -1,0 +1,46 @@
+import { rmSync } from 'node:fs';
+import { didYouMean } from '../../runtime/suggest.ts';
+import { parseCommand } from '../args.ts';
+import { findToolFile, scopeOf } from '../find-tool-file.ts';
+import { loadProjectForCli } from '../project-loader.ts';
+import { color as c, errColor } from '../terminal.ts';
+import { UsageError } from '../usage-error.ts';
+
+export const usage = `usage: forge tool remove NAME [--scope local|user|global] [--json]
+
+Deletes a YAML tool's file from a scope (default: local, the project's
+tool_dirs). Python and TypeScript tools are yours to delete. Tools of the
+project that call the removed tool are named, since they will stop working.
+
+examples:
+  forge tool remove greet
+  forge tool remove summarize --scope user
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, { scope: { type: 'string' } });
+  if (!positionals[0]) throw new UsageError('missing tool name');
+  const { name, scopes } = scopeOf(positionals[0], values.scope ?? (positionals[0].includes('/') ? undefined : 'local'));
+  const { project } = await loadProjectForCli(values.config, { strict: false, json: true });
+  const search = await findToolFile(name, scopes, project);
+  const fail = (message: string, hint?: string) => {
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: message, ...(hint ? { hint } : {}) }, null, 2) + '\n');
+    else process.stderr.write(`${errColor.red('✘')} ${message}${hint ? ` (${hint})` : ''}\n`);
+    return 1;
+  };
+  if (!search.found) {
+    if (search.builtin) return fail(`"${name}" ships with Forge; remove it from tools: in forge.yaml to disable it`);
+    return fail(`no tool named "${name}" in the ${scopes[0]} scope`, didYouMean(name, search.names));
+  }
+  const { found } = search;
+  if (found.kind !== 'yaml') return fail(`${found.display} is a ${found.kind} tool; Forge only removes the YAML tools it can write`, `delete ${found.display} yourself`);
+  rmSync(found.path);
+  const dependents = (project?.tools ?? []).filter((t) => t.spec.composedOf?.includes(name) && t.spec.name !== name).map((t) => t.spec.name);
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ ok: true, name, scope: found.scope, path: found.path, dependents }, null, 2) + '\n');
+    return 0;
+  }
+  process.stdout.write(`${c.green('✓')} removed ${name} (${found.display})\n`);
+  if (dependents.length) process.stderr.write(`${errColor.yellow('▲')} these tools call ${name} and will fail until it is back: ${dependents.join(', ')}\n`);
+  return 0;
+}

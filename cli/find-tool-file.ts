@@ -1,0 +1,54 @@
+/**
+ * Finds the file of a tool by name for `forge tool get` and `forge tool
+ * remove`: in the scope named, or in resolution order (the project's
+ * tool_dirs, then the user scope, then the global scope).
+ */
+import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
+import type { Project } from '../stages/load-project.ts';
+import { ToolScope, type ScopeName } from '../stages/scopes.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface FoundToolFile {
+  scope: ScopeName;
+  name: string;
+  path: string;
+  display: string;
+  kind: string;
+}
+
+export interface ToolFileSearch {
+  found?: FoundToolFile;
+  /** Set when the project has the name but not as a file (a tool shipped with Forge). */
+  builtin?: boolean;
+  /** Every name in the scopes searched, for a suggestion. */
+  names: string[];
+}
+
+/** `scopeOption` (--scope) and a `scope/` prefix on the name must agree. */
+export function scopeOf(reference: string, scopeOption: string | undefined): { name: string; scopes: ScopeName[] } {
+  const { scope, name } = parseToolReference(reference);
+  const chosen = scope ?? scopeOption;
+  if (scope && scopeOption && scope !== scopeOption) throw new UsageError(`"${reference}" names the ${scope} scope, but --scope says ${scopeOption}`);
+  if (chosen !== undefined && chosen !== 'local' && chosen !== 'user' && chosen !== 'global') throw new UsageError(`unknown scope "${chosen}"`, 'scopes: local, user, global');
+  return { name, scopes: chosen ? [chosen as ScopeName] : ['local', 'user', 'global'] };
+}
+
+export async function findToolFile(name: string, scopes: readonly ScopeName[], project: Project | undefined): Promise<ToolFileSearch> {
+  const names: string[] = [];
+  const shared = ToolScope.shared();
+  for (const scope of scopes) {
+    if (scope === 'local') {
+      const local = project?.tools.filter((t) => !t.scope) ?? [];
+      names.push(...local.map((t) => t.spec.name));
+      const tool = local.find((t) => t.spec.name === name);
+      if (tool && !tool.file) return { builtin: true, names };
+      if (tool?.file) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: tool.spec.source?.kind ?? 'yaml' }, names };
+      continue;
+    }
+    const tools = await shared[scope].list();
+    names.push(...tools.map((t) => t.name));
+    const tool = tools.find((t) => t.name === name);
+    if (tool) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: 'yaml' }, names };
+  }
+  return { names };
+}

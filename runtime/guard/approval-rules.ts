@@ -1,0 +1,58 @@
+/**
+ * Approval rules: `tag:read`, `name:file_read`, `category:custom`, with
+ * globs (`name:file_*`, `tag:net*`). A tool's security tags give its risk,
+ * read < write < run, and a tool with no security tag counts as run.
+ *
+ * `tag:read`, `tag:write` and `tag:run` match a tool by its risk, so a tool
+ * tagged both read and write is a write tool: `tag:read` does not approve
+ * it. Other tags match as written.
+ */
+import picomatch from 'picomatch';
+import { SECURITY_TAGS, type SecurityTag, type ToolSpec } from '../tools/model.ts';
+
+export type RuleKind = 'tag' | 'name' | 'category';
+export const RULE_KINDS: readonly RuleKind[] = ['tag', 'name', 'category'];
+
+export interface ApprovalRule {
+  kind: RuleKind;
+  pattern: string;
+  /** As written: `tag:read`. */
+  text: string;
+  matches(tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): boolean;
+}
+
+/** The highest security tag of a tool; no security tag counts as run. */
+export function riskOf(tool: Pick<ToolSpec, 'tags'>): SecurityTag {
+  let risk = -1;
+  for (const tag of tool.tags) risk = Math.max(risk, SECURITY_TAGS.indexOf(tag as SecurityTag));
+  return risk < 0 ? 'run' : SECURITY_TAGS[risk];
+}
+
+export function parseRule(text: string): ApprovalRule | { problem: string; hint: string } {
+  const colon = text.indexOf(':');
+  const kind = text.slice(0, colon) as RuleKind;
+  const pattern = text.slice(colon + 1);
+  if (colon < 0 || !RULE_KINDS.includes(kind) || !pattern) {
+    return { problem: `"${text}" is not an approval rule`, hint: 'rules look like tag:read, name:file_read or category:custom (globs allowed: name:file_*)' };
+  }
+  const glob = picomatch(pattern, { dot: true, nocase: kind !== 'name' });
+  const matches = (tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): boolean => {
+    switch (kind) {
+      case 'name':
+        return glob(tool.name);
+      case 'category':
+        return glob(tool.category);
+      case 'tag': {
+        const risk = riskOf(tool);
+        // Security tags are matched by risk; a glob such as tag:* still sees every tag.
+        const candidates = [...tool.tags.filter((t) => !SECURITY_TAGS.includes(t as SecurityTag)), risk];
+        return candidates.some((t) => glob(t));
+      }
+    }
+  };
+  return { kind, pattern, text, matches };
+}
+
+export function isRule(parsed: ReturnType<typeof parseRule>): parsed is ApprovalRule {
+  return 'matches' in parsed;
+}

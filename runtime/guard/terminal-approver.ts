@@ -1,0 +1,51 @@
+/**
+ * Asks a person on the terminal: the question on stderr, the answer from
+ * stdin. One question at a time, even when parallel steps ask together.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { ApprovalRequest, Approver } from './approver.ts';
+
+/** Whether there is a person at a terminal to ask. */
+export function hasTerminal(): boolean {
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+}
+
+export class TerminalApprover implements Approver {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly input: Readable = process.stdin,
+    private readonly output: Writable = process.stderr,
+  ) {}
+
+  approve(request: ApprovalRequest): Promise<boolean> {
+    const asked = this.queue.then(() => this.ask(request));
+    this.queue = asked.catch(() => {});
+    return asked;
+  }
+
+  private ask(request: ApprovalRequest): Promise<boolean> {
+    const lines = [`\n? "${request.tool}" needs your confirmation: ${request.reason}`];
+    if (request.parents.length) lines.push(`  called by: ${request.parents.join(' → ')}`);
+    if (request.covers?.length) lines.push(`  this also confirms every call it makes to: ${request.covers.join(', ')}`);
+    lines.push(`  arguments: ${truncate(JSON.stringify(request.args ?? {}), 600)}`);
+    this.output.write(lines.join('\n') + '\n');
+    return new Promise((resolve) => {
+      const rl = createInterface({ input: this.input, output: this.output, terminal: false });
+      let answered = false;
+      rl.question('  run it? [y/N] ', (answer) => {
+        answered = true;
+        rl.close();
+        resolve(/^\s*y(es)?\s*$/i.test(answer));
+      });
+      rl.once('close', () => {
+        if (!answered) resolve(false);
+      });
+    });
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

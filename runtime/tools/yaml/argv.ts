@@ -1,0 +1,69 @@
+/**
+ * `run:` and `shell:` commands: a process and its arguments, no shell. A
+ * command written as one string is split into words once, when the tool
+ * loads ('...' and "..." group words, a backslash escapes), with each
+ * placeholder inside its word — so a value is always exactly one argument,
+ * whatever spaces or quotes it holds.
+ */
+import { ValueRefused } from './escape.ts';
+import { renderText, type Resolve, type Segment, type Template, type TemplateProblem } from './template.ts';
+
+export function splitCommand(template: Template): { words: Template[]; problems: TemplateProblem[] } {
+  const words: Template[] = [];
+  const problems: TemplateProblem[] = [];
+  let segments: Segment[] = [];
+  let text = '';
+  let started = false;
+  let quote: "'" | '"' | undefined;
+  let quoteAt = 0;
+  const endText = () => {
+    if (text) segments.push({ kind: 'text', text });
+    text = '';
+  };
+  const endWord = () => {
+    endText();
+    if (started) words.push({ source: template.source, segments });
+    segments = [];
+    started = false;
+  };
+  for (const segment of template.segments) {
+    if (segment.kind !== 'text') {
+      endText();
+      segments.push(segment);
+      started = true;
+      continue;
+    }
+    const s = segment.text;
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (quote) {
+        if (c === quote) quote = undefined;
+        else if (c === '\\' && quote === '"' && (s[i + 1] === '"' || s[i + 1] === '\\')) text += s[++i];
+        else text += c;
+        continue;
+      }
+      if (/\s/.test(c)) {
+        endWord();
+        continue;
+      }
+      started = true;
+      if (c === "'" || c === '"') {
+        quote = c;
+        quoteAt = i;
+      } else if (c === '\\' && i + 1 < s.length) text += s[++i];
+      else text += c;
+    }
+  }
+  if (quote) problems.push({ message: `unclosed ${quote === "'" ? 'single' : 'double'} quote in the command`, offset: quoteAt, hint: `close it with ${quote}` });
+  endWord();
+  if (words.length === 0) problems.push({ message: 'the command is empty', offset: 0, hint: 'name the program to run, e.g. run: git status' });
+  return { words, problems };
+}
+
+export function renderArgv(words: readonly Template[], resolve: Resolve): string[] {
+  return words.map((word) => {
+    const arg = renderText(word, resolve);
+    if (arg.includes('\0')) throw new ValueRefused('a value contains a NUL character, which a process argument cannot hold');
+    return arg;
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * A YAML tool after loading: every template parsed, every script's
+ * placeholders placed, every reference checked. The runtime runs this; the
+ * build reports the problems found while making it.
+ */
+import type { JSONSchema } from '../model.ts';
+import type { Condition } from './condition.ts';
+import type { CompiledScript } from './script.ts';
+import type { Template } from './template.ts';
+
+export type PathSegment = string | number;
+
+/** Something wrong in a YAML tool file, at a path into its data (and an offset into the string there). */
+export interface DefinitionProblem {
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+  hint?: string;
+  path: PathSegment[];
+  offset?: number;
+  /** Point at the key rather than the value (a misspelt or misplaced field). */
+  at?: 'key';
+}
+
+export interface EnvironmentEntry {
+  name: string;
+  value: Template;
+}
+
+/** Argument values of a tool step: strings are templates, anything else is passed as written. */
+export type ArgTemplate = Template | { literal: unknown } | { object: Record<string, ArgTemplate> } | { array: ArgTemplate[] };
+
+export type StepAction =
+  | { kind: 'bash' | 'sh' | 'python'; script: CompiledScript }
+  | { kind: 'run'; argv: Template[] }
+  | {
+      kind: 'script';
+      /** Compiled when the interpreter is a shell or Python; otherwise a template that may hold RAW placeholders only. */
+      body: CompiledScript | Template;
+      /** The interpreter's command; `{0}` in it is the script file. */
+      interpreter: Template[];
+      extension: string;
+    }
+  | { kind: 'tool'; tool: string; scope?: string; args?: Record<string, ArgTemplate>; input: Template };
+
+export interface YamlStep {
+  name: string;
+  action: StepAction;
+  when?: Condition;
+  /** The condition as written, for --show-command. */
+  whenSource?: string;
+  continueOnError: boolean;
+  cache: boolean;
+  outputVar?: string;
+  environment: EnvironmentEntry[];
+  workingDirectory?: Template;
+  /** Earlier steps whose results this step uses (it waits for them when steps run in parallel). */
+  needs: string[];
+  /** Where the step is in the file, for messages: ['steps', 2]. */
+  path: PathSegment[];
+}
+
+export interface ToolDependency {
+  name: string;
+  scope?: string;
+  /** A semver range (`^1.0.0`), when one is given. */
+  range?: string;
+  /** As written: `user/summarize@^1.0.0`. */
+  text: string;
+  path: PathSegment[];
+}
+
+export const PLATFORMS = ['linux', 'macos', 'windows'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export interface YamlToolDefinition {
+  name: string;
+  description: string;
+  version?: string;
+  category: 'custom' | 'dev';
+  tags: string[];
+  platforms?: Platform[];
+  timeoutMs?: number;
+  workingDirectory?: Template;
+  environment: EnvironmentEntry[];
+  inputSchema: JSONSchema;
+  steps: YamlStep[];
+  parallel: boolean;
+  output?: Template;
+  dependencies: ToolDependency[];
+  singleConfirmation: boolean;
+  /** The tools its steps call, as written (`summarize`, `user/summarize`). */
+  toolSteps: { name: string; scope?: string; path: PathSegment[] }[];
+}
+
+/** The platform Forge is running on, in the names YAML tools use. */
+export function currentPlatform(): Platform {
+  return process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'windows' : 'linux';
+}
+
+/** `user/summarize@^1.0.0` → its parts. */
+export function parseToolReference(text: string): { scope?: string; name: string; range?: string } {
+  const at = text.indexOf('@');
+  const ref = at < 0 ? text : text.slice(0, at);
+  const range = at < 0 ? undefined : text.slice(at + 1);
+  const slash = ref.indexOf('/');
+  return slash < 0 ? { name: ref, range } : { scope: ref.slice(0, slash), name: ref.slice(slash + 1), range };
+}

@@ -1,0 +1,41 @@
+/**
+ * Loads a YAML tool file at run time (the bundle's tools/, or a project's
+ * tool_dirs): parse, read, refuse it if anything is wrong. Imported only
+ * where YAML tools exist, so a bundle without them does not carry a YAML
+ * parser.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { parse } from 'yaml';
+import type { Tool, ToolSpec } from '../model.ts';
+import { currentPlatform, type YamlToolDefinition } from './definition.ts';
+import { readYamlTool } from './read-definition.ts';
+import { createYamlTool, type YamlToolHost } from './yaml-tool.ts';
+
+/** A tool made for other platforms: left out of the registry, with a note rather than an error. */
+export class NotForThisPlatform extends Error {
+  constructor(tool: string, platforms: readonly string[]) {
+    super(`tool "${tool}" runs on ${platforms.join(', ')}, not on ${currentPlatform()}`);
+    this.name = 'NotForThisPlatform';
+  }
+}
+
+export function loadYamlToolFile(file: string): YamlToolDefinition {
+  const data: unknown = parse(readFileSync(file, 'utf8'));
+  const { definition, problems } = readYamlTool(data, basename(file, extname(file)));
+  if (!definition) {
+    const errors = problems.items.filter((p) => p.severity === 'error');
+    throw new Error(`${file}: ${errors.map((p) => `${p.path.join('.') || '(top)'}: ${p.message}`).join('; ')}`);
+  }
+  return definition;
+}
+
+export type YamlToolFactory = (spec: ToolSpec, file: string) => Tool;
+
+export function createYamlToolFactory(host: YamlToolHost): YamlToolFactory {
+  return (spec, file) => {
+    const definition = loadYamlToolFile(file);
+    if (definition.platforms && !definition.platforms.includes(currentPlatform())) throw new NotForThisPlatform(spec.name, definition.platforms);
+    return createYamlTool(spec, definition, host);
+  };
+}

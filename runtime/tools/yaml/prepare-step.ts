@@ -1,0 +1,118 @@
+/**
+ * Turns a step and the values of this call into exactly what will run: the
+ * process and its arguments, the script text, the environment and the
+ * working directory — or the tool and its arguments. Used to run a step,
+ * and for `forge tool run --show-command / --dry-run`.
+ */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { renderArgv } from './argv.ts';
+import type { ArgTemplate, EnvironmentEntry, YamlStep, YamlToolDefinition } from './definition.ts';
+import { ValueRefused } from './escape.ts';
+import { renderScript, type CompiledScript } from './script.ts';
+import { renderText, renderValue, type Resolve, type Template } from './template.ts';
+
+export type PreparedStep =
+  | {
+      kind: 'process';
+      /** How the command was written (bash, sh, python, run, script). */
+      form: 'bash' | 'sh' | 'python' | 'run' | 'script';
+      /** The program and its arguments; SCRIPT_FILE stands for the script's temp file until it is written. */
+      argv: string[];
+      script?: { text: string; extension: string };
+      env: Record<string, string>;
+      /** The variables the tool itself sets (for display: env also holds PATH, HOME...). */
+      toolEnv: Record<string, string>;
+      cwd: string;
+    }
+  | { kind: 'tool'; tool: string; args: Record<string, unknown> };
+
+export const SCRIPT_FILE = '\0script\0';
+
+export interface PrepareContext {
+  workDir: string;
+  /** The environment a tool process gets before the tool adds its own (for ${VAR}). */
+  baseEnv: Record<string, string>;
+  python: string;
+}
+
+export function prepareStep(definition: YamlToolDefinition, step: YamlStep, resolve: Resolve, context: PrepareContext): PreparedStep {
+  const action = step.action;
+  if (action.kind === 'tool') {
+    let args: unknown;
+    if (action.args) args = Object.fromEntries(Object.entries(action.args).map(([k, v]) => [k, renderArg(v, resolve)]));
+    else {
+      args = renderValue(action.input, resolve);
+      if (typeof args === 'string') {
+        try {
+          args = JSON.parse(args);
+        } catch {
+          // reported below
+        }
+      }
+    }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      throw new ValueRefused(`the input of step "${step.name}" is not an object of arguments for "${action.tool}"`);
+    }
+    return { kind: 'tool', tool: action.tool, args: args as Record<string, unknown> };
+  }
+
+  const toolEnv = { ...renderEnvironment(definition.environment, resolve, context.baseEnv), ...renderEnvironment(step.environment, resolve, context.baseEnv) };
+  const env = { ...context.baseEnv, ...toolEnv };
+  const cwd = workingDirectory(step.workingDirectory ?? definition.workingDirectory, resolve, context);
+  switch (action.kind) {
+    case 'bash':
+    case 'sh':
+    case 'python': {
+      const text = renderScript(action.script, resolve);
+      const program = action.kind === 'python' ? context.python : action.kind;
+      if (action.kind === 'python') Object.assign(env, PYTHON_ENV);
+      return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script: { text, extension: action.kind === 'python' ? '.py' : '.sh' }, env, toolEnv, cwd };
+    }
+    case 'run':
+      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve), env, toolEnv, cwd };
+    case 'script': {
+      const text = 'language' in action.body ? renderScript(action.body as CompiledScript, resolve) : renderText(action.body as Template, resolve);
+      let argv = renderArgv(action.interpreter, resolve);
+      if (argv.some((a) => a.includes('{0}'))) argv = argv.map((a) => a.split('{0}').join(SCRIPT_FILE));
+      else argv.push(SCRIPT_FILE);
+      if (action.extension === '.py') Object.assign(env, PYTHON_ENV);
+      return { kind: 'process', form: 'script', argv, script: { text, extension: action.extension }, env, toolEnv, cwd };
+    }
+  }
+}
+
+/** Keeps Python from writing __pycache__ and from buffering its output. */
+const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
+
+function renderArg(arg: ArgTemplate, resolve: Resolve): unknown {
+  if ('literal' in arg) return arg.literal;
+  if ('array' in arg) return arg.array.map((a) => renderArg(a, resolve));
+  if ('object' in arg) return Object.fromEntries(Object.entries(arg.object).map(([k, v]) => [k, renderArg(v, resolve)]));
+  return renderValue(arg, resolve);
+}
+
+function renderEnvironment(entries: readonly EnvironmentEntry[], resolve: Resolve, parent: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { name, value } of entries) {
+    const text = renderText(value, resolve, parent);
+    if (text.includes('\0')) throw new ValueRefused(`the value of environment variable ${name} contains a NUL character, which the environment cannot hold`);
+    out[name] = text;
+  }
+  return out;
+}
+
+/** The step's working directory: inside the work dir, and existing. */
+function workingDirectory(template: Template | undefined, resolve: Resolve, context: PrepareContext): string {
+  if (!template) return context.workDir;
+  const rendered = renderText(template, resolve, context.baseEnv);
+  const target = resolvePath(context.workDir, rendered);
+  const inside = (root: string, path: string) => {
+    const rel = relative(root, path);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  if (!inside(context.workDir, target)) throw new ValueRefused(`working-directory "${rendered}" is outside the work dir`);
+  if (!existsSync(target) || !statSync(target).isDirectory()) throw new ValueRefused(`working-directory "${rendered}" does not exist`);
+  if (!inside(realpathSync(context.workDir), realpathSync(target))) throw new ValueRefused(`working-directory "${rendered}" leads outside the work dir through a symbolic link`);
+  return target;
+}

@@ -1,0 +1,57 @@
+/** Runs one prepared step: a process (with its script written to the call's temp dir) or a tool call. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseOutput } from '../custom/custom-tool.ts';
+import { runProcess } from '../custom/process-runner.ts';
+import type { ToolContext } from '../model.ts';
+import { SCRIPT_FILE, type PreparedStep } from './prepare-step.ts';
+import type { StepResult } from './run-values.ts';
+import { textOf } from './template.ts';
+
+export interface StepRunOptions {
+  ctx: ToolContext;
+  signal: AbortSignal;
+  maxOutputBytes?: number;
+  /** A unique file name stem for the step's script. */
+  scriptName: string;
+}
+
+export async function runPreparedStep(prepared: PreparedStep, options: StepRunOptions): Promise<StepResult> {
+  if (prepared.kind === 'tool') {
+    const result = await options.ctx.registry.execute(prepared.tool, prepared.args, { signal: options.signal });
+    if (result.ok) return { status: 'ok', output: result.value, stdout: textOf(result.value), stderr: '', exitCode: 0 };
+    return { status: 'failed', output: null, stdout: '', stderr: result.error.message, exitCode: 1, error: result.error };
+  }
+
+  let argv = prepared.argv;
+  if (prepared.script) {
+    const file = join(options.ctx.tmpDir, `${options.scriptName}${prepared.script.extension}`);
+    writeFileSync(file, prepared.script.text, { mode: 0o600 });
+    argv = argv.map((a) => a.split(SCRIPT_FILE).join(file));
+  }
+  const run = await runProcess({
+    command: argv[0],
+    args: argv.slice(1),
+    cwd: prepared.cwd,
+    env: prepared.env,
+    signal: options.signal,
+    maxStdoutBytes: options.maxOutputBytes,
+  });
+  const stderr = run.stderr.toString();
+  if (run.spawnError) {
+    const missing = (run.spawnError as NodeJS.ErrnoException).code === 'ENOENT';
+    return failed(run.stdout, stderr, { code: 'FORGE_TOOL_START', message: missing ? `"${argv[0]}" was not found` : `"${argv[0]}" could not be started: ${run.spawnError.message}` });
+  }
+  if (run.stoppedBy === 'output-limit') return failed(run.stdout, stderr, { code: 'FORGE_TOOL_OUTPUT_LIMIT', message: 'wrote more output than the limit and was stopped', hint: 'write large results to a file' });
+  if (run.stoppedBy === 'abort') return failed(run.stdout, stderr, { code: 'FORGE_TOOL_CANCELLED', message: 'was stopped' });
+  if (run.exitCode !== 0) {
+    const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+    const tail = run.stderr.tail(1500);
+    return { status: 'failed', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: run.exitCode, error: { code: 'FORGE_YAML_STEP_EXIT', message: `${how}${tail ? `: ${tail}` : ''}` } };
+  }
+  return { status: 'ok', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: 0 };
+}
+
+function failed(stdout: string, stderr: string, error: StepResult['error'] & object): StepResult {
+  return { status: 'failed', output: null, stdout, stderr, exitCode: null, error };
+}

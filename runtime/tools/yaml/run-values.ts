@@ -1,0 +1,67 @@
+/** What placeholders read during one call of a YAML tool: the arguments and the results of the steps so far. */
+import type { ToolError } from '../model.ts';
+import type { YamlStep } from './definition.ts';
+import type { Reference } from './template.ts';
+
+export interface StepResult {
+  status: 'ok' | 'failed' | 'skipped';
+  /** stdout as JSON when it parses, else its text without the trailing newline; a tool step's result value. */
+  output: unknown;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  /** Why a failed step failed (a called tool's error, a process that could not start...). */
+  error?: ToolError;
+}
+
+export const SKIPPED: StepResult = { status: 'skipped', output: null, stdout: '', stderr: '', exitCode: null };
+
+export class RunValues {
+  private readonly results = new Map<string, StepResult>();
+  private readonly outputVars = new Map<string, string>();
+
+  constructor(
+    readonly args: Record<string, unknown>,
+    steps: readonly YamlStep[],
+  ) {
+    for (const step of steps) if (step.outputVar) this.outputVars.set(step.outputVar, step.name);
+  }
+
+  record(step: string, result: StepResult): void {
+    this.results.set(step, result);
+  }
+
+  result(step: string): StepResult | undefined {
+    return this.results.get(step);
+  }
+
+  readonly resolve = (ref: Reference): unknown => {
+    const { root, path } = ref;
+    if (root === 'input') return dig(this.args, path);
+    if (Object.hasOwn(this.args, root)) return dig(this.args[root], path);
+    const varStep = this.outputVars.get(root);
+    if (varStep !== undefined) return dig(this.results.get(varStep)?.output, path);
+    const result = this.results.get(root);
+    if (!result) return undefined;
+    const [field = 'output', ...rest] = path;
+    switch (field) {
+      case 'stdout':
+        return result.stdout;
+      case 'stderr':
+        return result.stderr;
+      case 'exit-code':
+        return result.exitCode;
+      default:
+        return dig(result.output, rest);
+    }
+  };
+}
+
+function dig(value: unknown, path: readonly string[]): unknown {
+  let node = value;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}

@@ -1,0 +1,164 @@
+/**
+ * Templates in YAML tools: `{PARAM}`, `{step.output}`, `{var.field}`,
+ * `{RAW:PARAM}`, and in environment values `${VAR}`. `{{` and `}}` are
+ * literal braces. `${...}` is never a placeholder (it is shell syntax),
+ * and any other brace is literal text.
+ *
+ * A template is parsed once, when the tool is loaded, into text and
+ * placeholder segments. Values are inserted into that parsed form, so a
+ * value that looks like a placeholder is never substituted a second time.
+ */
+
+export interface Reference {
+  /** A parameter, a step, an output_var, or `input` (all the arguments). */
+  root: string;
+  /** Fields after the root: `step.output` → ['output']. */
+  path: string[];
+  /** As written, without the braces: `step.output`, `RAW:NAME`. */
+  text: string;
+}
+
+export type Segment =
+  | { kind: 'text'; text: string }
+  | { kind: 'ref'; ref: Reference; raw: boolean; offset: number; length: number }
+  | { kind: 'env'; name: string; offset: number; length: number };
+
+export interface Template {
+  source: string;
+  segments: Segment[];
+}
+
+export interface TemplateProblem {
+  message: string;
+  offset: number;
+  hint?: string;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+const FIELD = /^[A-Za-z0-9_-]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Text inside braces that makes a placeholder; anything else stays literal. */
+function asReference(inner: string): { ref: Reference; raw: boolean } | undefined {
+  let raw = false;
+  let body = inner;
+  if (body.startsWith('RAW:')) {
+    raw = true;
+    body = body.slice(4);
+  }
+  const [root, ...path] = body.split('.');
+  if (!IDENT.test(root) || !path.every((p) => FIELD.test(p))) return undefined;
+  return { ref: { root, path, text: inner }, raw };
+}
+
+/**
+ * Parses a template. `env: true` reads `${VAR}` as an environment variable
+ * (environment values, working-directory); elsewhere `${...}` is literal.
+ */
+export function parseTemplate(source: string, options: { env?: boolean } = {}): { template: Template; problems: TemplateProblem[] } {
+  const segments: Segment[] = [];
+  const problems: TemplateProblem[] = [];
+  let text = '';
+  const flush = () => {
+    if (text) segments.push({ kind: 'text', text });
+    text = '';
+  };
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i];
+    if (c === '$' && source[i + 1] === '{' && source[i + 2] !== '{') {
+      const close = source.indexOf('}', i + 2);
+      if (options.env) {
+        const name = close < 0 ? '' : source.slice(i + 2, close);
+        if (!ENV_NAME.test(name)) {
+          problems.push({ message: `"${source.slice(i, close < 0 ? undefined : close + 1)}" is not an environment variable reference`, offset: i, hint: 'write ${NAME} with letters, digits and "_", or ${{ for a literal "${"' });
+          text += '${';
+          i += 2;
+          continue;
+        }
+        flush();
+        segments.push({ kind: 'env', name, offset: i, length: close + 1 - i });
+        i = close + 1;
+        continue;
+      }
+      // Shell parameter expansion: "${" is literal (a placeholder inside it is
+      // still found, so the script check can refuse it).
+      text += '${';
+      i += 2;
+      continue;
+    }
+    if (c === '{' && source[i + 1] === '{') {
+      text += '{';
+      i += 2;
+      continue;
+    }
+    if (c === '}' && source[i + 1] === '}') {
+      text += '}';
+      i += 2;
+      continue;
+    }
+    if (c === '{') {
+      const close = source.indexOf('}', i + 1);
+      const found = close < 0 ? undefined : asReference(source.slice(i + 1, close));
+      if (found) {
+        flush();
+        segments.push({ kind: 'ref', ref: found.ref, raw: found.raw, offset: i, length: close + 1 - i });
+        i = close + 1;
+        continue;
+      }
+    }
+    text += c;
+    i++;
+  }
+  flush();
+  return { template: { source, segments }, problems };
+}
+
+export function references(template: Template): Extract<Segment, { kind: 'ref' }>[] {
+  return template.segments.filter((s): s is Extract<Segment, { kind: 'ref' }> => s.kind === 'ref');
+}
+
+/** The template is one placeholder and nothing else: its value keeps its type (an object stays an object). */
+export function singleReference(template: Template): Reference | undefined {
+  const [only, ...rest] = template.segments;
+  return only?.kind === 'ref' && rest.length === 0 ? only.ref : undefined;
+}
+
+/** A value as text: strings as they are, numbers and booleans as written, objects and arrays as JSON. */
+export function textOf(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+export type Resolve = (ref: Reference) => unknown;
+
+/** Renders a template as plain text (no escaping: environment values, arguments, output). */
+export function renderText(template: Template, resolve: Resolve, env: Record<string, string> = {}): string {
+  let out = '';
+  for (const s of template.segments) {
+    if (s.kind === 'text') out += s.text;
+    else if (s.kind === 'env') out += env[s.name] ?? '';
+    else out += textOf(resolve(s.ref));
+  }
+  return out;
+}
+
+/** Renders with types: a lone placeholder gives its value as is, anything else gives text. */
+export function renderValue(template: Template, resolve: Resolve, env: Record<string, string> = {}): unknown {
+  const only = singleReference(template);
+  if (only) return resolve(only) ?? null;
+  return renderText(template, resolve, env);
+}
+
+/** The literal text with every placeholder removed, and where each one stood in it (for the script lexers). */
+export function literalSkeleton(template: Template): { text: string; positions: number[] } {
+  let text = '';
+  const positions: number[] = [];
+  for (const s of template.segments) {
+    if (s.kind === 'text') text += s.text;
+    else positions.push(text.length);
+  }
+  return { text, positions };
+}

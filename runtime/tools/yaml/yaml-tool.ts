@@ -1,0 +1,188 @@
+/**
+ * A YAML tool as a Tool: runs its steps in order (or, with parallel: true,
+ * each as soon as the steps it reads from are done), skips steps whose
+ * when: is false, reuses cached step results within the call, stops at the
+ * first failing step (unless it may fail), and builds the result from
+ * output: or the last step that ran.
+ */
+import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
+import { resolvePython } from '../custom/python-interpreter.ts';
+import { toolEnvironment } from '../custom/tool-env.ts';
+import { evaluate, truthy } from './condition.ts';
+import type { YamlStep, YamlToolDefinition } from './definition.ts';
+import { ValueRefused } from './escape.ts';
+import { prepareStep, type PrepareContext, type PreparedStep } from './prepare-step.ts';
+import { runPreparedStep } from './run-step.ts';
+import { RunValues, SKIPPED, type StepResult } from './run-values.ts';
+import { renderValue, type Resolve } from './template.ts';
+
+export interface YamlToolHost {
+  workDir: string;
+  envPassthrough?: readonly string[];
+  maxOutputBytes?: number;
+  /** Called with each command just before it runs (`forge tool run --show-command`). */
+  onCommand?: (event: CommandEvent) => void;
+}
+
+export interface CommandEvent {
+  tool: string;
+  step: string;
+  prepared: PreparedStep;
+}
+
+export interface YamlTool extends Tool {
+  definition: YamlToolDefinition;
+  /** What each step would run with these arguments, without running anything (results of earlier steps show as <step.output>). */
+  plan(args: Record<string, unknown>): PlannedStep[];
+}
+
+export interface PlannedStep {
+  step: string;
+  when?: string;
+  prepared?: PreparedStep;
+  /** Why the step cannot be shown (a value it would refuse). */
+  problem?: string;
+}
+
+export function isYamlTool(tool: Tool | undefined): tool is YamlTool {
+  return tool !== undefined && 'plan' in tool && 'definition' in tool;
+}
+
+/** The spec a YAML tool records in agent.json (composedOf: the tools its steps call, by name). */
+export function yamlToolSpec(definition: YamlToolDefinition, source: ToolSpec['source']): ToolSpec {
+  const spec: ToolSpec = {
+    name: definition.name,
+    description: definition.description,
+    category: definition.category,
+    inputSchema: definition.inputSchema,
+    tags: [...definition.tags],
+  };
+  const composedOf = [...new Set(definition.toolSteps.map((t) => t.name))];
+  if (composedOf.length) spec.composedOf = composedOf;
+  if (definition.singleConfirmation) spec.singleConfirmation = true;
+  if (definition.timeoutMs !== undefined) spec.timeoutMs = definition.timeoutMs;
+  if (source) {
+    const interpreters = new Set<string>();
+    for (const step of definition.steps) {
+      const action = step.action;
+      if (action.kind === 'bash' || action.kind === 'sh' || action.kind === 'python') interpreters.add(action.kind);
+      if (action.kind === 'script' && 'language' in action.body) interpreters.add(action.body.language);
+    }
+    spec.source = { ...source, ...(interpreters.size ? { interpreters: [...interpreters].sort() } : {}) };
+  }
+  return spec;
+}
+
+export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, host: YamlToolHost): YamlTool {
+  const needsPython = definition.steps.some((s) => s.action.kind === 'python');
+  const baseEnv = () => toolEnvironment({ workDir: host.workDir, passthrough: host.envPassthrough });
+  let calls = 0;
+
+  async function execute(args: unknown, ctx: ToolContext): Promise<ToolResult> {
+    let python = 'python3';
+    if (needsPython) {
+      try {
+        python = await resolvePython();
+      } catch (err) {
+        return fail('FORGE_PYTHON_MISSING', `tool "${spec.name}" needs Python: ${(err as Error).message}`, 'install Python 3, or set FORGE_PYTHON to an interpreter');
+      }
+    }
+    const call = ++calls;
+    const values = new RunValues((args ?? {}) as Record<string, unknown>, definition.steps);
+    const context: PrepareContext = { workDir: host.workDir, baseEnv: baseEnv(), python };
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    const cache = new Map<string, Promise<StepResult>>();
+    const done = new Map<string, Promise<StepResult>>();
+    let failure: ToolResult | undefined;
+
+    const runStep = async (step: YamlStep, index: number): Promise<StepResult> => {
+      if (definition.parallel) await Promise.all(step.needs.map((n) => done.get(n)));
+      if (failure || controller.signal.aborted) return SKIPPED;
+      if (step.when && !truthy(evaluate(step.when, values.resolve))) return record(step, SKIPPED);
+      let prepared: PreparedStep;
+      try {
+        prepared = prepareStep(definition, step, values.resolve, context);
+      } catch (err) {
+        if (!(err instanceof ValueRefused)) throw err;
+        return record(step, { ...SKIPPED, status: 'failed', error: { code: 'FORGE_YAML_VALUE', message: err.message } });
+      }
+      const key = step.cache ? JSON.stringify(prepared) : undefined;
+      let running = key ? cache.get(key) : undefined;
+      if (!running) {
+        host.onCommand?.({ tool: spec.name, step: step.name, prepared });
+        running = runPreparedStep(prepared, { ctx, signal: controller.signal, maxOutputBytes: host.maxOutputBytes, scriptName: `${call}-${index}-${step.name}` });
+        if (key) cache.set(key, running);
+      }
+      return record(step, await running);
+    };
+
+    const record = (step: YamlStep, result: StepResult): StepResult => {
+      values.record(step.name, result);
+      if (result.status === 'failed' && !step.continueOnError && !failure) {
+        failure = stepFailure(spec.name, step, result);
+        controller.abort();
+      }
+      return result;
+    };
+
+    try {
+      if (definition.parallel) {
+        definition.steps.forEach((step, i) => done.set(step.name, runStep(step, i)));
+        await Promise.all(done.values());
+      } else {
+        for (const [i, step] of definition.steps.entries()) {
+          await runStep(step, i);
+          if (failure) break;
+        }
+      }
+    } finally {
+      ctx.signal.removeEventListener('abort', stop);
+    }
+    if (failure) return failure;
+    if (definition.output) return ok(renderValue(definition.output, values.resolve));
+    const last = [...definition.steps].reverse().find((s) => values.result(s.name)?.status !== 'skipped');
+    return ok(last ? values.result(last.name)!.output : null);
+  }
+
+  function plan(args: Record<string, unknown>): PlannedStep[] {
+    const values = new RunValues(args, definition.steps);
+    const isStepReference = (root: string) => definition.steps.some((s) => s.name === root || s.outputVar === root);
+    // Results of earlier steps are not known before the call: they show as <step.output>.
+    const placeholder: Resolve = (ref) => (isStepReference(ref.root) ? `<${ref.text}>` : values.resolve(ref));
+    const context: PrepareContext = { workDir: host.workDir, baseEnv: baseEnv(), python: 'python3' };
+    return definition.steps.map((step) => {
+      const planned: PlannedStep = { step: step.name, ...(step.whenSource ? { when: step.whenSource } : {}) };
+      try {
+        planned.prepared = prepareStep(definition, step, placeholder, context);
+      } catch (err) {
+        if (!(err instanceof ValueRefused)) throw err;
+        planned.problem = err.message;
+      }
+      return planned;
+    });
+  }
+
+  return { ...spec, definition, execute, plan };
+}
+
+function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResult {
+  const error = result.error ?? { code: 'FORGE_YAML_STEP_EXIT', message: 'failed' };
+  if (step.action.kind === 'tool') {
+    // The inner code says what went wrong (FORGE_APPROVAL_REQUIRED, FORGE_TOOL_TIMEOUT...); the message says where.
+    return fail(
+      error.code,
+      `tool "${tool}" failed at step "${step.name}": tool "${step.action.tool}" failed: ${error.message}`,
+      error.hint ?? 'add continue-on-error: true to the step to go on after a failure',
+      [error.code, error.details].filter(Boolean).join('\n'),
+    );
+  }
+  const stderr = result.stderr.trim();
+  return fail(
+    error.code === 'FORGE_YAML_STEP_EXIT' ? 'FORGE_YAML_STEP_FAILED' : error.code,
+    `tool "${tool}" failed at step "${step.name}": ${error.message}`,
+    error.hint ?? (error.code === 'FORGE_YAML_STEP_EXIT' ? 'add continue-on-error: true to the step to go on after a failure' : undefined),
+    stderr || undefined,
+  );
+}

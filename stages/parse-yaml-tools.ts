@@ -1,0 +1,33 @@
+/**
+ * Stage: parse YAML tools. Every .yaml/.yml file in a tool_dir that
+ * declares a step is a tool; any other YAML file is data that travels with
+ * the tools.
+ */
+import { hasErrors } from '../runtime/diagnostics.ts';
+import type { SourceFile } from './discover-tools.ts';
+import type { ParsedSources, ParsedTool } from './parse-docstrings.ts';
+import type { StageContext } from './stage.ts';
+import { readYamlToolFile, type YamlToolFile } from './yaml-tool-file.ts';
+
+export async function parseYamlTools(files: readonly SourceFile[], parsed: ParsedSources, ctx: StageContext): Promise<ParsedSources> {
+  const yamlFiles = files.filter((f) => f.kind === 'yaml');
+  const read = await Promise.all(yamlFiles.map((file) => readYamlToolFile(file, file.relative)));
+  const tools = [...parsed.tools];
+  const supportFiles = [...parsed.supportFiles];
+  yamlFiles.forEach((file, i) => {
+    const result = read[i];
+    if (result.sha256) file.sha256 = result.sha256;
+    ctx.report(...result.diagnostics);
+    const tool = toParsedTool(file, result);
+    if (tool) tools.push(tool);
+    else if (!hasErrors(result.diagnostics)) supportFiles.push(file);
+  });
+  return { tools, supportFiles };
+}
+
+export function toParsedTool(file: SourceFile, result: YamlToolFile): ParsedTool | undefined {
+  if (!result.spec || !result.definition || !result.locate || hasErrors(result.diagnostics)) return undefined;
+  const tool: ParsedTool = { spec: result.spec, file, at: result.at ?? { file: file.display }, yaml: { definition: result.definition, locate: result.locate } };
+  if (result.unavailable) tool.unavailable = result.unavailable;
+  return tool;
+}

@@ -1,0 +1,307 @@
+/** The forge tool commands for YAML tools, scopes and approvals, run as the real CLI. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { currentPlatform } from '../../runtime/tools/yaml/definition.ts';
+import { forge, forgeBin, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+import { runOnTerminal } from '../helpers/terminal.ts';
+
+/** Fresh, empty user and global scopes. */
+function scopes() {
+  const home = tempDir('forge-home-');
+  const global = tempDir('forge-global-');
+  return { home, global, env: { FORGE_HOME: home, FORGE_GLOBAL_TOOLS: global } };
+}
+
+const GREET = 'description: Greets someone.\ntags: [read]\nparameters:\n  name: { type: string, description: Who to greet. }\nbash: echo "Hello, {name}!"\n';
+
+describe('forge help for tools', () => {
+  it('explains YAML tools and every subcommand, with examples', async () => {
+    const { code, stdout } = await forge(['help', 'tool'], tempDir());
+    expect(code).toBe(0);
+    for (const text of ['add ', 'get ', 'remove ', 'check ', '{PARAM} inserts a parameter', 'forge tool add greet', 'user scope (~/.forge/tools']) expect(stdout).toContain(text);
+  });
+
+  it.each([[['tool', 'add', '--help']], [['help', 'tool', 'add']]])('prints forge tool add\'s own usage for %j', async (args) => {
+    const { code, stdout } = await forge(args, tempDir());
+    expect(code).toBe(0);
+    expect(stdout).toContain('usage: forge tool add NAME --description D');
+    expect(stdout).toContain('examples:');
+    expect(stdout).toContain('--parameter NAME DESC');
+  });
+});
+
+describe('forge tool add / get / list / remove', () => {
+  it('adds a tool to the project, checked as the build checks it, that runs straight away', async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const added = await forge(
+      ['tool', 'add', 'greet', '--description', 'Greets.', '--bash', 'echo "Hello, {name}! x{times}"', '--parameter', 'name', 'Who', '--parameter', 'times', 'How often', 'type=integer', 'default=2', '--tag', 'read', '--timeout', '5000', '--version', '1.2.0'],
+      dir,
+      env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('added greet to tools/greet.yaml');
+    const text = readFileSync(join(dir, 'tools/greet.yaml'), 'utf8');
+    expect(text).toContain('version: 1.2.0');
+    expect(text).toContain('default: 2');
+    const run = await forge(['tool', 'run', 'greet', '--param', "name=O'Brien"], dir, env);
+    expect(run.stdout).toBe("Hello, O'Brien! x2\n");
+  });
+
+  it('writes steps, environment and platforms', async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': 'description: Shouts.\ntags: [read]\nparameters:\n  text: { type: string }\nbash: printf %s {text} | tr a-z A-Z\n' });
+    const added = await forge(
+      ['tool', 'add', 'pipeline', '--description', 'Two steps.', '--step', 'first', 'python:print({text}[::-1])', '--step', 'loud', 'tool:shout', '--parameter', 'text', 'Text', '--env', 'MODE=fast', '--platform', currentPlatform()],
+      dir,
+      env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const run = await forge(['tool', 'run', 'pipeline', '--param', 'text=abc'], dir, env);
+    expect(run.stdout).toBe('ABC\n');
+  });
+
+  it('refuses a tool with errors and writes nothing', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const { code, stderr } = await forge(['tool', 'add', 'bad', '--description', 'Bad.', '--bash', 'echo `{name}`', '--parameter', 'name', 'Who'], dir, scopes().env);
+    expect(code).toBe(1);
+    expect(stderr).toContain('tools/bad.yaml:');
+    expect(stderr).toContain('placeholder {name} stands inside backticks');
+    expect(existsSync(join(dir, 'tools/bad.yaml'))).toBe(false);
+  });
+
+  it('does not replace a tool without --force', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.yaml': GREET });
+    const args = ['tool', 'add', 'greet', '--description', 'New.', '--bash', 'echo new'];
+    const refused = await forge(args, dir, scopes().env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('already exists');
+    expect(readFileSync(join(dir, 'tools/greet.yaml'), 'utf8')).toBe(GREET);
+    expect((await forge([...args, '--force'], dir, scopes().env)).code).toBe(0);
+    expect(readFileSync(join(dir, 'tools/greet.yaml'), 'utf8')).toContain('echo new');
+  });
+
+  it.each([
+    [['tool', 'add', 'x', '--bash', 'echo'], 'missing --description'],
+    [['tool', 'add', 'x', '--description', 'd'], 'the tool needs something to run'],
+    [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--run', 'b'], 'give one of --bash'],
+    [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--parameter', 'n', 'N', 'type=strng'], 'unknown type "strng"'],
+    [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--scope', 'team'], 'unknown scope "team"'],
+  ])('exits 2 for %j', async (args, message) => {
+    const { code, stderr } = await forge(args, writeProject({ 'forge.yaml': minimalConfig() }), scopes().env);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+
+  it('adds, lists, gets, runs and removes a tool in the user scope, with or without a project', async () => {
+    const { home, env } = scopes();
+    const nowhere = tempDir();
+    const added = await forge(['tool', 'add', 'stamp', '--description', 'Stamps text.', '--run', 'printf [%s] {text}', '--parameter', 'text', 'Text', '--tag', 'read', '--scope', 'user'], nowhere, env);
+    expect(added.code, added.stderr).toBe(0);
+    expect(existsSync(join(home, 'tools/stamp.yaml'))).toBe(true);
+
+    const list = await forge(['tool', 'list', '--scope', 'user'], nowhere, env);
+    expect(list.stdout).toMatch(/^stamp\s+custom\s+read\s+Stamps text\./m);
+    const got = await forge(['tool', 'get', 'stamp', '--scope', 'user', '--json'], nowhere, env);
+    expect(JSON.parse(got.stdout)).toMatchObject({ ok: true, scope: 'user', content: expect.stringContaining('run: printf [%s] {text}') });
+
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const run = await forge(['tool', 'run', 'user/stamp', '--param', 'text=a b'], project, env);
+    expect(run.stdout).toBe('[a b]\n');
+    const anywhere = await forge(['tool', 'run', 'stamp', '--param', 'text=c'], nowhere, env);
+    expect(anywhere.stdout).toBe('[c]\n');
+
+    expect((await forge(['tool', 'remove', 'user/stamp'], nowhere, env)).code).toBe(0);
+    expect(existsSync(join(home, 'tools/stamp.yaml'))).toBe(false);
+    const gone = await forge(['tool', 'get', 'stamp'], nowhere, env);
+    expect(gone.code).toBe(1);
+  });
+
+  it('finds a tool for get in resolution order, and suggests a near name', async () => {
+    const { env, global } = scopes();
+    writeFileSync(join(global, 'greet.yaml'), GREET.replace('Greets someone.', 'The global greeter.'));
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.yaml': GREET });
+    expect((await forge(['tool', 'get', 'greet'], dir, env)).stdout).toContain('Greets someone.');
+    expect((await forge(['tool', 'get', 'global/greet'], dir, env)).stdout).toContain('The global greeter.');
+    const typo = await forge(['tool', 'get', 'greeet'], dir, env);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('did you mean "greet"?');
+  });
+
+  it('removes only YAML tools, and names the tools that called the removed one', async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.yaml': GREET,
+      'tools/twice.yaml': 'description: Greets twice.\nsteps:\n  - tool: greet\n  - tool: greet\n',
+      'tools/mine.py': '"""\nTool: mine\nDescription: d\n"""\nprint(1)\n',
+    });
+    const py = await forge(['tool', 'remove', 'mine'], dir, scopes().env);
+    expect(py.code).toBe(1);
+    expect(py.stderr).toContain('delete tools/mine.py yourself');
+    const removed = await forge(['tool', 'remove', 'greet'], dir, scopes().env);
+    expect(removed.code).toBe(0);
+    expect(removed.stderr).toContain('these tools call greet and will fail until it is back: twice');
+  });
+
+  it('notes tools made for other platforms in list --all, and will not run them', async () => {
+    const other = currentPlatform() === 'windows' ? 'linux' : 'windows';
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/elsewhere.yaml': `description: Elsewhere.\nplatforms: [${other}]\nbash: echo\n`, 'tools/greet.yaml': GREET });
+    const list = await forge(['tool', 'list'], dir, scopes().env);
+    expect(list.stdout).not.toContain('elsewhere');
+    const all = await forge(['tool', 'list', '--all'], dir, scopes().env);
+    expect(all.stdout).toMatch(new RegExp(`^elsewhere .*not for this platform: runs on ${other}, not on ${currentPlatform()}`, 'm'));
+    const run = await forge(['tool', 'run', 'elsewhere'], dir, scopes().env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('FORGE_TOOL_PLATFORM');
+  });
+});
+
+describe('forge tool run --show-command / --dry-run', () => {
+  const project = () =>
+    writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/report.yaml':
+        'description: Reports.\ntags: [read]\nparameters:\n  name: { type: string }\n  n: { type: integer, default: 2 }\nenvironment:\n  WHO: "{name}"\nsteps:\n  - name: list\n    run: printf "%s|" {name} {n}\n  - name: say\n    bash: |\n      echo "got: {list.output}" > said.txt\n      cat said.txt\n',
+    });
+
+  it('prints each command exactly as it runs, on stderr', async () => {
+    const dir = project();
+    const { code, stdout, stderr } = await forge(['tool', 'run', 'report', '--param', "name=it's", '--show-command'], dir, scopes().env);
+    expect(code).toBe(0);
+    expect(stdout).toBe("got: it's|2|\n");
+    expect(stderr).toContain(`▸ report › list: printf '%s|' 'it'\\''s' 2`);
+    expect(stderr).toContain('    env: WHO=\'it\'\\\'\'s\'');
+    expect(stderr).toContain(`    │ echo "got: "'it'\\''s|2|'"" > said.txt`);
+  });
+
+  it('checks the arguments and runs nothing with --dry-run', async () => {
+    const dir = project();
+    const bad = await forge(['tool', 'run', 'report', '--dry-run', '--param', 'n=3'], dir, scopes().env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('missing required argument "name"');
+    const good = await forge(['tool', 'run', 'report', '--dry-run', '--show-command', '--param', 'name=x'], dir, scopes().env);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('the arguments are valid for report; nothing was run');
+    expect(good.stderr).toContain("▸ report › list: printf '%s|' x 2");
+    expect(good.stderr).toContain(`echo "got: "'<list.output>'"" > said.txt`);
+    expect(existsSync(join(dir, 'said.txt'))).toBe(false);
+  });
+
+  it('includes the commands in --json output', async () => {
+    const { stdout } = await forge(['tool', 'run', 'report', '--param', 'name=x', '--show-command', '--json'], project(), scopes().env);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ ok: true, value: 'got: x|2|' });
+    expect(result.commands).toMatchObject([
+      { tool: 'report', step: 'list', argv: ['printf', '%s|', 'x', '2'], env: { WHO: 'x' } },
+      { tool: 'report', step: 'say', argv: ['bash', '<script>'] },
+    ]);
+  });
+});
+
+describe('forge build with scope tools', () => {
+  it('rebuilds when a user-scope tool the project uses changes, or a tool appears in the scope', async () => {
+    const { env, home } = scopes();
+    mkdirSync(join(home, 'tools'));
+    writeFileSync(join(home, 'tools/shout.yaml'), 'description: Shouts.\nbash: echo\n');
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/meta.yaml': 'description: Meta.\nsteps:\n  - tool: shout\n' });
+    const cached = async () => JSON.parse((await forge(['build', '--json'], dir, env)).stdout).cached as boolean;
+    expect(await cached()).toBe(false);
+    expect(await cached()).toBe(true);
+    writeFileSync(join(home, 'tools/shout.yaml'), 'description: Shouts louder.\nbash: echo\n');
+    expect(await cached()).toBe(false);
+    expect(await cached()).toBe(true);
+    writeFileSync(join(home, 'tools/other.yaml'), 'description: Other.\nbash: echo\n');
+    expect(await cached()).toBe(false);
+  });
+});
+
+describe('forge tool check', () => {
+  it('prints what each tool needs and where it was found', async () => {
+    const { env, home } = scopes();
+    mkdirSync(join(home, 'tools'));
+    writeFileSync(join(home, 'tools/shout.yaml'), 'description: Shouts.\nversion: 1.3.0\nbash: echo\n');
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/meta.yaml': 'description: Meta.\ndependencies: [shout@^1.0.0]\nsteps:\n  - tool: shout\n' });
+    const { code, stdout } = await forge(['tool', 'check'], dir, env);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/meta\s+tools\/meta\.yaml/);
+    expect(stdout).toMatch(/└─ shout@\^1\.0\.0\s+→ 1\.3\.0 .*shout\.yaml \(user scope\)/);
+    expect(stdout).toContain('✓ every tool\'s needs: found, satisfied, no cycles');
+  });
+
+  it('exits 1 with the chain for a missing dependency, only for the tool asked about', async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/a.yaml': 'description: A.\nsteps:\n  - tool: b\n',
+      'tools/b.yaml': 'description: B.\ndependencies: [summarize@^2.0.0]\nbash: echo\n',
+      'tools/other.yaml': 'description: Other.\nbash: echo\n',
+    });
+    const failing = await forge(['tool', 'check', 'a'], dir, scopes().env);
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toContain('tools/b.yaml:2:16 FORGE_TOOL_DEPENDENCY a → b → summarize@^2.0.0: no scope has a tool named "summarize"');
+    const fine = await forge(['tool', 'check', 'other'], dir, scopes().env);
+    expect(fine.code).toBe(0);
+    expect(fine.stderr).not.toContain('summarize');
+  });
+});
+
+describe('approval from the command line', () => {
+  const project = () =>
+    writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/write_a.yaml': 'description: Writes a.\ntags: [write]\nbash: echo a >> written.txt\n',
+      'tools/write_b.yaml': 'description: Writes b.\ntags: [write]\nbash: echo b >> written.txt\n',
+      'tools/peek.yaml': 'description: Reads.\ntags: [read]\nbash: cat written.txt 2>/dev/null || true\n',
+      'tools/each.yaml': 'description: Writes both; each write confirmed.\ntags: [write]\nsteps:\n  - tool: peek\n  - tool: write_a\n  - tool: write_b\n',
+      'tools/once.yaml': 'description: Writes both; confirmed once.\ntags: [write]\nsingle-confirmation: true\nsteps:\n  - tool: write_a\n  - tool: write_b\n',
+      'tools/outer_once.yaml': 'description: Calls once.\ntags: [read]\nsteps:\n  - tool: once\n',
+      'tools/outer_each.yaml': 'description: Calls each.\ntags: [read]\nsteps:\n  - tool: each\n',
+    });
+  const written = (dir: string) => (existsSync(join(dir, 'written.txt')) ? readFileSync(join(dir, 'written.txt'), 'utf8') : '');
+
+  it('refuses sub-calls that need confirmation without a terminal, and runs them with --yes', async () => {
+    const dir = project();
+    const refused = await forge(['tool', 'run', 'each'], dir, scopes().env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('FORGE_APPROVAL_REQUIRED');
+    expect(refused.stderr).toContain('hint: run it from a terminal to be asked, pass --yes');
+    expect(written(dir)).toBe('');
+    const yes = await forge(['tool', 'run', 'each', '--yes'], dir, scopes().env);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(written(dir)).toBe('a\nb\n');
+  });
+
+  it('applies --auto-approve and --auto-deny rules, deny winning', async () => {
+    const dir = project();
+    expect((await forge(['tool', 'run', 'each', '--auto-approve', 'name:write_*'], dir, scopes().env)).code).toBe(0);
+    const denied = await forge(['tool', 'run', 'each', '--auto-approve', 'tag:*', '--auto-deny', 'name:write_b'], dir, scopes().env);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('tool "write_b" is refused by the approval rule "name:write_b"');
+    const bad = await forge(['tool', 'run', 'each', '--auto-deny', 'write_b'], dir, scopes().env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not an approval rule');
+  });
+
+  it('follows forge.yaml\'s approval rules', async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'forge.yaml'), minimalConfig('approval:\n  auto_approve: ["tag:*"]\n  auto_deny: ["name:write_a"]\n'));
+    const result = await forge(['tool', 'run', 'each'], dir, scopes().env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refused by the approval rule "name:write_a"');
+  });
+
+  it.each([
+    ['outer_each', ['y', 'y', 'y'], ['each', 'write_a', 'write_b'], 'a\nb\n'],
+    ['outer_once', ['y'], ['once'], 'a\nb\n'],
+    ['once', [], [], 'a\nb\n'],
+    ['outer_each', ['y', 'y', 'n'], ['each', 'write_a', 'write_b'], 'a\n'],
+  ])('on a terminal, %s asks exactly for %j', async (tool, answers, asked, expected) => {
+    const dir = project();
+    const { code, stdout } = await runOnTerminal([process.execPath, forgeBin, 'tool', 'run', tool], { cwd: dir, env: scopes().env, answers });
+    const prompts = [...stdout.matchAll(/\? "([a-z_]+)" needs your confirmation/g)].map((m) => m[1]);
+    expect(prompts).toEqual(asked);
+    expect(written(dir)).toBe(expected);
+    expect(code).toBe(answers.includes('n') ? 1 : 0);
+    if (tool === 'outer_once') expect(stdout).toContain('this also confirms every call it makes to: write_a, write_b');
+  });
+});

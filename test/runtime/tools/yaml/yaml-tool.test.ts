@@ -1,0 +1,244 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRegistry } from '../../../../runtime/tools/create-tools.ts';
+import type { ToolResult } from '../../../../runtime/tools/model.ts';
+import { createYamlToolFactory } from '../../../../runtime/tools/yaml/load-yaml-tool.ts';
+import { currentPlatform } from '../../../../runtime/tools/yaml/definition.ts';
+import { isYamlTool, type CommandEvent } from '../../../../runtime/tools/yaml/yaml-tool.ts';
+import { tempDir } from '../../../helpers/project.ts';
+import { yamlRegistry } from './helpers.ts';
+
+function errorOf(result: ToolResult) {
+  expect(result.ok, JSON.stringify(result)).toBe(false);
+  return result.ok ? { code: '', message: '' } : result.error;
+}
+
+describe('YAML tool steps', () => {
+  it('gives later steps the output, stdout, stderr and exit code of earlier ones', async () => {
+    const r = yamlRegistry(tempDir(), {
+      t: {
+        description: 'Steps.',
+        steps: [
+          { name: 'a', bash: 'echo out; echo err >&2' },
+          { name: 'b', python: 'import json\nprint(json.dumps({"n": 2}))' },
+          { name: 'c', sh: "echo '{a.output}|{a.stdout}|{a.stderr}|{a.exit-code}|{b.output.n}'" },
+        ],
+      },
+    });
+    expect(await r.execute('t', {})).toMatchObject({ ok: true, value: 'out|out\n|err\n|0|2' });
+  });
+
+  it('stops at a step that exits non-zero, with its stderr, and runs nothing after it', async () => {
+    const dir = tempDir();
+    const r = yamlRegistry(dir, {
+      t: { description: 'Fails.', steps: [{ name: 'check', bash: 'echo "no such branch" >&2; exit 3' }, { name: 'after', bash: 'touch ran-after' }] },
+    });
+    const error = errorOf(await r.execute('t', {}));
+    expect(error).toMatchObject({ code: 'FORGE_YAML_STEP_FAILED', message: 'tool "t" failed at step "check": exited with code 3: no such branch', details: 'no such branch' });
+    expect(existsSync(join(dir, 'ran-after'))).toBe(false);
+  });
+
+  it('goes on after a step with continue-on-error, which can then be inspected', async () => {
+    const r = yamlRegistry(tempDir(), {
+      t: {
+        description: 'Recovers.',
+        steps: [
+          { name: 'probe', bash: 'exit 4', 'continue-on-error': true },
+          { name: 'report', bash: 'echo "probe exited {probe.exit-code}"' },
+        ],
+      },
+    });
+    expect(await r.execute('t', {})).toMatchObject({ ok: true, value: 'probe exited 4' });
+  });
+
+  it('skips a step whose when: is false; the result is the last step that ran', async () => {
+    const r = yamlRegistry(tempDir(), {
+      t: {
+        description: 'Conditional.',
+        parameters: { mode: { type: 'string', enum: ['fast', 'slow'] }, n: { type: 'integer', default: 3 } },
+        steps: [
+          { name: 'count', bash: 'echo {n}' },
+          { name: 'fast', bash: 'echo fast', when: "{mode} == 'fast' && {count.output} >= 3" },
+          { name: 'slow', bash: 'echo slow', when: "{mode} == 'slow' || !{count.output}" },
+        ],
+      },
+    });
+    expect(await r.execute('t', { mode: 'fast' })).toMatchObject({ ok: true, value: 'fast' });
+    expect(await r.execute('t', { mode: 'slow' })).toMatchObject({ ok: true, value: 'slow' });
+    expect(await r.execute('t', { mode: 'fast', n: 2 })).toMatchObject({ ok: true, value: 2 });
+  });
+
+  it('builds the result from output:, with {{ }} as literal braces', async () => {
+    const r = yamlRegistry(tempDir(), {
+      t: { description: 'Output.', parameters: { who: { type: 'string' } }, steps: [{ name: 'a', bash: 'echo hi', output_var: 'greeting' }], output: '{{"text": "{greeting}, {who}"}}' },
+    });
+    expect(await r.execute('t', { who: 'Ada' })).toMatchObject({ ok: true, value: '{"text": "hi, Ada"}' });
+  });
+
+  it('reuses a cached step\'s result for identical inputs within one call, and only within it', async () => {
+    const dir = tempDir();
+    const counting = (name: string, word: string) => ({ name, bash: `echo run >> runs.txt; echo ${word}`, cache: true });
+    const r = yamlRegistry(dir, {
+      t: { description: 'Cached.', steps: [counting('a', 'x'), counting('b', 'x'), counting('c', 'y')], output: '{a.output}{b.output}{c.output}' },
+    });
+    expect(await r.execute('t', {})).toMatchObject({ ok: true, value: 'xxy' });
+    expect(readFileSync(join(dir, 'runs.txt'), 'utf8')).toBe('run\nrun\n');
+    await r.execute('t', {});
+    expect(readFileSync(join(dir, 'runs.txt'), 'utf8')).toBe('run\n'.repeat(4));
+  });
+
+  it('runs independent steps at the same time with parallel: true, and dependent ones after', async () => {
+    // Each of a and b waits for the other's file: they only finish if they run together.
+    const wait = (mine: string, theirs: string) => `touch ${mine}; for i in $(seq 75); do [ -e ${theirs} ] && break; sleep 0.02; done; [ -e ${theirs} ] && echo ${mine}`;
+    const tool = (parallel: boolean) => ({
+      description: 'Parallel.',
+      parallel,
+      timeout: 10_000,
+      steps: [
+        { name: 'a', bash: wait('a.ready', 'b.ready') },
+        { name: 'b', bash: wait('b.ready', 'a.ready') },
+        { name: 'both', bash: 'echo "{a.output}+{b.output}"' },
+      ],
+    });
+    const r = yamlRegistry(tempDir(), { together: tool(true) });
+    expect(await r.execute('together', {})).toMatchObject({ ok: true, value: 'a.ready+b.ready' });
+    const sequential = yamlRegistry(tempDir(), { alone: tool(false) });
+    expect(errorOf(await sequential.execute('alone', {})).message).toContain('failed at step "a"');
+  });
+
+  it('stops the other parallel steps when one fails', async () => {
+    const dir = tempDir();
+    const r = yamlRegistry(dir, {
+      t: { description: 'Parallel failure.', parallel: true, steps: [{ name: 'slow', bash: 'sleep 20; touch finished' }, { name: 'broken', bash: 'exit 1' }] },
+    });
+    const started = Date.now();
+    expect(errorOf(await r.execute('t', {})).message).toContain('failed at step "broken"');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(existsSync(join(dir, 'finished'))).toBe(false);
+  });
+
+  it('gives commands a minimal environment plus the tool\'s own, with {PARAM} and ${VAR}', async () => {
+    process.env.FORGE_TEST_PASSED = 'passed-through';
+    process.env.FORGE_TEST_SECRET = 'sk-secret';
+    const r = yamlRegistry(
+      tempDir(),
+      {
+        t: {
+          description: 'Environment.',
+          parameters: { who: { type: 'string' } },
+          environment: { GREETING: 'hello {who}', FROM_PARENT: '${FORGE_TEST_PASSED}/x', SECRET_TRY: '${FORGE_TEST_SECRET}' },
+          bash: 'echo "$GREETING|$FROM_PARENT|$SECRET_TRY|${FORGE_TEST_SECRET:-unset}"',
+        },
+      },
+      { envPassthrough: ['FORGE_TEST_PASSED'] },
+    );
+    expect(await r.execute('t', { who: 'Ada' })).toMatchObject({ ok: true, value: 'hello Ada|passed-through/x||unset' });
+  });
+
+  it('runs commands in working-directory, which must stay inside the work dir', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'sub'));
+    symlinkSync(tempDir(), join(dir, 'escape'));
+    const r = yamlRegistry(dir, { t: { description: 'Where.', parameters: { d: { type: 'string' } }, 'working-directory': '{d}', bash: 'pwd' } });
+    expect(await r.execute('t', { d: 'sub' })).toMatchObject({ ok: true, value: join(dir, 'sub') });
+    expect(errorOf(await r.execute('t', { d: '../..' }))).toMatchObject({ code: 'FORGE_YAML_VALUE', message: expect.stringContaining('outside the work dir') });
+    expect(errorOf(await r.execute('t', { d: 'escape' })).message).toContain('through a symbolic link');
+    expect(errorOf(await r.execute('t', { d: 'missing' })).message).toContain('does not exist');
+  });
+
+  it('kills a command that outlives the tool\'s timeout', async () => {
+    const dir = tempDir();
+    const r = yamlRegistry(dir, { t: { description: 'Slow.', timeout: 300, bash: 'sleep 20; touch finished' } });
+    expect(errorOf(await r.execute('t', {})).code).toBe('FORGE_TOOL_TIMEOUT');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(join(dir, 'finished'))).toBe(false);
+  });
+
+  it('tells every command before it runs it (--show-command), and plans without running', async () => {
+    const dir = tempDir();
+    const events: CommandEvent[] = [];
+    const r = yamlRegistry(
+      dir,
+      { t: { description: 'Shown.', parameters: { name: { type: 'string' } }, steps: [{ name: 'a', run: 'printf %s {name}' }, { name: 'b', bash: 'echo {a.output}; touch ran' }] } },
+      { onCommand: (e) => events.push(e) },
+    );
+    await r.execute('t', { name: "O'Brien" });
+    expect(events.map((e) => [e.step, e.prepared.kind === 'process' ? (e.prepared.script?.text ?? e.prepared.argv) : null])).toEqual([
+      ['a', ['printf', '%s', "O'Brien"]],
+      ['b', "echo 'O'\\''Brien'; touch ran"],
+    ]);
+    const tool = r.get('t');
+    expect(isYamlTool(tool)).toBe(true);
+    const planned = isYamlTool(tool) ? tool.plan({ name: 'x' }) : [];
+    expect(planned.map((p) => (p.prepared?.kind === 'process' ? (p.prepared.script?.text ?? p.prepared.argv) : null))).toEqual([['printf', '%s', 'x'], "echo '<a.output>'; touch ran"]);
+  });
+});
+
+describe('meta-tools: steps that call tools', () => {
+  const echo = { description: 'Echo.', parameters: { text: { type: 'string' } }, python: 'print({text}.upper())' };
+
+  it('passes its input on by default, or the args given, and names results with output_var', async () => {
+    const r = yamlRegistry(tempDir(), {
+      echo,
+      meta: {
+        description: 'Meta.',
+        parameters: { text: { type: 'string' } },
+        steps: [
+          { name: 'whole', tool: 'echo', output_var: 'loud' },
+          { name: 'again', tool: 'echo', args: { text: '{loud} and {text}' } },
+          { name: 'fromJson', tool: 'echo', input: '{{"text": "{again.output}!"}}' },
+        ],
+      },
+    });
+    expect(await r.execute('meta', { text: 'hi' })).toMatchObject({ ok: true, value: 'HI AND HI!' });
+  });
+
+  it('fails with the inner tool\'s name when a called tool fails', async () => {
+    const r = yamlRegistry(tempDir(), {
+      broken: { description: 'Broken.', bash: 'echo "disk full" >&2; exit 1' },
+      outer: { description: 'Outer.', steps: [{ name: 'call', tool: 'broken' }] },
+    });
+    const error = errorOf(await r.execute('outer', {}));
+    expect(error.code).toBe('FORGE_YAML_STEP_FAILED');
+    expect(error.message).toBe('tool "outer" failed at step "call": tool "broken" failed: tool "broken" failed at step "main": exited with code 1: disk full');
+  });
+
+  it('refuses a cycle at run time', async () => {
+    const r = yamlRegistry(tempDir(), {
+      ping: { description: 'Ping.', steps: [{ name: 'call', tool: 'pong' }] },
+      pong: { description: 'Pong.', steps: [{ name: 'call', tool: 'ping' }] },
+    });
+    const error = errorOf(await r.execute('ping', {}));
+    expect(error.message).toContain('tool "ping" calls itself in a cycle: ping → pong → ping');
+  });
+
+  it('refuses nesting deeper than 10 at run time', async () => {
+    const tools: Record<string, Record<string, unknown>> = { level11: { description: 'Bottom.', bash: 'echo bottom' } };
+    for (let i = 0; i <= 10; i++) tools[`level${i}`] = { description: `Level ${i}.`, steps: [{ name: 'down', tool: `level${i + 1}` }] };
+    const r = yamlRegistry(tempDir(), tools);
+    expect(await r.execute('level1', {})).toMatchObject({ ok: true, value: 'bottom' });
+    expect(errorOf(await r.execute('level0', {})).message).toContain('is nested 11 calls deep');
+  });
+});
+
+describe('YAML tools for other platforms', () => {
+  it('are left out of the registry with a warning, not an error', () => {
+    const dir = tempDir();
+    const other = currentPlatform() === 'windows' ? 'linux' : 'windows';
+    writeFileSync(join(dir, 'elsewhere.yaml'), `description: Elsewhere.\nplatforms: [${other}]\nbash: echo hi\n`);
+    writeFileSync(join(dir, 'here.yaml'), `description: Here.\nplatforms: [${currentPlatform()}]\nbash: echo hi\n`);
+    const spec = (name: string) => ({ name, description: name, category: 'custom' as const, inputSchema: { type: 'object' }, tags: [], source: { kind: 'yaml' as const, path: `${name}.yaml`, sha256: 'x' } });
+    const { registry, diagnostics } = createRegistry(
+      [spec('elsewhere'), spec('here')],
+      {
+        builtins: {},
+        yaml: createYamlToolFactory({ workDir: dir }),
+        custom: { workDir: dir, resolveSource: (p) => join(dir, p), node: { worker: async () => ({ command: '', args: [] }), script: async () => ({ command: '', args: [] }) } },
+      },
+      (s) => s.name,
+    );
+    expect(registry.list().map((t) => t.name)).toEqual(['here']);
+    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_TOOL_PLATFORM', message: `tool "elsewhere" runs on ${other}, not on ${currentPlatform()}` }]);
+  });
+});
