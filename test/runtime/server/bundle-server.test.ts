@@ -203,3 +203,30 @@ describe('sessions', () => {
 it('did not write into the bundle directory', () => {
   expect(existsSync(join(bundle, '.forge'))).toBe(false);
 });
+
+describe('approval in the built bundle', () => {
+  it('pauses an A2A task for a write tool under forge.yaml\'s policy, and runs it once approved', async () => {
+    const { startScriptedOpenAI } = await import('../../helpers/scripted-llm.ts');
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ id: 'w1', name: 'note', arguments: { text: 'hi' } }] }, (body) => ({ text: `saved: ${body.messages.at(-1).content}` })]);
+    const project = writeProject({
+      'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\napproval:\n  auto_approve: ["tag:read"]\n`),
+      'tools/note.py': '"""\nTool: note\nDescription: Saves a note.\nTags: write\n\nInput:\n  text (str): The note.\n"""\nimport os\n\ndef execute(args):\n    open("note.txt", "w").write(args["text"])\n    return "ok"\n',
+    });
+    expect((await forge(['build'], project)).code).toBe(0);
+    const cwd = tempDir();
+    const agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd });
+    const send = (message: Record<string, unknown>) =>
+      fetch(`${agent.url}/a2a`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: `m${Math.random()}`, ...message } } }) }).then((r) => r.json() as Promise<any>);
+    try {
+      const paused = await send({ parts: [{ kind: 'text', text: 'save hi' }] });
+      expect(paused.result.status.state).toBe('input-required');
+      expect(existsSync(join(cwd, 'note.txt'))).toBe(false);
+      const done = await send({ taskId: paused.result.id, contextId: paused.result.contextId, parts: [{ kind: 'text', text: 'approve' }] });
+      expect(done.result.status.state).toBe('completed');
+      expect(readFileSync(join(cwd, 'note.txt'), 'utf8')).toBe('hi');
+      expect(done.result.artifacts[0].parts[0].text).toBe('saved: ok');
+    } finally {
+      await agent.stop();
+    }
+  });
+});
