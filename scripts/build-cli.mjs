@@ -10,6 +10,7 @@ import * as esbuild from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 await import('./generate-validators.mjs');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
+await import('./build-vendor.mjs');
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: { forge: 'cli/forge.ts' },

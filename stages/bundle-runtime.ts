@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { esbuild } from './esbuild-api.ts';
+import { vendorSplice } from './vendor-splice.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -76,6 +77,7 @@ export async function bundleRuntime(
   mkdirSync(writer.dir, { recursive: true });
   const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };
   writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters, specs.some((s) => s.source?.kind === 'yaml')));
+  const vendor = vendorSplice();
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
@@ -91,6 +93,7 @@ export async function bundleRuntime(
     write: false,
     metafile: true,
     logLevel: 'silent',
+    plugins: vendor ? [vendor.plugin] : [],
   }).catch((err: BuildFailure) => err);
   rmSync(entryFile, { force: true });
 
@@ -103,11 +106,13 @@ export async function bundleRuntime(
   }
   ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
   for (const file of result.outputFiles ?? []) {
-    writer.write(relative(writer.dir, file.path).split('\\').join('/'), file.contents);
+    const path = relative(writer.dir, file.path).split('\\').join('/');
+    writer.write(path, path === 'runtime.mjs' && vendor ? vendor.splice(file.text) : file.contents);
   }
   const inputs = Object.keys(result.metafile?.inputs ?? {})
-    .filter((p) => !p.endsWith(ENTRY_FILE))
-    .map((p) => join(config.root, p));
+    .filter((p) => !p.endsWith(ENTRY_FILE) && !p.startsWith('forge-vendor:'))
+    .map((p) => join(config.root, p))
+    .concat(vendor?.files ?? []);
   return { specs, inputs };
 }
 

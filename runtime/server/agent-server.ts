@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { Logger } from '../tools/model.ts';

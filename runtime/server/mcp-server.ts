@@ -5,8 +5,8 @@
  * from protocol logic. A failing tool is an error result, never a protocol
  * error.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '../vendor/protocol.ts';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '../vendor/protocol.ts';
 import type { ToolRunner, ToolSpec } from '../tools/model.ts';
 import { toolAnnotations } from './tool-annotations.ts';
 

@@ -3,7 +3,7 @@
  * clients (no LLM key needed). stdout carries only the protocol; logs go to
  * stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from '../vendor/protocol.ts';
 import type { AgentManifest } from '../manifest.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 

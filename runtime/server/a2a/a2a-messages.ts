@@ -1,6 +1,7 @@
 /** Building and reading A2A v1.0 messages, parts and status events (the SDK's internal form). */
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Message, type Part, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { Role, TaskState } from '../../vendor/protocol.ts';
+import type { Message, Part, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 
 export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };

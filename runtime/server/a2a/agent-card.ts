@@ -4,7 +4,7 @@
  * auth when it is on. `legacyAgentCard` is the same card in the v0.3 shape
  * (served at /.well-known/agent.json, and to clients that ask for v0.3).
  */
-import { AgentCard } from '@a2a-js/sdk';
+import { AgentCard } from '../../vendor/protocol.ts';
 import type { AgentManifest } from '../../manifest.ts';
 
 export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authRequired: boolean): AgentCard {

@@ -6,8 +6,10 @@
  * message on the same task (approve / deny, or a data part
  * `{ "approvals": { "<call id>": true } }`) resumes it.
  */
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { TaskState, type Task } from '@a2a-js/sdk';
+import { AgentEvent } from '../../vendor/protocol.ts';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { TaskState } from '../../vendor/protocol.ts';
+import type { Task } from '@a2a-js/sdk';
 import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
 import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
 import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';

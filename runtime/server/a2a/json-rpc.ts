@@ -7,8 +7,9 @@
  * requests get the spec's error codes, never a crash.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser, type A2ARequestHandler } from '@a2a-js/sdk/server';
-import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser } from '../../vendor/protocol.ts';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '../../vendor/protocol.ts';
 import { sendJson } from '../respond.ts';
 
 type JsonRpcResponse = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };

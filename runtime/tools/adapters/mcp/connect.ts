@@ -7,9 +7,9 @@
  */
 import { resolve } from 'node:path';
 import type { Stream } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '../../../vendor/protocol.ts';
+import { getDefaultEnvironment, StdioClientTransport } from '../../../vendor/protocol.ts';
+import { StreamableHTTPClientTransport } from '../../../vendor/protocol.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpClient } from '../../../net/http-client.ts';
 import { createPolicyFetch } from '../../../net/policy-fetch.ts';

@@ -5,7 +5,7 @@
  * the server unreachable, the call rejected, an error result — is a tool
  * error naming the tool.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '../../../vendor/protocol.ts';
 import { fail, type Tool, type ToolSpec } from '../../model.ts';
 import type { McpBinding } from '../settings.ts';
 import { McpConnectError } from './connect.ts';

@@ -1,0 +1,20 @@
+/**
+ * The protocol SDKs the runtime uses (MCP server and client, A2A server),
+ * behind one module. They are fixed for a given Forge version, so
+ * `npm install` prebuilds this module once (scripts/build-vendor.mjs) and
+ * the build splices that into runtime.mjs instead of making esbuild parse
+ * some two hundred SDK files on every build. It is evaluated on first use,
+ * so a tool worker or `node runtime.mjs call` never pays for it.
+ *
+ * Import SDK values from here, never from the packages (types are fine).
+ */
+export { Server } from '@modelcontextprotocol/sdk/server/index.js';
+export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+export { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+export { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+export { Client } from '@modelcontextprotocol/sdk/client/index.js';
+export { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+export { AgentCard, Role, TaskState } from '@a2a-js/sdk';
+export { AgentEvent, defaultServerCallContextBuilder, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, UnauthenticatedUser } from '@a2a-js/sdk/server';
+export { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
