@@ -37,6 +37,19 @@ export interface CommandResult {
   spawnError?: NodeJS.ErrnoException;
 }
 
+/** What a command tool returns for a command that ran: exit status, output, and what was cut. */
+export function commandOutput(result: CommandResult): Record<string, unknown> {
+  return {
+    exit_code: result.exitCode,
+    ...(result.signal ? { signal: result.signal } : {}),
+    stdout: result.stdout,
+    stderr: result.stderr,
+    stdout_truncated: result.stdoutTruncated,
+    stderr_truncated: result.stderrTruncated,
+    duration_ms: result.durationMs,
+  };
+}
+
 export function runCommand(options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
     const started = performance.now();

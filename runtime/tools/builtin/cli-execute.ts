@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { runCommand } from '../../exec/run-command.ts';
+import { commandOutput, runCommand } from '../../exec/run-command.ts';
 import { checkArguments, checkBinary, resolveAllowlist, SHELLS } from '../../guard/command-guard.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -93,15 +93,7 @@ export default defineBuiltin<CliConfig>({
         if (result.timedOut) {
           return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', tail(result.stdout, result.stderr));
         }
-        return ok({
-          exit_code: result.exitCode,
-          ...(result.signal ? { signal: result.signal } : {}),
-          stdout: result.stdout,
-          stderr: result.stderr,
-          stdout_truncated: result.stdoutTruncated,
-          stderr_truncated: result.stderrTruncated,
-          duration_ms: result.durationMs,
-        });
+        return ok(commandOutput(result));
       },
     };
   },

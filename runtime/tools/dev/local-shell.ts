@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { runCommand } from '../../exec/run-command.ts';
+import { commandOutput, runCommand } from '../../exec/run-command.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -76,15 +76,7 @@ export default defineBuiltin<ShellConfig>({
         if (result.timedOut) {
           return fail('FORGE_SHELL_TIMEOUT', `the command did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout', `stdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-2000)}`);
         }
-        return ok({
-          exit_code: result.exitCode,
-          ...(result.signal ? { signal: result.signal } : {}),
-          stdout: result.stdout,
-          stderr: result.stderr,
-          stdout_truncated: result.stdoutTruncated,
-          stderr_truncated: result.stderrTruncated,
-          duration_ms: result.durationMs,
-        });
+        return ok(commandOutput(result));
       },
     };
   },

@@ -1,0 +1,37 @@
+/**
+ * Commands made of subcommands (`forge tool ...`, `forge mcp ...`): each
+ * subcommand in its own file, loaded on use. A usage mistake inside a
+ * subcommand prints that subcommand's usage, not the parent's.
+ */
+import { didYouMean } from '../runtime/suggest.ts';
+import type { Command } from './main.ts';
+import { UsageError } from './usage-error.ts';
+
+export type Subcommands = Record<string, { summary: string; load: () => Promise<Command> }>;
+
+export function listSubcommands(subcommands: Subcommands): string {
+  return Object.entries(subcommands)
+    .map(([name, s]) => `  ${name.padEnd(10)} ${s.summary}`)
+    .join('\n');
+}
+
+export async function runSubcommand(parent: string, subcommands: Subcommands, argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name.startsWith('-')) throw new UsageError(name ? `"${name}" is not a ${parent} subcommand` : 'missing subcommand');
+  const sub = subcommands[name];
+  if (!sub) throw new UsageError(`unknown subcommand "${name}"`, didYouMean(name, Object.keys(subcommands)));
+  const command = await sub.load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(command.usage);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${command.usage}`);
+      return 2;
+    }
+    throw err;
+  }
+}
