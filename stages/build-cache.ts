@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { forgeVersion } from './forge-paths.ts';
 import { walkSourceTree } from './source-tree.ts';
 
 export const CACHE_FORMAT = 1;
@@ -45,6 +46,11 @@ export interface CacheRecord<Summary = unknown> {
    * --offline can.
    */
   live?: string[];
+}
+
+/** What a build's outputs depend on besides its input files; one place builds it for the check and the record. */
+export function cacheKey(configFile: string, outDir: string, prod: boolean): CacheKey {
+  return { forgeVersion: forgeVersion(), configFile, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
 }
 
 export function cacheFile(projectRoot: string, key: Pick<CacheKey, 'outDir' | 'prod'>): string {

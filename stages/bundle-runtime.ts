@@ -71,8 +71,7 @@ export async function bundleRuntime(
     if (!writer.has(path)) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
   }
 
-  // The entry is a real file rather than a plugin's virtual module, so esbuild
-  // never has to call back into this thread (the build checks schemas meanwhile).
+  // The entry is a real file (its imports resolve like any source file's).
   const entryFile = join(writer.dir, ENTRY_FILE);
   mkdirSync(writer.dir, { recursive: true });
   const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };

@@ -3,8 +3,8 @@
  * counts) and checksums.json (sha256 of every artifact, so a deployment can
  * verify the bundle it got).
  */
-import { CATEGORIES } from '../runtime/tools/model.ts';
 import type { AgentManifest } from '../runtime/manifest.ts';
+import { categoryCounts } from './emit-manifest.ts';
 import type { OutputWriter } from './output-writer.ts';
 
 export interface BuildFacts {
@@ -16,12 +16,11 @@ export interface BuildFacts {
 
 export function emitBuildManifest(facts: BuildFacts, writer: OutputWriter): void {
   const { manifest } = facts;
-  const byCategory = Object.fromEntries(CATEGORIES.map((c) => [c, manifest.categories[c].length]));
   const buildManifest: Record<string, unknown> = {
     forge_version: manifest.build.forge_version,
     agent: { id: manifest.agent_id, version: manifest.version },
     mode: manifest.build.mode,
-    tools: { total: manifest.tools.length, by_category: byCategory, dev_tools_stripped: facts.strippedDevTools },
+    tools: { total: manifest.tools.length, by_category: categoryCounts(manifest), dev_tools_stripped: facts.strippedDevTools },
     files: writer.list().map(({ path, size }) => ({ path, size })),
   };
   if (facts.sourceDateEpoch !== undefined) buildManifest.built_at = new Date(facts.sourceDateEpoch * 1000).toISOString();

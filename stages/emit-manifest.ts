@@ -10,6 +10,11 @@ import type { DiscoveredAdapters } from './discover-adapters.ts';
 import { forgeVersion } from './forge-paths.ts';
 import type { OutputWriter } from './output-writer.ts';
 
+/** How many tools of each category the manifest holds (build-manifest.json and the build summary). */
+export function categoryCounts(manifest: AgentManifest): Record<Category, number> {
+  return Object.fromEntries(CATEGORIES.map((c) => [c, manifest.categories[c].length])) as Record<Category, number>;
+}
+
 export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[], prod: boolean, adapters?: Pick<DiscoveredAdapters, 'egress' | 'mcpServers' | 'apis'>): AgentManifest {
   const tools = [...specs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const categories = Object.fromEntries(CATEGORIES.map((c) => [c, tools.filter((t) => t.category === c).map((t) => t.name)])) as Record<Category, string[]>;

@@ -17,15 +17,15 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
-import { CATEGORIES, type Category } from '../runtime/tools/model.ts';
-import { cacheFile, stampDirectories, stampFile, writeCacheRecord, type CacheKey, type CacheRecord, type FileStamp } from './build-cache.ts';
+import type { Category } from '../runtime/tools/model.ts';
+import { cacheFile, cacheKey, stampDirectories, stampFile, writeCacheRecord, type CacheRecord, type FileStamp } from './build-cache.ts';
 import { bundleRuntime, type BundleOutput } from './bundle-runtime.ts';
 import { archiveName, emitArchive, preloadArchiver } from './emit-archive.ts';
 import { emitBuildManifest, emitChecksums } from './emit-checksums.ts';
 import { emitContainer } from './emit-container.ts';
-import { createManifest, emitManifest } from './emit-manifest.ts';
+import { categoryCounts, createManifest, emitManifest } from './emit-manifest.ts';
 import { filterTools } from './filter-tools.ts';
-import { forgeRoot, forgeVersion, templatesDir } from './forge-paths.ts';
+import { forgeRoot, templatesDir } from './forge-paths.ts';
 import { checkSchemas } from './check-schemas.ts';
 import { warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
@@ -67,7 +67,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   const prod = options.prod ?? false;
   let staging: string | undefined;
   let bundling: Promise<BundleOutput> | undefined;
-  let writerRef: OutputWriter | undefined;
+  let writer: OutputWriter | undefined;
   try {
     warmUpEsbuild();
     const project = await loadProject(
@@ -88,17 +88,16 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     checkOutDir(outDir, config.root, ctx);
     staging = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
     rmSync(staging, { recursive: true, force: true });
-    const writer = new OutputWriter(staging);
-    writerRef = writer;
+    const output = new OutputWriter(staging);
+    writer = output;
 
     // esbuild works in its own process: start it, then check the schemas on
     // this thread while it bundles. The phase gate still holds: if the check
     // fails, nothing esbuild made is used.
     const bundleStarted = performance.now();
-    bundling = bundleRuntime(config, selected.tools, supportFiles, writer, ctx);
+    bundling = bundleRuntime(config, selected.tools, supportFiles, output, ctx);
     bundling.catch(() => {});
     preloadArchiver();
-    await new Promise((resolve) => setImmediate(resolve));
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
     await runStage(ctx, 'filter-tools', () => {
       ctx.report(...selected.problems);
@@ -106,15 +105,15 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     });
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const manifest = createManifest(config, bundle.specs, prod, project.adapters);
-    await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, writer));
-    await runStage(ctx, 'emit-container', () => emitContainer(manifest, writer));
+    await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, output));
+    await runStage(ctx, 'emit-container', () => emitContainer(manifest, output));
     await runStage(ctx, 'emit-checksums', () => {
-      emitBuildManifest({ manifest, strippedDevTools: selected.stripped.length, sourceDateEpoch }, writer);
-      emitChecksums(writer);
+      emitBuildManifest({ manifest, strippedDevTools: selected.stripped.length, sourceDateEpoch }, output);
+      emitChecksums(output);
     });
-    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), writer, sourceDateEpoch));
+    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch));
 
-    await writer.flush();
+    await output.flush();
     // Swap the new output in; the old one is deleted while the cache record is written.
     const previous = existsSync(outDir) ? `${staging}.previous` : undefined;
     if (previous) renameSync(outDir, previous);
@@ -122,18 +121,17 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     staging = undefined;
     const removingPrevious = previous ? rm(previous, { recursive: true, force: true }) : Promise.resolve();
 
-    const byCategory = Object.fromEntries(CATEGORIES.map((c) => [c, manifest.categories[c].length])) as Record<Category, number>;
     const summary: BuildSummary = {
       agentId: config.agentId,
       version: config.version,
       mode: prod ? 'prod' : 'dev',
-      tools: { total: manifest.tools.length, byCategory, strippedDevTools: selected.stripped.map((t) => t.spec.name) },
+      tools: { total: manifest.tools.length, byCategory: categoryCounts(manifest), strippedDevTools: selected.stripped.map((t) => t.spec.name) },
       outDir,
-      artifacts: writer.list().map(({ path, size }) => ({ path, size })),
+      artifacts: output.list().map(({ path, size }) => ({ path, size })),
       egress: { mode: manifest.egress.mode, allowedDomains: manifest.egress.allowed_domains, allowedAddresses: manifest.egress.allowed_addresses ?? [] },
     };
 
-    const key: CacheKey = { forgeVersion: forgeVersion(), configFile: config.file, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
+    const key = cacheKey(config.file, outDir, prod);
     // Discovered files are stamped with the stat taken before they were read and
     // the hash of what was read: a file edited during the build looks changed next time.
     const discovered: FileStamp[] = project.files.map((f) => ({ path: f.absolute, ...f.stat, ...(f.sha256 ? { sha256: f.sha256 } : {}) }));
@@ -146,7 +144,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       // own files and installed packages are trusted by their stat.
       inputs: [...discovered, ...[...inputs].map((p) => stampFile(p, isProjectFile(p, config.root))).filter((s): s is FileStamp => s !== undefined)],
       directories: [...config.toolDirs.map((d) => d.absolute), ...project.scopeDirs].flatMap((dir) => stampDirectories(dir)),
-      outputs: writer.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
+      outputs: output.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
       summary,
       ...(project.adapters.live.length ? { live: project.adapters.live } : {}),
     };
@@ -159,7 +157,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   } finally {
     // esbuild and the writer may still be writing into the staging directory.
     await bundling?.catch(() => {});
-    await writerRef?.flush().catch(() => {});
+    await writer?.flush().catch(() => {});
     if (staging) rmSync(staging, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,6 @@
 import { dirname, resolve } from 'node:path';
-import { cacheFile, readCacheRecord, staleReason, type CacheKey } from '../../stages/build-cache.ts';
+import { cacheFile, cacheKey, readCacheRecord, staleReason } from '../../stages/build-cache.ts';
 import { locateConfig } from '../../stages/config/find-config.ts';
-import { forgeVersion } from '../../stages/forge-paths.ts';
 import type { BuildResult, BuildSummary } from '../../stages/pipeline.ts';
 import { parseCommand } from '../args.ts';
 import { renderSummary, renderTimings } from '../build-summary.ts';
@@ -45,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   if (configFile && !values['no-cache']) {
     const root = dirname(configFile);
     const outDir = resolve(root, values.out ?? '.forge-output');
-    const key: CacheKey = { forgeVersion: forgeVersion(), configFile, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
+    const key = cacheKey(configFile, outDir, prod);
     const record = readCacheRecord<BuildSummary>(cacheFile(root, key));
     const stale = !record
       ? 'no previous build'

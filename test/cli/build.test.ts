@@ -51,9 +51,12 @@ describe('forge build (the command)', () => {
   it('rebuilds when forge.yaml changes', async () => {
     const dir = fixtureProject('basic');
     await forge(['build'], dir);
-    appendFileSync(join(dir, 'forge.yaml'), 'description: changed\n'.replace('description', 'workdir'));
+    const config = join(dir, 'forge.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('description: The fixture for pipeline and end-to-end tests.', 'description: A changed description.'));
     const { stdout } = await forge(['build'], dir);
     expect(stdout).toContain('✓ built');
+    // The new build holds the change, not a cached copy of the old one.
+    expect(JSON.parse(readFileSync(join(dir, '.forge-output/agent.json'), 'utf8')).description).toBe('A changed description.');
   });
 
   it('prints each stage\'s time with --verbose', async () => {
