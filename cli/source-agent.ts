@@ -24,7 +24,6 @@ export interface SourceAgent {
   registry: ToolRegistry;
   http: HttpClient;
   adapters: AdapterRuntime;
-  approval: ApprovalPolicy;
 }
 
 export async function loadSourceAgent(options: { configFile?: string; dev: boolean; log: Logger; json?: boolean }): Promise<SourceAgent | undefined> {
@@ -48,5 +47,5 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   }
   const available = new Set(started.specs.map((s) => s.name));
   for (const tool of registry.list()) if (!available.has(tool.name)) registry.unregister(tool.name);
-  return { project, manifest, registry, http, adapters, approval };
+  return { project, manifest, registry, http, adapters };
 }

@@ -194,7 +194,6 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       http,
       log: stderrLogger,
       announce: (line) => process.stderr.write(`${line}\n`),
-      approval,
     });
     stopOnSignals(running, stderrLogger);
     process.stderr.write(`${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})\n`);

@@ -26,10 +26,10 @@ export async function run(argv: string[]): Promise<number> {
   const log = cliLogger(values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
-  const { project, manifest, registry, http, approval } = source;
+  const { project, manifest, registry, http } = source;
   // A person is here: a sub-tool that needs confirmation mid-call is asked too.
   const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${request.parents.join(' → ')} → ${request.tool} ${short(JSON.stringify(request.args))} (${request.reason})? [y/N] `)) ?? '').trim()) };
-  const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, approval, subApprover });
+  const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, subApprover });
   const session = values.session ?? `chat-${randomUUID()}`;
   const lines = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
   const queue: string[] = [];

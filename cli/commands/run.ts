@@ -47,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
   const log = cliLogger(values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
-  const { project, manifest, registry, http, approval } = source;
+  const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
 
   if (values.stdio) {
@@ -71,7 +71,6 @@ export async function run(argv: string[]): Promise<number> {
       publicUrl: values['public-url'],
       http,
       log,
-      approval,
       announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
     });
   } catch (err) {

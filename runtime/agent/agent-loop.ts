@@ -66,13 +66,22 @@ export async function runAgentTurn(messages: ChatMessage[], options: AgentLoopOp
 
 /** Continues a paused turn: `answers` maps each waiting call id to the person's yes or no. */
 export async function resumeAgentTurn(messages: ChatMessage[], pending: PendingApproval, answers: Record<string, boolean>, options: AgentLoopOptions): Promise<AgentOutcome> {
+  await settlePending(messages, pending, answers, options);
+  return loop(messages, options);
+}
+
+/**
+ * Runs a paused batch with the person's answers (a call without one is
+ * refused) and records the results, without asking the model anything: the
+ * conversation is whole again, ready for a new message or for the model.
+ */
+export async function settlePending(messages: ChatMessage[], pending: PendingApproval, answers: Record<string, boolean>, options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>): Promise<void> {
   const decisions: Record<string, GateDecision> = {};
   for (const call of pending.calls) {
     const decided = pending.decisions[call.id];
     decisions[call.id] = decided === 'ask' ? (answers[call.id] ? 'allow' : 'deny') : decided;
   }
   await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it');
-  return loop(messages, options);
 }
 
 async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
@@ -113,7 +122,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
   return { status: 'max-iterations', text: `${lastText ? `${lastText}\n\n` : ''}[stopped: the agent reached max_iterations (${maxIterations}) before finishing]` };
 }
 
-async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: AgentLoopOptions, deniedBy: string) {
+async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {

@@ -5,7 +5,7 @@
  */
 import type { AgentManifest } from '../manifest.ts';
 import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
-import { resumeAgentTurn, runAgentTurn, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
+import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
 import type { SessionStore } from './session-store.ts';
 
@@ -54,9 +54,10 @@ export class Agent {
     return this.serialized(contextId, async () => {
       const model = this.requireModel();
       const session = this.options.sessions.get(contextId);
-      // A new message while approval was pending means the person moved on: the paused calls are refused.
+      // A new message while approval was pending means the person moved on: the paused
+      // calls are refused (the model learns it with the new message, in one turn).
       if (session.pending) {
-        await resumeAgentTurn(session.messages, session.pending, {}, this.loopOptions(model, { ...turn, onEvent: undefined }));
+        await settlePending(session.messages, session.pending, {}, { tools: this.options.tools });
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });

@@ -1,17 +1,17 @@
 /**
- * Tool calls that come from outside the agent — an MCP client, a REST
- * script — are made by a person or a program that chose the tool, as with
- * `forge tool run`: the named tool counts as approved (auto-deny rules
- * still refuse it), and any sub-tool that would need a confirmation is
- * refused, since no one is there to answer mid-call.
+ * Calls whose tool was already chosen and approved — by an MCP client or a
+ * REST script (as with `forge tool run`), or by the agent loop after its
+ * approval gate: the named tool counts as approved (auto-deny rules still
+ * refuse it). A sub-tool that would need its own confirmation goes to
+ * `approver`; by default no one is there to answer mid-call, so it is refused.
  */
-import { approveNothing } from '../guard/approver.ts';
+import { approveNothing, type Approver } from '../guard/approver.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpToolSource } from './mcp-server.ts';
 
-export function clientCalls(registry: ToolRegistry): McpToolSource {
+export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing): McpToolSource {
   return {
     list: () => registry.list(),
-    execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved: true, approver: approveNothing }),
+    execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved: true, approver }),
   };
 }

@@ -17,7 +17,7 @@ import { startAgentServer, type RunningServer } from './agent-server.ts';
 import { resolveAuth } from './auth.ts';
 import { clientCalls } from './client-calls.ts';
 import { ApprovalPolicy } from '../guard/approval-policy.ts';
-import { approveNothing, type Approver } from '../guard/approver.ts';
+import type { Approver } from '../guard/approver.ts';
 import { policyGate } from '../agent/policy-gate.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
 
@@ -36,8 +36,6 @@ export interface ServeOptions {
   /** Written to, once, when a token is generated (so a person can use it). */
   announce?: (line: string) => void;
   maxIterations?: number;
-  /** forge.yaml's approval rules: what the agent may call on its own (default: the manifest's). */
-  approval?: ApprovalPolicy;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -47,15 +45,15 @@ export interface RunningAgent extends RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations' | 'approval'> & { subApprover?: Approver }): Agent {
+export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations'> & { subApprover?: Approver }): Agent {
   const { manifest, log, registry } = options;
-  const gate = options.gate ?? policyGate(options.approval ?? registry.approval ?? ApprovalPolicy.create(manifest.approval), (name) => registry.get(name));
+  // The registry holds the policy every call goes through; the agent asks the same one first.
+  const gate = options.gate ?? policyGate(registry.approval ?? ApprovalPolicy.create(manifest.approval), (name) => registry.get(name));
   const model = manifest.model ? createModelClient(manifest.model, options.http, options.env ?? process.env, (failed, err) => log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
   return new Agent({
     manifest,
-    // The gate has decided before the loop calls a tool: the call runs as approved. A
-    // sub-tool that would need its own confirmation goes to subApprover (none: refused).
-    tools: { list: () => registry.list(), execute: (name, args, o) => registry.execute(name, args, { ...o, approved: true, approver: options.subApprover ?? approveNothing }) },
+    // The gate has decided before the loop calls a tool, so the call runs as approved.
+    tools: clientCalls(registry, options.subApprover),
     model,
     gate,
     sessions: new SessionStore(join(options.workDir, '.forge', 'sessions')),

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { Agent, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
+import type { PendingApproval } from '../../../runtime/agent/agent-loop.ts';
+import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
+import { SessionStore } from '../../../runtime/agent/session-store.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { ok, type Tool } from '../../../runtime/tools/model.ts';
+import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+import { startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
+
+async function agentWith(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[]) {
+  const llm = await startScriptedOpenAI(script);
+  const registry = new ToolRegistry({ workDir: process.cwd() });
+  const ran: string[] = [];
+  const deleter: Tool = { name: 'deleter', description: 'd', category: 'custom', tags: ['write'], inputSchema: { type: 'object' }, execute: async () => (ran.push('deleter'), ok('deleted')) };
+  registry.register(deleter, 'test');
+  const agent = new Agent({
+    manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+    tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+    model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
+    gate: { decide: () => 'ask' },
+    sessions: new SessionStore(tempDir()),
+  });
+  return { agent, llm, ran };
+}
+
+describe('Agent', () => {
+  it('refuses the paused calls when a new message arrives instead of an answer, asking the model once', async () => {
+    const { agent, llm, ran } = await agentWith([{ toolCalls: [{ id: 'c1', name: 'deleter', arguments: {} }] }, { text: 'Fine, I will not delete it.' }]);
+    expect((await agent.send('ctx', 'delete it')).status).toBe('input-required');
+    const outcome = await agent.send('ctx', 'never mind');
+    expect(outcome).toEqual({ status: 'completed', text: 'Fine, I will not delete it.' });
+    expect(ran).toEqual([]);
+    expect(llm.bodies).toHaveLength(2);
+    const roles = llm.bodies[1].messages.map((m: { role: string }) => m.role);
+    expect(roles).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+    expect(llm.bodies[1].messages[3].content).toContain('FORGE_APPROVAL_DENIED');
+    expect(agent.pending('ctx')).toBeUndefined();
+  });
+
+  it('says clearly that there is no model', async () => {
+    const agent = new Agent({ manifest: { agent_id: 'a', version: '1', description: '' }, tools: { list: () => [], execute: async () => ok(null) }, sessions: new SessionStore(tempDir()) });
+    await expect(agent.send('ctx', 'hi')).rejects.toBeInstanceOf(NoModelError);
+  });
+});
+
+describe('parseApprovalAnswer', () => {
+  const pending: PendingApproval = {
+    calls: [{ id: 'a', name: 'x', arguments: {} }, { id: 'b', name: 'y', arguments: {} }, { id: 'c', name: 'z', arguments: {} }],
+    decisions: { a: 'ask', b: 'ask', c: 'allow' },
+  };
+  it.each([
+    ['approve', undefined, { a: true, b: true }],
+    ['Yes, go ahead', undefined, { a: true, b: true }],
+    ['deny', undefined, { a: false, b: false }],
+    ['no thanks', undefined, { a: false, b: false }],
+    ['', { approved: true }, { a: true, b: true }],
+    ['', { approvals: { a: true, b: 'yes' } }, { a: true, b: false }],
+    ['what does it do?', undefined, undefined],
+    ['nobody said yes', undefined, undefined],
+  ])('%j with data %j → %j', (text, data, expected) => {
+    expect(parseApprovalAnswer(text, data, pending)).toEqual(expected);
+  });
+});
