@@ -81,7 +81,7 @@ export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactor
     try {
       tool = createTool(spec, factories);
     } catch (err) {
-      // A tool for another platform is left out quietly; anything else is an error.
+      // A tool for another platform is left out with a warning; anything else is an error.
       if ((err as Error).name === 'NotForThisPlatform') diagnostics.push(warning('FORGE_TOOL_PLATFORM', (err as Error).message, { file: origin(spec) }));
       else diagnostics.push(error('FORGE_TOOL_UNAVAILABLE', (err as Error).message, { file: origin(spec) }));
       continue;

@@ -58,6 +58,8 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
     return {
       ...spec,
       async execute(args: unknown, ctx: ToolContext) {
+        // Python's execute(args) has no ctx: a warm Python call skips the tmpDir bookkeeping.
+        if (source.kind === 'python') return fromWorker(spec.name, await worker.call(args, ctx.signal));
         // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
         const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
         try {
