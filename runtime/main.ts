@@ -13,16 +13,11 @@
  * builtin tools and the TypeScript tools, and calls run() with them.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
-import { ApprovalPolicy } from './guard/approval-policy.ts';
-import { approveEverything, type Approver } from './guard/approver.ts';
-import { createEgressPolicy } from './guard/egress.ts';
-import { hasTerminal, TerminalApprover } from './guard/terminal-approver.ts';
-import { HttpClient } from './net/http-client.ts';
-import { createAdapterRuntime, startAdapterTools, type AdapterModules } from './tools/adapters/adapter-runtime.ts';
+import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
@@ -115,63 +110,26 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   }
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
-  // registry, ajv or the HTTP client, and starts that much sooner without them.
-  const [{ createRegistry }, { DiagnosticError, formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
-    import('./tools/create-tools.ts'),
+  // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
+  const [{ createBundleRegistry, personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+    import('./bundle-registry.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
-  const bundleDir = dirname(bundleFile);
-  const manifest = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
+  const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
-  let approval: ApprovalPolicy;
-  try {
-    approval = ApprovalPolicy.create(manifest.approval, { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] });
-  } catch (err) {
-    if (!(err instanceof DiagnosticError)) throw err;
-    for (const d of err.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
-    return 2;
-  }
-  // Every outbound request of every tool goes through this one client and its egress policy.
-  const http = new HttpClient(createEgressPolicy(manifest.egress));
-  const log = stderrLogger;
-  const adapters = createAdapterRuntime(manifest, contents.adapters ?? {}, { http, env: process.env, log, workDir, clientVersion: manifest.build?.forge_version });
-  // Start-up connects the MCP servers; `describe` only reads agent.json.
-  let specs = manifest.tools;
-  if (command !== 'describe') {
-    const started = await startAdapterTools(adapters, manifest.tools);
-    for (const d of started.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
-    if (started.diagnostics.some((d) => d.severity === 'error')) {
-      await adapters.close();
-      return 1;
-    }
-    specs = started.specs;
-  }
-  const { registry, diagnostics } = createRegistry(
-    specs,
-    {
-      builtins: contents.builtins,
-      http,
-      log,
-      adapters,
-      approval,
-      yaml: contents.yamlTools?.({ workDir, envPassthrough: manifest.env_passthrough }),
-      schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
-      agentConfig: { ...manifest, tools: undefined, workdir: workDir },
-      custom: {
-        workDir,
-        envPassthrough: manifest.env_passthrough,
-        resolveSource: (path) => (isAbsolute(path) ? path : join(bundleDir, path)),
-        node: {
-          worker: async (spec) => ({ command: process.execPath, args: [bundleFile, '__worker', spec.name] }),
-          script: async (spec) => ({ command: process.execPath, args: [join(bundleDir, spec.source!.path)] }),
-        },
-      },
-    },
-    (spec) => `agent.json#${spec.name}`,
-  );
-  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  const built = await createBundleRegistry(contents, manifest, {
+    bundleFile,
+    workDir,
+    log: stderrLogger,
+    rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
+    // Start-up connects the MCP servers; `describe` only reads agent.json.
+    connect: command !== 'describe',
+  });
+  for (const d of built.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  if (!built.ok) return built.usage ? 2 : 1;
+  const { registry, http, close } = built;
 
   if (command === 'serve') {
     const port = parsePort(parsed.values.port ?? process.env.PORT) ?? manifest.server?.port ?? 8080;
@@ -201,7 +159,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   }
   if (command === 'stdio') {
     const [{ serveMcpStdio }, { clientCalls }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts')]);
-    await serveMcpStdio(manifest, clientCalls(registry), () => registry.close());
+    await serveMcpStdio(manifest, clientCalls(registry), close);
     return -1;
   }
 
@@ -243,8 +201,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         }
         const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
         // The person named this tool, so it is approved; what it calls goes through the policy.
-        const approver: Approver | undefined = parsed.values.yes ? approveEverything : hasTerminal() ? new TerminalApprover() : undefined;
-        const result = await registry.execute(name, args, { timeoutMs, approver, approved: true });
+        const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(parsed.values.yes), approved: true });
         if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
         else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
         else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);
@@ -255,8 +212,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         return 2;
     }
   } finally {
-    await registry.close();
-    await adapters.close();
+    await close();
   }
 }
 
