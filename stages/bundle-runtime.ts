@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { BuildFailure } from 'esbuild';
-import { esbuild } from './esbuild-api.ts';
+import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
 import { vendorSplice } from './vendor-splice.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
@@ -27,8 +27,6 @@ export interface BundleOutput {
 }
 
 const ENTRY_FILE = '.forge-runtime-entry.ts';
-/** Lets bundled CommonJS dependencies call require() in an ES module. */
-const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
 
 export async function bundleRuntime(
   config: ProjectConfig,

@@ -7,6 +7,9 @@ import { createRequire } from 'node:module';
 
 export const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
 
+/** A banner that lets bundled CommonJS dependencies call require() in an ES module. */
+export const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
+
 /**
  * Starts esbuild's service process now, so that its start overlaps with
  * loading the project instead of delaying the bundle stage.

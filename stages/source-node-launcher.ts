@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure } from 'esbuild';
-import { esbuild } from './esbuild-api.ts';
+import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
 import { formatDiagnostic } from '../runtime/diagnostics.ts';
 import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
@@ -16,7 +16,6 @@ import { stampFile, type FileStamp } from './build-cache.ts';
 import { fromEsbuildMessage } from './esbuild-messages.ts';
 import { forgeVersion, runtimeDir } from './forge-paths.ts';
 
-const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
 
 export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher {
   const cacheDir = join(projectRoot, '.forge', 'cache', 'tools');

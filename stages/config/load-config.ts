@@ -2,14 +2,13 @@
  * Finds, parses and validates forge.yaml, and resolves it into a
  * ProjectConfig. Every problem is a diagnostic at file:line:column.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import type { ErrorObject } from 'ajv';
 import { error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { ModelSettings } from '../../runtime/manifest.ts';
 import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
 import * as precompiled from './generated/forge-yaml-validator.mjs';
+import { schemaValidator } from './schema-validator.ts';
 import { resolveAdapterConfig } from './adapter-config.ts';
 import { checkEgressConfig } from './egress-config.ts';
 import type { ProjectConfig } from './project-config.ts';
@@ -21,26 +20,8 @@ export interface ConfigLoad {
   diagnostics: Diagnostic[];
 }
 
-let validateForgeYaml: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
-
-/**
- * The validator precompiled at install time (scripts/generate-validators.mjs),
- * unless the schema changed since; then it is compiled here.
- */
-async function forgeYamlValidator() {
-  if (validateForgeYaml) return validateForgeYaml;
-  const { $id: _id, ...schema } = forgeSchema;
-  if (precompiled.schemaHash === createHash('sha256').update(JSON.stringify(schema)).digest('hex')) {
-    validateForgeYaml = precompiled.validate;
-  } else {
-    // verbose errors carry the failing schema, which holds hints and field lists.
-    const { createAjv } = await import('../../runtime/tools/validation.ts');
-    const ajv = createAjv({ verbose: true });
-    ajv.addKeyword({ keyword: 'x-hint' });
-    validateForgeYaml = ajv.compile(schema);
-  }
-  return validateForgeYaml;
-}
+/** forge.yaml's validator: precompiled at install, compiled here only if the schema changed since. */
+const forgeYamlValidator = schemaValidator(forgeSchema, precompiled);
 
 export async function loadConfig(file: string, cwd = process.cwd()): Promise<ConfigLoad> {
   const displayFile = relative(cwd, file) || file;

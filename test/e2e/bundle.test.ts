@@ -2,10 +2,9 @@
  * The built bundle runs with plain node from a directory that holds nothing
  * but .forge-output/: no node_modules, no sources, no Forge.
  */
-import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixtureProject, forge, runProcess, tempDir } from '../helpers/project.ts';
+import { deployBundle, fixtureProject, forge, runProcess } from '../helpers/project.ts';
 
 let bundleDir: string;
 let workDir: string;
@@ -14,12 +13,7 @@ beforeAll(async () => {
   const project = fixtureProject('basic');
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
-  const empty = tempDir('forge-deploy-');
-  cpSync(join(project, '.forge-output'), join(empty, '.forge-output'), { recursive: true });
-  bundleDir = join(empty, '.forge-output');
-  workDir = empty;
-  expect(readdirSync(empty)).toEqual(['.forge-output']);
-  expect(existsSync(join(empty, 'node_modules'))).toBe(false);
+  ({ workDir, bundle: bundleDir } = deployBundle(project));
 });
 
 const runtime = (args: string[], env?: NodeJS.ProcessEnv) => runProcess(process.execPath, [join(bundleDir, 'runtime.mjs'), ...args], { cwd: workDir, env });

@@ -1,6 +1,6 @@
 /** Test projects in temp dirs, and the real `forge` command run as a process. */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,3 +63,16 @@ export function forge(args: string[], cwd: string, env?: NodeJS.ProcessEnv): Pro
 }
 
 export const minimalConfig = (extra = '') => `agent_id: test-agent\nversion: 1.0.0\ndescription: A test agent.\n${extra}`;
+
+/**
+ * Copies a built project's .forge-output/ into a fresh directory that holds
+ * nothing else — no sources, no node_modules, no Forge — the way a bundle is
+ * deployed. Returns that directory (a work dir) and the bundle in it.
+ */
+export function deployBundle(project: string, prefix = 'forge-deploy-'): { workDir: string; bundle: string } {
+  const workDir = tempDir(prefix);
+  cpSync(join(project, '.forge-output'), join(workDir, '.forge-output'), { recursive: true });
+  const entries = readdirSync(workDir);
+  if (entries.length !== 1 || entries[0] !== '.forge-output') throw new Error(`the deploy dir holds more than the bundle: ${entries.join(', ')}`);
+  return { workDir, bundle: join(workDir, '.forge-output') };
+}

@@ -3,14 +3,14 @@
  * .forge-output/: MCP clients (the SDK's, and the MCP Inspector CLI) over
  * stdio and Streamable HTTP, REST, auth, limits and a graceful stop.
  */
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startAgentProcess } from '../../helpers/agent-process.ts';
-import { forge, repoRoot, runProcess, tempDir, writeProject, minimalConfig } from '../../helpers/project.ts';
+import { deployBundle, forge, repoRoot, runProcess, tempDir, writeProject, minimalConfig } from '../../helpers/project.ts';
 
 let bundle: string;
 
@@ -24,9 +24,7 @@ beforeAll(async () => {
   });
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
-  const deploy = tempDir('forge-deploy-');
-  cpSync(join(project, '.forge-output'), join(deploy, '.forge-output'), { recursive: true });
-  bundle = join(deploy, '.forge-output');
+  bundle = deployBundle(project).bundle;
 });
 
 const serve = (args: string[], env: NodeJS.ProcessEnv = {}, cwd = tempDir()) =>
