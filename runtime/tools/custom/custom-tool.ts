@@ -12,7 +12,7 @@ import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec }
 import { DEFAULT_MAX_STDOUT, runProcess, type RunResult } from './process-runner.ts';
 import { PYTHON_WORKER_HOST } from './python-host.ts';
 import { PythonNotFoundError, resolvePython } from './python-interpreter.ts';
-import { toolEnvironment } from './tool-env.ts';
+import { PYTHON_TOOL_ENV, toolEnvironment } from './tool-env.ts';
 import { ToolWorker, type WorkerOutcome } from './tool-worker.ts';
 
 export interface ProcessCommand {
@@ -39,7 +39,7 @@ export interface CustomToolHost {
 export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
   const source = spec.source;
   if (!source || source.kind === 'yaml') throw new Error(`tool "${spec.name}" has no script source`);
-  const env = () => toolEnvironment({ workDir: host.workDir, passthrough: host.envPassthrough, extra: source.kind === 'python' ? PYTHON_ENV : {} });
+  const env = () => toolEnvironment({ workDir: host.workDir, passthrough: host.envPassthrough, extra: source.kind === 'python' ? PYTHON_TOOL_ENV : {} });
 
   const command = async (mode: 'worker' | 'script'): Promise<ProcessCommand> => {
     if (source.kind === 'python') {
@@ -100,8 +100,6 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
   };
 }
 
-/** Keeps Python tools from writing __pycache__ into the bundle and from buffering their output. */
-const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
 
 function fromProcess(name: string, run: RunResult, limit: number): ToolResult {
   if (run.spawnError) return startFailure(name, run.spawnError);

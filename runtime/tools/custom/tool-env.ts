@@ -25,3 +25,6 @@ export function toolEnvironment(options: ToolEnvOptions): Record<string, string>
   }
   return { ...env, ...options.extra };
 }
+
+/** For every Python process a tool starts: no __pycache__ written into the bundle, no buffered output. */
+export const PYTHON_TOOL_ENV: Readonly<Record<string, string>> = { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
