@@ -1,5 +1,5 @@
 /** What `forge mcp ...` works with: forge.yaml's servers, and a way to reach them as the agent would. */
-import { hasErrors } from '../runtime/diagnostics.ts';
+import { error, hasErrors } from '../runtime/diagnostics.ts';
 import type { McpContext } from '../runtime/tools/adapters/mcp/connect.ts';
 import { silentLogger } from '../runtime/tools/registry.ts';
 import { locateConfig } from '../stages/config/find-config.ts';
@@ -18,13 +18,9 @@ export interface McpCommandContext {
 /** Loads forge.yaml; prints its problems (or their JSON) and returns undefined when it has errors. */
 export async function loadMcpContext(configFile: string | undefined, json: boolean): Promise<McpCommandContext | undefined> {
   const file = locateConfig({ configFile }, process.cwd());
-  if (!file) {
-    const message = 'no forge.yaml in this directory or any parent';
-    if (json) process.stdout.write(JSON.stringify({ ok: false, error: message }, null, 2) + '\n');
-    else process.stderr.write(`error: ${message}\n`);
-    return undefined;
-  }
-  const { config, diagnostics } = await loadConfig(file);
+  const { config, diagnostics } = file
+    ? await loadConfig(file)
+    : { config: undefined, diagnostics: [error('FORGE_CONFIG_NOT_FOUND', 'no forge.yaml in this directory or any parent', {}, 'run `forge init` to create a project')] };
   if (!config || hasErrors(diagnostics)) {
     if (json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
     else printDiagnostics(diagnostics);

@@ -80,12 +80,7 @@ export function deriveEgress(configured: EgressSettings, endpoints: readonly End
   };
 
   for (const endpoint of endpoints) {
-    let host: string | undefined;
-    try {
-      host = canonicalHost(new URL(endpoint.url).hostname);
-    } catch {
-      host = undefined;
-    }
+    const host = URL.canParse(endpoint.url) ? canonicalHost(new URL(endpoint.url).hostname) : undefined;
     // A URL with a ${VAR} in its host is only known at run time: it must be listed by hand.
     if (!host || /[${}]/.test(host)) {
       diagnostics.push(warning('FORGE_EGRESS_UNKNOWN', `the host of ${endpoint.from} (${endpoint.url}) is only known at run time`, endpoint.at ?? {}, 'list it in egress.allowed_domains'));

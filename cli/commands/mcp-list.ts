@@ -1,5 +1,5 @@
-import { connectMcpServer, McpConnectError } from '../../runtime/tools/adapters/mcp/connect.ts';
-import { createNameFilter } from '../../stages/adapters/name-filter.ts';
+import { connectMcpServer, type McpConnectError } from '../../runtime/tools/adapters/mcp/connect.ts';
+import { mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
 import { parseCommand } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, formatMs } from '../terminal.ts';
@@ -37,11 +37,11 @@ export async function run(argv: string[]): Promise<number> {
       try {
         const session = await connectMcpServer(server, mcp);
         await session.close();
-        const filter = createNameFilter(server.tools?.allow, server.tools?.deny);
+        const filter = mcpToolFilter(server);
         const names = session.tools.map((t) => t.name);
         return { ...row, ok: true, ms: performance.now() - started, server: session.info, tools: { total: names.length, used: names.filter((n) => filter.allows(n)), leftOut: names.filter((n) => !filter.allows(n)) } };
       } catch (err) {
-        const e = err instanceof McpConnectError ? err : new McpConnectError(server.name, (err as Error).message);
+        const e = err as McpConnectError;
         return { ...row, ok: false, ms: performance.now() - started, error: { message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) } };
       }
     }),

@@ -1,10 +1,9 @@
-import { McpConnectError, type McpSession } from '../../runtime/tools/adapters/mcp/connect.ts';
+import type { McpConnectError, McpSession } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { McpConnections } from '../../runtime/tools/adapters/mcp/connections.ts';
 import { createMcpTool } from '../../runtime/tools/adapters/mcp/mcp-tool.ts';
 import { ToolRegistry } from '../../runtime/tools/registry.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
-import { agentToolSpec } from '../../stages/adapters/discover-mcp.ts';
-import { createNameFilter } from '../../stages/adapters/name-filter.ts';
+import { agentToolSpec, mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
 import type { McpServerConfig } from '../../stages/config/adapter-config.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
@@ -80,7 +79,7 @@ async function testServer(
   try {
     session = await connections.session(server.name);
   } catch (err) {
-    const e = err instanceof McpConnectError ? err : new McpConnectError(server.name, (err as Error).message);
+    const e = err as McpConnectError;
     if (json) process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint, details: e.details } }, null, 2) + '\n');
     else {
       process.stderr.write(`${errColor.red('✘')} ${e.message}\n`);
@@ -91,8 +90,9 @@ async function testServer(
   }
   const connectMs = performance.now() - started;
 
-  const filter = createNameFilter(server.tools?.allow, server.tools?.deny);
-  const tools = session.tools.map((t) => ({ name: t.name, agentName: agentToolSpec(server, t).name, used: filter.allows(t.name), description: t.description ?? '' }));
+  const filter = mcpToolFilter(server);
+  const specs = session.tools.map((t) => agentToolSpec(server, t));
+  const tools = session.tools.map((t, i) => ({ name: t.name, agentName: specs[i].name, used: filter.allows(t.name), description: t.description ?? '' }));
   if (!json) {
     process.stdout.write(`${c.green('✓')} connected to ${c.bold(server.name)} (${server.transport}: ${describeTarget(server)}) in ${formatMs(connectMs)}\n`);
     process.stdout.write(`  server  ${session.info.name} ${session.info.version}\n`);
@@ -108,13 +108,12 @@ async function testServer(
     return 0;
   }
 
-  const target = session.tools.find((t) => t.name === call || agentToolSpec(server, t).name === call);
-  if (!target) {
+  const spec = specs.find((s, i) => s.name === call || session.tools[i].name === call);
+  if (!spec) {
     throw new UsageError(`MCP server "${server.name}" has no tool "${call}"`, didYouMean(call, session.tools.map((t) => t.name)));
   }
   // The call goes through a registry, as in the agent: the same argument checks, timeout and result.
   const registry = new ToolRegistry({ workDir });
-  const spec = agentToolSpec(server, target);
   registry.register(createMcpTool(spec, connections), `forge mcp test ${server.name}`);
   const result = await registry.execute(spec.name, args, { timeoutMs });
   if (json) {

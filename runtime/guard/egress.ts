@@ -42,14 +42,13 @@ export function createEgressPolicy(settings: EgressSettings): EgressPolicy {
         return { host, rule: `${host} is a cloud metadata endpoint`, hint: `only an exact egress.allowed_domains entry "${host}" allows it` };
       }
       if (mode === 'open') return undefined;
-      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
       if (literal) {
         if (addresses.some((rule) => ruleAllows(rule, literal))) return undefined;
         if (!isPublic(literal)) return addressRefusal(host, literal);
-        if (domains.some((d) => !d.wildcard && d.host === literal.address && (!d.port || d.port === port))) return undefined;
-        return { host, rule: `${host} is not in egress.allowed_domains`, hint: `add "${literal.address}" to egress.allowed_domains in forge.yaml` };
       }
-      const match = domains.find((d) => matchesDomain(d, host));
+      // A wildcard entry is for names: *.example.com says nothing about an address.
+      const match = domains.find((d) => (!literal || !d.wildcard) && matchesDomain(d, host));
+      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
       if (match && (!match.port || match.port === port)) return undefined;
       if (match) return { host, rule: `${host} is allowed only on port ${match.port} (egress.allowed_domains: ${match.text})`, hint: `add "${host}:${port}" to egress.allowed_domains` };
       return { host, rule: `${host} is not in egress.allowed_domains`, hint: `add "${host}" to egress.allowed_domains in forge.yaml` };

@@ -69,7 +69,7 @@ export function isPublic(cls: AddressClass): boolean {
   return cls.range === 'unicast' && !cls.metadata;
 }
 
-export function parseAddress(text: string): Parsed | undefined {
+function parseAddress(text: string): Parsed | undefined {
   const bare = text.replace(/^\[|\]$/g, '');
   try {
     return ipaddr.process(bare);

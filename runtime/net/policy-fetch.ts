@@ -19,12 +19,13 @@ export function createPolicyFetch(http: HttpClient, options: { timeoutMs?: numbe
     new Headers(request?.headers).forEach((value, key) => (headers[key] = value));
     new Headers(init.headers).forEach((value, key) => (headers[key] = value));
     const body = await bodyBytes(init.body ?? (request ? await request.arrayBuffer() : undefined));
+    const signal = init.signal ?? request?.signal ?? undefined;
     const stream = await http.stream({
       url,
       method: init.method ?? request?.method ?? 'GET',
       headers,
       body,
-      signal: init.signal ?? request?.signal ?? undefined,
+      signal,
       redirect: init.redirect === 'manual' ? 'manual' : 'follow',
       // The SDK keeps an event stream open for as long as the session lasts.
       timeoutMs: options.timeoutMs ?? MAX_TIMEOUT_MS,
@@ -40,7 +41,8 @@ export function createPolicyFetch(http: HttpClient, options: { timeoutMs?: numbe
               if (next.done) controller.close();
               else controller.enqueue(new Uint8Array(next.value));
             } catch (err) {
-              controller.error(err);
+              // As fetch does: a body cut short by the signal fails with the signal's reason.
+              controller.error(signal?.aborted ? signal.reason : err);
             }
           },
           cancel() {

@@ -5,14 +5,14 @@
  * server's allow/deny globs apply either way.
  */
 import { error, formatLocation, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
-import { connectMcpServer, McpConnectError, type McpContext } from '../../runtime/tools/adapters/mcp/connect.ts';
+import { connectMcpServer, type McpConnectError, type McpContext } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { remoteToolSpec, type RemoteTool } from '../../runtime/tools/adapters/mcp/remote-tool.ts';
-import type { McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
+import type { McpBinding, McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { ToolSpec } from '../../runtime/tools/model.ts';
 import type { McpServerConfig } from '../config/adapter-config.ts';
 import type { ProjectTool } from '../project-tool.ts';
 import { normalizeExternalSchema } from './external-schema.ts';
-import { createNameFilter } from './name-filter.ts';
+import { createNameFilter, type NameFilter } from './name-filter.ts';
 import type { RecordedAdapters } from './recorded-manifest.ts';
 
 /** live: connect; offline: the recorded list only; recorded-or-live: the recorded list when there is one. */
@@ -36,11 +36,13 @@ export async function discoverMcpTools(servers: readonly McpServerConfig[], mode
 
 async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, recorded: RecordedAdapters | undefined, ctx: McpContext) {
   const diagnostics: Diagnostic[] = [];
-  const previous = recorded?.mcpTools(server.name);
+  const filter = mcpToolFilter(server);
+  // The tools the last build recorded, under today's allow/deny.
+  const previous = recorded?.mcpTools(server.name)?.filter((s) => filter.allows((s.adapter as McpBinding).tool));
   const done = (specs: ToolSpec[], contacted: boolean) => ({ server: server.name, tools: toProjectTools(server, specs, diagnostics), diagnostics, contacted });
 
   if (mode === 'offline' || (mode === 'recorded-or-live' && previous)) {
-    if (previous) return done(previous.filter((s) => filterFor(server).allows((s.adapter as { tool: string }).tool)), false);
+    if (previous) return done(previous, false);
     diagnostics.push(error('FORGE_MCP_OFFLINE', `no recorded tool list for MCP server "${server.name}"`, server.at, 'build once without --offline so the server\'s tools are recorded in agent.json'));
     return done([], false);
   }
@@ -51,7 +53,7 @@ async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, reco
     remote = session.tools;
     await session.close();
   } catch (err) {
-    const e = err instanceof McpConnectError ? err : new McpConnectError(server.name, (err as Error).message);
+    const e = err as McpConnectError;
     const details = e.details ? `\n${e.details.split('\n').slice(-5).map((l) => `    ${l}`).join('\n')}` : '';
     if (server.required) {
       diagnostics.push(error('FORGE_MCP_CONNECT', `${e.message}${details}`, server.at, e.hint ?? 'fix the server, set required: false, or build with --offline to use the last recorded tools'));
@@ -61,7 +63,6 @@ async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, reco
     return done(previous ?? [], true);
   }
 
-  const filter = filterFor(server);
   for (const pattern of filter.unused(remote.map((t) => t.name))) {
     diagnostics.push(warning('FORGE_MCP_FILTER', `tools.allow pattern "${pattern}" matches no tool of MCP server "${server.name}"`, server.at, `its tools: ${remote.map((t) => t.name).join(', ')}`));
   }
@@ -76,7 +77,8 @@ export function agentToolSpec(server: McpServerSettings, tool: RemoteTool): Tool
   return spec;
 }
 
-function filterFor(server: McpServerConfig) {
+/** Which of a server's tools the agent uses: its tools.allow and tools.deny. */
+export function mcpToolFilter(server: McpServerSettings): NameFilter {
   return createNameFilter(server.tools?.allow, server.tools?.deny);
 }
 
@@ -85,7 +87,7 @@ function toProjectTools(server: McpServerConfig, specs: readonly ToolSpec[], dia
   const seen = new Map<string, string>();
   const tools: ProjectTool[] = [];
   for (const spec of specs) {
-    const remoteName = (spec.adapter as { tool: string }).tool;
+    const remoteName = (spec.adapter as McpBinding).tool;
     const first = seen.get(spec.name);
     if (first !== undefined) {
       diagnostics.push(error('FORGE_TOOL_COLLISION', `MCP server "${server.name}" has tools "${first}" and "${remoteName}", which both become "${spec.name}"`, server.at, 'leave one out with tools.deny'));

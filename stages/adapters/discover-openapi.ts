@@ -6,7 +6,7 @@
  */
 import { error, formatLocation, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { HttpClient } from '../../runtime/net/http-client.ts';
-import type { ApiSettings } from '../../runtime/tools/adapters/settings.ts';
+import type { ApiSettings, OpenApiBinding } from '../../runtime/tools/adapters/settings.ts';
 import type { ToolSpec } from '../../runtime/tools/model.ts';
 import type { ApiConfig } from '../config/adapter-config.ts';
 import type { ProjectTool } from '../project-tool.ts';
@@ -56,7 +56,7 @@ async function discoverApi(api: ApiConfig, mode: DiscoveryMode, recorded: Record
   const previousSettings = recorded?.api(api.name);
   if (api.specIsUrl && (mode === 'offline' || (mode === 'recorded-or-live' && previous))) {
     if (previous && previousSettings) {
-      const specs = previous.filter((s) => filter.allows(operationIdOf(s, api.name))).map((s) => ({ ...s, timeoutMs: api.timeout_ms }));
+      const specs = previous.filter((s) => filter.allows((s.adapter as OpenApiBinding).operationId)).map((s) => ({ ...s, timeoutMs: api.timeout_ms }));
       return result(toTools(specs), settingsWith(api.base_url ?? previousSettings.base_url));
     }
     diagnostics.push(error('FORGE_API_OFFLINE', `no recorded operations for API "${api.name}" (its spec is on the web)`, api.at, 'build once without --offline so its operations are recorded in agent.json'));
@@ -97,10 +97,6 @@ async function discoverApi(api: ApiConfig, mode: DiscoveryMode, recorded: Record
     specs.push(spec);
   }
   return result(toTools(specs), settingsWith(baseUrl), loaded.files, api.specIsUrl);
-}
-
-function operationIdOf(spec: ToolSpec, api: string): string {
-  return spec.name.slice(api.length + 2);
 }
 
 function firstLine(text: string): string {

@@ -3,7 +3,7 @@
  * fetches — and dereferences it with @apidevtools/swagger-parser, so every
  * schema an operation uses is inline. Recursive schemas keep their `$ref`
  * (see external-schema.ts). Documents on the web are fetched through
- * Forge's HTTP client: capped, with a timeout.
+ * Forge's HTTP client: capped, with its default timeout.
  */
 import { HttpClient } from '../../runtime/net/http-client.ts';
 
@@ -25,7 +25,7 @@ export async function loadOpenApiDocument(location: string, http: HttpClient = n
         order: 200,
         canRead: /^https?:\/\//i,
         read: async (file: { url: string }) => {
-          const response = await http.request({ url: file.url, headers: { accept: 'application/json, application/yaml, */*;q=0.5' }, maxResponseBytes: MAX_SPEC_BYTES, timeoutMs: 30_000 });
+          const response = await http.request({ url: file.url, headers: { accept: 'application/json, application/yaml, */*;q=0.5' }, maxResponseBytes: MAX_SPEC_BYTES });
           if (response.status >= 400) throw new Error(`${file.url} answered ${response.status} ${response.statusText}`);
           if (response.truncated) throw new Error(`${file.url} is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MB`);
           return response.body;

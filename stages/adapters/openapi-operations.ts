@@ -35,7 +35,7 @@ type Doc = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const FORM = 'application/x-www-form-urlencoded';
 
-export function isSwagger2(doc: Doc): boolean {
+function isSwagger2(doc: Doc): boolean {
   return typeof doc.swagger === 'string' && doc.swagger.startsWith('2');
 }
 
@@ -82,11 +82,7 @@ function readOpenApi3(operation: ApiOperation, params: Doc[], requestBody: Doc |
     if (!['path', 'query', 'header', 'cookie'].includes(p.in)) continue;
     const schema = p.schema ?? (p.content ? (Object.values(p.content)[0] as Doc)?.schema : undefined) ?? {};
     operation.parameters.push({
-      name: p.name,
-      in: p.in,
-      required: p.in === 'path' || p.required === true,
-      schema: withDescription(schema, p.description),
-      ...(p.description ? { description: p.description } : {}),
+      ...apiParameter(p, schema),
       ...(p.style ? { style: p.style } : {}),
       ...(typeof p.explode === 'boolean' ? { explode: p.explode } : {}),
     });
@@ -115,14 +111,7 @@ function readSwagger2(operation: ApiOperation, params: Doc[], consumes: string[]
     } else if (p.in === 'formData') {
       form.push(p);
     } else if (['path', 'query', 'header'].includes(p.in)) {
-      operation.parameters.push({
-        name: p.name,
-        in: p.in,
-        required: p.in === 'path' || p.required === true,
-        schema: withDescription(swagger2Schema(p), p.description),
-        ...(p.description ? { description: p.description } : {}),
-        ...collectionStyle(p.collectionFormat),
-      });
+      operation.parameters.push({ ...apiParameter(p, swagger2Schema(p)), ...collectionStyle(p.collectionFormat) });
     }
   }
   if (form.length === 0) return;
@@ -139,6 +128,11 @@ function readSwagger2(operation: ApiOperation, params: Doc[], consumes: string[]
     },
     required: form.some((p) => p.required),
   };
+}
+
+/** What a parameter is in both versions: a path parameter is always required. */
+function apiParameter(p: Doc, schema: JSONSchema): ApiParameter {
+  return { name: p.name, in: p.in, required: p.in === 'path' || p.required === true, schema: withDescription(schema, p.description), ...(p.description ? { description: p.description } : {}) };
 }
 
 /** A Swagger 2.0 non-body parameter's schema fields, as a JSON Schema. */

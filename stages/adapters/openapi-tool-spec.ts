@@ -47,7 +47,7 @@ export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: 
     }
   }
 
-  const adapter: OpenApiBinding = { kind: 'openapi', api: apiName, method: op.method, path: op.path, parameters, ...(body ? { body } : {}) };
+  const adapter: OpenApiBinding = { kind: 'openapi', api: apiName, operationId: op.id, method: op.method, path: op.path, parameters, ...(body ? { body } : {}) };
   return {
     name: adapterToolName(apiName, op.id),
     description: describe(op),

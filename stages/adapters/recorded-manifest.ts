@@ -10,8 +10,6 @@ import type { ApiSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { ToolSpec } from '../../runtime/tools/model.ts';
 
 export interface RecordedAdapters {
-  /** Where it was read from. */
-  file: string;
   mcpTools(server: string): ToolSpec[] | undefined;
   apiTools(api: string): ToolSpec[] | undefined;
   api(name: string): ApiSettings | undefined;
@@ -28,7 +26,6 @@ export function readRecordedAdapters(file: string): RecordedAdapters | undefined
   const apis = new Map((manifest.apis ?? []).map((a) => [a.name, a]));
   const tools = manifest.tools ?? [];
   return {
-    file,
     mcpTools: (server) => (servers.has(server) ? tools.filter((t) => t.adapter?.kind === 'mcp' && t.adapter.server === server) : undefined),
     apiTools: (api) => (apis.has(api) ? tools.filter((t) => t.adapter?.kind === 'openapi' && t.adapter.api === api) : undefined),
     api: (name) => apis.get(name),

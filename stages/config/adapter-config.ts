@@ -9,7 +9,7 @@ import { error, type Diagnostic, type Location } from '../../runtime/diagnostics
 import type { ApiAuth, McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { YamlSource } from './yaml-source.ts';
 
-export const DEFAULT_ADAPTER_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface McpServerConfig extends McpServerSettings {
   at: Location;
@@ -44,7 +44,7 @@ const HTTP_ONLY = ['url', 'headers'] as const;
 
 export function resolveAdapterConfig(data: Record<string, unknown>, source: YamlSource, root: string): AdapterConfig {
   const diagnostics: Diagnostic[] = [];
-  const rawServers = ((data.mcp as { servers?: RawServer[] } | undefined)?.servers ?? []);
+  const rawServers = (data.mcp as { servers?: RawServer[] } | undefined)?.servers ?? [];
   const rawApis = (data.apis as RawApi[] | undefined) ?? [];
 
   const mcpServers = rawServers.map((raw, i): McpServerConfig => {
@@ -58,7 +58,7 @@ export function resolveAdapterConfig(data: Record<string, unknown>, source: Yaml
     const { timeout, required, ...rest } = raw;
     return { ...rest, timeout_ms: durationMs(timeout), required: required ?? true, at };
   });
-  reportDuplicates(mcpServers, 'MCP server', (i) => source.locate(['mcp', 'servers', i, 'name']), diagnostics);
+  reportDuplicates(mcpServers, 'MCP server', diagnostics);
 
   const apis = rawApis.map((raw, i): ApiConfig => {
     const specIsUrl = /^https?:\/\//i.test(raw.spec);
@@ -73,30 +73,30 @@ export function resolveAdapterConfig(data: Record<string, unknown>, source: Yaml
       at: source.locate(['apis', i, 'name']),
     };
   });
-  reportDuplicates(apis, 'API', (i) => source.locate(['apis', i, 'name']), diagnostics);
+  reportDuplicates(apis, 'API', diagnostics);
   // Tool names are <namespace>__<tool>: an API and a server of one name would share a namespace.
-  for (const [i, api] of apis.entries()) {
+  for (const api of apis) {
     if (mcpServers.some((s) => s.name === api.name)) {
-      diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `"${api.name}" names both an MCP server and an API`, source.locate(['apis', i, 'name']), 'their tools would share the prefix; rename one'));
+      diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `"${api.name}" names both an MCP server and an API`, api.at, 'their tools would share the prefix; rename one'));
     }
   }
   return { mcpServers, apis, diagnostics };
 }
 
-function reportDuplicates(items: readonly { name: string }[], what: string, at: (i: number) => Location, diagnostics: Diagnostic[]) {
-  const seen = new Map<string, number>();
-  items.forEach((item, i) => {
-    if (seen.has(item.name)) diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `${what} "${item.name}" is defined twice`, at(i), 'names must be unique: they prefix the tools\' names'));
-    else seen.set(item.name, i);
-  });
+function reportDuplicates(items: readonly { name: string; at: Location }[], what: string, diagnostics: Diagnostic[]) {
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (seen.has(item.name)) diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `${what} "${item.name}" is defined twice`, item.at, 'names must be unique: they prefix the tools\' names'));
+    else seen.add(item.name);
+  }
 }
 
-/** "30s", "500ms", "2m", or a number of seconds (the schema checked the form). */
-export function durationMs(value: number | string | undefined, fallback = DEFAULT_ADAPTER_TIMEOUT_MS): number {
-  if (value === undefined) return fallback;
+/** "30s", "500ms", "2m", or a number of seconds (the schema checked the form); 30 s when not given. */
+function durationMs(value: number | string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
   if (typeof value === 'number') return Math.round(value * 1000);
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
-  if (!match) return fallback;
+  if (!match) return DEFAULT_TIMEOUT_MS;
   const n = Number(match[1]);
   return Math.round(match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000);
 }

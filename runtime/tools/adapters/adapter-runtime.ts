@@ -5,9 +5,8 @@
  * entry imports only those the agent uses, so this file imports none.
  */
 import { error, warning, type Diagnostic } from '../../diagnostics.ts';
-import type { HttpClient } from '../../net/http-client.ts';
 import type { AdapterFactory } from '../create-tools.ts';
-import type { Logger, Tool, ToolSpec } from '../model.ts';
+import type { Tool, ToolSpec } from '../model.ts';
 import type * as McpModule from './mcp/index.ts';
 import type * as OpenApiModule from './openapi/index.ts';
 import type { ApiSettings, McpServerSettings } from './settings.ts';
@@ -22,13 +21,8 @@ export interface AdapterSettings {
   apis?: ApiSettings[];
 }
 
-export interface AdapterContext {
-  http: HttpClient;
-  env: NodeJS.ProcessEnv;
-  log: Logger;
-  workDir: string;
-  clientVersion?: string;
-}
+/** What adapter tools reach their services with (the OpenAPI adapter needs only http and env). */
+export type AdapterContext = McpModule.McpContext;
 
 export interface AdapterRuntime extends AdapterFactory {
   /** The MCP connections, when the agent has MCP servers. */
@@ -44,8 +38,8 @@ export function createAdapterRuntime(settings: AdapterSettings, modules: Adapter
     create(spec: ToolSpec): Tool {
       const binding = spec.adapter!;
       if (binding.kind === 'mcp') {
-        if (!modules.mcp || !connections?.settings(binding.server)) throw new Error(`tool "${spec.name}" belongs to MCP server "${binding.server}", which is not configured`);
-        return modules.mcp.createMcpTool(spec, connections);
+        if (!connections?.settings(binding.server)) throw new Error(`tool "${spec.name}" belongs to MCP server "${binding.server}", which is not configured`);
+        return modules.mcp!.createMcpTool(spec, connections);
       }
       const api = settings.apis?.find((a) => a.name === binding.api);
       if (!api || !modules.openapi) throw new Error(`tool "${spec.name}" belongs to API "${binding.api}", which is not configured`);
@@ -70,10 +64,10 @@ export interface StartedTools {
  * out with a warning — agent.json is the tool set that was built and
  * reviewed, so a tool the server added since is not taken on either.
  */
-export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly ToolSpec[], only?: readonly string[]): Promise<StartedTools> {
+export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly ToolSpec[]): Promise<StartedTools> {
   const diagnostics: Diagnostic[] = [];
   if (!runtime.mcp) return { specs: [...specs], diagnostics };
-  const results = await runtime.mcp.startAll(only);
+  const results = await runtime.mcp.startAll();
   const unavailable = new Set<string>();
   const offered = new Map<string, Set<string>>();
   for (const { server, session, error: failure } of results) {
@@ -82,9 +76,8 @@ export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly
       continue;
     }
     unavailable.add(server.name);
-    const message = failure?.message ?? `MCP server "${server.name}" could not be started`;
-    if (server.required) diagnostics.push(error('FORGE_MCP_CONNECT', `${message} (a required server)`, {}, failure?.hint ?? 'set required: false to start without it'));
-    else diagnostics.push(warning('FORGE_MCP_SKIPPED', `${message}; its tools are not available`, {}, failure?.hint));
+    if (server.required) diagnostics.push(error('FORGE_MCP_CONNECT', `${failure.message} (a required server)`, {}, failure.hint ?? 'set required: false to start without it'));
+    else diagnostics.push(warning('FORGE_MCP_SKIPPED', `${failure.message}; its tools are not available`, {}, failure.hint));
   }
   const kept = specs.filter((spec) => {
     if (spec.adapter?.kind !== 'mcp') return true;

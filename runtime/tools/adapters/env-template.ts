@@ -30,8 +30,3 @@ export function expandEnvRecord(record: Record<string, string> | undefined, env:
   for (const [key, value] of Object.entries(record ?? {})) out[key] = expandEnv(value, env, `${where}.${key}`);
   return out;
 }
-
-/** The variables a value refers to (for `forge mcp list` and the build's checks). */
-export function referencedVariables(text: string): string[] {
-  return [...text.matchAll(TEMPLATE)].map((m) => m[1]).filter((v): v is string => v !== undefined);
-}

@@ -70,6 +70,8 @@ export interface OpenApiBody {
 export interface OpenApiBinding {
   kind: 'openapi';
   api: string;
+  /** The operationId (or the one derived from method and path), which include/exclude match; the tool name may be sanitized. */
+  operationId: string;
   method: string;
   /** The path template, e.g. /pet/{petId}. */
   path: string;

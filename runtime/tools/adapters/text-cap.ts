@@ -3,6 +3,9 @@
 /** Past this many characters an adapter tool's result is cut. */
 export const MAX_RESULT_CHARS = 100_000;
 
+/** How much of an error response a tool's error message quotes (the rest goes to details, or nowhere). */
+export const ERROR_EXCERPT_CHARS = 1_000;
+
 export function cap(text: string, maxChars: number = MAX_RESULT_CHARS): string {
   if (text.length <= maxChars) return text;
   return `${text.slice(0, maxChars)}\n[... truncated: ${text.length - maxChars} more characters]`;

@@ -14,8 +14,9 @@
  */
 import { httpFailure } from '../../net/http-failure.ts';
 import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
-import { expandEnvRecord, MissingVariableError } from '../adapters/env-template.ts';
-import { cap, MAX_RESULT_CHARS } from '../adapters/text-cap.ts';
+import { expandEnvRecord } from '../adapters/env-template.ts';
+import { responseValue } from '../adapters/response-value.ts';
+import { cap, ERROR_EXCERPT_CHARS } from '../adapters/text-cap.ts';
 import { fail, ok, type JSONSchema } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 
@@ -34,8 +35,6 @@ interface WebhookArgs {
   headers?: Record<string, string>;
   timeout_ms?: number;
 }
-
-const ERROR_EXCERPT = 1_000;
 
 const baseInput = {
   payload: { description: 'The JSON payload to send (any JSON value).' },
@@ -96,26 +95,15 @@ export default defineBuiltin<WebhookConfig>({
   create: ({ config, http, env }) => ({
     async execute(rawArgs, ctx) {
       const args = rawArgs as WebhookArgs;
-      const pinned = config.webhooks ?? {};
-      let url: string;
-      let pinnedHeaders: Record<string, string> = {};
-      if (args.webhook !== undefined) {
-        const target = pinned[args.webhook];
-        if (target === undefined) {
-          const names = Object.keys(pinned);
-          return fail('FORGE_WEBHOOK_UNKNOWN', `no webhook named "${args.webhook}"`, names.length ? `pinned webhooks: ${names.join(', ')}` : 'pin webhooks in the config of webhook_call');
-        }
-        url = typeof target === 'string' ? target : target.url;
-        try {
-          pinnedHeaders = typeof target === 'string' ? {} : expandEnvRecord(target.headers, env, `webhooks.${args.webhook}.headers`);
-        } catch (err) {
-          if (err instanceof MissingVariableError) return fail('FORGE_WEBHOOK_ENV', `webhook "${args.webhook}": ${err.message}`, 'set it in the environment the agent runs in');
-          throw err;
-        }
-      } else if (args.url !== undefined) {
-        url = args.url;
-      } else {
-        return fail('FORGE_TOOL_ARGS', 'give the webhook to call');
+      // The input schema admits exactly one: `webhook`, one of the pinned names, when there are any; else `url`.
+      const target = args.webhook !== undefined ? config.webhooks[args.webhook] : args.url!;
+      const url = typeof target === 'string' ? target : target.url;
+      let pinnedHeaders: Record<string, string>;
+      try {
+        pinnedHeaders = typeof target === 'string' ? {} : expandEnvRecord(target.headers, env, `webhooks.${args.webhook}.headers`);
+      } catch (err) {
+        // A variable the headers name is not set (MissingVariableError).
+        return fail('FORGE_WEBHOOK_ENV', `webhook "${args.webhook}": ${(err as Error).message}`, 'set it in the environment the agent runs in');
       }
 
       let response;
@@ -130,21 +118,14 @@ export default defineBuiltin<WebhookConfig>({
           signal: ctx.signal,
         });
       } catch (err) {
-        return httpFailure(err, `webhook_call to ${args.webhook ?? new URL(url).host}`);
+        // A URL the schema's "uri" format lets through may still be one no client can use (port 99999).
+        return httpFailure(err, `webhook_call to ${args.webhook ?? (URL.canParse(url) ? new URL(url).host : url)}`);
       }
-      const text = response.body.toString('utf8');
       if (response.status >= 400) {
-        return fail('FORGE_WEBHOOK_STATUS', `webhook ${args.webhook ?? url} answered ${response.status} ${response.statusText}${text ? `: ${cap(text, ERROR_EXCERPT)}` : ''}`);
+        const text = response.body.toString('utf8');
+        return fail('FORGE_WEBHOOK_STATUS', `webhook ${args.webhook ?? url} answered ${response.status} ${response.statusText}${text ? `: ${cap(text, ERROR_EXCERPT_CHARS)}` : ''}`);
       }
-      let body: unknown = cap(text, MAX_RESULT_CHARS);
-      if (/json/i.test(response.headers['content-type'] ?? '') && !response.truncated) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // Not JSON after all: the text stands.
-        }
-      }
-      return ok({ status: response.status, body, ...(response.truncated ? { truncated: true } : {}) });
+      return ok({ status: response.status, body: responseValue(response), ...(response.truncated ? { truncated: true } : {}) });
     },
   }),
 });

@@ -6,6 +6,7 @@
  * alone, so a bug can never send traffic off this machine.
  */
 import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import type { EgressSettings } from '../../../runtime/manifest.ts';
@@ -22,12 +23,12 @@ function check(settings: EgressSettings, url: string): string | undefined {
   const refusal = policy.checkUrl(parsed);
   if (refusal) return refusal.rule;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (/^[\d.]+$/.test(host) || host.includes(':')) return policy.checkAddress(host, host, host.includes(':') ? 6 : 4)?.rule;
-  return undefined;
+  const family = isIP(host);
+  return family ? policy.checkAddress(host, host, family as 4 | 6)?.rule : undefined;
 }
 
 describe('egress policy: URLs', () => {
-  const settings = allowlist(['api.github.com', '*.example.com', 'pinned.example.org:8443', '93.184.216.34']);
+  const settings = allowlist(['api.github.com', '*.example.com', 'pinned.example.org:8443', '93.184.216.34', '140.82.112.5:8443']);
 
   it.each([
     ['an exact domain', 'https://api.github.com/repos'],
@@ -36,6 +37,7 @@ describe('egress policy: URLs', () => {
     ['a deeper subdomain under a wildcard', 'https://a.b.example.com/'],
     ['a domain pinned to its port', 'https://pinned.example.org:8443/x'],
     ['a public IP listed in allowed_domains', 'http://93.184.216.34/'],
+    ['a public IP pinned to its port', 'https://140.82.112.5:8443/'],
   ])('allows %s', (_what, url) => {
     expect(check(settings, url)).toBeUndefined();
   });
@@ -47,6 +49,7 @@ describe('egress policy: URLs', () => {
     ['a subdomain of an exact entry', 'https://x.api.github.com/', 'x.api.github.com is not in egress.allowed_domains'],
     ['a pinned domain on another port', 'https://pinned.example.org/', 'pinned.example.org is allowed only on port 8443'],
     ['a public IP not listed', 'http://8.8.8.8/', '8.8.8.8 is not in egress.allowed_domains'],
+    ['a pinned public IP on another port', 'https://140.82.112.5/', '140.82.112.5 is allowed only on port 8443'],
   ])('refuses %s', (_what, url, rule) => {
     expect(check(settings, url)).toContain(rule);
   });

@@ -58,7 +58,7 @@ describe('createPolicyFetch', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('cancelling an open event stream ends the reader', async () => {
+  it('cancelling an open event stream ends the reader with the signal\'s reason', async () => {
     const server = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: open\n\n');
@@ -68,7 +68,7 @@ describe('createPolicyFetch', () => {
     const reader = response.body!.getReader();
     await reader.read();
     controller.abort();
-    await expect(reader.read()).rejects.toBeDefined();
+    await expect(reader.read()).rejects.toBe(controller.signal.reason);
     expect(server.requests).toHaveLength(1);
   });
 });

@@ -33,6 +33,20 @@ describe('discoverOpenApiTools', () => {
     expect(offline.tools.map((t) => t.spec.name)).toContain('petstore__getPetById');
   });
 
+  it('offline, matches include/exclude against the operationId, not the sanitized tool name', async () => {
+    const spec = { openapi: '3.0.0', info: { title: 't', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths: { '/repos/{id}': { get: { operationId: 'repos/get', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } } } } };
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(spec)));
+    const api = apiConfig(`${server.url}/openapi.json`, { name: 'gh', include: ['repos/*'] });
+    const live = await discoverOpenApiTools([api], 'live', undefined, new HttpClient());
+    expect(live.tools.map((t) => t.spec.name)).toEqual(['gh__repos_get']);
+
+    const agentJson = join(tempDir(), 'agent.json');
+    writeFileSync(agentJson, JSON.stringify({ tools: live.tools.map((t) => t.spec), apis: live.apis }));
+    const offline = await discoverOpenApiTools([api], 'offline', readRecordedAdapters(agentJson), new HttpClient());
+    expect(offline.diagnostics).toEqual([]);
+    expect(offline.tools.map((t) => t.spec.name)).toEqual(['gh__repos_get']);
+  });
+
   it('reports a spec it cannot read at the API\'s line, with a hint', async () => {
     const result = await discoverOpenApiTools([apiConfig(join(tempDir(), 'missing.json'))], 'live', undefined, new HttpClient());
     expect(result.diagnostics).toMatchObject([{ severity: 'error', code: 'FORGE_API_SPEC', line: 3, message: expect.stringContaining('cannot read the OpenAPI document of API "petstore"') }]);

@@ -7,14 +7,13 @@
  */
 import { resolve } from 'node:path';
 import type { Stream } from 'node:stream';
-import { Client } from '../../../vendor/protocol.ts';
-import { getDefaultEnvironment, StdioClientTransport } from '../../../vendor/protocol.ts';
-import { StreamableHTTPClientTransport } from '../../../vendor/protocol.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { EgressRefusedError } from '../../../net/egress-policy.ts';
 import type { HttpClient } from '../../../net/http-client.ts';
 import { createPolicyFetch } from '../../../net/policy-fetch.ts';
+import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } from '../../../vendor/protocol.ts';
 import type { Logger } from '../../model.ts';
-import { expandEnv, expandEnvRecord } from '../env-template.ts';
+import { expandEnv, expandEnvRecord, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
 import type { RemoteTool } from './remote-tool.ts';
 
@@ -29,7 +28,6 @@ export interface McpContext {
 }
 
 export interface McpSession {
-  server: McpServerSettings;
   client: Client;
   tools: RemoteTool[];
   /** The server's name and version, as it introduced itself. */
@@ -54,13 +52,15 @@ export class McpConnectError extends Error {
 
 const STDERR_TAIL = 4_000;
 
+/** Connects and lists the server's tools; every failure is an McpConnectError. */
 export async function connectMcpServer(server: McpServerSettings, ctx: McpContext): Promise<McpSession> {
   let stderr = '';
   let transport: Transport;
   try {
     transport = createTransport(server, ctx, (chunk) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)));
   } catch (err) {
-    throw new McpConnectError(server.name, (err as Error).message, 'set the variable in the environment forge runs in');
+    const hint = err instanceof MissingVariableError ? 'set the variable in the environment forge runs in' : 'check its url in forge.yaml and the variables it uses';
+    throw new McpConnectError(server.name, (err as Error).message, hint);
   }
   const client = new Client({ name: 'forge', version: ctx.clientVersion ?? '0.0.0' }, { capabilities: {} });
   let closed = false;
@@ -74,7 +74,6 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
     const version = client.getServerVersion();
     ctx.log.debug(`MCP server "${server.name}" connected: ${version?.name ?? '?'} ${version?.version ?? ''}, ${tools.length} tools`);
     return {
-      server,
       client,
       tools,
       info: { name: version?.name ?? server.name, version: version?.version ?? '' },
@@ -97,7 +96,10 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
 function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (chunk: string) => void): Transport {
   const where = `mcp.servers[${server.name}]`;
   if (server.transport === 'http') {
-    const url = new URL(expandEnv(server.url ?? '', ctx.env, `${where}.url`));
+    const expanded = expandEnv(server.url ?? '', ctx.env, `${where}.url`);
+    // The template, not the expanded URL, goes into the message: a variable may hold a secret.
+    if (!URL.canParse(expanded)) throw new Error(`${where}.url "${server.url}" does not make a valid URL`);
+    const url = new URL(expanded);
     const headers = expandEnvRecord(server.headers, ctx.env, `${where}.headers`);
     return new StreamableHTTPClientTransport(url, {
       fetch: createPolicyFetch(ctx.http),
@@ -129,13 +131,12 @@ async function listAllTools(client: Client, timeout: number): Promise<RemoteTool
 }
 
 function toConnectError(server: McpServerSettings, err: unknown, stderr: string): McpConnectError {
-  if (err instanceof McpConnectError) return err;
-  const e = err as NodeJS.ErrnoException & { refusal?: { hint?: string } };
+  if (err instanceof EgressRefusedError) return new McpConnectError(server.name, err.message, err.refusal.hint);
+  const e = err as NodeJS.ErrnoException;
   const details = stderr || undefined;
   if (server.transport === 'stdio' && e.code === 'ENOENT') {
     return new McpConnectError(server.name, `cannot start "${server.command}": command not found`, 'install it, or give its full path in mcp.servers[].command', details);
   }
-  if (e.refusal) return new McpConnectError(server.name, e.message, e.refusal.hint);
   let message = e.message ?? String(err);
   if (/connection closed/i.test(message) && server.transport === 'stdio') message = `the server process exited before it answered (${message})`;
   const hint =

@@ -8,11 +8,10 @@
 import type { McpServerSettings } from '../settings.ts';
 import { connectMcpServer, McpConnectError, type McpContext, type McpSession } from './connect.ts';
 
-export interface StartResult {
-  server: McpServerSettings;
-  session?: McpSession;
-  error?: McpConnectError;
-}
+/** A server connected at start-up, or why it could not be. */
+export type StartResult =
+  | { server: McpServerSettings; session: McpSession; error?: undefined }
+  | { server: McpServerSettings; session?: undefined; error: McpConnectError };
 
 export class McpConnections {
   private readonly servers: Map<string, McpServerSettings>;
@@ -26,15 +25,11 @@ export class McpConnections {
     this.servers = new Map(servers.map((s) => [s.name, s]));
   }
 
-  get names(): string[] {
-    return [...this.servers.keys()];
-  }
-
   settings(name: string): McpServerSettings | undefined {
     return this.servers.get(name);
   }
 
-  /** The live session with `name`, connecting (again) when there is none. */
+  /** The live session with `name`, connecting (again) when there is none; rejects with an McpConnectError. */
   async session(name: string): Promise<McpSession> {
     const server = this.servers.get(name);
     if (!server) throw new McpConnectError(name, 'is not configured in this agent');
@@ -56,16 +51,14 @@ export class McpConnections {
     return connecting;
   }
 
-  /** Connects every server (or those named), all at once. */
-  async startAll(only?: readonly string[]): Promise<StartResult[]> {
-    const servers = [...this.servers.values()].filter((s) => !only || only.includes(s.name));
+  /** Connects every server, all at once. */
+  async startAll(): Promise<StartResult[]> {
     return Promise.all(
-      servers.map(async (server) => {
+      [...this.servers.values()].map(async (server) => {
         try {
           return { server, session: await this.session(server.name) };
         } catch (err) {
-          const error = err instanceof McpConnectError ? err : new McpConnectError(server.name, (err as Error).message);
-          return { server, error };
+          return { server, error: err as McpConnectError };
         }
       }),
     );

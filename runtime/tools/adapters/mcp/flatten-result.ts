@@ -21,7 +21,7 @@ export function flattenCallResult(result: CallToolResult, toolName: string, maxC
   return ok(cap(text, maxChars));
 }
 
-export function describeContent(block: ContentBlock): string {
+function describeContent(block: ContentBlock): string {
   switch (block.type) {
     case 'text':
       return block.text;

@@ -1,10 +1,8 @@
 /**
  * The MCP adapter as one module: the build imports it into runtime.mjs only
  * when forge.yaml configures MCP servers, so an agent without any carries
- * none of the SDK.
+ * none of the SDK. It exports what the adapter runtime uses.
  */
-export { McpConnections, type StartResult } from './connections.ts';
-export { connectMcpServer, McpConnectError, type McpContext, type McpSession } from './connect.ts';
+export { McpConnections } from './connections.ts';
+export type { McpContext } from './connect.ts';
 export { createMcpTool } from './mcp-tool.ts';
-export { remoteToolSpec, type RemoteTool } from './remote-tool.ts';
-export { flattenCallResult } from './flatten-result.ts';

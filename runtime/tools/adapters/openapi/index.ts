@@ -4,4 +4,3 @@
  * records each operation's binding in agent.json; the runtime needs no parser.
  */
 export { createOpenApiTool, type OpenApiContext } from './openapi-tool.ts';
-export { buildApiRequest } from './request.ts';

@@ -172,7 +172,20 @@ describe('server-everything over Streamable HTTP', () => {
   it('sends the configured headers, with ${VAR} read from the environment', async () => {
     const server = { ...httpServer(), headers: { 'X-Missing': '${FORGE_TEST_UNSET_TOKEN}' } };
     const connections = new McpConnections([server], { http: loopbackOnly(), env: {}, log: silentLogger, workDir: tempDir() });
-    await expect(connections.session('remote')).rejects.toThrow('environment variable FORGE_TEST_UNSET_TOKEN is not set (used in mcp.servers[remote].headers.X-Missing)');
+    await expect(connections.session('remote')).rejects.toMatchObject({
+      message: 'MCP server "remote": environment variable FORGE_TEST_UNSET_TOKEN is not set (used in mcp.servers[remote].headers.X-Missing)',
+      hint: 'set the variable in the environment forge runs in',
+    });
+    await connections.close();
+  });
+
+  it('names the url template when its variables do not make a URL, without the values', async () => {
+    const server = { ...httpServer(), url: 'http://${FORGE_TEST_MCP_HOST}/mcp' };
+    const connections = new McpConnections([server], { http: loopbackOnly(), env: { FORGE_TEST_MCP_HOST: 'not a host' }, log: silentLogger, workDir: tempDir() });
+    await expect(connections.session('remote')).rejects.toMatchObject({
+      message: 'MCP server "remote": mcp.servers[remote].url "http://${FORGE_TEST_MCP_HOST}/mcp" does not make a valid URL',
+      hint: 'check its url in forge.yaml and the variables it uses',
+    });
     await connections.close();
   });
 });

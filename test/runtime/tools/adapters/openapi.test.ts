@@ -122,7 +122,7 @@ describe('OpenAPI tools and the rules around them', () => {
 });
 
 describe('buildApiRequest', () => {
-  const binding = (extra: Partial<OpenApiBinding>): OpenApiBinding => ({ kind: 'openapi', api: 'a', method: 'get', path: '/items/{id}', parameters: [{ name: 'id', in: 'path', arg: 'id' }], ...extra });
+  const binding = (extra: Partial<OpenApiBinding>): OpenApiBinding => ({ kind: 'openapi', api: 'a', operationId: 'getItem', method: 'get', path: '/items/{id}', parameters: [{ name: 'id', in: 'path', arg: 'id' }], ...extra });
 
   it.each([
     ['percent-encodes a path parameter', binding({}), { id: 'a/b c' }, 'https://api.test/v1/items/a%2Fb%20c'],

@@ -79,6 +79,19 @@ describe('webhook_call', () => {
     const hook = await startServer(() => new Promise(() => {}));
     const { registry } = webhookRegistry({});
     const result = await registry.execute('webhook_call', { url: hook.url, payload: {}, timeout_ms: 200 });
-    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_HTTP_TIMEOUT' } });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_HTTP_TIMEOUT', message: expect.stringMatching(/^webhook_call to 127\.0\.0\.1:\d+: request timed out after 200 ms$/), hint: 'raise the timeout, or try again later' } });
+  });
+
+  // A port past 65535 passes the schema's "uri" format; naming the host in the message once threw instead.
+  it('reports a URL no client can use as a URL error', async () => {
+    const { registry } = webhookRegistry({});
+    const result = await registry.execute('webhook_call', { url: 'http://127.0.0.1:99999/', payload: {} });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_HTTP_URL', message: expect.stringContaining('webhook_call to http://127.0.0.1:99999/'), hint: 'give an absolute http:// or https:// URL' } });
+  });
+
+  it('marks a binary response with its type and size instead of decoding it', async () => {
+    const hook = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64, 0xff)));
+    const { registry } = webhookRegistry({});
+    expect(await registry.execute('webhook_call', { url: hook.url, payload: {} })).toMatchObject({ ok: true, value: { status: 200, body: '[binary body: image/png, 64 bytes]' } });
   });
 });

@@ -1,0 +1,66 @@
+/**
+ * `forge mcp list` and `forge mcp test` around what can go wrong before and
+ * while connecting (the happy paths run against real servers in
+ * test/e2e/adapters.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { everythingServerScript } from '../helpers/mcp-servers.ts';
+import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+
+const servers = `mcp:
+  servers:
+    - { name: gone, transport: stdio, command: /nonexistent/mcp-server }
+    - { name: maybe, transport: stdio, command: /nonexistent/other-server, required: false }
+    - { name: everything, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everythingServerScript)}, stdio], tools: { allow: [echo] } }
+`;
+
+describe('forge mcp', () => {
+  it('reports a missing forge.yaml as a diagnostic, in text and in JSON', async () => {
+    const dir = tempDir();
+    const text = await forge(['mcp', 'list'], dir);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('FORGE_CONFIG_NOT_FOUND no forge.yaml in this directory or any parent');
+    const json = await forge(['mcp', 'list', '--json'], dir);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [{ code: 'FORGE_CONFIG_NOT_FOUND', hint: 'run `forge init` to create a project' }] });
+  });
+
+  it('list shows every server\'s state, and exits 1 when one could not be reached', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(servers) });
+    const { code, stdout } = await forge(['mcp', 'list', '--json'], project);
+    expect(code).toBe(1);
+    const { ok, servers: rows } = JSON.parse(stdout);
+    expect(ok).toBe(false);
+    expect(rows).toMatchObject([
+      { name: 'gone', required: true, ok: false, error: { message: 'MCP server "gone": cannot start "/nonexistent/mcp-server": command not found', hint: expect.stringContaining('mcp.servers[].command') } },
+      { name: 'maybe', required: false, ok: false },
+      { name: 'everything', ok: true, tools: { used: ['echo'], total: expect.any(Number) } },
+    ]);
+  });
+
+  it('test reports a server that cannot start, with the hint', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(servers) });
+    const { code, stderr } = await forge(['mcp', 'test', 'gone'], project);
+    expect(code).toBe(1);
+    expect(stderr).toContain('✘ MCP server "gone": cannot start "/nonexistent/mcp-server": command not found');
+    expect(stderr).toContain('hint: install it, or give its full path in mcp.servers[].command');
+  });
+
+  it.each([
+    ['no server name', ['mcp', 'test'], 'missing server name'],
+    ['--args without --call', ['mcp', 'test', 'everything', '--args', '{}'], '--args needs --call'],
+    ['--args that are not JSON', ['mcp', 'test', 'everything', '--call', 'echo', '--args', '{nope'], '--args is not valid JSON'],
+  ])('test refuses %s as a usage error', async (_what, args, message) => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(servers) });
+    const { code, stderr } = await forge(args, project);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+
+  it('test names a tool the server does not have, with a suggestion', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(servers) });
+    const { code, stderr } = await forge(['mcp', 'test', 'everything', '--call', 'ecko'], project);
+    expect(code).toBe(2);
+    expect(stderr).toContain('MCP server "everything" has no tool "ecko" (did you mean "echo"?)');
+  });
+});

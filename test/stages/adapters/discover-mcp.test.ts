@@ -1,0 +1,61 @@
+/**
+ * MCP discovery at build time: live against a real server, and from the
+ * tools the last build recorded when a server is down or the build is
+ * offline — under the allow/deny that forge.yaml says today.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import type { McpServerSettings } from '../../../runtime/tools/adapters/settings.ts';
+import type { ToolSpec } from '../../../runtime/tools/model.ts';
+import { silentLogger } from '../../../runtime/tools/registry.ts';
+import { discoverMcpTools } from '../../../stages/adapters/discover-mcp.ts';
+import { readRecordedAdapters } from '../../../stages/adapters/recorded-manifest.ts';
+import type { McpServerConfig } from '../../../stages/config/adapter-config.ts';
+import { everythingStdioServer } from '../../helpers/mcp-servers.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const at = { file: 'forge.yaml', line: 4, column: 7 };
+const ctx = () => ({ http: new HttpClient(), env: process.env, log: silentLogger, workDir: tempDir() });
+const config = (settings: McpServerSettings, tools?: McpServerSettings['tools']): McpServerConfig => ({ ...settings, ...(tools ? { tools } : {}), at });
+
+/** An agent.json whose last build recorded these tools of server "everything". */
+function recordedWith(...tools: string[]) {
+  const spec = (tool: string): ToolSpec => ({ name: `everything__${tool}`, description: tool, category: 'adapter', inputSchema: { type: 'object' }, tags: ['read'], adapter: { kind: 'mcp', server: 'everything', tool } });
+  const file = join(tempDir(), 'agent.json');
+  writeFileSync(file, JSON.stringify({ tools: tools.map(spec), mcp: { servers: [{ name: 'everything' }] } }));
+  return readRecordedAdapters(file);
+}
+
+describe('discoverMcpTools', () => {
+  it('lists a live server\'s tools under tools.allow, and warns about a pattern that matches none', async () => {
+    const server = config(everythingStdioServer(), { allow: ['echo', 'get-sum', 'no-such-tool'] });
+    const found = await discoverMcpTools([server], 'live', undefined, ctx());
+    expect(found.tools.map((t) => t.spec.name)).toEqual(['everything__echo', 'everything__get-sum']);
+    expect(found.contacted).toEqual(['everything']);
+    expect(found.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_MCP_FILTER', message: expect.stringContaining('"no-such-tool"') }]);
+  });
+
+  it('builds offline from the recorded tools, under today\'s tools.deny', async () => {
+    const server = config(everythingStdioServer({ command: '/nonexistent/mcp-server' }), { deny: ['get-*'] });
+    const found = await discoverMcpTools([server], 'offline', recordedWith('echo', 'get-sum'), ctx());
+    expect(found.tools.map((t) => t.spec.name)).toEqual(['everything__echo']);
+    expect(found.contacted).toEqual([]);
+    expect(found.diagnostics).toEqual([]);
+  });
+
+  it('falls back on the recorded tools of an optional server that is down, under today\'s tools.deny', async () => {
+    const server = config(everythingStdioServer({ command: '/nonexistent/mcp-server', required: false }), { deny: ['get-*'] });
+    const found = await discoverMcpTools([server], 'live', recordedWith('echo', 'get-sum'), ctx());
+    expect(found.tools.map((t) => t.spec.name)).toEqual(['everything__echo']);
+    expect(found.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_MCP_CONNECT', message: expect.stringContaining('using the tools recorded by the last build') }]);
+  });
+
+  it('reports a required server that is down as an error at its line, with no tools', async () => {
+    const server = config(everythingStdioServer({ command: '/nonexistent/mcp-server' }));
+    const found = await discoverMcpTools([server], 'live', recordedWith('echo'), ctx());
+    expect(found.tools).toEqual([]);
+    expect(found.diagnostics).toMatchObject([{ severity: 'error', code: 'FORGE_MCP_CONNECT', line: 4, message: 'MCP server "everything": cannot start "/nonexistent/mcp-server": command not found' }]);
+  });
+});
