@@ -5,9 +5,8 @@
  * each capped (what is past the cap is read and dropped, so the command is
  * not blocked on a full pipe) with a flag saying so.
  */
-import { spawn } from 'node:child_process';
 import { HeadBuffer } from '../tools/custom/output-buffer.ts';
-import { killProcessTree } from '../tools/custom/process-tree.ts';
+import { killProcessTree, spawnInGroup } from '../tools/custom/process-tree.ts';
 
 export interface CommandOptions {
   command: string;
@@ -50,6 +49,11 @@ export function commandOutput(result: CommandResult): Record<string, unknown> {
   };
 }
 
+/** The end of a stopped command's output, for the details of its error. */
+export function outputTail(result: CommandResult, chars = 2000): string {
+  return `stdout: ${result.stdout.slice(-chars)}\nstderr: ${result.stderr.slice(-chars)}`;
+}
+
 export function runCommand(options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -59,14 +63,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     let cancelled = false;
     let settled = false;
 
-    const child = spawn(options.command, [...options.args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      shell: false,
-      windowsHide: true,
-    });
+    const child = spawnInGroup(options.command, [...options.args], options);
 
     const timer = setTimeout(() => {
       timedOut = true;

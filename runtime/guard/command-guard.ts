@@ -184,7 +184,8 @@ export function findOnPath(name: string, pathVariable: string): string | undefin
   return undefined;
 }
 
-function isExecutableFile(path: string): boolean {
+/** A regular file this process may execute (a directory has the x bit too, and is not one). */
+export function isExecutableFile(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();

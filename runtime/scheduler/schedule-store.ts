@@ -15,9 +15,16 @@ export const SCHEDULES_FILE = '.forge/schedules.json';
 export const HISTORY_FILE = '.forge/schedule-history.jsonl';
 /** Firings kept in the history file. */
 export const HISTORY_LIMIT = 1000;
+/** Run-time schedules one agent may hold. */
+export const MAX_RUNTIME_SCHEDULES = 100;
 
 export class ScheduleStoreError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+    /** FORGE_SCHEDULE_STORE: the file cannot be used; FORGE_SCHEDULE_LIMIT: MAX_RUNTIME_SCHEDULES are set. */
+    readonly code: 'FORGE_SCHEDULE_STORE' | 'FORGE_SCHEDULE_LIMIT' = 'FORGE_SCHEDULE_STORE',
+  ) {
     super(message);
     this.name = 'ScheduleStoreError';
   }
@@ -45,45 +52,39 @@ export class ScheduleStore {
   }
 
   async runtimeTasks(): Promise<ScheduledTask[]> {
-    const file = this.guard.resolve(SCHEDULES_FILE).absolute;
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    let data: StoredFile;
-    try {
-      data = JSON.parse(text) as StoredFile;
-    } catch (err) {
-      throw new ScheduleStoreError(`${SCHEDULES_FILE} is not valid JSON: ${(err as Error).message}`, 'fix or delete the file; it holds the schedules set at run time');
-    }
-    if (!data || !Array.isArray(data.tasks)) throw new ScheduleStoreError(`${SCHEDULES_FILE} has no "tasks" list`, 'fix or delete the file');
-    return data.tasks.map((t) => ({ ...t, source: 'runtime' as const }));
+    return readTasks(this.guard.resolve(SCHEDULES_FILE).absolute);
   }
 
-  /** Adds or replaces a runtime task; says whether it was new. */
+  /**
+   * Adds or replaces a runtime task; says whether it was new. A new task past
+   * MAX_RUNTIME_SCHEDULES is refused (checked under the writers' turn, so
+   * two at once cannot both take the last place).
+   */
   saveTask(task: Omit<ScheduledTask, 'source' | 'created_at' | 'updated_at'>, now = new Date()): Promise<{ created: boolean; task: ScheduledTask }> {
-    return serialized(this.guard.resolve(SCHEDULES_FILE).absolute, async () => {
-      const tasks = await this.runtimeTasks();
+    const file = this.guard.resolve(SCHEDULES_FILE).absolute;
+    return serialized(file, async () => {
+      const tasks = await readTasks(file);
       const at = now.toISOString();
       const index = tasks.findIndex((t) => t.id === task.id);
+      if (index < 0 && tasks.length >= MAX_RUNTIME_SCHEDULES) {
+        throw new ScheduleStoreError(`there are already ${tasks.length} run-time schedules (the limit)`, 'delete one with schedule_delete first', 'FORGE_SCHEDULE_LIMIT');
+      }
       const saved: ScheduledTask = { ...task, source: 'runtime', created_at: index >= 0 ? tasks[index].created_at : at, updated_at: at };
       if (saved.timezone === undefined) delete saved.timezone;
       if (index >= 0) tasks[index] = saved;
       else tasks.push(saved);
-      await this.writeTasks(tasks);
+      await writeTasks(file, tasks);
       return { created: index < 0, task: saved };
     });
   }
 
   deleteTask(id: string): Promise<boolean> {
-    return serialized(this.guard.resolve(SCHEDULES_FILE).absolute, async () => {
-      const tasks = await this.runtimeTasks();
+    const file = this.guard.resolve(SCHEDULES_FILE).absolute;
+    return serialized(file, async () => {
+      const tasks = await readTasks(file);
       const kept = tasks.filter((t) => t.id !== id);
       if (kept.length === tasks.length) return false;
-      await this.writeTasks(kept);
+      await writeTasks(file, kept);
       return true;
     });
   }
@@ -104,16 +105,9 @@ export class ScheduleStore {
 
   /** Firings, newest first, optionally of one task. */
   async history(options: { id?: string; limit?: number } = {}): Promise<FiringRecord[]> {
-    const file = this.guard.resolve(HISTORY_FILE).absolute;
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+    const text = await readIfPresent(this.guard.resolve(HISTORY_FILE).absolute);
     const records: FiringRecord[] = [];
-    for (const line of text.split('\n')) {
+    for (const line of (text ?? '').split('\n')) {
       if (!line.trim()) continue;
       try {
         records.push(JSON.parse(line) as FiringRecord);
@@ -124,12 +118,34 @@ export class ScheduleStore {
     const selected = options.id ? records.filter((r) => r.id === options.id) : records;
     return selected.reverse().slice(0, options.limit ?? selected.length);
   }
+}
 
-  private async writeTasks(tasks: ScheduledTask[]): Promise<void> {
-    const file = this.guard.resolve(SCHEDULES_FILE).absolute;
-    const stored: StoredFile = { version: 1, tasks: tasks.map(({ source: _source, ...rest }) => rest) };
-    await mkdir(dirname(file), { recursive: true });
-    await replaceFile(file, JSON.stringify(stored, null, 2) + '\n');
+async function readTasks(file: string): Promise<ScheduledTask[]> {
+  const text = await readIfPresent(file);
+  if (text === undefined) return [];
+  let data: StoredFile;
+  try {
+    data = JSON.parse(text) as StoredFile;
+  } catch (err) {
+    throw new ScheduleStoreError(`${SCHEDULES_FILE} is not valid JSON: ${(err as Error).message}`, 'fix or delete the file; it holds the schedules set at run time');
+  }
+  if (!data || !Array.isArray(data.tasks)) throw new ScheduleStoreError(`${SCHEDULES_FILE} has no "tasks" list`, 'fix or delete the file');
+  return data.tasks.map((t) => ({ ...t, source: 'runtime' as const }));
+}
+
+async function writeTasks(file: string, tasks: ScheduledTask[]): Promise<void> {
+  const stored: StoredFile = { version: 1, tasks: tasks.map(({ source: _source, ...rest }) => rest) };
+  await mkdir(dirname(file), { recursive: true });
+  await replaceFile(file, JSON.stringify(stored, null, 2) + '\n');
+}
+
+/** The file's text, or undefined when it does not exist (yet). */
+async function readIfPresent(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 

@@ -17,11 +17,6 @@ export interface ScheduledTask {
 }
 
 export const SCHEDULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
-const ID = new RegExp(SCHEDULE_ID_PATTERN);
-
-export function scheduleIdProblem(id: string): string | undefined {
-  return ID.test(id) ? undefined : `schedule id "${id}" must be 1-64 lowercase letters, digits, "-" or "_", starting with a letter or digit`;
-}
 
 /** What one firing of a task left in the history. */
 export interface FiringRecord {

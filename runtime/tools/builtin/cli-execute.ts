@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
-import { commandOutput, runCommand } from '../../exec/run-command.ts';
+import { commandOutput, outputTail, runCommand } from '../../exec/run-command.ts';
 import { checkArguments, checkBinary, resolveAllowlist, SHELLS } from '../../guard/command-guard.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
+import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 import { defineBuiltin } from './define.ts';
@@ -65,12 +66,9 @@ export default defineBuiltin<CliConfig>({
     return {
       async execute(rawArgs, ctx) {
         const args = rawArgs as CliArgs;
-        let workDir: string;
-        try {
-          workDir = guard.root();
-        } catch (err) {
-          return fail('FORGE_WORKDIR_MISSING', (err as Error).message);
-        }
+        const root = guarded(guard, '.');
+        if (isFailure(root)) return root;
+        const workDir = root.absolute;
         const binary = checkBinary(allowlist, args.binary, workDir);
         if ('code' in binary) return fail(binary.code, binary.message, binary.hint);
         const refusal = checkArguments(args.args, { workDir, home: host.env.HOME || homedir(), binary });
@@ -91,14 +89,10 @@ export default defineBuiltin<CliConfig>({
         });
         if (result.spawnError) return fail('FORGE_CLI_SPAWN', `"${binary.name}" (${binary.path}) could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
         if (result.timedOut) {
-          return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', tail(result.stdout, result.stderr));
+          return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', outputTail(result));
         }
         return ok(commandOutput(result));
       },
     };
   },
 });
-
-function tail(stdout: string, stderr: string): string {
-  return [`stdout: ${stdout.slice(-2000)}`, `stderr: ${stderr.slice(-2000)}`].join('\n');
-}

@@ -1,7 +1,8 @@
 import { DEFAULT_MAX_RESPONSE_BYTES, MAX_TIMEOUT_MS } from '../../net/http-client.ts';
+import { httpFailure } from '../../net/http-failure.ts';
 import { ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { httpFailure, isTextual } from './http-failure.ts';
+import { decodeText, isTextual } from './web/text-content.ts';
 
 interface HttpRequestArgs {
   url: string;
@@ -17,7 +18,7 @@ export default defineBuiltin<{ max_response_bytes: number }>({
     description: [
       'Send an HTTP request (GET, POST, PUT, PATCH, DELETE, HEAD) and return the status, headers and body.',
       'A `body` that is not a string is sent as JSON (with Content-Type: application/json unless a content type is given). Redirects are followed (at most 10); Authorization, Cookie and Proxy-Authorization headers are dropped when a redirect leaves the original origin.',
-      'The whole exchange has one `timeout` (seconds, default 30, at most 300). The body is cut at 1 MiB (config max_response_bytes), with `truncated` set; a text body (text/*, JSON, XML...) comes back as text, anything else as base64 (`body_encoding`). gzip, deflate and br bodies are decoded. An HTTP error status is a normal result, not a failure. Requests obey the agent\'s egress rules.',
+      'The whole exchange has one `timeout` (seconds, default 30, at most 300). The body is cut at 1 MiB (config max_response_bytes), with `truncated` set; a text body (text/*, JSON, XML...) comes back as text, decoded in its charset, anything else as base64 (`body_encoding`). gzip, deflate and br bodies are decoded. An HTTP error status is a normal result, not a failure. Requests obey the agent\'s egress rules.',
     ].join('\n'),
     category: 'builtin',
     tags: ['read', 'network'],
@@ -67,7 +68,7 @@ export default defineBuiltin<{ max_response_bytes: number }>({
             signal: ctx.signal,
           });
         } catch (err) {
-          return httpFailure(err);
+          return httpFailure(err, `http_request ${args.method} ${args.url}`);
         }
         const contentType = response.headers['content-type'];
         const text = isTextual(contentType) || (!contentType && isUtf8(response.body));
@@ -77,7 +78,7 @@ export default defineBuiltin<{ max_response_bytes: number }>({
           url: response.url,
           redirects: response.redirects,
           headers: response.headers,
-          body: text ? response.body.toString('utf8') : response.body.toString('base64'),
+          body: text ? decodeText(response.body, contentType) : response.body.toString('base64'),
           body_encoding: text ? 'utf8' : 'base64',
           bytes: response.body.length,
           truncated: response.truncated,

@@ -1,9 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { PathRefusedError } from '../../guard/path-guard.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, openMemoryFolder } from './memory/memory-folder.ts';
+import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, MEMORY_CONFIG_SCHEMA, openMemoryFolder } from './memory/memory-folder.ts';
 
 export default defineBuiltin<{ dir: string }>({
   spec: {
@@ -25,22 +24,13 @@ export default defineBuiltin<{ dir: string }>({
       },
     },
   },
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: { dir: { type: 'string', minLength: 1, default: DEFAULT_MEMORY_DIR, description: 'The memory folder, relative to the working directory.' } },
-  },
+  configSchema: MEMORY_CONFIG_SCHEMA,
   create(host) {
     return {
       async execute(args) {
         const { path, start_line: startLine = 1, end_line: endLine } = args as { path: string; start_line?: number; end_line?: number };
-        let folder;
-        try {
-          folder = await openMemoryFolder(host.workDir, host.config.dir);
-        } catch (err) {
-          if (err instanceof PathRefusedError) return fail(err.code, `the memory folder cannot be used: ${err.message}`, err.hint);
-          throw err;
-        }
+        const folder = await openMemoryFolder(host.workDir, host.config.dir);
+        if (isFailure(folder)) return folder;
         if (!folder.guard) return fail('FORGE_FILE_NOT_FOUND', `the memory folder ${folder.display} does not exist yet`, 'nothing has been remembered');
         const target = guarded(folder.guard, path);
         if (isFailure(target)) {

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import MiniSearch from 'minisearch';
-import { PathRefusedError } from '../../guard/path-guard.ts';
-import { fail, ok } from '../model.ts';
+import { isFailure } from '../fs-results.ts';
+import { ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 import { chunkMarkdown, type MemoryChunk } from './memory/memory-chunks.ts';
-import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, memoryFiles, openMemoryFolder } from './memory/memory-folder.ts';
+import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, MEMORY_CONFIG_SCHEMA, memoryFiles, openMemoryFolder } from './memory/memory-folder.ts';
 
 export default defineBuiltin<{ dir: string }>({
   spec: {
@@ -25,22 +25,13 @@ export default defineBuiltin<{ dir: string }>({
       },
     },
   },
-  configSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: { dir: { type: 'string', minLength: 1, default: DEFAULT_MEMORY_DIR, description: 'The memory folder, relative to the working directory.' } },
-  },
+  configSchema: MEMORY_CONFIG_SCHEMA,
   create(host) {
     return {
       async execute(args) {
         const { query, max_results: maxResults } = args as { query: string; max_results: number };
-        let folder;
-        try {
-          folder = await openMemoryFolder(host.workDir, host.config.dir);
-        } catch (err) {
-          if (err instanceof PathRefusedError) return fail(err.code, `the memory folder cannot be used: ${err.message}`, err.hint);
-          throw err;
-        }
+        const folder = await openMemoryFolder(host.workDir, host.config.dir);
+        if (isFailure(folder)) return folder;
         const chunks: MemoryChunk[] = [];
         for (const file of await memoryFiles(folder)) {
           const absolute = folder.guard!.resolve(file).absolute;

@@ -60,8 +60,8 @@ export default defineBuiltin<{ dir: string }>({
             const skills = await listSkills();
             const described = [];
             for (const skill of skills) {
-              const text = await readFile(guard.resolve(skill.path).absolute, 'utf8').catch(() => '');
-              described.push({ ...skill, description: frontMatter(text).meta.description ?? firstLine(frontMatter(text).body) });
+              const { meta, body } = frontMatter(await readFile(guard.resolve(skill.path).absolute, 'utf8').catch(() => ''));
+              described.push({ ...skill, description: meta.description ?? firstLine(body) });
             }
             return ok({ skills: described });
           }

@@ -26,9 +26,9 @@ export function scheduleAccess(host: BuiltinHost<unknown>): ScheduleAccess {
   };
 }
 
-/** A store error (unreadable file, .forge outside the work dir) as a result; anything else is rethrown. */
+/** A store error (unreadable file, the schedule limit, .forge outside the work dir) as a result; anything else is rethrown. */
 export function storeFailure(err: unknown): ToolResult {
-  if (err instanceof ScheduleStoreError) return fail('FORGE_SCHEDULE_STORE', err.message, err.hint);
+  if (err instanceof ScheduleStoreError) return fail(err.code, err.message, err.hint);
   if (err instanceof PathRefusedError) return fail(err.code, `the schedule store cannot be used: ${err.message}`, err.hint);
   throw err;
 }

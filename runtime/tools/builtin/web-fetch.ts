@@ -1,12 +1,11 @@
 import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
+import { httpFailure } from '../../net/http-failure.ts';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { httpFailure } from './http-failure.ts';
 import { htmlToReadable, type ReadableFormat } from './web/html-to-readable.ts';
+import { decodeText, isTextual } from './web/text-content.ts';
 
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
-/** Read as they are: text a model can use without conversion. */
-const PLAIN_TYPES = /^(text\/[\w.+-]+|application\/(json|[\w.-]+\+json|xml|[\w.-]+\+xml|javascript|x-ndjson|yaml|x-yaml))$/;
 
 interface WebFetchArgs {
   url: string;
@@ -19,7 +18,7 @@ export default defineBuiltin<{ max_response_bytes: number }>({
   spec: {
     name: 'web_fetch',
     description: [
-      'Fetch a web page with GET and return its readable text: HTML is reduced to the main content (the page\'s <main>, or its only <article>, else the body) without scripts, styles, navigation, forms, headers, footers and sidebars, as Markdown (default) or plain text; preformatted text and code are kept as they are. Plain text, Markdown, JSON and XML come back as they are.',
+      'Fetch a web page with GET and return its readable text: HTML is reduced to the main content (the page\'s <main>, or its only <article>, else the body) without scripts, styles, navigation, forms, headers, footers and sidebars, as Markdown (default) or plain text; preformatted text and code are kept as they are. Plain text, Markdown, JSON, XML and other text types come back as they are.',
       'Other content types (images, PDFs, archives...) are refused: use http_request for those. At most 5 MiB is downloaded (config max_response_bytes) and at most `max_chars` characters returned (default 50000); `truncated` says something was cut. Redirects are followed; `url` in the result is the page that answered.',
     ].join('\n'),
     category: 'builtin',
@@ -58,18 +57,18 @@ export default defineBuiltin<{ max_response_bytes: number }>({
             signal: ctx.signal,
           });
         } catch (err) {
-          return httpFailure(err);
+          return httpFailure(err, `web_fetch ${args.url}`);
         }
         if (response.status >= 400) {
           return fail('FORGE_FETCH_STATUS', `${response.url} answered ${response.status} ${response.statusText}`.trim(), response.status === 404 ? 'check the URL' : undefined);
         }
         const contentType = response.headers['content-type'] ?? '';
-        const [mime, ...params] = contentType.split(';').map((p) => p.trim().toLowerCase());
+        const mime = contentType.split(';')[0].trim().toLowerCase();
         const isHtml = HTML_TYPES.includes(mime) || (!mime && /^\s*<(!doctype html|html)/i.test(response.body.subarray(0, 512).toString('latin1')));
-        if (!isHtml && !PLAIN_TYPES.test(mime ?? '')) {
+        if (!isHtml && !isTextual(mime)) {
           return fail('FORGE_FETCH_CONTENT_TYPE', `${response.url} is ${mime || 'of no stated content type'}, not a web page or text`, 'web_fetch reads HTML and text; use http_request to download other content');
         }
-        const text = decode(response.body, params.find((p) => p.startsWith('charset='))?.slice(8));
+        const text = decodeText(response.body, contentType);
         const { title, content } = isHtml ? htmlToReadable(text, args.format) : { title: undefined, content: text };
         const cut = content.length > args.max_chars;
         return ok({
@@ -84,11 +83,3 @@ export default defineBuiltin<{ max_response_bytes: number }>({
     };
   },
 });
-
-function decode(bytes: Buffer, charset: string | undefined): string {
-  try {
-    return new TextDecoder(charset?.replace(/"/g, '') || 'utf-8').decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
-}

@@ -1,6 +1,6 @@
+import { httpFailure } from '../../net/http-failure.ts';
 import { fail, ok, type ToolResult } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { httpFailure } from './http-failure.ts';
 import { PROVIDERS, type SearchProvider, type SearchProviderName } from './web/search-providers.ts';
 
 interface WebSearchConfig {
@@ -72,7 +72,7 @@ export default defineBuiltin<WebSearchConfig>({
             signal: ctx.signal,
           });
         } catch (err) {
-          return httpFailure(err);
+          return httpFailure(err, `web_search with ${provider.name}`);
         }
         const text = response.body.toString('utf8');
         if (response.status === 401 || response.status === 403) {

@@ -1,6 +1,5 @@
-import { CATEGORIES } from '../model.ts';
 import { defineBuiltin } from '../builtin/define.ts';
-import { fail, ok } from '../model.ts';
+import { CATEGORIES, fail, ok } from '../model.ts';
 
 type Section = 'summary' | 'tools' | 'calls' | 'config';
 

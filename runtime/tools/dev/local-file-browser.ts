@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
@@ -6,6 +6,8 @@ import { fsFailure, guarded, isFailure, looksBinary } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 
 const MAX_ENTRIES = 2000;
+/** How much of a file looksBinary() inspects. */
+const BINARY_CHECK_BYTES = 8000;
 
 export default defineBuiltin({
   spec: {
@@ -53,9 +55,10 @@ export default defineBuiltin({
             return ok({ path: target.relative, entries, truncated: dirents.length > MAX_ENTRIES });
           }
           if (info.isDirectory()) return fail('FORGE_FILE_IS_DIRECTORY', `"${path}" is a directory`, 'use action "list"');
-          const bytes = await readFile(target.absolute);
-          if (looksBinary(bytes)) return fail('FORGE_FILE_BINARY', `"${path}" is a binary file (${bytes.length} bytes)`);
-          return ok({ path: target.relative, size: bytes.length, content: bytes.subarray(0, maxBytes).toString('utf8'), truncated: bytes.length > maxBytes });
+          // Only the part returned is read (at least what the binary check looks at), not the whole file.
+          const head = await readHead(target.absolute, Math.min(info.size, Math.max(maxBytes, BINARY_CHECK_BYTES)));
+          if (looksBinary(head)) return fail('FORGE_FILE_BINARY', `"${path}" is a binary file (${info.size} bytes)`);
+          return ok({ path: target.relative, size: info.size, content: head.subarray(0, maxBytes).toString('utf8'), truncated: info.size > maxBytes });
         } catch (err) {
           return fsFailure(err, path);
         }
@@ -63,3 +66,14 @@ export default defineBuiltin({
     };
   },
 });
+
+async function readHead(path: string, bytes: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}

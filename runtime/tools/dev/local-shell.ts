@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
-import { commandOutput, runCommand } from '../../exec/run-command.ts';
+import { commandOutput, outputTail, runCommand } from '../../exec/run-command.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
+import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 
@@ -55,12 +56,9 @@ export default defineBuiltin<ShellConfig>({
       async execute(rawArgs, ctx) {
         const { command, timeout = Math.min(DEFAULT_CALL_TIMEOUT_SECONDS, config.timeout), stdin } = rawArgs as { command: string; timeout?: number; stdin?: string };
         if (timeout > config.timeout) return fail('FORGE_SHELL_TIMEOUT_LIMIT', `timeout ${timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of local_shell in forge.yaml');
-        let workDir: string;
-        try {
-          workDir = guard.root();
-        } catch (err) {
-          return fail('FORGE_WORKDIR_MISSING', (err as Error).message);
-        }
+        const root = guarded(guard, '.');
+        if (isFailure(root)) return root;
+        const workDir = root.absolute;
         const timeoutMs = Math.round(timeout * 1000);
         const result = await runCommand({
           command: config.shell,
@@ -74,7 +72,7 @@ export default defineBuiltin<ShellConfig>({
         });
         if (result.spawnError) return fail('FORGE_SHELL_SPAWN', `the shell ${config.shell} could not be started: ${result.spawnError.code ?? result.spawnError.message}`, 'set config.shell to an installed shell');
         if (result.timedOut) {
-          return fail('FORGE_SHELL_TIMEOUT', `the command did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout', `stdout: ${result.stdout.slice(-2000)}\nstderr: ${result.stderr.slice(-2000)}`);
+          return fail('FORGE_SHELL_TIMEOUT', `the command did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout', outputTail(result));
         }
         return ok(commandOutput(result));
       },

@@ -5,6 +5,7 @@ import { runCommand } from '../../exec/run-command.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
+import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 import { readTestCounts } from './test-summary.ts';
@@ -59,12 +60,9 @@ export default defineBuiltin<TestRunnerConfig>({
       async execute(rawArgs, ctx) {
         const { args, timeout = config.timeout } = rawArgs as { args: string[]; timeout?: number };
         if (timeout > config.timeout) return fail('FORGE_TEST_TIMEOUT_LIMIT', `timeout ${timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of test_runner in forge.yaml');
-        let workDir: string;
-        try {
-          workDir = guard.root();
-        } catch (err) {
-          return fail('FORGE_WORKDIR_MISSING', (err as Error).message);
-        }
+        const root = guarded(guard, '.');
+        if (isFailure(root)) return root;
+        const workDir = root.absolute;
         const base = config.command ?? detectTestCommand(workDir);
         if (!base) return fail('FORGE_TEST_COMMAND', 'no test command is configured and none was detected in the working directory', 'set config.command of test_runner in forge.yaml, e.g. "npm test"');
         const command = [base, ...args.map(shellQuote)].join(' ');

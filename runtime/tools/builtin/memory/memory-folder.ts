@@ -6,9 +6,17 @@
  */
 import { stat } from 'node:fs/promises';
 import fg from 'fast-glob';
-import { PathGuard, type GuardedPath } from '../../../guard/path-guard.ts';
+import { PathGuard, PathRefusedError, type GuardedPath } from '../../../guard/path-guard.ts';
+import type { Failure } from '../../fs-results.ts';
+import { fail } from '../../model.ts';
 
 export const DEFAULT_MEMORY_DIR = '.forge/memory';
+/** The `config:` of memory_search and memory_get: both read the same folder. */
+export const MEMORY_CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { dir: { type: 'string', minLength: 1, default: DEFAULT_MEMORY_DIR, description: 'The memory folder, relative to the working directory.' } },
+};
 /** Files and sizes the search reads at most. */
 export const MAX_MEMORY_FILES = 5000;
 export const MAX_MEMORY_FILE_BYTES = 2 * 1024 * 1024;
@@ -20,9 +28,15 @@ export interface MemoryFolder {
   guard: PathGuard | undefined;
 }
 
-/** Throws PathRefusedError if the folder resolves outside the work dir. */
-export async function openMemoryFolder(workDir: string, dir: string): Promise<MemoryFolder> {
-  const folder: GuardedPath = new PathGuard(workDir).resolve(dir);
+/** The folder, or (as a result) why it cannot be used: it resolves outside the work dir. */
+export async function openMemoryFolder(workDir: string, dir: string): Promise<MemoryFolder | Failure> {
+  let folder: GuardedPath;
+  try {
+    folder = new PathGuard(workDir).resolve(dir);
+  } catch (err) {
+    if (err instanceof PathRefusedError) return fail(err.code, `the memory folder cannot be used: ${err.message}`, err.hint) as Failure;
+    throw err;
+  }
   const info = await stat(folder.absolute).catch(() => undefined);
   return { display: folder.relative, guard: info?.isDirectory() ? new PathGuard(folder.absolute) : undefined };
 }

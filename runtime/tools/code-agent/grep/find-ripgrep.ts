@@ -3,25 +3,15 @@
  * package ships (there when running from sources with dependencies
  * installed; not inside a built bundle), else `rg` on PATH.
  */
-import { accessSync, constants } from 'node:fs';
-import { findOnPath } from '../../../guard/command-guard.ts';
+import { findOnPath, isExecutableFile } from '../../../guard/command-guard.ts';
 
 let packaged: Promise<string | undefined> | undefined;
 
 export async function findRipgrep(configured: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (configured) return isExecutable(configured) ? configured : undefined;
+  if (configured) return isExecutableFile(configured) ? configured : undefined;
   packaged ??= import('@vscode/ripgrep').then(
-    (m) => (isExecutable(m.rgPath) ? m.rgPath : undefined),
+    (m) => (isExecutableFile(m.rgPath) ? m.rgPath : undefined),
     () => undefined,
   );
   return (await packaged) ?? findOnPath('rg', env.PATH ?? '');
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

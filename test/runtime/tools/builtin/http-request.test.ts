@@ -43,6 +43,10 @@ beforeAll(async () => {
         res.setHeader('content-encoding', 'gzip');
         res.end(gzipSync('decoded text'));
         return;
+      case '/latin1':
+        res.setHeader('content-type', 'text/plain; charset=iso-8859-1');
+        res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+        return;
       case '/binary':
         res.setHeader('content-type', 'image/png');
         res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]));
@@ -120,6 +124,10 @@ describe('http_request', () => {
     expect((await t.value<HttpValue>('http_request', { url: `${origin.url}/gzip` })).body).toBe('decoded text');
     const binary = await t.value<HttpValue>('http_request', { url: `${origin.url}/binary` });
     expect(binary).toMatchObject({ body_encoding: 'base64', body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]).toString('base64') });
+  });
+
+  it('decodes a text body in the charset its content type names', async () => {
+    expect(await t.value<HttpValue>('http_request', { url: `${origin.url}/latin1` })).toMatchObject({ body: 'café', body_encoding: 'utf8' });
   });
 
   it('returns an HTTP error status as a normal result', async () => {

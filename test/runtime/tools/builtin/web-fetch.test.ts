@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createEgressPolicy } from '../../../../runtime/guard/egress.ts';
 import { HttpClient } from '../../../../runtime/net/http-client.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { startServer, type TestServer } from '../../../helpers/http-server.ts';
@@ -127,12 +128,21 @@ describe('web_fetch', () => {
     expect(await t.call('web_fetch', { url: `${server.url}/nothing` })).toMatchObject({ ok: false, error: { code: 'FORGE_FETCH_STATUS', message: expect.stringContaining('404') } });
   });
 
-  it('goes through the runtime HTTP client and its egress policy', async () => {
-    const denied = new HttpClient({ checkUrl: (url) => ({ host: url.hostname, rule: 'egress.mode is deny-all' }), checkAddress: () => undefined });
+  it('goes through the runtime HTTP client and its egress policy, passing on the policy\'s hint', async () => {
+    const hint = 'set egress.mode to allowlist and list the host in egress.allowed_domains';
+    const denied = new HttpClient({ checkUrl: (url) => ({ host: url.hostname, rule: 'egress.mode is deny-all', hint }), checkAddress: () => undefined });
     const blocked = await tools(['web_fetch', 'http_request'], { workDir: tempDir(), http: denied });
     for (const name of ['web_fetch', 'http_request']) {
-      expect(await blocked.call(name, { url: `${server.url}/page` })).toMatchObject({ ok: false, error: { code: 'FORGE_EGRESS_REFUSED', message: expect.stringContaining('deny-all'), hint: expect.stringContaining('allowed_domains') } });
+      expect(await blocked.call(name, { url: `${server.url}/page` })).toMatchObject({ ok: false, error: { code: 'FORGE_EGRESS_REFUSED', message: expect.stringContaining('deny-all'), hint } });
     }
     expect(server.requests.filter((r) => r.url === '/page').length).toBeGreaterThan(0);
+  });
+
+  it('names egress.allowed_addresses, not allowed_domains, when a private address is refused', async () => {
+    const allowlist = new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: ['127.0.0.1'] }));
+    const blocked = await tools(['web_fetch', 'http_request'], { workDir: tempDir(), http: allowlist });
+    for (const name of ['web_fetch', 'http_request']) {
+      expect(await blocked.call(name, { url: `${server.url}/page` })).toMatchObject({ ok: false, error: { code: 'FORGE_EGRESS_REFUSED', message: expect.stringContaining(name), hint: expect.stringContaining('egress.allowed_addresses') } });
+    }
   });
 });

@@ -148,13 +148,16 @@ describe('memory_search and memory_get', () => {
     expect(await t.call('memory_get', { path })).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_OUTSIDE', message: expect.stringContaining('memory folder') } });
   });
 
-  it('refuses a memory folder that leads out of the work dir', async () => {
+  it.each([
+    ['memory_search', { query: 'invoices' }],
+    ['memory_get', { path: 'x.md' }],
+  ])('%s refuses a memory folder that leads out of the work dir', async (name, args) => {
     const other = tempDir();
     mkdirSync(join(other, 'mem'));
     write(join(other, 'mem', 'x.md'), 'invoices');
     mkdirSync(join(other, 'work', '.forge'), { recursive: true });
     symlinkSync(join(other, 'mem'), join(other, 'work', '.forge', 'memory'));
-    const linked = await tools(['memory_search'], { workDir: join(other, 'work') });
-    expect(await linked.call('memory_search', { query: 'invoices' })).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_OUTSIDE' } });
+    const linked = await tools([name], { workDir: join(other, 'work') });
+    expect(await linked.call(name, args)).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_OUTSIDE', message: expect.stringContaining('the memory folder cannot be used') } });
   });
 });
