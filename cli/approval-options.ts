@@ -3,8 +3,8 @@
  * and --auto-deny, and who to ask — the terminal when there is one.
  */
 import { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
-import { approveEverything, type Approver } from '../runtime/guard/approver.ts';
-import { hasTerminal, TerminalApprover } from '../runtime/guard/terminal-approver.ts';
+import type { Approver } from '../runtime/guard/approver.ts';
+import { personApprover } from '../runtime/guard/terminal-approver.ts';
 import type { ApprovalSettings } from '../runtime/manifest.ts';
 import type { OptionSpec } from './args.ts';
 
@@ -28,6 +28,5 @@ export interface ApprovalChoice {
 /** Throws a DiagnosticError for a rule that does not parse. */
 export function approvalFromOptions(settings: ApprovalSettings, values: { yes?: boolean; 'auto-approve'?: string[]; 'auto-deny'?: string[] }): ApprovalChoice {
   const policy = ApprovalPolicy.create(settings, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] });
-  const approver = values.yes ? approveEverything : hasTerminal() ? new TerminalApprover() : undefined;
-  return { policy, approver };
+  return { policy, approver: personApprover(values.yes === true) };
 }

@@ -5,7 +5,7 @@
  */
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
 import type { Project } from '../stages/load-project.ts';
-import { ToolScope, type ScopeName } from '../stages/scopes.ts';
+import { isScopeName, SCOPE_NAMES, ToolScope, type ScopeName } from '../stages/scopes.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface FoundToolFile {
@@ -25,12 +25,13 @@ export interface ToolFileSearch {
 }
 
 /** `scopeOption` (--scope) and a `scope/` prefix on the name must agree. */
-export function scopeOf(reference: string, scopeOption: string | undefined): { name: string; scopes: ScopeName[] } {
+export function scopeOf(reference: string, scopeOption: string | undefined): { name: string; scopes: readonly ScopeName[] } {
   const { scope, name } = parseToolReference(reference);
   const chosen = scope ?? scopeOption;
   if (scope && scopeOption && scope !== scopeOption) throw new UsageError(`"${reference}" names the ${scope} scope, but --scope says ${scopeOption}`);
-  if (chosen !== undefined && chosen !== 'local' && chosen !== 'user' && chosen !== 'global') throw new UsageError(`unknown scope "${chosen}"`, 'scopes: local, user, global');
-  return { name, scopes: chosen ? [chosen as ScopeName] : ['local', 'user', 'global'] };
+  if (chosen === undefined) return { name, scopes: SCOPE_NAMES };
+  if (!isScopeName(chosen)) throw new UsageError(`unknown scope "${chosen}"`, `scopes: ${SCOPE_NAMES.join(', ')}`);
+  return { name, scopes: [chosen] };
 }
 
 export async function findToolFile(name: string, scopes: readonly ScopeName[], project: Project | undefined): Promise<ToolFileSearch> {

@@ -3,7 +3,9 @@
  * (`--parameter NAME DESC type=int required=false`, `--step NAME COMMAND`),
  * which node's parseArgs cannot express, so they are read here.
  */
+import { didYouMean } from '../runtime/suggest.ts';
 import { PARAMETER_TYPES } from '../runtime/tools/yaml/parameters.ts';
+import { isScopeName, type ScopeName } from '../stages/scopes.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface AddedParameter {
@@ -30,18 +32,18 @@ export interface ToolAddArgs {
   platforms: string[];
   timeout?: number;
   env: Record<string, string>;
-  scope: 'local' | 'user' | 'global';
+  scope: ScopeName;
   force: boolean;
   json: boolean;
-  verbose: boolean;
   config?: string;
 }
 
 const SINGLE_ACTIONS = { '--bash': 'bash', '--sh': 'sh', '--python': 'python', '--run': 'run' } as const;
+const OPTIONS = ['--description', '--version', ...Object.keys(SINGLE_ACTIONS), '--step', '--parameter', '--param', '--tag', '--platform', '--timeout', '--env', '--scope', '--force', '--json', '--verbose', '--config'];
 const STEP_PREFIX = /^(bash|sh|python|run|tool):\s?/;
 
 export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
-  const out: ToolAddArgs = { name: '', steps: [], parameters: [], tags: [], platforms: [], env: {}, scope: 'local', force: false, json: false, verbose: false };
+  const out: ToolAddArgs = { name: '', steps: [], parameters: [], tags: [], platforms: [], env: {}, scope: 'local', force: false, json: false };
   let single: AddedStep | undefined;
   let i = 0;
   const take = (option: string): string => {
@@ -124,7 +126,7 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
       }
       case '--scope': {
         const scope = value(option);
-        if (scope !== 'local' && scope !== 'user' && scope !== 'global') throw new UsageError(`unknown scope "${scope}"`, 'scopes: local (the project\'s tools/), user (~/.forge/tools), global');
+        if (!isScopeName(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local (the project\'s tools/), user (~/.forge/tools), global');
         out.scope = scope;
         break;
       }
@@ -136,14 +138,13 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
         break;
       case '--verbose':
       case '-v':
-        out.verbose = true;
-        break;
+        break; // forge's main reads it (stack traces); nothing more to say here
       case '--config':
       case '-c':
         out.config = value(option);
         break;
       default:
-        if (raw.startsWith('-')) throw new UsageError(`unknown option ${raw}`);
+        if (raw.startsWith('-')) throw new UsageError(`unknown option ${raw}`, didYouMean(option, OPTIONS));
         if (out.name) throw new UsageError(`unexpected "${raw}"`, 'quote commands and descriptions that contain spaces');
         out.name = raw;
     }

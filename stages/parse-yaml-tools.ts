@@ -25,9 +25,10 @@ export async function parseYamlTools(files: readonly SourceFile[], parsed: Parse
   return { tools, supportFiles };
 }
 
+/** The tool a YAML file declares, as the later stages see it; undefined for a data file or one with errors. */
 export function toParsedTool(file: SourceFile, result: YamlToolFile): ParsedTool | undefined {
-  if (!result.spec || !result.definition || !result.locate || hasErrors(result.diagnostics)) return undefined;
-  const tool: ParsedTool = { spec: result.spec, file, at: result.at ?? { file: file.display }, yaml: { definition: result.definition, locate: result.locate } };
+  if (!result.spec) return undefined;
+  const tool: ParsedTool = { spec: result.spec, file, at: result.at, yaml: { definition: result.definition, locate: result.locate } };
   if (result.unavailable) tool.unavailable = result.unavailable;
   return tool;
 }

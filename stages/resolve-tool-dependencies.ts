@@ -15,8 +15,9 @@ import { error, type Location } from '../runtime/diagnostics.ts';
 import { findCatalogEntry } from '../runtime/tools/catalog.ts';
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
 import type { SourceFile } from './discover-tools.ts';
+import { toParsedTool } from './parse-yaml-tools.ts';
 import { byName, type ProjectTool } from './project-tool.ts';
-import { SCOPE_NAMES, ToolScope, type ScopeName, type ScopeTool, type SharedScope } from './scopes.ts';
+import { isScopeName, SCOPE_NAMES, ToolScope, type ScopeName, type ScopeTool } from './scopes.ts';
 import type { StageContext } from './stage.ts';
 
 export interface ResolvedTools {
@@ -28,12 +29,11 @@ export interface ResolvedTools {
 }
 
 export interface ResolveOptions {
-  scopes?: Record<SharedScope, ToolScope>;
   /** Names to bring in from the scopes as well (`forge tool run user/summarize`); not finding them is not an error. */
   extraRoots?: string[];
 }
 
-interface Reference {
+export interface Reference {
   name: string;
   scope?: string;
   range?: string;
@@ -52,7 +52,7 @@ interface Candidate {
 }
 
 export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx: StageContext, options: ResolveOptions = {}): Promise<ResolvedTools> {
-  const scopes = options.scopes ?? ToolScope.shared();
+  const scopes = ToolScope.shared();
   const local = new Map(tools.map((t) => [t.spec.name, t]));
   const pulled = new Map<string, ProjectTool>();
   const reportedFiles = new Set<string>();
@@ -61,55 +61,48 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
   const queue: { tool: ProjectTool; chain: string[] }[] = tools.filter((t) => !called.has(t.spec.name)).map((tool) => ({ tool, chain: [tool.spec.name] }));
   const visited = new Set<ProjectTool>();
 
-  const candidates = async (name: string, order: readonly ScopeName[]): Promise<Candidate[]> => {
-    const found: Candidate[] = [];
-    for (const scope of order) {
-      if (scope === 'local') {
-        const tool = local.get(name);
-        if (tool) found.push({ scope, tool, version: tool.yaml?.definition.version, where: tool.file?.display ?? tool.origin });
-        continue;
-      }
-      const scopeTool = await scopes[scope].find(name);
-      if (scopeTool) found.push({ scope, scopeTool, version: scopeTool.version, where: scopeTool.file.display });
+  const lookUp = async (name: string, scope: ScopeName): Promise<Candidate | undefined> => {
+    if (scope === 'local') {
+      const tool = local.get(name);
+      return tool && { scope, tool, version: tool.yaml?.definition.version, where: tool.file?.display ?? tool.origin };
     }
-    return found;
+    const scopeTool = await scopes[scope].find(name);
+    return scopeTool && { scope, scopeTool, version: scopeTool.version, where: scopeTool.file.display };
+  };
+  /** The first scope in `order` that has the name. The scopes after it are not searched, so they are no input of the build. */
+  const firstIn = async (name: string, order: readonly ScopeName[]): Promise<Candidate | undefined> => {
+    for (const scope of order) {
+      const found = await lookUp(name, scope);
+      if (found) return found;
+    }
+    return undefined;
   };
 
   /** Brings a scope tool into the project (once), reporting its file's problems and any name clash. */
-  const bringIn = (candidate: Candidate, chain: string[], at: Location): ProjectTool | undefined => {
-    const scopeTool = candidate.scopeTool!;
-    const { result, file } = scopeTool;
+  const bringIn = (scopeTool: ScopeTool, chain: string[], at: Location): void => {
+    const { result, file, scope, name } = scopeTool;
     if (!reportedFiles.has(file.absolute)) {
       reportedFiles.add(file.absolute);
       ctx.report(...result.diagnostics);
     }
-    if (!result.spec || !result.definition || !result.locate) return undefined;
-    const existing = local.get(scopeTool.name) ?? pulled.get(scopeTool.name);
+    const parsed = toParsedTool(file, result);
+    if (!parsed) return;
+    const existing = local.get(name) ?? pulled.get(name);
     if (existing) {
-      if (existing.file?.absolute === file.absolute) return existing;
+      if (existing.file?.absolute === file.absolute) return;
       ctx.report(
-        error('FORGE_TOOL_COLLISION', `tool "${scopeTool.name}" is defined twice: ${existing.file?.display ?? existing.origin} and ${file.display} (${candidate.scope}/${scopeTool.name}, needed by ${chain.join(' → ')})`, at, 'a bundle holds one tool per name: rename one of them'),
+        error('FORGE_TOOL_COLLISION', `tool "${name}" is defined twice: ${existing.file?.display ?? existing.origin} and ${file.display} (${scope}/${name}, needed by ${chain.join(' → ')})`, at, 'a bundle holds one tool per name: rename one of them'),
       );
-      return undefined;
+      return;
     }
-    const tool: ProjectTool = {
-      spec: result.spec,
-      file,
-      at: result.at ?? { file: file.display },
-      origin: `${file.display} (${candidate.scope} scope)`,
-      schemaOrigin: 'generated',
-      yaml: { definition: result.definition, locate: result.locate },
-      scope: candidate.scope as SharedScope,
-      ...(result.unavailable ? { unavailable: result.unavailable } : {}),
-    };
-    pulled.set(tool.spec.name, tool);
-    queue.push({ tool, chain: [...chain, tool.spec.name] });
-    return tool;
+    const tool: ProjectTool = { ...parsed, origin: `${file.display} (${scope} scope)`, schemaOrigin: 'generated', scope };
+    pulled.set(name, tool);
+    queue.push({ tool, chain: [...chain, name] });
   };
 
   const resolve = async (ref: Reference, chain: string[]): Promise<void> => {
     const needed = [...chain, ref.text].join(' → ');
-    if (ref.scope !== undefined && !(SCOPE_NAMES as readonly string[]).includes(ref.scope)) {
+    if (ref.scope !== undefined && !isScopeName(ref.scope)) {
       ctx.report(error('FORGE_TOOL_SCOPE', `unknown scope "${ref.scope}" in "${ref.text}"`, ref.at, `scopes: ${SCOPE_NAMES.join(', ')}`));
       return;
     }
@@ -117,16 +110,15 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
       ctx.report(error('FORGE_TOOL_DEPENDENCY', `"${ref.range}" in "${ref.text}" is not a semver range`, ref.at, 'write a range such as ^1.0.0, ~1.2 or >=2.0.0'));
       return;
     }
-    const order = ref.scope ? [ref.scope as ScopeName] : SCOPE_NAMES;
-    const [chosen] = await candidates(ref.name, order);
-    const everywhere = await candidates(ref.name, SCOPE_NAMES);
-    const elsewhere = (wanted: (c: Candidate) => boolean) =>
-      everywhere
-        .filter((c) => c !== chosen && !(c.scope === chosen?.scope) && wanted(c))
+    const chosen = await firstIn(ref.name, ref.scope ? [ref.scope] : SCOPE_NAMES);
+    // The other scopes are searched only to say, in an error, where else the name is.
+    const elsewhere = async (wanted: (c: Candidate) => boolean) =>
+      (await Promise.all(SCOPE_NAMES.map((scope) => lookUp(ref.name, scope))))
+        .filter((c): c is Candidate => c !== undefined && c.scope !== chosen?.scope && wanted(c))
         .map((c) => `${c.scope}/${ref.name}${c.version ? ` ${c.version}` : ''} (${c.where})`);
 
     if (!chosen) {
-      const others = elsewhere(() => true);
+      const others = await elsewhere(() => true);
       const builtin = findCatalogEntry(ref.name);
       const hint = others.length
         ? `found as ${others.join(', ')}`
@@ -138,7 +130,7 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
       return;
     }
     if (ref.range !== undefined && !(chosen.version && semver.satisfies(chosen.version, ref.range))) {
-      const satisfying = elsewhere((c) => c.version !== undefined && semver.satisfies(c.version, ref.range!));
+      const satisfying = await elsewhere((c) => c.version !== undefined && semver.satisfies(c.version, ref.range!));
       const found = chosen.version ? `${chosen.scope}/${ref.name} is ${chosen.version}` : `${chosen.scope}/${ref.name} has no version`;
       ctx.report(
         error(
@@ -150,7 +142,7 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
       );
       return;
     }
-    if (chosen.scopeTool) bringIn(chosen, chain, ref.at);
+    if (chosen.scopeTool) bringIn(chosen.scopeTool, chain, ref.at);
     else if (chosen.tool && !visited.has(chosen.tool)) queue.push({ tool: chosen.tool, chain: [...chain, chosen.tool.spec.name] });
   };
 
@@ -171,11 +163,11 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
   }
   for (const root of options.extraRoots ?? []) {
     const { scope, name } = parseToolReference(root);
-    if (scope && !(SCOPE_NAMES as readonly string[]).includes(scope)) continue;
+    if (scope !== undefined && !isScopeName(scope)) continue;
     if (!scope && local.has(name)) continue;
-    const [chosen] = await candidates(name, scope ? [scope as ScopeName] : SCOPE_NAMES);
+    const chosen = await firstIn(name, scope ? [scope] : SCOPE_NAMES);
     if (chosen?.scopeTool && !pulled.has(name)) {
-      bringIn(chosen, [], { file: chosen.where });
+      bringIn(chosen.scopeTool, [], { file: chosen.where });
       await drain();
     }
   }
@@ -188,19 +180,24 @@ export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx
   };
 }
 
-/** The tools a tool calls or declares it needs, each with where it is written. */
-function referencesOf(tool: ProjectTool): Reference[] {
+/**
+ * The tools a tool calls or declares it needs, each with where it is
+ * written: declared dependencies first (they say more: a scope, a range),
+ * then the tools its steps call.
+ */
+export function referencesOf(tool: ProjectTool): Reference[] {
   const yaml = tool.yaml;
   if (!yaml) return (tool.spec.composedOf ?? []).map((name) => ({ name, text: name, at: tool.at }));
   const { definition, locate } = yaml;
-  const refs: Reference[] = definition.toolSteps.map((step) => ({
-    name: step.name,
-    text: step.scope ? `${step.scope}/${step.name}` : step.name,
-    at: locate(step.path),
-    ...(step.scope ? { scope: step.scope } : {}),
+  const refs: Reference[] = definition.dependencies.map((dep) => ({
+    name: dep.name,
+    text: dep.text,
+    at: locate(dep.path),
+    ...(dep.scope ? { scope: dep.scope } : {}),
+    ...(dep.range ? { range: dep.range } : {}),
   }));
-  for (const dep of definition.dependencies) {
-    refs.push({ name: dep.name, text: dep.text, at: locate(dep.path), ...(dep.scope ? { scope: dep.scope } : {}), ...(dep.range ? { range: dep.range } : {}) });
+  for (const step of definition.toolSteps) {
+    refs.push({ name: step.name, text: step.scope ? `${step.scope}/${step.name}` : step.name, at: locate(step.path), ...(step.scope ? { scope: step.scope } : {}) });
   }
   return refs;
 }

@@ -5,10 +5,10 @@
  * `forge tool add --scope` writes). FORGE_HOME and FORGE_GLOBAL_TOOLS move
  * them (tests never touch the real home directory).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { statSync } from 'node:fs';
+import { isWithin } from '../runtime/guard/path-guard.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { readYamlToolFile, type YamlToolFile } from './yaml-tool-file.ts';
 
@@ -16,12 +16,12 @@ export const SCOPE_NAMES = ['local', 'user', 'global'] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 export type SharedScope = Exclude<ScopeName, 'local'>;
 
-export function forgeHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.FORGE_HOME || join(homedir(), '.forge');
+export function isScopeName(text: string): text is ScopeName {
+  return (SCOPE_NAMES as readonly string[]).includes(text);
 }
 
 export function scopeDir(scope: SharedScope, env: NodeJS.ProcessEnv = process.env): string {
-  if (scope === 'user') return join(forgeHome(env), 'tools');
+  if (scope === 'user') return join(env.FORGE_HOME || join(homedir(), '.forge'), 'tools');
   if (env.FORGE_GLOBAL_TOOLS) return env.FORGE_GLOBAL_TOOLS;
   return process.platform === 'win32' ? join(env.PROGRAMDATA ?? 'C:\\ProgramData', 'forge', 'tools') : '/usr/local/share/forge/tools';
 }
@@ -29,8 +29,7 @@ export function scopeDir(scope: SharedScope, env: NodeJS.ProcessEnv = process.en
 /** A path for messages: under the home directory as ~/..., elsewhere as it is. */
 export function displayPath(path: string): string {
   const home = homedir();
-  const rel = relative(home, path);
-  return rel && !rel.startsWith('..') && !rel.startsWith(sep) ? `~/${rel.split(sep).join('/')}` : path;
+  return path !== home && isWithin(home, path) ? `~/${relative(home, path).split(sep).join('/')}` : path;
 }
 
 export interface ScopeTool {
@@ -88,7 +87,8 @@ export class ToolScope {
       if (result.sha256) file.sha256 = result.sha256;
       const name = result.spec?.name ?? fileName.replace(/\.ya?ml$/, '');
       if (tools.some((t) => t.name === name)) continue; // the first file (by name) wins
-      tools.push({ scope: this.scope, name, ...(result.definition?.version ? { version: result.definition.version } : {}), file, result });
+      const version = result.spec ? result.definition.version : undefined;
+      tools.push({ scope: this.scope, name, ...(version ? { version } : {}), file, result });
     }
     return tools;
   }

@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { hasErrors } from '../../runtime/diagnostics.ts';
 import { displayPath, scopeDir } from '../../stages/scopes.ts';
 import { readYamlToolText } from '../../stages/yaml-tool-file.ts';
+import { reportFailure } from '../command-failure.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
@@ -70,11 +71,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const checked = await readYamlToolText(text, shown, args.name, file);
   if (!args.json) printDiagnostics(checked.diagnostics);
-  const refuse = (message: string, hint?: string) => {
-    if (args.json) process.stdout.write(JSON.stringify({ ok: false, error: message, hint, diagnostics: checked.diagnostics.map(diagnosticJson) }, null, 2) + '\n');
-    else process.stderr.write(`${c.red('✘')} ${message}${hint ? `\n  hint: ${hint}` : ''}\n`);
-    return 1;
-  };
+  const refuse = (message: string, hint?: string) => reportFailure(args.json, message, hint, { diagnostics: checked.diagnostics.map(diagnosticJson) });
   if (hasErrors(checked.diagnostics)) return refuse(`${args.name} was not added: the tool has errors`);
   if (localNames?.has(args.name)) return refuse(`the project already has a tool named "${args.name}"`, 'choose another name');
   if (!args.force && (existsSync(file) || existsSync(file.replace(/\.yaml$/, '.yml')))) return refuse(`${shown} already exists`, 'pass --force to replace it');
@@ -94,7 +91,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** The YAML file for the tool, fields in the order a person reads them. */
-export function renderToolFile(args: ToolAddArgs): string {
+function renderToolFile(args: ToolAddArgs): string {
   const data: Record<string, unknown> = { description: args.description };
   if (args.version) data.version = args.version;
   if (args.tags.length) data.tags = args.tags;

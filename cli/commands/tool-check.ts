@@ -1,10 +1,11 @@
-import { hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { hasErrors } from '../../runtime/diagnostics.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
-import { loadProject, type Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
-import { BuildStopped, StageContext } from '../../stages/stage.ts';
+import { referencesOf, type Reference } from '../../stages/resolve-tool-dependencies.ts';
 import { parseCommand } from '../args.ts';
+import { reportFailure } from '../command-failure.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
+import { loadProjectForCli } from '../project-loader.ts';
 import { color as c, errColor } from '../terminal.ts';
 
 export const usage = `usage: forge tool check [NAME] [--json]
@@ -24,29 +25,19 @@ examples:
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, {});
   const name = positionals[0];
-  const ctx = new StageContext(process.cwd(), false);
-  let project: Project | undefined;
-  try {
-    project = await loadProject({ configFile: values.config }, ctx);
-  } catch (err) {
-    if (!(err instanceof BuildStopped)) throw err;
-  }
+  const loaded = await loadProjectForCli(values.config, { strict: false, json: true });
+  const project = loaded.project;
   if (!project) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, diagnostics: ctx.diagnostics.map(diagnosticJson) }, null, 2) + '\n');
-    else printDiagnostics(ctx.diagnostics);
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, diagnostics: loaded.diagnostics.map(diagnosticJson) }, null, 2) + '\n');
+    else printDiagnostics(loaded.diagnostics);
     return 1;
   }
 
   let checked: ProjectTool[] = project.tools;
-  let diagnostics: Diagnostic[] = ctx.diagnostics;
+  let diagnostics = loaded.diagnostics;
   if (name) {
     const root = project.tools.find((t) => t.spec.name === name);
-    if (!root) {
-      const hint = didYouMean(name, project.tools.map((t) => t.spec.name));
-      if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: `no tool named "${name}"`, ...(hint ? { hint } : {}) }, null, 2) + '\n');
-      else process.stderr.write(`${errColor.red('✘')} no tool named "${name}"${hint ? ` (${hint})` : ''}\n`);
-      return 1;
-    }
+    if (!root) return reportFailure(values.json, `no tool named "${name}"`, didYouMean(name, project.tools.map((t) => t.spec.name)));
     checked = closure(root, project.tools);
     // A problem with what NAME needs is reported in one of the files of its closure.
     const files = new Set(checked.map((t) => t.file?.display).filter(Boolean));
@@ -54,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const ok = !hasErrors(diagnostics);
   if (values.json) {
-    const tree = checked.filter((t) => references(t).length).map((t) => ({ tool: t.spec.name, needs: references(t).map((r) => describe(r, project!.tools)) }));
+    const tree = checked.filter((t) => references(t).length).map((t) => ({ tool: t.spec.name, needs: references(t).map((r) => describe(r, project.tools)) }));
     process.stdout.write(JSON.stringify({ ok, tools: tree, diagnostics: diagnostics.map(diagnosticJson) }, null, 2) + '\n');
     return ok ? 0 : 1;
   }
@@ -65,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     const version = tool.yaml?.definition.version;
     process.stdout.write(`${c.bold(tool.spec.name)}${version ? ` ${version}` : ''}  ${c.dim(tool.file?.display ?? tool.origin)}\n`);
     refs.forEach((ref, i) => {
-      const d = describe(ref, project!.tools);
+      const d = describe(ref, project.tools);
       const branch = i === refs.length - 1 ? '└─' : '├─';
       const found = d.found ? `${c.green('→')} ${d.found.version ?? '(no version)'}  ${c.dim(d.found.where)}` : c.red('✘ not resolved');
       process.stdout.write(`  ${branch} ${ref.text}  ${found}\n`);
@@ -77,24 +68,13 @@ export async function run(argv: string[]): Promise<number> {
   return ok ? 0 : 1;
 }
 
-interface Ref {
-  name: string;
-  scope?: string;
-  text: string;
+/** Each tool a tool needs, once: as its declared dependency says it (scope, range) when it has one. */
+function references(tool: ProjectTool): Reference[] {
+  const refs = referencesOf(tool);
+  return refs.filter((ref, i) => refs.findIndex((r) => r.name === ref.name) === i);
 }
 
-function references(tool: ProjectTool): Ref[] {
-  const yaml = tool.yaml?.definition;
-  if (!yaml) return (tool.spec.composedOf ?? []).map((name) => ({ name, text: name }));
-  // A declared dependency says more (scope, range) than the step that calls the same tool.
-  const refs: Ref[] = yaml.dependencies.map((d) => ({ name: d.name, ...(d.scope ? { scope: d.scope } : {}), text: d.text }));
-  for (const s of yaml.toolSteps) {
-    if (!refs.some((r) => r.name === s.name)) refs.push({ name: s.name, ...(s.scope ? { scope: s.scope } : {}), text: s.scope ? `${s.scope}/${s.name}` : s.name });
-  }
-  return refs;
-}
-
-function describe(ref: Ref, tools: readonly ProjectTool[]): { ref: string; found?: { version?: string; where: string; scope: string } } {
+function describe(ref: Reference, tools: readonly ProjectTool[]): { ref: string; found?: { version?: string; where: string; scope: string } } {
   const tool = tools.find((t) => t.spec.name === ref.name && (ref.scope === undefined || (ref.scope === 'local' ? !t.scope : t.scope === ref.scope)));
   if (!tool) return { ref: ref.text };
   const scope = tool.scope ?? 'local';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
+import { reportFailure } from '../command-failure.ts';
 import { findToolFile, scopeOf } from '../find-tool-file.ts';
 import { loadProjectForCli } from '../project-loader.ts';
-import { color as c, errColor } from '../terminal.ts';
+import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge tool get NAME [--scope local|user|global] [--json]
@@ -27,10 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   const search = await findToolFile(name, scopes, project);
   if (!search.found) {
     const message = search.builtin ? `"${name}" ships with Forge and has no file of its own` : `no tool named "${name}" in ${scopes.length === 1 ? `the ${scopes[0]} scope` : 'the project, the user scope or the global scope'}`;
-    const hint = search.builtin ? `see it with forge tool describe ${name}` : didYouMean(name, search.names);
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: message, ...(hint ? { hint } : {}) }, null, 2) + '\n');
-    else process.stderr.write(`${errColor.red('✘')} ${message}${hint ? ` (${hint})` : ''}\n`);
-    return 1;
+    return reportFailure(values.json, message, search.builtin ? `see it with forge tool describe ${name}` : didYouMean(name, search.names));
   }
   const { found } = search;
   const content = readFileSync(found.path, 'utf8');

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
+import { reportFailure } from '../command-failure.ts';
 import { findToolFile, scopeOf } from '../find-tool-file.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c, errColor } from '../terminal.ts';
@@ -23,11 +24,7 @@ export async function run(argv: string[]): Promise<number> {
   const { name, scopes } = scopeOf(positionals[0], values.scope ?? (positionals[0].includes('/') ? undefined : 'local'));
   const { project } = await loadProjectForCli(values.config, { strict: false, json: true });
   const search = await findToolFile(name, scopes, project);
-  const fail = (message: string, hint?: string) => {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: message, ...(hint ? { hint } : {}) }, null, 2) + '\n');
-    else process.stderr.write(`${errColor.red('✘')} ${message}${hint ? ` (${hint})` : ''}\n`);
-    return 1;
-  };
+  const fail = (message: string, hint?: string) => reportFailure(values.json, message, hint);
   if (!search.found) {
     if (search.builtin) return fail(`"${name}" ships with Forge; remove it from tools: in forge.yaml to disable it`);
     return fail(`no tool named "${name}" in the ${scopes[0]} scope`, didYouMean(name, search.names));

@@ -8,9 +8,9 @@
 import { DiagnosticError, error, type Diagnostic } from '../diagnostics.ts';
 import type { ApprovalSettings } from '../manifest.ts';
 import type { ToolSpec } from '../tools/model.ts';
-import { isRule, parseRule, riskOf, type ApprovalRule } from './approval-rules.ts';
+import { isRule, isSecurityTag, parseRule, riskOf, type ApprovalRule } from './approval-rules.ts';
 
-export const DEFAULT_AUTO_APPROVE = ['tag:read'];
+const DEFAULT_AUTO_APPROVE = ['tag:read'];
 
 export type Verdict =
   | { decision: 'allow'; rule: string }
@@ -54,7 +54,5 @@ export class ApprovalPolicy {
 }
 
 function reasonFor(tool: Pick<ToolSpec, 'tags'>): string {
-  const risk = riskOf(tool);
-  if (!tool.tags.some((t) => t === 'read' || t === 'write' || t === 'run')) return 'it has no security tag, so it counts as "run"';
-  return `it is tagged "${risk}"`;
+  return tool.tags.some(isSecurityTag) ? `it is tagged "${riskOf(tool)}"` : 'it has no security tag, so it counts as "run"';
 }

@@ -10,21 +10,23 @@
 import picomatch from 'picomatch';
 import { SECURITY_TAGS, type SecurityTag, type ToolSpec } from '../tools/model.ts';
 
-export type RuleKind = 'tag' | 'name' | 'category';
-export const RULE_KINDS: readonly RuleKind[] = ['tag', 'name', 'category'];
+type RuleKind = 'tag' | 'name' | 'category';
+const RULE_KINDS: readonly RuleKind[] = ['tag', 'name', 'category'];
 
 export interface ApprovalRule {
-  kind: RuleKind;
-  pattern: string;
   /** As written: `tag:read`. */
   text: string;
   matches(tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): boolean;
 }
 
+export function isSecurityTag(tag: string): tag is SecurityTag {
+  return (SECURITY_TAGS as readonly string[]).includes(tag);
+}
+
 /** The highest security tag of a tool; no security tag counts as run. */
 export function riskOf(tool: Pick<ToolSpec, 'tags'>): SecurityTag {
   let risk = -1;
-  for (const tag of tool.tags) risk = Math.max(risk, SECURITY_TAGS.indexOf(tag as SecurityTag));
+  for (const tag of tool.tags) if (isSecurityTag(tag)) risk = Math.max(risk, SECURITY_TAGS.indexOf(tag));
   return risk < 0 ? 'run' : SECURITY_TAGS[risk];
 }
 
@@ -45,12 +47,12 @@ export function parseRule(text: string): ApprovalRule | { problem: string; hint:
       case 'tag': {
         const risk = riskOf(tool);
         // Security tags are matched by risk; a glob such as tag:* still sees every tag.
-        const candidates = [...tool.tags.filter((t) => !SECURITY_TAGS.includes(t as SecurityTag)), risk];
+        const candidates = [...tool.tags.filter((t) => !isSecurityTag(t)), risk];
         return candidates.some((t) => glob(t));
       }
     }
   };
-  return { kind, pattern, text, matches };
+  return { text, matches };
 }
 
 export function isRule(parsed: ReturnType<typeof parseRule>): parsed is ApprovalRule {

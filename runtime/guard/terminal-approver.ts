@@ -4,11 +4,16 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { ApprovalRequest, Approver } from './approver.ts';
+import { approveEverything, type ApprovalRequest, type Approver } from './approver.ts';
 
 /** Whether there is a person at a terminal to ask. */
 export function hasTerminal(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+}
+
+/** Who confirms the calls made by a tool a person runs: everyone (--yes), the person at the terminal, or no one. */
+export function personApprover(yes: boolean): Approver | undefined {
+  return yes ? approveEverything : hasTerminal() ? new TerminalApprover() : undefined;
 }
 
 export class TerminalApprover implements Approver {

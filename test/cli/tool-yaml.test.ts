@@ -88,6 +88,7 @@ describe('forge tool add / get / list / remove', () => {
     [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--run', 'b'], 'give one of --bash'],
     [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--parameter', 'n', 'N', 'type=strng'], 'unknown type "strng"'],
     [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--scope', 'team'], 'unknown scope "team"'],
+    [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--paramter', 'n', 'N'], 'unknown option --paramter (did you mean "--parameter"?)'],
   ])('exits 2 for %j', async (args, message) => {
     const { code, stderr } = await forge(args, writeProject({ 'forge.yaml': minimalConfig() }), scopes().env);
     expect(code).toBe(2);
@@ -213,6 +214,16 @@ describe('forge build with scope tools', () => {
     expect(await cached()).toBe(true);
     writeFileSync(join(home, 'tools/other.yaml'), 'description: Other.\nbash: echo\n');
     expect(await cached()).toBe(false);
+  });
+
+  it('does not search the scopes, nor rebuild when they change, when the project has every tool it calls', async () => {
+    const { env, home } = scopes();
+    mkdirSync(join(home, 'tools'));
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': 'description: Shouts.\nbash: echo\n', 'tools/meta.yaml': 'description: Meta.\nsteps:\n  - tool: shout\n' });
+    const cached = async () => JSON.parse((await forge(['build', '--json'], dir, env)).stdout).cached as boolean;
+    expect(await cached()).toBe(false);
+    writeFileSync(join(home, 'tools/shout.yaml'), 'description: Another shout.\nbash: echo\n');
+    expect(await cached()).toBe(true);
   });
 });
 

@@ -3,11 +3,11 @@
  * TypeScript tools run from the built bundle, copied into a directory that
  * holds nothing else — with the approval policy applied to what they call.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AgentManifest } from '../../runtime/manifest.ts';
-import { fixtureProject, forge, runProcess, tempDir } from '../helpers/project.ts';
+import { deployBundle, fixtureProject, forge, runProcess, tempDir } from '../helpers/project.ts';
 
 let bundleDir: string;
 let workDir: string;
@@ -22,11 +22,7 @@ beforeAll(async () => {
   const project = fixtureProject('composed');
   const built = await forge(['build', '--prod'], project, { FORGE_HOME: home });
   expect(built.code, built.stderr).toBe(0);
-  const empty = tempDir('forge-deploy-');
-  cpSync(join(project, '.forge-output'), join(empty, '.forge-output'), { recursive: true });
-  bundleDir = join(empty, '.forge-output');
-  workDir = empty;
-  expect(readdirSync(empty)).toEqual(['.forge-output']);
+  ({ workDir, bundle: bundleDir } = deployBundle(project));
 });
 
 const runtime = (args: string[]) => runProcess(process.execPath, [join(bundleDir, 'runtime.mjs'), ...args], { cwd: workDir, env: { FORGE_HOME: join(workDir, 'no-home') } });

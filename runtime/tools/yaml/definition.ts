@@ -4,6 +4,7 @@
  * build reports the problems found while making it.
  */
 import type { JSONSchema } from '../model.ts';
+import { TOOL_NAME_PATTERN } from '../names.ts';
 import type { Condition } from './condition.ts';
 import type { CompiledScript } from './script.ts';
 import type { Template } from './template.ts';
@@ -98,11 +99,27 @@ export function currentPlatform(): Platform {
   return process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'windows' : 'linux';
 }
 
+/** Why a tool made for `platforms` is not registered here, or undefined when it runs here. */
+export function platformMismatch(platforms: readonly Platform[] | undefined): string | undefined {
+  return platforms && !platforms.includes(currentPlatform()) ? `runs on ${platforms.join(', ')}, not on ${currentPlatform()}` : undefined;
+}
+
+export interface ToolReference {
+  scope?: string;
+  name: string;
+  range?: string;
+}
+
 /** `user/summarize@^1.0.0` → its parts. */
-export function parseToolReference(text: string): { scope?: string; name: string; range?: string } {
+export function parseToolReference(text: string): ToolReference {
   const at = text.indexOf('@');
   const ref = at < 0 ? text : text.slice(0, at);
   const range = at < 0 ? undefined : text.slice(at + 1);
   const slash = ref.indexOf('/');
   return slash < 0 ? { name: ref, range } : { scope: ref.slice(0, slash), name: ref.slice(slash + 1), range };
+}
+
+/** A name a tool can have and, if given, a scope-shaped word (which scope it is, the build checks). */
+export function isWellFormedReference(ref: ToolReference): boolean {
+  return TOOL_NAME_PATTERN.test(ref.name) && (ref.scope === undefined || /^[a-z]+$/.test(ref.scope));
 }

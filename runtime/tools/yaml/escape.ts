@@ -84,7 +84,7 @@ function reopenRawString(string: PythonString, text: string): string {
   return `${string.quote} ${literal} ${string.prefix}${string.quote}`;
 }
 
-export function escapeInPythonString(text: string, string: { bytes: boolean; format: boolean }): string {
+function escapeInPythonString(text: string, string: { bytes: boolean; format: boolean }): string {
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
@@ -121,7 +121,7 @@ export function escapeInPythonString(text: string, string: { bytes: boolean; for
 }
 
 /** A JSON value as Python source. */
-export function pythonLiteral(value: unknown): string {
+function pythonLiteral(value: unknown): string {
   if (value === undefined || value === null) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') {

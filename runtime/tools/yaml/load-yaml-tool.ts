@@ -8,19 +8,19 @@ import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parse } from 'yaml';
 import type { Tool, ToolSpec } from '../model.ts';
-import { currentPlatform, type YamlToolDefinition } from './definition.ts';
+import { platformMismatch, type YamlToolDefinition } from './definition.ts';
 import { readYamlTool } from './read-definition.ts';
 import { createYamlTool, type YamlToolHost } from './yaml-tool.ts';
 
 /** A tool made for other platforms: left out of the registry, with a note rather than an error. */
 export class NotForThisPlatform extends Error {
-  constructor(tool: string, platforms: readonly string[]) {
-    super(`tool "${tool}" runs on ${platforms.join(', ')}, not on ${currentPlatform()}`);
+  constructor(tool: string, mismatch: string) {
+    super(`tool "${tool}" ${mismatch}`);
     this.name = 'NotForThisPlatform';
   }
 }
 
-export function loadYamlToolFile(file: string): YamlToolDefinition {
+function loadYamlToolFile(file: string): YamlToolDefinition {
   const data: unknown = parse(readFileSync(file, 'utf8'));
   const { definition, problems } = readYamlTool(data, basename(file, extname(file)));
   if (!definition) {
@@ -35,7 +35,8 @@ export type YamlToolFactory = (spec: ToolSpec, file: string) => Tool;
 export function createYamlToolFactory(host: YamlToolHost): YamlToolFactory {
   return (spec, file) => {
     const definition = loadYamlToolFile(file);
-    if (definition.platforms && !definition.platforms.includes(currentPlatform())) throw new NotForThisPlatform(spec.name, definition.platforms);
+    const mismatch = platformMismatch(definition.platforms);
+    if (mismatch) throw new NotForThisPlatform(spec.name, mismatch);
     return createYamlTool(spec, definition, host);
   };
 }

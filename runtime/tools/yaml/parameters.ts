@@ -12,7 +12,7 @@ import { isRecord, type ProblemList } from './problems.ts';
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 const PARAMETER_FIELDS = new Set(['type', 'description', 'required', 'default', 'enum', 'items']);
 /** `{input}` is every argument at once, so no single parameter may take the name. */
-export const RESERVED_NAMES = new Set(['input']);
+const RESERVED_NAMES = new Set(['input']);
 
 export function readParameters(value: unknown, path: PathSegment[], problems: ProblemList): { schema: JSONSchema; names: string[] } {
   const properties: Record<string, JSONSchema> = {};

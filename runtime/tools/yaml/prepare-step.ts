@@ -4,8 +4,10 @@
  * working directory — or the tool and its arguments. Used to run a step,
  * and for `forge tool run --show-command / --dry-run`.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { isWithin } from '../../guard/path-guard.ts';
+import { PYTHON_TOOL_ENV } from '../custom/tool-env.ts';
 import { renderArgv } from './argv.ts';
 import type { ArgTemplate, EnvironmentEntry, YamlStep, YamlToolDefinition } from './definition.ts';
 import { ValueRefused } from './escape.ts';
@@ -66,7 +68,7 @@ export function prepareStep(definition: YamlToolDefinition, step: YamlStep, reso
     case 'python': {
       const text = renderScript(action.script, resolve);
       const program = action.kind === 'python' ? context.python : action.kind;
-      if (action.kind === 'python') Object.assign(env, PYTHON_ENV);
+      if (action.kind === 'python') Object.assign(env, PYTHON_TOOL_ENV);
       return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script: { text, extension: action.kind === 'python' ? '.py' : '.sh' }, env, toolEnv, cwd };
     }
     case 'run':
@@ -76,14 +78,12 @@ export function prepareStep(definition: YamlToolDefinition, step: YamlStep, reso
       let argv = renderArgv(action.interpreter, resolve);
       if (argv.some((a) => a.includes('{0}'))) argv = argv.map((a) => a.split('{0}').join(SCRIPT_FILE));
       else argv.push(SCRIPT_FILE);
-      if (action.extension === '.py') Object.assign(env, PYTHON_ENV);
+      if (action.extension === '.py') Object.assign(env, PYTHON_TOOL_ENV);
       return { kind: 'process', form: 'script', argv, script: { text, extension: action.extension }, env, toolEnv, cwd };
     }
   }
 }
 
-/** Keeps Python from writing __pycache__ and from buffering its output. */
-const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1' };
 
 function renderArg(arg: ArgTemplate, resolve: Resolve): unknown {
   if ('literal' in arg) return arg.literal;
@@ -106,13 +106,10 @@ function renderEnvironment(entries: readonly EnvironmentEntry[], resolve: Resolv
 function workingDirectory(template: Template | undefined, resolve: Resolve, context: PrepareContext): string {
   if (!template) return context.workDir;
   const rendered = renderText(template, resolve, context.baseEnv);
+  if (rendered.includes('\0')) throw new ValueRefused('working-directory contains a NUL character, which a path cannot hold');
   const target = resolvePath(context.workDir, rendered);
-  const inside = (root: string, path: string) => {
-    const rel = relative(root, path);
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  };
-  if (!inside(context.workDir, target)) throw new ValueRefused(`working-directory "${rendered}" is outside the work dir`);
-  if (!existsSync(target) || !statSync(target).isDirectory()) throw new ValueRefused(`working-directory "${rendered}" does not exist`);
-  if (!inside(realpathSync(context.workDir), realpathSync(target))) throw new ValueRefused(`working-directory "${rendered}" leads outside the work dir through a symbolic link`);
+  if (!isWithin(context.workDir, target)) throw new ValueRefused(`working-directory "${rendered}" is outside the work dir`);
+  if (!statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw new ValueRefused(`working-directory "${rendered}" does not exist`);
+  if (!isWithin(realpathSync(context.workDir), realpathSync(target))) throw new ValueRefused(`working-directory "${rendered}" leads outside the work dir through a symbolic link`);
   return target;
 }

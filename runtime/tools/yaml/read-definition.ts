@@ -10,17 +10,17 @@
 import { didYouMean } from '../../suggest.ts';
 import { checkToolName } from '../names.ts';
 import { conditionReferences } from './condition.ts';
-import { PLATFORMS, parseToolReference, type PathSegment, type Platform, type ToolDependency, type YamlStep, type YamlToolDefinition } from './definition.ts';
+import { isWellFormedReference, PLATFORMS, parseToolReference, type Platform, type ToolDependency, type YamlStep, type YamlToolDefinition } from './definition.ts';
 import { readParameters } from './parameters.ts';
 import { isRecord, ProblemList } from './problems.ts';
-import { readBoolean, readEnvironment, readStep, STEP_KINDS, type TemplateUse } from './read-step.ts';
+import { collectTemplates, readBoolean, readEnvironment, readStep, STEP_KINDS, type TemplateUse } from './read-step.ts';
 import { references } from './template.ts';
 
-export const TOOL_FIELDS = [
+const TOOL_FIELDS = [
   'name', 'description', 'version', 'category', 'tags', 'platforms', 'timeout', 'working-directory', 'environment', 'parameters',
   'dependencies', 'parallel', 'output', 'single-confirmation', 'atomic', 'steps', 'shell', ...STEP_KINDS,
 ];
-export const STEP_RESULT_FIELDS = ['output', 'stdout', 'stderr', 'exit-code'];
+const STEP_RESULT_FIELDS = ['output', 'stdout', 'stderr', 'exit-code'];
 
 /** Whether a YAML file declares a tool (rather than being data that travels with the tools). */
 export function declaresTool(data: unknown): boolean {
@@ -47,11 +47,7 @@ export function readYamlTool(data: unknown, defaultName: string): { definition?:
   const { schema: inputSchema, names: parameterNames } = readParameters(data.parameters, ['parameters'], problems);
   const tags = readTags(data.tags, problems);
   const environmentUses: TemplateUse[] = [];
-  const toolTemplate = (value: string, at: PathSegment[], env = false) => {
-    const t = problems.template(value, at, { env });
-    environmentUses.push({ template: t, path: at });
-    return t;
-  };
+  const toolTemplate = collectTemplates(problems, environmentUses);
 
   // Steps: a `steps:` list, or one action at the top level.
   const steps: YamlStep[] = [];
@@ -259,8 +255,9 @@ function readDependencies(value: unknown, problems: ProblemList): ToolDependency
   const out: ToolDependency[] = [];
   value.forEach((raw, i) => {
     const text = String(raw).trim();
-    const { scope, name, range } = parseToolReference(text);
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name) || (scope !== undefined && !/^[a-z]+$/.test(scope)) || range === '') {
+    const reference = parseToolReference(text);
+    const { scope, name, range } = reference;
+    if (!isWellFormedReference(reference) || range === '') {
       problems.error('FORGE_YAML_DEPENDENCY', `"${text}" is not a dependency`, ['dependencies', i], { hint: 'write a tool name with an optional scope and semver range: summarize, user/summarize, summarize@^1.0.0' });
       return;
     }

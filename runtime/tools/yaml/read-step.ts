@@ -5,8 +5,7 @@
  */
 import { splitCommand } from './argv.ts';
 import { parseCondition } from './condition.ts';
-import type { ArgTemplate, EnvironmentEntry, PathSegment, StepAction, YamlStep } from './definition.ts';
-import { parseToolReference } from './definition.ts';
+import { isWellFormedReference, parseToolReference, type ArgTemplate, type EnvironmentEntry, type PathSegment, type StepAction, type YamlStep } from './definition.ts';
 import { isRecord, type ProblemList } from './problems.ts';
 import { compileScript, type ScriptLanguage } from './script.ts';
 import { literalSkeleton, references, type Template } from './template.ts';
@@ -25,13 +24,20 @@ export interface ReadStep {
   uses: TemplateUse[];
 }
 
+type MakeTemplate = (value: string, at: PathSegment[], env?: boolean) => Template;
+
+/** Parses templates (problems to `problems`) and keeps each in `uses`, for the reference check once every step is known. */
+export function collectTemplates(problems: ProblemList, uses: TemplateUse[]): MakeTemplate {
+  return (value, at, env = false) => {
+    const template = problems.template(value, at, { env });
+    uses.push({ template, path: at });
+    return template;
+  };
+}
+
 export function readStep(raw: Record<string, unknown>, path: PathSegment[], defaultName: string, problems: ProblemList): ReadStep | undefined {
   const uses: TemplateUse[] = [];
-  const template = (value: string, at: PathSegment[], env = false) => {
-    const t = problems.template(value, at, { env });
-    uses.push({ template: t, path: at });
-    return t;
-  };
+  const template = collectTemplates(problems, uses);
 
   for (const key of Object.keys(raw)) {
     if (!STEP_FIELDS.has(key)) problems.error('FORGE_YAML_FIELD', `unknown step field "${key}"`, [...path, key], { at: 'key' });
@@ -77,11 +83,12 @@ export function readStep(raw: Record<string, unknown>, path: PathSegment[], defa
       action = { kind: 'script', body, interpreter, extension: '' };
     }
   } else {
-    if (typeof value !== 'string' || !/^([a-z]+\/)?[A-Za-z0-9_-]{1,64}$/.test(value)) {
+    const ref = typeof value === 'string' ? parseToolReference(value) : undefined;
+    if (!ref || ref.range !== undefined || !isWellFormedReference(ref)) {
       problems.error('FORGE_YAML_TOOL_REF', `"tool:" must name a tool, such as summarize or user/summarize`, actionPath);
       return undefined;
     }
-    const { scope, name } = parseToolReference(value);
+    const { scope, name } = ref;
     let args: Record<string, ArgTemplate> | undefined;
     if (raw.args !== undefined) {
       if (!isRecord(raw.args)) return typeError(problems, [...path, 'args'], 'a mapping of argument names to values');
@@ -135,10 +142,8 @@ export function readStep(raw: Record<string, unknown>, path: PathSegment[], defa
   return { step, uses };
 }
 
-type MakeTemplate = (value: string, at: PathSegment[], env?: boolean) => Template;
-
 /** A command as a string (split into words) or a list (one argument each). */
-export function readCommand(value: unknown, path: PathSegment[], problems: ProblemList, template: MakeTemplate): Template[] {
+function readCommand(value: unknown, path: PathSegment[], problems: ProblemList, template: MakeTemplate): Template[] {
   if (typeof value === 'string') {
     const { words, problems: found } = splitCommand(template(value, path));
     problems.fromTemplate('FORGE_YAML_COMMAND', found, path);

@@ -119,7 +119,7 @@ export function references(template: Template): Extract<Segment, { kind: 'ref' }
 }
 
 /** The template is one placeholder and nothing else: its value keeps its type (an object stays an object). */
-export function singleReference(template: Template): Reference | undefined {
+function singleReference(template: Template): Reference | undefined {
   const [only, ...rest] = template.segments;
   return only?.kind === 'ref' && rest.length === 0 ? only.ref : undefined;
 }

@@ -5,7 +5,7 @@
  * first failing step (unless it may fail), and builds the result from
  * output: or the last step that ran.
  */
-import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
+import { fail, ok, toSpec, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
 import { resolvePython } from '../custom/python-interpreter.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
 import { evaluate, truthy } from './condition.ts';
@@ -50,27 +50,22 @@ export function isYamlTool(tool: Tool | undefined): tool is YamlTool {
 
 /** The spec a YAML tool records in agent.json (composedOf: the tools its steps call, by name). */
 export function yamlToolSpec(definition: YamlToolDefinition, source: ToolSpec['source']): ToolSpec {
-  const spec: ToolSpec = {
+  const interpreters = new Set<string>();
+  for (const { action } of definition.steps) {
+    if (action.kind === 'bash' || action.kind === 'sh' || action.kind === 'python') interpreters.add(action.kind);
+    if (action.kind === 'script' && 'language' in action.body) interpreters.add(action.body.language);
+  }
+  return toSpec({
     name: definition.name,
     description: definition.description,
     category: definition.category,
     inputSchema: definition.inputSchema,
-    tags: [...definition.tags],
-  };
-  const composedOf = [...new Set(definition.toolSteps.map((t) => t.name))];
-  if (composedOf.length) spec.composedOf = composedOf;
-  if (definition.singleConfirmation) spec.singleConfirmation = true;
-  if (definition.timeoutMs !== undefined) spec.timeoutMs = definition.timeoutMs;
-  if (source) {
-    const interpreters = new Set<string>();
-    for (const step of definition.steps) {
-      const action = step.action;
-      if (action.kind === 'bash' || action.kind === 'sh' || action.kind === 'python') interpreters.add(action.kind);
-      if (action.kind === 'script' && 'language' in action.body) interpreters.add(action.body.language);
-    }
-    spec.source = { ...source, ...(interpreters.size ? { interpreters: [...interpreters].sort() } : {}) };
-  }
-  return spec;
+    tags: definition.tags,
+    composedOf: [...new Set(definition.toolSteps.map((t) => t.name))],
+    singleConfirmation: definition.singleConfirmation,
+    timeoutMs: definition.timeoutMs,
+    source: source && { ...source, ...(interpreters.size ? { interpreters: [...interpreters].sort() } : {}) },
+  });
 }
 
 export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, host: YamlToolHost): YamlTool {
@@ -167,6 +162,8 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
   return { ...spec, definition, execute, plan };
 }
 
+const CONTINUE_HINT = 'add continue-on-error: true to the step to go on after a failure';
+
 function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResult {
   const error = result.error ?? { code: 'FORGE_YAML_STEP_EXIT', message: 'failed' };
   if (step.action.kind === 'tool') {
@@ -174,7 +171,7 @@ function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResu
     return fail(
       error.code,
       `tool "${tool}" failed at step "${step.name}": tool "${step.action.tool}" failed: ${error.message}`,
-      error.hint ?? 'add continue-on-error: true to the step to go on after a failure',
+      error.hint ?? CONTINUE_HINT,
       [error.code, error.details].filter(Boolean).join('\n'),
     );
   }
@@ -182,7 +179,7 @@ function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResu
   return fail(
     error.code === 'FORGE_YAML_STEP_EXIT' ? 'FORGE_YAML_STEP_FAILED' : error.code,
     `tool "${tool}" failed at step "${step.name}": ${error.message}`,
-    error.hint ?? (error.code === 'FORGE_YAML_STEP_EXIT' ? 'add continue-on-error: true to the step to go on after a failure' : undefined),
+    error.hint ?? (error.code === 'FORGE_YAML_STEP_EXIT' ? CONTINUE_HINT : undefined),
     stderr || undefined,
   );
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readYamlTool } from '../../../../runtime/tools/yaml/read-definition.ts';
 import { parseTemplate, renderText, renderValue } from '../../../../runtime/tools/yaml/template.ts';
+import { yamlToolSpec } from '../../../../runtime/tools/yaml/yaml-tool.ts';
 import { problemsOf } from './helpers.ts';
 
 const base = { description: 'A tool.', parameters: { name: { type: 'string' }, n: { type: 'integer', default: 1 } } };
@@ -85,6 +87,9 @@ describe('reading a YAML tool: references and structure', () => {
     [{ bash: 'true', platforms: ['linux', 'macOS'] }, 'FORGE_YAML_PLATFORM', 'unknown platform "macOS"'],
     [{ bash: 'true', timeout: 'soon' }, 'FORGE_YAML_TIMEOUT', 'invalid timeout "soon"'],
     [{ bash: 'true', dependencies: ['not a tool'] }, 'FORGE_YAML_DEPENDENCY', 'is not a dependency'],
+    [{ bash: 'true', dependencies: ['team_42/fetch'] }, 'FORGE_YAML_DEPENDENCY', 'is not a dependency'],
+    [{ steps: [{ tool: 'summarize@^1.0.0' }] }, 'FORGE_YAML_TOOL_REF', '"tool:" must name a tool'],
+    [{ steps: [{ tool: 'user/sum marize' }] }, 'FORGE_YAML_TOOL_REF', '"tool:" must name a tool'],
     [{ bash: 'true', parameters: { input: { type: 'string' } } }, 'FORGE_YAML_PARAMETER', '"input" is reserved'],
     [{ bash: 'true', parameters: { x: { type: 'strng' } } }, 'FORGE_YAML_PARAMETER', 'unknown type "strng"'],
     [{ bash: 'true', parameters: { x: { type: 'integer', default: 'one' } } }, 'FORGE_YAML_PARAMETER', 'the default of parameter "x" is not a integer'],
@@ -101,9 +106,7 @@ describe('reading a YAML tool: references and structure', () => {
     expect(problem.hint).toBe('did you mean "name"?');
   });
 
-  it('derives composedOf from tool steps and keeps scope and range of dependencies', async () => {
-    const { readYamlTool } = await import('../../../../runtime/tools/yaml/read-definition.ts');
-    const { yamlToolSpec } = await import('../../../../runtime/tools/yaml/yaml-tool.ts');
+  it('derives composedOf from tool steps and keeps scope and range of dependencies', () => {
     const { definition } = readYamlTool(
       {
         description: 'Meta.',

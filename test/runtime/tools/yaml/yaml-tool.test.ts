@@ -139,9 +139,13 @@ describe('YAML tool steps', () => {
   it('runs commands in working-directory, which must stay inside the work dir', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'sub'));
+    mkdirSync(join(dir, '..cache'));
     symlinkSync(tempDir(), join(dir, 'escape'));
     const r = yamlRegistry(dir, { t: { description: 'Where.', parameters: { d: { type: 'string' } }, 'working-directory': '{d}', bash: 'pwd' } });
     expect(await r.execute('t', { d: 'sub' })).toMatchObject({ ok: true, value: join(dir, 'sub') });
+    // A name that merely starts with ".." is a directory inside, not a way out.
+    expect(await r.execute('t', { d: '..cache' })).toMatchObject({ ok: true, value: join(dir, '..cache') });
+    expect(errorOf(await r.execute('t', { d: 'sub\0' }))).toMatchObject({ code: 'FORGE_YAML_VALUE', message: expect.stringContaining('NUL') });
     expect(errorOf(await r.execute('t', { d: '../..' }))).toMatchObject({ code: 'FORGE_YAML_VALUE', message: expect.stringContaining('outside the work dir') });
     expect(errorOf(await r.execute('t', { d: 'escape' })).message).toContain('through a symbolic link');
     expect(errorOf(await r.execute('t', { d: 'missing' })).message).toContain('does not exist');

@@ -1,0 +1,12 @@
+/**
+ * How `forge tool add/get/remove/check` report a failure that is not a
+ * usage mistake: one JSON object on stdout with --json, otherwise ✘ and the
+ * message on stderr. Returns the exit code.
+ */
+import { errColor } from './terminal.ts';
+
+export function reportFailure(json: boolean, message: string, hint?: string, extra: Record<string, unknown> = {}): 1 {
+  if (json) process.stdout.write(JSON.stringify({ ok: false, error: message, ...(hint ? { hint } : {}), ...extra }, null, 2) + '\n');
+  else process.stderr.write(`${errColor.red('✘')} ${message}${hint ? ` (${hint})` : ''}\n`);
+  return 1;
+}
