@@ -9,9 +9,7 @@
 import { isAbsolute, join } from 'node:path';
 import { DiagnosticError, type Diagnostic } from './diagnostics.ts';
 import { ApprovalPolicy } from './guard/approval-policy.ts';
-import { approveEverything, type Approver } from './guard/approver.ts';
 import { createEgressPolicy } from './guard/egress.ts';
-import { hasTerminal, TerminalApprover } from './guard/terminal-approver.ts';
 import type { BundleContents } from './main.ts';
 import type { AgentManifest } from './manifest.ts';
 import { HttpClient } from './net/http-client.ts';
@@ -86,9 +84,4 @@ export async function createBundleRegistry(contents: BundleContents, manifest: A
     await adapters.close();
   };
   return { ok: true, registry, http, diagnostics: [...diagnostics, ...problems], close };
-}
-
-/** Who confirms the sub-tool calls of a tool a person runs: everyone (--yes), the terminal, or no one. */
-export function personApprover(yes: boolean): Approver | undefined {
-  return yes ? approveEverything : hasTerminal() ? new TerminalApprover() : undefined;
 }

@@ -111,8 +111,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ createBundleRegistry, personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ createBundleRegistry }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
     import('./bundle-registry.ts'),
+    import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
   ]);

@@ -7,9 +7,9 @@
  * would ask, and its sub-calls then run under that confirmation.
  */
 import { riskOf } from '../guard/approval-rules.ts';
-import type { ApprovalPolicy } from '../guard/approval-policy.ts';
+import type { ApprovalPolicy, Verdict } from '../guard/approval-policy.ts';
 import type { Approver } from '../guard/approver.ts';
-import { fail, type Tool, type ToolResult } from './model.ts';
+import { fail, type Tool, type ToolResult, type ToolSpec } from './model.ts';
 
 /** Where a call stands in a composition. */
 export interface CallFrame {
@@ -35,17 +35,16 @@ export async function checkApproval(
   policy: ApprovalPolicy | undefined,
   lookup: (name: string) => Tool | undefined,
 ): Promise<GateResult> {
-  const single = tool.singleConfirmation === true;
   if (!policy) return { ok: true, outcome: 'unchecked', coversSubCalls: frame.covered };
-  const verdict = policy.decide(tool);
+  const single = tool.singleConfirmation === true;
+  const calledBy = frame.chain.length ? ` (called by ${frame.chain.join(' → ')})` : '';
+  const { verdict, covers, asks } = decideCall(tool, policy, lookup);
   if (verdict.decision === 'deny') {
     return {
       ok: false,
-      result: fail('FORGE_TOOL_DENIED', `tool "${tool.name}" is refused by the approval rule "${verdict.rule}"${frame.chain.length ? ` (called by ${frame.chain.join(' → ')})` : ''}`, 'auto-deny rules come from approval.auto_deny in forge.yaml and --auto-deny; they always win'),
+      result: fail('FORGE_TOOL_DENIED', `tool "${tool.name}" is refused by the approval rule "${verdict.rule}"${calledBy}`, 'auto-deny rules come from approval.auto_deny in forge.yaml and --auto-deny; they always win'),
     };
   }
-  const covers = single ? subToolsThatAsk(tool, policy, lookup) : [];
-  const asks = verdict.decision === 'ask' || covers.length > 0;
   const coversSubCalls = frame.covered || single;
   if (!asks) return { ok: true, outcome: 'policy', coversSubCalls };
   if (frame.covered) return { ok: true, outcome: 'covered', coversSubCalls };
@@ -73,13 +72,25 @@ export async function checkApproval(
     ...(single ? { covers } : {}),
   });
   if (!approved) {
-    return { ok: false, result: fail('FORGE_TOOL_NOT_APPROVED', `the call to "${tool.name}" was not approved${frame.chain.length ? ` (called by ${frame.chain.join(' → ')})` : ''}`) };
+    return { ok: false, result: fail('FORGE_TOOL_NOT_APPROVED', `the call to "${tool.name}" was not approved${calledBy}`) };
   }
   return { ok: true, outcome: 'confirmed', coversSubCalls };
 }
 
+/**
+ * The policy's answer for a call of `tool`, single confirmation included: a
+ * singleConfirmation tool asks when it, or any tool it can reach, would ask
+ * (`covers` names those). The registry and the agent loop's gate both decide
+ * with this.
+ */
+export function decideCall(tool: ToolSpec, policy: ApprovalPolicy, lookup: (name: string) => ToolSpec | undefined): { verdict: Verdict; covers: string[]; asks: boolean } {
+  const verdict = policy.decide(tool);
+  const covers = verdict.decision !== 'deny' && tool.singleConfirmation ? subToolsThatAsk(tool, policy, lookup) : [];
+  return { verdict, covers, asks: verdict.decision === 'ask' || covers.length > 0 };
+}
+
 /** The tools reachable through composedOf that the policy would ask about (not those it denies: those stay refused). */
-export function subToolsThatAsk(tool: Tool, policy: ApprovalPolicy, lookup: (name: string) => Tool | undefined): string[] {
+function subToolsThatAsk(tool: ToolSpec, policy: ApprovalPolicy, lookup: (name: string) => ToolSpec | undefined): string[] {
   const seen = new Set<string>([tool.name]);
   const asking: string[] = [];
   const visit = (names: readonly string[] | undefined) => {
