@@ -1,12 +1,17 @@
 /**
- * Runs one command for a tool (cli_execute, local_shell, test_runner): argv,
+ * Runs one process for a tool — a command tool's argv (cli_execute,
+ * local_shell, test_runner), a custom tool's script, a YAML tool's step:
  * never a shell unless the caller names one; its own process group, so a
- * timeout or a cancellation kills everything it started; stdout and stderr
- * each capped (what is past the cap is read and dropped, so the command is
- * not blocked on a full pipe) with a flag saying so.
+ * timeout or a cancellation kills everything it started; output capped with
+ * a flag saying so. Past the cap, stdout is read and dropped (the command is
+ * not blocked on a full pipe), or — for a tool whose stdout is its result —
+ * the process is stopped.
  */
-import { HeadBuffer } from '../tools/custom/output-buffer.ts';
+import { HeadBuffer, lastLines, TailBuffer } from '../tools/custom/output-buffer.ts';
 import { killProcessTree, spawnInGroup } from '../tools/custom/process-tree.ts';
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
 
 export interface CommandOptions {
   command: string;
@@ -14,11 +19,18 @@ export interface CommandOptions {
   cwd: string;
   env: Record<string, string>;
   stdin?: string;
-  timeoutMs: number;
-  /** Cancellation from the caller (the registry's signal). */
+  /** A deadline of its own (besides `signal`). */
+  timeoutMs?: number;
+  /** Cancellation from the caller (the registry's signal: timeouts too). */
   signal?: AbortSignal;
-  /** Cap for each of stdout and stderr. */
-  maxOutputBytes: number;
+  /** Cap for stdout (default 1 MiB). */
+  maxOutputBytes?: number;
+  /** Cap for stderr (default: the stdout cap). */
+  maxStderrBytes?: number;
+  /** Keep the first bytes of stderr (a command's report) or the last (where a failing program's error is). */
+  stderr?: 'head' | 'tail';
+  /** Past the stdout cap: drop the rest, or stop the process (its output is no use cut). */
+  onOverflow?: 'drop' | 'stop';
 }
 
 export interface CommandResult {
@@ -31,6 +43,8 @@ export interface CommandResult {
   stderrTruncated: boolean;
   timedOut: boolean;
   cancelled: boolean;
+  /** Stopped for writing past the stdout cap (onOverflow: 'stop'). */
+  outputLimitHit: boolean;
   durationMs: number;
   /** The command could not be started (not found, not executable). */
   spawnError?: NodeJS.ErrnoException;
@@ -54,21 +68,33 @@ export function outputTail(result: CommandResult, chars = 2000): string {
   return `stdout: ${result.stdout.slice(-chars)}\nstderr: ${result.stderr.slice(-chars)}`;
 }
 
+/** How a failed run ended, with the last lines of its stderr: "exited with code 3: <reason>". */
+export function howItEnded(result: CommandResult, maxChars = 1500): string {
+  const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+  const tail = lastLines(result.stderr, maxChars, result.stderrTruncated);
+  return tail ? `${how}: ${tail}` : how;
+}
+
 export function runCommand(options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
     const started = performance.now();
-    const stdout = new HeadBuffer(options.maxOutputBytes);
-    const stderr = new HeadBuffer(options.maxOutputBytes);
+    const stdout = new HeadBuffer(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+    const stderrLimit = options.maxStderrBytes ?? options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    const stderr = options.stderr === 'tail' ? new TailBuffer(stderrLimit) : new HeadBuffer(stderrLimit);
     let timedOut = false;
     let cancelled = false;
+    let outputLimitHit = false;
     let settled = false;
 
     const child = spawnInGroup(options.command, [...options.args], options);
 
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killProcessTree(child);
-    }, options.timeoutMs);
+    const timer =
+      options.timeoutMs !== undefined
+        ? setTimeout(() => {
+            timedOut = true;
+            killProcessTree(child);
+          }, options.timeoutMs)
+        : undefined;
     const onAbort = () => {
       cancelled = true;
       killProcessTree(child);
@@ -76,7 +102,12 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     if (options.signal?.aborted) queueMicrotask(onAbort);
     else options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!stdout.push(chunk) && options.onOverflow === 'stop' && !outputLimitHit) {
+        outputLimitHit = true;
+        killProcessTree(child);
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.stdin.on('error', () => {}); // a command that does not read its input is fine
     child.stdin.end(options.stdin ?? '');
@@ -92,9 +123,10 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
         stdout: stdout.toString(),
         stderr: stderr.toString(),
         stdoutTruncated: stdout.overflowed,
-        stderrTruncated: stderr.overflowed,
+        stderrTruncated: stderr instanceof TailBuffer ? stderr.dropped : stderr.overflowed,
         timedOut,
         cancelled,
+        outputLimitHit,
         durationMs: Math.round(performance.now() - started),
         ...(spawnError ? { spawnError } : {}),
       });

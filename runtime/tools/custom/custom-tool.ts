@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
-import { DEFAULT_MAX_STDOUT, runProcess, type RunResult } from './process-runner.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_STDERR_BYTES, howItEnded, runCommand, type CommandResult } from '../../exec/run-command.ts';
 import { PYTHON_WORKER_HOST } from './python-host.ts';
 import { PythonNotFoundError, resolvePython } from './python-interpreter.ts';
 import { PYTHON_TOOL_ENV, toolEnvironment } from './tool-env.ts';
@@ -87,31 +87,34 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
       } catch (err) {
         return startFailure(spec.name, err);
       }
-      const run = await runProcess({
+      const run = await runCommand({
         ...cmd,
         cwd: host.workDir,
         env: env(),
         stdin: JSON.stringify(args ?? {}),
         signal: ctx.signal,
-        maxStdoutBytes: host.maxOutputBytes,
+        maxOutputBytes: host.maxOutputBytes,
+        ...TOOL_PROCESS_OUTPUT,
       });
-      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_STDOUT);
+      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
     },
   };
 }
 
 
-function fromProcess(name: string, run: RunResult, limit: number): ToolResult {
+/**
+ * A tool process's stdout is its result (a cut one is no use: stop it) and
+ * its stderr is where a failure says why (keep the end).
+ */
+export const TOOL_PROCESS_OUTPUT = { onOverflow: 'stop', stderr: 'tail', maxStderrBytes: DEFAULT_MAX_STDERR_BYTES } as const;
+
+function fromProcess(name: string, run: CommandResult, limit: number): ToolResult {
   if (run.spawnError) return startFailure(name, run.spawnError);
-  if (run.stoppedBy === 'output-limit') {
+  if (run.outputLimitHit) {
     return fail('FORGE_TOOL_OUTPUT_LIMIT', `tool "${name}" wrote more than the ${formatBytes(limit)} output limit and was stopped`, 'return less data, or write large results to a file and return its path');
   }
-  if (run.stoppedBy === 'abort') return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
-  if (run.exitCode !== 0) {
-    const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
-    const tail = run.stderr.tail(1500);
-    return fail('FORGE_TOOL_EXIT', `tool "${name}" ${how}${tail ? `: ${tail}` : ''}`, undefined, run.stderr.toString() || undefined);
-  }
+  if (run.cancelled) return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
+  if (run.exitCode !== 0) return fail('FORGE_TOOL_EXIT', `tool "${name}" ${howItEnded(run)}`, undefined, run.stderr || undefined);
   return ok(parseOutput(run.stdout));
 }
 

@@ -51,10 +51,15 @@ export class TailBuffer {
 
   /** The last lines, up to `maxChars`, for an error message. */
   tail(maxChars = 2000): string {
-    const text = this.toString().trimEnd();
-    if (text.length <= maxChars && !this.dropped) return text;
-    const cut = text.slice(-maxChars);
-    const newline = cut.indexOf('\n');
-    return '…' + (newline >= 0 && newline < cut.length - 1 ? cut.slice(newline + 1) : cut);
+    return lastLines(this.toString(), maxChars, this.dropped);
   }
+}
+
+/** The last whole lines of `text` that fit in `maxChars`, marked with "…" when anything before them is left out. */
+export function lastLines(text: string, maxChars: number, alreadyCut = false): string {
+  const trimmed = text.trimEnd();
+  if (trimmed.length <= maxChars && !alreadyCut) return trimmed;
+  const cut = trimmed.slice(-maxChars);
+  const newline = cut.indexOf('\n');
+  return '…' + (newline >= 0 && newline < cut.length - 1 ? cut.slice(newline + 1) : cut);
 }

@@ -8,7 +8,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
-import { DEFAULT_MAX_STDOUT } from './process-runner.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
@@ -173,7 +173,7 @@ export class ToolWorker {
     if (start < text.length) {
       this.partial += text.slice(start);
       this.partialBytes += text.length - start;
-      const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_STDOUT;
+      const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
       if (this.partialBytes > limit) {
         this.pending?.resolve({ kind: 'output-limit', limit });
         this.kill(child);

@@ -1,8 +1,8 @@
 /** Runs one prepared step: a process (with its script written to the call's temp dir) or a tool call. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseOutput } from '../custom/custom-tool.ts';
-import { runProcess } from '../custom/process-runner.ts';
+import { howItEnded, runCommand } from '../../exec/run-command.ts';
+import { parseOutput, TOOL_PROCESS_OUTPUT } from '../custom/custom-tool.ts';
 import type { ToolContext } from '../model.ts';
 import { SCRIPT_FILE, type PreparedStep } from './prepare-step.ts';
 import type { StepResult } from './run-values.ts';
@@ -29,25 +29,24 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
     writeFileSync(file, prepared.script.text, { mode: 0o600 });
     argv = argv.map((a) => a.split(SCRIPT_FILE).join(file));
   }
-  const run = await runProcess({
+  const run = await runCommand({
     command: argv[0],
     args: argv.slice(1),
     cwd: prepared.cwd,
     env: prepared.env,
     signal: options.signal,
-    maxStdoutBytes: options.maxOutputBytes,
+    maxOutputBytes: options.maxOutputBytes,
+    ...TOOL_PROCESS_OUTPUT,
   });
-  const stderr = run.stderr.toString();
+  const { stderr } = run;
   if (run.spawnError) {
     const missing = (run.spawnError as NodeJS.ErrnoException).code === 'ENOENT';
     return failed(run.stdout, stderr, { code: 'FORGE_TOOL_START', message: missing ? `"${argv[0]}" was not found` : `"${argv[0]}" could not be started: ${run.spawnError.message}` });
   }
-  if (run.stoppedBy === 'output-limit') return failed(run.stdout, stderr, { code: 'FORGE_TOOL_OUTPUT_LIMIT', message: 'wrote more output than the limit and was stopped', hint: 'write large results to a file' });
-  if (run.stoppedBy === 'abort') return failed(run.stdout, stderr, { code: 'FORGE_TOOL_CANCELLED', message: 'was stopped' });
+  if (run.outputLimitHit) return failed(run.stdout, stderr, { code: 'FORGE_TOOL_OUTPUT_LIMIT', message: 'wrote more output than the limit and was stopped', hint: 'write large results to a file' });
+  if (run.cancelled) return failed(run.stdout, stderr, { code: 'FORGE_TOOL_CANCELLED', message: 'was stopped' });
   if (run.exitCode !== 0) {
-    const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
-    const tail = run.stderr.tail(1500);
-    return { status: 'failed', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: run.exitCode, error: { code: 'FORGE_YAML_STEP_EXIT', message: `${how}${tail ? `: ${tail}` : ''}` } };
+    return { status: 'failed', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: run.exitCode, error: { code: 'FORGE_YAML_STEP_EXIT', message: howItEnded(run) } };
   }
   return { status: 'ok', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: 0 };
 }
