@@ -1,8 +1,9 @@
 /**
  * The egress section of agent.json: forge.yaml's `egress:` plus every host
  * the build can see the agent will need — the model's provider and its
- * fallbacks, MCP servers over HTTP, APIs, pinned webhooks, web_search's
- * providers — so that an allowlist is complete without listing them twice.
+ * fallbacks, MCP servers over HTTP, APIs, and the endpoints each enabled
+ * shipped tool declares for its config (pinned webhooks, web_search's
+ * providers) — so that an allowlist is complete without listing them twice.
  *
  * A non-public address written in forge.yaml (an Ollama on 127.0.0.1, an
  * MCP server on localhost) is added to allowed_addresses: writing the
@@ -14,12 +15,11 @@ import { canonicalHost } from '../runtime/guard/egress.ts';
 import { classifyAddress, isPublic } from '../runtime/guard/ip-address.ts';
 import type { EgressSettings, ModelRef } from '../runtime/manifest.ts';
 import type { ApiSettings } from '../runtime/tools/adapters/settings.ts';
+import { findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 
 /** Where each provider's API is when no base_url is given. */
 const PROVIDER_HOSTS: Record<ModelRef['provider'], string> = { openai: 'api.openai.com', anthropic: 'api.anthropic.com' };
-/** web_search's providers (the tool chooses by its `provider` config, else by which key it finds). */
-const WEB_SEARCH_HOSTS: Record<string, string> = { tavily: 'api.tavily.com', perplexity: 'api.perplexity.ai' };
 /** "localhost" is loopback by definition (RFC 6761). */
 const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
 
@@ -39,8 +39,8 @@ export interface DerivedEgress {
   diagnostics: Diagnostic[];
 }
 
-/** The endpoints the agent will reach, from forge.yaml, the enabled tools and the resolved APIs. */
-export function collectEndpoints(config: ProjectConfig, tools: readonly { name: string; config?: Record<string, unknown> }[], apis: readonly ApiSettings[]): Endpoint[] {
+/** The endpoints the agent will reach, from forge.yaml, the enabled shipped tools (`toolEndpoints`) and the resolved APIs. */
+export function collectEndpoints(config: ProjectConfig, toolEndpoints: readonly Endpoint[], apis: readonly ApiSettings[]): Endpoint[] {
   const endpoints: Endpoint[] = [];
   const models: [ModelRef, string][] = config.model ? [[config.model, 'model'], ...(config.model.fallbacks ?? []).map((m, i): [ModelRef, string] => [m, `model.fallbacks[${i}]`])] : [];
   for (const [model, from] of models) {
@@ -53,19 +53,20 @@ export function collectEndpoints(config: ProjectConfig, tools: readonly { name: 
     const configured = config.apis.find((a) => a.name === api.name);
     endpoints.push({ url: api.base_url, from: `apis[${api.name}]`, explicit: configured?.base_url !== undefined, at: configured?.at });
   }
-  for (const tool of tools) {
-    if (tool.name === 'webhook_call') {
-      for (const [name, target] of Object.entries((tool.config?.webhooks ?? {}) as Record<string, string | { url: string }>)) {
-        endpoints.push({ url: typeof target === 'string' ? target : target.url, from: `webhook_call webhooks.${name}`, explicit: true });
-      }
-    }
-    if (tool.name === 'web_search') {
-      const provider = tool.config?.provider;
-      const hosts = typeof provider === 'string' && WEB_SEARCH_HOSTS[provider] ? [WEB_SEARCH_HOSTS[provider]] : Object.values(WEB_SEARCH_HOSTS);
-      for (const host of hosts) endpoints.push({ url: `https://${host}`, from: 'web_search', explicit: false });
-    }
-  }
+  endpoints.push(...toolEndpoints);
   return endpoints;
+}
+
+/** The endpoints the shipped tools forge.yaml enables declare for their config (groups expanded; unknown names are annotate's to report). */
+export async function shippedToolEndpoints(config: ProjectConfig): Promise<Endpoint[]> {
+  const enabled = config.tools.flatMap((entry): { name: string; config?: Record<string, unknown> }[] => (GROUPS[entry.name] ? GROUPS[entry.name].map((name) => ({ name })) : [entry]));
+  const perTool = await Promise.all(
+    enabled.map(async ({ name, config: toolConfig }): Promise<Endpoint[]> => {
+      const definition = (await findCatalogEntry(name)?.load())?.default;
+      return (definition?.endpoints?.(toolConfig ?? {}) ?? []).map(({ url, explicit, key }) => ({ url, explicit, from: key ? `${name} ${key}` : name }));
+    }),
+  );
+  return perTool.flat();
 }
 
 export function deriveEgress(configured: EgressSettings, endpoints: readonly Endpoint[]): DerivedEgress {

@@ -9,11 +9,10 @@ import { createEgressPolicy } from '../runtime/guard/egress.ts';
 import type { EgressSettings } from '../runtime/manifest.ts';
 import { HttpClient } from '../runtime/net/http-client.ts';
 import type { ApiSettings, McpServerSettings } from '../runtime/tools/adapters/settings.ts';
-import { GROUPS } from '../runtime/tools/catalog.ts';
 import type { DiscoveryMode } from './adapters/discover-mcp.ts';
 import { readRecordedAdapters } from './adapters/recorded-manifest.ts';
 import type { ProjectConfig } from './config/project-config.ts';
-import { collectEndpoints, deriveEgress } from './derive-egress.ts';
+import { collectEndpoints, deriveEgress, shippedToolEndpoints } from './derive-egress.ts';
 import { forgeVersion } from './forge-paths.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
@@ -41,10 +40,10 @@ export interface AdapterDiscoveryOptions {
 }
 
 export async function discoverAdapters(config: ProjectConfig, options: AdapterDiscoveryOptions, ctx: StageContext): Promise<DiscoveredAdapters> {
-  const enabled = enabledEntries(config);
+  const toolEndpoints = await shippedToolEndpoints(config);
   const mcpServers = config.mcpServers.map(({ at: _at, ...settings }) => settings);
   if (config.mcpServers.length === 0 && config.apis.length === 0) {
-    const { egress, derived, diagnostics } = deriveEgress(config.egress, collectEndpoints(config, enabled, []));
+    const { egress, derived, diagnostics } = deriveEgress(config.egress, collectEndpoints(config, toolEndpoints, []));
     ctx.report(...diagnostics);
     return { tools: [], mcpServers, apis: [], egress, derivedEgress: derived, files: [], live: [] };
   }
@@ -59,7 +58,7 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
     // The build fetches a spec on the web for itself, not for the agent: no egress rules apply.
     import('./adapters/discover-openapi.ts').then((m) => m.discoverOpenApiTools(config.apis, options.mode, recorded, new HttpClient())),
   ]);
-  const { egress, derived, diagnostics } = deriveEgress(config.egress, collectEndpoints(config, enabled, openapi.apis));
+  const { egress, derived, diagnostics } = deriveEgress(config.egress, collectEndpoints(config, toolEndpoints, openapi.apis));
   ctx.report(...mcp.diagnostics, ...openapi.diagnostics, ...diagnostics);
   return {
     tools: [...mcp.tools, ...openapi.tools],
@@ -75,13 +74,8 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
 /**
  * The HTTP client MCP servers are reached with outside the agent (the build,
  * `forge mcp`): the same egress checks as when the agent runs, with the
- * hosts forge.yaml names.
+ * hosts forge.yaml names (the tools' own endpoints change nothing for an MCP server).
  */
 export function mcpHttpClient(config: ProjectConfig): HttpClient {
-  return new HttpClient(createEgressPolicy(deriveEgress(config.egress, collectEndpoints(config, enabledEntries(config), [])).egress));
-}
-
-/** forge.yaml's enabled tools by name (groups expanded), with their config. */
-function enabledEntries(config: ProjectConfig): { name: string; config?: Record<string, unknown> }[] {
-  return config.tools.flatMap((entry) => (GROUPS[entry.name] ? GROUPS[entry.name].map((name) => ({ name })) : [entry]));
+  return new HttpClient(createEgressPolicy(deriveEgress(config.egress, collectEndpoints(config, [], [])).egress));
 }

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfigText } from '../../stages/config/load-config.ts';
-import { collectEndpoints, deriveEgress } from '../../stages/derive-egress.ts';
+import { collectEndpoints, deriveEgress, shippedToolEndpoints } from '../../stages/derive-egress.ts';
 
 async function derive(yaml: string, apis: { name: string; base_url: string }[] = []) {
   const { config, diagnostics } = await loadConfigText('/p/forge.yaml', `agent_id: a\nversion: 1.0.0\n${yaml}`, '/p');
   expect(diagnostics).toEqual([]);
-  const tools = config!.tools.map((t) => ({ name: t.name, config: t.config }));
-  return deriveEgress(config!.egress, collectEndpoints(config!, tools, apis.map((a) => ({ ...a, spec: 'x', timeout_ms: 1 }))));
+  return deriveEgress(config!.egress, collectEndpoints(config!, await shippedToolEndpoints(config!), apis.map((a) => ({ ...a, spec: 'x', timeout_ms: 1 }))));
 }
 
 describe('the egress the build derives', () => {
@@ -37,6 +36,13 @@ egress: { mode: allowlist, allowed_domains: [api.github.com] }
   it('adds only the chosen web_search provider when the tool names one', async () => {
     const { egress } = await derive('tools: [{ name: web_search, config: { provider: tavily } }]\n');
     expect(egress.allowed_domains).toEqual(['api.tavily.com']);
+  });
+
+  it("reaches web_search's provider where its config points, allowing that address as written", async () => {
+    const { egress, derived } = await derive('tools: [{ name: web_search, config: { provider: tavily, tavily_base_url: "http://10.0.0.5:8080" } }]\n');
+    expect(egress.allowed_domains).toEqual([]);
+    expect(egress.allowed_addresses).toEqual(['10.0.0.5']);
+    expect(derived).toEqual([{ entry: '10.0.0.5', from: 'web_search tavily_base_url' }]);
   });
 
   it('allows a private address written in forge.yaml, and only that one', async () => {

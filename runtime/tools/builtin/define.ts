@@ -25,12 +25,22 @@ export interface BuiltinHost<Config> {
   schedules?: readonly ScheduledTask[];
 }
 
+export interface ToolEndpoint {
+  url: string;
+  /** Written in forge.yaml (so a private address in it is explicitly allowed), not a default of the tool. */
+  explicit: boolean;
+  /** The config key that names it, for messages ("webhooks.deploy"). */
+  key?: string;
+}
+
 export interface BuiltinDefinition<Config = Record<string, unknown>> {
   spec: Omit<ToolSpec, 'config' | 'source'>;
   /** Validates forge.yaml's `config:` for this tool at build time. */
   configSchema?: Record<string, unknown>;
   /** What the tool's config changes in its spec (e.g. webhook_call's pinned names as an enum); applied by the build. */
   specFor?(config: Partial<Config>): Partial<Pick<ToolSpec, 'description' | 'inputSchema'>>;
+  /** The endpoints the tool will reach with this config, for the build to add to the egress allowlist. */
+  endpoints?(config: Partial<Config>): ToolEndpoint[];
   create(host: BuiltinHost<Config>): Pick<Tool, 'execute'> & Partial<Pick<Tool, 'close'>>;
 }
 

@@ -42,6 +42,12 @@ export default defineBuiltin<WebSearchConfig>({
       timeout: { type: 'number', exclusiveMinimum: 0, maximum: 120, default: 30, description: 'Seconds for one search.' },
     },
   },
+  // The chosen provider, or each one the tool may fall back to by key; a base URL written in config is the one reached.
+  endpoints: (config) =>
+    (config.provider ? [PROVIDERS[config.provider]] : Object.values(PROVIDERS)).map((provider) => {
+      const configured = configuredBaseUrl(config, provider);
+      return configured ? { url: configured, explicit: true, key: `${provider.name}_base_url` } : { url: provider.defaultBaseUrl, explicit: false };
+    }),
   create(host) {
     const choose = (): SearchProvider | ToolResult => {
       const requested = host.env.WEB_SEARCH_PROVIDER?.trim().toLowerCase() || host.config.provider;
@@ -59,8 +65,7 @@ export default defineBuiltin<WebSearchConfig>({
         const { query, max_results: maxResults } = args as { query: string; max_results: number };
         const provider = choose();
         if ('ok' in provider) return provider;
-        const configured = provider.name === 'tavily' ? host.config.tavily_base_url : host.config.perplexity_base_url;
-        const base = (configured ?? host.env[provider.baseUrlVariable] ?? provider.defaultBaseUrl).replace(/\/+$/, '');
+        const base = (configuredBaseUrl(host.config, provider) ?? host.env[provider.baseUrlVariable] ?? provider.defaultBaseUrl).replace(/\/+$/, '');
         let response;
         try {
           response = await host.http.request({
@@ -93,4 +98,8 @@ export default defineBuiltin<WebSearchConfig>({
 
 function missingKey(variable: string, why: string): ToolResult {
   return fail('FORGE_WEB_SEARCH_KEY', `${why}, and ${variable} is not set`, `set ${variable} in the agent's environment (never in forge.yaml)`);
+}
+
+function configuredBaseUrl(config: Partial<WebSearchConfig>, provider: SearchProvider): string | undefined {
+  return provider.name === 'tavily' ? config.tavily_base_url : config.perplexity_base_url;
 }

@@ -92,6 +92,7 @@ export default defineBuiltin<WebhookConfig>({
     };
     return { inputSchema, description: `POST a JSON payload to one of these webhooks — ${names.join(', ')} — and return the HTTP status and the response body.` };
   },
+  endpoints: (config) => Object.entries(config.webhooks ?? {}).map(([name, target]) => ({ url: typeof target === 'string' ? target : target.url, explicit: true, key: `webhooks.${name}` })),
   create: ({ config, http, env }) => ({
     async execute(rawArgs, ctx) {
       const args = rawArgs as WebhookArgs;
