@@ -91,10 +91,12 @@ export class HttpClient {
   ) {}
 
   async request(req: HttpRequest): Promise<HttpResponse> {
-    const { response, url, redirects, done } = await this.exchange(req);
+    const { response, url, redirects, done, failure } = await this.exchange(req);
     try {
       const { body, truncated } = await readCapped(decoded(response), req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
       return { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: flattenHeaders(response.headers), body, truncated, url, redirects };
+    } catch (err) {
+      throw failure(err);
     } finally {
       response.destroy();
       done();
@@ -102,7 +104,7 @@ export class HttpClient {
   }
 
   async stream(req: HttpRequest): Promise<HttpStream> {
-    const { response, url, done } = await this.exchange(req);
+    const { response, url, done, failure } = await this.exchange(req);
     const body = decoded(response);
     return {
       status: response.statusCode ?? 0,
@@ -112,6 +114,8 @@ export class HttpClient {
       body: (async function* () {
         try {
           for await (const chunk of body) yield chunk as Buffer;
+        } catch (err) {
+          throw failure(err);
         } finally {
           done();
         }
@@ -135,6 +139,8 @@ export class HttpClient {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onOuterAbort);
     };
+    // A cancelled exchange fails with why (timeout, cancellation), not with the "aborted" of the socket it destroyed.
+    const failure = (err: unknown) => (controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err);
 
     try {
       let url = toUrl(req.url);
@@ -149,7 +155,7 @@ export class HttpClient {
         const location = response.headers.location;
         if (!isRedirect(status) || !location || req.redirect === 'manual') {
           if (req.timeoutHeadersOnly) clearTimeout(timer);
-          return { response, url: url.href, redirects, done };
+          return { response, url: url.href, redirects, done, failure };
         }
         response.resume();
         if (redirects.length >= maxRedirects) throw new HttpError(`stopped after ${maxRedirects} redirects (last to ${location})`, 'FORGE_HTTP_REDIRECTS');
@@ -167,7 +173,7 @@ export class HttpClient {
       }
     } catch (err) {
       done();
-      throw controller.signal.aborted && controller.signal.reason instanceof Error ? controller.signal.reason : err;
+      throw failure(err);
     }
   }
 
@@ -212,9 +218,8 @@ export class HttpClient {
   private checkedLookup(host: string): LookupFunction {
     return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
       const lookup: HostLookup = this.options.lookup ?? ((name, opts, cb) => dnsLookup(name, opts, cb));
-      lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      lookup(hostname, { ...options, all: true }, (err, list) => {
         if (err) return callback(err, '');
-        const list = addresses;
         if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         for (const a of list) {
           const refusal = this.egress.checkAddress(host, a.address, a.family as 4 | 6);

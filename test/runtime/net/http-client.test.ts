@@ -73,6 +73,34 @@ describe('HttpClient', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('times out a body that stops arriving, and says so', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('the first part, then nothing');
+    });
+    const error = await client.request({ url: server.url, timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toMatchObject({ code: 'FORGE_HTTP_TIMEOUT' });
+  });
+
+  it('ends a stream being read with the reason it was cancelled', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+    });
+    const controller = new AbortController();
+    const stream = await client.stream({ url: server.url, signal: controller.signal });
+    const chunks: string[] = [];
+    const reading = (async () => {
+      for await (const chunk of stream.body) {
+        chunks.push(chunk.toString());
+        controller.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ code: 'FORGE_HTTP_ABORTED' });
+    expect(chunks).toEqual(['data: one\n\n']);
+  });
+
   it('refuses URLs that are not http or https', async () => {
     await expect(client.request({ url: 'file:///etc/passwd' })).rejects.toMatchObject({ code: 'FORGE_HTTP_URL' });
   });
