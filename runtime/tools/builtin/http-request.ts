@@ -2,7 +2,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, MAX_TIMEOUT_MS } from '../../net/http-clien
 import { httpFailure } from '../../net/http-failure.ts';
 import { ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { decodeText, isTextual } from './web/text-content.ts';
+import { decodeText, isTextual } from '../../net/text-content.ts';
 
 interface HttpRequestArgs {
   url: string;

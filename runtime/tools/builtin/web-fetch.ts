@@ -3,7 +3,7 @@ import { httpFailure } from '../../net/http-failure.ts';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 import { htmlToReadable, type ReadableFormat } from './web/html-to-readable.ts';
-import { decodeText, isTextual } from './web/text-content.ts';
+import { decodeText, isTextual } from '../../net/text-content.ts';
 
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 

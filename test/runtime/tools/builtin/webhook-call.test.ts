@@ -89,6 +89,12 @@ describe('webhook_call', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_HTTP_URL', message: expect.stringContaining('webhook_call to http://127.0.0.1:99999/'), hint: 'give an absolute http:// or https:// URL' } });
   });
 
+  it('decodes a text response in the charset it names', async () => {
+    const hook = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.from('queued: café', 'latin1')));
+    const { registry } = webhookRegistry({});
+    expect(await registry.execute('webhook_call', { url: hook.url, payload: {} })).toMatchObject({ ok: true, value: { status: 200, body: 'queued: café' } });
+  });
+
   it('marks a binary response with its type and size instead of decoding it', async () => {
     const hook = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64, 0xff)));
     const { registry } = webhookRegistry({});
