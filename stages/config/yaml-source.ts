@@ -69,42 +69,45 @@ export class YamlSource {
     return { ...at, column: at.column! + quote + columnInLine };
   }
 
-  private nodeAt(path: readonly PathSegment[]): Node | undefined {
-    let node: unknown = this.document.contents;
-    for (const segment of path) {
-      if (isMap(node)) {
-        const pair = node.items.find((item) => (item.key as { value?: unknown } | null)?.value === segment || item.key === segment);
-        node = pair?.value;
-      } else if (isSeq(node) && typeof segment === 'number') node = node.items[segment];
-      else return undefined;
-      if (!node) return undefined;
-    }
-    return node as Node;
-  }
-
   /** The location of the value at `path` (or of its key, which is where a reader looks for a misspelt field). */
   locate(path: readonly PathSegment[], target: 'value' | 'key' = 'value'): Location {
-    let node: unknown = this.document.contents;
-    let keyNode: unknown;
-    let lastGood: unknown = node;
+    const { node, key, deepest } = this.walk(path);
+    const chosen = target === 'key' && key ? key : node ?? key ?? deepest;
+    const offset = chosen?.range?.[0];
+    return offset === undefined ? { file: this.file, line: 1, column: 1, lineText: this.lines[0] } : this.offsetLocation(offset);
+  }
+
+  /** The node at `path`, if the document has one there. */
+  private nodeAt(path: readonly PathSegment[]): Node | undefined {
+    const walked = this.walk(path);
+    return walked.complete ? walked.node : undefined;
+  }
+
+  /**
+   * Follows `path` as far as the document goes: the node it stopped at (the
+   * map that lacks the next key, or nothing where a value is missing), the
+   * key that named the last value found, and the deepest node found.
+   */
+  private walk(path: readonly PathSegment[]): { node?: Node; key?: Node; deepest?: Node; complete: boolean } {
+    let node = (this.document.contents ?? undefined) as Node | undefined;
+    let key: Node | undefined;
+    let deepest = node;
     for (const segment of path) {
       if (isMap(node)) {
         const pair = node.items.find((item) => (item.key as { value?: unknown } | null)?.value === segment || item.key === segment);
-        if (!pair) break;
-        keyNode = pair.key;
-        node = pair.value;
+        if (!pair) return { node, key, deepest, complete: false };
+        key = pair.key as Node;
+        node = (pair.value ?? undefined) as Node | undefined;
       } else if (isSeq(node) && typeof segment === 'number') {
-        keyNode = undefined;
-        node = node.items[segment];
+        key = undefined;
+        node = node.items[segment] as Node | undefined;
       } else {
-        break;
+        return { node, key, deepest, complete: false };
       }
-      if (node) lastGood = node;
-      else break;
+      if (!node) return { node, key, deepest, complete: false };
+      deepest = node;
     }
-    const chosen = (target === 'key' && keyNode ? keyNode : node ?? keyNode ?? lastGood) as Node | undefined;
-    const offset = chosen?.range?.[0];
-    return offset === undefined ? { file: this.file, line: 1, column: 1, lineText: this.lines[0] } : this.offsetLocation(offset);
+    return { node, key, deepest, complete: node !== undefined };
   }
 }
 
