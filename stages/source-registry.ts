@@ -63,7 +63,10 @@ export function sourceToolFactories(project: Project, options: SourceRegistryOpt
     env,
     adapters,
     approval: options.approval,
-    yaml: createYamlToolFactory({ workDir: config.workDir, envPassthrough: config.envPassthrough, onCommand: options.onCommand }),
+    yaml: createYamlToolFactory(
+      { workDir: config.workDir, envPassthrough: config.envPassthrough, onCommand: options.onCommand },
+      new Map(project.tools.flatMap((t) => (t.yaml ? [[t.spec.name, t.yaml.definition]] : []))),
+    ),
     schedules: config.schedules,
     agentConfig: describeConfig(project),
     custom: {

@@ -32,9 +32,14 @@ function loadYamlToolFile(file: string): YamlToolDefinition {
 
 export type YamlToolFactory = (spec: ToolSpec, file: string) => Tool;
 
-export function createYamlToolFactory(host: YamlToolHost): YamlToolFactory {
+/**
+ * `loaded`: definitions already read and checked (a project loaded from
+ * source), by tool name — the tool runs what was checked, without reading
+ * the file again. Others (a bundle's) are read from their file.
+ */
+export function createYamlToolFactory(host: YamlToolHost, loaded: ReadonlyMap<string, YamlToolDefinition> = new Map()): YamlToolFactory {
   return (spec, file) => {
-    const definition = loadYamlToolFile(file);
+    const definition = loaded.get(spec.name) ?? loadYamlToolFile(file);
     const mismatch = platformMismatch(definition.platforms);
     if (mismatch) throw new NotForThisPlatform(spec.name, mismatch);
     return createYamlTool(spec, definition, host);
