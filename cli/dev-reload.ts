@@ -8,11 +8,11 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { relative } from 'node:path';
-import type { Logger, ToolSpec } from '../runtime/tools/model.ts';
-import { toSpec } from '../runtime/tools/model.ts';
+import { createTool } from '../runtime/tools/create-tools.ts';
+import { toSpec, type Logger, type ToolSpec } from '../runtime/tools/model.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import { loadProject } from '../stages/load-project.ts';
-import { createSourceTool, sourceToolFactories } from '../stages/source-registry.ts';
+import { sourceToolFactories } from '../stages/source-registry.ts';
 import { StageContext } from '../stages/stage.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import type { SourceAgent } from './source-agent.ts';
@@ -87,7 +87,7 @@ async function reload(agent: SourceAgent, options: { configFile?: string; log: L
     if (same) continue;
     let next;
     try {
-      next = createSourceTool(tool.spec, factories);
+      next = createTool(tool.spec, factories);
     } catch (err) {
       options.log.warn(`cannot load ${tool.spec.name}: ${(err as Error).message}`);
       continue;

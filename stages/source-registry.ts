@@ -13,8 +13,8 @@ import { createAdapterRuntime, type AdapterRuntime } from '../runtime/tools/adap
 import * as mcp from '../runtime/tools/adapters/mcp/index.ts';
 import * as openapi from '../runtime/tools/adapters/openapi/index.ts';
 import type { BuiltinDefinition } from '../runtime/tools/builtin/define.ts';
-import { createRegistry, createTool, type RegistryBuild, type ToolFactories } from '../runtime/tools/create-tools.ts';
-import type { Logger, Tool, ToolSpec } from '../runtime/tools/model.ts';
+import { createRegistry, type RegistryBuild, type ToolFactories } from '../runtime/tools/create-tools.ts';
+import type { Logger } from '../runtime/tools/model.ts';
 import { silentLogger } from '../runtime/tools/registry.ts';
 import { createYamlToolFactory } from '../runtime/tools/yaml/load-yaml-tool.ts';
 import type { CommandEvent } from '../runtime/tools/yaml/yaml-tool.ts';
@@ -89,11 +89,6 @@ export function createSourceRegistry(project: Project, options: SourceRegistryOp
     (spec) => origins.get(spec.name) ?? spec.name,
   );
   return { ...built, http: factories.http, adapters: factories.adapters };
-}
-
-/** A running tool for one spec of the project (hot reload makes them one by one). */
-export function createSourceTool(spec: ToolSpec, factories: ToolFactories): Tool {
-  return createTool(spec, factories);
 }
 
 /** What debug_console shows as the config of an agent run from sources: forge.yaml as resolved. */
