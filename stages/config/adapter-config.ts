@@ -5,6 +5,7 @@
  * transport) as diagnostics at file:line:column.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { parseDuration } from '../../runtime/duration.ts';
 import { error, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 import type { ApiAuth, McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -95,8 +96,5 @@ function reportDuplicates(items: readonly { name: string; at: Location }[], what
 function durationMs(value: number | string | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
   if (typeof value === 'number') return Math.round(value * 1000);
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(value);
-  if (!match) return DEFAULT_TIMEOUT_MS;
-  const n = Number(match[1]);
-  return Math.round(match[2] === 'ms' ? n : match[2] === 's' ? n * 1000 : n * 60_000);
+  return parseDuration(value) ?? DEFAULT_TIMEOUT_MS;
 }

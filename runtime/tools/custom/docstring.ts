@@ -20,6 +20,7 @@
  *
  * Parsing never throws: every problem is a diagnostic at file:line:column.
  */
+import { parseDuration } from '../../duration.ts';
 import { error, warning, type Diagnostic } from '../../diagnostics.ts';
 import { didYouMean, likelyTypo } from '../../suggest.ts';
 import type { JSONSchema } from '../model.ts';
@@ -386,14 +387,12 @@ class DocstringParser {
     if (!field) return undefined;
     const text = field.value.trim();
     const offset = Math.max(0, field.at.text.indexOf(text));
-    const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/i.exec(text);
-    if (!m) {
+    const ms = parseDuration(text);
+    if (ms === undefined) {
       const hint = /^\d+(\.\d+)?$/.test(text) ? `add a unit: "${text}s" or "${text}ms"` : 'write a duration such as 500ms, 10s or 2m';
       this.error('FORGE_DOCSTRING_TIMEOUT', `invalid timeout "${text}"`, field.at, offset, hint);
       return undefined;
     }
-    const unit = m[2].toLowerCase();
-    const ms = Math.round(Number(m[1]) * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60_000));
     if (ms <= 0) {
       this.error('FORGE_DOCSTRING_TIMEOUT', 'timeout must be greater than zero', field.at, offset);
       return undefined;

@@ -7,6 +7,7 @@
  * its messages); this reader still checks what it relies on, so a bundle
  * edited by hand fails clearly instead of crashing.
  */
+import { parseDuration } from '../../duration.ts';
 import { didYouMean } from '../../suggest.ts';
 import { checkToolName } from '../names.ts';
 import { conditionReferences } from './condition.ts';
@@ -237,11 +238,8 @@ function readPlatforms(value: unknown, problems: ProblemList): Platform[] | unde
 function readTimeout(value: unknown, problems: ProblemList): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  const m = typeof value === 'string' ? /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/.exec(value.trim()) : null;
-  if (m) {
-    const ms = Math.round(Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : 60_000));
-    if (ms > 0) return ms;
-  }
+  const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+  if (ms !== undefined && ms > 0) return ms;
   problems.error('FORGE_YAML_TIMEOUT', `invalid timeout ${JSON.stringify(value)}`, ['timeout'], { hint: 'milliseconds (5000) or a duration such as 10s or 2m' });
   return undefined;
 }

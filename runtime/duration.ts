@@ -1,0 +1,12 @@
+/**
+ * A duration written with its unit — "500ms", "10s", "2m" — in
+ * milliseconds. What a bare number means differs by where it is written
+ * (forge.yaml: seconds; a YAML tool: milliseconds; a docstring: not
+ * allowed), so each reader decides that itself.
+ */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/i.exec(text.trim());
+  return m ? Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()]) : undefined;
+}
