@@ -8,10 +8,9 @@
 //   npm run test:node-lines                 every line but the current one
 //   FORGE_NODE_LINES=22,26 npm run test:node-lines
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeLineBinary } from './node-line-binary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,27 +29,11 @@ const lines = (process.env.FORGE_NODE_LINES ?? '20,22,24,26')
   .split(',')
   .map((l) => Number.parseInt(l, 10))
   .filter((l) => l !== current || process.env.FORGE_NODE_LINES);
-const cacheRoot = process.env.FORGE_NODE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'forge', 'node-lines');
-const packageName = `node-${process.platform}-${process.arch}`;
-
-/** The line's node binary, installed from the registry into the cache on first use. */
-function nodeBinary(line) {
-  const prefix = join(cacheRoot, String(line));
-  const binary = join(prefix, 'node_modules', packageName, 'bin', 'node');
-  if (!existsSync(binary)) {
-    mkdirSync(prefix, { recursive: true });
-    console.log(`installing ${packageName}@${line} into ${prefix}`);
-    const npm = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${packageName}@${line}`], { stdio: 'inherit' });
-    if (npm.status !== 0 || !existsSync(binary)) throw new Error(`could not install ${packageName}@${line} from the npm registry`);
-  }
-  return binary;
-}
-
 const results = [];
 for (const line of lines) {
   let binary;
   try {
-    binary = nodeBinary(line);
+    binary = nodeLineBinary(line);
   } catch (err) {
     console.error(err.message);
     results.push({ line, ok: false });
