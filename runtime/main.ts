@@ -117,8 +117,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ createBundleRegistry }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
-    import('./bundle-registry.ts'),
+  const [{ assembleRuntime }, { bundleCodeSource }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+    import('./assemble.ts'),
+    import('./bundle-code.ts'),
     import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
@@ -126,9 +127,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
-  const built = await createBundleRegistry(contents, manifest, {
-    bundleFile,
-    workDir,
+  const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
     log: stderrLogger,
     rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
