@@ -164,8 +164,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return -1;
   }
   if (command === 'stdio') {
-    const [{ serveMcpStdio }, { clientCalls }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts')]);
-    await serveMcpStdio(manifest, clientCalls(registry), close);
+    const [{ serveMcpStdio }, { clientCalls }, { sessionView }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts'), import('./tools/emergent/session-view.ts')]);
+    await serveMcpStdio(manifest, sessionView(clientCalls(registry), 'stdio'), close);
     return -1;
   }
 

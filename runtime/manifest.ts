@@ -66,6 +66,8 @@ export interface AgentManifest {
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
   build: { mode: 'prod' | 'dev'; forge_version: string };
+  /** forge.yaml's `emergent:`: the agent may forge tools (forge_tool's settings). */
+  emergent?: Record<string, unknown>;
 }
 
 export interface RuntimeSettings {

@@ -34,6 +34,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
+  if (config.emergent) manifest.emergent = config.emergent;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
   if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };
   if (adapters?.apis.length) manifest.apis = adapters.apis;

@@ -1,4 +1,5 @@
 import { clientCalls } from '../../runtime/server/client-calls.ts';
+import { sessionView } from '../../runtime/tools/emergent/session-view.ts';
 import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
@@ -52,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
 
   if (values.stdio) {
     const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
-    await serveMcpStdio(manifest, clientCalls(registry), async () => {
+    await serveMcpStdio(manifest, sessionView(clientCalls(registry), 'stdio'), async () => {
       stopWatching();
       await registry.close();
     });

@@ -8,6 +8,7 @@ import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
 import type { SessionStore } from './session-store.ts';
+import { sessionView } from '../tools/emergent/session-view.ts';
 
 export class NoModelError extends Error {
   readonly code = 'FORGE_NO_MODEL';
@@ -57,11 +58,11 @@ export class Agent {
       // A new message while approval was pending means the person moved on: the paused
       // calls are refused (the model learns it with the new message, in one turn).
       if (session.pending) {
-        await settlePending(session.messages, session.pending, {}, { tools: this.options.tools });
+        await settlePending(session.messages, session.pending, {}, { tools: this.toolsFor(contextId) });
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return this.finish(session.id, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
+      return this.finish(session.id, await runAgentTurn(session.messages, this.loopOptions(model, turn, contextId)), turn.taskId);
     });
   }
 
@@ -73,7 +74,7 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return this.finish(session.id, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
+      return this.finish(session.id, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId)), turn.taskId);
     });
   }
 
@@ -89,12 +90,17 @@ export class Agent {
     return this.options.model;
   }
 
-  private loopOptions(model: ModelProvider, turn: TurnOptions) {
+  /** The tools one conversation sees: its own forged tools among them, and its calls carry its id. */
+  private toolsFor(contextId: string): AgentTools {
+    return sessionView(this.options.tools, `context:${contextId}`);
+  }
+
+  private loopOptions(model: ModelProvider, turn: TurnOptions, contextId: string) {
     const { manifest } = this.options;
     const system = [`You are ${manifest.agent_id} (version ${manifest.version}).`, manifest.description, manifest.instructions].filter(Boolean).join('\n\n');
     return {
       model,
-      tools: this.options.tools,
+      tools: this.toolsFor(contextId),
       gate: this.options.gate ?? allowAllGate,
       system,
       maxIterations: this.options.maxIterations,

@@ -17,6 +17,8 @@ import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { isAuthorized, type AuthSettings } from './auth.ts';
 import { McpHttpEndpoint } from './mcp-http.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
+import { randomUUID } from 'node:crypto';
+import { sessionView } from '../tools/emergent/session-view.ts';
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
@@ -47,10 +49,12 @@ export interface RunningServer {
 const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 
 export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
-  const { manifest, tools, agent, auth, log } = options;
+  const { manifest, agent, auth, log } = options;
+  // REST has no session: it sees agent-tier forged tools; each MCP session sees its own too.
+  const tools = sessionView(options.tools, undefined);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
-  const mcp = new McpHttpEndpoint(() => createMcpServer(mcpIdentity, tools));
+  const mcp = new McpHttpEndpoint(() => createMcpServer(mcpIdentity, sessionView(options.tools, `mcp:${randomUUID()}`)));
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
   const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired), new InMemoryTaskStore(), new ForgeAgentExecutor(agent));

@@ -90,9 +90,26 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     apis: adapters.apis,
     source,
   };
+  resolveEmergent(config, data.emergent, diagnostics);
   diagnostics.push(...checkEgressConfig(config.egress, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
+}
+
+/**
+ * `emergent:` enables forge_tool, with the settings as its config. Listing
+ * forge_tool under tools: is not the way in (the switch is one place).
+ */
+function resolveEmergent(config: ProjectConfig, raw: unknown, diagnostics: Diagnostic[]): void {
+  const listed = config.tools.find((t) => t.name === 'forge_tool');
+  if (listed) {
+    diagnostics.push(error('FORGE_EMERGENT_SWITCH', 'forge_tool is enabled with `emergent: true` (or emergent: { ... } settings), not under tools:', listed.at, 'remove it from tools: and add emergent: true'));
+    return;
+  }
+  if (raw === undefined || raw === false) return;
+  const settings = raw === true ? {} : (raw as Record<string, unknown>);
+  config.emergent = settings;
+  config.tools.push({ name: 'forge_tool', ...(Object.keys(settings).length ? { config: settings } : {}), at: config.source.locate(['emergent']) });
 }
 
 /** forge.yaml's `runtime:`: the active LTS line and its slim image unless it says otherwise. */

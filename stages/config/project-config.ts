@@ -49,5 +49,7 @@ export interface ProjectConfig {
   /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
   mcpServers: McpServerConfig[];
   apis: ApiConfig[];
+  /** forge.yaml's `emergent:` (forge_tool's settings; `true` is {}); absent when agents may not forge tools. */
+  emergent?: Record<string, unknown>;
   source: YamlSource;
 }
