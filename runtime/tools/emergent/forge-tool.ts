@@ -28,6 +28,8 @@ export default defineBuiltin<EmergentSettings>({
     category: 'builtin',
     tags: ['write', 'run', 'emergent'],
     inputSchema: FORGE_REQUEST_SCHEMA,
+    // Up to 50 test cases, each under the sandbox's time cap.
+    timeoutMs: 120_000,
   },
   configSchema: EMERGENT_CONFIG_SCHEMA,
   create(host) {
