@@ -153,7 +153,7 @@ export const LAUNCHER_POLICY: readonly ProgramPolicy[] = [
     [['nohup', 'setsid'], [], 0],
   ]),
   {
-    programs: ['watch', 'flock', 'sudo', 'doas', 'su', 'runuser', 'chroot', 'unshare', 'nsenter', 'strace', 'ltrace', 'script', 'parallel', 'chrt', 'taskset', 'prlimit', 'systemd-run', 'expect', 'dbus-launch', 'setpriv', 'capsh', 'firejail', 'bwrap', 'ssh-agent', 'gdb', 'lldb', 'valgrind', 'perf'],
+    programs: ['watch', 'flock', 'sudo', 'doas', 'su', 'runuser', 'chroot', 'unshare', 'nsenter', 'strace', 'ltrace', 'script', 'parallel', 'chrt', 'taskset', 'prlimit', 'systemd-run', 'expect', 'dbus-launch', 'setpriv', 'capsh', 'firejail', 'bwrap', 'ssh-agent', 'gdb', 'lldb', 'valgrind', 'perf', 'busybox', 'toybox'],
     runs: `runs a command (some ${SHELL_STRING}, some change user, namespace or tracing)`,
     refused: true,
   },

@@ -108,6 +108,7 @@ export function sedProblem(script: string): string | undefined {
           if (flag === 'e') return 'uses the e flag of s, which runs the result as a shell command';
           if (flag === 'w') return 'uses the w flag of s, which writes a file';
         }
+        if (i < n && !/[\s;}#]/.test(script[i])) return `cannot be read (unknown flag "${script[i]}" of s)`;
         break;
       }
       case 'y': {
