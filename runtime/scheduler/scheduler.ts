@@ -118,7 +118,7 @@ export class Scheduler {
   }
 
   private parse(key: string, task: ScheduledTask): ParsedTask | undefined {
-    const signature = `${task.cron}\u0000${task.timezone ?? ''}`;
+    const signature = JSON.stringify([task.cron, task.timezone ?? null]);
     const existing = this.parsed.get(key);
     if (existing?.signature === signature) return existing;
     try {
