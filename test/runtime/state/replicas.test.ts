@@ -183,6 +183,19 @@ describe('replicas on Postgres', () => {
     fleet.replicas.splice(0, 1, await fleet.start());
   }, 60_000);
 
+  it('cancels a turn running on one replica when the cancel reaches another', async () => {
+    const [runner, other] = fleet.replicas.slice(1, 3);
+    const before = hung;
+    const task = await sendMessage(runner.url, { text: 'hang', contextId: 'to-cancel' }, false);
+    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    const response = await fetch(`${other.url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: task.id } }) });
+    expect(((await response.json()) as any).result.status.state).toBe('canceled');
+    // The turn on the first replica was aborted, so the conversation is free for the next message at once.
+    const next = await sendMessage(other.url, { text: 'after the cancel', contextId: 'to-cancel' });
+    expect(next.status.state).toBe('completed');
+    expect((await getTask(runner.url, task.id)).status.state).toBe('canceled');
+  }, 30_000);
+
   it('loses no request of 32 concurrent clients during a rolling restart', async () => {
     let running = true;
     const outcomes = { ok: 0, failed: [] as string[] };
@@ -249,6 +262,25 @@ describe('starting a replica on a shared store', () => {
       await proxy.close();
     }
   });
+
+  it('turns unready only after repeated failures to reach the store', async () => {
+    const own = await startPostgres();
+    const proxy = await startRoundRobinProxy([]);
+    const replica = await startReplica({ bundle, stateUrl: await own.createDatabase('readiness'), publicUrl: proxy.url });
+    try {
+      expect((await fetch(`${replica.url}/readyz`)).status).toBe(200);
+      await own.stop();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await fetch(`${replica.url}/readyz`)).status);
+      expect(statuses).toEqual([200, 200, 503]);
+      const body = (await (await fetch(`${replica.url}/readyz`)).json()) as { reason: string };
+      expect(body.reason).toMatch(/^the state store failed \d+ checks in a row/);
+      expect((await fetch(`${replica.url}/healthz`)).status).toBe(200);
+    } finally {
+      await replica.stop('SIGKILL');
+      await proxy.close();
+    }
+  }, 30_000);
 
   it('says which store it cannot reach, without the password', async () => {
     const result = await serve({ FORGE_STATE_URL: `postgres://someone:s3cret@127.0.0.1:1/nothing`, FORGE_AUTH_TOKEN: FLEET_TOKEN, FORGE_PUBLIC_URL: 'http://agent.example' });
