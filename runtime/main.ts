@@ -59,6 +59,12 @@ options:
 
 environment:
   FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into .forge/runtime.token)
+  FORGE_AUTH_TOKEN_FILE               a file holding the token (a mounted secret)
+  FORGE_STATE_URL                     file: (default, one process) or postgres://... shared by replicas
+  FORGE_PUBLIC_URL                    the URL the agent card advertises (required with a shared store)
+  FORGE_DRAIN_DELAY, FORGE_SHUTDOWN_GRACE
+                                      on SIGTERM: /readyz 503 this long while serving, then finish within the grace
+  FORGE_MCP_SESSIONS=stateful         keep MCP sessions in this process (default: stateless, any replica answers)
   PORT, FORGE_HOST                    where serve listens (flags win)
 `;
 
@@ -219,6 +225,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   } finally {
     await close();
+    await (await import('./state/active-state.ts')).closeOpenedStates();
   }
 }
 

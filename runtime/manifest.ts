@@ -65,6 +65,8 @@ export interface AgentManifest {
   server: { host: string; port: number };
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
+  /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */
+  state?: string;
   build: { mode: 'prod' | 'dev'; forge_version: string };
 }
 
