@@ -7,7 +7,7 @@ import { renderSummary, renderTimings } from '../build-summary.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
 import { color as c, formatMs } from '../terminal.ts';
 
-export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--verbose] [--json]
+export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--sign KEY] [--verbose] [--json]
 
 Builds the agent into .forge-output/: agent.json, runtime.mjs, tools/,
 Dockerfile, build-manifest.json, checksums.json and <agent_id>-<version>.tgz.
@@ -20,6 +20,8 @@ options:
   --out DIR       output directory (default .forge-output, relative to forge.yaml)
   --no-cache      build even if nothing changed
   --offline       do not reach MCP servers or fetch specs: reuse the tools the last build recorded
+  --sign KEY      sign checksums.json with an Ed25519 private key (PEM); the bundle checks it
+                  at start when FORGE_VERIFY_KEY holds the public key
   -v, --verbose   print each stage's time
   --json          print the result as JSON
 
@@ -35,13 +37,15 @@ export async function run(argv: string[]): Promise<number> {
     out: { type: 'string' },
     'no-cache': { type: 'boolean', default: false },
     offline: { type: 'boolean', default: false },
+    sign: { type: 'string' },
   });
   const cwd = process.cwd();
   const prod = values.prod;
 
   // The no-op path: decide from file stats alone, before loading the pipeline.
   const configFile = locateConfig({ configFile: values.config }, cwd);
-  if (configFile && !values['no-cache']) {
+  // A signed build always runs: the key is an input the cache does not stamp.
+  if (configFile && !values['no-cache'] && !values.sign) {
     const root = dirname(configFile);
     const outDir = resolve(root, values.out ?? '.forge-output');
     const key = cacheKey(configFile, outDir, prod);
@@ -59,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const { build } = await import('../../stages/pipeline.ts');
-  const result = await build({ cwd, configFile: values.config, prod, outDir: values.out, offline: values.offline });
+  const result = await build({ cwd, configFile: values.config, prod, outDir: values.out, offline: values.offline, signKey: values.sign });
   report(result, values.json, cwd, performance.now() - started, values.verbose);
   return result.ok ? 0 : 1;
 }
