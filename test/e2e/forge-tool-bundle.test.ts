@@ -78,7 +78,7 @@ beforeAll(async () => {
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
   const { bundle } = deployBundle(project);
-  agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+  agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_MCP_SESSIONS: 'stateful' } });
 }, 120_000);
 
 afterAll(async () => {

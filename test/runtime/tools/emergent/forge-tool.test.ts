@@ -83,9 +83,9 @@ describe('forge_tool', () => {
           { tool: 'math_calculate', args: { expression: '{expression}' }, output_var: 'calc' },
           { tool: 'json_parse', args: { text: '{{"value": {calc.result}}}' }, output_var: 'parsed' },
         ],
-        output: '{parsed}',
+        output: '{parsed.value}',
       },
-      testCases: [{ input: { expression: '6*7' }, expectedOutput: { value: { value: 42 }, pretty: '{"value":42}' } }],
+      testCases: [{ input: { expression: '6*7' }, expectedOutput: { value: 42 } }],
     });
     expect(result.errors).toEqual([]);
     expect(result.success).toBe(true);
