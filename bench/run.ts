@@ -22,6 +22,7 @@ import { generateProject } from './generate-project.ts';
 import { median, percentile, printRows, timeProcess, type BenchRow } from './measure.ts';
 import { suiteRow } from './suite-bench.ts';
 import { benchServer } from './server-bench.ts';
+import { forgeToolRows } from './forge-tool-bench.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.mjs');
@@ -61,6 +62,7 @@ try {
     { measure: 'Python call in process, cold (spawn)', result: ms(latency.cold, 2), against: `median of ${latency.coldRuns}` },
     { measure: 'Python call in process, warm (worker)', result: ms(latency.warm, 3), against: `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}` },
     ...server,
+    ...(await forgeToolRows(runs)),
     ...(await suiteRow()),
   ];
   console.log('');
