@@ -42,7 +42,7 @@ const runtime = () => join(project, '.forge-output', 'runtime.mjs');
 const call = (name: string, args: unknown) => runProcess(process.execPath, [runtime(), 'call', name, JSON.stringify(args), '--json', '--workdir', project], { cwd: project });
 
 beforeAll(async () => {
-  project = writeProject({ 'forge.yaml': minimalConfig('tools: [math_calculate, json_parse]\nemergent: { allow_agent_scope: true, timeout: 3000 }\n') });
+  project = writeProject({ 'forge.yaml': minimalConfig('tools: [math_calculate, json_parse]\nemergent: { allow_agent_scope: true, timeout: 3 }\n') });
   const built = await forge(['build'], project);
   expect(built.code, built.stderr).toBe(0);
   for (const request of [addNumbers, calcJson, { ...addNumbers, name: 'scratch' }]) {

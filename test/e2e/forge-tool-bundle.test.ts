@@ -72,7 +72,7 @@ beforeAll(async () => {
   target = await startServer((_req, res) => res.end('should never be reached'));
   const project = writeProject({
     'forge.yaml': minimalConfig(
-      `model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools: [math_calculate, json_parse]\nemergent: { timeout: 2000, memory: 48 }\napproval:\n  auto_approve: ["tag:read", "name:forge_tool"]\n`,
+      `model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools: [math_calculate, json_parse]\nemergent: { timeout: 2, memory: 48 }\napproval:\n  auto_approve: ["tag:read", "name:forge_tool"]\n`,
     ),
   });
   const built = await forge(['build', '--prod'], project);

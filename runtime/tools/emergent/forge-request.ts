@@ -67,7 +67,7 @@ export interface EmergentSettings {
   max_tools: number;
   /** Sandbox heap cap in MB. */
   memory: number;
-  /** Sandbox time cap per call in ms. */
+  /** Sandbox time cap per call, in seconds (as builtins' `timeout` configs are). */
   timeout: number;
   judge: 'deterministic' | 'model';
   /** Tools a forged tool may compose or call (`tool:NAME`); empty: any tool of the agent but forge_tool. */
@@ -83,7 +83,7 @@ export const EMERGENT_CONFIG_SCHEMA: JSONSchema = {
   properties: {
     max_tools: { type: 'integer', minimum: 1, maximum: 1000, default: 20 },
     memory: { type: 'integer', minimum: 16, maximum: 4096, default: 64 },
-    timeout: { type: 'integer', minimum: 100, maximum: 300000, default: 5000 },
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 5 },
     judge: { enum: ['deterministic', 'model'], default: 'deterministic' },
     allow_tools: { type: 'array', items: { type: 'string' }, default: [] },
     calls_per_minute: { type: 'integer', minimum: 1, maximum: 10000, default: 10 },

@@ -2,7 +2,7 @@
  * forge_tool: the agent forges a tool at run time — a composition of its
  * tools or code run in a sandbox — through build → test → judge →
  * register. Enabled by forge.yaml's `emergent:` (which becomes this tool's
- * config); tagged write and run, so under the default policy a person
+ * config); tagged run, so under the default policy a person
  * approves each forge (`auto_approve: [name:forge_tool]` lifts that).
  */
 import type { ModelSettings } from '../../manifest.ts';
@@ -26,10 +26,11 @@ export default defineBuiltin<EmergentSettings>({
       'Forge a new tool at run time: a composition of existing tools (mode "compose": steps of {tool, args, output_var} and an output template) or JavaScript run in a sandbox (mode "sandbox": code defining function execute(input), with an allowlist of tool:NAME and fetch:HOST). ' +
       'Every test case must give exactly its expectedOutput, which must also fit outputSchema; the tool is then judged and registered for this session (or the whole agent with scope: agent, where allowed) and can be called from the next turn on.',
     category: 'builtin',
-    tags: ['write', 'run', 'emergent'],
+    // run: forging runs code (the binding tests); a person approves it unless a rule says otherwise.
+    tags: ['run', 'emergent'],
     inputSchema: FORGE_REQUEST_SCHEMA,
-    // Up to 50 test cases, each under the sandbox's time cap.
-    timeoutMs: 120_000,
+    // Up to 50 test cases, each under the sandbox's time cap (at most 60 s).
+    timeoutMs: 600_000,
   },
   configSchema: EMERGENT_CONFIG_SCHEMA,
   create(host) {
@@ -37,7 +38,7 @@ export default defineBuiltin<EmergentSettings>({
     const settings = host.config;
     const store = new ForgedStore(forgedRoot(host.workDir));
     const quota = new ForgeQuota(settings);
-    const toolHost = (name: string): ForgedToolHost => ({ workDir: host.workDir, http: host.http, limits: { memoryMb: settings.memory, timeoutMs: settings.timeout }, codeFile: store.codeFile(name) });
+    const toolHost = (name: string): ForgedToolHost => ({ workDir: host.workDir, http: host.http, limits: { memoryMb: settings.memory, timeoutMs: Math.round(settings.timeout * 1000) }, codeFile: store.codeFile(name) });
     // After the registry is filled (this runs inside its construction): stored tools come back.
     if (registry) queueMicrotask(() => restoreForged(registry, store, toolHost, host.log));
 
@@ -93,7 +94,7 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
     // Test (binding), with the caller's session so compositions reach its session tools.
     const testResults = await testStep(request, registry, { signal: ctx.signal, ...(session ? { session } : {}) });
     // Judge.
-    const checks = deterministicChecks(request, testResults, settings.timeout);
+    const checks = deterministicChecks(request, testResults, settings.timeout * 1000);
     let review;
     if (settings.judge === 'model' && checks.every((c) => c.passed)) {
       const model = deps.model();

@@ -60,7 +60,7 @@ describe('judge: model', () => {
 describe('forge_tool under the approval policy', () => {
   it('is tagged so a person approves it by default, and auto_approve name:forge_tool lifts that', async () => {
     const { spec } = (await findCatalogEntry('forge_tool')!.load()).default;
-    expect(spec.tags).toEqual(expect.arrayContaining(['write', 'run']));
+    expect(spec.tags).toContain('run');
     expect(ApprovalPolicy.create({ auto_approve: ['tag:read'], auto_deny: [] }).decide(spec).decision).toBe('ask');
     expect(ApprovalPolicy.create({ auto_approve: ['tag:read', 'name:forge_tool'], auto_deny: [] }).decide(spec).decision).toBe('allow');
   });

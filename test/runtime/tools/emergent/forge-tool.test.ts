@@ -27,7 +27,7 @@ const addNumbers = {
 const toolNames = ['forge_tool', 'uuid_generate', 'json_parse', 'math_calculate'];
 
 async function harness(workDir = tempDir(), config: Record<string, unknown> = {}) {
-  return tools(toolNames, { workDir, config: { forge_tool: { timeout: 3000, memory: 48, ...config } } });
+  return tools(toolNames, { workDir, config: { forge_tool: { timeout: 3, memory: 48, ...config } } });
 }
 
 async function forgeIn(h: Awaited<ReturnType<typeof harness>>, request: unknown, session = 'context:one'): Promise<ForgeResult> {
