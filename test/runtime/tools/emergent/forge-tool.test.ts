@@ -138,6 +138,10 @@ describe('forge_tool', () => {
     expect((noSession as any).value.errors[0].code).toBe('FORGE_FORGE_NO_SESSION');
     const allowed = await harness(tempDir(), { allow_agent_scope: true });
     expect(await forgeIn(allowed, { ...addNumbers, scope: 'agent' })).toMatchObject({ success: true, tier: 'agent' });
+    // Every caller sees an agent-tier tool, a caller without a session (REST) too.
+    const source = { list: () => allowed.registry.list(), get: (n: string) => allowed.registry.get(n), execute: (n: string, a: unknown, o?: any) => allowed.registry.execute(n, a, o) };
+    for (const session of ['context:other', 'mcp:x', undefined]) expect(sessionView(source, session).list().map((t) => t.name)).toContain('add_numbers');
+    expect(await sessionView(source, undefined).execute('add_numbers', { a: 1, b: 2 })).toMatchObject({ ok: true, value: { sum: 3 } });
   });
 
   it('holds the quotas: max_tools and calls per minute', async () => {
