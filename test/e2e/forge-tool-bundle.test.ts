@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -52,6 +53,7 @@ const addWrong = { ...addNumbers, name: 'add_wrong', implementation: { mode: 'sa
 let llm: ScriptedServer;
 let target: TestServer;
 let agent: AgentProcess;
+let bundleDir: string;
 
 /** The model: "forge" → three forge_tool calls; "use" → calls to the new tools; tool results → a text that quotes them. */
 function model(body: Record<string, any>) {
@@ -78,6 +80,7 @@ beforeAll(async () => {
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
   const { bundle } = deployBundle(project);
+  bundleDir = bundle;
   agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_MCP_SESSIONS: 'stateful' } });
 }, 120_000);
 
@@ -223,5 +226,42 @@ describe('forge_tool over MCP', () => {
     await healthy();
     expect((await client.callTool({ name: 'escape_probe', arguments: { mode: 'ok' } })).structuredContent).toEqual({ ok: true });
     expect(target.requests).toEqual([]);
+  });
+});
+
+describe('forge_tool over MCP stdio', () => {
+  it('forges for the stdio session, tells it the list changed, and runs the tool', async () => {
+    const client = new Client({ name: 'forge-test', version: '1.0.0' });
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changed++);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(bundleDir, 'runtime.mjs'), '--stdio'], cwd: tempDir(), stderr: 'pipe' }));
+    try {
+      const forged = await client.callTool({ name: 'forge_tool', arguments: { ...addNumbers, name: 'stdio_add' } });
+      expect(forged.structuredContent, JSON.stringify(forged.content)).toMatchObject({ success: true, tier: 'session' });
+      await expect.poll(() => changed, { timeout: 15_000 }).toBeGreaterThan(0);
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('stdio_add');
+      expect((await client.callTool({ name: 'stdio_add', arguments: { a: 1.5, b: 1 } })).structuredContent).toEqual({ sum: 2.5 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('forge_tool without a session', () => {
+  it('refuses a session-tier forge over stateless MCP and REST, naming what to do', async () => {
+    const response = await authFetch(`${agent.url}/tools/forge_tool`, { method: 'POST', body: JSON.stringify({ ...addNumbers, name: 'rest_add' }) });
+    const body = (await response.json()) as { value: { success: boolean; errors: { code: string; hint: string }[] } };
+    expect(body.value).toMatchObject({ success: false, errors: [{ code: 'FORGE_FORGE_NO_SESSION', hint: expect.stringContaining('scope: agent') }] });
+
+    const stateless = await startAgentProcess(process.execPath, [join(bundleDir, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+    try {
+      const client = new Client({ name: 'forge-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${stateless.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+      const refused = await client.callTool({ name: 'forge_tool', arguments: { ...addNumbers, name: 'stateless_add' } });
+      expect(refused.structuredContent).toMatchObject({ success: false, errors: [{ code: 'FORGE_FORGE_NO_SESSION' }] });
+      await client.close();
+    } finally {
+      await stateless.stop();
+    }
   });
 });

@@ -165,4 +165,21 @@ describe('forge_tool', () => {
     expect(result.errors).toEqual([]);
     expect(result.success).toBe(true);
   });
+
+  it('lets one of several racing forges of one name win, in bounded rounds', async () => {
+    for (let round = 0; round < 3; round++) {
+      const h = await harness();
+      const results = await Promise.all(Array.from({ length: 4 }, (_, i) => forgeIn(h, addNumbers, `context:racer-${i}`)));
+      expect(results.filter((r) => r.success)).toHaveLength(1);
+      for (const lost of results.filter((r) => !r.success)) expect(lost.errors[0].code).toBe('FORGE_TOOL_COLLISION');
+      expect(await h.registry.execute('add_numbers', { a: 1, b: 1 }, { session: results.findIndex((r) => r.success) >= 0 ? `context:racer-${results.findIndex((r) => r.success)}` : undefined })).toMatchObject({ ok: true, value: { sum: 2 } });
+    }
+  });
+
+  it('answers concurrent calls to one forged tool each with its own result', async () => {
+    const h = await harness();
+    expect((await forgeIn(h, addNumbers)).success).toBe(true);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => h.registry.execute('add_numbers', { a: i, b: 1000 }, { session: 'context:one' })));
+    expect(results.map((r) => (r as { value: { sum: number } }).value.sum)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1000));
+  });
 });
