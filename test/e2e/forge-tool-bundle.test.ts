@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role, type Message, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -264,4 +264,22 @@ describe('forge_tool without a session', () => {
       await stateless.stop();
     }
   });
+});
+
+describe('forge_tool under the default approval policy', () => {
+  it('pauses the A2A task for a person, and forges once approved', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools: [math_calculate, json_parse]\nemergent: true\n`) });
+    expect((await forge(['build'], project)).code).toBe(0);
+    const guarded = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+    try {
+      const a2a = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })] })).createFromUrl(guarded.url);
+      const paused = (await a2a.sendMessage(send(userMessage('forge under guard')))) as Task;
+      expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const approved = (await a2a.sendMessage(send({ ...userMessage('approve', paused.contextId), taskId: paused.id }))) as Task;
+      expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(JSON.parse(JSON.parse(artifactText(approved))[0])).toMatchObject({ success: true, tool: 'add_numbers' });
+    } finally {
+      await guarded.stop();
+    }
+  }, 120_000);
 });
