@@ -9,7 +9,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { relative } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
-import { isForged } from '../runtime/tools/emergent/forged-tool.ts';
+import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type ToolSpec } from '../runtime/tools/model.ts';
 import { filterTools } from '../stages/filter-tools.ts';

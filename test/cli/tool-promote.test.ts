@@ -52,6 +52,16 @@ beforeAll(async () => {
   }
 }, 120_000);
 
+describe('forge tool describe forge_tool', () => {
+  it('shows the forge request schema, enabled by emergent:, and agent.json records it', async () => {
+    const described = await forge(['tool', 'describe', 'forge_tool', '--json'], project);
+    expect(JSON.parse(described.stdout)).toMatchObject({ enabled: true, tool: { name: 'forge_tool', tags: ['run', 'emergent'], inputSchema: { required: expect.arrayContaining(['implementation', 'testCases']) } } });
+    const manifest = JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8'));
+    expect(manifest.emergent).toMatchObject({ allow_agent_scope: true, timeout: 3 });
+    expect(manifest.tools.find((t: { name: string }) => t.name === 'forge_tool').inputSchema.properties.implementation.oneOf).toHaveLength(2);
+  });
+});
+
 describe('forge tool forged', () => {
   it('lists, shows and removes what the agent forged', async () => {
     const listed = await forge(['tool', 'forged', 'list', '--json'], project);

@@ -33,7 +33,8 @@ export interface ForgeRequest {
   scope?: Tier;
 }
 
-export type Tier = 'session' | 'agent';
+export type { Tier } from './forged-mark.ts';
+import type { Tier } from './forged-mark.ts';
 
 export interface JudgeCheck {
   name: string;

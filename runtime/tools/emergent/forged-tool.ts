@@ -4,24 +4,14 @@
  * `forged`, which says who may see them (session-view.ts).
  */
 import type { HttpClient } from '../../net/http-client.ts';
-import { fail, ok, type Tool, type ToolContext, type ToolResult } from '../model.ts';
+import { fail, ok, type ToolContext, type ToolResult } from '../model.ts';
 import { createYamlTool, yamlToolSpec } from '../yaml/yaml-tool.ts';
 import { composeDefinition } from './compose-definition.ts';
-import type { ForgeRequest, Tier } from './forge-request.ts';
+import type { ForgeRequest } from './forge-request.ts';
+import type { ForgedMark, ForgedTool } from './forged-mark.ts';
 import { SandboxProcess, type BridgeHandler, type SandboxAllow, type SandboxLimits } from './sandbox-process.ts';
 
-export interface ForgedMark {
-  tier: Tier;
-  owner?: string;
-}
-
-export interface ForgedTool extends Tool {
-  forged: ForgedMark;
-}
-
-export function isForged(tool: unknown): tool is ForgedTool {
-  return typeof tool === 'object' && tool !== null && 'forged' in tool;
-}
+export { isForged, type ForgedMark, type ForgedTool } from './forged-mark.ts';
 
 export interface ForgedToolHost {
   workDir: string;

@@ -6,7 +6,7 @@
  * knows whose tool it makes.
  */
 import { fail, type ExecuteOptions, type ToolResult, type ToolSpec } from '../model.ts';
-import { isForged } from './forged-tool.ts';
+import { isForged } from './forged-mark.ts';
 
 export interface ToolSource {
   list(): ToolSpec[];
