@@ -7,6 +7,7 @@ import type { HttpClient } from '../../net/http-client.ts';
 import { fail, ok, type ToolContext, type ToolResult } from '../model.ts';
 import { createYamlTool, yamlToolSpec } from '../yaml/yaml-tool.ts';
 import { composeDefinition } from './compose-definition.ts';
+import { outputProblem } from './output-contract.ts';
 import type { ForgeRequest } from './forge-request.ts';
 import type { ForgedMark, ForgedTool } from './forged-mark.ts';
 import { SandboxProcess, type BridgeHandler, type SandboxAllow, type SandboxLimits } from './sandbox-process.ts';
@@ -33,6 +34,19 @@ export function readAllowlist(allowlist: readonly string[] = []): SandboxAllow {
 }
 
 export function createForgedTool(request: ForgeRequest, mark: ForgedMark, host: ForgedToolHost): ForgedTool {
+  const tool = createUncheckedTool(request, mark, host);
+  const run = tool.execute;
+  // Every result honours outputSchema, whichever front end asked.
+  tool.execute = async (args, ctx) => {
+    const result = await run(args, ctx);
+    if (!result.ok) return result;
+    const problem = outputProblem(request.outputSchema, result.value);
+    return problem ? fail('FORGE_TOOL_OUTPUT', `tool "${request.name}": ${problem}`, undefined, JSON.stringify(result.value).slice(0, 2000)) : result;
+  };
+  return tool;
+}
+
+function createUncheckedTool(request: ForgeRequest, mark: ForgedMark, host: ForgedToolHost): ForgedTool {
   const base = { name: request.name, description: request.description, category: 'custom' as const, inputSchema: request.inputSchema, outputSchema: request.outputSchema, forged: { ...mark } };
   if (request.implementation.mode === 'compose') {
     const { definition, problems } = composeDefinition(request);

@@ -64,8 +64,10 @@ export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: Sa
     codeFile,
     JSON.stringify(allow),
   ];
-  // No files written (not even a core dump), few descriptors: the process needs its three pipes and little else.
-  const wrapped = PRLIMIT ? { command: PRLIMIT, args: ['--fsize=0', '--core=0', '--nofile=64', '--', process.execPath, ...node] } : { command: process.execPath, args: node };
+  // No files written (not even a core dump), few descriptors (its three pipes and little else), and a
+  // lifetime CPU budget, so a spinning process that outlives its host still ends.
+  const cpuSeconds = Math.max(120, Math.ceil((limits.timeoutMs / 1000) * 20));
+  const wrapped = PRLIMIT ? { command: PRLIMIT, args: ['--fsize=0', '--core=0', '--nofile=64', `--cpu=${cpuSeconds}`, '--', process.execPath, ...node] } : { command: process.execPath, args: node };
   return processSandboxSeam(wrapped.command, wrapped.args);
 }
 

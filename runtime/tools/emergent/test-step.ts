@@ -6,19 +6,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
-import type { ExecuteOptions, JSONSchema } from '../model.ts';
+import type { ExecuteOptions } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
-import { createAjv, describeArgumentError } from '../validation.ts';
 import type { ForgeRequest, TestResult } from './forge-request.ts';
-
-let outputAjv: ReturnType<typeof createAjv> | undefined;
-
-export function outputProblem(schema: JSONSchema, value: unknown): string | undefined {
-  const { $schema: _dialect, ...rest } = schema;
-  const validate = (outputAjv ??= createAjv()).compile(rest);
-  if (validate(value)) return undefined;
-  return `the output does not match outputSchema: ${(validate.errors ?? []).map(describeArgumentError).join('; ')}`;
-}
 
 export function jsonDiff(expected: unknown, actual: unknown): string {
   const text = (v: unknown) => (v === undefined ? 'undefined' : JSON.stringify(v, null, 2)) + '\n';
@@ -37,18 +27,32 @@ export async function testStep(request: ForgeRequest, registry: ToolRegistry, op
     const result = await registry.execute(request.name, structuredClone(testCase.input), { ...options, approved: true });
     const durationMs = performance.now() - started;
     if (!result.ok) {
-      results.push({ input: testCase.input, expected: testCase.expectedOutput, passed: false, error: `${result.error.code}: ${result.error.message}`, durationMs });
+      const entry: TestResult = { input: testCase.input, expected: testCase.expectedOutput, passed: false, error: `${result.error.code}: ${result.error.message}`, durationMs };
+      // A result that broke outputSchema still shows what it was, and how it differs.
+      const actual = result.error.code === 'FORGE_TOOL_OUTPUT' ? parseDetails(result.error.details) : undefined;
+      if (actual !== undefined) {
+        entry.actual = actual.value;
+        if (!isDeepStrictEqual(normalize(actual.value), normalize(testCase.expectedOutput))) entry.diff = jsonDiff(testCase.expectedOutput, actual.value);
+      }
+      results.push(entry);
       continue;
     }
+    // The tool checked its result against outputSchema already (output-contract.ts).
     const actual = result.value;
     const equal = isDeepStrictEqual(normalize(actual), normalize(testCase.expectedOutput));
-    const schemaError = outputProblem(request.outputSchema, actual);
-    const entry: TestResult = { input: testCase.input, expected: testCase.expectedOutput, actual, passed: equal && !schemaError, durationMs };
+    const entry: TestResult = { input: testCase.input, expected: testCase.expectedOutput, actual, passed: equal, durationMs };
     if (!equal) entry.diff = jsonDiff(testCase.expectedOutput, actual);
-    if (schemaError) entry.error = schemaError;
     results.push(entry);
   }
   return results;
+}
+
+function parseDetails(details: string | undefined): { value: unknown } | undefined {
+  try {
+    return details === undefined ? undefined : { value: JSON.parse(details) };
+  } catch {
+    return undefined; // cut at 2,000 characters: not shown
+  }
 }
 
 /** JSON's view of a value (what a client would receive), so equality is JSON equality. */

@@ -67,7 +67,8 @@ describe('forge_tool', () => {
     const h = await harness();
     const result = await forgeIn(h, { ...addNumbers, name: 'add_text', outputSchema: { type: 'object', properties: { sum: { type: 'string' } } } });
     expect(result.success).toBe(false);
-    expect(result.testResults[0].error).toContain('does not match outputSchema');
+    expect(result.testResults[0]).toMatchObject({ passed: false, actual: { sum: 3 }, error: expect.stringContaining('does not match outputSchema') });
+    expect(result.testResults[0].diff).toBeUndefined();
   });
 
   it('forges a composition of two builtins with the YAML meta-tool engine', async () => {
@@ -174,6 +175,13 @@ describe('forge_tool', () => {
       for (const lost of results.filter((r) => !r.success)) expect(lost.errors[0].code).toBe('FORGE_TOOL_COLLISION');
       expect(await h.registry.execute('add_numbers', { a: 1, b: 1 }, { session: results.findIndex((r) => r.success) >= 0 ? `context:racer-${results.findIndex((r) => r.success)}` : undefined })).toMatchObject({ ok: true, value: { sum: 2 } });
     }
+  });
+
+  it('holds every later call to outputSchema, not only the test cases', async () => {
+    const h = await harness();
+    const request = { ...addNumbers, name: 'add_or_not', implementation: { mode: 'sandbox', code: 'function execute(input) { return input.a === 13 ? { sum: "unlucky" } : { sum: input.a + input.b }; }' } };
+    expect((await forgeIn(h, request)).success).toBe(true);
+    expect(await h.registry.execute('add_or_not', { a: 13, b: 1 }, { session: 'context:one' })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_OUTPUT', message: expect.stringContaining('does not match outputSchema') } });
   });
 
   it('answers concurrent calls to one forged tool each with its own result', async () => {

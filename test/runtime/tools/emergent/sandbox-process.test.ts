@@ -47,6 +47,7 @@ describe('sandbox process', () => {
     expect(all).toContain(permissionFlag());
     expect(all.filter((a) => a.startsWith('--allow-'))).toEqual(['--allow-fs-read=/x/code.js']);
     expect(all).toContain('--max-old-space-size=32');
+    if (command.endsWith('prlimit')) expect(args.slice(0, args.indexOf('--'))).toEqual(['--fsize=0', '--core=0', '--nofile=64', '--cpu=120']);
   });
 
   it.each(ESCAPES)('refuses %s, and serves the next call', async (_name, body, message) => {
