@@ -11,8 +11,8 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { permissionFlag } from '../../node-lines.ts';
 import { TailBuffer } from '../custom/output-buffer.ts';
-import { killProcessTree, spawnInGroup } from '../custom/process-tree.ts';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { killProcessTree } from '../custom/process-tree.ts';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MAX_RESULT_CHARS, SANDBOX_WORKER_SOURCE } from './sandbox-worker.ts';
 
 export interface SandboxLimits {
@@ -40,9 +40,13 @@ const MAX_LINE_BYTES = MAX_RESULT_CHARS * 2 + 64 * 1024;
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 64, timeoutMs: 5000 };
 
 /**
- * Where the process sandbox of the host (bubblewrap, runtime/exec) wraps the
- * command: no network namespace, a read-only view. Until it exists here the
- * command runs as is under Node's permission model and prlimit.
+ * THE SEAM for the host's process sandbox (bubblewrap, runtime/exec from the
+ * guards issue): wrap `command args` with a policy of no network
+ * (--unshare-net), nothing writable, the code's directory readable. It has
+ * not landed on this branch, so the command runs as is, under Node's
+ * permission model and prlimit. The process is spawned here directly (not
+ * through the custom tools' spawnInGroup), so a sandbox installed for tool
+ * processes in general, which hides .forge/, cannot hide the code file.
  */
 export function processSandboxSeam(command: string, args: string[]): { command: string; args: string[] } {
   return { command, args };
@@ -151,7 +155,8 @@ export class SandboxProcess {
   private ensureProcess(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
     const { command, args } = sandboxCommand(this.codeFile, this.allow, this.limits);
-    const child = spawnInGroup(command, args, { cwd: dirname(this.codeFile), env: {} });
+    // Its own process group (detached), so a kill takes everything with it.
+    const child = spawn(command, args, { cwd: dirname(this.codeFile), env: {}, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32', windowsHide: true });
     this.child = child;
     this.starts++;
     this.stderr = new TailBuffer(8 * 1024);
