@@ -62,15 +62,13 @@ function createUncheckedTool(request: ForgeRequest, mark: ForgedMark, host: Forg
     ...(allow.tools.length ? { composedOf: allow.tools } : {}),
     // The sandbox stops the code at its own cap; the registry's timeout is the backstop.
     timeoutMs: host.limits.timeoutMs + 2000,
-    sandbox,
     async execute(args: unknown, ctx: ToolContext): Promise<ToolResult> {
       const outcome = await sandbox.call(args, bridgeFor(allow, ctx, host.http), ctx.signal);
       if (outcome.ok) return ok(outcome.value);
       return fail(outcome.code, `tool "${request.name}": ${outcome.message}`);
     },
     close: () => sandbox.close(),
-    health: () => ({ healthy: true }),
-  } as ForgedTool & { sandbox: SandboxProcess };
+  };
 }
 
 /** The host's answers to the code's tools.call and fetch: the scoped registry and the egress-checked HTTP client. */

@@ -34,6 +34,9 @@ export type SandboxOutcome = { ok: true; value: unknown; durationMs: number } | 
 
 export type SandboxFailure = 'FORGE_SANDBOX_ERROR' | 'FORGE_SANDBOX_TIMEOUT' | 'FORGE_SANDBOX_MEMORY' | 'FORGE_SANDBOX_OUTPUT' | 'FORGE_SANDBOX_CRASHED' | 'FORGE_SANDBOX_CANCELLED';
 
+/** Tool calls and fetches one call of the code may make through the bridge. */
+export const MAX_BRIDGE_CALLS = 100;
+
 /** Bytes of one protocol line past which the process is stopped (a result over the limit, with room for escaping). */
 const MAX_LINE_BYTES = MAX_RESULT_CHARS * 2 + 64 * 1024;
 
@@ -78,6 +81,7 @@ export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: Sa
 interface Running {
   id: number;
   started: number;
+  bridgeCalls: number;
   bridge: BridgeHandler;
   settle(outcome: SandboxOutcome): void;
 }
@@ -126,6 +130,7 @@ export class SandboxProcess {
       this.current = {
         id,
         started,
+        bridgeCalls: 0,
         bridge,
         settle: (outcome) => {
           clearTimeout(timer);
@@ -219,10 +224,13 @@ export class SandboxProcess {
 
   private async answerBridge(call: Running, bridgeId: number, kind: 'tool' | 'fetch', requestText: string): Promise<void> {
     let answer: { ok: true; value: unknown } | { ok: false; error: string };
-    try {
-      answer = await call.bridge(kind, JSON.parse(requestText));
-    } catch (err) {
-      answer = { ok: false, error: (err as Error).message };
+    if (++call.bridgeCalls > MAX_BRIDGE_CALLS) answer = { ok: false, error: `one call may make at most ${MAX_BRIDGE_CALLS} tool calls and fetches` };
+    else {
+      try {
+        answer = await call.bridge(kind, JSON.parse(requestText));
+      } catch (err) {
+        answer = { ok: false, error: (err as Error).message };
+      }
     }
     if (this.current !== call || !this.child) return;
     const reply = answer.ok ? { bridge: bridgeId, ok: true, value: JSON.stringify(answer.value ?? null) } : { bridge: bridgeId, ok: false, error: answer.error };

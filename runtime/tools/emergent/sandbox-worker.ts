@@ -39,7 +39,7 @@ console.log = console.info = console.warn = console.error = () => {};
 process.stdout.write = () => true;
 
 const code = fs.readFileSync(codeFile, 'utf8');
-const context = vm.createContext(Object.create(null), { name: 'forged-tool', codeGeneration: { strings: false, wasm: false }, microtaskMode: undefined });
+const context = vm.createContext(Object.create(null), { name: 'forged-tool', codeGeneration: { strings: false, wasm: false } });
 let nextBridge = 1;
 const bridgeWaits = new Map();
 let currentId = 0;

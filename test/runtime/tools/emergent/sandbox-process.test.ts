@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../helpers/http-server.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { permissionFlag } from '../../../../runtime/node-lines.ts';
-import { SandboxProcess, sandboxCommand, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
+import { MAX_BRIDGE_CALLS, SandboxProcess, sandboxCommand, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
 
 const hits: string[] = [];
 const server = await startServer((req, res) => {
@@ -61,6 +61,17 @@ describe('sandbox process', () => {
       if (!outcome.ok) expect(outcome.message).toMatch(message);
       expect(await sandbox.call({ good: true }, fetchBridge)).toMatchObject({ ok: true, value: { fine: true } });
       expect(hits).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('answers at most MAX_BRIDGE_CALLS bridge calls per call', async () => {
+    const file = join(tempDir(), 'code.js');
+    writeFileSync(file, 'async function execute() { let ok = 0; let refused; for (let i = 0; i < 150; i++) { try { await fetch("http://x/"); ok++; } catch (e) { refused = e.message; } } return { ok, refused }; }');
+    const sandbox = new SandboxProcess(file, { tools: [], hosts: ['x'] }, { memoryMb: 32, timeoutMs: 10_000 });
+    try {
+      expect(await sandbox.call({}, async () => ({ ok: true, value: {} }))).toMatchObject({ ok: true, value: { ok: MAX_BRIDGE_CALLS, refused: `one call may make at most ${MAX_BRIDGE_CALLS} tool calls and fetches` } });
     } finally {
       await sandbox.close();
     }
