@@ -6,6 +6,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { parseJsonExact } from '../exact-output.ts';
 import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
@@ -185,7 +186,8 @@ export class ToolWorker {
     if (!line.trim()) return;
     let message: WorkerResponse | WorkerToolCall;
     try {
-      message = JSON.parse(line) as WorkerResponse | WorkerToolCall;
+      // Exact: a worker's result keeps integers past 2^53 (as text) instead of rounding them.
+      message = parseJsonExact(line) as WorkerResponse | WorkerToolCall;
     } catch {
       return; // not protocol; the host keeps stdout for itself, so this is noise
     }
