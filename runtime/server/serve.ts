@@ -69,7 +69,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const agent = createAgent(options);
   const server = await startAgentServer({
     manifest: options.manifest,
-    tools: clientCalls(options.registry),
+    tools: clientCalls(options.registry, undefined, options.manifest.approval?.clients),
     agent,
     auth,
     host: options.host,
@@ -81,9 +81,10 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
         .list()
         .map((tool) => ({ name: tool.name, health: tool.health?.() }))
         .filter((t) => t.health && !t.health.healthy)
-        .map((t) => ({ name: t.name, detail: t.health!.detail })),
+        .map((t) => ({ name: t.name, detail: t.health!.detail, ...(t.health!.circuit ? { circuit: t.health!.circuit } : {}) })),
   });
-  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
+  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, outside the work dir; shown once): ${auth.token}`);
+  else if (auth.movedFrom) options.announce?.(`auth token moved out of the work dir: ${auth.movedFrom} -> ${auth.file}`);
 
   const scheduler = startScheduledTasks(options, agent);
 
