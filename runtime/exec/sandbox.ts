@@ -11,9 +11,12 @@
  * With isolation 'bubblewrap' (Linux, `bwrap` working — see sandbox-probe.ts):
  *   - a private PID namespace: the server and every other process are
  *     invisible, /proc holds the sandbox's own processes only; when the
- *     sandbox's init dies (the command exited, or its bwrap was killed, or
- *     the server died: --die-with-parent) the kernel kills everything left
- *     in it, including children that made a new session or double-forked;
+ *     namespace's pid 1 dies (its bwrap was killed, or the server died:
+ *     --die-with-parent) the kernel kills everything left in it, including
+ *     children that made a new session or double-forked. A one-shot command
+ *     is itself pid 1 (`oneShot`), so its exit empties the namespace before
+ *     the exit is reported: nothing it started outlives the call. A worker
+ *     (many calls) runs under bwrap's own pid 1 and sweeps after each call;
  *   - private IPC and UTS namespaces, a new session (no terminal injection);
  *   - the whole file system read-only, `writable` paths (the work dir)
  *     read-write, a private empty /tmp, a minimal /dev;
@@ -48,6 +51,8 @@ export interface SandboxPolicy {
   /** The directory the command starts in (default: the first writable one). */
   cwd?: string;
   network: boolean;
+  /** The command is the namespace's pid 1: its exit kills what it left (one-shot commands; not workers). */
+  oneShot?: boolean;
   memoryBytes?: number;
   cpuSeconds?: number;
 }
@@ -61,12 +66,16 @@ export interface SandboxedCommand {
 export const SANDBOX_ENV_FLAG = 'FORGE_SANDBOX_PIDNS';
 
 /** The namespace and mount flags, in the order they must be applied (later mounts cover earlier ones). */
-export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'hidden' | 'reveal' | 'cwd' | 'network'>): string[] {
+export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'hidden' | 'reveal' | 'cwd' | 'network' | 'oneShot'>): string[] {
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
+  if (policy.oneShot) args.push('--as-pid-1');
   if (!policy.network) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   for (const dir of policy.writable) args.push('--bind', dir, dir);
+  const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
   for (const hidden of policy.hidden) {
+    // A file inside a hidden dir is gone with it (binding over it would bring its name back).
+    if (hidden.kind === 'file' && hiddenDirs.some((dir) => hidden.path.startsWith(dir + '/'))) continue;
     if (hidden.kind === 'dir') args.push('--tmpfs', hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }

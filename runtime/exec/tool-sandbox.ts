@@ -132,6 +132,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     reveal: revealedState(installed.workDir),
     cwd: options.cwd,
     network: limits.network,
+    oneShot: !options.worker,
     memoryBytes: limits.memory_bytes,
     cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
   };

@@ -24,13 +24,26 @@ def in_pid_sandbox():
         return False
 
 def sweep_strays():
+    killed = set()
     for _ in range(2):
         for entry in os.listdir("/proc"):
             if entry.isdigit() and int(entry) > 1 and int(entry) != os.getpid():
                 try:
                     os.kill(int(entry), 9)
+                    killed.add(int(entry))
                 except OSError:
                     pass
+    def alive(pid):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                stat = f.read()
+            return stat[stat.rindex(")") + 2] != "Z"
+        except (OSError, ValueError, IndexError):
+            return False
+    import time
+    deadline = time.monotonic() + 2
+    while any(alive(p) for p in killed) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 def main():
     sandboxed = in_pid_sandbox()

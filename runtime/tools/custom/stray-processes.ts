@@ -27,19 +27,37 @@ let sandboxed: boolean | undefined;
 export function sweepStrayProcesses(): number {
   sandboxed ??= insidePidSandbox();
   if (!sandboxed) return 0;
-  let killed = 0;
+  const killed = new Set<number>();
   // Twice: a process forking while the first pass runs leaves a child the second pass finds.
   for (let pass = 0; pass < 2; pass++) {
-    for (const entry of readdirSync('/proc')) {
-      const pid = Number(entry);
-      if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    for (const pid of otherProcesses()) {
       try {
         process.kill(pid, 'SIGKILL');
-        killed++;
+        killed.add(pid);
       } catch {
         // gone already
       }
     }
   }
-  return killed;
+  // SIGKILL is not instant: the answer waits until they are dead (gone, or a zombie), a few ms at most.
+  const deadline = Date.now() + 2000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while ([...killed].some(alive) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
+  return killed.size;
+}
+
+function otherProcesses(): number[] {
+  return readdirSync('/proc')
+    .map(Number)
+    .filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid);
+}
+
+function alive(pid: number): boolean {
+  try {
+    // The state follows the command name, which may hold spaces and parentheses: read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
