@@ -94,6 +94,8 @@ export class ToolWorker {
     } catch (err) {
       return { kind: 'spawn-failed', error: err as Error };
     }
+    // Cancelled while the worker was starting: the call never reaches it (no listener would fire now).
+    if (signal?.aborted) return { kind: 'aborted' };
     const id = this.nextId++;
     return new Promise<WorkerOutcome>((resolve) => {
       const onAbort = () => {
