@@ -93,6 +93,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     }
 
     if (!isAuthorized(req, auth)) {
+      // Its body is never read: the connection closes with the answer, so it cannot be held open by trickling one.
+      res.setHeader('connection', 'close');
       return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or the token file the agent printed at start)');
     }
 

@@ -14,6 +14,7 @@ import type { HttpClient } from '../net/http-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
+import type { HttpLimits } from './http-limits.ts';
 import { resolveAuth } from './auth.ts';
 import { clientCalls } from './client-calls.ts';
 import { ApprovalPolicy } from '../guard/approval-policy.ts';
@@ -36,6 +37,8 @@ export interface ServeOptions {
   /** Written to, once, when a token is generated (so a person can use it). */
   announce?: (line: string) => void;
   maxIterations?: number;
+  /** HTTP deadlines, connection cap and JSON depth (default: http-limits.ts, FORGE_HTTP_LIMITS). */
+  limits?: Partial<HttpLimits>;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -76,6 +79,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
     port: options.port,
     publicUrl: options.publicUrl,
     log: options.log,
+    limits: options.limits,
     unhealthyTools: () =>
       options.registry
         .list()

@@ -52,14 +52,14 @@ describe('/readyz', () => {
     expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
 
     // After the cool-down one trial call goes through: it fails, the circuit opens again.
-    await waitFor(async () => (await (await fetch(`${agent.url}/readyz`)).json()).unhealthy?.[0]?.circuit === 'half-open');
+    await waitFor(async () => ((await (await fetch(`${agent.url}/readyz`)).json()) as { unhealthy?: { circuit: string }[] }).unhealthy?.[0]?.circuit === "half-open");
     expect(await registry.execute('dies', {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CRASHED' } });
     expect(await registry.execute('dies', {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CIRCUIT_OPEN' } });
 
     // Fixed: the next trial succeeds and closes the circuit.
     rmSync(join(dir, 'broken'));
     expect(existsSync(join(dir, 'broken'))).toBe(false);
-    await waitFor(async () => (await (await fetch(`${agent.url}/readyz`)).json()).unhealthy?.[0]?.circuit === 'half-open');
+    await waitFor(async () => ((await (await fetch(`${agent.url}/readyz`)).json()) as { unhealthy?: { circuit: string }[] }).unhealthy?.[0]?.circuit === "half-open");
     expect(await registry.execute('dies', {})).toMatchObject({ ok: true, value: 'fine' });
     expect(await (await fetch(`${agent.url}/readyz`)).json()).not.toHaveProperty('unhealthy');
   });
