@@ -46,6 +46,8 @@ export interface SandboxPolicy {
   prlimit?: string;
   /** Directories the command may write (the work dir). */
   writable: readonly string[];
+  /** Directories it may read that the private /tmp would otherwise cover (the bundle or project, when under /tmp). */
+  readable?: readonly string[];
   hidden: readonly HiddenPath[];
   reveal?: readonly string[];
   /** The directory the command starts in (default: the first writable one). */
@@ -66,11 +68,13 @@ export interface SandboxedCommand {
 export const SANDBOX_ENV_FLAG = 'FORGE_SANDBOX_PIDNS';
 
 /** The namespace and mount flags, in the order they must be applied (later mounts cover earlier ones). */
-export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'hidden' | 'reveal' | 'cwd' | 'network' | 'oneShot'>): string[] {
+export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readable' | 'hidden' | 'reveal' | 'cwd' | 'network' | 'oneShot'>): string[] {
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
   if (policy.oneShot) args.push('--as-pid-1');
   if (!policy.network) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // Read-only first: a writable dir inside a readable one stays writable.
+  for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
   for (const dir of policy.writable) args.push('--bind', dir, dir);
   const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
   for (const hidden of policy.hidden) {

@@ -51,6 +51,8 @@ interface Installed {
   isolation: IsolationLevel;
   settings: SandboxSettings;
   workDir: string;
+  /** The bundle's dir or the project root: tools' own files, readable. */
+  codeDirs: string[];
 }
 
 let installed: Installed | undefined;
@@ -67,7 +69,7 @@ export interface SandboxStatus {
 }
 
 /** Installs the sandbox for this process. Throws when `required` cannot be met (the caller reports it). */
-export function installToolSandbox(probe: SandboxProbe, settings: SandboxSettings, workDir: string): SandboxStatus {
+export function installToolSandbox(probe: SandboxProbe, settings: SandboxSettings, workDir: string, codeDirs: readonly string[] = []): SandboxStatus {
   const isolation = settings.mode === 'off' ? 'none' : probe.isolation;
   if (settings.mode === 'required' && isolation !== 'bubblewrap') {
     throw new SandboxRequiredError(`forge.yaml says sandbox: required, but ${probe.reason ?? 'no sandbox is available'}`);
@@ -75,7 +77,7 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
   const root = resolve(workDir);
   // The state dir exists before any tool starts, so every sandbox hides it, even one started before the server writes there.
   if (isolation === 'bubblewrap') mkdirSync(join(root, '.forge'), { recursive: true });
-  installed = { probe, isolation, settings, workDir: root };
+  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)) };
   return sandboxStatus()!;
 }
 
@@ -128,8 +130,9 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     bwrap: installed.probe.bwrap,
     prlimit: installed.probe.prlimit,
     writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
-    hidden: currentHiddenPaths(installed.workDir),
-    reveal: revealedState(installed.workDir),
+    readable: installed.codeDirs,
+    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs]),
+    reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
     cwd: options.cwd,
     network: limits.network,
     oneShot: !options.worker,
@@ -139,9 +142,9 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
   return sandboxCommand(command, args, policy);
 }
 
-function currentHiddenPaths(workDir: string): HiddenPath[] {
+function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
   const hidden: HiddenPath[] = [];
-  for (const path of [join(workDir, '.forge'), ...hiddenPaths]) {
+  for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths])) {
     try {
       hidden.push({ path, kind: statSync(path).isDirectory() ? 'dir' : 'file' });
     } catch {
@@ -151,12 +154,16 @@ function currentHiddenPaths(workDir: string): HiddenPath[] {
   return hidden;
 }
 
-/** Python environments under .forge/ (venv, venvs, python-venv...) stay readable: tools run from them. */
+/**
+ * What tools run from under .forge/ stays readable (read-only): Python
+ * environments (venv, venvs, python-venv...) and the compiled TS/JS tools of
+ * a project run from sources (cache/). Everything else there is state.
+ */
 function revealedState(workDir: string): string[] {
   const state = join(workDir, '.forge');
   try {
     return readdirSync(state, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && /venv|python/i.test(e.name))
+      .filter((e) => e.isDirectory() && (/venv|python/i.test(e.name) || e.name === 'cache'))
       .map((e) => join(state, e.name));
   } catch {
     return [];
