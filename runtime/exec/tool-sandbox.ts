@@ -76,7 +76,13 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
   }
   const root = resolve(workDir);
   // The state dir exists before any tool starts, so every sandbox hides it, even one started before the server writes there.
-  if (isolation === 'bubblewrap') mkdirSync(join(root, '.forge'), { recursive: true });
+  if (isolation === 'bubblewrap') {
+    try {
+      mkdirSync(join(root, '.forge'), { recursive: true });
+    } catch {
+      // a read-only work dir: nothing can be written there, so there is no state to hide either
+    }
+  }
   installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)) };
   return sandboxStatus()!;
 }
