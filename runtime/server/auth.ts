@@ -1,8 +1,11 @@
 /**
  * Bearer-token auth for the agent's HTTP endpoints. The token comes from
- * FORGE_AUTH_TOKEN or the file FORGE_AUTH_TOKEN_FILE names, or is generated
- * on first start into a 0600 file outside the work dir (runtime/secrets.ts
- * says where) and printed once. `--no-auth` is only allowed on a loopback
+ * FORGE_AUTH_TOKEN, or the file FORGE_AUTH_TOKEN_FILE names (a mounted
+ * secret, hidden from every tool process), or is generated on first start
+ * into a 0600 file outside the work dir (runtime/secrets.ts says where) and
+ * printed once. With a shared state store (replicas) it is never generated:
+ * each replica would make its own, and a client's token would work on one
+ * pod only. `--no-auth` is only allowed on a loopback
  * host: an open agent on a network is never one flag away.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -10,7 +13,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { hideFromTools } from '../exec/tool-sandbox.ts';
-import { generatedTokenFile, secretFromEnv } from '../secrets.ts';
+import { generatedTokenFile } from '../secrets.ts';
 
 export interface AuthSettings {
   /** Undefined when auth is off. */
@@ -27,15 +30,20 @@ export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export class AuthConfigError extends Error {}
 
-export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string }): AuthSettings {
+export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
   if (options.noAuth) {
     if (!LOOPBACK_HOSTS.has(options.host)) {
       throw new AuthConfigError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${options.host}`);
     }
     return {};
   }
-  const given = secretFromEnv(options.env, 'FORGE_AUTH_TOKEN');
-  if (given) return { token: given, ...(options.env.FORGE_AUTH_TOKEN?.trim() ? {} : { file: options.env.FORGE_AUTH_TOKEN_FILE }) };
+  const fromEnv = options.env.FORGE_AUTH_TOKEN?.trim();
+  if (fromEnv) return { token: fromEnv };
+  const fromFile = tokenFromFile(options.env.FORGE_AUTH_TOKEN_FILE);
+  if (fromFile) return { token: fromFile, file: options.env.FORGE_AUTH_TOKEN_FILE!.trim() };
+  if (options.shared) {
+    throw new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)');
+  }
   const file = generatedTokenFile(options.workDir, options.env);
   hideFromTools(file);
   if (existsSync(file)) {
@@ -53,6 +61,20 @@ export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; 
   const token = randomBytes(32).toString('base64url');
   writeFileSync(file, token + '\n', { mode: 0o600 });
   return { token, generatedAt: file, file };
+}
+
+/** The token in the file FORGE_AUTH_TOKEN_FILE names; a named file that is missing or empty is an error, not a silent fallback. */
+function tokenFromFile(path: string | undefined): string | undefined {
+  if (!path?.trim()) return undefined;
+  hideFromTools(path.trim());
+  let token: string;
+  try {
+    token = readFileSync(path.trim(), 'utf8').trim();
+  } catch (err) {
+    throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!token) throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which is empty`);
+  return token;
 }
 
 /** True when the request carries the token (compared in constant time). */

@@ -21,6 +21,8 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
   const approved = clients !== 'policy';
   return {
     list: () => registry.list(),
+    get: (name) => registry.get(name),
+    onToolsChanged: (listener) => registry.onToolsChanged(listener),
     execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved, approver: approved ? approver : undefined }),
   };
 }

@@ -12,7 +12,7 @@ import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 export async function serveMcpStdio(manifest: AgentManifest, tools: McpToolSource, onClose: () => Promise<void>): Promise<void> {
   const running = new Set<Promise<unknown>>();
   const tracked: McpToolSource = {
-    list: () => tools.list(),
+    ...tools,
     execute: (name, args, options) => {
       const call = tools.execute(name, args, options);
       running.add(call);
