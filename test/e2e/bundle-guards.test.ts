@@ -86,8 +86,8 @@ describe('secrets from files', () => {
 
   it('refuses to start when FORGE_AUTH_TOKEN_FILE cannot be read', async () => {
     const { code, stderr } = await runtime(['serve', '--port', '0'], { env: { FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: '/nonexistent/token' } });
-    expect(code).toBe(1);
-    expect(stderr).toContain('FORGE_AUTH_TOKEN_FILE=/nonexistent/token cannot be read: ENOENT');
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('FORGE_AUTH_TOKEN_FILE names /nonexistent/token, which cannot be read: ENOENT');
   });
 
   it('sends the model key read from OPENAI_API_KEY_FILE', async () => {
@@ -107,7 +107,7 @@ describe('secrets from files', () => {
     manifest.model.base_url = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;
     manifest.workdir = '.';
     writeFileSync(join(dir, '.forge-output', 'agent.json'), JSON.stringify(manifest));
-    const agent = await startAgentProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: dir, env: { FORGE_AUTH_TOKEN: 't', OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: keyFile } });
+    const agent = await startAgentProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: dir, env: { FORGE_AUTH_TOKEN: 't', OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: keyFile, FORGE_VERIFY: 'off' } });
     try {
       const res = await fetch(`${agent.url}/a2a`, {
         method: 'POST',
