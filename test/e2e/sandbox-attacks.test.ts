@@ -43,6 +43,7 @@ beforeAll(async () => {
       '  - name: cli_execute',
       '    config: { allowed_binaries: [python3] }',
       '  - local_shell',
+      '  - grep_search',
       'sandbox:',
       '  memory: 256MB',
       '  network: false',
@@ -62,6 +63,7 @@ beforeAll(async () => {
   writeFileSync(join(workDir, 'attack.py'), ATTACK_SCRIPT);
   mkdirSync(join(workDir, '.forge'), { recursive: true });
   writeFileSync(join(workDir, '.forge', 'state-secret'), PLANTED);
+  writeFileSync(join(workDir, 'visible.txt'), `findme ${PLANTED.slice(0, 8)}\n`);
   secretsDir = tempDir('forge-secrets-');
   writeFileSync(join(secretsDir, 'model.key'), MODEL_KEY, { mode: 0o600 });
 
@@ -138,6 +140,14 @@ describe.each(KINDS)('a %s process', (kind) => {
 });
 
 describe('the sandbox as a whole', () => {
+  it('runs grep_search\'s ripgrep inside it: the work dir is searched, the hidden state dir is not there', async () => {
+    const post = (args: unknown) =>
+      fetch(`${agent.url}/tools/grep_search`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) }).then((r) => r.json() as Promise<any>);
+    const found = await post({ pattern: PLANTED.slice(0, 8), include_hidden: true });
+    expect(found).toMatchObject({ ok: true, value: { engine: 'ripgrep' } });
+    expect(found.value.matches.map((m: { path: string }) => m.path)).toEqual(['visible.txt']);
+  });
+
   it('lets a tool with network: true reach the same loopback server (the control)', async () => {
     expect(await attack('net_allowed', { action: 'connect', port: loopbackPort })).toEqual({ connected: true });
   });
