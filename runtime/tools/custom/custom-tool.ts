@@ -15,6 +15,8 @@ import { PYTHON_WORKER_HOST } from './python-host.ts';
 import { PythonNotFoundError, resolvePython } from './python-interpreter.ts';
 import { PYTHON_TOOL_ENV, toolEnvironment } from './tool-env.ts';
 import { ToolWorker, type WorkerOutcome } from './tool-worker.ts';
+import { CircuitBreaker } from './circuit-breaker.ts';
+import { parseDuration } from '../../duration.ts';
 
 export interface ProcessCommand {
   command: string;
@@ -56,26 +58,39 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
       maxResponseBytes: host.maxOutputBytes,
       onStderr: host.onStderr && ((text) => host.onStderr!(spec.name, text)),
     });
+    const circuit = new CircuitBreaker({ coolDownMs: circuitCoolDownMs() });
+    const callWorker = async (args: unknown, ctx: ToolContext): Promise<WorkerOutcome> => {
+      // Python's execute(args) has no ctx: a warm Python call skips the tmpDir bookkeeping.
+      if (source.kind === 'python') return worker.call(args, ctx.signal);
+      // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
+      const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
+      try {
+        return await worker.call(args, ctx.signal, {
+          tmpDir,
+          depth: ctx.depth,
+          onToolCall: (tool, toolArgs) => ctx.registry.execute(tool, toolArgs),
+        });
+      } finally {
+        rmSync(tmpDir, { recursive: true, force: true });
+      }
+    };
     return {
       ...spec,
       async execute(args: unknown, ctx: ToolContext) {
-        // Python's execute(args) has no ctx: a warm Python call skips the tmpDir bookkeeping.
-        if (source.kind === 'python') return fromWorker(spec.name, await worker.call(args, ctx.signal));
-        // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
-        const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
-        try {
-          const outcome = await worker.call(args, ctx.signal, {
-            tmpDir,
-            depth: ctx.depth,
-            onToolCall: (tool, toolArgs) => ctx.registry.execute(tool, toolArgs),
-          });
-          return fromWorker(spec.name, outcome);
-        } finally {
-          rmSync(tmpDir, { recursive: true, force: true });
-        }
+        if (!circuit.tryEnter()) return circuitOpen(spec.name, circuit);
+        const outcome = await callWorker(args, ctx);
+        if (outcome.kind === 'crashed' || outcome.kind === 'spawn-failed') {
+          circuit.failed(outcome.kind === 'crashed' ? `exited with ${outcome.signal ?? outcome.exitCode}` : outcome.error.message);
+        } else if (outcome.kind === 'aborted') circuit.released();
+        else circuit.succeeded();
+        return fromWorker(spec.name, outcome);
       },
       close: () => worker.close(),
-      health: () => (worker.healthy ? { healthy: true } : { healthy: false, detail: `its worker keeps failing (${worker.failure})` }),
+      health: () => {
+        const state = circuit.state;
+        if (state === 'closed') return { healthy: true };
+        return { healthy: false, circuit: state, detail: `its worker keeps failing (${circuit.lastFailure}); circuit ${state}` };
+      },
     };
   }
 
@@ -143,6 +158,21 @@ function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
     case 'aborted':
       return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
   }
+}
+
+function circuitOpen(name: string, circuit: CircuitBreaker): ToolResult {
+  const seconds = Math.max(1, Math.ceil(circuit.retryInMs / 1000));
+  return fail(
+    'FORGE_TOOL_CIRCUIT_OPEN',
+    `tool "${name}" is not taking calls: its worker failed ${circuit.threshold} times in a row (${circuit.lastFailure})`,
+    circuit.state === 'open' ? `try again in ${seconds} s; the other tools are unaffected` : 'a trial call is running; try again shortly',
+  );
+}
+
+/** FORGE_TOOL_COOLDOWN ("30s", "500ms") sets how long a failing tool's circuit stays open. */
+function circuitCoolDownMs(): number | undefined {
+  const text = process.env.FORGE_TOOL_COOLDOWN;
+  return text ? parseDuration(text) : undefined;
 }
 
 function startFailure(name: string, err: unknown): ToolResult {
