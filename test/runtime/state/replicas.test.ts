@@ -212,6 +212,18 @@ describe('replicas on Postgres', () => {
     expect((await getTask(runner.url, task.id)).status.state).toBe('canceled');
   }, 30_000);
 
+  it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
+    const replica = await startReplica({ bundle, stateUrl: fleet.stateUrl, publicUrl: fleet.proxy.url, env: { FORGE_SHUTDOWN_GRACE: '1s', FORGE_DRAIN_DELAY: '100ms' } });
+    const before = hung;
+    const task = await sendMessage(replica.url, { text: 'hang', contextId: 'shutdown' }, false);
+    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    expect(await replica.stop('SIGTERM')).toBe(0);
+    const seen = await getTask(fleet.replicas[0].url, task.id);
+    expect(seen.status.state).toBe('failed');
+    expect(seen.status.message.parts[0].text).toContain('stopped before the task finished');
+    expect((await sendMessage(fleet.replicas[0].url, { text: 'next', contextId: 'shutdown' })).status.state).toBe('completed');
+  }, 30_000);
+
   it('loses no request of 32 concurrent clients during a rolling restart', async () => {
     let running = true;
     const outcomes = { ok: 0, failed: [] as string[] };
