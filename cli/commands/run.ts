@@ -69,6 +69,8 @@ export async function run(argv: string[]): Promise<number> {
       port: port ?? project.config.server.port,
       noAuth: values['no-auth'],
       publicUrl: values['public-url'],
+      // One process from sources: with --dev, MCP sessions let hot reload announce the new tool set.
+      ...(values.dev ? { mcpSessions: true } : {}),
       http,
       log,
       announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),

@@ -64,7 +64,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   const { manifest, tools, agent, auth, log } = options;
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
-  const makeMcpServer = () => createMcpServer(mcpIdentity, tools);
+  const makeMcpServer = () => createMcpServer(mcpIdentity, tools, { notifications: options.mcpSessions ?? false });
   const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(makeMcpServer) : new McpStatelessEndpoint(makeMcpServer);
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);

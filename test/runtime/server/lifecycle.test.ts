@@ -55,7 +55,8 @@ describe('MCP over HTTP', () => {
     const init = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(initialize) });
     expect(init.status).toBe(200);
     expect(init.headers.get('mcp-session-id')).toBeNull();
-    await init.text();
+    // No stream to announce changes on, so none is promised.
+    expect(await init.text()).toContain('"listChanged":false');
     // A request with no initialize before it is answered: nothing is remembered between requests.
     const list = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: { ...mcpHeaders, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
     expect(await list.text()).toContain('"tools"');
