@@ -9,6 +9,9 @@
  *   A2A message/send with 32 concurrent clients (each its own conversation):
  *     file: x1, postgres: x1, postgres: x3 (clients spread round-robin)
  *   REST tool calls (no state) with 32 concurrent clients: x1 vs x3
+ *   the store's own work for one A2A call, in process (no HTTP, no model):
+ *     read the pending approval, one turn (hold + CAS save), four task saves,
+ *     a lease held and released — file: vs postgres:
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFileStore } from '../runtime/state/file-store.ts';
+import { openPostgresStore } from '../runtime/state/postgres-store.ts';
+import type { StateStore } from '../runtime/state/store.ts';
+import { Task } from '../runtime/vendor/protocol.ts';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { median } from './measure.ts';
 
@@ -94,6 +101,29 @@ async function sequentialLatency(url: string, runs: number): Promise<number> {
   return median(times);
 }
 
+/** The store's part of one A2A message/send, as the runtime does it; median ms over `runs`. */
+async function storeWorkPerCall(store: StateStore, runs: number): Promise<number> {
+  const times: number[] = [];
+  const context = {} as never;
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const id = `bench-${i}`;
+    const task = Task.fromJSON({ id, contextId: `ctx-${i % 10}`, status: { state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() } });
+    await store.tasks.save(task, context);
+    const lease = await store.tasks.hold(id);
+    await store.conversations.read(`ctx-${i % 10}`);
+    await store.conversations.withTurn(`ctx-${i % 10}`, async (session) => {
+      session.messages.push({ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' });
+      if (session.messages.length > 40) session.messages.splice(0, 20);
+    });
+    for (let s = 0; s < 3; s++) await store.tasks.save(task, context);
+    await store.tasks.load(id, context);
+    await lease.release();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'forge-bench-replicas-'));
 const postgres = await startPostgres();
 const model = await startModel();
@@ -117,6 +147,14 @@ try {
   };
   const TOTAL = Number(process.env.BENCH_MESSAGES ?? 2000);
 
+  const fileStore = createFileStore(mkdtempSync(join(tmpdir(), 'forge-bench-store-')));
+  const pgStore = await openPostgresStore({ url: await postgres.createDatabase('bench_store'), leaseMs: 15_000 });
+  await storeWorkPerCall(fileStore, 50);
+  await storeWorkPerCall(pgStore, 50);
+  const fileStoreMs = await storeWorkPerCall(fileStore, 500);
+  const pgStoreMs = await storeWorkPerCall(pgStore, 500);
+  await pgStore.close();
+
   const file = await start(1, 'file:');
   await warm(file);
   const fileLatency = await sequentialLatency(file[0], 200);
@@ -137,6 +175,8 @@ try {
   stopAll();
 
   const rows: [string, string, string][] = [
+    ['store work per A2A call, file:', `${fileStoreMs.toFixed(2)} ms`, 'median of 500, in process'],
+    ['store work per A2A call, postgres:', `${pgStoreMs.toFixed(2)} ms`, `${(pgStoreMs / fileStoreMs).toFixed(2)}× file:`],
     ['message/send latency, file: x1', `${fileLatency.toFixed(2)} ms`, 'median of 200, one at a time'],
     ['message/send latency, postgres: x1', `${pgLatency.toFixed(2)} ms`, `store overhead ${(pgLatency - fileLatency).toFixed(2)} ms per call (${(pgLatency / fileLatency).toFixed(2)}× file:)`],
     ['message/send, 32 clients, file: x1', `${fileThroughput.toFixed(0)}/s`, ''],
