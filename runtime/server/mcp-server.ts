@@ -20,10 +20,8 @@ export interface McpToolSource extends ToolRunner {
   onToolsChanged?(listener: () => void): () => void;
 }
 
-/** `notifications: false` for a server without sessions (stateless HTTP): it has no stream to announce changes on. */
-export function createMcpServer(identity: { name: string; version: string }, tools: McpToolSource, options: { notifications?: boolean } = {}): Server {
-  const notifications = options.notifications ?? true;
-  const server = new Server({ name: identity.name, version: identity.version }, { capabilities: { tools: { listChanged: notifications } } });
+export function createMcpServer(identity: { name: string; version: string }, tools: McpToolSource): Server {
+  const server = new Server({ name: identity.name, version: identity.version }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list().map(mcpToolEntry) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const result = await tools.execute(request.params.name, request.params.arguments ?? {}, { signal: extra.signal });
@@ -39,9 +37,9 @@ export function createMcpServer(identity: { name: string; version: string }, too
     return { content: [{ type: 'text' as const, text }], ...structured };
   });
   // A client is told when the tool set changes (hot reload, a forged tool) and lists again.
-  const unsubscribe = notifications ? tools.onToolsChanged?.(() => {
+  const unsubscribe = tools.onToolsChanged?.(() => {
     if (server.transport) void server.sendToolListChanged().catch(() => {});
-  }) : undefined;
+  });
   const previousOnClose = server.onclose;
   server.onclose = () => {
     unsubscribe?.();

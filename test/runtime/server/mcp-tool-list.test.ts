@@ -30,8 +30,7 @@ function inProcessTool(name: string, value: unknown, outputSchema?: Record<strin
 async function serveWith(registry: ToolRegistry) {
   const workDir = registry.workDir;
   const manifest = { agent_id: 'listing', version: '1.0.0', description: '', tools: registry.list() } as unknown as AgentManifest;
-  // Sessions: list_changed notifications need a standing stream (stateless HTTP, the default, has none).
-  const agent = await serveAgent({ manifest, registry, workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger, mcpSessions: true });
+  const agent = await serveAgent({ manifest, registry, workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
   running.push(agent);
   const client = new Client({ name: 'test', version: '1.0.0' });
   clients.push(client);
