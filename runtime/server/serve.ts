@@ -86,6 +86,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   try {
     return await serveWithState(options, env, state);
   } catch (err) {
+    setActiveState(undefined);
     if (!options.state) await state.close().catch(() => {});
     throw err;
   }

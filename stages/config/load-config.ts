@@ -11,6 +11,7 @@ import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
 import * as precompiled from './generated/forge-yaml-validator.mjs';
 import { schemaValidator } from './schema-validator.ts';
 import { resolveAdapterConfig } from './adapter-config.ts';
+import { checkStateConfig } from './state-config.ts';
 import { checkEgressConfig } from './egress-config.ts';
 import { resolveSandboxConfig } from './sandbox-config.ts';
 import type { ProjectConfig } from './project-config.ts';
@@ -95,6 +96,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
   };
   if (typeof data.state === 'string') config.state = data.state;
   diagnostics.push(...checkEgressConfig(config.egress, source));
+  diagnostics.push(...checkStateConfig(config.state, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
 }
