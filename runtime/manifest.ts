@@ -61,6 +61,8 @@ export interface AgentManifest {
   requirements: { node: string; python?: string };
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
+  /** forge.yaml `metrics: public`: /metrics without the bearer token (absent = private). */
+  metrics?: 'public';
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
   build: { mode: 'prod' | 'dev'; forge_version: string };

@@ -8,6 +8,7 @@ import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
 import type { SessionStore } from './session-store.ts';
+import { traceTurn } from '../telemetry/instrument-turn.ts';
 
 export class NoModelError extends Error {
   readonly code = 'FORGE_NO_MODEL';
@@ -61,7 +62,7 @@ export class Agent {
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return this.finish(session.id, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
+      return this.finish(session.id, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn))), turn.taskId);
     });
   }
 
@@ -73,7 +74,7 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return this.finish(session.id, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
+      return this.finish(session.id, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn))), turn.taskId);
     });
   }
 

@@ -20,6 +20,8 @@ import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
+import { serveObservabilityRoutes, type ExtraRoutes } from './observability-routes.ts';
+import { traceRequest } from '../telemetry/trace-request.ts';
 
 export interface AgentServerOptions {
   manifest: AgentManifest;
@@ -34,6 +36,10 @@ export interface AgentServerOptions {
   log: Logger;
   /** Tools that cannot serve calls right now (for /readyz). */
   unhealthyTools?: () => { name: string; detail?: string }[];
+  /** /metrics without the bearer token (forge.yaml `metrics: public`). */
+  metricsPublic?: boolean;
+  /** Routes a front end adds (the studio in `forge run --dev`). */
+  extraRoutes?: ExtraRoutes;
 }
 
 export interface RunningServer {
@@ -81,6 +87,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
     }
 
+    if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic: options.metricsPublic, extraRoutes: options.extraRoutes })) return;
     if (!isAuthorized(req, auth)) {
       return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or .forge/runtime.token)');
     }
@@ -119,7 +126,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    route(req, res).catch((err: unknown) => {
+    traceRequest(req, res, () => route(req, res)).catch((err: unknown) => {
       if (err instanceof BodyTooLargeError) {
         if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
         req.resume();

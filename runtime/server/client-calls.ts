@@ -8,10 +8,11 @@
 import { approveNothing, type Approver } from '../guard/approver.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpToolSource } from './mcp-server.ts';
+import { traceToolCall } from '../telemetry/instrument-tools.ts';
 
 export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing): McpToolSource {
   return {
     list: () => registry.list(),
-    execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved: true, approver }),
+    execute: (name, args, options = {}) => traceToolCall({ name }, args, () => registry.execute(name, args, { ...options, approved: true, approver })),
   };
 }

@@ -20,6 +20,8 @@ import { ApprovalPolicy } from '../guard/approval-policy.ts';
 import type { Approver } from '../guard/approver.ts';
 import { policyGate } from '../agent/policy-gate.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
+import type { ExtraRoutes } from './observability-routes.ts';
+import { countFiring, startTelemetry } from '../telemetry/serve-telemetry.ts';
 
 export interface ServeOptions {
   manifest: AgentManifest;
@@ -36,6 +38,8 @@ export interface ServeOptions {
   /** Written to, once, when a token is generated (so a person can use it). */
   announce?: (line: string) => void;
   maxIterations?: number;
+  /** Routes a front end adds (the studio in `forge run --dev`). */
+  extraRoutes?: ExtraRoutes;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -67,6 +71,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const env = options.env ?? process.env;
   const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host });
   const agent = createAgent(options);
+  const telemetry = await startTelemetry(options);
   const server = await startAgentServer({
     manifest: options.manifest,
     tools: clientCalls(options.registry),
@@ -76,6 +81,8 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
     port: options.port,
     publicUrl: options.publicUrl,
     log: options.log,
+    metricsPublic: options.manifest.metrics === 'public',
+    extraRoutes: options.extraRoutes,
     unhealthyTools: () =>
       options.registry
         .list()
@@ -93,6 +100,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
       await scheduler.stop();
       await server.close(graceMs);
       await options.registry.close();
+      await telemetry.shutdown();
     })();
     return stopping;
   };
@@ -111,13 +119,13 @@ function startScheduledTasks(options: ServeOptions, agent: Agent): Scheduler {
     workDir: options.workDir,
     configTasks: (options.manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
     log: options.log,
-    onFire: async (task) => {
+    onFire: countFiring(async (task) => {
       const outcome = await agent.send(`schedule-${task.id}`, task.task);
       if (outcome.status === 'input-required') {
         throw new Error(`stopped for approval of ${outcome.requests.map((r) => r.tool).join(', ')}; answer it in context schedule-${task.id}`);
       }
       options.log.info(`scheduled task ${task.id} done`);
-    },
+    }),
   });
   scheduler.start();
   return scheduler;

@@ -42,6 +42,8 @@ export interface ProjectConfig {
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** forge.yaml `metrics:`: whether /metrics needs the bearer token. */
+  metrics: 'private' | 'public';
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */
   schedules: ScheduledTask[];
   /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */

@@ -7,6 +7,7 @@ import type { HttpClient } from '../../net/http-client.ts';
 import { ProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from '../messages.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { createOpenAIProvider } from './openai.ts';
+import { tracedModel } from '../../telemetry/instrument-model.ts';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
@@ -22,7 +23,8 @@ export interface ModelClient extends ModelProvider {
 }
 
 export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, onFallback?: (failed: string, error: Error) => void): ModelClient {
-  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => createProvider(ref, http, env));
+  // Each model is traced on its own, so a fallback shows as one failed call and the next one.
+  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => tracedModel(createProvider(ref, http, env)));
   return withFallbacks(providers, onFallback);
 }
 

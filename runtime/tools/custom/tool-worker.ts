@@ -10,6 +10,7 @@ import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
+import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
 export interface WorkerLaunch {
@@ -53,6 +54,7 @@ export class ToolWorker {
   /** Calls in a row that ended with the worker dead or unable to start. */
   private failuresInARow = 0;
   private lastFailure = '';
+  private starts = 0;
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -135,6 +137,7 @@ export class ToolWorker {
   }
 
   private async start(): Promise<ChildProcessWithoutNullStreams> {
+    noteWorkerStart(this.starts++ > 0);
     const launch = await this.launch();
     const child = spawnInGroup(launch.command, launch.args, launch);
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,81 @@
+/**
+ * Tool calls as spans ("execute_tool <name>", GenAI semantic conventions)
+ * and metrics (calls, errors, latency per tool and front end). The span is
+ * opened once per top-level call, by whoever makes it first (the agent loop
+ * knows the model's call id and the gate's decision; a front end knows
+ * only itself); the registry's call events add the category and how the
+ * approval went, and composed sub-calls become child spans.
+ */
+import type { ToolResult } from '../tools/model.ts';
+import type { CallEvent, ToolRegistry } from '../tools/registry.ts';
+import { toolCalls, toolDuration, toolErrors } from './forge-metrics.ts';
+import { traceContent } from './trace-content.ts';
+import { currentScope, nowMs, startSpan, withSpan } from './tracer.ts';
+
+export interface ToolCallInfo {
+  name: string;
+  callId?: string;
+  /** The agent loop's gate: allow, deny, or ask (then answered by a person). */
+  decision?: string;
+  frontend?: string;
+}
+
+export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () => Promise<ToolResult>): Promise<ToolResult> {
+  const scope = currentScope();
+  if (scope?.toolSpan) return run();
+  const frontend = info.frontend ?? scope?.frontend ?? 'direct';
+  const started = performance.now();
+  const span = startSpan(`execute_tool ${info.name}`, {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': info.name,
+    'gen_ai.tool.type': 'function',
+    'gen_ai.tool.call.id': info.callId,
+    'forge.frontend': frontend,
+    'forge.approval.decision': info.decision,
+    'gen_ai.tool.call.arguments': traceContent(args),
+  });
+  let result: ToolResult;
+  try {
+    result = await withSpan(span, run, { toolSpan: true, frontend, tool: info.name });
+  } catch (err) {
+    span.setError((err as Error).message);
+    span.end();
+    throw err;
+  }
+  const outcome = result.ok ? 'ok' : result.error.code;
+  toolCalls.inc({ tool: info.name, frontend, outcome });
+  if (!result.ok) toolErrors.inc({ tool: info.name, frontend });
+  toolDuration.observe({ tool: info.name, frontend }, (performance.now() - started) / 1000);
+  if (span.recording) {
+    span.setAttributes({ 'forge.tool.outcome': outcome, 'gen_ai.tool.call.result': traceContent(result.ok ? result.value : result.error) });
+    if (!result.ok) span.setError(`${result.error.code}: ${result.error.message}`);
+    span.end();
+  }
+  return result;
+}
+
+/** Category and approval outcome on the open tool span; sub-calls of composed tools as child spans. */
+export function observeRegistry(registry: ToolRegistry): () => void {
+  return registry.onCall((event: CallEvent) => {
+    const scope = currentScope();
+    const span = scope?.span;
+    if (!span?.recording) return;
+    const category = registry.get(event.name)?.category;
+    if (event.depth === 0) {
+      span.setAttributes({ 'forge.tool.category': category, 'forge.approval.outcome': event.approval });
+      return;
+    }
+    const child = startSpan(`execute_tool ${event.name}`, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': event.name,
+      'gen_ai.tool.type': 'function',
+      'forge.tool.category': category,
+      'forge.tool.depth': event.depth,
+      'forge.approval.outcome': event.approval,
+      'forge.tool.outcome': event.result.ok ? 'ok' : event.result.error.code,
+      'gen_ai.tool.call.arguments': traceContent(event.args),
+    }, { startTime: nowMs() - event.durationMs });
+    if (!event.result.ok) child.setError(`${event.result.error.code}: ${event.result.error.message}`);
+    child.end();
+  });
+}
