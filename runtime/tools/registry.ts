@@ -37,6 +37,11 @@ export interface CallEvent {
   approval?: ApprovalOutcome;
 }
 
+export interface RegistryChange {
+  kind: 'added' | 'replaced' | 'removed';
+  name: string;
+}
+
 interface Entry {
   tool: Tool;
   origin: string;
@@ -50,6 +55,7 @@ export class ToolRegistry implements ToolRunner {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly listeners = new Set<(event: CallEvent) => void>();
+  private readonly changeListeners = new Set<(change: RegistryChange) => void>();
   readonly approval?: ApprovalPolicy;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
@@ -76,6 +82,7 @@ export class ToolRegistry implements ToolRunner {
       );
     }
     this.entries.set(tool.name, { tool, origin });
+    this.changed({ kind: 'added', name: tool.name });
     return undefined;
   }
 
@@ -83,12 +90,14 @@ export class ToolRegistry implements ToolRunner {
   replace(tool: Tool, origin: string): Tool | undefined {
     const previous = this.entries.get(tool.name)?.tool;
     this.entries.set(tool.name, { tool, origin });
+    this.changed({ kind: previous ? 'replaced' : 'added', name: tool.name });
     return previous;
   }
 
   unregister(name: string): Tool | undefined {
     const previous = this.entries.get(name)?.tool;
     this.entries.delete(name);
+    if (previous) this.changed({ kind: 'removed', name });
     return previous;
   }
 
@@ -107,6 +116,16 @@ export class ToolRegistry implements ToolRunner {
   /** Tools sorted by name, so every listing is stable. */
   list(): Tool[] {
     return [...this.entries.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Tools added, replaced (hot reload) or removed after start-up: for MCP listChanged, the studio. */
+  onChange(listener: (change: RegistryChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(change: RegistryChange): void {
+    for (const listener of this.changeListeners) listener(change);
   }
 
   onCall(listener: (event: CallEvent) => void): () => void {
