@@ -9,6 +9,7 @@ import { cliLogger } from '../cli-logger.ts';
 import { loadSourceAgent } from '../source-agent.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c } from '../terminal.ts';
+import { devStudio, studioLink } from '../studio/dev-studio.ts';
 
 export const usage = `usage: forge run [--dev] [--port P] [--host H] [--no-auth] [--stdio] [--chat]
 
@@ -18,7 +19,8 @@ bundle runs: A2A at /a2a (card at /.well-known/agent-card.json), MCP at
 
 options:
   --dev             include dev tools, reload changed tools without a restart,
-                    and log every tool call
+                    log every tool call, and serve the studio at /studio
+                    (on a loopback host; open the link it prints)
   --port P          port (default: server.port in forge.yaml, or 8080)
   --host H          host (default: server.host in forge.yaml, or 127.0.0.1)
   --no-auth         no bearer token (only on a loopback host)
@@ -59,30 +61,35 @@ export async function run(argv: string[]): Promise<number> {
     return new Promise(() => {}); // runs until stdin closes
   }
 
+  const host = values.host ?? project.config.server.host;
+  const studio = devStudio({ dev: values.dev, host, agentId: manifest.agent_id, registry });
   let running;
   try {
     running = await serveAgent({
       manifest,
       registry,
       workDir: project.config.workDir,
-      host: values.host ?? project.config.server.host,
+      host,
       port: port ?? project.config.server.port,
       noAuth: values['no-auth'],
       publicUrl: values['public-url'],
       http,
       log,
       announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
+      extraRoutes: studio?.routes,
     });
+    studio?.attach(running.agent, running.token);
   } catch (err) {
     if (err instanceof AuthConfigError) throw new UsageError(err.message);
     throw err;
   }
   const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
-  stopOnSignals({ stop: async (grace) => (stopWatching(), running.stop(grace)) }, log);
+  stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);
   process.stdout.write(
     `${c.green('✓')} ${c.bold(manifest.agent_id)} ${manifest.version}${values.dev ? c.dim(' (dev)') : ''} on ${running.url}\n` +
       `  tools   ${registry.list().length}\n  model   ${manifest.model ? `${manifest.model.provider}:${manifest.model.name}` : c.dim('none (tools are served; message/send answers "no model configured")')}\n` +
-      `  a2a     ${running.url}/a2a   mcp ${running.url}/mcp   rest ${running.url}/tools\n`,
+      `  a2a     ${running.url}/a2a   mcp ${running.url}/mcp   rest ${running.url}/tools\n` +
+      (studio ? `  studio  ${studioLink(running.url, running.token)}\n` : ''),
   );
   return new Promise(() => {}); // runs until a signal stops it
 }

@@ -84,7 +84,7 @@ export async function settlePending(messages: ChatMessage[], pending: PendingApp
     decisions[call.id] = decided === 'ask' ? (answers[call.id] ? 'allow' : 'deny') : decided;
   }
   countPersonAnswers(pending.decisions, answers);
-  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it');
+  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it', pending.decisions);
 }
 
 async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
@@ -126,12 +126,12 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
   return { status: 'max-iterations', text: `${lastText ? `${lastText}\n\n` : ''}[stopped: the agent reached max_iterations (${maxIterations}) before finishing]` };
 }
 
-async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string) {
+async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });
-      const result: ToolResult = await traceToolCall({ name: call.name, callId: call.id, decision: decisions[call.id], frontend: 'agent' }, call.arguments, async () =>
+      const result: ToolResult = await traceToolCall({ name: call.name, callId: call.id, decision: gated[call.id], answer: gated[call.id] === 'ask' ? decisions[call.id] : undefined, frontend: 'agent' }, call.arguments, async () =>
         decisions[call.id] === 'deny'
           ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
           : options.tools.execute(call.name, call.arguments, { signal: options.signal }),

@@ -17,6 +17,8 @@ export interface ToolCallInfo {
   callId?: string;
   /** The agent loop's gate: allow, deny, or ask (then answered by a person). */
   decision?: string;
+  /** A person's answer when the gate asked: allow or deny. */
+  answer?: string;
   frontend?: string;
 }
 
@@ -32,6 +34,7 @@ export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () =
     'gen_ai.tool.call.id': info.callId,
     'forge.frontend': frontend,
     'forge.approval.decision': info.decision,
+    'forge.approval.answer': info.answer === undefined ? undefined : info.answer === 'allow' ? 'approved' : 'denied',
     'gen_ai.tool.call.arguments': traceContent(args),
   });
   let result: ToolResult;
