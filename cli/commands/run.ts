@@ -5,7 +5,7 @@ import { AuthConfigError } from '../../runtime/server/auth.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
 import { watchForChanges } from '../dev-reload.ts';
-import { cliLogger } from '../cli-logger.ts';
+import { runLogger } from '../log-format.ts';
 import { loadSourceAgent } from '../source-agent.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c } from '../terminal.ts';
@@ -27,6 +27,8 @@ options:
   --public-url URL  the URL the agent card advertises (behind a proxy)
   --stdio           serve the tools over MCP on stdin/stdout instead
   --chat            talk to the agent in this terminal instead (same as forge chat)
+  --log-format F    text (default: readable lines) or json (one object per line,
+                    with trace_id and span_id; also FORGE_LOG_FORMAT)
 
 examples:
   forge run --dev
@@ -43,10 +45,11 @@ export async function run(argv: string[]): Promise<number> {
     'public-url': { type: 'string' },
     stdio: { type: 'boolean', default: false },
     chat: { type: 'boolean', default: false },
+    'log-format': { type: 'string' },
   });
   if (values.chat) return (await import('./chat.ts')).run(argv.filter((a) => a !== '--chat'));
   const port = parseInteger('port', values.port);
-  const log = cliLogger(values.verbose);
+  const log = runLogger(values['log-format'], values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
