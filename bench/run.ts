@@ -8,6 +8,7 @@
  *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime
  *   the running bundle: start to first MCP tools/list, call latency over MCP and REST,
  *   throughput with 32 clients, memory after 10,000 calls (server-bench.ts)
+ *   a builtin call with tracing off and on against the bare registry (telemetry-bench.ts)
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { StageContext } from '../stages/stage.ts';
 import { generateProject } from './generate-project.ts';
 import { median, percentile, timeProcess } from './measure.ts';
 import { benchServer } from './server-bench.ts';
+import { benchTelemetry } from './telemetry-bench.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.mjs');
@@ -51,6 +53,7 @@ try {
 
   const latency = await pythonLatency(dir);
   const server = await benchServer(join(dir, '.forge-output'), dir);
+  const telemetry = await benchTelemetry();
 
   const rows: [string, string, string, string][] = [
     ['cold forge build --prod', ms(cold), `${(cold / esbuildAlone).toFixed(2)}× esbuild alone (${ms(esbuildAlone)})`, '≤ 2×'],
@@ -59,6 +62,7 @@ try {
     ['Python call, cold (spawn)', ms(latency.cold, 2), `median of ${latency.coldRuns}`, ''],
     ['Python call, warm (worker)', ms(latency.warm, 3), `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}; ${(latency.cold / latency.warm).toFixed(0)}× faster than cold`, '≤ 0.5 ms'],
     ...server.rows,
+    ...telemetry,
   ];
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length)));
   console.log(`${'measure'.padEnd(widths[0])}  ${'result'.padStart(widths[1])}  ${'against the baseline'.padEnd(widths[2])}  target`);

@@ -13,6 +13,6 @@ import { traceToolCall } from '../telemetry/instrument-tools.ts';
 export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing): McpToolSource {
   return {
     list: () => registry.list(),
-    execute: (name, args, options = {}) => traceToolCall({ name }, args, () => registry.execute(name, args, { ...options, approved: true, approver })),
+    execute: (name, args, { frontend, ...options } = {}) => traceToolCall({ name, frontend }, args, () => registry.execute(name, args, { ...options, approved: true, approver })),
   };
 }

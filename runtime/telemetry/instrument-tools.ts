@@ -10,7 +10,7 @@ import type { ToolResult } from '../tools/model.ts';
 import type { CallEvent, ToolRegistry } from '../tools/registry.ts';
 import { toolCalls, toolDuration, toolErrors } from './forge-metrics.ts';
 import { traceContent } from './trace-content.ts';
-import { currentScope, nowMs, startSpan, withSpan } from './tracer.ts';
+import { currentScope, nowMs, startSpan, tracingEnabled, withSpan } from './tracer.ts';
 
 export interface ToolCallInfo {
   name: string;
@@ -23,6 +23,8 @@ export interface ToolCallInfo {
 }
 
 export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () => Promise<ToolResult>): Promise<ToolResult> {
+  // Tracing off: no async context at all (on Node 20 every promise made inside one pays for it).
+  if (!tracingEnabled()) return countedCall(info.name, info.frontend ?? 'direct', run);
   const scope = currentScope();
   if (scope?.toolSpan) return run();
   const frontend = info.frontend ?? scope?.frontend ?? 'direct';
@@ -45,16 +47,28 @@ export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () =
     span.end();
     throw err;
   }
-  const outcome = result.ok ? 'ok' : result.error.code;
-  toolCalls.inc({ tool: info.name, frontend, outcome });
-  if (!result.ok) toolErrors.inc({ tool: info.name, frontend });
-  toolDuration.observe({ tool: info.name, frontend }, (performance.now() - started) / 1000);
+  const outcome = countResult(info.name, frontend, result, started);
   if (span.recording) {
     span.setAttributes({ 'forge.tool.outcome': outcome, 'gen_ai.tool.call.result': traceContent(result.ok ? result.value : result.error) });
     if (!result.ok) span.setError(`${result.error.code}: ${result.error.message}`);
     span.end();
   }
   return result;
+}
+
+async function countedCall(tool: string, frontend: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
+  const started = performance.now();
+  const result = await run();
+  countResult(tool, frontend, result, started);
+  return result;
+}
+
+function countResult(tool: string, frontend: string, result: ToolResult, started: number): string {
+  const outcome = result.ok ? 'ok' : result.error.code;
+  toolCalls.inc({ tool, frontend, outcome });
+  if (!result.ok) toolErrors.inc({ tool, frontend });
+  toolDuration.observe({ tool, frontend }, (performance.now() - started) / 1000);
+  return outcome;
 }
 
 /** Category and approval outcome on the open tool span; sub-calls of composed tools as child spans. */

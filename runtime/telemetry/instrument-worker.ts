@@ -4,6 +4,6 @@ import { currentScope } from './tracer.ts';
 
 export function noteWorkerStart(restart: boolean): void {
   const scope = currentScope();
-  if (restart) workerRestarts.inc({ tool: scope?.tool ?? 'unknown' });
+  if (restart) workerRestarts.inc();
   scope?.span?.addEvent('forge.worker.start', { 'forge.worker.restart': restart });
 }

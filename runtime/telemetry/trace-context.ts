@@ -26,10 +26,26 @@ export function formatTraceparent(context: SpanContext): string {
   return `00-${context.traceId}-${context.spanId}-${context.sampled ? '01' : '00'}`;
 }
 
+// Ids come from a pool of random bytes refilled 4 KiB at a time: one
+// randomBytes call per few hundred spans instead of one per span.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let offset = 0;
+
+function randomHex(bytes: number): string {
+  if (offset + bytes > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
+  }
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
+}
+
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 export function newSpanId(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
 }

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestDuration, requests } from './forge-metrics.ts';
 import { parseTraceparent } from './trace-context.ts';
-import { startSpan, withSpan, withScope, tracingEnabled } from './tracer.ts';
+import { startSpan, withSpan, tracingEnabled } from './tracer.ts';
 
 export function frontendOf(path: string): string {
   if (path === '/mcp' || path.startsWith('/mcp/')) return 'mcp';
@@ -29,7 +29,7 @@ export function traceRequest(req: IncomingMessage, res: ServerResponse, handle: 
   const method = req.method ?? 'GET';
   // A standing event stream (MCP's GET, the studio's pages and events) is not a request worth a span.
   const streamOrPage = method === 'GET' && (frontend === 'mcp' || frontend === 'studio');
-  if (!tracingEnabled() || frontend === 'other' || frontend === 'metrics' || streamOrPage) return withScope({ frontend }, handle);
+  if (!tracingEnabled() || frontend === 'other' || frontend === 'metrics' || streamOrPage) return handle();
   const remote = parseTraceparent(req.headers.traceparent);
   const span = startSpan(`${method} ${path.startsWith('/tools/') ? '/tools/{name}' : path}`, {
     'http.request.method': method,
