@@ -5,6 +5,8 @@
  * context sent on to the model server, and content only when asked for.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
@@ -151,5 +153,21 @@ describe('OTLP/HTTP trace export', () => {
     const tool = await until(() => receiver.spans().find((s) => s.name === 'execute_tool lookup'), 'the tool span');
     expect(tool.parentSpanId).toBe(request.spanId);
     expect(attr(tool, 'forge.frontend')).toBe('rest');
+  });
+
+  it('traces an MCP tool call from the SDK client as a server span with the tool call under it', async () => {
+    const { agent, receiver } = await startTracedAgent();
+    const client = new Client({ name: 'trace-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}`, traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01` } } }));
+    const result = await client.callTool({ name: 'lookup', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    await client.close();
+    const tool = await until(() => receiver.spans().find((s) => s.name === 'execute_tool lookup'), 'the tool span');
+    const request = await until(() => receiver.spans().find((s) => s.spanId === tool.parentSpanId), 'its request span');
+    expect(request.name).toBe('POST /mcp');
+    expect(request.parentSpanId).toBe(INCOMING_SPAN);
+    expect(tool.traceId).toBe(INCOMING_TRACE);
+    expect(attr(tool, 'forge.frontend')).toBe('mcp');
+    expect(attr(request, 'rpc.system')).toBe('jsonrpc');
   });
 });
