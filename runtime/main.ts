@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
+import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
@@ -45,6 +46,7 @@ commands:
   --stdio                             serve the tools over MCP on stdin/stdout
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
+  verify                              check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
   call NAME [JSON] [--timeout MS] [--json]
                                       run a tool with JSON arguments and print its result
 
@@ -59,7 +61,15 @@ options:
 
 environment:
   FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into .forge/runtime.token)
+  FORGE_AUTH_TOKEN_FILE               a file holding the token (a mounted secret)
+  FORGE_STATE_URL                     file: (default, one process) or postgres://... shared by replicas
+  FORGE_PUBLIC_URL                    the URL the agent card advertises (required with a shared store)
+  FORGE_DRAIN_DELAY, FORGE_SHUTDOWN_GRACE
+                                      on SIGTERM: /readyz 503 this long while serving, then finish within the grace
+  FORGE_MCP_SESSIONS=stateful         keep MCP sessions in this process (default: stateless, any replica answers)
   PORT, FORGE_HOST                    where serve listens (flags win)
+  FORGE_VERIFY_KEY                    an Ed25519 public key (PEM or file): serve and verify require a valid signature
+  FORGE_VERIFY=off                    serve without checking the bundle against checksums.json
 `;
 
 /** Log lines go to stderr: stdout belongs to results and, under --stdio, to the protocol. */
@@ -81,6 +91,11 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return -1; // keeps running until stdin closes
   }
   if (command === '--stdio') command = 'stdio';
+  if (command === 'serve' || command === 'stdio') {
+    // Once, where a long-lived agent starts: not on every `call`.
+    const lineWarning = nodeLineWarning();
+    if (lineWarning) stderrLogger.warn(lineWarning);
+  }
 
   let parsed;
   try {
@@ -117,10 +132,15 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   }
   const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
 
+  // The bundle must be the one that was built before it serves anything.
+  const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command);
+  if (verified !== undefined) return verified;
+
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ createBundleRegistry }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
-    import('./bundle-registry.ts'),
+  const [{ assembleRuntime }, { bundleCodeSource }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+    import('./assemble.ts'),
+    import('./bundle-code.ts'),
     import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
@@ -128,9 +148,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
-  const built = await createBundleRegistry(contents, manifest, {
-    bundleFile,
-    workDir,
+  const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
     log,
     rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
@@ -224,6 +242,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   } finally {
     await close();
+    await (await import('./state/active-state.ts')).closeOpenedStates();
   }
 }
 

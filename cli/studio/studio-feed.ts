@@ -28,12 +28,8 @@ export function createStudioFeed(registry: ToolRegistry): StudioFeed {
     if (recent.length > KEPT_SPANS) recent.shift();
     broadcast('span', span);
   });
-  // Several files of one reload arrive together: the page is told once.
-  let pending: NodeJS.Timeout | undefined;
-  const stopWatching = registry.onChange(() => {
-    clearTimeout(pending);
-    pending = setTimeout(() => broadcast('tools', { count: registry.list().length }), 50);
-  });
+  // The registry tells once per batch of changes (a reload of several files).
+  const stopWatching = registry.onToolsChanged(() => broadcast('tools', { count: registry.list().length }));
   const keepAlive = setInterval(() => {
     for (const res of clients) res.write(': keep-alive\n\n');
   }, 15_000);
@@ -49,7 +45,6 @@ export function createStudioFeed(registry: ToolRegistry): StudioFeed {
     close() {
       removeProcessor();
       stopWatching();
-      clearTimeout(pending);
       clearInterval(keepAlive);
       for (const res of clients) res.end();
       clients.clear();

@@ -41,7 +41,7 @@ export function createStudio(options: { agentId: string; registry: ToolRegistry 
       if (!agent?.hasModel) return sendError(res, 409, 'FORGE_NO_MODEL', 'no model configured', 'add a `model:` section to forge.yaml to chat; tools can still be run');
       const request = parseChatRequest(await readBody(req, MAX_CHAT_BODY), kind);
       if (typeof request === 'string') return sendError(res, 400, 'FORGE_BAD_REQUEST', request);
-      if (kind === 'approve' && !agent.pending(request.contextId)) return sendError(res, 409, 'FORGE_NOT_WAITING', `conversation "${request.contextId}" is not waiting for an approval`);
+      if (kind === 'approve' && !(await agent.pending(request.contextId))) return sendError(res, 409, 'FORGE_NOT_WAITING', `conversation "${request.contextId}" is not waiting for an approval`);
       return streamTurn(res, agent, options.registry, request);
     }
     return sendError(res, 404, 'FORGE_NOT_FOUND', `nothing at ${req.method} ${path}`);

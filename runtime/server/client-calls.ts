@@ -13,6 +13,8 @@ import { traceToolCall } from '../telemetry/instrument-tools.ts';
 export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing): McpToolSource {
   return {
     list: () => registry.list(),
+    get: (name) => registry.get(name),
+    onToolsChanged: (listener) => registry.onToolsChanged(listener),
     execute: (name, args, { frontend, ...options } = {}) => traceToolCall({ name, frontend }, args, () => registry.execute(name, args, { ...options, approved: true, approver })),
   };
 }

@@ -37,11 +37,6 @@ export interface CallEvent {
   approval?: ApprovalOutcome;
 }
 
-export interface RegistryChange {
-  kind: 'added' | 'replaced' | 'removed';
-  name: string;
-}
-
 interface Entry {
   tool: Tool;
   origin: string;
@@ -55,7 +50,8 @@ export class ToolRegistry implements ToolRunner {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly listeners = new Set<(event: CallEvent) => void>();
-  private readonly changeListeners = new Set<(change: RegistryChange) => void>();
+  private readonly changeListeners = new Set<() => void>();
+  private changePending = false;
   readonly approval?: ApprovalPolicy;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
@@ -82,7 +78,7 @@ export class ToolRegistry implements ToolRunner {
       );
     }
     this.entries.set(tool.name, { tool, origin });
-    this.changed({ kind: 'added', name: tool.name });
+    this.toolsChanged();
     return undefined;
   }
 
@@ -90,14 +86,13 @@ export class ToolRegistry implements ToolRunner {
   replace(tool: Tool, origin: string): Tool | undefined {
     const previous = this.entries.get(tool.name)?.tool;
     this.entries.set(tool.name, { tool, origin });
-    this.changed({ kind: previous ? 'replaced' : 'added', name: tool.name });
+    this.toolsChanged();
     return previous;
   }
 
   unregister(name: string): Tool | undefined {
     const previous = this.entries.get(name)?.tool;
-    this.entries.delete(name);
-    if (previous) this.changed({ kind: 'removed', name });
+    if (this.entries.delete(name)) this.toolsChanged();
     return previous;
   }
 
@@ -118,14 +113,24 @@ export class ToolRegistry implements ToolRunner {
     return [...this.entries.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Tools added, replaced (hot reload) or removed after start-up: for MCP listChanged, the studio. */
-  onChange(listener: (change: RegistryChange) => void): () => void {
+  /**
+   * Called once after the tool set changed (a tool registered, replaced or
+   * unregistered: hot reload, a forged tool), however many changes a
+   * reload made at once: changes in one turn of the event loop are told once.
+   */
+  onToolsChanged(listener: () => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
   }
 
-  private changed(change: RegistryChange): void {
-    for (const listener of this.changeListeners) listener(change);
+  /** Tells the listeners the tool set changed, for a change made elsewhere (a tool's own schema). */
+  toolsChanged(): void {
+    if (this.changePending || this.changeListeners.size === 0) return;
+    this.changePending = true;
+    queueMicrotask(() => {
+      this.changePending = false;
+      for (const listener of [...this.changeListeners]) listener();
+    });
   }
 
   onCall(listener: (event: CallEvent) => void): () => void {

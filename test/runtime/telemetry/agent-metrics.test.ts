@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../../runtime/agent/agent.ts';
-import { SessionStore } from '../../../runtime/agent/session-store.ts';
+import { FileConversations } from '../../../runtime/state/file-conversations.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { approvals, egressRefusals, modelCalls, modelTokens, turns, turnsInFlight } from '../../../runtime/telemetry/forge-metrics.ts';
@@ -31,7 +31,7 @@ function agentWith(baseUrls: string[]) {
     tools: clientCalls(registry),
     model,
     gate: { decide: (spec) => (spec.tags.includes('write') ? 'ask' : 'allow') },
-    sessions: new SessionStore(tempDir()),
+    sessions: new FileConversations(tempDir()),
   });
 }
 
