@@ -16,6 +16,14 @@ import { parseChatRequest, streamTurn } from './studio-chat.ts';
 import { createStudioFeed } from './studio-feed.ts';
 import { STUDIO_HEADERS, studioAsset, studioHtml } from './studio-page.ts';
 
+/** The calls a conversation waits for a person to answer (a page opened again finds them). */
+async function waitingCalls(agent: Agent | undefined, contextId: string) {
+  if (!agent?.hasModel || !/^[\w.-]{1,100}$/.test(contextId)) return [];
+  const pending = await agent.pending(contextId);
+  if (!pending) return [];
+  return pending.calls.filter((c) => pending.decisions[c.id] === 'ask').map((c) => ({ callId: c.id, tool: c.name, arguments: c.arguments, reason: 'waiting since an earlier turn' }));
+}
+
 export interface Studio {
   routes: ExtraRoutes;
   /** Connects the studio to the agent once the server has made it. */
@@ -36,6 +44,7 @@ export function createStudio(options: { agentId: string; registry: ToolRegistry 
     if (!isAuthorized(req, { token })) return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'open the studio with the link `forge run --dev` prints');
     if (path === '/studio/api/events' && req.method === 'GET') return feed.subscribe(res);
     if (path === '/studio/api/info' && req.method === 'GET') return sendJson(res, 200, { agentId: options.agentId, model: agent?.hasModel ?? false });
+    if (path === '/studio/api/pending' && req.method === 'GET') return sendJson(res, 200, { requests: await waitingCalls(agent, new URL(req.url ?? '', 'http://studio').searchParams.get('contextId') ?? '') });
     const kind = path === '/studio/api/chat' ? 'chat' : path === '/studio/api/approve' ? 'approve' : undefined;
     if (kind && req.method === 'POST') {
       if (!agent?.hasModel) return sendError(res, 409, 'FORGE_NO_MODEL', 'no model configured', 'add a `model:` section to forge.yaml to chat; tools can still be run');

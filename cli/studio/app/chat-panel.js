@@ -68,7 +68,7 @@ function ToolCallView({ call, span }) {
       ${call.category ? html`<span class=${`badge cat-${call.category}`}>${call.category}</span>` : null}
       ${answeredBy ? html`<span class=${`badge decision-${decision}`}>${answeredBy}</span>` : null}
       <span class="grow"></span>
-      <span class="muted small">${call.result ? `${state === 'ok' ? 'ok' : call.result.error?.code} · ${formatMs(call.durationMs)}` : 'running…'}</span>
+      <span class="muted small">${call.result ? [state === 'ok' ? 'ok' : call.result.error?.code, formatMs(call.durationMs)].filter(Boolean).join(' · ') : 'running…'}</span>
     </div>
     <details>
       <summary>Arguments and result</summary>

@@ -32,6 +32,11 @@ function App() {
   useEffect(() => {
     getJson('/studio/api/info').then(setInfo, (err) => setFatal(err));
     loadTools();
+    // A turn of this conversation may be waiting for an answer given before the page was opened again.
+    getJson(`/studio/api/pending?contextId=${encodeURIComponent(chat.contextId)}`).then(
+      ({ requests }) => requests.length && setChat((c) => ({ ...c, items: [...c.items, { kind: 'approval', requests }] })),
+      () => {},
+    );
   }, []);
 
   // The live feed: spans as they finish, tool list changes; reconnects after a dev restart.

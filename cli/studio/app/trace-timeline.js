@@ -57,7 +57,7 @@ function details(span, rows) {
   if (kind === 'tool') {
     if (a['forge.tool.category']) parts.push(a['forge.tool.category']);
     if (a['forge.approval.decision']) parts.push(`gate: ${a['forge.approval.decision']}${a['forge.approval.answer'] ? ` → ${a['forge.approval.answer']}` : ''}`);
-    if (a['forge.tool.outcome'] && a['forge.tool.outcome'] !== 'ok') parts.push(a['forge.tool.outcome']);
+    if (a['forge.tool.outcome'] && a['forge.tool.outcome'] !== 'ok' && !span.status.message) parts.push(a['forge.tool.outcome']);
     if (span.events.some((e) => e.name === 'forge.worker.start')) parts.push('worker started');
   }
   if (kind === 'turn' && a['forge.turn.status']) parts.push(a['forge.turn.status']);
@@ -90,7 +90,7 @@ export function TraceTimeline({ spansByTrace, selected, onSelect }) {
           ${rows.map(({ span, depth }) => {
             const left = ((span.startTime - start) / total) * 100;
             const width = Math.max(((span.endTime - span.startTime) / total) * 100, 0.6);
-            return html`<div class=${`row kind-${kindOf(span)}${span.status.code === 'error' ? ' error' : ''}`} role="row" key=${span.spanId}>
+            return html`<div class=${`row kind-${kindOf(span)}${span.status.code === 'error' ? ' failed' : ''}`} role="row" key=${span.spanId}>
               <span class="name" role="cell" style=${`padding-left:${depth * 14}px`}>
                 <span class="span-name">${span.name}</span>
                 <span class="span-info">${details(span, rows)}</span>

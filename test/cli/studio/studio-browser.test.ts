@@ -6,7 +6,7 @@
  * turn's trace timeline, and a tool added on disk appearing without a page
  * reload. Screenshots of each step go to test-artifacts/studio/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,8 @@ describe('the studio in a browser', () => {
     const llm = await startScriptedOpenAI([
       { text: 'I will save that note for you.', toolCalls: [{ id: 'call_save', name: 'save_note', arguments: { text: 'buy milk' } }] },
       (body) => ({ text: `Done: the note is saved (${JSON.parse(body.messages.at(-1).content).chars} characters).` }),
+      { toolCalls: [{ id: 'call_save_2', name: 'save_note', arguments: { text: 'eggs' } }] },
+      { text: 'Understood, I did not save it.' },
     ]);
     const project = writeProject({
       'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`),
@@ -108,6 +110,19 @@ describe('the studio in a browser', () => {
       expect(await page.evaluate("document.activeElement?.textContent")).toContain('wave');
       await page.keyboard.press('Enter');
       await page.getByRole('button', { name: 'Run wave' }).waitFor();
+
+      // A pending approval survives a page reload (the token stays in the tab), and Deny refuses the call.
+      await page.getByLabel('Message').fill('Save another note: eggs');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByText('Approval needed').waitFor();
+      await page.reload();
+      await page.getByText('Approval needed').waitFor();
+      await page.getByText('"text": "eggs"').waitFor();
+      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.getByText('Understood, I did not save it.').waitFor();
+      await page.locator('.tool-call', { hasText: 'save_note' }).getByText('denied by you').waitFor();
+      await shot(page, '08-denied-after-reload');
+      expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('buy milk\n');
 
       expect(failures, failures.join("\n")).toEqual([]);
     } finally {
