@@ -4,6 +4,7 @@
  */
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import type { Category, ToolSpec } from './tools/model.ts';
+import type { SandboxSettings } from './exec/tool-sandbox.ts';
 
 export const TOOL_INTERFACE_VERSION = 1;
 
@@ -32,6 +33,8 @@ export interface EgressSettings {
 export interface ApprovalSettings {
   auto_approve: string[];
   auto_deny: string[];
+  /** 'policy': REST and MCP callers go through the rules too (default 'approved': the tool they name counts as approved). */
+  clients?: 'approved' | 'policy';
 }
 
 /** A recurring task declared in forge.yaml. */
@@ -72,6 +75,10 @@ export interface AgentManifest {
   /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */
   state?: string;
   build: { mode: 'prod' | 'dev'; forge_version: string };
+  /** forge.yaml's `workdir:` (relative to where the bundle is run; --workdir and FORGE_WORKDIR override it). */
+  workdir?: string;
+  /** The tool process sandbox: mode and memory/CPU/network, as defaults and per tool. */
+  sandbox?: SandboxSettings;
 }
 
 export interface RuntimeSettings {

@@ -14,6 +14,7 @@ import type { HttpClient } from '../net/http-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
+import type { HttpLimits } from './http-limits.ts';
 import { AuthConfigError, resolveAuth } from './auth.ts';
 import { clientCalls } from './client-calls.ts';
 import { ApprovalPolicy } from '../guard/approval-policy.ts';
@@ -47,6 +48,8 @@ export interface ServeOptions {
   maxIterations?: number;
   /** Routes a front end adds (the studio in `forge run --dev`). */
   extraRoutes?: ExtraRoutes;
+  /** HTTP deadlines, connection cap and JSON depth (default: http-limits.ts, FORGE_HTTP_LIMITS). */
+  limits?: Partial<HttpLimits>;
   /** The state store to use (default: opened from FORGE_STATE_URL / forge.yaml `state:`, else files). */
   state?: StateStore;
   /** Keep MCP sessions in this process (default: FORGE_MCP_SESSIONS=stateful, else stateless). */
@@ -102,7 +105,7 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   const telemetry = await startTelemetry(options);
   const server = await startAgentServer({
     manifest: options.manifest,
-    tools: clientCalls(options.registry),
+    tools: clientCalls(options.registry, undefined, options.manifest.approval?.clients),
     agent,
     auth,
     host: options.host,
@@ -111,6 +114,7 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
     log: options.log,
     metricsPublic: options.manifest.metrics === 'public',
     extraRoutes: options.extraRoutes,
+    limits: options.limits,
     state,
     mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
     notReady: storeReadiness(state),
@@ -119,9 +123,10 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
         .list()
         .map((tool) => ({ name: tool.name, health: tool.health?.() }))
         .filter((t) => t.health && !t.health.healthy)
-        .map((t) => ({ name: t.name, detail: t.health!.detail })),
+        .map((t) => ({ name: t.name, detail: t.health!.detail, ...(t.health!.circuit ? { circuit: t.health!.circuit } : {}) })),
   });
-  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
+  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, outside the work dir; shown once): ${auth.token}`);
+  else if (auth.movedFrom) options.announce?.(`auth token moved out of the work dir: ${auth.movedFrom} -> ${auth.file}`);
 
   const scheduler = startScheduledTasks(options, agent, state);
 

@@ -8,6 +8,7 @@
  */
 import type { ToolResult } from '../tools/model.ts';
 import type { CallEvent, ToolRegistry } from '../tools/registry.ts';
+import { sandboxStatus } from '../exec/tool-sandbox.ts';
 import { toolCalls, toolDuration, toolErrors } from './forge-metrics.ts';
 import { traceContent } from './trace-content.ts';
 import { currentScope, nowMs, startSpan, tracingEnabled, withSpan } from './tracer.ts';
@@ -79,7 +80,9 @@ export function observeRegistry(registry: ToolRegistry): () => void {
     if (!span?.recording) return;
     const category = registry.get(event.name)?.category;
     if (event.depth === 0) {
-      span.setAttributes({ 'forge.tool.category': category, 'forge.approval.outcome': event.approval });
+      // Custom tools run as processes, under the sandbox this process installed (bubblewrap or none).
+      const sandbox = category === 'custom' ? sandboxStatus()?.isolation : undefined;
+      span.setAttributes({ 'forge.tool.category': category, 'forge.approval.outcome': event.approval, 'forge.sandbox.isolation': sandbox });
       return;
     }
     const child = startSpan(`execute_tool ${event.name}`, {
