@@ -27,9 +27,8 @@ export function traceRequest(req: IncomingMessage, res: ServerResponse, handle: 
   });
   // Health probes and scrapes are not worth a span each.
   const method = req.method ?? 'GET';
-  // A standing event stream (MCP's GET, the studio's pages and events) is not a request worth a span.
-  const streamOrPage = method === 'GET' && (frontend === 'mcp' || frontend === 'studio');
-  if (!tracingEnabled() || frontend === 'other' || frontend === 'metrics' || streamOrPage) return handle();
+  // Calls are POSTs; a GET reads a listing or holds an event stream open (MCP's, the studio's): not worth a span.
+  if (!tracingEnabled() || method === 'GET' || frontend === 'other' || frontend === 'metrics') return handle();
   const remote = parseTraceparent(req.headers.traceparent);
   const span = startSpan(`${method} ${path.startsWith('/tools/') ? '/tools/{name}' : path}`, {
     'http.request.method': method,

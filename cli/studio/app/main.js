@@ -149,4 +149,6 @@ function doneStreaming(item) {
   return item.kind === 'assistant' && item.streaming ? { ...item, streaming: false } : item;
 }
 
-render(html`<${App} />`, document.getElementById('studio'));
+const root = document.getElementById('studio');
+root.textContent = ''; // the "Loading…" line
+render(html`<${App} />`, root);

@@ -80,7 +80,7 @@ export function TraceTimeline({ spansByTrace, selected, onSelect }) {
       <label class="sr-only" for="trace-select">Trace</label>
       <select id="trace-select" value=${traceId ?? ''} onChange=${(e) => onSelect(e.currentTarget.value)} disabled=${summaries.length === 0}>
         ${summaries.length === 0 ? html`<option value="">no traces yet</option>` : null}
-        ${summaries.map((s) => html`<option value=${s.traceId}>${new Date(s.start).toLocaleTimeString()} · ${s.label} (${s.spans} spans)</option>`)}
+        ${summaries.map((s) => html`<option value=${s.traceId}>${new Date(s.start).toLocaleTimeString()} · ${s.label} (${s.spans} span${s.spans === 1 ? '' : 's'})</option>`)}
       </select>
     </header>
     ${rows.length === 0
