@@ -42,7 +42,7 @@ export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () =
   });
   let result: ToolResult;
   try {
-    result = await withSpan(span, run, { toolSpan: true, frontend, tool: info.name });
+    result = await withSpan(span, run, { toolSpan: true, frontend });
   } catch (err) {
     span.setError((err as Error).message);
     span.end();

@@ -46,8 +46,6 @@ export interface TraceScope {
   frontend?: string;
   /** Set inside a tool-call span so that nested wrappers do not open a second one. */
   toolSpan?: boolean;
-  /** The top-level tool being called (for metrics recorded deep inside it). */
-  tool?: string;
 }
 
 const storage = new AsyncLocalStorage<TraceScope>();
@@ -145,17 +143,12 @@ export function withSpan<T>(span: Span, work: () => T, extra: Partial<TraceScope
   return storage.run({ ...storage.getStore(), ...extra, span }, work);
 }
 
-/** Runs `work` in a scope that carries extra fields without a new span. */
-export function withScope<T>(extra: Partial<TraceScope>, work: () => T): T {
-  return storage.run({ ...storage.getStore(), ...extra }, work);
-}
-
 /** Runs `work` as a span: ended when it settles, marked as an error when it throws. */
-export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind; extra?: Partial<TraceScope> } = {}): Promise<T> {
-  if (processors.size === 0 && !options.extra) return work(NOOP_SPAN);
+export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind } = {}): Promise<T> {
+  if (processors.size === 0) return work(NOOP_SPAN);
   const span = startSpan(name, attributes, { kind: options.kind });
   try {
-    return await withSpan(span, () => work(span), options.extra);
+    return await withSpan(span, () => work(span));
   } catch (err) {
     span.setError((err as Error).message);
     throw err;
