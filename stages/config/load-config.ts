@@ -88,6 +88,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     // When forge.yaml says nothing, read tools run on their own and everything else asks.
     approval: { auto_approve: approval.auto_approve ?? ['tag:read'], auto_deny: approval.auto_deny ?? [], ...(approval.clients ? { clients: approval.clients } : {}) },
     server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
+    metrics: data.metrics === 'public' ? 'public' : 'private',
     runtime: resolveRuntime(data.runtime as { node?: number; image?: string } | undefined),
     schedules: await readSchedules(data.schedules as RawSchedule[] | undefined, source, diagnostics),
     mcpServers: adapters.mcpServers,
