@@ -10,6 +10,7 @@ import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type Age
 import type { ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
+import { traceTurn } from '../telemetry/instrument-turn.ts';
 
 export class NoModelError extends Error {
   readonly code = 'FORGE_NO_MODEL';
@@ -60,7 +61,7 @@ export class Agent {
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return finish(session, await runAgentTurn(session.messages, this.loopOptions(model, turn, contextId)), turn.taskId);
+      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 
@@ -71,7 +72,7 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return finish(session, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId)), turn.taskId);
+      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 

@@ -83,6 +83,8 @@ export interface ExecuteOptions {
   approved?: boolean;
   /** The conversation or MCP session the call comes from (`context:ID`, `mcp:ID`, `stdio`); sub-calls inherit it. */
   session?: string;
+  /** The front end that made the call (mcp, rest, agent ...), for metrics and traces. */
+  frontend?: string;
 }
 
 /** What a tool sees of the registry: only the tools it declared in composedOf. */
@@ -113,6 +115,8 @@ export interface Tool extends ToolSpec {
 export interface ToolHealth {
   healthy: boolean;
   detail?: string;
+  /** A failing tool's circuit: open (calls refused) or half-open (one trial call allowed). */
+  circuit?: 'open' | 'half-open';
 }
 
 export function ok(value: unknown): ToolResult {
