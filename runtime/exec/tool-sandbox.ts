@@ -89,6 +89,11 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
   return sandboxStatus()!;
 }
 
+/** The installed probe (bwrap and prlimit paths) for a process that builds its own policy (a forged tool's sandbox). */
+export function installedSandboxProbe(): SandboxProbe | undefined {
+  return installed && installed.isolation === 'bubblewrap' ? installed.probe : undefined;
+}
+
 export function uninstallToolSandbox(): void {
   installed = undefined;
 }

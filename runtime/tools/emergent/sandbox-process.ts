@@ -9,6 +9,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { installedSandboxProbe } from '../../exec/tool-sandbox.ts';
+import { sandboxCommand as hostSandboxCommand } from '../../exec/sandbox.ts';
 import { permissionFlag } from '../../node-lines.ts';
 import { TailBuffer } from '../custom/output-buffer.ts';
 import { killProcessTree } from '../custom/process-tree.ts';
@@ -43,16 +45,17 @@ const MAX_LINE_BYTES = MAX_RESULT_CHARS * 2 + 64 * 1024;
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 64, timeoutMs: 5000 };
 
 /**
- * THE SEAM for the host's process sandbox (bubblewrap, runtime/exec from the
- * guards issue): wrap `command args` with a policy of no network
- * (--unshare-net), nothing writable, the code's directory readable. It has
- * not landed on this branch, so the command runs as is, under Node's
- * permission model and prlimit. The process is spawned here directly (not
- * through the custom tools' spawnInGroup), so a sandbox installed for tool
- * processes in general, which hides .forge/, cannot hide the code file.
+ * The host's process sandbox (bubblewrap, runtime/exec) around the Node
+ * process, when the running agent installed one: no network at all
+ * (--unshare-net), nothing writable, private PID/IPC/UTS namespaces, dies
+ * with the agent; the code's directory stays readable (Node's permission
+ * model narrows that to code.js). Spawned here with this policy rather than
+ * through spawnInGroup's per-tool one, which hides .forge/ — where the code is.
  */
-export function processSandboxSeam(command: string, args: string[]): { command: string; args: string[] } {
-  return { command, args };
+export function processSandboxSeam(command: string, args: string[], codeDir: string): { command: string; args: string[] } {
+  const probe = installedSandboxProbe();
+  if (!probe) return { command, args };
+  return hostSandboxCommand(command, args, { isolation: 'bubblewrap', bwrap: probe.bwrap, writable: [], readable: [codeDir], hidden: [], cwd: codeDir, network: false });
 }
 
 const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
@@ -75,7 +78,7 @@ export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: Sa
   // lifetime CPU budget, so a spinning process that outlives its host still ends.
   const cpuSeconds = Math.max(120, Math.ceil((limits.timeoutMs / 1000) * 20));
   const wrapped = PRLIMIT ? { command: PRLIMIT, args: ['--fsize=0', '--core=0', '--nofile=64', `--cpu=${cpuSeconds}`, '--', process.execPath, ...node] } : { command: process.execPath, args: node };
-  return processSandboxSeam(wrapped.command, wrapped.args);
+  return processSandboxSeam(wrapped.command, wrapped.args, dirname(codeFile));
 }
 
 interface Running {

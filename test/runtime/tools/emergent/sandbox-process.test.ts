@@ -4,12 +4,14 @@
  * endless loops, memory and output. Each attempt is an error result, and
  * the same sandbox serves a good call right after.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../helpers/http-server.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { permissionFlag } from '../../../../runtime/node-lines.ts';
+import { probeSandbox } from '../../../../runtime/exec/sandbox-probe.ts';
+import { installToolSandbox, uninstallToolSandbox } from '../../../../runtime/exec/tool-sandbox.ts';
 import { MAX_BRIDGE_CALLS, SandboxProcess, sandboxCommand, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
 
 const hits: string[] = [];
@@ -74,6 +76,31 @@ describe('sandbox process', () => {
       expect(await sandbox.call({}, async () => ({ ok: true, value: {} }))).toMatchObject({ ok: true, value: { ok: MAX_BRIDGE_CALLS, refused: `one call may make at most ${MAX_BRIDGE_CALLS} tool calls and fetches` } });
     } finally {
       await sandbox.close();
+    }
+  });
+
+  it('runs inside the host\'s bubblewrap sandbox when the agent installed one: no network, the code readable', async () => {
+    const probe = await probeSandbox();
+    expect(probe.isolation, probe.reason).toBe('bubblewrap'); // bubblewrap is part of the test machine (.ci/run)
+    const workDir = tempDir();
+    installToolSandbox(probe, { mode: 'auto' }, workDir);
+    try {
+      const dir = join(workDir, '.forge', 'forged', 'probe');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'code.js');
+      writeFileSync(file, 'function execute(input) { return { twice: input.n * 2 }; }');
+      const { command, args } = sandboxCommand(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
+      expect(command).toBe(probe.bwrap);
+      expect(args).toEqual(expect.arrayContaining(['--unshare-net', '--unshare-pid', '--die-with-parent']));
+      expect(args.slice(args.indexOf('--ro-bind', args.indexOf('/tmp')), args.indexOf('--ro-bind', args.indexOf('/tmp')) + 3)).toEqual(['--ro-bind', dir, dir]);
+      const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
+      try {
+        expect(await sandbox.call({ n: 21 }, fetchBridge)).toMatchObject({ ok: true, value: { twice: 42 } });
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      uninstallToolSandbox();
     }
   });
 
