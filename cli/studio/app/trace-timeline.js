@@ -59,6 +59,7 @@ function details(span, rows) {
     if (a['forge.approval.decision']) parts.push(`gate: ${a['forge.approval.decision']}${a['forge.approval.answer'] ? ` → ${a['forge.approval.answer']}` : ''}`);
     if (a['forge.tool.outcome'] && a['forge.tool.outcome'] !== 'ok' && !span.status.message) parts.push(a['forge.tool.outcome']);
     if (span.events.some((e) => e.name === 'forge.worker.start')) parts.push('worker started');
+    if (a['forge.sandbox.isolation']) parts.push(`sandbox: ${a['forge.sandbox.isolation']}`);
   }
   if (kind === 'turn' && a['forge.turn.status']) parts.push(a['forge.turn.status']);
   if (kind === 'request' && a['http.response.status_code'] !== undefined) parts.push(`HTTP ${a['http.response.status_code']}`);
