@@ -25,7 +25,8 @@ export function startReplica(settings: FleetSettings): Promise<AgentProcess> {
       FORGE_STATE_URL: settings.stateUrl,
       FORGE_PUBLIC_URL: settings.publicUrl,
       FORGE_LEASE: '3s',
-      FORGE_DRAIN_DELAY: '600ms',
+      // Longer than a few readiness probes even on a loaded machine: the proxy sees the 503 before the replica stops accepting.
+      FORGE_DRAIN_DELAY: '2s',
       FORGE_SHUTDOWN_GRACE: '10s',
       ...settings.env,
     },
