@@ -10,9 +10,9 @@
  *   its text instead of being rounded or turned into null.
  *
  * JSON.parse in Node 20 cannot show a reviver the number's source text, so
- * the parse is lossless-json's, with a number parser that decides.
+ * before parsing, every number token outside a string that a double would
+ * change is turned into a JSON string of its own text.
  */
-import { parse } from 'lossless-json';
 
 export function outputText(stdout: string): string {
   return stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
@@ -34,7 +34,13 @@ function significantDigits(number: string): string {
 
 /** Parses JSON exactly (see above); throws SyntaxError for text that is not JSON. */
 export function parseJsonExact(text: string): unknown {
-  return parse(text, null, exactNumber);
+  // Strings are matched first, so digits inside them are left alone.
+  const protectedText = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) => {
+    if (token.startsWith('"')) return token;
+    const value = exactNumber(token);
+    return typeof value === 'string' ? JSON.stringify(value) : token;
+  });
+  return JSON.parse(protectedText);
 }
 
 /** Whether a tool's output schema says its result is structured (an object, array, number, boolean or null) rather than text. */

@@ -95,7 +95,8 @@ async function attack(kind: Kind | 'net_allowed', payload: Record<string, unknow
     if (value.exit_code !== 0) return { error: { code: 'EXIT', message: `${value.exit_code} ${value.signal ?? ''} ${value.stderr}` } };
     return JSON.parse(value.stdout);
   }
-  return value;
+  // A script tool without an Output: section returns its printed text exactly (the attack prints JSON).
+  return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
 describe.each(KINDS)('a %s process', (kind) => {

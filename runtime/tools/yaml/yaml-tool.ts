@@ -5,7 +5,7 @@
  * first failing step (unless it may fail), and builds the result from
  * output: or the last step that ran.
  */
-import { outputText } from '../exact-output.ts';
+import { parseOutput } from '../custom/custom-tool.ts';
 import { fail, ok, toSpec, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
 import { resolvePython } from '../custom/python-interpreter.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -140,9 +140,9 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
     if (definition.output) return ok(renderValue(definition.output, values.resolve));
     const last = [...definition.steps].reverse().find((s) => values.result(s.name)?.status !== 'skipped');
     if (!last) return ok(null);
-    // The tool's result is the last step's exact output minus one trailing newline (a called tool's value as it is): nothing trimmed, nothing parsed.
+    // The tool's result is what the last step's references read: a JSON object or array (parsed exactly), else the exact output minus one trailing newline; a called tool's value as it is.
     const result = values.result(last.name)!;
-    return ok(result.fromTool ? result.output : outputText(result.stdout));
+    return ok(result.fromTool ? result.output : parseOutput(result.stdout));
   }
 
   function plan(args: Record<string, unknown>): PlannedStep[] {
