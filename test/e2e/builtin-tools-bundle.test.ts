@@ -4,10 +4,10 @@
  * builtin tools run from the bundle copied to an empty directory (no
  * node_modules, no Forge, no ripgrep).
  */
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../runtime/tools/catalog.ts';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { forge, runProcess, tempDir, writeProject } from '../helpers/project.ts';
@@ -92,9 +92,11 @@ describe('forge build --prod with dev tools enabled', () => {
 
   describe('the builtin tools in the bundle, copied to an empty directory', () => {
     let deployed: string;
-    // A PATH of node and ls alone: no ripgrep, whatever the machine has (Debian puts rg beside node in /usr/bin).
-    const bin = tempDir('forge-path-');
-    for (const program of [process.execPath, '/bin/ls', '/bin/sh']) symlinkSync(program, join(bin, basename(program)));
+    // A PATH of node, ls and the sandbox's own programs: no ripgrep, whatever the machine has (Debian puts rg beside node in /usr/bin).
+    // Not under /tmp: the tool sandbox gives every tool process a private /tmp, where this folder would not exist.
+    const bin = mkdtempSync('/var/tmp/forge-path-');
+    afterAll(() => rmSync(bin, { recursive: true, force: true }));
+    for (const program of [process.execPath, '/bin/ls', '/bin/sh', '/usr/bin/bwrap', '/usr/bin/prlimit']) if (existsSync(program)) symlinkSync(program, join(bin, basename(program)));
     const env = { PATH: bin, HOME: '/nonexistent' };
     const call = async (name: string, args: unknown) => {
       const result = await runProcess(process.execPath, [join(deployed, '.forge-output', 'runtime.mjs'), 'call', name, JSON.stringify(args), '--json'], { cwd: deployed, env });
