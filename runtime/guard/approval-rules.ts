@@ -7,7 +7,7 @@
  * tagged both read and write is a write tool: `tag:read` does not approve
  * it. Other tags match as written.
  */
-import picomatch from 'picomatch';
+import { picomatch } from '../vendor/libs.ts';
 import { SECURITY_TAGS, type SecurityTag, type ToolSpec } from '../tools/model.ts';
 
 type RuleKind = 'tag' | 'name' | 'category';

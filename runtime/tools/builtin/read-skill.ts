@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from '../../vendor/yaml.ts';
 import { PathGuard, PathRefusedError } from '../../guard/path-guard.ts';
 import { didYouMean } from '../../suggest.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';

@@ -6,7 +6,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import picomatch from 'picomatch';
+import { picomatch } from '../../../vendor/libs.ts';
 import { looksBinary } from '../../fs-results.ts';
 import { IgnoreTree } from '../ignore-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
