@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
+import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
@@ -80,6 +81,11 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return -1; // keeps running until stdin closes
   }
   if (command === '--stdio') command = 'stdio';
+  if (command === 'serve' || command === 'stdio') {
+    // Once, where a long-lived agent starts: not on every `call`.
+    const lineWarning = nodeLineWarning();
+    if (lineWarning) stderrLogger.warn(lineWarning);
+  }
 
   let parsed;
   try {

@@ -59,9 +59,18 @@ export interface AgentManifest {
   /** Environment variables the agent's tools may read from the runtime's environment. */
   env_passthrough: string[];
   requirements: { node: string; python?: string };
+  /** The container's Node.js line and base image (forge.yaml's `runtime:`). */
+  runtime?: RuntimeSettings;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
   build: { mode: 'prod' | 'dev'; forge_version: string };
+}
+
+export interface RuntimeSettings {
+  /** The Node.js major line the container runs. */
+  node: number;
+  /** The base image reference; a `@sha256:` digest pins it. */
+  image: string;
 }

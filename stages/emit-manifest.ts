@@ -30,6 +30,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     env_passthrough: [...config.envPassthrough].sort(),
     requirements: { node: '>=20' },
     server: { host: config.server.host, port: config.server.port },
+    runtime: config.runtime,
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
