@@ -117,10 +117,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ assembleRuntime }, { bundleCodeSource }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
     import('./assemble.ts'),
     import('./bundle-code.ts'),
-    import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
   ]);
@@ -207,6 +206,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         }
         const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
         // The person named this tool, so it is approved; what it calls goes through the policy.
+        // The terminal (readline) is loaded only here: a server never asks on one.
+        const { personApprover } = await import('./guard/terminal-approver.ts');
         const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(parsed.values.yes), approved: true });
         if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
         else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');

@@ -7,16 +7,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { Logger } from '../tools/model.ts';
 import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
-import { ForgeAgentExecutor } from './a2a/executor.ts';
-import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { isAuthorized, type AuthSettings } from './auth.ts';
-import { McpHttpEndpoint } from './mcp-http.ts';
-import { createMcpServer, type McpToolSource } from './mcp-server.ts';
+import type { McpToolSource } from './mcp-server.ts';
+import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
@@ -44,19 +41,17 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
-
 export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
   const { manifest, tools, agent, auth, log } = options;
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
-  const mcp = new McpHttpEndpoint(() => createMcpServer(mcpIdentity, tools));
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
-  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired), new InMemoryTaskStore(), new ForgeAgentExecutor(agent));
-  const jsonRpc = createA2AJsonRpcHandler(requestHandler, (method) =>
-    SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
-  );
+  // A2A and MCP (and their SDKs) load on the first request that needs them (protocol-endpoints.ts).
+  let protocols: Promise<ProtocolEndpoints> | undefined;
+  const protocol = () =>
+    (protocols ??= import('./protocol-endpoints.ts').then((m) =>
+      m.createProtocolEndpoints({ manifest, tools, agent, baseUrl: options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired }),
+    ));
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -88,9 +83,9 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (path === '/mcp') {
       const body = method === 'POST' ? parseJson(await readBody(req, limit)) : undefined;
       if (body === PARSE_FAILED) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } });
-      return mcp.handle(req, res, body);
+      return (await protocol()).mcp.handle(req, res, body);
     }
-    if ((path === '/a2a' || path === '/') && method === 'POST') return jsonRpc(req, res, await readBody(req, limit));
+    if ((path === '/a2a' || path === '/') && method === 'POST') return (await protocol()).a2a(req, res, await readBody(req, limit));
     if (path === '/tools' && method === 'GET') return listTools(res, tools);
     const toolPath = /^\/tools\/([^/]+)$/.exec(path);
     if (toolPath) {
@@ -152,7 +147,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
         await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       }
       for (const c of controllers) c.abort();
-      await mcp.closeAll();
+      if (protocols) await (await protocols).mcp.closeAll();
       server.closeAllConnections();
       await stopped;
     },
