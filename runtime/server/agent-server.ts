@@ -73,7 +73,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (method === 'GET' && (path === '/.well-known/agent-card.json' || path === '/.well-known/agent.json')) {
       const version = req.headers['a2a-version'] as string | undefined;
       const legacy = path === '/.well-known/agent.json' || !version || /^0\./.test(version);
-      return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
+      return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : await agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
     }
 
     if (!isAuthorized(req, auth)) {
