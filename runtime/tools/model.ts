@@ -6,6 +6,7 @@
 import type { AdapterBinding } from './adapters/settings.ts';
 
 import type { Approver } from '../guard/approver.ts';
+import type { DiagnosticCode } from '../diagnostic-codes.ts';
 
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
@@ -53,7 +54,7 @@ export interface ToolSpec {
 }
 
 export interface ToolError {
-  code: string;
+  code: DiagnosticCode;
   message: string;
   hint?: string;
   /** Extra detail for people debugging (stderr tail, traceback); not shown to models by default. */
@@ -115,7 +116,7 @@ export function ok(value: unknown): ToolResult {
   return { ok: true, value };
 }
 
-export function fail(code: string, message: string, hint?: string, details?: string): ToolResult {
+export function fail(code: DiagnosticCode, message: string, hint?: string, details?: string): ToolResult {
   const error: ToolError = { code, message };
   if (hint) error.hint = hint;
   if (details) error.details = details;
