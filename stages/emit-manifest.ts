@@ -35,6 +35,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
   };
   if (config.model) manifest.model = config.model;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
+  if (config.state) manifest.state = config.state;
   if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };
   if (adapters?.apis.length) manifest.apis = adapters.apis;
   if (tools.some((t) => t.source?.kind === 'python' || t.source?.interpreters?.includes('python'))) manifest.requirements.python = '>=3.8';

@@ -2,8 +2,9 @@
  * The agent's HTTP server: health, the A2A card and JSON-RPC, MCP over
  * Streamable HTTP, and REST for tools — one node:http server, no framework.
  * Every endpoint but health and the agent card needs the bearer token.
- * Shutdown stops accepting, lets in-flight requests finish (up to a
- * timeout), then closes what is left.
+ * drain() turns /readyz to 503 while still serving (the load balancer
+ * stops sending); shutdown then stops accepting, lets in-flight requests
+ * finish (up to a timeout), then closes what is left.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,8 @@ import type { AgentManifest } from '../manifest.ts';
 import type { Logger } from '../tools/model.ts';
 import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
 import { isAuthorized, type AuthSettings } from './auth.ts';
+import type { StateStore } from '../state/store.ts';
+import { serveStoredFile } from './stored-files.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
@@ -31,12 +34,20 @@ export interface AgentServerOptions {
   log: Logger;
   /** Tools that cannot serve calls right now (for /readyz). */
   unhealthyTools?: () => { name: string; detail?: string }[];
+  /** Where A2A tasks, cancel requests and files live (default: this process's memory). */
+  state?: StateStore;
+  /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
+  mcpSessions?: boolean;
+  /** A reason the agent cannot serve (the state store is unreachable), for /readyz. */
+  notReady?: () => Promise<string | undefined>;
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   server: Server;
+  /** /readyz answers 503 from now on; requests are still served. */
+  drain(): void;
   /** Stops accepting, waits for in-flight requests up to `graceMs`, then closes the rest. */
   close(graceMs?: number): Promise<void>;
 }
@@ -50,7 +61,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   let protocols: Promise<ProtocolEndpoints> | undefined;
   const protocol = () =>
     (protocols ??= import('./protocol-endpoints.ts').then((m) =>
-      m.createProtocolEndpoints({ manifest, tools, agent, baseUrl: options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired }),
+      m.createProtocolEndpoints({ manifest, tools, agent, baseUrl: options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired, mcpSessions: options.mcpSessions, state: options.state }),
     ));
 
   let shuttingDown = false;
@@ -66,6 +77,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       if (shuttingDown) return sendJson(res, 503, { ready: false, reason: 'shutting down' });
+      const notReady = await options.notReady?.();
+      if (notReady) return sendJson(res, 503, { ready: false, reason: notReady });
       const unhealthy = options.unhealthyTools?.() ?? [];
       if (unhealthy.length) return sendJson(res, 503, { ready: false, reason: 'tools cannot serve calls', unhealthy });
       return sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel });
@@ -87,6 +100,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     }
     if ((path === '/a2a' || path === '/') && method === 'POST') return (await protocol()).a2a(req, res, await readBody(req, limit));
     if (path === '/tools' && method === 'GET') return listTools(res, tools);
+    const filePath = /^\/files\/([^/]+)$/.exec(path);
+    if (filePath && method === 'GET' && options.state) return serveStoredFile(res, options.state.files, decodeURIComponent(filePath[1]));
     const toolPath = /^\/tools\/([^/]+)$/.exec(path);
     if (toolPath) {
       const name = decodeURIComponent(toolPath[1]);
@@ -139,15 +154,27 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     url: `http://${shownHost}:${port}`,
     port,
     server,
+    drain() {
+      shuttingDown = true;
+    },
     async close(graceMs = 10_000) {
       shuttingDown = true;
+      const loaded = protocols ? await protocols : undefined;
+      loaded?.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
         await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       }
+      // Turns still running past the grace period end failed — in the store too, so no task stays "working".
+      const unfinished = loaded?.executor.runningTasks() ?? [];
+      if (unfinished.length) {
+        loaded!.executor.abortAll();
+        if (inFlight > 0) await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+        await Promise.allSettled(unfinished.map((id) => options.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
+      }
       for (const c of controllers) c.abort();
-      if (protocols) await (await protocols).mcp.closeAll();
+      await loaded?.mcp.closeAll();
       server.closeAllConnections();
       await stopped;
     },

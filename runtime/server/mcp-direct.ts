@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
 import { callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
+import type { McpEndpoint } from './mcp-endpoint.ts';
 import { sendJson } from './respond.ts';
 
 /** The SDK transport's limit on one batch. */
@@ -25,7 +26,7 @@ interface JsonRpcMessage {
 
 type JsonRpcResponse = { jsonrpc: '2.0'; id: string | number; result: unknown } | { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
 
-export class McpDirectEndpoint {
+export class McpDirectEndpoint implements McpEndpoint {
   private readonly open = new Set<AbortController>();
 
   constructor(

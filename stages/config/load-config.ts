@@ -90,6 +90,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     apis: adapters.apis,
     source,
   };
+  if (typeof data.state === 'string') config.state = data.state;
   diagnostics.push(...checkEgressConfig(config.egress, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };

@@ -46,6 +46,8 @@ export interface ProjectConfig {
   runtime: RuntimeSettings;
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */
   schedules: ScheduledTask[];
+  /** forge.yaml's `state:` (file: or a postgres:// URL without password); absent: file:. */
+  state?: string;
   /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
   mcpServers: McpServerConfig[];
   apis: ApiConfig[];
