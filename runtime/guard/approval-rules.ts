@@ -8,7 +8,8 @@
  * it. Other tags match as written.
  */
 import { picomatch } from '../vendor/libs.ts';
-import { SECURITY_TAGS, type SecurityTag, type ToolSpec } from '../tools/model.ts';
+import type { ToolSpec } from '../tools/model.ts';
+import { SECURITY_TAGS, type SecurityTag } from './security-tags.ts';
 
 type RuleKind = 'tag' | 'name' | 'category';
 const RULE_KINDS: readonly RuleKind[] = ['tag', 'name', 'category'];

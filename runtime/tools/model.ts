@@ -11,9 +11,7 @@ import type { DiagnosticCode } from '../diagnostic-codes.ts';
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
 
-/** Security tags decide risk for the approval policy: read < write < run. */
-export const SECURITY_TAGS = ['read', 'write', 'run'] as const;
-export type SecurityTag = (typeof SECURITY_TAGS)[number];
+export { SECURITY_TAGS, type SecurityTag } from '../guard/security-tags.ts';
 
 export type JSONSchema = Record<string, unknown>;
 
