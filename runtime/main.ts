@@ -1,13 +1,8 @@
 /**
- * The entry point of a built bundle: `node runtime.mjs <command>`.
- *
- *   serve [--host H] [--port P] [--no-auth]   run the agent: A2A, MCP, REST, health
- *   --stdio                                   serve the tools over MCP on stdin/stdout
- *   tools [--json]                            list the agent's tools
- *   describe NAME                             print one tool's spec (JSON)
- *   call NAME [JSON] [--timeout MS] [--json] [--yes] [--auto-approve RULE] [--auto-deny RULE]
- *                                             run one tool and print its result
- *   __worker NAME                             (internal) serve a TS/JS tool's calls
+ * The entry point of a built bundle: `node runtime.mjs <command>`. The
+ * commands are listed once, in USAGE below (what `help` prints); the one
+ * not listed there is `__worker NAME`, internal: it serves a TS/JS tool's
+ * calls.
  *
  * The build generates a small module that imports this file, the enabled
  * builtin tools and the TypeScript tools, and calls run() with them.
