@@ -5,6 +5,7 @@
 // `forge build`. Run by scripts/build-cli.mjs (npm install's prepare) and
 // before the tests.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,3 +40,20 @@ for (const [i, name] of modules.entries()) {
   const names = Object.keys(require(file)).filter((n) => n !== '__esModule').sort();
   writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ exports: names }) + '\n');
 }
+
+// The `pg` client the same way, compressed: only a process that opens a
+// Postgres state store inflates and evaluates it (stages/pg-splice.ts).
+const pgResult = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['runtime/state/pg-client.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: true,
+  legalComments: 'eof',
+  external: ['pg-native'],
+  write: false,
+  logLevel: 'error',
+});
+writeFileSync(join(outDir, 'pg.cjs.gz'), gzipSync(Buffer.from(pgResult.outputFiles[0].text), { level: 9 }));

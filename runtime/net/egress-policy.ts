@@ -9,6 +9,8 @@
  */
 import { ForgeError } from '../diagnostics.ts';
 
+import { egressRefusals } from '../telemetry/forge-metrics.ts';
+
 export interface EgressRefusal {
   host: string;
   /** The rule that refused it, e.g. "egress.mode is deny-all" or "169.254.169.254 is a cloud metadata address". */
@@ -31,5 +33,6 @@ export class EgressRefusedError extends ForgeError {
   declare readonly code: 'FORGE_EGRESS_REFUSED';
   constructor(readonly refusal: EgressRefusal) {
     super('FORGE_EGRESS_REFUSED', `egress to ${refusal.host} refused: ${refusal.rule}`);
+    egressRefusals.inc();
   }
 }

@@ -7,6 +7,11 @@
  * stream, so GET and DELETE are 405 (as the spec allows) and the SDK client
  * carries on. The header and message checks are the SDK transport's: a
  * client sees the same statuses from either.
+ *
+ * A GET opens the spec's standalone event stream, tied to no session: it
+ * carries only notifications/tools/list_changed, sent when this process's
+ * tool set changes (hot reload, a forged tool), so clients list again.
+ * DELETE is 405 (there is no session to end).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
@@ -28,15 +33,23 @@ type JsonRpcResponse = { jsonrpc: '2.0'; id: string | number; result: unknown } 
 
 export class McpDirectEndpoint implements McpEndpoint {
   private readonly open = new Set<AbortController>();
+  private readonly streams = new Set<ServerResponse>();
+  private readonly unsubscribe?: () => void;
 
   constructor(
     private readonly identity: { name: string; version: string },
     private readonly tools: McpToolSource,
-  ) {}
+  ) {
+    this.unsubscribe = tools.onToolsChanged?.(() => {
+      const event = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
+      for (const stream of this.streams) stream.write(event);
+    });
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (req.method === 'GET' && this.unsubscribe && /\btext\/event-stream\b/.test(req.headers.accept ?? '')) return this.openStream(res);
     if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST');
+      res.setHeader('allow', this.unsubscribe ? 'GET, POST' : 'POST');
       return rpcError(res, 405, -32000, 'Method not allowed: this server keeps no MCP sessions (POST each request)');
     }
     const accept = req.headers.accept ?? '';
@@ -72,8 +85,18 @@ export class McpDirectEndpoint implements McpEndpoint {
   }
 
   async closeAll(): Promise<void> {
+    this.unsubscribe?.();
+    for (const stream of this.streams) stream.end();
+    this.streams.clear();
     for (const controller of this.open) controller.abort();
     this.open.clear();
+  }
+
+  private openStream(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.flushHeaders();
+    this.streams.add(res);
+    res.on('close', () => this.streams.delete(res));
   }
 
   private async answer(message: JsonRpcMessage, signal: AbortSignal): Promise<JsonRpcResponse | undefined> {

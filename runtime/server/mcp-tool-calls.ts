@@ -28,7 +28,7 @@ export function listToolsResult(tools: McpToolSource) {
 }
 
 export async function callToolResult(tools: McpToolSource, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
-  const result = await tools.execute(name, args, { signal });
+  const result = await tools.execute(name, args, { signal, frontend: 'mcp' });
   if (!result.ok) {
     const { code, message, hint } = result.error;
     return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${hint ? `\nhint: ${hint}` : ''}` }] };

@@ -15,6 +15,7 @@ import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, ty
 import { checkToolName } from './names.ts';
 import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
+import { runAsTool } from '../exec/tool-sandbox.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -250,7 +251,7 @@ export class ToolRegistry implements ToolRunner {
 
     this.enter(tool);
     try {
-      const running = tool.execute(checked.args, ctx).catch((err: unknown) => thrownToResult(name, err));
+      const running = runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).catch((err: unknown) => thrownToResult(name, err));
       return await Promise.race([running, aborted]);
     } finally {
       this.leave(tool);

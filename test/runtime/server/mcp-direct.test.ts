@@ -72,9 +72,10 @@ describe('stateless MCP over HTTP', () => {
 
   it('answers bad requests with the statuses of the SDK transport', async () => {
     const url = await agentUrl();
-    const get = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    const get = await fetch(url, { headers: { accept: 'application/json' } });
     expect(get.status).toBe(405);
-    expect(get.headers.get('allow')).toBe('POST');
+    expect(get.headers.get('allow')).toBe('GET, POST');
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(405);
     expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'content-type': 'application/json', accept: 'application/json' })).status).toBe(406);
     expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...HEADERS, 'content-type': 'text/plain' })).status).toBe(415);
     expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...HEADERS, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);

@@ -73,10 +73,10 @@ describe.each(['stateless', 'stateful'])('MCP tools/list (%s)', (mode) => {
   });
 });
 
-describe('MCP list_changed notices', () => {
-  it('declares listChanged and notifies a session client once per change, which then lists the new tool set', async () => {
-    // Notices need a standing event stream, which only a session has.
-    vi.stubEnv('FORGE_MCP_SESSIONS', 'stateful');
+describe.each(['stateless', 'stateful'])('MCP list_changed notices (%s)', (mode) => {
+  it('declares listChanged and notifies the client once per change, which then lists the new tool set', async () => {
+    // Stateless: the client's standing GET stream, tied to no session; stateful: the session's.
+    vi.stubEnv('FORGE_MCP_SESSIONS', mode);
     const registry = new ToolRegistry({ workDir: tempDir() });
     registry.register(inProcessTool('first', 1), 'first');
     const client = await serveWith(registry);
