@@ -11,6 +11,7 @@
  *   a builtin call with tracing off and on against the bare registry (telemetry-bench.ts)
  *   the test suite on this machine, with --suite (suite-bench.ts)
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.mjs');
 const node = process.execPath;
 const runs = Number(process.env.BENCH_RUNS ?? 7);
+
+// The `forge` command runs dist/: compile it from these sources first (as the test setup does).
+execFileSync(node, ['scripts/build-cli.mjs'], { cwd: root, stdio: 'inherit' });
 
 const dir = mkdtempSync(join(tmpdir(), 'forge-bench-'));
 try {

@@ -4,11 +4,14 @@
  * lives in the CLI; producing them is everybody's job.
  */
 
+import type { DiagnosticCode } from './diagnostic-codes.ts';
+
+export type { DiagnosticCode } from './diagnostic-codes.ts';
 export type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
   severity: Severity;
-  code: string;
+  code: DiagnosticCode;
   message: string;
   hint?: string;
   file?: string;
@@ -25,11 +28,11 @@ export interface Location {
   lineText?: string;
 }
 
-export function error(code: string, message: string, at: Location = {}, hint?: string): Diagnostic {
+export function error(code: DiagnosticCode, message: string, at: Location = {}, hint?: string): Diagnostic {
   return { severity: 'error', code, message, ...at, ...(hint ? { hint } : {}) };
 }
 
-export function warning(code: string, message: string, at: Location = {}, hint?: string): Diagnostic {
+export function warning(code: DiagnosticCode, message: string, at: Location = {}, hint?: string): Diagnostic {
   return { severity: 'warning', code, message, ...at, ...(hint ? { hint } : {}) };
 }
 
@@ -51,6 +54,22 @@ export function formatDiagnostic(d: Diagnostic): string {
   const where = formatLocation(d);
   const hint = d.hint ? ` (${d.hint})` : '';
   return `${where ? where + ' ' : ''}${d.code} ${d.message}${hint}`;
+}
+
+/**
+ * The one base of Forge's own errors: a catalog code and an optional hint.
+ * Thrown out of a tool (or anything a tool calls), it keeps its code as the
+ * call's result instead of becoming FORGE_TOOL_FAILED.
+ */
+export class ForgeError extends Error {
+  constructor(
+    readonly code: DiagnosticCode,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
 }
 
 /** Thrown where a diagnostic must unwind the stack (config loading, CLI usage). */

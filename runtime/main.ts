@@ -1,14 +1,8 @@
 /**
- * The entry point of a built bundle: `node runtime.mjs <command>`.
- *
- *   serve [--host H] [--port P] [--no-auth]   run the agent: A2A, MCP, REST, health
- *   --stdio                                   serve the tools over MCP on stdin/stdout
- *   tools [--json]                            list the agent's tools
- *   describe NAME                             print one tool's spec (JSON)
- *   call NAME [JSON] [--timeout MS] [--json] [--yes] [--auto-approve RULE] [--auto-deny RULE]
- *                                             run one tool and print its result
- *   doctor [--json]                           what this host gives the guards (sandbox, caps, token)
- *   __worker NAME                             (internal) serve a TS/JS tool's calls
+ * The entry point of a built bundle: `node runtime.mjs <command>`. The
+ * commands are listed once, in USAGE below (what `help` prints); the one
+ * not listed there is `__worker NAME`, internal: it serves a TS/JS tool's
+ * calls.
  *
  * The build generates a small module that imports this file, the enabled
  * builtin tools and the TypeScript tools, and calls run() with them.
@@ -144,10 +138,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ assembleRuntime }, { bundleCodeSource }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
     import('./assemble.ts'),
     import('./bundle-code.ts'),
-    import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
   ]);
@@ -255,6 +248,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         }
         const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
         // The person named this tool, so it is approved; what it calls goes through the policy.
+        // The terminal (readline) is loaded only here: a server never asks on one.
+        const { personApprover } = await import('./guard/terminal-approver.ts');
         const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(parsed.values.yes), approved: true });
         if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
         else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');

@@ -1,4 +1,4 @@
-import { distance } from 'fastest-levenshtein';
+import { distance } from './vendor/libs.ts';
 
 /**
  * The closest candidate to a misspelt word, if it is close enough to be what

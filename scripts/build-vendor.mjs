@@ -1,7 +1,9 @@
-// Prebuilds runtime/vendor/protocol.ts (the MCP and A2A SDKs) into one
-// CommonJS text that the build splices into runtime.mjs, so that esbuild
-// does not parse the SDKs again on every `forge build`. Run by
-// scripts/build-cli.mjs (npm install's prepare) and before the tests.
+// Prebuilds the third-party code the runtime uses, behind the modules in
+// runtime/vendor/ (the MCP and A2A SDKs, ajv, the small libraries, the YAML
+// parser), each into one CommonJS text that the build splices into
+// runtime.mjs, so that esbuild does not parse those packages again on every
+// `forge build`. Run by scripts/build-cli.mjs (npm install's prepare) and
+// before the tests.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
@@ -12,24 +14,32 @@ import * as esbuild from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'runtime-vendor');
 mkdirSync(outDir, { recursive: true });
-const result = await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: ['runtime/vendor/protocol.ts'],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: true,
-  legalComments: 'eof',
-  write: false,
-  logLevel: 'error',
-});
-const code = result.outputFiles[0].text;
-const file = join(outDir, 'protocol.cjs');
-writeFileSync(file, code);
-// The names it exports, read from the module itself: the build re-exports exactly these.
-const names = Object.keys(createRequire(import.meta.url)(file)).filter((n) => n !== '__esModule').sort();
-writeFileSync(join(outDir, 'protocol.json'), JSON.stringify({ exports: names }) + '\n');
+// Keep in step with VENDOR_MODULES in stages/vendor-splice.ts.
+const modules = ['protocol', 'ajv', 'libs', 'yaml'];
+const results = await Promise.all(
+  modules.map((name) =>
+    esbuild.build({
+      absWorkingDir: root,
+      entryPoints: [`runtime/vendor/${name}.ts`],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      minify: true,
+      legalComments: 'eof',
+      write: false,
+      logLevel: 'error',
+    }),
+  ),
+);
+const require = createRequire(import.meta.url);
+for (const [i, name] of modules.entries()) {
+  const file = join(outDir, `${name}.cjs`);
+  writeFileSync(file, results[i].outputFiles[0].text);
+  // The names it exports, read from the module itself: the build re-exports exactly these.
+  const names = Object.keys(require(file)).filter((n) => n !== '__esModule').sort();
+  writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ exports: names }) + '\n');
+}
 
 // The `pg` client the same way, compressed: only a process that opens a
 // Postgres state store inflates and evaluates it (stages/pg-splice.ts).

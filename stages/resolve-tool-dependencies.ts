@@ -11,7 +11,7 @@
  * name can be found.
  */
 import semver from 'semver';
-import { error, type Location } from '../runtime/diagnostics.ts';
+import { error, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import { findCatalogEntry } from '../runtime/tools/catalog.ts';
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -52,132 +52,161 @@ interface Candidate {
 }
 
 export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx: StageContext, options: ResolveOptions = {}): Promise<ResolvedTools> {
-  const scopes = ToolScope.shared();
-  const local = new Map(tools.map((t) => [t.spec.name, t]));
-  const pulled = new Map<string, ProjectTool>();
-  const reportedFiles = new Set<string>();
+  const resolver = new DependencyResolver(tools, ctx);
   // Walk from the tools nobody calls, so each problem is reported with the whole chain that needs it.
   const called = new Set(tools.flatMap((t) => referencesOf(t).map((r) => r.name)));
-  const queue: { tool: ProjectTool; chain: string[] }[] = tools.filter((t) => !called.has(t.spec.name)).map((tool) => ({ tool, chain: [tool.spec.name] }));
-  const visited = new Set<ProjectTool>();
+  for (const tool of tools) if (!called.has(tool.spec.name)) resolver.enqueue(tool, [tool.spec.name]);
+  await resolver.drain();
+  // Tools only reachable through a cycle have no caller-free start: walk from each of them.
+  for (const tool of tools) {
+    if (resolver.visited.has(tool)) continue;
+    resolver.enqueue(tool, [tool.spec.name]);
+    await resolver.drain();
+  }
+  for (const root of options.extraRoots ?? []) await resolver.bringInRoot(root);
+  return resolver.result();
+}
 
-  const lookUp = async (name: string, scope: ScopeName): Promise<Candidate | undefined> => {
+/** The walk over the tools' references, and the scope tools it brings into the project. */
+class DependencyResolver {
+  readonly visited = new Set<ProjectTool>();
+  private readonly scopes = ToolScope.shared();
+  private readonly local: Map<string, ProjectTool>;
+  private readonly pulled = new Map<string, ProjectTool>();
+  private readonly reportedFiles = new Set<string>();
+  private readonly queue: { tool: ProjectTool; chain: string[] }[] = [];
+
+  constructor(
+    private readonly tools: readonly ProjectTool[],
+    private readonly ctx: StageContext,
+  ) {
+    this.local = new Map(tools.map((t) => [t.spec.name, t]));
+  }
+
+  enqueue(tool: ProjectTool, chain: string[]): void {
+    this.queue.push({ tool, chain });
+  }
+
+  async drain(): Promise<void> {
+    while (this.queue.length) {
+      const { tool, chain } = this.queue.shift()!;
+      if (this.visited.has(tool)) continue;
+      this.visited.add(tool);
+      for (const ref of referencesOf(tool)) await this.resolve(ref, chain);
+    }
+  }
+
+  /** A name to bring in from the scopes as well (`forge tool run user/summarize`); not finding it is not an error. */
+  async bringInRoot(root: string): Promise<void> {
+    const { scope, name } = parseToolReference(root);
+    if (scope !== undefined && !isScopeName(scope)) return;
+    if (!scope && this.local.has(name)) return;
+    const chosen = await this.firstIn(name, scope ? [scope] : SCOPE_NAMES);
+    if (chosen?.scopeTool && !this.pulled.has(name)) {
+      this.bringIn(chosen.scopeTool, [], { file: chosen.where });
+      await this.drain();
+    }
+  }
+
+  result(): ResolvedTools {
+    const pulled = [...this.pulled.values()];
+    return {
+      tools: [...this.tools, ...pulled].sort(byName),
+      scopeFiles: pulled.map((t) => t.file!),
+      scopeDirs: Object.values(this.scopes).filter((s) => s.consulted).map((s) => s.dir),
+    };
+  }
+
+  private async lookUp(name: string, scope: ScopeName): Promise<Candidate | undefined> {
     if (scope === 'local') {
-      const tool = local.get(name);
+      const tool = this.local.get(name);
       return tool && { scope, tool, version: tool.yaml?.definition.version, where: tool.file?.display ?? tool.origin };
     }
-    const scopeTool = await scopes[scope].find(name);
+    const scopeTool = await this.scopes[scope].find(name);
     return scopeTool && { scope, scopeTool, version: scopeTool.version, where: scopeTool.file.display };
-  };
+  }
+
   /** The first scope in `order` that has the name. The scopes after it are not searched, so they are no input of the build. */
-  const firstIn = async (name: string, order: readonly ScopeName[]): Promise<Candidate | undefined> => {
+  private async firstIn(name: string, order: readonly ScopeName[]): Promise<Candidate | undefined> {
     for (const scope of order) {
-      const found = await lookUp(name, scope);
+      const found = await this.lookUp(name, scope);
       if (found) return found;
     }
     return undefined;
-  };
+  }
+
+  /** Where else the name is (for an error): the other scopes' tools that pass `wanted`. */
+  private async elsewhere(name: string, chosen: Candidate | undefined, wanted: (c: Candidate) => boolean): Promise<string[]> {
+    return (await Promise.all(SCOPE_NAMES.map((scope) => this.lookUp(name, scope))))
+      .filter((c): c is Candidate => c !== undefined && c.scope !== chosen?.scope && wanted(c))
+      .map((c) => `${c.scope}/${name}${c.version ? ` ${c.version}` : ''} (${c.where})`);
+  }
 
   /** Brings a scope tool into the project (once), reporting its file's problems and any name clash. */
-  const bringIn = (scopeTool: ScopeTool, chain: string[], at: Location): void => {
+  private bringIn(scopeTool: ScopeTool, chain: string[], at: Location): void {
     const { result, file, scope, name } = scopeTool;
-    if (!reportedFiles.has(file.absolute)) {
-      reportedFiles.add(file.absolute);
-      ctx.report(...result.diagnostics);
+    if (!this.reportedFiles.has(file.absolute)) {
+      this.reportedFiles.add(file.absolute);
+      this.ctx.report(...result.diagnostics);
     }
     const parsed = toParsedTool(file, result);
     if (!parsed) return;
-    const existing = local.get(name) ?? pulled.get(name);
+    const existing = this.local.get(name) ?? this.pulled.get(name);
     if (existing) {
       if (existing.file?.absolute === file.absolute) return;
-      ctx.report(
+      this.ctx.report(
         error('FORGE_TOOL_COLLISION', `tool "${name}" is defined twice: ${existing.file?.display ?? existing.origin} and ${file.display} (${scope}/${name}, needed by ${chain.join(' → ')})`, at, 'a bundle holds one tool per name: rename one of them'),
       );
       return;
     }
     const tool: ProjectTool = { ...parsed, origin: `${file.display} (${scope} scope)`, schemaOrigin: 'generated', scope };
-    pulled.set(name, tool);
-    queue.push({ tool, chain: [...chain, name] });
-  };
+    this.pulled.set(name, tool);
+    this.enqueue(tool, [...chain, name]);
+  }
 
-  const resolve = async (ref: Reference, chain: string[]): Promise<void> => {
+  private async resolve(ref: Reference, chain: string[]): Promise<void> {
+    const problem = checkReference(ref);
+    if (problem) return this.ctx.report(problem);
+    const chosen = await this.firstIn(ref.name, ref.scope ? [ref.scope as ScopeName] : SCOPE_NAMES);
     const needed = [...chain, ref.text].join(' → ');
-    if (ref.scope !== undefined && !isScopeName(ref.scope)) {
-      ctx.report(error('FORGE_TOOL_SCOPE', `unknown scope "${ref.scope}" in "${ref.text}"`, ref.at, `scopes: ${SCOPE_NAMES.join(', ')}`));
-      return;
-    }
-    if (ref.range !== undefined && !semver.validRange(ref.range)) {
-      ctx.report(error('FORGE_TOOL_DEPENDENCY', `"${ref.range}" in "${ref.text}" is not a semver range`, ref.at, 'write a range such as ^1.0.0, ~1.2 or >=2.0.0'));
-      return;
-    }
-    const chosen = await firstIn(ref.name, ref.scope ? [ref.scope] : SCOPE_NAMES);
-    // The other scopes are searched only to say, in an error, where else the name is.
-    const elsewhere = async (wanted: (c: Candidate) => boolean) =>
-      (await Promise.all(SCOPE_NAMES.map((scope) => lookUp(ref.name, scope))))
-        .filter((c): c is Candidate => c !== undefined && c.scope !== chosen?.scope && wanted(c))
-        .map((c) => `${c.scope}/${ref.name}${c.version ? ` ${c.version}` : ''} (${c.where})`);
-
-    if (!chosen) {
-      const others = await elsewhere(() => true);
-      const builtin = findCatalogEntry(ref.name);
-      const hint = others.length
-        ? `found as ${others.join(', ')}`
-        : builtin
-          ? `"${ref.name}" ships with Forge: enable it under tools: in forge.yaml`
-          : `add it to tools/ (a .yaml, .py or .ts file), or to a scope: forge tool add ${ref.name} --scope user ...`;
-      const where = ref.scope ? `the ${ref.scope} scope has no tool named` : 'no scope has a tool named';
-      ctx.report(error('FORGE_TOOL_DEPENDENCY', `${needed}: ${where} "${ref.name}"`, ref.at, hint));
-      return;
-    }
+    if (!chosen) return this.ctx.report(missingDependency(ref, needed, await this.elsewhere(ref.name, chosen, () => true)));
     if (ref.range !== undefined && !(chosen.version && semver.satisfies(chosen.version, ref.range))) {
-      const satisfying = await elsewhere((c) => c.version !== undefined && semver.satisfies(c.version, ref.range!));
-      const found = chosen.version ? `${chosen.scope}/${ref.name} is ${chosen.version}` : `${chosen.scope}/${ref.name} has no version`;
-      ctx.report(
-        error(
-          'FORGE_TOOL_DEPENDENCY',
-          `${needed}: ${found} (${chosen.where}), which does not satisfy ${ref.range}`,
-          ref.at,
-          satisfying.length ? `${satisfying.join(', ')} satisfies it: refer to it by scope, e.g. ${satisfying[0].split(' ')[0]}` : `no scope has a version of "${ref.name}" that satisfies ${ref.range}`,
-        ),
-      );
-      return;
+      const satisfying = await this.elsewhere(ref.name, chosen, (c) => c.version !== undefined && semver.satisfies(c.version, ref.range!));
+      return this.ctx.report(unsatisfiedRange(ref, needed, chosen, satisfying));
     }
-    if (chosen.scopeTool) bringIn(chosen.scopeTool, chain, ref.at);
-    else if (chosen.tool && !visited.has(chosen.tool)) queue.push({ tool: chosen.tool, chain: [...chain, chosen.tool.spec.name] });
-  };
-
-  const drain = async () => {
-    while (queue.length) {
-      const { tool, chain } = queue.shift()!;
-      if (visited.has(tool)) continue;
-      visited.add(tool);
-      for (const ref of referencesOf(tool)) await resolve(ref, chain);
-    }
-  };
-  await drain();
-  // Tools only reachable through a cycle have no caller-free start: walk from each of them.
-  for (const tool of tools) {
-    if (visited.has(tool)) continue;
-    queue.push({ tool, chain: [tool.spec.name] });
-    await drain();
+    if (chosen.scopeTool) this.bringIn(chosen.scopeTool, chain, ref.at);
+    else if (chosen.tool && !this.visited.has(chosen.tool)) this.enqueue(chosen.tool, [...chain, chosen.tool.spec.name]);
   }
-  for (const root of options.extraRoots ?? []) {
-    const { scope, name } = parseToolReference(root);
-    if (scope !== undefined && !isScopeName(scope)) continue;
-    if (!scope && local.has(name)) continue;
-    const chosen = await firstIn(name, scope ? [scope] : SCOPE_NAMES);
-    if (chosen?.scopeTool && !pulled.has(name)) {
-      bringIn(chosen.scopeTool, [], { file: chosen.where });
-      await drain();
-    }
-  }
+}
 
-  const all = [...tools, ...pulled.values()].sort(byName);
-  return {
-    tools: all,
-    scopeFiles: [...pulled.values()].map((t) => t.file!),
-    scopeDirs: Object.values(scopes).filter((s) => s.consulted).map((s) => s.dir),
-  };
+/** A reference that cannot be looked up at all: an unknown scope, a range that is not semver. */
+function checkReference(ref: Reference): Diagnostic | undefined {
+  if (ref.scope !== undefined && !isScopeName(ref.scope)) return error('FORGE_TOOL_SCOPE', `unknown scope "${ref.scope}" in "${ref.text}"`, ref.at, `scopes: ${SCOPE_NAMES.join(', ')}`);
+  if (ref.range !== undefined && !semver.validRange(ref.range)) return error('FORGE_TOOL_DEPENDENCY', `"${ref.range}" in "${ref.text}" is not a semver range`, ref.at, 'write a range such as ^1.0.0, ~1.2 or >=2.0.0');
+  return undefined;
+}
+
+/** No scope (or not the one named) has the tool: where else it is, or how to add it. */
+function missingDependency(ref: Reference, needed: string, others: string[]): Diagnostic {
+  const builtin = findCatalogEntry(ref.name);
+  const hint = others.length
+    ? `found as ${others.join(', ')}`
+    : builtin
+      ? `"${ref.name}" ships with Forge: enable it under tools: in forge.yaml`
+      : `add it to tools/ (a .yaml, .py or .ts file), or to a scope: forge tool add ${ref.name} --scope user ...`;
+  const where = ref.scope ? `the ${ref.scope} scope has no tool named` : 'no scope has a tool named';
+  return error('FORGE_TOOL_DEPENDENCY', `${needed}: ${where} "${ref.name}"`, ref.at, hint);
+}
+
+/** The tool found does not satisfy the range asked for: which one elsewhere does. */
+function unsatisfiedRange(ref: Reference, needed: string, chosen: Candidate, satisfying: string[]): Diagnostic {
+  const found = chosen.version ? `${chosen.scope}/${ref.name} is ${chosen.version}` : `${chosen.scope}/${ref.name} has no version`;
+  return error(
+    'FORGE_TOOL_DEPENDENCY',
+    `${needed}: ${found} (${chosen.where}), which does not satisfy ${ref.range}`,
+    ref.at,
+    satisfying.length ? `${satisfying.join(', ')} satisfies it: refer to it by scope, e.g. ${satisfying[0].split(' ')[0]}` : `no scope has a version of "${ref.name}" that satisfies ${ref.range}`,
+  );
 }
 
 /**

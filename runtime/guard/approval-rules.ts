@@ -7,8 +7,9 @@
  * tagged both read and write is a write tool: `tag:read` does not approve
  * it. Other tags match as written.
  */
-import picomatch from 'picomatch';
-import { SECURITY_TAGS, type SecurityTag, type ToolSpec } from '../tools/model.ts';
+import { picomatch } from '../vendor/libs.ts';
+import type { ToolSpec } from '../tools/model.ts';
+import { SECURITY_TAGS, type SecurityTag } from './security-tags.ts';
 
 type RuleKind = 'tag' | 'name' | 'category';
 const RULE_KINDS: readonly RuleKind[] = ['tag', 'name', 'category'];

@@ -6,7 +6,7 @@
  * (2130706433), octal (0177.0.0.1), hex (0x7f.1), and IPv6 with an IPv4
  * inside it (::ffff:127.0.0.1, 64:ff9b::7f00:1, 2002:7f00:1::).
  */
-import ipaddr from 'ipaddr.js';
+import { ipaddr } from '../vendor/libs.ts';
 
 type Parsed = ipaddr.IPv4 | ipaddr.IPv6;
 

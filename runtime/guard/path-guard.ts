@@ -10,20 +10,17 @@
  * ends outside the work dir (itself resolved) is refused. The comparison is
  * by path segments, so /srv/app2 is not inside /srv/app.
  */
+import { ForgeError } from '../diagnostics.ts';
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING' | 'FORGE_FILE_NOT_REGULAR' | 'FORGE_FILE_HARDLINK';
 
-export class PathRefusedError extends Error {
-  constructor(
-    readonly code: PathRefusalCode,
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
-    this.name = 'PathRefusedError';
+export class PathRefusedError extends ForgeError {
+  declare readonly code: PathRefusalCode;
+  constructor(code: PathRefusalCode, message: string, hint?: string) {
+    super(code, message, hint);
   }
 }
 

@@ -7,6 +7,7 @@
  * runtime/guard/egress.ts builds the real policy from forge.yaml's `egress:`;
  * `openEgress` allows everything (tests of the client itself, and `mode: open`).
  */
+import { ForgeError } from '../diagnostics.ts';
 
 import { egressRefusals } from '../telemetry/forge-metrics.ts';
 
@@ -28,11 +29,10 @@ export const openEgress: EgressPolicy = {
   checkAddress: () => undefined,
 };
 
-export class EgressRefusedError extends Error {
-  readonly code = 'FORGE_EGRESS_REFUSED';
+export class EgressRefusedError extends ForgeError {
+  declare readonly code: 'FORGE_EGRESS_REFUSED';
   constructor(readonly refusal: EgressRefusal) {
-    super(`egress to ${refusal.host} refused: ${refusal.rule}`);
-    this.name = 'EgressRefusedError';
+    super('FORGE_EGRESS_REFUSED', `egress to ${refusal.host} refused: ${refusal.rule}`);
     egressRefusals.inc();
   }
 }

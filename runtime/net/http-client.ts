@@ -11,6 +11,7 @@
  *   br bodies are decoded;
  * - `stream()` hands over the body as it arrives (server-sent events).
  */
+import { ForgeError } from '../diagnostics.ts';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
@@ -68,13 +69,10 @@ export interface HttpStream {
   close(): void;
 }
 
-export class HttpError extends Error {
-  constructor(
-    message: string,
-    readonly code: 'FORGE_HTTP_TIMEOUT' | 'FORGE_HTTP_REDIRECTS' | 'FORGE_HTTP_URL' | 'FORGE_HTTP_NETWORK' | 'FORGE_HTTP_ABORTED',
-  ) {
-    super(message);
-    this.name = 'HttpError';
+export class HttpError extends ForgeError {
+  declare readonly code: 'FORGE_HTTP_TIMEOUT' | 'FORGE_HTTP_REDIRECTS' | 'FORGE_HTTP_URL' | 'FORGE_HTTP_NETWORK' | 'FORGE_HTTP_ABORTED';
+  constructor(message: string, code: HttpError['code']) {
+    super(code, message);
   }
 }
 

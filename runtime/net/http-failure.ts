@@ -3,9 +3,15 @@
  * host, the rule and what to change; timeouts and network failures keep
  * their codes, with what to try.
  */
-import { fail, type ToolResult } from '../tools/model.ts';
+import type { DiagnosticCode } from '../diagnostic-codes.ts';
+import type { ToolResult } from '../tools/model.ts';
 import { EgressRefusedError } from './egress-policy.ts';
 import { HttpError } from './http-client.ts';
+
+// The result is written out here rather than made with tools/model's fail(): net/ sits below tools/.
+function fail(code: DiagnosticCode, message: string, hint?: string): ToolResult {
+  return { ok: false, error: { code, message, ...(hint ? { hint } : {}) } };
+}
 
 const HINTS: Partial<Record<HttpError['code'], string>> = {
   FORGE_HTTP_TIMEOUT: 'raise the timeout, or try again later',

@@ -4,7 +4,7 @@
  * given IANA time zone (UTC by default); and `@every <duration>` (30s, 10m,
  * 1h30m, 2d), a fixed interval from the previous firing.
  */
-import { Cron } from 'croner';
+import { Cron } from '../vendor/libs.ts';
 import { isTimeZone, timeZoneHint } from '../time-zone.ts';
 
 export class ScheduleExpressionError extends Error {

@@ -6,6 +6,7 @@
  * dropped past HISTORY_LIMIT). Both paths go through the path guard, so a
  * `.forge` symlinked out of the work dir is refused.
  */
+import { ForgeError } from '../diagnostics.ts';
 import { appendFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PathGuard } from '../guard/path-guard.ts';
@@ -20,15 +21,11 @@ export const HISTORY_LIMIT = 1000;
 /** Run-time schedules one agent may hold. */
 export const MAX_RUNTIME_SCHEDULES = 100;
 
-export class ScheduleStoreError extends Error {
-  constructor(
-    message: string,
-    readonly hint?: string,
-    /** FORGE_SCHEDULE_STORE: the file cannot be used; FORGE_SCHEDULE_LIMIT: MAX_RUNTIME_SCHEDULES are set. */
-    readonly code: 'FORGE_SCHEDULE_STORE' | 'FORGE_SCHEDULE_LIMIT' = 'FORGE_SCHEDULE_STORE',
-  ) {
-    super(message);
-    this.name = 'ScheduleStoreError';
+export class ScheduleStoreError extends ForgeError {
+  /** FORGE_SCHEDULE_STORE: the file cannot be used; FORGE_SCHEDULE_LIMIT: MAX_RUNTIME_SCHEDULES are set. */
+  declare readonly code: 'FORGE_SCHEDULE_STORE' | 'FORGE_SCHEDULE_LIMIT';
+  constructor(message: string, hint?: string, code: 'FORGE_SCHEDULE_STORE' | 'FORGE_SCHEDULE_LIMIT' = 'FORGE_SCHEDULE_STORE') {
+    super(code, message, hint);
   }
 }
 

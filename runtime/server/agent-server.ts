@@ -8,20 +8,15 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { Logger } from '../tools/model.ts';
 import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
-import { ForgeAgentExecutor } from './a2a/executor.ts';
-import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { isAuthorized, type AuthSettings } from './auth.ts';
 import type { StateStore } from '../state/store.ts';
-import { McpHttpEndpoint } from './mcp-http.ts';
-import { McpStatelessEndpoint, type McpEndpoint } from './mcp-stateless.ts';
 import { serveStoredFile } from './stored-files.ts';
-import { createMcpServer, type McpToolSource } from './mcp-server.ts';
-import { randomUUID } from 'node:crypto';
+import type { McpToolSource } from './mcp-server.ts';
+import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { applyServerLimits, decodePathSegment, httpLimits, jsonNestsDeeperThan, serverOptions, type HttpLimits } from './http-limits.ts';
@@ -66,11 +61,7 @@ export interface RunningServer {
   drain(): void;
   /** Stops accepting, waits for in-flight requests up to `graceMs`, then closes the rest. */
   close(graceMs?: number): Promise<void>;
-  /** Runs A2A tasks (its turns are aborted and failed when the grace period ends). */
-  executor: ForgeAgentExecutor;
 }
-
-const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 
 export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
   const { manifest, agent, auth, log } = options;
@@ -83,17 +74,14 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (jsonNestsDeeperThan(body, limits.maxJsonDepth)) throw new JsonTooDeep();
     return body;
   };
-  const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
-  const makeMcpServer = (session?: string) => createMcpServer(mcpIdentity, sessionView(options.tools, session));
-  const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(() => makeMcpServer(`mcp:${randomUUID()}`)) : new McpStatelessEndpoint(() => makeMcpServer(), tools.onToolsChanged?.bind(tools));
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
-  const executor = new ForgeAgentExecutor(agent, options.state?.tasks);
-  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
-  const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
-  const jsonRpc = createA2AJsonRpcHandler(requestHandler, (method) =>
-    SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
-  );
+  // A2A and MCP (and their SDKs) load on the first request that needs them (protocol-endpoints.ts).
+  let protocols: Promise<ProtocolEndpoints> | undefined;
+  const protocol = () =>
+    (protocols ??= import('./protocol-endpoints.ts').then((m) =>
+      m.createProtocolEndpoints({ manifest, tools, sessionTools: (session) => sessionView(options.tools, session), agent, baseUrl: options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired, mcpSessions: options.mcpSessions, state: options.state }),
+    ));
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -118,7 +106,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (method === 'GET' && (path === '/.well-known/agent-card.json' || path === '/.well-known/agent.json')) {
       const version = req.headers['a2a-version'] as string | undefined;
       const legacy = path === '/.well-known/agent.json' || !version || /^0\./.test(version);
-      return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
+      return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : await agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
     }
 
     if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic: options.metricsPublic, extraRoutes: options.extraRoutes })) return;
@@ -131,9 +119,9 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (path === '/mcp') {
       const body = method === 'POST' ? parseJson(await bodyOf(req)) : undefined;
       if (body === PARSE_FAILED) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } });
-      return mcp.handle(req, res, body);
+      return (await protocol()).mcp.handle(req, res, body);
     }
-    if ((path === '/a2a' || path === '/') && method === 'POST') return jsonRpc(req, res, await bodyOf(req));
+    if ((path === '/a2a' || path === '/') && method === 'POST') return (await protocol()).a2a(req, res, await bodyOf(req));
     if (path === '/tools' && method === 'GET') return listTools(res, tools);
     const filePath = /^\/files\/([^/]+)$/.exec(path);
     if (filePath && method === 'GET' && options.state) {
@@ -204,45 +192,31 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     url: `http://${shownHost}:${port}`,
     port,
     server,
-    executor,
     drain() {
       shuttingDown = true;
     },
     async close(graceMs = 10_000) {
       shuttingDown = true;
-      stopCancels?.();
+      const loaded = protocols ? await protocols : undefined;
+      loaded?.close();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
         await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       }
       // Turns still running past the grace period end failed — in the store too, so no task stays "working".
-      const unfinished = executor.runningTasks();
+      const unfinished = loaded?.executor.runningTasks() ?? [];
       if (unfinished.length) {
-        executor.abortAll();
+        loaded!.executor.abortAll();
         if (inFlight > 0) await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
         await Promise.allSettled(unfinished.map((id) => options.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
       }
       for (const c of controllers) c.abort();
-      await mcp.closeAll();
+      await loaded?.mcp.closeAll();
       server.closeAllConnections();
       await stopped;
     },
   };
-}
-
-/**
- * A cancel asked of any replica reaches the one running the turn: the
- * request goes out on the store's channel first, then the SDK records the
- * cancellation; each replica aborts the turn if it runs there.
- */
-function forwardCancels(handler: DefaultRequestHandler, state: StateStore, executor: ForgeAgentExecutor): () => void {
-  const cancel = handler.cancelTask.bind(handler);
-  handler.cancelTask = async (params, context) => {
-    if (!executor.cancelHere(params.id)) await state.cancels.request(params.id);
-    return cancel(params, context);
-  };
-  return state.cancels.subscribe((taskId) => executor.cancelHere(taskId));
 }
 
 const PARSE_FAILED = Symbol('parse failed');

@@ -1,4 +1,5 @@
 /** Small helpers for JSON responses on node:http. */
+import type { DiagnosticCode } from '../diagnostic-codes.ts';
 import type { ServerResponse } from 'node:http';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -7,6 +8,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, code: string, message: string, hint?: string): void {
+export function sendError(res: ServerResponse, status: number, code: DiagnosticCode, message: string, hint?: string): void {
   sendJson(res, status, { error: { code, message, ...(hint ? { hint } : {}) } });
 }

@@ -28,7 +28,7 @@ import { FileConversations } from '../state/file-conversations.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { ConversationStore, StateStore } from '../state/store.ts';
 import { delay, stopTiming, type StopTiming } from './lifecycle.ts';
-import { mcpSessionsWanted } from './mcp-stateless.ts';
+import { mcpSessionsWanted } from './mcp-endpoint.ts';
 import { storeReadiness } from './store-readiness.ts';
 
 export interface ServeOptions {

@@ -3,6 +3,7 @@
  * the registry's onCall listener, and the introspection handle that
  * debug_console reads them (and the tools and config) through.
  */
+import type { DiagnosticCode } from '../diagnostic-codes.ts';
 import type { CallEvent } from './registry.ts';
 import type { ToolSpec } from './model.ts';
 
@@ -16,7 +17,7 @@ export interface CallRecord {
   depth: number;
   /** The arguments as JSON, cut to ARGS_PREVIEW_CHARS. */
   args: string;
-  error?: { code: string; message: string };
+  error?: { code: DiagnosticCode; message: string };
 }
 
 export interface AgentIntrospection {

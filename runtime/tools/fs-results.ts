@@ -2,6 +2,7 @@
  * How the file tools turn path refusals and file-system errors into results
  * a model can act on: a stable code, a message naming the path, a hint.
  */
+import type { DiagnosticCode } from '../diagnostic-codes.ts';
 import { PathRefusedError, type GuardedPath, type PathGuard } from '../guard/path-guard.ts';
 import { fail, type ToolResult } from './model.ts';
 
@@ -21,7 +22,7 @@ export function isFailure(value: unknown): value is Failure {
   return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false;
 }
 
-const FS_ERRORS: Record<string, [code: string, text: string, hint?: string]> = {
+const FS_ERRORS: Record<string, [code: DiagnosticCode, text: string, hint?: string]> = {
   ENOENT: ['FORGE_FILE_NOT_FOUND', 'does not exist', 'check the path with glob_search or directory_tree'],
   EISDIR: ['FORGE_FILE_IS_DIRECTORY', 'is a directory'],
   ENOTDIR: ['FORGE_FILE_NOT_DIRECTORY', 'has a file where a directory is expected'],

@@ -6,13 +6,12 @@
 import type { AdapterBinding } from './adapters/settings.ts';
 
 import type { Approver } from '../guard/approver.ts';
+import type { DiagnosticCode } from '../diagnostic-codes.ts';
 
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
 
-/** Security tags decide risk for the approval policy: read < write < run. */
-export const SECURITY_TAGS = ['read', 'write', 'run'] as const;
-export type SecurityTag = (typeof SECURITY_TAGS)[number];
+export { SECURITY_TAGS, type SecurityTag } from '../guard/security-tags.ts';
 
 export type JSONSchema = Record<string, unknown>;
 
@@ -53,7 +52,7 @@ export interface ToolSpec {
 }
 
 export interface ToolError {
-  code: string;
+  code: DiagnosticCode;
   message: string;
   hint?: string;
   /** Extra detail for people debugging (stderr tail, traceback); not shown to models by default. */
@@ -123,7 +122,7 @@ export function ok(value: unknown): ToolResult {
   return { ok: true, value };
 }
 
-export function fail(code: string, message: string, hint?: string, details?: string): ToolResult {
+export function fail(code: DiagnosticCode, message: string, hint?: string, details?: string): ToolResult {
   const error: ToolError = { code, message };
   if (hint) error.hint = hint;
   if (details) error.details = details;

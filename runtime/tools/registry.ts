@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { error, type Diagnostic } from '../diagnostics.ts';
+import { error, ForgeError, type Diagnostic } from '../diagnostics.ts';
 import { didYouMean } from '../suggest.ts';
 import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
@@ -288,6 +288,8 @@ export class ToolRegistry implements ToolRunner {
 }
 
 function thrownToResult(name: string, err: unknown): ToolResult {
+  // Forge's own errors keep their code and hint (an egress refusal stays FORGE_EGRESS_REFUSED).
+  if (err instanceof ForgeError) return fail(err.code, err.message, err.hint, err.stack);
   const message = err instanceof Error ? err.message : String(err);
   const details = err instanceof Error ? err.stack : undefined;
   return fail('FORGE_TOOL_FAILED', `tool "${name}" failed: ${message}`, undefined, details);

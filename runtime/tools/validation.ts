@@ -2,14 +2,9 @@
  * Argument validation with ajv. Validators compile lazily, once per schema, so
  * a runtime with hundreds of tools starts without compiling any of them.
  */
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { addFormats, Ajv } from '../vendor/ajv.ts';
 import type { JSONSchema } from './model.ts';
-
-// ajv and ajv-formats are CommonJS; under ESM their class is on `.default`
-// in some loaders and is the module itself in others.
-const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as typeof AjvModule.default;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as typeof addFormatsModule.default;
 
 export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean } = {}): InstanceType<typeof Ajv> {
   const ajv = new Ajv({

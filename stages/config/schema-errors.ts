@@ -7,8 +7,11 @@ import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import type { PathSegment, YamlSource } from './yaml-source.ts';
 
+/** The file kinds whose schema problems have codes of their own. */
+export type SchemaCodePrefix = 'FORGE_CONFIG' | 'FORGE_YAML';
+
 /** `codePrefix` names the file kind in the codes: FORGE_CONFIG_UNKNOWN_FIELD (forge.yaml), FORGE_YAML_UNKNOWN_FIELD (a YAML tool). */
-export function schemaErrorsToDiagnostics(errors: readonly ErrorObject[], source: YamlSource, data: unknown, codePrefix = 'FORGE_CONFIG'): Diagnostic[] {
+export function schemaErrorsToDiagnostics(errors: readonly ErrorObject[], source: YamlSource, data: unknown, codePrefix: SchemaCodePrefix = 'FORGE_CONFIG'): Diagnostic[] {
   const useful = errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'anyOf');
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
@@ -22,7 +25,7 @@ export function schemaErrorsToDiagnostics(errors: readonly ErrorObject[], source
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }
 
-function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown, prefix: string): Diagnostic {
+function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown, prefix: SchemaCodePrefix): Diagnostic {
   const path = pointerToPath(e.instancePath, data);
   const field = describePath(path);
   const parent = (e.parentSchema ?? {}) as Record<string, unknown>;

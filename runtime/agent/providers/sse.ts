@@ -1,5 +1,6 @@
 /** Server-sent events from an HTTP stream (both providers stream this way). */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { createParser } from '../../vendor/libs.ts';
 import type { HttpStream } from '../../net/http-client.ts';
 
 export async function* readEvents(stream: HttpStream): AsyncGenerator<EventSourceMessage> {

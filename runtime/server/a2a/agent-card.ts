@@ -4,7 +4,7 @@
  * auth when it is on. `legacyAgentCard` is the same card in the v0.3 shape
  * (served at /.well-known/agent.json, and to clients that ask for v0.3).
  */
-import { AgentCard } from '../../vendor/protocol.ts';
+import type { AgentCard } from '../../vendor/protocol.ts';
 import type { AgentManifest } from '../../manifest.ts';
 
 export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authRequired: boolean): AgentCard {
@@ -37,9 +37,10 @@ export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authReq
   };
 }
 
-/** The v1.0 card as JSON on the wire. */
-export function agentCardJson(card: AgentCard): unknown {
-  return AgentCard.toJSON(card);
+/** The v1.0 card as JSON on the wire (the SDK's codec, loaded when a card is first asked for). */
+export async function agentCardJson(card: AgentCard): Promise<unknown> {
+  const { AgentCard: codec } = await import('../../vendor/protocol.ts');
+  return codec.toJSON(card);
 }
 
 /** The same card in the A2A v0.3 shape. */

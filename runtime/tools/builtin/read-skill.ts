@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { readVerified } from '../../guard/verified-open.ts';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from '../../vendor/yaml.ts';
 import { PathGuard, PathRefusedError } from '../../guard/path-guard.ts';
 import { didYouMean } from '../../suggest.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';

@@ -4,6 +4,7 @@
  * content — all before anything is written. A plan that comes out of here
  * names only guarded paths and operations that fit the files.
  */
+import type { DiagnosticCode } from '../../diagnostic-codes.ts';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { applyPatch } from 'diff';
@@ -68,7 +69,7 @@ export async function planPatch(operations: readonly PatchOperation[], guard: Pa
   const changes: PatchChange[] = [];
   for (const [i, op] of operations.entries()) {
     const label = `operation ${i + 1} (${op.op} ${op.path})`;
-    const problem = (code: string, message: string, hint?: string) => fail(code, `${label}: ${message}; nothing was changed`, hint) as Failure;
+    const problem = (code: DiagnosticCode, message: string, hint?: string) => fail(code, `${label}: ${message}; nothing was changed`, hint) as Failure;
     const shapeProblem = checkShape(op);
     if (shapeProblem) return problem('FORGE_PATCH_INVALID', shapeProblem);
 
@@ -160,7 +161,7 @@ function checkShape(op: PatchOperation): string | undefined {
   }
 }
 
-function updatedContent(before: string, op: PatchOperation, where: string): string | { code: string; message: string; hint?: string } {
+function updatedContent(before: string, op: PatchOperation, where: string): string | { code: DiagnosticCode; message: string; hint?: string } {
   if (op.content !== undefined) return op.content;
   if (op.diff !== undefined) {
     let applied: string | false;

@@ -20,6 +20,7 @@
  *
  * Parsing never throws: every problem is a diagnostic at file:line:column.
  */
+import type { DiagnosticCode } from '../../diagnostic-codes.ts';
 import { parseDuration } from '../../duration.ts';
 import { error, warning, type Diagnostic } from '../../diagnostics.ts';
 import { didYouMean, likelyTypo } from '../../suggest.ts';
@@ -85,7 +86,7 @@ class DocstringParser {
     return { file: this.file, line: line.line, column: line.column + offset, lineText: line.source ?? line.text };
   }
 
-  private error(code: string, message: string, line: DocLine, offset = 0, hint?: string) {
+  private error(code: DiagnosticCode, message: string, line: DocLine, offset = 0, hint?: string) {
     this.diagnostics.push(error(code, message, this.at(line, offset), hint));
   }
 

@@ -3,6 +3,7 @@
  * placeholders placed, every reference checked. The runtime runs this; the
  * build reports the problems found while making it.
  */
+import type { DiagnosticCode } from '../../diagnostic-codes.ts';
 import type { JSONSchema } from '../model.ts';
 import { TOOL_NAME_PATTERN } from '../names.ts';
 import type { Condition } from './condition.ts';
@@ -14,7 +15,7 @@ export type PathSegment = string | number;
 /** Something wrong in a YAML tool file, at a path into its data (and an offset into the string there). */
 export interface DefinitionProblem {
   severity: 'error' | 'warning';
-  code: string;
+  code: DiagnosticCode;
   message: string;
   hint?: string;
   path: PathSegment[];

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { parse } from 'yaml';
+import { parse } from '../../vendor/yaml.ts';
 import type { Tool, ToolSpec } from '../model.ts';
 import { platformMismatch, type YamlToolDefinition } from './definition.ts';
 import { readYamlTool } from './read-definition.ts';

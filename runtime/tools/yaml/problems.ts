@@ -1,19 +1,20 @@
 /** Collects the problems found while loading a YAML tool, each at a path into the file's data. */
+import type { DiagnosticCode } from '../../diagnostic-codes.ts';
 import type { DefinitionProblem, PathSegment } from './definition.ts';
 import { parseTemplate, type Template, type TemplateProblem } from './template.ts';
 
 export class ProblemList {
   readonly items: DefinitionProblem[] = [];
 
-  error(code: string, message: string, path: PathSegment[], extra: { hint?: string; offset?: number; at?: 'key' } = {}): void {
+  error(code: DiagnosticCode, message: string, path: PathSegment[], extra: { hint?: string; offset?: number; at?: 'key' } = {}): void {
     this.items.push({ severity: 'error', code, message, path, ...clean(extra) });
   }
 
-  warning(code: string, message: string, path: PathSegment[], extra: { hint?: string; offset?: number; at?: 'key' } = {}): void {
+  warning(code: DiagnosticCode, message: string, path: PathSegment[], extra: { hint?: string; offset?: number; at?: 'key' } = {}): void {
     this.items.push({ severity: 'warning', code, message, path, ...clean(extra) });
   }
 
-  fromTemplate(code: string, problems: readonly TemplateProblem[], path: PathSegment[]): void {
+  fromTemplate(code: DiagnosticCode, problems: readonly TemplateProblem[], path: PathSegment[]): void {
     for (const p of problems) this.error(code, p.message, path, { hint: p.hint, offset: p.offset });
   }
 

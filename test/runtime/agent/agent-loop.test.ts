@@ -65,9 +65,9 @@ describe.each([
 
   it('sends tool errors back to the model as results', async () => {
     const server = await start([{ toolCalls: [{ name: 'broken', arguments: {} }] }, (body) => ({ text: `saw: ${lastToolResult(body)}` })]);
-    const tools = registry([{ name: 'broken', execute: async () => fail('DISK_FULL', 'no space left', 'free some space') }]);
+    const tools = registry([{ name: 'broken', execute: async () => fail('FORGE_FILE_NO_SPACE', 'no space left', 'free some space') }]);
     const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools, gate: { decide: () => 'allow' } });
-    expect(outcome).toMatchObject({ status: 'completed', text: 'saw: Error DISK_FULL: no space left\nHint: free some space' });
+    expect(outcome).toMatchObject({ status: 'completed', text: 'saw: Error FORGE_FILE_NO_SPACE: no space left\nHint: free some space' });
   });
 
   it('truncates tool output over the budget with a marker', async () => {

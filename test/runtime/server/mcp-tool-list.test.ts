@@ -3,7 +3,7 @@
  * result that breaks it, and notifications/tools/list_changed when the
  * registry's tool set changes (hot reload, a forged tool).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +17,7 @@ import { tempDir } from '../../helpers/project.ts';
 const running: RunningAgent[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await Promise.all(running.splice(0).map((r) => r.stop(100)));
 });
@@ -38,8 +39,11 @@ async function serveWith(registry: ToolRegistry) {
   return client;
 }
 
-describe('MCP tools/list', () => {
+describe.each(['stateless', 'stateful'])('MCP tools/list (%s)', (mode) => {
+  const sessions = () => vi.stubEnv('FORGE_MCP_SESSIONS', mode);
+
   it("sends each tool's outputSchema, and the SDK client accepts a result that matches it", async () => {
+    sessions();
     const registry = new ToolRegistry({ workDir: tempDir() });
     registry.register(inProcessTool('count', { total: 3 }, OUTPUT), 'count');
     registry.register(inProcessTool('plain', 'text'), 'plain');
@@ -53,6 +57,7 @@ describe('MCP tools/list', () => {
   });
 
   it('answers a result that breaks the declared output with an error result naming why, not one the client rejects', async () => {
+    sessions();
     const registry = new ToolRegistry({ workDir: tempDir() });
     registry.register(inProcessTool('wrong', { total: 'three' }, OUTPUT), 'wrong');
     registry.register(inProcessTool('not_object', 'three', OUTPUT), 'not_object');
@@ -66,8 +71,12 @@ describe('MCP tools/list', () => {
     expect(notObject.isError).toBe(true);
     expect(JSON.stringify(notObject.content)).toContain('declares an object output');
   });
+});
 
+describe.each(['stateless', 'stateful'])('MCP list_changed notices (%s)', (mode) => {
   it('declares listChanged and notifies the client once per change, which then lists the new tool set', async () => {
+    // Stateless: the client's standing GET stream, tied to no session; stateful: the session's.
+    vi.stubEnv('FORGE_MCP_SESSIONS', mode);
     const registry = new ToolRegistry({ workDir: tempDir() });
     registry.register(inProcessTool('first', 1), 'first');
     const client = await serveWith(registry);

@@ -29,7 +29,7 @@ afterAll(() => {
 async function startAgent(metricsPublic = false) {
   const registry = new ToolRegistry({ workDir: process.cwd() });
   registry.register({ name: 'echo_words', description: 'Echoes.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async (args) => ok(args) }, 'test');
-  registry.register({ name: 'always_fails', description: 'Fails.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => fail('TOOL_BROKE', 'broken') }, 'test');
+  registry.register({ name: 'always_fails', description: 'Fails.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => fail('FORGE_TOOL_FAILED', 'broken') }, 'test');
   const manifest = { agent_id: 'metrics-agent', version: '1.0.0', description: 'Metrics.', tools: registry.list(), ...(metricsPublic ? { metrics: 'public' } : {}) } as unknown as AgentManifest;
   const agent = await serveAgent({ manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log: silentLogger, env: { FORGE_AUTH_TOKEN: TOKEN } });
   running.push(agent);

@@ -9,9 +9,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import picomatch from 'picomatch';
 import { PathGuard } from '../../../guard/path-guard.ts';
 import { openForRead, readVerified } from '../../../guard/verified-open.ts';
+import { picomatch } from '../../../vendor/libs.ts';
 import { looksBinary } from '../../fs-results.ts';
 import { IgnoreTree } from '../ignore-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';

@@ -1,0 +1,85 @@
+/**
+ * The tools' side of MCP, with no SDK in it: what tools/list and tools/call
+ * answer. The SDK's Server (stdio, sessions) and the stateless HTTP handler
+ * (mcp-direct.ts) both answer with these, so they cannot drift. A failing
+ * tool is an error result, never a protocol error.
+ */
+import type { JSONSchema, ToolRunner, ToolSpec } from '../tools/model.ts';
+import { createAjv, describeArgumentError } from '../tools/validation.ts';
+import { toolAnnotations } from './tool-annotations.ts';
+
+export interface McpToolSource extends ToolRunner {
+  list(): ToolSpec[];
+  /** One tool's spec (for its outputSchema); falls back to searching list(). */
+  get?(name: string): ToolSpec | undefined;
+  /** Subscribes to changes of the tool set (returns the unsubscribe); absent where the set never changes. */
+  onToolsChanged?(listener: () => void): () => void;
+}
+
+export interface CallToolResult {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export function listToolsResult(tools: McpToolSource) {
+  return { tools: tools.list().map(mcpToolEntry) };
+}
+
+export async function callToolResult(tools: McpToolSource, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+  const result = await tools.execute(name, args, { signal, frontend: 'mcp' });
+  if (!result.ok) {
+    const { code, message, hint } = result.error;
+    return { isError: true, content: [{ type: 'text', text: `${code}: ${message}${hint ? `\nhint: ${hint}` : ''}` }] };
+  }
+  const value = result.value;
+  const mismatch = outputMismatch(tools.get?.(name) ?? tools.list().find((t) => t.name === name), value);
+  if (mismatch) return { isError: true, content: [{ type: 'text', text: `FORGE_TOOL_OUTPUT: ${mismatch}` }] };
+  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
+  return { content: [{ type: 'text', text }], ...structured };
+}
+
+/**
+ * One tool as tools/list sends it. outputSchema only when it describes an
+ * object (MCP requires structuredContent to be one): a client checks
+ * structuredContent against it.
+ */
+export function mcpToolEntry(spec: ToolSpec) {
+  const output = spec.outputSchema as { type?: unknown } | undefined;
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.inputSchema as { type: 'object' },
+    ...(output?.type === 'object' ? { outputSchema: output as { type: 'object' } } : {}),
+    annotations: toolAnnotations(spec),
+  };
+}
+
+/** Its own validator: the arguments' one fills in defaults, which must not change a result. */
+let outputAjv: ReturnType<typeof createAjv> | undefined;
+const outputValidators = new WeakMap<object, ReturnType<ReturnType<typeof createAjv>['compile']>>();
+
+/**
+ * MCP clients check structuredContent against the outputSchema tools/list
+ * sent (the SDK client rejects a result that does not match), so a result
+ * that breaks the tool's declared output is an error result naming why.
+ */
+function outputMismatch(spec: ToolSpec | undefined, value: unknown): string | undefined {
+  const schema = spec?.outputSchema as (JSONSchema & { type?: unknown }) | undefined;
+  if (!schema || schema.type !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `tool "${spec!.name}" declares an object output, and returned ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`}`;
+  let validate = outputValidators.get(schema);
+  if (!validate) {
+    const { $schema: _dialect, ...rest } = schema;
+    try {
+      validate = (outputAjv ??= createAjv()).compile(rest);
+    } catch {
+      return undefined; // a schema this validator cannot read is the client's to check
+    }
+    outputValidators.set(schema, validate);
+  }
+  if (validate(value)) return undefined;
+  return `the result of "${spec!.name}" does not match its declared output: ${(validate.errors ?? []).map(describeArgumentError).join('; ')}`;
+}

@@ -1,0 +1,78 @@
+/**
+ * The endpoints that speak a protocol through its SDK: A2A JSON-RPC (with
+ * its executor, task store and cross-replica cancels) and MCP over
+ * Streamable HTTP. agent-server.ts loads this module on the first request
+ * that needs it, so the SDKs (several hundred kB of code to evaluate) are
+ * not on the path from `serve` to the first answered request; health, REST
+ * and the agent card never load them. A task can only run in this process
+ * after an A2A request loaded this module, so subscribing to cancels here
+ * misses none.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Agent } from '../agent/agent.ts';
+import type { AgentManifest } from '../manifest.ts';
+import type { StateStore } from '../state/store.ts';
+import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
+import { buildAgentCard } from './a2a/agent-card.ts';
+import { ForgeAgentExecutor } from './a2a/executor.ts';
+import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
+import { McpDirectEndpoint } from './mcp-direct.ts';
+import { McpHttpEndpoint } from './mcp-http.ts';
+import { createMcpServer, type McpToolSource } from './mcp-server.ts';
+import type { McpEndpoint } from './mcp-endpoint.ts';
+
+const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
+
+export interface ProtocolEndpoints {
+  a2a(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void>;
+  mcp: McpEndpoint;
+  /** Runs A2A tasks (its turns are aborted and failed when the grace period ends). */
+  executor: ForgeAgentExecutor;
+  /** Stops forwarding cancels from other replicas. */
+  close(): void;
+}
+
+export interface ProtocolOptions {
+  manifest: AgentManifest;
+  tools: McpToolSource;
+  /** The tools one stateful MCP session sees: agent-tier tools plus the ones it forged itself. */
+  sessionTools?: (session: string) => McpToolSource;
+  agent: Agent;
+  baseUrl: string;
+  authRequired: boolean;
+  /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
+  mcpSessions?: boolean;
+  state?: StateStore;
+}
+
+export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpoints {
+  const { manifest, tools, agent } = options;
+  const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
+  // Stateless MCP is answered directly (mcp-direct.ts): no SDK server or transport per request.
+  const sessionTools = options.sessionTools ?? (() => tools);
+  const mcp: McpEndpoint = options.mcpSessions
+    ? new McpHttpEndpoint(() => createMcpServer(mcpIdentity, sessionTools(`mcp:${randomUUID()}`)))
+    : new McpDirectEndpoint(mcpIdentity, tools);
+  const executor = new ForgeAgentExecutor(agent, options.state?.tasks);
+  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
+  const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
+  const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
+    SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
+  );
+  return { a2a, mcp, executor, close: () => stopCancels?.() };
+}
+
+/**
+ * A cancel asked of any replica reaches the one running the turn: the
+ * request goes out on the store's channel first, then the SDK records the
+ * cancellation; each replica aborts the turn if it runs there.
+ */
+function forwardCancels(handler: DefaultRequestHandler, state: StateStore, executor: ForgeAgentExecutor): () => void {
+  const cancel = handler.cancelTask.bind(handler);
+  handler.cancelTask = async (params, context) => {
+    if (!executor.cancelHere(params.id)) await state.cancels.request(params.id);
+    return cancel(params, context);
+  };
+  return state.cancels.subscribe((taskId) => executor.cancelHere(taskId));
+}

@@ -1,0 +1,11 @@
+/**
+ * The small libraries the runtime uses, behind one module: prebuilt once
+ * per Forge version and spliced into runtime.mjs (see protocol.ts).
+ *
+ * Import their values from here, never from the packages (types are fine).
+ */
+export { Cron } from 'croner';
+export { createParser } from 'eventsource-parser';
+export { distance } from 'fastest-levenshtein';
+export { default as ipaddr } from 'ipaddr.js';
+export { default as picomatch } from 'picomatch';

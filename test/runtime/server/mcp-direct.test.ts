@@ -1,0 +1,111 @@
+/**
+ * Stateless MCP over HTTP (the default), answered without an SDK server per
+ * request: the SDK client works against it as against the SDK's own
+ * transport, and the wire answers the same statuses for bad requests.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { AgentManifest } from '../../../runtime/manifest.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { ok, type Tool } from '../../../runtime/tools/model.ts';
+import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const running: RunningAgent[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop(100)));
+});
+
+function slowEcho(): Tool {
+  return {
+    name: 'echo',
+    description: 'Echoes after a short wait.',
+    category: 'custom',
+    tags: ['read'],
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    execute: async (args) => {
+      await new Promise((r) => setTimeout(r, 5));
+      return ok({ echoed: (args as { text: string }).text });
+    },
+  };
+}
+
+async function agentUrl(): Promise<string> {
+  const registry = new ToolRegistry({ workDir: tempDir() });
+  registry.register(slowEcho(), 'echo');
+  const manifest = { agent_id: 'direct', version: '2.0.0', description: '', tools: registry.list() } as unknown as AgentManifest;
+  const agent = await serveAgent({ manifest, registry, workDir: registry.workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
+  running.push(agent);
+  return `${agent.url}/mcp`;
+}
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const post = (url: string, body: unknown, headers: Record<string, string> = HEADERS) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+
+describe('stateless MCP over HTTP', () => {
+  it('serves the SDK client: initialize, list, calls from many clients at once, errors as results', async () => {
+    const url = await agentUrl();
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const client = new Client({ name: 'test', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        return client;
+      }),
+    );
+    try {
+      expect(clients[0].getServerVersion()).toEqual({ name: 'direct', version: '2.0.0' });
+      expect((await clients[0].listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+      const results = await Promise.all(clients.flatMap((client, c) => Array.from({ length: 5 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `${c}-${i}` } }))));
+      expect(results.map((r) => (r.structuredContent as { echoed: string }).echoed)).toEqual(clients.flatMap((_, c) => Array.from({ length: 5 }, (_, i) => `${c}-${i}`)));
+      const invalid = await clients[0].callTool({ name: 'echo', arguments: {} });
+      expect(invalid.isError).toBe(true);
+      expect(JSON.stringify(invalid.content)).toContain('FORGE_TOOL_ARGS');
+      const unknown = await clients[0].callTool({ name: 'nope', arguments: {} });
+      expect(unknown.isError).toBe(true);
+      expect(await clients[0].ping()).toEqual({});
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+
+  it('answers bad requests with the statuses of the SDK transport', async () => {
+    const url = await agentUrl();
+    const get = await fetch(url, { headers: { accept: 'application/json' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('GET, POST');
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(405);
+    expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'content-type': 'application/json', accept: 'application/json' })).status).toBe(406);
+    expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...HEADERS, 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...HEADERS, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
+    const notRpc = await post(url, { hello: 'world' });
+    expect(notRpc.status).toBe(400);
+    expect(await notRpc.json()).toMatchObject({ error: { code: -32700 } });
+    const parse = await fetch(url, { method: 'POST', headers: HEADERS, body: '{not json' });
+    expect(parse.status).toBe(400);
+    expect((await post(url, Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))).status).toBe(400);
+  });
+
+  it('answers a batch in one body, a notification with 202, an unknown method with -32601', async () => {
+    const url = await agentUrl();
+    const notice = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notice.status).toBe(202);
+    expect(await notice.text()).toBe('');
+    const batch = await post(url, [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' } } },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } },
+      { jsonrpc: '2.0', id: 'two', method: 'resources/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: {} } },
+    ]);
+    expect(batch.status).toBe(200);
+    expect(await batch.json()).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '{\n  "echoed": "a"\n}' }], structuredContent: { echoed: 'a' } } },
+      { jsonrpc: '2.0', id: 'two', error: { code: -32601, message: 'Method not found' } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'Invalid params: tools/call needs a tool name' } },
+    ]);
+    const init = await post(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+    expect(init.headers.get('mcp-session-id')).toBeNull();
+    expect(await init.json()).toMatchObject({ result: { protocolVersion: '2024-11-05', capabilities: { tools: { listChanged: true } } } });
+  });
+});
