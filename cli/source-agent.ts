@@ -17,6 +17,7 @@ import { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
 import { startAdapterTools } from '../runtime/tools/adapters/adapter-runtime.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
+import { prepareProjectPython } from './project-python.ts';
 
 export interface SourceAgent {
   project: Project;
@@ -31,6 +32,7 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   const { project } = await loadProjectForCli(options.configFile, { strict: !options.dev, json: options.json ?? false });
   if (!project) return undefined;
   const selected = filterTools(project.tools, { prod: !options.dev });
+  if (!(await prepareProjectPython(project.config.root, selected.tools, { quiet: options.json }))) return undefined;
   const manifest = createManifest(project.config, selected.tools.map((t) => t.spec), !options.dev);
   // forge.yaml was validated, so its rules parse.
   const approval = ApprovalPolicy.create(project.config.approval);

@@ -126,6 +126,14 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
+  // Declared Python packages must be there before a tool can need them.
+  if (manifest.python && ['serve', 'stdio', 'call'].includes(command)) {
+    const missing = await (await import('./tools/custom/python-dependencies-check.ts')).checkPythonDependencies(manifest.python);
+    if (missing) {
+      process.stderr.write(formatDiagnostic(missing) + '\n');
+      return 1;
+    }
+  }
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
   const built = await createBundleRegistry(contents, manifest, {
     bundleFile,

@@ -9,6 +9,8 @@ export function emitContainer(manifest: AgentManifest, writer: OutputWriter): vo
     version: manifest.version,
     forge_version: manifest.build.forge_version,
     python: manifest.requirements.python !== undefined,
+    python_dependencies: (manifest.python?.dependencies.length ?? 0) > 0,
+    python_packages: manifest.python?.dependencies.length ? 'python3 python3-venv' : 'python3',
   };
   writer.write('Dockerfile', renderTemplateFile('bundle/Dockerfile', values));
   writer.write('.dockerignore', renderTemplateFile('bundle/dockerignore', values));

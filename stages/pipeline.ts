@@ -31,6 +31,8 @@ import { warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
 import { signChecksums } from './sign-checksums.ts';
+import { pythonDependencies, PYTHON_REQUIREMENTS_FILE } from './python/python-dependencies-stage.ts';
+import { requirementsText } from './python/python-dependencies.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
@@ -106,8 +108,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ctx.report(...selected.problems);
       return selected;
     });
+    const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const manifest = createManifest(config, bundle.specs, prod, project.adapters);
+    if (python.dependencies) {
+      manifest.python = python.dependencies;
+      output.write(PYTHON_REQUIREMENTS_FILE, requirementsText(python.dependencies));
+    }
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, output));
     await runStage(ctx, 'emit-container', () => emitContainer(manifest, output));
     await runStage(ctx, 'emit-checksums', () => {
@@ -140,7 +147,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // the hash of what was read: a file edited during the build looks changed next time.
     const discovered: FileStamp[] = project.files.map((f) => ({ path: f.absolute, ...f.stat, ...(f.sha256 ? { sha256: f.sha256 } : {}) }));
     const known = new Set(discovered.map((s) => s.path));
-    const inputs = new Set<string>([config.file, ...bundle.inputs, ...project.adapters.files, ...forgeOwnFiles()].filter((p) => !known.has(p)));
+    const inputs = new Set<string>([config.file, ...bundle.inputs, ...python.inputs, ...project.adapters.files, ...forgeOwnFiles()].filter((p) => !known.has(p)));
     const record: CacheRecord<BuildSummary> = {
       format: 1,
       key,

@@ -5,7 +5,7 @@
  * and runc to start what `forge package` made.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
 import { tempDir } from './project.ts';
@@ -18,7 +18,8 @@ afterAll(() => {
 export interface LoopbackRegistry {
   /** host:port */
   address: string;
-  stop(): void;
+  /** Stops the registry and resolves once it has exited. */
+  stop(): Promise<void>;
 }
 
 export async function startRegistry(): Promise<LoopbackRegistry> {
@@ -42,7 +43,14 @@ export async function startRegistry(): Promise<LoopbackRegistry> {
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`docker-registry exited with ${code}:\n${output}`)));
   });
-  return { address, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    address,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 /** The files an executable needs: itself and what ldd says it loads. */

@@ -81,8 +81,7 @@ describe('forge package', () => {
     const cache = tempDir('forge-cache-');
     const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: cache });
     expect(online.code, online.stderr).toBe(0);
-    second.stop();
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the registry's socket closes
+    await second.stop();
     const offline = await forge(['package', '--base', moved, '--out', join(tempDir(), 'offline')], project, { FORGE_CACHE_DIR: cache });
     expect(offline.code, offline.stderr).toBe(0);
     expect(offline.stderr).toContain('from the cache: the registry did not answer');
