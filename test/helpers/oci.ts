@@ -70,9 +70,9 @@ function copyInto(rootfs: string, path: string, as = path): void {
 /**
  * A base image with node (at /usr/local/bin/node, as in the official images)
  * and, when asked, Python (/usr/bin/python3.N with its standard library),
- * pushed to `registry` as base:1. Returns its reference.
+ * pushed to `registry` as base:TAG (default base:1). Returns its reference.
  */
-export function pushBaseImage(registry: string, options: { python?: boolean } = {}): string {
+export function pushBaseImage(registry: string, options: { python?: boolean; tag?: string } = {}): string {
   const work = tempDir('forge-base-');
   const layout = join(work, 'layout');
   const unpacked = join(work, 'bundle');
@@ -96,7 +96,7 @@ export function pushBaseImage(registry: string, options: { python?: boolean } = 
   writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
   execFileSync('umoci', ['repack', '--image', `${layout}:base`, unpacked]);
   execFileSync('umoci', ['config', '--image', `${layout}:base`, '--config.env', 'PATH=/usr/local/bin:/usr/bin:/bin']);
-  const reference = `${registry}/base:1`;
+  const reference = `${registry}/base:${options.tag ?? '1'}`;
   execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:base`, `docker://${reference}`]);
   return reference;
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
 
 let registry: LoopbackRegistry;
 let base: string;
@@ -127,4 +128,39 @@ describe('forge package', () => {
     expect(execFileSync('stat', ['-c', '%u:%g %a', join(rootfs, 'workspace')], { encoding: 'utf8' }).trim()).toBe('1000:1000 755');
     expect(execFileSync('stat', ['-c', '%u:%g %a', join(rootfs, 'opt/agent/runtime.mjs')], { encoding: 'utf8' }).trim()).toBe('0:0 644');
   }, 120_000);
+
+  it('installs a Python tool\'s declared package into the image\'s venv, and the tool runs in runc', async () => {
+    const wheels = localWheel('forgetiny', '0.1.0', 'def greet(name):\n    return f"hello {name} from forgetiny"\n');
+    const python = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.py': '# /// script\n# dependencies = ["forgetiny>=0.1"]\n# ///\n"""\nTool: greet\nDescription: Greets.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport forgetiny\n\ndef execute(args):\n    return forgetiny.greet(args["name"])\n',
+    });
+    const reference = `${registry.address}/agents/python-agent:1`;
+    const packaged = await forge(['package', '--base', base, '--push', reference], python, { ...env(), ...pipFrom(wheels) });
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(packaged.stderr).toContain('python: installing forgetiny>=0.1 for Python 3.');
+    const config = JSON.parse(execFileSync('skopeo', ['inspect', '--config', '--tls-verify=false', `docker://${reference}`], { encoding: 'utf8' }));
+    expect(config.config.Env).toContain('FORGE_PYTHON=/opt/forge-venv/bin/python');
+    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'greet', '{"name": "runc"}']));
+    try {
+      expect(await container.exited, container.output()).toBe(0);
+      expect(container.output()).toContain('hello runc from forgetiny');
+    } finally {
+      await container.stop();
+    }
+    // Without a source for the wheel, package stops with a message, not pip's wall of text.
+    const offline = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, { ...env(), ...pipFrom(tempDir()) });
+    expect(offline.code).toBe(1);
+    expect(offline.stderr).toContain('pip could not install the Python dependencies for the image: no wheel of forgetiny>=0.1');
+    expect(offline.stderr).toContain('PIP_FIND_LINKS');
+  }, 240_000);
+
+  it('refuses a Python dependency when the base image has no Python, naming the ways out', async () => {
+    const nodeOnly = pushBaseImage(registry.address, { python: false, tag: 'node-only' });
+    const python = writeProject({ 'forge.yaml': minimalConfig(), 'requirements.txt': 'forgetiny\n', 'tools/hi.py': '"""\nTool: hi\nDescription: Hi.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n' });
+    const result = await forge(['package', '--base', nodeOnly, '--out', join(tempDir(), 'x')], python, env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the base image has no Python');
+    expect(result.stderr).toContain('build the Dockerfile in the bundle with docker, podman or buildah');
+  }, 240_000);
 });
