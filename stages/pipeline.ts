@@ -33,6 +33,7 @@ import { OutputWriter } from './output-writer.ts';
 import { signChecksums } from './sign-checksums.ts';
 import { pythonDependencies, PYTHON_REQUIREMENTS_FILE } from './python/python-dependencies-stage.ts';
 import { requirementsText } from './python/python-dependencies.ts';
+import { checkProjectSources } from './check-sources.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
@@ -109,6 +110,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       return selected;
     });
     const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
+    await runStage(ctx, 'check-sources', () => checkProjectSources(project, [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles], python.dependencies, ctx, { scripts: false }));
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const manifest = createManifest(config, bundle.specs, prod, project.adapters);
     if (python.dependencies) {
