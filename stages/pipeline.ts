@@ -104,13 +104,19 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     bundling = bundleRuntime(config, selected.tools, supportFiles, output, ctx);
     bundling.catch(() => {});
     preloadArchiver();
+    const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
+    // The Python check runs in its own process too, meanwhile; it reports when its stage is awaited.
+    const checkStarted = performance.now();
+    const checked = new StageContext(ctx.cwd, false);
+    const sourceFiles = [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles];
+    const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false }).then(() => ctx.report(...checked.diagnostics));
+    checkingSources.catch(() => {});
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
     await runStage(ctx, 'filter-tools', () => {
       ctx.report(...selected.problems);
       return selected;
     });
-    const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
-    await runStage(ctx, 'check-sources', () => checkProjectSources(project, [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles], python.dependencies, ctx, { scripts: false }));
+    await runStage(ctx, 'check-sources', () => checkingSources, checkStarted);
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const manifest = createManifest(config, bundle.specs, prod, project.adapters);
     if (python.dependencies) {

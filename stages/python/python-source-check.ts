@@ -24,11 +24,13 @@ const CHECK = String.raw`
 import ast, json, sys
 req = json.loads(sys.stdin.read())
 stdlib = sorted(getattr(sys, "stdlib_module_names", ())) or sorted(sys.builtin_module_names)
-try:
-    from importlib.metadata import packages_distributions
-    installed = {k: v for k, v in packages_distributions().items()}
-except Exception:
-    installed = {}
+installed = {}
+if req["venv"]:
+    try:
+        from importlib.metadata import packages_distributions
+        installed = packages_distributions()
+    except Exception:
+        pass
 OPTIONAL = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 def optional_handler(h):
     if h.type is None:
@@ -102,7 +104,7 @@ export async function checkPythonSources(options: PythonCheckOptions): Promise<D
         resolve('unexpected output');
       }
     });
-    child.stdin?.end(JSON.stringify({ files: options.files }));
+    child.stdin?.end(JSON.stringify({ files: options.files, venv: python === venv }));
   });
   if (typeof output === 'string') return [warning('FORGE_PY_CHECK', `Python files are not checked: ${python} failed: ${output}`)];
 
