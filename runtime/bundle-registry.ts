@@ -44,7 +44,7 @@ export async function createBundleRegistry(contents: BundleContents, manifest: A
   }
   // Every outbound request of every tool goes through this one client and its egress policy.
   const http = new HttpClient(createEgressPolicy(manifest.egress));
-  const adapters = createAdapterRuntime(manifest, contents.adapters ?? {}, { http, env: process.env, log, workDir, clientVersion: manifest.build?.forge_version });
+  const adapters = createAdapterRuntime(manifest, contents.adapters ?? {}, { http, env: process.env, log, workDir, clientVersion: manifest.build?.forge_version, inBundle: true });
   const diagnostics: Diagnostic[] = [];
   let specs = manifest.tools;
   if (options.connect) {

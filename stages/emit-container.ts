@@ -11,7 +11,14 @@ export function emitContainer(manifest: AgentManifest, writer: OutputWriter): vo
     python: manifest.requirements.python !== undefined,
     python_dependencies: (manifest.python?.dependencies.length ?? 0) > 0,
     python_packages: manifest.python?.dependencies.length ? 'python3 python3-venv' : 'python3',
+    mcp_packages: mcpPackages(manifest).join(' '),
   };
   writer.write('Dockerfile', renderTemplateFile('bundle/Dockerfile', values));
   writer.write('.dockerignore', renderTemplateFile('bundle/dockerignore', values));
+}
+
+/** The pinned packages of the agent's npx-started MCP servers (name@version, sorted). */
+export function mcpPackages(manifest: AgentManifest): string[] {
+  const pins = (manifest.mcp?.servers ?? []).flatMap((s) => (s.package ? [`${s.package.name}@${s.package.version}`] : []));
+  return [...new Set(pins)].sort();
 }

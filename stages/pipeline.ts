@@ -34,6 +34,7 @@ import { signChecksums } from './sign-checksums.ts';
 import { pythonDependencies, PYTHON_REQUIREMENTS_FILE } from './python/python-dependencies-stage.ts';
 import { requirementsText } from './python/python-dependencies.ts';
 import { checkProjectSources } from './check-sources.ts';
+import { pinMcpPackages } from './adapters/pin-mcp-packages.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
@@ -111,6 +112,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const sourceFiles = [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles];
     const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false }).then(() => ctx.report(...checked.diagnostics));
     checkingSources.catch(() => {});
+    const pinning = pinMcpPackages(project.adapters.mcpServers, config.root);
+    pinning.catch(() => {});
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
     await runStage(ctx, 'filter-tools', () => {
       ctx.report(...selected.problems);
@@ -118,7 +121,12 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     });
     await runStage(ctx, 'check-sources', () => checkingSources, checkStarted);
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
-    const manifest = createManifest(config, bundle.specs, prod, project.adapters);
+    const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
+      const pinned = await pinning;
+      ctx.report(...pinned.diagnostics);
+      return pinned.servers;
+    });
+    const manifest = createManifest(config, bundle.specs, prod, { ...project.adapters, mcpServers });
     if (python.dependencies) {
       manifest.python = python.dependencies;
       output.write(PYTHON_REQUIREMENTS_FILE, requirementsText(python.dependencies));

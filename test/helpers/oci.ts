@@ -103,10 +103,10 @@ export function pushBaseImage(registry: string, options: { python?: boolean; tag
 
 /**
  * Unpacks an image from the registry with skopeo + umoci into a runc bundle,
- * with the host's network (so a test can reach the server) and a command of
- * the test's choosing. Returns the bundle directory.
+ * with the host's network (so a test can reach the server; `network: false`
+ * keeps it offline) and a command of the test's choosing. Returns the bundle directory.
  */
-export function unpackForRunc(reference: string, args?: string[]): string {
+export function unpackForRunc(reference: string, args?: string[], options: { network?: boolean } = {}): string {
   const work = tempDir('forge-runc-');
   execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', `docker://${reference}`, `oci:${join(work, 'layout')}:image`]);
   const bundle = join(work, 'bundle');
@@ -115,7 +115,8 @@ export function unpackForRunc(reference: string, args?: string[]): string {
   const config = JSON.parse(readFileSync(configFile, 'utf8'));
   config.process.terminal = false;
   if (args) config.process.args = args;
-  config.linux.namespaces = config.linux.namespaces.filter((ns: { type: string }) => ns.type !== 'network');
+  // Sharing the host's network lets the test reach the server; without it the container is offline (loopback only).
+  if (options.network !== false) config.linux.namespaces = config.linux.namespaces.filter((ns: { type: string }) => ns.type !== 'network');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   return bundle;
 }

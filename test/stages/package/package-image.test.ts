@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
+import { FILESYSTEM_PACKAGE, filesystemVersion, npxMcpProject } from '../../helpers/npx-project.ts';
 
 let registry: LoopbackRegistry;
 let base: string;
@@ -162,5 +163,20 @@ describe('forge package', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the base image has no Python');
     expect(result.stderr).toContain('build the Dockerfile in the bundle with docker, podman or buildah');
+  }, 240_000);
+
+  it('installs an npx MCP server\'s pinned package in the image, and it answers in a container with no network', async () => {
+    const dir = npxMcpProject();
+    const reference = `${registry.address}/agents/mcp-agent:1`;
+    const packaged = await forge(['package', '--base', base, '--push', reference], dir, env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(packaged.stderr).toContain(`mcp: installing ${FILESYSTEM_PACKAGE}@${filesystemVersion()}`);
+    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'fs__list_allowed_directories', '{}'], { network: false }));
+    try {
+      expect(await container.exited, container.output()).toBe(0);
+      expect(container.output()).toContain('/workspace');
+    } finally {
+      await container.stop();
+    }
   }, 240_000);
 });
