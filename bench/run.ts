@@ -20,6 +20,7 @@ import { StageContext } from '../stages/stage.ts';
 import { generateProject } from './generate-project.ts';
 import { median, percentile, timeProcess } from './measure.ts';
 import { benchServer } from './server-bench.ts';
+import { benchVerify } from './verify-bench.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.mjs');
@@ -59,6 +60,7 @@ try {
     ['Python call, cold (spawn)', ms(latency.cold, 2), `median of ${latency.coldRuns}`, ''],
     ['Python call, warm (worker)', ms(latency.warm, 3), `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}; ${(latency.cold / latency.warm).toFixed(0)}× faster than cold`, '≤ 0.5 ms'],
     ...server.rows,
+    benchVerify(join(dir, '.forge-output'), nodeStart, runs),
   ];
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length)));
   console.log(`${'measure'.padEnd(widths[0])}  ${'result'.padStart(widths[1])}  ${'against the baseline'.padEnd(widths[2])}  target`);
