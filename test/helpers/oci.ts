@@ -22,10 +22,13 @@ export interface LoopbackRegistry {
   stop(): Promise<void>;
 }
 
-export async function startRegistry(): Promise<LoopbackRegistry> {
+/** `token`: require the distribution spec's token auth, with tokens from this service. */
+export async function startRegistry(options: { token?: { realm: string; service: string; issuer: string; certFile: string } } = {}): Promise<LoopbackRegistry> {
   const dir = tempDir('forge-registry-');
   const config = join(dir, 'config.yml');
-  writeFileSync(config, `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:0\nlog:\n  level: info\n`);
+  const t = options.token;
+  const auth = t ? `auth:\n  token:\n    realm: ${t.realm}\n    service: ${t.service}\n    issuer: ${t.issuer}\n    rootcertbundle: ${t.certFile}\n` : '';
+  writeFileSync(config, `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:0\nlog:\n  level: info\n${auth}`);
   const child = spawn('docker-registry', ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let output = '';

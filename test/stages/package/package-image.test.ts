@@ -9,8 +9,9 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
-import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
+import { startTokenService } from '../../helpers/registry-token-server.ts';
 import { FILESYSTEM_PACKAGE, filesystemVersion, npxMcpProject } from '../../helpers/npx-project.ts';
 
 let registry: LoopbackRegistry;
@@ -179,4 +180,26 @@ describe('forge package', () => {
       await container.stop();
     }
   }, 240_000);
+
+  it('pushes to a registry that wants a Bearer token, fetching it with the credentials', async () => {
+    const tokens = await startTokenService('forge', 's3cret');
+    const guarded = await startRegistry({ token: tokens });
+    try {
+      const reference = `${guarded.address}/agents/test-agent:1`;
+      const anonymous = await forge(['package', '--base', base, '--push', reference], project, env());
+      expect(anonymous.code).toBe(1);
+      expect(anonymous.stderr).toMatch(/a token from http:\/\/127\.0\.0\.1:\d+: HTTP 401 \(UNAUTHORIZED: bad credentials\)/);
+      const wrong = await forge(['package', '--base', base, '--push', reference], project, { ...env(), FORGE_REGISTRY_USER: 'forge', FORGE_REGISTRY_PASSWORD: 'nope' });
+      expect(wrong.code).toBe(1);
+      const pushed = await forge(['package', '--base', base, '--push', reference, '--json'], project, { ...env(), FORGE_REGISTRY_USER: 'forge', FORGE_REGISTRY_PASSWORD: 's3cret' });
+      expect(pushed.code, pushed.stderr).toBe(0);
+      expect(tokens.issued()).toBeGreaterThan(0);
+      // Asynchronously: the token service answers skopeo from this process.
+      const inspected = await runProcess('skopeo', ['inspect', '--tls-verify=false', '--creds', 'forge:s3cret', `docker://${reference}`], { cwd: project });
+      expect(inspected.code, inspected.stderr).toBe(0);
+      expect(JSON.parse(inspected.stdout).Digest).toBe(JSON.parse(pushed.stdout).digest);
+    } finally {
+      await guarded.stop();
+    }
+  }, 180_000);
 });
