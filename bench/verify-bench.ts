@@ -3,9 +3,9 @@
  * bundle (every file hashed), against starting node itself.
  */
 import { verifyBundle } from '../runtime/verify/verify-bundle.ts';
-import { median } from './measure.ts';
+import { median, type BenchRow } from './measure.ts';
 
-export function benchVerify(bundleDir: string, nodeStartMs: number, runs: number): [string, string, string, string] {
+export function benchVerify(bundleDir: string, nodeStartMs: number, runs: number): BenchRow {
   const times: number[] = [];
   let files = 0;
   for (let i = 0; i < runs * 3; i++) {
@@ -16,5 +16,5 @@ export function benchVerify(bundleDir: string, nodeStartMs: number, runs: number
     files = report.files;
   }
   const t = median(times);
-  return ['bundle check at start (verify)', `${t.toFixed(1)} ms`, `${files} files hashed; ${((t / nodeStartMs) * 100).toFixed(0)}% of node -e 0 (${nodeStartMs.toFixed(0)} ms)`, ''];
+  return { measure: `bundle check at start (verify, ${files} files hashed)`, result: `${t.toFixed(1)} ms`, ratio: t / nodeStartMs, against: `node -e 0 ${nodeStartMs.toFixed(0)} ms` };
 }

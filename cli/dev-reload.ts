@@ -8,11 +8,12 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { relative } from 'node:path';
+import { runtimeFactories } from '../runtime/assemble.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type ToolSpec } from '../runtime/tools/model.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import { loadProject } from '../stages/load-project.ts';
-import { sourceToolFactories } from '../stages/source-registry.ts';
+import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import type { SourceAgent } from './source-agent.ts';
@@ -68,7 +69,8 @@ async function reload(agent: SourceAgent, options: { configFile?: string; log: L
   printDiagnostics(ctx.diagnostics);
   if (!project) return { added: [], changed: [], removed: [] };
   const fresh = filterTools(project.tools, { prod: false }).tools;
-  const factories = sourceToolFactories(project, { http: agent.http, adapters: agent.adapters, log: options.log });
+  const { resolved, code } = resolveProject(project, { tools: fresh });
+  const factories = runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log });
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
   const supportChanged = paths.some((p) => !toolFiles.has(p) && p !== project.config.file && !/\.(ya?ml)$/.test(p));
 

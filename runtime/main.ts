@@ -7,6 +7,7 @@
  *   describe NAME                             print one tool's spec (JSON)
  *   call NAME [JSON] [--timeout MS] [--json] [--yes] [--auto-approve RULE] [--auto-deny RULE]
  *                                             run one tool and print its result
+ *   doctor [--json]                           what this host gives the guards (sandbox, caps, token)
  *   __worker NAME                             (internal) serve a TS/JS tool's calls
  *
  * The build generates a small module that imports this file, the enabled
@@ -17,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
+import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
@@ -47,6 +49,7 @@ commands:
   verify                              check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
   call NAME [JSON] [--timeout MS] [--json]
                                       run a tool with JSON arguments and print its result
+  doctor [--json]                     check the tool sandbox, memory caps, work dir and secrets here
 
 approval (for the tools a composed tool calls; the tool you name is yours to run):
   --yes                               approve every call that would ask (auto-deny rules still refuse)
@@ -55,10 +58,20 @@ approval (for the tools a composed tool calls; the tool you name is yours to run
   without --yes, calls that need confirmation are asked on the terminal, or refused without one
 
 options:
-  --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR or the current directory)
+  --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR, else forge.yaml's
+                                      workdir: relative to the current directory)
 
 environment:
-  FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into .forge/runtime.token)
+  FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into a 0600 file
+                                      outside the work dir, printed once)
+  FORGE_AUTH_TOKEN_FILE               a file holding the token (a mounted secret)
+  <api_key_env>_FILE                  a file holding the model's key (e.g. OPENAI_API_KEY_FILE)
+  FORGE_SANDBOX                       off | auto | required: overrides forge.yaml's sandbox mode
+  FORGE_STATE_URL                     file: (default, one process) or postgres://... shared by replicas
+  FORGE_PUBLIC_URL                    the URL the agent card advertises (required with a shared store)
+  FORGE_DRAIN_DELAY, FORGE_SHUTDOWN_GRACE
+                                      on SIGTERM: /readyz 503 this long while serving, then finish within the grace
+  FORGE_MCP_SESSIONS=stateful         keep MCP sessions in this process (default: stateless, any replica answers)
   PORT, FORGE_HOST                    where serve listens (flags win)
   FORGE_VERIFY_KEY                    an Ed25519 public key (PEM or file): serve and verify require a valid signature
   FORGE_VERIFY=off                    serve without checking the bundle against checksums.json
@@ -83,6 +96,11 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return -1; // keeps running until stdin closes
   }
   if (command === '--stdio') command = 'stdio';
+  if (command === 'serve' || command === 'stdio') {
+    // Once, where a long-lived agent starts: not on every `call`.
+    const lineWarning = nodeLineWarning();
+    if (lineWarning) stderrLogger.warn(lineWarning);
+  }
 
   let parsed;
   try {
@@ -118,8 +136,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ createBundleRegistry }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
-    import('./bundle-registry.ts'),
+  const [{ assembleRuntime }, { bundleCodeSource }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+    import('./assemble.ts'),
+    import('./bundle-code.ts'),
     import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
@@ -134,10 +153,27 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       return 1;
     }
   }
-  const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
-  const built = await createBundleRegistry(contents, manifest, {
-    bundleFile,
-    workDir,
+  // The same boundary `forge run` uses: forge.yaml's workdir:, here relative to where the bundle is run.
+  const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
+  if (command === 'doctor') {
+    const { doctor, formatDoctor } = await import('./doctor.ts');
+    const report = await doctor(manifest, workDir);
+    process.stdout.write(parsed.values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
+    return report.ok ? 0 : 1;
+  }
+  if (command === 'serve' || command === 'stdio' || command === 'call') {
+    const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
+    const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
+    try {
+      const status = await startToolSandbox(manifest.sandbox, workDir, stderrLogger, process.env, [dirname(bundleFile)]);
+      if (command === 'serve') stderrLogger.info(describeSandbox(status));
+    } catch (err) {
+      if (!(err instanceof SandboxRequiredError)) throw err;
+      process.stderr.write(`error: ${err.message}\nhint: install bubblewrap and allow namespaces here (see \`node runtime.mjs doctor\`), or set sandbox: auto in forge.yaml\n`);
+      return 1;
+    }
+  }
+  const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
     log: stderrLogger,
     rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
@@ -175,7 +211,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   }
   if (command === 'stdio') {
     const [{ serveMcpStdio }, { clientCalls }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts')]);
-    await serveMcpStdio(manifest, clientCalls(registry), close);
+    await serveMcpStdio(manifest, clientCalls(registry, undefined, manifest.approval?.clients), close);
     return -1;
   }
 
@@ -229,6 +265,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   } finally {
     await close();
+    await (await import('./state/active-state.ts')).closeOpenedStates();
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import type { Category, ToolSpec } from './tools/model.ts';
+import type { SandboxSettings } from './exec/tool-sandbox.ts';
 
 export const TOOL_INTERFACE_VERSION = 1;
 
@@ -32,6 +33,8 @@ export interface EgressSettings {
 export interface ApprovalSettings {
   auto_approve: string[];
   auto_deny: string[];
+  /** 'policy': REST and MCP callers go through the rules too (default 'approved': the tool they name counts as approved). */
+  clients?: 'approved' | 'policy';
 }
 
 /** A recurring task declared in forge.yaml. */
@@ -59,13 +62,28 @@ export interface AgentManifest {
   /** Environment variables the agent's tools may read from the runtime's environment. */
   env_passthrough: string[];
   requirements: { node: string; python?: string };
+  /** The container's Node.js line and base image (forge.yaml's `runtime:`). */
+  runtime?: RuntimeSettings;
   /** Third-party Python packages the tools declare (PEP 723 blocks, requirements.txt): installed into a venv by the Dockerfile and forge package. */
   python?: PythonDependencies;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
+  /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */
+  state?: string;
   build: { mode: 'prod' | 'dev'; forge_version: string };
+  /** forge.yaml's `workdir:` (relative to where the bundle is run; --workdir and FORGE_WORKDIR override it). */
+  workdir?: string;
+  /** The tool process sandbox: mode and memory/CPU/network, as defaults and per tool. */
+  sandbox?: SandboxSettings;
+}
+
+export interface RuntimeSettings {
+  /** The Node.js major line the container runs. */
+  node: number;
+  /** The base image reference; a `@sha256:` digest pins it. */
+  image: string;
 }
 
 export interface PythonDependencies {

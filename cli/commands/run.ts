@@ -8,6 +8,8 @@ import { watchForChanges } from '../dev-reload.ts';
 import { cliLogger } from '../cli-logger.ts';
 import { loadSourceAgent } from '../source-agent.ts';
 import { UsageError } from '../usage-error.ts';
+import { describeSandbox, startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
+import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
 import { color as c } from '../terminal.ts';
 
 export const usage = `usage: forge run [--dev] [--port P] [--host H] [--no-auth] [--stdio] [--chat]
@@ -49,10 +51,19 @@ export async function run(argv: string[]): Promise<number> {
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
+  // The same sandbox around every tool process as the built bundle's.
+  try {
+    const status = await startToolSandbox(project.config.sandbox, project.config.workDir, log, process.env, [project.config.root]);
+    if (!values.stdio) log.info(describeSandbox(status));
+  } catch (err) {
+    if (!(err instanceof SandboxRequiredError)) throw err;
+    await registry.close();
+    throw new UsageError(`${err.message}; install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml`);
+  }
 
   if (values.stdio) {
     const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
-    await serveMcpStdio(manifest, clientCalls(registry), async () => {
+    await serveMcpStdio(manifest, clientCalls(registry, undefined, manifest.approval?.clients), async () => {
       stopWatching();
       await registry.close();
     });

@@ -1,7 +1,9 @@
+import { assembleRuntime } from '../../runtime/assemble.ts';
 import { DiagnosticError } from '../../runtime/diagnostics.ts';
+import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
-import { createSourceRegistry } from '../../stages/source-registry.ts';
+import { resolveProject } from '../../stages/resolve-agent.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -100,12 +102,15 @@ export async function run(argv: string[]): Promise<number> {
   const workDir = project.config.workDir;
   // Tools report problems found when they start (an allowed binary not installed) as warnings.
   const log = { debug() {}, info() {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
-  const { registry, diagnostics: registryProblems } = createSourceRegistry(project, {
+  const { resolved, code } = resolveProject(project);
+  const assembled = await assembleRuntime(resolved, code, {
     log,
     approval: approval.policy,
     onCommand: values['show-command'] ? (e) => show(toShown(e.tool, e.step, e.prepared, workDir)) : undefined,
   });
-  if (!values.json) printDiagnostics(registryProblems);
+  if (!values.json) printDiagnostics(assembled.diagnostics);
+  if (!assembled.ok) return 1;
+  const { registry } = assembled;
   try {
     const tool = registry.get(name);
     const args = { ...input, ...(tool ? parseParams(values.param ?? [], tool.inputSchema) : {}) };
@@ -125,7 +130,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     return result.ok ? 0 : 1;
   } finally {
-    await registry.close();
+    await assembled.close();
   }
 }
 
@@ -133,7 +138,7 @@ export async function run(argv: string[]): Promise<number> {
 async function dryRun(
   name: string,
   args: Record<string, unknown>,
-  registry: ReturnType<typeof createSourceRegistry>['registry'],
+  registry: ToolRegistry,
   values: { json: boolean; 'show-command': boolean },
   show: (command: ShownCommand) => void,
   shown: ShownCommand[],

@@ -109,6 +109,8 @@ export interface Tool extends ToolSpec {
 export interface ToolHealth {
   healthy: boolean;
   detail?: string;
+  /** A failing tool's circuit: open (calls refused) or half-open (one trial call allowed). */
+  circuit?: 'open' | 'half-open';
 }
 
 export function ok(value: unknown): ToolResult {

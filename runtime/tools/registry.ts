@@ -15,6 +15,7 @@ import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, ty
 import { checkToolName } from './names.ts';
 import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
+import { runAsTool } from '../exec/tool-sandbox.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -50,6 +51,8 @@ export class ToolRegistry implements ToolRunner {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly listeners = new Set<(event: CallEvent) => void>();
+  private readonly changeListeners = new Set<() => void>();
+  private changePending = false;
   readonly approval?: ApprovalPolicy;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
@@ -76,6 +79,7 @@ export class ToolRegistry implements ToolRunner {
       );
     }
     this.entries.set(tool.name, { tool, origin });
+    this.toolsChanged();
     return undefined;
   }
 
@@ -83,12 +87,13 @@ export class ToolRegistry implements ToolRunner {
   replace(tool: Tool, origin: string): Tool | undefined {
     const previous = this.entries.get(tool.name)?.tool;
     this.entries.set(tool.name, { tool, origin });
+    this.toolsChanged();
     return previous;
   }
 
   unregister(name: string): Tool | undefined {
     const previous = this.entries.get(name)?.tool;
-    this.entries.delete(name);
+    if (this.entries.delete(name)) this.toolsChanged();
     return previous;
   }
 
@@ -107,6 +112,26 @@ export class ToolRegistry implements ToolRunner {
   /** Tools sorted by name, so every listing is stable. */
   list(): Tool[] {
     return [...this.entries.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Called once after the tool set changed (a tool registered, replaced or
+   * unregistered: hot reload, a forged tool), however many changes a
+   * reload made at once: changes in one turn of the event loop are told once.
+   */
+  onToolsChanged(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Tells the listeners the tool set changed, for a change made elsewhere (a tool's own schema). */
+  toolsChanged(): void {
+    if (this.changePending || this.changeListeners.size === 0) return;
+    this.changePending = true;
+    queueMicrotask(() => {
+      this.changePending = false;
+      for (const listener of [...this.changeListeners]) listener();
+    });
   }
 
   onCall(listener: (event: CallEvent) => void): () => void {
@@ -226,7 +251,7 @@ export class ToolRegistry implements ToolRunner {
 
     this.enter(tool);
     try {
-      const running = tool.execute(checked.args, ctx).catch((err: unknown) => thrownToResult(name, err));
+      const running = runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).catch((err: unknown) => thrownToResult(name, err));
       return await Promise.race([running, aborted]);
     } finally {
       this.leave(tool);
