@@ -165,7 +165,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
     const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
     try {
-      const status = await startToolSandbox(manifest.sandbox, workDir, stderrLogger, process.env, [dirname(bundleFile)]);
+      const status = await startToolSandbox(manifest.sandbox, workDir, stderrLogger, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)]);
       if (command === 'serve') stderrLogger.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;

@@ -6,6 +6,8 @@
  * them, instead of a ModuleNotFoundError at the first call.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { error, type Diagnostic } from '../../diagnostics.ts';
 import type { PythonDependencies } from '../../manifest.ts';
 import { resolvePython } from './python-interpreter.ts';
@@ -50,4 +52,11 @@ export async function checkPythonDependencies(deps: PythonDependencies, env: Nod
     {},
     'install them into a virtual environment and point FORGE_PYTHON at it: python3 -m venv venv && venv/bin/pip install -r python-requirements.txt && FORGE_PYTHON=$PWD/venv/bin/python',
   );
+}
+
+/** The virtual environment FORGE_PYTHON belongs to (its packages must be readable inside the tool sandbox). */
+export function pythonEnvironmentDirs(env: NodeJS.ProcessEnv): string[] {
+  if (!env.FORGE_PYTHON) return [];
+  const root = dirname(dirname(resolve(env.FORGE_PYTHON)));
+  return existsSync(resolve(root, 'pyvenv.cfg')) ? [root] : [];
 }
