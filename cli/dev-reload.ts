@@ -9,6 +9,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { relative } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
+import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type ToolSpec } from '../runtime/tools/model.ts';
 import { filterTools } from '../stages/filter-tools.ts';
@@ -70,14 +71,16 @@ async function reload(agent: SourceAgent, options: { configFile?: string; log: L
   if (!project) return { added: [], changed: [], removed: [] };
   const fresh = filterTools(project.tools, { prod: false }).tools;
   const { resolved, code } = resolveProject(project, { tools: fresh });
-  const factories = runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log });
+  // forge_tool adds the tools it forges to the running registry.
+  const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
   const supportChanged = paths.some((p) => !toolFiles.has(p) && p !== project.config.file && !/\.(ya?ml)$/.test(p));
 
   const report: ReloadReport = { added: [], changed: [], removed: [] };
   const freshNames = new Set(fresh.map((t) => t.spec.name));
   for (const current of agent.registry.list()) {
-    if (!freshNames.has(current.name)) {
+    // Forged tools are not in the sources: a reload keeps them.
+    if (!freshNames.has(current.name) && !isForged(current)) {
       agent.registry.unregister(current.name);
       void agent.registry.retire(current);
       report.removed.push(current.name);

@@ -68,11 +68,15 @@ export interface AgentManifest {
   python?: PythonDependencies;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
+  /** forge.yaml `metrics: public`: /metrics without the bearer token (absent = private). */
+  metrics?: 'public';
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
   /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */
   state?: string;
   build: { mode: 'prod' | 'dev'; forge_version: string };
+  /** forge.yaml's `emergent:`: the agent may forge tools (forge_tool's settings). */
+  emergent?: Record<string, unknown>;
   /** forge.yaml's `workdir:` (relative to where the bundle is run; --workdir and FORGE_WORKDIR override it). */
   workdir?: string;
   /** The tool process sandbox: mode and memory/CPU/network, as defaults and per tool. */

@@ -22,6 +22,7 @@ const BUNDLE_SUITES = [
   'test/e2e/composed-bundle.test.ts',
   'test/e2e/builtin-tools-bundle.test.ts',
   'test/runtime/server/bundle-server.test.ts',
+  'test/e2e/forge-tool-bundle.test.ts',
 ];
 
 const current = Number.parseInt(process.versions.node, 10);

@@ -8,6 +8,8 @@ const SUBCOMMANDS: Subcommands = {
   add: { summary: 'write a YAML tool that wraps commands (local, user or global scope)', load: () => import('./tool-add.ts') },
   get: { summary: 'print a tool\'s file', load: () => import('./tool-get.ts') },
   remove: { summary: 'delete a YAML tool', load: () => import('./tool-remove.ts') },
+  promote: { summary: 'write a tool the running agent forged into tools/ (YAML or JS), for the next build', load: () => import('./tool-promote.ts') },
+  forged: { summary: 'list, show or remove the tools the running agent forged (.forge/forged/)', load: () => import('./tool-forged.ts') },
   check: { summary: 'check what tools need: dependencies, versions, cycles, depth', load: () => import('./tool-check.ts') },
 };
 
@@ -49,6 +51,8 @@ examples:
   forge tool get greet
   forge tool check
   forge tool remove greet --scope user
+  forge tool forged list
+  forge tool promote add_numbers
 `;
 
 export function run(argv: string[]): Promise<number> {

@@ -9,6 +9,8 @@ import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
+import { sessionView } from '../tools/emergent/session-view.ts';
+import { traceTurn } from '../telemetry/instrument-turn.ts';
 
 export class NoModelError extends Error {
   readonly code = 'FORGE_NO_MODEL';
@@ -55,11 +57,11 @@ export class Agent {
       // A new message while approval was pending means the person moved on: the paused
       // calls are refused (the model learns it with the new message, in one turn).
       if (session.pending) {
-        await settlePending(session.messages, session.pending, {}, { tools: this.options.tools });
+        await settlePending(session.messages, session.pending, {}, { tools: this.toolsFor(contextId) });
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return finish(session, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
+      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 
@@ -70,7 +72,7 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return finish(session, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
+      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 
@@ -79,12 +81,17 @@ export class Agent {
     return this.options.model;
   }
 
-  private loopOptions(model: ModelProvider, turn: TurnOptions) {
+  /** The tools one conversation sees: its own forged tools among them, and its calls carry its id. */
+  private toolsFor(contextId: string): AgentTools {
+    return sessionView(this.options.tools, `context:${contextId}`);
+  }
+
+  private loopOptions(model: ModelProvider, turn: TurnOptions, contextId: string) {
     const { manifest } = this.options;
     const system = [`You are ${manifest.agent_id} (version ${manifest.version}).`, manifest.description, manifest.instructions].filter(Boolean).join('\n\n');
     return {
       model,
-      tools: this.options.tools,
+      tools: this.toolsFor(contextId),
       gate: this.options.gate ?? allowAllGate,
       system,
       maxIterations: this.options.maxIterations,

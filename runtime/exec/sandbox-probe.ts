@@ -37,8 +37,10 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
 function tryBubblewrap(bwrap: string): Promise<string | undefined> {
   const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', 'true'];
   return new Promise((resolve) => {
-    execFile(bwrap, args, { timeout: 10_000, windowsHide: true }, (err, _stdout, stderr) => {
+    // Generous: on a loaded machine a slow start is not a refusal (a refusal answers at once).
+    execFile(bwrap, args, { timeout: 60_000, windowsHide: true }, (err, _stdout, stderr) => {
       if (!err) return resolve(undefined);
+      if ((err as { killed?: boolean }).killed) return resolve('bwrap did not answer within 60 s');
       resolve(stderr.trim().split('\n').pop() || (err as Error).message);
     });
   });

@@ -11,7 +11,7 @@
  * they are, with no caps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
@@ -47,6 +47,8 @@ export function runAsTool<T>(call: ToolCallScope, fn: () => T): T {
 }
 
 interface Installed {
+  /** What this Node reserves writable before running any code (Node 24: ~570 MB), added to a Node tool process's cap. */
+  nodeBaselineBytes: number;
   probe: SandboxProbe;
   isolation: IsolationLevel;
   settings: SandboxSettings;
@@ -83,8 +85,13 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
       // a read-only work dir: nothing can be written there, so there is no state to hide either
     }
   }
-  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)) };
+  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)), nodeBaselineBytes: ownDataBytes() };
   return sandboxStatus()!;
+}
+
+/** The installed probe (bwrap and prlimit paths) for a process that builds its own policy (a forged tool's sandbox). */
+export function installedSandboxProbe(): SandboxProbe | undefined {
+  return installed && installed.isolation === 'bubblewrap' ? installed.probe : undefined;
 }
 
 export function uninstallToolSandbox(): void {
@@ -142,10 +149,22 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     cwd: options.cwd,
     network: limits.network,
     oneShot: !options.worker,
-    memoryBytes: limits.memory_bytes,
+    // RLIMIT_DATA counts what V8 reserves writable at start (hundreds of MB on Node 24): a Node tool process
+    // (started with this very node) gets that on top, so `memory:` is what its code may use.
+    memoryBytes: limits.memory_bytes && (command === process.execPath ? limits.memory_bytes + installed.nodeBaselineBytes : limits.memory_bytes),
     cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
   };
   return sandboxCommand(command, args, policy);
+}
+
+/** This process's writable data (VmData), read at start: a fair measure of what the same Node reserves before any tool code runs. */
+function ownDataBytes(): number {
+  try {
+    const kb = /^VmData:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return kb ? Number(kb[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {

@@ -21,11 +21,15 @@ import { McpHttpEndpoint } from './mcp-http.ts';
 import { McpStatelessEndpoint, type McpEndpoint } from './mcp-stateless.ts';
 import { serveStoredFile } from './stored-files.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
+import { randomUUID } from 'node:crypto';
+import { sessionView } from '../tools/emergent/session-view.ts';
 import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { applyServerLimits, decodePathSegment, httpLimits, jsonNestsDeeperThan, serverOptions, type HttpLimits } from './http-limits.ts';
 import { sandboxStatus } from '../exec/tool-sandbox.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
+import { serveObservabilityRoutes, type ExtraRoutes } from './observability-routes.ts';
+import { traceRequest } from '../telemetry/trace-request.ts';
 
 export interface AgentServerOptions {
   manifest: AgentManifest;
@@ -42,6 +46,10 @@ export interface AgentServerOptions {
   unhealthyTools?: () => { name: string; detail?: string; circuit?: string }[];
   /** Header/body deadlines, connection cap, JSON depth (default: http-limits.ts, FORGE_HTTP_LIMITS). */
   limits?: Partial<HttpLimits>;
+  /** /metrics without the bearer token (forge.yaml `metrics: public`). */
+  metricsPublic?: boolean;
+  /** Routes a front end adds (the studio in `forge run --dev`). */
+  extraRoutes?: ExtraRoutes;
   /** Where A2A tasks, cancel requests and files live (default: this process's memory). */
   state?: StateStore;
   /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
@@ -65,7 +73,9 @@ export interface RunningServer {
 const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 
 export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
-  const { manifest, tools, agent, auth, log } = options;
+  const { manifest, agent, auth, log } = options;
+  // REST (and MCP without sessions) has no session: it sees agent-tier forged tools; an MCP session sees its own too.
+  const tools = sessionView(options.tools, undefined);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limits = httpLimits(options.limits);
   const bodyOf = async (req: IncomingMessage): Promise<Buffer> => {
@@ -74,8 +84,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     return body;
   };
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
-  const makeMcpServer = () => createMcpServer(mcpIdentity, tools);
-  const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(makeMcpServer) : new McpStatelessEndpoint(makeMcpServer, tools.onToolsChanged?.bind(tools));
+  const makeMcpServer = (session?: string) => createMcpServer(mcpIdentity, sessionView(options.tools, session));
+  const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(() => makeMcpServer(`mcp:${randomUUID()}`)) : new McpStatelessEndpoint(() => makeMcpServer(), tools.onToolsChanged?.bind(tools));
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
   const executor = new ForgeAgentExecutor(agent, options.state?.tasks);
@@ -111,6 +121,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
     }
 
+    if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic: options.metricsPublic, extraRoutes: options.extraRoutes })) return;
     if (!isAuthorized(req, auth)) {
       // Its body is never read: the connection closes with the answer, so it cannot be held open by trickling one.
       res.setHeader('connection', 'close');
@@ -158,7 +169,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    route(req, res).catch((err: unknown) => {
+    traceRequest(req, res, () => route(req, res)).catch((err: unknown) => {
       if (err instanceof BodyTooLargeError) {
         if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
         req.resume();

@@ -21,6 +21,8 @@ export interface CallFrame {
   approver?: Approver;
   /** The person asked for this call themselves (top level only). */
   approved: boolean;
+  /** The conversation or MCP session the call comes from (what session-tier forged tools belong to). */
+  session?: string;
 }
 
 /** How the call got through: for logs and the registry's call events. */

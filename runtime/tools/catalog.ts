@@ -46,6 +46,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { name: 'local_file_browser', module: 'dev/local-file-browser.ts', load: () => import('./dev/local-file-browser.ts') },
   { name: 'debug_console', module: 'dev/debug-console.ts', load: () => import('./dev/debug-console.ts') },
   { name: 'test_runner', module: 'dev/test-runner.ts', load: () => import('./dev/test-runner.ts') },
+  { name: 'forge_tool', module: 'emergent/forge-tool.ts', load: () => import('./emergent/forge-tool.ts') },
   { name: 'webhook_call', module: 'builtin/webhook-call.ts', load: () => import('./builtin/webhook-call.ts') },
 ];
 

@@ -37,6 +37,8 @@ export interface ToolFactories {
   yaml?: (spec: ToolSpec, file: string) => Tool;
   /** The approval policy every call goes through. */
   approval?: ApprovalPolicy;
+  /** Set by createRegistry: the registry being filled (forge_tool adds the tools it forges to it). */
+  registry?: ToolRegistry;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
@@ -59,6 +61,7 @@ export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
     env: factories.env ?? process.env,
     agent: factories.agent,
     schedules: factories.schedules,
+    registry: factories.registry,
   });
 }
 
@@ -74,6 +77,7 @@ export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactor
   factories = {
     ...factories,
     agent: factories.agent ?? { tools: () => registry.list().map(toSpec), recentCalls: () => calls.list(), config: () => factories.agentConfig ?? {} },
+    registry,
   };
   const diagnostics: Diagnostic[] = [];
   for (const spec of specs) {

@@ -81,6 +81,10 @@ export interface ExecuteOptions {
    * Only honoured on a top-level call: a tool cannot approve its own sub-calls.
    */
   approved?: boolean;
+  /** The conversation or MCP session the call comes from (`context:ID`, `mcp:ID`, `stdio`); sub-calls inherit it. */
+  session?: string;
+  /** The front end that made the call (mcp, rest, agent ...), for metrics and traces. */
+  frontend?: string;
 }
 
 /** What a tool sees of the registry: only the tools it declared in composedOf. */
@@ -96,6 +100,8 @@ export interface ToolContext {
   signal: AbortSignal;
   depth: number;
   log: Logger;
+  /** The conversation or MCP session the call comes from, when it has one. */
+  session?: string;
 }
 
 export interface Tool extends ToolSpec {

@@ -140,8 +140,8 @@ export class ToolRegistry implements ToolRunner {
   }
 
   execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolResult> {
-    const { approver, approved, ...rest } = options;
-    return this.call(name, args, rest, { depth: 0, chain: [], covered: false, approver, approved: approved === true });
+    const { approver, approved, session, ...rest } = options;
+    return this.call(name, args, rest, { depth: 0, chain: [], covered: false, approver, approved: approved === true, ...(session ? { session } : {}) });
   }
 
   async close(): Promise<void> {
@@ -236,6 +236,7 @@ export class ToolRegistry implements ToolRunner {
       signal: controller.signal,
       depth,
       log: this.log,
+      ...(frame.session ? { session: frame.session } : {}),
     };
 
     const aborted = new Promise<ToolResult>((resolve) => {
@@ -279,7 +280,7 @@ export class ToolRegistry implements ToolRunner {
             ),
           );
         }
-        const sub: CallFrame = { depth: frame.depth + 1, chain: [...frame.chain, caller.name], covered, approver: frame.approver, approved: false };
+        const sub: CallFrame = { depth: frame.depth + 1, chain: [...frame.chain, caller.name], covered, approver: frame.approver, approved: false, ...(frame.session ? { session: frame.session } : {}) };
         return this.call(name, args, { timeoutMs: options.timeoutMs, signal: options.signal ?? signal }, sub);
       },
     };

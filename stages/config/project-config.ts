@@ -47,6 +47,8 @@ export interface ProjectConfig {
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** forge.yaml `metrics:`: whether /metrics needs the bearer token. */
+  metrics: 'private' | 'public';
   /** The Node.js line and base image of the bundle's container (forge.yaml's `runtime:`). */
   runtime: RuntimeSettings;
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */
@@ -56,5 +58,7 @@ export interface ProjectConfig {
   /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
   mcpServers: McpServerConfig[];
   apis: ApiConfig[];
+  /** forge.yaml's `emergent:` (forge_tool's settings; `true` is {}); absent when agents may not forge tools. */
+  emergent?: Record<string, unknown>;
   source: YamlSource;
 }

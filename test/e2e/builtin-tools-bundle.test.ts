@@ -160,7 +160,8 @@ describe('a bundle whose cli_execute allows a binary that is not installed', () 
 
 describe('a bundle with every tool Forge ships', () => {
   it('stays under 1.5 MB', async () => {
-    const project = writeProject({ 'forge.yaml': `agent_id: everything\nversion: 1.0.0\ntools:\n${CATALOG.map((e) => `  - ${e.name}`).join('\n')}\n` });
+    // forge_tool is enabled by emergent:, not under tools:.
+    const project = writeProject({ 'forge.yaml': `agent_id: everything\nversion: 1.0.0\nemergent: true\ntools:\n${CATALOG.filter((e) => e.name !== 'forge_tool').map((e) => `  - ${e.name}`).join('\n')}\n` });
     const built = await forge(['build'], project);
     expect(built.code, built.stderr).toBe(0);
     const size = statSync(join(project, '.forge-output', 'runtime.mjs')).size;

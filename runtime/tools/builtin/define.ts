@@ -7,6 +7,7 @@ import { HttpClient } from '../../net/http-client.ts';
 import type { ScheduledTask } from '../../scheduler/scheduled-task.ts';
 import type { AgentIntrospection } from '../call-log.ts';
 import type { Logger, Tool, ToolSpec } from '../model.ts';
+import type { ToolRegistry } from '../registry.ts';
 import { compileSchema } from '../validation.ts';
 
 export interface BuiltinHost<Config> {
@@ -23,6 +24,8 @@ export interface BuiltinHost<Config> {
   agent?: AgentIntrospection;
   /** The schedules declared in forge.yaml (read-only to the schedule tools). */
   schedules?: readonly ScheduledTask[];
+  /** The registry the tool is in, for tools that add tools to it (forge_tool). */
+  registry?: ToolRegistry;
 }
 
 export interface ToolEndpoint {

@@ -13,6 +13,7 @@ import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
+import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
 export interface WorkerLaunch {
@@ -54,6 +55,7 @@ export class ToolWorker {
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private starts = 0;
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -121,6 +123,7 @@ export class ToolWorker {
   }
 
   private async start(): Promise<ChildProcessWithoutNullStreams> {
+    noteWorkerStart(this.starts++ > 0);
     const launch = await this.launch();
     const child = spawnInGroup(launch.command, launch.args, { ...launch, worker: true });
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,77 @@
+import { ForgedStore, forgedRoot, type ForgedRecord } from '../../runtime/tools/emergent/forged-store.ts';
+import { parseCommand } from '../args.ts';
+import { reportFailure } from '../command-failure.ts';
+import { loadProjectForCli } from '../project-loader.ts';
+import { color as c } from '../terminal.ts';
+import { UsageError } from '../usage-error.ts';
+import { resolve } from 'node:path';
+
+export const usage = `usage: forge tool forged [list | show NAME | remove NAME] [--workdir DIR] [--json]
+
+The tools the running agent forged (forge_tool, with emergent: in forge.yaml),
+kept under .forge/forged/ in its work dir (default: forge.yaml's workdir).
+A running agent registers them again when it starts.
+
+examples:
+  forge tool forged
+  forge tool forged show add_numbers
+  forge tool forged remove add_numbers
+  forge tool forged list --workdir /srv/agent
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' } });
+  const [action = 'list', name] = positionals;
+  const store = await openForgedStore(values.workdir, values.config);
+  if (!store) return reportFailure(values.json, 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
+  if (action === 'list') {
+    const records = store.list();
+    if (values.json) {
+      process.stdout.write(JSON.stringify(records.map(summary), null, 2) + '\n');
+      return 0;
+    }
+    if (!records.length) process.stdout.write(`no forged tools in ${store.root}\n`);
+    const width = Math.max(4, ...records.map((r) => r.request.name.length));
+    for (const r of records) process.stdout.write(`${r.request.name.padEnd(width)}  ${r.request.implementation.mode.padEnd(7)}  ${r.tier.padEnd(7)}  ${r.request.description.split('\n')[0]}\n`);
+    return 0;
+  }
+  if (action !== 'show' && action !== 'remove') throw new UsageError(`unknown action "${action}"`, 'list, show or remove');
+  if (!name) throw new UsageError(`${action} needs a tool name`);
+  const record = store.load(name);
+  if (!record) return reportFailure(values.json, `no forged tool named "${name}" in ${store.root}`, 'see them with `forge tool forged list`');
+  if (action === 'show') {
+    process.stdout.write(values.json ? JSON.stringify(record, null, 2) + '\n' : describe(record));
+    return 0;
+  }
+  store.remove(name);
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name }) + '\n');
+  else process.stdout.write(`${c.green('✓')} removed forged tool ${name} (a running agent keeps it until it restarts)\n`);
+  return 0;
+}
+
+/** The store of the agent's work dir: --workdir, else forge.yaml's workdir. */
+export async function openForgedStore(workdir: string | undefined, configFile: string | undefined): Promise<ForgedStore | undefined> {
+  if (workdir) return new ForgedStore(forgedRoot(resolve(workdir)));
+  const { project } = await loadProjectForCli(configFile, { strict: false, json: true });
+  return project ? new ForgedStore(forgedRoot(project.config.workDir)) : undefined;
+}
+
+function summary(r: ForgedRecord) {
+  return { name: r.request.name, mode: r.request.implementation.mode, tier: r.tier, owner: r.owner, forgedAt: r.forgedAt, description: r.request.description, approved: r.verdict.approved };
+}
+
+function describe(r: ForgedRecord): string {
+  const impl = r.request.implementation;
+  const body = impl.mode === 'sandbox' ? impl.code : impl.steps.map((s) => `${s.tool} ${JSON.stringify(s.args ?? {})}${s.output_var ? ` → ${s.output_var}` : ''}`).join('\n');
+  return [
+    `${c.bold(r.request.name)}  (${impl.mode}, ${r.tier}${r.owner ? ` of ${r.owner}` : ''}, forged ${r.forgedAt})`,
+    '',
+    `  ${r.request.description}`,
+    '',
+    `  verdict   ${r.verdict.approved ? 'approved' : 'refused'}: ${r.verdict.reasoning}`,
+    `  tests     ${r.testResults.filter((t) => t.passed).length} of ${r.testResults.length} passed`,
+    '',
+    ...body.split('\n').map((line) => `  | ${line}`),
+    '',
+  ].join('\n');
+}

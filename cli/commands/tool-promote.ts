@@ -1,0 +1,48 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseCommand } from '../args.ts';
+import { reportFailure } from '../command-failure.ts';
+import { forgedSources } from '../forged-source.ts';
+import { loadProjectForCli } from '../project-loader.ts';
+import { color as c } from '../terminal.ts';
+import { UsageError } from '../usage-error.ts';
+import { openForgedStore } from './tool-forged.ts';
+
+export const usage = `usage: forge tool promote NAME [--workdir DIR] [--force] [--json]
+
+Writes a tool the running agent forged into the project's first tool dir as
+an ordinary tool, so the next \`forge build\` includes it for every caller:
+a composition as NAME.yaml (a YAML meta-tool), sandboxed code as NAME.js (a
+JavaScript tool with a docstring), with its test cases in NAME.tests.json.
+The forged copy under .forge/forged/ is removed (the source tool replaces it).
+
+examples:
+  forge tool promote add_numbers
+  forge tool promote add_numbers --workdir /srv/agent
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' }, force: { type: 'boolean', default: false } });
+  const name = positionals[0];
+  if (!name) throw new UsageError('missing tool name');
+  const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
+  if (!project) return reportFailure(values.json, 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
+  const store = await openForgedStore(values.workdir, values.config);
+  const record = store?.load(name);
+  if (!store || !record) return reportFailure(values.json, `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  const taken = project.tools.find((t) => t.spec.name === name);
+  if (taken && !values.force) return reportFailure(values.json, `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
+  const dir = project.config.toolDirs[0].absolute;
+  mkdirSync(dir, { recursive: true });
+  const written: string[] = [];
+  for (const source of forgedSources(record)) {
+    const path = join(dir, source.file);
+    if (existsSync(path) && !values.force) return reportFailure(values.json, `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
+    writeFileSync(path, source.text);
+    written.push(relative(process.cwd(), path) || path);
+  }
+  store.remove(name);
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written }, null, 2) + '\n');
+  else process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
+  return 0;
+}

@@ -1,0 +1,86 @@
+/**
+ * Build: everything about a forge request that can be checked without
+ * running it — the schemas compile, the code parses, the composed tools
+ * exist (and are allowed) and form no cycle, the name collides with
+ * nothing, the size limits hold.
+ */
+import { Script } from 'node:vm';
+import type { ToolRegistry } from '../registry.ts';
+import { checkToolName } from '../names.ts';
+import { schemaProblem } from '../validation.ts';
+import { composeDefinition } from './compose-definition.ts';
+import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
+import { readAllowlist } from './forged-tool.ts';
+
+export const FORGE_TOOL_NAME = 'forge_tool';
+
+export interface ForgeProblem {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export function buildStep(request: ForgeRequest, registry: ToolRegistry, settings: EmergentSettings): ForgeProblem[] {
+  const problems: ForgeProblem[] = [];
+  const nameProblem = checkToolName(request.name, 'custom');
+  if (nameProblem) problems.push({ code: 'FORGE_TOOL_NAME', message: nameProblem });
+  if (registry.has(request.name)) {
+    problems.push({ code: 'FORGE_TOOL_COLLISION', message: `a tool named "${request.name}" already exists`, hint: 'choose another name' });
+  }
+  for (const key of ['inputSchema', 'outputSchema'] as const) {
+    const problem = schemaProblem(request[key]);
+    if (problem) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key} is not a valid JSON Schema: ${problem}` });
+  }
+  if (request.inputSchema.type !== 'object') problems.push({ code: 'FORGE_SCHEMA_INVALID', message: 'inputSchema must describe an object (type: object): a tool takes named arguments' });
+  if (request.testCases.length > MAX_TEST_CASES) problems.push({ code: 'FORGE_FORGE_LIMIT', message: `${request.testCases.length} test cases; the limit is ${MAX_TEST_CASES}` });
+
+  const impl = request.implementation;
+  const usable = (tool: string, where: string) => {
+    if (tool === FORGE_TOOL_NAME) return problems.push({ code: 'FORGE_FORGE_TOOL', message: `${where}: a forged tool may not call forge_tool` });
+    if (tool === request.name) return problems.push({ code: 'FORGE_TOOL_CYCLE', message: `${where}: the tool calls itself` });
+    if (!registry.has(tool)) return problems.push({ code: 'FORGE_TOOL_UNKNOWN', message: `${where}: no tool named "${tool}"`, hint: 'a forged tool composes tools the agent has' });
+    if (settings.allow_tools.length && !settings.allow_tools.includes(tool)) {
+      return problems.push({ code: 'FORGE_FORGE_NOT_ALLOWED', message: `${where}: "${tool}" is not one of the tools forged tools may use`, hint: `emergent.allow_tools: ${settings.allow_tools.join(', ')}` });
+    }
+    const cycle = reaches(registry, tool, request.name);
+    if (cycle) problems.push({ code: 'FORGE_TOOL_CYCLE', message: `${where}: "${tool}" leads back to "${request.name}" (${cycle.join(' → ')})` });
+  };
+
+  if (impl.mode === 'sandbox') {
+    const bytes = Buffer.byteLength(impl.code);
+    if (bytes > MAX_CODE_BYTES) problems.push({ code: 'FORGE_FORGE_LIMIT', message: `the code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}` });
+    else {
+      try {
+        // Compiling parses without running anything.
+        new Script(impl.code, { filename: `${request.name}.js` });
+      } catch (err) {
+        problems.push({ code: 'FORGE_CODE_SYNTAX', message: `the code does not parse: ${(err as Error).message}` });
+      }
+      if (!/\bexecute\b/.test(impl.code)) problems.push({ code: 'FORGE_CODE_ENTRY', message: 'the code defines no function execute(input)', hint: 'write: function execute(input) { ... return result; }' });
+    }
+    const allow = readAllowlist(impl.allowlist);
+    allow.tools.forEach((tool) => usable(tool, `allowlist tool:${tool}`));
+    for (const host of allow.hosts) {
+      if (!/^[a-z0-9.-]+$/.test(host)) problems.push({ code: 'FORGE_FORGE_ALLOWLIST', message: `fetch:${host} is not a host name`, hint: 'fetch:api.example.com' });
+    }
+  } else {
+    impl.steps.forEach((step, i) => usable(step.tool, `implementation.steps[${i}]`));
+    if (!problems.some((p) => p.code === 'FORGE_TOOL_UNKNOWN')) {
+      const composed = composeDefinition(request);
+      for (const message of composed.problems) problems.push({ code: 'FORGE_COMPOSE_INVALID', message });
+    }
+  }
+  return problems;
+}
+
+/** The path from `from` to `target` through composedOf, if there is one. */
+function reaches(registry: ToolRegistry, from: string, target: string, seen = new Set<string>()): string[] | undefined {
+  if (from === target) return [from];
+  if (seen.has(from)) return undefined;
+  seen.add(from);
+  for (const next of registry.get(from)?.composedOf ?? []) {
+    const path = reaches(registry, next, target, seen);
+    if (path) return [from, ...path];
+  }
+  return undefined;
+}

@@ -1,0 +1,160 @@
+/**
+ * What forge_tool takes (its input schema, recorded in agent.json) and what
+ * it answers (a ForgeResult), and its settings from forge.yaml's
+ * `emergent:`. The schema is the source of truth; the types mirror it.
+ */
+import type { JSONSchema } from '../model.ts';
+
+export const MAX_CODE_BYTES = 64 * 1024;
+export const MAX_TEST_CASES = 50;
+
+export interface ComposeStep {
+  tool: string;
+  args?: Record<string, unknown>;
+  output_var?: string;
+}
+
+export type Implementation =
+  | { mode: 'compose'; steps: ComposeStep[]; output?: string }
+  | { mode: 'sandbox'; code: string; allowlist?: string[] };
+
+export interface TestCase {
+  input: Record<string, unknown>;
+  expectedOutput: unknown;
+}
+
+export interface ForgeRequest {
+  name: string;
+  description: string;
+  inputSchema: JSONSchema;
+  outputSchema: JSONSchema;
+  implementation: Implementation;
+  testCases: TestCase[];
+  scope?: Tier;
+}
+
+export type { Tier } from './forged-mark.ts';
+import type { Tier } from './forged-mark.ts';
+
+export interface JudgeCheck {
+  name: string;
+  passed: boolean;
+  detail?: string;
+}
+
+export interface TestResult {
+  input: unknown;
+  expected: unknown;
+  actual?: unknown;
+  passed: boolean;
+  /** A unified diff of expected against actual (JSON, two-space indent). */
+  diff?: string;
+  /** Why the output does not fit outputSchema, or the error the tool returned. */
+  error?: string;
+  durationMs: number;
+}
+
+export interface ForgeResult {
+  success: boolean;
+  tool?: string;
+  tier?: Tier;
+  verdict: { approved: boolean; checks: JudgeCheck[]; reasoning: string };
+  testResults: TestResult[];
+  errors: { code: string; message: string; hint?: string }[];
+}
+
+/** forge.yaml's `emergent:` as forge_tool's config (defaults filled in by the schema). */
+export interface EmergentSettings {
+  max_tools: number;
+  /** Sandbox heap cap in MB. */
+  memory: number;
+  /** Sandbox time cap per call, in seconds (as builtins' `timeout` configs are). */
+  timeout: number;
+  judge: 'deterministic' | 'model';
+  /** Tools a forged tool may compose or call (`tool:NAME`); empty: any tool of the agent but forge_tool. */
+  allow_tools: string[];
+  /** Forges per minute, per session. */
+  calls_per_minute: number;
+  /** Whether a forge_tool call may register with `scope: agent`. */
+  allow_agent_scope: boolean;
+}
+
+export const EMERGENT_CONFIG_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    max_tools: { type: 'integer', minimum: 1, maximum: 1000, default: 20 },
+    memory: { type: 'integer', minimum: 16, maximum: 4096, default: 64 },
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 5 },
+    judge: { enum: ['deterministic', 'model'], default: 'deterministic' },
+    allow_tools: { type: 'array', items: { type: 'string' }, default: [] },
+    calls_per_minute: { type: 'integer', minimum: 1, maximum: 10000, default: 10 },
+    allow_agent_scope: { type: 'boolean', default: false },
+  },
+  additionalProperties: false,
+};
+
+const NAME = '^[a-zA-Z][a-zA-Z0-9_-]{0,63}$';
+
+export const FORGE_REQUEST_SCHEMA: JSONSchema = {
+  type: 'object',
+  required: ['name', 'description', 'inputSchema', 'outputSchema', 'implementation', 'testCases'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', pattern: NAME, description: 'The new tool\'s name (letters, digits, "_" and "-").' },
+    description: { type: 'string', minLength: 1, maxLength: 2000, description: 'What the tool does, for the models that will choose it.' },
+    inputSchema: { type: 'object', description: 'JSON Schema of the tool\'s arguments (type: object).' },
+    outputSchema: { type: 'object', description: 'JSON Schema its results must validate against.' },
+    implementation: {
+      description: 'A composition of existing tools, or code run in a sandbox.',
+      oneOf: [
+        {
+          type: 'object',
+          required: ['mode', 'steps'],
+          additionalProperties: false,
+          properties: {
+            mode: { const: 'compose' },
+            steps: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 20,
+              items: {
+                type: 'object',
+                required: ['tool'],
+                additionalProperties: false,
+                properties: {
+                  tool: { type: 'string', description: 'An existing tool.' },
+                  args: { type: 'object', description: 'Its arguments; strings are templates: {param}, {var.field}.' },
+                  output_var: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'A name later steps and output use for this result.' },
+                },
+              },
+            },
+            output: { type: 'string', description: 'The result, as a template ({var} or {var.field}); default: the last step\'s result.' },
+          },
+        },
+        {
+          type: 'object',
+          required: ['mode', 'code'],
+          additionalProperties: false,
+          properties: {
+            mode: { const: 'sandbox' },
+            code: { type: 'string', minLength: 1, description: 'JavaScript defining function execute(input) (may be async); it sees only input, tools.call(NAME, args) and fetch(URL) as the allowlist grants.' },
+            allowlist: { type: 'array', items: { type: 'string', pattern: '^(tool|fetch):[^\\s]+$' }, description: 'tool:NAME lets the code call that tool; fetch:HOST lets it fetch from that host.' },
+          },
+        },
+      ],
+    },
+    testCases: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_TEST_CASES,
+      description: 'Binding test cases: each input must give exactly expectedOutput.',
+      items: {
+        type: 'object',
+        required: ['input', 'expectedOutput'],
+        additionalProperties: false,
+        properties: { input: { type: 'object' }, expectedOutput: {} },
+      },
+    },
+    scope: { enum: ['session', 'agent'], default: 'session', description: 'session: only this conversation or MCP session sees the tool; agent: every caller (where the policy allows).' },
+  },
+};

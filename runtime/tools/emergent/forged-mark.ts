@@ -1,0 +1,22 @@
+/**
+ * What marks a tool as forged, and who may see it. Kept apart (no imports)
+ * so every front end can filter by it without carrying forge_tool's code
+ * into bundles that do not forge.
+ */
+import type { Tool } from '../model.ts';
+
+export type Tier = 'session' | 'agent';
+
+export interface ForgedMark {
+  tier: Tier;
+  /** The session of a session-tier tool (`context:ID`, `mcp:ID`, `stdio`). */
+  owner?: string;
+}
+
+export interface ForgedTool extends Tool {
+  forged: ForgedMark;
+}
+
+export function isForged(tool: unknown): tool is ForgedTool {
+  return typeof tool === 'object' && tool !== null && 'forged' in tool;
+}

@@ -1,0 +1,39 @@
+/**
+ * What one session sees of the tools: a session-tier forged tool only in
+ * the conversation or MCP session that forged it, everything else in all
+ * of them. Front ends (A2A contexts, MCP sessions, REST, stdio) hand their
+ * callers a view; every call through it carries the session, so forge_tool
+ * knows whose tool it makes.
+ */
+import { fail, type ExecuteOptions, type ToolResult, type ToolSpec } from '../model.ts';
+import { isForged } from './forged-mark.ts';
+
+export interface ToolSource {
+  list(): ToolSpec[];
+  get?(name: string): ToolSpec | undefined;
+  execute(name: string, args: unknown, options?: ExecuteOptions): Promise<ToolResult>;
+  onToolsChanged?(listener: () => void): () => void;
+}
+
+export function visibleTo(tool: unknown, session: string | undefined): boolean {
+  if (!isForged(tool)) return true;
+  return tool.forged.tier === 'agent' || (session !== undefined && tool.forged.owner === session);
+}
+
+/** `session` undefined: a caller without a session (REST, the CLI) sees agent-tier forged tools only. */
+export function sessionView<T extends ToolSource>(tools: T, session: string | undefined): T {
+  const find = (name: string) => (tools.get ? tools.get(name) : tools.list().find((t) => t.name === name));
+  return {
+    ...tools,
+    list: () => tools.list().filter((t) => visibleTo(t, session)),
+    get: (name: string) => {
+      const tool = find(name);
+      return tool && visibleTo(tool, session) ? tool : undefined;
+    },
+    execute: (name: string, args: unknown, options: ExecuteOptions = {}) => {
+      const tool = find(name);
+      if (tool && !visibleTo(tool, session)) return Promise.resolve(fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, 'run `forge tool list` to see the available tools'));
+      return tools.execute(name, args, { ...options, ...(session ? { session } : {}) });
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * forge_tool in a real registry over a temp work dir: sandboxed code and
+ * compositions forged, tested against their expectedOutput, judged,
+ * registered in tiers, kept under .forge/forged/ and registered again after
+ * a restart; quotas and the build's refusals.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tools } from '../../../helpers/tools.ts';
+import { tempDir } from '../../../helpers/project.ts';
+import type { ForgeResult } from '../../../../runtime/tools/emergent/forge-request.ts';
+import { sessionView } from '../../../../runtime/tools/emergent/session-view.ts';
+
+const addNumbers = {
+  name: 'add_numbers',
+  description: 'Add two numbers.',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+  implementation: { mode: 'sandbox', code: 'function execute(input) { return { sum: input.a + input.b }; }' },
+  testCases: [
+    { input: { a: 1, b: 2 }, expectedOutput: { sum: 3 } },
+    { input: { a: -1.5, b: 0.5 }, expectedOutput: { sum: -1 } },
+  ],
+};
+
+const toolNames = ['forge_tool', 'uuid_generate', 'json_parse', 'math_calculate'];
+
+async function harness(workDir = tempDir(), config: Record<string, unknown> = {}) {
+  return tools(toolNames, { workDir, config: { forge_tool: { timeout: 3, memory: 48, ...config } } });
+}
+
+async function forgeIn(h: Awaited<ReturnType<typeof harness>>, request: unknown, session = 'context:one'): Promise<ForgeResult> {
+  const result = await h.registry.execute('forge_tool', request, { session, timeoutMs: 60_000 });
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
+  return result.value as ForgeResult;
+}
+
+describe('forge_tool', () => {
+  it('forges sandboxed code that passes its tests, registers it for the session, and runs it warm', async () => {
+    const workDir = tempDir();
+    const h = await harness(workDir);
+    const result = await forgeIn(h, addNumbers);
+    expect(result).toMatchObject({ success: true, tool: 'add_numbers', tier: 'session', verdict: { approved: true }, errors: [] });
+    expect(result.testResults.map((t) => t.passed)).toEqual([true, true]);
+    expect(result.verdict.checks.map((c) => c.name)).toEqual(['tests_pass', 'schemas_valid', 'inputs_exercised', 'resources_under_caps']);
+    const called = await h.registry.execute('add_numbers', { a: 40, b: 2 }, { session: 'context:one' });
+    expect(called).toMatchObject({ ok: true, value: { sum: 42 } });
+    for (const file of ['tool.json', 'code.js', 'tests.json', 'verdict.json']) expect(existsSync(join(workDir, '.forge', 'forged', 'add_numbers', file))).toBe(true);
+    expect(readFileSync(join(workDir, '.forge', 'forged', 'add_numbers', 'code.js'), 'utf8')).toBe(addNumbers.implementation.code);
+  });
+
+  it('refuses code whose output disagrees with expectedOutput, showing input, expected, actual and a diff', async () => {
+    const h = await harness();
+    const wrong = { ...addNumbers, name: 'add_wrong', implementation: { mode: 'sandbox', code: 'function execute(input) { return { sum: input.a - input.b }; }' } };
+    const result = await forgeIn(h, wrong);
+    expect(result.success).toBe(false);
+    expect(result.errors[0].code).toBe('FORGE_FORGE_TEST_FAILED');
+    const failed = result.testResults[0];
+    expect(failed).toMatchObject({ input: { a: 1, b: 2 }, expected: { sum: 3 }, actual: { sum: -1 }, passed: false });
+    expect(failed.diff).toContain('-  "sum": 3');
+    expect(failed.diff).toContain('+  "sum": -1');
+    expect(h.registry.has('add_wrong')).toBe(false);
+  });
+
+  it('refuses output that equals expectedOutput but breaks outputSchema', async () => {
+    const h = await harness();
+    const result = await forgeIn(h, { ...addNumbers, name: 'add_text', outputSchema: { type: 'object', properties: { sum: { type: 'string' } } } });
+    expect(result.success).toBe(false);
+    expect(result.testResults[0]).toMatchObject({ passed: false, actual: { sum: 3 }, error: expect.stringContaining('does not match outputSchema') });
+    expect(result.testResults[0].diff).toBeUndefined();
+  });
+
+  it('forges a composition of two builtins with the YAML meta-tool engine', async () => {
+    const h = await harness();
+    const result = await forgeIn(h, {
+      name: 'square_then_parse',
+      description: 'Compute an expression, then wrap its result as parsed JSON.',
+      inputSchema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+      outputSchema: { type: 'object' },
+      implementation: {
+        mode: 'compose',
+        steps: [
+          { tool: 'math_calculate', args: { expression: '{expression}' }, output_var: 'calc' },
+          { tool: 'json_parse', args: { text: '{{"value": {calc.result}}}' }, output_var: 'parsed' },
+        ],
+        output: '{parsed.value}',
+      },
+      testCases: [{ input: { expression: '6*7' }, expectedOutput: { value: 42 } }],
+    });
+    expect(result.errors).toEqual([]);
+    expect(result.success).toBe(true);
+    expect(h.registry.get('square_then_parse')?.composedOf).toEqual(['math_calculate', 'json_parse']);
+  });
+
+  it('refuses at build: unknown composed tool, forge_tool itself, a name taken, code that does not parse, a schema that does not compile', async () => {
+    const h = await harness();
+    const codes = async (request: unknown) => (await forgeIn(h, request)).errors.map((e) => e.code);
+    expect(await codes({ ...addNumbers, name: 'c1', implementation: { mode: 'compose', steps: [{ tool: 'nope' }] } })).toContain('FORGE_TOOL_UNKNOWN');
+    expect(await codes({ ...addNumbers, name: 'c2', implementation: { mode: 'compose', steps: [{ tool: 'forge_tool' }] } })).toContain('FORGE_FORGE_TOOL');
+    expect(await codes({ ...addNumbers, name: 'uuid_generate' })).toContain('FORGE_TOOL_COLLISION');
+    expect(await codes({ ...addNumbers, name: 'c3', implementation: { mode: 'sandbox', code: 'function execute( {' } })).toContain('FORGE_CODE_SYNTAX');
+    expect(await codes({ ...addNumbers, name: 'c4', outputSchema: { type: 'nonsense' } })).toContain('FORGE_SCHEMA_INVALID');
+    expect(await codes({ ...addNumbers, name: 'c5', implementation: { mode: 'sandbox', code: 'x'.repeat(65 * 1024) + '\nfunction execute() {}' } })).toContain('FORGE_FORGE_LIMIT');
+  });
+
+  it('keeps a session-tier tool to its session; another session neither sees nor calls it', async () => {
+    const h = await harness();
+    expect((await forgeIn(h, addNumbers, 'mcp:first')).success).toBe(true);
+    const mine = sessionView({ list: () => h.registry.list(), get: (n: string) => h.registry.get(n), execute: (n: string, a: unknown, o?: any) => h.registry.execute(n, a, o) }, 'mcp:first');
+    const theirs = sessionView({ list: () => h.registry.list(), get: (n: string) => h.registry.get(n), execute: (n: string, a: unknown, o?: any) => h.registry.execute(n, a, o) }, 'mcp:second');
+    const rest = sessionView({ list: () => h.registry.list(), get: (n: string) => h.registry.get(n), execute: (n: string, a: unknown, o?: any) => h.registry.execute(n, a, o) }, undefined);
+    expect(mine.list().map((t) => t.name)).toContain('add_numbers');
+    expect(theirs.list().map((t) => t.name)).not.toContain('add_numbers');
+    expect(rest.list().map((t) => t.name)).not.toContain('add_numbers');
+    expect(await theirs.execute('add_numbers', { a: 1, b: 1 })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
+    expect(await mine.execute('add_numbers', { a: 1, b: 1 })).toMatchObject({ ok: true, value: { sum: 2 } });
+    // Nor can another session compose it.
+    const composed = await forgeIn(h, { ...addNumbers, name: 'add_again', implementation: { mode: 'compose', steps: [{ tool: 'add_numbers' }] } }, 'mcp:second');
+    expect(composed.errors.map((e) => e.code)).toContain('FORGE_TOOL_UNKNOWN');
+  });
+
+  it('registers stored tools again after a restart, with their tier and owner', async () => {
+    const workDir = tempDir();
+    const first = await harness(workDir);
+    expect((await forgeIn(first, addNumbers)).success).toBe(true);
+    await first.registry.close();
+    const second = await harness(workDir);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(second.registry.has('add_numbers')).toBe(true);
+    expect(await second.registry.execute('add_numbers', { a: 2, b: 3 }, { session: 'context:one' })).toMatchObject({ ok: true, value: { sum: 5 } });
+    expect((second.registry.get('add_numbers') as any).forged).toEqual({ tier: 'session', owner: 'context:one' });
+  });
+
+  it('refuses scope: agent unless the policy allows it, and a session-tier forge without a session', async () => {
+    const h = await harness();
+    expect((await forgeIn(h, { ...addNumbers, scope: 'agent' })).errors[0].code).toBe('FORGE_FORGE_SCOPE');
+    const noSession = await h.registry.execute('forge_tool', addNumbers, { timeoutMs: 60_000 });
+    expect((noSession as any).value.errors[0].code).toBe('FORGE_FORGE_NO_SESSION');
+    const allowed = await harness(tempDir(), { allow_agent_scope: true });
+    expect(await forgeIn(allowed, { ...addNumbers, scope: 'agent' })).toMatchObject({ success: true, tier: 'agent' });
+    // Every caller sees an agent-tier tool, a caller without a session (REST) too.
+    const source = { list: () => allowed.registry.list(), get: (n: string) => allowed.registry.get(n), execute: (n: string, a: unknown, o?: any) => allowed.registry.execute(n, a, o) };
+    for (const session of ['context:other', 'mcp:x', undefined]) expect(sessionView(source, session).list().map((t) => t.name)).toContain('add_numbers');
+    expect(await sessionView(source, undefined).execute('add_numbers', { a: 1, b: 2 })).toMatchObject({ ok: true, value: { sum: 3 } });
+  });
+
+  it('holds the quotas: max_tools and calls per minute', async () => {
+    const h = await harness(tempDir(), { max_tools: 1, calls_per_minute: 3 });
+    expect((await forgeIn(h, addNumbers)).success).toBe(true);
+    expect((await forgeIn(h, { ...addNumbers, name: 'second_tool' })).errors[0]).toMatchObject({ code: 'FORGE_FORGE_QUOTA', message: expect.stringContaining('limit is 1') });
+    expect((await forgeIn(h, { ...addNumbers, name: 'third_tool' })).errors[0].code).toBe('FORGE_FORGE_QUOTA');
+    expect((await forgeIn(h, { ...addNumbers, name: 'fourth_tool' })).errors[0]).toMatchObject({ code: 'FORGE_FORGE_QUOTA', message: expect.stringContaining('per minute') });
+  });
+
+  it('lets sandboxed code call an allowlisted tool through the host, and nothing else', async () => {
+    const h = await harness();
+    const result = await forgeIn(h, {
+      name: 'calc_twice',
+      description: 'Compute an expression and double it.',
+      inputSchema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+      outputSchema: { type: 'object' },
+      implementation: { mode: 'sandbox', allowlist: ['tool:math_calculate'], code: 'async function execute(input) { const r = await tools.call("math_calculate", { expression: input.expression }); let other; try { await tools.call("uuid_generate", {}); } catch (e) { other = e.message; } return { doubled: r.result * 2, other }; }' },
+      testCases: [{ input: { expression: '1+2' }, expectedOutput: { doubled: 6, other: 'tool "uuid_generate" is not in the allowlist (allowed: math_calculate)' } }],
+    });
+    expect(result.errors).toEqual([]);
+    expect(result.success).toBe(true);
+  });
+
+  it('lets one of several racing forges of one name win, in bounded rounds', async () => {
+    for (let round = 0; round < 3; round++) {
+      const h = await harness();
+      const results = await Promise.all(Array.from({ length: 4 }, (_, i) => forgeIn(h, addNumbers, `context:racer-${i}`)));
+      expect(results.filter((r) => r.success)).toHaveLength(1);
+      for (const lost of results.filter((r) => !r.success)) expect(lost.errors[0].code).toBe('FORGE_TOOL_COLLISION');
+      expect(await h.registry.execute('add_numbers', { a: 1, b: 1 }, { session: results.findIndex((r) => r.success) >= 0 ? `context:racer-${results.findIndex((r) => r.success)}` : undefined })).toMatchObject({ ok: true, value: { sum: 2 } });
+    }
+  });
+
+  it('holds every later call to outputSchema, not only the test cases', async () => {
+    const h = await harness();
+    const request = { ...addNumbers, name: 'add_or_not', implementation: { mode: 'sandbox', code: 'function execute(input) { return input.a === 13 ? { sum: "unlucky" } : { sum: input.a + input.b }; }' } };
+    expect((await forgeIn(h, request)).success).toBe(true);
+    expect(await h.registry.execute('add_or_not', { a: 13, b: 1 }, { session: 'context:one' })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_OUTPUT', message: expect.stringContaining('does not match outputSchema') } });
+  });
+
+  it('answers concurrent calls to one forged tool each with its own result', async () => {
+    const h = await harness();
+    expect((await forgeIn(h, addNumbers)).success).toBe(true);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => h.registry.execute('add_numbers', { a: i, b: 1000 }, { session: 'context:one' })));
+    expect(results.map((r) => (r as { value: { sum: number } }).value.sum)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1000));
+  });
+});

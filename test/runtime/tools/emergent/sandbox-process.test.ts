@@ -1,0 +1,129 @@
+/**
+ * The sandbox process a forged tool's code runs in, attacked the ways code
+ * tries to get out: files, processes, the network, the host's Function,
+ * endless loops, memory and output. Each attempt is an error result, and
+ * the same sandbox serves a good call right after.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../../helpers/http-server.ts';
+import { tempDir } from '../../../helpers/project.ts';
+import { permissionFlag } from '../../../../runtime/node-lines.ts';
+import { probeSandbox } from '../../../../runtime/exec/sandbox-probe.ts';
+import { installToolSandbox, uninstallToolSandbox } from '../../../../runtime/exec/tool-sandbox.ts';
+import { MAX_BRIDGE_CALLS, SandboxProcess, sandboxCommand, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
+
+const hits: string[] = [];
+const server = await startServer((req, res) => {
+  hits.push(req.url ?? '');
+  res.end('reached');
+});
+afterAll(() => new Promise<void>((resolve) => server.server.close(() => resolve())));
+
+const ESCAPES: [string, string, RegExp][] = [
+  ['reading a file with require', 'return require("node:fs").readFileSync("/etc/passwd", "utf8");', /require is not defined/],
+  ['reading a file through process', 'return process.mainModule.require("fs").readFileSync("/etc/passwd", "utf8");', /process is not defined/],
+  ['writing a file', 'require("fs").writeFileSync("/tmp/forge-escape", "x"); return 1;', /require is not defined/],
+  ['spawning a process', 'return require("child_process").execSync("id").toString();', /require is not defined/],
+  ['importing a module', 'return await import("node:child_process");', /import/i],
+  ['the host Function through constructor.constructor', 'return ({}).constructor.constructor("return process")().pid;', /Code generation from strings disallowed/],
+  ['the host Function through the bridge', 'return tools.call.constructor("return process")().pid;', /Code generation from strings disallowed/],
+  ['the host Function through the input', 'return input.constructor.constructor("return process")().pid;', /Code generation from strings disallowed/],
+  ['eval', 'return eval("1 + 1");', /Code generation from strings disallowed/],
+  ['the network, with a WebSocket', `return new WebSocket("${server.url.replace('http', 'ws')}/ws");`, /WebSocket is not defined/],
+  ['the network, through fetch off the allowlist', `return await fetch("${server.url}/direct");`, /not in the allowlist/],
+  ['an endless loop', 'while (true) {}', /time cap of 1500 ms/],
+  // The chain never yields to I/O; it ends at whichever cap it reaches first.
+  ['an endless promise chain', 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});', /time cap of 1500 ms|memory cap of 32 MB/],
+  ['a memory bomb', 'const a = []; while (true) a.push(new Array(1e6).fill(7));', /memory cap of 32 MB/],
+  ['a huge result', 'return "x".repeat(5e6);', /the limit is 1048576/],
+];
+
+const fetchBridge: BridgeHandler = async () => ({ ok: false, error: 'fetch to 127.0.0.1 is not in the allowlist (allowed: none)' });
+
+describe('sandbox process', () => {
+  it('starts node under the permission model, reading only its own code', () => {
+    const { command, args } = sandboxCommand('/x/code.js', { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 1000 });
+    const all = [command, ...args];
+    expect(all).toContain(permissionFlag());
+    expect(all.filter((a) => a.startsWith('--allow-'))).toEqual(['--allow-fs-read=/x/code.js']);
+    expect(all).toContain('--max-old-space-size=32');
+    if (command.endsWith('prlimit')) expect(args.slice(0, args.indexOf('--'))).toEqual(['--fsize=0', '--core=0', '--nofile=64', '--cpu=120']);
+  });
+
+  it.each(ESCAPES)('refuses %s, and serves the next call', async (_name, body, message) => {
+    const dir = tempDir();
+    const file = join(dir, 'code.js');
+    writeFileSync(file, `async function execute(input) { if (input.good) return { fine: true }; ${body} }`);
+    const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 1500 });
+    try {
+      const outcome = await sandbox.call({ good: false }, fetchBridge);
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) expect(outcome.message).toMatch(message);
+      expect(await sandbox.call({ good: true }, fetchBridge)).toMatchObject({ ok: true, value: { fine: true } });
+      expect(hits).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('answers at most MAX_BRIDGE_CALLS bridge calls per call', async () => {
+    const file = join(tempDir(), 'code.js');
+    writeFileSync(file, 'async function execute() { let ok = 0; let refused; for (let i = 0; i < 150; i++) { try { await fetch("http://x/"); ok++; } catch (e) { refused = e.message; } } return { ok, refused }; }');
+    const sandbox = new SandboxProcess(file, { tools: [], hosts: ['x'] }, { memoryMb: 32, timeoutMs: 10_000 });
+    try {
+      expect(await sandbox.call({}, async () => ({ ok: true, value: {} }))).toMatchObject({ ok: true, value: { ok: MAX_BRIDGE_CALLS, refused: `one call may make at most ${MAX_BRIDGE_CALLS} tool calls and fetches` } });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('runs inside the host\'s bubblewrap sandbox when the agent installed one: no network, the code readable', async () => {
+    const probe = await probeSandbox();
+    expect(probe.isolation, probe.reason).toBe('bubblewrap'); // bubblewrap is part of the test machine (.ci/run)
+    const workDir = tempDir();
+    installToolSandbox(probe, { mode: 'auto' }, workDir);
+    try {
+      const dir = join(workDir, '.forge', 'forged', 'probe');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'code.js');
+      writeFileSync(file, 'function execute(input) { return { twice: input.n * 2 }; }');
+      const { command, args } = sandboxCommand(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
+      expect(command).toBe(probe.bwrap);
+      expect(args).toEqual(expect.arrayContaining(['--unshare-net', '--unshare-pid', '--die-with-parent']));
+      expect(args.slice(args.indexOf('--ro-bind', args.indexOf('/tmp')), args.indexOf('--ro-bind', args.indexOf('/tmp')) + 3)).toEqual(['--ro-bind', dir, dir]);
+      const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
+      try {
+        expect(await sandbox.call({ n: 21 }, fetchBridge)).toMatchObject({ ok: true, value: { twice: 42 } });
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      uninstallToolSandbox();
+    }
+  });
+
+  it('keeps one warm process across calls', async () => {
+    const file = join(tempDir(), 'code.js');
+    writeFileSync(file, 'let calls = 0; function execute() { return ++calls; }');
+    const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
+    try {
+      for (let i = 1; i <= 5; i++) expect(await sandbox.call({}, fetchBridge)).toMatchObject({ ok: true, value: i });
+      expect(sandbox.starts).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('stops a call that is cancelled', async () => {
+    const file = join(tempDir(), 'code.js');
+    writeFileSync(file, 'function execute() { while (true) {} }');
+    const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const running = sandbox.call({}, fetchBridge, controller.signal);
+    setTimeout(() => controller.abort(), 200);
+    expect(await running).toMatchObject({ ok: false, code: 'FORGE_SANDBOX_CANCELLED' });
+    await sandbox.close();
+  });
+});
