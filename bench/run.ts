@@ -24,6 +24,7 @@ import { generateProject } from './generate-project.ts';
 import { median, percentile, printRows, timeProcess, type BenchRow } from './measure.ts';
 import { suiteRow } from './suite-bench.ts';
 import { benchServer } from './server-bench.ts';
+import { benchVerify } from './verify-bench.ts';
 import { forgeToolRows } from './forge-tool-bench.ts';
 import { benchTelemetry } from './telemetry-bench.ts';
 
@@ -72,6 +73,7 @@ try {
     ...(await forgeToolRows(runs)),
     ...telemetry,
     ...(await suiteRow()),
+    benchVerify(join(dir, '.forge-output'), nodeStart, runs),
   ];
   console.log('');
   process.exitCode = printRows(rows) ? 0 : 1;

@@ -46,6 +46,8 @@ export interface CodeSource {
   node: NodeToolLauncher;
   /** Where a tool came from, for diagnostics: "agent.json#name", "tools/greet.yaml". */
   origin(spec: ToolSpec): string;
+  /** A built bundle: hints name its commands (`node runtime.mjs ...`), not the forge CLI. */
+  inBundle?: boolean;
 }
 
 export interface AssembleOptions {
@@ -87,7 +89,7 @@ export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, opti
   const env = options.env ?? process.env;
   // Every outbound request of every tool goes through this one client and its egress policy.
   const http = options.http ?? new HttpClient(createEgressPolicy(manifest.egress));
-  const adapters = options.adapters ?? createAdapterRuntime(manifest, code.adapterModules, { http, env, log, workDir, clientVersion: manifest.build?.forge_version });
+  const adapters = options.adapters ?? createAdapterRuntime(manifest, code.adapterModules, { http, env, log, workDir, clientVersion: manifest.build?.forge_version, inBundle: code.inBundle });
   return {
     builtins: code.builtins,
     log: options.log,

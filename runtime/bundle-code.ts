@@ -11,6 +11,7 @@ import type { BundleContents } from './main.ts';
 export function bundleCodeSource(contents: BundleContents, bundleFile: string): CodeSource {
   const bundleDir = join(bundleFile, '..');
   return {
+    inBundle: true,
     builtins: contents.builtins,
     adapterModules: contents.adapters ?? {},
     yamlTools: contents.yamlTools,

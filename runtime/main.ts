@@ -146,6 +146,14 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
+  // Declared Python packages must be there before a tool can need them.
+  if (manifest.python && ['serve', 'stdio', 'call'].includes(command)) {
+    const missing = await (await import('./tools/custom/python-dependencies-check.ts')).checkPythonDependencies(manifest.python);
+    if (missing) {
+      process.stderr.write(formatDiagnostic(missing) + '\n');
+      return 1;
+    }
+  }
   // The same boundary `forge run` uses: forge.yaml's workdir:, here relative to where the bundle is run.
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
   if (command === 'doctor') {
@@ -158,7 +166,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
     const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
     try {
-      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile)]);
+      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)]);
       if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;

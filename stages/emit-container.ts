@@ -10,12 +10,21 @@ export function emitContainer(manifest: AgentManifest, writer: OutputWriter): vo
     version: manifest.version,
     forge_version: manifest.build.forge_version,
     python: manifest.requirements.python !== undefined,
+    python_dependencies: (manifest.python?.dependencies.length ?? 0) > 0,
+    python_packages: manifest.python?.dependencies.length ? 'python3 python3-venv' : 'python3',
+    mcp_packages: mcpPackages(manifest).join(' '),
     base_image: manifest.runtime?.image ?? defaultBaseImage(),
     node_line: manifest.runtime?.node ?? DEFAULT_NODE_LINE,
     node_line_note: lineNote(manifest.runtime?.node ?? DEFAULT_NODE_LINE),
   };
   writer.write('Dockerfile', renderTemplateFile('bundle/Dockerfile', values));
   writer.write('.dockerignore', renderTemplateFile('bundle/dockerignore', values));
+}
+
+/** The pinned packages of the agent's npx-started MCP servers (name@version, sorted). */
+export function mcpPackages(manifest: AgentManifest): string[] {
+  const pins = (manifest.mcp?.servers ?? []).flatMap((s) => (s.package ? [`${s.package.name}@${s.package.version}`] : []));
+  return [...new Set(pins)].sort();
 }
 
 function lineNote(line: number): string {

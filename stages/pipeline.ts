@@ -32,6 +32,10 @@ import { warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
 import { signChecksums } from './sign-checksums.ts';
+import { pythonDependencies, PYTHON_REQUIREMENTS_FILE } from './python/python-dependencies-stage.ts';
+import { requirementsText } from './python/python-dependencies.ts';
+import { checkProjectSources } from './check-sources.ts';
+import { pinMcpPackages } from './adapters/pin-mcp-packages.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
@@ -102,13 +106,32 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     bundling = bundleRuntime(config, selected.tools, supportFiles, output, ctx);
     bundling.catch(() => {});
     preloadArchiver();
+    const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
+    // The Python check runs in its own process too, meanwhile; it reports when its stage is awaited.
+    const checkStarted = performance.now();
+    const checked = new StageContext(ctx.cwd, false);
+    const sourceFiles = [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles];
+    const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false }).then(() => ctx.report(...checked.diagnostics));
+    checkingSources.catch(() => {});
+    const pinning = pinMcpPackages(project.adapters.mcpServers, config.root);
+    pinning.catch(() => {});
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
     await runStage(ctx, 'filter-tools', () => {
       ctx.report(...selected.problems);
       return selected;
     });
+    await runStage(ctx, 'check-sources', () => checkingSources, checkStarted);
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
-    const manifest = createManifest(config, bundle.specs, prod, project.adapters);
+    const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
+      const pinned = await pinning;
+      ctx.report(...pinned.diagnostics);
+      return pinned.servers;
+    });
+    const manifest = createManifest(config, bundle.specs, prod, { ...project.adapters, mcpServers });
+    if (python.dependencies) {
+      manifest.python = python.dependencies;
+      output.write(PYTHON_REQUIREMENTS_FILE, requirementsText(python.dependencies));
+    }
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, output));
     await runStage(ctx, 'emit-container', () => emitContainer(manifest, output));
     await runStage(ctx, 'emit-kubernetes', () => emitKubernetes(manifest, output));
@@ -142,7 +165,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // the hash of what was read: a file edited during the build looks changed next time.
     const discovered: FileStamp[] = project.files.map((f) => ({ path: f.absolute, ...f.stat, ...(f.sha256 ? { sha256: f.sha256 } : {}) }));
     const known = new Set(discovered.map((s) => s.path));
-    const inputs = new Set<string>([config.file, ...bundle.inputs, ...project.adapters.files, ...forgeOwnFiles()].filter((p) => !known.has(p)));
+    const inputs = new Set<string>([config.file, ...bundle.inputs, ...python.inputs, ...project.adapters.files, ...forgeOwnFiles()].filter((p) => !known.has(p)));
     const record: CacheRecord<BuildSummary> = {
       format: 1,
       key,

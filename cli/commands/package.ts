@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { defaultBaseImage } from '../../runtime/node-lines.ts';
 import { dirname, relative, resolve } from 'node:path';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
@@ -22,7 +23,7 @@ outputs (at least one; default --out .forge-image):
   --load            load into a running docker or podman
 
 options:
-  --base IMAGE      base image with node (default node:20-bookworm-slim, or FORGE_BASE_IMAGE)
+  --base IMAGE      base image with node (default: the Dockerfile's, from forge.yaml's runtime:; or FORGE_BASE_IMAGE)
   --platform P      os/arch of the image (default: this machine's, e.g. linux/amd64)
   --user UID[:GID]  the user the agent runs as (default 1000:1000, "node" in the node images)
   --bundle DIR      package this build output instead of building
@@ -66,7 +67,6 @@ export async function run(argv: string[]): Promise<number> {
       throw new UsageError(`${what}: ${(err as Error).message}`);
     }
   };
-  const base = reference(values.base ?? process.env.FORGE_BASE_IMAGE ?? 'node:20-bookworm-slim', '--base');
   const push = values.push ? reference(values.push, '--push') : undefined;
   let platform;
   try {
@@ -76,7 +76,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   let bundleDir: string;
-  if (values.bundle) bundleDir = resolve(cwd, values.bundle);
+  if (values.bundle) {
+    bundleDir = resolve(cwd, values.bundle);
+    if (!existsSync(resolve(bundleDir, 'agent.json'))) throw new UsageError(`--bundle ${values.bundle} is not a build output (no agent.json)`);
+  }
   else {
     const built = await buildOrReuse({ cwd, configFile: values.config, prod: true, offline: values.offline });
     printDiagnostics([...built.errors, ...built.warnings]);
@@ -87,6 +90,9 @@ export async function run(argv: string[]): Promise<number> {
     bundleDir = built.summary!.outDir;
   }
 
+  // The same base the Dockerfile names: forge.yaml's runtime: { image | node }, else the default line's.
+  const built = JSON.parse(readFileSync(resolve(bundleDir, 'agent.json'), 'utf8')) as { runtime?: { image?: string } };
+  const base = reference(values.base ?? process.env.FORGE_BASE_IMAGE ?? built.runtime?.image ?? defaultBaseImage(), '--base');
   const epoch = process.env.SOURCE_DATE_EPOCH;
   const image = await packageImage({
     bundleDir,

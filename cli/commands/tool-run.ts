@@ -10,6 +10,7 @@ import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -81,6 +82,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_PLATFORM')} tool "${name}" ${chosen.unavailable}\n`);
     return 1;
   }
+
+  const pythonTool = (chosen ?? project.tools.find((t) => t.spec.name === name))?.file?.kind === 'python';
+  if (pythonTool && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
 
   let approval: ApprovalChoice;
   try {

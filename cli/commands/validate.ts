@@ -2,17 +2,27 @@ import { hasErrors } from '../../runtime/diagnostics.ts';
 import { parseCommand } from '../args.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
+import { checkProjectFiles } from '../source-check.ts';
 
 export const usage = `usage: forge validate [--config FILE] [--json]
 
 Checks forge.yaml against its schema and parses every tool's docstring,
-without building. Exits 1 if anything is wrong; each problem is printed
+without building; compiles the Python tools with the interpreter they run
+with (and checks their imports against the declared packages) and parses the
+TypeScript/JavaScript tools with esbuild. Exits 1 if anything is wrong; each problem is printed
 with its file:line:column and a hint.
 `;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommand(argv, {});
   const { project, diagnostics } = await loadProjectForCli(values.config, { strict: true, json: values.json });
+  if (project && !hasErrors(diagnostics)) {
+    // Syntax of every tool source, and Python imports against the declared packages.
+    const sources = await checkProjectFiles(project);
+    if (!values.json) printDiagnostics(sources);
+    diagnostics.push(...sources);
+  }
   const ok = project !== undefined && !hasErrors(diagnostics);
   if (values.json) {
     process.stdout.write(JSON.stringify({ ok, tools: project?.tools.map((t) => t.spec.name) ?? [], ...diagnosticsJson(diagnostics) }, null, 2) + '\n');

@@ -18,6 +18,7 @@ import { imageBlobs, type ImageBlobs } from './image-blobs.ts';
 import { type ImageReference } from './image-reference.ts';
 import { writeLayer, type Layer } from './layer-writer.ts';
 import type { Descriptor } from './media-types.ts';
+import { mcpLayer } from './mcp-layer.ts';
 import { pythonLayer } from './python-layer.ts';
 
 export interface PackageOptions {
@@ -62,6 +63,11 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
   if (python) {
     layers.push({ ...python.layer, comment: python.comment });
     Object.assign(env, python.env);
+  }
+  const mcp = await mcpLayer(agent, { mtime, env: options.env, log: options.log });
+  if (mcp) {
+    layers.push({ ...mcp.layer, comment: mcp.comment });
+    Object.assign(env, mcp.env);
   }
   layers.push({ ...(await writeLayer(bundleLayerEntries(bundleDir, { uid, gid }), mtime)), comment: `the bundle in ${BUNDLE_DIR}` });
 

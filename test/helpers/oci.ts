@@ -18,13 +18,17 @@ afterAll(() => {
 export interface LoopbackRegistry {
   /** host:port */
   address: string;
-  stop(): void;
+  /** Stops the registry and resolves once it has exited. */
+  stop(): Promise<void>;
 }
 
-export async function startRegistry(): Promise<LoopbackRegistry> {
+/** `token`: require the distribution spec's token auth, with tokens from this service. */
+export async function startRegistry(options: { token?: { realm: string; service: string; issuer: string; certFile: string } } = {}): Promise<LoopbackRegistry> {
   const dir = tempDir('forge-registry-');
   const config = join(dir, 'config.yml');
-  writeFileSync(config, `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:0\nlog:\n  level: info\n`);
+  const t = options.token;
+  const auth = t ? `auth:\n  token:\n    realm: ${t.realm}\n    service: ${t.service}\n    issuer: ${t.issuer}\n    rootcertbundle: ${t.certFile}\n` : '';
+  writeFileSync(config, `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:0\nlog:\n  level: info\n${auth}`);
   const child = spawn('docker-registry', ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let output = '';
@@ -42,7 +46,14 @@ export async function startRegistry(): Promise<LoopbackRegistry> {
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`docker-registry exited with ${code}:\n${output}`)));
   });
-  return { address, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    address,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 /** The files an executable needs: itself and what ldd says it loads. */
@@ -62,9 +73,9 @@ function copyInto(rootfs: string, path: string, as = path): void {
 /**
  * A base image with node (at /usr/local/bin/node, as in the official images)
  * and, when asked, Python (/usr/bin/python3.N with its standard library),
- * pushed to `registry` as base:1. Returns its reference.
+ * pushed to `registry` as base:TAG (default base:1). Returns its reference.
  */
-export function pushBaseImage(registry: string, options: { python?: boolean } = {}): string {
+export function pushBaseImage(registry: string, options: { python?: boolean; tag?: string } = {}): string {
   const work = tempDir('forge-base-');
   const layout = join(work, 'layout');
   const unpacked = join(work, 'bundle');
@@ -88,17 +99,17 @@ export function pushBaseImage(registry: string, options: { python?: boolean } = 
   writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
   execFileSync('umoci', ['repack', '--image', `${layout}:base`, unpacked]);
   execFileSync('umoci', ['config', '--image', `${layout}:base`, '--config.env', 'PATH=/usr/local/bin:/usr/bin:/bin']);
-  const reference = `${registry}/base:1`;
+  const reference = `${registry}/base:${options.tag ?? '1'}`;
   execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:base`, `docker://${reference}`]);
   return reference;
 }
 
 /**
  * Unpacks an image from the registry with skopeo + umoci into a runc bundle,
- * with the host's network (so a test can reach the server) and a command of
- * the test's choosing. Returns the bundle directory.
+ * with the host's network (so a test can reach the server; `network: false`
+ * keeps it offline) and a command of the test's choosing. Returns the bundle directory.
  */
-export function unpackForRunc(reference: string, args?: string[]): string {
+export function unpackForRunc(reference: string, args?: string[], options: { network?: boolean } = {}): string {
   const work = tempDir('forge-runc-');
   execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', `docker://${reference}`, `oci:${join(work, 'layout')}:image`]);
   const bundle = join(work, 'bundle');
@@ -107,7 +118,8 @@ export function unpackForRunc(reference: string, args?: string[]): string {
   const config = JSON.parse(readFileSync(configFile, 'utf8'));
   config.process.terminal = false;
   if (args) config.process.args = args;
-  config.linux.namespaces = config.linux.namespaces.filter((ns: { type: string }) => ns.type !== 'network');
+  // Sharing the host's network lets the test reach the server; without it the container is offline (loopback only).
+  if (options.network !== false) config.linux.namespaces = config.linux.namespaces.filter((ns: { type: string }) => ns.type !== 'network');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   return bundle;
 }

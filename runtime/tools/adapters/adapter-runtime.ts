@@ -76,8 +76,10 @@ export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly
       continue;
     }
     unavailable.add(server.name);
-    if (server.required) diagnostics.push(error('FORGE_MCP_CONNECT', `${failure.message} (a required server)`, {}, failure.hint ?? 'set required: false to start without it'));
-    else diagnostics.push(warning('FORGE_MCP_SKIPPED', `${failure.message}; its tools are not available`, {}, failure.hint));
+    // The server's own last words say why (a missing package, no network): quote them.
+    const said = failure.details ? `\n${failure.details.split('\n').slice(-8).map((l) => `    ${l}`).join('\n')}` : '';
+    if (server.required) diagnostics.push(error('FORGE_MCP_CONNECT', `${failure.message} (a required server)${said}`, {}, failure.hint ?? 'set required: false to start without it'));
+    else diagnostics.push(warning('FORGE_MCP_SKIPPED', `${failure.message}; its tools are not available${said}`, {}, failure.hint));
   }
   const kept = specs.filter((spec) => {
     if (spec.adapter?.kind !== 'mcp') return true;

@@ -23,6 +23,8 @@ export interface McpServerSettings {
   required: boolean;
   /** Globs over the server's tool names; deny wins. */
   tools?: { allow?: string[]; deny?: string[] };
+  /** An `npx PACKAGE` server: the exact version the build pinned (see mcp/pinned-package.ts). */
+  package?: { name: string; version: string; bin?: string; args: string[] };
 }
 
 export type ApiAuth =

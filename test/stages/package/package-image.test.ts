@@ -9,7 +9,10 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
-import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
+import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
+import { startTokenService } from '../../helpers/registry-token-server.ts';
+import { FILESYSTEM_PACKAGE, filesystemVersion, npxMcpProject } from '../../helpers/npx-project.ts';
 
 let registry: LoopbackRegistry;
 let base: string;
@@ -81,8 +84,7 @@ describe('forge package', () => {
     const cache = tempDir('forge-cache-');
     const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: cache });
     expect(online.code, online.stderr).toBe(0);
-    second.stop();
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the registry's socket closes
+    await second.stop();
     const offline = await forge(['package', '--base', moved, '--out', join(tempDir(), 'offline')], project, { FORGE_CACHE_DIR: cache });
     expect(offline.code, offline.stderr).toBe(0);
     expect(offline.stderr).toContain('from the cache: the registry did not answer');
@@ -128,4 +130,76 @@ describe('forge package', () => {
     expect(execFileSync('stat', ['-c', '%u:%g %a', join(rootfs, 'workspace')], { encoding: 'utf8' }).trim()).toBe('1000:1000 755');
     expect(execFileSync('stat', ['-c', '%u:%g %a', join(rootfs, 'opt/agent/runtime.mjs')], { encoding: 'utf8' }).trim()).toBe('0:0 644');
   }, 120_000);
+
+  it('installs a Python tool\'s declared package into the image\'s venv, and the tool runs in runc', async () => {
+    const wheels = localWheel('forgetiny', '0.1.0', 'def greet(name):\n    return f"hello {name} from forgetiny"\n');
+    const python = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.py': '# /// script\n# dependencies = ["forgetiny>=0.1"]\n# ///\n"""\nTool: greet\nDescription: Greets.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport forgetiny\n\ndef execute(args):\n    return forgetiny.greet(args["name"])\n',
+    });
+    const reference = `${registry.address}/agents/python-agent:1`;
+    const packaged = await forge(['package', '--base', base, '--push', reference], python, { ...env(), ...pipFrom(wheels) });
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(packaged.stderr).toContain('python: installing forgetiny>=0.1 for Python 3.');
+    const config = JSON.parse(execFileSync('skopeo', ['inspect', '--config', '--tls-verify=false', `docker://${reference}`], { encoding: 'utf8' }));
+    expect(config.config.Env).toContain('FORGE_PYTHON=/opt/forge-venv/bin/python');
+    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'greet', '{"name": "runc"}']));
+    try {
+      expect(await container.exited, container.output()).toBe(0);
+      expect(container.output()).toContain('hello runc from forgetiny');
+    } finally {
+      await container.stop();
+    }
+    // Without a source for the wheel, package stops with a message, not pip's wall of text.
+    const offline = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, { ...env(), ...pipFrom(tempDir()) });
+    expect(offline.code).toBe(1);
+    expect(offline.stderr).toContain('pip could not install the Python dependencies for the image: no wheel of forgetiny>=0.1');
+    expect(offline.stderr).toContain('PIP_FIND_LINKS');
+  }, 240_000);
+
+  it('refuses a Python dependency when the base image has no Python, naming the ways out', async () => {
+    const nodeOnly = pushBaseImage(registry.address, { python: false, tag: 'node-only' });
+    const python = writeProject({ 'forge.yaml': minimalConfig(), 'requirements.txt': 'forgetiny\n', 'tools/hi.py': '"""\nTool: hi\nDescription: Hi.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n' });
+    const result = await forge(['package', '--base', nodeOnly, '--out', join(tempDir(), 'x')], python, env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the base image has no Python');
+    expect(result.stderr).toContain('build the Dockerfile in the bundle with docker, podman or buildah');
+  }, 240_000);
+
+  it('installs an npx MCP server\'s pinned package in the image, and it answers in a container with no network', async () => {
+    const dir = npxMcpProject();
+    const reference = `${registry.address}/agents/mcp-agent:1`;
+    const packaged = await forge(['package', '--base', base, '--push', reference], dir, env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(packaged.stderr).toContain(`mcp: installing ${FILESYSTEM_PACKAGE}@${filesystemVersion()}`);
+    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'fs__list_allowed_directories', '{}'], { network: false }));
+    try {
+      expect(await container.exited, container.output()).toBe(0);
+      expect(container.output()).toContain('/workspace');
+    } finally {
+      await container.stop();
+    }
+  }, 240_000);
+
+  it('pushes to a registry that wants a Bearer token, fetching it with the credentials', async () => {
+    const tokens = await startTokenService('forge', 's3cret');
+    const guarded = await startRegistry({ token: tokens });
+    try {
+      const reference = `${guarded.address}/agents/test-agent:1`;
+      const anonymous = await forge(['package', '--base', base, '--push', reference], project, env());
+      expect(anonymous.code).toBe(1);
+      expect(anonymous.stderr).toMatch(/a token from http:\/\/127\.0\.0\.1:\d+: HTTP 401 \(UNAUTHORIZED: bad credentials\)/);
+      const wrong = await forge(['package', '--base', base, '--push', reference], project, { ...env(), FORGE_REGISTRY_USER: 'forge', FORGE_REGISTRY_PASSWORD: 'nope' });
+      expect(wrong.code).toBe(1);
+      const pushed = await forge(['package', '--base', base, '--push', reference, '--json'], project, { ...env(), FORGE_REGISTRY_USER: 'forge', FORGE_REGISTRY_PASSWORD: 's3cret' });
+      expect(pushed.code, pushed.stderr).toBe(0);
+      expect(tokens.issued()).toBeGreaterThan(0);
+      // Asynchronously: the token service answers skopeo from this process.
+      const inspected = await runProcess('skopeo', ['inspect', '--tls-verify=false', '--creds', 'forge:s3cret', `docker://${reference}`], { cwd: project });
+      expect(inspected.code, inspected.stderr).toBe(0);
+      expect(JSON.parse(inspected.stdout).Digest).toBe(JSON.parse(pushed.stdout).digest);
+    } finally {
+      await guarded.stop();
+    }
+  }, 180_000);
 });

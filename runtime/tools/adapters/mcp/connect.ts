@@ -15,6 +15,7 @@ import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClie
 import type { Logger } from '../../model.ts';
 import { expandEnv, expandEnvRecord, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
+import { pinnedCommand } from './pinned-package.ts';
 import type { RemoteTool } from './remote-tool.ts';
 
 export interface McpContext {
@@ -25,6 +26,8 @@ export interface McpContext {
   workDir: string;
   /** Sent to the server as the client's version. */
   clientVersion?: string;
+  /** Running as a built bundle: hints name the bundle's commands, not the forge CLI. */
+  inBundle?: boolean;
 }
 
 export interface McpSession {
@@ -89,7 +92,7 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
     await stop();
     // Let the process's last words arrive before quoting them.
     await new Promise((r) => setTimeout(r, 20));
-    throw toConnectError(server, err, stderr.trim());
+    throw toConnectError(server, err, stderr.trim(), ctx.inBundle);
   }
 }
 
@@ -107,9 +110,10 @@ function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (
       reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 },
     });
   }
+  const pinned = pinnedCommand(server, ctx.env);
   const transport = new StdioClientTransport({
-    command: expandEnv(server.command ?? '', ctx.env, `${where}.command`),
-    args: (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
+    command: pinned?.command ?? expandEnv(server.command ?? '', ctx.env, `${where}.command`),
+    args: pinned?.args ?? (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
     // The SDK's safe defaults (PATH, HOME, USER...), plus what forge.yaml passes; never the whole environment.
     env: { ...getDefaultEnvironment(), ...expandEnvRecord(server.env, ctx.env, `${where}.env`) },
     cwd: resolve(ctx.workDir, server.cwd ?? '.'),
@@ -130,7 +134,7 @@ async function listAllTools(client: Client, timeout: number): Promise<RemoteTool
   return tools;
 }
 
-function toConnectError(server: McpServerSettings, err: unknown, stderr: string): McpConnectError {
+function toConnectError(server: McpServerSettings, err: unknown, stderr: string, inBundle = false): McpConnectError {
   if (err instanceof EgressRefusedError) return new McpConnectError(server.name, err.message, err.refusal.hint);
   const e = err as NodeJS.ErrnoException;
   const details = stderr || undefined;
@@ -141,7 +145,9 @@ function toConnectError(server: McpServerSettings, err: unknown, stderr: string)
   if (/connection closed/i.test(message) && server.transport === 'stdio') message = `the server process exited before it answered (${message})`;
   const hint =
     server.transport === 'stdio'
-      ? `run \`forge mcp test ${server.name}\` to see what the server prints`
+      ? inBundle
+        ? `its stderr is above; FORGE_VERBOSE=1 node runtime.mjs tools starts it again${server.package ? ` (pinned ${server.package.name}@${server.package.version}: install it where FORGE_MCP_PACKAGES points to start without the network)` : ''}`
+        : `run \`forge mcp test ${server.name}\` to see what the server prints`
       : `check that ${server.url} is a Streamable HTTP MCP endpoint and reachable`;
   return new McpConnectError(server.name, message, hint, details);
 }

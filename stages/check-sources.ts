@@ -1,0 +1,54 @@
+/**
+ * Stage: syntax of the tool sources, before anything runs them. Python with
+ * the interpreter the tools use (and their imports against the declared
+ * packages, see python/python-source-check.ts); TypeScript and JavaScript
+ * with esbuild's parser. `forge validate` runs both; `forge build` checks
+ * Python here and leaves TypeScript to the bundler, which reports the same
+ * errors with the same locations.
+ */
+import { readFileSync } from 'node:fs';
+import type { Diagnostic } from '../runtime/diagnostics.ts';
+import type { PythonDependencies } from '../runtime/manifest.ts';
+import { esbuild } from './esbuild-api.ts';
+import { fromEsbuildMessage } from './esbuild-messages.ts';
+import type { SourceFile } from './discover-tools.ts';
+import { checkPythonSources } from './python/python-source-check.ts';
+import type { Project } from './load-project.ts';
+import type { StageContext } from './stage.ts';
+
+export interface SourceCheckOptions {
+  root: string;
+  files: readonly SourceFile[];
+  toolDirs: readonly string[];
+  dependencies?: PythonDependencies;
+  cwd: string;
+  scripts: boolean;
+}
+
+export async function checkSources(options: SourceCheckOptions): Promise<Diagnostic[]> {
+  const python = options.files.filter((f) => f.kind === 'python' || (f.kind === 'other' && f.absolute.endsWith('.py')));
+  const scripts = options.scripts ? options.files.filter((f) => f.kind === 'typescript' || f.kind === 'javascript') : [];
+  const [fromPython, ...fromScripts] = await Promise.all([
+    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd }),
+    ...scripts.map((f) => parseScript(f, options.cwd)),
+  ]);
+  return [...fromPython, ...fromScripts.flat()];
+}
+
+async function parseScript(file: SourceFile, cwd: string): Promise<Diagnostic[]> {
+  const loader = file.kind === 'typescript' ? 'ts' : 'js';
+  try {
+    await esbuild.transform(readFileSync(file.absolute, 'utf8'), { loader, sourcefile: file.absolute, format: 'esm', logLevel: 'silent' });
+    return [];
+  } catch (err) {
+    const failure = err as { errors?: import('esbuild').Message[] };
+    if (!failure.errors) throw err;
+    return failure.errors.map((m) => ({ ...fromEsbuildMessage(m, 'error', '/', cwd), code: 'FORGE_SYNTAX' }));
+  }
+}
+
+/** The stage: the project's own files (not the user or global scope's), reported into ctx. */
+export async function checkProjectSources(project: Project, files: readonly SourceFile[], dependencies: PythonDependencies | undefined, ctx: StageContext, options: { scripts: boolean }): Promise<void> {
+  const own = [...new Map(files.filter((f) => !f.scope).map((f) => [f.absolute, f])).values()];
+  ctx.report(...(await checkSources({ root: project.config.root, files: own, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: ctx.cwd, scripts: options.scripts })));
+}

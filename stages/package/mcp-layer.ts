@@ -1,0 +1,47 @@
+/**
+ * The layer with the stdio MCP servers' npm packages, at the versions the
+ * build pinned (agent.json mcp.servers[].package), in /opt/forge-mcp. npm on
+ * this machine installs them (its cache first), production dependencies
+ * only and without install scripts; the runtime finds them through
+ * FORGE_MCP_PACKAGES and starts them with node, offline. Packages with native
+ * addons get this machine's build: for those, build the Dockerfile instead.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { promisify } from 'node:util';
+import type { AgentManifest } from '../../runtime/manifest.ts';
+import { mcpPackages } from '../emit-container.ts';
+import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
+
+const run = promisify(execFile);
+
+export const MCP_DIR = '/opt/forge-mcp';
+
+export async function mcpLayer(agent: AgentManifest, options: { mtime: number; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<{ layer: Layer; comment: string; env: Record<string, string> } | undefined> {
+  const packages = mcpPackages(agent);
+  if (!packages.length) return undefined;
+  const prefix = mkdtempSync(join(tmpdir(), 'forge-mcp-'));
+  try {
+    options.log?.(`mcp: installing ${packages.join(', ')}`);
+    try {
+      await run('npm', ['install', '--prefix', prefix, '--omit=dev', '--no-save', '--no-package-lock', '--prefer-offline', '--no-fund', '--no-audit', '--ignore-scripts', '--loglevel=error', ...packages], { env: options.env ?? process.env, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
+    } catch (err) {
+      const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split('\n').slice(-4).join('\n');
+      throw new Error(`npm could not install the MCP servers' packages ${packages.join(', ')}:\n${stderr}\nmake the npm registry reachable once (npm's cache keeps them), or build the Dockerfile instead`);
+    }
+    const modules = join(prefix, 'node_modules');
+    const entries: LayerEntry[] = [];
+    for (const entry of readdirSync(modules, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue; // .bin links are not needed: the runtime starts the bin script with node
+      const file = join(entry.parentPath, entry.name);
+      const rel = relative(modules, file).split(sep).join('/');
+      if (rel === '.package-lock.json') continue;
+      entries.push({ path: `${MCP_DIR}/node_modules/${rel}`, type: 'file', data: readFileSync(file), mode: (statSync(file).mode & 0o111) !== 0 ? 0o755 : 0o644 });
+    }
+    return { layer: await writeLayer(entries, options.mtime), comment: `MCP server packages: ${packages.join(', ')}`, env: { FORGE_MCP_PACKAGES: `${MCP_DIR}/node_modules` } };
+  } finally {
+    rmSync(prefix, { recursive: true, force: true });
+  }
+}

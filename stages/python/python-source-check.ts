@@ -1,0 +1,162 @@
+/**
+ * Python sources checked with the interpreter the tools will run with, in one
+ * process for all files: compile() finds syntax errors (file:line:col), the
+ * ast lists each file's absolute imports. An import that is neither standard
+ * library (sys.stdlib_module_names), nor a module beside the tool, nor
+ * provided by a declared package is reported where it is written: in the
+ * container it would be a ModuleNotFoundError at the first call.
+ *
+ * Imports guarded by `try: … except ImportError` and `if TYPE_CHECKING:` are
+ * optional by construction and not reported. Declared distributions map to
+ * import names through the installed metadata when the project venv has
+ * them (importlib.metadata.packages_distributions), else by their name.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { error, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
+import type { PythonDependencies } from '../../runtime/manifest.ts';
+import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import { guessedImportNames, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { projectVenvDir, venvPython } from './project-venv.ts';
+
+const CHECK = String.raw`
+import ast, json, sys
+req = json.loads(sys.stdin.read())
+stdlib = sorted(getattr(sys, "stdlib_module_names", ())) or sorted(sys.builtin_module_names)
+installed = {}
+if req["venv"]:
+    try:
+        from importlib.metadata import packages_distributions
+        installed = packages_distributions()
+    except Exception:
+        pass
+OPTIONAL = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+def optional_handler(h):
+    if h.type is None:
+        return True
+    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+    return any(isinstance(n, ast.Name) and n.id in OPTIONAL for n in names)
+def walk(node, out, guarded):
+    for child in ast.iter_child_nodes(node):
+        g = guarded
+        if isinstance(node, ast.Try) and child in node.body and any(optional_handler(h) for h in node.handlers):
+            g = True
+        if isinstance(node, ast.If) and child in node.body and "TYPE_CHECKING" in ast.dump(node.test):
+            g = True
+        if isinstance(child, ast.Import) and not g:
+            for a in child.names:
+                out.append({"name": a.name.split(".")[0], "line": child.lineno, "col": child.col_offset + 1})
+        elif isinstance(child, ast.ImportFrom) and not g and child.level == 0 and child.module:
+            out.append({"name": child.module.split(".")[0], "line": child.lineno, "col": child.col_offset + 1})
+        walk(child, out, g)
+results = []
+for path in req["files"]:
+    entry = {"file": path, "imports": []}
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        compile(tree, path, "exec", dont_inherit=True)
+        walk(tree, entry["imports"], False)
+    except SyntaxError as e:
+        entry["syntax"] = {"msg": e.msg, "line": e.lineno or 1, "col": e.offset or 1, "text": (e.text or "").rstrip("\n")}
+    except ValueError as e:
+        entry["syntax"] = {"msg": str(e), "line": 1, "col": 1, "text": ""}
+    results.append(entry)
+print(json.dumps({"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "results": results}))
+`;
+
+interface CheckOutput {
+  stdlib: string[];
+  installed: Record<string, string[]>;
+  version: string;
+  results: { file: string; syntax?: { msg: string; line: number; col: number; text: string }; imports: { name: string; line: number; col: number }[] }[];
+}
+
+export interface PythonCheckOptions {
+  root: string;
+  /** Absolute paths of the Python files to check (tools and their helpers). */
+  files: readonly string[];
+  /** The tool directories (their modules are importable by every tool). */
+  toolDirs: readonly string[];
+  dependencies?: PythonDependencies;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function checkPythonSources(options: PythonCheckOptions): Promise<Diagnostic[]> {
+  if (!options.files.length) return [];
+  const env = options.env ?? process.env;
+  const venv = venvPython(projectVenvDir(options.root));
+  let python: string;
+  try {
+    python = existsSync(venv) ? venv : await resolvePython(env);
+  } catch (err) {
+    return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
+  }
+  const output = await new Promise<CheckOutput | string>((resolve) => {
+    const child = execFile(python, ['-I', '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
+      try {
+        resolve(JSON.parse(stdout) as CheckOutput);
+      } catch {
+        resolve('unexpected output');
+      }
+    });
+    child.stdin?.end(JSON.stringify({ files: options.files, venv: python === venv }));
+  });
+  if (typeof output === 'string') return [warning('FORGE_PY_CHECK', `Python files are not checked: ${python} failed: ${output}`)];
+
+  const known = new Set(output.stdlib);
+  const declared = declaredImports(options.dependencies, output.installed);
+  const diagnostics: Diagnostic[] = [];
+  for (const result of output.results) {
+    const file = relative(options.cwd, result.file) || result.file;
+    if (result.syntax) {
+      const s = result.syntax;
+      diagnostics.push(error('FORGE_PY_SYNTAX', s.msg, { file, line: s.line, column: s.col, ...(s.text ? { lineText: s.text } : {}) }, `Python ${output.version} (${python}) cannot compile this file`));
+      continue;
+    }
+    const local = localModules([dirname(result.file), ...options.toolDirs]);
+    for (const imp of result.imports) {
+      if (known.has(imp.name) || local.has(imp.name) || declared.has(imp.name)) continue;
+      diagnostics.push(
+        error('FORGE_PY_IMPORT', `"${imp.name}" is neither in the standard library nor declared`, { file, line: imp.line, column: imp.col }, `declare the package that provides it in a PEP 723 block at the top of the file (# /// script, # dependencies = ["${imp.name}"], # ///) or in requirements.txt`),
+      );
+    }
+  }
+  return diagnostics;
+}
+
+/** Import names the declared packages provide: installed metadata first, then the name itself. */
+function declaredImports(deps: PythonDependencies | undefined, installed: Record<string, string[]>): Set<string> {
+  const byDistribution = new Map<string, string[]>();
+  for (const [importName, dists] of Object.entries(installed)) {
+    for (const d of dists) {
+      const key = normalizeDistribution(d);
+      byDistribution.set(key, [...(byDistribution.get(key) ?? []), importName]);
+    }
+  }
+  const names = new Set<string>();
+  for (const requirement of deps?.dependencies ?? []) {
+    const dist = requirementName(requirement);
+    if (!dist) continue;
+    for (const n of byDistribution.get(normalizeDistribution(dist)) ?? guessedImportNames(dist)) names.add(n);
+    names.add(dist.replace(/[-.]/g, '_')); // a package named like its module, in any case
+  }
+  return names;
+}
+
+/** Modules importable from these directories: name.py files and package directories. */
+function localModules(dirs: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const dir of new Set(dirs)) {
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir)) {
+      if (entry.endsWith('.py')) names.add(basename(entry, '.py'));
+      else if (!entry.startsWith('.') && statSync(join(dir, entry)).isDirectory()) names.add(entry);
+    }
+  }
+  return names;
+}

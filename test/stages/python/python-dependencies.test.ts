@@ -1,0 +1,114 @@
+/**
+ * Declared Python dependencies end to end, with a local package (a wheel in a
+ * find-links folder): PEP 723 blocks and requirements.txt are recorded by the
+ * build, `forge tool run` installs them into .forge/python-venv and reuses it,
+ * a package pip cannot find is a diagnostic (exit 1), and the built bundle
+ * refuses to start without them and works with them.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
+import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
+
+const greetTool = `# /// script
+# requires-python = ">=3.8"
+# dependencies = [
+#   "forgetiny>=0.1",
+# ]
+# ///
+"""
+Tool: greet
+Description: Greets someone with the help of a third-party package.
+Tags: read
+
+Input:
+  name (str): Who to greet.
+"""
+import forgetiny
+
+
+def execute(args):
+    return forgetiny.greet(args["name"])
+`;
+
+let wheels: string;
+
+beforeAll(() => {
+  wheels = localWheel('forgetiny', '0.1.0', 'def greet(name):\n    return f"hello {name} from forgetiny"\n');
+});
+
+const project = (extra: Record<string, string> = {}) => writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greetTool, ...extra });
+
+describe('forge tool run with declared Python dependencies', () => {
+  it('installs them into .forge/python-venv once, then reuses it', async () => {
+    const dir = project();
+    const first = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], dir, pipFrom(wheels));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('hello Ada from forgetiny');
+    expect(first.stderr).toContain('python: installing forgetiny>=0.1');
+    expect(existsSync(join(dir, '.forge', 'python-venv', 'forge-requirements.txt'))).toBe(true);
+    const second = await forge(['tool', 'run', 'greet', '--input', '{"name": "Grace"}'], dir, pipFrom(wheels));
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('hello Grace from forgetiny');
+    expect(second.stderr).not.toContain('installing');
+  }, 120_000);
+
+  it('refuses the tool with a located diagnostic when pip cannot find the package (offline)', async () => {
+    const dir = project();
+    const { code, stderr } = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], dir, pipFrom(tempDir('forge-no-wheels-')));
+    expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_PYTHON_DEPS cannot install the Python package forgetiny>=0.1 (declared in tools/greet.py)');
+    expect(stderr).toContain('PIP_FIND_LINKS');
+    expect(stderr).not.toContain('Traceback');
+  }, 120_000);
+
+  it('takes requirements.txt too', async () => {
+    const dir = project({ 'tools/greet.py': greetTool.replace(/^# \/\/\/ script[\s\S]*?# \/\/\/\n/, ''), 'requirements.txt': '# the tools need\nforgetiny==0.1.0\n' });
+    const run = await forge(['tool', 'run', 'greet', '--input', '{"name": "Lin"}'], dir, pipFrom(wheels));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hello Lin from forgetiny');
+  }, 120_000);
+});
+
+describe('the build records them', () => {
+  it('in agent.json, python-requirements.txt and the Dockerfile\'s venv', async () => {
+    const dir = project({ 'requirements.txt': 'forgetiny\n' });
+    const built = await forge(['build', '--prod'], dir);
+    expect(built.code, built.stderr).toBe(0);
+    const agent = JSON.parse(readFileSync(join(dir, '.forge-output', 'agent.json'), 'utf8'));
+    expect(agent.python).toEqual({ dependencies: ['forgetiny', 'forgetiny>=0.1'], declared_in: { forgetiny: ['requirements.txt'], 'forgetiny>=0.1': ['tools/greet.py'] } });
+    expect(readFileSync(join(dir, '.forge-output', 'python-requirements.txt'), 'utf8')).toBe('forgetiny\nforgetiny>=0.1\n');
+    const dockerfile = readFileSync(join(dir, '.forge-output', 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('python3 python3-venv');
+    expect(dockerfile).toContain('/opt/forge-venv/bin/pip install --no-cache-dir --disable-pip-version-check -r /tmp/python-requirements.txt');
+    expect(dockerfile).toContain('ENV FORGE_PYTHON=/opt/forge-venv/bin/python');
+  }, 120_000);
+
+  it('reports a broken `# /// script` block at its line', async () => {
+    const dir = project({ 'tools/greet.py': greetTool.replace('"forgetiny>=0.1",', '"forgetiny>=0.1",,') });
+    const built = await forge(['build'], dir);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toMatch(/tools\/greet\.py:4:\d+ FORGE_PY_METADATA the `# \/\/\/ script` block is not valid TOML/);
+  });
+});
+
+describe('the bundle', () => {
+  it('refuses to start without the packages, and runs the tool with FORGE_PYTHON at a venv that has them', async () => {
+    const dir = project();
+    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
+    const { workDir, bundle } = deployBundle(dir);
+    const without = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet', '{"name": "Ada"}'], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3' } });
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('FORGE_PYTHON_DEPS the tools need Python packages that /usr/bin/python3');
+    expect(without.stderr).toContain('forgetiny');
+
+    const venv = join(tempDir('forge-venv-'), 'venv');
+    execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
+    execFileSync('python3', ['-m', 'pip', '--python', join(venv, 'bin', 'python'), 'install', '-q', '-r', join(bundle, 'python-requirements.txt')], { env: { ...process.env, ...pipFrom(wheels) } });
+    const withVenv = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet', '{"name": "Ada"}'], { cwd: workDir, env: { FORGE_PYTHON: join(venv, 'bin', 'python') } });
+    expect(withVenv.code, withVenv.stderr).toBe(0);
+    expect(withVenv.stdout).toContain('hello Ada from forgetiny');
+  }, 120_000);
+});
