@@ -44,8 +44,11 @@ function tryBubblewrap(bwrap: string): Promise<string | undefined> {
   });
 }
 
+/** The system's own directories first: a PATH that is stripped (or pointed elsewhere) does not decide which sandbox runs. */
+const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
+
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
+  for (const dir of [...SYSTEM_DIRS, ...(env.PATH ?? '').split(delimiter)]) {
     if (!dir) continue;
     const candidate = join(dir, name);
     try {
