@@ -35,7 +35,9 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
 
 /** The reason bwrap failed, or undefined when it ran a command in a full sandbox. */
 function tryBubblewrap(bwrap: string): Promise<string | undefined> {
-  const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', 'true'];
+  // An absolute program: the probe must not depend on the PATH it was given.
+  const noop = findOnPath('true', {}) ?? '/bin/sh';
+  const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', noop, ...(noop === '/bin/sh' ? ['-c', ':'] : [])];
   return new Promise((resolve) => {
     execFile(bwrap, args, { timeout: 10_000, windowsHide: true }, (err, _stdout, stderr) => {
       if (!err) return resolve(undefined);
