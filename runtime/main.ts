@@ -23,6 +23,7 @@ import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
+import { jsonLogger } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 
@@ -41,8 +42,8 @@ export interface BundleContents {
 const USAGE = `usage: node runtime.mjs <command>
 
 commands:
-  serve [--host H] [--port P] [--no-auth] [--public-url URL]
-                                      run the agent: A2A, MCP (/mcp), REST (/tools), /healthz
+  serve [--host H] [--port P] [--no-auth] [--public-url URL] [--log-format text|json]
+                                      run the agent: A2A, MCP (/mcp), REST (/tools), /healthz, /metrics
   --stdio                             serve the tools over MCP on stdin/stdout
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
@@ -115,6 +116,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         port: { type: 'string' },
         'no-auth': { type: 'boolean', default: false },
         'public-url': { type: 'string' },
+        'log-format': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         yes: { type: 'boolean', short: 'y', default: false },
         'auto-approve': { type: 'string', multiple: true },
@@ -129,6 +131,12 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
+  const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
+  if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {
+    process.stderr.write(`--log-format must be text or json, not "${logFormat}"\n`);
+    return 2;
+  }
+  const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
 
   // The bundle must be the one that was built before it serves anything.
   const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command);
@@ -157,8 +165,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
     const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
     try {
-      const status = await startToolSandbox(manifest.sandbox, workDir, stderrLogger, process.env, [dirname(bundleFile)]);
-      if (command === 'serve') stderrLogger.info(describeSandbox(status));
+      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile)]);
+      if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
       process.stderr.write(`error: ${err.message}\nhint: install bubblewrap and allow namespaces here (see \`node runtime.mjs doctor\`), or set sandbox: auto in forge.yaml\n`);
@@ -166,7 +174,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   }
   const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
-    log: stderrLogger,
+    log,
     rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
     connect: command !== 'describe',
@@ -194,11 +202,13 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       noAuth: parsed.values['no-auth'],
       publicUrl: parsed.values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
       http,
-      log: stderrLogger,
+      log,
       announce: (line) => process.stderr.write(`${line}\n`),
     });
-    stopOnSignals(running, stderrLogger);
-    process.stderr.write(`${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})\n`);
+    stopOnSignals(running, log);
+    const listening = `${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})`;
+    if (logFormat === 'json') log.info(listening);
+    else process.stderr.write(`${listening}\n`);
     return -1;
   }
   if (command === 'stdio') {

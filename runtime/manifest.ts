@@ -68,6 +68,8 @@ export interface AgentManifest {
   python?: PythonDependencies;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
+  /** forge.yaml `metrics: public`: /metrics without the bearer token (absent = private). */
+  metrics?: 'public';
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
   /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */

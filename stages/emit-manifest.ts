@@ -34,6 +34,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
+  if (config.metrics === 'public') manifest.metrics = 'public';
   manifest.workdir = config.workDirSetting;
   manifest.sandbox = config.sandbox;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);

@@ -26,6 +26,8 @@ import { applyServerLimits, decodePathSegment, httpLimits, jsonNestsDeeperThan, 
 import { sandboxStatus } from '../exec/tool-sandbox.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
+import { serveObservabilityRoutes, type ExtraRoutes } from './observability-routes.ts';
+import { traceRequest } from '../telemetry/trace-request.ts';
 
 export interface AgentServerOptions {
   manifest: AgentManifest;
@@ -42,6 +44,10 @@ export interface AgentServerOptions {
   unhealthyTools?: () => { name: string; detail?: string; circuit?: string }[];
   /** Header/body deadlines, connection cap, JSON depth (default: http-limits.ts, FORGE_HTTP_LIMITS). */
   limits?: Partial<HttpLimits>;
+  /** /metrics without the bearer token (forge.yaml `metrics: public`). */
+  metricsPublic?: boolean;
+  /** Routes a front end adds (the studio in `forge run --dev`). */
+  extraRoutes?: ExtraRoutes;
   /** Where A2A tasks, cancel requests and files live (default: this process's memory). */
   state?: StateStore;
   /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
@@ -111,6 +117,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
     }
 
+    if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic: options.metricsPublic, extraRoutes: options.extraRoutes })) return;
     if (!isAuthorized(req, auth)) {
       // Its body is never read: the connection closes with the answer, so it cannot be held open by trickling one.
       res.setHeader('connection', 'close');
@@ -158,7 +165,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    route(req, res).catch((err: unknown) => {
+    traceRequest(req, res, () => route(req, res)).catch((err: unknown) => {
       if (err instanceof BodyTooLargeError) {
         if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
         req.resume();

@@ -14,6 +14,7 @@
 import { approveNothing, type Approver } from '../guard/approver.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpToolSource } from './mcp-server.ts';
+import { traceToolCall } from '../telemetry/instrument-tools.ts';
 
 export type ClientApproval = 'approved' | 'policy';
 
@@ -23,6 +24,6 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     list: () => registry.list(),
     get: (name) => registry.get(name),
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
-    execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved, approver: approved ? approver : undefined }),
+    execute: (name, args, { frontend, ...options } = {}) => traceToolCall({ name, frontend }, args, () => registry.execute(name, args, { ...options, approved, approver: approved ? approver : undefined })),
   };
 }

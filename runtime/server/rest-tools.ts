@@ -38,6 +38,6 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
     }
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
-  const result: ToolResult = await tools.execute(name, args, { signal });
+  const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
   sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), result);
 }

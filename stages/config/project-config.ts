@@ -47,6 +47,8 @@ export interface ProjectConfig {
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** forge.yaml `metrics:`: whether /metrics needs the bearer token. */
+  metrics: 'private' | 'public';
   /** The Node.js line and base image of the bundle's container (forge.yaml's `runtime:`). */
   runtime: RuntimeSettings;
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */

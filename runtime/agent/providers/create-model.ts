@@ -8,6 +8,7 @@ import { ProviderError, type ModelProvider, type ModelRequest, type ModelRespons
 import { createAnthropicProvider } from './anthropic.ts';
 import { secretFromEnv } from '../../secrets.ts';
 import { createOpenAIProvider } from './openai.ts';
+import { tracedModel } from '../../telemetry/instrument-model.ts';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
@@ -24,7 +25,8 @@ export interface ModelClient extends ModelProvider {
 }
 
 export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, onFallback?: (failed: string, error: Error) => void): ModelClient {
-  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => createProvider(ref, http, env));
+  // Each model is traced on its own, so a fallback shows as one failed call and the next one.
+  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => tracedModel(createProvider(ref, http, env)));
   return withFallbacks(providers, onFallback);
 }
 

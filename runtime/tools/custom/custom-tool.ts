@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { declaresJson, outputText, parseJsonExact } from '../exact-output.ts';
 import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_STDERR_BYTES, howItEnded, runCommand, type CommandResult } from '../../exec/run-command.ts';
 import { PYTHON_WORKER_HOST } from './python-host.ts';
@@ -111,7 +112,7 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
         maxOutputBytes: host.maxOutputBytes,
         ...TOOL_PROCESS_OUTPUT,
       });
-      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, declaresJson(spec.outputSchema));
     },
   };
 }
@@ -123,14 +124,19 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
  */
 export const TOOL_PROCESS_OUTPUT = { onOverflow: 'stop', stderr: 'tail', maxStderrBytes: DEFAULT_MAX_STDERR_BYTES } as const;
 
-function fromProcess(name: string, run: CommandResult, limit: number): ToolResult {
+function fromProcess(name: string, run: CommandResult, limit: number, json: boolean): ToolResult {
   if (run.spawnError) return startFailure(name, run.spawnError);
   if (run.outputLimitHit) {
     return fail('FORGE_TOOL_OUTPUT_LIMIT', `tool "${name}" wrote more than the ${formatBytes(limit)} output limit and was stopped`, 'return less data, or write large results to a file and return its path');
   }
   if (run.cancelled) return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
   if (run.exitCode !== 0) return fail('FORGE_TOOL_EXIT', `tool "${name}" ${howItEnded(run)}`, undefined, run.stderr || undefined);
-  return ok(parseOutput(run.stdout));
+  if (!json) return ok(outputText(run.stdout));
+  try {
+    return ok(parseJsonExact(run.stdout));
+  } catch (err) {
+    return fail('FORGE_TOOL_OUTPUT_JSON', `tool "${name}" declares a structured output, but what it printed is not JSON: ${(err as Error).message}`, 'print the result with json.dumps / JSON.stringify, or declare no Output: to return text');
+  }
 }
 
 function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
@@ -176,19 +182,22 @@ function startFailure(name: string, err: unknown): ToolResult {
   return fail('FORGE_TOOL_START', `tool "${name}" could not be started: ${(err as Error).message}`);
 }
 
-/** A tool's stdout: JSON when it parses, otherwise the text. */
+/**
+ * A YAML step's stdout as the value its references read: JSON (parsed
+ * exactly, see exact-output.ts) when it is a JSON object or array, so
+ * `{{ step.output.field }}` can reach in; otherwise the exact text minus one
+ * trailing newline. Quoted text and bare numbers stay text.
+ */
 export function parseOutput(stdout: string): unknown {
   const text = stdout.trim();
-  if (text === '') return '';
-  const first = text[0];
-  if (first === '{' || first === '[' || first === '"' || /^(-?\d|true$|false$|null$)/.test(text)) {
+  if (text.startsWith('{') || text.startsWith('[')) {
     try {
-      return JSON.parse(text);
+      return parseJsonExact(text);
     } catch {
       // plain text that happens to start like JSON
     }
   }
-  return text;
+  return outputText(stdout);
 }
 
 export function formatBytes(bytes: number): string {

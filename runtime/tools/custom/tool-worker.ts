@@ -8,10 +8,12 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { parseJsonExact } from '../exact-output.ts';
 import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
+import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
 export interface WorkerLaunch {
@@ -53,6 +55,7 @@ export class ToolWorker {
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private starts = 0;
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -120,6 +123,7 @@ export class ToolWorker {
   }
 
   private async start(): Promise<ChildProcessWithoutNullStreams> {
+    noteWorkerStart(this.starts++ > 0);
     const launch = await this.launch();
     const child = spawnInGroup(launch.command, launch.args, { ...launch, worker: true });
     await new Promise<void>((resolve, reject) => {
@@ -171,7 +175,8 @@ export class ToolWorker {
     if (!line.trim()) return;
     let message: WorkerResponse | WorkerToolCall;
     try {
-      message = JSON.parse(line) as WorkerResponse | WorkerToolCall;
+      // Exact: a worker's result keeps integers past 2^53 (as text) instead of rounding them.
+      message = parseJsonExact(line) as WorkerResponse | WorkerToolCall;
     } catch {
       return; // not protocol; the host keeps stdout for itself, so this is noise
     }
