@@ -9,7 +9,7 @@
  * like a refusing runtime); FORGE_PRLIMIT another prlimit ('' for none).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { bubblewrapArgs, type IsolationLevel } from './sandbox.ts';
 
@@ -35,9 +35,9 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
 
 /** The reason bwrap failed, or undefined when it ran a command in a full sandbox. */
 function tryBubblewrap(bwrap: string): Promise<string | undefined> {
-  // By absolute path: the agent's PATH may be minimal (a container's, a test's) and need not name coreutils.
-  const noop = existsSync('/bin/true') ? ['/bin/true'] : [process.execPath, '-e', '0'];
-  const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', ...noop];
+  // An absolute program: the probe must not depend on the PATH it was given.
+  const noop = findOnPath('true', {}) ?? '/bin/sh';
+  const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', noop, ...(noop === '/bin/sh' ? ['-c', ':'] : [])];
   return new Promise((resolve) => {
     // Generous: on a loaded machine a slow start is not a refusal (a refusal answers at once).
     execFile(bwrap, args, { timeout: 60_000, windowsHide: true }, (err, _stdout, stderr) => {
@@ -48,8 +48,11 @@ function tryBubblewrap(bwrap: string): Promise<string | undefined> {
   });
 }
 
+/** The system's own directories first: a PATH that is stripped (or pointed elsewhere) does not decide which sandbox runs. */
+const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
+
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
+  for (const dir of [...SYSTEM_DIRS, ...(env.PATH ?? '').split(delimiter)]) {
     if (!dir) continue;
     const candidate = join(dir, name);
     try {

@@ -12,7 +12,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
@@ -133,7 +133,7 @@ export function toolLimits(settings: SandboxSettings, tool: string | undefined):
  * worker (long-lived, many calls) gets no CPU-seconds cap: its calls have
  * timeouts, and a cap on its lifetime total would kill a healthy worker.
  */
-export function toolProcessCommand(command: string, args: readonly string[], options: { cwd: string; worker?: boolean }): SandboxedCommand {
+export function toolProcessCommand(command: string, args: readonly string[], options: { cwd: string; worker?: boolean; env?: Record<string, string> }): SandboxedCommand {
   if (!installed) return { command, args: [...args] };
   const call = scope.getStore();
   const limits = toolLimits(installed.settings, call?.tool);
@@ -143,7 +143,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     bwrap: installed.probe.bwrap,
     prlimit: installed.probe.prlimit,
     writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
-    readable: installed.codeDirs,
+    readable: [...installed.codeDirs, ...programDirsUnderTmp(command, options.env?.PATH)],
     hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs]),
     reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
     cwd: options.cwd,
@@ -155,6 +155,21 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
   };
   return sandboxCommand(command, args, policy);
+}
+
+/**
+ * The private /tmp would hide a program that lives under it (an allowlisted
+ * binary resolved there, a PATH entry there): those directories stay readable.
+ */
+function programDirsUnderTmp(command: string, path: string | undefined): string[] {
+  const dirs = [...(isAbsolute(command) ? [dirname(command)] : []), ...(path ?? '').split(delimiter)].filter((d) => d && isAbsolute(d) && (d === '/tmp' || d.startsWith('/tmp/')));
+  return [...new Set(dirs)].filter((d) => {
+    try {
+      return statSync(d).isDirectory();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** This process's writable data (VmData), read at start: a fair measure of what the same Node reserves before any tool code runs. */

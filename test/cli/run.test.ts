@@ -1,12 +1,12 @@
 /** `forge run` and `forge chat` from a project's sources: dev mode, hot reload, the terminal conversation. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
 import { forgeBin, runProcess, writeProject, minimalConfig } from '../helpers/project.ts';
 import { startScriptedOpenAI } from '../helpers/scripted-llm.ts';
 
-const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someone.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport os\n\ndef execute(args):\n    return {"greeting": "${greeting}, " + args["name"], "pid": os.getpid()}\n`;
+const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someone.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport os\n\n# Which worker process answered (its pid is the same in every sandbox: each has its own PID namespace).\nINSTANCE = os.urandom(8).hex()\n\ndef execute(args):\n    return {"greeting": "${greeting}, " + args["name"], "pid": INSTANCE}\n`;
 const devTool = '"""\nTool: dev_only\nDescription: A development tool.\nCategory: dev\n"""\n\ndef execute(args):\n    return "dev"\n';
 
 const run = (project: string, args: string[]) => startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', ...args], { cwd: project });
@@ -53,12 +53,13 @@ describe('forge run', () => {
   });
 
   it('lets an in-flight call finish on the old version during a reload', async () => {
-    const slow = (word: string) => `"""\nTool: slow\nDescription: Slow.\nTags: read\n"""\nimport time\n\ndef execute(args):\n    time.sleep(1.5)\n    return "${word}"\n`;
+    const slow = (word: string) => `"""\nTool: slow\nDescription: Slow.\nTags: read\n"""\nimport time\n\ndef execute(args):\n    open("started", "w").close()\n    time.sleep(1.5)\n    return "${word}"\n`;
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': slow('old') });
     const agent = await run(project, ['--dev']);
     try {
       const inFlight = call(agent.url, 'slow', {});
-      await new Promise((r) => setTimeout(r, 400));
+      // The old version is running once it says so (a worker's start takes longer on a loaded machine).
+      for (let i = 0; i < 300 && !existsSync(join(project, 'started')); i++) await new Promise((r) => setTimeout(r, 50));
       writeFileSync(join(project, 'tools/slow.py'), slow('new'));
       await agent.waitFor('reloaded slow');
       expect((await inFlight).value).toBe('old');

@@ -90,7 +90,8 @@ async function attack(kind: Kind | 'net_allowed', payload: Record<string, unknow
   const res = await fetch(`${agent.url}/tools/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
   const result = (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } };
   if (!result.ok) return { error: result.error };
-  const value = result.value;
+  // A script tool's or a YAML step's stdout is its text result (exact output): the attack printed JSON.
+  const value = typeof result.value === 'string' ? JSON.parse(result.value) : result.value;
   if (kind === 'cli_execute' || kind === 'local_shell') {
     if (value.exit_code !== 0) return { error: { code: 'EXIT', message: `${value.exit_code} ${value.signal ?? ''} ${value.stderr}` } };
     return JSON.parse(value.stdout);

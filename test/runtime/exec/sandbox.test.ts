@@ -75,8 +75,8 @@ describe('sandbox probe', () => {
     expect(await probeSandbox({ ...process.env, FORGE_BWRAP: fake })).toMatchObject({ isolation: 'none', reason: 'bubblewrap cannot create namespaces here: bwrap: Creating new namespace failed: Operation not permitted' });
   });
 
-  it('reports a missing bwrap, and no caps without prlimit', async () => {
-    expect(await probeSandbox({ PATH: tempDir(), FORGE_PRLIMIT: '' })).toEqual({ isolation: 'none', reason: 'bubblewrap (bwrap) is not installed' });
+  it('reports a bwrap that cannot run, and no caps without prlimit', async () => {
+    expect(await probeSandbox({ PATH: tempDir(), FORGE_PRLIMIT: '', FORGE_BWRAP: join(tempDir(), 'no-bwrap-here') })).toMatchObject({ isolation: 'none', reason: expect.stringContaining('bubblewrap cannot create namespaces here') });
   });
 });
 
