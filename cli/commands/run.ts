@@ -50,8 +50,9 @@ export async function run(argv: string[]): Promise<number> {
   const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
 
+  // Armed before the server answers, so no save after the first call is missed.
+  const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};
   if (values.stdio) {
-    const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
     await serveMcpStdio(manifest, clientCalls(registry), async () => {
       stopWatching();
       await registry.close();
@@ -77,7 +78,6 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof AuthConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
   stopOnSignals({ stop: async (grace) => (stopWatching(), running.stop(grace)) }, log);
   process.stdout.write(
     `${c.green('✓')} ${c.bold(manifest.agent_id)} ${manifest.version}${values.dev ? c.dim(' (dev)') : ''} on ${running.url}\n` +

@@ -14,6 +14,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_TIMEOUT: 504,
   FORGE_APPROVAL_DENIED: 403,
   FORGE_TOOL_CANCELLED: 499,
+  FORGE_TOOL_UNAVAILABLE: 503,
 };
 
 export function listTools(res: ServerResponse, tools: McpToolSource): void {

@@ -53,12 +53,14 @@ describe('forge run', () => {
   });
 
   it('lets an in-flight call finish on the old version during a reload', async () => {
-    const slow = (word: string) => `"""\nTool: slow\nDescription: Slow.\nTags: read\n"""\nimport time\n\ndef execute(args):\n    time.sleep(1.5)\n    return "${word}"\n`;
+    // The tool says (on stderr, which reaches the server log) that the call has started:
+    // the edit lands while the old version is certainly running, however slow the machine.
+    const slow = (word: string) => `"""\nTool: slow\nDescription: Slow.\nTags: read\n"""\nimport sys, time\n\ndef execute(args):\n    print("started ${word}", file=sys.stderr, flush=True)\n    time.sleep(1.5)\n    return "${word}"\n`;
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': slow('old') });
     const agent = await run(project, ['--dev']);
     try {
       const inFlight = call(agent.url, 'slow', {});
-      await new Promise((r) => setTimeout(r, 400));
+      await agent.waitFor('slow │ started old');
       writeFileSync(join(project, 'tools/slow.py'), slow('new'));
       await agent.waitFor('reloaded slow');
       expect((await inFlight).value).toBe('old');
