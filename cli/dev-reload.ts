@@ -103,7 +103,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   for (const tool of toRecreate(fresh, agent, state, supportKinds(paths, project))) {
     let next: Tool;
     try {
-      next = createTool(tool.spec, factories);
+      next = tool.loadErrors ? unavailableTool(tool.spec.name, tool.loadErrors, tool.spec) : createTool(tool.spec, factories);
     } catch (err) {
       options.log.warn(`cannot load ${tool.spec.name}: ${(err as Error).message}`);
       continue;

@@ -64,6 +64,7 @@ export async function createBundleRegistry(contents: BundleContents, manifest: A
       log,
       adapters,
       approval,
+      strictOutputs: manifest.strict_outputs,
       yaml: contents.yamlTools?.({ workDir, envPassthrough: manifest.env_passthrough }),
       schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
       agentConfig: { ...manifest, tools: undefined, workdir: workDir },

@@ -33,6 +33,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
+  if (config.strictOutputs) manifest.strict_outputs = true;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
   if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };
   if (adapters?.apis.length) manifest.apis = adapters.apis;

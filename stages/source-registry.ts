@@ -5,6 +5,7 @@
  * through one HTTP client with the project's egress policy, and every call
  * through the approval policy given.
  */
+import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
 import { isAbsolute, join } from 'node:path';
 import type { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
 import { createEgressPolicy } from '../runtime/guard/egress.ts';
@@ -68,6 +69,7 @@ export function sourceToolFactories(project: Project, options: SourceRegistryOpt
       new Map(project.tools.flatMap((t) => (t.yaml ? [[t.spec.name, t.yaml.definition]] : []))),
     ),
     schedules: config.schedules,
+    strictOutputs: config.strictOutputs,
     agentConfig: describeConfig(project),
     custom: {
       workDir: config.workDir,
@@ -84,10 +86,11 @@ export function createSourceRegistry(project: Project, options: SourceRegistryOp
   const origins = new Map(tools.map((t) => [t.spec.name, t.origin]));
   const factories = sourceToolFactories(project, options);
   const built = createRegistry(
-    tools.map((t) => t.spec),
+    tools.filter((t) => !t.loadErrors).map((t) => t.spec),
     factories,
     (spec) => origins.get(spec.name) ?? spec.name,
   );
+  for (const t of tools) if (t.loadErrors) built.registry.register(unavailableTool(t.spec.name, t.loadErrors, t.spec), t.origin);
   return { ...built, http: factories.http, adapters: factories.adapters };
 }
 

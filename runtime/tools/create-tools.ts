@@ -38,6 +38,8 @@ export interface ToolFactories {
   yaml?: (spec: ToolSpec, file: string) => Tool;
   /** The approval policy every call goes through. */
   approval?: ApprovalPolicy;
+  /** forge.yaml's strict_outputs: a result that does not match the declared Output fails the call. */
+  strictOutputs?: boolean;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
@@ -72,7 +74,7 @@ export interface RegistryBuild {
 }
 
 export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactories, origin: (spec: ToolSpec) => string): RegistryBuild {
-  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log, approval: factories.approval });
+  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log, approval: factories.approval, strictOutputs: factories.strictOutputs });
   const calls = new CallLog();
   registry.onCall((event) => calls.record(event));
   factories = {

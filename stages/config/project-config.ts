@@ -47,5 +47,7 @@ export interface ProjectConfig {
   /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
   mcpServers: McpServerConfig[];
   apis: ApiConfig[];
+  /** A tool result that does not match its declared Output fails the call (default: a logged warning). */
+  strictOutputs: boolean;
   source: YamlSource;
 }
