@@ -9,6 +9,7 @@ const SUBCOMMANDS: Subcommands = {
   get: { summary: 'print a tool\'s file', load: () => import('./tool-get.ts') },
   remove: { summary: 'delete a YAML tool', load: () => import('./tool-remove.ts') },
   check: { summary: 'check what tools need: dependencies, versions, cycles, depth', load: () => import('./tool-check.ts') },
+  install: { summary: 'install a folder\'s, git repository\'s or npm tarball\'s tools (--deps: and what they need)', load: () => import('./tool-install.ts') },
 };
 
 /** `forge tool add --help` prints add's usage, not this one. */
@@ -49,6 +50,7 @@ examples:
   forge tool get greet
   forge tool check
   forge tool remove greet --scope user
+  forge tool install file:///srv/git/text-tools.git --scope user --deps
 `;
 
 export function run(argv: string[]): Promise<number> {
