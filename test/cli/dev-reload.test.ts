@@ -62,6 +62,20 @@ describe('forge run --dev hot reload', () => {
     }
   }, 300_000);
 
+  it('reloads the edited tool and the meta-tools that compose it, and nothing else', async () => {
+    const meta = 'description: Wraps base.\ntags: [read]\nsteps:\n  - tool: base\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/base.py': versioned('base', 1), 'tools/meta.yaml': meta, 'tools/other.yaml': yamlTool('other', 'x') });
+    const agent = await devServer(project);
+    try {
+      saves.renameOver(join(project, 'tools/base.py'), versioned('base', 2));
+      await agent.waitFor(/tools reloaded (base, meta|meta, base)\n/);
+      expect(agent.output()).not.toMatch(/reloaded [^\n]*other/);
+      await until(async () => (await post(agent.url, 'meta')).body.value?.version === 2, 'meta seeing base version 2', agent);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('picks up a tool in a new folder, and drops a deleted one', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one') });
     const agent = await devServer(project);
