@@ -24,3 +24,32 @@ export function timeProcess(command: string, args: string[], options: { cwd: str
   }
   return times;
 }
+
+/**
+ * One line of the bench table. `ratio` is against a baseline measured in
+ * the same run; `goal` is the ratio (or, with `absolute`, the figure in ms)
+ * to be at or under (over, with higherIsBetter).
+ */
+export interface BenchRow {
+  measure: string;
+  result: string;
+  ratio?: number;
+  against?: string;
+  goal?: number;
+  /** The figure compared with the goal when it is not a ratio (ms). */
+  absolute?: number;
+  higherIsBetter?: boolean;
+}
+
+export function printRows(rows: BenchRow[]): boolean {
+  const cells = rows.map((r) => {
+    const figure = r.ratio ?? r.absolute;
+    const met = r.goal === undefined || figure === undefined ? undefined : r.higherIsBetter ? figure >= r.goal : figure <= r.goal;
+    const goal = r.goal === undefined ? '' : `${r.higherIsBetter ? '≥' : '≤'} ${r.goal}${r.ratio !== undefined ? '×' : ' ms'}`;
+    return [r.measure, r.result, r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : '', r.against ?? '', goal, met === undefined ? '' : met ? 'met' : 'MISSED'];
+  });
+  const header = ['measure', 'result', 'ratio', 'against (same run)', 'goal', ''];
+  const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c].length)));
+  for (const row of [header, ...cells]) console.log(row.map((cell, c) => (c === 1 || c === 2 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd());
+  return cells.every((c) => c[5] !== 'MISSED');
+}

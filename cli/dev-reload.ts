@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, extname, relative, resolve } from 'node:path';
+import { runtimeFactories } from '../runtime/assemble.ts';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
@@ -18,7 +19,7 @@ import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import { loadProject, type Project } from '../stages/load-project.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
-import { sourceToolFactories } from '../stages/source-registry.ts';
+import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
@@ -78,7 +79,8 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
   const fresh = filterTools(project.tools, { prod: false }).tools;
-  const factories = sourceToolFactories(project, { http: agent.http, adapters: agent.adapters, log: options.log });
+  const { resolved, code } = resolveProject(project, { tools: fresh });
+  const factories = runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log });
   for (const tool of project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
 
   const brokenTools = brokenByName(project, ctx.diagnostics, state, new Set(fresh.map((t) => t.spec.name)));

@@ -3,18 +3,15 @@
  * project's sources, through the same stages the build runs, with the same
  * manifest shape the bundle serves. Dev tools only with --dev.
  */
+import { assembleRuntime } from '../runtime/assemble.ts';
 import type { AgentManifest } from '../runtime/manifest.ts';
 import type { HttpClient } from '../runtime/net/http-client.ts';
 import type { AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
 import type { Logger } from '../runtime/tools/model.ts';
 import type { ToolRegistry } from '../runtime/tools/registry.ts';
-import { createManifest } from '../stages/emit-manifest.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import type { Project } from '../stages/load-project.ts';
-import { createSourceRegistry } from '../stages/source-registry.ts';
-import { hasErrors } from '../runtime/diagnostics.ts';
-import { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
-import { startAdapterTools } from '../runtime/tools/adapters/adapter-runtime.ts';
+import { resolveProject } from '../stages/resolve-agent.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
 
@@ -31,21 +28,12 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   const { project } = await loadProjectForCli(options.configFile, { strict: !options.dev, json: options.json ?? false });
   if (!project) return undefined;
   const selected = filterTools(project.tools, { prod: !options.dev });
-  const manifest = createManifest(project.config, selected.tools.map((t) => t.spec), !options.dev);
-  // forge.yaml was validated, so its rules parse.
-  const approval = ApprovalPolicy.create(project.config.approval);
-  const { registry, diagnostics, http, adapters } = createSourceRegistry(project, { tools: selected.tools, log: options.log, approval });
-  printDiagnostics(diagnostics);
+  const { resolved, code } = resolveProject(project, { tools: selected.tools, prod: !options.dev });
   // A running agent connects its MCP servers at start: a required one that fails stops it
-  // here; the tools of an optional one that is down are left out.
-  const started = await startAdapterTools(adapters, registry.list());
-  printDiagnostics(started.diagnostics);
-  if (hasErrors(started.diagnostics)) {
-    await registry.close();
-    await adapters.close();
-    return undefined;
-  }
-  const available = new Set(started.specs.map((s) => s.name));
-  for (const tool of registry.list()) if (!available.has(tool.name)) registry.unregister(tool.name);
-  return { project, manifest, registry, http, adapters };
+  // here; the tools of an optional one that is down are left out. forge.yaml was validated, so its rules parse.
+  const assembled = await assembleRuntime(resolved, code, { log: options.log, connect: true });
+  printDiagnostics(assembled.diagnostics);
+  if (!assembled.ok) return undefined;
+  const { registry, http, adapters } = assembled;
+  return { project, manifest: resolved.manifest, registry, http, adapters };
 }

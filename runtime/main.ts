@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentManifest } from './manifest.ts';
+import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
@@ -58,6 +59,12 @@ options:
 
 environment:
   FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into .forge/runtime.token)
+  FORGE_AUTH_TOKEN_FILE               a file holding the token (a mounted secret)
+  FORGE_STATE_URL                     file: (default, one process) or postgres://... shared by replicas
+  FORGE_PUBLIC_URL                    the URL the agent card advertises (required with a shared store)
+  FORGE_DRAIN_DELAY, FORGE_SHUTDOWN_GRACE
+                                      on SIGTERM: /readyz 503 this long while serving, then finish within the grace
+  FORGE_MCP_SESSIONS=stateful         keep MCP sessions in this process (default: stateless, any replica answers)
   PORT, FORGE_HOST                    where serve listens (flags win)
 `;
 
@@ -80,6 +87,11 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return -1; // keeps running until stdin closes
   }
   if (command === '--stdio') command = 'stdio';
+  if (command === 'serve' || command === 'stdio') {
+    // Once, where a long-lived agent starts: not on every `call`.
+    const lineWarning = nodeLineWarning();
+    if (lineWarning) stderrLogger.warn(lineWarning);
+  }
 
   let parsed;
   try {
@@ -111,8 +123,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ createBundleRegistry }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
-    import('./bundle-registry.ts'),
+  const [{ assembleRuntime }, { bundleCodeSource }, { personApprover }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+    import('./assemble.ts'),
+    import('./bundle-code.ts'),
     import('./guard/terminal-approver.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
@@ -120,9 +133,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
   const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
-  const built = await createBundleRegistry(contents, manifest, {
-    bundleFile,
-    workDir,
+  const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
     log: stderrLogger,
     rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
@@ -214,6 +225,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   } finally {
     await close();
+    await (await import('./state/active-state.ts')).closeOpenedStates();
   }
 }
 

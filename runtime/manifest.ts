@@ -61,9 +61,20 @@ export interface AgentManifest {
   /** forge.yaml's strict_outputs: results must match their tool's declared Output. */
   strict_outputs?: boolean;
   requirements: { node: string; python?: string };
+  /** The container's Node.js line and base image (forge.yaml's `runtime:`). */
+  runtime?: RuntimeSettings;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
+  /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */
+  state?: string;
   build: { mode: 'prod' | 'dev'; forge_version: string };
+}
+
+export interface RuntimeSettings {
+  /** The Node.js major line the container runs. */
+  node: number;
+  /** The base image reference; a `@sha256:` digest pins it. */
+  image: string;
 }

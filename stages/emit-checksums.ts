@@ -23,6 +23,7 @@ export function emitBuildManifest(facts: BuildFacts, writer: OutputWriter): void
     tools: { total: manifest.tools.length, by_category: categoryCounts(manifest), dev_tools_stripped: facts.strippedDevTools },
     files: writer.list().map(({ path, size }) => ({ path, size })),
   };
+  if (manifest.runtime) buildManifest.base_image = baseImageRecord(manifest.runtime.image);
   if (facts.sourceDateEpoch !== undefined) buildManifest.built_at = new Date(facts.sourceDateEpoch * 1000).toISOString();
   writer.writeJson('build-manifest.json', buildManifest);
 }
@@ -30,4 +31,10 @@ export function emitBuildManifest(facts: BuildFacts, writer: OutputWriter): void
 export function emitChecksums(writer: OutputWriter): void {
   const files = Object.fromEntries(writer.list().map((a) => [a.path, a.sha256]));
   writer.writeJson('checksums.json', { algorithm: 'sha256', files });
+}
+
+/** The container's base image as the build manifest records it: the digest too when the reference pins one. */
+export function baseImageRecord(image: string): { ref: string; digest?: string } {
+  const at = image.indexOf('@sha256:');
+  return at === -1 ? { ref: image } : { ref: image.slice(0, at), digest: image.slice(at + 1) };
 }

@@ -30,11 +30,13 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
     env_passthrough: [...config.envPassthrough].sort(),
     requirements: { node: '>=20' },
     server: { host: config.server.host, port: config.server.port },
+    runtime: config.runtime,
     build: { mode: prod ? 'prod' : 'dev', forge_version: forgeVersion() },
   };
   if (config.model) manifest.model = config.model;
   if (config.strictOutputs) manifest.strict_outputs = true;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
+  if (config.state) manifest.state = config.state;
   if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };
   if (adapters?.apis.length) manifest.apis = adapters.apis;
   if (tools.some((t) => t.source?.kind === 'python' || t.source?.interpreters?.includes('python'))) manifest.requirements.python = '>=3.8';

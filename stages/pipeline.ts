@@ -4,7 +4,7 @@
  *   load config → discover tools → parse docstrings (meanwhile: discover
  *   adapters — MCP servers, OpenAPI specs) → annotate categories
  *   → check schemas → filter (--prod strips dev tools) → bundle runtime
- *   → emit agent.json → emit Dockerfile → emit build-manifest.json + checksums.json
+ *   → emit agent.json → emit Dockerfile → emit k8s/ → emit build-manifest.json + checksums.json
  *   → emit archive
  *
  * Like esbuild's build(): one options object in, one result out, with errors
@@ -23,6 +23,7 @@ import { bundleRuntime, type BundleOutput } from './bundle-runtime.ts';
 import { archiveName, emitArchive, preloadArchiver } from './emit-archive.ts';
 import { emitBuildManifest, emitChecksums } from './emit-checksums.ts';
 import { emitContainer } from './emit-container.ts';
+import { emitKubernetes } from './emit-kubernetes.ts';
 import { categoryCounts, createManifest, emitManifest } from './emit-manifest.ts';
 import { filterTools } from './filter-tools.ts';
 import { forgeRoot, templatesDir } from './forge-paths.ts';
@@ -107,6 +108,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const manifest = createManifest(config, bundle.specs, prod, project.adapters);
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, output));
     await runStage(ctx, 'emit-container', () => emitContainer(manifest, output));
+    await runStage(ctx, 'emit-kubernetes', () => emitKubernetes(manifest, output));
     await runStage(ctx, 'emit-checksums', () => {
       emitBuildManifest({ manifest, strippedDevTools: selected.stripped.length, sourceDateEpoch }, output);
       emitChecksums(output);

@@ -40,14 +40,20 @@ export class BuildStopped extends Error {
   }
 }
 
-/** `startedAt` lets a stage that began earlier (overlapping another) report its whole wall time. */
+/**
+ * `startedAt` lets a stage that began earlier (overlapping another) report its whole wall time.
+ * An error thrown by `work` propagates as is, even when the stage also
+ * reported errors before throwing; only a stage that returns normally with
+ * reported errors stops the pipeline with BuildStopped.
+ */
 export async function runStage<T>(ctx: StageContext, stage: string, work: () => T | Promise<T>, startedAt?: number): Promise<T> {
   const started = startedAt ?? performance.now();
+  let value: T;
   try {
-    return await work();
+    value = await work();
   } finally {
     ctx.timings.push({ stage, ms: performance.now() - started });
-    // An error inside `work` propagates as is; only reported errors stop here.
-    if (ctx.gate && ctx.failed) throw new BuildStopped(stage);
   }
+  if (ctx.gate && ctx.failed) throw new BuildStopped(stage);
+  return value;
 }

@@ -42,11 +42,13 @@ export async function run(argv: string[]): Promise<number> {
     else process.stderr.write(`${c.red('✘')} no tool named "${name}" (${hint})\n`);
     return 1;
   }
+  const guide = spec.category === 'builtin' ? (await findCatalogEntry(name)?.load())?.default.guide?.() : undefined;
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, enabled, tool: spec }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, enabled, tool: spec, ...(guide ? { guide } : {}) }, null, 2) + '\n');
     return 0;
   }
   process.stdout.write(renderDescription(spec, where ?? '', enabled) + '\n');
+  if (guide) process.stdout.write('\n' + guide.split('\n').map((line) => (line ? `  ${line}` : '')).join('\n') + '\n');
   return 0;
 }
 

@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
+import { assembleRuntime } from '../../runtime/assemble.ts';
 import { DiagnosticError, type Diagnostic } from '../../runtime/diagnostics.ts';
+import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
-import { createSourceRegistry } from '../../stages/source-registry.ts';
+import { resolveProject } from '../../stages/resolve-agent.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -108,12 +110,15 @@ export async function run(argv: string[]): Promise<number> {
   // Tools report problems found when they start (an allowed binary not installed) as warnings;
   // with --verbose, what a tool prints (its stderr) shows too.
   const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(message)}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
-  const { registry, diagnostics: registryProblems } = createSourceRegistry(project, {
+  const { resolved, code } = resolveProject(project);
+  const assembled = await assembleRuntime(resolved, code, {
     log,
     approval: approval.policy,
     onCommand: values['show-command'] ? (e) => show(toShown(e.tool, e.step, e.prepared, workDir)) : undefined,
   });
-  if (!values.json) printDiagnostics(registryProblems);
+  if (!values.json) printDiagnostics(assembled.diagnostics);
+  if (!assembled.ok) return 1;
+  const { registry } = assembled;
   try {
     const tool = registry.get(name);
     const args = { ...input, ...(tool ? parseParams(values.param ?? [], tool.inputSchema) : {}) };
@@ -133,7 +138,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     return result.ok ? 0 : 1;
   } finally {
-    await registry.close();
+    await assembled.close();
   }
 }
 
@@ -159,7 +164,7 @@ function dependencyErrors(project: Project, diagnostics: readonly Diagnostic[], 
 async function dryRun(
   name: string,
   args: Record<string, unknown>,
-  registry: ReturnType<typeof createSourceRegistry>['registry'],
+  registry: ToolRegistry,
   values: { json: boolean; 'show-command': boolean },
   show: (command: ShownCommand) => void,
   shown: ShownCommand[],

@@ -1,13 +1,14 @@
 /**
  * The agent: conversations (one per context id) with the model and the
  * tools, under the approval gate. Front ends — A2A, `forge chat` — call
- * send() and resume(); one turn runs at a time per context.
+ * send() and resume(); one turn runs at a time per context, across every
+ * process sharing the conversation store.
  */
 import type { AgentManifest } from '../manifest.ts';
 import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
-import type { SessionStore } from './session-store.ts';
+import type { ConversationStore, Session } from '../state/store.ts';
 
 export class NoModelError extends Error {
   readonly code = 'FORGE_NO_MODEL';
@@ -22,7 +23,7 @@ export interface AgentOptions {
   tools: AgentTools;
   model?: ModelProvider;
   gate?: ApprovalGate;
-  sessions: SessionStore;
+  sessions: ConversationStore;
   maxIterations?: number;
   maxTokens?: number;
   temperature?: number;
@@ -37,8 +38,6 @@ export interface TurnOptions {
 }
 
 export class Agent {
-  private readonly locks = new Map<string, Promise<unknown>>();
-
   constructor(private readonly options: AgentOptions) {}
 
   get hasModel(): boolean {
@@ -46,14 +45,13 @@ export class Agent {
   }
 
   /** The approval a context is waiting for, if any. */
-  pending(contextId: string): (PendingApproval & { taskId?: string }) | undefined {
-    return this.options.sessions.get(contextId).pending;
+  async pending(contextId: string): Promise<Session['pending']> {
+    return (await this.options.sessions.read(contextId)).pending;
   }
 
   send(contextId: string, text: string, turn: TurnOptions = {}): Promise<AgentOutcome> {
-    return this.serialized(contextId, async () => {
+    return this.options.sessions.withTurn(contextId, async (session) => {
       const model = this.requireModel();
-      const session = this.options.sessions.get(contextId);
       // A new message while approval was pending means the person moved on: the paused
       // calls are refused (the model learns it with the new message, in one turn).
       if (session.pending) {
@@ -61,27 +59,19 @@ export class Agent {
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return this.finish(session.id, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
+      return finish(session, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
     });
   }
 
   /** Continues a turn paused for approval; `answers` maps call ids to yes/no (missing ids count as no). */
   resume(contextId: string, answers: Record<string, boolean>, turn: TurnOptions = {}): Promise<AgentOutcome> {
-    return this.serialized(contextId, async () => {
+    return this.options.sessions.withTurn(contextId, async (session) => {
       const model = this.requireModel();
-      const session = this.options.sessions.get(contextId);
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return this.finish(session.id, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
+      return finish(session, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
     });
-  }
-
-  private finish(contextId: string, outcome: AgentOutcome, taskId?: string): AgentOutcome {
-    const session = this.options.sessions.get(contextId);
-    if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
-    this.options.sessions.save(session);
-    return outcome;
   }
 
   private requireModel(): ModelProvider {
@@ -105,17 +95,12 @@ export class Agent {
       onEvent: turn.onEvent,
     };
   }
+}
 
-  private serialized<T>(contextId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(contextId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.catch(() => {});
-    this.locks.set(contextId, settled);
-    void settled.then(() => {
-      if (this.locks.get(contextId) === settled) this.locks.delete(contextId);
-    });
-    return next;
-  }
+/** Records a paused turn in the session (the store saves it when the turn ends). */
+function finish(session: Session, outcome: AgentOutcome, taskId?: string): AgentOutcome {
+  if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
+  return outcome;
 }
 
 /**

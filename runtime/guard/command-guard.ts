@@ -10,7 +10,10 @@
  * 4. arguments carrying command substitution ($( or a backtick), a newline
  *    or a file:// URL are refused;
  * 5. path-like arguments (also the value of --flag=VALUE) that resolve into
- *    the home directory but outside the work dir are refused.
+ *    the home directory but outside the work dir are refused;
+ * 6. programs that run other programs through options, config or URLs
+ *    (git, find, tar, awk, sed ...) pass the launcher policy
+ *    (launcher-policy.ts, applied by launcher-check.ts).
  *
  * Commands run with argv, never through a shell, so there is nothing else
  * to expand; these checks stop the ways an argument could still reach out.
@@ -43,7 +46,7 @@ export interface Allowlist {
 }
 
 export interface CommandRefusal {
-  code: 'FORGE_CLI_SHELL' | 'FORGE_CLI_NOT_ALLOWED' | 'FORGE_CLI_MISSING' | 'FORGE_CLI_ARGUMENT' | 'FORGE_CLI_PATH';
+  code: 'FORGE_CLI_SHELL' | 'FORGE_CLI_NOT_ALLOWED' | 'FORGE_CLI_MISSING' | 'FORGE_CLI_ARGUMENT' | 'FORGE_CLI_PATH' | 'FORGE_CLI_LAUNCHER';
   message: string;
   hint?: string;
 }
@@ -153,7 +156,7 @@ function homePathProblem(value: string, context: ArgumentContext): string | unde
   }
   const home = safeReal(context.home);
   const workDir = safeReal(context.workDir);
-  if (isWithin(home, physical) && !isWithin(workDir, physical)) return `resolves to ${physical}, inside the home directory but outside the working directory`;
+  if (isWithin(home, physical) && !isWithin(workDir, physical)) return 'leads into the home directory outside the working directory';
   return undefined;
 }
 

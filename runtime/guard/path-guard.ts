@@ -14,7 +14,7 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING';
+export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING' | 'FORGE_FILE_NOT_REGULAR' | 'FORGE_FILE_HARDLINK';
 
 export class PathRefusedError extends Error {
   constructor(
@@ -65,13 +65,9 @@ export class PathGuard {
     } catch (err) {
       throw new PathRefusedError('FORGE_PATH_INVALID', `path "${input}" cannot be resolved: ${(err as Error).message}`);
     }
+    // The message names the path as given, never where a symlink leads outside.
     if (!isWithin(root, physical)) {
-      const via = physical === lexical ? '' : ` (it resolves to ${physical})`;
-      throw new PathRefusedError(
-        'FORGE_PATH_OUTSIDE',
-        `path "${input}" is outside the working directory${via}`,
-        `file tools only reach files under ${root}; use a path relative to it`,
-      );
+      throw new PathRefusedError('FORGE_PATH_OUTSIDE', `path "${input}" is outside the working directory`, `file tools only reach files under ${root}; use a path relative to it`);
     }
     return { absolute: physical, relative: toRelative(root, physical) };
   }

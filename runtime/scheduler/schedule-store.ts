@@ -9,6 +9,8 @@
 import { appendFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PathGuard } from '../guard/path-guard.ts';
+import type { ScheduleEntry, ScheduleRecords } from '../state/store.ts';
+import { LocalDueTimes } from './local-due-times.ts';
 import type { FiringRecord, ScheduledTask } from './scheduled-task.ts';
 
 export const SCHEDULES_FILE = '.forge/schedules.json';
@@ -44,8 +46,9 @@ function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-export class ScheduleStore {
+export class ScheduleStore implements ScheduleRecords {
   private readonly guard: PathGuard;
+  private readonly dueTimes = new LocalDueTimes();
 
   constructor(workDir: string) {
     this.guard = new PathGuard(workDir);
@@ -60,13 +63,13 @@ export class ScheduleStore {
    * MAX_RUNTIME_SCHEDULES is refused (checked under the writers' turn, so
    * two at once cannot both take the last place).
    */
-  saveTask(task: Omit<ScheduledTask, 'source' | 'created_at' | 'updated_at'>, now = new Date()): Promise<{ created: boolean; task: ScheduledTask }> {
+  saveTask(task: Omit<ScheduledTask, 'source' | 'created_at' | 'updated_at'>, limit = MAX_RUNTIME_SCHEDULES, now = new Date()): Promise<{ created: boolean; task: ScheduledTask }> {
     const file = this.guard.resolve(SCHEDULES_FILE).absolute;
     return serialized(file, async () => {
       const tasks = await readTasks(file);
       const at = now.toISOString();
       const index = tasks.findIndex((t) => t.id === task.id);
-      if (index < 0 && tasks.length >= MAX_RUNTIME_SCHEDULES) {
+      if (index < 0 && tasks.length >= limit) {
         throw new ScheduleStoreError(`there are already ${tasks.length} run-time schedules (the limit)`, 'delete one with schedule_delete first', 'FORGE_SCHEDULE_LIMIT');
       }
       const saved: ScheduledTask = { ...task, source: 'runtime', created_at: index >= 0 ? tasks[index].created_at : at, updated_at: at };
@@ -101,6 +104,15 @@ export class ScheduleStore {
         if (lines.length > HISTORY_LIMIT) await replaceFile(file, lines.slice(-HISTORY_LIMIT).join('\n') + '\n');
       }
     });
+  }
+
+  /** Due times live in this process's memory: the file store has one process. */
+  async claimDue(entries: readonly ScheduleEntry[], now: Date): Promise<{ key: string; scheduledFor: Date }[]> {
+    return this.dueTimes.claimDue(entries, now);
+  }
+
+  nextDue(): Record<string, string | undefined> {
+    return this.dueTimes.nextDue();
   }
 
   /** Firings, newest first, optionally of one task. */

@@ -9,10 +9,13 @@
  *   missed while the agent was down are not caught up.
  * - A check that comes late fires a due task once, not once per missed time.
  * - A task whose previous firing is still running is recorded as skipped.
+ * - Due times are claimed through the state store: with a shared store
+ *   (replicas), each due time fires on exactly one of them.
  *
  * The clock is injectable: tests drive `tick()` with a fake time.
  */
 import type { Logger } from '../tools/model.ts';
+import type { ScheduleEntry, ScheduleRecords } from '../state/store.ts';
 import { parseSchedule, type Schedule } from './schedule-expression.ts';
 import { ScheduleStore } from './schedule-store.ts';
 import type { FiringRecord, ScheduledTask } from './scheduled-task.ts';
@@ -25,6 +28,8 @@ export interface Firing {
 
 export interface SchedulerOptions {
   workDir: string;
+  /** Where runtime tasks, due times and history live (default: files under the work dir). */
+  store?: ScheduleRecords;
   configTasks?: readonly ScheduledTask[];
   /** Runs a due task (the agent loop); a throw or rejection is recorded as a failed firing. */
   onFire?: (task: ScheduledTask, firing: Firing) => unknown;
@@ -34,15 +39,14 @@ export interface SchedulerOptions {
   log?: Logger;
 }
 
-interface TaskState {
+interface ParsedTask {
   signature: string;
   schedule: Schedule;
-  due: Date | undefined;
 }
 
 export class Scheduler {
-  private readonly store: ScheduleStore;
-  private readonly states = new Map<string, TaskState>();
+  private readonly store: ScheduleRecords;
+  private readonly parsed = new Map<string, ParsedTask>();
   private readonly running = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly warned = new Set<string>();
@@ -51,32 +55,33 @@ export class Scheduler {
   private checking: Promise<void> | undefined;
 
   constructor(private readonly options: SchedulerOptions) {
-    this.store = new ScheduleStore(options.workDir);
+    this.store = options.store ?? new ScheduleStore(options.workDir);
     this.clock = options.clock ?? (() => new Date());
   }
 
-  /** Checks every task once and starts the firings that are due. */
+  /** Checks every task once and starts the firings that are due (and claimed here). */
   async tick(): Promise<void> {
     const now = this.clock();
     const tasks = [...(this.options.configTasks ?? []), ...(await this.runtimeTasks())];
-    const present = new Set<string>();
+    const byKey = new Map<string, ScheduledTask>();
+    const entries: ScheduleEntry[] = [];
     for (const task of tasks) {
       const key = `${task.source}:${task.id}`;
-      present.add(key);
-      const state = this.stateFor(key, task, now);
-      if (!state?.due || now < state.due) continue;
-      const scheduledFor = state.due;
-      let due = state.schedule.nextAfter(scheduledFor);
-      if (due && due <= now) due = state.schedule.nextAfter(now);
-      state.due = due;
-      this.fire(task, scheduledFor, now);
+      const parsed = this.parse(key, task);
+      if (!parsed) continue;
+      byKey.set(key, task);
+      entries.push({ key, ...parsed });
     }
-    for (const key of this.states.keys()) if (!present.has(key)) this.states.delete(key);
+    for (const key of this.parsed.keys()) if (!byKey.has(key)) this.parsed.delete(key);
+    for (const { key, scheduledFor } of await this.store.claimDue(entries, now)) {
+      const task = byKey.get(key);
+      if (task) this.fire(task, scheduledFor, now);
+    }
   }
 
   /** When each known task is next due (after at least one tick). */
   nextRuns(): Record<string, string | undefined> {
-    return Object.fromEntries([...this.states].map(([key, s]) => [key, s.due?.toISOString()]));
+    return this.store.nextDue();
   }
 
   /** Resolves when every firing started so far has finished and been recorded. */
@@ -112,21 +117,19 @@ export class Scheduler {
     }
   }
 
-  private stateFor(key: string, task: ScheduledTask, now: Date): TaskState | undefined {
-    const signature = `${task.cron}\u0000${task.timezone ?? ''}`;
-    const existing = this.states.get(key);
+  private parse(key: string, task: ScheduledTask): ParsedTask | undefined {
+    const signature = JSON.stringify([task.cron, task.timezone ?? null]);
+    const existing = this.parsed.get(key);
     if (existing?.signature === signature) return existing;
-    let schedule: Schedule;
     try {
-      schedule = parseSchedule(task.cron, task.timezone);
+      const parsed = { signature, schedule: parseSchedule(task.cron, task.timezone) };
+      this.parsed.set(key, parsed);
+      return parsed;
     } catch (err) {
       this.warnOnce(`${key}:${signature}`, `scheduler: task "${task.id}" is skipped: ${(err as Error).message}`);
-      this.states.delete(key);
+      this.parsed.delete(key);
       return undefined;
     }
-    const state: TaskState = { signature, schedule, due: schedule.nextAfter(now) };
-    this.states.set(key, state);
-    return state;
   }
 
   private fire(task: ScheduledTask, scheduledFor: Date, firedAt: Date): void {

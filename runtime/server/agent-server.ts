@@ -2,8 +2,9 @@
  * The agent's HTTP server: health, the A2A card and JSON-RPC, MCP over
  * Streamable HTTP, and REST for tools — one node:http server, no framework.
  * Every endpoint but health and the agent card needs the bearer token.
- * Shutdown stops accepting, lets in-flight requests finish (up to a
- * timeout), then closes what is left.
+ * drain() turns /readyz to 503 while still serving (the load balancer
+ * stops sending); shutdown then stops accepting, lets in-flight requests
+ * finish (up to a timeout), then closes what is left.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,10 @@ import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { isAuthorized, type AuthSettings } from './auth.ts';
+import type { StateStore } from '../state/store.ts';
 import { McpHttpEndpoint } from './mcp-http.ts';
+import { McpStatelessEndpoint, type McpEndpoint } from './mcp-stateless.ts';
+import { serveStoredFile } from './stored-files.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { sendError, sendJson } from './respond.ts';
@@ -34,14 +38,24 @@ export interface AgentServerOptions {
   log: Logger;
   /** Tools that cannot serve calls right now (for /readyz). */
   unhealthyTools?: () => { name: string; detail?: string }[];
+  /** Where A2A tasks, cancel requests and files live (default: this process's memory). */
+  state?: StateStore;
+  /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
+  mcpSessions?: boolean;
+  /** A reason the agent cannot serve (the state store is unreachable), for /readyz. */
+  notReady?: () => Promise<string | undefined>;
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   server: Server;
+  /** /readyz answers 503 from now on; requests are still served. */
+  drain(): void;
   /** Stops accepting, waits for in-flight requests up to `graceMs`, then closes the rest. */
   close(graceMs?: number): Promise<void>;
+  /** Runs A2A tasks (its turns are aborted and failed when the grace period ends). */
+  executor: ForgeAgentExecutor;
 }
 
 const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
@@ -50,10 +64,13 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   const { manifest, tools, agent, auth, log } = options;
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
-  const mcp = new McpHttpEndpoint(() => createMcpServer(mcpIdentity, tools));
+  const makeMcpServer = () => createMcpServer(mcpIdentity, tools);
+  const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(makeMcpServer) : new McpStatelessEndpoint(makeMcpServer);
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
-  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired), new InMemoryTaskStore(), new ForgeAgentExecutor(agent));
+  const executor = new ForgeAgentExecutor(agent, options.state?.tasks);
+  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.publicUrl ?? `http://${options.host}:${options.port}`, authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
+  const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const jsonRpc = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
   );
@@ -71,6 +88,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       if (shuttingDown) return sendJson(res, 503, { ready: false, reason: 'shutting down' });
+      const notReady = await options.notReady?.();
+      if (notReady) return sendJson(res, 503, { ready: false, reason: notReady });
       const unhealthy = options.unhealthyTools?.() ?? [];
       if (unhealthy.length) return sendJson(res, 503, { ready: false, reason: 'tools cannot serve calls', unhealthy });
       return sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel });
@@ -92,6 +111,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     }
     if ((path === '/a2a' || path === '/') && method === 'POST') return jsonRpc(req, res, await readBody(req, limit));
     if (path === '/tools' && method === 'GET') return listTools(res, tools);
+    const filePath = /^\/files\/([^/]+)$/.exec(path);
+    if (filePath && method === 'GET' && options.state) return serveStoredFile(res, options.state.files, decodeURIComponent(filePath[1]));
     const toolPath = /^\/tools\/([^/]+)$/.exec(path);
     if (toolPath) {
       const name = decodeURIComponent(toolPath[1]);
@@ -144,12 +165,24 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     url: `http://${shownHost}:${port}`,
     port,
     server,
+    executor,
+    drain() {
+      shuttingDown = true;
+    },
     async close(graceMs = 10_000) {
       shuttingDown = true;
+      stopCancels?.();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
         await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      }
+      // Turns still running past the grace period end failed — in the store too, so no task stays "working".
+      const unfinished = executor.runningTasks();
+      if (unfinished.length) {
+        executor.abortAll();
+        if (inFlight > 0) await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+        await Promise.allSettled(unfinished.map((id) => options.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
       }
       for (const c of controllers) c.abort();
       await mcp.closeAll();
@@ -157,6 +190,20 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       await stopped;
     },
   };
+}
+
+/**
+ * A cancel asked of any replica reaches the one running the turn: the
+ * request goes out on the store's channel first, then the SDK records the
+ * cancellation; each replica aborts the turn if it runs there.
+ */
+function forwardCancels(handler: DefaultRequestHandler, state: StateStore, executor: ForgeAgentExecutor): () => void {
+  const cancel = handler.cancelTask.bind(handler);
+  handler.cancelTask = async (params, context) => {
+    if (!executor.cancelHere(params.id)) await state.cancels.request(params.id);
+    return cancel(params, context);
+  };
+  return state.cancels.subscribe((taskId) => executor.cancelHere(taskId));
 }
 
 const PARSE_FAILED = Symbol('parse failed');

@@ -1,7 +1,10 @@
 /**
  * Bearer-token auth for the agent's HTTP endpoints. The token comes from
- * FORGE_AUTH_TOKEN, or is generated on first start into .forge/runtime.token
- * (mode 0600) and printed once. `--no-auth` is only allowed on a loopback
+ * FORGE_AUTH_TOKEN, or the file FORGE_AUTH_TOKEN_FILE names (a mounted
+ * secret), or is generated on first start into .forge/runtime.token
+ * (mode 0600) and printed once. With a shared state store (replicas) it is
+ * never generated: each replica would make its own, and a client's token
+ * would work on one pod only. `--no-auth` is only allowed on a loopback
  * host: an open agent on a network is never one flag away.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -20,7 +23,7 @@ export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export class AuthConfigError extends Error {}
 
-export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string }): AuthSettings {
+export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
   if (options.noAuth) {
     if (!LOOPBACK_HOSTS.has(options.host)) {
       throw new AuthConfigError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${options.host}`);
@@ -29,6 +32,11 @@ export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; 
   }
   const fromEnv = options.env.FORGE_AUTH_TOKEN?.trim();
   if (fromEnv) return { token: fromEnv };
+  const fromFile = tokenFromFile(options.env.FORGE_AUTH_TOKEN_FILE);
+  if (fromFile) return { token: fromFile };
+  if (options.shared) {
+    throw new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)');
+  }
   const file = join(options.workDir, '.forge', 'runtime.token');
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
@@ -38,6 +46,19 @@ export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; 
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, token + '\n', { mode: 0o600 });
   return { token, generatedAt: file };
+}
+
+/** The token in the file FORGE_AUTH_TOKEN_FILE names; a named file that is missing or empty is an error, not a silent fallback. */
+function tokenFromFile(path: string | undefined): string | undefined {
+  if (!path?.trim()) return undefined;
+  let token: string;
+  try {
+    token = readFileSync(path.trim(), 'utf8').trim();
+  } catch (err) {
+    throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!token) throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which is empty`);
+  return token;
 }
 
 /** True when the request carries the token (compared in constant time). */

@@ -12,6 +12,8 @@ import type { McpToolSource } from './mcp-server.ts';
 export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing): McpToolSource {
   return {
     list: () => registry.list(),
+    get: (name) => registry.get(name),
+    onToolsChanged: (listener) => registry.onToolsChanged(listener),
     execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved: true, approver }),
   };
 }

@@ -1,25 +1,32 @@
 /**
  * Starts a running agent from a manifest and a registry — the same code for
- * `node runtime.mjs serve` (the bundle) and `forge run` (sources): the model
- * client, sessions under .forge/sessions/, the HTTP server, and a graceful
- * shutdown on SIGTERM/SIGINT that also stops the tool workers.
+ * `node runtime.mjs serve` (the bundle) and `forge run` (sources): the state
+ * store (files under .forge/, or Postgres shared by replicas), the model
+ * client, the HTTP server, and a graceful shutdown on SIGTERM/SIGINT (drain,
+ * finish in-flight work, fail what is left) that also stops the tool workers.
  */
 import { join } from 'node:path';
 import { Agent } from '../agent/agent.ts';
 import type { ApprovalGate } from '../agent/approval-gate.ts';
 import { createModelClient } from '../agent/providers/create-model.ts';
-import { SessionStore } from '../agent/session-store.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { HttpClient } from '../net/http-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
-import { resolveAuth } from './auth.ts';
+import { AuthConfigError, resolveAuth } from './auth.ts';
 import { clientCalls } from './client-calls.ts';
 import { ApprovalPolicy } from '../guard/approval-policy.ts';
 import type { Approver } from '../guard/approver.ts';
 import { policyGate } from '../agent/policy-gate.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
+import { setActiveState } from '../state/active-state.ts';
+import { FileConversations } from '../state/file-conversations.ts';
+import { openStateStore } from '../state/open-store.ts';
+import type { ConversationStore, StateStore } from '../state/store.ts';
+import { delay, stopTiming, type StopTiming } from './lifecycle.ts';
+import { mcpSessionsWanted } from './mcp-stateless.ts';
+import { storeReadiness } from './store-readiness.ts';
 
 export interface ServeOptions {
   manifest: AgentManifest;
@@ -36,16 +43,23 @@ export interface ServeOptions {
   /** Written to, once, when a token is generated (so a person can use it). */
   announce?: (line: string) => void;
   maxIterations?: number;
+  /** The state store to use (default: opened from FORGE_STATE_URL / forge.yaml `state:`, else files). */
+  state?: StateStore;
+  /** Keep MCP sessions in this process (default: FORGE_MCP_SESSIONS=stateful, else stateless). */
+  mcpSessions?: boolean;
 }
 
 export interface RunningAgent extends RunningServer {
   agent: Agent;
   token?: string;
-  /** Stops the server and the tool workers (what SIGTERM does). */
-  stop(graceMs?: number): Promise<void>;
+  state: StateStore;
+  /** How SIGTERM stops it (drain delay, grace period). */
+  timing: StopTiming;
+  /** Stops the server and the tool workers; with `drainMs`, /readyz is 503 that long first while requests are still served. */
+  stop(graceMs?: number, drainMs?: number): Promise<void>;
 }
 
-export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations'> & { subApprover?: Approver }): Agent {
+export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations'> & { subApprover?: Approver; sessions?: ConversationStore }): Agent {
   const { manifest, log, registry } = options;
   // The registry holds the policy every call goes through; the agent asks the same one first.
   const gate = options.gate ?? policyGate(registry.approval ?? ApprovalPolicy.create(manifest.approval), (name) => registry.get(name));
@@ -56,7 +70,7 @@ export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' 
     tools: clientCalls(registry, options.subApprover),
     model,
     gate,
-    sessions: new SessionStore(join(options.workDir, '.forge', 'sessions')),
+    sessions: options.sessions ?? new FileConversations(join(options.workDir, '.forge', 'sessions')),
     maxIterations: options.maxIterations ?? manifest.model?.max_iterations,
     maxTokens: manifest.model?.max_tokens,
     temperature: manifest.model?.temperature,
@@ -65,8 +79,22 @@ export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' 
 
 export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const env = options.env ?? process.env;
-  const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host });
-  const agent = createAgent(options);
+  const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log }));
+  try {
+    return await serveWithState(options, env, state);
+  } catch (err) {
+    if (!options.state) await state.close().catch(() => {});
+    throw err;
+  }
+}
+
+async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore): Promise<RunningAgent> {
+  const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host, shared: state.shared });
+  if (state.shared && !options.publicUrl) {
+    throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
+  }
+  setActiveState(state);
+  const agent = createAgent({ ...options, sessions: state.conversations });
   const server = await startAgentServer({
     manifest: options.manifest,
     tools: clientCalls(options.registry),
@@ -76,6 +104,9 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
     port: options.port,
     publicUrl: options.publicUrl,
     log: options.log,
+    state,
+    mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
+    notReady: storeReadiness(state),
     unhealthyTools: () =>
       options.registry
         .list()
@@ -85,18 +116,22 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   });
   if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
 
-  const scheduler = startScheduledTasks(options, agent);
+  const scheduler = startScheduledTasks(options, agent, state);
 
   let stopping: Promise<void> | undefined;
-  const stop = (graceMs?: number) => {
+  const stop = (graceMs?: number, drainMs = 0) => {
     stopping ??= (async () => {
-      await scheduler.stop();
+      server.drain();
+      if (drainMs > 0) await delay(drainMs);
+      await Promise.race([scheduler.stop(), delay(graceMs ?? 10_000)]);
       await server.close(graceMs);
       await options.registry.close();
+      setActiveState(undefined);
+      if (!options.state) await state.close().catch(() => {});
     })();
     return stopping;
   };
-  return { ...server, agent, token: auth.token, stop };
+  return { ...server, agent, token: auth.token, state, timing: stopTiming(env, state.shared), stop };
 }
 
 /**
@@ -106,9 +141,10 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
  * firing is recorded as failed when there is no model or when the turn
  * stopped for an approval nobody is there to give.
  */
-function startScheduledTasks(options: ServeOptions, agent: Agent): Scheduler {
+function startScheduledTasks(options: ServeOptions, agent: Agent, state: StateStore): Scheduler {
   const scheduler = new Scheduler({
     workDir: options.workDir,
+    store: state.schedules,
     configTasks: (options.manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
     log: options.log,
     onFire: async (task) => {
@@ -123,15 +159,19 @@ function startScheduledTasks(options: ServeOptions, agent: Agent): Scheduler {
   return scheduler;
 }
 
-/** SIGTERM/SIGINT → a graceful stop, then exit. A second signal exits at once. */
-export function stopOnSignals(agent: { stop(graceMs?: number): Promise<void> }, log: Logger): void {
+/**
+ * SIGTERM/SIGINT → drain (readyz 503 while still serving), finish in-flight
+ * work within the grace period, then exit. A second signal exits at once.
+ */
+export function stopOnSignals(agent: { stop(graceMs?: number, drainMs?: number): Promise<void>; timing?: StopTiming }, log: Logger): void {
   let signalled = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (signalled) process.exit(130);
       signalled = true;
-      log.info(`${signal}: finishing in-flight requests, then stopping`);
-      void agent.stop().then(
+      const timing = agent.timing;
+      log.info(`${signal}: ${timing?.drainMs ? `draining for ${timing.drainMs} ms, then ` : ''}finishing in-flight requests, then stopping`);
+      void agent.stop(timing?.graceMs, timing?.drainMs).then(
         () => process.exit(0),
         () => process.exit(1),
       );

@@ -36,6 +36,7 @@ const FS_ERRORS: Record<string, [code: string, text: string, hint?: string]> = {
 
 /** A file-system error about `path` (as the user named it) as a result. */
 export function fsFailure(err: unknown, path: string): Failure {
+  if (err instanceof PathRefusedError) return fail(err.code, err.message, err.hint) as Failure;
   const code = (err as NodeJS.ErrnoException).code ?? '';
   const known = FS_ERRORS[code];
   if (known) return fail(known[0], `"${path}" ${known[1]}`, known[2]) as Failure;

@@ -53,6 +53,8 @@ export class ToolRegistry implements ToolRunner {
   private readonly log: Logger;
   private readonly defaultTimeoutMs: number;
   private readonly listeners = new Set<(event: CallEvent) => void>();
+  private readonly changeListeners = new Set<() => void>();
+  private changePending = false;
   readonly approval?: ApprovalPolicy;
   private readonly strictOutputs: boolean;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
@@ -81,6 +83,7 @@ export class ToolRegistry implements ToolRunner {
       );
     }
     this.entries.set(tool.name, { tool, origin });
+    this.toolsChanged();
     return undefined;
   }
 
@@ -88,12 +91,13 @@ export class ToolRegistry implements ToolRunner {
   replace(tool: Tool, origin: string): Tool | undefined {
     const previous = this.entries.get(tool.name)?.tool;
     this.entries.set(tool.name, { tool, origin });
+    this.toolsChanged();
     return previous;
   }
 
   unregister(name: string): Tool | undefined {
     const previous = this.entries.get(name)?.tool;
-    this.entries.delete(name);
+    if (this.entries.delete(name)) this.toolsChanged();
     return previous;
   }
 
@@ -112,6 +116,26 @@ export class ToolRegistry implements ToolRunner {
   /** Tools sorted by name, so every listing is stable. */
   list(): Tool[] {
     return [...this.entries.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * Called once after the tool set changed (a tool registered, replaced or
+   * unregistered: hot reload, a forged tool), however many changes a
+   * reload made at once: changes in one turn of the event loop are told once.
+   */
+  onToolsChanged(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Tells the listeners the tool set changed, for a change made elsewhere (a tool's own schema). */
+  toolsChanged(): void {
+    if (this.changePending || this.changeListeners.size === 0) return;
+    this.changePending = true;
+    queueMicrotask(() => {
+      this.changePending = false;
+      for (const listener of [...this.changeListeners]) listener();
+    });
   }
 
   onCall(listener: (event: CallEvent) => void): () => void {

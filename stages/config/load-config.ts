@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { ModelSettings } from '../../runtime/manifest.ts';
+import { DEFAULT_NODE_LINE, defaultBaseImage } from '../../runtime/node-lines.ts';
 import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
 import * as precompiled from './generated/forge-yaml-validator.mjs';
 import { schemaValidator } from './schema-validator.ts';
@@ -84,14 +85,22 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     // When forge.yaml says nothing, read tools run on their own and everything else asks.
     approval: { auto_approve: approval.auto_approve ?? ['tag:read'], auto_deny: approval.auto_deny ?? [] },
     server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
+    runtime: resolveRuntime(data.runtime as { node?: number; image?: string } | undefined),
     schedules: await readSchedules(data.schedules as RawSchedule[] | undefined, source, diagnostics),
     mcpServers: adapters.mcpServers,
     apis: adapters.apis,
     source,
   };
+  if (typeof data.state === 'string') config.state = data.state;
   diagnostics.push(...checkEgressConfig(config.egress, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
+}
+
+/** forge.yaml's `runtime:`: the active LTS line and its slim image unless it says otherwise. */
+function resolveRuntime(raw: { node?: number; image?: string } | undefined): ProjectConfig['runtime'] {
+  const node = raw?.node ?? DEFAULT_NODE_LINE;
+  return { node, image: raw?.image ?? defaultBaseImage(node) };
 }
 
 type RawSchedule = { id: string; cron: string; task: string; timezone?: string };

@@ -4,7 +4,7 @@
  * this, never the raw YAML.
  */
 import type { Location } from '../../runtime/diagnostics.ts';
-import type { ApprovalSettings, EgressSettings, ModelSettings } from '../../runtime/manifest.ts';
+import type { ApprovalSettings, EgressSettings, ModelSettings, RuntimeSettings } from '../../runtime/manifest.ts';
 import type { ScheduledTask } from '../../runtime/scheduler/scheduled-task.ts';
 import type { ApiConfig, McpServerConfig } from './adapter-config.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -42,8 +42,12 @@ export interface ProjectConfig {
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** The Node.js line and base image of the bundle's container (forge.yaml's `runtime:`). */
+  runtime: RuntimeSettings;
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */
   schedules: ScheduledTask[];
+  /** forge.yaml's `state:` (file: or a postgres:// URL without password); absent: file:. */
+  state?: string;
   /** forge.yaml's `mcp.servers` and `apis`: services whose tools are adapter tools. */
   mcpServers: McpServerConfig[];
   apis: ApiConfig[];

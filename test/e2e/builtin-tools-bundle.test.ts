@@ -4,8 +4,8 @@
  * builtin tools run from the bundle copied to an empty directory (no
  * node_modules, no Forge, no ripgrep).
  */
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../runtime/tools/catalog.ts';
@@ -92,8 +92,10 @@ describe('forge build --prod with dev tools enabled', () => {
 
   describe('the builtin tools in the bundle, copied to an empty directory', () => {
     let deployed: string;
-    // Only node's own directory on PATH: no ripgrep, whatever the machine has.
-    const env = { PATH: dirname(process.execPath), HOME: '/nonexistent' };
+    // A PATH of node and ls alone: no ripgrep, whatever the machine has (Debian puts rg beside node in /usr/bin).
+    const bin = tempDir('forge-path-');
+    for (const program of [process.execPath, '/bin/ls', '/bin/sh']) symlinkSync(program, join(bin, basename(program)));
+    const env = { PATH: bin, HOME: '/nonexistent' };
     const call = async (name: string, args: unknown) => {
       const result = await runProcess(process.execPath, [join(deployed, '.forge-output', 'runtime.mjs'), 'call', name, JSON.stringify(args), '--json'], { cwd: deployed, env });
       return { ...result, parsed: result.stdout ? JSON.parse(result.stdout) : undefined };

@@ -18,9 +18,10 @@ export interface ScriptedServer extends TestServer {
   bodies: Record<string, any>[];
 }
 
-type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn);
+/** A step may answer later (a Promise): a slow or hanging model. */
+type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn | Promise<ScriptedTurn>);
 
-function nextTurn(script: Step[], bodies: Record<string, any>[]): ScriptedTurn {
+function nextTurn(script: Step[], bodies: Record<string, any>[]): ScriptedTurn | Promise<ScriptedTurn> {
   const step = script[bodies.length - 1];
   if (!step) return { status: 500, text: `script has no step ${bodies.length}` };
   return typeof step === 'function' ? step(bodies.at(-1)!) : step;
@@ -34,11 +35,11 @@ function sse(res: ServerResponse, events: { event?: string; data: unknown }[]) {
 
 export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServer> {
   const bodies: Record<string, any>[] = [];
-  const server = await startServer((req, res) => {
+  const server = await startServer(async (req, res) => {
     if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
     const body = JSON.parse(req.body);
     bodies.push(body);
-    const turn = nextTurn(script, bodies);
+    const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${bodies.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finish = calls.length ? 'tool_calls' : 'stop';
@@ -63,11 +64,11 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
 
 export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedServer> {
   const bodies: Record<string, any>[] = [];
-  const server = await startServer((req, res) => {
+  const server = await startServer(async (req, res) => {
     if (req.url !== '/v1/messages') return res.writeHead(404).end();
     const body = JSON.parse(req.body);
     bodies.push(body);
-    const turn = nextTurn(script, bodies);
+    const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
     const blocks: any[] = [];
     if (turn.text) blocks.push({ type: 'text', text: turn.text });

@@ -4,7 +4,13 @@
  * and results show as `working` status updates; a call that needs a
  * person's approval ends the request in `input-required`, and the next
  * message on the same task (approve / deny, or a data part
- * `{ "approvals": { "<call id>": true } }`) resumes it.
+ * `{ "approvals": { "<call id>": true } }`) resumes it — on any replica:
+ * the paused turn and the task are in the state store.
+ *
+ * A running task holds a lease in the store (a replica that dies lets it
+ * expire, and the task is failed by another); a cancel request reaches the
+ * replica running the turn through the store's cancel channel; at shutdown,
+ * turns still running when the grace period ends are failed, not left working.
  */
 import { AgentEvent } from '../../vendor/protocol.ts';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
@@ -12,18 +18,43 @@ import { TaskState } from '../../vendor/protocol.ts';
 import type { Task } from '@a2a-js/sdk';
 import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
 import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
+import type { TaskRecords } from '../../state/store.ts';
 import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
+
+/** The reason a turn is aborted with when the process stops before it finished. */
+export const SHUTDOWN = Symbol('shutdown');
 
 export class ForgeAgentExecutor implements AgentExecutor {
   private readonly running = new Map<string, AbortController>();
 
-  constructor(private readonly agent: Agent) {}
+  constructor(
+    private readonly agent: Agent,
+    /** Where leases are held (absent: no leases, e.g. in tests of the executor alone). */
+    private readonly tasks?: Pick<TaskRecords, 'hold'>,
+  ) {}
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const controller = this.running.get(taskId);
     if (controller) controller.abort();
     else bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, '', TaskState.TASK_STATE_CANCELED)));
   };
+
+  /** A cancel request from any replica: aborts the turn if it runs here (says whether it did). */
+  cancelHere(taskId: string): boolean {
+    const controller = this.running.get(taskId);
+    controller?.abort();
+    return controller !== undefined;
+  }
+
+  /** The tasks whose turns run in this process now. */
+  runningTasks(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Aborts every running turn as the process stops; each ends failed. */
+  abortAll(): void {
+    for (const controller of this.running.values()) controller.abort(SHUTDOWN);
+  }
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
@@ -37,6 +68,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
 
     const controller = new AbortController();
     this.running.set(taskId, controller);
+    let lease: { release(): Promise<void> } | undefined;
     const artifactId = `answer-${message.messageId || taskId}`;
     let streamed = false;
     const onEvent = (event: LoopEvent) => {
@@ -57,8 +89,9 @@ export class ForgeAgentExecutor implements AgentExecutor {
     };
 
     try {
+      lease = await this.tasks?.hold(taskId);
       const { text, data } = readMessage(message);
-      const pending = this.agent.pending(contextId);
+      const pending = await this.agent.pending(contextId);
       const turn = { onEvent, stream: true, signal: controller.signal, taskId };
       let outcome;
       if (pending && (!pending.taskId || pending.taskId === taskId)) {
@@ -82,11 +115,14 @@ export class ForgeAgentExecutor implements AgentExecutor {
       bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(outcome.text)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
       bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_COMPLETED, agentMessage(taskId, contextId, [textPart(outcome.text)]))));
     } catch (err) {
-      const state = controller.signal.aborted ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
-      const text = controller.signal.aborted ? 'cancelled' : (err as Error).message;
+      const shutdown = controller.signal.reason === SHUTDOWN;
+      const cancelled = controller.signal.aborted && !shutdown;
+      const state = cancelled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
+      const text = shutdown ? 'the agent stopped before the task finished; send it again' : cancelled ? 'cancelled' : (err as Error).message;
       bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, [textPart(text)]))));
     } finally {
       this.running.delete(taskId);
+      await lease?.release().catch(() => {});
     }
   }
 }

@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import { commandOutput, outputTail, runCommand } from '../../exec/run-command.ts';
 import { checkArguments, checkBinary, resolveAllowlist, SHELLS } from '../../guard/command-guard.ts';
+import { checkLaunch } from '../../guard/launcher-check.ts';
+import { launcherPolicyText } from '../../guard/launcher-policy-text.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
 import { guarded, isFailure } from '../fs-results.ts';
@@ -33,6 +35,7 @@ export default defineBuiltin<CliConfig>({
     description: [
       'Run an allowed program with a list of arguments — never through a shell, so nothing is expanded, piped or redirected. Returns the exit code, stdout and stderr (each cut at config max_output_bytes, default 1 MiB, with a truncated flag) and the duration; a non-zero exit code is a normal result.',
       'Only binaries named in config allowed_binaries run (by name, or by their absolute path), resolved on PATH when the agent starts. Shell interpreters (' + SHELLS.slice(0, 10).join(', ') + ' ...) are always refused, also through a symlink or a launcher such as env, xargs or find -exec. Arguments containing $( or backticks, line breaks or file:// URLs are refused, and so are paths (also in --flag=value form) that lead into the home directory outside the working directory.',
+      'Programs that can run other programs (git, find, xargs, env, awk, sed, tar, rsync, ssh, make, interpreters ...) have the uses that would do so refused (e.g. find -exec, git --upload-pack or -c core.*, sed\'s e command, tar --to-command); a command run through env, timeout or nice must itself be allowed. git runs without system or global config and only over file, git, http and https. `forge tool describe cli_execute` lists the policy.',
       'The program runs in the working directory with only PATH, LANG, HOME (= the working directory) and the variables config env_passthrough names; `stdin` is written to its input. It is stopped, with every process it started, after `timeout` seconds (default and upper limit: config timeout, 30 s unless set); the call as a whole ends at most 10 s later, once they are stopped.',
     ].join('\n'),
     category: 'builtin',
@@ -62,6 +65,7 @@ export default defineBuiltin<CliConfig>({
       max_output_bytes: { type: 'integer', minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'Cap for each of stdout and stderr.' },
     },
   },
+  guide: launcherPolicyText,
   create(host) {
     const config = host.config;
     const allowlist = resolveAllowlist(config.allowed_binaries, host.env.PATH ?? '');
@@ -76,17 +80,21 @@ export default defineBuiltin<CliConfig>({
         const workDir = root.absolute;
         const binary = checkBinary(allowlist, args.binary, workDir);
         if ('code' in binary) return fail(binary.code, binary.message, binary.hint);
-        const refusal = checkArguments(args.args, { workDir, home: host.env.HOME || homedir(), binary });
+        const home = host.env.HOME || homedir();
+        const refusal = checkArguments(args.args, { workDir, home, binary });
         if (refusal) return fail(refusal.code, refusal.message, refusal.hint);
+        const env = toolEnvironment({ workDir, passthrough: config.env_passthrough, parent: host.env });
+        const launch = await checkLaunch(binary, args.args, { allowlist, workDir, home, env });
+        if ('code' in launch) return fail(launch.code, launch.message, launch.hint);
         if (args.timeout !== undefined && args.timeout > config.timeout) {
           return fail('FORGE_CLI_TIMEOUT_LIMIT', `timeout ${args.timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of cli_execute in forge.yaml, or ask for less');
         }
         const timeoutMs = Math.round((args.timeout ?? config.timeout) * 1000);
         const result = await runCommand({
           command: binary.path,
-          args: args.args,
+          args: launch.args,
           cwd: workDir,
-          env: toolEnvironment({ workDir, passthrough: config.env_passthrough, parent: host.env }),
+          env: { ...env, ...launch.env },
           stdin: args.stdin,
           timeoutMs,
           signal: ctx.signal,

@@ -42,6 +42,8 @@ export interface BuiltinDefinition<Config = Record<string, unknown>> {
   /** The endpoints the tool will reach with this config, for the build to add to the egress allowlist. */
   endpoints?(config: Partial<Config>): ToolEndpoint[];
   create(host: BuiltinHost<Config>): Pick<Tool, 'execute'> & Partial<Pick<Tool, 'close'>>;
+  /** Reference text `forge tool describe` shows after the description (too long for the model to read on every call). */
+  guide?(): string;
 }
 
 export function defineBuiltin<Config = Record<string, unknown>>(definition: BuiltinDefinition<Config>): BuiltinDefinition<Config> {

@@ -1,7 +1,7 @@
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname, extname } from 'node:path';
-import { writeFileNoFollow } from '../../guard/no-follow-write.ts';
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { PathGuard } from '../../guard/path-guard.ts';
+import { writeVerified } from '../../guard/verified-open.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
@@ -61,8 +61,7 @@ export default defineBuiltin({
         if (existing && !overwrite) return fail('FORGE_FILE_EXISTS', `${FILES_DIR}/${filename} already exists`, 'set overwrite to replace it, or choose another name');
         if (existing?.isDirectory()) return fail('FORGE_FILE_IS_DIRECTORY', `${FILES_DIR}/${filename} is a directory`);
         try {
-          await mkdir(dirname(target.absolute), { recursive: true });
-          await writeFileNoFollow(target.absolute, content);
+          await writeVerified(guard, target.absolute, `${FILES_DIR}/${filename}`, content, { makeParents: true, mustNotExist: !overwrite });
         } catch (err) {
           return fsFailure(err, `${FILES_DIR}/${filename}`);
         }

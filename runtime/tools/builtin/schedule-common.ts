@@ -3,7 +3,9 @@
  * and those set at run time, and how store problems become results.
  */
 import { PathRefusedError } from '../../guard/path-guard.ts';
-import { ScheduleStore, ScheduleStoreError } from '../../scheduler/schedule-store.ts';
+import { ScheduleStoreError } from '../../scheduler/schedule-store.ts';
+import { activeState } from '../../state/active-state.ts';
+import type { ScheduleRecords } from '../../state/store.ts';
 import { SCHEDULE_ID_PATTERN, type ScheduledTask } from '../../scheduler/scheduled-task.ts';
 import { fail, type ToolResult } from '../model.ts';
 import type { BuiltinHost } from './define.ts';
@@ -11,13 +13,20 @@ import type { BuiltinHost } from './define.ts';
 export const ID_SCHEMA = { type: 'string', pattern: SCHEDULE_ID_PATTERN, description: 'The task id: lowercase letters, digits, "-" and "_".' } as const;
 
 export interface ScheduleAccess {
-  store: ScheduleStore;
+  store: Pick<ScheduleRecords, 'runtimeTasks' | 'saveTask' | 'deleteTask' | 'history'>;
   configTasks: readonly ScheduledTask[];
   allTasks(): Promise<ScheduledTask[]>;
 }
 
 export function scheduleAccess(host: BuiltinHost<unknown>): ScheduleAccess {
-  const store = new ScheduleStore(host.workDir);
+  // The process's state store, found at call time: files in the work dir, or the store replicas share.
+  const records = async () => (await activeState(host.workDir, host.env)).schedules;
+  const store: ScheduleAccess['store'] = {
+    runtimeTasks: async () => (await records()).runtimeTasks(),
+    saveTask: async (task, limit, now) => (await records()).saveTask(task, limit, now),
+    deleteTask: async (id) => (await records()).deleteTask(id),
+    history: async (options) => (await records()).history(options),
+  };
   const configTasks = host.schedules ?? [];
   return {
     store,

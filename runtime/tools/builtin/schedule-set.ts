@@ -10,7 +10,7 @@ export default defineBuiltin({
     description: [
       'Create or replace a recurring task: at each time `cron` comes due, the agent runs `task` (an instruction, as if a person had sent it).',
       '`cron` is 5-field cron ("minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5"), a nickname (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @annually), or "@every <duration>" (30s, 10m, 1h30m, 2d: an interval from the previous run). Times are read in `timezone` (IANA, default UTC).',
-      `Schedules set here persist in .forge/schedules.json in the working directory; those defined in forge.yaml are read-only. At most ${MAX_RUNTIME_SCHEDULES}. Returns the task and its next three run times.`,
+      `Schedules set here persist in .forge/schedules.json in the working directory (or in the state store replicas share); those defined in forge.yaml are read-only. At most ${MAX_RUNTIME_SCHEDULES}. Returns the task and its next three run times.`,
     ].join('\n'),
     category: 'builtin',
     tags: ['write'],
@@ -40,7 +40,7 @@ export default defineBuiltin({
           throw err;
         }
         try {
-          const { created, task: saved } = await access.store.saveTask({ id, cron, task, ...(timezone ? { timezone } : {}) });
+          const { created, task: saved } = await access.store.saveTask({ id, cron, task, ...(timezone ? { timezone } : {}) }, MAX_RUNTIME_SCHEDULES);
           const nextRuns = upcoming(schedule, new Date(), 3).map((d) => d.toISOString());
           return ok({ ...saved, created, next_runs: nextRuns });
         } catch (err) {

@@ -1,6 +1,7 @@
 import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PathGuard } from '../../guard/path-guard.ts';
+import { openForRead } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
@@ -12,6 +13,7 @@ interface Walk {
   files: number;
   truncated: boolean;
   maxEntries: number;
+  guard: PathGuard;
 }
 
 export default defineBuiltin({
@@ -19,7 +21,7 @@ export default defineBuiltin({
     name: 'directory_tree',
     description: [
       'Show the tree of files and directories under `path` (default: the working directory), `depth` levels deep (default 3), like the `tree` command: directories first, then files, each sorted by name.',
-      `${SKIPPED_DIRS.join(', ')} are shown but not entered (marked "skipped"); symlinks are shown with their target and not followed. At most \`max_entries\` lines (default 500); \`truncated\` says the tree was cut.`,
+      `${SKIPPED_DIRS.join(', ')} are shown but not entered (marked "skipped"); symlinks are shown with their target (only when it is inside the working directory) and not followed. At most \`max_entries\` lines (default 500); \`truncated\` says the tree was cut.`,
     ].join('\n'),
     category: 'builtin',
     tags: ['read'],
@@ -40,7 +42,7 @@ export default defineBuiltin({
         const { path, depth, max_entries: maxEntries } = args as { path: string; depth: number; max_entries: number };
         const base = guarded(guard, path);
         if (isFailure(base)) return base;
-        const walk: Walk = { lines: [base.relative === '.' ? './' : `${base.relative}/`], directories: 0, files: 0, truncated: false, maxEntries };
+        const walk: Walk = { lines: [base.relative === '.' ? './' : `${base.relative}/`], directories: 0, files: 0, truncated: false, maxEntries, guard };
         try {
           await walkDirectory(base.absolute, '', depth, walk);
         } catch (err) {
@@ -53,8 +55,31 @@ export default defineBuiltin({
   },
 });
 
+/** Lists `dir` through a descriptor verified inside the work dir, so a directory swapped for a symlink mid-walk is not listed. */
+async function listVerified(dir: string, walk: Walk) {
+  const opened = await openForRead(walk.guard, dir, walk.guard.relativeOf(dir), {}, true);
+  try {
+    if (!opened.info.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    return await readdir(opened.self, { withFileTypes: true });
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** A symlink's target as shown: only when it stays inside the work dir (an outside target is not disclosed). */
+async function shownTarget(link: string, walk: Walk): Promise<string> {
+  const target = await readlink(link).catch(() => undefined);
+  if (target === undefined) return '?';
+  try {
+    walk.guard.resolve(link);
+    return target;
+  } catch {
+    return '(outside the working directory)';
+  }
+}
+
 async function walkDirectory(dir: string, indent: string, depthLeft: number, walk: Walk): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
+  const entries = await listVerified(dir, walk);
   entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const [i, entry] of entries.entries()) {
     if (walk.lines.length > walk.maxEntries) {
@@ -65,7 +90,7 @@ async function walkDirectory(dir: string, indent: string, depthLeft: number, wal
     const branch = `${indent}${last ? '└── ' : '├── '}`;
     const childIndent = `${indent}${last ? '    ' : '│   '}`;
     if (entry.isSymbolicLink()) {
-      const target = await readlink(join(dir, entry.name)).catch(() => '?');
+      const target = await shownTarget(join(dir, entry.name), walk);
       walk.lines.push(`${branch}${entry.name} -> ${target}`);
       walk.files++;
     } else if (entry.isDirectory()) {

@@ -1,12 +1,13 @@
-import { writeFileNoFollow } from '../../guard/no-follow-write.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
+import { writeVerified } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
 import { readTextFile } from './text-file.ts';
 import { applyEdit, EDIT_SCHEMA, unifiedDiff } from './text-edits.ts';
 
-export default defineBuiltin({
+export default defineBuiltin<FileAccessConfig>({
   spec: {
     name: 'file_edit',
     description: [
@@ -26,19 +27,21 @@ export default defineBuiltin({
       },
     },
   },
+  configSchema: FILE_ACCESS_CONFIG_SCHEMA,
   create(host) {
     const guard = new PathGuard(host.workDir);
+    const access = fileAccess(host.config);
     return {
       async execute(args) {
         const { path, ...edit } = args as { path: string; old_string: string; new_string: string; replace_all: boolean };
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
-        const file = await readTextFile(target, path);
+        const file = await readTextFile(guard, target, path, access);
         if (isFailure(file)) return file;
         const outcome = applyEdit(file.text, edit, `"${target.relative}"`);
         if (!outcome.ok) return fail(outcome.code, outcome.message, outcome.hint);
         try {
-          await writeFileNoFollow(target.absolute, outcome.content);
+          await writeVerified(guard, target.absolute, path, outcome.content, access);
         } catch (err) {
           return fsFailure(err, path);
         }

@@ -2,11 +2,12 @@ import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
-import { applyPlan, PatchApplyError } from './patch-apply.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
+import { applyPlan, PatchApplyError, verifiedPatchIo } from './patch-apply.ts';
 import { planPatch, type PatchOperation } from './patch-plan.ts';
 import { EDIT_SCHEMA } from './text-edits.ts';
 
-export default defineBuiltin({
+export default defineBuiltin<FileAccessConfig>({
   spec: {
     name: 'file_patch',
     description: [
@@ -45,15 +46,18 @@ export default defineBuiltin({
       },
     },
   },
+  configSchema: FILE_ACCESS_CONFIG_SCHEMA,
   create(host) {
     const guard = new PathGuard(host.workDir);
+    const access = fileAccess(host.config);
+    const io = verifiedPatchIo(guard, access);
     return {
       async execute(args) {
         const { operations } = args as { operations: PatchOperation[] };
-        const plan = await planPatch(operations, guard);
+        const plan = await planPatch(operations, guard, access);
         if (isFailure(plan)) return plan;
         try {
-          await applyPlan(plan.steps);
+          await applyPlan(plan.steps, io);
         } catch (err) {
           if (!(err instanceof PatchApplyError)) throw err;
           const change = plan.changes[err.stepIndex];

@@ -1,23 +1,23 @@
-import { createReadStream } from 'node:fs';
-import { join } from 'node:path';
-import { open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { PathGuard } from '../../guard/path-guard.ts';
+import { openForRead, type OpenedEntry } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure, looksBinary } from '../fs-results.ts';
 import { fail, ok, type ToolResult } from '../model.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
 
 /** Files up to this size are read whole, so the text comes back byte for byte (line endings kept). */
 export const WHOLE_READ_LIMIT = 32 * 1024 * 1024;
 const MAX_LISTING = 1000;
 
-export default defineBuiltin({
+export default defineBuiltin<FileAccessConfig>({
   spec: {
     name: 'file_read',
     description: [
       'Read a text file in the working directory, or list a directory.',
       'A file comes back as its exact text (line endings kept) from line `offset` (1-based, default 1), at most `limit` lines (default 2000); `truncated` says more lines follow, and `total_lines` how many there are, so a long file can be read in pages.',
-      'A directory comes back as its entries (name, type, size), up to 1000. Binary files are refused. Paths are relative to the working directory; anything that resolves outside it (through `..`, an absolute path or a symlink) is refused.',
+      'A directory comes back as its entries (name, type, size), up to 1000. Binary files, FIFOs, devices and files with several hard links (unless config allow_hardlinks) are refused. Paths are relative to the working directory; anything that resolves outside it (through `..`, an absolute path or a symlink, also one swapped in while the file is opened) is refused.',
     ].join('\n'),
     category: 'builtin',
     tags: ['read'],
@@ -32,54 +32,52 @@ export default defineBuiltin({
       },
     },
   },
+  configSchema: FILE_ACCESS_CONFIG_SCHEMA,
   create(host) {
     const guard = new PathGuard(host.workDir);
+    const access = fileAccess(host.config);
     return {
       async execute(args) {
         const { path, offset, limit } = args as { path: string; offset: number; limit: number };
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
-        let info;
+        let opened: OpenedEntry;
         try {
-          info = await stat(target.absolute);
+          opened = await openForRead(guard, target.absolute, path, access, true);
         } catch (err) {
           return fsFailure(err, path);
         }
-        if (info.isDirectory()) return listDirectory(target.absolute, target.relative);
-        if (!info.isFile()) return fail('FORGE_FILE_NOT_REGULAR', `"${path}" is not a regular file`);
         try {
-          return info.size <= WHOLE_READ_LIMIT
-            ? await readWhole(target.absolute, target.relative, offset, limit)
-            : await readStreaming(target.absolute, target.relative, info.size, offset, limit);
+          if (opened.info.isDirectory()) return await listDirectory(opened.self, target.relative);
+          return opened.info.size <= WHOLE_READ_LIMIT
+            ? await readWhole(opened.handle, target.relative, offset, limit)
+            : await readStreaming(opened.handle, target.relative, opened.info.size, offset, limit);
         } catch (err) {
           return fsFailure(err, path);
+        } finally {
+          await opened.handle.close().catch(() => undefined);
         }
       },
     };
   },
 });
 
-async function listDirectory(absolute: string, relative: string): Promise<ToolResult> {
-  const dirents = await readdir(absolute, { withFileTypes: true });
+/** Lists the opened directory through its descriptor's own path, so a swapped path cannot redirect the listing. */
+async function listDirectory(self: string, relative: string): Promise<ToolResult> {
+  const dirents = await readdir(self, { withFileTypes: true });
   dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const entries = [];
   for (const d of dirents.slice(0, MAX_LISTING)) {
     const type = d.isDirectory() ? 'directory' : d.isSymbolicLink() ? 'symlink' : d.isFile() ? 'file' : 'other';
     const entry: { name: string; type: string; size?: number } = { name: d.name, type };
-    if (type === 'file') entry.size = (await stat(join(absolute, d.name)).catch(() => undefined))?.size ?? 0;
+    if (type === 'file') entry.size = (await lstat(`${self}/${d.name}`).catch(() => undefined))?.size ?? 0;
     entries.push(entry);
   }
   return ok({ path: relative, type: 'directory', entries, truncated: dirents.length > MAX_LISTING });
 }
 
-async function readWhole(absolute: string, relative: string, offset: number, limit: number): Promise<ToolResult> {
-  const handle = await open(absolute, 'r');
-  let bytes: Buffer;
-  try {
-    bytes = await handle.readFile();
-  } finally {
-    await handle.close();
-  }
+async function readWhole(handle: FileHandle, relative: string, offset: number, limit: number): Promise<ToolResult> {
+  const bytes = await handle.readFile();
   if (looksBinary(bytes)) return binaryFailure(relative, bytes.length);
   const lines = bytes.toString('utf8').split(/(?<=\n)/);
   if (lines.length === 1 && lines[0] === '') lines.pop();
@@ -87,18 +85,13 @@ async function readWhole(absolute: string, relative: string, offset: number, lim
 }
 
 /** Past WHOLE_READ_LIMIT the file is read line by line; lines come back joined with "\n". */
-async function readStreaming(absolute: string, relative: string, size: number, offset: number, limit: number): Promise<ToolResult> {
+async function readStreaming(handle: FileHandle, relative: string, size: number, offset: number, limit: number): Promise<ToolResult> {
   const first = Buffer.alloc(8000);
-  const handle = await open(absolute, 'r');
-  try {
-    await handle.read(first, 0, first.length, 0);
-  } finally {
-    await handle.close();
-  }
+  await handle.read(first, 0, first.length, 0);
   if (looksBinary(first)) return binaryFailure(relative, size);
   const selected: string[] = [];
   let total = 0;
-  const lines = createInterface({ input: createReadStream(absolute, 'utf8'), crlfDelay: Infinity });
+  const lines = createInterface({ input: handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false }), crlfDelay: Infinity });
   for await (const line of lines) {
     total++;
     if (total >= offset && selected.length < limit) selected.push(line + '\n');

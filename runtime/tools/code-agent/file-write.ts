@@ -1,18 +1,17 @@
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { writeFileNoFollow } from '../../guard/no-follow-write.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
+import { writeVerified } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
-import { fail, ok } from '../model.ts';
+import { ok } from '../model.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
 
-export default defineBuiltin({
+export default defineBuiltin<FileAccessConfig>({
   spec: {
     name: 'file_write',
     description: [
       'Write a text file in the working directory, replacing it whole if it exists; missing parent directories are created.',
       'Returns the path, whether the file was `created` or `updated`, and the bytes written (UTF-8). An existing file keeps its permissions.',
-      'Paths resolving outside the working directory (through `..`, an absolute path or a symlink) are refused, and a symlink is never written through.',
+      'Paths resolving outside the working directory (through `..`, an absolute path or a symlink) are refused, and a symlink is never written through. Only regular files are written: FIFOs, devices and files with several hard links (unless config allow_hardlinks) are refused.',
     ].join('\n'),
     category: 'builtin',
     tags: ['write'],
@@ -26,22 +25,24 @@ export default defineBuiltin({
       },
     },
   },
+  configSchema: FILE_ACCESS_CONFIG_SCHEMA,
   create(host) {
     const guard = new PathGuard(host.workDir);
+    const access = fileAccess(host.config);
     return {
       async execute(args) {
         const { path, content } = args as { path: string; content: string };
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
-        const existing = await stat(target.absolute).catch(() => undefined);
-        if (existing?.isDirectory()) return fail('FORGE_FILE_IS_DIRECTORY', `"${path}" is a directory`, 'give a file path');
+        let created: boolean;
         try {
-          await mkdir(dirname(target.absolute), { recursive: true });
-          await writeFileNoFollow(target.absolute, content);
+          ({ created } = await writeVerified(guard, target.absolute, path, content, { ...access, makeParents: true }));
         } catch (err) {
-          return fsFailure(err, path);
+          const failure = fsFailure(err, path);
+          if (failure.error.code === 'FORGE_FILE_IS_DIRECTORY') failure.error.hint = 'give a file path';
+          return failure;
         }
-        return ok({ path: target.relative, action: existing ? 'updated' : 'created', bytes: Buffer.byteLength(content) });
+        return ok({ path: target.relative, action: created ? 'created' : 'updated', bytes: Buffer.byteLength(content) });
       },
     };
   },

@@ -4,6 +4,7 @@ import { defineBuiltin } from '../builtin/define.ts';
 import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { IgnoreTree } from './ignore-tree.ts';
+import { insideResults } from './inside-results.ts';
 import { SKIPPED_DIR_GLOBS, SKIPPED_DIRS } from './skipped-dirs.ts';
 
 export default defineBuiltin({
@@ -33,7 +34,8 @@ export default defineBuiltin({
     return {
       async execute(args) {
         const { pattern, path, max_results: maxResults, include_hidden: dot } = args as { pattern: string; path: string; max_results: number; include_hidden: boolean };
-        if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
+        // ".." also counts inside braces and lists ("{..,src}/x"); the results are checked once more after expansion below.
+        if (pattern.startsWith('/') || /(^|[/{,])\.\.($|[/},])/.test(pattern)) {
           return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" leaves the search directory`, 'use a pattern relative to `path`, and set `path` to search elsewhere in the working directory');
         }
         const base = guarded(guard, path);
@@ -50,6 +52,8 @@ export default defineBuiltin({
         entries = kept;
         entries.sort((a, b) => b.stats!.mtimeMs - a.stats!.mtimeMs || (a.path < b.path ? -1 : 1));
         const prefix = base.relative === '.' ? '' : `${base.relative}/`;
+        const found = await insideResults(guard, entries.map((e) => ({ path: prefix + e.path, entry: e })));
+        entries = found.map((f) => f.entry);
         const files = entries.slice(0, maxResults).map((e) => ({ path: prefix + e.path, size: e.stats!.size, modified: e.stats!.mtime.toISOString() }));
         return ok({ files, total: entries.length, truncated: entries.length > maxResults });
       },

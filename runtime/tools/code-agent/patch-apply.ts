@@ -4,9 +4,10 @@
  * directories a step created). If a step fails, the steps already taken are
  * undone in reverse order, so the patch leaves all or nothing.
  */
-import { chmod, mkdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { lstat, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileNoFollow } from '../../guard/no-follow-write.ts';
+import type { PathGuard } from '../../guard/path-guard.ts';
+import { entryInVerifiedDirectory, openDirectoryVerified, readVerified, writeVerified, type FileAccessOptions } from '../../guard/verified-open.ts';
 import type { PatchStep } from './patch-plan.ts';
 
 /** The file operations a patch uses; tests replace one to make a step fail. */
@@ -20,22 +21,52 @@ export interface PatchIo {
   removeTree(path: string): Promise<void>;
 }
 
-export const nodePatchIo: PatchIo = {
-  async read(path) {
-    const info = await stat(path).catch(() => undefined);
-    if (!info) return undefined;
-    return { bytes: await readFile(path), mode: info.mode & 0o7777 };
-  },
-  async write(path, data, mode) {
-    await writeFileNoFollow(path, data, mode);
-    // The mode given when creating is reduced by the umask; a restored file gets back exactly the one it had.
-    if (mode !== undefined) await chmod(path, mode);
-  },
-  remove: (path) => unlink(path),
-  rename: (from, to) => rename(from, to),
-  makeParents: (path) => mkdir(dirname(path), { recursive: true }),
-  removeTree: (path) => rm(path, { recursive: true, force: true }),
-};
+/**
+ * The file operations on verified descriptors: every read, write, unlink and
+ * rename happens through a directory opened and checked inside the work dir,
+ * so a component swapped for a symlink mid-patch cannot send it elsewhere.
+ */
+export function verifiedPatchIo(guard: PathGuard, access: FileAccessOptions = {}): PatchIo {
+  const shown = (path: string) => guard.relativeOf(path);
+  const inDirectory = async <T>(path: string, act: (entry: string) => Promise<T>): Promise<T> => {
+    const entry = await entryInVerifiedDirectory(guard, path, shown(path));
+    try {
+      return await act(entry.path);
+    } finally {
+      await entry.close();
+    }
+  };
+  return {
+    async read(path) {
+      try {
+        const { bytes, info } = await readVerified(guard, path, shown(path), access);
+        return { bytes, mode: info.mode & 0o7777 };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+    async write(path, data, mode) {
+      // The mode given when creating is reduced by the umask; a restored file gets back exactly the one it had (set on the descriptor).
+      await writeVerified(guard, path, shown(path), data, { ...access, mode, exactMode: mode !== undefined });
+    },
+    remove: (path) => inDirectory(path, (entry) => unlink(entry)),
+    async rename(from, to) {
+      await inDirectory(from, (source) => inDirectory(to, (destination) => rename(source, destination)));
+    },
+    async makeParents(path) {
+      let topmostMissing: string | undefined;
+      for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+        if (await lstat(dir).then(() => true, () => false)) break;
+        topmostMissing = dir;
+      }
+      const dir = await openDirectoryVerified(guard, dirname(path), shown(path), true);
+      await dir.handle.close();
+      return topmostMissing;
+    },
+    removeTree: (path) => inDirectory(path, (entry) => rm(entry, { recursive: true, force: true })),
+  };
+}
 
 type Undo = () => Promise<void>;
 
@@ -50,7 +81,7 @@ export class PatchApplyError extends Error {
   }
 }
 
-export async function applyPlan(steps: readonly PatchStep[], io: PatchIo = nodePatchIo): Promise<void> {
+export async function applyPlan(steps: readonly PatchStep[], io: PatchIo): Promise<void> {
   const undo: Undo[] = [];
   for (const [i, step] of steps.entries()) {
     try {

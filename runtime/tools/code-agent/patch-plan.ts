@@ -4,10 +4,11 @@
  * content — all before anything is written. A plan that comes out of here
  * names only guarded paths and operations that fit the files.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { applyPatch } from 'diff';
 import type { GuardedPath, PathGuard } from '../../guard/path-guard.ts';
+import { readVerified, type FileAccessOptions } from '../../guard/verified-open.ts';
 import { fsFailure, guarded, isFailure, looksBinary, type Failure } from '../fs-results.ts';
 import { fail } from '../model.ts';
 import { WHOLE_READ_LIMIT } from './file-read.ts';
@@ -42,7 +43,7 @@ export interface PatchPlan {
 /** What a path holds at a point in the plan: a file (its bytes), a directory, or nothing. */
 type Entry = { kind: 'file'; bytes?: Buffer; source?: string; size: number } | { kind: 'directory' } | { kind: 'absent' };
 
-export async function planPatch(operations: readonly PatchOperation[], guard: PathGuard): Promise<PatchPlan | Failure> {
+export async function planPatch(operations: readonly PatchOperation[], guard: PathGuard, access: FileAccessOptions = {}): Promise<PatchPlan | Failure> {
   const state = new Map<string, Entry>();
   const entryAt = async (absolute: string): Promise<Entry> => {
     const known = state.get(absolute);
@@ -117,7 +118,7 @@ export async function planPatch(operations: readonly PatchOperation[], guard: Pa
     if (entry.size > WHOLE_READ_LIMIT) return problem('FORGE_FILE_TOO_LARGE', `"${op.path}" is ${entry.size} bytes; files up to ${WHOLE_READ_LIMIT} bytes can be edited`);
     let bytes: Buffer;
     try {
-      bytes = entry.bytes ?? (await readFile(entry.source!));
+      bytes = entry.bytes ?? (await readVerified(guard, entry.source!, op.path, access)).bytes;
     } catch (err) {
       const failure = fsFailure(err, op.path);
       return problem(failure.error.code, failure.error.message);

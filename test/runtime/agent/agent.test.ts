@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
 import type { PendingApproval } from '../../../runtime/agent/agent-loop.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
-import { SessionStore } from '../../../runtime/agent/session-store.ts';
+import { FileConversations } from '../../../runtime/state/file-conversations.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { ok, type Tool } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
@@ -20,7 +20,7 @@ async function agentWith(script: (ScriptedTurn | ((body: Record<string, any>) =>
     tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
     model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
     gate: { decide: () => 'ask' },
-    sessions: new SessionStore(tempDir()),
+    sessions: new FileConversations(tempDir()),
   });
   return { agent, llm, ran };
 }
@@ -36,11 +36,11 @@ describe('Agent', () => {
     const roles = llm.bodies[1].messages.map((m: { role: string }) => m.role);
     expect(roles).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
     expect(llm.bodies[1].messages[3].content).toContain('FORGE_APPROVAL_DENIED');
-    expect(agent.pending('ctx')).toBeUndefined();
+    expect(await agent.pending('ctx')).toBeUndefined();
   });
 
   it('says clearly that there is no model', async () => {
-    const agent = new Agent({ manifest: { agent_id: 'a', version: '1', description: '' }, tools: { list: () => [], execute: async () => ok(null) }, sessions: new SessionStore(tempDir()) });
+    const agent = new Agent({ manifest: { agent_id: 'a', version: '1', description: '' }, tools: { list: () => [], execute: async () => ok(null) }, sessions: new FileConversations(tempDir()) });
     await expect(agent.send('ctx', 'hi')).rejects.toBeInstanceOf(NoModelError);
   });
 });

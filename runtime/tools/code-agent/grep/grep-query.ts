@@ -17,6 +17,8 @@ export interface GrepQuery {
   /** Search only this file (a name within root). */
   file?: string;
   signal: AbortSignal;
+  /** Search files with more than one hard link (tool config allow_hardlinks). */
+  allowHardlinks?: boolean;
 }
 
 export interface GrepMatch {

@@ -2,35 +2,66 @@
  * grep_search without ripgrep: the same walk (sorted by name, depth first,
  * .gitignore and .ignore honoured, hidden files and the skipped directories
  * left out, symlinks not followed, binary files skipped) and the same
- * answer, with JavaScript regular expressions.
+ * answer, with JavaScript regular expressions — run in a worker thread that
+ * is terminated at the timeout, so no pattern can hold the server's thread.
+ * Directories and files are opened as verified descriptors (see
+ * guard/verified-open.ts): a path swapped for a symlink mid-walk is skipped.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
+import { PathGuard } from '../../../guard/path-guard.ts';
+import { openForRead, readVerified } from '../../../guard/verified-open.ts';
 import { looksBinary } from '../../fs-results.ts';
 import { IgnoreTree } from '../ignore-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
 import { clipLine, GrepPatternError, withContext, type GrepOutcome, type GrepQuery } from './grep-query.ts';
+import { RegexAborted, RegexWorker } from './regex-worker.ts';
 
 /** Files larger than this are not searched by the fallback (ripgrep has no such limit). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcome> {
-  const regex = compile(query);
+  const regex = new RegexWorker(query.signal);
+  try {
+    return await search(query, regex);
+  } catch (err) {
+    if (err instanceof RegexAborted) return { matches: [], truncated: false, timedOut: true };
+    throw err;
+  } finally {
+    await regex.close();
+  }
+}
+
+async function search(query: GrepQuery, regex: RegexWorker): Promise<GrepOutcome> {
+  const source = query.fixedStrings ? query.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : query.pattern;
+  const invalid = await regex.compile(source, query.caseInsensitive ? 'i' : '');
+  if (invalid !== undefined) throw new GrepPatternError(`regex parse error: ${invalid}`);
+  const guard = new PathGuard(query.root);
   const included = query.include.length ? picomatch(query.include.map(anchored), { dot: true }) : () => true;
   const excluded = query.exclude.length ? picomatch(query.exclude.map(anchored), { dot: true }) : () => false;
   const outcome: GrepOutcome = { matches: [], truncated: false, timedOut: false };
 
   const searchFile = async (relative: string, absolute: string) => {
+    let hits: number[];
     if (!included(relative) || excluded(relative)) return;
-    const bytes = await readFile(absolute).catch(() => undefined);
+    // Hard-linked files are skipped unless allowed, FIFOs and devices always (never opened blocking).
+    const read = await readVerified(guard, absolute, relative, { allowHardlinks: query.allowHardlinks }).catch(() => undefined);
+    const bytes = read?.bytes;
     if (!bytes || bytes.length > MAX_FILE_BYTES || looksBinary(bytes)) return;
     const lines = bytes.toString('utf8').split('\n');
     if (lines.at(-1) === '') lines.pop();
     const seen = new Map<number, { text: string; match: boolean }>();
     let fileMatches = 0;
-    for (let i = 0; i < lines.length; i++) {
-      if (!regex.test(lines[i].replace(/\r$/, ''))) continue;
+    const remaining = query.maxResults - outcome.matches.length + 1;
+    try {
+      hits = await regex.match(lines, remaining);
+    } catch (err) {
+      if (!(err instanceof RegexAborted)) throw err;
+      outcome.timedOut = true;
+      return;
+    }
+    for (const i of hits) {
       if (outcome.matches.length + fileMatches >= query.maxResults) {
         outcome.truncated = true;
         break;
@@ -46,7 +77,7 @@ export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcom
   const ignores = new IgnoreTree(query.root);
   const walk = async (dirRelative: string): Promise<void> => {
     const absolute = join(query.root, dirRelative);
-    const entries = await readdir(absolute, { withFileTypes: true }).catch(() => []);
+    const entries = await listVerified(guard, absolute, dirRelative || '.');
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (outcome.truncated || outcome.timedOut) return;
@@ -74,12 +105,16 @@ export async function searchWithJavaScript(query: GrepQuery): Promise<GrepOutcom
   return outcome;
 }
 
-function compile(query: GrepQuery): RegExp {
-  const source = query.fixedStrings ? query.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : query.pattern;
+/** A directory's entries, read through a descriptor verified inside the root (none if it was swapped out). */
+async function listVerified(guard: PathGuard, absolute: string, shown: string) {
+  const opened = await openForRead(guard, absolute, shown, {}, true).catch(() => undefined);
+  if (!opened) return [];
   try {
-    return new RegExp(source, query.caseInsensitive ? 'i' : '');
-  } catch (err) {
-    throw new GrepPatternError(`regex parse error: ${(err as Error).message}`);
+    return opened.info.isDirectory() ? await readdir(opened.self, { withFileTypes: true }) : [];
+  } catch {
+    return [];
+  } finally {
+    await opened.handle.close();
   }
 }
 

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../../runtime/guard/path-guard.ts';
-import { applyPlan, nodePatchIo, PatchApplyError, type PatchIo } from '../../../../runtime/tools/code-agent/patch-apply.ts';
+import { applyPlan, PatchApplyError, verifiedPatchIo, type PatchIo } from '../../../../runtime/tools/code-agent/patch-apply.ts';
 import { planPatch } from '../../../../runtime/tools/code-agent/patch-plan.ts';
 import { isFailure } from '../../../../runtime/tools/fs-results.ts';
 import { tempDir } from '../../../helpers/project.ts';
@@ -117,6 +117,7 @@ describe('applying a checked plan', () => {
     const modeBefore = statSync(join(work, 'README.md')).mode;
     // The real file operations, except that the failAt-th step's change throws as a full disk would.
     let step = 0;
+    const nodePatchIo = verifiedPatchIo(guard);
     const failing: PatchIo = {
       ...nodePatchIo,
       write: (path, data, mode) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : nodePatchIo.write(path, data, mode)),
@@ -140,7 +141,7 @@ describe('applying a checked plan', () => {
     const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'add', path: 'src/z.ts', content: 'z' }], guard);
     if (isFailure(plan)) throw new Error(plan.error.message);
     mkdirSync(join(work, 'src', 'z.ts'));
-    const error = (await applyPlan(plan.steps).catch((err: unknown) => err)) as PatchApplyError;
+    const error = (await applyPlan(plan.steps, verifiedPatchIo(guard)).catch((err: unknown) => err)) as PatchApplyError;
     expect(error.stepIndex).toBe(1);
     expect(read('README.md')).toBe('# Title\n\nText.\n');
   });

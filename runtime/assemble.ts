@@ -1,0 +1,147 @@
+/**
+ * The one place a running agent is put together: approval policy, one HTTP
+ * client with the egress policy, the adapters (MCP servers, OpenAPI
+ * services) and every tool wired to its code.
+ *
+ * Like Vite's resolveConfig, the inputs are resolved first into one shape,
+ * a ResolvedAgent (agent.json's manifest plus where the agent works): a
+ * built bundle reads it from agent.json, a project run from sources resolves
+ * forge.yaml into it (stages/resolve-agent.ts) with the same stages the
+ * build runs. The two differ only in their CodeSource: where a tool's code
+ * comes from (compiled into runtime.mjs, or the project's files).
+ */
+import { DiagnosticError, type Diagnostic } from './diagnostics.ts';
+import { ApprovalPolicy } from './guard/approval-policy.ts';
+import { createEgressPolicy } from './guard/egress.ts';
+import type { AgentManifest } from './manifest.ts';
+import { HttpClient } from './net/http-client.ts';
+import { createAdapterRuntime, startAdapterTools, type AdapterModules, type AdapterRuntime } from './tools/adapters/adapter-runtime.ts';
+import type { BuiltinDefinition } from './tools/builtin/define.ts';
+import { createRegistry, type ToolFactories } from './tools/create-tools.ts';
+import { unavailableTool } from './tools/unavailable-tool.ts';
+import type { NodeToolLauncher } from './tools/custom/custom-tool.ts';
+import type { Logger, ToolSpec } from './tools/model.ts';
+import { silentLogger, type ToolRegistry } from './tools/registry.ts';
+import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
+import type { CommandEvent, YamlToolHost } from './tools/yaml/yaml-tool.ts';
+
+/** An agent resolved from its inputs: all the runtime is assembled from. */
+export interface ResolvedAgent {
+  /** agent.json's content (for a project run from sources, what its build would write). */
+  manifest: AgentManifest;
+  /** The directory the tools work in. */
+  workDir: string;
+}
+
+/** Where the tools' code comes from: the only thing a bundle and a project's sources differ in. */
+export interface CodeSource {
+  /** Builtin, adapter and dev tools shipped with Forge, by name. */
+  builtins: Record<string, BuiltinDefinition<any>>;
+  /** The adapter modules (MCP, OpenAPI) the agent uses. */
+  adapterModules: AdapterModules;
+  /** Makes YAML tools; absent when the agent has none. */
+  yamlTools?: (host: YamlToolHost) => YamlToolFactory;
+  /** Absolute path of a tool's source file (a spec's `source.path` is relative). */
+  resolveSource(path: string): string;
+  /** Starts a TypeScript/JavaScript tool's process. */
+  node: NodeToolLauncher;
+  /** Where a tool came from, for diagnostics: "agent.json#name", "tools/greet.yaml". */
+  origin(spec: ToolSpec): string;
+  /** Why a tool cannot load, already reported (a builtin's bad config value): it is listed and answers calls with this. */
+  loadErrors?(spec: ToolSpec): Diagnostic[] | undefined;
+}
+
+export interface AssembleOptions {
+  log?: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** The approval policy; made from the manifest's approval: and `rules` when absent. */
+  approval?: ApprovalPolicy;
+  /** Extra approval rules from the command line. */
+  rules?: { autoApprove?: string[]; autoDeny?: string[] };
+  /** Connect the MCP servers first, leaving out the tools of an optional one that is down. */
+  connect?: boolean;
+  /** The tools to register (default: every tool of the manifest). */
+  specs?: readonly ToolSpec[];
+  /** Share one client (and its egress policy) across reloads. */
+  http?: HttpClient;
+  /** Share the adapter connections across reloads. */
+  adapters?: AdapterRuntime;
+  /** Sees every command a YAML tool runs, just before it runs (--show-command). */
+  onCommand?: (event: CommandEvent) => void;
+}
+
+export interface AssembledRuntime {
+  registry: ToolRegistry;
+  http: HttpClient;
+  adapters: AdapterRuntime;
+  diagnostics: Diagnostic[];
+  close(): Promise<void>;
+}
+
+export type Assembly =
+  | ({ ok: true } & AssembledRuntime)
+  /** `usage`: an approval rule does not parse (exit 2); otherwise a required MCP server is down (exit 1). */
+  | { ok: false; usage: boolean; diagnostics: Diagnostic[] };
+
+/** The factories that turn the agent's specs into tools (also what hot reload makes a changed tool with). */
+export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, options: AssembleOptions = {}): ToolFactories & { http: HttpClient; adapters: AdapterRuntime } {
+  const { manifest, workDir } = resolved;
+  const log = options.log ?? silentLogger;
+  const env = options.env ?? process.env;
+  // Every outbound request of every tool goes through this one client and its egress policy.
+  const http = options.http ?? new HttpClient(createEgressPolicy(manifest.egress));
+  const adapters = options.adapters ?? createAdapterRuntime(manifest, code.adapterModules, { http, env, log, workDir, clientVersion: manifest.build?.forge_version });
+  return {
+    builtins: code.builtins,
+    log: options.log,
+    http,
+    env,
+    adapters,
+    approval: options.approval,
+    yaml: code.yamlTools?.({ workDir, envPassthrough: manifest.env_passthrough, onCommand: options.onCommand }),
+    schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
+    agentConfig: describeAgent(resolved),
+    custom: { workDir, envPassthrough: manifest.env_passthrough, resolveSource: code.resolveSource, node: code.node },
+    strictOutputs: manifest.strict_outputs,
+  };
+}
+
+export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource, options: AssembleOptions = {}): Promise<Assembly> {
+  let approval = options.approval;
+  if (!approval) {
+    try {
+      approval = ApprovalPolicy.create(resolved.manifest.approval, options.rules);
+    } catch (err) {
+      if (!(err instanceof DiagnosticError)) throw err;
+      return { ok: false, usage: true, diagnostics: err.diagnostics };
+    }
+  }
+  const factories = runtimeFactories(resolved, code, { ...options, approval });
+  const { http, adapters } = factories;
+  const diagnostics: Diagnostic[] = [];
+  let specs = options.specs ?? resolved.manifest.tools;
+  if (options.connect) {
+    // A required MCP server that fails stops the start; the tools of an optional one that is down are left out.
+    const started = await startAdapterTools(adapters, specs);
+    diagnostics.push(...started.diagnostics);
+    if (started.diagnostics.some((d) => d.severity === 'error')) {
+      if (!options.adapters) await adapters.close();
+      return { ok: false, usage: false, diagnostics };
+    }
+    specs = started.specs;
+  }
+  const broken = new Map(specs.flatMap((s) => (code.loadErrors?.(s)?.length ? [[s.name, code.loadErrors(s)!] as const] : [])));
+  const { registry, diagnostics: problems } = createRegistry(specs.filter((s) => !broken.has(s.name)), factories, code.origin);
+  // Reported once where it is (forge.yaml:line), then listed: a call answers with that error, not "no tool named".
+  for (const spec of specs) if (broken.has(spec.name)) registry.register(unavailableTool(spec.name, broken.get(spec.name)!, spec), code.origin(spec));
+  const close = async () => {
+    await registry.close();
+    await adapters.close();
+  };
+  return { ok: true, registry, http, adapters, diagnostics: [...diagnostics, ...problems], close };
+}
+
+/** What debug_console shows as the agent's config: the resolved manifest, tools by name. */
+export function describeAgent({ manifest, workDir }: ResolvedAgent): Record<string, unknown> {
+  return { ...manifest, tools: manifest.tools.map((t) => t.name), categories: undefined, workdir: workDir };
+}

@@ -1,0 +1,24 @@
+/**
+ * Where a built bundle's tools get their code: the builtins and adapter
+ * modules compiled into runtime.mjs, TypeScript tools served by the bundle
+ * itself (`runtime.mjs __worker NAME`), other sources beside it. The rest of
+ * the runtime is assembled from agent.json (assemble.ts), as for sources.
+ */
+import { isAbsolute, join } from 'node:path';
+import type { CodeSource } from './assemble.ts';
+import type { BundleContents } from './main.ts';
+
+export function bundleCodeSource(contents: BundleContents, bundleFile: string): CodeSource {
+  const bundleDir = join(bundleFile, '..');
+  return {
+    builtins: contents.builtins,
+    adapterModules: contents.adapters ?? {},
+    yamlTools: contents.yamlTools,
+    resolveSource: (path) => (isAbsolute(path) ? path : join(bundleDir, path)),
+    node: {
+      worker: async (spec) => ({ command: process.execPath, args: [bundleFile, '__worker', spec.name] }),
+      script: async (spec) => ({ command: process.execPath, args: [join(bundleDir, spec.source!.path)] }),
+    },
+    origin: (spec) => `agent.json#${spec.name}`,
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * /readyz's view of the state store: ready unless the store failed several
+ * checks in a row (one slow ping during a failover must not take every pod
+ * out of the load balancer at once). The model is never checked: a model
+ * outage is not something another replica could fix.
+ */
+import type { StateStore } from '../state/store.ts';
+
+export const FAILURES_BEFORE_UNREADY = 3;
+const PING_TIMEOUT_MS = 2000;
+
+export function storeReadiness(store: Pick<StateStore, 'ping'>, failuresBeforeUnready = FAILURES_BEFORE_UNREADY): () => Promise<string | undefined> {
+  let failures = 0;
+  let lastError = '';
+  return async () => {
+    try {
+      await Promise.race([store.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS).unref())]);
+      failures = 0;
+    } catch (err) {
+      failures++;
+      lastError = (err as Error).message;
+    }
+    return failures >= failuresBeforeUnready ? `the state store failed ${failures} checks in a row: ${lastError}` : undefined;
+  };
+}

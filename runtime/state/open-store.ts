@@ -1,0 +1,54 @@
+/**
+ * Which state store a process uses: FORGE_STATE_URL, else forge.yaml's
+ * `state:` (recorded in agent.json), else `file:`. `postgres://` (or
+ * `postgresql://`) loads the Postgres store — and the `pg` client — only
+ * then. FORGE_LEASE (e.g. 15s) is how long a turn's hold or a task's lease
+ * outlives a replica that stopped renewing it.
+ */
+import { parseDuration } from '../duration.ts';
+import type { Logger } from '../tools/model.ts';
+import { createFileStore } from './file-store.ts';
+import { StateConfigError, type StateStore } from './store.ts';
+
+export const DEFAULT_LEASE_MS = 15_000;
+
+export interface StateSettings {
+  workDir: string;
+  env: NodeJS.ProcessEnv;
+  /** forge.yaml's `state:`. */
+  configured?: string;
+  log?: Logger;
+}
+
+/** The state URL in force (never printed whole: it may hold a password). */
+export function stateUrl(settings: Pick<StateSettings, 'env' | 'configured'>): string {
+  return settings.env.FORGE_STATE_URL?.trim() || settings.configured?.trim() || 'file:';
+}
+
+export async function openStateStore(settings: StateSettings): Promise<StateStore> {
+  const url = stateUrl(settings);
+  if (url === 'file:' || url === 'file' || url.startsWith('file:')) return createFileStore(settings.workDir);
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    const leaseMs = leaseFrom(settings.env);
+    const { openPostgresStore } = await import('./postgres-store.ts');
+    try {
+      return await openPostgresStore({ url, leaseMs, log: settings.log });
+    } catch (err) {
+      throw new StateConfigError(`cannot open the Postgres state store at ${redact(url)}: ${(err as Error).message}`, 'check FORGE_STATE_URL (postgres://user:password@host:5432/database) and that the server accepts connections');
+    }
+  }
+  throw new StateConfigError(`unknown state store "${redact(url)}"`, 'use file: (the default, one process) or postgres://user:password@host:5432/database (replicas)');
+}
+
+function leaseFrom(env: NodeJS.ProcessEnv): number {
+  const text = env.FORGE_LEASE?.trim();
+  if (!text) return DEFAULT_LEASE_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 200) throw new StateConfigError(`FORGE_LEASE="${text}" is not a duration of at least 200ms`, 'write it with its unit, e.g. 15s');
+  return ms;
+}
+
+/** The URL without its password. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

@@ -1,0 +1,118 @@
+/**
+ * Conversations in Postgres. A turn holds the row (turn_owner + an expiry
+ * it renews while it runs): one turn at a time per conversation across
+ * replicas, and a replica that dies mid-turn lets go when the hold expires.
+ * The save is a compare-and-swap on the version read and releases the hold
+ * in the same statement, announcing it so waiting replicas try at once.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { PostgresNotifications } from './postgres-notifications.ts';
+import { StateConflictError, type ConversationStore, type Session } from './store.ts';
+
+const ACQUIRE = `
+  INSERT INTO forge_conversations (id, version, data, turn_owner, turn_expires)
+  VALUES ($1, 0, $3::jsonb, $2, now() + $4 * interval '1 millisecond')
+  ON CONFLICT (id) DO UPDATE SET turn_owner = EXCLUDED.turn_owner, turn_expires = EXCLUDED.turn_expires
+  WHERE forge_conversations.turn_owner IS NULL OR forge_conversations.turn_expires < now()
+  RETURNING version, data`;
+const RENEW = `UPDATE forge_conversations SET turn_expires = now() + $3 * interval '1 millisecond' WHERE id = $1 AND turn_owner = $2`;
+const SAVE = `
+  WITH saved AS (
+    UPDATE forge_conversations SET data = $3::jsonb, version = version + 1, turn_owner = NULL, turn_expires = NULL, updated_at = now()
+    WHERE id = $1 AND turn_owner = $2 AND version = $4 RETURNING id)
+  SELECT pg_notify('forge_turn', md5(id)) FROM saved`;
+const RELEASE = `
+  WITH freed AS (UPDATE forge_conversations SET turn_owner = NULL, turn_expires = NULL WHERE id = $1 AND turn_owner = $2 RETURNING id)
+  SELECT pg_notify('forge_turn', md5(id)) FROM freed`;
+
+/** How often a waiting turn tries again without a notification. */
+const POLL_MS = 250;
+
+export class PostgresConversations implements ConversationStore {
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly pool: Pool,
+    notifications: PostgresNotifications,
+    private readonly replicaId: string,
+    private readonly holdMs: number,
+  ) {
+    notifications.on('forge_turn', (hash) => {
+      for (const wake of this.waiters.get(hash) ?? []) wake();
+    });
+  }
+
+  async read(id: string): Promise<Session> {
+    const { rows } = await this.pool.query<{ data: StoredData }>('SELECT data FROM forge_conversations WHERE id = $1', [id]);
+    return toSession(id, rows[0]?.data);
+  }
+
+  /** Turns queue in this process first, so only one per conversation waits on the database. */
+  withTurn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.turn(id, work),
+      () => this.turn(id, work),
+    );
+    const settled = next.catch(() => {});
+    this.queues.set(id, settled);
+    void settled.then(() => {
+      if (this.queues.get(id) === settled) this.queues.delete(id);
+    });
+    return next;
+  }
+
+  private async turn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
+    const owner = `${this.replicaId}:${randomUUID()}`;
+    const { version, data } = await this.acquire(id, owner);
+    const renew = setInterval(() => void this.pool.query(RENEW, [id, owner, this.holdMs]).catch(() => {}), Math.max(100, this.holdMs / 3));
+    renew.unref();
+    const session = toSession(id, data);
+    let saved = false;
+    try {
+      const result = await work(session);
+      saved = true;
+      await this.save(session, owner, version);
+      return result;
+    } catch (err) {
+      // What the turn did before failing stays (as it would in memory), unless the save itself failed.
+      if (!saved) await this.save(session, owner, version).catch(() => this.pool.query(RELEASE, [id, owner]).catch(() => {}));
+      throw err;
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private async acquire(id: string, owner: string): Promise<{ version: number; data: StoredData }> {
+    const hash = createHash('md5').update(id).digest('hex');
+    for (;;) {
+      let wake!: () => void;
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      let set = this.waiters.get(hash);
+      if (!set) this.waiters.set(hash, (set = new Set()));
+      set.add(wake);
+      try {
+        const { rows } = await this.pool.query<{ version: string; data: StoredData }>(ACQUIRE, [id, owner, JSON.stringify({ messages: [] }), this.holdMs]);
+        if (rows.length) return { version: Number(rows[0].version), data: rows[0].data };
+        await Promise.race([woken, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
+      } finally {
+        set.delete(wake);
+        if (!set.size) this.waiters.delete(hash);
+      }
+    }
+  }
+
+  private async save(session: Session, owner: string, version: number): Promise<void> {
+    const data: StoredData = { messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) };
+    const { rowCount } = await this.pool.query(SAVE, [session.id, owner, JSON.stringify(data), version]);
+    if (!rowCount) throw new StateConflictError(`conversation "${session.id}" was taken over while this turn ran (its hold expired); the turn's changes were not saved`);
+  }
+}
+
+type StoredData = Pick<Session, 'messages' | 'pending'>;
+
+function toSession(id: string, data: StoredData | undefined): Session {
+  return { id, messages: data?.messages ?? [], ...(data?.pending ? { pending: data.pending } : {}) };
+}

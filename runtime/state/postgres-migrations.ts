@@ -1,0 +1,99 @@
+/**
+ * The Postgres schema, as numbered migrations applied once each under a
+ * session advisory lock: when many pods start together, one migrates and
+ * the others wait, then find nothing left to do.
+ */
+import type { Pool } from 'pg';
+
+/** pg_advisory_lock key for migrations ("forge" + 1 as a number). */
+const MIGRATION_LOCK = 0x666f726765_01;
+
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE forge_conversations (
+     id text PRIMARY KEY,
+     version bigint NOT NULL DEFAULT 0,
+     data jsonb NOT NULL,
+     turn_owner text,
+     turn_expires timestamptz,
+     updated_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE forge_tasks (
+     id text PRIMARY KEY,
+     context_id text NOT NULL,
+     state integer NOT NULL,
+     status_time text NOT NULL DEFAULT '',
+     data jsonb NOT NULL,
+     updated_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX forge_tasks_context ON forge_tasks (context_id);
+   CREATE TABLE forge_task_leases (
+     task_id text PRIMARY KEY,
+     owner text NOT NULL,
+     expires_at timestamptz NOT NULL
+   );
+   CREATE TABLE forge_schedules (
+     id text PRIMARY KEY,
+     cron text NOT NULL,
+     task text NOT NULL,
+     timezone text,
+     created_at text NOT NULL,
+     updated_at text NOT NULL,
+     seq bigserial
+   );
+   CREATE TABLE forge_schedule_due (
+     key text PRIMARY KEY,
+     signature text NOT NULL,
+     next_due timestamptz
+   );
+   CREATE TABLE forge_schedule_firings (
+     key text NOT NULL,
+     due_time timestamptz NOT NULL,
+     replica text NOT NULL,
+     claimed_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (key, due_time)
+   );
+   CREATE TABLE forge_schedule_history (
+     seq bigserial PRIMARY KEY,
+     task_id text NOT NULL,
+     record jsonb NOT NULL
+   );
+   CREATE INDEX forge_schedule_history_task ON forge_schedule_history (task_id, seq);
+   CREATE TABLE forge_files (
+     id uuid PRIMARY KEY,
+     name text NOT NULL,
+     media_type text NOT NULL,
+     content bytea NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );`,
+];
+
+/** Applies the migrations this database has not seen; returns how many ran. */
+export async function migrate(pool: Pool): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM forge_migrations');
+      const applied = rows[0]?.version ?? 0;
+      let ran = 0;
+      for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(MIGRATIONS[version - 1]);
+          await client.query('INSERT INTO forge_migrations (version) VALUES ($1)', [version]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        }
+        ran++;
+      }
+      return ran;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

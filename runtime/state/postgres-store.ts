@@ -1,0 +1,85 @@
+/**
+ * The `postgres://` state store: what many replicas of one agent share.
+ * Loaded (with the `pg` client bundled into runtime.mjs) only when the
+ * state URL names Postgres. Opening it runs the migrations once under an
+ * advisory lock, starts the LISTEN connection (cancel requests, freed
+ * turns) and the lease reaper.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../tools/model.ts';
+import { FILE_ID_PATTERN } from './file-records.ts';
+import { migrate } from './postgres-migrations.ts';
+import { PostgresConversations } from './postgres-conversations.ts';
+import { PostgresNotifications } from './postgres-notifications.ts';
+import { PostgresSchedules } from './postgres-schedules.ts';
+import { PostgresTasks } from './postgres-tasks.ts';
+import type { CancelChannel, FileRecords, StateStore } from './store.ts';
+
+export interface PostgresStoreOptions {
+  url: string;
+  /** How long a turn's hold and a task's lease last without renewal (a dead replica's work is given up after this). */
+  leaseMs: number;
+  log?: Logger;
+  poolSize?: number;
+}
+
+export interface PostgresStateStore extends StateStore {
+  tasks: PostgresTasks;
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
+  const replicaId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const config = { connectionString: options.url, application_name: `forge-${replicaId}` };
+  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', (err) => options.log?.warn(`state store: ${err.message}`));
+  try {
+    await migrate(pool);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
+  }
+  const notifications = new PostgresNotifications(() => new pg.Client(config), options.log);
+  await notifications.start();
+  const tasks = new PostgresTasks(pool, replicaId, options.leaseMs, options.log);
+  tasks.startReaper();
+
+  const cancels: CancelChannel = {
+    request: async (taskId) => {
+      await pool.query("SELECT pg_notify('forge_cancel', $1)", [taskId.slice(0, 1000)]);
+    },
+    subscribe: (listener) => notifications.on('forge_cancel', listener),
+  };
+  const files: FileRecords = {
+    async put(file) {
+      const id = randomUUID();
+      await pool.query('INSERT INTO forge_files (id, name, media_type, content) VALUES ($1, $2, $3, $4)', [id, file.name, file.mediaType, file.content]);
+      return id;
+    },
+    async get(id) {
+      if (!FILE_ID_PATTERN.test(id)) return undefined;
+      const { rows } = await pool.query<{ name: string; media_type: string; content: Buffer }>('SELECT name, media_type, content FROM forge_files WHERE id = $1', [id]);
+      return rows.length ? { id, name: rows[0].name, mediaType: rows[0].media_type, content: rows[0].content } : undefined;
+    },
+  };
+
+  return {
+    kind: 'postgres',
+    shared: true,
+    replicaId,
+    conversations: new PostgresConversations(pool, notifications, replicaId, options.leaseMs),
+    tasks,
+    cancels,
+    schedules: new PostgresSchedules(pool, replicaId),
+    files,
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      tasks.stopReaper();
+      await notifications.close();
+      await pool.end();
+    },
+  };
+}

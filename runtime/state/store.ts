@@ -1,0 +1,123 @@
+/**
+ * The state a running agent keeps between requests — conversations, A2A
+ * tasks, schedules, files — behind one interface with two implementations:
+ * `file:` (the default: one process, files under .forge/ in the work dir)
+ * and `postgres://` (many replicas behind a load balancer share it). Every
+ * part of the runtime that remembers something goes through a StateStore,
+ * so any replica can serve any request.
+ */
+import type { TaskStore } from '@a2a-js/sdk/server';
+import type { PendingApproval } from '../agent/agent-loop.ts';
+import type { ChatMessage } from '../agent/messages.ts';
+import type { Schedule } from '../scheduler/schedule-expression.ts';
+import type { FiringRecord, ScheduledTask } from '../scheduler/scheduled-task.ts';
+
+export interface Session {
+  id: string;
+  messages: ChatMessage[];
+  /** A turn paused for a person's approval. */
+  pending?: PendingApproval & { taskId?: string };
+}
+
+export interface ConversationStore {
+  /** The conversation as last saved (empty when new). */
+  read(id: string): Promise<Session>;
+  /**
+   * Runs `work` holding the conversation's turn — one turn at a time per
+   * conversation, across every process sharing the store — and saves the
+   * session it leaves (compare-and-swap on the version read, so a turn that
+   * lost its hold cannot overwrite a newer one).
+   */
+  withTurn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T>;
+}
+
+/** A held lease on a running task: renewed until released; a holder that dies lets it expire. */
+export interface TaskLease {
+  release(): Promise<void>;
+}
+
+export interface TaskRecords extends TaskStore {
+  /** Marks the task as running here until release (renewed in the background). */
+  hold(taskId: string): Promise<TaskLease>;
+  /** Marks an unfinished task failed (a finished or paused one is left as it is); says whether it did. */
+  fail(taskId: string, reason: string): Promise<boolean>;
+}
+
+export interface CancelChannel {
+  /** Asks whichever process runs the task to cancel it. */
+  request(taskId: string): Promise<void>;
+  /** Called with every cancel request (from any process); returns the unsubscribe. */
+  subscribe(listener: (taskId: string) => void): () => void;
+}
+
+/** A schedule as the scheduler hands it to the store to find its due times. */
+export interface ScheduleEntry {
+  key: string;
+  /** Changes when the expression or time zone change (the due time starts over). */
+  signature: string;
+  schedule: Schedule;
+}
+
+export interface ScheduleRecords {
+  runtimeTasks(): Promise<ScheduledTask[]>;
+  /** Adds or replaces a runtime task; a new one past `limit` is refused (checked atomically). */
+  saveTask(task: Omit<ScheduledTask, 'source' | 'created_at' | 'updated_at'>, limit: number, now?: Date): Promise<{ created: boolean; task: ScheduledTask }>;
+  deleteTask(id: string): Promise<boolean>;
+  appendHistory(record: FiringRecord): Promise<void>;
+  history(options?: { id?: string; limit?: number }): Promise<FiringRecord[]>;
+  /**
+   * The entries due at `now`, each due time claimed by exactly one caller
+   * across every process sharing the store; the next due time is recorded.
+   */
+  claimDue(entries: readonly ScheduleEntry[], now: Date): Promise<{ key: string; scheduledFor: Date }[]>;
+  /** When each entry is next due, as the store knows it. */
+  nextDue(): Record<string, string | undefined>;
+}
+
+export interface StoredFile {
+  id: string;
+  name: string;
+  mediaType: string;
+  content: Buffer;
+}
+
+export interface FileRecords {
+  put(file: Omit<StoredFile, 'id'>): Promise<string>;
+  get(id: string): Promise<StoredFile | undefined>;
+}
+
+export interface StateStore {
+  readonly kind: 'file' | 'postgres';
+  /** True when other processes may share this store (replicas). */
+  readonly shared: boolean;
+  /** This process among those sharing the store. */
+  readonly replicaId: string;
+  conversations: ConversationStore;
+  tasks: TaskRecords;
+  cancels: CancelChannel;
+  schedules: ScheduleRecords;
+  files: FileRecords;
+  /** Throws when the store cannot be reached (for /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A save that lost a compare-and-swap: someone else wrote the conversation first. */
+export class StateConflictError extends Error {
+  readonly code = 'FORGE_STATE_CONFLICT';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateConflictError';
+  }
+}
+
+export class StateConfigError extends Error {
+  readonly code = 'FORGE_STATE_CONFIG';
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'StateConfigError';
+  }
+}

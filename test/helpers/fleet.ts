@@ -1,0 +1,77 @@
+/**
+ * A fleet of one built bundle: replicas (`node runtime.mjs serve`, each in
+ * its own empty work dir, like pods) sharing a state store, behind a
+ * round-robin proxy; and the A2A / REST calls the tests make through it.
+ */
+import { join } from 'node:path';
+import { startAgentProcess, type AgentProcess } from './agent-process.ts';
+import { tempDir } from './project.ts';
+
+export const FLEET_TOKEN = 'fleet-token-for-tests';
+export const auth = { authorization: `Bearer ${FLEET_TOKEN}` };
+
+export interface FleetSettings {
+  bundle: string;
+  stateUrl: string;
+  publicUrl: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function startReplica(settings: FleetSettings): Promise<AgentProcess> {
+  return startAgentProcess(process.execPath, [join(settings.bundle, 'runtime.mjs'), 'serve', '--port', '0'], {
+    cwd: tempDir('forge-replica-'),
+    env: {
+      FORGE_AUTH_TOKEN: FLEET_TOKEN,
+      FORGE_STATE_URL: settings.stateUrl,
+      FORGE_PUBLIC_URL: settings.publicUrl,
+      FORGE_LEASE: '3s',
+      FORGE_DRAIN_DELAY: '600ms',
+      FORGE_SHUTDOWN_GRACE: '10s',
+      ...settings.env,
+    },
+  });
+}
+
+let messages = 0;
+
+/** A2A v0.3 message/send; `blocking: false` returns the task as soon as it exists. */
+export async function sendMessage(url: string, message: { text: string; contextId?: string; taskId?: string; data?: unknown }, blocking = true): Promise<any> {
+  const parts: unknown[] = [{ kind: 'text', text: message.text }];
+  if (message.data !== undefined) parts.push({ kind: 'data', data: message.data });
+  const params: Record<string, unknown> = {
+    message: { kind: 'message', role: 'user', messageId: `m-${process.pid}-${++messages}`, parts, ...(message.contextId ? { contextId: message.contextId } : {}), ...(message.taskId ? { taskId: message.taskId } : {}) },
+  };
+  if (!blocking) params.configuration = { blocking: false };
+  const response = await fetch(`${url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: messages, method: 'message/send', params }) });
+  const body = (await response.json()) as any;
+  if (body.error) throw new Error(`A2A error from ${response.headers.get('x-backend') ?? url}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+export async function getTask(url: string, id: string): Promise<any> {
+  const response = await fetch(`${url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id } }) });
+  const body = (await response.json()) as any;
+  if (body.error) throw new Error(`A2A error: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+export async function callTool(url: string, name: string, args: unknown): Promise<{ status: number; body: any; backend: string | null }> {
+  const response = await fetch(`${url}/tools/${name}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(args) });
+  return { status: response.status, body: await response.json(), backend: response.headers.get('x-backend') };
+}
+
+/** Resolves when `check` returns a value (not undefined), polling; rejects after `ms`. */
+export async function waitUntil<T>(check: () => Promise<T | undefined> | T | undefined, ms = 20_000, what = 'the condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

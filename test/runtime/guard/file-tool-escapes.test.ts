@@ -1,0 +1,222 @@
+/**
+ * The file tools attacked as a hostile caller would: a path component
+ * swapped for a symlink to outside while the tools run (a real process
+ * swapping in a bounded loop), brace and extglob patterns that climb out,
+ * hard links to outside files, FIFOs and devices. Every attempt must stay
+ * inside (zero hits outside) and no refusal may say where anything outside is.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolResult } from '../../../runtime/tools/model.ts';
+import { tempDir } from '../../helpers/project.ts';
+import { tools, type ToolHarness } from '../../helpers/tools.ts';
+
+const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree'];
+
+let base: string;
+let work: string;
+let outside: string;
+let harness: ToolHarness;
+let swapper: ChildProcess | undefined;
+
+/** Counts every attempt, so the closing note can give them. */
+export const attempts = { race: 0, braces: 0, hardlinks: 0, special: 0 };
+
+beforeEach(async () => {
+  base = tempDir('forge-escape-');
+  work = join(base, 'work');
+  outside = join(base, 'outside-secrets');
+  mkdirSync(join(work, 'sw'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'EXFIL secret line\n');
+  writeFileSync(join(work, 'sw', 'secret.txt'), 'INSIDE text line\n');
+  writeFileSync(join(work, 'plain.txt'), 'plain inside\n');
+  harness = await tools(FILE_TOOLS, { workDir: work, config: { grep_search: { engine: 'javascript' } } });
+});
+
+afterEach(() => {
+  if (swapper && swapper.exitCode === null) swapper.kill('SIGKILL');
+  swapper = undefined;
+});
+
+/** A separate process that keeps swapping work/sw between the real directory and a symlink to outside (bounded: it stops by itself). */
+function startSwapper(): ChildProcess {
+  const script = `
+    const fs = require('node:fs');
+    const [sw, dirParked, linkParked, outside] = process.argv.slice(1);
+    fs.symlinkSync(outside, linkParked);
+    const end = Date.now() + 60000;
+    for (let i = 0; i < 5e6 && Date.now() < end; i++) {
+      try { fs.renameSync(sw, dirParked); fs.renameSync(linkParked, sw); fs.renameSync(sw, linkParked); fs.renameSync(dirParked, sw); } catch {}
+    }`;
+  return spawn(process.execPath, ['-e', script, join(work, 'sw'), join(work, '.sw-dir'), join(work, '.sw-link'), outside], { stdio: 'ignore' });
+}
+
+function messageOf(result: ToolResult): string {
+  return result.ok ? '' : `${result.error.message} ${result.error.hint ?? ''} ${result.error.details ?? ''}`;
+}
+
+function outsideUntouched(): void {
+  expect(readdirSync(outside)).toEqual(['secret.txt']);
+  expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('EXFIL secret line\n');
+}
+
+describe('a path component swapped for a symlink to outside, in a bounded race', () => {
+  const ROUNDS = 600;
+
+  it.each([
+    ['file_read', () => ({ path: 'sw/secret.txt' })],
+    ['grep_search', () => ({ pattern: 'secret|text', path: 'sw' })],
+    ['directory_tree', () => ({ path: 'sw' })],
+    ['file_read (a directory listing)', () => ({ path: 'sw' })],
+  ] as const)('%s never returns anything from outside', async (label, args) => {
+    const tool = label.split(' ')[0];
+    swapper = startSwapper();
+    let inside = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      attempts.race++;
+      const result = await harness.call(tool, args());
+      const text = JSON.stringify(result.ok ? result.value : result.error);
+      expect(text).not.toContain('EXFIL');
+      expect(messageOf(result)).not.toContain(outside);
+      if (result.ok && /INSIDE|secret\.txt/.test(text)) inside++;
+    }
+    // The race was real: some calls got through to the inside file (the swapper did not just break the path).
+    expect(inside).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['file_write (new file)', 'file_write', (i: number) => ({ path: `sw/new-${i}.txt`, content: 'PWNED' })],
+    ['file_write (existing file)', 'file_write', () => ({ path: 'sw/secret.txt', content: 'PWNED\n' })],
+    ['file_write (new parent dirs)', 'file_write', (i: number) => ({ path: `sw/d${i}/e/f.txt`, content: 'PWNED' })],
+    ['file_edit', 'file_edit', () => ({ path: 'sw/secret.txt', old_string: 'line', new_string: 'lineX' })],
+    ['atomic_edit', 'atomic_edit', () => ({ path: 'sw/secret.txt', edits: [{ old_string: 'line', new_string: 'lineX' }] })],
+    ['file_patch (add)', 'file_patch', (i: number) => ({ operations: [{ op: 'add', path: `sw/p-${i}.txt`, content: 'PWNED' }] })],
+    ['file_patch (update)', 'file_patch', () => ({ operations: [{ op: 'update', path: 'sw/secret.txt', content: 'PWNED\n' }] })],
+  ] as const)('%s never creates or changes a file outside', async (_label, tool, args) => {
+    // Outside holds a file that the edit tools would change if they reached it.
+    writeFileSync(join(outside, 'secret.txt'), 'EXFIL secret line\n');
+    swapper = startSwapper();
+    let written = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      attempts.race++;
+      const result = await harness.call(tool, args(i));
+      expect(messageOf(result)).not.toContain(outside);
+      if (result.ok) written++;
+    }
+    swapper.kill('SIGKILL');
+    outsideUntouched();
+    expect(written).toBeGreaterThan(0);
+  });
+});
+
+describe('patterns that climb out after expansion', () => {
+  const PATTERNS = ['{..,x}/**', '{x,..}/outside-secrets/*', '{..,.}/*/secret.txt', 'sw/{..,y}/../outside-secrets/*', '@(..|x)/**/*.txt', '+(..)/**', '!(x)/../*', '{.,..}/{.,..}/**', '**/{..,a}/**'];
+
+  beforeEach(() => {
+    symlinkSync(outside, join(work, 'to-outside'));
+  });
+
+  it.each(PATTERNS)('glob_search %s lists nothing outside', async (pattern) => {
+    attempts.braces++;
+    const result = await harness.call('glob_search', { pattern, include_hidden: true });
+    const text = JSON.stringify(result.ok ? result.value : result.error);
+    expect(text).not.toContain('EXFIL');
+    expect(text).not.toContain(outside);
+    if (result.ok) for (const file of (result.value as { files: { path: string }[] }).files) expect(file.path.startsWith('..')).toBe(false);
+  });
+
+  it.each(PATTERNS)('grep_search include %s finds nothing outside', async (pattern) => {
+    attempts.braces++;
+    const result = await harness.call('grep_search', { pattern: 'secret', include: [pattern] });
+    expect(JSON.stringify(result.ok ? result.value : result.error)).not.toContain('EXFIL');
+  });
+
+  it('glob_search follows no symlink out and lists nothing behind it', async () => {
+    attempts.braces++;
+    const value = await harness.value<{ files: { path: string }[] }>('glob_search', { pattern: 'to-outside/**' });
+    expect(value.files).toEqual([]);
+  });
+});
+
+describe('hard links to files outside', () => {
+  beforeEach(() => {
+    linkSync(join(outside, 'secret.txt'), join(work, 'linked.txt'));
+  });
+
+  it.each([
+    ['file_read', { path: 'linked.txt' }],
+    ['file_write', { path: 'linked.txt', content: 'PWNED' }],
+    ['file_edit', { path: 'linked.txt', old_string: 'secret', new_string: 'PWNED' }],
+    ['atomic_edit', { path: 'linked.txt', edits: [{ old_string: 'secret', new_string: 'PWNED' }] }],
+    ['file_patch', { operations: [{ op: 'update', path: 'linked.txt', content: 'PWNED' }] }],
+  ] as const)('%s refuses a file with several links, naming only the given path', async (tool, args) => {
+    attempts.hardlinks++;
+    const result = await harness.call(tool, args);
+    expect(result.ok).toBe(false);
+    expect(messageOf(result)).toContain('linked.txt');
+    expect(messageOf(result)).toMatch(/hard link/);
+    expect(messageOf(result)).not.toContain(outside);
+    outsideUntouched();
+  });
+
+  it.each(['javascript', 'ripgrep'])('grep_search (%s) leaves hard-linked files out', async (engine) => {
+    attempts.hardlinks++;
+    const grep = await tools(['grep_search'], { workDir: work, config: { grep_search: { engine } } });
+    const value = await grep.value<{ matches: { path: string }[] }>('grep_search', { pattern: 'secret' });
+    expect(value.matches.map((m) => m.path)).not.toContain('linked.txt');
+  });
+
+  it('reads and writes them when the tool config sets allow_hardlinks: true', async () => {
+    attempts.hardlinks++;
+    const allowed = await tools(['file_read', 'file_write'], { workDir: work, config: { file_read: { allow_hardlinks: true }, file_write: { allow_hardlinks: true } } });
+    expect((await allowed.value<{ content: string }>('file_read', { path: 'linked.txt' })).content).toBe('EXFIL secret line\n');
+    await allowed.value('file_write', { path: 'linked.txt', content: 'shared\n' });
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('shared\n');
+  });
+});
+
+describe('FIFOs and devices', () => {
+  beforeEach(() => {
+    for (let i = 0; i < 12; i++) spawnSync('mkfifo', [join(work, `pipe-${i}`)]);
+  });
+
+  it.each([
+    ['file_write', { path: 'pipe-0', content: 'x' }],
+    ['file_read', { path: 'pipe-0' }],
+    ['file_edit', { path: 'pipe-0', old_string: 'a', new_string: 'b' }],
+    ['file_patch', { operations: [{ op: 'update', path: 'pipe-0', content: 'x' }] }],
+    ['file_write', { path: '/dev/null', content: 'x' }],
+    ['file_read', { path: '/dev/zero' }],
+  ] as const)('%s %j is refused without blocking', async (tool, args) => {
+    attempts.special++;
+    const result = await harness.call(tool, args, { timeoutMs: 20_000 });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(['FORGE_FILE_NOT_REGULAR', 'FORGE_PATH_OUTSIDE']).toContain(result.error.code);
+  });
+
+  it('a device node inside the work dir is refused for reading and writing', async () => {
+    attempts.special += 2;
+    const made = spawnSync('mknod', [join(work, 'zero'), 'c', '1', '5']);
+    expect(made.status).toBe(0); // Tests run as root here; a device node is what an attacker with a foothold would plant.
+    const read = await harness.call('file_read', { path: 'zero' });
+    const written = await harness.call('file_write', { path: 'zero', content: 'x' });
+    for (const result of [read, written]) {
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.code).toBe('FORGE_FILE_NOT_REGULAR');
+    }
+  });
+
+  it('a burst of writes to FIFOs does not freeze the other file tools', async () => {
+    attempts.special += 12;
+    const burst = Array.from({ length: 12 }, (_, i) => harness.call('file_write', { path: `pipe-${i}`, content: 'x'.repeat(1 << 20) }));
+    const read = await harness.value<{ content: string }>('file_read', { path: 'plain.txt' });
+    expect(read.content).toBe('plain inside\n');
+    for (const result of await Promise.all(burst)) expect(result.ok).toBe(false);
+    // And the grep walk skips FIFOs instead of hanging on them.
+    const grep = await harness.value<{ matches: { path: string }[] }>('grep_search', { pattern: 'plain' });
+    expect(grep.matches.map((m) => m.path)).toEqual(['plain.txt']);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * tools/list over MCP with the SDK's client: each tool's outputSchema, a
+ * result that breaks it, and notifications/tools/list_changed when the
+ * registry's tool set changes (hot reload, a forged tool).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentManifest } from '../../../runtime/manifest.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { ok, type Tool } from '../../../runtime/tools/model.ts';
+import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const running: RunningAgent[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(running.splice(0).map((r) => r.stop(100)));
+});
+
+const OUTPUT = { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] };
+
+function inProcessTool(name: string, value: unknown, outputSchema?: Record<string, unknown>): Tool {
+  return { name, description: `${name} tool`, category: 'custom', tags: ['read'], inputSchema: { type: 'object', properties: {} }, ...(outputSchema ? { outputSchema } : {}), execute: async () => ok(value) };
+}
+
+async function serveWith(registry: ToolRegistry) {
+  const workDir = registry.workDir;
+  const manifest = { agent_id: 'listing', version: '1.0.0', description: '', tools: registry.list() } as unknown as AgentManifest;
+  const agent = await serveAgent({ manifest, registry, workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
+  running.push(agent);
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  clients.push(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`)));
+  return client;
+}
+
+describe('MCP tools/list', () => {
+  it("sends each tool's outputSchema, and the SDK client accepts a result that matches it", async () => {
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    registry.register(inProcessTool('count', { total: 3 }, OUTPUT), 'count');
+    registry.register(inProcessTool('plain', 'text'), 'plain');
+    const client = await serveWith(registry);
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'count')?.outputSchema).toEqual(OUTPUT);
+    expect(tools.find((t) => t.name === 'plain')).not.toHaveProperty('outputSchema');
+    const called = await client.callTool({ name: 'count', arguments: {} });
+    expect(called.isError).toBeFalsy();
+    expect(called.structuredContent).toEqual({ total: 3 });
+  });
+
+  it('answers a result that breaks the declared output with an error result naming why, not one the client rejects', async () => {
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    registry.register(inProcessTool('wrong', { total: 'three' }, OUTPUT), 'wrong');
+    registry.register(inProcessTool('not_object', 'three', OUTPUT), 'not_object');
+    const client = await serveWith(registry);
+    await client.listTools();
+    const wrong = await client.callTool({ name: 'wrong', arguments: {} });
+    expect(wrong.isError).toBe(true);
+    expect(JSON.stringify(wrong.content)).toContain('FORGE_TOOL_OUTPUT');
+    expect(JSON.stringify(wrong.content)).toContain('total');
+    const notObject = await client.callTool({ name: 'not_object', arguments: {} });
+    expect(notObject.isError).toBe(true);
+    expect(JSON.stringify(notObject.content)).toContain('declares an object output');
+  });
+
+  it('declares listChanged and notifies the client once per change, which then lists the new tool set', async () => {
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    registry.register(inProcessTool('first', 1), 'first');
+    const client = await serveWith(registry);
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    let notified = 0;
+    let wake: () => void = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      notified++;
+      wake();
+    });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first']);
+
+    // The client's standalone event stream may still be opening: change until the first notice arrives.
+    const arrived = new Promise<void>((resolve) => (wake = resolve));
+    for (let i = 0; notified === 0 && i < 200; i++) {
+      registry.unregister('second');
+      registry.register(inProcessTool('second', 2), 'second');
+      await Promise.race([arrived, new Promise((r) => setTimeout(r, 50))]);
+    }
+    expect(notified).toBeGreaterThan(0);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first', 'second']);
+
+    // A reload that changes several tools at once is told once.
+    const before = notified;
+    const next = new Promise<void>((resolve) => (wake = resolve));
+    registry.replace(inProcessTool('first', 10), 'first');
+    registry.unregister('second');
+    registry.register(inProcessTool('third', 3), 'third');
+    await next;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(notified - before).toBe(1);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first', 'third']);
+  });
+});

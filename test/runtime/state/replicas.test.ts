@@ -1,0 +1,291 @@
+/**
+ * Many replicas of one built bundle behind a round-robin load balancer,
+ * sharing a real PostgreSQL (Debian's, started on loopback for this file):
+ * what broke when each replica kept its own state — paused tasks, lost
+ * messages, MCP sessions, duplicate schedule firings, per-replica tokens,
+ * abrupt stops — now works. The single-process cases run again on the
+ * default `file:` store.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { AgentProcess } from '../../helpers/agent-process.ts';
+import { auth, callTool, FLEET_TOKEN, getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
+import { startRoundRobinProxy, type RoundRobinProxy } from '../../helpers/round-robin-proxy.ts';
+import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+
+let postgres: TestPostgres;
+let llm: ScriptedServer;
+let bundle: string;
+let hung = 0;
+
+/** The model: answers by the last message, so replicas may ask in any order. */
+function model(body: Record<string, any>) {
+  const last = body.messages.at(-1);
+  if (last.role === 'tool') return { text: `done: ${last.content}` };
+  const text = String(last.content);
+  if (text === 'approve-me') return { toolCalls: [{ name: 'danger', arguments: { message: 'boom' } }] };
+  if (text === 'hang') {
+    hung++;
+    return new Promise<never>(() => {}); // a model that never answers: the turn is mid-flight when its replica dies
+  }
+  if (text === 'count') return { text: JSON.stringify(body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)) };
+  return { text: `ok: ${text}` };
+}
+
+beforeAll(async () => {
+  [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 100_000 }, () => model))]);
+  const project = writeProject({
+    'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - schedule_set\n  - schedule_list\n  - schedule_delete\n  - schedule_history\n`),
+    'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return {"echo": args["message"]}\n',
+    'tools/danger.py': '"""\nTool: danger\nDescription: Does something that needs approval.\nTags: write\n\nInput:\n  message (str): What to do.\n"""\n\ndef execute(args):\n    return {"did": args["message"]}\n',
+  });
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+  bundle = deployBundle(project).bundle;
+}, 60_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+let databases = 0;
+const newDatabase = () => postgres.createDatabase(`fleet_${process.pid}_${++databases}`);
+
+interface Fleet {
+  proxy: RoundRobinProxy;
+  replicas: AgentProcess[];
+  stateUrl: string;
+  start(): Promise<AgentProcess>;
+  stop(): Promise<void>;
+}
+
+async function startFleet(count: number, stateUrl: string): Promise<Fleet> {
+  const proxy = await startRoundRobinProxy([]);
+  const start = async () => {
+    const replica = await startReplica({ bundle, stateUrl, publicUrl: proxy.url });
+    proxy.add(replica.url);
+    return replica;
+  };
+  const replicas = await Promise.all(Array.from({ length: count }, start));
+  await waitUntil(() => (proxy.ready().length === count ? true : undefined), 20_000, 'every replica to be ready');
+  return {
+    proxy,
+    replicas,
+    stateUrl,
+    start,
+    async stop() {
+      await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+      await proxy.close();
+    },
+  };
+}
+
+/** Scenarios that hold for one process on files and for many on Postgres. */
+describe.each([
+  { store: 'postgres', replicas: 3 },
+  { store: 'file', replicas: 1 },
+])('on the $store store with $replicas replica(s)', ({ store, replicas }) => {
+  let fleet: Fleet;
+  beforeAll(async () => {
+    fleet = await startFleet(replicas, store === 'postgres' ? await newDatabase() : 'file:');
+  }, 60_000);
+  afterAll(() => fleet?.stop());
+
+  it('completes an A2A task paused for approval on one replica when it is approved through another', async () => {
+    const [first, second] = [fleet.replicas[0], fleet.replicas.at(-1)!];
+    const paused = await sendMessage(first.url, { text: 'approve-me', contextId: `approval-${store}` });
+    expect(paused.status.state).toBe('input-required');
+    const done = await sendMessage(second.url, { text: 'approve', contextId: `approval-${store}`, taskId: paused.id });
+    expect(done.status.state).toBe('completed');
+    expect(done.artifacts[0].parts[0].text).toBe('done: {"did":"boom"}');
+    const seen = await getTask(fleet.replicas[1 % replicas].url, paused.id);
+    expect(seen.status.state).toBe('completed');
+  });
+
+  it('keeps all of 50 concurrent messages to one conversation, sent through the load balancer', async () => {
+    const contextId = `busy-${store}`;
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => sendMessage(fleet.proxy.url, { text: `note ${i}`, contextId })));
+    expect(results.map((r) => r.status.state)).toEqual(Array(50).fill('completed'));
+    const count = await sendMessage(fleet.proxy.url, { text: 'count', contextId });
+    const said = JSON.parse(count.artifacts[0].parts[0].text) as string[];
+    expect(said.filter((t) => t.startsWith('note ')).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `note ${i}`).sort());
+    if (replicas > 1) expect(fleet.proxy.served.size).toBe(replicas);
+  }, 60_000);
+
+  it('fires an @every 1s schedule once per due time, and schedule_set on one replica shows on all', async () => {
+    const set = await callTool(fleet.replicas[0].url, 'schedule_set', { id: `beat-${store}`, cron: '@every 1s', task: 'tick' });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    for (const replica of fleet.replicas) {
+      const listed = await callTool(replica.url, 'schedule_list', {});
+      expect(JSON.stringify(listed.body)).toContain(`beat-${store}`);
+    }
+    // Ten seconds of firings, counted from the history every replica shares.
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const deleted = await callTool(fleet.replicas.at(-1)!.url, 'schedule_delete', { id: `beat-${store}` });
+    expect(deleted.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // firings under way finish and are recorded
+    const history = await callTool(fleet.replicas[0].url, 'schedule_history', { id: `beat-${store}`, limit: 100 });
+    const entries = history.body.value.entries as { scheduled_for: string; status: string }[];
+    const dueTimes = entries.map((e) => e.scheduled_for);
+    expect(new Set(dueTimes).size).toBe(dueTimes.length);
+    expect(dueTimes.length).toBeGreaterThanOrEqual(6);
+    expect(dueTimes.length).toBeLessThanOrEqual(12);
+    expect(entries.every((e) => e.status === 'ok' || e.status === 'skipped')).toBe(true);
+  }, 40_000);
+
+  it('answers MCP calls on whichever replica the load balancer picks, without a session', async () => {
+    const client = new Client({ name: 'fleet-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${fleet.proxy.url}/mcp`), { requestInit: { headers: auth } }));
+    try {
+      const before = new Map(fleet.proxy.served);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('echo');
+      for (let i = 0; i < 6; i++) {
+        const result = await client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toEqual({ echo: `m${i}` });
+      }
+      const used = [...fleet.proxy.served].filter(([url, n]) => n > (before.get(url) ?? 0));
+      expect(used.length).toBe(replicas);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('replicas on Postgres', () => {
+  let fleet: Fleet;
+  beforeAll(async () => {
+    fleet = await startFleet(3, await newDatabase());
+  }, 60_000);
+  afterAll(() => fleet?.stop());
+
+  it('fails the task of a replica killed mid-turn, through the lease, instead of leaving it working', async () => {
+    const victim = fleet.replicas[0];
+    const before = hung;
+    const task = await sendMessage(victim.url, { text: 'hang', contextId: 'doomed' }, false);
+    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    expect((await getTask(fleet.replicas[1].url, task.id)).status.state).toBe('working');
+    await victim.stop('SIGKILL');
+    fleet.proxy.remove(victim.url);
+    const failed = await waitUntil(async () => {
+      const seen = await getTask(fleet.replicas[2].url, task.id);
+      return seen.status.state === 'failed' ? seen : undefined;
+    }, 20_000, 'the task to be failed');
+    expect(failed.status.message.parts[0].text).toContain('stopped before it finished');
+    // The conversation's hold expired with the lease: the context takes new turns.
+    const next = await sendMessage(fleet.replicas[1].url, { text: 'still there?', contextId: 'doomed' });
+    expect(next.status.state).toBe('completed');
+    fleet.replicas.splice(0, 1, await fleet.start());
+  }, 60_000);
+
+  it('cancels a turn running on one replica when the cancel reaches another', async () => {
+    const [runner, other] = fleet.replicas.slice(1, 3);
+    const before = hung;
+    const task = await sendMessage(runner.url, { text: 'hang', contextId: 'to-cancel' }, false);
+    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    const response = await fetch(`${other.url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: task.id } }) });
+    expect(((await response.json()) as any).result.status.state).toBe('canceled');
+    // The turn on the first replica was aborted, so the conversation is free for the next message at once.
+    const next = await sendMessage(other.url, { text: 'after the cancel', contextId: 'to-cancel' });
+    expect(next.status.state).toBe('completed');
+    expect((await getTask(runner.url, task.id)).status.state).toBe('canceled');
+  }, 30_000);
+
+  it('loses no request of 32 concurrent clients during a rolling restart', async () => {
+    let running = true;
+    const outcomes = { ok: 0, failed: [] as string[] };
+    const client = async (n: number) => {
+      for (let i = 0; running; i++) {
+        try {
+          const { status, body } = await callTool(fleet.proxy.url, 'echo', { message: `${n}-${i}` });
+          if (status === 200 && body.value?.echo === `${n}-${i}`) outcomes.ok++;
+          else outcomes.failed.push(`${status} ${JSON.stringify(body)}`);
+        } catch (err) {
+          outcomes.failed.push(String(err));
+        }
+      }
+    };
+    const clients = Array.from({ length: 32 }, (_, n) => client(n));
+    for (let i = 0; i < fleet.replicas.length; i++) {
+      const old = fleet.replicas[i];
+      const replacement = await fleet.start();
+      await waitUntil(() => (fleet.proxy.ready().includes(replacement.url) ? true : undefined), 20_000, 'the replacement to be ready');
+      const exitCode = await old.stop('SIGTERM');
+      expect(exitCode).toBe(0);
+      expect(old.output()).toContain('draining for 600 ms');
+      fleet.proxy.remove(old.url);
+      fleet.replicas[i] = replacement;
+    }
+    running = false;
+    await Promise.all(clients);
+    expect(outcomes.failed).toEqual([]);
+    expect(outcomes.ok).toBeGreaterThan(100);
+  }, 90_000);
+
+  it('advertises the service address in the agent card, not the pod', async () => {
+    const card = (await (await fetch(`${fleet.replicas[0].url}/.well-known/agent.json`)).json()) as { url: string };
+    expect(card.url).toBe(`${fleet.proxy.url}/a2a`);
+  });
+});
+
+describe('starting a replica on a shared store', () => {
+  const serve = (env: NodeJS.ProcessEnv) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: '', ...env } });
+
+  it('refuses to generate a token per replica', async () => {
+    const result = await serve({ FORGE_STATE_URL: await newDatabase(), FORGE_PUBLIC_URL: 'http://agent.example' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE');
+  });
+
+  it('requires FORGE_PUBLIC_URL', async () => {
+    const result = await serve({ FORGE_STATE_URL: await newDatabase(), FORGE_AUTH_TOKEN: FLEET_TOKEN });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('needs FORGE_PUBLIC_URL');
+  });
+
+  it('takes the token from FORGE_AUTH_TOKEN_FILE', async () => {
+    const dir = tempDir();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'token'), 'from-a-file\n');
+    const proxy = await startRoundRobinProxy([]);
+    const replica = await startReplica({ bundle, stateUrl: await newDatabase(), publicUrl: proxy.url, env: { FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: join(dir, 'token') } });
+    try {
+      expect((await fetch(`${replica.url}/tools`, { headers: { authorization: 'Bearer from-a-file' } })).status).toBe(200);
+      expect((await fetch(`${replica.url}/tools`, { headers: auth })).status).toBe(401);
+    } finally {
+      await replica.stop('SIGKILL');
+      await proxy.close();
+    }
+  });
+
+  it('turns unready only after repeated failures to reach the store', async () => {
+    const own = await startPostgres();
+    const proxy = await startRoundRobinProxy([]);
+    const replica = await startReplica({ bundle, stateUrl: await own.createDatabase('readiness'), publicUrl: proxy.url });
+    try {
+      expect((await fetch(`${replica.url}/readyz`)).status).toBe(200);
+      await own.stop();
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await fetch(`${replica.url}/readyz`)).status);
+      expect(statuses).toEqual([200, 200, 503]);
+      const body = (await (await fetch(`${replica.url}/readyz`)).json()) as { reason: string };
+      expect(body.reason).toMatch(/^the state store failed \d+ checks in a row/);
+      expect((await fetch(`${replica.url}/healthz`)).status).toBe(200);
+    } finally {
+      await replica.stop('SIGKILL');
+      await proxy.close();
+    }
+  }, 30_000);
+
+  it('says which store it cannot reach, without the password', async () => {
+    const result = await serve({ FORGE_STATE_URL: `postgres://someone:s3cret@127.0.0.1:1/nothing`, FORGE_AUTH_TOKEN: FLEET_TOKEN, FORGE_PUBLIC_URL: 'http://agent.example' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot open the Postgres state store at postgres://someone:***@127.0.0.1:1/nothing');
+    expect(result.stderr).not.toContain('s3cret');
+  });
+});

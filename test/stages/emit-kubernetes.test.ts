@@ -1,0 +1,95 @@
+/**
+ * `forge build` writes k8s/: manifests the Kubernetes API accepts (checked
+ * against its schemas, unknown keys refused), derived from the agent (model
+ * keys, egress), deterministic and recorded in checksums.json.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { unknownKeys, validateWithSchemas } from '../helpers/kubernetes-schemas.ts';
+import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+
+const FILES = ['k8s/deployment.yaml', 'k8s/service.yaml', 'k8s/pdb.yaml', 'k8s/networkpolicy.yaml', 'k8s/optional/hpa.yaml', 'k8s/secret-template/secret.yaml'];
+
+let project: string;
+let objects: Record<string, any>;
+
+beforeAll(async () => {
+  project = writeProject({
+    'forge.yaml': minimalConfig(
+      [
+        'model:',
+        '  provider: openai',
+        '  name: gpt-4o-mini',
+        '  fallbacks: [{ provider: anthropic, name: claude-sonnet-4-5 }]',
+        'env_passthrough: [GITHUB_TOKEN]',
+        'egress:',
+        '  mode: allowlist',
+        '  allowed_domains: [api.github.com]',
+        '  allowed_addresses: [10.1.2.3, 192.168.5.0/24, 127.0.0.1]',
+        '',
+      ].join('\n'),
+    ),
+  });
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+  objects = Object.fromEntries(FILES.map((f) => [f, parse(readFileSync(join(project, '.forge-output', f), 'utf8'))]));
+}, 60_000);
+
+describe('k8s/ from forge build', () => {
+  it.each(FILES)('%s is valid against the Kubernetes schema', (file) => {
+    expect(() => validateWithSchemas(objects[file])).not.toThrow();
+  });
+
+  it('has no key the Kubernetes API does not know', () => {
+    expect(unknownKeys(objects)).toEqual([]);
+  });
+
+  it('refuses an unknown key and a wrong type (the checks can fail)', () => {
+    const typo = structuredClone(objects['k8s/deployment.yaml']);
+    typo.spec.template.spec.containers[0].readinessProbes = typo.spec.template.spec.containers[0].readinessProbe;
+    expect(unknownKeys({ typo }).join('\n')).toContain('readinessProbes');
+    const wrong = structuredClone(objects['k8s/deployment.yaml']);
+    wrong.spec.replicas = 'three';
+    expect(() => validateWithSchemas(wrong)).toThrow(/replicas/);
+  });
+
+  it('runs replicas that share the state store, with probes, a preStop pause and a non-root container', () => {
+    const deployment = objects['k8s/deployment.yaml'];
+    expect(deployment.spec.replicas).toBe(3);
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(container.lifecycle.preStop).toEqual({ sleep: { seconds: 5 } });
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    expect(container.resources.requests).toEqual({ cpu: '250m', memory: '256Mi' });
+    const secretRefs = container.env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.optional ?? false]);
+    expect(secretRefs).toEqual([
+      ['FORGE_AUTH_TOKEN', 'test-agent-secrets', false],
+      ['FORGE_STATE_URL', 'test-agent-secrets', false],
+      ['ANTHROPIC_API_KEY', 'test-agent-secrets', false],
+      ['OPENAI_API_KEY', 'test-agent-secrets', false],
+      ['GITHUB_TOKEN', 'test-agent-secrets', true],
+    ]);
+    expect(Object.keys(objects['k8s/secret-template/secret.yaml'].stringData).sort()).toEqual(['ANTHROPIC_API_KEY', 'FORGE_AUTH_TOKEN', 'FORGE_STATE_URL', 'OPENAI_API_KEY']);
+    expect(container.env.find((e: any) => e.name === 'FORGE_PUBLIC_URL').value).toBe('http://test-agent');
+  });
+
+  it('derives the NetworkPolicy from the egress policy', () => {
+    const egress = objects['k8s/networkpolicy.yaml'].spec.egress;
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: expect.arrayContaining(['10.0.0.0/8']) } }], ports: [{ port: 443, protocol: 'TCP' }, { port: 80, protocol: 'TCP' }] });
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.1.2.3/32' } }, { ipBlock: { cidr: '192.168.5.0/24' } }] });
+    expect(JSON.stringify(egress)).not.toContain('127.0.0.1');
+  });
+
+  it('is byte-identical on a rebuild and recorded in checksums.json', async () => {
+    const out = tempDir();
+    expect((await forge(['build', '--prod', '--out', out], project)).code).toBe(0);
+    for (const file of FILES) expect(readFileSync(join(out, file), 'utf8')).toBe(readFileSync(join(project, '.forge-output', file), 'utf8'));
+    const checksums = JSON.parse(readFileSync(join(project, '.forge-output', 'checksums.json'), 'utf8'));
+    for (const file of FILES) expect(checksums.files[file]).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
