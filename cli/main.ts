@@ -21,6 +21,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   build: { summary: 'build the agent bundle (.forge-output/)', load: () => import('./commands/build.ts') },
   validate: { summary: 'check forge.yaml and the tools without building', load: () => import('./commands/validate.ts') },
   tool: { summary: 'list, describe and run tools from sources', load: () => import('./commands/tool.ts') },
+  package: { summary: 'make an OCI image of the agent without a container daemon', load: () => import('./commands/package.ts') },
   run: { summary: 'serve the agent from sources (A2A, MCP, REST); --dev reloads tools', load: () => import('./commands/run.ts') },
   chat: { summary: 'talk to the agent in this terminal', load: () => import('./commands/chat.ts') },
   mcp: { summary: 'see and try the MCP servers in forge.yaml', load: () => import('./commands/mcp.ts') },

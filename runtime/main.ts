@@ -45,6 +45,7 @@ commands:
   --stdio                             serve the tools over MCP on stdin/stdout
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
+  verify                              check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
   call NAME [JSON] [--timeout MS] [--json]
                                       run a tool with JSON arguments and print its result
 
@@ -66,6 +67,8 @@ environment:
                                       on SIGTERM: /readyz 503 this long while serving, then finish within the grace
   FORGE_MCP_SESSIONS=stateful         keep MCP sessions in this process (default: stateless, any replica answers)
   PORT, FORGE_HOST                    where serve listens (flags win)
+  FORGE_VERIFY_KEY                    an Ed25519 public key (PEM or file): serve and verify require a valid signature
+  FORGE_VERIFY=off                    serve without checking the bundle against checksums.json
 `;
 
 /** Log lines go to stderr: stdout belongs to results and, under --stdio, to the protocol. */
@@ -120,6 +123,10 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
+
+  // The bundle must be the one that was built before it serves anything.
+  const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command);
+  if (verified !== undefined) return verified;
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.

@@ -63,6 +63,8 @@ export interface AgentManifest {
   requirements: { node: string; python?: string };
   /** The container's Node.js line and base image (forge.yaml's `runtime:`). */
   runtime?: RuntimeSettings;
+  /** Third-party Python packages the tools declare (PEP 723 blocks, requirements.txt): installed into a venv by the Dockerfile and forge package. */
+  python?: PythonDependencies;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
   /** Recurring tasks from forge.yaml (absent when there are none). */
@@ -77,4 +79,11 @@ export interface RuntimeSettings {
   node: number;
   /** The base image reference; a `@sha256:` digest pins it. */
   image: string;
+}
+
+export interface PythonDependencies {
+  /** PEP 508 requirement strings, sorted and without duplicates. */
+  dependencies: string[];
+  /** Where each came from (tools/x.py, requirements.txt), for messages. */
+  declared_in: Record<string, string[]>;
 }

@@ -31,6 +31,7 @@ import { checkSchemas } from './check-schemas.ts';
 import { warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
+import { signChecksums } from './sign-checksums.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
@@ -42,6 +43,8 @@ export interface BuildOptions extends ProjectOptions {
   outDir?: string;
   /** Do not reach MCP servers or fetch specs: build from what the last build recorded in agent.json. */
   offline?: boolean;
+  /** --sign KEY: an Ed25519 private key (PEM file) that signs checksums.json. */
+  signKey?: string;
 }
 
 export interface BuildSummary {
@@ -113,6 +116,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       emitBuildManifest({ manifest, strippedDevTools: selected.stripped.length, sourceDateEpoch }, output);
       emitChecksums(output);
     });
+    if (options.signKey) await runStage(ctx, 'sign-checksums', () => signChecksums(resolve(ctx.cwd, options.signKey!), output, ctx));
     await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch));
 
     await output.flush();

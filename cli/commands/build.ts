@@ -7,7 +7,7 @@ import { renderSummary, renderTimings } from '../build-summary.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
 import { color as c, formatMs } from '../terminal.ts';
 
-export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--verbose] [--json]
+export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--sign KEY] [--verbose] [--json]
 
 Builds the agent into .forge-output/: agent.json, runtime.mjs, tools/,
 Dockerfile, build-manifest.json, checksums.json and <agent_id>-<version>.tgz.
@@ -20,6 +20,8 @@ options:
   --out DIR       output directory (default .forge-output, relative to forge.yaml)
   --no-cache      build even if nothing changed
   --offline       do not reach MCP servers or fetch specs: reuse the tools the last build recorded
+  --sign KEY      sign checksums.json with an Ed25519 private key (PEM); the bundle checks it
+                  at start when FORGE_VERIFY_KEY holds the public key
   -v, --verbose   print each stage's time
   --json          print the result as JSON
 
@@ -35,31 +37,10 @@ export async function run(argv: string[]): Promise<number> {
     out: { type: 'string' },
     'no-cache': { type: 'boolean', default: false },
     offline: { type: 'boolean', default: false },
+    sign: { type: 'string' },
   });
   const cwd = process.cwd();
-  const prod = values.prod;
-
-  // The no-op path: decide from file stats alone, before loading the pipeline.
-  const configFile = locateConfig({ configFile: values.config }, cwd);
-  if (configFile && !values['no-cache']) {
-    const root = dirname(configFile);
-    const outDir = resolve(root, values.out ?? '.forge-output');
-    const key = cacheKey(configFile, outDir, prod);
-    const record = readCacheRecord<BuildSummary>(cacheFile(root, key));
-    const stale = !record
-      ? 'no previous build'
-      : record.live?.length && !values.offline
-        ? `${record.live.join(', ')} ${record.live.length === 1 ? 'is' : 'are'} asked on every build (--offline reuses the last answer)`
-        : staleReason(record, key);
-    if (record && !stale) {
-      report({ ok: true, cached: true, errors: [], warnings: [], summary: record.summary, timings: [] }, values.json, cwd, performance.now() - started, values.verbose);
-      return 0;
-    }
-    if (values.verbose && !values.json) process.stderr.write(c.dim(`cache: rebuilding (${stale})\n`));
-  }
-
-  const { build } = await import('../../stages/pipeline.ts');
-  const result = await build({ cwd, configFile: values.config, prod, outDir: values.out, offline: values.offline });
+  const result = await buildOrReuse({ cwd, configFile: values.config, prod: values.prod, outDir: values.out, offline: values.offline, signKey: values.sign, noCache: values['no-cache'], verbose: values.verbose && !values.json });
   report(result, values.json, cwd, performance.now() - started, values.verbose);
   return result.ok ? 0 : 1;
 }
@@ -79,4 +60,38 @@ function report(result: BuildResult, json: boolean, cwd: string, ms: number, ver
   }
   process.stdout.write(renderSummary(result.summary!, cwd) + '\n');
   process.stdout.write(`${c.green('✓')} ${result.cached ? 'up to date (cached)' : 'built'} in ${formatMs(ms)}\n`);
+}
+
+export interface BuildRequest {
+  cwd: string;
+  configFile?: string;
+  prod: boolean;
+  outDir?: string;
+  offline?: boolean;
+  signKey?: string;
+  noCache?: boolean;
+  /** Say on stderr why the cache was not used. */
+  verbose?: boolean;
+}
+
+/** A build, or the last one when nothing changed (decided from file stats alone, before loading the pipeline). */
+export async function buildOrReuse(request: BuildRequest): Promise<BuildResult> {
+  const { cwd, prod } = request;
+  const configFile = locateConfig({ configFile: request.configFile }, cwd);
+  // A signed build always runs: the key is an input the cache does not stamp.
+  if (configFile && !request.noCache && !request.signKey) {
+    const root = dirname(configFile);
+    const outDir = resolve(root, request.outDir ?? '.forge-output');
+    const key = cacheKey(configFile, outDir, prod);
+    const record = readCacheRecord<BuildSummary>(cacheFile(root, key));
+    const stale = !record
+      ? 'no previous build'
+      : record.live?.length && !request.offline
+        ? `${record.live.join(', ')} ${record.live.length === 1 ? 'is' : 'are'} asked on every build (--offline reuses the last answer)`
+        : staleReason(record, key);
+    if (record && !stale) return { ok: true, cached: true, errors: [], warnings: [], summary: record.summary, timings: [] };
+    if (request.verbose) process.stderr.write(c.dim(`cache: rebuilding (${stale})\n`));
+  }
+  const { build } = await import('../../stages/pipeline.ts');
+  return build({ cwd, configFile: request.configFile, prod, outDir: request.outDir, offline: request.offline, signKey: request.signKey });
 }

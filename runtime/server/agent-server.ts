@@ -65,7 +65,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
   const makeMcpServer = () => createMcpServer(mcpIdentity, tools);
-  const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(makeMcpServer) : new McpStatelessEndpoint(makeMcpServer);
+  const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(makeMcpServer) : new McpStatelessEndpoint(makeMcpServer, tools.onToolsChanged?.bind(tools));
   const authRequired = auth.token !== undefined;
   const cardFor = (req: IncomingMessage) => buildAgentCard(manifest, options.publicUrl ?? `http://${req.headers.host ?? `${options.host}:${options.port}`}`, authRequired);
   const executor = new ForgeAgentExecutor(agent, options.state?.tasks);

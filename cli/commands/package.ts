@@ -1,0 +1,134 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { parseCommand } from '../args.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
+import { UsageError } from '../usage-error.ts';
+import { color as c, formatMs } from '../terminal.ts';
+import { buildOrReuse } from './build.ts';
+
+export const usage = `usage: forge package [--base IMAGE] [--out PATH] [--push REGISTRY/REPO:TAG] [--load] [options]
+
+Builds the agent (forge build --prod, cached) and makes an OCI image of the
+bundle without a container daemon: the base image is pulled by digest over the
+registry API (cached, so later runs work offline), the bundle — and a Python
+environment when tools declare Python dependencies — are added as
+deterministic layers, and the config runs \`node /opt/agent/runtime.mjs serve\`
+as a non-root user in /workspace. The same inputs give the same image digest.
+
+outputs (at least one; default --out .forge-image):
+  --out PATH        an OCI image layout directory, or an OCI archive when PATH ends in .tar
+  --push REF        push to a registry (loopback registries use plain HTTP;
+                    credentials from FORGE_REGISTRY_USER/PASSWORD or ~/.docker/config.json)
+  --load            load into a running docker or podman
+
+options:
+  --base IMAGE      base image with node (default node:20-bookworm-slim, or FORGE_BASE_IMAGE)
+  --platform P      os/arch of the image (default: this machine's, e.g. linux/amd64)
+  --user UID[:GID]  the user the agent runs as (default 1000:1000, "node" in the node images)
+  --bundle DIR      package this build output instead of building
+  --offline         build with --offline
+  --json            print the result as JSON
+
+environment:
+  FORGE_CACHE_DIR   where base image blobs are cached (default ~/.cache/forge)
+  SOURCE_DATE_EPOCH the image's creation time and file times (default: the epoch)
+  PIP_FIND_LINKS, PIP_INDEX_URL   where pip finds the wheels of the Python dependencies
+
+examples:
+  forge package --push registry.example.com/agents/support:1.0.0
+  forge package --base node:22-bookworm-slim --out support.tar
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const started = performance.now();
+  const { values } = parseCommand(argv, {
+    base: { type: 'string' },
+    out: { type: 'string' },
+    push: { type: 'string' },
+    load: { type: 'boolean', default: false },
+    platform: { type: 'string' },
+    user: { type: 'string', default: '1000:1000' },
+    bundle: { type: 'string' },
+    offline: { type: 'boolean', default: false },
+  });
+  const cwd = process.cwd();
+  const log = (line: string) => values.json || process.stderr.write(c.dim(`${line}\n`));
+  const [{ packageImage }, { parseImageReference, formatImageReference }, { BlobCache, defaultCacheDir }, { hostPlatform, parsePlatform }] = await Promise.all([
+    import('../../stages/package/package-image.ts'),
+    import('../../stages/package/image-reference.ts'),
+    import('../../stages/package/blob-cache.ts'),
+    import('../../stages/package/base-image.ts'),
+  ]);
+  const reference = (text: string, what: string) => {
+    try {
+      return parseImageReference(text);
+    } catch (err) {
+      throw new UsageError(`${what}: ${(err as Error).message}`);
+    }
+  };
+  const base = reference(values.base ?? process.env.FORGE_BASE_IMAGE ?? 'node:20-bookworm-slim', '--base');
+  const push = values.push ? reference(values.push, '--push') : undefined;
+  let platform;
+  try {
+    platform = values.platform ? parsePlatform(values.platform) : hostPlatform();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+
+  let bundleDir: string;
+  if (values.bundle) bundleDir = resolve(cwd, values.bundle);
+  else {
+    const built = await buildOrReuse({ cwd, configFile: values.config, prod: true, offline: values.offline });
+    printDiagnostics([...built.errors, ...built.warnings]);
+    if (!built.ok) {
+      process.stderr.write(`${c.red('✘')} build failed; nothing packaged\n`);
+      return 1;
+    }
+    bundleDir = built.summary!.outDir;
+  }
+
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  const image = await packageImage({
+    bundleDir,
+    base,
+    platform,
+    cache: new BlobCache(defaultCacheDir()),
+    user: values.user,
+    sourceDateEpoch: epoch && /^\d+$/.test(epoch) ? Number(epoch) : undefined,
+    log,
+  });
+  const tag = `${image.agent.agent_id}:${image.agent.version}`;
+  const outputs: Record<string, string> = {};
+  const out = values.out ?? (push || values.load ? undefined : resolve(dirname(bundleDir), '.forge-image'));
+  if (out) {
+    const target = resolve(cwd, out);
+    const { ociArchive, writeOciDirectory } = await import('../../stages/package/oci-layout.ts');
+    if (target.endsWith('.tar')) writeFileSync(target, await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag));
+    else writeOciDirectory(target, image.manifest, image.manifestDescriptor, image.blobs, tag);
+    outputs.out = target;
+    log(`wrote ${target.endsWith('.tar') ? 'an OCI archive' : 'an OCI layout'}: ${relative(cwd, target) || target}`);
+  }
+  if (push) {
+    const { pushImage } = await import('../../stages/package/push-image.ts');
+    const pushed = await pushImage(push, image.manifest, image.manifestDescriptor, image.blobs);
+    outputs.push = `${formatImageReference({ ...push, digest: undefined })}@${pushed.digest}`;
+    log(`pushed ${outputs.push} (${pushed.uploaded} blobs uploaded, ${pushed.skipped} already there)`);
+  }
+  if (values.load) {
+    const [{ ociArchive }, { loadImage }] = await Promise.all([import('../../stages/package/oci-layout.ts'), import('../../stages/package/load-image.ts')]);
+    const loaded = await loadImage(await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag), tag);
+    outputs.load = `${loaded.engine}: ${tag}`;
+    log(`loaded into ${loaded.engine} as ${tag}`);
+  }
+  const ms = performance.now() - started;
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ ok: true, digest: image.manifestDescriptor.digest, base: { reference: formatImageReference(base), digest: image.baseDigest, from: image.baseSource }, size: image.size, outputs, durationMs: Math.round(ms) }, null, 2) + '\n');
+  } else {
+    process.stdout.write(`${c.green('✓')} packaged ${tag} ${image.manifestDescriptor.digest} (${mb(image.size.total)} MB, ${mb(image.size.added)} MB added to the base) in ${formatMs(ms)}\n`);
+  }
+  return 0;
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
+}

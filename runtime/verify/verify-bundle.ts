@@ -1,0 +1,118 @@
+/**
+ * Checks that a bundle on disk is the one `forge build` made: every file
+ * checksums.json lists has the recorded sha256, no code was added beside
+ * them, and — when FORGE_VERIFY_KEY names a public key — checksums.json
+ * carries a valid Ed25519 signature (checksums.json.sig, from
+ * `forge build --sign`). `serve` and `--stdio` run it before starting;
+ * `node runtime.mjs verify` runs it alone.
+ *
+ * Only the bundle's own files are hashed (a few MB: runtime.mjs, agent.json,
+ * tools/), so the check costs milliseconds at start.
+ */
+import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { error, type Diagnostic } from '../diagnostics.ts';
+
+export const CHECKSUMS_FILE = 'checksums.json';
+export const SIGNATURE_FILE = 'checksums.json.sig';
+
+/** Files a bundle may hold that checksums.json does not list (it cannot list itself, and the archive is written after it). */
+const UNLISTED_ALLOWED = new Set([CHECKSUMS_FILE, SIGNATURE_FILE]);
+
+export interface VerifyOptions {
+  /** FORGE_VERIFY_KEY: a PEM public key, or the path of a file holding one. */
+  verifyKey?: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  files: number;
+  signed: boolean;
+  diagnostics: Diagnostic[];
+}
+
+export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): VerifyReport {
+  const diagnostics: Diagnostic[] = [];
+  const fail = (message: string, hint?: string, file?: string): VerifyReport => {
+    diagnostics.push(error('FORGE_BUNDLE_TAMPERED', message, file ? { file } : {}, hint));
+    return { ok: false, files: 0, signed: false, diagnostics };
+  };
+  const checksumsPath = join(bundleDir, CHECKSUMS_FILE);
+  if (!existsSync(checksumsPath)) return fail(`${CHECKSUMS_FILE} is missing from the bundle`, 'deploy the whole build output (forge build writes it), or rebuild');
+  const raw = readFileSync(checksumsPath);
+  let listed: Record<string, string>;
+  try {
+    const parsed = JSON.parse(raw.toString('utf8')) as { algorithm?: string; files?: Record<string, string> };
+    if (parsed.algorithm !== 'sha256' || !parsed.files || typeof parsed.files !== 'object') throw new Error('unexpected shape');
+    listed = parsed.files;
+  } catch {
+    return fail(`${CHECKSUMS_FILE} is not a checksum list forge build wrote`, undefined, CHECKSUMS_FILE);
+  }
+
+  let signed = false;
+  if (options.verifyKey) {
+    const signature = signatureProblem(bundleDir, raw, options.verifyKey);
+    if (signature) return fail(signature.message, signature.hint, SIGNATURE_FILE);
+    signed = true;
+  }
+
+  for (const [path, sha256] of Object.entries(listed)) {
+    if (!isBundlePath(path)) return fail(`${CHECKSUMS_FILE} lists "${path}", which is outside the bundle`, undefined, CHECKSUMS_FILE);
+    const file = join(bundleDir, path);
+    if (!existsSync(file)) {
+      diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} is listed in ${CHECKSUMS_FILE} but missing`, { file: path }, 'deploy the whole build output'));
+      continue;
+    }
+    const actual = createHash('sha256').update(readFileSync(file)).digest('hex');
+    if (actual !== sha256) diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} was changed after the build (sha256 ${actual.slice(0, 12)}…, built as ${sha256.slice(0, 12)}…)`, { file: path }, 'rebuild with forge build, and deploy the new output as a whole'));
+  }
+  for (const path of unlistedCode(bundleDir, listed)) {
+    diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} is not part of the build (checksums.json does not list it)`, { file: path }, 'remove it, or rebuild'));
+  }
+  return { ok: diagnostics.length === 0, files: Object.keys(listed).length, signed, diagnostics };
+}
+
+function signatureProblem(bundleDir: string, checksums: Buffer, verifyKey: string): { message: string; hint?: string } | undefined {
+  let key;
+  try {
+    const pem = verifyKey.includes('-----BEGIN') ? verifyKey : readFileSync(verifyKey, 'utf8');
+    key = createPublicKey(pem);
+  } catch (err) {
+    return { message: `FORGE_VERIFY_KEY is not a readable public key: ${(err as Error).message}`, hint: 'set it to an Ed25519 public key in PEM form, or the path of a .pem file' };
+  }
+  if (key.asymmetricKeyType !== 'ed25519') return { message: `FORGE_VERIFY_KEY is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519` };
+  const sigPath = join(bundleDir, SIGNATURE_FILE);
+  if (!existsSync(sigPath)) return { message: `the bundle is not signed, and FORGE_VERIFY_KEY asks for a signature`, hint: 'build it with forge build --sign KEY' };
+  const signature = Buffer.from(readFileSync(sigPath, 'utf8').trim(), 'base64');
+  if (!verifySignature(null, checksums, key, signature)) return { message: `${SIGNATURE_FILE} does not match ${CHECKSUMS_FILE} under FORGE_VERIFY_KEY`, hint: 'the checksums were changed, or the bundle was signed with another key' };
+  return undefined;
+}
+
+/** A relative forward-slash path that stays inside the bundle. */
+function isBundlePath(path: string): boolean {
+  if (path === '' || path.startsWith('/') || path.includes('\\')) return false;
+  const normal = posix.normalize(path);
+  return normal === path && !normal.startsWith('../') && normal !== '..';
+}
+
+/**
+ * Files the runtime could load that the build did not write: anything under
+ * tools/ (a Python module there shadows an import), and code or JSON at the
+ * top level. Other files (a work dir's .forge/, the archive) are not code.
+ */
+function unlistedCode(bundleDir: string, listed: Record<string, string>): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(bundleDir, { withFileTypes: true })) {
+    if (entry.isFile() && /\.(m?js|cjs|json|py|ya?ml)$/.test(entry.name) && !(entry.name in listed) && !UNLISTED_ALLOWED.has(entry.name)) found.push(entry.name);
+  }
+  const tools = join(bundleDir, 'tools');
+  if (existsSync(tools)) {
+    for (const entry of readdirSync(tools, { recursive: true, withFileTypes: true })) {
+      if (entry.isDirectory()) continue;
+      const rel = posix.join('tools', ...join(entry.parentPath, entry.name).slice(tools.length + 1).split(/[\\/]/));
+      if (!(rel in listed)) found.push(rel);
+    }
+  }
+  return found.sort();
+}

@@ -1,0 +1,105 @@
+/**
+ * The base image, pinned by digest: a tag is resolved once online (and the
+ * answer remembered), an index is narrowed to the wanted platform, and the
+ * manifest, config and every layer are kept in the blob cache. Later runs —
+ * and runs without a network — read them from the cache.
+ */
+import type { BlobCache } from './blob-cache.ts';
+import { sha256Digest } from './blob-cache.ts';
+import { formatImageReference, type ImageReference } from './image-reference.ts';
+import { isIndex, ociLayerType, type Descriptor, type ImageIndex, type ImageManifest } from './media-types.ts';
+import { RegistryClient, RegistryError } from './registry-client.ts';
+
+export interface Platform {
+  os: string;
+  architecture: string;
+  variant?: string;
+}
+
+export interface ImageConfigFile {
+  architecture: string;
+  os: string;
+  variant?: string;
+  config?: Record<string, unknown> & { Env?: string[]; Labels?: Record<string, string> };
+  rootfs: { type: 'layers'; diff_ids: string[] };
+  history?: Record<string, unknown>[];
+  [key: string]: unknown;
+}
+
+export interface BaseImage {
+  reference: ImageReference;
+  /** The platform manifest's digest: what the image is pinned to. */
+  digest: string;
+  config: ImageConfigFile;
+  layers: Descriptor[];
+  /** How the base was found: asked the registry, or only the cache. */
+  source: 'registry' | 'cache';
+}
+
+export function hostPlatform(): Platform {
+  const arch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+  return { os: 'linux', architecture: arch[process.arch] ?? process.arch, ...(process.arch === 'arm64' ? { variant: 'v8' } : {}) };
+}
+
+export function parsePlatform(text: string): Platform {
+  const [os, architecture, variant] = text.split('/');
+  if (!os || !architecture) throw new Error(`"${text}" is not a platform (os/arch[/variant], e.g. linux/amd64)`);
+  return { os, architecture, ...(variant ? { variant } : {}) };
+}
+
+export async function resolveBaseImage(reference: ImageReference, platform: Platform, cache: BlobCache, env: NodeJS.ProcessEnv = process.env): Promise<BaseImage> {
+  const client = new RegistryClient(reference.registry, env);
+  const name = formatImageReference(reference);
+  let source: BaseImage['source'] = 'registry';
+  let top = reference.digest;
+  if (!top) {
+    try {
+      const got = await client.getManifest(reference.repository, reference.tag!);
+      top = sha256Digest(got.body);
+      cache.put(top, got.body);
+      cache.rememberTag(`${name}|${platformKey(platform)}`, top);
+    } catch (err) {
+      const recalled = cache.recalledTag(`${name}|${platformKey(platform)}`);
+      if (!(err instanceof RegistryError) || err.status !== undefined || !recalled) throw err;
+      top = recalled; // offline: the digest this tag had when last seen
+      source = 'cache';
+    }
+  }
+  const manifestBytes = await blob(client, reference.repository, top, cache, () => client.getManifest(reference.repository, top!).then((m) => m.body));
+  let parsed = JSON.parse(manifestBytes.toString('utf8')) as (ImageManifest | ImageIndex) & { mediaType?: string };
+  let digest = top;
+  if (isIndex(parsed.mediaType) || 'manifests' in parsed) {
+    const wanted = (parsed as ImageIndex).manifests.find((m) => m.platform && m.platform.os === platform.os && m.platform.architecture === platform.architecture && (!platform.variant || !m.platform.variant || m.platform.variant === platform.variant));
+    if (!wanted) {
+      const offered = (parsed as ImageIndex).manifests.map((m) => (m.platform ? platformKey(m.platform) : '?')).join(', ');
+      throw new Error(`${name} has no image for ${platformKey(platform)} (it has ${offered})`);
+    }
+    digest = wanted.digest;
+    const bytes = await blob(client, reference.repository, digest, cache, () => client.getManifest(reference.repository, digest).then((m) => m.body));
+    parsed = JSON.parse(bytes.toString('utf8')) as ImageManifest;
+  }
+  const manifest = parsed as ImageManifest;
+  const configBytes = await blob(client, reference.repository, manifest.config.digest, cache);
+  const config = JSON.parse(configBytes.toString('utf8')) as ImageConfigFile;
+  for (const layer of manifest.layers) await blob(client, reference.repository, layer.digest, cache);
+  return {
+    reference,
+    digest,
+    config,
+    layers: manifest.layers.map((l) => ({ mediaType: ociLayerType(l.mediaType), digest: l.digest, size: l.size })),
+    source,
+  };
+}
+
+/** A blob from the cache, or from the registry into the cache (checked against its digest). */
+async function blob(client: RegistryClient, repository: string, digest: string, cache: BlobCache, fetchIt?: () => Promise<Buffer>): Promise<Buffer> {
+  const cached = cache.get(digest);
+  if (cached) return cached;
+  const data = await (fetchIt ? fetchIt() : client.getBlob(repository, digest));
+  cache.put(digest, data);
+  return data;
+}
+
+function platformKey(p: Platform): string {
+  return `${p.os}/${p.architecture}${p.variant ? `/${p.variant}` : ''}`;
+}

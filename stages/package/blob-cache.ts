@@ -1,0 +1,67 @@
+/**
+ * Blobs (layers, configs, manifests) kept by digest on disk, so a base image
+ * is downloaded once and `forge package` works offline afterwards. Also
+ * remembers which digest a tag pointed to when last seen online.
+ *
+ * Location: FORGE_CACHE_DIR, else $XDG_CACHE_HOME/forge, else ~/.cache/forge.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FORGE_CACHE_DIR) return env.FORGE_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forge');
+}
+
+export function sha256Digest(data: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+}
+
+export class BlobCache {
+  constructor(readonly dir: string = defaultCacheDir()) {}
+
+  private blobPath(digest: string): string {
+    const [algorithm, hex] = digest.split(':');
+    if (algorithm !== 'sha256' || !/^[a-f0-9]{64}$/.test(hex ?? '')) throw new Error(`unsupported digest ${digest}`);
+    return join(this.dir, 'blobs', 'sha256', hex);
+  }
+
+  has(digest: string): boolean {
+    return existsSync(this.blobPath(digest));
+  }
+
+  get(digest: string): Buffer | undefined {
+    const path = this.blobPath(digest);
+    return existsSync(path) ? readFileSync(path) : undefined;
+  }
+
+  /** Stores data under its digest, refusing data that does not hash to it. */
+  put(digest: string, data: Uint8Array): void {
+    const actual = sha256Digest(data);
+    if (actual !== digest) throw new Error(`blob ${digest} arrived as ${actual}: refusing it`);
+    this.writeAtomically(this.blobPath(digest), data);
+  }
+
+  /** The digest a tag resolved to the last time the registry was asked. */
+  recalledTag(reference: string): string | undefined {
+    const file = this.tagFile(reference);
+    return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+  }
+
+  rememberTag(reference: string, digest: string): void {
+    this.writeAtomically(this.tagFile(reference), digest + '\n');
+  }
+
+  private tagFile(reference: string): string {
+    return join(this.dir, 'tags', createHash('sha256').update(reference).digest('hex'));
+  }
+
+  private writeAtomically(path: string, data: Uint8Array | string): void {
+    mkdirSync(join(path, '..'), { recursive: true });
+    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(temp, data);
+    renameSync(temp, path); // concurrent writers of one digest write the same bytes
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The layer that holds the bundle: every file of the build output under
+ * /opt/agent (root-owned, read-only to the agent's user; the archive is left
+ * out — it holds the same files), and the empty work dir owned by the user.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { BUNDLE_DIR, WORK_DIR } from './image-config.ts';
+import type { LayerEntry } from './layer-writer.ts';
+
+export function bundleLayerEntries(bundleDir: string, user: { uid: number; gid: number }): LayerEntry[] {
+  const entries: LayerEntry[] = [{ path: WORK_DIR, type: 'directory', mode: 0o755, ...user }];
+  for (const entry of readdirSync(bundleDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const absolute = join(entry.parentPath, entry.name);
+    const rel = relative(bundleDir, absolute).split(sep).join('/');
+    if (!rel.includes('/') && rel.endsWith('.tgz')) continue;
+    const executable = (statSync(absolute).mode & 0o111) !== 0;
+    entries.push({ path: `${BUNDLE_DIR}/${rel}`, type: 'file', data: readFileSync(absolute), mode: executable ? 0o755 : 0o644 });
+  }
+  return entries;
+}

@@ -1,0 +1,96 @@
+/**
+ * `forge package`: an OCI image of a built bundle without a container daemon,
+ * the way ko and jib do it. The base image is pinned by digest and cached;
+ * the bundle (and the Python environment, when the agent has Python
+ * dependencies) become deterministic layers on top; the config names the
+ * user, work dir, entrypoint and the build manifest's digest. The same
+ * inputs give the same image digest.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentManifest } from '../../runtime/manifest.ts';
+import { resolveBaseImage, type Platform } from './base-image.ts';
+import { BlobCache } from './blob-cache.ts';
+import { bundleLayerEntries } from './bundle-layer.ts';
+import { assembleImage, BUNDLE_DIR, WORK_DIR } from './image-config.ts';
+import { imageBlobs, type ImageBlobs } from './image-blobs.ts';
+import { type ImageReference } from './image-reference.ts';
+import { writeLayer, type Layer } from './layer-writer.ts';
+import type { Descriptor } from './media-types.ts';
+import { pythonLayer } from './python-layer.ts';
+
+export interface PackageOptions {
+  bundleDir: string;
+  base: ImageReference;
+  platform: Platform;
+  cache: BlobCache;
+  /** uid:gid the agent runs as (numeric: the base needs no passwd entry). */
+  user: string;
+  sourceDateEpoch?: number;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface PackagedImage {
+  manifest: Buffer;
+  manifestDescriptor: Descriptor;
+  blobs: ImageBlobs;
+  baseDigest: string;
+  baseSource: 'registry' | 'cache';
+  /** Compressed sizes: the whole image, and the layers Forge added. */
+  size: { total: number; added: number };
+  agent: AgentManifest;
+}
+
+export async function packageImage(options: PackageOptions): Promise<PackagedImage> {
+  const { bundleDir } = options;
+  for (const file of ['agent.json', 'runtime.mjs', 'build-manifest.json']) {
+    if (!existsSync(join(bundleDir, file))) throw new Error(`${bundleDir} is not a build output (no ${file}); run forge build --prod first`);
+  }
+  const agent = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
+  const buildManifestDigest = `sha256:${createHash('sha256').update(readFileSync(join(bundleDir, 'build-manifest.json'))).digest('hex')}`;
+  const [uid, gid] = parseUser(options.user);
+  const mtime = options.sourceDateEpoch ?? 0;
+
+  const base = await resolveBaseImage(options.base, options.platform, options.cache, options.env);
+  options.log?.(`base ${options.base.registry}/${options.base.repository}@${base.digest}${base.source === 'cache' ? ' (from the cache: the registry did not answer)' : ''}`);
+
+  const layers: (Layer & { comment: string })[] = [];
+  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR };
+  const python = await pythonLayer(agent, base, options.cache, { mtime, env: options.env, log: options.log });
+  if (python) {
+    layers.push({ ...python.layer, comment: python.comment });
+    Object.assign(env, python.env);
+  }
+  layers.push({ ...(await writeLayer(bundleLayerEntries(bundleDir, { uid, gid }), mtime)), comment: `the bundle in ${BUNDLE_DIR}` });
+
+  const image = assembleImage(base, layers, {
+    agentId: agent.agent_id,
+    version: agent.version,
+    description: agent.description,
+    forgeVersion: agent.build.forge_version,
+    buildManifestDigest,
+    user: `${uid}:${gid}`,
+    env,
+    createdSeconds: mtime,
+  });
+  const fresh = new Map<string, Buffer>([[image.configDescriptor.digest, image.config], ...layers.map((l) => [l.descriptor.digest, l.blob] as [string, Buffer])]);
+  const descriptors = [image.configDescriptor, ...base.layers, ...layers.map((l) => l.descriptor)];
+  const added = layers.reduce((n, l) => n + l.descriptor.size, 0);
+  return {
+    manifest: image.manifest,
+    manifestDescriptor: image.manifestDescriptor,
+    blobs: imageBlobs(options.cache, fresh, descriptors),
+    baseDigest: base.digest,
+    baseSource: base.source,
+    size: { total: descriptors.reduce((n, d) => n + d.size, 0) + image.manifest.length, added },
+    agent,
+  };
+}
+
+function parseUser(text: string): [number, number] {
+  const m = /^(\d+)(?::(\d+))?$/.exec(text);
+  if (!m) throw new Error(`--user "${text}" must be numeric (uid or uid:gid): the image may have no passwd file`);
+  return [Number(m[1]), Number(m[2] ?? m[1])];
+}

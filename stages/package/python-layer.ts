@@ -1,0 +1,99 @@
+/**
+ * The Python environment layer, for an agent whose tools declare Python
+ * dependencies (agent.json `python.dependencies`). Built without a container:
+ * pip on this machine installs wheels for the base image's platform and
+ * Python version (--platform, --python-version, --only-binary) into a
+ * virtual environment laid out for the image — /opt/forge-venv with a
+ * pyvenv.cfg whose home is the base's Python, and bin/python linking to it.
+ * The runtime uses it through FORGE_PYTHON.
+ *
+ * pip takes the user's index and find-links from its own environment
+ * (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf). A package with no wheel for the
+ * platform cannot be installed this way: the message says what to do.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { promisify } from 'node:util';
+import type { AgentManifest } from '../../runtime/manifest.ts';
+import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import type { BaseImage } from './base-image.ts';
+import type { BlobCache } from './blob-cache.ts';
+import { findBasePython } from './base-python.ts';
+import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
+
+const run = promisify(execFile);
+
+export const VENV_DIR = '/opt/forge-venv';
+
+export interface PythonLayer {
+  layer: Layer;
+  comment: string;
+  env: Record<string, string>;
+}
+
+const PIP_PLATFORMS: Record<string, string[]> = {
+  amd64: ['manylinux_2_28_x86_64', 'manylinux2014_x86_64', 'manylinux_2_17_x86_64', 'linux_x86_64'],
+  arm64: ['manylinux_2_28_aarch64', 'manylinux2014_aarch64', 'manylinux_2_17_aarch64', 'linux_aarch64'],
+};
+
+export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: BlobCache, options: { mtime: number; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<PythonLayer | undefined> {
+  const dependencies = agent.python?.dependencies ?? [];
+  if (!dependencies.length) return undefined;
+  const python = await findBasePython(base, cache);
+  if (!python) {
+    throw new Error(
+      `the agent's Python tools need ${dependencies.join(', ')}, but the base image has no Python (no /usr/bin/python3.N or /usr/local/bin/python3.N); ` +
+        'choose a --base with python3 (and node), or build the Dockerfile in the bundle with docker, podman or buildah',
+    );
+  }
+  const platforms = PIP_PLATFORMS[base.config.architecture];
+  if (!platforms) throw new Error(`cannot install Python wheels for ${base.config.architecture} from this machine; build the Dockerfile with docker, podman or buildah instead`);
+  const hostPython = await resolvePython(options.env);
+  const target = mkdtempSync(join(tmpdir(), 'forge-venv-'));
+  try {
+    const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-compile', '--only-binary=:all:', '--implementation', 'cp', '--python-version', python.version, ...platforms.flatMap((p) => ['--platform', p]), '--target', target, ...dependencies];
+    options.log?.(`python: installing ${dependencies.join(', ')} for Python ${python.version} on linux/${base.config.architecture}`);
+    try {
+      await run(hostPython, args, { env: { ...(options.env ?? process.env), PIP_NO_WARN_SCRIPT_LOCATION: '1' }, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
+    } catch (err) {
+      const stderr = String((err as { stderr?: string }).stderr ?? '');
+      const why = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
+      throw new Error(
+        `pip could not install the Python dependencies for the image${why ? `: no wheel of ${why} for linux/${base.config.architecture}, Python ${python.version}` : ''}` +
+          `\n${lastLines(stderr, 6)}\n` +
+          'give pip a source with wheels (PIP_FIND_LINKS=DIR or PIP_INDEX_URL=URL), or build the Dockerfile in the bundle with docker, podman or buildah',
+      );
+    }
+    const sitePackages = `${VENV_DIR}/lib/python${python.version}/site-packages`;
+    const home = python.executable.slice(0, python.executable.lastIndexOf('/'));
+    const entries: LayerEntry[] = [
+      { path: `${VENV_DIR}/pyvenv.cfg`, type: 'file', data: Buffer.from(`home = ${home}\ninclude-system-site-packages = false\nversion = ${python.version}\n`) },
+      { path: `${VENV_DIR}/bin/python`, type: 'symlink', linkname: python.executable },
+      { path: `${VENV_DIR}/bin/python3`, type: 'symlink', linkname: 'python' },
+      { path: `${VENV_DIR}/lib64`, type: 'symlink', linkname: 'lib' },
+    ];
+    for (const file of walk(target)) {
+      const rel = relative(target, file).split(sep).join('/');
+      if (rel.startsWith('bin/')) continue; // console scripts carry this machine's interpreter path
+      const executable = (statSync(file).mode & 0o111) !== 0;
+      entries.push({ path: `${sitePackages}/${rel}`, type: 'file', data: readFileSync(file), mode: executable ? 0o755 : 0o644 });
+    }
+    const layer = await writeLayer(entries, options.mtime);
+    return { layer, comment: `Python environment in ${VENV_DIR}: ${dependencies.join(', ')}`, env: { FORGE_PYTHON: `${VENV_DIR}/bin/python` } };
+  } finally {
+    rmSync(target, { recursive: true, force: true });
+  }
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trim().split('\n').slice(-n).join('\n');
+}

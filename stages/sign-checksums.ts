@@ -1,0 +1,27 @@
+/**
+ * Stage (with --sign KEY): an Ed25519 signature over checksums.json's exact
+ * bytes, written as checksums.json.sig (base64). A bundle started with
+ * FORGE_VERIFY_KEY=<the public key> refuses to serve unless it verifies.
+ */
+import { createPrivateKey, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { error } from '../runtime/diagnostics.ts';
+import { CHECKSUMS_FILE, SIGNATURE_FILE } from '../runtime/verify/verify-bundle.ts';
+import type { OutputWriter } from './output-writer.ts';
+import type { StageContext } from './stage.ts';
+
+export function signChecksums(keyFile: string, writer: OutputWriter, ctx: StageContext): void {
+  let key;
+  try {
+    key = createPrivateKey(readFileSync(keyFile, 'utf8'));
+  } catch (err) {
+    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key ${keyFile}: ${(err as Error).message.split('\n')[0]}`, { file: keyFile }, 'pass an Ed25519 private key in PEM form: openssl genpkey -algorithm ed25519 -out sign.pem'));
+    return;
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    ctx.report(error('FORGE_SIGN_KEY', `${keyFile} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`, { file: keyFile }, 'openssl genpkey -algorithm ed25519 -out sign.pem'));
+    return;
+  }
+  const signature = sign(null, writer.read(CHECKSUMS_FILE), key);
+  writer.write(SIGNATURE_FILE, signature.toString('base64') + '\n');
+}

@@ -1,0 +1,164 @@
+/**
+ * Real container parts for image tests: Debian's docker-registry on a
+ * loopback port, a small base image assembled with umoci from this machine's
+ * node and python3 (and the shared libraries they load), pushed with skopeo,
+ * and runc to start what `forge package` made.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
+import { tempDir } from './project.ts';
+
+const running: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+export interface LoopbackRegistry {
+  /** host:port */
+  address: string;
+  stop(): void;
+}
+
+export async function startRegistry(): Promise<LoopbackRegistry> {
+  const dir = tempDir('forge-registry-');
+  const config = join(dir, 'config.yml');
+  writeFileSync(config, `version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:0\nlog:\n  level: info\n`);
+  const child = spawn('docker-registry', ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let output = '';
+  const address = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`docker-registry did not start:\n${output}`)), 30_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      const m = /listening on (127\.0\.0\.1:\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`docker-registry exited with ${code}:\n${output}`)));
+  });
+  return { address, stop: () => child.kill('SIGTERM') };
+}
+
+/** The files an executable needs: itself and what ldd says it loads. */
+function withLibraries(executable: string): string[] {
+  const files = [executable];
+  const ldd = execFileSync('ldd', [executable], { encoding: 'utf8' });
+  for (const m of ldd.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)) files.push(m[1]);
+  return files;
+}
+
+function copyInto(rootfs: string, path: string, as = path): void {
+  const target = join(rootfs, as);
+  mkdirSync(dirname(target), { recursive: true });
+  cpSync(realpathSync(path), target, { dereference: true, recursive: true, filter: (src) => !/\/(test|tests|idlelib|tkinter|turtledemo|ensurepip|lib2to3|__pycache__)$/.test(src) });
+}
+
+/**
+ * A base image with node (at /usr/local/bin/node, as in the official images)
+ * and, when asked, Python (/usr/bin/python3.N with its standard library),
+ * pushed to `registry` as base:1. Returns its reference.
+ */
+export function pushBaseImage(registry: string, options: { python?: boolean } = {}): string {
+  const work = tempDir('forge-base-');
+  const layout = join(work, 'layout');
+  const unpacked = join(work, 'bundle');
+  execFileSync('umoci', ['init', '--layout', layout]);
+  execFileSync('umoci', ['new', '--image', `${layout}:base`]);
+  execFileSync('umoci', ['unpack', '--image', `${layout}:base`, unpacked]);
+  const rootfs = join(unpacked, 'rootfs');
+  for (const file of withLibraries(process.execPath)) copyInto(rootfs, file, file === process.execPath ? '/usr/local/bin/node' : file);
+  if (options.python) {
+    const python = execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.executable, sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8' }).trim().split(' ');
+    const executable = realpathSync(python[0]);
+    const version = `${python[1]}.${python[2]}`;
+    for (const file of withLibraries(executable)) copyInto(rootfs, file, file === executable ? `/usr/bin/python${version}` : file);
+    copyInto(rootfs, `/usr/lib/python${version}`);
+    execFileSync('ln', ['-s', `python${version}`, join(rootfs, 'usr/bin/python3')]);
+  }
+  mkdirSync(join(rootfs, 'tmp'), { recursive: true, mode: 0o1777 });
+  execFileSync('chmod', ['1777', join(rootfs, 'tmp')]);
+  mkdirSync(join(rootfs, 'etc'), { recursive: true });
+  writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/false\nnode:x:1000:1000::/workspace:/bin/false\n');
+  writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
+  execFileSync('umoci', ['repack', '--image', `${layout}:base`, unpacked]);
+  execFileSync('umoci', ['config', '--image', `${layout}:base`, '--config.env', 'PATH=/usr/local/bin:/usr/bin:/bin']);
+  const reference = `${registry}/base:1`;
+  execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:base`, `docker://${reference}`]);
+  return reference;
+}
+
+/**
+ * Unpacks an image from the registry with skopeo + umoci into a runc bundle,
+ * with the host's network (so a test can reach the server) and a command of
+ * the test's choosing. Returns the bundle directory.
+ */
+export function unpackForRunc(reference: string, args?: string[]): string {
+  const work = tempDir('forge-runc-');
+  execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', `docker://${reference}`, `oci:${join(work, 'layout')}:image`]);
+  const bundle = join(work, 'bundle');
+  execFileSync('umoci', ['unpack', '--image', `${join(work, 'layout')}:image`, bundle]);
+  const configFile = join(bundle, 'config.json');
+  const config = JSON.parse(readFileSync(configFile, 'utf8'));
+  config.process.terminal = false;
+  if (args) config.process.args = args;
+  config.linux.namespaces = config.linux.namespaces.filter((ns: { type: string }) => ns.type !== 'network');
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  return bundle;
+}
+
+export interface RuncContainer {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpExecArray>;
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export function runcRun(bundle: string): RuncContainer {
+  const root = tempDir('forge-runc-state-');
+  const id = `forge-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const child = spawn('runc', ['--root', root, 'run', '--bundle', bundle, id], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitFor: (pattern, ms = 60_000) =>
+      new Promise((resolve, reject) => {
+        const started = Date.now();
+        const check = () => {
+          const m = pattern.exec(output);
+          if (m) return resolve(m);
+          if (child.exitCode !== null || Date.now() - started > ms) return reject(new Error(`container never printed ${pattern}:\n${output}`));
+          setTimeout(check, 100);
+        };
+        check();
+      }),
+    async stop() {
+      if (child.exitCode === null) {
+        try {
+          execFileSync('runc', ['--root', root, 'kill', id, 'KILL']);
+        } catch {
+          /* already gone */
+        }
+        await exited;
+      }
+      try {
+        execFileSync('runc', ['--root', root, 'delete', '--force', id]);
+      } catch {
+        /* never created */
+      }
+    },
+  };
+}
+

@@ -1,0 +1,144 @@
+/**
+ * Verified bundles: serve and --stdio refuse a bundle whose files differ from
+ * checksums.json, `node runtime.mjs verify` checks alone, and a bundle built
+ * with `forge build --sign KEY` requires its Ed25519 signature when
+ * FORGE_VERIFY_KEY is set.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAgentProcess } from '../../helpers/agent-process.ts';
+import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
+
+const files = {
+  'forge.yaml': minimalConfig(),
+  'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return {"echo": args["message"]}\n',
+};
+
+let project: string;
+let signedProject: string;
+let publicPem: string;
+let privateFile: string;
+
+beforeAll(async () => {
+  project = writeProject(files);
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+
+  const keys = generateKeyPairSync('ed25519');
+  privateFile = join(tempDir('forge-keys-'), 'sign.pem');
+  writeFileSync(privateFile, keys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  publicPem = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  signedProject = writeProject(files);
+  const signed = await forge(['build', '--prod', '--sign', privateFile], signedProject);
+  expect(signed.code, signed.stderr).toBe(0);
+});
+
+/** A fresh deployed copy of a project's bundle, changed by `tamper`. */
+function deployed(from: string, tamper: (bundle: string) => void = () => {}): string {
+  const { bundle } = deployBundle(from);
+  tamper(bundle);
+  return bundle;
+}
+
+const runtime = (bundle: string, args: string[], env: NodeJS.ProcessEnv = {}) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret', ...env } });
+
+describe('node runtime.mjs verify', () => {
+  it('passes an untouched bundle and says how many files it checked', async () => {
+    const { code, stdout } = await runtime(deployed(project), ['verify']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/✓ \d+ files match checksums\.json/);
+  });
+
+  it.each([
+    ['a changed runtime.mjs', (b: string) => appendFileSync(join(b, 'runtime.mjs'), '\nconsole.log("pwned");\n'), /runtime\.mjs FORGE_BUNDLE_TAMPERED runtime\.mjs was changed after the build/],
+    ['a changed tool', (b: string) => appendFileSync(join(b, 'tools', 'echo.py'), '\nimport os\n'), /tools\/echo\.py FORGE_BUNDLE_TAMPERED/],
+    ['a changed agent.json', (b: string) => writeFileSync(join(b, 'agent.json'), readFileSync(join(b, 'agent.json'), 'utf8').replace('"tools": [', '"tools": [ ')), /agent\.json FORGE_BUNDLE_TAMPERED/],
+    ['a Python module added beside the tools', (b: string) => writeFileSync(join(b, 'tools', 'json.py'), 'raise SystemExit(3)\n'), /tools\/json\.py FORGE_BUNDLE_TAMPERED tools\/json\.py is not part of the build/],
+    ['a checksum list that points outside the bundle', (b: string) => writeFileSync(join(b, 'checksums.json'), readFileSync(join(b, 'checksums.json'), 'utf8').replace('"agent.json"', '"../outside.json"')), /outside the bundle/],
+    ['a deleted tool', (b: string) => rmSync(join(b, 'tools', 'echo.py')), /tools\/echo\.py is listed in checksums\.json but missing/],
+    ['a checksums.json that is not one', (b: string) => writeFileSync(join(b, 'checksums.json'), '{}'), /not a checksum list/],
+    ['a missing checksums.json', (b: string) => rmSync(join(b, 'checksums.json')), /checksums\.json is missing from the bundle/],
+  ])('refuses %s', async (_name, tamper, message) => {
+    const { code, stderr } = await runtime(deployed(project, tamper), ['verify']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(message);
+    expect(stderr).toContain('bundle verification failed');
+  });
+});
+
+describe('start-time check', () => {
+  const tamperRuntime = (b: string) => appendFileSync(join(b, 'runtime.mjs'), '\n// edited\n');
+
+  it('serve refuses a tampered runtime.mjs before it listens', async () => {
+    const { code, stderr } = await runtime(deployed(project, tamperRuntime), ['serve', '--port', '0']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('runtime.mjs was changed after the build');
+    expect(stderr).not.toContain('listening on');
+  });
+
+  it('--stdio refuses a tampered runtime.mjs', async () => {
+    const { code, stderr, stdout } = await runtime(deployed(project, tamperRuntime), ['--stdio']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_BUNDLE_TAMPERED');
+    expect(stdout).toBe('');
+  });
+
+  it('serve starts an untouched bundle, and FORGE_VERIFY=off starts a changed one with a warning', async () => {
+    const agent = await startAgentProcess(process.execPath, [join(deployed(project), 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
+    expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
+    await agent.stop();
+    const off = await startAgentProcess(process.execPath, [join(deployed(project, tamperRuntime), 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret', FORGE_VERIFY: 'off' } });
+    expect(off.output()).toContain('FORGE_VERIFY=off');
+    await off.stop();
+  });
+});
+
+describe('signed bundles (forge build --sign)', () => {
+  it('writes checksums.json.sig, and verify accepts it under the public key', async () => {
+    const bundle = deployed(signedProject);
+    const { code, stdout, stderr } = await runtime(bundle, ['verify'], { FORGE_VERIFY_KEY: publicPem });
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('signature valid');
+    const keyFile = join(tempDir(), 'pub.pem');
+    writeFileSync(keyFile, publicPem);
+    expect((await runtime(bundle, ['verify'], { FORGE_VERIFY_KEY: keyFile })).code).toBe(0);
+  });
+
+  it('refuses rewritten checksums that match a tampered runtime.mjs', async () => {
+    const bundle = deployed(signedProject, (b) => {
+      appendFileSync(join(b, 'runtime.mjs'), '\n// edited\n');
+      const sums = JSON.parse(readFileSync(join(b, 'checksums.json'), 'utf8'));
+      sums.files['runtime.mjs'] = createHash('sha256').update(readFileSync(join(b, 'runtime.mjs'))).digest('hex');
+      writeFileSync(join(b, 'checksums.json'), JSON.stringify(sums, null, 2) + '\n');
+    });
+    expect((await runtime(bundle, ['verify'])).code).toBe(0); // without a key, the checksums alone agree
+    const { code, stderr } = await runtime(bundle, ['serve', '--port', '0'], { FORGE_VERIFY_KEY: publicPem });
+    expect(code).toBe(1);
+    expect(stderr).toContain('checksums.json.sig does not match checksums.json');
+  });
+
+  it('refuses an unsigned bundle, and a bundle signed with another key, when FORGE_VERIFY_KEY is set', async () => {
+    const unsigned = await runtime(deployed(project), ['verify'], { FORGE_VERIFY_KEY: publicPem });
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toContain('the bundle is not signed');
+    const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const wrong = await runtime(deployed(signedProject), ['verify'], { FORGE_VERIFY_KEY: other });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('does not match');
+  });
+
+  it('reports a signing key that is not an Ed25519 private key as a build error', async () => {
+    const rsa = join(tempDir(), 'rsa.pem');
+    writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const p = writeProject(files);
+    const built = await forge(['build', '--sign', rsa], p);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toMatch(/FORGE_SIGN_KEY .*is a rsa key; bundles are signed with Ed25519/);
+    const missing = await forge(['build', '--sign', join(p, 'nope.pem')], p);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('FORGE_SIGN_KEY cannot read the signing key');
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * `forge package` against real parts: Debian's docker-registry on loopback,
+ * a base image assembled with umoci and pushed with skopeo, the image pushed
+ * by forge, inspected and copied by skopeo, unpacked by umoci and started by
+ * runc — and /healthz answers from inside the container.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
+import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+
+let registry: LoopbackRegistry;
+let base: string;
+let project: string;
+let cacheDir: string;
+const env = () => ({ FORGE_CACHE_DIR: cacheDir });
+
+const files = {
+  'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'),
+  'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return {"echo": args["message"]}\n',
+  'tools/shout.ts': '/**\n * Tool: shout\n * Description: Upper-cases a message.\n * Tags: read\n *\n * Input:\n *   message (str): The message.\n */\nexport function execute(args: { message: string }) { return args.message.toUpperCase(); }\n',
+};
+
+beforeAll(async () => {
+  registry = await startRegistry();
+  base = pushBaseImage(registry.address, { python: true });
+  project = writeProject(files);
+  cacheDir = tempDir('forge-cache-');
+}, 240_000);
+
+afterAll(() => registry?.stop());
+
+async function packageJson(args: string[], cwd = project, extraEnv: NodeJS.ProcessEnv = {}) {
+  const result = await forge(['package', '--base', base, '--json', ...args], cwd, { ...env(), ...extraEnv });
+  expect(result.code, result.stderr + result.stdout).toBe(0);
+  return JSON.parse(result.stdout) as { digest: string; base: { digest: string; from: string }; size: { total: number; added: number }; outputs: Record<string, string>; durationMs: number };
+}
+
+describe('forge package', () => {
+  it('pushes an image that skopeo inspects with the agent\'s config and labels', async () => {
+    const pushed = await packageJson(['--push', `${registry.address}/agents/test-agent:1.0.0`]);
+    expect(pushed.digest).toMatch(/^sha256:[a-f0-9]{64}$/);
+    expect(pushed.base.from).toBe('registry');
+    const inspect = JSON.parse(execFileSync('skopeo', ['inspect', '--tls-verify=false', `docker://${registry.address}/agents/test-agent:1.0.0`], { encoding: 'utf8' }));
+    expect(inspect.Digest).toBe(pushed.digest);
+    expect(inspect.Labels['org.opencontainers.image.title']).toBe('test-agent');
+    expect(inspect.Labels['org.opencontainers.image.base.digest']).toBe(pushed.base.digest);
+    const buildManifest = readFileSync(join(project, '.forge-output', 'build-manifest.json'));
+    const { createHash } = await import('node:crypto');
+    expect(inspect.Labels['dev.forge.build-manifest.digest']).toBe(`sha256:${createHash('sha256').update(buildManifest).digest('hex')}`);
+    const config = JSON.parse(execFileSync('skopeo', ['inspect', '--config', '--tls-verify=false', `docker://${registry.address}/agents/test-agent:1.0.0`], { encoding: 'utf8' }));
+    expect(config.config.User).toBe('1000:1000');
+    expect(config.config.WorkingDir).toBe('/workspace');
+    expect(config.config.Entrypoint).toEqual(['node', '/opt/agent/runtime.mjs']);
+    expect(config.config.Env).toEqual(expect.arrayContaining(['NODE_ENV=production', 'FORGE_WORKDIR=/workspace', 'PATH=/usr/local/bin:/usr/bin:/bin']));
+  }, 120_000);
+
+  it('gives the same digest for the same input, by push, OCI layout and OCI archive', async () => {
+    const first = await packageJson(['--push', `${registry.address}/agents/test-agent:again`]);
+    const layout = join(tempDir(), 'image');
+    const second = await packageJson(['--out', layout]);
+    const archive = join(tempDir(), 'image.tar');
+    const third = await packageJson(['--out', archive]);
+    expect(second.digest).toBe(first.digest);
+    expect(third.digest).toBe(first.digest);
+    expect(JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')).manifests[0].digest).toBe(first.digest);
+    // skopeo reads both outputs and agrees on the digest.
+    expect(JSON.parse(execFileSync('skopeo', ['inspect', `oci:${layout}`], { encoding: 'utf8' })).Digest).toBe(first.digest);
+    expect(JSON.parse(execFileSync('skopeo', ['inspect', `oci-archive:${archive}`], { encoding: 'utf8' })).Digest).toBe(first.digest);
+    // A changed tool changes the digest.
+    const changed = writeProject({ ...files, 'tools/echo.py': files['tools/echo.py'].replace('Echo a message.', 'Echo a message back.') });
+    expect((await packageJson(['--out', join(tempDir(), 'changed')], changed)).digest).not.toBe(first.digest);
+  }, 180_000);
+
+  it('works offline once the base is cached, and says so', async () => {
+    const second = await startRegistry();
+    const moved = `${second.address}/base:1`;
+    execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', '--dest-tls-verify=false', `docker://${base}`, `docker://${moved}`]);
+    const cache = tempDir('forge-cache-');
+    const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: cache });
+    expect(online.code, online.stderr).toBe(0);
+    second.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the registry's socket closes
+    const offline = await forge(['package', '--base', moved, '--out', join(tempDir(), 'offline')], project, { FORGE_CACHE_DIR: cache });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toContain('from the cache: the registry did not answer');
+    expect(offline.stdout).toContain(JSON.parse(online.stdout).digest);
+    const uncached = await forge(['package', '--base', moved, '--out', join(tempDir(), 'x')], project, { FORGE_CACHE_DIR: tempDir('forge-cache-') });
+    expect(uncached.code).toBe(1);
+    expect(uncached.stderr).toContain(`cannot reach ${second.address}`);
+  }, 120_000);
+
+  it('runs in runc: /healthz answers, tools answer, and a tampered runtime.mjs is refused', async () => {
+    const reference = `${registry.address}/agents/test-agent:run`;
+    await packageJson(['--push', reference]);
+    const bundle = unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'serve', '--host', '127.0.0.1', '--port', '0', '--no-auth']);
+    const container = runcRun(bundle);
+    try {
+      const [, url] = await container.waitFor(/listening on (http:\/\/\S+)/);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      const call = await fetch(`${url}/tools/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'from runc' }) });
+      expect(await call.text()).toContain('from runc');
+    } finally {
+      await container.stop();
+    }
+
+    const tampered = unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'serve', '--host', '127.0.0.1', '--port', '0', '--no-auth']);
+    appendFileSync(join(tampered, 'rootfs/opt/agent/runtime.mjs'), '\n// changed in the image\n');
+    const refused = runcRun(tampered);
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('runtime.mjs was changed after the build');
+    } finally {
+      await refused.stop();
+    }
+  }, 180_000);
+
+  it('the bundle layer is owned by root and the work dir by the agent user', async () => {
+    const reference = `${registry.address}/agents/test-agent:owners`;
+    await packageJson(['--push', reference]);
+    const bundle = unpackForRunc(reference);
+    const rootfs = join(bundle, 'rootfs');
+    expect(existsSync(join(rootfs, 'opt/agent/runtime.mjs'))).toBe(true);
+    expect(existsSync(join(rootfs, 'opt/agent/test-agent-1.0.0.tgz'))).toBe(false);
+    expect(execFileSync('stat', ['-c', '%u:%g %a', join(rootfs, 'workspace')], { encoding: 'utf8' }).trim()).toBe('1000:1000 755');
+    expect(execFileSync('stat', ['-c', '%u:%g %a', join(rootfs, 'opt/agent/runtime.mjs')], { encoding: 'utf8' }).trim()).toBe('0:0 644');
+  }, 120_000);
+});
