@@ -60,6 +60,8 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
   };
   const watcher = await watchSources([config.file, ...config.toolDirs.map((d) => d.absolute)], enqueue);
   options.log.debug(`watching ${[config.file, ...config.toolDirs.map((d) => d.absolute)].map((p) => relative(process.cwd(), p) || p).join(', ')} for changes`);
+  // A tool file that was already broken at start is listed too (and answers with its error), as one that breaks later is.
+  enqueue([]);
   return () => void watcher.close();
 }
 

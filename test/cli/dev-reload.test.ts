@@ -126,4 +126,22 @@ describe('forge run --dev hot reload', () => {
       await agent.stop();
     }
   }, 120_000);
+
+  it('lists a tool that was already broken at start, answering 503 with its diagnostic', async () => {
+    const broken = versioned('broken', 1).replace('Tags: read', 'Tags: read\nInput:\n  x (strng): X.');
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': broken, 'tools/fine.py': versioned('fine', 1) });
+    const agent = await devServer(project);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    try {
+      await agent.waitFor('cannot load broken');
+      expect(await names(agent.url)).toEqual(['broken', 'fine']);
+      const rest = await post(agent.url, 'broken');
+      expect(rest.status).toBe(503);
+      expect(rest.body.error.message).toContain('strng');
+      expect((await post(agent.url, 'fine')).body.value).toEqual({ version: 1 });
+    } finally {
+      await client.close();
+      await agent.stop();
+    }
+  }, 120_000);
 });
