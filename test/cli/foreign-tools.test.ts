@@ -172,5 +172,12 @@ describe('cycod tools in tools/', () => {
     expect((await forge(['tool', 'get', 'headline', '-l'], project, scopes)).code).toBe(1);
     const both = await forge(['tool', 'list', '-u', '-g'], project, scopes);
     expect(both.code).toBe(2);
+
+    // add and remove take them too.
+    const added = await forge(['tool', 'add', 'hello', '--description', 'Says hello.', '--bash', 'echo hello', '--tag', 'read', '-g'], project, scopes);
+    expect(added.code, added.stderr).toBe(0);
+    expect(await names('-g')).toEqual(['global/hello', 'global/list-drive']);
+    expect((await forge(['tool', 'remove', 'hello', '-g'], project, scopes)).code).toBe(0);
+    expect(await names('-g')).toEqual(['global/list-drive']);
   });
 });
