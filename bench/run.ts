@@ -8,6 +8,7 @@
  *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime
  *   the running bundle: start to first answer, warm Python over REST, MCP vs REST with
  *   32 clients, memory after 10,000 calls (server-bench.ts)
+ *   a builtin call with tracing off and on against the bare registry (telemetry-bench.ts)
  *   the test suite on this machine, with --suite (suite-bench.ts)
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { generateProject } from './generate-project.ts';
 import { median, percentile, printRows, timeProcess, type BenchRow } from './measure.ts';
 import { suiteRow } from './suite-bench.ts';
 import { benchServer } from './server-bench.ts';
+import { benchTelemetry } from './telemetry-bench.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.mjs');
@@ -53,6 +55,7 @@ try {
 
   const latency = await pythonLatency(dir);
   const server = await benchServer(join(dir, '.forge-output'), dir);
+  const telemetry = await benchTelemetry();
 
   const rows: BenchRow[] = [
     { measure: 'cold forge build --prod (200 tools)', result: ms(cold), ratio: cold / esbuildAlone, against: `esbuild's JS API alone, whole process ${ms(esbuildAlone)}`, goal: 1.5 },
@@ -61,6 +64,7 @@ try {
     { measure: 'Python call in process, cold (spawn)', result: ms(latency.cold, 2), against: `median of ${latency.coldRuns}` },
     { measure: 'Python call in process, warm (worker)', result: ms(latency.warm, 3), against: `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}` },
     ...server,
+    ...telemetry,
     ...(await suiteRow()),
   ];
   console.log('');

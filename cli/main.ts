@@ -25,6 +25,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   run: { summary: 'serve the agent from sources (A2A, MCP, REST); --dev reloads tools', load: () => import('./commands/run.ts') },
   chat: { summary: 'talk to the agent in this terminal', load: () => import('./commands/chat.ts') },
   mcp: { summary: 'see and try the MCP servers in forge.yaml', load: () => import('./commands/mcp.ts') },
+  doctor: { summary: 'check the tool sandbox, memory caps and secrets on this machine', load: () => import('./commands/doctor.ts') },
   version: { summary: 'print the Forge version', load: () => import('./commands/version.ts') },
 };
 

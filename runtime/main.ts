@@ -7,6 +7,7 @@
  *   describe NAME                             print one tool's spec (JSON)
  *   call NAME [JSON] [--timeout MS] [--json] [--yes] [--auto-approve RULE] [--auto-deny RULE]
  *                                             run one tool and print its result
+ *   doctor [--json]                           what this host gives the guards (sandbox, caps, token)
  *   __worker NAME                             (internal) serve a TS/JS tool's calls
  *
  * The build generates a small module that imports this file, the enabled
@@ -22,6 +23,7 @@ import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
+import { jsonLogger } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 
@@ -40,14 +42,15 @@ export interface BundleContents {
 const USAGE = `usage: node runtime.mjs <command>
 
 commands:
-  serve [--host H] [--port P] [--no-auth] [--public-url URL]
-                                      run the agent: A2A, MCP (/mcp), REST (/tools), /healthz
+  serve [--host H] [--port P] [--no-auth] [--public-url URL] [--log-format text|json]
+                                      run the agent: A2A, MCP (/mcp), REST (/tools), /healthz, /metrics
   --stdio                             serve the tools over MCP on stdin/stdout
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
   verify                              check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
   call NAME [JSON] [--timeout MS] [--json]
                                       run a tool with JSON arguments and print its result
+  doctor [--json]                     check the tool sandbox, memory caps, work dir and secrets here
 
 approval (for the tools a composed tool calls; the tool you name is yours to run):
   --yes                               approve every call that would ask (auto-deny rules still refuse)
@@ -56,11 +59,15 @@ approval (for the tools a composed tool calls; the tool you name is yours to run
   without --yes, calls that need confirmation are asked on the terminal, or refused without one
 
 options:
-  --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR or the current directory)
+  --workdir DIR                       the directory tools work in (default: FORGE_WORKDIR, else forge.yaml's
+                                      workdir: relative to the current directory)
 
 environment:
-  FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into .forge/runtime.token)
+  FORGE_AUTH_TOKEN                    the bearer token clients must send (default: generated into a 0600 file
+                                      outside the work dir, printed once)
   FORGE_AUTH_TOKEN_FILE               a file holding the token (a mounted secret)
+  <api_key_env>_FILE                  a file holding the model's key (e.g. OPENAI_API_KEY_FILE)
+  FORGE_SANDBOX                       off | auto | required: overrides forge.yaml's sandbox mode
   FORGE_STATE_URL                     file: (default, one process) or postgres://... shared by replicas
   FORGE_PUBLIC_URL                    the URL the agent card advertises (required with a shared store)
   FORGE_DRAIN_DELAY, FORGE_SHUTDOWN_GRACE
@@ -109,6 +116,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
         port: { type: 'string' },
         'no-auth': { type: 'boolean', default: false },
         'public-url': { type: 'string' },
+        'log-format': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         yes: { type: 'boolean', short: 'y', default: false },
         'auto-approve': { type: 'string', multiple: true },
@@ -123,6 +131,12 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     process.stdout.write(USAGE);
     return command ? 0 : 2;
   }
+  const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
+  if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {
+    process.stderr.write(`--log-format must be text or json, not "${logFormat}"\n`);
+    return 2;
+  }
+  const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
 
   // The bundle must be the one that was built before it serves anything.
   const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command);
@@ -139,9 +153,28 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
-  const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? process.cwd());
+  // The same boundary `forge run` uses: forge.yaml's workdir:, here relative to where the bundle is run.
+  const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
+  if (command === 'doctor') {
+    const { doctor, formatDoctor } = await import('./doctor.ts');
+    const report = await doctor(manifest, workDir);
+    process.stdout.write(parsed.values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
+    return report.ok ? 0 : 1;
+  }
+  if (command === 'serve' || command === 'stdio' || command === 'call') {
+    const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
+    const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
+    try {
+      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile)]);
+      if (command === 'serve') log.info(describeSandbox(status));
+    } catch (err) {
+      if (!(err instanceof SandboxRequiredError)) throw err;
+      process.stderr.write(`error: ${err.message}\nhint: install bubblewrap and allow namespaces here (see \`node runtime.mjs doctor\`), or set sandbox: auto in forge.yaml\n`);
+      return 1;
+    }
+  }
   const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
-    log: stderrLogger,
+    log,
     rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
     connect: command !== 'describe',
@@ -169,16 +202,18 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       noAuth: parsed.values['no-auth'],
       publicUrl: parsed.values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
       http,
-      log: stderrLogger,
+      log,
       announce: (line) => process.stderr.write(`${line}\n`),
     });
-    stopOnSignals(running, stderrLogger);
-    process.stderr.write(`${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})\n`);
+    stopOnSignals(running, log);
+    const listening = `${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})`;
+    if (logFormat === 'json') log.info(listening);
+    else process.stderr.write(`${listening}\n`);
     return -1;
   }
   if (command === 'stdio') {
     const [{ serveMcpStdio }, { clientCalls }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts')]);
-    await serveMcpStdio(manifest, clientCalls(registry), close);
+    await serveMcpStdio(manifest, clientCalls(registry, undefined, manifest.approval?.clients), close);
     return -1;
   }
 

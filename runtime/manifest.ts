@@ -4,6 +4,7 @@
  */
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import type { Category, ToolSpec } from './tools/model.ts';
+import type { SandboxSettings } from './exec/tool-sandbox.ts';
 
 export const TOOL_INTERFACE_VERSION = 1;
 
@@ -32,6 +33,8 @@ export interface EgressSettings {
 export interface ApprovalSettings {
   auto_approve: string[];
   auto_deny: string[];
+  /** 'policy': REST and MCP callers go through the rules too (default 'approved': the tool they name counts as approved). */
+  clients?: 'approved' | 'policy';
 }
 
 /** A recurring task declared in forge.yaml. */
@@ -67,11 +70,17 @@ export interface AgentManifest {
   python?: PythonDependencies;
   /** Where the agent listens by default (flags and PORT override it). */
   server: { host: string; port: number };
+  /** forge.yaml `metrics: public`: /metrics without the bearer token (absent = private). */
+  metrics?: 'public';
   /** Recurring tasks from forge.yaml (absent when there are none). */
   schedules?: ScheduleSettings[];
   /** forge.yaml's `state:` (FORGE_STATE_URL overrides it); absent: file:. */
   state?: string;
   build: { mode: 'prod' | 'dev'; forge_version: string };
+  /** forge.yaml's `workdir:` (relative to where the bundle is run; --workdir and FORGE_WORKDIR override it). */
+  workdir?: string;
+  /** The tool process sandbox: mode and memory/CPU/network, as defaults and per tool. */
+  sandbox?: SandboxSettings;
 }
 
 export interface RuntimeSettings {

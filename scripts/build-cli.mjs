@@ -11,6 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 await import('./generate-validators.mjs');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await import('./build-vendor.mjs');
+await import('./build-studio.mjs');
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: { forge: 'cli/forge.ts' },

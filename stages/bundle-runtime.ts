@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
 import { vendorSplice } from './vendor-splice.ts';
+import { pgSplice } from './pg-splice.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -75,6 +76,7 @@ export async function bundleRuntime(
   const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };
   writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters, specs.some((s) => s.source?.kind === 'yaml')));
   const vendor = vendorSplice();
+  const pg = pgSplice();
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
@@ -90,7 +92,7 @@ export async function bundleRuntime(
     write: false,
     metafile: true,
     logLevel: 'silent',
-    plugins: vendor ? [vendor.plugin] : [],
+    plugins: [...(vendor ? [vendor.plugin] : []), ...(pg ? [pg.plugin] : [])],
   }).catch((err: BuildFailure) => err);
   rmSync(entryFile, { force: true });
 
@@ -104,12 +106,13 @@ export async function bundleRuntime(
   ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
   for (const file of result.outputFiles ?? []) {
     const path = relative(writer.dir, file.path).split('\\').join('/');
-    writer.write(path, path === 'runtime.mjs' && vendor ? vendor.splice(file.text) : file.contents);
+    if (path !== 'runtime.mjs' || (!vendor && !pg)) writer.write(path, file.contents);
+    else writer.write(path, [vendor, pg].reduce((text, splice) => (splice ? splice.splice(text) : text), file.text));
   }
   const inputs = Object.keys(result.metafile?.inputs ?? {})
-    .filter((p) => !p.endsWith(ENTRY_FILE) && !p.startsWith('forge-vendor:'))
+    .filter((p) => !p.endsWith(ENTRY_FILE) && !p.startsWith('forge-vendor:') && !p.startsWith('forge-pg:'))
     .map((p) => join(config.root, p))
-    .concat(vendor?.files ?? []);
+    .concat(vendor?.files ?? [], pg?.files ?? []);
   return { specs, inputs };
 }
 

@@ -35,6 +35,9 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
   };
   if (config.model) manifest.model = config.model;
   if (config.strictOutputs) manifest.strict_outputs = true;
+  if (config.metrics === 'public') manifest.metrics = 'public';
+  manifest.workdir = config.workDirSetting;
+  manifest.sandbox = config.sandbox;
   if (config.schedules.length) manifest.schedules = config.schedules.map(({ source: _source, ...schedule }) => schedule);
   if (config.state) manifest.state = config.state;
   if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };

@@ -5,10 +5,13 @@ import { AuthConfigError } from '../../runtime/server/auth.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
 import { watchForChanges } from '../dev-reload.ts';
-import { cliLogger } from '../cli-logger.ts';
+import { runLogger } from '../log-format.ts';
 import { loadSourceAgent } from '../source-agent.ts';
 import { UsageError } from '../usage-error.ts';
+import { describeSandbox, startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
+import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
 import { color as c } from '../terminal.ts';
+import { devStudio, studioLink } from '../studio/dev-studio.ts';
 
 export const usage = `usage: forge run [--dev] [--port P] [--host H] [--no-auth] [--stdio] [--chat]
 
@@ -18,13 +21,16 @@ bundle runs: A2A at /a2a (card at /.well-known/agent-card.json), MCP at
 
 options:
   --dev             include dev tools, reload changed tools without a restart,
-                    and log every tool call
+                    log every tool call, and serve the studio at /studio
+                    (on a loopback host; open the link it prints)
   --port P          port (default: server.port in forge.yaml, or 8080)
   --host H          host (default: server.host in forge.yaml, or 127.0.0.1)
   --no-auth         no bearer token (only on a loopback host)
   --public-url URL  the URL the agent card advertises (behind a proxy)
   --stdio           serve the tools over MCP on stdin/stdout instead
   --chat            talk to the agent in this terminal instead (same as forge chat)
+  --log-format F    text (default: readable lines) or json (one object per line,
+                    with trace_id and span_id; also FORGE_LOG_FORMAT)
 
 examples:
   forge run --dev
@@ -41,48 +47,63 @@ export async function run(argv: string[]): Promise<number> {
     'public-url': { type: 'string' },
     stdio: { type: 'boolean', default: false },
     chat: { type: 'boolean', default: false },
+    'log-format': { type: 'string' },
   });
   if (values.chat) return (await import('./chat.ts')).run(argv.filter((a) => a !== '--chat'));
   const port = parseInteger('port', values.port);
-  const log = cliLogger(values.verbose);
+  const log = runLogger(values['log-format'], values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
+  // The same sandbox around every tool process as the built bundle's.
+  try {
+    const status = await startToolSandbox(project.config.sandbox, project.config.workDir, log, process.env, [project.config.root]);
+    if (!values.stdio) log.info(describeSandbox(status));
+  } catch (err) {
+    if (!(err instanceof SandboxRequiredError)) throw err;
+    await registry.close();
+    throw new UsageError(`${err.message}; install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml`);
+  }
 
   // Armed before the server answers, so no save after the first call is missed.
   const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};
   if (values.stdio) {
-    await serveMcpStdio(manifest, clientCalls(registry), async () => {
+    await serveMcpStdio(manifest, clientCalls(registry, undefined, manifest.approval?.clients), async () => {
       stopWatching();
       await registry.close();
     });
     return new Promise(() => {}); // runs until stdin closes
   }
 
+  const host = values.host ?? project.config.server.host;
+  const studio = devStudio({ dev: values.dev, host, agentId: manifest.agent_id, registry });
   let running;
   try {
     running = await serveAgent({
       manifest,
       registry,
       workDir: project.config.workDir,
-      host: values.host ?? project.config.server.host,
+      host,
       port: port ?? project.config.server.port,
       noAuth: values['no-auth'],
       publicUrl: values['public-url'],
       http,
       log,
       announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
+      extraRoutes: studio?.routes,
     });
+    studio?.attach(running.agent, running.token);
   } catch (err) {
     if (err instanceof AuthConfigError) throw new UsageError(err.message);
     throw err;
   }
-  stopOnSignals({ stop: async (grace) => (stopWatching(), running.stop(grace)) }, log);
+  stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);
   process.stdout.write(
     `${c.green('✓')} ${c.bold(manifest.agent_id)} ${manifest.version}${values.dev ? c.dim(' (dev)') : ''} on ${running.url}\n` +
       `  tools   ${registry.list().length}\n  model   ${manifest.model ? `${manifest.model.provider}:${manifest.model.name}` : c.dim('none (tools are served; message/send answers "no model configured")')}\n` +
-      `  a2a     ${running.url}/a2a   mcp ${running.url}/mcp   rest ${running.url}/tools\n`,
+      `  a2a     ${running.url}/a2a   mcp ${running.url}/mcp   rest ${running.url}/tools\n` +
+      (studio ? `  studio  ${studioLink(running.url, running.token)}\n` : ''),
   );
   return new Promise(() => {}); // runs until a signal stops it
 }

@@ -11,6 +11,8 @@ import type { ToolResult, ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
 import type { ChatMessage, ModelProvider, ToolCall, ToolDefinition } from './messages.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
+import { traceToolCall } from '../telemetry/instrument-tools.ts';
+import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -81,7 +83,8 @@ export async function settlePending(messages: ChatMessage[], pending: PendingApp
     const decided = pending.decisions[call.id];
     decisions[call.id] = decided === 'ask' ? (answers[call.id] ? 'allow' : 'deny') : decided;
   }
-  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it');
+  countPersonAnswers(pending.decisions, answers);
+  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it', pending.decisions);
 }
 
 async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
@@ -111,6 +114,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
       // An unknown tool is not the gate's business: the registry answers it with an error.
       decisions[call.id] = spec ? options.gate.decide(spec, call.arguments) : 'allow';
     }
+    countGateDecisions(decisions);
     const waiting = response.toolCalls.filter((c) => decisions[c.id] === 'ask');
     if (waiting.length) {
       const requests = waiting.map((call) => ({ callId: call.id, tool: call.name, arguments: call.arguments, reason: reasonFor(byName.get(call.name)!) }));
@@ -122,15 +126,16 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
   return { status: 'max-iterations', text: `${lastText ? `${lastText}\n\n` : ''}[stopped: the agent reached max_iterations (${maxIterations}) before finishing]` };
 }
 
-async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string) {
+async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });
-      const result: ToolResult =
+      const result: ToolResult = await traceToolCall({ name: call.name, callId: call.id, decision: gated[call.id], answer: gated[call.id] === 'ask' ? decisions[call.id] : undefined, frontend: 'agent' }, call.arguments, async () =>
         decisions[call.id] === 'deny'
           ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
-          : await options.tools.execute(call.name, call.arguments, { signal: options.signal });
+          : options.tools.execute(call.name, call.arguments, { signal: options.signal }),
+      );
       options.onEvent?.({ type: 'tool-result', call, result });
       return result;
     }),

@@ -9,6 +9,7 @@ import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
+import { traceTurn } from '../telemetry/instrument-turn.ts';
 
 export class NoModelError extends Error {
   readonly code = 'FORGE_NO_MODEL';
@@ -59,7 +60,7 @@ export class Agent {
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return finish(session, await runAgentTurn(session.messages, this.loopOptions(model, turn)), turn.taskId);
+      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn))), turn.taskId);
     });
   }
 
@@ -70,7 +71,7 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return finish(session, await resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn)), turn.taskId);
+      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn))), turn.taskId);
     });
   }
 

@@ -38,6 +38,8 @@ export interface ModelResponse {
   stopReason: string;
   /** Which model answered ("openai:gpt-4o-mini"), for logs and fallbacks. */
   model: string;
+  /** Tokens the provider reported (absent when it reported none). */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 export interface ModelProvider {

@@ -8,6 +8,8 @@
  * `openEgress` allows everything (tests of the client itself, and `mode: open`).
  */
 
+import { egressRefusals } from '../telemetry/forge-metrics.ts';
+
 export interface EgressRefusal {
   host: string;
   /** The rule that refused it, e.g. "egress.mode is deny-all" or "169.254.169.254 is a cloud metadata address". */
@@ -31,5 +33,6 @@ export class EgressRefusedError extends Error {
   constructor(readonly refusal: EgressRefusal) {
     super(`egress to ${refusal.host} refused: ${refusal.rule}`);
     this.name = 'EgressRefusedError';
+    egressRefusals.inc();
   }
 }

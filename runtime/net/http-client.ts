@@ -18,6 +18,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { EgressRefusedError, openEgress, type EgressPolicy } from './egress-policy.ts';
+import { withTraceparent } from '../telemetry/propagate.ts';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 300_000;
@@ -146,7 +147,7 @@ export class HttpClient {
       let url = toUrl(req.url);
       let method = (req.method ?? 'GET').toUpperCase();
       let body = req.body;
-      let headers = lowerCaseKeys(req.headers ?? {});
+      let headers = withTraceparent(lowerCaseKeys(req.headers ?? {}));
       const redirects: string[] = [];
       const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
       for (;;) {

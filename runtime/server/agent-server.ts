@@ -21,9 +21,13 @@ import { McpHttpEndpoint } from './mcp-http.ts';
 import { McpStatelessEndpoint, type McpEndpoint } from './mcp-stateless.ts';
 import { serveStoredFile } from './stored-files.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
-import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
+import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
+import { applyServerLimits, decodePathSegment, httpLimits, jsonNestsDeeperThan, serverOptions, type HttpLimits } from './http-limits.ts';
+import { sandboxStatus } from '../exec/tool-sandbox.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
+import { serveObservabilityRoutes, type ExtraRoutes } from './observability-routes.ts';
+import { traceRequest } from '../telemetry/trace-request.ts';
 
 export interface AgentServerOptions {
   manifest: AgentManifest;
@@ -37,7 +41,13 @@ export interface AgentServerOptions {
   maxBodyBytes?: number;
   log: Logger;
   /** Tools that cannot serve calls right now (for /readyz). */
-  unhealthyTools?: () => { name: string; detail?: string }[];
+  unhealthyTools?: () => { name: string; detail?: string; circuit?: string }[];
+  /** Header/body deadlines, connection cap, JSON depth (default: http-limits.ts, FORGE_HTTP_LIMITS). */
+  limits?: Partial<HttpLimits>;
+  /** /metrics without the bearer token (forge.yaml `metrics: public`). */
+  metricsPublic?: boolean;
+  /** Routes a front end adds (the studio in `forge run --dev`). */
+  extraRoutes?: ExtraRoutes;
   /** Where A2A tasks, cancel requests and files live (default: this process's memory). */
   state?: StateStore;
   /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
@@ -63,6 +73,12 @@ const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', '
 export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
   const { manifest, tools, agent, auth, log } = options;
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const limits = httpLimits(options.limits);
+  const bodyOf = async (req: IncomingMessage): Promise<Buffer> => {
+    const body = await readBody(req, limit, { idleTimeoutMs: limits.bodyIdleTimeoutMs, totalTimeoutMs: limits.bodyTimeoutMs });
+    if (jsonNestsDeeperThan(body, limits.maxJsonDepth)) throw new JsonTooDeep();
+    return body;
+  };
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
   const makeMcpServer = () => createMcpServer(mcpIdentity, tools);
   const mcp: McpEndpoint = options.mcpSessions ? new McpHttpEndpoint(makeMcpServer) : new McpStatelessEndpoint(makeMcpServer, tools.onToolsChanged?.bind(tools));
@@ -90,9 +106,10 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       if (shuttingDown) return sendJson(res, 503, { ready: false, reason: 'shutting down' });
       const notReady = await options.notReady?.();
       if (notReady) return sendJson(res, 503, { ready: false, reason: notReady });
+      // Readiness is the server's: a failing tool is reported (its circuit refuses its calls), never the pod drained.
       const unhealthy = options.unhealthyTools?.() ?? [];
-      if (unhealthy.length) return sendJson(res, 503, { ready: false, reason: 'tools cannot serve calls', unhealthy });
-      return sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel });
+      const sandbox = sandboxStatus();
+      return sendJson(res, 200, { ready: true, tools: tools.list().length, model: agent.hasModel, ...(unhealthy.length ? { unhealthy } : {}), ...(sandbox ? { sandbox } : {}) });
     }
     if (method === 'GET' && (path === '/.well-known/agent-card.json' || path === '/.well-known/agent.json')) {
       const version = req.headers['a2a-version'] as string | undefined;
@@ -100,22 +117,30 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       return sendJson(res, 200, legacy ? legacyAgentCard(cardFor(req)) : agentCardJson(cardFor(req)), { vary: 'A2A-Version' });
     }
 
+    if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic: options.metricsPublic, extraRoutes: options.extraRoutes })) return;
     if (!isAuthorized(req, auth)) {
-      return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or .forge/runtime.token)');
+      // Its body is never read: the connection closes with the answer, so it cannot be held open by trickling one.
+      res.setHeader('connection', 'close');
+      return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or the token file the agent printed at start)');
     }
 
     if (path === '/mcp') {
-      const body = method === 'POST' ? parseJson(await readBody(req, limit)) : undefined;
+      const body = method === 'POST' ? parseJson(await bodyOf(req)) : undefined;
       if (body === PARSE_FAILED) return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } });
       return mcp.handle(req, res, body);
     }
-    if ((path === '/a2a' || path === '/') && method === 'POST') return jsonRpc(req, res, await readBody(req, limit));
+    if ((path === '/a2a' || path === '/') && method === 'POST') return jsonRpc(req, res, await bodyOf(req));
     if (path === '/tools' && method === 'GET') return listTools(res, tools);
     const filePath = /^\/files\/([^/]+)$/.exec(path);
-    if (filePath && method === 'GET' && options.state) return serveStoredFile(res, options.state.files, decodeURIComponent(filePath[1]));
+    if (filePath && method === 'GET' && options.state) {
+      const file = decodePathSegment(filePath[1]);
+      if (file === undefined) return sendError(res, 400, 'FORGE_BAD_PATH', `the path ${path} has malformed percent-encoding`);
+      return serveStoredFile(res, options.state.files, file);
+    }
     const toolPath = /^\/tools\/([^/]+)$/.exec(path);
     if (toolPath) {
-      const name = decodeURIComponent(toolPath[1]);
+      const name = decodePathSegment(toolPath[1]);
+      if (name === undefined) return sendError(res, 400, 'FORGE_BAD_PATH', `the path ${path} has malformed percent-encoding`, 'encode tool names with encodeURIComponent');
       if (method === 'GET') return describeTool(res, tools, name);
       if (method === 'POST') {
         const controller = new AbortController();
@@ -124,14 +149,14 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
           if (!res.writableFinished) controller.abort();
           controllers.delete(controller);
         });
-        return callTool(res, tools, name, await readBody(req, limit), controller.signal);
+        return callTool(res, tools, name, await bodyOf(req), controller.signal);
       }
       return sendError(res, 405, 'FORGE_METHOD', `${method} is not allowed on ${path}`, 'use GET to describe a tool or POST to call it');
     }
     return sendError(res, 404, 'FORGE_NOT_FOUND', `nothing at ${method} ${path}`, 'endpoints: /healthz /readyz /.well-known/agent-card.json /a2a /mcp /tools');
   };
 
-  const server = createServer((req, res) => {
+  const server = createServer(serverOptions(limits), (req, res) => {
     // An MCP client's standing event stream (GET /mcp) is not a call in flight.
     const counted = !(req.method === 'GET' && req.url?.startsWith('/mcp'));
     if (counted) inFlight++;
@@ -140,10 +165,21 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    route(req, res).catch((err: unknown) => {
+    traceRequest(req, res, () => route(req, res)).catch((err: unknown) => {
       if (err instanceof BodyTooLargeError) {
         if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
         req.resume();
+        return;
+      }
+      if (err instanceof BodyTimeoutError) {
+        // The connection goes too: a client that trickles its body gets no second chance on it.
+        res.setHeader('connection', 'close');
+        if (!res.headersSent) sendError(res, 408, 'FORGE_BODY_TIMEOUT', err.message, 'send the whole body without pausing');
+        res.on('finish', () => req.socket.destroy());
+        return;
+      }
+      if (err instanceof JsonTooDeep) {
+        if (!res.headersSent) sendError(res, 400, 'FORGE_JSON_TOO_DEEP', `the JSON body nests deeper than ${limits.maxJsonDepth} levels`, 'flatten the arguments');
         return;
       }
       log.warn(`request ${req.method} ${req.url} failed: ${(err as Error).stack ?? err}`);
@@ -151,8 +187,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       else res.end();
     });
   });
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 0; // streams (SSE, MCP) stay open as long as they need
+  applyServerLimits(server, limits);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -207,6 +242,8 @@ function forwardCancels(handler: DefaultRequestHandler, state: StateStore, execu
 }
 
 const PARSE_FAILED = Symbol('parse failed');
+
+class JsonTooDeep extends Error {}
 
 function parseJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;

@@ -1,19 +1,29 @@
 /**
- * Calls whose tool was already chosen and approved — by an MCP client or a
- * REST script (as with `forge tool run`), or by the agent loop after its
- * approval gate: the named tool counts as approved (auto-deny rules still
- * refuse it). A sub-tool that would need its own confirmation goes to
- * `approver`; by default no one is there to answer mid-call, so it is refused.
+ * Calls whose tool was already chosen — by an MCP client or a REST script
+ * (a token holder), or by the agent loop after its approval gate.
+ *
+ * By default ('approved') the named tool counts as approved, as with
+ * `forge tool run`: holding the token is the approval (auto-deny rules still
+ * refuse it). forge.yaml's `approval.clients: policy` makes token holders go
+ * through the same rules as the model ('policy'): a call that would need a
+ * person's confirmation is refused with FORGE_APPROVAL_REQUIRED, since no
+ * person can be asked over REST or MCP. A sub-tool that would need its own
+ * confirmation goes to `approver`; by default no one is there to answer
+ * mid-call, so it is refused.
  */
 import { approveNothing, type Approver } from '../guard/approver.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpToolSource } from './mcp-server.ts';
+import { traceToolCall } from '../telemetry/instrument-tools.ts';
 
-export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing): McpToolSource {
+export type ClientApproval = 'approved' | 'policy';
+
+export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing, clients: ClientApproval = 'approved'): McpToolSource {
+  const approved = clients !== 'policy';
   return {
     list: () => registry.list(),
     get: (name) => registry.get(name),
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
-    execute: (name, args, options = {}) => registry.execute(name, args, { ...options, approved: true, approver }),
+    execute: (name, args, { frontend, ...options } = {}) => traceToolCall({ name, frontend }, args, () => registry.execute(name, args, { ...options, approved, approver: approved ? approver : undefined })),
   };
 }

@@ -35,6 +35,7 @@ function durationFrom(env: NodeJS.ProcessEnv, name: string): number | undefined 
   return ms;
 }
 
+/** A pause that does not by itself keep the process alive. */
 export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -24,7 +24,7 @@ export function createMcpServer(identity: { name: string; version: string }, too
   const server = new Server({ name: identity.name, version: identity.version }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list().map(mcpToolEntry) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const result = await tools.execute(request.params.name, request.params.arguments ?? {}, { signal: extra.signal });
+    const result = await tools.execute(request.params.name, request.params.arguments ?? {}, { signal: extra.signal, frontend: 'mcp' });
     if (!result.ok) {
       const { code, message, hint } = result.error;
       return { isError: true, content: [{ type: 'text' as const, text: `${code}: ${message}${hint ? `\nhint: ${hint}` : ''}` }] };

@@ -1,16 +1,37 @@
 /**
  * The agent's tools as an MCP server on stdin/stdout, for desktop MCP
  * clients (no LLM key needed). stdout carries only the protocol; logs go to
- * stderr.
+ * stderr. When stdin closes, the calls still running are finished and
+ * their answers written before the server closes: a client that sends its
+ * last requests and closes its end still gets every answer.
  */
 import { StdioServerTransport } from '../vendor/protocol.ts';
 import type { AgentManifest } from '../manifest.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 
 export async function serveMcpStdio(manifest: AgentManifest, tools: McpToolSource, onClose: () => Promise<void>): Promise<void> {
-  const server = createMcpServer({ name: manifest.agent_id, version: manifest.version }, tools);
+  const running = new Set<Promise<unknown>>();
+  const tracked: McpToolSource = {
+    ...tools,
+    execute: (name, args, options) => {
+      const call = tools.execute(name, args, options);
+      running.add(call);
+      void call.finally(() => running.delete(call)).catch(() => {});
+      return call;
+    },
+  };
+  const server = createMcpServer({ name: manifest.agent_id, version: manifest.version }, tracked);
   const transport = new StdioServerTransport();
   transport.onclose = () => void onClose().then(() => process.exit(0));
-  process.stdin.on('end', () => void server.close());
+  process.stdin.on('end', () => {
+    void (async () => {
+      // Requests already read are dispatched on this tick's data events; then wait for every call to answer.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (running.size) await Promise.allSettled([...running]);
+      // The answer is written after the call's promise settles: let it go out first.
+      await new Promise((resolve) => setImmediate(resolve));
+      await server.close();
+    })();
+  });
   await server.connect(transport);
 }

@@ -1,4 +1,10 @@
-/** Reads a request body up to a limit; a bigger body is refused without reading the rest. */
+/**
+ * Reads a request body up to a limit; a bigger body is refused without
+ * reading the rest. A body must keep flowing: a gap longer than
+ * `idleTimeoutMs`, or a body not complete within `totalTimeoutMs`, ends the
+ * read with BodyTimeoutError (the server answers 408 and closes the
+ * connection), so a client trickling bytes cannot hold a connection forever.
+ */
 import type { IncomingMessage } from 'node:http';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -9,15 +15,53 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-export async function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLargeError(limit);
-    chunks.push(chunk as Buffer);
+export class BodyTimeoutError extends Error {
+  constructor(readonly why: 'idle' | 'total', readonly ms: number) {
+    super(why === 'idle' ? `the request body stalled for more than ${ms} ms` : `the request body took longer than ${ms} ms`);
   }
-  return Buffer.concat(chunks);
+}
+
+export interface BodyDeadlines {
+  idleTimeoutMs?: number;
+  totalTimeoutMs?: number;
+}
+
+export function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES, deadlines: BodyDeadlines = {}): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const stop = (err?: Error) => {
+      clearTimeout(idleTimer);
+      clearTimeout(totalTimer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks));
+    };
+    const armIdle = () => {
+      if (!deadlines.idleTimeoutMs) return;
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => stop(new BodyTimeoutError('idle', deadlines.idleTimeoutMs!)), deadlines.idleTimeoutMs);
+    };
+    const totalTimer = deadlines.totalTimeoutMs ? setTimeout(() => stop(new BodyTimeoutError('total', deadlines.totalTimeoutMs!)), deadlines.totalTimeoutMs) : undefined;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return stop(new BodyTooLargeError(limit));
+      chunks.push(chunk);
+      armIdle();
+    };
+    const onEnd = () => stop();
+    const onError = (err: Error) => stop(err);
+    const onAborted = () => stop(new Error('the client went away'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+    armIdle();
+  });
 }

@@ -13,6 +13,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_ARGS: 400,
   FORGE_TOOL_TIMEOUT: 504,
   FORGE_APPROVAL_DENIED: 403,
+  FORGE_APPROVAL_REQUIRED: 403,
+  FORGE_TOOL_CIRCUIT_OPEN: 503,
   FORGE_TOOL_CANCELLED: 499,
   FORGE_TOOL_UNAVAILABLE: 503,
 };
@@ -37,6 +39,6 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
     }
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
-  const result: ToolResult = await tools.execute(name, args, { signal });
+  const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
   sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), result);
 }

@@ -14,12 +14,15 @@ import type { HttpClient } from '../net/http-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
+import type { HttpLimits } from './http-limits.ts';
 import { AuthConfigError, resolveAuth } from './auth.ts';
 import { clientCalls } from './client-calls.ts';
 import { ApprovalPolicy } from '../guard/approval-policy.ts';
 import type { Approver } from '../guard/approver.ts';
 import { policyGate } from '../agent/policy-gate.ts';
 import { Scheduler } from '../scheduler/scheduler.ts';
+import type { ExtraRoutes } from './observability-routes.ts';
+import { countFiring, startTelemetry } from '../telemetry/serve-telemetry.ts';
 import { setActiveState } from '../state/active-state.ts';
 import { FileConversations } from '../state/file-conversations.ts';
 import { openStateStore } from '../state/open-store.ts';
@@ -43,6 +46,10 @@ export interface ServeOptions {
   /** Written to, once, when a token is generated (so a person can use it). */
   announce?: (line: string) => void;
   maxIterations?: number;
+  /** Routes a front end adds (the studio in `forge run --dev`). */
+  extraRoutes?: ExtraRoutes;
+  /** HTTP deadlines, connection cap and JSON depth (default: http-limits.ts, FORGE_HTTP_LIMITS). */
+  limits?: Partial<HttpLimits>;
   /** The state store to use (default: opened from FORGE_STATE_URL / forge.yaml `state:`, else files). */
   state?: StateStore;
   /** Keep MCP sessions in this process (default: FORGE_MCP_SESSIONS=stateful, else stateless). */
@@ -83,6 +90,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   try {
     return await serveWithState(options, env, state);
   } catch (err) {
+    setActiveState(undefined);
     if (!options.state) await state.close().catch(() => {});
     throw err;
   }
@@ -95,15 +103,19 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   }
   setActiveState(state);
   const agent = createAgent({ ...options, sessions: state.conversations });
+  const telemetry = await startTelemetry(options);
   const server = await startAgentServer({
     manifest: options.manifest,
-    tools: clientCalls(options.registry),
+    tools: clientCalls(options.registry, undefined, options.manifest.approval?.clients),
     agent,
     auth,
     host: options.host,
     port: options.port,
     publicUrl: options.publicUrl,
     log: options.log,
+    metricsPublic: options.manifest.metrics === 'public',
+    extraRoutes: options.extraRoutes,
+    limits: options.limits,
     state,
     mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
     notReady: storeReadiness(state),
@@ -112,9 +124,10 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
         .list()
         .map((tool) => ({ name: tool.name, health: tool.health?.() }))
         .filter((t) => t.health && !t.health.healthy)
-        .map((t) => ({ name: t.name, detail: t.health!.detail })),
+        .map((t) => ({ name: t.name, detail: t.health!.detail, ...(t.health!.circuit ? { circuit: t.health!.circuit } : {}) })),
   });
-  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, shown once): ${auth.token}`);
+  if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, outside the work dir; shown once): ${auth.token}`);
+  else if (auth.movedFrom) options.announce?.(`auth token moved out of the work dir: ${auth.movedFrom} -> ${auth.file}`);
 
   const scheduler = startScheduledTasks(options, agent, state);
 
@@ -126,6 +139,7 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
       await Promise.race([scheduler.stop(), delay(graceMs ?? 10_000)]);
       await server.close(graceMs);
       await options.registry.close();
+      await telemetry.shutdown();
       setActiveState(undefined);
       if (!options.state) await state.close().catch(() => {});
     })();
@@ -147,13 +161,13 @@ function startScheduledTasks(options: ServeOptions, agent: Agent, state: StateSt
     store: state.schedules,
     configTasks: (options.manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
     log: options.log,
-    onFire: async (task) => {
+    onFire: countFiring(async (task) => {
       const outcome = await agent.send(`schedule-${task.id}`, task.task);
       if (outcome.status === 'input-required') {
         throw new Error(`stopped for approval of ${outcome.requests.map((r) => r.tool).join(', ')}; answer it in context schedule-${task.id}`);
       }
       options.log.info(`scheduled task ${task.id} done`);
-    },
+    }),
   });
   scheduler.start();
   return scheduler;

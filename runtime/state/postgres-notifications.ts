@@ -25,12 +25,17 @@ export class PostgresNotifications {
     client.on('notification', (message) => {
       for (const listener of this.listeners.get(message.channel as Channel) ?? []) listener(message.payload ?? '');
     });
-    client.on('error', (err) => {
-      this.log?.warn(`state store: the notification connection failed (${err.message}); reconnecting`);
+    let lost = false;
+    const reconnect = (why: string) => {
+      if (lost || this.closed) return;
+      lost = true;
+      this.log?.warn(`state store: the notification connection ${why}; reconnecting`);
       void client.end().catch(() => {});
       this.client = undefined;
       this.retry();
-    });
+    };
+    client.on('error', (err) => reconnect(`failed (${err.message})`));
+    client.on('end', () => reconnect('closed'));
     await client.connect();
     for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
     this.client = client;

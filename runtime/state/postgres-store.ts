@@ -6,7 +6,7 @@
  * turns) and the lease reaper.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import pg from './pg-client.ts';
 import type { Logger } from '../tools/model.ts';
 import { FILE_ID_PATTERN } from './file-records.ts';
 import { migrate } from './postgres-migrations.ts';

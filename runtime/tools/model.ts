@@ -81,6 +81,8 @@ export interface ExecuteOptions {
    * Only honoured on a top-level call: a tool cannot approve its own sub-calls.
    */
   approved?: boolean;
+  /** The front end that made the call (mcp, rest, agent ...), for metrics and traces. */
+  frontend?: string;
 }
 
 /** What a tool sees of the registry: only the tools it declared in composedOf. */
@@ -109,6 +111,8 @@ export interface Tool extends ToolSpec {
 export interface ToolHealth {
   healthy: boolean;
   detail?: string;
+  /** A failing tool's circuit: open (calls refused) or half-open (one trial call allowed). */
+  circuit?: 'open' | 'half-open';
 }
 
 export function ok(value: unknown): ToolResult {

@@ -16,6 +16,7 @@ import { checkToolName } from './names.ts';
 import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
 import { checkOutput } from './output-check.ts';
+import { runAsTool } from '../exec/tool-sandbox.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -255,7 +256,7 @@ export class ToolRegistry implements ToolRunner {
 
     this.enter(tool);
     try {
-      const running = tool.execute(checked.args, ctx).then(
+      const running = runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).then(
         (result) => checkOutput(tool, result, { strict: this.strictOutputs, log: this.log }),
         (err: unknown) => thrownToResult(name, err),
       );

@@ -11,7 +11,9 @@ import forgeSchema from '../../schemas/forge.schema.json' with { type: 'json' };
 import * as precompiled from './generated/forge-yaml-validator.mjs';
 import { schemaValidator } from './schema-validator.ts';
 import { resolveAdapterConfig } from './adapter-config.ts';
+import { checkStateConfig } from './state-config.ts';
 import { checkEgressConfig } from './egress-config.ts';
+import { resolveSandboxConfig } from './sandbox-config.ts';
 import type { ProjectConfig } from './project-config.ts';
 import { schemaErrorsToDiagnostics } from './schema-errors.ts';
 import { YamlSource } from './yaml-source.ts';
@@ -77,14 +79,17 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     description: (data.description as string | undefined) ?? '',
     model,
     workDir: resolve(root, (data.workdir as string | undefined) ?? '.'),
+    workDirSetting: (data.workdir as string | undefined) ?? '.',
+    sandbox: resolveSandboxConfig(data.sandbox as Parameters<typeof resolveSandboxConfig>[0], source, diagnostics),
     toolDirs,
     tools,
     envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
     strictOutputs: data.strict_outputs === true,
     egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [], allowed_addresses: egress.allowed_addresses ?? [] },
     // When forge.yaml says nothing, read tools run on their own and everything else asks.
-    approval: { auto_approve: approval.auto_approve ?? ['tag:read'], auto_deny: approval.auto_deny ?? [] },
+    approval: { auto_approve: approval.auto_approve ?? ['tag:read'], auto_deny: approval.auto_deny ?? [], ...(approval.clients ? { clients: approval.clients } : {}) },
     server: { port: server.port ?? 8080, host: server.host ?? '127.0.0.1' },
+    metrics: data.metrics === 'public' ? 'public' : 'private',
     runtime: resolveRuntime(data.runtime as { node?: number; image?: string } | undefined),
     schedules: await readSchedules(data.schedules as RawSchedule[] | undefined, source, diagnostics),
     mcpServers: adapters.mcpServers,
@@ -93,6 +98,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
   };
   if (typeof data.state === 'string') config.state = data.state;
   diagnostics.push(...checkEgressConfig(config.egress, source));
+  diagnostics.push(...checkStateConfig(config.state, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
 }

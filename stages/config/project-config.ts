@@ -5,6 +5,7 @@
  */
 import type { Location } from '../../runtime/diagnostics.ts';
 import type { ApprovalSettings, EgressSettings, ModelSettings, RuntimeSettings } from '../../runtime/manifest.ts';
+import type { SandboxSettings } from '../../runtime/exec/tool-sandbox.ts';
 import type { ScheduledTask } from '../../runtime/scheduler/scheduled-task.ts';
 import type { ApiConfig, McpServerConfig } from './adapter-config.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -36,12 +37,18 @@ export interface ProjectConfig {
   description: string;
   model?: ModelSettings;
   workDir: string;
+  /** forge.yaml's `workdir:` as written (relative to the project root, or absolute); agent.json carries it. */
+  workDirSetting: string;
+  /** forge.yaml's `sandbox:` (mode and per-tool memory/CPU/network). */
+  sandbox: SandboxSettings;
   toolDirs: ToolDir[];
   tools: ToolEntry[];
   envPassthrough: string[];
   egress: EgressSettings;
   approval: ApprovalSettings;
   server: { port: number; host: string };
+  /** forge.yaml `metrics:`: whether /metrics needs the bearer token. */
+  metrics: 'private' | 'public';
   /** The Node.js line and base image of the bundle's container (forge.yaml's `runtime:`). */
   runtime: RuntimeSettings;
   /** Recurring tasks declared in forge.yaml (source "config": read-only at run time). */

@@ -43,8 +43,10 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${bodies.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finish = calls.length ? 'tool_calls' : 'stop';
+    // Token counts as a server reports them (a rough count: what matters is that they arrive).
+    const usage = { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8 };
     if (!body.stream) {
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }] }));
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }], usage }));
     }
     const events: { data: unknown }[] = [];
     // Text in several pieces, and each tool call's arguments split in two, as real servers do.
@@ -56,6 +58,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
       events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] } }] } });
     });
     events.push({ data: { choices: [{ index: 0, delta: {}, finish_reason: finish }] } });
+    if (body.stream_options?.include_usage) events.push({ data: { choices: [], usage } });
     events.push({ data: '[DONE]' });
     sse(res, events);
   });

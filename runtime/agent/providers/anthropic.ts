@@ -71,7 +71,7 @@ function toWire(messages: readonly ChatMessage[]): WireMessage[] {
 
 async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
   const raw = await readAll(response);
-  let parsed: { content?: Block[]; stop_reason?: string };
+  let parsed: { content?: Block[]; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number } };
   try {
     parsed = JSON.parse(raw);
   } catch {
@@ -83,12 +83,15 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
     if (block.type === 'text') text += block.text;
     else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input ?? {} });
   }
-  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label };
+  const usage = typeof parsed.usage?.input_tokens === 'number' ? { usage: { inputTokens: parsed.usage.input_tokens, outputTokens: parsed.usage.output_tokens ?? 0 } } : {};
+  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label, ...usage };
 }
 
 async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
   let text = '';
   let stopReason = 'end_turn';
+  let inputTokens: number | undefined;
+  let outputTokens = 0;
   const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
   try {
     for await (const event of readEvents(response)) {
@@ -97,6 +100,8 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         index?: number;
         content_block?: { type: string; id?: string; name?: string };
         delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+        message?: { usage?: { input_tokens?: number } };
+        usage?: { output_tokens?: number };
         error?: { message?: string };
       };
       try {
@@ -118,8 +123,12 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
           }
           break;
         }
+        case 'message_start':
+          if (typeof data.message?.usage?.input_tokens === 'number') inputTokens = data.message.usage.input_tokens;
+          break;
         case 'message_delta':
           if (data.delta?.stop_reason) stopReason = data.delta.stop_reason;
+          if (typeof data.usage?.output_tokens === 'number') outputTokens = data.usage.output_tokens;
           break;
         case 'error':
           throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, text.length > 0);
@@ -133,5 +142,5 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
     .sort((a, b) => a[0] - b[0])
     .filter(([, b]) => b.type === 'tool_use')
     .map(([, b]) => ({ id: b.id, name: b.name, arguments: parseToolArguments(b.json) }));
-  return { text, toolCalls, stopReason, model: label };
+  return { text, toolCalls, stopReason, model: label, ...(inputTokens !== undefined ? { usage: { inputTokens, outputTokens } } : {}) };
 }

@@ -1,17 +1,20 @@
 /**
  * The model client from agent.json's `model:`: the main model, then each
- * fallback in order when one fails. API keys come from the environment only.
+ * fallback in order when one fails. API keys come from the environment, or a file its <NAME>_FILE variable names.
  */
 import type { ModelRef, ModelSettings } from '../../manifest.ts';
 import type { HttpClient } from '../../net/http-client.ts';
 import { ProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from '../messages.ts';
 import { createAnthropicProvider } from './anthropic.ts';
+import { secretFromEnv } from '../../secrets.ts';
 import { createOpenAIProvider } from './openai.ts';
+import { tracedModel } from '../../telemetry/instrument-model.ts';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
 export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.ProcessEnv): ModelProvider {
-  const apiKey = env[ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]];
+  // <NAME>_FILE names a file holding the key (a mounted secret), so it need not sit in the environment.
+  const apiKey = secretFromEnv(env, ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]);
   const options = { model: ref.name, baseUrl: ref.base_url, apiKey, http };
   return ref.provider === 'anthropic' ? createAnthropicProvider(options) : createOpenAIProvider(options);
 }
@@ -39,7 +42,8 @@ export interface ModelClient extends ModelProvider {
 }
 
 export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, onFallback?: (failed: string, error: Error) => void): ModelClient {
-  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => createProvider(ref, http, env));
+  // Each model is traced on its own, so a fallback shows as one failed call and the next one.
+  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => tracedModel(createProvider(ref, http, env)));
   return withFallbacks(providers, onFallback);
 }
 

@@ -40,6 +40,8 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined;
       const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
+      // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
+      if (stream) body.stream_options = { include_usage: true };
       if (request.tools.length) {
         body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
       }
@@ -69,7 +71,7 @@ function toWire(request: ModelRequest): WireMessage[] {
 
 async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
   const text = await readAll(response);
-  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[] };
+  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]; usage?: WireUsage };
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -82,24 +84,27 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
     toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: parseToolArguments(c.function.arguments ?? '') })),
     stopReason: choice.finish_reason ?? 'stop',
     model: label,
+    ...usageOf(parsed.usage),
   };
 }
 
 async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
   let text = '';
   let stopReason = 'stop';
+  let usage: ModelResponse['usage'];
   // Tool calls arrive in pieces, keyed by index: the first piece has the id and name.
   const calls = new Map<number, { id: string; name: string; args: string }>();
   try {
     for await (const event of readEvents(response)) {
       if (event.data === '[DONE]') break;
-      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string } };
+      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
       try {
         chunk = JSON.parse(event.data);
       } catch {
         continue; // keep-alive comments and the like
       }
       if (chunk.error) throw new ProviderError(label, chunk.error.message ?? 'stream error', undefined, text.length > 0);
+      if (chunk.usage) usage = usageOf(chunk.usage).usage;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta = choice.delta;
@@ -123,5 +128,15 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   const toolCalls: ToolCall[] = [...calls.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([index, c]) => ({ id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) }));
-  return { text, toolCalls, stopReason, model: label };
+  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}) };
+}
+
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+}
+
+function usageOf(usage: WireUsage | undefined | null): { usage?: ModelResponse['usage'] } {
+  if (!usage || typeof usage.prompt_tokens !== 'number') return {};
+  return { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens ?? 0 } };
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { storeHandout } from '../../state/handout.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { writeVerified } from '../../guard/verified-open.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
@@ -30,7 +31,7 @@ export default defineBuiltin({
     description: [
       `Create a file to hand to the user (a report, an export, a script), in ${FILES_DIR}/ under the working directory.`,
       `\`filename\` is a plain name: no "/" or "\\\\", no "..", not hidden. Allowed extensions: ${Object.keys(MIME_TYPES).join(' ')}. An existing file is replaced only with \`overwrite\`.`,
-      'Returns the filename, its MIME type, its absolute path and its size in bytes.',
+      'Returns the filename, its MIME type, its absolute path, its size in bytes, and `url` (`/files/<file_id>` on the agent\'s server, where a client downloads it).',
     ].join('\n'),
     category: 'builtin',
     tags: ['write'],
@@ -65,7 +66,8 @@ export default defineBuiltin({
         } catch (err) {
           return fsFailure(err, `${FILES_DIR}/${filename}`);
         }
-        return ok({ filename, mime_type: mimeType, path: target.absolute, bytes: Buffer.byteLength(content), replaced: Boolean(existing) });
+        const handout = await storeHandout(host.workDir, host.env, { name: filename, mediaType: mimeType, content });
+        return ok({ filename, mime_type: mimeType, path: target.absolute, bytes: Buffer.byteLength(content), replaced: Boolean(existing), ...handout });
       },
     };
   },

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { openForRead } from '../../guard/verified-open.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
@@ -39,10 +39,15 @@ export default defineBuiltin<{ dir: string }>({
         if (endLine !== undefined && endLine < startLine) return fail('FORGE_FILE_RANGE', `end_line ${endLine} is before start_line ${startLine}`);
         let text: string;
         try {
-          const info = await stat(target.absolute);
-          if (!info.isFile()) return fail('FORGE_FILE_NOT_REGULAR', `"${path}" is not a file in the memory folder`);
-          if (info.size > MAX_MEMORY_FILE_BYTES) return fail('FORGE_FILE_TOO_LARGE', `"${path}" is ${info.size} bytes; memory files up to ${MAX_MEMORY_FILE_BYTES} bytes can be read`);
-          text = await readFile(target.absolute, 'utf8');
+          // Through a verified descriptor: a swapped symlink, a FIFO or a hard link to elsewhere is refused.
+          const { handle, info } = await openForRead(folder.guard, target.absolute, path, {}, true);
+          try {
+            if (!info.isFile()) return fail('FORGE_FILE_NOT_REGULAR', `"${path}" is not a file in the memory folder`);
+            if (info.size > MAX_MEMORY_FILE_BYTES) return fail('FORGE_FILE_TOO_LARGE', `"${path}" is ${info.size} bytes; memory files up to ${MAX_MEMORY_FILE_BYTES} bytes can be read`);
+            text = await handle.readFile('utf8');
+          } finally {
+            await handle.close();
+          }
         } catch (err) {
           return fsFailure(err, path);
         }

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readVerified } from '../../guard/verified-open.ts';
 import MiniSearch from 'minisearch';
 import { isFailure } from '../fs-results.ts';
 import { ok } from '../model.ts';
@@ -37,7 +38,8 @@ export default defineBuiltin<{ dir: string }>({
           const absolute = folder.guard!.resolve(file).absolute;
           const info = await stat(absolute).catch(() => undefined);
           if (!info || info.size > MAX_MEMORY_FILE_BYTES) continue;
-          chunks.push(...chunkMarkdown(file, await readFile(absolute, 'utf8')));
+          const read = await readVerified(folder.guard!, absolute, file).catch(() => undefined);
+          if (read) chunks.push(...chunkMarkdown(file, read.bytes.toString('utf8')));
         }
         const index = new MiniSearch<MemoryChunk>({ fields: ['text', 'heading'], storeFields: ['source', 'startLine', 'endLine', 'text'] });
         index.addAll(chunks);

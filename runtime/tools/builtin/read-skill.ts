@@ -1,4 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { readVerified } from '../../guard/verified-open.ts';
 import { parse as parseYaml } from 'yaml';
 import { PathGuard, PathRefusedError } from '../../guard/path-guard.ts';
 import { didYouMean } from '../../suggest.ts';
@@ -60,7 +61,7 @@ export default defineBuiltin<{ dir: string }>({
             const skills = await listSkills();
             const described = [];
             for (const skill of skills) {
-              const { meta, body } = frontMatter(await readFile(guard.resolve(skill.path).absolute, 'utf8').catch(() => ''));
+              const { meta, body } = frontMatter(await readVerified(guard, guard.resolve(skill.path).absolute, skill.path).then((r) => r.bytes.toString('utf8'), () => ''));
               described.push({ ...skill, description: meta.description ?? firstLine(body) });
             }
             return ok({ skills: described });
@@ -74,7 +75,7 @@ export default defineBuiltin<{ dir: string }>({
             if (isFailure(target)) return target;
             let text: string;
             try {
-              text = await readFile(target.absolute, 'utf8');
+              text = (await readVerified(guard, target.absolute, candidate)).bytes.toString('utf8');
             } catch (err) {
               const code = (err as NodeJS.ErrnoException).code;
               if (code === 'ENOENT' || code === 'ENOTDIR') continue;

@@ -8,12 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { declaresJson, outputText, parseJsonExact } from '../exact-output.ts';
 import { fail, ok, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_STDERR_BYTES, howItEnded, runCommand, type CommandResult } from '../../exec/run-command.ts';
 import { PYTHON_WORKER_HOST } from './python-host.ts';
 import { PythonNotFoundError, resolvePython } from './python-interpreter.ts';
 import { PYTHON_TOOL_ENV, toolEnvironment } from './tool-env.ts';
 import { ToolWorker, type WorkerOutcome } from './tool-worker.ts';
+import { CircuitBreaker } from './circuit-breaker.ts';
+import { parseDuration } from '../../duration.ts';
 
 export interface ProcessCommand {
   command: string;
@@ -55,26 +58,39 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
       maxResponseBytes: host.maxOutputBytes,
       onStderr: host.onStderr && ((text) => host.onStderr!(spec.name, text)),
     });
+    const circuit = new CircuitBreaker({ coolDownMs: circuitCoolDownMs() });
+    const callWorker = async (args: unknown, ctx: ToolContext): Promise<WorkerOutcome> => {
+      // Python's execute(args) has no ctx: a warm Python call skips the tmpDir bookkeeping.
+      if (source.kind === 'python') return worker.call(args, ctx.signal);
+      // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
+      const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
+      try {
+        return await worker.call(args, ctx.signal, {
+          tmpDir,
+          depth: ctx.depth,
+          onToolCall: (tool, toolArgs) => ctx.registry.execute(tool, toolArgs),
+        });
+      } finally {
+        rmSync(tmpDir, { recursive: true, force: true });
+      }
+    };
     return {
       ...spec,
       async execute(args: unknown, ctx: ToolContext) {
-        // Python's execute(args) has no ctx: a warm Python call skips the tmpDir bookkeeping.
-        if (source.kind === 'python') return fromWorker(spec.name, await worker.call(args, ctx.signal));
-        // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
-        const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
-        try {
-          const outcome = await worker.call(args, ctx.signal, {
-            tmpDir,
-            depth: ctx.depth,
-            onToolCall: (tool, toolArgs) => ctx.registry.execute(tool, toolArgs),
-          });
-          return fromWorker(spec.name, outcome);
-        } finally {
-          rmSync(tmpDir, { recursive: true, force: true });
-        }
+        if (!circuit.tryEnter()) return circuitOpen(spec.name, circuit);
+        const outcome = await callWorker(args, ctx);
+        if (outcome.kind === 'crashed' || outcome.kind === 'spawn-failed') {
+          circuit.failed(outcome.kind === 'crashed' ? `exited with ${outcome.signal ?? outcome.exitCode}` : outcome.error.message);
+        } else if (outcome.kind === 'aborted') circuit.released();
+        else circuit.succeeded();
+        return fromWorker(spec.name, outcome);
       },
       close: () => worker.close(),
-      health: () => (worker.healthy ? { healthy: true } : { healthy: false, detail: `its worker keeps failing (${worker.failure})` }),
+      health: () => {
+        const state = circuit.state;
+        if (state === 'closed') return { healthy: true };
+        return { healthy: false, circuit: state, detail: `its worker keeps failing (${circuit.lastFailure}); circuit ${state}` };
+      },
     };
   }
 
@@ -96,7 +112,7 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
         maxOutputBytes: host.maxOutputBytes,
         ...TOOL_PROCESS_OUTPUT,
       });
-      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+      return fromProcess(spec.name, run, host.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, declaresJson(spec.outputSchema));
     },
   };
 }
@@ -108,14 +124,19 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
  */
 export const TOOL_PROCESS_OUTPUT = { onOverflow: 'stop', stderr: 'tail', maxStderrBytes: DEFAULT_MAX_STDERR_BYTES } as const;
 
-function fromProcess(name: string, run: CommandResult, limit: number): ToolResult {
+function fromProcess(name: string, run: CommandResult, limit: number, json: boolean): ToolResult {
   if (run.spawnError) return startFailure(name, run.spawnError);
   if (run.outputLimitHit) {
     return fail('FORGE_TOOL_OUTPUT_LIMIT', `tool "${name}" wrote more than the ${formatBytes(limit)} output limit and was stopped`, 'return less data, or write large results to a file and return its path');
   }
   if (run.cancelled) return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
   if (run.exitCode !== 0) return fail('FORGE_TOOL_EXIT', `tool "${name}" ${howItEnded(run)}`, undefined, run.stderr || undefined);
-  return ok(parseOutput(run.stdout));
+  if (!json) return ok(outputText(run.stdout));
+  try {
+    return ok(parseJsonExact(run.stdout));
+  } catch (err) {
+    return fail('FORGE_TOOL_OUTPUT_JSON', `tool "${name}" declares a structured output, but what it printed is not JSON: ${(err as Error).message}`, 'print the result with json.dumps / JSON.stringify, or declare no Output: to return text');
+  }
 }
 
 function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
@@ -139,6 +160,21 @@ function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
   }
 }
 
+function circuitOpen(name: string, circuit: CircuitBreaker): ToolResult {
+  const seconds = Math.max(1, Math.ceil(circuit.retryInMs / 1000));
+  return fail(
+    'FORGE_TOOL_CIRCUIT_OPEN',
+    `tool "${name}" is not taking calls: its worker failed ${circuit.threshold} times in a row (${circuit.lastFailure})`,
+    circuit.state === 'open' ? `try again in ${seconds} s; the other tools are unaffected` : 'a trial call is running; try again shortly',
+  );
+}
+
+/** FORGE_TOOL_COOLDOWN ("30s", "500ms") sets how long a failing tool's circuit stays open. */
+function circuitCoolDownMs(): number | undefined {
+  const text = process.env.FORGE_TOOL_COOLDOWN;
+  return text ? parseDuration(text) : undefined;
+}
+
 function startFailure(name: string, err: unknown): ToolResult {
   if (err instanceof PythonNotFoundError) {
     return fail('FORGE_PYTHON_MISSING', `tool "${name}" needs Python: ${err.message}`, 'install Python 3, or set FORGE_PYTHON to an interpreter');
@@ -146,19 +182,22 @@ function startFailure(name: string, err: unknown): ToolResult {
   return fail('FORGE_TOOL_START', `tool "${name}" could not be started: ${(err as Error).message}`);
 }
 
-/** A tool's stdout: JSON when it parses, otherwise the text. */
+/**
+ * A YAML step's stdout as the value its references read: JSON (parsed
+ * exactly, see exact-output.ts) when it is a JSON object or array, so
+ * `{{ step.output.field }}` can reach in; otherwise the exact text minus one
+ * trailing newline. Quoted text and bare numbers stay text.
+ */
 export function parseOutput(stdout: string): unknown {
   const text = stdout.trim();
-  if (text === '') return '';
-  const first = text[0];
-  if (first === '{' || first === '[' || first === '"' || /^(-?\d|true$|false$|null$)/.test(text)) {
+  if (text.startsWith('{') || text.startsWith('[')) {
     try {
-      return JSON.parse(text);
+      return parseJsonExact(text);
     } catch {
       // plain text that happens to start like JSON
     }
   }
-  return text;
+  return outputText(stdout);
 }
 
 export function formatBytes(bytes: number): string {

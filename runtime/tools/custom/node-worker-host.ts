@@ -9,7 +9,8 @@
  * approval policy) and answers; `ctx.tmpDir` is created on first use and
  * removed by the host after the call.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { sweepStrayProcesses } from './stray-processes.ts';
 import { createInterface } from 'node:readline';
 import type { ToolResult } from '../model.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
@@ -105,12 +106,18 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
       send({ id: request.id, ok: false, error: describe(err), fatal: true });
       process.exit(1);
     }
+    let message: WorkerResponse;
     try {
       const value = await execute(request.args ?? {}, contextFor(request));
-      send({ id: request.id, ok: true, value: value === undefined ? null : value });
+      message = { id: request.id, ok: true, value: value === undefined ? null : value };
     } catch (err) {
-      send({ id: request.id, ok: false, error: describe(err) });
+      message = { id: request.id, ok: false, error: describe(err) };
     }
+    // The call is over: what it started goes (in the sandbox) before the answer, and so does its
+    // temporary dir (the sandbox's /tmp is private: the host cannot remove it).
+    sweepStrayProcesses();
+    if (request.tmpDir) rmSync(request.tmpDir, { recursive: true, force: true });
+    send(message);
   }
 }
 

@@ -1,12 +1,18 @@
 /**
  * Tool processes start in their own process group (detached), so a timeout
- * can kill the tool and everything it spawned with one signal to the group.
+ * can kill the tool and everything it spawned with one signal to the group,
+ * and inside the agent's tool sandbox when one is installed
+ * (runtime/exec/tool-sandbox.ts): there, killing the group kills bwrap,
+ * whose PID namespace takes every process of the call with it, even those
+ * that left the group with a new session.
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { toolProcessCommand } from '../../exec/tool-sandbox.ts';
 
 /** Starts a tool process as the leader of its own process group, with all three pipes. */
-export function spawnInGroup(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): ChildProcessWithoutNullStreams {
-  return spawn(command, args, {
+export function spawnInGroup(command: string, args: string[], options: { cwd: string; env: Record<string, string>; worker?: boolean }): ChildProcessWithoutNullStreams {
+  const sandboxed = toolProcessCommand(command, args, options);
+  return spawn(sandboxed.command, sandboxed.args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -3,7 +3,9 @@
  * It loads the tool module once (under its own name, so an
  * `if __name__ == "__main__"` block does not run), then answers requests
  * until stdin closes. The tool's own prints go to stderr: stdout carries
- * only the protocol.
+ * only the protocol. Inside the bubblewrap sandbox it kills, after each
+ * call, every process the call left behind (see stray-processes.ts for why
+ * and for the checks that keep this to a private PID namespace).
  */
 export const PYTHON_WORKER_HOST = String.raw`
 import asyncio, importlib.util, inspect, json, os, sys, traceback
@@ -12,7 +14,39 @@ def describe(exc):
     return {"type": type(exc).__name__, "message": str(exc) or type(exc).__name__,
             "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]}
 
+def in_pid_sandbox():
+    if os.environ.get("FORGE_SANDBOX_PIDNS") != "1" or os.getppid() != 1:
+        return False
+    try:
+        with open("/proc/1/comm") as f:
+            return f.read().strip() == "bwrap"
+    except OSError:
+        return False
+
+def sweep_strays():
+    killed = set()
+    for _ in range(2):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) > 1 and int(entry) != os.getpid():
+                try:
+                    os.kill(int(entry), 9)
+                    killed.add(int(entry))
+                except OSError:
+                    pass
+    def alive(pid):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                stat = f.read()
+            return stat[stat.rindex(")") + 2] != "Z"
+        except (OSError, ValueError, IndexError):
+            return False
+    import time
+    deadline = time.monotonic() + 2
+    while any(alive(p) for p in killed) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
 def main():
+    sandboxed = in_pid_sandbox()
     path = sys.argv[1]
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
@@ -55,9 +89,12 @@ def main():
             if inspect.isawaitable(value):
                 loop = loop or asyncio.new_event_loop()
                 value = loop.run_until_complete(value)
-            reply({"id": rid, "ok": True, "value": value})
+            message = {"id": rid, "ok": True, "value": value}
         except BaseException as exc:
-            reply({"id": rid, "ok": False, "error": describe(exc)})
+            message = {"id": rid, "ok": False, "error": describe(exc)}
+        if sandboxed:
+            sweep_strays()  # before the answer: when the caller has it, what the call started is gone
+        reply(message)
 
 main()
 `;

@@ -2,14 +2,18 @@
  * A long-lived process that serves one tool's calls, so a warm call costs a
  * pipe round trip instead of an interpreter start. Started on the first
  * call, restarted on the next call after it dies, killed (with its process
- * tree) when a call is aborted or times out. Calls run one at a time.
+ * tree) when a call is aborted or times out. Calls run one at a time, and
+ * each is tied to the process that runs it: a process's exit settles only
+ * the call it was running, never a later call on its successor.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { parseJsonExact } from '../exact-output.ts';
 import { TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
+import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
 export interface WorkerLaunch {
@@ -29,6 +33,8 @@ export type WorkerOutcome =
 
 interface Pending {
   id: number;
+  /** The process running this call: only its exit or its output settles it. */
+  child: ChildProcessWithoutNullStreams;
   resolve(outcome: WorkerOutcome): void;
   onToolCall?: (tool: string, args: unknown) => Promise<ToolResult>;
 }
@@ -48,11 +54,8 @@ export class ToolWorker {
   private partialBytes = 0;
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
-  private stderr = new TailBuffer(16 * 1024);
   private closed = false;
-  /** Calls in a row that ended with the worker dead or unable to start. */
-  private failuresInARow = 0;
-  private lastFailure = '';
+  private starts = 0;
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -69,26 +72,9 @@ export class ToolWorker {
   }
 
   call(args: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<WorkerOutcome> {
-    const run = this.queue.then(() => this.callNow(args, signal, options)).then((outcome) => {
-      if (outcome.kind === 'crashed' || outcome.kind === 'spawn-failed') {
-        this.failuresInARow++;
-        this.lastFailure = outcome.kind === 'crashed' ? `exited with ${outcome.signal ?? outcome.exitCode}` : outcome.error.message;
-      } else if (outcome.kind !== 'aborted') {
-        this.failuresInARow = 0;
-      }
-      return outcome;
-    });
+    const run = this.queue.then(() => this.callNow(args, signal, options));
     this.queue = run.catch(() => {});
     return run;
-  }
-
-  /** Unhealthy after three calls in a row found the worker dead or unable to start. */
-  get healthy(): boolean {
-    return this.failuresInARow < 3;
-  }
-
-  get failure(): string {
-    return this.lastFailure;
   }
 
   async close(): Promise<void> {
@@ -111,6 +97,8 @@ export class ToolWorker {
     } catch (err) {
       return { kind: 'spawn-failed', error: err as Error };
     }
+    // Cancelled while the worker was starting: the call never reaches it (no listener would fire now).
+    if (signal?.aborted) return { kind: 'aborted' };
     const id = this.nextId++;
     return new Promise<WorkerOutcome>((resolve) => {
       const onAbort = () => {
@@ -124,7 +112,7 @@ export class ToolWorker {
         this.setActive(false);
         resolve(outcome);
       };
-      this.pending = { id, resolve: finish, onToolCall: options.onToolCall };
+      this.pending = { id, child, resolve: finish, onToolCall: options.onToolCall };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.setActive(true);
       const request: WorkerRequest = { id, args };
@@ -135,8 +123,9 @@ export class ToolWorker {
   }
 
   private async start(): Promise<ChildProcessWithoutNullStreams> {
+    noteWorkerStart(this.starts++ > 0);
     const launch = await this.launch();
-    const child = spawnInGroup(launch.command, launch.args, launch);
+    const child = spawnInGroup(launch.command, launch.args, { ...launch, worker: true });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);
@@ -145,23 +134,24 @@ export class ToolWorker {
     this.child = child;
     this.partial = '';
     this.partialBytes = 0;
-    this.stderr = new TailBuffer(16 * 1024);
+    const stderr = new TailBuffer(16 * 1024);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (text: string) => this.onStdout(child, text));
     child.stderr.on('data', (chunk: Buffer) => {
-      this.stderr.push(chunk);
+      stderr.push(chunk);
       this.options.onStderr?.(chunk.toString('utf8'));
     });
     child.stdin.on('error', () => {}); // a dead worker is reported through 'close'
     child.on('close', (exitCode, signal) => {
       if (this.child === child) this.child = undefined;
-      this.pending?.resolve({ kind: 'crashed', exitCode, signal, stderr: this.stderr.tail() });
+      if (this.pending?.child === child) this.pending.resolve({ kind: 'crashed', exitCode, signal, stderr: stderr.tail() });
     });
     this.setActive(false);
     return child;
   }
 
   private onStdout(child: ChildProcessWithoutNullStreams, text: string) {
+    if (child !== this.child) return; // a stopped process's last words belong to no call
     let start = 0;
     for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
       const line = this.partial + text.slice(start, newline);
@@ -175,7 +165,7 @@ export class ToolWorker {
       this.partialBytes += text.length - start;
       const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
       if (this.partialBytes > limit) {
-        this.pending?.resolve({ kind: 'output-limit', limit });
+        if (this.pending?.child === child) this.pending.resolve({ kind: 'output-limit', limit });
         this.kill(child);
       }
     }
@@ -185,12 +175,13 @@ export class ToolWorker {
     if (!line.trim()) return;
     let message: WorkerResponse | WorkerToolCall;
     try {
-      message = JSON.parse(line) as WorkerResponse | WorkerToolCall;
+      // Exact: a worker's result keeps integers past 2^53 (as text) instead of rounding them.
+      message = parseJsonExact(line) as WorkerResponse | WorkerToolCall;
     } catch {
       return; // not protocol; the host keeps stdout for itself, so this is noise
     }
     const pending = this.pending;
-    if (!pending || message.id !== pending.id) return;
+    if (!pending || pending.child !== child || message.id !== pending.id) return;
     if ('call' in message) {
       void this.answerToolCall(child, pending, message);
       return;

@@ -1,4 +1,5 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, type FileHandle } from 'node:fs/promises';
+import { openForRead, type OpenedEntry } from '../../guard/verified-open.ts';
 import { join } from 'node:path';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
@@ -36,15 +37,22 @@ export default defineBuiltin({
         const { action, path, max_bytes: maxBytes } = rawArgs as { action: 'list' | 'read'; path: string; max_bytes: number };
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
+        let opened: OpenedEntry;
         try {
-          const info = await stat(target.absolute);
+          // A verified descriptor: nothing swapped in after the check is listed or read; FIFOs and devices are refused.
+          opened = await openForRead(guard, target.absolute, path, { allowHardlinks: true }, true);
+        } catch (err) {
+          return fsFailure(err, path);
+        }
+        try {
+          const info = opened.info;
           if (action === 'list') {
             if (!info.isDirectory()) return fail('FORGE_FILE_NOT_DIRECTORY', `"${path}" is not a directory`, 'use action "read" for a file');
-            const dirents = (await readdir(target.absolute, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+            const dirents = (await readdir(opened.self, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
             const entries = [];
             for (const d of dirents.slice(0, MAX_ENTRIES)) {
-              const full = join(target.absolute, d.name);
-              const entryInfo = await stat(full).catch(() => undefined);
+              const full = join(opened.self, d.name);
+              const entryInfo = await lstat(full).catch(() => undefined);
               entries.push({
                 name: d.name,
                 type: d.isSymbolicLink() ? 'symlink' : d.isDirectory() ? 'directory' : d.isFile() ? 'file' : 'other',
@@ -56,24 +64,21 @@ export default defineBuiltin({
           }
           if (info.isDirectory()) return fail('FORGE_FILE_IS_DIRECTORY', `"${path}" is a directory`, 'use action "list"');
           // Only the part returned is read (at least what the binary check looks at), not the whole file.
-          const head = await readHead(target.absolute, Math.min(info.size, Math.max(maxBytes, BINARY_CHECK_BYTES)));
+          const head = await readHead(opened.handle, Math.min(info.size, Math.max(maxBytes, BINARY_CHECK_BYTES)));
           if (looksBinary(head)) return fail('FORGE_FILE_BINARY', `"${path}" is a binary file (${info.size} bytes)`);
           return ok({ path: target.relative, size: info.size, content: head.subarray(0, maxBytes).toString('utf8'), truncated: info.size > maxBytes });
         } catch (err) {
           return fsFailure(err, path);
+        } finally {
+          await opened.handle.close().catch(() => undefined);
         }
       },
     };
   },
 });
 
-async function readHead(path: string, bytes: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+  return buffer.subarray(0, bytesRead);
 }

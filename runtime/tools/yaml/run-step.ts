@@ -19,7 +19,7 @@ export interface StepRunOptions {
 export async function runPreparedStep(prepared: PreparedStep, options: StepRunOptions): Promise<StepResult> {
   if (prepared.kind === 'tool') {
     const result = await options.ctx.registry.execute(prepared.tool, prepared.args, { signal: options.signal });
-    if (result.ok) return { status: 'ok', output: result.value, stdout: textOf(result.value), stderr: '', exitCode: 0 };
+    if (result.ok) return { status: 'ok', output: result.value, stdout: textOf(result.value), stderr: '', exitCode: 0, fromTool: true };
     return { status: 'failed', output: null, stdout: '', stderr: result.error.message, exitCode: 1, error: result.error };
   }
 

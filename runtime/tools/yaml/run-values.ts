@@ -5,8 +5,10 @@ import type { Reference } from './template.ts';
 
 export interface StepResult {
   status: 'ok' | 'failed' | 'skipped';
-  /** stdout as JSON when it parses, else its text without the trailing newline; a tool step's result value. */
+  /** What references read: stdout as (exact) JSON when it is an object or array, else its exact text minus one trailing newline; a tool step's result value. */
   output: unknown;
+  /** A step that called a tool: its output is that tool's result value. */
+  fromTool?: boolean;
   stdout: string;
   stderr: string;
   exitCode: number | null;

@@ -5,6 +5,7 @@
  * first failing step (unless it may fail), and builds the result from
  * output: or the last step that ran.
  */
+import { outputText } from '../exact-output.ts';
 import { fail, ok, toSpec, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../model.ts';
 import { resolvePython } from '../custom/python-interpreter.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -138,7 +139,10 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
     if (failure) return failure;
     if (definition.output) return ok(renderValue(definition.output, values.resolve));
     const last = [...definition.steps].reverse().find((s) => values.result(s.name)?.status !== 'skipped');
-    return ok(last ? values.result(last.name)!.output : null);
+    if (!last) return ok(null);
+    // The tool's result is the last step's exact output minus one trailing newline (a called tool's value as it is): nothing trimmed, nothing parsed.
+    const result = values.result(last.name)!;
+    return ok(result.fromTool ? result.output : outputText(result.stdout));
   }
 
   function plan(args: Record<string, unknown>): PlannedStep[] {

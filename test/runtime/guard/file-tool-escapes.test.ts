@@ -13,7 +13,7 @@ import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { tools, type ToolHarness } from '../../helpers/tools.ts';
 
-const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree'];
+const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
 let base: string;
 let work: string;
@@ -71,6 +71,8 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
     ['grep_search', () => ({ pattern: 'secret|text', path: 'sw' })],
     ['directory_tree', () => ({ path: 'sw' })],
     ['file_read (a directory listing)', () => ({ path: 'sw' })],
+    ['local_file_browser (read)', () => ({ action: 'read', path: 'sw/secret.txt' })],
+    ['local_file_browser (list)', () => ({ action: 'list', path: 'sw' })],
   ] as const)('%s never returns anything from outside', async (label, args) => {
     const tool = label.split(' ')[0];
     swapper = startSwapper();

@@ -3,7 +3,7 @@
  * .forge-output/: MCP clients (the SDK's, and the MCP Inspector CLI) over
  * stdio and Streamable HTTP, REST, auth, limits and a graceful stop.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -122,21 +122,40 @@ describe('node runtime.mjs serve', () => {
     }
   });
 
-  it('generates a token on first start, prints it once, and reuses it', async () => {
+  it('generates a token on first start outside the work dir, prints it once, and reuses it', async () => {
     const cwd = tempDir();
-    const first = await serve([], { FORGE_AUTH_TOKEN: '' }, cwd);
+    const stateDir = join(tempDir(), 'state');
+    const first = await serve([], { FORGE_AUTH_TOKEN: '', FORGE_STATE_DIR: stateDir }, cwd);
     await first.stop();
-    const tokenFile = join(cwd, '.forge', 'runtime.token');
-    expect(existsSync(tokenFile)).toBe(true);
+    const [, tokenFile] = /saved in (\S+), outside the work dir/.exec(first.output())!;
+    expect(tokenFile.startsWith(stateDir + '/')).toBe(true);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+    expect(existsSync(join(cwd, '.forge', 'runtime.token'))).toBe(false);
     const token = readFileSync(tokenFile, 'utf8').trim();
     expect(token.length).toBeGreaterThanOrEqual(32);
     expect(first.output()).toContain(token);
-    const second = await serve([], { FORGE_AUTH_TOKEN: '' }, cwd);
+    const second = await serve([], { FORGE_AUTH_TOKEN: '', FORGE_STATE_DIR: stateDir }, cwd);
     try {
       expect(second.output()).not.toContain(token);
       expect((await fetch(`${second.url}/tools`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('moves a token an earlier version left in the work dir out of it, and keeps using it', async () => {
+    const cwd = tempDir();
+    const stateDir = join(tempDir(), 'state');
+    mkdirSync(join(cwd, '.forge'));
+    writeFileSync(join(cwd, '.forge', 'runtime.token'), 'an-old-token-from-the-work-dir\n');
+    const agent = await serve([], { FORGE_AUTH_TOKEN: '', FORGE_STATE_DIR: stateDir }, cwd);
+    try {
+      expect(agent.output()).toMatch(/auth token moved out of the work dir: \S+runtime\.token -> \S+/);
+      expect(existsSync(join(cwd, '.forge', 'runtime.token'))).toBe(false);
+      expect((await fetch(`${agent.url}/tools`, { headers: { authorization: 'Bearer an-old-token-from-the-work-dir' } })).status).toBe(200);
+    } finally {
+      await agent.stop();
     }
   });
 

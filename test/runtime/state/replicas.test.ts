@@ -39,7 +39,7 @@ function model(body: Record<string, any>) {
 beforeAll(async () => {
   [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 100_000 }, () => model))]);
   const project = writeProject({
-    'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - schedule_set\n  - schedule_list\n  - schedule_delete\n  - schedule_history\n`),
+    'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - file_create\n  - schedule_set\n  - schedule_list\n  - schedule_delete\n  - schedule_history\n`),
     'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return {"echo": args["message"]}\n',
     'tools/danger.py': '"""\nTool: danger\nDescription: Does something that needs approval.\nTags: write\n\nInput:\n  message (str): What to do.\n"""\n\ndef execute(args):\n    return {"did": args["message"]}\n',
   });
@@ -137,6 +137,22 @@ describe.each([
     expect(entries.every((e) => e.status === 'ok' || e.status === 'skipped')).toBe(true);
   }, 40_000);
 
+  it('serves a file that file_create made on one replica from every replica', async () => {
+    const made = await callTool(fleet.replicas[0].url, 'file_create', { filename: `report-${store}.md`, content: '# Report\n' });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const { url } = made.body.value as { url: string };
+    for (const replica of fleet.replicas) {
+      const response = await fetch(`${replica.url}${url}`, { headers: auth });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/markdown');
+      expect(response.headers.get('content-disposition')).toBe(`attachment; filename="report-${store}.md"`);
+      expect(await response.text()).toBe('# Report\n');
+    }
+    expect((await fetch(`${fleet.replicas[0].url}${url}`)).status).toBe(401);
+    expect((await fetch(`${fleet.replicas[0].url}/files/00000000-0000-0000-0000-000000000000`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${fleet.replicas[0].url}/files/..%2F..%2Fetc%2Fpasswd`, { headers: auth })).status).toBe(404);
+  });
+
   it('answers MCP calls on whichever replica the load balancer picks, without a session', async () => {
     const client = new Client({ name: 'fleet-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${fleet.proxy.url}/mcp`), { requestInit: { headers: auth } }));
@@ -194,6 +210,18 @@ describe('replicas on Postgres', () => {
     const next = await sendMessage(other.url, { text: 'after the cancel', contextId: 'to-cancel' });
     expect(next.status.state).toBe('completed');
     expect((await getTask(runner.url, task.id)).status.state).toBe('canceled');
+  }, 30_000);
+
+  it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
+    const replica = await startReplica({ bundle, stateUrl: fleet.stateUrl, publicUrl: fleet.proxy.url, env: { FORGE_SHUTDOWN_GRACE: '1s', FORGE_DRAIN_DELAY: '100ms' } });
+    const before = hung;
+    const task = await sendMessage(replica.url, { text: 'hang', contextId: 'shutdown' }, false);
+    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    expect(await replica.stop('SIGTERM')).toBe(0);
+    const seen = await getTask(fleet.replicas[0].url, task.id);
+    expect(seen.status.state).toBe('failed');
+    expect(seen.status.message.parts[0].text).toContain('stopped before the task finished');
+    expect((await sendMessage(fleet.replicas[0].url, { text: 'next', contextId: 'shutdown' })).status.state).toBe('completed');
   }, 30_000);
 
   it('loses no request of 32 concurrent clients during a rolling restart', async () => {

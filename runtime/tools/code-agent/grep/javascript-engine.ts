@@ -16,7 +16,7 @@ import { looksBinary } from '../../fs-results.ts';
 import { IgnoreTree } from '../ignore-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
 import { clipLine, GrepPatternError, withContext, type GrepOutcome, type GrepQuery } from './grep-query.ts';
-import { RegexAborted, RegexWorker } from './regex-worker.ts';
+import { RegexAborted, RegexWorker, type FileHits } from './regex-worker.ts';
 
 /** Files larger than this are not searched by the fallback (ripgrep has no such limit). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -43,32 +43,30 @@ async function search(query: GrepQuery, regex: RegexWorker): Promise<GrepOutcome
   const outcome: GrepOutcome = { matches: [], truncated: false, timedOut: false };
 
   const searchFile = async (relative: string, absolute: string) => {
-    let hits: number[];
     if (!included(relative) || excluded(relative)) return;
     // Hard-linked files are skipped unless allowed, FIFOs and devices always (never opened blocking).
     const read = await readVerified(guard, absolute, relative, { allowHardlinks: query.allowHardlinks }).catch(() => undefined);
     const bytes = read?.bytes;
     if (!bytes || bytes.length > MAX_FILE_BYTES || looksBinary(bytes)) return;
-    const lines = bytes.toString('utf8').split('\n');
-    if (lines.at(-1) === '') lines.pop();
     const seen = new Map<number, { text: string; match: boolean }>();
     let fileMatches = 0;
-    const remaining = query.maxResults - outcome.matches.length + 1;
+    let found: FileHits;
     try {
-      hits = await regex.match(lines, remaining);
+      found = await regex.match(bytes, query.maxResults - outcome.matches.length + 1, query.context);
     } catch (err) {
       if (!(err instanceof RegexAborted)) throw err;
       outcome.timedOut = true;
       return;
     }
-    for (const i of hits) {
+    for (const i of found.hits) {
       if (outcome.matches.length + fileMatches >= query.maxResults) {
         outcome.truncated = true;
         break;
       }
       fileMatches++;
-      for (let c = Math.max(0, i - query.context); c <= Math.min(lines.length - 1, i + query.context); c++) {
-        if (!seen.get(c + 1)?.match) seen.set(c + 1, { text: clipLine(lines[c]), match: c === i });
+      for (let c = i - query.context; c <= i + query.context; c++) {
+        const text = found.lines.get(c);
+        if (text !== undefined && !seen.get(c + 1)?.match) seen.set(c + 1, { text: clipLine(text), match: c === i });
       }
     }
     outcome.matches.push(...withContext(relative, seen, query.context));

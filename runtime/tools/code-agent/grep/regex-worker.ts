@@ -7,8 +7,12 @@
  */
 import { Worker } from 'node:worker_threads';
 
+/** Lines are sent back cut to this (the result cuts them shorter still). */
+const MAX_SENT_CHARS = 600;
+
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
+const decoder = new TextDecoder();
 let regex;
 parentPort.on('message', (message) => {
   if (message.compile) {
@@ -16,27 +20,43 @@ parentPort.on('message', (message) => {
       regex = new RegExp(message.compile.source, message.compile.flags);
       parentPort.postMessage({ id: message.id, ok: true });
     } catch (err) {
-      parentPort.postMessage({ id: message.id, error: String(err && err.message || err) });
+      parentPort.postMessage({ id: message.id, error: String((err && err.message) || err) });
     }
     return;
   }
+  // Decoding and splitting happen here too, so a large file costs the server's thread nothing.
+  const lines = decoder.decode(message.bytes).split('\\n');
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
   const hits = [];
-  const lines = message.lines;
   for (let i = 0; i < lines.length && hits.length < message.limit; i++) {
     const line = lines[i].endsWith('\\r') ? lines[i].slice(0, -1) : lines[i];
     if (regex.test(line)) hits.push(i);
   }
-  parentPort.postMessage({ id: message.id, hits });
+  const wanted = new Map();
+  for (const hit of hits) {
+    for (let c = Math.max(0, hit - message.context); c <= Math.min(lines.length - 1, hit + message.context); c++) {
+      if (!wanted.has(c)) wanted.set(c, lines[c].length > ${MAX_SENT_CHARS} ? lines[c].slice(0, ${MAX_SENT_CHARS}) : lines[c]);
+    }
+  }
+  parentPort.postMessage({ id: message.id, hits, lines: [...wanted] });
 });
 `;
 
 export class RegexAborted extends Error {}
+
+export interface FileHits {
+  /** Indices (0-based) of matching lines. */
+  hits: number[];
+  /** Text of the matching lines and their context lines, by index. */
+  lines: Map<number, string>;
+}
 
 interface Reply {
   id: number;
   ok?: boolean;
   error?: string;
   hits?: number[];
+  lines?: [number, string][];
 }
 
 /** One worker thread holding one compiled pattern; closed (terminated) when the search ends or is aborted. */
@@ -65,12 +85,12 @@ export class RegexWorker {
     this.worker.once('exit', () => signal.removeEventListener('abort', onAbort));
   }
 
-  private request(message: Record<string, unknown>): Promise<Reply> {
+  private request(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ ...message, id });
+      this.worker.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -79,9 +99,10 @@ export class RegexWorker {
     return (await this.request({ compile: { source, flags } })).error;
   }
 
-  /** Indices of the lines that match (a trailing "\r" is not part of a line), at most `limit`. */
-  async match(lines: string[], limit: number): Promise<number[]> {
-    return (await this.request({ lines, limit })).hits ?? [];
+  /** The lines of a file's bytes that match (a trailing "\r" is not part of a line), at most `limit`, with `context` lines around each. */
+  async match(bytes: Uint8Array, limit: number, context: number): Promise<FileHits> {
+    const reply = await this.request({ bytes, limit, context }, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : []);
+    return { hits: reply.hits ?? [], lines: new Map(reply.lines ?? []) };
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@
  * its process group) once enough matches are in or the time is up.
  */
 import { spawn } from 'node:child_process';
+import { toolProcessCommand } from '../../../exec/tool-sandbox.ts';
 import { createInterface } from 'node:readline';
 import { killProcessTree } from '../../custom/process-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
@@ -34,7 +35,9 @@ export function ripgrepArgs(query: GrepQuery): string[] {
 
 export function searchWithRipgrep(rgPath: string, query: GrepQuery): Promise<GrepOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, ripgrepArgs(query), { cwd: query.root, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    // In the agent's tool sandbox like every other tool process (nothing changes when none is installed).
+    const command = toolProcessCommand(rgPath, ripgrepArgs(query), { cwd: query.root });
+    const child = spawn(command.command, command.args, { cwd: query.root, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     const matches: GrepMatch[] = [];
     let truncated = false;
     let timedOut = false;

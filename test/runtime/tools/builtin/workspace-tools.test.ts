@@ -23,7 +23,7 @@ beforeEach(async () => {
 describe('file_create', () => {
   it('writes into .forge/files and returns name, MIME type, absolute path and size', async () => {
     const value = await t.value('file_create', { filename: 'report.md', content: '# Report\n' });
-    expect(value).toEqual({ filename: 'report.md', mime_type: 'text/markdown', path: join(work, '.forge', 'files', 'report.md'), bytes: 9, replaced: false });
+    expect(value).toEqual({ filename: 'report.md', mime_type: 'text/markdown', path: join(work, '.forge', 'files', 'report.md'), bytes: 9, replaced: false, file_id: expect.stringMatching(/^[0-9a-f-]{36}$/), url: expect.stringMatching(/^\/files\/[0-9a-f-]{36}$/) });
     expect(readFileSync(join(work, '.forge/files/report.md'), 'utf8')).toBe('# Report\n');
   });
 

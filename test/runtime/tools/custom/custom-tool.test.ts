@@ -73,8 +73,8 @@ time.sleep(60)
 `;
 
 describe('script-style tools (one process per call)', () => {
-  it('passes JSON on stdin and parses JSON from stdout', async () => {
-    const { registry } = project({ 'add.py': py('add', 'import json, sys\na = json.load(sys.stdin)\nprint(json.dumps({"sum": a["a"] + a["b"]}))', 'Input:\n  a (int): A.\n  b (int): B.\n') });
+  it('passes JSON on stdin and parses JSON from stdout when the tool declares an Output', async () => {
+    const { registry } = project({ 'add.py': py('add', 'import json, sys\na = json.load(sys.stdin)\nprint(json.dumps({"sum": a["a"] + a["b"]}))', 'Input:\n  a (int): A.\n  b (int): B.\nOutput:\n  sum (int): The sum.\n') });
     expect(await registry.execute('add', { a: 2, b: 3 })).toMatchObject({ ok: true, value: { sum: 5 } });
   });
 
@@ -84,7 +84,7 @@ describe('script-style tools (one process per call)', () => {
   });
 
   it('runs in the work dir with HOME set to it', async () => {
-    const { dir, registry } = project({ 'where.py': py('where', 'import json, os\nprint(json.dumps({"cwd": os.getcwd(), "home": os.environ["HOME"]}))') });
+    const { dir, registry } = project({ 'where.py': py('where', 'import json, os\nprint(json.dumps({"cwd": os.getcwd(), "home": os.environ["HOME"]}))', 'Output:\n  cwd (str): Where.\n  home (str): HOME.\n') });
     expect(await registry.execute('where', {})).toMatchObject({ ok: true, value: { cwd: dir, home: dir } });
   });
 
@@ -95,7 +95,7 @@ describe('script-style tools (one process per call)', () => {
       const { registry } = project({ 'env.py': py('env', 'import json, os\nprint(json.dumps(dict(os.environ)))') }, { passthrough: ['FORGE_TEST_ALLOWED'] });
       const result = await registry.execute('env', {});
       expect(result.ok).toBe(true);
-      const env = (result as { value: Record<string, string> }).value;
+      const env = JSON.parse((result as { value: string }).value) as Record<string, string>;
       expect(JSON.stringify(env)).not.toContain('sk-should-not-leak');
       expect(env.FORGE_TEST_ALLOWED).toBe('passed-through');
       expect(Object.keys(env).filter((k) => !['PATH', 'LANG', 'HOME', 'FORGE_TEST_ALLOWED', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUNBUFFERED', 'LC_CTYPE'].includes(k))).toEqual([]);
@@ -144,7 +144,7 @@ describe('script-style tools (one process per call)', () => {
 
   it('runs a TypeScript script tool compiled by esbuild', async () => {
     const body = "let s = '';\nprocess.stdin.on('data', (c) => (s += c));\nprocess.stdin.on('end', () => { const a = JSON.parse(s) as { n: number }; console.log(JSON.stringify({ doubled: a.n * 2 })); });";
-    const { registry } = project({ 'double.ts': ts('double', body, ' * Input:\n *   n (int): N.\n') });
+    const { registry } = project({ 'double.ts': ts('double', body, ' * Input:\n *   n (int): N.\n * Output:\n *   doubled (int): Twice n.\n') });
     expect(await registry.execute('double', { n: 21 })).toMatchObject({ ok: true, value: { doubled: 42 } });
   });
 });

@@ -221,7 +221,10 @@ describe(`the injection corpus (${N} hostile values)`, () => {
       sh: { description: 'Words.', parameters: typed, bash: 'for w in {list}; do printf "[%s]" "$w"; done; echo " {n} {b}"' },
     });
     const values = { n: -2.5, b: true, list: ['a b', "it's", '$(touch pwned)'], obj: { k: ['v', 1, null, false] } };
-    expect(await registry.execute('py', values)).toMatchObject({ ok: true, value: [-2.5, true, values.list, values.obj, 'float'] });
+    // The result is the step's exact text (YAML tools do not parse their output); it is the JSON the step printed.
+    const py = await registry.execute('py', values);
+    expect(py.ok).toBe(true);
+    expect(JSON.parse((py as { value: string }).value)).toEqual([-2.5, true, values.list, values.obj, 'float']);
     expect(await registry.execute('sh', values)).toMatchObject({ ok: true, value: "[a b][it's][$(touch pwned)] -2.5 true" });
     expect(existsSync(join(workDir, 'pwned'))).toBe(false);
   });

@@ -66,7 +66,8 @@ describe('YAML tool steps', () => {
     });
     expect(await r.execute('t', { mode: 'fast' })).toMatchObject({ ok: true, value: 'fast' });
     expect(await r.execute('t', { mode: 'slow' })).toMatchObject({ ok: true, value: 'slow' });
-    expect(await r.execute('t', { mode: 'fast', n: 2 })).toMatchObject({ ok: true, value: 2 });
+    // A step's output is its text: "2", not the number (exact output; see exact-output.ts).
+    expect(await r.execute('t', { mode: 'fast', n: 2 })).toMatchObject({ ok: true, value: '2' });
   });
 
   it('builds the result from output:, with {{ }} as literal braces', async () => {

@@ -1,0 +1,48 @@
+/**
+ * `node runtime.mjs doctor`: what this host gives the agent's guards — the
+ * tool process isolation the sandbox probe found (and why not, if not),
+ * memory/CPU caps, where the work dir and the generated token are, and
+ * whether the secrets it needs are there. Exit 1 when forge.yaml requires
+ * the sandbox and this host cannot provide it.
+ */
+import { existsSync } from 'node:fs';
+import type { AgentManifest } from './manifest.ts';
+import { formatByteSize } from './exec/byte-size.ts';
+import { probeSandbox } from './exec/sandbox-probe.ts';
+import { generatedTokenFile } from './secrets.ts';
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: { name: string; ok: boolean; detail: string }[];
+}
+
+export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model'>, workDir: string, env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
+  const probe = await probeSandbox(env);
+  const mode = env.FORGE_SANDBOX ?? manifest.sandbox?.mode ?? 'auto';
+  const isolated = probe.isolation === 'bubblewrap' && mode !== 'off';
+  const checks: DoctorReport['checks'] = [];
+  checks.push({
+    name: 'isolation',
+    ok: isolated || mode !== 'required',
+    detail: isolated
+      ? `bubblewrap at ${probe.bwrap}: tool processes get private PID/IPC/UTS namespaces, a read-only system, a private /tmp, hidden state and secrets`
+      : `none: ${mode === 'off' ? 'sandbox: off' : probe.reason}${mode === 'required' ? ' (forge.yaml requires the sandbox: serve will refuse to start)' : ''}`,
+  });
+  const memory = manifest.sandbox?.memory_bytes;
+  checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process` : 'prlimit not found: no memory or CPU caps' });
+  checks.push({ name: 'workdir', ok: existsSync(workDir), detail: existsSync(workDir) ? workDir : `${workDir} does not exist` });
+  const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : `generated into ${generatedTokenFile(workDir, env)}`;
+  checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });
+  if (manifest.model) {
+    const keyEnv = manifest.model.api_key_env ?? (manifest.model.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
+    const file = env[`${keyEnv}_FILE`];
+    const present = !!env[keyEnv] || (!!file && existsSync(file));
+    checks.push({ name: 'model key', ok: present || !!manifest.model.base_url, detail: env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)` });
+  }
+  return { ok: checks.every((c) => c.ok), checks };
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  const width = Math.max(...report.checks.map((c) => c.name.length));
+  return report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.detail}`).join('\n') + '\n';
+}

@@ -1,0 +1,105 @@
+/**
+ * The process sandbox, as one function:
+ *
+ *   sandboxCommand(command, args, policy) → { command, args }
+ *
+ * returns the argv that runs `command args` inside the sandbox the policy
+ * describes. Whoever starts a tool process (the runner in run-command.ts,
+ * the tool workers, a forged tool's process) spawns what it returns instead
+ * of the bare command; nothing else changes (pipes, env, process group).
+ *
+ * With isolation 'bubblewrap' (Linux, `bwrap` working — see sandbox-probe.ts):
+ *   - a private PID namespace: the server and every other process are
+ *     invisible, /proc holds the sandbox's own processes only; when the
+ *     namespace's pid 1 dies (its bwrap was killed, or the server died:
+ *     --die-with-parent) the kernel kills everything left in it, including
+ *     children that made a new session or double-forked. A one-shot command
+ *     is itself pid 1 (`oneShot`), so its exit empties the namespace before
+ *     the exit is reported: nothing it started outlives the call. A worker
+ *     (many calls) runs under bwrap's own pid 1 and sweeps after each call;
+ *   - private IPC and UTS namespaces, a new session (no terminal injection);
+ *   - the whole file system read-only, `writable` paths (the work dir)
+ *     read-write, a private empty /tmp, a minimal /dev;
+ *   - `hidden` paths replaced with something empty (a directory by an empty
+ *     tmpfs, a file by /dev/null): the state dir, token and key files;
+ *     `reveal` paths under a hidden dir mounted back read-only;
+ *   - `network: false`: a private network namespace with loopback only, so
+ *     nothing outside (the server's own loopback port included) is reachable.
+ * With isolation 'none' the command runs as it is: no namespaces.
+ *
+ * Either way, when `prlimit` is known, memory (RLIMIT_DATA: RLIMIT_AS breaks
+ * Node, whose V8 reserves address space it never touches) and CPU seconds
+ * (RLIMIT_CPU) are capped for the command and everything it starts.
+ */
+export type IsolationLevel = 'bubblewrap' | 'none';
+
+export interface HiddenPath {
+  path: string;
+  kind: 'dir' | 'file';
+}
+
+export interface SandboxPolicy {
+  isolation: IsolationLevel;
+  /** bwrap's path; required for isolation 'bubblewrap'. */
+  bwrap?: string;
+  /** prlimit's path; without it no memory or CPU cap is applied. */
+  prlimit?: string;
+  /** Directories the command may write (the work dir). */
+  writable: readonly string[];
+  /** Directories it may read that the private /tmp would otherwise cover (the bundle or project, when under /tmp). */
+  readable?: readonly string[];
+  hidden: readonly HiddenPath[];
+  reveal?: readonly string[];
+  /** The directory the command starts in (default: the first writable one). */
+  cwd?: string;
+  network: boolean;
+  /** The command is the namespace's pid 1: its exit kills what it left (one-shot commands; not workers). */
+  oneShot?: boolean;
+  memoryBytes?: number;
+  cpuSeconds?: number;
+}
+
+export interface SandboxedCommand {
+  command: string;
+  args: string[];
+}
+
+/** Set inside a bubblewrap sandbox, so a tool worker knows its /proc is private (see sweepStrayProcesses). */
+export const SANDBOX_ENV_FLAG = 'FORGE_SANDBOX_PIDNS';
+
+/** The namespace and mount flags, in the order they must be applied (later mounts cover earlier ones). */
+export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readable' | 'hidden' | 'reveal' | 'cwd' | 'network' | 'oneShot'>): string[] {
+  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
+  if (policy.oneShot) args.push('--as-pid-1');
+  if (!policy.network) args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // Read-only first: a writable dir inside a readable one stays writable.
+  for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
+  for (const dir of policy.writable) args.push('--bind', dir, dir);
+  const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
+  for (const hidden of policy.hidden) {
+    // A file inside a hidden dir is gone with it (binding over it would bring its name back).
+    if (hidden.kind === 'file' && hiddenDirs.some((dir) => hidden.path.startsWith(dir + '/'))) continue;
+    if (hidden.kind === 'dir') args.push('--tmpfs', hidden.path);
+    else args.push('--ro-bind', '/dev/null', hidden.path);
+  }
+  for (const path of policy.reveal ?? []) args.push('--ro-bind', path, path);
+  args.push('--setenv', SANDBOX_ENV_FLAG, '1');
+  const cwd = policy.cwd ?? policy.writable[0];
+  if (cwd) args.push('--chdir', cwd);
+  return args;
+}
+
+export function sandboxCommand(command: string, args: readonly string[], policy: SandboxPolicy): SandboxedCommand {
+  let argv = [command, ...args];
+  const limits = [
+    ...(policy.memoryBytes ? [`--data=${policy.memoryBytes}`] : []),
+    ...(policy.cpuSeconds ? [`--cpu=${Math.max(1, Math.ceil(policy.cpuSeconds))}`] : []),
+  ];
+  if (policy.prlimit && limits.length) argv = [policy.prlimit, ...limits, '--', ...argv];
+  if (policy.isolation === 'bubblewrap') {
+    if (!policy.bwrap) throw new Error('a bubblewrap sandbox needs the path of bwrap');
+    argv = [policy.bwrap, ...bubblewrapArgs(policy), '--', ...argv];
+  }
+  return { command: argv[0], args: argv.slice(1) };
+}

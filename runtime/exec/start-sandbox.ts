@@ -1,0 +1,31 @@
+/**
+ * Start-up of the tool sandbox for a running agent (bundle or `forge run`):
+ * probe what the platform allows, install it for every tool process, and
+ * say once, clearly, when tools will run without isolation. forge.yaml's
+ * `sandbox: required` turns that into a refusal to start
+ * (SandboxRequiredError). FORGE_SANDBOX=off|auto|required overrides the mode
+ * for one start (an operator debugging a host, or a test).
+ */
+import type { Logger } from '../tools/model.ts';
+import { formatByteSize } from './byte-size.ts';
+import { probeSandbox } from './sandbox-probe.ts';
+import { installToolSandbox, type SandboxSettings, type SandboxStatus } from './tool-sandbox.ts';
+
+/** `codeDirs`: where the tools' own files are (the bundle's dir, or the project root), readable inside. */
+export async function startToolSandbox(settings: SandboxSettings | undefined, workDir: string, log: Logger, env: NodeJS.ProcessEnv = process.env, codeDirs: readonly string[] = []): Promise<SandboxStatus> {
+  const override = env.FORGE_SANDBOX;
+  const mode = override === 'off' || override === 'auto' || override === 'required' ? override : (settings?.mode ?? 'auto');
+  const probe = mode === 'off' ? { isolation: 'none' as const } : await probeSandbox(env);
+  const status = installToolSandbox(probe, { ...settings, mode }, workDir, codeDirs);
+  if (status.isolation === 'none' && mode === 'auto') {
+    log.warn(`tool processes run WITHOUT a sandbox: ${status.reason}. They can see the agent's processes and files outside the work dir; install bubblewrap (or allow namespaces) to isolate them, or set sandbox: required to refuse to start like this`);
+  }
+  if (!status.memory_caps) log.warn('tool processes run without memory or CPU caps: prlimit (util-linux) is not available');
+  return status;
+}
+
+export function describeSandbox(status: SandboxStatus): string {
+  const isolation = status.isolation === 'bubblewrap' ? 'bubblewrap (private PID/IPC/UTS namespaces, read-only system, private /tmp, state hidden)' : `none (${status.reason ?? 'no sandbox'})`;
+  const caps = status.memory_caps ? `memory cap ${formatByteSize(status.default_memory_bytes!)} per tool process by default` : 'no memory or CPU caps';
+  return `tool isolation: ${isolation}; ${caps}; mode ${status.mode}`;
+}

@@ -1,0 +1,191 @@
+/**
+ * The sandbox the running agent puts around every tool process. Installed
+ * once at start (installToolSandbox: the probe's answer, forge.yaml's
+ * `sandbox:` settings, the work dir); from then on spawnInGroup asks
+ * toolProcessCommand for the argv of each process it starts. Which tool a
+ * process belongs to (for its own memory/CPU/network settings) comes from
+ * the call in progress: the registry runs every tool's execute() inside
+ * runAsTool(), so nothing between the registry and the spawn passes it on.
+ *
+ * Nothing installed (library use, `forge tool run`): processes start as
+ * they are, with no caps.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
+import type { SandboxProbe } from './sandbox-probe.ts';
+
+export interface ToolLimits {
+  memory_bytes?: number;
+  cpu_seconds?: number;
+  /** false: no network at all (loopback of its own only). */
+  network?: boolean;
+}
+
+/** forge.yaml's `sandbox:` as agent.json records it. */
+export interface SandboxSettings extends ToolLimits {
+  /** auto: isolate where the platform allows, warn otherwise; required: refuse to start without; off: never. */
+  mode: 'auto' | 'required' | 'off';
+  tools?: Record<string, ToolLimits>;
+}
+
+/** Memory cap of a tool process when forge.yaml names none. */
+export const DEFAULT_TOOL_MEMORY_BYTES = 1024 ** 3;
+
+export interface ToolCallScope {
+  tool: string;
+  /** The call's temporary directory, once the call created it (bound writable into the sandbox). */
+  tmpDir?: () => string | undefined;
+}
+
+const scope = new AsyncLocalStorage<ToolCallScope>();
+
+/** Runs `fn` as the given tool's call: the processes it starts get that tool's sandbox settings. */
+export function runAsTool<T>(call: ToolCallScope, fn: () => T): T {
+  return scope.run(call, fn);
+}
+
+interface Installed {
+  /** What this Node reserves writable before running any code (Node 24: ~570 MB), added to a Node tool process's cap. */
+  nodeBaselineBytes: number;
+  probe: SandboxProbe;
+  isolation: IsolationLevel;
+  settings: SandboxSettings;
+  workDir: string;
+  /** The bundle's dir or the project root: tools' own files, readable. */
+  codeDirs: string[];
+}
+
+let installed: Installed | undefined;
+/** Paths no tool process may see (token and key files, the state dir); filled by whoever creates them. */
+const hiddenPaths = new Set<string>();
+
+export interface SandboxStatus {
+  isolation: IsolationLevel;
+  mode: SandboxSettings['mode'];
+  /** Why isolation is 'none' (platform refusal, or mode off). */
+  reason?: string;
+  memory_caps: boolean;
+  default_memory_bytes?: number;
+}
+
+/** Installs the sandbox for this process. Throws when `required` cannot be met (the caller reports it). */
+export function installToolSandbox(probe: SandboxProbe, settings: SandboxSettings, workDir: string, codeDirs: readonly string[] = []): SandboxStatus {
+  const isolation = settings.mode === 'off' ? 'none' : probe.isolation;
+  if (settings.mode === 'required' && isolation !== 'bubblewrap') {
+    throw new SandboxRequiredError(`forge.yaml says sandbox: required, but ${probe.reason ?? 'no sandbox is available'}`);
+  }
+  const root = resolve(workDir);
+  // The state dir exists before any tool starts, so every sandbox hides it, even one started before the server writes there.
+  if (isolation === 'bubblewrap') {
+    try {
+      mkdirSync(join(root, '.forge'), { recursive: true });
+    } catch {
+      // a read-only work dir: nothing can be written there, so there is no state to hide either
+    }
+  }
+  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)), nodeBaselineBytes: ownDataBytes() };
+  return sandboxStatus()!;
+}
+
+export function uninstallToolSandbox(): void {
+  installed = undefined;
+}
+
+export class SandboxRequiredError extends Error {}
+
+export function sandboxStatus(): SandboxStatus | undefined {
+  if (!installed) return undefined;
+  const { probe, isolation, settings } = installed;
+  const reason = settings.mode === 'off' ? 'sandbox: off in forge.yaml' : probe.reason;
+  return {
+    isolation,
+    mode: settings.mode,
+    ...(reason && isolation === 'none' ? { reason } : {}),
+    memory_caps: probe.prlimit !== undefined,
+    ...(probe.prlimit ? { default_memory_bytes: settings.memory_bytes ?? DEFAULT_TOOL_MEMORY_BYTES } : {}),
+  };
+}
+
+/** Keeps a secret file or a state dir out of every tool process (an empty stand-in is mounted over it). */
+export function hideFromTools(path: string): void {
+  hiddenPaths.add(resolve(path));
+}
+
+/** The settings that apply to one tool: its own entry over the defaults. */
+export function toolLimits(settings: SandboxSettings, tool: string | undefined): Required<Pick<ToolLimits, 'network'>> & ToolLimits {
+  const own = (tool && settings.tools?.[tool]) || {};
+  return {
+    memory_bytes: own.memory_bytes ?? settings.memory_bytes ?? DEFAULT_TOOL_MEMORY_BYTES,
+    cpu_seconds: own.cpu_seconds ?? settings.cpu_seconds,
+    network: own.network ?? settings.network ?? true,
+  };
+}
+
+/**
+ * The argv that starts a tool process under the installed sandbox. A
+ * worker (long-lived, many calls) gets no CPU-seconds cap: its calls have
+ * timeouts, and a cap on its lifetime total would kill a healthy worker.
+ */
+export function toolProcessCommand(command: string, args: readonly string[], options: { cwd: string; worker?: boolean }): SandboxedCommand {
+  if (!installed) return { command, args: [...args] };
+  const call = scope.getStore();
+  const limits = toolLimits(installed.settings, call?.tool);
+  const tmpDir = call?.tmpDir?.();
+  const policy: SandboxPolicy = {
+    isolation: installed.isolation,
+    bwrap: installed.probe.bwrap,
+    prlimit: installed.probe.prlimit,
+    writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
+    readable: installed.codeDirs,
+    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs]),
+    reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
+    cwd: options.cwd,
+    network: limits.network,
+    oneShot: !options.worker,
+    // RLIMIT_DATA counts what V8 reserves writable at start (hundreds of MB on Node 24): a Node tool process
+    // (started with this very node) gets that on top, so `memory:` is what its code may use.
+    memoryBytes: limits.memory_bytes && (command === process.execPath ? limits.memory_bytes + installed.nodeBaselineBytes : limits.memory_bytes),
+    cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
+  };
+  return sandboxCommand(command, args, policy);
+}
+
+/** This process's writable data (VmData), read at start: a fair measure of what the same Node reserves before any tool code runs. */
+function ownDataBytes(): number {
+  try {
+    const kb = /^VmData:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return kb ? Number(kb[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
+  const hidden: HiddenPath[] = [];
+  for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths])) {
+    try {
+      hidden.push({ path, kind: statSync(path).isDirectory() ? 'dir' : 'file' });
+    } catch {
+      // not there (yet): nothing to hide
+    }
+  }
+  return hidden;
+}
+
+/**
+ * What tools run from under .forge/ stays readable (read-only): Python
+ * environments (venv, venvs, python-venv...) and the compiled TS/JS tools of
+ * a project run from sources (cache/). Everything else there is state.
+ */
+function revealedState(workDir: string): string[] {
+  const state = join(workDir, '.forge');
+  try {
+    return readdirSync(state, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && (/venv|python/i.test(e.name) || e.name === 'cache'))
+      .map((e) => join(state, e.name));
+  } catch {
+    return [];
+  }
+}

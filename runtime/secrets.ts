@@ -1,0 +1,79 @@
+/**
+ * Secrets that need not sit in the environment, and where a generated one
+ * is kept.
+ *
+ * Every secret the runtime reads from a variable NAME can come from a file
+ * instead: NAME_FILE names it (Docker and Kubernetes secrets are files), so
+ * FORGE_AUTH_TOKEN_FILE for the agent's token and OPENAI_API_KEY_FILE (or
+ * <api_key_env>_FILE) for a model key. A file named so is hidden from every
+ * tool process (tool-sandbox.ts).
+ *
+ * A token the agent generates is stored outside the work dir, where no file
+ * tool can reach it: $FORGE_STATE_DIR, else $XDG_STATE_HOME/forge, else
+ * ~/.local/state/forge; when that is not writable (or lies inside the work
+ * dir), a private directory (0700, owned by this user) under the OS temp
+ * dir. One token file per work dir; the file is 0600.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, relative, resolve, isAbsolute } from 'node:path';
+import { hideFromTools } from './exec/tool-sandbox.ts';
+
+export class SecretFileError extends Error {}
+
+/** NAME's value, or the content of the file NAME_FILE names (trimmed), or undefined. */
+export function secretFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const direct = env[name]?.trim();
+  if (direct) return direct;
+  const file = env[`${name}_FILE`]?.trim();
+  if (!file) return undefined;
+  hideFromTools(file);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new SecretFileError(`${name}_FILE=${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!text) throw new SecretFileError(`${name}_FILE=${file} is empty`);
+  return text;
+}
+
+/** The directory generated secrets live in: created 0700, never inside `workDir`. */
+export function forgeStateDir(workDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const candidates = [
+    env.FORGE_STATE_DIR,
+    env.XDG_STATE_HOME && join(env.XDG_STATE_HOME, 'forge'),
+    env.HOME && join(env.HOME, '.local', 'state', 'forge'),
+    join(homedir(), '.local', 'state', 'forge'),
+  ].filter((d): d is string => !!d && isAbsolute(d));
+  for (const dir of candidates) {
+    if (inside(resolve(dir), resolve(workDir))) continue;
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      hideFromTools(dir);
+      return dir;
+    } catch {
+      // not writable here (a read-only home in a container): try the next
+    }
+  }
+  const dir = join(tmpdir(), `forge-state-${process.getuid?.() ?? 'user'}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  // A directory someone else made first (or a symlink) is not ours to keep secrets in.
+  if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid())) throw new SecretFileError(`${dir} is not a private directory of this user`);
+  chmodSync(dir, 0o700);
+  hideFromTools(dir);
+  return dir;
+}
+
+/** Where the generated token of the agent serving `workDir` is kept. */
+export function generatedTokenFile(workDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const key = createHash('sha256').update(resolve(workDir)).digest('hex').slice(0, 16);
+  return join(forgeStateDir(workDir, env), `token-${key}`);
+}
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}

@@ -1,0 +1,8 @@
+/**
+ * The `pg` client, behind one module: a build splices a prebuilt,
+ * compressed copy of it into runtime.mjs (stages/pg-splice.ts), inflated and
+ * evaluated only when a process opens a Postgres state store.
+ */
+import pg from 'pg';
+
+export default pg;

@@ -1,0 +1,45 @@
+/**
+ * An agent turn as a span ("invoke_agent <agent>") with the conversation id,
+ * and the in-flight turns gauge. Approvals asked and answered are counted
+ * here too: the agent loop reports them through these two functions.
+ */
+import type { AgentOutcome } from '../agent/agent-loop.ts';
+import { approvals, turns, turnsInFlight } from './forge-metrics.ts';
+import { inSpan } from './tracer.ts';
+
+export async function traceTurn(agentId: string, contextId: string, kind: 'send' | 'resume', run: () => Promise<AgentOutcome>): Promise<AgentOutcome> {
+  turnsInFlight.add({}, 1);
+  try {
+    const outcome = await inSpan(
+      `invoke_agent ${agentId}`,
+      { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agentId, 'gen_ai.conversation.id': contextId, 'forge.turn.kind': kind },
+      async (span) => {
+        const outcome = await run();
+        span.setAttribute('forge.turn.status', outcome.status);
+        return outcome;
+      },
+    );
+    turns.inc({ status: outcome.status });
+    return outcome;
+  } catch (err) {
+    turns.inc({ status: 'error' });
+    throw err;
+  } finally {
+    turnsInFlight.add({}, -1);
+  }
+}
+
+/** The gate's decisions for one model answer: `ask` counts as asked, `deny` as denied by the policy. */
+export function countGateDecisions(decisions: Record<string, string>): void {
+  for (const decision of Object.values(decisions)) {
+    if (decision === 'ask') approvals.inc({ decision: 'asked', by: 'policy' });
+    else if (decision === 'deny') approvals.inc({ decision: 'denied', by: 'policy' });
+  }
+}
+
+/** A person's answers to the calls that waited for them. */
+export function countPersonAnswers(decisions: Record<string, string>, answers: Record<string, boolean>): void {
+  for (const [id, decision] of Object.entries(decisions)) {
+    if (decision === 'ask') approvals.inc({ decision: answers[id] ? 'granted' : 'denied', by: 'person' });
+  }
+}

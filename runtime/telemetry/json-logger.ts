@@ -1,0 +1,31 @@
+/**
+ * Log lines for machines (`--log-format json`): one JSON object per line,
+ * with the time, the level, the message, and the trace and span ids of the
+ * work that logged it (when tracing is on), so a log search and a trace
+ * viewer point at each other.
+ */
+import type { Logger } from '../tools/model.ts';
+import { activeSpan } from './tracer.ts';
+
+export type LogFormat = 'text' | 'json';
+
+export function parseLogFormat(value: string | undefined): LogFormat | undefined {
+  return value === 'json' || value === 'text' ? value : undefined;
+}
+
+export function jsonLogger(write: (line: string) => void, options: { verbose?: boolean; fields?: Record<string, string> } = {}): Logger {
+  const line = (level: string, msg: string) => {
+    const span = activeSpan();
+    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg, ...options.fields };
+    if (span?.recording) {
+      record.trace_id = span.context.traceId;
+      record.span_id = span.context.spanId;
+    }
+    write(JSON.stringify(record) + '\n');
+  };
+  return {
+    debug: (m) => options.verbose && line('debug', m),
+    info: (m) => line('info', m),
+    warn: (m) => line('warn', m),
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * A small Prometheus metrics registry: counters, gauges and histograms with
+ * labels, rendered in the text exposition format (version 0.0.4). Recording
+ * is a map lookup and an addition; the text is only built when /metrics is
+ * scraped, so nobody pays for metrics nobody reads.
+ */
+
+type Labels = Record<string, string>;
+
+interface Metric {
+  readonly name: string;
+  render(out: string[]): void;
+}
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+function labelKey(names: readonly string[], labels: Labels): string {
+  let key = '';
+  for (const name of names) key += `${labels[name] ?? ''}\u0000`;
+  return key;
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function formatLabels(names: readonly string[], key: string, extra = ''): string {
+  const values = key.split('\u0000');
+  const parts = names.map((name, i) => `${name}="${escapeLabel(values[i])}"`);
+  if (extra) parts.push(extra);
+  return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+function formatNumber(n: number): string {
+  if (n === Infinity) return '+Inf';
+  if (n === -Infinity) return '-Inf';
+  return Number.isNaN(n) ? 'NaN' : String(n);
+}
+
+function header(out: string[], name: string, help: string, type: string) {
+  out.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${type}`);
+}
+
+export class Counter implements Metric {
+  private readonly values = new Map<string, number>();
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    private readonly labelNames: readonly string[] = [],
+  ) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelKey(this.labelNames, labels);
+    this.values.set(key, (this.values.get(key) ?? 0) + by);
+  }
+
+  get(labels: Labels = {}): number {
+    return this.values.get(labelKey(this.labelNames, labels)) ?? 0;
+  }
+
+  render(out: string[]): void {
+    header(out, this.name, this.help, 'counter');
+    // A counter without labels is shown at 0 before its first increment, so a query finds it.
+    if (this.values.size === 0 && this.labelNames.length === 0) out.push(`${this.name} 0`);
+    for (const [key, value] of this.values) out.push(`${this.name}${formatLabels(this.labelNames, key)} ${formatNumber(value)}`);
+  }
+}
+
+export class Gauge implements Metric {
+  private readonly values = new Map<string, number>();
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    private readonly labelNames: readonly string[] = [],
+  ) {}
+
+  add(labels: Labels, by: number): void {
+    const key = labelKey(this.labelNames, labels);
+    this.values.set(key, (this.values.get(key) ?? 0) + by);
+  }
+
+  set(labels: Labels, value: number): void {
+    this.values.set(labelKey(this.labelNames, labels), value);
+  }
+
+  get(labels: Labels = {}): number {
+    return this.values.get(labelKey(this.labelNames, labels)) ?? 0;
+  }
+
+  render(out: string[]): void {
+    header(out, this.name, this.help, 'gauge');
+    if (this.values.size === 0 && this.labelNames.length === 0) out.push(`${this.name} 0`);
+    for (const [key, value] of this.values) out.push(`${this.name}${formatLabels(this.labelNames, key)} ${formatNumber(value)}`);
+  }
+}
+
+interface HistogramSeries {
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+export class Histogram implements Metric {
+  private readonly series = new Map<string, HistogramSeries>();
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    private readonly labelNames: readonly string[],
+    private readonly bounds: readonly number[],
+  ) {}
+
+  observe(labels: Labels, value: number): void {
+    const key = labelKey(this.labelNames, labels);
+    let series = this.series.get(key);
+    if (!series) this.series.set(key, (series = { buckets: new Array(this.bounds.length).fill(0), sum: 0, count: 0 }));
+    // Stored per bucket (not cumulative); rendering adds them up.
+    let i = 0;
+    while (i < this.bounds.length && value > this.bounds[i]) i++;
+    if (i < this.bounds.length) series.buckets[i]++;
+    series.sum += value;
+    series.count++;
+  }
+
+  render(out: string[]): void {
+    header(out, this.name, this.help, 'histogram');
+    for (const [key, series] of this.series) {
+      let cumulative = 0;
+      this.bounds.forEach((bound, i) => {
+        cumulative += series.buckets[i];
+        out.push(`${this.name}_bucket${formatLabels(this.labelNames, key, `le="${formatNumber(bound)}"`)} ${cumulative}`);
+      });
+      out.push(`${this.name}_bucket${formatLabels(this.labelNames, key, 'le="+Inf"')} ${series.count}`);
+      out.push(`${this.name}_sum${formatLabels(this.labelNames, key)} ${formatNumber(series.sum)}`);
+      out.push(`${this.name}_count${formatLabels(this.labelNames, key)} ${series.count}`);
+    }
+  }
+}
+
+export class MetricsRegistry {
+  private readonly metrics = new Map<string, Metric>();
+
+  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
+    return this.add(new Counter(name, help, labelNames));
+  }
+
+  gauge(name: string, help: string, labelNames: readonly string[] = []): Gauge {
+    return this.add(new Gauge(name, help, labelNames));
+  }
+
+  histogram(name: string, help: string, labelNames: readonly string[], bounds: readonly number[]): Histogram {
+    return this.add(new Histogram(name, help, labelNames, bounds));
+  }
+
+  /** The text exposition format, one metric family after another. */
+  render(): string {
+    const out: string[] = [];
+    for (const metric of this.metrics.values()) metric.render(out);
+    return out.join('\n') + '\n';
+  }
+
+  private add<M extends Metric>(metric: M): M {
+    if (!NAME.test(metric.name)) throw new Error(`bad metric name ${metric.name}`);
+    if (this.metrics.has(metric.name)) throw new Error(`metric ${metric.name} registered twice`);
+    this.metrics.set(metric.name, metric);
+    return metric;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * A tool worker serves many calls from one process, so the end of a call is
+ * not the end of the process that could take a call's children with it.
+ * Inside the bubblewrap sandbox the worker's PID namespace holds only the
+ * sandbox's init (pid 1), the worker and what its calls started, so after
+ * each call the worker kills every other process it can see — children
+ * that made a new session or double-forked included.
+ *
+ * Only there: the environment flag alone is not trusted (a pass-through
+ * could set it), so the worker must also be a child of pid 1 and pid 1 must
+ * be bwrap. Outside a sandbox this does nothing.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { SANDBOX_ENV_FLAG } from '../../exec/sandbox.ts';
+
+export function insidePidSandbox(): boolean {
+  if (process.platform !== 'linux' || process.env[SANDBOX_ENV_FLAG] !== '1' || process.ppid !== 1) return false;
+  try {
+    return readFileSync('/proc/1/comm', 'utf8').trim() === 'bwrap';
+  } catch {
+    return false;
+  }
+}
+
+let sandboxed: boolean | undefined;
+
+export function sweepStrayProcesses(): number {
+  sandboxed ??= insidePidSandbox();
+  if (!sandboxed) return 0;
+  const killed = new Set<number>();
+  // Twice: a process forking while the first pass runs leaves a child the second pass finds.
+  for (let pass = 0; pass < 2; pass++) {
+    for (const pid of otherProcesses()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed.add(pid);
+      } catch {
+        // gone already
+      }
+    }
+  }
+  // SIGKILL is not instant: the answer waits until they are dead (gone, or a zombie), a few ms at most.
+  const deadline = Date.now() + 2000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while ([...killed].some(alive) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
+  return killed.size;
+}
+
+function otherProcesses(): number[] {
+  return readdirSync('/proc')
+    .map(Number)
+    .filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid);
+}
+
+function alive(pid: number): boolean {
+  try {
+    // The state follows the command name, which may hold spaces and parentheses: read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

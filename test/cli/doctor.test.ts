@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+
+describe('forge doctor', () => {
+  it('says what the machine gives the guards, from the project\'s forge.yaml', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('sandbox:\n  mode: required\n  memory: 512MB\n') });
+    const { code, stdout } = await forge(['doctor', '--json'], project, { FORGE_STATE_DIR: tempDir() });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: true,
+      checks: [
+        { name: 'isolation', ok: true, detail: expect.stringContaining('bubblewrap at ') },
+        { name: 'limits', ok: true, detail: expect.stringContaining('memory cap 512 MiB per tool process') },
+        { name: 'workdir', ok: true },
+        { name: 'token', ok: true, detail: expect.stringContaining('generated into ') },
+      ],
+    });
+  });
+
+  it('fails where sandbox: required cannot be met', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: required\n') });
+    const { code, stdout } = await forge(['doctor'], project, { FORGE_STATE_DIR: tempDir(), FORGE_BWRAP: '/bin/false' });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^FAIL {2}isolation {2}none: bubblewrap cannot create namespaces here/m);
+  });
+});

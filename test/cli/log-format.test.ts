@@ -1,0 +1,53 @@
+/**
+ * `--log-format json`: one JSON object per line, with the trace and span
+ * ids of the work that logged (a dev call log line carries the trace the
+ * request came in with), for `forge run` and for the built bundle.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startAgentProcess } from '../helpers/agent-process.ts';
+import { deployBundle, forge, forgeBin, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
+
+const echo = '"""\nTool: echo\nDescription: Echo.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return args\n';
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+
+function jsonLines(output: string): Record<string, unknown>[] {
+  return output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+describe('--log-format json', () => {
+  it('forge run --dev logs each tool call as JSON with the incoming trace id', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/echo.py': echo });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth', '--log-format', 'json'], { cwd: project });
+    try {
+      const response = await fetch(`${agent.url}/tools/echo`, { method: 'POST', headers: { traceparent: `00-${TRACE}-b7ad6b7169203331-01` }, body: '{"message":"hi"}' });
+      expect(response.status).toBe(200);
+      await agent.waitFor(/"msg":"tool echo/);
+      const line = jsonLines(agent.output()).find((l) => String(l.msg).startsWith('tool echo'))!;
+      expect(line).toMatchObject({ level: 'info', trace_id: TRACE });
+      expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
+      expect(new Date(String(line.time)).getTime()).not.toBeNaN();
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('the bundle logs JSON lines, and refuses an unknown format', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/echo.py': echo });
+    expect((await forge(['build', '--prod'], project)).code).toBe(0);
+    const { bundle, workDir } = deployBundle(project);
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--log-format', 'json'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } });
+    try {
+      const [listening] = jsonLines(agent.output()).filter((l) => String(l.msg).includes('listening on'));
+      expect(listening).toMatchObject({ level: 'info' });
+    } finally {
+      await agent.stop();
+    }
+    const bad = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--log-format', 'xml'], { cwd: workDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--log-format must be text or json');
+    const badCli = await runProcess(process.execPath, [forgeBin, 'run', '--log-format', 'xml'], { cwd: project });
+    expect(badCli.code).toBe(2);
+    expect(badCli.stderr).toContain('--log-format must be text or json');
+  }, 60_000);
+});

@@ -1,0 +1,145 @@
+/**
+ * The built bundle's edges that are not the sandbox: one boundary with
+ * `forge run` (forge.yaml's workdir: carried in agent.json, --workdir and
+ * FORGE_WORKDIR override), secrets from files (FORGE_AUTH_TOKEN_FILE, the
+ * model key's <NAME>_FILE), and `--stdio` answering every call in flight
+ * when its client closes stdin.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startAgentProcess } from '../helpers/agent-process.ts';
+import { forge, forgeBin, runProcess, tempDir, writeProject } from '../helpers/project.ts';
+
+let project: string;
+let bundle: string;
+
+beforeAll(async () => {
+  project = writeProject({
+    'forge.yaml': 'agent_id: guards\nversion: 1.0.0\ndescription: x\nworkdir: data\nmodel: { provider: openai, name: scripted, base_url: "http://127.0.0.1:9/v1" }\ntools:\n  - file_read\n',
+    'tools/where.py': '"""\nTool: where\nDescription: Says where it runs.\nTags: read\n"""\nimport os\n\ndef execute(args):\n    return os.getcwd()\n',
+    'tools/slow.py': '"""\nTool: slow\nDescription: Sleeps, then answers.\nTags: read\n\nInput:\n  seconds (float): How long.\n  tag (str): Echoed back.\n"""\nimport time\n\ndef execute(args):\n    time.sleep(args["seconds"])\n    return "done " + args["tag"]\n',
+    'data/inside.txt': 'inside the work dir',
+    'outside.txt': 'outside the work dir',
+  });
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+  bundle = join(project, '.forge-output');
+}, 120_000);
+
+const runtime = (args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: options.cwd ?? project, env: { FORGE_AUTH_TOKEN: 't', ...options.env } });
+
+describe('one boundary', () => {
+  it('agent.json carries forge.yaml\'s workdir', () => {
+    expect(JSON.parse(readFileSync(join(bundle, 'agent.json'), 'utf8')).workdir).toBe('data');
+  });
+
+  it('the bundle and forge tool run confine tools to the same work dir', async () => {
+    const fromSources = await forge(['tool', 'run', 'where', '--json'], project);
+    const fromBundle = await runtime(['call', 'where', '{}', '--json']);
+    expect(JSON.parse(fromSources.stdout)).toMatchObject({ ok: true, value: join(project, 'data') });
+    expect(JSON.parse(fromBundle.stdout)).toMatchObject({ ok: true, value: join(project, 'data') });
+    for (const [path, ok] of [['inside.txt', true], ['../outside.txt', false]] as const) {
+      const sources = JSON.parse((await forge(['tool', 'run', 'file_read', '--input', JSON.stringify({ path }), '--json'], project)).stdout);
+      const built = JSON.parse((await runtime(['call', 'file_read', JSON.stringify({ path }), '--json'])).stdout);
+      expect(sources.ok, path).toBe(ok);
+      expect(built.ok, path).toBe(ok);
+      if (ok) expect(built.value).toEqual(sources.value);
+      else expect(built.error.code).toBe(sources.error.code);
+    }
+  });
+
+  it('forge run serves from the same work dir as the bundle', async () => {
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: 't' }, ready: /on (http:\/\/\S+)/ });
+    try {
+      const res = await fetch(`${agent.url}/tools/where`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: '{}' });
+      expect(await res.json()).toMatchObject({ ok: true, value: join(project, 'data') });
+    } finally {
+      await agent.stop('SIGKILL');
+    }
+  });
+
+  it('--workdir and FORGE_WORKDIR override it', async () => {
+    const other = tempDir();
+    expect(JSON.parse((await runtime(['call', 'where', '{}', '--json', '--workdir', other])).stdout).value).toBe(other);
+    expect(JSON.parse((await runtime(['call', 'where', '{}', '--json'], { env: { FORGE_WORKDIR: other } })).stdout).value).toBe(other);
+  });
+});
+
+describe('secrets from files', () => {
+  it('takes the bearer token from FORGE_AUTH_TOKEN_FILE', async () => {
+    const file = join(tempDir(), 'token');
+    writeFileSync(file, 'token-from-a-file\n', { mode: 0o600 });
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: file } });
+    try {
+      const call = (token: string) => fetch(`${agent.url}/tools/where`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+      expect((await call('token-from-a-file')).status).toBe(200);
+      expect((await call('wrong')).status).toBe(401);
+      expect(agent.output()).not.toContain('auth token (saved in');
+    } finally {
+      await agent.stop('SIGKILL');
+    }
+  });
+
+  it('refuses to start when FORGE_AUTH_TOKEN_FILE cannot be read', async () => {
+    const { code, stderr } = await runtime(['serve', '--port', '0'], { env: { FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: '/nonexistent/token' } });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('FORGE_AUTH_TOKEN_FILE names /nonexistent/token, which cannot be read: ENOENT');
+  });
+
+  it('sends the model key read from OPENAI_API_KEY_FILE', async () => {
+    const seen: string[] = [];
+    const llm = createServer((req: IncomingMessage, res) => {
+      seen.push(req.headers.authorization ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }] })));
+    });
+    await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
+    const keyFile = join(tempDir(), 'key');
+    writeFileSync(keyFile, 'sk-from-a-file\n', { mode: 0o600 });
+    const dir = tempDir();
+    mkdirSync(join(dir, '.forge-output'));
+    for (const f of ['runtime.mjs', 'agent.json']) writeFileSync(join(dir, '.forge-output', f), readFileSync(join(bundle, f)));
+    const manifest = JSON.parse(readFileSync(join(bundle, 'agent.json'), 'utf8'));
+    manifest.model.base_url = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;
+    manifest.workdir = '.';
+    writeFileSync(join(dir, '.forge-output', 'agent.json'), JSON.stringify(manifest));
+    const agent = await startAgentProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: dir, env: { FORGE_AUTH_TOKEN: 't', OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: keyFile, FORGE_VERIFY: 'off' } });
+    try {
+      const res = await fetch(`${agent.url}/a2a`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } }),
+      });
+      expect(JSON.stringify(await res.json())).toContain('hello');
+      expect(seen).toEqual(['Bearer sk-from-a-file']);
+    } finally {
+      await agent.stop('SIGKILL');
+      llm.close();
+    }
+  });
+});
+
+describe('--stdio', () => {
+  it('answers every call in flight when the client closes stdin', async () => {
+    const child = spawn(process.execPath, [join(bundle, 'runtime.mjs'), '--stdio'], { cwd: project, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const send = (message: unknown) => child.stdin.write(JSON.stringify(message) + '\n');
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: { seconds: 1, tag: 'a' } } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow', arguments: { seconds: 0.5, tag: 'b' } } });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const answers = out.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
+    expect(JSON.stringify(byId[2]?.result)).toContain('done a');
+    expect(JSON.stringify(byId[3]?.result)).toContain('done b');
+  }, 60_000);
+});
+

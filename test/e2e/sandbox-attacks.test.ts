@@ -1,0 +1,206 @@
+/**
+ * The built bundle under attack from its own tool processes, as a
+ * prompt-injected model or a token holder would drive them: every kind of
+ * tool process (Python script, Python worker, Node worker, YAML step,
+ * cli_execute, local_shell) tries to read the server's secrets through
+ * /proc, the key and state files, to leave children behind, to eat memory
+ * and to reach the network. Under the bubblewrap sandbox every attempt
+ * fails and the server stays healthy.
+ */
+import { createServer, type Server } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
+import { deployBundle, forge, tempDir, writeProject } from '../helpers/project.ts';
+import { ATTACK_SCRIPT, NODE_WORKER_TOOL, processesWithMarker, pythonScriptTool, pythonWorkerTool, YAML_STEP_TOOL } from '../helpers/sandbox-attacks.ts';
+import { probeSandbox } from '../../runtime/exec/sandbox-probe.ts';
+
+const TOKEN = `tok-${process.pid}-${Date.now()}`;
+const PLANTED = `planted-secret-${Math.random().toString(36).slice(2)}`;
+const MODEL_KEY = `sk-model-${Math.random().toString(36).slice(2)}`;
+
+let bundle: string;
+let workDir: string;
+let secretsDir: string;
+let agent: AgentProcess;
+let loopback: Server;
+let loopbackPort: number;
+
+const KINDS = ['py_script', 'py_worker', 'node_worker', 'yaml_step', 'cli_execute', 'local_shell'] as const;
+type Kind = (typeof KINDS)[number];
+
+beforeAll(async () => {
+  const probe = await probeSandbox();
+  expect(probe.isolation, `this machine must run bubblewrap (${probe.reason})`).toBe('bubblewrap');
+  const project = writeProject({
+    'forge.yaml': [
+      'agent_id: hostile',
+      'version: 1.0.0',
+      'description: Tools that attack their host.',
+      'model: { provider: openai, name: none, base_url: "http://127.0.0.1:9/v1" }',
+      'tools:',
+      '  - name: cli_execute',
+      '    config: { allowed_binaries: [python3] }',
+      '  - local_shell',
+      '  - grep_search',
+      'sandbox:',
+      '  memory: 256MB',
+      '  network: false',
+      '  tools:',
+      '    net_allowed: { network: true }',
+      '',
+    ].join('\n'),
+    'tools/py_script.py': pythonScriptTool('py_script'),
+    'tools/py_worker.py': pythonWorkerTool('py_worker'),
+    'tools/net_allowed.py': pythonWorkerTool('net_allowed'),
+    'tools/node_worker.ts': NODE_WORKER_TOOL,
+    'tools/yaml_step.yaml': YAML_STEP_TOOL,
+  });
+  const built = await forge(['build'], project);
+  expect(built.code, built.stderr).toBe(0);
+  ({ workDir, bundle } = deployBundle(project, 'forge-hostile-'));
+  writeFileSync(join(workDir, 'attack.py'), ATTACK_SCRIPT);
+  mkdirSync(join(workDir, '.forge'), { recursive: true });
+  writeFileSync(join(workDir, '.forge', 'state-secret'), PLANTED);
+  writeFileSync(join(workDir, 'visible.txt'), `findme ${PLANTED.slice(0, 8)}\n`);
+  secretsDir = tempDir('forge-secrets-');
+  writeFileSync(join(secretsDir, 'model.key'), MODEL_KEY, { mode: 0o600 });
+
+  loopback = createServer((socket) => socket.end('hello\n'));
+  await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
+  loopbackPort = (loopback.address() as { port: number }).port;
+
+  agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], {
+    cwd: workDir,
+    env: { FORGE_AUTH_TOKEN: TOKEN, PLANTED_SECRET: PLANTED, OPENAI_API_KEY_FILE: join(secretsDir, 'model.key'), FORGE_STATE_DIR: join(secretsDir, 'state') },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.stop('SIGKILL');
+  loopback?.close();
+});
+
+/** One attack through one kind of tool process, over REST as a token holder. Returns what the attack saw, or the error. */
+async function attack(kind: Kind | 'net_allowed', payload: Record<string, unknown>): Promise<Record<string, any>> {
+  const json = JSON.stringify(payload);
+  const args =
+    kind === 'yaml_step' ? { payload: json } : kind === 'cli_execute' ? { binary: 'python3', args: ['attack.py', json], timeout: 30 } : kind === 'local_shell' ? { command: `python3 attack.py '${json}'`, timeout: 60 } : { payload };
+  const res = await fetch(`${agent.url}/tools/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
+  const result = (await res.json()) as { ok: boolean; value?: any; error?: { code: string; message: string } };
+  if (!result.ok) return { error: result.error };
+  const value = result.value;
+  if (kind === 'cli_execute' || kind === 'local_shell') {
+    if (value.exit_code !== 0) return { error: { code: 'EXIT', message: `${value.exit_code} ${value.signal ?? ''} ${value.stderr}` } };
+    return JSON.parse(value.stdout);
+  }
+  return value;
+}
+
+describe.each(KINDS)('a %s process', (kind) => {
+  it('finds nothing of the server in /proc: not its environment, not any process environment', async () => {
+    const seen = await attack(kind, { action: 'environ', needles: [TOKEN, PLANTED], pid: agent.child.pid });
+    expect(seen.error).toBeUndefined();
+    expect(seen.hits).toEqual([]);
+    expect(seen.direct).toBe(false);
+    // Its /proc is its own PID namespace: a handful of processes, not the host's.
+    expect(seen.pids).toBeLessThan(10);
+  });
+
+  it('cannot read the model key file, the state dir or the generated-token dir', async () => {
+    const paths = [join(secretsDir, 'model.key'), join(workDir, '.forge'), join(workDir, '.forge', 'state-secret'), join(secretsDir, 'state')];
+    const seen = await attack(kind, { action: 'read', paths });
+    expect(seen.error).toBeUndefined();
+    expect(JSON.stringify(seen)).not.toContain(MODEL_KEY);
+    expect(JSON.stringify(seen)).not.toContain(PLANTED);
+    expect(seen[join(workDir, '.forge')]).toEqual({ listing: [] });
+  });
+
+  it('leaves no child behind when the call returns (double fork, setsid, nohup)', async () => {
+    const marker = `stray-${kind}-${Date.now()}`;
+    const seen = await attack(kind, { action: 'stray', marker });
+    expect(seen).toEqual({ started: true });
+    expect(processesWithMarker(marker)).toEqual([]);
+  });
+
+  it('is stopped by its memory cap, as an error result, and the server stays healthy', async () => {
+    const seen = await attack(kind, { action: 'bomb' });
+    expect(seen.survived).toBeUndefined();
+    expect(seen.error).toBeDefined();
+    expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
+    // And the same tool serves the next call.
+    expect(await attack(kind, { action: 'read', paths: [] })).toEqual({});
+  });
+
+  it('with network: false cannot connect to a loopback server', async () => {
+    const seen = await attack(kind, { action: 'connect', port: loopbackPort });
+    expect(seen).toMatchObject({ connected: false });
+  });
+});
+
+describe('the sandbox as a whole', () => {
+  it('runs grep_search\'s ripgrep inside it: the work dir is searched, the hidden state dir is not there', async () => {
+    const post = (args: unknown) =>
+      fetch(`${agent.url}/tools/grep_search`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) }).then((r) => r.json() as Promise<any>);
+    const found = await post({ pattern: PLANTED.slice(0, 8), include_hidden: true });
+    expect(found).toMatchObject({ ok: true, value: { engine: 'ripgrep' } });
+    expect(found.value.matches.map((m: { path: string }) => m.path)).toEqual(['visible.txt']);
+  });
+
+  it('lets a tool with network: true reach the same loopback server (the control)', async () => {
+    expect(await attack('net_allowed', { action: 'connect', port: loopbackPort })).toEqual({ connected: true });
+  });
+
+  it('reports its isolation level in /readyz', async () => {
+    const ready = await fetch(`${agent.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ready: true, sandbox: { isolation: 'bubblewrap', mode: 'auto', memory_caps: true, default_memory_bytes: 256 * 1024 * 1024 } });
+  });
+});
+
+describe('at server shutdown', () => {
+  it.each([
+    ['py_worker', 'SIGKILL'],
+    ['node_worker', 'SIGKILL'],
+    ['py_script', 'SIGTERM'],
+    ['local_shell', 'SIGKILL'],
+  ] as const)('kills the children of a %s call in flight when the server gets %s', async (kind, signal) => {
+    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: TOKEN } });
+    const marker = `shutdown-${kind}-${Date.now()}`;
+    const json = JSON.stringify({ action: 'stray', marker, linger: 60 });
+    const args = kind === 'local_shell' ? { command: `python3 attack.py '${json}'`, timeout: 120 } : { payload: { action: 'stray', marker, linger: 60 } };
+    const call = fetch(`${server.url}/tools/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) }).catch(() => undefined);
+    await waitUntil(() => processesWithMarker(marker).length >= 2, 30_000);
+    await server.stop(signal);
+    await call;
+    await waitUntil(() => processesWithMarker(marker).length === 0, 15_000);
+  });
+});
+
+describe('a generated token', () => {
+  it('lives outside the work dir, and no tool process can read it', async () => {
+    const stateDir = join(tempDir('forge-state-'), 'forge');
+    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_STATE_DIR: stateDir } });
+    try {
+      await server.waitFor(/auth token \(saved in (\S+), outside the work dir; shown once\): (\S+)/);
+      const [, file, token] = /auth token \(saved in (\S+), outside the work dir; shown once\): (\S+)/.exec(server.output())!;
+      expect(file.startsWith(stateDir)).toBe(true);
+      const res = await fetch(`${server.url}/tools/py_worker`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ payload: { action: 'read', paths: [file, stateDir] } }) });
+      const result = (await res.json()) as { ok: boolean; value: Record<string, unknown> };
+      expect(result.ok).toBe(true);
+      expect(JSON.stringify(result.value)).not.toContain(token);
+      expect(result.value[stateDir]).toEqual({ listing: [] });
+    } finally {
+      await server.stop('SIGKILL');
+    }
+  });
+});
+
+async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

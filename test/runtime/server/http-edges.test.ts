@@ -1,0 +1,191 @@
+/**
+ * The HTTP server against a hostile client on raw sockets: headers and
+ * bodies that trickle or stall are cut off, connections past the cap are
+ * dropped, malformed paths and over-deep JSON are 400s (never a 500 or a
+ * misleading 422), on every front end that parses JSON (REST, MCP, A2A).
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentManifest } from '../../../runtime/manifest.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { jsonNestsDeeperThan } from '../../../runtime/server/http-limits.ts';
+import { ok } from '../../../runtime/tools/model.ts';
+import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const TOKEN = 'edge-token';
+let agent: RunningAgent;
+let port: number;
+
+beforeAll(async () => {
+  const dir = tempDir();
+  const registry = new ToolRegistry({ workDir: dir });
+  registry.register({ name: 'echo', description: 'Echo.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async (args) => ok(args) }, 'test');
+  const manifest = { agent_id: 'edges', version: '1.0.0', description: '', tools: registry.list(), approval: { auto_approve: [], auto_deny: [] } } as unknown as AgentManifest;
+  agent = await serveAgent({
+    manifest,
+    registry,
+    workDir: dir,
+    host: '127.0.0.1',
+    port: 0,
+    env: { FORGE_AUTH_TOKEN: TOKEN },
+    http: new HttpClient(),
+    log: silentLogger,
+    limits: { headersTimeoutMs: 1000, bodyIdleTimeoutMs: 800, bodyTimeoutMs: 2000, maxConnections: 8, maxJsonDepth: 64 },
+  });
+  port = agent.port;
+});
+
+afterAll(async () => {
+  await agent?.stop(100);
+});
+
+interface RawConnection {
+  socket: Socket;
+  received(): string;
+  /** Resolves with what the server sent once it closed the connection (rejects after `ms`). */
+  closed(ms?: number): Promise<string>;
+}
+
+function open(): Promise<RawConnection> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    let isClosed = false;
+    const waiters: (() => void)[] = [];
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      isClosed = true;
+      for (const w of waiters) w();
+    });
+    socket.on('connect', () =>
+      resolve({
+        socket,
+        received: () => data,
+        closed: (ms = 10_000) =>
+          new Promise((res, rej) => {
+            if (isClosed) return res(data);
+            const timer = setTimeout(() => rej(new Error(`still open after ${ms} ms; received: ${data}`)), ms);
+            waiters.push(() => {
+              clearTimeout(timer);
+              res(data);
+            });
+          }),
+      }),
+    );
+    socket.on('error', reject);
+  });
+}
+
+/** Writes one byte at a time every `everyMs` until the socket closes (or `max` bytes). */
+function trickle(socket: Socket, text: string, everyMs: number): void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || i >= text.length) return clearInterval(timer);
+    socket.write(text[i++]);
+  }, everyMs);
+  socket.on('close', () => clearInterval(timer));
+}
+
+async function request(method: string, path: string, body?: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+describe('slow clients', () => {
+  it('closes a connection whose headers trickle in (no token needed to try)', async () => {
+    const conn = await open();
+    conn.socket.write('POST /tools/echo HTTP/1.1\r\nHost: agent\r\n');
+    trickle(conn.socket, 'X-Slow: ' + 'a'.repeat(500), 150);
+    const got = await conn.closed();
+    expect(got === '' || got.startsWith('HTTP/1.1 408')).toBe(true);
+  });
+
+  it('answers 408 and closes a connection whose body trickles in', async () => {
+    const conn = await open();
+    conn.socket.write(`POST /tools/echo HTTP/1.1\r\nHost: agent\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`);
+    trickle(conn.socket, '{"a":"' + 'x'.repeat(990) + '"}', 100);
+    const got = await conn.closed();
+    expect(got).toMatch(/^HTTP\/1\.1 408 /);
+    expect(got).toContain('FORGE_BODY_TIMEOUT');
+  });
+
+  it('answers 408 and closes a connection whose body stalls', async () => {
+    const conn = await open();
+    conn.socket.write(`POST /mcp HTTP/1.1\r\nHost: agent\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`);
+    const got = await conn.closed();
+    expect(got).toMatch(/^HTTP\/1\.1 408 /);
+    expect(got).toContain('stalled');
+  });
+
+  it('closes an unauthenticated connection with its 401, without waiting for its body', async () => {
+    const conn = await open();
+    conn.socket.write('POST /tools/echo HTTP/1.1\r\nHost: agent\r\nContent-Length: 100000\r\n\r\n{');
+    trickle(conn.socket, 'x'.repeat(1000), 100);
+    const got = await conn.closed();
+    expect(got).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('still serves others while slow clients are cut off', async () => {
+    const slow = await Promise.all([open(), open(), open()]);
+    for (const c of slow) c.socket.write('GET /healthz HTTP/1.1\r\n');
+    expect((await request('GET', '/healthz')).status).toBe(200);
+    expect((await request('POST', '/tools/echo', '{"still":"served"}')).json).toMatchObject({ ok: true, value: { still: 'served' } });
+    await Promise.all(slow.map((c) => c.closed()));
+  });
+});
+
+describe('the connection cap', () => {
+  it('drops connections past the cap and accepts again once one closes', async () => {
+    const held = await Promise.all(Array.from({ length: 8 }, () => open()));
+    // Each held connection is mid-request, so none is idle.
+    for (const c of held) c.socket.write('GET /healthz HTTP/1.1\r\nHost: agent\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const extra = await open();
+    extra.socket.write('GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n');
+    expect(await extra.closed(5000)).toBe('');
+    for (const c of held) c.socket.destroy();
+    await Promise.all(held.map((c) => c.closed()));
+    expect((await request('GET', '/healthz')).status).toBe(200);
+  });
+});
+
+describe('malformed paths', () => {
+  it.each(['/tools/%E0%A4%A', '/tools/%', '/tools/%zz', '/tools/abc%FF'])('%s is a 400, not a 500', async (path) => {
+    for (const method of ['GET', 'POST']) {
+      const { status, json } = await request(method, path, method === 'POST' ? '{}' : undefined);
+      expect(status).toBe(400);
+      expect(json.error.code).toBe('FORGE_BAD_PATH');
+    }
+  });
+});
+
+describe('over-deep JSON', () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+
+  it.each([
+    ['REST', '/tools/echo', () => `{"x":${deep(10_000)}}`],
+    ['MCP', '/mcp', () => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${deepObject(5000)}}}`],
+    ['A2A', '/a2a', () => `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${deep(100_000)}}`],
+  ])('is a 400 over %s', async (_front, path, body) => {
+    const { status, json } = await request('POST', path, body());
+    expect(status).toBe(400);
+    expect(json.error.code).toBe('FORGE_JSON_TOO_DEEP');
+  });
+
+  it('lets JSON at the depth limit through', async () => {
+    const { status, json } = await request('POST', '/tools/echo', `{"x":${deep(63)}}`);
+    expect(status).toBe(200);
+    expect(json.ok).toBe(true);
+  });
+
+  it('counts brackets inside strings as text', () => {
+    expect(jsonNestsDeeperThan(Buffer.from(`{"a":"${'['.repeat(1000)}\\"["}`), 2)).toBe(false);
+    expect(jsonNestsDeeperThan(Buffer.from('[[[]]]'), 2)).toBe(true);
+    expect(jsonNestsDeeperThan(Buffer.from('[[]]'), 2)).toBe(false);
+  });
+});

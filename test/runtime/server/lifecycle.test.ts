@@ -1,0 +1,73 @@
+/**
+ * How a serving agent stops and what MCP mode it serves: a drain keeps
+ * serving while /readyz says 503; MCP over HTTP keeps no session unless
+ * FORGE_MCP_SESSIONS=stateful asks for one.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentManifest } from '../../../runtime/manifest.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { stopTiming } from '../../../runtime/server/lifecycle.ts';
+import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const running: RunningAgent[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop(100)));
+});
+
+async function serve(env: NodeJS.ProcessEnv = {}): Promise<RunningAgent> {
+  const dir = tempDir();
+  const registry = new ToolRegistry({ workDir: dir });
+  const manifest = { agent_id: 'stopping', version: '1.0.0', description: '', tools: [] } as unknown as AgentManifest;
+  const agent = await serveAgent({ manifest, registry, workDir: dir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger, env: { ...env } });
+  running.push(agent);
+  return agent;
+}
+
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('stopping', () => {
+  it('answers /readyz 503 during the drain delay while still serving requests, then stops', async () => {
+    const agent = await serve();
+    const stopped = agent.stop(1000, 800);
+    const ready = await fetch(`${agent.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ ready: false, reason: 'shutting down' });
+    expect((await fetch(`${agent.url}/tools`)).status).toBe(200);
+    await stopped;
+    await expect(fetch(`${agent.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('drains by default only in a cluster or with a shared store', () => {
+    expect(stopTiming({}, false)).toEqual({ drainMs: 0, graceMs: 20_000 });
+    expect(stopTiming({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, false).drainMs).toBe(5000);
+    expect(stopTiming({}, true).drainMs).toBe(5000);
+    expect(stopTiming({ FORGE_DRAIN_DELAY: '250ms', FORGE_SHUTDOWN_GRACE: '2s' }, true)).toEqual({ drainMs: 250, graceMs: 2000 });
+    expect(() => stopTiming({ FORGE_DRAIN_DELAY: 'soon' }, true)).toThrow('FORGE_DRAIN_DELAY="soon" is not a duration');
+  });
+});
+
+describe('MCP over HTTP', () => {
+  it('keeps no session by default: no session id, and a request needs no initialize before it', async () => {
+    const agent = await serve();
+    const init = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(initialize) });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('mcp-session-id')).toBeNull();
+    await init.text();
+    // Nothing is remembered between requests: any replica could answer this one.
+    const list = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: { ...mcpHeaders, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(await list.text()).toContain('"tools"');
+    expect((await fetch(`${agent.url}/mcp`, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('keeps sessions in the process with FORGE_MCP_SESSIONS=stateful', async () => {
+    const agent = await serve({ FORGE_MCP_SESSIONS: 'stateful' });
+    const init = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(initialize) });
+    expect(init.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    await init.text();
+    const unknown = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: { ...mcpHeaders, 'mcp-session-id': 'not-a-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(unknown.status).toBe(404);
+  });
+});
