@@ -6,7 +6,7 @@ import { startAgentProcess } from '../helpers/agent-process.ts';
 import { forgeBin, runProcess, writeProject, minimalConfig } from '../helpers/project.ts';
 import { startScriptedOpenAI } from '../helpers/scripted-llm.ts';
 
-const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someone.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport os\n\ndef execute(args):\n    return {"greeting": "${greeting}, " + args["name"], "pid": os.getpid()}\n`;
+const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someone.\nTags: read\n\nInput:\n  name (str): Who.\n"""\nimport os\n\nWORKER = os.urandom(8).hex()\n\ndef execute(args):\n    return {"greeting": "${greeting}, " + args["name"], "worker": WORKER}\n`;
 const devTool = '"""\nTool: dev_only\nDescription: A development tool.\nCategory: dev\n"""\n\ndef execute(args):\n    return "dev"\n';
 
 const run = (project: string, args: string[]) => startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', ...args], { cwd: project });
@@ -41,7 +41,8 @@ describe('forge run', () => {
       const after = await call(agent.url, 'greet', { name: 'Ada' });
       expect(after.value.greeting).toBe('Bonjour, Ada');
       // A new worker serves the new version; the server itself never restarted.
-      expect(after.value.pid).not.toBe(before.value.pid);
+      // (Not its pid: inside the sandbox's PID namespace every worker may have the same one.)
+      expect(after.value.worker).not.toBe(before.value.worker);
       expect(agent.child.exitCode).toBeNull();
 
       writeFileSync(join(project, 'tools/wave.py'), greet('Wave').replace('Tool: greet', 'Tool: wave'));
