@@ -1,111 +1,189 @@
 /**
  * Hot reload for `forge run --dev`: watches forge.yaml and the tool
- * directories, and on a change loads the project again and swaps in the
- * tools that changed — without restarting the process. A call already
- * running finishes on the old version; the old version's worker is closed
- * once its calls are done. A change to a support file (a helper module)
- * reloads every custom tool, since any of them may import it.
+ * directories (cli/dev-watcher.ts), and on a change loads the project again
+ * and swaps in only what changed — the tools whose definition or source
+ * changed, and the tools that compose them — without restarting the
+ * process. A call already running finishes on the old version; the old
+ * version's worker is closed once its calls are done. A changed helper
+ * module (a .py or .ts/.js file that is no tool) reloads the tools of its
+ * language, since any of them may import it. A tool whose file stops loading
+ * stays listed and answers calls with the diagnostic (unavailable-tool.ts).
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, extname, relative, resolve } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
+import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
-import { toSpec, type Logger, type ToolSpec } from '../runtime/tools/model.ts';
+import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
+import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
 import { filterTools } from '../stages/filter-tools.ts';
-import { loadProject } from '../stages/load-project.ts';
+import { loadProject, type Project } from '../stages/load-project.ts';
+import type { ProjectTool } from '../stages/project-tool.ts';
 import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
+import { watchSources } from './dev-watcher.ts';
 import type { SourceAgent } from './source-agent.ts';
 
 export interface ReloadReport {
   added: string[];
   changed: string[];
   removed: string[];
+  /** Tools whose file no longer loads: still listed, answering with the diagnostic. */
+  broken: string[];
 }
 
-export function watchForChanges(agent: SourceAgent, options: { configFile?: string; log: Logger; onReload?: (report: ReloadReport) => void }): () => void {
+interface ReloadOptions {
+  configFile?: string;
+  log: Logger;
+  onReload?: (report: ReloadReport) => void;
+}
+
+/** Resolves once the watcher is armed (so no save after it is missed); the result stops watching. */
+export async function watchForChanges(agent: SourceAgent, options: ReloadOptions): Promise<() => void> {
   const { config } = agent.project;
-  const watchers: FSWatcher[] = [];
-  let timer: NodeJS.Timeout | undefined;
+  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map() };
+  for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
-  const touched = new Set<string>();
-
-  const schedule = (path: string) => {
-    touched.add(path);
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      const paths = [...touched];
-      touched.clear();
-      running = running.then(() => reload(agent, options, paths)).then(
-        (report) => {
-          if (report.added.length + report.changed.length + report.removed.length === 0) return;
-          const parts = [['added', report.added], ['reloaded', report.changed], ['removed', report.removed]].filter(([, names]) => names.length).map(([verb, names]) => `${verb} ${(names as string[]).join(', ')}`);
-          options.log.info(`tools ${parts.join('; ')}`);
-          options.onReload?.(report);
-        },
-        (err: unknown) => options.log.warn(`reload failed: ${(err as Error).message}`),
-      );
-    }, 120);
+  const enqueue = (paths: string[]) => {
+    running = running.then(() => reload(agent, options, state, paths)).then(
+      (report) => {
+        const parts = [['added', report.added], ['reloaded', report.changed], ['removed', report.removed], ['cannot load', report.broken]]
+          .filter(([, names]) => names.length)
+          .map(([verb, names]) => `${verb} ${(names as string[]).join(', ')}`);
+        if (!parts.length) return;
+        options.log.info(`tools ${parts.join('; ')}`);
+        options.onReload?.(report);
+      },
+      (err: unknown) => options.log.warn(`reload failed: ${(err as Error).message}`),
+    );
   };
-
-  watchers.push(watch(config.file, () => schedule(config.file)));
-  for (const dir of config.toolDirs) {
-    try {
-      watchers.push(watch(dir.absolute, { recursive: true }, (_event, name) => schedule(name ? `${dir.absolute}/${name}` : dir.absolute)));
-    } catch {
-      options.log.warn(`cannot watch ${relative(process.cwd(), dir.absolute) || dir.absolute}; changes there need a restart`);
-    }
-  }
-  return () => {
-    clearTimeout(timer);
-    for (const w of watchers) w.close();
-  };
+  const watcher = await watchSources([config.file, ...config.toolDirs.map((d) => d.absolute)], enqueue);
+  options.log.debug(`watching ${[config.file, ...config.toolDirs.map((d) => d.absolute)].map((p) => relative(process.cwd(), p) || p).join(', ')} for changes`);
+  // A tool file that was already broken at start is listed too (and answers with its error), as one that breaks later is.
+  enqueue([]);
+  return () => void watcher.close();
 }
 
-async function reload(agent: SourceAgent, options: { configFile?: string; log: Logger }, paths: string[]): Promise<ReloadReport> {
+interface ReloadState {
+  /** The stand-ins for tools that do not load, so the next good save replaces them. */
+  placeholders: WeakSet<Tool>;
+  /** Which tool each file defined when it last loaded, to keep its name when it breaks. */
+  fileOf: Map<string, string>;
+}
+
+const CODE = { python: new Set(['.py']), node: new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']) };
+
+async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadState, paths: string[]): Promise<ReloadReport> {
+  const report: ReloadReport = { added: [], changed: [], removed: [], broken: [] };
   const ctx = new StageContext(process.cwd(), false);
   const project = await loadProject({ configFile: options.configFile }, ctx).catch(() => undefined);
   printDiagnostics(ctx.diagnostics);
-  if (!project) return { added: [], changed: [], removed: [] };
+  if (!project) return report;
   const fresh = filterTools(project.tools, { prod: false }).tools;
   const { resolved, code } = resolveProject(project, { tools: fresh });
   // forge_tool adds the tools it forges to the running registry.
   const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
-  const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
-  const supportChanged = paths.some((p) => !toolFiles.has(p) && p !== project.config.file && !/\.(ya?ml)$/.test(p));
+  for (const tool of project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
 
-  const report: ReloadReport = { added: [], changed: [], removed: [] };
-  const freshNames = new Set(fresh.map((t) => t.spec.name));
+  const brokenTools = brokenByName(project, ctx.diagnostics, state, new Set(fresh.map((t) => t.spec.name)));
+  const freshNames = new Set([...fresh.map((t) => t.spec.name), ...brokenTools.keys()]);
   for (const current of agent.registry.list()) {
     // Forged tools are not in the sources: a reload keeps them.
-    if (!freshNames.has(current.name) && !isForged(current)) {
-      agent.registry.unregister(current.name);
-      void agent.registry.retire(current);
-      report.removed.push(current.name);
-    }
+    if (freshNames.has(current.name) || isForged(current)) continue;
+    agent.registry.unregister(current.name);
+    void agent.registry.retire(current);
+    report.removed.push(current.name);
   }
-  for (const tool of fresh) {
-    const current = agent.registry.get(tool.spec.name);
-    const same = current && specKey(toSpec(current)) === specKey(tool.spec) && !(supportChanged && tool.spec.source);
-    if (same) continue;
-    let next;
+
+  for (const [name, problems] of brokenTools) {
+    const current = agent.registry.get(name);
+    const previous = current && !state.placeholders.has(current) ? toSpec(current) : undefined;
+    const placeholder = unavailableTool(name, problems, previous);
+    state.placeholders.add(placeholder);
+    swapIn(agent, placeholder, problems[0].file ?? name);
+    report.broken.push(name);
+    options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
+  }
+
+  for (const tool of toRecreate(fresh, agent, state, supportKinds(paths, project))) {
+    let next: Tool;
     try {
-      next = createTool(tool.spec, factories);
+      next = tool.loadErrors ? unavailableTool(tool.spec.name, tool.loadErrors, tool.spec) : createTool(tool.spec, factories);
     } catch (err) {
       options.log.warn(`cannot load ${tool.spec.name}: ${(err as Error).message}`);
       continue;
     }
-    const previous = agent.registry.replace(next, tool.origin);
-    if (previous) {
-      void agent.registry.retire(previous);
-      report.changed.push(tool.spec.name);
-    } else report.added.push(tool.spec.name);
+    (swapIn(agent, next, tool.origin) ? report.changed : report.added).push(tool.spec.name);
   }
   agent.project = project;
   agent.manifest.tools = agent.registry.list().map(toSpec);
   return report;
+}
+
+/** Replaces (or adds) a tool; the old version finishes its calls first. True when there was one. */
+function swapIn(agent: SourceAgent, tool: Tool, origin: string): boolean {
+  const previous = agent.registry.replace(tool, origin);
+  if (previous) void agent.registry.retire(previous);
+  return previous !== undefined;
+}
+
+/** Tools whose spec (which carries the source's hash) changed, that were unavailable, or whose helper modules changed; then whoever composes them. */
+function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState, support: Set<'python' | 'node'>): ProjectTool[] {
+  const picked = new Set<string>();
+  for (const tool of fresh) {
+    const current = agent.registry.get(tool.spec.name);
+    const kind = tool.spec.source?.kind === 'python' ? 'python' : tool.spec.source && tool.spec.source.kind !== 'yaml' ? 'node' : undefined;
+    const same = current && !state.placeholders.has(current) && specKey(toSpec(current)) === specKey(tool.spec) && !(kind && support.has(kind));
+    if (!same) picked.add(tool.spec.name);
+  }
+  // A meta-tool checked its composed tools when it was made: make it again against the new ones.
+  for (let grew = picked.size > 0; grew; ) {
+    grew = false;
+    for (const tool of fresh) {
+      if (picked.has(tool.spec.name) || !tool.spec.composedOf?.some((n) => picked.has(n))) continue;
+      picked.add(tool.spec.name);
+      grew = true;
+    }
+  }
+  return fresh.filter((t) => picked.has(t.spec.name));
+}
+
+/** Which languages' helper modules (code files that are no tool) changed. */
+function supportKinds(paths: string[], project: Project): Set<'python' | 'node'> {
+  const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
+  const kinds = new Set<'python' | 'node'>();
+  for (const path of paths) {
+    if (toolFiles.has(path) || path === project.config.file) continue;
+    const ext = extname(path);
+    if (CODE.python.has(ext)) kinds.add('python');
+    if (CODE.node.has(ext)) kinds.add('node');
+  }
+  return kinds;
+}
+
+/** Errors in tool files, by the name the tool had (or declares, or its file's stem). */
+function brokenByName(project: Project, diagnostics: readonly Diagnostic[], state: ReloadState, loaded: Set<string>): Map<string, Diagnostic[]> {
+  const toolDirs = project.config.toolDirs.map((d) => d.absolute);
+  const byName = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics) {
+    if (d.severity !== 'error' || !d.file) continue;
+    const file = [resolve(project.config.root, d.file), resolve(process.cwd(), d.file)].find((f) => toolDirs.some((dir) => f.startsWith(dir + '/')));
+    if (!file) continue;
+    const name = state.fileOf.get(file) ?? declaredName(file) ?? basename(file, extname(file));
+    if (loaded.has(name)) continue;
+    byName.set(name, [...(byName.get(name) ?? []), d]);
+  }
+  return byName;
+}
+
+function declaredName(file: string): string | undefined {
+  try {
+    return /^\s*(?:Tool|name):\s*([A-Za-z0-9_-]{1,64})\s*$/m.exec(readFileSync(file, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 function specKey(spec: ToolSpec): string {

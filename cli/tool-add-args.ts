@@ -39,7 +39,7 @@ export interface ToolAddArgs {
 }
 
 const SINGLE_ACTIONS = { '--bash': 'bash', '--sh': 'sh', '--python': 'python', '--run': 'run' } as const;
-const OPTIONS = ['--description', '--version', ...Object.keys(SINGLE_ACTIONS), '--step', '--parameter', '--param', '--tag', '--platform', '--timeout', '--env', '--scope', '--force', '--json', '--verbose', '--config'];
+const OPTIONS = ['--description', '--version', ...Object.keys(SINGLE_ACTIONS), '--step', '--parameter', '--param', '--tag', '--platform', '--timeout', '--env', '--scope', '--local', '--user', '--global', '--force', '--json', '--verbose', '--config'];
 const STEP_PREFIX = /^(bash|sh|python|run|tool):\s?/;
 
 export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
@@ -130,6 +130,19 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
         out.scope = scope;
         break;
       }
+      // cycod's scope flags.
+      case '-l':
+      case '--local':
+        out.scope = 'local';
+        break;
+      case '-u':
+      case '--user':
+        out.scope = 'user';
+        break;
+      case '-g':
+      case '--global':
+        out.scope = 'global';
+        break;
       case '--force':
         out.force = true;
         break;

@@ -18,6 +18,7 @@ import { HttpClient } from './net/http-client.ts';
 import { createAdapterRuntime, startAdapterTools, type AdapterModules, type AdapterRuntime } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import { createRegistry, type ToolFactories } from './tools/create-tools.ts';
+import { unavailableTool } from './tools/unavailable-tool.ts';
 import type { NodeToolLauncher } from './tools/custom/custom-tool.ts';
 import type { Logger, ToolSpec } from './tools/model.ts';
 import { silentLogger, type ToolRegistry } from './tools/registry.ts';
@@ -48,6 +49,8 @@ export interface CodeSource {
   origin(spec: ToolSpec): string;
   /** A built bundle: hints name its commands (`node runtime.mjs ...`), not the forge CLI. */
   inBundle?: boolean;
+  /** Why a tool cannot load, already reported (a builtin's bad config value): it is listed and answers calls with this. */
+  loadErrors?(spec: ToolSpec): Diagnostic[] | undefined;
 }
 
 export interface AssembleOptions {
@@ -101,6 +104,7 @@ export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, opti
     schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
     agentConfig: describeAgent(resolved),
     custom: { workDir, envPassthrough: manifest.env_passthrough, resolveSource: code.resolveSource, node: code.node },
+    strictOutputs: manifest.strict_outputs,
   };
 }
 
@@ -128,7 +132,10 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
     }
     specs = started.specs;
   }
-  const { registry, diagnostics: problems } = createRegistry(specs, factories, code.origin);
+  const broken = new Map(specs.flatMap((s) => (code.loadErrors?.(s)?.length ? [[s.name, code.loadErrors(s)!] as const] : [])));
+  const { registry, diagnostics: problems } = createRegistry(specs.filter((s) => !broken.has(s.name)), factories, code.origin);
+  // Reported once where it is (forge.yaml:line), then listed: a call answers with that error, not "no tool named".
+  for (const spec of specs) if (broken.has(spec.name)) registry.register(unavailableTool(spec.name, broken.get(spec.name)!, spec), code.origin(spec));
   const close = async () => {
     await registry.close();
     await adapters.close();

@@ -61,6 +61,8 @@ export interface AgentManifest {
   apis?: ApiSettings[];
   /** Environment variables the agent's tools may read from the runtime's environment. */
   env_passthrough: string[];
+  /** forge.yaml's strict_outputs: results must match their tool's declared Output. */
+  strict_outputs?: boolean;
   requirements: { node: string; python?: string };
   /** The container's Node.js line and base image (forge.yaml's `runtime:`). */
   runtime?: RuntimeSettings;

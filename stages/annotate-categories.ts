@@ -81,9 +81,14 @@ async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx
       continue;
     }
     const config = entry.config ?? {};
+    const before = ctx.diagnostics.length;
     if (entry.config) await checkToolConfig(entry, definition.configSchema, ctx);
+    const loadErrors = ctx.diagnostics.slice(before).filter((d) => d.severity === 'error');
     const spec = toSpec({ ...definition.spec, ...definition.specFor?.(config), config });
-    out.push({ spec, builtin: { entry: catalogEntry, definition }, at: entry.at, origin: `${formatLocation(entry.at)} (${declared} tool)`, schemaOrigin: 'forge' });
+    const tool: ProjectTool = { spec, builtin: { entry: catalogEntry, definition }, at: entry.at, origin: `${formatLocation(entry.at)} (${declared} tool)`, schemaOrigin: 'forge' };
+    // Reported here, once, with its place in forge.yaml; the tool stays listed and its calls answer with it.
+    if (loadErrors.length) tool.loadErrors = loadErrors;
+    out.push(tool);
   }
   return out;
 }

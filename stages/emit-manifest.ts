@@ -35,6 +35,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
   };
   if (config.model) manifest.model = config.model;
   if (config.emergent) manifest.emergent = config.emergent;
+  if (config.strictOutputs) manifest.strict_outputs = true;
   if (config.metrics === 'public') manifest.metrics = 'public';
   manifest.workdir = config.workDirSetting;
   manifest.sandbox = config.sandbox;

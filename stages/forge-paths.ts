@@ -11,8 +11,17 @@ export const forgeRoot = fileURLToPath(new URL('..', import.meta.url));
 export const runtimeDir = join(forgeRoot, 'runtime');
 export const templatesDir = join(forgeRoot, 'templates');
 
-let version: string | undefined;
+let pkg: { name: string; version: string } | undefined;
+function forgePackage(): { name: string; version: string } {
+  pkg ??= JSON.parse(readFileSync(join(forgeRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+  return pkg;
+}
+
 export function forgeVersion(): string {
-  version ??= (JSON.parse(readFileSync(join(forgeRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  return version;
+  return forgePackage().version;
+}
+
+/** The npm package Forge is published as (the command is `forge`; the name `forge` is someone else's). */
+export function forgePackageName(): string {
+  return forgePackage().name;
 }

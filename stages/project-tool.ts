@@ -2,6 +2,7 @@
  * A tool as the build sees it: its spec, and where it came from (a source
  * file, or a tool shipped with Forge and enabled in forge.yaml).
  */
+import type { Diagnostic } from '../runtime/diagnostics.ts';
 import type { Location } from '../runtime/diagnostics.ts';
 import type { BuiltinDefinition } from '../runtime/tools/builtin/define.ts';
 import type { CatalogEntry } from '../runtime/tools/catalog.ts';
@@ -27,6 +28,8 @@ export interface ProjectTool {
   yaml?: YamlToolFacts;
   /** Why the tool is not registered on this machine (a YAML tool made for other platforms). */
   unavailable?: string;
+  /** Why the tool cannot load (a builtin with a bad config value): it stays listed and each call answers with this. */
+  loadErrors?: Diagnostic[];
   /** A tool from the user or global scope, brought in because a project tool needs it. */
   scope?: 'user' | 'global';
 }

@@ -41,6 +41,7 @@ export function sourceCode(project: Project): CodeSource {
   const builtins: Record<string, BuiltinDefinition<any>> = {};
   for (const tool of project.tools) if (tool.builtin) builtins[tool.spec.name] = tool.builtin.definition;
   const origins = new Map(project.tools.map((t) => [t.spec.name, t.origin]));
+  const loadErrors = new Map(project.tools.flatMap((t) => (t.loadErrors ? [[t.spec.name, t.loadErrors] as const] : [])));
   // The YAML definitions the load read and checked: a tool runs what was checked, without reading its file again.
   const yamlDefinitions = new Map(project.tools.flatMap((t) => (t.yaml ? [[t.spec.name, t.yaml.definition] as const] : [])));
   return {
@@ -50,5 +51,6 @@ export function sourceCode(project: Project): CodeSource {
     resolveSource: (path) => (isAbsolute(path) ? path : join(config.root, path)),
     node: createSourceNodeLauncher(config.root),
     origin: (spec) => origins.get(spec.name) ?? spec.name,
+    loadErrors: (spec) => loadErrors.get(spec.name),
   };
 }

@@ -13,6 +13,7 @@ import { platformMismatch, type DefinitionProblem, type YamlToolDefinition } fro
 import { isRecord } from '../runtime/tools/yaml/problems.ts';
 import { declaresTool, readYamlTool } from '../runtime/tools/yaml/read-definition.ts';
 import { yamlToolSpec } from '../runtime/tools/yaml/yaml-tool.ts';
+import { translateForeignTool } from '../runtime/tools/yaml/foreign-grammar.ts';
 import toolSchema from '../schemas/tool.schema.json' with { type: 'json' };
 import * as precompiled from './config/generated/yaml-tool-validator.mjs';
 import { schemaErrorsToDiagnostics } from './config/schema-errors.ts';
@@ -56,7 +57,8 @@ export async function readYamlToolText(text: string, display: string, defaultNam
   const sha256 = createHash('sha256').update(text).digest('hex');
   const { source, diagnostics } = YamlSource.parse(display, text);
   if (hasErrors(diagnostics)) return { sha256, diagnostics };
-  const data = source.toJS();
+  // CmdForge's and cycod's fields are aliases of Forge's: the schema checks what they stand for.
+  const data = translateForeignTool(source.toJS());
   if (!declaresTool(data)) {
     if (isRecord(data) && ('description' in data || 'parameters' in data)) {
       diagnostics.push(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { AgentEvent, AgentOutcome } from '../../runtime/agent/agent-loop.ts';
 import { NoModelError } from '../../runtime/agent/agent.ts';
+import { missingApiKeys } from '../../runtime/agent/providers/create-model.ts';
 import type { ApprovalRequest } from '../../runtime/guard/approver.ts';
 import { createAgent } from '../../runtime/server/serve.ts';
 import { parseCommand } from '../args.ts';
@@ -27,6 +28,18 @@ export async function run(argv: string[]): Promise<number> {
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
+  if (manifest.model) {
+    // Refuse before sending anything: a request without its key only comes back as a 401.
+    const missing = missingApiKeys(manifest.model);
+    const chain = 1 + (manifest.model.fallbacks?.length ?? 0);
+    if (missing.length === chain) {
+      for (const { model, variable } of missing) process.stderr.write(`${c.red('✘')} ${variable} is not set: model ${model} needs its API key\n`);
+      process.stderr.write(`  ${c.cyan('hint:')} export ${missing[0].variable}=..., or name the variable that holds the key with model.api_key_env in forge.yaml\n`);
+      await registry.close();
+      return 1;
+    }
+    for (const { model, variable } of missing) log.warn(`${variable} is not set: model ${model} will fail and the next one will be tried`);
+  }
   // A person is here: a sub-tool that needs confirmation mid-call is asked too.
   const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${request.parents.join(' → ')} → ${request.tool} ${short(JSON.stringify(request.args))} (${request.reason})? [y/N] `)) ?? '').trim()) };
   const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, subApprover });

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { forgeRoot, templatesDir } from '../../stages/forge-paths.ts';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { forgePackageName, forgeVersion, templatesDir } from '../../stages/forge-paths.ts';
 import { renderTemplate } from '../../stages/render-template.ts';
 import { parseCommand } from '../args.ts';
 import { color as c } from '../terminal.ts';
@@ -35,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   const source = join(templatesDir, 'init');
-  const values_ = { agent_id: agentId, schema_url: pathToFileURL(join(forgeRoot, 'schemas', 'forge.schema.json')).href };
+  const values_ = { agent_id: agentId, schema_url: schemaUrl(dir) };
   const written: string[] = [];
   for (const file of readdirSync(source, { recursive: true, withFileTypes: true })) {
     if (!file.isFile()) continue;
@@ -56,6 +55,19 @@ export async function run(argv: string[]): Promise<number> {
   if (cd) process.stdout.write(`  cd ${cd}\n`);
   process.stdout.write('  forge tool list\n  forge tool run greet --param name=Ada\n  forge build --prod\n');
   return 0;
+}
+
+/**
+ * Where forge.yaml's editor schema comes from, on any machine that opens the
+ * project: Forge installed in the project (node_modules) by a relative path;
+ * otherwise this version's schema from the npm CDN, by package name and
+ * version. Never a path into this machine's install.
+ */
+export function schemaUrl(projectDir: string): string {
+  const name = forgePackageName();
+  const local = join(projectDir, 'node_modules', name, 'schemas', 'forge.schema.json');
+  if (existsSync(local)) return `./${relative(projectDir, local).split(sep).join('/')}`;
+  return `https://unpkg.com/${name}@${forgeVersion()}/schemas/forge.schema.json`;
 }
 
 function agentIdFrom(name: string): string {

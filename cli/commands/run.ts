@@ -67,8 +67,9 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`${err.message}; install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml`);
   }
 
+  // Armed before the server answers, so no save after the first call is missed.
+  const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};
   if (values.stdio) {
-    const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
     await serveMcpStdio(manifest, sessionView(clientCalls(registry, undefined, manifest.approval?.clients), 'stdio'), async () => {
       stopWatching();
       await registry.close();
@@ -98,7 +99,6 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof AuthConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const stopWatching = values.dev ? watchForChanges(source, { configFile: values.config, log }) : () => {};
   stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);
   process.stdout.write(
     `${c.green('✓')} ${c.bold(manifest.agent_id)} ${manifest.version}${values.dev ? c.dim(' (dev)') : ''} on ${running.url}\n` +

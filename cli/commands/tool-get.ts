@@ -3,11 +3,12 @@ import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { findToolFile, scopeOf } from '../find-tool-file.ts';
+import { chosenScope, SCOPE_OPTIONS } from '../scope-options.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool get NAME [--scope local|user|global] [--json]
+export const usage = `usage: forge tool get NAME [--scope local|user|global|any] [-l|-u|-g|-a] [--json]
 
 Prints a tool's file — a YAML tool as written, or a Python/TypeScript tool's
 source — looking in the scope given, or in resolution order: the project's
@@ -21,9 +22,10 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { scope: { type: 'string' } });
+  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS });
   if (!positionals[0]) throw new UsageError('missing tool name');
-  const { name, scopes } = scopeOf(positionals[0], values.scope);
+  const chosen = chosenScope(values);
+  const { name, scopes } = scopeOf(positionals[0], chosen === 'any' ? undefined : chosen);
   const { project } = scopes.includes('local') ? await loadProjectForCli(values.config, { strict: false, json: true }) : { project: undefined };
   const search = await findToolFile(name, scopes, project);
   if (!search.found) {

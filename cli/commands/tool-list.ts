@@ -2,6 +2,7 @@ import type { AdapterBinding } from '../../runtime/tools/adapters/settings.ts';
 import { CATALOG } from '../../runtime/tools/catalog.ts';
 import { CATEGORIES, type Category } from '../../runtime/tools/model.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
+import { chosenScope, SCOPE_OPTIONS, SCOPE_USAGE } from '../scope-options.ts';
 import { ToolScope, type SharedScope } from '../../stages/scopes.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
@@ -9,7 +10,7 @@ import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool list [--category C] [--scope local|user|global] [--all] [--json]
+export const usage = `usage: forge tool list [--category C] [--scope local|user|global|any] [-l|-u|-g|-a] [--all] [--json]
 
 Lists the project's tools from sources: custom tools in tool_dirs, the
 tools enabled in forge.yaml, and the scope tools they need, with their
@@ -18,7 +19,7 @@ category and security tags. With --scope, lists one scope's tools: local
 
 options:
   --category C   only tools of one category: builtin, adapter, dev, custom
-  --scope S      only the tools of one scope
+${SCOPE_USAGE}
   --all          also list the tools Forge ships that forge.yaml does not enable,
                  and tools made for other platforms (not registered here)
   --json         print JSON
@@ -45,29 +46,28 @@ interface Row {
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommand(argv, {
     category: { type: 'string' },
-    scope: { type: 'string' },
+    ...SCOPE_OPTIONS,
     all: { type: 'boolean', default: false },
   });
   const category = values.category as Category | undefined;
   if (category && !CATEGORIES.includes(category)) {
     throw new UsageError(`unknown category "${category}"`, didYouMean(category, CATEGORIES) ?? `categories: ${CATEGORIES.join(', ')}`);
   }
-  const scope = values.scope;
-  if (scope !== undefined && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
+  const scope = chosenScope(values);
 
   let rows: Row[];
   let extra = {};
   if (scope === 'user' || scope === 'global') {
     rows = await scopeRows(scope as SharedScope, values.json);
   } else {
-    const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
+    const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, scopesOnly: scope === 'any' && values.config === undefined });
     if (!project) {
       if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
       return 1;
     }
     extra = diagnosticsJson(diagnostics);
     rows = project.tools
-      .filter((t) => scope !== 'local' || !t.scope)
+      .filter((t) => (scope !== 'local' && scope !== 'any') || !t.scope)
       .map((t) => ({
         name: t.spec.name,
         category: t.spec.category,
@@ -80,6 +80,8 @@ export async function run(argv: string[]): Promise<number> {
         ...(t.unavailable ? { note: `not for this platform: ${t.unavailable}` } : {}),
       }));
     if (!values.all) rows = rows.filter((r) => !r.note);
+    // --scope any: the project's tools and every tool of the user and global scopes.
+    if (scope === 'any') rows = [...rows, ...(await scopeRows('user', values.json)), ...(await scopeRows('global', values.json))];
     if (values.all && scope === undefined) {
       const enabled = new Set(rows.map((r) => r.name));
       for (const entry of CATALOG) {

@@ -3,11 +3,12 @@ import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { findToolFile, scopeOf } from '../find-tool-file.ts';
+import { chosenScope, SCOPE_OPTIONS } from '../scope-options.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c, errColor } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool remove NAME [--scope local|user|global] [--json]
+export const usage = `usage: forge tool remove NAME [--scope local|user|global] [-l|-u|-g] [--json]
 
 Deletes a YAML tool's file from a scope (default: local, the project's
 tool_dirs). Python and TypeScript tools are yours to delete. Tools of the
@@ -19,9 +20,11 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { scope: { type: 'string' } });
+  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS });
+  const chosen = chosenScope(values);
+  if (chosen === 'any') throw new UsageError('remove deletes from one scope', 'choose local, user or global');
   if (!positionals[0]) throw new UsageError('missing tool name');
-  const { name, scopes } = scopeOf(positionals[0], values.scope ?? (positionals[0].includes('/') ? undefined : 'local'));
+  const { name, scopes } = scopeOf(positionals[0], chosen ?? (positionals[0].includes('/') ? undefined : 'local'));
   const { project } = await loadProjectForCli(values.config, { strict: false, json: true });
   const search = await findToolFile(name, scopes, project);
   const fail = (message: string, hint?: string) => reportFailure(values.json, message, hint);

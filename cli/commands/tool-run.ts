@@ -1,6 +1,9 @@
+import { resolve } from 'node:path';
 import { assembleRuntime } from '../../runtime/assemble.ts';
-import { DiagnosticError } from '../../runtime/diagnostics.ts';
+import { DiagnosticError, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { ToolRegistry } from '../../runtime/tools/registry.ts';
+import type { Project } from '../../stages/load-project.ts';
+import type { ProjectTool } from '../../stages/project-tool.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
@@ -83,6 +86,13 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
 
+  const blocking = chosen ? dependencyErrors(project, diagnostics, chosen) : [];
+  if (blocking.length) {
+    // forge run and forge build stop here too: a tool whose dependencies are missing would fail mid-call.
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(blocking) }, null, 2) + '\n');
+    else process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: its dependencies have errors (above)\n`);
+    return 1;
+  }
   const pythonTool = (chosen ?? project.tools.find((t) => t.spec.name === name))?.file?.kind === 'python';
   if (pythonTool && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
 
@@ -100,8 +110,9 @@ export async function run(argv: string[]): Promise<number> {
     if (!values.json) process.stderr.write(renderShown(command) + '\n');
   };
   const workDir = project.config.workDir;
-  // Tools report problems found when they start (an allowed binary not installed) as warnings.
-  const log = { debug() {}, info() {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
+  // Tools report problems found when they start (an allowed binary not installed) as warnings;
+  // with --verbose, what a tool prints (its stderr) shows too.
+  const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(message)}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
   const { resolved, code } = resolveProject(project);
   const assembled = await assembleRuntime(resolved, code, {
     log,
@@ -132,6 +143,24 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await assembled.close();
   }
+}
+
+/** Errors reported in the files of the tool or of any tool it calls, directly or not (a missing or unsatisfied dependency). */
+function dependencyErrors(project: Project, diagnostics: readonly Diagnostic[], tool: ProjectTool): Diagnostic[] {
+  const byName = new Map(project.tools.map((t) => [t.spec.name, t]));
+  const files = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (t: ProjectTool) => {
+    if (seen.has(t.spec.name)) return;
+    seen.add(t.spec.name);
+    if (t.file) for (const f of [t.file.absolute, t.file.display, t.file.relative]) files.add(f);
+    for (const dep of t.spec.composedOf ?? []) {
+      const next = byName.get(dep);
+      if (next) visit(next);
+    }
+  };
+  visit(tool);
+  return diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && (files.has(d.file) || files.has(resolve(d.file))));
 }
 
 /** Checks the arguments (with defaults) and shows what would run, running nothing. */

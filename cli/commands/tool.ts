@@ -11,6 +11,7 @@ const SUBCOMMANDS: Subcommands = {
   promote: { summary: 'write a tool the running agent forged into tools/ (YAML or JS), for the next build', load: () => import('./tool-promote.ts') },
   forged: { summary: 'list, show or remove the tools the running agent forged (.forge/forged/)', load: () => import('./tool-forged.ts') },
   check: { summary: 'check what tools need: dependencies, versions, cycles, depth', load: () => import('./tool-check.ts') },
+  install: { summary: 'install a folder\'s, git repository\'s or npm tarball\'s tools (--deps: and what they need)', load: () => import('./tool-install.ts') },
 };
 
 /** `forge tool add --help` prints add's usage, not this one. */
@@ -53,6 +54,7 @@ examples:
   forge tool remove greet --scope user
   forge tool forged list
   forge tool promote add_numbers
+  forge tool install file:///srv/git/text-tools.git --scope user --deps
 `;
 
 export function run(argv: string[]): Promise<number> {

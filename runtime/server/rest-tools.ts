@@ -16,6 +16,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_APPROVAL_REQUIRED: 403,
   FORGE_TOOL_CIRCUIT_OPEN: 503,
   FORGE_TOOL_CANCELLED: 499,
+  FORGE_TOOL_UNAVAILABLE: 503,
 };
 
 export function listTools(res: ServerResponse, tools: McpToolSource): void {

@@ -11,6 +11,7 @@ import { CallLog, type AgentIntrospection } from './call-log.ts';
 import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from './model.ts';
 import { silentLogger, ToolRegistry } from './registry.ts';
+import { toolOutputToLog } from './tool-output-log.ts';
 
 /** Makes the running tool for an adapter spec (one with `adapter`: an MCP server's tool, an OpenAPI operation). */
 export interface AdapterFactory {
@@ -39,6 +40,8 @@ export interface ToolFactories {
   approval?: ApprovalPolicy;
   /** Set by createRegistry: the registry being filled (forge_tool adds the tools it forges to it). */
   registry?: ToolRegistry;
+  /** forge.yaml's strict_outputs: a result that does not match the declared Output fails the call. */
+  strictOutputs?: boolean;
 }
 
 export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
@@ -46,7 +49,10 @@ export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
     if (!factories.yaml) throw new Error(`tool "${spec.name}" is a YAML tool, and this runtime was built without YAML tool support`);
     return factories.yaml(spec, factories.custom.resolveSource(spec.source.path));
   }
-  if (spec.source) return createCustomTool(spec, factories.custom);
+  if (spec.source) {
+    const host = factories.custom.onStderr ? factories.custom : { ...factories.custom, onStderr: toolOutputToLog(factories.log ?? silentLogger) };
+    return createCustomTool(spec, host);
+  }
   if (spec.adapter) {
     if (!factories.adapters) throw new Error(`adapter tool "${spec.name}" cannot run here: no adapters were set up`);
     return factories.adapters.create(spec);
@@ -71,7 +77,7 @@ export interface RegistryBuild {
 }
 
 export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactories, origin: (spec: ToolSpec) => string): RegistryBuild {
-  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log, approval: factories.approval });
+  const registry = new ToolRegistry({ workDir: factories.custom.workDir, log: factories.log, approval: factories.approval, strictOutputs: factories.strictOutputs });
   const calls = new CallLog();
   registry.onCall((event) => calls.record(event));
   factories = {

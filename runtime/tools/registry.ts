@@ -15,6 +15,7 @@ import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, ty
 import { checkToolName } from './names.ts';
 import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
+import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -26,6 +27,8 @@ export interface RegistryOptions {
   defaultTimeoutMs?: number;
   /** Decides which calls need a person's confirmation; without one, every call runs (in-process use, tests). */
   approval?: ApprovalPolicy;
+  /** A result that does not match the tool's declared Output fails the call (else it is a logged warning). */
+  strictOutputs?: boolean;
 }
 
 export interface CallEvent {
@@ -54,6 +57,7 @@ export class ToolRegistry implements ToolRunner {
   private readonly changeListeners = new Set<() => void>();
   private changePending = false;
   readonly approval?: ApprovalPolicy;
+  private readonly strictOutputs: boolean;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
   private readonly idleWaiters = new Map<Tool, (() => void)[]>();
@@ -61,6 +65,7 @@ export class ToolRegistry implements ToolRunner {
   constructor(options: RegistryOptions) {
     this.workDir = options.workDir;
     this.approval = options.approval;
+    this.strictOutputs = options.strictOutputs ?? false;
     this.log = options.log ?? silentLogger;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -252,7 +257,10 @@ export class ToolRegistry implements ToolRunner {
 
     this.enter(tool);
     try {
-      const running = runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).catch((err: unknown) => thrownToResult(name, err));
+      const running = runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).then(
+        (result) => checkOutput(tool, result, { strict: this.strictOutputs, log: this.log }),
+        (err: unknown) => thrownToResult(name, err),
+      );
       return await Promise.race([running, aborted]);
     } finally {
       this.leave(tool);

@@ -84,6 +84,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     toolDirs,
     tools,
     envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
+    strictOutputs: data.strict_outputs === true,
     egress: { mode: egress.mode ?? 'allowlist', allowed_domains: egress.allowed_domains ?? [], allowed_addresses: egress.allowed_addresses ?? [] },
     // When forge.yaml says nothing, read tools run on their own and everything else asks.
     approval: { auto_approve: approval.auto_approve ?? ['tag:read'], auto_deny: approval.auto_deny ?? [], ...(approval.clients ? { clients: approval.clients } : {}) },

@@ -60,5 +60,7 @@ export interface ProjectConfig {
   apis: ApiConfig[];
   /** forge.yaml's `emergent:` (forge_tool's settings; `true` is {}); absent when agents may not forge tools. */
   emergent?: Record<string, unknown>;
+  /** A tool result that does not match its declared Output fails the call (default: a logged warning). */
+  strictOutputs: boolean;
   source: YamlSource;
 }

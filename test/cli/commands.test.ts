@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixtureProject, forge, tempDir, writeProject, minimalConfig } from '../helpers/project.ts';
+import { fixtureProject, forge, repoRoot, tempDir, writeProject, minimalConfig } from '../helpers/project.ts';
 
 describe('forge (usage)', () => {
   it('prints help and exits 0 for --help, 2 with no command', async () => {
@@ -177,6 +177,18 @@ describe('forge init', () => {
     const built = await forge(['build', '--prod'], dir);
     expect(built.code).toBe(0);
     expect(existsSync(join(dir, '.forge-output/my-agent-0.1.0.tgz'))).toBe(true);
+  });
+
+  it('writes a $schema that works on any machine: relative into node_modules when Forge is installed there, else the published schema', async () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+    const plain = tempDir();
+    expect((await forge(['init'], plain)).code).toBe(0);
+    expect(readFileSync(join(plain, 'forge.yaml'), 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=https://unpkg.com/${pkg.name}@${pkg.version}/schemas/forge.schema.json`);
+    const local = tempDir();
+    mkdirSync(join(local, 'node_modules', pkg.name, 'schemas'), { recursive: true });
+    writeFileSync(join(local, 'node_modules', pkg.name, 'schemas', 'forge.schema.json'), '{}');
+    expect((await forge(['init'], local)).code).toBe(0);
+    expect(readFileSync(join(local, 'forge.yaml'), 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=./node_modules/${pkg.name}/schemas/forge.schema.json`);
   });
 
   it('does not overwrite an existing project', async () => {

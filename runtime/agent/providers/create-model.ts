@@ -19,6 +19,23 @@ export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.Proc
   return ref.provider === 'anthropic' ? createAnthropicProvider(options) : createOpenAIProvider(options);
 }
 
+export interface MissingKey {
+  model: string;
+  variable: string;
+}
+
+/**
+ * Models whose API key variable is unset. A model with its own base_url (a
+ * local server, a proxy) may need no key, so only models on a provider's
+ * own endpoint are counted.
+ */
+export function missingApiKeys(settings: ModelSettings, env: NodeJS.ProcessEnv = process.env): MissingKey[] {
+  return [settings, ...(settings.fallbacks ?? [])]
+    .filter((ref) => !ref.base_url)
+    .map((ref) => ({ model: `${ref.provider}:${ref.name}`, variable: ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider] }))
+    .filter(({ variable }) => !env[variable]);
+}
+
 export interface ModelClient extends ModelProvider {
   /** Every model in the order they are tried. */
   readonly chain: readonly string[];
@@ -36,15 +53,17 @@ export function withFallbacks(providers: readonly ModelProvider[], onFallback?: 
     chain: providers.map((p) => p.label),
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const failures: string[] = [];
-      for (const provider of providers) {
+      for (const [index, provider] of providers.entries()) {
         try {
           return await provider.complete(request);
         } catch (err) {
           if (request.signal?.aborted) throw err;
           // Text already streamed to the caller cannot be taken back: another model would repeat it.
           if (err instanceof ProviderError && err.streamed) throw err;
+          // One model and no fallback: its own error, with no talk of fallbacks that do not exist.
+          if (providers.length === 1) throw err;
           failures.push((err as Error).message);
-          onFallback?.(provider.label, err as Error);
+          if (index < providers.length - 1) onFallback?.(provider.label, err as Error);
         }
       }
       throw new ProviderError('models', `every model failed: ${failures.join('; ')}`);

@@ -25,6 +25,9 @@ interface CliArgs {
 }
 
 export const MAX_TIMEOUT_SECONDS = 600;
+const DEFAULT_TIMEOUT_SECONDS = 30;
+/** The call's own limit is the program's plus this: time to stop the process tree and report its output. */
+const STOP_GRACE_SECONDS = 10;
 
 export default defineBuiltin<CliConfig>({
   spec: {
@@ -33,11 +36,11 @@ export default defineBuiltin<CliConfig>({
       'Run an allowed program with a list of arguments — never through a shell, so nothing is expanded, piped or redirected. Returns the exit code, stdout and stderr (each cut at config max_output_bytes, default 1 MiB, with a truncated flag) and the duration; a non-zero exit code is a normal result.',
       'Only binaries named in config allowed_binaries run (by name, or by their absolute path), resolved on PATH when the agent starts. Shell interpreters (' + SHELLS.slice(0, 10).join(', ') + ' ...) are always refused, also through a symlink or a launcher such as env, xargs or find -exec. Arguments containing $( or backticks, line breaks or file:// URLs are refused, and so are paths (also in --flag=value form) that lead into the home directory outside the working directory.',
       'Programs that can run other programs (git, find, xargs, env, awk, sed, tar, rsync, ssh, make, interpreters ...) have the uses that would do so refused (e.g. find -exec, git --upload-pack or -c core.*, sed\'s e command, tar --to-command); a command run through env, timeout or nice must itself be allowed. git runs without system or global config and only over file, git, http and https. `forge tool describe cli_execute` lists the policy.',
-      'The program runs in the working directory with only PATH, LANG, HOME (= the working directory) and the variables config env_passthrough names; `stdin` is written to its input. It is stopped, with every process it started, after `timeout` seconds (default and upper limit: config timeout, 30 s unless set).',
+      'The program runs in the working directory with only PATH, LANG, HOME (= the working directory) and the variables config env_passthrough names; `stdin` is written to its input. It is stopped, with every process it started, after `timeout` seconds (default and upper limit: config timeout, 30 s unless set); the call as a whole ends at most 10 s later, once they are stopped.',
     ].join('\n'),
     category: 'builtin',
     tags: ['run'],
-    timeoutMs: (MAX_TIMEOUT_SECONDS + 10) * 1000,
+    timeoutMs: (DEFAULT_TIMEOUT_SECONDS + STOP_GRACE_SECONDS) * 1000,
     inputSchema: {
       type: 'object',
       required: ['binary'],
@@ -50,6 +53,8 @@ export default defineBuiltin<CliConfig>({
       },
     },
   },
+  // What `forge tool describe` shows agrees with the description: the configured timeout plus the grace.
+  specFor: (config: Partial<CliConfig>) => ({ timeoutMs: ((config.timeout ?? DEFAULT_TIMEOUT_SECONDS) + STOP_GRACE_SECONDS) * 1000 }),
   configSchema: {
     type: 'object',
     additionalProperties: false,

@@ -41,7 +41,7 @@ export interface BuiltinDefinition<Config = Record<string, unknown>> {
   /** Validates forge.yaml's `config:` for this tool at build time. */
   configSchema?: Record<string, unknown>;
   /** What the tool's config changes in its spec (e.g. webhook_call's pinned names as an enum); applied by the build. */
-  specFor?(config: Partial<Config>): Partial<Pick<ToolSpec, 'description' | 'inputSchema'>>;
+  specFor?(config: Partial<Config>): Partial<Pick<ToolSpec, 'description' | 'inputSchema' | 'timeoutMs'>>;
   /** The endpoints the tool will reach with this config, for the build to add to the egress allowlist. */
   endpoints?(config: Partial<Config>): ToolEndpoint[];
   create(host: BuiltinHost<Config>): Pick<Tool, 'execute'> & Partial<Pick<Tool, 'close'>>;

@@ -50,6 +50,16 @@ export interface DocstringParse {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * A field whose value is a name, a list of names, a duration or yes/no may
+ * end with a comment (`Tags: read, network   # drives approval`), as YAML
+ * lines may: people annotate the fields they copy. A description is prose,
+ * where "#" is text ("closes issue #12"), so it keeps every character.
+ */
+function withoutComment(field: string, value: string): string {
+  return field === 'Description' ? value : value.replace(/(^|\s)#.*$/, '');
+}
+
 const FIELDS = ['Tool', 'Description', 'Category', 'Tags', 'Timeout', 'Composed Of', 'Single Confirmation', 'Atomic'] as const;
 const SECTIONS = ['Input', 'Output'] as const;
 type Field = (typeof FIELDS)[number];
@@ -109,7 +119,7 @@ class DocstringParser {
         const known = key ? this.classifyKey(key[1]) : undefined;
         if (key && known) {
           blankSince = false;
-          const value = key[2].trim();
+          const value = known.kind === 'field' ? withoutComment(known.name, key[2]).trim() : key[2].trim();
           if (known.kind === 'section') {
             section = known.name;
             field = undefined;
@@ -181,6 +191,8 @@ class DocstringParser {
   private continueField(field: Field, text: string, paragraph: boolean) {
     const entry = this.fields.get(field);
     if (!entry) return;
+    text = withoutComment(field, text).trim();
+    if (!text) return;
     if (field === 'Tags' || field === 'Composed Of') entry.value = entry.value ? `${entry.value}, ${text}` : text;
     else entry.value = joinText(entry.value, text, paragraph && field === 'Description');
   }

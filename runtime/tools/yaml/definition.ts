@@ -56,6 +56,10 @@ export interface YamlStep {
   outputVar?: string;
   environment: EnvironmentEntry[];
   workingDirectory?: Template;
+  /** What a process step reads on stdin (cycod's `input:`). */
+  stdin?: Template;
+  /** The step's own time limit (within the tool's). */
+  timeoutMs?: number;
   /** Earlier steps whose results this step uses (it waits for them when steps run in parallel). */
   needs: string[];
   /** Where the step is in the file, for messages: ['steps', 2]. */
@@ -91,6 +95,8 @@ export interface YamlToolDefinition {
   output?: Template;
   dependencies: ToolDependency[];
   singleConfirmation: boolean;
+  /** Boolean parameters that stand for a command-line flag: {NAME} renders `on` when true, `off` (often nothing) when false. */
+  flags?: Record<string, { on: string; off: string }>;
   /** The tools its steps call, as written (`summarize`, `user/summarize`). */
   toolSteps: { name: string; scope?: string; path: PathSegment[] }[];
 }

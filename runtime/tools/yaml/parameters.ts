@@ -10,12 +10,15 @@ import type { PathSegment } from './definition.ts';
 import { isRecord, type ProblemList } from './problems.ts';
 
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
-const PARAMETER_FIELDS = new Set(['type', 'description', 'required', 'default', 'enum', 'items']);
+const PARAMETER_FIELDS = new Set(['type', 'description', 'required', 'default', 'enum', 'items', 'flag', 'false-flag']);
+/** A flag is written into commands as is: letters, digits and - _ = . , : / only. */
+const FLAG_PATTERN = /^[A-Za-z0-9_=.,:/+-]*$/;
 /** `{input}` is every argument at once, so no single parameter may take the name. */
 const RESERVED_NAMES = new Set(['input']);
 
-export function readParameters(value: unknown, path: PathSegment[], problems: ProblemList): { schema: JSONSchema; names: string[] } {
+export function readParameters(value: unknown, path: PathSegment[], problems: ProblemList): { schema: JSONSchema; names: string[]; flags: Record<string, { on: string; off: string }> } {
   const properties: Record<string, JSONSchema> = {};
+  const flags: Record<string, { on: string; off: string }> = {};
   const required: string[] = [];
   if (value !== undefined && !isRecord(value)) {
     problems.error('FORGE_YAML_TYPE', '"parameters" must be a mapping of parameter names to their declarations', path);
@@ -62,13 +65,21 @@ export function readParameters(value: unknown, path: PathSegment[], problems: Pr
     if (declared.required === true && declared.default !== undefined) {
       problems.warning('FORGE_YAML_PARAMETER', `parameter "${name}" is required and has a default; the default is never used`, [...at, 'default']);
     }
+    if (declared.flag !== undefined || declared['false-flag'] !== undefined) {
+      const on = declared.flag ?? '';
+      const off = declared['false-flag'] ?? '';
+      if (type !== 'boolean') problems.error('FORGE_YAML_PARAMETER', `"flag" goes with a boolean parameter; "${name}" is ${String(type)}`, [...at, declared.flag !== undefined ? 'flag' : 'false-flag'], { at: 'key' });
+      else if (typeof on !== 'string' || typeof off !== 'string' || !FLAG_PATTERN.test(on) || !FLAG_PATTERN.test(off)) {
+        problems.error('FORGE_YAML_PARAMETER', `the flags of "${name}" must be words such as -w or --whole-word`, [...at, declared.flag !== undefined ? 'flag' : 'false-flag'], { hint: 'letters, digits and - _ = . , : / +' });
+      } else flags[name] = { on, off };
+    }
     properties[name] = schema;
     if (isRequired) required.push(name);
   }
   const schema: JSONSchema = { type: 'object', properties };
   if (required.length) schema.required = required;
   schema.additionalProperties = false;
-  return { schema, names: Object.keys(properties) };
+  return { schema, names: Object.keys(properties), flags };
 }
 
 function fitsType(value: unknown, type: string): boolean {

@@ -26,6 +26,10 @@ export type PreparedStep =
       /** The variables the tool itself sets (for display: env also holds PATH, HOME...). */
       toolEnv: Record<string, string>;
       cwd: string;
+      /** Text written to the process's stdin (a step's input:). */
+      stdin?: string;
+      /** The step's own time limit. */
+      timeoutMs?: number;
     }
   | { kind: 'tool'; tool: string; args: Record<string, unknown> };
 
@@ -39,6 +43,30 @@ export interface PrepareContext {
 }
 
 export function prepareStep(definition: YamlToolDefinition, step: YamlStep, resolve: Resolve, context: PrepareContext): PreparedStep {
+  const prepared = prepareAction(definition, step, withFlags(definition, resolve), context);
+  if (prepared.kind === 'process') {
+    if (step.stdin) prepared.stdin = renderText(step.stdin, withFlags(definition, resolve));
+    if (step.timeoutMs !== undefined) prepared.timeoutMs = step.timeoutMs;
+  }
+  return prepared;
+}
+
+/** A boolean parameter declared with flag: reads as its flag (or its false-flag, often nothing). */
+function withFlags(definition: YamlToolDefinition, resolve: Resolve): Resolve {
+  const flags = definition.flags;
+  if (!flags) return resolve;
+  return (ref) => {
+    const flag = ref.path.length === 0 ? flags[ref.root] : undefined;
+    return flag ? (resolve(ref) === true ? flag.on : flag.off) : resolve(ref);
+  };
+}
+
+/** A run: word that is just an off flag leaves no empty argument. */
+function isFlagWord(definition: YamlToolDefinition, word: Template): boolean {
+  return word.segments.length === 1 && word.segments[0].kind === 'ref' && definition.flags?.[word.segments[0].ref.root] !== undefined && word.segments[0].ref.path.length === 0;
+}
+
+function prepareAction(definition: YamlToolDefinition, step: YamlStep, resolve: Resolve, context: PrepareContext): PreparedStep {
   const action = step.action;
   if (action.kind === 'tool') {
     let args: unknown;
@@ -72,7 +100,7 @@ export function prepareStep(definition: YamlToolDefinition, step: YamlStep, reso
       return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script: { text, extension: action.kind === 'python' ? '.py' : '.sh' }, env, toolEnv, cwd };
     }
     case 'run':
-      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve), env, toolEnv, cwd };
+      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve).filter((arg, i) => arg !== '' || !isFlagWord(definition, action.argv[i])), env, toolEnv, cwd };
     case 'script': {
       const text = 'language' in action.body ? renderScript(action.body as CompiledScript, resolve) : renderText(action.body as Template, resolve);
       let argv = renderArgv(action.interpreter, resolve);

@@ -12,6 +12,7 @@ import { didYouMean } from '../../suggest.ts';
 import { checkToolName } from '../names.ts';
 import { conditionReferences } from './condition.ts';
 import { isWellFormedReference, PLATFORMS, parseToolReference, type Platform, type ToolDependency, type YamlStep, type YamlToolDefinition } from './definition.ts';
+import { translateForeignTool } from './foreign-grammar.ts';
 import { readParameters } from './parameters.ts';
 import { isRecord, ProblemList } from './problems.ts';
 import { collectTemplates, readBoolean, readEnvironment, readStep, STEP_KINDS, type TemplateUse } from './read-step.ts';
@@ -19,7 +20,7 @@ import { references } from './template.ts';
 
 const TOOL_FIELDS = [
   'name', 'description', 'version', 'category', 'tags', 'platforms', 'timeout', 'working-directory', 'environment', 'parameters',
-  'dependencies', 'parallel', 'output', 'single-confirmation', 'atomic', 'steps', 'shell', ...STEP_KINDS,
+  'dependencies', 'parallel', 'output', 'single-confirmation', 'atomic', 'steps', 'shell', 'input', ...STEP_KINDS,
 ];
 const STEP_RESULT_FIELDS = ['output', 'stdout', 'stderr', 'exit-code'];
 
@@ -28,12 +29,15 @@ export function declaresTool(data: unknown): boolean {
   return isRecord(data) && ['steps', ...STEP_KINDS].some((k) => k in data);
 }
 
-export function readYamlTool(data: unknown, defaultName: string): { definition?: YamlToolDefinition; problems: ProblemList } {
+export function readYamlTool(raw: unknown, defaultName: string): { definition?: YamlToolDefinition; problems: ProblemList } {
   const problems = new ProblemList();
-  if (!isRecord(data)) {
+  // CmdForge's and cycod's fields are aliases of Forge's (foreign-grammar.ts).
+  const translated = translateForeignTool(raw);
+  if (!isRecord(translated)) {
     problems.error('FORGE_YAML_SHAPE', 'a YAML tool is a mapping of fields (name, description, parameters, bash/steps...)', []);
     return { problems };
   }
+  let data: Record<string, unknown> = translated;
   for (const key of Object.keys(data)) {
     if (!TOOL_FIELDS.includes(key)) problems.error('FORGE_YAML_FIELD', `unknown field "${key}"`, [key], { at: 'key', hint: didYouMean(key, TOOL_FIELDS) ?? `fields: ${TOOL_FIELDS.join(', ')}` });
   }
@@ -45,7 +49,8 @@ export function readYamlTool(data: unknown, defaultName: string): { definition?:
   const description = typeof data.description === 'string' ? data.description.trim() : '';
   if (!description) problems.error('FORGE_YAML_DESCRIPTION', 'the tool has no description', data.description === undefined ? [] : ['description'], { hint: 'models choose tools by their description; add "description: what it does"' });
 
-  const { schema: inputSchema, names: parameterNames } = readParameters(data.parameters, ['parameters'], problems);
+  const { schema: inputSchema, names: parameterNames, flags } = readParameters(data.parameters, ['parameters'], problems);
+  if (Object.keys(flags).length) data = flagsInScripts(data, Object.keys(flags));
   const tags = readTags(data.tags, problems);
   const environmentUses: TemplateUse[] = [];
   const toolTemplate = collectTemplates(problems, environmentUses);
@@ -70,7 +75,7 @@ export function readYamlTool(data: unknown, defaultName: string): { definition?:
     }
   } else if (topLevelAction.length) {
     const single: Record<string, unknown> = {};
-    for (const key of [...topLevelAction, 'shell']) if (data[key] !== undefined) single[key] = data[key];
+    for (const key of [...topLevelAction, 'shell', 'input']) if (data[key] !== undefined) single[key] = data[key];
     const read = readStep(single, [], 'main', problems);
     if (read) {
       steps.push(read.step);
@@ -94,6 +99,7 @@ export function readYamlTool(data: unknown, defaultName: string): { definition?:
     singleConfirmation: readBoolean(data['single-confirmation'], ['single-confirmation'], problems) || readBoolean(data.atomic, ['atomic'], problems),
     toolSteps: steps.flatMap((s) => (s.action.kind === 'tool' ? [{ name: s.action.tool, ...(s.action.scope ? { scope: s.action.scope } : {}), path: [...s.path, 'tool'] }] : [])),
   };
+  if (Object.keys(flags).length) definition.flags = flags;
   if (typeof data.version === 'string' || typeof data.version === 'number') definition.version = String(data.version);
   else if (data.version !== undefined) problems.error('FORGE_YAML_TYPE', '"version" must be a version such as 1.0.0', ['version']);
   const platforms = readPlatforms(data.platforms, problems);
@@ -149,7 +155,7 @@ function checkReferences(
     for (const segment of references(use.template)) {
       const { root, path } = segment.ref;
       const at = { offset: segment.offset };
-      if (segment.raw) {
+      if (segment.raw && !definition.flags?.[root]) {
         problems.warning('FORGE_YAML_RAW', `{${segment.ref.text}} inserts its value unescaped: a value can change the command`, use.path, { ...at, hint: 'use {NAME} unless the value must be read as code; RAW is for values you control' });
       }
       if (root === 'input' || parameters.includes(root)) continue;
@@ -196,6 +202,23 @@ function checkReferences(
     step.needs = [...needs];
   });
   if (outputUse) check(outputUse, Infinity);
+}
+
+/**
+ * A flag's value is one of two words the author wrote (checked to be plain
+ * words), so in a shell script it goes in unquoted — `{RAW:NAME}` — and an
+ * off flag that is empty leaves no empty argument behind.
+ */
+function flagsInScripts(data: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  const pattern = new RegExp(`\\{(${names.map((n) => n.replace(/[-]/g, '\\-')).join('|')})\\}`, 'g');
+  const rewrite = (step: Record<string, unknown>) => {
+    const out = { ...step };
+    for (const key of ['bash', 'sh']) if (typeof out[key] === 'string') out[key] = (out[key] as string).replace(pattern, '{RAW:$1}');
+    return out;
+  };
+  const out = rewrite(data);
+  if (Array.isArray(out.steps)) out.steps = out.steps.map((s) => (isRecord(s) ? rewrite(s) : s));
+  return out;
 }
 
 function readCategory(value: unknown, problems: ProblemList): 'custom' | 'dev' {

@@ -3,6 +3,7 @@
  * or tool:, plus when:, continue-on-error:, cache:, output_var:,
  * environment: and working-directory:.
  */
+import { parseDuration } from '../../duration.ts';
 import { splitCommand } from './argv.ts';
 import { parseCondition } from './condition.ts';
 import { isWellFormedReference, parseToolReference, type ArgTemplate, type EnvironmentEntry, type PathSegment, type StepAction, type YamlStep } from './definition.ts';
@@ -11,7 +12,7 @@ import { compileScript, type ScriptLanguage } from './script.ts';
 import { literalSkeleton, references, type Template } from './template.ts';
 
 export const STEP_KINDS = ['bash', 'sh', 'python', 'run', 'script', 'tool'] as const;
-const STEP_FIELDS = new Set([...STEP_KINDS, 'name', 'when', 'continue-on-error', 'cache', 'output_var', 'environment', 'working-directory', 'shell', 'args', 'input']);
+const STEP_FIELDS = new Set([...STEP_KINDS, 'name', 'when', 'continue-on-error', 'cache', 'output_var', 'environment', 'working-directory', 'shell', 'args', 'input', 'timeout']);
 
 /** Every template a step holds, with where it is: references are checked once all steps are known. */
 export interface TemplateUse {
@@ -101,8 +102,12 @@ export function readStep(raw: Record<string, unknown>, path: PathSegment[], defa
     action = { kind: 'tool', tool: name, ...(scope ? { scope } : {}), ...(args ? { args } : {}), input };
   }
   if (kind !== 'script' && raw.shell !== undefined) problems.error('FORGE_YAML_STEP', '"shell:" goes with "script:"', [...path, 'shell'], { at: 'key' });
-  if (kind !== 'tool') {
-    for (const key of ['args', 'input']) if (raw[key] !== undefined) problems.error('FORGE_YAML_STEP', `"${key}:" goes with "tool:"`, [...path, key], { at: 'key' });
+  if (kind !== 'tool' && raw.args !== undefined) problems.error('FORGE_YAML_STEP', '"args:" goes with "tool:"', [...path, 'args'], { at: 'key' });
+  // A process step's input: is what it reads on stdin.
+  let stdin: Template | undefined;
+  if (kind !== 'tool' && raw.input !== undefined) {
+    if (typeof raw.input !== 'string') typeError(problems, [...path, 'input'], 'text for the step\'s stdin');
+    else stdin = template(raw.input, [...path, 'input']);
   }
 
   const name = raw.name === undefined ? defaultName : raw.name;
@@ -119,6 +124,12 @@ export function readStep(raw: Record<string, unknown>, path: PathSegment[], defa
     needs: [],
     path,
   };
+  if (stdin) step.stdin = stdin;
+  if (raw.timeout !== undefined) {
+    const ms = readDuration(raw.timeout);
+    if (ms === undefined) problems.error('FORGE_YAML_TIMEOUT', `invalid timeout ${JSON.stringify(raw.timeout)}`, [...path, 'timeout'], { hint: 'milliseconds (5000) or a duration such as 10s or 2m' });
+    else step.timeoutMs = ms;
+  }
   if (raw.output_var !== undefined) {
     if (typeof raw.output_var !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.output_var)) {
       problems.error('FORGE_YAML_STEP_NAME', 'output_var must be a name of letters, digits and "_"', [...path, 'output_var']);
@@ -182,6 +193,13 @@ export function readEnvironment(value: unknown, path: PathSegment[], problems: P
     out.push({ name, value: template(String(v), [...path, name], true) });
   }
   return out;
+}
+
+/** A step's timeout: milliseconds, or a duration such as 10s (as the tool's own timeout). */
+function readDuration(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? value : undefined;
+  const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+  return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
 export function readBoolean(value: unknown, path: PathSegment[], problems: ProblemList): boolean {

@@ -29,12 +29,15 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
     writeFileSync(file, prepared.script.text, { mode: 0o600 });
     argv = argv.map((a) => a.split(SCRIPT_FILE).join(file));
   }
+  // A step with its own timeout (cycod's step-level timeout:) stops at the sooner of its limit and the tool's.
+  const stepLimit = prepared.timeoutMs !== undefined ? AbortSignal.timeout(prepared.timeoutMs) : undefined;
   const run = await runCommand({
     command: argv[0],
     args: argv.slice(1),
     cwd: prepared.cwd,
     env: prepared.env,
-    signal: options.signal,
+    ...(prepared.stdin !== undefined ? { stdin: prepared.stdin } : {}),
+    signal: stepLimit ? AbortSignal.any([options.signal, stepLimit]) : options.signal,
     maxOutputBytes: options.maxOutputBytes,
     ...TOOL_PROCESS_OUTPUT,
   });
@@ -44,6 +47,9 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
     return failed(run.stdout, stderr, { code: 'FORGE_TOOL_START', message: missing ? `"${argv[0]}" was not found` : `"${argv[0]}" could not be started: ${run.spawnError.message}` });
   }
   if (run.outputLimitHit) return failed(run.stdout, stderr, { code: 'FORGE_TOOL_OUTPUT_LIMIT', message: 'wrote more output than the limit and was stopped', hint: 'write large results to a file' });
+  if (run.cancelled && stepLimit?.aborted && !options.signal.aborted) {
+    return failed(run.stdout, stderr, { code: 'FORGE_YAML_STEP_TIMEOUT', message: `did not finish within its timeout of ${prepared.timeoutMs} ms and was stopped`, hint: 'raise the step\'s timeout:' });
+  }
   if (run.cancelled) return failed(run.stdout, stderr, { code: 'FORGE_TOOL_CANCELLED', message: 'was stopped' });
   if (run.exitCode !== 0) {
     return { status: 'failed', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: run.exitCode, error: { code: 'FORGE_YAML_STEP_EXIT', message: howItEnded(run) } };

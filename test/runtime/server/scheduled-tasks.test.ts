@@ -18,6 +18,19 @@ async function waitFor<T>(probe: () => T | undefined, ms = 8000): Promise<T> {
   }
 }
 
+/**
+ * The history's complete lines. The file exists (created by the append) a
+ * moment before its first line is in it: reading then must mean "not yet",
+ * not a JSON error.
+ */
+function historyRecords(file: string): any[] | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8');
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  const records = complete.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return records.length ? records : undefined;
+}
+
 describe('scheduled tasks in a running agent', () => {
   it('gives a due task to the model in its own conversation and records the firing', async () => {
     const llm = await startScriptedOpenAI([{ text: 'tock' }, { text: 'tock again' }]);
@@ -30,7 +43,7 @@ describe('scheduled tasks in a running agent', () => {
     const agent = await serveAgent({ manifest, registry: new ToolRegistry({ workDir }), workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
     try {
       const history = join(workDir, '.forge', 'schedule-history.jsonl');
-      const record = await waitFor(() => (existsSync(history) ? readFileSync(history, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((r) => r.status === 'ok') : undefined));
+      const record = await waitFor(() => historyRecords(history)?.find((r) => r.status === 'ok'));
       expect(record).toMatchObject({ id: 'tick', source: 'config', status: 'ok' });
       expect(llm.bodies[0].messages.at(-1)).toEqual({ role: 'user', content: 'Say tick.' });
       expect(existsSync(join(workDir, '.forge', 'sessions', 'schedule-tick.json'))).toBe(true);
@@ -45,7 +58,7 @@ describe('scheduled tasks in a running agent', () => {
     const agent = await serveAgent({ manifest, registry: new ToolRegistry({ workDir }), workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
     try {
       const history = join(workDir, '.forge', 'schedule-history.jsonl');
-      const record = await waitFor(() => (existsSync(history) ? JSON.parse(readFileSync(history, 'utf8').split('\n')[0]) : undefined));
+      const record = await waitFor(() => historyRecords(history)?.[0]);
       expect(record).toMatchObject({ id: 'tick', status: 'failed' });
       expect(record.error).toContain('no model configured');
     } finally {

@@ -31,6 +31,17 @@ Output:
   summary (str): One-line summary.`;
 
 describe('parseDocstring: the grammar', () => {
+  it('takes trailing # comments on fields that hold names, durations or yes/no; a description keeps its #', () => {
+    const { tool, diagnostics } = parsePy(`Tool: commented        # the tool's name
+Description: Closes issue #12 for good.
+Category: dev           # development only
+Tags: read, network     # read / write / run drive approval
+  write                 # continues the list
+Timeout: 10s            # ms, s or m`);
+    expect(diagnostics).toEqual([]);
+    expect(tool).toMatchObject({ name: 'commented', description: 'Closes issue #12 for good.', category: 'dev', tags: ['read', 'network', 'write'], timeoutMs: 10_000 });
+  });
+
   it('parses every field of the handbook example', () => {
     const { tool, diagnostics } = parsePy(WEATHER);
     expect(diagnostics).toEqual([]);

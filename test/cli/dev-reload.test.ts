@@ -1,0 +1,147 @@
+/** `forge run --dev` hot reload in a real process: every way an editor saves, new folders, deletes, and tools that stop loading. */
+import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
+import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
+
+const versioned = (name: string, version: number) =>
+  `"""\nTool: ${name}\nDescription: Says which version it is.\nTags: read\n"""\n\ndef execute(args):\n    return {"version": ${version}}\n`;
+const yamlTool = (name: string, word: string) => `name: ${name}\ndescription: Echo a word.\ntags: [read]\nsteps:\n  - run: echo ${word}\n`;
+
+const devServer = (project: string) => startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
+const post = async (url: string, tool: string, args: unknown = {}) => {
+  const res = await fetch(`${url}/tools/${tool}`, { method: 'POST', body: JSON.stringify(args) });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const names = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+
+/** Polls until `probe` holds (the reload is asynchronous; its end is what the test waits for, never a fixed sleep). */
+async function until(probe: () => Promise<boolean>, what: string, agent: AgentProcess, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; server output:\n${agent.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Each of the ways editors write a file. */
+const saves = {
+  inPlace: (file: string, text: string) => writeFileSync(file, text),
+  renameOver: (file: string, text: string) => {
+    const temp = `${file}.forge-tmp-${process.pid}`;
+    writeFileSync(temp, text);
+    renameSync(temp, file);
+  },
+  deleteAndRecreate: (file: string, text: string) => {
+    unlinkSync(file);
+    writeFileSync(file, text);
+  },
+};
+
+describe('forge run --dev hot reload', () => {
+  it('sees every one of 50 saves made in place, by rename-over, and by delete and re-create', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/counter.py': versioned('counter', 0), 'tools/other.py': versioned('other', 0) });
+    const agent = await devServer(project);
+    try {
+      expect((await post(agent.url, 'counter')).body.value).toEqual({ version: 0 });
+      const styles = Object.values(saves);
+      for (let version = 1; version <= 50; version++) {
+        styles[version % styles.length](join(project, 'tools/counter.py'), versioned('counter', version));
+        await until(async () => (await post(agent.url, 'counter')).body.value?.version === version, `counter version ${version}`, agent);
+        // Once the new version answers, every later call gets it too.
+        expect((await post(agent.url, 'counter')).body.value).toEqual({ version });
+      }
+      // Only the edited tool was ever reloaded.
+      expect(agent.output()).not.toMatch(/reloaded [^\n]*other/);
+      expect(agent.child.exitCode).toBeNull();
+    } finally {
+      await agent.stop();
+    }
+  }, 300_000);
+
+  it('reloads the edited tool and the meta-tools that compose it, and nothing else', async () => {
+    const meta = 'description: Wraps base.\ntags: [read]\nsteps:\n  - tool: base\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/base.py': versioned('base', 1), 'tools/meta.yaml': meta, 'tools/other.yaml': yamlTool('other', 'x') });
+    const agent = await devServer(project);
+    try {
+      saves.renameOver(join(project, 'tools/base.py'), versioned('base', 2));
+      await agent.waitFor(/tools reloaded (base, meta|meta, base)\n/);
+      expect(agent.output()).not.toMatch(/reloaded [^\n]*other/);
+      await until(async () => (await post(agent.url, 'meta')).body.value?.version === 2, 'meta seeing base version 2', agent);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
+  it('picks up a tool in a new folder, and drops a deleted one', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one') });
+    const agent = await devServer(project);
+    try {
+      mkdirSync(join(project, 'tools/nested/deeper'), { recursive: true });
+      writeFileSync(join(project, 'tools/nested/deeper/second.yaml'), yamlTool('second', 'two'));
+      await agent.waitFor('added second');
+      expect((await post(agent.url, 'second')).body.value).toBe('two');
+      // After a rename-over save inside the new folder, later edits are still seen.
+      saves.renameOver(join(project, 'tools/nested/deeper/second.yaml'), yamlTool('second', 'three'));
+      await until(async () => (await post(agent.url, 'second')).body.value === 'three', 'second saying three', agent);
+      saves.inPlace(join(project, 'tools/nested/deeper/second.yaml'), yamlTool('second', 'four'));
+      await until(async () => (await post(agent.url, 'second')).body.value === 'four', 'second saying four', agent);
+
+      rmSync(join(project, 'tools/nested'), { recursive: true });
+      await agent.waitFor('removed second');
+      expect(await names(agent.url)).toEqual(['first']);
+      expect((await post(agent.url, 'second')).status).toBe(404);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
+  it('keeps a tool that stops loading listed; calls answer with its diagnostic (REST 503, MCP error) until it is fixed', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': versioned('greet', 1) });
+    const agent = await devServer(project);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    try {
+      saves.renameOver(join(project, 'tools/greet.py'), versioned('greet', 2).replace('Tags: read', 'Tags: read\nInput:\n  city (strng): A city.'));
+      await agent.waitFor('cannot load greet');
+      expect(await names(agent.url)).toEqual(['greet']);
+      const rest = await post(agent.url, 'greet', { anything: 1 });
+      expect(rest.status).toBe(503);
+      expect(rest.body.error.code).toBe('FORGE_TOOL_UNAVAILABLE');
+      expect(rest.body.error.message).toMatch(/tools\/greet\.py:\d+(:\d+)? FORGE_DOCSTRING_\w+ .*strng/);
+
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`)));
+      const listed = await client.listTools();
+      expect(listed.tools.map((t) => t.name)).toContain('greet');
+      const mcp = (await client.callTool({ name: 'greet', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+      expect(mcp.isError).toBe(true);
+      expect(mcp.content[0].text).toContain('strng');
+
+      saves.inPlace(join(project, 'tools/greet.py'), versioned('greet', 3));
+      await until(async () => (await post(agent.url, 'greet')).body.value?.version === 3, 'greet fixed', agent);
+    } finally {
+      await client.close();
+      await agent.stop();
+    }
+  }, 120_000);
+
+  it('lists a tool that was already broken at start, answering 503 with its diagnostic', async () => {
+    const broken = versioned('broken', 1).replace('Tags: read', 'Tags: read\nInput:\n  x (strng): X.');
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': broken, 'tools/fine.py': versioned('fine', 1) });
+    const agent = await devServer(project);
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    try {
+      await agent.waitFor('cannot load broken');
+      expect(await names(agent.url)).toEqual(['broken', 'fine']);
+      const rest = await post(agent.url, 'broken');
+      expect(rest.status).toBe(503);
+      expect(rest.body.error.message).toContain('strng');
+      expect((await post(agent.url, 'fine')).body.value).toEqual({ version: 1 });
+    } finally {
+      await client.close();
+      await agent.stop();
+    }
+  }, 120_000);
+});
