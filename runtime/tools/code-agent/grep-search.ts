@@ -93,6 +93,7 @@ export default defineBuiltin<GrepConfig>({
           context: args.context,
           maxResults: args.max_results,
           root: isFile ? dirname(target.absolute) : target.absolute,
+          workDir: guard.workDir,
           file: isFile ? basename(target.absolute) : undefined,
           signal: AbortSignal.any([timeout, ctx.signal]),
           allowHardlinks: host.config.allow_hardlinks === true,

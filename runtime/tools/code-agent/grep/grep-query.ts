@@ -14,6 +14,12 @@ export interface GrepQuery {
   maxResults: number;
   /** Absolute, physical directory to search (or the directory of `file`). */
   root: string;
+  /**
+   * The work dir every file read is verified against. Not `root`: a search
+   * root swapped for a symlink after the tool checked it would otherwise
+   * become the boundary itself.
+   */
+  workDir: string;
   /** Search only this file (a name within root). */
   file?: string;
   signal: AbortSignal;

@@ -37,7 +37,7 @@ async function search(query: GrepQuery, regex: RegexWorker): Promise<GrepOutcome
   const source = query.fixedStrings ? query.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : query.pattern;
   const invalid = await regex.compile(source, query.caseInsensitive ? 'i' : '');
   if (invalid !== undefined) throw new GrepPatternError(`regex parse error: ${invalid}`);
-  const guard = new PathGuard(query.root);
+  const guard = new PathGuard(query.workDir);
   const included = query.include.length ? picomatch(query.include.map(anchored), { dot: true }) : () => true;
   const excluded = query.exclude.length ? picomatch(query.exclude.map(anchored), { dot: true }) : () => false;
   const outcome: GrepOutcome = { matches: [], truncated: false, timedOut: false };
