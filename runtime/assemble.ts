@@ -105,6 +105,8 @@ export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, opti
     agentConfig: describeAgent(resolved),
     custom: { workDir, envPassthrough: manifest.env_passthrough, resolveSource: code.resolveSource, node: code.node },
     strictOutputs: manifest.strict_outputs,
+    // Loaded on first use: only an agent whose forge_tool asks its model to judge pays for it here.
+    modelClient: async (model) => (await import('./agent/providers/create-model.ts')).createModelClient(model, http, env),
   };
 }
 

@@ -6,7 +6,7 @@ import { error, warning, type Diagnostic } from '../diagnostics.ts';
 import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { HttpClient } from '../net/http-client.ts';
 import type { ScheduledTask } from '../scheduler/scheduled-task.ts';
-import { instantiateBuiltin, type BuiltinDefinition } from './builtin/define.ts';
+import { instantiateBuiltin, type BuiltinDefinition, type BuiltinHost } from './builtin/define.ts';
 import { CallLog, type AgentIntrospection } from './call-log.ts';
 import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from './model.ts';
@@ -40,6 +40,8 @@ export interface ToolFactories {
   approval?: ApprovalPolicy;
   /** Set by createRegistry: the registry being filled (forge_tool adds the tools it forges to it). */
   registry?: ToolRegistry;
+  /** Makes a model client (forge_tool's model judge); set by the runtime's assembly. */
+  modelClient?: BuiltinHost<unknown>['modelClient'];
   /** forge.yaml's strict_outputs: a result that does not match the declared Output fails the call. */
   strictOutputs?: boolean;
 }
@@ -68,6 +70,7 @@ export function createTool(spec: ToolSpec, factories: ToolFactories): Tool {
     agent: factories.agent,
     schedules: factories.schedules,
     registry: factories.registry,
+    modelClient: factories.modelClient,
   });
 }
 

@@ -2,6 +2,8 @@
  * Tools shipped with Forge, running in a real registry over a temp work
  * dir, as the runtime builds them (spec + config → createRegistry).
  */
+import { HttpClient } from '../../runtime/net/http-client.ts';
+import { createModelClient } from '../../runtime/agent/providers/create-model.ts';
 import { afterAll } from 'vitest';
 import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
 import type { BuiltinDefinition } from '../../runtime/tools/builtin/define.ts';
@@ -53,6 +55,8 @@ export async function tools(names: string[], options: HarnessOptions): Promise<T
       schedules: options.schedules,
       agentConfig: options.agentConfig,
       http: options.http,
+      // As the runtime's assembly does it (runtime/assemble.ts): forge_tool's model judge.
+      modelClient: async (model) => createModelClient(model, options.http ?? new HttpClient(), options.env ?? process.env),
       custom: { workDir: options.workDir, resolveSource: (p) => p, node: { worker: async () => ({ command: 'false', args: [] }), script: async () => ({ command: 'false', args: [] }) } },
     },
     (spec) => spec.name,

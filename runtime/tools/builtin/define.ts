@@ -10,6 +10,9 @@ import type { Logger, Tool, ToolSpec } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
 import { compileSchema } from '../validation.ts';
 
+import type { ModelProvider } from '../../agent/messages.ts';
+import type { ModelSettings } from '../../manifest.ts';
+
 export interface BuiltinHost<Config> {
   /** The tool's `config:` from forge.yaml, with its schema's defaults filled in. */
   config: Config;
@@ -26,6 +29,8 @@ export interface BuiltinHost<Config> {
   schedules?: readonly ScheduledTask[];
   /** The registry the tool is in, for tools that add tools to it (forge_tool). */
   registry?: ToolRegistry;
+  /** A client for a model, made by the runtime's assembly (forge_tool's model judge): tools never import the agent's providers. */
+  modelClient?: (model: ModelSettings) => Promise<ModelProvider>;
 }
 
 export interface ToolEndpoint {

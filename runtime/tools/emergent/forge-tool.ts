@@ -6,7 +6,7 @@
  * approves each forge (`auto_approve: [name:forge_tool]` lifts that).
  */
 import type { ModelSettings } from '../../manifest.ts';
-import { defineBuiltin } from '../builtin/define.ts';
+import { defineBuiltin, type BuiltinHost } from '../builtin/define.ts';
 import { ok, type ToolContext } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
 import { buildStep, FORGE_TOOL_NAME, type ForgeProblem } from './build-step.ts';
@@ -45,7 +45,7 @@ export default defineBuiltin<EmergentSettings>({
     return {
       async execute(args, ctx) {
         if (!registry) return ok(refused([{ code: 'FORGE_FORGE_UNAVAILABLE', message: 'forge_tool has no registry to add tools to here' }]));
-        return ok(await forge(args as ForgeRequest, ctx, { registry, settings, store, quota, toolHost, model: () => modelSettings(host.agent?.config()), http: host.http, env: host.env }));
+        return ok(await forge(args as ForgeRequest, ctx, { registry, settings, store, quota, toolHost, model: () => modelSettings(host.agent?.config()), modelClient: host.modelClient, http: host.http, env: host.env }));
       },
     };
   },
@@ -58,6 +58,7 @@ interface ForgeDeps {
   quota: ForgeQuota;
   toolHost: (name: string) => ForgedToolHost;
   model: () => ModelSettings | undefined;
+  modelClient?: BuiltinHost<unknown>['modelClient'];
   http: ForgedToolHost['http'];
   env: NodeJS.ProcessEnv;
 }
@@ -100,8 +101,7 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
       const model = deps.model();
       if (!model) review = { approved: false, reasoning: 'judge: model is set, and the agent has no model' };
       else {
-        const { createModelClient } = await import('../../agent/providers/create-model.ts');
-        review = await modelReview(createModelClient(model, deps.http, deps.env), request, ctx.signal).catch((err: Error) => ({ approved: false, reasoning: `the model could not review: ${err.message}` }));
+        review = await (deps.modelClient ? deps.modelClient(model).then((client) => modelReview(client, request, ctx.signal)) : Promise.reject(new Error('this runtime makes no model clients'))).catch((err: Error) => ({ approved: false, reasoning: `the model could not review: ${err.message}` }));
       }
     }
     const verdict = verdictOf(checks, review);
