@@ -16,22 +16,10 @@ const outDir = join(root, 'dist', 'runtime-vendor');
 mkdirSync(outDir, { recursive: true });
 // Keep in step with VENDOR_MODULES in stages/vendor-splice.ts.
 const modules = ['protocol', 'ajv', 'libs', 'yaml'];
-const results = await Promise.all(
-  modules.map((name) =>
-    esbuild.build({
-      absWorkingDir: root,
-      entryPoints: [`runtime/vendor/${name}.ts`],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      minify: true,
-      legalComments: 'eof',
-      write: false,
-      logLevel: 'error',
-    }),
-  ),
-);
+/** One CommonJS text, minified, kept in memory (written below). */
+const prebuild = (entry, extra = {}) =>
+  esbuild.build({ absWorkingDir: root, entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, legalComments: 'eof', write: false, logLevel: 'error', ...extra });
+const results = await Promise.all(modules.map((name) => prebuild(`runtime/vendor/${name}.ts`)));
 const require = createRequire(import.meta.url);
 for (const [i, name] of modules.entries()) {
   const file = join(outDir, `${name}.cjs`);
@@ -43,17 +31,5 @@ for (const [i, name] of modules.entries()) {
 
 // The `pg` client the same way, compressed: only a process that opens a
 // Postgres state store inflates and evaluates it (stages/pg-splice.ts).
-const pgResult = await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: ['runtime/state/pg-client.ts'],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: true,
-  legalComments: 'eof',
-  external: ['pg-native'],
-  write: false,
-  logLevel: 'error',
-});
+const pgResult = await prebuild('runtime/state/pg-client.ts', { external: ['pg-native'] });
 writeFileSync(join(outDir, 'pg.cjs.gz'), gzipSync(Buffer.from(pgResult.outputFiles[0].text), { level: 9 }));

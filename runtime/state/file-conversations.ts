@@ -10,6 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StateConflictError, type ConversationStore, type Session } from './store.ts';
+import { KeyedQueue } from './keyed-queue.ts';
 
 interface StoredSession extends Session {
   version?: number;
@@ -20,7 +21,7 @@ const STALE_LOCK_MS = 30_000;
 const RETRY_MS = 25;
 
 export class FileConversations implements ConversationStore {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new KeyedQueue();
 
   constructor(private readonly dir: string) {}
 
@@ -30,17 +31,7 @@ export class FileConversations implements ConversationStore {
   }
 
   withTurn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
-    const previous = this.queues.get(id) ?? Promise.resolve();
-    const next = previous.then(
-      () => this.turn(id, work),
-      () => this.turn(id, work),
-    );
-    const settled = next.catch(() => {});
-    this.queues.set(id, settled);
-    void settled.then(() => {
-      if (this.queues.get(id) === settled) this.queues.delete(id);
-    });
-    return next;
+    return this.queues.run(id, () => this.turn(id, work));
   }
 
   private async turn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {

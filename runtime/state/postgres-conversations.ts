@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { PostgresNotifications } from './postgres-notifications.ts';
 import { StateConflictError, type ConversationStore, type Session } from './store.ts';
+import { KeyedQueue } from './keyed-queue.ts';
 
 const ACQUIRE = `
   INSERT INTO forge_conversations (id, version, data, turn_owner, turn_expires)
@@ -30,7 +31,7 @@ const RELEASE = `
 const POLL_MS = 250;
 
 export class PostgresConversations implements ConversationStore {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new KeyedQueue();
   private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
@@ -51,17 +52,7 @@ export class PostgresConversations implements ConversationStore {
 
   /** Turns queue in this process first, so only one per conversation waits on the database. */
   withTurn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
-    const previous = this.queues.get(id) ?? Promise.resolve();
-    const next = previous.then(
-      () => this.turn(id, work),
-      () => this.turn(id, work),
-    );
-    const settled = next.catch(() => {});
-    this.queues.set(id, settled);
-    void settled.then(() => {
-      if (this.queues.get(id) === settled) this.queues.delete(id);
-    });
-    return next;
+    return this.queues.run(id, () => this.turn(id, work));
   }
 
   private async turn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
