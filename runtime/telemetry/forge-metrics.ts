@@ -21,6 +21,6 @@ export const approvals = metrics.counter('forge_approvals_total', 'Approval deci
 export const turnsInFlight = metrics.gauge('forge_turns_in_flight', 'Agent turns running now.');
 export const turns = metrics.counter('forge_turns_total', 'Agent turns, by how they ended.', ['status']);
 export const workerRestarts = metrics.counter('forge_worker_restarts_total', 'Tool worker processes started again after one exited.');
-export const sandboxRefusals = metrics.counter('forge_sandbox_refusals_total', 'Tool calls the process sandbox refused.', ['tool']);
+export const sandboxRefusals = metrics.counter('forge_sandbox_refusals_total', 'Sandboxed tool calls stopped at a cap (time, memory or output size), by tool.', ['tool']);
 export const egressRefusals = metrics.counter('forge_egress_refusals_total', 'Outgoing HTTP requests the egress policy refused.');
 export const scheduleFirings = metrics.counter('forge_schedule_firings_total', 'Scheduled task firings, by outcome (ok or error).', ['outcome']);

@@ -9,7 +9,7 @@
 import type { ToolResult } from '../tools/model.ts';
 import type { CallEvent, ToolRegistry } from '../tools/registry.ts';
 import { sandboxStatus } from '../exec/tool-sandbox.ts';
-import { toolCalls, toolDuration, toolErrors } from './forge-metrics.ts';
+import { sandboxRefusals, toolCalls, toolDuration, toolErrors } from './forge-metrics.ts';
 import { traceContent } from './trace-content.ts';
 import { currentScope, nowMs, startSpan, tracingEnabled, withSpan } from './tracer.ts';
 
@@ -64,10 +64,14 @@ async function countedCall(tool: string, frontend: string, run: () => Promise<To
   return result;
 }
 
+/** A sandboxed call stopped at one of its caps: time, memory, output size. */
+const SANDBOX_CAPS = new Set<string>(['FORGE_SANDBOX_TIMEOUT', 'FORGE_SANDBOX_MEMORY', 'FORGE_SANDBOX_OUTPUT']);
+
 function countResult(tool: string, frontend: string, result: ToolResult, started: number): string {
   const outcome = result.ok ? 'ok' : result.error.code;
   toolCalls.inc({ tool, frontend, outcome });
   if (!result.ok) toolErrors.inc({ tool, frontend });
+  if (!result.ok && SANDBOX_CAPS.has(result.error.code)) sandboxRefusals.inc({ tool });
   toolDuration.observe({ tool, frontend }, (performance.now() - started) / 1000);
   return outcome;
 }

@@ -227,6 +227,14 @@ describe('forge_tool over MCP', () => {
     expect((await client.callTool({ name: 'escape_probe', arguments: { mode: 'ok' } })).structuredContent).toEqual({ ok: true });
     expect(target.requests).toEqual([]);
   });
+
+  it('counts the calls its caps stopped (time, memory, output) in /metrics, by tool', async () => {
+    const text = await (await authFetch(`${agent.url}/metrics`)).text();
+    const stopped = /^forge_sandbox_refusals_total\{tool="escape_probe"\} (\d+)$/m.exec(text);
+    expect(stopped, text.split("\n").filter((l) => /sandbox|escape_probe/.test(l)).join("\n")).not.toBeNull();
+    // The endless loop, the memory bomb and the huge result above; not the escapes refused by the code's own errors.
+    expect(Number(stopped?.[1])).toBe(3);
+  });
 });
 
 describe('forge_tool over MCP stdio', () => {

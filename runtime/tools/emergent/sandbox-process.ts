@@ -202,7 +202,7 @@ export class SandboxProcess {
 
   private onLine(line: string): void {
     if (!line.trim()) return;
-    let message: { id?: number; ok?: boolean; output?: string; error?: string; bridge?: number; kind?: 'tool' | 'fetch'; request?: string };
+    let message: { id?: number; ok?: boolean; output?: string; error?: string; cap?: 'output'; bridge?: number; kind?: 'tool' | 'fetch'; request?: string };
     try {
       message = JSON.parse(line);
     } catch {
@@ -221,7 +221,8 @@ export class SandboxProcess {
       }
       current.settle({ ok: true, value, durationMs });
     } else {
-      current.settle({ ok: false, code: 'FORGE_SANDBOX_ERROR', message: String(message.error ?? 'the code failed'), durationMs });
+      // The worker stops an oversized result itself, before sending it: that is the output cap, not the code failing.
+      current.settle({ ok: false, code: message.cap === 'output' ? 'FORGE_SANDBOX_OUTPUT' : 'FORGE_SANDBOX_ERROR', message: String(message.error ?? 'the code failed'), durationMs });
     }
   }
 

@@ -98,7 +98,7 @@ async function handle(message) {
   try {
     const output = await run(String(message.input));
     if (typeof output !== 'string') return send({ id: message.id, ok: false, error: 'the result is not JSON' });
-    if (output.length > MAX_RESULT_CHARS) return send({ id: message.id, ok: false, error: 'the result is ' + output.length + ' characters of JSON; the limit is ' + MAX_RESULT_CHARS });
+    if (output.length > MAX_RESULT_CHARS) return send({ id: message.id, ok: false, cap: 'output', error: 'the result is ' + output.length + ' characters of JSON; the limit is ' + MAX_RESULT_CHARS });
     send({ id: message.id, ok: true, output });
   } catch (err) {
     let text;
