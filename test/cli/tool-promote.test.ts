@@ -8,34 +8,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { addNumbers as addNumbersRequest, calcJson as calcJsonRequest } from '../helpers/forge-requests.ts';
 import { forge, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
 
-const addNumbers = {
-  name: 'add_numbers',
-  description: 'Add two numbers.',
-  inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'First.' }, b: { type: 'number', description: 'Second.' } }, required: ['a', 'b'] },
-  outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-  implementation: { mode: 'sandbox', code: 'function execute(input) { return { sum: input.a + input.b }; }' },
-  testCases: [{ input: { a: 1, b: 2 }, expectedOutput: { sum: 3 } }],
-  scope: 'agent',
-};
-
-const calcJson = {
-  name: 'calc_json',
-  description: 'Compute an expression, as parsed JSON.',
-  inputSchema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
-  outputSchema: { type: 'object' },
-  implementation: {
-    mode: 'compose',
-    steps: [
-      { tool: 'math_calculate', args: { expression: '{expression}' }, output_var: 'calc' },
-      { tool: 'json_parse', args: { text: '{{"result": {calc.result}}}' }, output_var: 'parsed' },
-    ],
-    output: '{parsed.value}',
-  },
-  testCases: [{ input: { expression: '6*7' }, expectedOutput: { result: 42 } }],
-  scope: 'agent',
-};
+const addNumbers = { ...addNumbersRequest, scope: 'agent' };
+const calcJson = { ...calcJsonRequest, scope: 'agent' };
 
 let project: string;
 const runtime = () => join(project, '.forge-output', 'runtime.mjs');
@@ -69,7 +46,7 @@ describe('forge tool forged', () => {
     expect(JSON.parse(listed.stdout).map((t: { name: string; mode: string }) => [t.name, t.mode])).toEqual([['add_numbers', 'sandbox'], ['calc_json', 'compose'], ['scratch', 'sandbox']]);
     const shown = await forge(['tool', 'forged', 'show', 'add_numbers'], project);
     expect(shown.stdout).toContain('return { sum: input.a + input.b }');
-    expect(shown.stdout).toContain('1 of 1 passed');
+    expect(shown.stdout).toContain('2 of 2 passed');
     expect((await forge(['tool', 'forged', 'remove', 'scratch'], project)).code).toBe(0);
     expect(existsSync(join(project, '.forge', 'forged', 'scratch'))).toBe(false);
     const missing = await forge(['tool', 'forged', 'show', 'scratch'], project);

@@ -11,6 +11,7 @@ import { tools } from '../../../helpers/tools.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import type { ForgeResult } from '../../../../runtime/tools/emergent/forge-request.ts';
 import { sessionView } from '../../../../runtime/tools/emergent/session-view.ts';
+import { calcJson } from '../../../helpers/forge-requests.ts';
 
 const addNumbers = {
   name: 'add_numbers',
@@ -73,24 +74,10 @@ describe('forge_tool', () => {
 
   it('forges a composition of two builtins with the YAML meta-tool engine', async () => {
     const h = await harness();
-    const result = await forgeIn(h, {
-      name: 'square_then_parse',
-      description: 'Compute an expression, then wrap its result as parsed JSON.',
-      inputSchema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
-      outputSchema: { type: 'object' },
-      implementation: {
-        mode: 'compose',
-        steps: [
-          { tool: 'math_calculate', args: { expression: '{expression}' }, output_var: 'calc' },
-          { tool: 'json_parse', args: { text: '{{"value": {calc.result}}}' }, output_var: 'parsed' },
-        ],
-        output: '{parsed.value}',
-      },
-      testCases: [{ input: { expression: '6*7' }, expectedOutput: { value: 42 } }],
-    });
+    const result = await forgeIn(h, calcJson);
     expect(result.errors).toEqual([]);
     expect(result.success).toBe(true);
-    expect(h.registry.get('square_then_parse')?.composedOf).toEqual(['math_calculate', 'json_parse']);
+    expect(h.registry.get('calc_json')?.composedOf).toEqual(['math_calculate', 'json_parse']);
   });
 
   it('refuses at build: unknown composed tool, forge_tool itself, a name taken, code that does not parse, a schema that does not compile', async () => {
