@@ -9,22 +9,13 @@
  * after 10,000 calls.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBareServer } from './bare-server.ts';
 import { median, percentile, type BenchRow } from './measure.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Wall time from spawning `start(port)` to the first 200 answer to GET `path` (polled every 2 ms). */
 async function startToAnswer(start: (port: number) => ChildProcess, path: string): Promise<number> {

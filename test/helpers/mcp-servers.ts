@@ -5,11 +5,11 @@
  * process of its own on a loopback port, stopped after each file).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import type { McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import { repoRoot } from './project.ts';
+import { freePort } from './free-port.ts';
 
 export const filesystemServerScript = join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const everythingServerScript = join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -36,13 +36,6 @@ afterAll(async () => {
   );
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** server-everything's Streamable HTTP transport, on a free port; resolves once it listens. */
 export async function startEverythingHttp(): Promise<{ url: string; port: number }> {

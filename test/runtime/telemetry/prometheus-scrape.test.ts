@@ -6,7 +6,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
@@ -15,6 +14,7 @@ import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts'
 import { fail, ok } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
+import { freePort } from '../../helpers/free-port.ts';
 
 const TOKEN = 'prometheus-test-token';
 const running: RunningAgent[] = [];
@@ -38,15 +38,6 @@ async function startAgent(metricsPublic = false) {
 
 const call = (url: string, tool: string) => fetch(`${url}/tools/${tool}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"word":"hi"}' });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('/metrics', () => {
   it('is scraped by a real Prometheus, whose query returns the tool-call counter', async () => {
