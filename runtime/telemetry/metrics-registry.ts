@@ -41,56 +41,50 @@ function header(out: string[], name: string, help: string, type: string) {
   out.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${type}`);
 }
 
-export class Counter implements Metric {
-  private readonly values = new Map<string, number>();
+/** One number per label set: what a counter and a gauge share. */
+abstract class SampleMetric implements Metric {
+  protected readonly values = new Map<string, number>();
+  protected abstract readonly type: 'counter' | 'gauge';
   constructor(
     readonly name: string,
     private readonly help: string,
-    private readonly labelNames: readonly string[] = [],
+    protected readonly labelNames: readonly string[] = [],
   ) {}
-
-  inc(labels: Labels = {}, by = 1): void {
-    const key = labelKey(this.labelNames, labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
-  }
 
   get(labels: Labels = {}): number {
     return this.values.get(labelKey(this.labelNames, labels)) ?? 0;
   }
 
+  protected addTo(labels: Labels, by: number): void {
+    const key = labelKey(this.labelNames, labels);
+    this.values.set(key, (this.values.get(key) ?? 0) + by);
+  }
+
   render(out: string[]): void {
-    header(out, this.name, this.help, 'counter');
-    // A counter without labels is shown at 0 before its first increment, so a query finds it.
+    header(out, this.name, this.help, this.type);
+    // A metric without labels is shown at 0 before its first change, so a query finds it.
     if (this.values.size === 0 && this.labelNames.length === 0) out.push(`${this.name} 0`);
     for (const [key, value] of this.values) out.push(`${this.name}${formatLabels(this.labelNames, key)} ${formatNumber(value)}`);
   }
 }
 
-export class Gauge implements Metric {
-  private readonly values = new Map<string, number>();
-  constructor(
-    readonly name: string,
-    private readonly help: string,
-    private readonly labelNames: readonly string[] = [],
-  ) {}
+export class Counter extends SampleMetric {
+  protected readonly type = 'counter';
+
+  inc(labels: Labels = {}, by = 1): void {
+    this.addTo(labels, by);
+  }
+}
+
+export class Gauge extends SampleMetric {
+  protected readonly type = 'gauge';
 
   add(labels: Labels, by: number): void {
-    const key = labelKey(this.labelNames, labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
+    this.addTo(labels, by);
   }
 
   set(labels: Labels, value: number): void {
     this.values.set(labelKey(this.labelNames, labels), value);
-  }
-
-  get(labels: Labels = {}): number {
-    return this.values.get(labelKey(this.labelNames, labels)) ?? 0;
-  }
-
-  render(out: string[]): void {
-    header(out, this.name, this.help, 'gauge');
-    if (this.values.size === 0 && this.labelNames.length === 0) out.push(`${this.name} 0`);
-    for (const [key, value] of this.values) out.push(`${this.name}${formatLabels(this.labelNames, key)} ${formatNumber(value)}`);
   }
 }
 
