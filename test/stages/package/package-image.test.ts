@@ -77,6 +77,15 @@ describe('forge package', () => {
     expect((await packageJson(['--out', join(tempDir(), 'changed')], changed)).digest).not.toBe(first.digest);
   }, 180_000);
 
+  it('builds on forge.yaml\'s runtime.image when no --base is given, as the Dockerfile does', async () => {
+    const pinned = writeProject({ ...files, 'forge.yaml': minimalConfig(`runtime: { node: 24, image: "${base}" }\ntools:\n  - uuid_generate\n`) });
+    const result = await forge(['package', '--json', '--out', join(tempDir(), 'from-runtime')], pinned, env());
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    const fromConfig = JSON.parse(result.stdout) as { base: { digest: string } };
+    expect(fromConfig.base.digest).toBe((await packageJson(['--out', join(tempDir(), 'explicit')])).base.digest);
+    expect(readFileSync(join(pinned, '.forge-output', 'Dockerfile'), 'utf8')).toContain(`FROM ${base}`);
+  }, 120_000);
+
   it('works offline once the base is cached, and says so', async () => {
     const second = await startRegistry();
     const moved = `${second.address}/base:1`;
