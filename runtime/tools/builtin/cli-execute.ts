@@ -10,26 +10,12 @@ import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 import { defineBuiltin } from './define.ts';
 
-interface CliConfig {
-  allowed_binaries: string[];
-  env_passthrough: string[];
-  timeout: number;
-  max_output_bytes: number;
-}
-
-interface CliArgs {
-  binary: string;
-  args: string[];
-  stdin?: string;
-  timeout?: number;
-}
-
 export const MAX_TIMEOUT_SECONDS = 600;
 const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The call's own limit is the program's plus this: time to stop the process tree and report its output. */
 const STOP_GRACE_SECONDS = 10;
 
-export default defineBuiltin<CliConfig>({
+export default defineBuiltin({
   spec: {
     name: 'cli_execute',
     description: [
@@ -54,7 +40,7 @@ export default defineBuiltin<CliConfig>({
     },
   },
   // What `forge tool describe` shows agrees with the description: the configured timeout plus the grace.
-  specFor: (config: Partial<CliConfig>) => ({ timeoutMs: ((config.timeout ?? DEFAULT_TIMEOUT_SECONDS) + STOP_GRACE_SECONDS) * 1000 }),
+  specFor: (config) => ({ timeoutMs: ((config.timeout ?? DEFAULT_TIMEOUT_SECONDS) + STOP_GRACE_SECONDS) * 1000 }),
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -73,8 +59,7 @@ export default defineBuiltin<CliConfig>({
     for (const name of allowlist.shells) host.log.warn(`cli_execute: allowed binary "${name}" is a shell interpreter and will never run`);
     const guard = new PathGuard(host.workDir);
     return {
-      async execute(rawArgs, ctx) {
-        const args = rawArgs as CliArgs;
+      async execute(args, ctx) {
         const root = guarded(guard, '.');
         if (isFailure(root)) return root;
         const workDir = root.absolute;

@@ -2,17 +2,6 @@ import { parse } from 'csv-parse/sync';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 
-interface CsvArgs {
-  text: string;
-  delimiter: string;
-  header: boolean;
-  quote: string;
-  trim: boolean;
-  skip_empty_lines: boolean;
-  relax_column_count: boolean;
-  max_records: number;
-}
-
 export default defineBuiltin({
   spec: {
     name: 'csv_parse',
@@ -40,8 +29,7 @@ export default defineBuiltin({
     },
   },
   create: () => ({
-    async execute(rawArgs) {
-      const args = rawArgs as CsvArgs;
+    async execute(args) {
       let columns: string[] | undefined;
       let rows: unknown[];
       try {

@@ -36,7 +36,7 @@ export default defineBuiltin({
   },
   create: () => ({
     async execute(args) {
-      const { format, timezone, pattern } = args as { format: Format; timezone: string; pattern?: string };
+      const { format, timezone, pattern } = args;
       if (timezone !== 'local' && !isTimeZone(timezone)) return fail('FORGE_DATETIME_TIMEZONE', `unknown time zone "${timezone}"`, timeZoneHint(timezone));
       if (format === 'custom' && !pattern) return fail('FORGE_DATETIME_PATTERN', 'format "custom" needs a pattern', 'e.g. "yyyy-MM-dd HH:mm" or "EEEE d MMMM"');
       const now = DateTime.now().setZone(timezone === 'local' ? 'system' : timezone);

@@ -2,11 +2,17 @@
  * How a tool shipped with Forge is written: its spec (category declared here,
  * by the tool itself), an optional JSON Schema for its forge.yaml `config:`,
  * and a factory that makes the running tool from that config.
+ *
+ * The schemas are the source of truth: they are recorded in agent.json as
+ * written, and the types of `execute`'s arguments and of the host's config
+ * are derived from them (json-schema-to-ts, types only: nothing of it is in
+ * the bundle), so a schema change the code does not follow fails tsc.
  */
+import type { FromSchema, JSONSchema as SchemaLiteral } from 'json-schema-to-ts';
 import { HttpClient } from '../../net/http-client.ts';
 import type { ScheduledTask } from '../../scheduler/scheduled-task.ts';
 import type { AgentIntrospection } from '../call-log.ts';
-import type { Logger, Tool, ToolSpec } from '../model.ts';
+import type { Logger, Tool, ToolContext, ToolResult, ToolSpec } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
 import { compileSchema } from '../validation.ts';
 
@@ -41,7 +47,24 @@ export interface ToolEndpoint {
   key?: string;
 }
 
-export interface BuiltinDefinition<Config = Record<string, unknown>> {
+/** A schema written as a literal in a tool's source (an object schema, not `true`/`false`). */
+export type SchemaObject = Exclude<SchemaLiteral, boolean>;
+
+/**
+ * The value a schema describes once ajv has validated it with `useDefaults`:
+ * a property with a `default` is always present, so it is not optional here.
+ */
+export type ValidatedBy<Schema> =
+  // While defineBuiltin infers its schema, tsc tries the bare constraint first; mapping every JSON Schema at once never ends.
+  SchemaObject extends Schema ? unknown : Schema extends SchemaObject ? FromSchema<Schema, { keepDefaultedPropertiesOptional: false }> : never;
+
+/** The running tool a definition makes: `execute` receives arguments already validated against inputSchema. */
+export interface BuiltinTool<Args = unknown> {
+  execute(args: Args, ctx: ToolContext): Promise<ToolResult>;
+  close?(): Promise<void>;
+}
+
+export interface BuiltinDefinition<Config = Record<string, unknown>, Args = unknown> {
   spec: Omit<ToolSpec, 'config' | 'source'>;
   /** Validates forge.yaml's `config:` for this tool at build time. */
   configSchema?: Record<string, unknown>;
@@ -49,12 +72,28 @@ export interface BuiltinDefinition<Config = Record<string, unknown>> {
   specFor?(config: Partial<Config>): Partial<Pick<ToolSpec, 'description' | 'inputSchema' | 'timeoutMs'>>;
   /** The endpoints the tool will reach with this config, for the build to add to the egress allowlist. */
   endpoints?(config: Partial<Config>): ToolEndpoint[];
-  create(host: BuiltinHost<Config>): Pick<Tool, 'execute'> & Partial<Pick<Tool, 'close'>>;
+  create(host: BuiltinHost<Config>): BuiltinTool<Args>;
   /** Reference text `forge tool describe` shows after the description (too long for the model to read on every call). */
   guide?(): string;
 }
 
-export function defineBuiltin<Config = Record<string, unknown>>(definition: BuiltinDefinition<Config>): BuiltinDefinition<Config> {
+/** A tool without a `config:` schema takes no settings; what forge.yaml passes is an open object. */
+type NoConfig = { type: 'object' };
+
+/** A definition as written: its schemas are literals, and the argument and config types follow from them. */
+export interface BuiltinSource<Input extends SchemaObject, ConfigSchema extends SchemaObject> extends Omit<BuiltinDefinition<ValidatedBy<ConfigSchema>, ValidatedBy<Input>>, 'spec' | 'configSchema'> {
+  spec: Omit<ToolSpec, 'config' | 'source' | 'inputSchema'> & { inputSchema: Input };
+  configSchema?: ConfigSchema;
+}
+
+/**
+ * Declares a shipped tool. The `const` type parameters keep the schemas'
+ * literal types (so they stay plain data, recorded in agent.json byte for
+ * byte) while `execute(args)` and `host.config` are typed from them.
+ */
+export function defineBuiltin<const Input extends SchemaObject, const ConfigSchema extends SchemaObject = NoConfig>(
+  definition: BuiltinSource<Input, ConfigSchema>,
+): BuiltinDefinition<ValidatedBy<ConfigSchema>, ValidatedBy<Input>> {
   return definition;
 }
 

@@ -50,7 +50,7 @@ export default defineBuiltin({
     const guard = new PathGuard(host.workDir);
     return {
       async execute(args) {
-        const { filename, content, overwrite } = args as { filename: string; content: string; overwrite: boolean };
+        const { filename, content, overwrite } = args;
         const problem = filenameProblem(filename);
         if (problem) return fail('FORGE_FILE_NAME', `"${filename}" ${problem}`, 'give a plain file name such as report.md');
         const extension = extname(filename).toLowerCase();

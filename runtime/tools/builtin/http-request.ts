@@ -4,15 +4,7 @@ import { ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 import { decodeText, isTextual } from '../../net/text-content.ts';
 
-interface HttpRequestArgs {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: unknown;
-  timeout: number;
-}
-
-export default defineBuiltin<{ max_response_bytes: number }>({
+export default defineBuiltin({
   spec: {
     name: 'http_request',
     description: [
@@ -45,8 +37,7 @@ export default defineBuiltin<{ max_response_bytes: number }>({
   },
   create(host) {
     return {
-      async execute(rawArgs, ctx) {
-        const args = rawArgs as HttpRequestArgs;
+      async execute(args, ctx) {
         const headers: Record<string, string> = { 'user-agent': 'forge-agent', ...lowerCased(args.headers) };
         let body: string | undefined;
         if (args.body !== undefined && args.body !== null) {

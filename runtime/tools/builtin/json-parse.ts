@@ -25,7 +25,7 @@ export default defineBuiltin({
   },
   create: () => ({
     async execute(args) {
-      const { text, query, indent } = args as { text: string; query?: string; indent: number };
+      const { text, query, indent } = args;
       let value: unknown;
       try {
         value = JSON.parse(text);

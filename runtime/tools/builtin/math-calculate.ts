@@ -24,7 +24,7 @@ export default defineBuiltin({
   },
   create: () => ({
     async execute(args) {
-      const { expression } = args as { expression: string };
+      const { expression } = args;
       let value: number;
       try {
         value = evaluate(expression);

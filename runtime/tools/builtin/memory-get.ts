@@ -4,7 +4,7 @@ import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, MEMORY_CONFIG_SCHEMA, openMemoryFolder } from './memory/memory-folder.ts';
 
-export default defineBuiltin<{ dir: string }>({
+export default defineBuiltin({
   spec: {
     name: 'memory_get',
     description: [
@@ -28,7 +28,7 @@ export default defineBuiltin<{ dir: string }>({
   create(host) {
     return {
       async execute(args) {
-        const { path, start_line: startLine = 1, end_line: endLine } = args as { path: string; start_line?: number; end_line?: number };
+        const { path, start_line: startLine = 1, end_line: endLine } = args;
         const folder = await openMemoryFolder(host.workDir, host.config.dir);
         if (isFailure(folder)) return folder;
         if (!folder.guard) return fail('FORGE_FILE_NOT_FOUND', `the memory folder ${folder.display} does not exist yet`, 'nothing has been remembered');

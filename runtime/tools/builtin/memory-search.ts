@@ -7,7 +7,7 @@ import { defineBuiltin } from './define.ts';
 import { chunkMarkdown, type MemoryChunk } from './memory/memory-chunks.ts';
 import { DEFAULT_MEMORY_DIR, MAX_MEMORY_FILE_BYTES, MEMORY_CONFIG_SCHEMA, memoryFiles, openMemoryFolder } from './memory/memory-folder.ts';
 
-export default defineBuiltin<{ dir: string }>({
+export default defineBuiltin({
   spec: {
     name: 'memory_search',
     description: [
@@ -30,7 +30,7 @@ export default defineBuiltin<{ dir: string }>({
   create(host) {
     return {
       async execute(args) {
-        const { query, max_results: maxResults } = args as { query: string; max_results: number };
+        const { query, max_results: maxResults } = args;
         const folder = await openMemoryFolder(host.workDir, host.config.dir);
         if (isFailure(folder)) return folder;
         const chunks: MemoryChunk[] = [];

@@ -14,7 +14,7 @@ interface Skill {
   path: string;
 }
 
-export default defineBuiltin<{ dir: string }>({
+export default defineBuiltin({
   spec: {
     name: 'read_skill',
     description: [
@@ -55,7 +55,7 @@ export default defineBuiltin<{ dir: string }>({
 
     return {
       async execute(args) {
-        const { name: given } = args as { name?: string };
+        const { name: given } = args;
         try {
           if (given === undefined) {
             const skills = await listSkills();

@@ -15,7 +15,7 @@ export default defineBuiltin({
     const access = scheduleAccess(host);
     return {
       async execute(args) {
-        const { id } = args as { id: string };
+        const { id } = args;
         if (access.configTasks.some((t) => t.id === id)) return readOnlyFailure(id, 'deleted');
         try {
           if (await access.store.deleteTask(id)) return ok({ id, deleted: true });

@@ -24,7 +24,7 @@ export default defineBuiltin({
     const access = scheduleAccess(host);
     return {
       async execute(args) {
-        const { id, limit } = args as { id?: string; limit: number };
+        const { id, limit } = args;
         try {
           return ok({ entries: await access.store.history({ id, limit }) });
         } catch (err) {

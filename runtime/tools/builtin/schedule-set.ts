@@ -30,7 +30,7 @@ export default defineBuiltin({
     const access = scheduleAccess(host);
     return {
       async execute(args) {
-        const { id, cron, task, timezone } = args as { id: string; cron: string; task: string; timezone?: string };
+        const { id, cron, task, timezone } = args;
         if (access.configTasks.some((t) => t.id === id)) return readOnlyFailure(id, 'changed');
         let schedule;
         try {

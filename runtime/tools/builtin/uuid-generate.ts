@@ -32,7 +32,7 @@ export default defineBuiltin({
   },
   create: () => ({
     async execute(args) {
-      const { version, count } = args as { version: 4 | 7; count: number };
+      const { version, count } = args;
       const ids = Array.from({ length: count }, () => (version === 7 ? uuidv7() : randomUUID()));
       return ok(count === 1 ? { uuid: ids[0] } : { uuids: ids });
     },

@@ -2,19 +2,12 @@ import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
 import { httpFailure } from '../../net/http-failure.ts';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { htmlToReadable, type ReadableFormat } from './web/html-to-readable.ts';
+import { htmlToReadable } from './web/html-to-readable.ts';
 import { decodeText, isTextual } from '../../net/text-content.ts';
 
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 
-interface WebFetchArgs {
-  url: string;
-  format: ReadableFormat;
-  max_chars: number;
-  timeout: number;
-}
-
-export default defineBuiltin<{ max_response_bytes: number }>({
+export default defineBuiltin({
   spec: {
     name: 'web_fetch',
     description: [
@@ -45,8 +38,7 @@ export default defineBuiltin<{ max_response_bytes: number }>({
   },
   create(host) {
     return {
-      async execute(rawArgs, ctx) {
-        const args = rawArgs as WebFetchArgs;
+      async execute(args, ctx) {
         let response;
         try {
           response = await host.http.request({

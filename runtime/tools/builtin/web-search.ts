@@ -3,14 +3,7 @@ import { fail, ok, type ToolResult } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 import { PROVIDERS, type SearchProvider, type SearchProviderName } from './web/search-providers.ts';
 
-interface WebSearchConfig {
-  provider?: SearchProviderName;
-  tavily_base_url?: string;
-  perplexity_base_url?: string;
-  timeout: number;
-}
-
-export default defineBuiltin<WebSearchConfig>({
+export default defineBuiltin({
   spec: {
     name: 'web_search',
     description: [
@@ -62,7 +55,7 @@ export default defineBuiltin<WebSearchConfig>({
     };
     return {
       async execute(args, ctx) {
-        const { query, max_results: maxResults } = args as { query: string; max_results: number };
+        const { query, max_results: maxResults } = args;
         const provider = choose();
         if ('ok' in provider) return provider;
         const base = (configuredBaseUrl(host.config, provider) ?? host.env[provider.baseUrlVariable] ?? provider.defaultBaseUrl).replace(/\/+$/, '');
@@ -100,6 +93,6 @@ function missingKey(variable: string, why: string): ToolResult {
   return fail('FORGE_WEB_SEARCH_KEY', `${why}, and ${variable} is not set`, `set ${variable} in the agent's environment (never in forge.yaml)`);
 }
 
-function configuredBaseUrl(config: Partial<WebSearchConfig>, provider: SearchProvider): string | undefined {
+function configuredBaseUrl(config: { tavily_base_url?: string; perplexity_base_url?: string }, provider: SearchProvider): string | undefined {
   return provider.name === 'tavily' ? config.tavily_base_url : config.perplexity_base_url;
 }

@@ -17,43 +17,43 @@ import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
 import { expandEnvRecord } from '../adapters/env-template.ts';
 import { responseValue } from '../adapters/response-value.ts';
 import { cap, ERROR_EXCERPT_CHARS } from '../adapters/text-cap.ts';
-import { fail, ok, type JSONSchema } from '../model.ts';
-import { defineBuiltin } from './define.ts';
-
-type WebhookTarget = string | { url: string; headers?: Record<string, string> };
-
-interface WebhookConfig {
-  webhooks: Record<string, WebhookTarget>;
-  timeout_ms: number;
-  max_response_bytes: number;
-}
-
-interface WebhookArgs {
-  webhook?: string;
-  url?: string;
-  payload: unknown;
-  headers?: Record<string, string>;
-  timeout_ms?: number;
-}
+import { fail, ok } from '../model.ts';
+import { defineBuiltin, type ValidatedBy } from './define.ts';
 
 const baseInput = {
   payload: { description: 'The JSON payload to send (any JSON value).' },
   headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Extra HTTP headers to send.' },
   timeout_ms: { type: 'integer', minimum: 100, maximum: MAX_TIMEOUT_MS, description: 'Give up after this many milliseconds.' },
-};
+} as const;
 
-export default defineBuiltin<WebhookConfig>({
+/** Without pinned webhooks the model gives the URL. */
+const URL_INPUT = {
+  type: 'object',
+  properties: { url: { type: 'string', format: 'uri', description: 'The webhook URL (http or https).' }, ...baseInput },
+  required: ['url', 'payload'],
+  additionalProperties: false,
+} as const;
+
+/** With pinned webhooks the model names one of them (the names are the enum), and cannot give a URL. */
+function pinnedInput(names: string[]) {
+  return {
+    type: 'object',
+    properties: { webhook: { type: 'string', enum: names, description: 'Which webhook to call.' }, ...baseInput },
+    required: ['webhook', 'payload'],
+    additionalProperties: false,
+  } as const;
+}
+
+/** The build records one of the two schemas (specFor), so a call brings the arguments of one or the other. */
+type WebhookArgs = ValidatedBy<typeof URL_INPUT> | ValidatedBy<ReturnType<typeof pinnedInput>>;
+
+export default defineBuiltin({
   spec: {
     name: 'webhook_call',
     description: 'POST a JSON payload to a webhook URL and return the HTTP status and the response body.',
     category: 'adapter',
     tags: ['write'],
-    inputSchema: {
-      type: 'object',
-      properties: { url: { type: 'string', format: 'uri', description: 'The webhook URL (http or https).' }, ...baseInput },
-      required: ['url', 'payload'],
-      additionalProperties: false,
-    },
+    inputSchema: URL_INPUT,
   },
   configSchema: {
     type: 'object',
@@ -81,30 +81,24 @@ export default defineBuiltin<WebhookConfig>({
     },
   },
   /** With pinned webhooks the model chooses among their names (an enum), and cannot give a URL. */
-  specFor(config: Partial<WebhookConfig>) {
+  specFor(config) {
     const names = Object.keys(config.webhooks ?? {}).sort();
     if (names.length === 0) return {};
-    const inputSchema: JSONSchema = {
-      type: 'object',
-      properties: { webhook: { type: 'string', enum: names, description: 'Which webhook to call.' }, ...baseInput },
-      required: ['webhook', 'payload'],
-      additionalProperties: false,
-    };
-    return { inputSchema, description: `POST a JSON payload to one of these webhooks — ${names.join(', ')} — and return the HTTP status and the response body.` };
+    return { inputSchema: pinnedInput(names), description: `POST a JSON payload to one of these webhooks — ${names.join(', ')} — and return the HTTP status and the response body.` };
   },
   endpoints: (config) => Object.entries(config.webhooks ?? {}).map(([name, target]) => ({ url: typeof target === 'string' ? target : target.url, explicit: true, key: `webhooks.${name}` })),
   create: ({ config, http, env }) => ({
-    async execute(rawArgs, ctx) {
-      const args = rawArgs as WebhookArgs;
+    async execute(args: WebhookArgs, ctx) {
       // The input schema admits exactly one: `webhook`, one of the pinned names, when there are any; else `url`.
-      const target = args.webhook !== undefined ? config.webhooks[args.webhook] : args.url!;
+      const webhook = 'webhook' in args ? args.webhook : undefined;
+      const target = 'webhook' in args ? config.webhooks[args.webhook] : args.url;
       const url = typeof target === 'string' ? target : target.url;
       let pinnedHeaders: Record<string, string>;
       try {
-        pinnedHeaders = typeof target === 'string' ? {} : expandEnvRecord(target.headers, env, `webhooks.${args.webhook}.headers`);
+        pinnedHeaders = typeof target === 'string' ? {} : expandEnvRecord(target.headers, env, `webhooks.${webhook}.headers`);
       } catch (err) {
         // A variable the headers name is not set (MissingVariableError).
-        return fail('FORGE_WEBHOOK_ENV', `webhook "${args.webhook}": ${(err as Error).message}`, 'set it in the environment the agent runs in');
+        return fail('FORGE_WEBHOOK_ENV', `webhook "${webhook}": ${(err as Error).message}`, 'set it in the environment the agent runs in');
       }
 
       let response;
@@ -120,11 +114,11 @@ export default defineBuiltin<WebhookConfig>({
         });
       } catch (err) {
         // A URL the schema's "uri" format lets through may still be one no client can use (port 99999).
-        return httpFailure(err, `webhook_call to ${args.webhook ?? (URL.canParse(url) ? new URL(url).host : url)}`);
+        return httpFailure(err, `webhook_call to ${webhook ?? (URL.canParse(url) ? new URL(url).host : url)}`);
       }
       if (response.status >= 400) {
         const text = response.body.toString('utf8');
-        return fail('FORGE_WEBHOOK_STATUS', `webhook ${args.webhook ?? url} answered ${response.status} ${response.statusText}${text ? `: ${cap(text, ERROR_EXCERPT_CHARS)}` : ''}`);
+        return fail('FORGE_WEBHOOK_STATUS', `webhook ${webhook ?? url} answered ${response.status} ${response.statusText}${text ? `: ${cap(text, ERROR_EXCERPT_CHARS)}` : ''}`);
       }
       return ok({ status: response.status, body: responseValue(response), ...(response.truncated ? { truncated: true } : {}) });
     },

@@ -1,7 +1,7 @@
 import { defineBuiltin } from '../builtin/define.ts';
 import { fail, ok } from '../model.ts';
 import { WHOLE_READ_LIMIT } from './file-read.ts';
-import { applyEdit, EDIT_SCHEMA, unifiedDiff, type TextEdit } from './text-edits.ts';
+import { applyEdit, EDIT_SCHEMA, unifiedDiff } from './text-edits.ts';
 
 interface ReadValue {
   path: string;
@@ -43,7 +43,7 @@ export default defineBuiltin({
   },
   create: () => ({
     async execute(args, ctx) {
-      const { path, edits } = args as { path: string; edits: TextEdit[] };
+      const { path, edits } = args;
       const read = await ctx.registry.execute('file_read', { path, limit: 1_000_000 });
       if (!read.ok) return read;
       const file = read.value as ReadValue;

@@ -39,7 +39,7 @@ export default defineBuiltin({
     const guard = new PathGuard(host.workDir);
     return {
       async execute(args) {
-        const { path, depth, max_entries: maxEntries } = args as { path: string; depth: number; max_entries: number };
+        const { path, depth, max_entries: maxEntries } = args;
         const base = guarded(guard, path);
         if (isFailure(base)) return base;
         const walk: Walk = { lines: [base.relative === '.' ? './' : `${base.relative}/`], directories: 0, files: 0, truncated: false, maxEntries, guard };

@@ -3,11 +3,11 @@ import { writeVerified } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
-import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess } from './file-access-config.ts';
 import { readTextFile } from './text-file.ts';
 import { applyEdit, EDIT_SCHEMA, unifiedDiff } from './text-edits.ts';
 
-export default defineBuiltin<FileAccessConfig>({
+export default defineBuiltin({
   spec: {
     name: 'file_edit',
     description: [
@@ -33,7 +33,7 @@ export default defineBuiltin<FileAccessConfig>({
     const access = fileAccess(host.config);
     return {
       async execute(args) {
-        const { path, ...edit } = args as { path: string; old_string: string; new_string: string; replace_all: boolean };
+        const { path, ...edit } = args;
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
         const file = await readTextFile(guard, target, path, access);

@@ -2,12 +2,12 @@ import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
-import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess } from './file-access-config.ts';
 import { applyPlan, PatchApplyError, verifiedPatchIo } from './patch-apply.ts';
-import { planPatch, type PatchOperation } from './patch-plan.ts';
+import { planPatch } from './patch-plan.ts';
 import { EDIT_SCHEMA } from './text-edits.ts';
 
-export default defineBuiltin<FileAccessConfig>({
+export default defineBuiltin({
   spec: {
     name: 'file_patch',
     description: [
@@ -53,7 +53,7 @@ export default defineBuiltin<FileAccessConfig>({
     const io = verifiedPatchIo(guard, access);
     return {
       async execute(args) {
-        const { operations } = args as { operations: PatchOperation[] };
+        const { operations } = args;
         const plan = await planPatch(operations, guard, access);
         if (isFailure(plan)) return plan;
         try {

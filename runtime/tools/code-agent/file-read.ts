@@ -5,13 +5,13 @@ import { openForRead, type OpenedEntry } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure, looksBinary } from '../fs-results.ts';
 import { fail, ok, type ToolResult } from '../model.ts';
-import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess } from './file-access-config.ts';
 
 /** Files up to this size are read whole, so the text comes back byte for byte (line endings kept). */
 export const WHOLE_READ_LIMIT = 32 * 1024 * 1024;
 const MAX_LISTING = 1000;
 
-export default defineBuiltin<FileAccessConfig>({
+export default defineBuiltin({
   spec: {
     name: 'file_read',
     description: [
@@ -38,7 +38,7 @@ export default defineBuiltin<FileAccessConfig>({
     const access = fileAccess(host.config);
     return {
       async execute(args) {
-        const { path, offset, limit } = args as { path: string; offset: number; limit: number };
+        const { path, offset, limit } = args;
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
         let opened: OpenedEntry;

@@ -3,9 +3,9 @@ import { writeVerified } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
 import { ok } from '../model.ts';
-import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess, type FileAccessConfig } from './file-access-config.ts';
+import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess } from './file-access-config.ts';
 
-export default defineBuiltin<FileAccessConfig>({
+export default defineBuiltin({
   spec: {
     name: 'file_write',
     description: [
@@ -31,7 +31,7 @@ export default defineBuiltin<FileAccessConfig>({
     const access = fileAccess(host.config);
     return {
       async execute(args) {
-        const { path, content } = args as { path: string; content: string };
+        const { path, content } = args;
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
         let created: boolean;

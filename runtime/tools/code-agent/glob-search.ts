@@ -33,7 +33,7 @@ export default defineBuiltin({
     const guard = new PathGuard(host.workDir);
     return {
       async execute(args) {
-        const { pattern, path, max_results: maxResults, include_hidden: dot } = args as { pattern: string; path: string; max_results: number; include_hidden: boolean };
+        const { pattern, path, max_results: maxResults, include_hidden: dot } = args;
         // ".." also counts inside braces and lists ("{..,src}/x"); the results are checked once more after expansion below.
         if (pattern.startsWith('/') || /(^|[/{,])\.\.($|[/},])/.test(pattern)) {
           return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" leaves the search directory`, 'use a pattern relative to `path`, and set `path` to search elsewhere in the working directory');

@@ -12,26 +12,7 @@ import { SKIPPED_DIRS } from './skipped-dirs.ts';
 import { ALLOW_HARDLINKS_PROPERTY } from './file-access-config.ts';
 import { insideResults } from './inside-results.ts';
 
-interface GrepConfig {
-  engine: 'auto' | 'ripgrep' | 'javascript';
-  ripgrep_path?: string;
-  allow_hardlinks?: boolean;
-}
-
-interface GrepArgs {
-  pattern: string;
-  path: string;
-  include: string[];
-  exclude: string[];
-  case_insensitive: boolean;
-  fixed_strings: boolean;
-  include_hidden: boolean;
-  context: number;
-  max_results: number;
-  timeout: number;
-}
-
-export default defineBuiltin<GrepConfig>({
+export default defineBuiltin({
   spec: {
     name: 'grep_search',
     description: [
@@ -75,8 +56,7 @@ export default defineBuiltin<GrepConfig>({
     const guard = new PathGuard(host.workDir);
     const { engine = 'auto', ripgrep_path: ripgrepPath } = host.config;
     return {
-      async execute(rawArgs, ctx) {
-        const args = rawArgs as GrepArgs;
+      async execute(args, ctx) {
         const target = guarded(guard, args.path);
         if (isFailure(target)) return target;
         const info = await stat(target.absolute).catch((err: unknown) => err as Error);

@@ -1,8 +1,6 @@
 import { defineBuiltin } from '../builtin/define.ts';
 import { CATEGORIES, fail, ok } from '../model.ts';
 
-type Section = 'summary' | 'tools' | 'calls' | 'config';
-
 export default defineBuiltin({
   spec: {
     name: 'debug_console',
@@ -24,8 +22,8 @@ export default defineBuiltin({
   },
   create(host) {
     return {
-      async execute(rawArgs) {
-        const { section, tool, failed, limit } = rawArgs as { section: Section; tool?: string; failed: boolean; limit: number };
+      async execute(args) {
+        const { section, tool, failed, limit } = args;
         const agent = host.agent;
         if (!agent) return fail('FORGE_DEBUG_UNAVAILABLE', 'there is no running agent to inspect here', 'debug_console works inside `forge run --dev`, `forge tool run` and the bundle runtime');
         const calls = () =>

@@ -33,8 +33,8 @@ export default defineBuiltin({
   create(host) {
     const guard = new PathGuard(host.workDir);
     return {
-      async execute(rawArgs) {
-        const { action, path, max_bytes: maxBytes } = rawArgs as { action: 'list' | 'read'; path: string; max_bytes: number };
+      async execute(args) {
+        const { action, path, max_bytes: maxBytes } = args;
         const target = guarded(guard, path);
         if (isFailure(target)) return target;
         let opened: OpenedEntry;

@@ -7,17 +7,10 @@ import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 
-interface ShellConfig {
-  shell: string;
-  env_passthrough: string[];
-  timeout: number;
-  max_output_bytes: number;
-}
-
 export const MAX_SHELL_TIMEOUT_SECONDS = 600;
 const DEFAULT_CALL_TIMEOUT_SECONDS = 30;
 
-export default defineBuiltin<ShellConfig>({
+export default defineBuiltin({
   spec: {
     name: 'local_shell',
     description: [
@@ -53,8 +46,8 @@ export default defineBuiltin<ShellConfig>({
     const guard = new PathGuard(host.workDir);
     const config = host.config;
     return {
-      async execute(rawArgs, ctx) {
-        const { command, timeout = Math.min(DEFAULT_CALL_TIMEOUT_SECONDS, config.timeout), stdin } = rawArgs as { command: string; timeout?: number; stdin?: string };
+      async execute(args, ctx) {
+        const { command, timeout = Math.min(DEFAULT_CALL_TIMEOUT_SECONDS, config.timeout), stdin } = args;
         if (timeout > config.timeout) return fail('FORGE_SHELL_TIMEOUT_LIMIT', `timeout ${timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of local_shell in forge.yaml');
         const root = guarded(guard, '.');
         if (isFailure(root)) return root;

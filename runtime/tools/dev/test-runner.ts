@@ -10,19 +10,11 @@ import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 import { readTestCounts } from './test-summary.ts';
 
-interface TestRunnerConfig {
-  command?: string;
-  shell: string;
-  env_passthrough: string[];
-  timeout: number;
-  max_output_bytes: number;
-}
-
 export const MAX_TEST_TIMEOUT_SECONDS = 3600;
 /** Characters of output returned (the end of it, where runners print their summary). */
 const OUTPUT_TAIL_CHARS = 12_000;
 
-export default defineBuiltin<TestRunnerConfig>({
+export default defineBuiltin({
   spec: {
     name: 'test_runner',
     description: [
@@ -57,8 +49,8 @@ export default defineBuiltin<TestRunnerConfig>({
     const guard = new PathGuard(host.workDir);
     const config = host.config;
     return {
-      async execute(rawArgs, ctx) {
-        const { args, timeout = config.timeout } = rawArgs as { args: string[]; timeout?: number };
+      async execute(input, ctx) {
+        const { args, timeout = config.timeout } = input;
         if (timeout > config.timeout) return fail('FORGE_TEST_TIMEOUT_LIMIT', `timeout ${timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of test_runner in forge.yaml');
         const root = guarded(guard, '.');
         if (isFailure(root)) return root;

@@ -1,37 +1,18 @@
 /**
  * What forge_tool takes (its input schema, recorded in agent.json) and what
  * it answers (a ForgeResult), and its settings from forge.yaml's
- * `emergent:`. The schema is the source of truth; the types mirror it.
+ * `emergent:`. The schemas are the source of truth; the types are derived from them.
  */
-import type { JSONSchema } from '../model.ts';
+import type { ValidatedBy } from '../builtin/define.ts';
 
 export const MAX_CODE_BYTES = 64 * 1024;
 export const MAX_TEST_CASES = 50;
 
-export interface ComposeStep {
-  tool: string;
-  args?: Record<string, unknown>;
-  output_var?: string;
-}
-
-export type Implementation =
-  | { mode: 'compose'; steps: ComposeStep[]; output?: string }
-  | { mode: 'sandbox'; code: string; allowlist?: string[] };
-
-export interface TestCase {
-  input: Record<string, unknown>;
-  expectedOutput: unknown;
-}
-
-export interface ForgeRequest {
-  name: string;
-  description: string;
-  inputSchema: JSONSchema;
-  outputSchema: JSONSchema;
-  implementation: Implementation;
-  testCases: TestCase[];
-  scope?: Tier;
-}
+/** forge_tool's arguments: what its input schema describes, after validation (scope defaults to "session"). */
+export type ForgeRequest = ValidatedBy<typeof FORGE_REQUEST_SCHEMA>;
+export type Implementation = ForgeRequest['implementation'];
+export type ComposeStep = Extract<Implementation, { mode: 'compose' }>['steps'][number];
+export type TestCase = ForgeRequest['testCases'][number];
 
 export type { Tier } from './forged-mark.ts';
 import type { Tier } from './forged-mark.ts';
@@ -64,38 +45,30 @@ export interface ForgeResult {
 }
 
 /** forge.yaml's `emergent:` as forge_tool's config (defaults filled in by the schema). */
-export interface EmergentSettings {
-  max_tools: number;
-  /** Sandbox heap cap in MB. */
-  memory: number;
-  /** Sandbox time cap per call, in seconds (as builtins' `timeout` configs are). */
-  timeout: number;
-  judge: 'deterministic' | 'model';
-  /** Tools a forged tool may compose or call (`tool:NAME`); empty: any tool of the agent but forge_tool. */
-  allow_tools: string[];
-  /** Forges per minute, per session. */
-  calls_per_minute: number;
-  /** Whether a forge_tool call may register with `scope: agent`. */
-  allow_agent_scope: boolean;
-}
+export type EmergentSettings = ValidatedBy<typeof EMERGENT_CONFIG_SCHEMA>;
 
-export const EMERGENT_CONFIG_SCHEMA: JSONSchema = {
+export const EMERGENT_CONFIG_SCHEMA = {
   type: 'object',
   properties: {
     max_tools: { type: 'integer', minimum: 1, maximum: 1000, default: 20 },
+    // Sandbox heap cap in MB.
     memory: { type: 'integer', minimum: 16, maximum: 4096, default: 64 },
+    // Sandbox time cap per call, in seconds (as builtins' `timeout` configs are).
     timeout: { type: 'number', exclusiveMinimum: 0, maximum: 60, default: 5 },
     judge: { enum: ['deterministic', 'model'], default: 'deterministic' },
+    // Tools a forged tool may compose or call (`tool:NAME`); empty: any tool of the agent but forge_tool.
     allow_tools: { type: 'array', items: { type: 'string' }, default: [] },
+    // Forges per minute, per session.
     calls_per_minute: { type: 'integer', minimum: 1, maximum: 10000, default: 10 },
+    // Whether a forge_tool call may register with `scope: agent`.
     allow_agent_scope: { type: 'boolean', default: false },
   },
   additionalProperties: false,
-};
+} as const;
 
 const NAME = '^[a-zA-Z][a-zA-Z0-9_-]{0,63}$';
 
-export const FORGE_REQUEST_SCHEMA: JSONSchema = {
+export const FORGE_REQUEST_SCHEMA = {
   type: 'object',
   required: ['name', 'description', 'inputSchema', 'outputSchema', 'implementation', 'testCases'],
   additionalProperties: false,
@@ -157,4 +130,4 @@ export const FORGE_REQUEST_SCHEMA: JSONSchema = {
     },
     scope: { enum: ['session', 'agent'], default: 'session', description: 'session: only this conversation or MCP session sees the tool; agent: every caller (where the policy allows).' },
   },
-};
+} as const;

@@ -19,7 +19,7 @@ import { discardCandidate, registerCandidate, registerForged, restoreForged } fr
 import { visibleTo } from './session-view.ts';
 import { testStep } from './test-step.ts';
 
-export default defineBuiltin<EmergentSettings>({
+export default defineBuiltin({
   spec: {
     name: FORGE_TOOL_NAME,
     description:
@@ -45,7 +45,7 @@ export default defineBuiltin<EmergentSettings>({
     return {
       async execute(args, ctx) {
         if (!registry) return ok(refused([{ code: 'FORGE_FORGE_UNAVAILABLE', message: 'forge_tool has no registry to add tools to here' }]));
-        return ok(await forge(args as ForgeRequest, ctx, { registry, settings, store, quota, toolHost, model: () => modelSettings(host.agent?.config()), modelClient: host.modelClient, http: host.http, env: host.env }));
+        return ok(await forge(args, ctx, { registry, settings, store, quota, toolHost, model: () => modelSettings(host.agent?.config()), modelClient: host.modelClient, http: host.http, env: host.env }));
       },
     };
   },

@@ -16,7 +16,7 @@ export const MEMORY_CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: { dir: { type: 'string', minLength: 1, default: DEFAULT_MEMORY_DIR, description: 'The memory folder, relative to the working directory.' } },
-};
+} as const;
 /** Files and sizes the search reads at most. */
 export const MAX_MEMORY_FILES = 5000;
 export const MAX_MEMORY_FILE_BYTES = 2 * 1024 * 1024;
