@@ -106,5 +106,7 @@ export function instantiateBuiltin(definition: BuiltinDefinition<any>, spec: Too
     if (!validate(config)) throw new Error(`tool "${spec.name}" has an invalid config: ${(validate.errors ?? []).map((e) => `${e.instancePath || 'config'} ${e.message}`).join('; ')}`);
   }
   const made = definition.create({ ...host, config });
+  // The registry is what calls execute, always with arguments ajv has validated against inputSchema (defaults filled in):
+  // the type the definition's execute declares, derived from that schema.
   return { ...spec, execute: made.execute, ...(made.close ? { close: made.close } : {}) };
 }

@@ -54,7 +54,7 @@ export default defineBuiltin({
   },
   create(host) {
     const guard = new PathGuard(host.workDir);
-    const { engine = 'auto', ripgrep_path: ripgrepPath } = host.config;
+    const { engine, ripgrep_path: ripgrepPath } = host.config;
     return {
       async execute(args, ctx) {
         const target = guarded(guard, args.path);
@@ -76,7 +76,7 @@ export default defineBuiltin({
           workDir: guard.workDir,
           file: isFile ? basename(target.absolute) : undefined,
           signal: AbortSignal.any([timeout, ctx.signal]),
-          allowHardlinks: host.config.allow_hardlinks === true,
+          allowHardlinks: host.config.allow_hardlinks,
         };
         const rg = engine === 'javascript' ? undefined : await findRipgrep(ripgrepPath, host.env);
         if (engine === 'ripgrep' && !rg) {

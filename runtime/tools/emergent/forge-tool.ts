@@ -66,7 +66,7 @@ interface ForgeDeps {
 export async function forge(request: ForgeRequest, ctx: ToolContext, deps: ForgeDeps): Promise<ForgeResult> {
   const { registry, settings, store, quota } = deps;
   const session = ctx.session;
-  const tier: Tier = request.scope ?? 'session';
+  const tier: Tier = request.scope;
   if (tier === 'session' && !session) {
     return refused([{ code: 'FORGE_FORGE_NO_SESSION', message: 'this call comes from no conversation or MCP session, so a session-tier tool would be visible to no one', hint: 'forge over A2A or MCP, or pass scope: agent where the policy allows it' }]);
   }
