@@ -96,7 +96,9 @@ export async function checkPythonSources(options: PythonCheckOptions): Promise<D
     return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
   }
   const output = await new Promise<CheckOutput | string>((resolve) => {
-    const child = execFile(python, ['-I', '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+    // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
+    const isolation = python === venv ? ['-I'] : ['-I', '-S'];
+    const child = execFile(python, [...isolation, '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
       if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
       try {
         resolve(JSON.parse(stdout) as CheckOutput);
@@ -111,6 +113,7 @@ export async function checkPythonSources(options: PythonCheckOptions): Promise<D
   const known = new Set(output.stdlib);
   const declared = declaredImports(options.dependencies, output.installed);
   const diagnostics: Diagnostic[] = [];
+  const listed = new Map<string, Set<string>>();
   for (const result of output.results) {
     const file = relative(options.cwd, result.file) || result.file;
     if (result.syntax) {
@@ -118,7 +121,7 @@ export async function checkPythonSources(options: PythonCheckOptions): Promise<D
       diagnostics.push(error('FORGE_PY_SYNTAX', s.msg, { file, line: s.line, column: s.col, ...(s.text ? { lineText: s.text } : {}) }, `Python ${output.version} (${python}) cannot compile this file`));
       continue;
     }
-    const local = localModules([dirname(result.file), ...options.toolDirs]);
+    const local = localModules([dirname(result.file), ...options.toolDirs], listed);
     for (const imp of result.imports) {
       if (known.has(imp.name) || local.has(imp.name) || declared.has(imp.name)) continue;
       diagnostics.push(
@@ -148,15 +151,32 @@ function declaredImports(deps: PythonDependencies | undefined, installed: Record
   return names;
 }
 
-/** Modules importable from these directories: name.py files and package directories. */
-function localModules(dirs: readonly string[]): Set<string> {
+/**
+ * Modules importable from these directories: name.py files and package
+ * directories. Each directory is listed once per check (`listed`): tools
+ * share their directories, and listing them per file is quadratic.
+ */
+function localModules(dirs: readonly string[], listed: Map<string, Set<string>>): Set<string> {
   const names = new Set<string>();
   for (const dir of new Set(dirs)) {
-    if (!existsSync(dir)) continue;
-    for (const entry of readdirSync(dir)) {
-      if (entry.endsWith('.py')) names.add(basename(entry, '.py'));
-      else if (!entry.startsWith('.') && statSync(join(dir, entry)).isDirectory()) names.add(entry);
+    let inDir = listed.get(dir);
+    if (!inDir) {
+      inDir = new Set();
+      listed.set(dir, inDir);
+      for (const entry of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
+        if (entry.name.endsWith('.py')) inDir.add(basename(entry.name, '.py'));
+        else if (!entry.name.startsWith('.') && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(dir, entry.name))))) inDir.add(entry.name);
+      }
     }
+    for (const name of inDir) names.add(name);
   }
   return names;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
