@@ -9,7 +9,7 @@
  *   the running bundle: start to first answer, warm Python over REST, MCP vs REST with
  *   32 clients, memory after 10,000 calls (server-bench.ts)
  *   a builtin call with tracing off and on against the bare registry (telemetry-bench.ts)
- *   the test suite on this machine, with --suite (suite-bench.ts)
+ *   the test suite on this machine (suite-bench.ts; --no-suite leaves it out)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

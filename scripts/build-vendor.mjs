@@ -25,8 +25,11 @@ for (const [i, name] of modules.entries()) {
   const file = join(outDir, `${name}.cjs`);
   writeFileSync(file, results[i].outputFiles[0].text);
   // The names it exports, read from the module itself: the build re-exports exactly these.
-  const names = Object.keys(require(file)).filter((n) => n !== '__esModule').sort();
-  writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ exports: names }) + '\n');
+  const loaded = require(file);
+  const names = Object.keys(loaded).filter((n) => n !== '__esModule').sort();
+  // And what each is: the build may stand a lazy proxy in only for functions and objects.
+  const kinds = Object.fromEntries(names.map((n) => [n, loaded[n] === null ? 'null' : typeof loaded[n]]));
+  writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ exports: names, kinds }) + '\n');
 }
 
 // The `pg` client the same way, compressed: only a process that opens a

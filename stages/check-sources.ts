@@ -12,7 +12,7 @@ import type { PythonDependencies } from '../runtime/manifest.ts';
 import { esbuild } from './esbuild-api.ts';
 import { fromEsbuildMessage } from './esbuild-messages.ts';
 import type { SourceFile } from './discover-tools.ts';
-import { checkPythonSources } from './python/python-source-check.ts';
+import { checkPythonSources, type StartedPythonCheck } from './python/python-source-check.ts';
 import type { Project } from './load-project.ts';
 import type { StageContext } from './stage.ts';
 
@@ -23,13 +23,15 @@ export interface SourceCheckOptions {
   dependencies?: PythonDependencies;
   cwd: string;
   scripts: boolean;
+  /** The interpreter, if the build started it early on these files or more. */
+  pythonStarted?: StartedPythonCheck;
 }
 
 export async function checkSources(options: SourceCheckOptions): Promise<Diagnostic[]> {
-  const python = options.files.filter((f) => f.kind === 'python' || (f.kind === 'other' && f.absolute.endsWith('.py')));
+  const python = options.files.filter(isPythonFile);
   const scripts = options.scripts ? options.files.filter((f) => f.kind === 'typescript' || f.kind === 'javascript') : [];
   const [fromPython, ...fromScripts] = await Promise.all([
-    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd }),
+    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted }),
     ...scripts.map((f) => parseScript(f, options.cwd)),
   ]);
   return [...fromPython, ...fromScripts.flat()];
@@ -48,7 +50,21 @@ async function parseScript(file: SourceFile, cwd: string): Promise<Diagnostic[]>
 }
 
 /** The stage: the project's own files (not the user or global scope's), reported into ctx. */
-export async function checkProjectSources(project: Project, files: readonly SourceFile[], dependencies: PythonDependencies | undefined, ctx: StageContext, options: { scripts: boolean }): Promise<void> {
-  const own = [...new Map(files.filter((f) => !f.scope).map((f) => [f.absolute, f])).values()];
-  ctx.report(...(await checkSources({ root: project.config.root, files: own, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: ctx.cwd, scripts: options.scripts })));
+export async function checkProjectSources(project: Project, files: readonly SourceFile[], dependencies: PythonDependencies | undefined, ctx: StageContext, options: { scripts: boolean; pythonStarted?: StartedPythonCheck }): Promise<void> {
+  const own = ownFiles(files);
+  ctx.report(...(await checkSources({ root: project.config.root, files: own, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: ctx.cwd, scripts: options.scripts, pythonStarted: options.pythonStarted })));
+}
+
+/** The project's own files (not the user or global scope's), once each. */
+function ownFiles(files: readonly SourceFile[]): SourceFile[] {
+  return [...new Map(files.filter((f) => !f.scope).map((f) => [f.absolute, f])).values()];
+}
+
+/** The project's own Python files among those discovered (what the build's check will ask about, or more). */
+export function ownPythonFiles(files: readonly SourceFile[]): string[] {
+  return ownFiles(files).filter(isPythonFile).map((f) => f.absolute);
+}
+
+function isPythonFile(f: SourceFile): boolean {
+  return f.kind === 'python' || (f.kind === 'other' && f.absolute.endsWith('.py'));
 }

@@ -55,7 +55,13 @@ export interface Project {
  * `checkSchemas: false` leaves the schema check to the caller: the build
  * runs it while esbuild bundles (see pipeline.ts).
  */
-export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true } = {}): Promise<Project> {
+export interface LoadHooks {
+  checkSchemas?: boolean;
+  /** Called with the files in tool_dirs as soon as they are found (the build starts its Python check there). */
+  onDiscovered?: (config: ProjectConfig, files: readonly SourceFile[]) => void;
+}
+
+export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true, onDiscovered }: LoadHooks = {}): Promise<Project> {
   const config = await runStage(ctx, 'load-config', async () => {
     const file = locateConfig(options, ctx.cwd);
     if (!file && options.scopesOnly) {
@@ -81,6 +87,7 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext, { 
   }, ctx);
   discovering.catch(() => {});
   const files = await runStage(ctx, 'discover-tools', () => discoverTools(project, ctx));
+  onDiscovered?.(project, files);
   const docstrings = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
   const parsed = await runStage(ctx, 'parse-yaml-tools', () => parseYamlTools(files, docstrings, ctx));
   const adapters = await runStage(ctx, 'discover-adapters', () => discovering, adaptersStarted);

@@ -34,7 +34,8 @@ import { OutputWriter } from './output-writer.ts';
 import { signChecksums } from './sign-checksums.ts';
 import { pythonDependencies, PYTHON_REQUIREMENTS_FILE } from './python/python-dependencies-stage.ts';
 import { requirementsText } from './python/python-dependencies.ts';
-import { checkProjectSources } from './check-sources.ts';
+import { checkProjectSources, ownPythonFiles } from './check-sources.ts';
+import { startPythonCheck, type StartedPythonCheck } from './python/python-source-check.ts';
 import { pinMcpPackages } from './adapters/pin-mcp-packages.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
 
@@ -78,10 +79,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let writer: OutputWriter | undefined;
   try {
     warmUpEsbuild();
+    let pythonStarted: StartedPythonCheck | undefined;
     const project = await loadProject(
       { ...options, adapters: options.offline ? 'offline' : 'live', recordedManifest: join(options.outDir ?? DEFAULT_OUT_DIR, 'agent.json') },
       ctx,
-      { checkSchemas: false },
+      {
+        checkSchemas: false,
+        // The interpreter starts while the docstrings are parsed; check-sources reads its answer.
+        onDiscovered: (config, files) => {
+          const python = ownPythonFiles(files);
+          if (python.length) pythonStarted = startPythonCheck({ root: config.root, files: python });
+        },
+      },
     );
     const { config } = project;
     const outDir = resolve(config.root, options.outDir ?? DEFAULT_OUT_DIR);
@@ -111,7 +120,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const checkStarted = performance.now();
     const checked = new StageContext(ctx.cwd, false);
     const sourceFiles = [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles];
-    const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false }).then(() => ctx.report(...checked.diagnostics));
+    const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false, pythonStarted }).then(() => ctx.report(...checked.diagnostics));
     checkingSources.catch(() => {});
     const pinning = pinMcpPackages(project.adapters.mcpServers, config.root);
     pinning.catch(() => {});

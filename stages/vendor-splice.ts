@@ -3,8 +3,8 @@
  * SDKs, ajv, the small libraries, the YAML parser) in a build: an esbuild
  * plugin stands a tiny module in for each runtime/vendor/<name>.ts that
  * reads its values from a function, and the prebuilt text is spliced into
- * runtime.mjs as that function — evaluated on first use, parsed by esbuild
- * never. Only the modules the bundle imports are spliced. Without a
+ * runtime.mjs as a string that function compiles — on first use: parsed by
+ * esbuild never, and by V8 only when a process needs it. Only the modules the bundle imports are spliced. Without a
  * prebuilt copy (a checkout that skipped `npm install`'s prepare) the
  * packages are bundled from source as usual.
  */
@@ -16,6 +16,18 @@ import { forgeRoot, runtimeDir } from './forge-paths.ts';
 const VENDOR_DIR = join(forgeRoot, 'dist', 'runtime-vendor');
 /** Keep in step with scripts/build-vendor.mjs. */
 const VENDOR_MODULES = ['protocol', 'ajv', 'libs', 'yaml'];
+/**
+ * Modules evaluated on first USE rather than when the bundle loads: their
+ * exports are functions, classes and objects, so each name can be a proxy
+ * that loads the module when it is first called, constructed or read. A
+ * serving agent validates its first call after it answers /healthz, and
+ * most starts never match an approval glob or parse a cron line: evaluating
+ * ajv and the small libraries at load was a sixth of the start-up.
+ * (The protocol SDKs are imported dynamically already; YAML tools need the
+ * parser while the runtime is assembled.)
+ */
+const LAZY_MODULES = new Set(['ajv', 'libs']);
+const LAZY_HELPER = '__forgeLazy';
 
 export interface VendorSplice {
   plugin: Plugin;
@@ -30,6 +42,7 @@ interface Prebuilt {
   code: string;
   exports: string[];
   loader: string;
+  lazy: boolean;
 }
 
 export function vendorSplice(): VendorSplice | undefined {
@@ -38,8 +51,9 @@ export function vendorSplice(): VendorSplice | undefined {
     const code = join(VENDOR_DIR, `${name}.cjs`);
     const names = join(VENDOR_DIR, `${name}.json`);
     if (!existsSync(code) || !existsSync(names)) continue;
-    const { exports } = JSON.parse(readFileSync(names, 'utf8')) as { exports: string[] };
-    prebuilt.set(join(runtimeDir, 'vendor', `${name}.ts`), { name, code, exports, loader: name === 'protocol' ? '__forgeProtocol' : `__forgeVendor_${name}` });
+    const { exports, kinds = {} } = JSON.parse(readFileSync(names, 'utf8')) as { exports: string[]; kinds?: Record<string, string> };
+    const lazy = LAZY_MODULES.has(name) && exports.every((e) => kinds[e] === 'function' || kinds[e] === 'object');
+    prebuilt.set(join(runtimeDir, 'vendor', `${name}.ts`), { name, code, exports, lazy, loader: name === 'protocol' ? '__forgeProtocol' : `__forgeVendor_${name}` });
   }
   if (prebuilt.size === 0) return undefined;
   const used = new Set<Prebuilt>();
@@ -55,6 +69,7 @@ export function vendorSplice(): VendorSplice | undefined {
         build.onLoad({ filter: /.*/, namespace: 'forge-vendor' }, (args) => {
           const module = prebuilt.get(args.path)!;
           used.add(module);
+          if (module.lazy) return { contents: module.exports.map((e) => `export const ${e} = ${LAZY_HELPER}(() => ${module.loader}().${e});\n`).join(''), loader: 'js' };
           return { contents: `export const { ${module.exports.join(', ')} } = ${module.loader}();\n`, loader: 'js' };
         });
       },
@@ -63,11 +78,21 @@ export function vendorSplice(): VendorSplice | undefined {
       if (used.size === 0) return runtimeText;
       const loaders = [...used]
         .sort((a, b) => (a.name < b.name ? -1 : 1))
-        .map(({ code, loader }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=(function(){var module={exports:{}},exports=module.exports;\n${readFileSync(code, 'utf8')}\nreturn module.exports})()}\n`)
-        .join('');
+        // The code is a string literal, compiled by new Function on first use: V8 scans a string
+        // far faster than it pre-parses the same text as code, so a start that never needs the
+        // protocol SDKs (or ajv) does not pay to compile them. `require` is the bundle's shim.
+        .map(({ code, loader }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=(function(){var module={exports:{}};new Function("module","exports","require",${JSON.stringify(readFileSync(code, 'utf8'))})(module,module.exports,require);return module.exports})()}\n`)
+        .join('') + ([...used].some((m) => m.lazy) ? LAZY_PROXY : '');
       // After the first line (the require() shim the packages need), before the bundle.
       const firstLineEnd = runtimeText.indexOf('\n') + 1;
       return runtimeText.slice(0, firstLineEnd) + loaders + runtimeText.slice(firstLineEnd);
     },
   };
 }
+
+/**
+ * A stand-in for a function, class or object that is loaded on first use:
+ * calls, `new` (also as a base class), property reads and writes, `in` and
+ * instanceof all reach the real value.
+ */
+const LAZY_PROXY = `function ${LAZY_HELPER}(load){var value,real=()=>value??=load(),proxy=new Proxy(function(){},{apply:(_,self,args)=>Reflect.apply(real(),self,args),construct:(_,args,target)=>Reflect.construct(real(),args,target===proxy?real():target),get:(_,key)=>Reflect.get(real(),key),set:(_,key,v)=>Reflect.set(real(),key,v),has:(_,key)=>key in real(),getPrototypeOf:()=>Reflect.getPrototypeOf(real())});return proxy}\n`;

@@ -38,7 +38,9 @@ export function parseRule(text: string): ApprovalRule | { problem: string; hint:
   if (colon < 0 || !RULE_KINDS.includes(kind) || !pattern) {
     return { problem: `"${text}" is not an approval rule`, hint: 'rules look like tag:read, name:file_read or category:custom (globs allowed: name:file_*)' };
   }
-  const glob = picomatch(pattern, { dot: true, nocase: kind !== 'name' });
+  // Compiled at the first match, not when the rule is read: every start reads the default rules.
+  let compiled: ((value: string) => boolean) | undefined;
+  const glob = (value: string) => (compiled ??= picomatch(pattern, { dot: true, nocase: kind !== 'name' }))(value);
   const matches = (tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): boolean => {
     switch (kind) {
       case 'name':

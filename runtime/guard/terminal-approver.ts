@@ -2,7 +2,6 @@
  * Asks a person on the terminal: the question on stderr, the answer from
  * stdin. One question at a time, even when parallel steps ask together.
  */
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { approveEverything, type ApprovalRequest, type Approver } from './approver.ts';
 
@@ -30,12 +29,14 @@ export class TerminalApprover implements Approver {
     return asked;
   }
 
-  private ask(request: ApprovalRequest): Promise<boolean> {
+  private async ask(request: ApprovalRequest): Promise<boolean> {
     const lines = [`\n? "${request.tool}" needs your confirmation: ${request.reason}`];
     if (request.parents.length) lines.push(`  called by: ${request.parents.join(' → ')}`);
     if (request.covers?.length) lines.push(`  this also confirms every call it makes to: ${request.covers.join(', ')}`);
     lines.push(`  arguments: ${truncate(JSON.stringify(request.args ?? {}), 600)}`);
     this.output.write(lines.join('\n') + '\n');
+    // Imported here: any node: module a bundled file imports statically loads when the bundle starts.
+    const { createInterface } = await import('node:readline');
     return new Promise((resolve) => {
       const rl = createInterface({ input: this.input, output: this.output, terminal: false });
       let answered = false;

@@ -13,10 +13,8 @@
  */
 import { ForgeError } from '../diagnostics.ts';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { EgressRefusedError, openEgress, type EgressPolicy } from './egress-policy.ts';
 import { withTraceparent } from '../telemetry/propagate.ts';
@@ -92,7 +90,7 @@ export class HttpClient {
   async request(req: HttpRequest): Promise<HttpResponse> {
     const { response, url, redirects, done, failure } = await this.exchange(req);
     try {
-      const { body, truncated } = await readCapped(decoded(response), req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+      const { body, truncated } = await readCapped(await decoded(response), req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
       return { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: flattenHeaders(response.headers), body, truncated, url, redirects };
     } catch (err) {
       throw failure(err);
@@ -104,7 +102,7 @@ export class HttpClient {
 
   async stream(req: HttpRequest): Promise<HttpStream> {
     const { response, url, done, failure } = await this.exchange(req);
-    const body = decoded(response);
+    const body = await decoded(response);
     return {
       status: response.statusCode ?? 0,
       statusText: response.statusMessage ?? '',
@@ -176,20 +174,22 @@ export class HttpClient {
     }
   }
 
-  private send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  private async send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
     const refusal = this.egress.checkUrl(url);
-    if (refusal) return Promise.reject(new EgressRefusedError(refusal));
+    if (refusal) throw new EgressRefusedError(refusal);
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(hostname)) {
       const literalRefusal = this.egress.checkAddress(hostname, hostname, isIP(hostname) as 4 | 6);
-      if (literalRefusal) return Promise.reject(new EgressRefusedError(literalRefusal));
+      if (literalRefusal) throw new EgressRefusedError(literalRefusal);
     }
     const options: RequestOptions = {
       method,
       headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
       lookup: this.checkedLookup(hostname),
     };
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a
+    // bundle's start, and many agents serve without ever calling out over HTTPS.
+    const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
     return new Promise((resolve, reject) => {
       // Cancellation destroys the request (and the response being read) by
       // hand: node's `signal` option also aborts the socket, whose error
@@ -216,7 +216,15 @@ export class HttpClient {
   /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
   private checkedLookup(host: string): LookupFunction {
     return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-      const lookup: HostLookup = this.options.lookup ?? ((name, opts, cb) => dnsLookup(name, opts, cb));
+      // node:dns is imported at the first lookup, not when the bundle loads.
+      const lookup: HostLookup =
+        this.options.lookup ??
+        ((name, opts, cb) => {
+          import('node:dns').then(
+            (dns) => dns.lookup(name, opts, cb),
+            (err: NodeJS.ErrnoException) => cb(err, []),
+          );
+        });
       lookup(hostname, { ...options, all: true }, (err, list) => {
         if (err) return callback(err, '');
         if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
@@ -260,15 +268,16 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-function decoded(response: IncomingMessage): Readable {
+/** The body, decompressed; node:zlib is loaded by the first compressed response, not at start. */
+async function decoded(response: IncomingMessage): Promise<Readable> {
   switch ((response.headers['content-encoding'] ?? '').toLowerCase()) {
     case 'gzip':
     case 'x-gzip':
-      return response.pipe(createGunzip());
+      return response.pipe((await import('node:zlib')).createGunzip());
     case 'deflate':
-      return response.pipe(createInflate());
+      return response.pipe((await import('node:zlib')).createInflate());
     case 'br':
-      return response.pipe(createBrotliDecompress());
+      return response.pipe((await import('node:zlib')).createBrotliDecompress());
     default:
       return response;
   }

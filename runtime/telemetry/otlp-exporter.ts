@@ -8,7 +8,6 @@
  * egress policy, and must not trace its own requests.
  */
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Logger } from '../tools/model.ts';
 import type { AttributeValue, FinishedSpan } from './tracer.ts';
 
@@ -105,9 +104,9 @@ export function startOtlpExporter(settings: OtlpSettings, log: Logger): OtlpExpo
   };
 }
 
-function post(settings: OtlpSettings, body: string): Promise<void> {
+async function post(settings: OtlpSettings, body: string): Promise<void> {
   const url = new URL(settings.url);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(url, { method: 'POST', headers: { ...settings.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: settings.timeoutMs }, (res) => {
       res.resume();

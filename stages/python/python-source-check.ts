@@ -85,32 +85,62 @@ export interface PythonCheckOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export async function checkPythonSources(options: PythonCheckOptions): Promise<Diagnostic[]> {
-  if (!options.files.length) return [];
-  const env = options.env ?? process.env;
-  const venv = venvPython(projectVenvDir(options.root));
-  let python: string;
-  try {
-    python = existsSync(venv) ? venv : await resolvePython(env);
-  } catch (err) {
-    return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
-  }
-  const output = await new Promise<CheckOutput | string>((resolve) => {
-    const child = execFile(python, ['-I', '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
-      if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
-      try {
-        resolve(JSON.parse(stdout) as CheckOutput);
-      } catch {
-        resolve('unexpected output');
-      }
+/** A check whose interpreter was started early (`startPythonCheck`), on these files or more. */
+export interface StartedPythonCheck {
+  files: ReadonlySet<string>;
+  run: Promise<{ python: string; output: CheckOutput | string } | Diagnostic[]>;
+}
+
+/**
+ * Starts the interpreter on these files now; `checkPythonSources` reads the
+ * outcome later. The build starts it as soon as the tool files are found,
+ * so the interpreter's start-up overlaps parsing the docstrings rather than
+ * following it.
+ */
+export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env'>): StartedPythonCheck {
+  const run = (async () => {
+    const env = options.env ?? process.env;
+    const venv = venvPython(projectVenvDir(options.root));
+    let python: string;
+    try {
+      python = existsSync(venv) ? venv : await resolvePython(env);
+    } catch (err) {
+      return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
+    }
+    const output = await new Promise<CheckOutput | string>((resolve) => {
+      // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
+      const isolation = python === venv ? ['-I'] : ['-I', '-S'];
+      const child = execFile(python, [...isolation, '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+        if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
+        try {
+          resolve(JSON.parse(stdout) as CheckOutput);
+        } catch {
+          resolve('unexpected output');
+        }
+      });
+      child.stdin?.end(JSON.stringify({ files: options.files, venv: python === venv }));
     });
-    child.stdin?.end(JSON.stringify({ files: options.files, venv: python === venv }));
-  });
-  if (typeof output === 'string') return [warning('FORGE_PY_CHECK', `Python files are not checked: ${python} failed: ${output}`)];
+    return { python, output };
+  })();
+  run.catch(() => {});
+  return { files: new Set(options.files), run };
+}
+
+export async function checkPythonSources(options: PythonCheckOptions & { started?: StartedPythonCheck }): Promise<Diagnostic[]> {
+  if (!options.files.length) return [];
+  const started = options.started && options.files.every((f) => options.started!.files.has(f)) ? options.started : startPythonCheck(options);
+  const outcome = await started.run;
+  if (Array.isArray(outcome)) return outcome;
+  const { python, output: raw } = outcome;
+  if (typeof raw === 'string') return [warning('FORGE_PY_CHECK', `Python files are not checked: ${python} failed: ${raw}`)];
+  // An early start may have covered more files (dev tools a --prod build leaves out): report only these.
+  const wanted = new Set(options.files);
+  const output = { ...raw, results: raw.results.filter((r) => wanted.has(r.file)) };
 
   const known = new Set(output.stdlib);
   const declared = declaredImports(options.dependencies, output.installed);
   const diagnostics: Diagnostic[] = [];
+  const listed = new Map<string, Set<string>>();
   for (const result of output.results) {
     const file = relative(options.cwd, result.file) || result.file;
     if (result.syntax) {
@@ -118,7 +148,7 @@ export async function checkPythonSources(options: PythonCheckOptions): Promise<D
       diagnostics.push(error('FORGE_PY_SYNTAX', s.msg, { file, line: s.line, column: s.col, ...(s.text ? { lineText: s.text } : {}) }, `Python ${output.version} (${python}) cannot compile this file`));
       continue;
     }
-    const local = localModules([dirname(result.file), ...options.toolDirs]);
+    const local = localModules([dirname(result.file), ...options.toolDirs], listed);
     for (const imp of result.imports) {
       if (known.has(imp.name) || local.has(imp.name) || declared.has(imp.name)) continue;
       diagnostics.push(
@@ -148,15 +178,32 @@ function declaredImports(deps: PythonDependencies | undefined, installed: Record
   return names;
 }
 
-/** Modules importable from these directories: name.py files and package directories. */
-function localModules(dirs: readonly string[]): Set<string> {
+/**
+ * Modules importable from these directories: name.py files and package
+ * directories. Each directory is listed once per check (`listed`): tools
+ * share their directories, and listing them per file is quadratic.
+ */
+function localModules(dirs: readonly string[], listed: Map<string, Set<string>>): Set<string> {
   const names = new Set<string>();
   for (const dir of new Set(dirs)) {
-    if (!existsSync(dir)) continue;
-    for (const entry of readdirSync(dir)) {
-      if (entry.endsWith('.py')) names.add(basename(entry, '.py'));
-      else if (!entry.startsWith('.') && statSync(join(dir, entry)).isDirectory()) names.add(entry);
+    let inDir = listed.get(dir);
+    if (!inDir) {
+      inDir = new Set();
+      listed.set(dir, inDir);
+      for (const entry of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
+        if (entry.name.endsWith('.py')) inDir.add(basename(entry.name, '.py'));
+        else if (!entry.name.startsWith('.') && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(dir, entry.name))))) inDir.add(entry.name);
+      }
     }
+    for (const name of inDir) names.add(name);
   }
   return names;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

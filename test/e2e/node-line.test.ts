@@ -49,4 +49,15 @@ describe(`the bundle on Node.js ${process.versions.node}`, () => {
     if (major >= 22) expect(written).toBeGreaterThan(0);
     else expect(written).toBe(0);
   });
+
+  it(major >= 22 ? 'the forge command keeps V8’s compile cache for its own code between runs' : 'the forge command runs without a compile cache on a line that has none', async () => {
+    // enableCompileCache() with no directory uses the OS temp dir: point TMPDIR at an empty one.
+    const tmp = tempDir();
+    const result = await forge(['--version'], tempDir(), { TMPDIR: tmp });
+    expect(result.code, result.stderr).toBe(0);
+    const cache = join(tmp, 'node-compile-cache');
+    const written = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
+    if (major >= 22) expect(written).toBeGreaterThan(0);
+    else expect(written).toBe(0);
+  });
 });

@@ -30,6 +30,19 @@ describe('syntax', () => {
     expect(out.errors).toEqual([expect.objectContaining({ code: 'FORGE_SYNTAX', file: 'tools/bad.ts', line: 7, column: 18 })]);
   });
 
+  it('a --prod build leaves the Python of the dev tools it strips unchecked; a dev build checks it', async () => {
+    // The build starts the interpreter on every Python file it finds, before it knows which tools
+    // --prod strips: the answer for a stripped tool must not fail the build.
+    const devTool = `"""\nTool: probe\nDescription: A dev probe.\nCategory: dev\nTags: read\n"""\n\ndef execute(args):\n    return {"a": 1,, }\n`;
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/ok.py': `${doc('ok')}\ndef execute(args):\n    return {}\n`, 'tools/probe.py': devTool });
+    const prod = await forge(['build', '--prod'], dir);
+    expect(prod.stderr).not.toContain('FORGE_PY_SYNTAX');
+    expect(prod.code).toBe(0);
+    const dev = await forge(['build'], dir);
+    expect(dev.code).toBe(1);
+    expect(dev.stderr).toMatch(/tools\/probe\.py:9:20 FORGE_PY_SYNTAX/);
+  });
+
   it('a helper module beside the tools is checked too', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/ok.py': `${doc('ok')}import helper\n\ndef execute(args):\n    return helper.f()\n`, 'tools/helper.py': 'def f(:\n    pass\n' });
     const validate = await forge(['validate'], dir);

@@ -3,10 +3,12 @@
  * runtime.mjs: only those the agent uses, and the bundle runs with them
  * from a directory holding nothing but the output.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deployBundle, forge, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
+import { esbuild, REQUIRE_SHIM } from '../../stages/esbuild-api.ts';
+import { vendorSplice } from '../../stages/vendor-splice.ts';
+import { deployBundle, forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 describe('the prebuilt vendor modules in a build', () => {
   it('splices ajv and the small libraries, and the YAML parser only for an agent with YAML tools', async () => {
@@ -30,5 +32,43 @@ describe('the prebuilt vendor modules in a build', () => {
     expect(bad.stderr).toContain('name');
     const good = await runProcess(process.execPath, [join(deployed, 'runtime.mjs'), 'call', 'greet', '{"name": "ada"}'], { cwd: deployed });
     expect(good.stdout.trim()).toBe('hello ada');
+  });
+
+  it('evaluates the small libraries on first use, not when the bundle loads, and the stand-ins behave as the real values', async () => {
+    const dir = tempDir();
+    const libs = join(repoRoot, 'runtime', 'vendor', 'libs.ts');
+    // Counts the vendor code compiled (new Function), so the test sees when the module is evaluated.
+    const counter = `globalThis.__compiled = 0; const __RealFunction = Function; globalThis.Function = function (...args) { globalThis.__compiled++; return __RealFunction(...args); };`;
+    const entry = join(dir, 'entry.ts');
+    writeFileSync(
+      entry,
+      [
+        // Relative, as the runtime's own modules import it.
+        `import { Cron, distance, ipaddr, picomatch } from ${JSON.stringify(relative(dir, libs))};`,
+        `const atLoad = globalThis.__compiled;`,
+        `const d = distance('kitten', 'sitting');`,
+        `const afterCall = globalThis.__compiled;`,
+        `const cron = new Cron('0 9 * * 1', { paused: true });`,
+        `class Daily extends Cron {}`,
+        `const daily = new Daily('0 9 * * *', { paused: true });`,
+        `const ip = ipaddr.parse('10.1.2.3');`,
+        `console.log(JSON.stringify({ atLoad, afterCall, total: globalThis.__compiled, d, cronIsCron: cron instanceof Cron, dailyIsCron: daily instanceof Cron, dailyNext: daily.nextRun(new Date('2026-01-01T00:00:00Z'))?.toISOString().slice(11, 16), range: ip.range(), glob: picomatch('*.py')('a.py'), scan: picomatch.scan('src/*.ts').base }));`,
+      ].join('\n'),
+    );
+    const splice = vendorSplice();
+    expect(splice).toBeDefined();
+    // Without the splice the libraries would be bundled from source and the count would say nothing.
+    const spliced = (text: string) => text.includes('function __forgeVendor_libs(');
+    const built = await esbuild.build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', write: false, banner: { js: REQUIRE_SHIM }, plugins: [splice!.plugin], logLevel: 'silent' });
+    const text = splice!.splice(built.outputFiles[0].text);
+    expect(spliced(text)).toBe(true);
+    const firstLineEnd = text.indexOf('\n') + 1;
+    writeFileSync(join(dir, 'out.mjs'), text.slice(0, firstLineEnd) + counter + '\n' + text.slice(firstLineEnd));
+    const run = await runProcess(process.execPath, [join(dir, 'out.mjs')], { cwd: dir });
+    expect(run.stderr).toBe('');
+    const seen = JSON.parse(run.stdout);
+    expect(seen).toMatchObject({ atLoad: 0, afterCall: 1, total: 1, d: 3, cronIsCron: true, dailyIsCron: true, range: 'private', glob: true, scan: 'src' });
+    // The subclass runs the real class's code (its own timezone handling), not a stand-in's.
+    expect(seen.dailyNext).toMatch(/^\d\d:00$/);
   });
 });

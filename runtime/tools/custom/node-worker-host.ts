@@ -11,7 +11,6 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { sweepStrayProcesses } from './stray-processes.ts';
-import { createInterface } from 'node:readline';
 import type { ToolResult } from '../model.ts';
 import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
 
@@ -55,20 +54,23 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
   const log = (level: string) => (message: string) => void process.stderr.write(`[${level}] ${message}\n`);
 
   let chain = Promise.resolve();
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    if (!line.trim()) return;
-    const message = JSON.parse(line) as WorkerRequest | WorkerToolReply;
-    // Replies to sub-tool calls arrive while a request is running: they never wait in the queue.
-    if ('reply' in message) {
-      waiting.get(message.reply)?.(message.result);
-      waiting.delete(message.reply);
-      return;
-    }
-    chain = chain.then(() => handle(message));
-  });
-  lines.on('close', () => {
-    void chain.then(() => process.exit(0));
+  // Loaded here rather than at the bundle's top: only a tool worker reads lines from stdin.
+  void import('node:readline').then(({ createInterface }) => {
+    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      if (!line.trim()) return;
+      const message = JSON.parse(line) as WorkerRequest | WorkerToolReply;
+      // Replies to sub-tool calls arrive while a request is running: they never wait in the queue.
+      if ('reply' in message) {
+        waiting.get(message.reply)?.(message.result);
+        waiting.delete(message.reply);
+        return;
+      }
+      chain = chain.then(() => handle(message));
+    });
+    lines.on('close', () => {
+      void chain.then(() => process.exit(0));
+    });
   });
 
   function contextFor(request: WorkerRequest): WorkerToolContext {

@@ -1,8 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { EgressRefusedError, type EgressPolicy } from '../../../runtime/net/egress-policy.ts';
 import { HttpClient, HttpError } from '../../../runtime/net/http-client.ts';
 import { startServer } from '../../helpers/http-server.ts';
+import { tempDir } from '../../helpers/project.ts';
 
 const client = new HttpClient();
 
@@ -16,6 +20,28 @@ describe('HttpClient', () => {
     expect(response).toMatchObject({ status: 200, headers: { 'x-echo': 'yes' }, truncated: false, redirects: [] });
     expect(response.body.toString()).toBe('PUT payload');
     expect(server.requests[0]).toMatchObject({ url: '/p?q=1', headers: { 'content-length': '7' } });
+  });
+
+  it('speaks HTTPS (node:https is loaded at the first such request), checking the server certificate', async () => {
+    const dir = tempDir();
+    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const https = await import('node:https');
+    const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => res.end(`secure ${req.method}`));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    try {
+      // Not trusted yet: the certificate is refused, as any unknown one must be.
+      await expect(client.request({ url })).rejects.toMatchObject({ code: 'FORGE_HTTP_NETWORK' });
+      https.globalAgent.options.ca = readFileSync(certFile);
+      const response = await client.request({ url, method: 'POST', body: 'x' });
+      expect(response.status).toBe(200);
+      expect(response.body.toString()).toBe('secure POST');
+    } finally {
+      delete https.globalAgent.options.ca;
+      https.globalAgent.destroy();
+      server.close();
+    }
   });
 
   it('keeps credentials on a same-origin redirect and drops them on a cross-origin one', async () => {
