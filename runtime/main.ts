@@ -132,6 +132,12 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   }
   const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
 
+  // The sandbox probe runs bwrap (a system program, not bundle code): started now, its run
+  // overlaps verifying and loading the bundle.
+  const runsTools = command === 'serve' || command === 'stdio' || command === 'call';
+  const probing = runsTools && process.env.FORGE_SANDBOX !== 'off' ? (await import('./exec/sandbox-probe.ts')).probeSandbox(process.env) : undefined;
+  probing?.catch(() => {});
+
   // The bundle must be the one that was built before it serves anything.
   const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command);
   if (verified !== undefined) return verified;
@@ -162,11 +168,11 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     process.stdout.write(parsed.values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
     return report.ok ? 0 : 1;
   }
-  if (command === 'serve' || command === 'stdio' || command === 'call') {
+  if (runsTools) {
     const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
     const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
     try {
-      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)]);
+      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)], probing);
       if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;

@@ -8,14 +8,18 @@
  */
 import type { Logger } from '../tools/model.ts';
 import { formatByteSize } from './byte-size.ts';
-import { probeSandbox } from './sandbox-probe.ts';
+import { probeSandbox, type SandboxProbe } from './sandbox-probe.ts';
 import { installToolSandbox, type SandboxSettings, type SandboxStatus } from './tool-sandbox.ts';
 
-/** `codeDirs`: where the tools' own files are (the bundle's dir, or the project root), readable inside. */
-export async function startToolSandbox(settings: SandboxSettings | undefined, workDir: string, log: Logger, env: NodeJS.ProcessEnv = process.env, codeDirs: readonly string[] = []): Promise<SandboxStatus> {
+/**
+ * `codeDirs`: where the tools' own files are (the bundle's dir, or the project root), readable inside.
+ * `probing`: a probe started earlier (the bundle starts it first thing, so that bwrap's run
+ * overlaps verifying and loading the bundle instead of following them).
+ */
+export async function startToolSandbox(settings: SandboxSettings | undefined, workDir: string, log: Logger, env: NodeJS.ProcessEnv = process.env, codeDirs: readonly string[] = [], probing?: Promise<SandboxProbe>): Promise<SandboxStatus> {
   const override = env.FORGE_SANDBOX;
   const mode = override === 'off' || override === 'auto' || override === 'required' ? override : (settings?.mode ?? 'auto');
-  const probe = mode === 'off' ? { isolation: 'none' as const } : await probeSandbox(env);
+  const probe = mode === 'off' ? { isolation: 'none' as const } : await (probing ?? probeSandbox(env));
   const status = installToolSandbox(probe, { ...settings, mode }, workDir, codeDirs);
   if (status.isolation === 'none' && mode === 'auto') {
     log.warn(`tool processes run WITHOUT a sandbox: ${status.reason}. They can see the agent's processes and files outside the work dir; install bubblewrap (or allow namespaces) to isolate them, or set sandbox: required to refuse to start like this`);
