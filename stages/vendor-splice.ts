@@ -27,7 +27,7 @@ const VENDOR_MODULES = ['protocol', 'ajv', 'libs', 'yaml'];
  * parser while the runtime is assembled.)
  */
 const LAZY_MODULES = new Set(['ajv', 'libs']);
-const LAZY_HELPER = '__forgeLazy';
+const LAZY_VALUE = join(runtimeDir, 'vendor', 'lazy-value.ts');
 
 export interface VendorSplice {
   plugin: Plugin;
@@ -69,7 +69,10 @@ export function vendorSplice(): VendorSplice | undefined {
         build.onLoad({ filter: /.*/, namespace: 'forge-vendor' }, (args) => {
           const module = prebuilt.get(args.path)!;
           used.add(module);
-          if (module.lazy) return { contents: module.exports.map((e) => `export const ${e} = ${LAZY_HELPER}(() => ${module.loader}().${e});\n`).join(''), loader: 'js' };
+          if (module.lazy) {
+            const stands = module.exports.map((e) => `export const ${e} = lazyValue(() => ${module.loader}().${e});\n`);
+            return { contents: `import { lazyValue } from ${JSON.stringify(LAZY_VALUE)};\n${stands.join('')}`, loader: 'js', resolveDir: runtimeDir };
+          }
           return { contents: `export const { ${module.exports.join(', ')} } = ${module.loader}();\n`, loader: 'js' };
         });
       },
@@ -82,7 +85,7 @@ export function vendorSplice(): VendorSplice | undefined {
         // far faster than it pre-parses the same text as code, so a start that never needs the
         // protocol SDKs (or ajv) does not pay to compile them. `require` is the bundle's shim.
         .map(({ code, loader }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=(function(){var module={exports:{}};new Function("module","exports","require",${JSON.stringify(readFileSync(code, 'utf8'))})(module,module.exports,require);return module.exports})()}\n`)
-        .join('') + ([...used].some((m) => m.lazy) ? LAZY_PROXY : '');
+        .join('');
       // After the first line (the require() shim the packages need), before the bundle.
       const firstLineEnd = runtimeText.indexOf('\n') + 1;
       return runtimeText.slice(0, firstLineEnd) + loaders + runtimeText.slice(firstLineEnd);
@@ -90,9 +93,3 @@ export function vendorSplice(): VendorSplice | undefined {
   };
 }
 
-/**
- * A stand-in for a function, class or object that is loaded on first use:
- * calls, `new` (also as a base class), property reads and writes, `in` and
- * instanceof all reach the real value.
- */
-const LAZY_PROXY = `function ${LAZY_HELPER}(load){var value,real=()=>value??=load(),proxy=new Proxy(function(){},{apply:(_,self,args)=>Reflect.apply(real(),self,args),construct:(_,args,target)=>Reflect.construct(real(),args,target===proxy?real():target),get:(_,key)=>Reflect.get(real(),key),set:(_,key,v)=>Reflect.set(real(),key,v),has:(_,key)=>key in real(),getPrototypeOf:()=>Reflect.getPrototypeOf(real())});return proxy}\n`;
