@@ -7,8 +7,8 @@
  * not blocked on a full pipe), or — for a tool whose stdout is its result —
  * the process is stopped.
  */
-import { HeadBuffer, lastLines, TailBuffer } from '../tools/custom/output-buffer.ts';
-import { killProcessTree, spawnInGroup } from '../tools/custom/process-tree.ts';
+import { HeadBuffer, lastLines, TailBuffer } from './output-buffer.ts';
+import { killProcessTree, spawnInGroup } from './process-tree.ts';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;

@@ -9,8 +9,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { parseJsonExact } from '../exact-output.ts';
-import { TailBuffer } from './output-buffer.ts';
-import { killProcessTree, spawnInGroup } from './process-tree.ts';
+import { TailBuffer } from '../../exec/output-buffer.ts';
+import { killProcessTree, spawnInGroup } from '../../exec/process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
 import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';

@@ -12,8 +12,8 @@ import { dirname } from 'node:path';
 import { installedSandboxProbe } from '../../exec/tool-sandbox.ts';
 import { sandboxCommand as hostSandboxCommand } from '../../exec/sandbox.ts';
 import { permissionFlag } from '../../node-lines.ts';
-import { TailBuffer } from '../custom/output-buffer.ts';
-import { killProcessTree } from '../custom/process-tree.ts';
+import { TailBuffer } from '../../exec/output-buffer.ts';
+import { killProcessTree } from '../../exec/process-tree.ts';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MAX_RESULT_CHARS, SANDBOX_WORKER_SOURCE } from './sandbox-worker.ts';
 

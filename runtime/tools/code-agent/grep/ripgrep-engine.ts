@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { toolProcessCommand } from '../../../exec/tool-sandbox.ts';
 import { createInterface } from 'node:readline';
-import { killProcessTree } from '../../custom/process-tree.ts';
+import { killProcessTree } from '../../../exec/process-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
 import { clipLine, GrepPatternError, withContext, type GrepMatch, type GrepOutcome, type GrepQuery } from './grep-query.ts';
 

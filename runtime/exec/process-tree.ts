@@ -7,7 +7,7 @@
  * that left the group with a new session.
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { toolProcessCommand } from '../../exec/tool-sandbox.ts';
+import { toolProcessCommand } from './tool-sandbox.ts';
 
 /** Starts a tool process as the leader of its own process group, with all three pipes. */
 export function spawnInGroup(command: string, args: string[], options: { cwd: string; env: Record<string, string>; worker?: boolean }): ChildProcessWithoutNullStreams {
