@@ -3,21 +3,29 @@
  * grep-able line), then the source line with a caret under the column, then
  * the hint. Data and rendering stay apart: --json prints the same objects.
  */
-import { formatLocation, type Diagnostic } from '../runtime/diagnostics.ts';
+import { formatLocation, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import { errColor as c } from './terminal.ts';
 
 export function renderDiagnostic(d: Diagnostic): string {
   const mark = d.severity === 'error' ? c.red('✘') : c.yellow('▲');
   const where = formatLocation(d);
-  const lines = [`${mark} ${where ? c.bold(where) + ' ' : ''}${c.dim(d.code)} ${d.message}`];
-  if (d.line && d.lineText !== undefined) {
-    const gutter = String(d.line);
-    const text = d.lineText.replace(/\t/g, ' ');
-    lines.push(`  ${c.dim(gutter + ' │')} ${text}`);
-    if (d.column) lines.push(`  ${' '.repeat(gutter.length)} ${c.dim('│')} ${' '.repeat(Math.max(0, d.column - 1))}${c.green('^')}`);
+  const lines = [`${mark} ${where ? c.bold(where) + ' ' : ''}${c.dim(d.code)} ${d.message}`, ...sourceLines(d, '  ')];
+  // Each note under its message, with its own location and caret (as esbuild prints them).
+  for (const n of d.notes ?? []) {
+    const at = formatLocation(n);
+    lines.push(`  ${c.cyan('note:')} ${at ? c.bold(at) + ' ' : ''}${n.text}`, ...sourceLines(n, '    '));
   }
   if (d.hint) lines.push(`  ${c.cyan('hint:')} ${d.hint}`);
   return lines.join('\n');
+}
+
+/** The source line a location points into, with a caret under its column. */
+function sourceLines(at: Location, indent: string): string[] {
+  if (!at.line || at.lineText === undefined) return [];
+  const gutter = String(at.line);
+  const lines = [`${indent}${c.dim(gutter + ' │')} ${at.lineText.replace(/\t/g, ' ')}`];
+  if (at.column) lines.push(`${indent}${' '.repeat(gutter.length)} ${c.dim('│')} ${' '.repeat(Math.max(0, at.column - 1))}${c.green('^')}`);
+  return lines;
 }
 
 export function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
@@ -26,6 +34,6 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
 
 /** JSON form: the data without the source line (which is for eyes, not programs). */
 export function diagnosticJson(d: Diagnostic): Omit<Diagnostic, 'lineText'> {
-  const { lineText: _lineText, ...rest } = d;
-  return rest;
+  const { lineText: _lineText, notes, ...rest } = d;
+  return notes ? { ...rest, notes: notes.map(({ lineText: _noteLine, ...n }) => n) } : rest;
 }

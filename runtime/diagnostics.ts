@@ -19,6 +19,12 @@ export interface Diagnostic {
   column?: number;   // 1-based
   /** The source line the location points into, for a caret under it. */
   lineText?: string;
+  /**
+   * Other places that take part in the problem, each with its own location
+   * (as esbuild's Message.notes): where a duplicated name was first defined,
+   * the other end of a conflict. Never packed into the message text.
+   */
+  notes?: DiagnosticNote[];
 }
 
 export interface Location {
@@ -26,6 +32,20 @@ export interface Location {
   line?: number;
   column?: number;
   lineText?: string;
+}
+
+export interface DiagnosticNote extends Location {
+  text: string;
+}
+
+/** A note at a location (a diagnostic's second place). */
+export function note(text: string, at: Location = {}): DiagnosticNote {
+  return { text, ...at };
+}
+
+/** The diagnostic with these notes added. */
+export function withNotes(d: Diagnostic, ...notes: DiagnosticNote[]): Diagnostic {
+  return notes.length ? { ...d, notes: [...(d.notes ?? []), ...notes] } : d;
 }
 
 export function error(code: DiagnosticCode, message: string, at: Location = {}, hint?: string): Diagnostic {
@@ -53,7 +73,8 @@ export function formatLocation(d: Location): string {
 export function formatDiagnostic(d: Diagnostic): string {
   const where = formatLocation(d);
   const hint = d.hint ? ` (${d.hint})` : '';
-  return `${where ? where + ' ' : ''}${d.code} ${d.message}${hint}`;
+  const notes = (d.notes ?? []).map((n) => `; ${formatLocation(n) ? formatLocation(n) + ': ' : ''}${n.text}`).join('');
+  return `${where ? where + ' ' : ''}${d.code} ${d.message}${notes}${hint}`;
 }
 
 /**

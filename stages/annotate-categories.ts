@@ -5,7 +5,7 @@
  * stage checks that what is declared is allowed where it is, validates each
  * enabled tool's `config:` and rejects name collisions, naming both sources.
  */
-import { error, formatLocation, warning } from '../runtime/diagnostics.ts';
+import { error, formatLocation, note, warning, withNotes } from '../runtime/diagnostics.ts';
 import { didYouMean } from '../runtime/suggest.ts';
 import { CATALOG, findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
 import { toSpec } from '../runtime/tools/model.ts';
@@ -31,7 +31,11 @@ export async function annotateCategories(config: ProjectConfig, parsed: ParsedSo
     const first = seen.get(tool.spec.name);
     if (first) {
       ctx.report(
-        error('FORGE_TOOL_COLLISION', `tool "${tool.spec.name}" is defined twice: ${first.origin} and ${tool.origin}`, tool.at, 'rename one of them; tool names must be unique across builtin, adapter and custom tools'),
+        withNotes(
+          error('FORGE_TOOL_COLLISION', `tool "${tool.spec.name}" is defined twice`, tool.at, 'rename one of them; tool names must be unique across builtin, adapter and custom tools'),
+          note(`first defined here${kindOf(first)}`, first.at),
+          ...(kindOf(tool) ? [note(`this definition${kindOf(tool)}`, tool.at)] : []),
+        ),
       );
       continue;
     }
@@ -54,7 +58,7 @@ async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx
     if (enabled.has(entry.name) && !GROUPS[entry.name]) {
       const previous = enabled.get(entry.name)!;
       if (previous.config && entry.config) {
-        ctx.report(error('FORGE_CONFIG_DUPLICATE', `tool "${entry.name}" is configured twice`, entry.at, `the first is at ${formatLocation(previous.at)}`));
+        ctx.report(withNotes(error('FORGE_CONFIG_DUPLICATE', `tool "${entry.name}" is configured twice`, entry.at, 'keep one config: for a tool'), note('first configured here', previous.at)));
         continue;
       }
       if (!entry.config) {
@@ -109,4 +113,10 @@ async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown>
     const message = extra ? `unknown config field "${extra}" for tool "${entry.name}"` : `config${field ? `.${field}` : ''} of tool "${entry.name}" ${e.message}`;
     ctx.report(error('FORGE_CONFIG_TOOL', message, entry.at, extra ? (didYouMean(extra, known) ?? `known fields: ${known.join(', ')}`) : undefined));
   }
+}
+
+/** What a tool's origin says beyond its location (" (builtin tool)", " (MCP server "fs")"), for a note. */
+function kindOf(tool: ProjectTool): string {
+  const where = formatLocation(tool.at);
+  return where && tool.origin.startsWith(where) ? tool.origin.slice(where.length) : '';
 }

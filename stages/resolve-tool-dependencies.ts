@@ -11,7 +11,7 @@
  * name can be found.
  */
 import semver from 'semver';
-import { error, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
+import { error, note, withNotes, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import { findCatalogEntry } from '../runtime/tools/catalog.ts';
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -155,7 +155,11 @@ class DependencyResolver {
     if (existing) {
       if (existing.file?.absolute === file.absolute) return;
       this.ctx.report(
-        error('FORGE_TOOL_COLLISION', `tool "${name}" is defined twice: ${existing.file?.display ?? existing.origin} and ${file.display} (${scope}/${name}, needed by ${chain.join(' → ')})`, at, 'a bundle holds one tool per name: rename one of them'),
+        withNotes(
+          error('FORGE_TOOL_COLLISION', `tool "${name}" is defined twice`, at, 'a bundle holds one tool per name: rename one of them'),
+          note('first defined here', existing.at),
+          note(`and here, in the ${scope} scope (${scope}/${name}, needed by ${chain.join(' → ')})`, parsed.at),
+        ),
       );
       return;
     }

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { parseDuration } from '../../runtime/duration.ts';
-import { error, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
+import { error, note, withNotes, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 import type { ApiAuth, McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { YamlSource } from './yaml-source.ts';
 
@@ -77,18 +77,20 @@ export function resolveAdapterConfig(data: Record<string, unknown>, source: Yaml
   reportDuplicates(apis, 'API', diagnostics);
   // Tool names are <namespace>__<tool>: an API and a server of one name would share a namespace.
   for (const api of apis) {
-    if (mcpServers.some((s) => s.name === api.name)) {
-      diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `"${api.name}" names both an MCP server and an API`, api.at, 'their tools would share the prefix; rename one'));
+    const server = mcpServers.find((s) => s.name === api.name);
+    if (server) {
+      diagnostics.push(withNotes(error('FORGE_CONFIG_DUPLICATE', `"${api.name}" names both an MCP server and an API`, api.at, 'their tools would share the prefix; rename one'), note('the MCP server', server.at)));
     }
   }
   return { mcpServers, apis, diagnostics };
 }
 
 function reportDuplicates(items: readonly { name: string; at: Location }[], what: string, diagnostics: Diagnostic[]) {
-  const seen = new Set<string>();
+  const seen = new Map<string, Location>();
   for (const item of items) {
-    if (seen.has(item.name)) diagnostics.push(error('FORGE_CONFIG_DUPLICATE', `${what} "${item.name}" is defined twice`, item.at, 'names must be unique: they prefix the tools\' names'));
-    else seen.add(item.name);
+    const first = seen.get(item.name);
+    if (first) diagnostics.push(withNotes(error('FORGE_CONFIG_DUPLICATE', `${what} "${item.name}" is defined twice`, item.at, 'names must be unique: they prefix the tools\' names'), note('first defined here', first)));
+    else seen.set(item.name, item.at);
   }
 }
 

@@ -165,9 +165,15 @@ describe('forge build: failures', () => {
     });
     const result = await build({ cwd: dir });
     expect(result.errors).toHaveLength(1);
-    expect(result.errors[0]).toMatchObject({ code: 'FORGE_TOOL_COLLISION' });
-    expect(result.errors[0].message).toContain('tools/uuid.py:2');
-    expect(result.errors[0].message).toContain('forge.yaml:5:5');
+    // The error is at one definition; the other is a note with its own location (esbuild's notes).
+    expect(result.errors[0]).toMatchObject({
+      code: 'FORGE_TOOL_COLLISION',
+      message: 'tool "uuid_generate" is defined twice',
+      notes: expect.arrayContaining([expect.objectContaining({ file: 'forge.yaml', line: 5, column: 5 })]),
+    });
+    const places = [result.errors[0], ...result.errors[0].notes!].map((p) => `${p.file}:${p.line}`);
+    expect(places).toEqual(expect.arrayContaining(['tools/uuid.py:2', 'forge.yaml:5']));
+    expect(result.errors[0].notes!.some((n) => n.text.includes('builtin tool'))).toBe(true);
   });
 
   it('names both files when two custom tools share a name', async () => {
@@ -177,7 +183,7 @@ describe('forge build: failures', () => {
       'tools/b.ts': '/**\n * Tool: same\n * Description: b\n */\nexport function execute() {}\n',
     });
     const result = await build({ cwd: dir });
-    expect(result.errors[0].message).toBe('tool "same" is defined twice: tools/a.py:2 and tools/b.ts:2');
+    expect(result.errors[0]).toMatchObject({ message: 'tool "same" is defined twice', file: 'tools/b.ts', line: 2, notes: [{ text: 'first defined here', file: 'tools/a.py', line: 2 }] });
   });
 
   it('points at an unknown tool in forge.yaml with a suggestion', async () => {

@@ -193,6 +193,12 @@ describe('dependencies across scopes', () => {
     scopeTool('user', 'shout.yaml', SHOUT);
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': SHOUT, 'tools/meta.yaml': meta('user/shout', 'user/shout') });
     const result = await build({ cwd: dir });
-    expect(result.errors.map((e) => e.code)).toContain('FORGE_TOOL_COLLISION');
+    const collision = result.errors.find((e) => e.code === 'FORGE_TOOL_COLLISION');
+    // At the reference that brings it in; both definitions are notes with their own locations.
+    expect(collision).toMatchObject({ message: 'tool "shout" is defined twice', file: 'tools/meta.yaml' });
+    expect(collision!.notes).toMatchObject([
+      { text: 'first defined here', file: 'tools/shout.yaml' },
+      { text: expect.stringContaining('in the user scope (user/shout, needed by meta)'), file: expect.stringMatching(/shout\.yaml$/) },
+    ]);
   });
 });

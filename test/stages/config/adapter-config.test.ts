@@ -62,4 +62,12 @@ egress:
     expect(d!.message).toBe(message);
     expect(d!.line).toBe(line);
   });
+
+  it('points a duplicate at its first definition with a note', async () => {
+    const { diagnostics } = await load(`${head}mcp:\n  servers:\n    - { name: fs, transport: stdio, command: x }\n    - { name: fs, transport: stdio, command: y }\napis:\n  - { name: fs, spec: p.json }\n`);
+    const twice = diagnostics.find((x) => x.message === 'MCP server "fs" is defined twice');
+    expect(twice).toMatchObject({ line: 6, notes: [{ text: 'first defined here', line: 5 }] });
+    const both = diagnostics.find((x) => x.message === '"fs" names both an MCP server and an API');
+    expect(both).toMatchObject({ line: 8, notes: [{ text: 'the MCP server', line: 5 }] });
+  });
 });
