@@ -11,12 +11,11 @@ import type { ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { traceTurn } from '../telemetry/instrument-turn.ts';
+import { ForgeError } from '../diagnostics.ts';
 
-export class NoModelError extends Error {
-  readonly code = 'FORGE_NO_MODEL';
+export class NoModelError extends ForgeError {
   constructor() {
-    super('no model configured: add a `model:` section (provider and name) to forge.yaml and rebuild');
-    this.name = 'NoModelError';
+    super('FORGE_NO_MODEL', 'no model configured: add a `model:` section (provider and name) to forge.yaml and rebuild');
   }
 }
 

@@ -6,11 +6,11 @@
  */
 import { Cron } from '../vendor/libs.ts';
 import { isTimeZone, timeZoneHint } from '../time-zone.ts';
+import { ForgeError } from '../diagnostics.ts';
 
-export class ScheduleExpressionError extends Error {
-  constructor(message: string, readonly hint?: string) {
-    super(message);
-    this.name = 'ScheduleExpressionError';
+export class ScheduleExpressionError extends ForgeError {
+  constructor(message: string, hint?: string) {
+    super('FORGE_SCHEDULE_CRON', message, hint);
   }
 }
 

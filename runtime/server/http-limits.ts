@@ -11,6 +11,7 @@
  */
 import type { Server } from 'node:http';
 import { parseDuration } from '../duration.ts';
+import { ForgeError } from '../diagnostics.ts';
 
 export interface HttpLimits {
   headersTimeoutMs: number;
@@ -66,9 +67,9 @@ export function applyServerLimits(server: Server, limits: HttpLimits): void {
   server.requestTimeout = 0;
 }
 
-export class JsonTooDeepError extends Error {
+export class JsonTooDeepError extends ForgeError {
   constructor(readonly maxDepth: number) {
-    super(`the JSON body nests deeper than ${maxDepth} levels`);
+    super('FORGE_JSON_TOO_DEEP', `the JSON body nests deeper than ${maxDepth} levels`);
   }
 }
 

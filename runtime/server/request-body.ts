@@ -6,18 +6,19 @@
  * connection), so a client trickling bytes cannot hold a connection forever.
  */
 import type { IncomingMessage } from 'node:http';
+import { ForgeError } from '../diagnostics.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends ForgeError {
   constructor(readonly limit: number) {
-    super(`request body is larger than ${limit} bytes`);
+    super('FORGE_BODY_TOO_LARGE', `request body is larger than ${limit} bytes`);
   }
 }
 
-export class BodyTimeoutError extends Error {
+export class BodyTimeoutError extends ForgeError {
   constructor(readonly why: 'idle' | 'total', readonly ms: number) {
-    super(why === 'idle' ? `the request body stalled for more than ${ms} ms` : `the request body took longer than ${ms} ms`);
+    super('FORGE_BODY_TIMEOUT', why === 'idle' ? `the request body stalled for more than ${ms} ms` : `the request body took longer than ${ms} ms`);
   }
 }
 

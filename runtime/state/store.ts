@@ -11,6 +11,7 @@ import type { PendingApproval } from '../agent/agent-loop.ts';
 import type { ChatMessage } from '../agent/messages.ts';
 import type { Schedule } from '../scheduler/schedule-expression.ts';
 import type { FiringRecord, ScheduledTask } from '../scheduler/scheduled-task.ts';
+import { ForgeError } from '../diagnostics.ts';
 
 export interface Session {
   id: string;
@@ -103,11 +104,9 @@ export interface StateStore {
 }
 
 /** A save that lost a compare-and-swap: someone else wrote the conversation first. */
-export class StateConflictError extends Error {
-  readonly code = 'FORGE_STATE_CONFLICT';
+export class StateConflictError extends ForgeError {
   constructor(message: string) {
-    super(message);
-    this.name = 'StateConflictError';
+    super('FORGE_STATE_CONFLICT', message);
   }
 }
 

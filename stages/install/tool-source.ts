@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
+import { ForgeError } from '../../runtime/diagnostics.ts';
 
 export interface FetchedSource {
   /** The folder holding the source's files. */
@@ -25,7 +26,11 @@ export interface FetchedSource {
   cleanup(): void;
 }
 
-export class SourceError extends Error {}
+export class SourceError extends ForgeError {
+  constructor(message: string) {
+    super('FORGE_INSTALL_SOURCE', message);
+  }
+}
 
 export async function fetchSource(source: string, base: string = process.cwd()): Promise<FetchedSource> {
   const path = source.startsWith('file://') ? undefined : resolve(base, source);

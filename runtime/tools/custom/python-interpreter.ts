@@ -5,14 +5,14 @@
  * FORGE_PYTHON overrides the search (a virtualenv's python, for example).
  */
 import { execFile } from 'node:child_process';
+import { ForgeError } from '../../diagnostics.ts';
 
 /** One lookup per FORGE_PYTHON value (undefined: search PATH). */
 const resolved = new Map<string | undefined, Promise<string>>();
 
-export class PythonNotFoundError extends Error {
+export class PythonNotFoundError extends ForgeError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PythonNotFoundError';
+    super('FORGE_PYTHON_MISSING', message);
   }
 }
 

@@ -17,12 +17,12 @@
 import type { PythonContext, PythonString } from './python-context.ts';
 import type { ShellContext } from './shell-context.ts';
 import { textOf } from './template.ts';
+import { ForgeError } from '../../diagnostics.ts';
 
 /** A value refused for where it would go; the tool fails with this message. */
-export class ValueRefused extends Error {
+export class ValueRefused extends ForgeError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ValueRefused';
+    super('FORGE_YAML_VALUE', message);
   }
 }
 

@@ -1,3 +1,5 @@
+import { ForgeError } from '../../../diagnostics.ts';
+
 /**
  * What grep_search asks of a search engine (ripgrep, or the JavaScript
  * fallback) and what either one answers, so both give the same shape.
@@ -44,7 +46,12 @@ export interface GrepOutcome {
   timedOut: boolean;
 }
 
-export class GrepPatternError extends Error {}
+/** A pattern the regex engine refuses; the grep tool says which, with FORGE_GREP_PATTERN. */
+export class GrepPatternError extends ForgeError {
+  constructor(message: string) {
+    super('FORGE_GREP_PATTERN', message);
+  }
+}
 
 /** Longest line text returned; minified files have lines of megabytes. */
 export const MAX_LINE_CHARS = 500;
