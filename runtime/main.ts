@@ -16,6 +16,7 @@ import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
+import type { SandboxProbe } from './exec/sandbox-probe.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { jsonLogger } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
@@ -81,42 +82,87 @@ export const stderrLogger: Logger = {
 
 export async function main(contents: BundleContents, argv = process.argv.slice(2)): Promise<number> {
   let [command, ...rest] = argv;
-  if (command === '__worker') {
-    const load = contents.nodeTools[rest[0]];
-    if (!load) {
-      process.stderr.write(`no bundled tool named "${rest[0]}"\n`);
-      return 2;
-    }
-    serveToolWorker(load);
-    return -1; // keeps running until stdin closes
-  }
+  if (command === '__worker') return startToolWorker(contents, rest[0]);
   if (command === '--stdio') command = 'stdio';
   if (command === 'serve' || command === 'stdio') {
     // Once, where a long-lived agent starts: not on every `call`.
     const lineWarning = nodeLineWarning();
     if (lineWarning) stderrLogger.warn(lineWarning);
   }
+  const invocation = parseInvocation(command, rest);
+  if (typeof invocation === 'number') return invocation;
+  const bundle = await openBundle(contents, invocation);
+  if (typeof bundle === 'number') return bundle;
+  if (command === 'doctor') return doctorCommand(bundle);
+  const runtime = await startRuntime(contents, bundle);
+  if (typeof runtime === 'number') return runtime;
+  if (command === 'serve') return serveCommand(runtime);
+  if (command === 'stdio') return stdioCommand(runtime);
+  try {
+    switch (command) {
+      case 'tools':
+        return toolsCommand(runtime);
+      case 'describe':
+        return describeCommand(runtime);
+      case 'call':
+        return await callCommand(runtime);
+      default:
+        process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } finally {
+    await runtime.close();
+    await (await import('./state/active-state.ts')).closeOpenedStates();
+  }
+}
 
+/** `__worker NAME`: serves one bundled TS/JS tool's calls on stdin/stdout until stdin closes. */
+function startToolWorker(contents: BundleContents, name: string | undefined): number {
+  const load = name === undefined ? undefined : contents.nodeTools[name];
+  if (!load) {
+    process.stderr.write(`no bundled tool named "${name}"\n`);
+    return 2;
+  }
+  serveToolWorker(load);
+  return -1; // keeps running until stdin closes
+}
+
+interface Invocation {
+  command: string;
+  values: ParsedValues;
+  positionals: string[];
+  logFormat: string | undefined;
+  log: Logger;
+}
+
+type ParsedValues = ReturnType<typeof parseCommandLine>['values'];
+
+function parseCommandLine(rest: string[]) {
+  return parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      workdir: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'no-auth': { type: 'boolean', default: false },
+      'public-url': { type: 'string' },
+      'log-format': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      yes: { type: 'boolean', short: 'y', default: false },
+      'auto-approve': { type: 'string', multiple: true },
+      'auto-deny': { type: 'string', multiple: true },
+    },
+  });
+}
+
+/** The command line, or the exit code when it asks for help or is wrong. */
+function parseInvocation(command: string | undefined, rest: string[]): Invocation | number {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        timeout: { type: 'string' },
-        workdir: { type: 'string' },
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'no-auth': { type: 'boolean', default: false },
-        'public-url': { type: 'string' },
-        'log-format': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-        yes: { type: 'boolean', short: 'y', default: false },
-        'auto-approve': { type: 'string', multiple: true },
-        'auto-deny': { type: 'string', multiple: true },
-      },
-    });
+    parsed = parseCommandLine(rest);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -131,11 +177,29 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return 2;
   }
   const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
+  return { command, values: parsed.values, positionals: parsed.positionals, logFormat, log };
+}
 
+interface OpenedBundle extends Invocation {
+  bundleFile: string;
+  manifest: AgentManifest;
+  workDir: string;
+  /** The sandbox probe, started before verification (commands that run tools). */
+  probing?: Promise<SandboxProbe>;
+  formatDiagnostic: typeof import('./diagnostics.ts').formatDiagnostic;
+  loopbackHosts: ReadonlySet<string>;
+  assembleRuntime: typeof import('./assemble.ts').assembleRuntime;
+  bundleCodeSource: typeof import('./bundle-code.ts').bundleCodeSource;
+}
+
+const runsTools = (command: string) => command === 'serve' || command === 'stdio' || command === 'call';
+
+/** The bundle checked against its checksums, its agent.json read, and the work dir decided. */
+async function openBundle(contents: BundleContents, invocation: Invocation): Promise<OpenedBundle | number> {
+  const { command } = invocation;
   // The sandbox probe runs bwrap (a system program, not bundle code): started now, its run
   // overlaps verifying and loading the bundle.
-  const runsTools = command === 'serve' || command === 'stdio' || command === 'call';
-  const probing = runsTools && process.env.FORGE_SANDBOX !== 'off' ? (await import('./exec/sandbox-probe.ts')).probeSandbox(process.env) : undefined;
+  const probing = runsTools(command) && process.env.FORGE_SANDBOX !== 'off' ? (await import('./exec/sandbox-probe.ts')).probeSandbox(process.env) : undefined;
   probing?.catch(() => {});
 
   // The bundle must be the one that was built before it serves anything.
@@ -153,7 +217,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
   // Declared Python packages must be there before a tool can need them.
-  if (manifest.python && ['serve', 'stdio', 'call'].includes(command)) {
+  if (manifest.python && runsTools(command)) {
     const missing = await (await import('./tools/custom/python-dependencies-check.ts')).checkPythonDependencies(manifest.python);
     if (missing) {
       process.stderr.write(formatDiagnostic(missing) + '\n');
@@ -161,18 +225,27 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     }
   }
   // The same boundary `forge run` uses: forge.yaml's workdir:, here relative to where the bundle is run.
-  const workDir = resolve(parsed.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
-  if (command === 'doctor') {
-    const { doctor, formatDoctor } = await import('./doctor.ts');
-    const report = await doctor(manifest, workDir);
-    process.stdout.write(parsed.values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
-    return report.ok ? 0 : 1;
-  }
-  if (runsTools) {
+  const workDir = resolve(invocation.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
+  return { ...invocation, bundleFile, manifest, workDir, probing, formatDiagnostic, loopbackHosts: LOOPBACK_HOSTS, assembleRuntime, bundleCodeSource };
+}
+
+async function doctorCommand({ manifest, workDir, values }: OpenedBundle): Promise<number> {
+  const { doctor, formatDoctor } = await import('./doctor.ts');
+  const report = await doctor(manifest, workDir);
+  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
+  return report.ok ? 0 : 1;
+}
+
+type StartedRuntime = OpenedBundle & Extract<Awaited<ReturnType<typeof import('./assemble.ts').assembleRuntime>>, { ok: true }>;
+
+/** The tool sandbox installed (for commands that run tools) and the runtime assembled from agent.json. */
+async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Promise<StartedRuntime | number> {
+  const { command, log, manifest, workDir, bundleFile, values } = bundle;
+  if (runsTools(command)) {
     const { startToolSandbox, describeSandbox } = await import('./exec/start-sandbox.ts');
     const { SandboxRequiredError } = await import('./exec/tool-sandbox.ts');
     try {
-      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)], probing);
+      const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)], bundle.probing);
       if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
@@ -180,104 +253,98 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       return 1;
     }
   }
-  const built = await assembleRuntime({ manifest, workDir }, bundleCodeSource(contents, bundleFile), {
+  const built = await bundle.assembleRuntime({ manifest, workDir }, bundle.bundleCodeSource(contents, bundleFile), {
     log,
-    rules: { autoApprove: parsed.values['auto-approve'], autoDeny: parsed.values['auto-deny'] },
+    rules: { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] },
     // Start-up connects the MCP servers; `describe` only reads agent.json.
     connect: command !== 'describe',
   });
-  for (const d of built.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  for (const d of built.diagnostics) process.stderr.write(bundle.formatDiagnostic(d) + '\n');
   if (!built.ok) return built.usage ? 2 : 1;
-  const { registry, http, close } = built;
+  return { ...bundle, ...built };
+}
 
-  if (command === 'serve') {
-    const port = parsePort(parsed.values.port ?? process.env.PORT) ?? manifest.server?.port ?? 8080;
-    const host = parsed.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
-    if (parsed.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
-      process.stderr.write(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n`);
+async function serveCommand(runtime: StartedRuntime): Promise<number> {
+  const { manifest, registry, workDir, values, log, http, logFormat } = runtime;
+  const port = parsePort(values.port ?? process.env.PORT) ?? manifest.server?.port ?? 8080;
+  const host = values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
+  if (values['no-auth'] && !runtime.loopbackHosts.has(host)) {
+    process.stderr.write(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n`);
+    return 2;
+  }
+  // The servers (and the protocol SDKs they load) are imported only when
+  // serving: `call`, `tools` and tool workers start without them.
+  const { serveAgent, stopOnSignals } = await import('./server/serve.ts');
+  const running = await serveAgent({
+    manifest,
+    registry,
+    workDir,
+    host,
+    port,
+    noAuth: values['no-auth'],
+    publicUrl: values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
+    http,
+    log,
+    announce: (line) => process.stderr.write(`${line}\n`),
+  });
+  stopOnSignals(running, log);
+  const listening = `${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})`;
+  if (logFormat === 'json') log.info(listening);
+  else process.stderr.write(`${listening}\n`);
+  return -1;
+}
+
+async function stdioCommand({ manifest, registry, close }: StartedRuntime): Promise<number> {
+  const [{ serveMcpStdio }, { clientCalls }, { sessionView }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts'), import('./tools/emergent/session-view.ts')]);
+  await serveMcpStdio(manifest, sessionView(clientCalls(registry, undefined, manifest.approval?.clients), 'stdio'), close);
+  return -1;
+}
+
+function toolsCommand({ registry, values }: StartedRuntime): number {
+  const tools = registry.list();
+  if (values.json) {
+    process.stdout.write(JSON.stringify(tools.map(({ name, category, description, tags }) => ({ name, category, description, tags })), null, 2) + '\n');
+  } else {
+    const width = Math.max(4, ...tools.map((t) => t.name.length));
+    for (const t of tools) process.stdout.write(`${t.name.padEnd(width)}  ${t.category.padEnd(7)}  ${firstLine(t.description)}\n`);
+  }
+  return 0;
+}
+
+function describeCommand({ manifest, positionals }: StartedRuntime): number {
+  const spec = manifest.tools.find((t) => t.name === positionals[0]);
+  if (!spec) {
+    process.stderr.write(`no tool named "${positionals[0] ?? ''}"\n`);
+    return 1;
+  }
+  process.stdout.write(JSON.stringify(spec, null, 2) + '\n');
+  return 0;
+}
+
+async function callCommand({ registry, positionals, values }: StartedRuntime): Promise<number> {
+  const [name, json] = positionals;
+  if (!name) {
+    process.stderr.write(`call needs a tool name\n\n${USAGE}`);
+    return 2;
+  }
+  let args: unknown = {};
+  if (json !== undefined) {
+    try {
+      args = JSON.parse(json);
+    } catch (err) {
+      process.stderr.write(`arguments are not valid JSON: ${(err as Error).message}\n`);
       return 2;
     }
-    // The servers (and the protocol SDKs they load) are imported only when
-    // serving: `call`, `tools` and tool workers start without them.
-    const { serveAgent, stopOnSignals } = await import('./server/serve.ts');
-    const running = await serveAgent({
-      manifest,
-      registry,
-      workDir,
-      host,
-      port,
-      noAuth: parsed.values['no-auth'],
-      publicUrl: parsed.values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
-      http,
-      log,
-      announce: (line) => process.stderr.write(`${line}\n`),
-    });
-    stopOnSignals(running, log);
-    const listening = `${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})`;
-    if (logFormat === 'json') log.info(listening);
-    else process.stderr.write(`${listening}\n`);
-    return -1;
   }
-  if (command === 'stdio') {
-    const [{ serveMcpStdio }, { clientCalls }, { sessionView }] = await Promise.all([import('./server/mcp-stdio.ts'), import('./server/client-calls.ts'), import('./tools/emergent/session-view.ts')]);
-    await serveMcpStdio(manifest, sessionView(clientCalls(registry, undefined, manifest.approval?.clients), 'stdio'), close);
-    return -1;
-  }
-
-  try {
-    switch (command) {
-      case 'tools': {
-        const tools = registry.list();
-        if (parsed.values.json) {
-          process.stdout.write(JSON.stringify(tools.map(({ name, category, description, tags }) => ({ name, category, description, tags })), null, 2) + '\n');
-        } else {
-          const width = Math.max(4, ...tools.map((t) => t.name.length));
-          for (const t of tools) process.stdout.write(`${t.name.padEnd(width)}  ${t.category.padEnd(7)}  ${firstLine(t.description)}\n`);
-        }
-        return 0;
-      }
-      case 'describe': {
-        const spec = manifest.tools.find((t) => t.name === parsed.positionals[0]);
-        if (!spec) {
-          process.stderr.write(`no tool named "${parsed.positionals[0] ?? ''}"\n`);
-          return 1;
-        }
-        process.stdout.write(JSON.stringify(spec, null, 2) + '\n');
-        return 0;
-      }
-      case 'call': {
-        const [name, json] = parsed.positionals;
-        if (!name) {
-          process.stderr.write(`call needs a tool name\n\n${USAGE}`);
-          return 2;
-        }
-        let args: unknown = {};
-        if (json !== undefined) {
-          try {
-            args = JSON.parse(json);
-          } catch (err) {
-            process.stderr.write(`arguments are not valid JSON: ${(err as Error).message}\n`);
-            return 2;
-          }
-        }
-        const timeoutMs = parsed.values.timeout ? Number(parsed.values.timeout) : undefined;
-        // The person named this tool, so it is approved; what it calls goes through the policy.
-        // The terminal (readline) is loaded only here: a server never asks on one.
-        const { personApprover } = await import('./guard/terminal-approver.ts');
-        const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(parsed.values.yes), approved: true });
-        if (parsed.values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-        else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
-        else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);
-        return result.ok ? 0 : 1;
-      }
-      default:
-        process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
-        return 2;
-    }
-  } finally {
-    await close();
-    await (await import('./state/active-state.ts')).closeOpenedStates();
-  }
+  const timeoutMs = values.timeout ? Number(values.timeout) : undefined;
+  // The person named this tool, so it is approved; what it calls goes through the policy.
+  // The terminal (readline) is loaded only here: a server never asks on one.
+  const { personApprover } = await import('./guard/terminal-approver.ts');
+  const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true });
+  if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
+  else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);
+  return result.ok ? 0 : 1;
 }
 
 /** Runs main() as the process: sets the exit code, keeps running for long-lived commands. */
