@@ -66,7 +66,7 @@ describe('YAML tool steps', () => {
     });
     expect(await r.execute('t', { mode: 'fast' })).toMatchObject({ ok: true, value: 'fast' });
     expect(await r.execute('t', { mode: 'slow' })).toMatchObject({ ok: true, value: 'slow' });
-    // A step's output is its text: "2", not the number (exact output; see exact-output.ts).
+    // A step's output is its text: "2", not the number (exact output; see test/e2e/exact-output/).
     expect(await r.execute('t', { mode: 'fast', n: 2 })).toMatchObject({ ok: true, value: '2' });
   });
 
