@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -7,6 +7,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // CLI tests run the compiled `forge`; compile it from the current sources first.
     globalSetup: ['test/global-setup.ts'],
+    // Most tests wait on real processes and servers rather than compute: one
+    // file more than there are cores keeps the cores busy (vitest's default,
+    // cores − 1, runs a 2-core machine's files one at a time).
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 30_000,
     // The user and global tool scopes: empty unless a test makes its own, never the real ones.
     env: { FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'), FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools') },
