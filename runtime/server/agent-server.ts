@@ -19,7 +19,7 @@ import type { McpToolSource } from './mcp-server.ts';
 import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
-import { applyServerLimits, decodePathSegment, httpLimits, jsonNestsDeeperThan, serverOptions, type HttpLimits } from './http-limits.ts';
+import { applyServerLimits, decodePathSegment, httpLimits, JsonTooDeepError, jsonNestsDeeperThan, serverOptions, type HttpLimits } from './http-limits.ts';
 import { sandboxStatus } from '../exec/tool-sandbox.ts';
 import { sendError, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
@@ -71,7 +71,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   const limits = httpLimits(options.limits);
   const bodyOf = async (req: IncomingMessage): Promise<Buffer> => {
     const body = await readBody(req, limit, { idleTimeoutMs: limits.bodyIdleTimeoutMs, totalTimeoutMs: limits.bodyTimeoutMs });
-    if (jsonNestsDeeperThan(body, limits.maxJsonDepth)) throw new JsonTooDeep();
+    if (jsonNestsDeeperThan(body, limits.maxJsonDepth)) throw new JsonTooDeepError(limits.maxJsonDepth);
     return body;
   };
   const authRequired = auth.token !== undefined;
@@ -157,27 +157,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    traceRequest(req, res, () => route(req, res)).catch((err: unknown) => {
-      if (err instanceof BodyTooLargeError) {
-        if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
-        req.resume();
-        return;
-      }
-      if (err instanceof BodyTimeoutError) {
-        // The connection goes too: a client that trickles its body gets no second chance on it.
-        res.setHeader('connection', 'close');
-        if (!res.headersSent) sendError(res, 408, 'FORGE_BODY_TIMEOUT', err.message, 'send the whole body without pausing');
-        res.on('finish', () => req.socket.destroy());
-        return;
-      }
-      if (err instanceof JsonTooDeep) {
-        if (!res.headersSent) sendError(res, 400, 'FORGE_JSON_TOO_DEEP', `the JSON body nests deeper than ${limits.maxJsonDepth} levels`, 'flatten the arguments');
-        return;
-      }
-      log.warn(`request ${req.method} ${req.url} failed: ${(err as Error).stack ?? err}`);
-      if (!res.headersSent) sendError(res, 500, 'FORGE_INTERNAL', 'the request failed inside the agent; see its log');
-      else res.end();
-    });
+    traceRequest(req, res, () => route(req, res)).catch((err: unknown) => answerFailure(err, req, res, log));
   });
   applyServerLimits(server, limits);
 
@@ -195,33 +175,12 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     drain() {
       shuttingDown = true;
     },
-    async close(graceMs = 10_000) {
-      shuttingDown = true;
-      const loaded = protocols ? await protocols : undefined;
-      loaded?.close();
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
-      }
-      // Turns still running past the grace period end failed — in the store too, so no task stays "working".
-      const unfinished = loaded?.executor.runningTasks() ?? [];
-      if (unfinished.length) {
-        loaded!.executor.abortAll();
-        if (inFlight > 0) await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-        await Promise.allSettled(unfinished.map((id) => options.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
-      }
-      for (const c of controllers) c.abort();
-      await loaded?.mcp.closeAll();
-      server.closeAllConnections();
-      await stopped;
-    },
+    close: (graceMs = 10_000) => closeServer(server, { graceMs, protocols, controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), shutDown: () => (shuttingDown = true) }),
   };
 }
 
 const PARSE_FAILED = Symbol('parse failed');
 
-class JsonTooDeep extends Error {}
 
 function parseJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
@@ -230,4 +189,60 @@ function parseJson(body: Buffer): unknown {
   } catch {
     return PARSE_FAILED;
   }
+}
+
+/** The answer to a request whose handling threw: the body limits' own statuses, else a 500 (logged). */
+function answerFailure(err: unknown, req: IncomingMessage, res: ServerResponse, log: Logger): void {
+  if (err instanceof BodyTooLargeError) {
+    if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
+    req.resume();
+    return;
+  }
+  if (err instanceof BodyTimeoutError) {
+    // The connection goes too: a client that trickles its body gets no second chance on it.
+    res.setHeader('connection', 'close');
+    if (!res.headersSent) sendError(res, 408, 'FORGE_BODY_TIMEOUT', err.message, 'send the whole body without pausing');
+    res.on('finish', () => req.socket.destroy());
+    return;
+  }
+  if (err instanceof JsonTooDeepError) {
+    if (!res.headersSent) sendError(res, 400, 'FORGE_JSON_TOO_DEEP', err.message, 'flatten the arguments');
+    return;
+  }
+  log.warn(`request ${req.method} ${req.url} failed: ${(err as Error).stack ?? err}`);
+  if (!res.headersSent) sendError(res, 500, 'FORGE_INTERNAL', 'the request failed inside the agent; see its log');
+  else res.end();
+}
+
+interface ClosingState {
+  graceMs: number;
+  protocols: Promise<ProtocolEndpoints> | undefined;
+  controllers: Set<AbortController>;
+  state: AgentServerOptions['state'];
+  inFlight(): number;
+  /** Registers the callback the last in-flight request's end calls. */
+  onIdle(resolve: () => void): void;
+  shutDown(): void;
+}
+
+/** Stops accepting, waits for in-flight requests up to the grace period, fails the turns still running, then closes the rest. */
+async function closeServer(server: Server, closing: ClosingState): Promise<void> {
+  closing.shutDown();
+  const loaded = closing.protocols ? await closing.protocols : undefined;
+  loaded?.close();
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const settled = (ms: number) => Promise.race([new Promise<void>((resolve) => closing.onIdle(resolve)), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+  if (closing.inFlight() > 0) await settled(closing.graceMs);
+  // Turns still running past the grace period end failed — in the store too, so no task stays "working".
+  const unfinished = loaded?.executor.runningTasks() ?? [];
+  if (unfinished.length) {
+    loaded!.executor.abortAll();
+    if (closing.inFlight() > 0) await settled(2000);
+    await Promise.allSettled(unfinished.map((id) => closing.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
+  }
+  for (const c of closing.controllers) c.abort();
+  await loaded?.mcp.closeAll();
+  server.closeAllConnections();
+  await stopped;
 }
