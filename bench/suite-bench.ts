@@ -14,8 +14,10 @@ export async function suiteRow(): Promise<BenchRow[]> {
   if (process.argv.includes('--no-suite')) return [{ measure: 'test suite', result: 'not run', against: 'left out with --no-suite' }];
   const root = fileURLToPath(new URL('..', import.meta.url));
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+  const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=dot'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env, maxBuffer: 64 * 1024 * 1024 });
   const wall = performance.now() - started;
   const outcome = run.status === 0 ? 'green' : 'FAILED';
+  // A red suite says which tests failed (vitest's own summary), not just that it did.
+  if (run.status !== 0) process.stderr.write(`${String(run.stdout).split('\n').filter((line) => /FAIL|×|✗|Error|expected/i.test(line)).slice(0, 40).join('\n')}\n`);
   return [{ measure: `test suite (${outcome})`, result: `${(wall / 1000).toFixed(0)} s`, ratio: wall / SUITE_BUDGET_MS, against: 'the 2 min budget', goal: 1 }];
 }

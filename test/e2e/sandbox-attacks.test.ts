@@ -67,7 +67,11 @@ beforeAll(async () => {
   secretsDir = tempDir('forge-secrets-');
   writeFileSync(join(secretsDir, 'model.key'), MODEL_KEY, { mode: 0o600 });
 
-  loopback = createServer((socket) => socket.end('hello\n'));
+  // A tool that connects and exits at once resets the connection: that is its business, not an error here.
+  loopback = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.end('hello\n');
+  });
   await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
   loopbackPort = (loopback.address() as { port: number }).port;
 
