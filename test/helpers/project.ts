@@ -54,6 +54,8 @@ export function runProcess(command: string, args: string[], options: { cwd: stri
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A process that exits without reading its stdin closes the pipe (EPIPE): its exit code and output are the result.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }
