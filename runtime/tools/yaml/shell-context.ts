@@ -76,295 +76,311 @@ export interface ShellAnalysis {
 }
 
 export function analyzeShell(text: string, positions: readonly number[], dialect: ShellDialect = 'bash'): ShellAnalysis {
-  const contexts: ShellContext[] = [];
-  const numeric: (string | undefined)[] = [];
-  const heredocs: Heredoc[] = [];
-  const pending: Omit<Heredoc, 'bodyStart' | 'bodyEnd'>[] = [];
-  const stack: Frame[] = [codeFrame(undefined)];
-  const integerVariables = INTEGER_DECLARATION.test(text);
-  let next = 0; // the next position to classify
-  let wordBefore = false; // the previous character (or a placeholder) belongs to a word
+  return new ShellScanner(text, positions, dialect).scan();
+}
 
-  const top = () => stack[stack.length - 1];
-  const unsupported = (reason: string, hint: string): ShellContext => ({ kind: 'unsupported', reason, hint });
-  const current = (): ShellContext => {
+const afterBackslash = (): ShellContext => unsupported('right after a backslash', 'remove the backslash: the value is escaped for you');
+
+function unsupported(reason: string, hint: string): ShellContext {
+  return { kind: 'unsupported', reason, hint };
+}
+
+/**
+ * Reads a script once, left to right, with a stack of frames (code, quotes,
+ * expansions, here-documents). Each `scan…` method reads from one offset in
+ * its frame's mode and returns the offset to read next; placeholders are
+ * classified as the reading passes their offsets.
+ */
+class ShellScanner {
+  private readonly contexts: ShellContext[] = [];
+  private readonly numeric: (string | undefined)[] = [];
+  private readonly heredocs: Heredoc[] = [];
+  /** Here-documents whose `<<WORD` was read; their bodies start on the next line. */
+  private readonly pending: Omit<Heredoc, 'bodyStart' | 'bodyEnd'>[] = [];
+  private readonly stack: Frame[] = [codeFrame(undefined)];
+  private readonly integerVariables: boolean;
+  /** The next placeholder to classify. */
+  private next = 0;
+  /** The previous character (or a placeholder) belongs to a word. */
+  private wordBefore = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly positions: readonly number[],
+    private readonly dialect: ShellDialect,
+  ) {
+    this.integerVariables = INTEGER_DECLARATION.test(text);
+  }
+
+  scan(): ShellAnalysis {
+    const { text } = this;
+    let i = 0;
+    while (i <= text.length) {
+      const frame = this.top();
+      if (frame.mode === 'heredoc' && frame.atLineStart) {
+        frame.atLineStart = false;
+        const closedAt = this.closeHeredocAt(frame, i);
+        if (closedAt !== undefined) {
+          i = closedAt;
+          continue;
+        }
+      }
+      this.classifyAt(i, () => this.current());
+      if (i === text.length) break;
+      i = this.step(frame, i);
+    }
+    for (const f of this.stack) if (f.mode === 'code') this.endWord(f, '\n');
+    // A here-document still open at the end runs to the end of the script.
+    for (const doc of this.heredocs) {
+      if (doc.bodyStart < 0) doc.bodyStart = text.length;
+      if (doc.bodyEnd < 0) doc.bodyEnd = text.length;
+    }
+    return { contexts: this.contexts, heredocs: this.heredocs, numeric: this.numeric };
+  }
+
+  /** Reads the character at `i` in `frame`'s mode; returns the offset to read next. */
+  private step(frame: Frame, i: number): number {
+    switch (frame.mode) {
+      case 'single':
+        return this.scanSingle(i);
+      case 'comment':
+        return this.scanComment(i);
+      case 'ansi':
+        return this.scanAnsi(i);
+      case 'double':
+      case 'heredoc':
+        return this.scanDoubleQuoted(frame, i);
+      case 'param':
+        return this.scanParam(frame, i);
+      case 'code':
+        return this.scanCode(frame, i);
+    }
+  }
+
+  private top(): Frame {
+    return this.stack[this.stack.length - 1];
+  }
+
+  /** The context of a placeholder standing where the reading is now. */
+  private current(): ShellContext {
+    const { stack } = this;
     if (stack.some((f) => f.mode === 'code' && f.close === '`')) return unsupported('inside backticks', 'use $(...) instead of `...`');
     if (stack.some((f) => f.mode === 'param')) return unsupported('inside ${...}', 'assign the placeholder to a variable first: v={NAME}; echo "${v:-default}"');
     if (stack.some((f) => f.mode === 'code' && f.command === 'eval')) return unsupported('in an eval command, which runs its arguments as code', 'do not eval values; if you must, say so with {RAW:NAME}');
-    const f = top();
+    const f = this.top();
     switch (f.mode) {
       case 'code':
         return { kind: 'bare' };
       case 'heredoc':
-        return { kind: 'heredoc', heredoc: f.index, quoted: heredocs[f.index].quoted };
+        return { kind: 'heredoc', heredoc: f.index, quoted: this.heredocs[f.index].quoted };
       case 'param':
         return unsupported('inside ${...}', 'assign it to a variable first');
       default:
         return { kind: f.mode };
     }
-  };
+  }
+
   /** Why a value here is evaluated as arithmetic: any enclosing code frame decides. */
-  const arithmeticReason = (): string | undefined => {
-    for (const f of stack) {
+  private arithmeticReason(): string | undefined {
+    for (const f of this.stack) {
       if (f.mode !== 'code') continue;
       if (f.arith) return 'inside an arithmetic expression';
       if (f.letActive) return 'in a let expression';
       if (/^[A-Za-z_][A-Za-z0-9_]*\[[^\]]*$/.test(f.current)) return 'in an array subscript';
-      if (integerVariables && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(f.current)) return 'assigned in a script that declares integer variables';
+      if (this.integerVariables && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(f.current)) return 'assigned in a script that declares integer variables';
     }
     return undefined;
-  };
+  }
+
   /** Classifies the placeholders standing at offset `at`. */
-  const classifyAt = (at: number, context: () => ShellContext) => {
-    // A placeholder that fell inside a token no branch below looks into cannot be escaped.
-    while (next < positions.length && positions[next] < at) contexts[next++] = unsupported('inside a shell operator or keyword', 'separate the placeholder from the characters around it');
-    while (next < positions.length && positions[next] === at) {
-      numeric[next] = arithmeticReason();
-      for (const f of stack) if (f.mode === 'code' && f.test) f.test.placeholders.push(next);
-      contexts[next++] = context();
-      wordBefore = true;
+  private classifyAt(at: number, context: () => ShellContext): void {
+    const { positions, contexts } = this;
+    // A placeholder that fell inside a token no scan method looks into cannot be escaped.
+    while (this.next < positions.length && positions[this.next] < at) contexts[this.next++] = unsupported('inside a shell operator or keyword', 'separate the placeholder from the characters around it');
+    while (this.next < positions.length && positions[this.next] === at) {
+      this.numeric[this.next] = this.arithmeticReason();
+      for (const f of this.stack) if (f.mode === 'code' && f.test) f.test.placeholders.push(this.next);
+      contexts[this.next++] = context();
+      this.wordBefore = true;
     }
-  };
+  }
+
+  /** Placeholders strictly inside a multi-character token cannot be escaped. */
+  private refuseInside(from: number, to: number, reason: string, hint: string): void {
+    for (let p = from + 1; p < to; p++) this.classifyAt(p, () => unsupported(reason, hint));
+  }
+
   /** A word of a code frame ends: let, [[ and ]] change what follows. */
-  const endWord = (frame: CodeFrame, separator: string) => {
+  private endWord(frame: CodeFrame, separator: string): void {
     const word = frame.current;
     frame.current = '';
     if (word && frame.command === undefined) frame.command = word;
     if (word === 'let') frame.letActive = true;
     else if (word === '[[') frame.test = { placeholders: [], text: '' };
     else if (word === ']]' && frame.test) {
-      if (ARITHMETIC_TEST.test(frame.test.text)) for (const n of frame.test.placeholders) numeric[n] ??= 'in a [[ ]] test that compares numbers';
+      if (ARITHMETIC_TEST.test(frame.test.text)) for (const n of frame.test.placeholders) this.numeric[n] ??= 'in a [[ ]] test that compares numbers';
       frame.test = undefined;
     }
     if (/[;&|\n()]/.test(separator)) {
       frame.letActive = false;
       frame.command = undefined;
     }
-  };
-  /** Placeholders strictly inside a multi-character token cannot be escaped. */
-  const refuseInside = (from: number, to: number, reason: string, hint: string) => {
-    for (let p = from + 1; p < to; p++) classifyAt(p, () => unsupported(reason, hint));
-  };
-  const afterBackslash = () => unsupported('right after a backslash', 'remove the backslash: the value is escaped for you');
+  }
 
-  let i = 0;
-  while (i <= text.length) {
-    const frame = top();
-    if (frame.mode === 'heredoc' && frame.atLineStart) {
-      frame.atLineStart = false;
-      const doc = heredocs[frame.index];
-      const end = text.indexOf('\n', i) < 0 ? text.length : text.indexOf('\n', i);
-      const line = text.slice(i, end);
-      if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) === doc.delimiter) {
-        for (let p = i; p <= end; p++) classifyAt(p, () => unsupported("on a here-document's closing line", 'put the placeholder on a line of its own inside the here-document'));
-        doc.bodyEnd = i;
-        stack.pop();
-        const following = top();
-        if (following.mode === 'heredoc' && end < text.length) {
-          // The next here-document of the same line starts after this one's closing line.
-          heredocs[following.index].bodyStart = end + 1;
-          i = end + 1;
-        } else {
-          i = end; // the code frame reads the newline
-        }
-        continue;
-      }
+  /** Reads `\` and the character it escapes, where a value cannot follow it. */
+  private skipEscape(i: number): number {
+    this.classifyAt(i + 1, afterBackslash);
+    return i + 2;
+  }
+
+  /** A quote or expansion closes: what follows continues the same word. */
+  private close(i: number): number {
+    this.stack.pop();
+    this.wordBefore = true;
+    return i + 1;
+  }
+
+  private scanSingle(i: number): number {
+    if (this.text[i] === "'") this.stack.pop();
+    this.wordBefore = true;
+    return i + 1;
+  }
+
+  private scanComment(i: number): number {
+    if (this.text[i] !== '\n') return i + 1;
+    this.stack.pop();
+    return i; // the code frame reads the newline (a here-document may start after it)
+  }
+
+  private scanAnsi(i: number): number {
+    const c = this.text[i];
+    if (c === '\\') return this.skipEscape(i);
+    return c === "'" ? this.close(i) : i + 1;
+  }
+
+  /** Inside "..." or an unquoted here-document's body: expansions still run. */
+  private scanDoubleQuoted(frame: Frame & { mode: 'double' | 'heredoc' }, i: number): number {
+    const c = this.text[i];
+    const d = this.text[i + 1];
+    if (frame.mode === 'heredoc' && this.heredocs[frame.index].quoted) {
+      if (c === '\n') frame.atLineStart = true;
+      return i + 1;
     }
-    classifyAt(i, current);
-    if (i === text.length) break;
+    if (c === '\\') {
+      if (frame.mode === 'heredoc' && d === '\n') frame.atLineStart = true;
+      return this.skipEscape(i);
+    }
+    if (c === '"' && frame.mode === 'double') return this.close(i);
+    if (c === '\n' && frame.mode === 'heredoc') {
+      frame.atLineStart = true;
+      return i + 1;
+    }
+    return this.openExpansion(i, false) ?? i + 1;
+  }
+
+  /** Inside ${...}: nested braces, quotes and expansions. */
+  private scanParam(frame: Frame & { mode: 'param' }, i: number): number {
+    const c = this.text[i];
+    if (c === '\\') return this.skipEscape(i);
+    if (c === '}') {
+      if (frame.depth === 0) return this.close(i);
+      frame.depth--;
+      return i + 1;
+    }
+    if (c === '{') frame.depth++;
+    if (c === "'" || c === '"') {
+      this.stack.push(c === "'" ? { mode: 'single' } : { mode: 'double' });
+      return i + 1;
+    }
+    return this.openExpansion(i, false) ?? i + 1;
+  }
+
+  /** Unquoted shell code: words, quotes, comments, subshells and here-document starts. */
+  private scanCode(frame: CodeFrame, i: number): number {
+    const { text, stack } = this;
     const c = text[i];
     const d = text[i + 1];
-
-    switch (frame.mode) {
-      case 'single':
-        if (c === "'") stack.pop();
-        i++;
-        wordBefore = true;
-        continue;
-      case 'comment':
-        if (c === '\n') {
-          stack.pop();
-          continue; // the code frame handles the newline (a here-document may start after it)
-        }
-        i++;
-        continue;
-      case 'ansi':
-        if (c === '\\') {
-          classifyAt(i + 1, afterBackslash);
-          i += 2;
-        } else {
-          if (c === "'") {
-            stack.pop();
-            wordBefore = true;
-          }
-          i++;
-        }
-        continue;
-      case 'double':
-      case 'heredoc': {
-        if (frame.mode === 'heredoc' && heredocs[frame.index].quoted) {
-          if (c === '\n') frame.atLineStart = true;
-          i++;
-          continue;
-        }
-        if (c === '\\') {
-          classifyAt(i + 1, afterBackslash);
-          i += 2;
-          if (frame.mode === 'heredoc' && d === '\n') frame.atLineStart = true;
-          continue;
-        }
-        if (c === '"' && frame.mode === 'double') {
-          stack.pop();
-          i++;
-          wordBefore = true;
-          continue;
-        }
-        if (c === '\n' && frame.mode === 'heredoc') {
-          frame.atLineStart = true;
-          i++;
-          continue;
-        }
-        const opened = openExpansion(c, d, i, false);
-        if (opened) {
-          i = opened;
-          continue;
-        }
-        i++;
-        continue;
-      }
-      case 'param': {
-        if (c === '\\') {
-          classifyAt(i + 1, afterBackslash);
-          i += 2;
-          continue;
-        }
-        if (c === '}') {
-          if (frame.depth === 0) {
-            stack.pop();
-            wordBefore = true;
-          } else frame.depth--;
-          i++;
-          continue;
-        }
-        if (c === '{') frame.depth++;
-        if (c === "'" || c === '"') {
-          stack.push(c === "'" ? { mode: 'single' } : { mode: 'double' });
-          i++;
-          continue;
-        }
-        const opened = openExpansion(c, d, i, false);
-        i = opened ?? i + 1;
-        continue;
-      }
-      case 'code': {
-        if (/[A-Za-z0-9_]/.test(c)) frame.word += c;
-        else {
-          if (frame.word === 'case') frame.caseDepth++;
-          else if (frame.word === 'esac' && frame.caseDepth > 0) frame.caseDepth--;
-          frame.word = '';
-        }
-        if (frame.test) frame.test.text += c;
-        if (WORD_BREAK.test(c)) endWord(frame, c);
-        else if (c !== '\\') frame.current += c;
-        if (c === '(' && d === '(' && frame.current === '' && !wordBefore) {
-          // ((...)): an arithmetic command, closed by its "))".
-          stack.push(codeFrame(')', true, 1));
-          i += 2;
-          continue;
-        }
-        if (c === '\\') {
-          classifyAt(i + 1, afterBackslash);
-          i += 2;
-          if (d !== '\n') wordBefore = true; // a line continuation joins the word around it
-          continue;
-        }
-        if (c === "'") {
-          stack.push({ mode: 'single' });
-          i++;
-          continue;
-        }
-        if (c === '"') {
-          stack.push({ mode: 'double' });
-          i++;
-          continue;
-        }
-        if (c === '#' && !wordBefore) {
-          stack.push({ mode: 'comment' });
-          i++;
-          continue;
-        }
-        if (c === '`' && frame.close === '`') {
-          stack.pop();
-          i++;
-          wordBefore = true;
-          continue;
-        }
-        if (c === '(') frame.depth++;
-        if (c === ')') {
-          if (frame.close === ')' && frame.depth === 0 && frame.caseDepth === 0) {
-            stack.pop();
-            i++;
-            wordBefore = true;
-            continue;
-          }
-          if (frame.depth > 0) frame.depth--;
-        }
-        if (c === '<' && d === '<') {
-          if (text[i + 2] === '<') {
-            i += 3;
-            wordBefore = false;
-            continue;
-          }
-          i = readHeredocStart(i);
-          wordBefore = true;
-          continue;
-        }
-        if (c === '\n' && pending.length) {
-          startHeredoc(i + 1);
-          i++;
-          wordBefore = false;
-          continue;
-        }
-        const opened = openExpansion(c, d, i, true);
-        if (opened) {
-          i = opened;
-          continue;
-        }
-        wordBefore = !WORD_BREAK.test(c);
-        i++;
-        continue;
-      }
+    this.trackWords(frame, c);
+    if (c === '(' && d === '(' && frame.current === '' && !this.wordBefore) {
+      // ((...)): an arithmetic command, closed by its "))".
+      stack.push(codeFrame(')', true, 1));
+      return i + 2;
     }
+    if (c === '\\') {
+      if (d !== '\n') this.wordBefore = true; // a line continuation joins the word around it
+      return this.skipEscape(i);
+    }
+    if (c === "'" || c === '"') {
+      stack.push(c === "'" ? { mode: 'single' } : { mode: 'double' });
+      return i + 1;
+    }
+    if (c === '#' && !this.wordBefore) {
+      stack.push({ mode: 'comment' });
+      return i + 1;
+    }
+    if (c === '`' && frame.close === '`') return this.close(i);
+    if (c === '(') frame.depth++;
+    if (c === ')') {
+      if (frame.close === ')' && frame.depth === 0 && frame.caseDepth === 0) return this.close(i);
+      if (frame.depth > 0) frame.depth--;
+    }
+    if (c === '<' && d === '<') {
+      if (text[i + 2] === '<') {
+        this.wordBefore = false;
+        return i + 3;
+      }
+      this.wordBefore = true;
+      return this.readHeredocStart(i);
+    }
+    if (c === '\n' && this.pending.length) {
+      this.startHeredocs(i + 1);
+      this.wordBefore = false;
+      return i + 1;
+    }
+    const opened = this.openExpansion(i, true);
+    if (opened !== undefined) return opened;
+    this.wordBefore = !WORD_BREAK.test(c);
+    return i + 1;
   }
-  for (const f of stack) if (f.mode === 'code') endWord(f, '\n');
-  // A here-document still open at the end runs to the end of the script.
-  for (const doc of heredocs) {
-    if (doc.bodyStart < 0) doc.bodyStart = text.length;
-    if (doc.bodyEnd < 0) doc.bodyEnd = text.length;
+
+  /** Keeps a code frame's words current: case/esac nesting, [[ ]] text, let and assignments. */
+  private trackWords(frame: CodeFrame, c: string): void {
+    if (/[A-Za-z0-9_]/.test(c)) frame.word += c;
+    else {
+      if (frame.word === 'case') frame.caseDepth++;
+      else if (frame.word === 'esac' && frame.caseDepth > 0) frame.caseDepth--;
+      frame.word = '';
+    }
+    if (frame.test) frame.test.text += c;
+    if (WORD_BREAK.test(c)) this.endWord(frame, c);
+    else if (c !== '\\') frame.current += c;
   }
-  return { contexts, heredocs, numeric };
 
   /** `$(`, `${`, `$'`, `$"`, a backtick: pushes the frame and returns the next offset. */
-  function openExpansion(c: string, d: string | undefined, at: number, inCode: boolean): number | undefined {
+  private openExpansion(at: number, inCode: boolean): number | undefined {
+    const { text, stack } = this;
+    const c = text[at];
+    const d = text[at + 1];
     if (c === '`') {
       stack.push(codeFrame('`'));
       return at + 1;
     }
     if (c !== '$') return undefined;
-    classifyAt(at + 1, () => unsupported('right after "$"', 'put a space or quote between "$" and the placeholder'));
+    this.classifyAt(at + 1, () => unsupported('right after "$"', 'put a space or quote between "$" and the placeholder'));
     if (d === '(') stack.push(codeFrame(')', text[at + 2] === '('));
     else if (d === '{') stack.push({ mode: 'param', depth: 0 });
-    else if (d === "'" && inCode && dialect === 'bash') stack.push({ mode: 'ansi' });
-    else if (d === '"' && inCode && dialect === 'bash') stack.push({ mode: 'double' });
+    else if (d === "'" && inCode && this.dialect === 'bash') stack.push({ mode: 'ansi' });
+    else if (d === '"' && inCode && this.dialect === 'bash') stack.push({ mode: 'double' });
     else {
-      wordBefore = true;
+      this.wordBefore = true;
       return at + 1;
     }
     return at + 2;
   }
 
   /** Reads `<<[-]WORD` and queues the here-document; returns the offset after WORD. */
-  function readHeredocStart(at: number): number {
+  private readHeredocStart(at: number): number {
+    const { text } = this;
     let j = at + 2;
     const stripTabs = text[j] === '-';
     if (stripTabs) j++;
@@ -388,17 +404,42 @@ export function analyzeShell(text: string, positions: readonly number[], dialect
         j++;
       }
     }
-    refuseInside(at, j + 1, "in a here-document's delimiter", 'write the delimiter literally, e.g. <<EOF');
-    pending.push({ delimiter, quoted, stripTabs });
+    this.refuseInside(at, j + 1, "in a here-document's delimiter", 'write the delimiter literally, e.g. <<EOF');
+    this.pending.push({ delimiter, quoted, stripTabs });
     return Math.min(j, text.length);
   }
 
-  function startHeredoc(bodyStart: number) {
+  /** The line after `<<WORD` starts the queued here-documents' bodies. */
+  private startHeredocs(bodyStart: number): void {
     // Several here-documents on one line follow each other; start the first,
     // and the rest as each one closes (they are pushed in reverse order).
-    const docs = pending.splice(0);
-    const indexes = docs.map((doc) => heredocs.push({ ...doc, bodyStart: -1, bodyEnd: -1 }) - 1);
-    for (const index of [...indexes].reverse()) stack.push({ mode: 'heredoc', index, atLineStart: true });
-    heredocs[indexes[0]].bodyStart = bodyStart;
+    const docs = this.pending.splice(0);
+    const indexes = docs.map((doc) => this.heredocs.push({ ...doc, bodyStart: -1, bodyEnd: -1 }) - 1);
+    for (const index of [...indexes].reverse()) this.stack.push({ mode: 'heredoc', index, atLineStart: true });
+    this.heredocs[indexes[0]].bodyStart = bodyStart;
+  }
+
+  /**
+   * At the start of a here-document's line: if the line is its delimiter, the
+   * body ends there; returns the offset to read next, or undefined if the
+   * body goes on.
+   */
+  private closeHeredocAt(frame: Frame & { mode: 'heredoc' }, i: number): number | undefined {
+    const { text, stack } = this;
+    const doc = this.heredocs[frame.index];
+    const newline = text.indexOf('\n', i);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(i, end);
+    if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) !== doc.delimiter) return undefined;
+    for (let p = i; p <= end; p++) this.classifyAt(p, () => unsupported("on a here-document's closing line", 'put the placeholder on a line of its own inside the here-document'));
+    doc.bodyEnd = i;
+    stack.pop();
+    const following = this.top();
+    if (following.mode === 'heredoc' && end < text.length) {
+      // The next here-document of the same line starts after this one's closing line.
+      this.heredocs[following.index].bodyStart = end + 1;
+      return end + 1;
+    }
+    return end; // the code frame reads the newline
   }
 }
