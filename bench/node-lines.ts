@@ -26,7 +26,7 @@ const dir = mkdtempSync(join(tmpdir(), 'forge-bench-lines-'));
 try {
   // The example agent of this repository, built once; every line runs the same bytes.
   const out = join(dir, 'out');
-  const built = spawnSync(process.execPath, [join(root, 'bin', 'forge.mjs'), 'build', '--prod', '--out', out], { cwd: root, encoding: 'utf8' });
+  const built = spawnSync(process.execPath, [join(root, 'bin', 'forge.cjs'), 'build', '--prod', '--out', out], { cwd: root, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`forge build failed:\n${built.stderr}`);
   const runtime = join(out, 'runtime.mjs');
 

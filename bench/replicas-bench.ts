@@ -131,7 +131,7 @@ const replicas: ChildProcess[] = [];
 try {
   writeFileSync(join(dir, 'forge.yaml'), `agent_id: bench-agent\nversion: 1.0.0\ndescription: Bench.\nmodel:\n  provider: openai\n  name: bench\n  base_url: ${model.url}/v1\ntools:\n  - uuid_generate\n`);
   mkdirSync(join(dir, 'tools'));
-  const build = spawn(process.execPath, [join(root, 'bin', 'forge.mjs'), 'build', '--prod'], { cwd: dir, stdio: 'inherit' });
+  const build = spawn(process.execPath, [join(root, 'bin', 'forge.cjs'), 'build', '--prod'], { cwd: dir, stdio: 'inherit' });
   await new Promise((resolve) => build.on('exit', resolve));
   const bundle = join(dir, 'bundle');
   cpSync(join(dir, '.forge-output'), bundle, { recursive: true });

@@ -29,7 +29,7 @@ import { forgeToolRows } from './forge-tool-bench.ts';
 import { benchTelemetry } from './telemetry-bench.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const forgeBin = join(root, 'bin', 'forge.mjs');
+const forgeBin = join(root, 'bin', 'forge.cjs');
 const node = process.execPath;
 const runs = Number(process.env.BENCH_RUNS ?? 7);
 

@@ -1,13 +1,8 @@
 /** The `forge` executable's entry point (compiled to dist/forge.js). */
 import { main } from './main.ts';
+import { exitQuietlyOnClosedPipe } from './stdio.ts';
 
-// `forge tool list | head` closes our stdout early; that is not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
-}
+exitQuietlyOnClosedPipe();
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -53,3 +53,25 @@ await esbuild.build({
   minifySyntax: true,
   logLevel: 'warning',
 });
+
+// The fast path (cli/fast-path.ts): one CommonJS file with no chunks, which
+// bin/forge.cjs loads before anything else. It answers a cached build and
+// --version; every other command goes on to dist/forge.js.
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['cli/fast-path.ts'],
+  outfile: 'dist/forge-fast.cjs',
+  plugins: [lazyVendor],
+  external: ['./runtime-vendor/*'],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // forge-paths.ts finds Forge's root from its own URL, one level below it as in dist/.
+  define: { 'import.meta.url': '__forgeFileUrl' },
+  banner: { js: "const __forgeFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+});

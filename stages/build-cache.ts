@@ -9,9 +9,9 @@
  * so touching a file without changing it is still a hit. This module uses
  * node builtins only: it is on the no-op path, which must start fast.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { forgeVersion } from './forge-paths.ts';
 import { walkSourceTree } from './source-tree.ts';
 
@@ -53,9 +53,11 @@ export function cacheKey(configFile: string, outDir: string, prod: boolean): Cac
   return { forgeVersion: forgeVersion(), configFile, outDir, prod, sourceDateEpoch: process.env.SOURCE_DATE_EPOCH ?? null };
 }
 
+/** One record per output directory and mode, named after them (.forge/cache/build-prod-.forge-output.json). */
 export function cacheFile(projectRoot: string, key: Pick<CacheKey, 'outDir' | 'prod'>): string {
-  const id = createHash('sha256').update(`${key.outDir}\0${key.prod}`).digest('hex').slice(0, 16);
-  return join(projectRoot, '.forge', 'cache', `build-${id}.json`);
+  // Two directories whose names share a shortened slot only take turns in it: the record's key still tells them apart.
+  const outDir = encodeURIComponent(relative(projectRoot, key.outDir)).slice(-160);
+  return join(projectRoot, '.forge', 'cache', `build-${key.prod ? 'prod' : 'dev'}-${outDir}.json`);
 }
 
 export function readCacheRecord<Summary>(file: string): CacheRecord<Summary> | undefined {
@@ -105,7 +107,12 @@ function mtimeOf(path: string): number | null {
 }
 
 export function hashFile(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
+  return loadCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** node:crypto is loaded only when a file is hashed: on a cached build, loading it cost more than checking every stamp. */
+function loadCrypto(): typeof import('node:crypto') {
+  return createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
 }
 
 export function stampFile(path: string, withHash: boolean): FileStamp | undefined {

@@ -8,7 +8,7 @@ import { afterAll } from 'vitest';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const fixturesDir = join(repoRoot, 'test', 'fixtures');
-export const forgeBin = join(repoRoot, 'bin', 'forge.mjs');
+export const forgeBin = join(repoRoot, 'bin', 'forge.cjs');
 
 const created: string[] = [];
 afterAll(() => {

@@ -1,0 +1,43 @@
+/**
+ * The commands that must feel instant — a build with nothing changed and
+ * `forge --version` — answered from one small CommonJS file
+ * (dist/forge-fast.cjs, which bin/forge.cjs loads first). Loading the
+ * compiled CLI's ES modules costs more than these answers themselves: each
+ * module is a separate file to resolve, read and link. Anything else (a
+ * stale cache, --help, a usage error) returns undefined and the full CLI
+ * runs, which decides again and prints what it always prints.
+ */
+import { parseCommand } from './args.ts';
+import { BUILD_OPTIONS, buildRequest, cachedBuild, reportBuild } from './cached-build.ts';
+import { printVersion } from './commands/version.ts';
+import { writeStdoutSync } from './stdio.ts';
+
+/** The exit code, if this command was answered here. */
+export function answer(argv: readonly string[]): number | undefined {
+  const [name, ...rest] = argv;
+  if (rest.includes('--help') || rest.includes('-h')) return undefined;
+  try {
+    if (name === 'build') return answerCachedBuild(rest);
+    if (name === 'version' || name === '--version') return answerVersion(rest);
+  } catch {
+    // A usage error or anything unexpected: the full CLI says it properly.
+  }
+  return undefined;
+}
+
+function answerCachedBuild(argv: string[]): number | undefined {
+  // Not performance.now(): the first read of `performance` loads perf_hooks.
+  const started = process.hrtime.bigint();
+  const { values } = parseCommand(argv, BUILD_OPTIONS);
+  const cwd = process.cwd();
+  const cached = cachedBuild(buildRequest(values, cwd));
+  if (!cached || !('result' in cached)) return undefined;
+  reportBuild(cached.result, values.json, cwd, Number(process.hrtime.bigint() - started) / 1e6, values.verbose, writeStdoutSync);
+  return 0;
+}
+
+function answerVersion(argv: string[]): number {
+  const { values } = parseCommand(argv, {});
+  printVersion(values.json, writeStdoutSync);
+  return 0;
+}

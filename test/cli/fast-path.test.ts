@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureProject, forge, repoRoot, runProcess, tempDir } from '../helpers/project.ts';
+
+/** Runs `forge` with a probe that says, at exit, whether any ES module was loaded. */
+async function forgeProbed(args: string[], cwd: string) {
+  const probe = join(tempDir(), 'probe.cjs');
+  // Node loads its ES module translators with the first ES module a process loads.
+  writeFileSync(probe, `process.on('exit', () => process.stderr.write('esm-loaded=' + process.moduleLoadList.includes('NativeModule internal/modules/esm/translators')));`);
+  const result = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), ...args], { cwd });
+  const esmLoaded = /esm-loaded=(true|false)$/.exec(result.stderr)?.[1];
+  return { ...result, stderr: result.stderr.replace(/esm-loaded=(true|false)$/, ''), esmLoaded };
+}
+
+/** The full CLI, without the fast path in front of it. */
+function fullCli(args: string[], cwd: string) {
+  return runProcess(process.execPath, [join(repoRoot, 'dist', 'forge.js'), ...args], { cwd });
+}
+
+const withoutTime = (text: string) => text.replace(/in \d+(\.\d+)? m?s/, 'in T').replace(/"durationMs": \d+/, '"durationMs": T');
+
+describe('the fast path (a cached build and --version, before any ES module loads)', () => {
+  it('answers a cached build without loading the compiled CLI, printing what the CLI prints', async () => {
+    const dir = fixtureProject('basic');
+    const first = await forgeProbed(['build', '--prod'], dir);
+    expect(first.stdout).toContain('✓ built');
+    expect(first.esmLoaded).toBe('true'); // the probe sees the CLI when it loads
+
+    const cached = await forgeProbed(['build', '--prod'], dir);
+    expect(cached).toMatchObject({ code: 0, stderr: '', esmLoaded: 'false' });
+    expect(cached.stdout).toContain('up to date (cached)');
+    expect(withoutTime(cached.stdout)).toBe(withoutTime((await fullCli(['build', '--prod'], dir)).stdout));
+
+    const json = await forgeProbed(['build', '--prod', '--json'], dir);
+    expect(json.esmLoaded).toBe('false');
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, cached: true });
+    expect(withoutTime(json.stdout)).toBe(withoutTime((await fullCli(['build', '--prod', '--json'], dir)).stdout));
+  });
+
+  it('answers --version and version without the compiled CLI, as the CLI does', async () => {
+    const dir = tempDir();
+    for (const args of [['--version'], ['version'], ['version', '--json']]) {
+      const fast = await forgeProbed(args, dir);
+      expect(fast).toMatchObject({ code: 0, stderr: '', esmLoaded: 'false' });
+      expect(fast.stdout).toBe((await fullCli(args, dir)).stdout);
+    }
+  });
+
+  it('leaves a stale cache, --help and bad options to the CLI, which says why once', async () => {
+    const dir = fixtureProject('basic');
+    await forge(['build'], dir);
+    writeFileSync(join(dir, 'tools/new_tool.py'), '"""\nTool: new_tool\nDescription: d\n"""\n');
+    const rebuilt = await forgeProbed(['build', '--verbose'], dir);
+    expect(rebuilt.esmLoaded).toBe('true');
+    expect(rebuilt.stdout).toContain('✓ built');
+    expect(rebuilt.stderr.match(/cache: rebuilding/g)).toEqual(['cache: rebuilding']);
+
+    const help = await forgeProbed(['build', '--help'], dir);
+    expect(help).toMatchObject({ code: 0, esmLoaded: 'true' });
+    expect(help.stdout).toMatch(/^usage: forge build/);
+
+    const bad = await forgeProbed(['build', '--prdo'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown option --prdo (did you mean "--prod"?)');
+  });
+
+  it('ends quietly (exit 0, nothing on stderr) when the reader closes stdout first', async () => {
+    const dir = fixtureProject('basic');
+    await forge(['build'], dir);
+    for (const args of [['build'], ['--version']]) {
+      const child = spawn(process.execPath, [join(repoRoot, 'bin', 'forge.cjs'), ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // closed before node has even started
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
+  });
+});
