@@ -26,13 +26,18 @@ def in_pid_sandbox():
 def sweep_strays():
     killed = set()
     for _ in range(2):
+        found = False
         for entry in os.listdir("/proc"):
             if entry.isdigit() and int(entry) > 1 and int(entry) != os.getpid():
+                found = True
                 try:
                     os.kill(int(entry), 9)
                     killed.add(int(entry))
                 except OSError:
                     pass
+        # Nobody else was there: nobody is left who could have started a process since.
+        if not found:
+            break
     def alive(pid):
         try:
             with open("/proc/%d/stat" % pid) as f:
@@ -52,9 +57,11 @@ def main():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str).encode
+
     def reply(message):
         try:
-            text = json.dumps(message, ensure_ascii=False, allow_nan=False, default=str)
+            text = encode(message)
         except (TypeError, ValueError) as exc:
             text = json.dumps({"id": message.get("id"), "ok": False,
                                "error": {"type": "TypeError", "message": "result is not JSON serializable: %s" % exc}})
