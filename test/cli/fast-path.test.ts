@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixtureProject, forge, repoRoot, runProcess, tempDir } from '../helpers/project.ts';
+import { fixtureProject, forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 /** Runs `forge` with a probe that says, at exit, whether any ES module was loaded. */
 async function forgeProbed(args: string[], cwd: string) {
@@ -77,5 +77,22 @@ describe('the fast path (a cached build and --version, before any ES module load
       const code = await new Promise((resolve) => child.on('close', resolve));
       expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
     }
+  });
+
+  it('writes all of an answer larger than a pipe holds to a reader that is slow to start reading', async () => {
+    // 1,000 data files: the summary lists each, and the JSON is larger than a 64 kB pipe buffer.
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    mkdirSync(join(dir, 'tools', 'data'), { recursive: true });
+    for (let i = 0; i < 1000; i++) writeFileSync(join(dir, 'tools', 'data', `row_${i}.txt`), `row ${i}\n`);
+    expect((await forge(['build'], dir)).code).toBe(0);
+
+    // A shell pipe whose reader sleeps first: the writer fills the pipe and must wait, not drop the rest.
+    const forgeCommand = [process.execPath, join(repoRoot, 'bin', 'forge.cjs'), 'build', '--json'].map((a) => `'${a}'`).join(' ');
+    const { code, stdout } = await runProcess('bash', ['-o', 'pipefail', '-c', `${forgeCommand} | (sleep 0.5; cat)`], { cwd: dir });
+    expect(stdout.length).toBeGreaterThan(64 * 1024);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.cached).toBe(true);
+    expect(result.summary.artifacts).toHaveLength((await fullCli(['build', '--json'], dir)).stdout.match(/"path":/g)!.length);
   });
 });
