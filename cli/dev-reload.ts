@@ -82,7 +82,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
   const fresh = filterTools(project.tools, { prod: false }).tools;
-  const { resolved, code } = resolveProject(project, { tools: fresh });
+  const { resolved, code } = await resolveProject(project, { tools: fresh });
   // forge_tool adds the tools it forges to the running registry.
   const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
   for (const tool of project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);

@@ -30,7 +30,7 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   if (!project) return undefined;
   const selected = filterTools(project.tools, { prod: !options.dev });
   if (!(await prepareProjectPython(project.config.root, selected.tools, { quiet: options.json }))) return undefined;
-  const { resolved, code } = resolveProject(project, { tools: selected.tools, prod: !options.dev });
+  const { resolved, code } = await resolveProject(project, { tools: selected.tools, prod: !options.dev });
   // A running agent connects its MCP servers at start: a required one that fails stops it
   // here; the tools of an optional one that is down are left out. forge.yaml was validated, so its rules parse.
   const assembled = await assembleRuntime(resolved, code, { log: options.log, connect: true });

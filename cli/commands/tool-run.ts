@@ -113,7 +113,7 @@ export async function run(argv: string[]): Promise<number> {
   // Tools report problems found when they start (an allowed binary not installed) as warnings;
   // with --verbose, what a tool prints (its stderr) shows too.
   const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(message)}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
-  const { resolved, code } = resolveProject(project);
+  const { resolved, code } = await resolveProject(project);
   const assembled = await assembleRuntime(resolved, code, {
     log,
     approval: approval.policy,

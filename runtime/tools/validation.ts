@@ -6,7 +6,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { addFormats, Ajv } from '../vendor/ajv.ts';
 import type { JSONSchema } from './model.ts';
 
-export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean } = {}): InstanceType<typeof Ajv> {
+export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean; validateSchema?: boolean } = {}): InstanceType<typeof Ajv> {
   const ajv = new Ajv({
     // Unoptimized code compiles about twice as fast; validators that are
     // compiled once per build or per process do not earn the difference back.
@@ -16,6 +16,7 @@ export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; o
     strict: false,
     useDefaults: options.useDefaults ?? false,
     coerceTypes: false,
+    validateSchema: options.validateSchema ?? true,
   });
   addFormats(ajv);
   return ajv;
@@ -31,10 +32,18 @@ function withoutDialect(schema: JSONSchema): JSONSchema {
   return rest;
 }
 
+/**
+ * The validator of a tool's arguments (or output). Not checked against the
+ * meta-schema again: every schema that reaches a registry was checked where
+ * it entered — external ones (MCP, OpenAPI, forged tools) by schemaProblem
+ * below, Forge's own (docstrings, YAML parameters, builtins) by their
+ * grammar's and the catalog's tests — and compiling the meta-schema is most
+ * of a process's first call (~20 ms of ~25).
+ */
 export function compileSchema(schema: JSONSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    sharedAjv ??= createAjv({ useDefaults: true });
+    sharedAjv ??= createAjv({ useDefaults: true, validateSchema: false });
     validate = sharedAjv.compile(withoutDialect(schema));
     compiled.set(schema, validate);
   }

@@ -9,7 +9,7 @@ import { minimalConfig, writeProject } from '../helpers/project.ts';
 
 async function assembled(dir: string) {
   const project = await loadProject({ configFile: join(dir, 'forge.yaml') }, new StageContext(dir, false));
-  const { resolved, code } = resolveProject(project);
+  const { resolved, code } = await resolveProject(project);
   return { project, resolved, code };
 }
 
@@ -40,6 +40,16 @@ describe('a project run from its sources, resolved into the shape a bundle reads
     // The one HTTP client refuses what the egress does not allow, and allows what the build derived.
     await expect(runtime.http.request({ url: 'https://elsewhere.example.net/' })).rejects.toThrow(/egress|not allowed|allowlist/i);
     await runtime.close();
+  });
+
+  it('carries the adapter modules only for a project that has MCP servers or APIs (the SDKs load for those alone)', async () => {
+    const plain = await assembled(writeProject({ 'forge.yaml': minimalConfig() }));
+    expect(plain.code.adapterModules).toEqual({});
+    const withServer = await assembled(
+      writeProject({ 'forge.yaml': minimalConfig('mcp:\n  servers:\n    - { name: maybe, transport: stdio, command: /nonexistent/mcp-server, required: false }\n') }),
+    );
+    expect(Object.keys(withServer.code.adapterModules)).toEqual(['mcp']);
+    expect(typeof withServer.code.adapterModules.mcp?.McpConnections).toBe('function');
   });
 
   it('reports an approval rule that does not parse as a usage problem, assembling nothing', async () => {

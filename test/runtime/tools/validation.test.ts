@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { checkArguments, compileSchema, schemaProblem } from '../../../runtime/tools/validation.ts';
+
+describe('argument validation', () => {
+  it('fills in defaults on a copy and names the argument that is wrong', () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer' }, label: { type: 'string', default: 'x' } }, required: ['n'], additionalProperties: false };
+    const args = { n: 1 };
+    expect(checkArguments(schema, args)).toEqual({ ok: true, args: { n: 1, label: 'x' }, errors: [] });
+    expect(args).toEqual({ n: 1 });
+    expect(checkArguments(schema, { n: 'one', extra: true }).errors).toEqual(['unknown argument "extra"', 'argument "n" must be integer']);
+  });
+
+  it('compiles a tool schema without checking it against the meta-schema again: that check is where schemas enter', () => {
+    // Not valid JSON Schema (a description must be a string), and harmless to validate with.
+    const schema = { type: 'object', description: 5, properties: { n: { type: 'integer' } } };
+    expect(schemaProblem(schema)).toMatch(/description must be string/);
+    expect(compileSchema(schema)({ n: 1 })).toBe(true);
+    expect(compileSchema(schema)({ n: 'one' })).toBe(false);
+  });
+});
