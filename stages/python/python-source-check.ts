@@ -64,13 +64,14 @@ for path in req["files"]:
     except ValueError as e:
         entry["syntax"] = {"msg": str(e), "line": 1, "col": 1, "text": ""}
     results.append(entry)
-print(json.dumps({"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "results": results}))
+print(json.dumps({"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}))
 `;
 
 interface CheckOutput {
   stdlib: string[];
   installed: Record<string, string[]>;
   version: string;
+  executable: string;
   results: { file: string; syntax?: { msg: string; line: number; col: number; text: string }; imports: { name: string; line: number; col: number }[] }[];
 }
 
@@ -101,29 +102,46 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
   const run = (async () => {
     const env = options.env ?? process.env;
     const venv = venvPython(projectVenvDir(options.root));
+    const inVenv = existsSync(venv);
+    // One process checks: python3 is run by its name, a shim (pyenv, asdf) included, rather
+    // than started once more first to learn the interpreter behind it (resolvePython, which
+    // pays off for the many starts of tool processes). It reports sys.executable itself.
+    if (!inVenv && !env.FORGE_PYTHON) {
+      const output = await runCheck('python3', false, options.files, env);
+      if (output !== NOT_FOUND) return { python: typeof output === 'string' ? 'python3' : output.executable, output };
+    }
     let python: string;
     try {
-      python = existsSync(venv) ? venv : await resolvePython(env);
+      python = inVenv ? venv : await resolvePython(env);
     } catch (err) {
       return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
     }
-    const output = await new Promise<CheckOutput | string>((resolve) => {
-      // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
-      const isolation = python === venv ? ['-I'] : ['-I', '-S'];
-      const child = execFile(python, [...isolation, '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
-        if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
-        try {
-          resolve(JSON.parse(stdout) as CheckOutput);
-        } catch {
-          resolve('unexpected output');
-        }
-      });
-      child.stdin?.end(JSON.stringify({ files: options.files, venv: python === venv }));
-    });
-    return { python, output };
+    const output = await runCheck(python, inVenv, options.files, env);
+    return { python, output: output === NOT_FOUND ? `${python} was not found` : output };
   })();
   run.catch(() => {});
   return { files: new Set(options.files), run };
+}
+
+const NOT_FOUND = Symbol('not found');
+
+/** The check's output, what went wrong (a line), or NOT_FOUND when there is no such program. */
+function runCheck(python: string, venv: boolean, files: readonly string[], env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+  return new Promise((resolve) => {
+    // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
+    const isolation = venv ? ['-I'] : ['-I', '-S'];
+    const child = execFile(python, [...isolation, '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+      if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') return resolve(NOT_FOUND);
+      if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
+      try {
+        resolve(JSON.parse(stdout) as CheckOutput);
+      } catch {
+        resolve('unexpected output');
+      }
+    });
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(JSON.stringify({ files, venv }));
+  });
 }
 
 export async function checkPythonSources(options: PythonCheckOptions & { started?: StartedPythonCheck }): Promise<Diagnostic[]> {
