@@ -4,6 +4,7 @@
  *
  *   cold `forge build --prod`   vs  esbuild alone bundling the same TS tools (a whole process)
  *   no-op rebuild (cache hit)   vs  `node -e 0`
+ *   forge tool run (no build)   vs  `node -e 0`
  *   runtime.mjs size
  *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime
  *   the running bundle: start to first answer, warm Python over REST, MCP vs REST with
@@ -58,6 +59,8 @@ try {
   const cold = median(timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs, before: clean }));
   const noop = median(timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs: runs * 2 }));
   const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size;
+  // The everyday command without a build: load the 200-tool project, run one tool, print its result.
+  const toolRun = median(timeProcess(node, [forgeBin, 'tool', 'run', 'ts_tool_0', '--json', '--param', 'name=bench'], { cwd: dir, runs }));
 
   const latency = await pythonLatency(dir);
   const server = await benchServer(join(dir, '.forge-output'), dir);
@@ -67,6 +70,7 @@ try {
     { measure: 'cold forge build --prod (200 tools)', result: ms(cold), ratio: cold / esbuildAlone, against: `esbuild's JS API alone, whole process ${ms(esbuildAlone)}`, goal: 1.5 },
     { measure: 'no-op rebuild', result: ms(noop), ratio: noop / nodeStart, against: `node -e 0 ${ms(nodeStart)}`, goal: 1.2 },
     { measure: 'runtime.mjs size', result: `${(bundleSize / 1e6).toFixed(2)} MB` },
+    { measure: 'forge tool run (a TS tool of the 200, no build)', result: ms(toolRun), ratio: toolRun / nodeStart, against: `node -e 0 ${ms(nodeStart)}` },
     { measure: 'Python call in process, cold (spawn)', result: ms(latency.cold, 2), against: `median of ${latency.coldRuns}` },
     { measure: 'Python call in process, warm (worker)', result: ms(latency.warm, 3), against: `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}` },
     ...server,
