@@ -1,8 +1,9 @@
 /**
  * Stage: bundle the runtime. One esbuild call makes runtime.mjs (the
  * runtime, the enabled builtin tools and every TS/JS tool that exports
- * execute()) and one .mjs per script-style TS/JS tool. Python tools and
- * support files are copied into tools/. Only enabled tools are imported, so
+ * execute()) and one .mjs per script-style TS/JS tool; the prebuilt
+ * libraries the runtime uses go beside it in vendor/ (vendor-splice.ts).
+ * Python tools and support files are copied into tools/. Only enabled tools are imported, so
  * a tool that is not in the build (a dev tool under --prod) is not in any file.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -109,6 +110,7 @@ export async function bundleRuntime(
     if (path !== 'runtime.mjs' || (!vendor && !pg)) writer.write(path, file.contents);
     else writer.write(path, [vendor, pg].reduce((text, splice) => (splice ? splice.splice(text) : text), file.text));
   }
+  for (const module of vendor?.outputs() ?? []) writer.write(module.path, module.contents);
   const inputs = Object.keys(result.metafile?.inputs ?? {})
     .filter((p) => !p.endsWith(ENTRY_FILE) && !p.startsWith('forge-vendor:') && !p.startsWith('forge-pg:'))
     .map((p) => join(config.root, p))

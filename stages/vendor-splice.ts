@@ -2,12 +2,18 @@
  * The prebuilt third-party code (scripts/build-vendor.mjs: the protocol
  * SDKs, ajv, the small libraries, the YAML parser) in a build: an esbuild
  * plugin stands a tiny module in for each runtime/vendor/<name>.ts that
- * reads its values from a function, and the prebuilt text is spliced into
- * runtime.mjs as a string that function compiles — on first use: parsed by
- * esbuild never, and by V8 only when a process needs it. Only the modules the bundle imports are spliced. Without a
- * prebuilt copy (a checkout that skipped `npm install`'s prepare) the
- * packages are bundled from source as usual.
+ * reads its values from a function, and each prebuilt module the bundle
+ * imports is written beside runtime.mjs as vendor/<name>.cjs, which that
+ * function reads and compiles on first use: parsed by esbuild never, and by
+ * V8 only when a process needs it. Kept out of runtime.mjs, they cost a
+ * start nothing (as strings inside it, their 700 kB were most of what V8
+ * scanned to load it). runtime.mjs carries each file's sha256 and compiles
+ * only bytes that match, so a vendor file changed after the start-time
+ * check is refused, not run. Without a prebuilt copy (a checkout that
+ * skipped `npm install`'s prepare) the packages are bundled from source as
+ * usual.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -33,9 +39,14 @@ export interface VendorSplice {
   plugin: Plugin;
   /** The prebuilt files (inputs of the build cache). */
   files: string[];
-  /** Inserts the prebuilt modules the bundle uses into runtime.mjs's text. */
+  /** Inserts the loaders of the prebuilt modules the bundle uses into runtime.mjs's text. */
   splice(runtimeText: string): string;
+  /** The prebuilt modules the bundle uses, as files of the output (after splice). */
+  outputs(): { path: string; contents: Buffer }[];
 }
+
+/** Where a bundle's prebuilt modules are, relative to runtime.mjs. */
+export const BUNDLE_VENDOR_DIR = 'vendor';
 
 interface Prebuilt {
   name: string;
@@ -79,17 +90,25 @@ export function vendorSplice(): VendorSplice | undefined {
     },
     splice(runtimeText) {
       if (used.size === 0) return runtimeText;
-      const loaders = [...used]
-        .sort((a, b) => (a.name < b.name ? -1 : 1))
-        // The code is a string literal, compiled by new Function on first use: V8 scans a string
-        // far faster than it pre-parses the same text as code, so a start that never needs the
-        // protocol SDKs (or ajv) does not pay to compile them. `require` is the bundle's shim.
-        .map(({ code, loader }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=(function(){var module={exports:{}};new Function("module","exports","require",${JSON.stringify(readFileSync(code, 'utf8'))})(module,module.exports,require);return module.exports})()}\n`)
-        .join('');
+      const modules = [...used].sort((a, b) => (a.name < b.name ? -1 : 1));
+      // `require` is the bundle's shim; the code is compiled from the very bytes that were hashed.
+      const loaders =
+        `function __forgeVendorFile(path,sha256){var file=require("node:url").fileURLToPath(new URL(path,import.meta.url)),code;` +
+        `function tampered(what){return Object.assign(new Error(path.slice(2)+" "+what),{code:"FORGE_BUNDLE_TAMPERED",hint:"deploy the whole build output (forge build writes vendor/ beside runtime.mjs), or rebuild"})}` +
+        `try{code=require("node:fs").readFileSync(file)}catch(e){throw tampered("is missing beside runtime.mjs ("+e.code+")")}` +
+        `if(require("node:crypto").createHash("sha256").update(code).digest("hex")!==sha256)throw tampered("was changed after the build (its sha256 is not the one runtime.mjs was built with)");` +
+        `var module={exports:{}};new Function("module","exports","require",code.toString("utf8"))(module,module.exports,require);return module.exports}\n` +
+        modules.map(({ name, loader, code }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=__forgeVendorFile(${JSON.stringify(`./${BUNDLE_VENDOR_DIR}/${name}.cjs`)},${JSON.stringify(sha256(code))})}\n`).join('');
       // After the first line (the require() shim the packages need), before the bundle.
       const firstLineEnd = runtimeText.indexOf('\n') + 1;
       return runtimeText.slice(0, firstLineEnd) + loaders + runtimeText.slice(firstLineEnd);
     },
+    outputs() {
+      return [...used].map(({ name, code }) => ({ path: `${BUNDLE_VENDOR_DIR}/${name}.cjs`, contents: readFileSync(code) }));
+    },
   };
 }
 
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}

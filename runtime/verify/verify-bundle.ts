@@ -7,7 +7,7 @@
  * `node runtime.mjs verify` runs it alone.
  *
  * Only the bundle's own files are hashed (a few MB: runtime.mjs, agent.json,
- * tools/), so the check costs milliseconds at start.
+ * tools/, vendor/), so the check costs milliseconds at start.
  */
 import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -98,19 +98,21 @@ function isBundlePath(path: string): boolean {
 
 /**
  * Files the runtime could load that the build did not write: anything under
- * tools/ (a Python module there shadows an import), and code or JSON at the
- * top level. Other files (a work dir's .forge/, the archive) are not code.
+ * tools/ (a Python module there shadows an import) or vendor/ (the prebuilt
+ * libraries), and code or JSON at the top level. Other files (a work dir's
+ * .forge/, the archive) are not code.
  */
 function unlistedCode(bundleDir: string, listed: Record<string, string>): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(bundleDir, { withFileTypes: true })) {
     if (entry.isFile() && /\.(m?js|cjs|json|py|ya?ml)$/.test(entry.name) && !(entry.name in listed) && !UNLISTED_ALLOWED.has(entry.name)) found.push(entry.name);
   }
-  const tools = join(bundleDir, 'tools');
-  if (existsSync(tools)) {
-    for (const entry of readdirSync(tools, { recursive: true, withFileTypes: true })) {
+  for (const dirName of ['tools', 'vendor']) {
+    const dir = join(bundleDir, dirName);
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       if (entry.isDirectory()) continue;
-      const rel = posix.join('tools', ...join(entry.parentPath, entry.name).slice(tools.length + 1).split(/[\\/]/));
+      const rel = posix.join(dirName, ...join(entry.parentPath, entry.name).slice(dir.length + 1).split(/[\\/]/));
       if (!(rel in listed)) found.push(rel);
     }
   }

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
@@ -103,6 +103,7 @@ describe('secrets from files', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.forge-output'));
     for (const f of ['runtime.mjs', 'agent.json']) writeFileSync(join(dir, '.forge-output', f), readFileSync(join(bundle, f)));
+    cpSync(join(bundle, 'vendor'), join(dir, '.forge-output', 'vendor'), { recursive: true });
     const manifest = JSON.parse(readFileSync(join(bundle, 'agent.json'), 'utf8'));
     manifest.model.base_url = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;
     manifest.workdir = '.';

@@ -3,8 +3,8 @@
  * runtime.mjs: only those the agent uses, and the bundle runs with them
  * from a directory holding nothing but the output.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { esbuild, REQUIRE_SHIM } from '../../stages/esbuild-api.ts';
 import { vendorSplice } from '../../stages/vendor-splice.ts';
@@ -64,6 +64,10 @@ describe('the prebuilt vendor modules in a build', () => {
     expect(spliced(text)).toBe(true);
     const firstLineEnd = text.indexOf('\n') + 1;
     writeFileSync(join(dir, 'out.mjs'), text.slice(0, firstLineEnd) + counter + '\n' + text.slice(firstLineEnd));
+    for (const module of splice!.outputs()) {
+      mkdirSync(join(dir, dirname(module.path)), { recursive: true });
+      writeFileSync(join(dir, module.path), module.contents);
+    }
     const run = await runProcess(process.execPath, [join(dir, 'out.mjs')], { cwd: dir });
     expect(run.stderr).toBe('');
     const seen = JSON.parse(run.stdout);

@@ -5,7 +5,7 @@
  * FORGE_VERIFY_KEY is set.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,8 @@ describe('node runtime.mjs verify', () => {
     ['a changed tool', (b: string) => appendFileSync(join(b, 'tools', 'echo.py'), '\nimport os\n'), /tools\/echo\.py FORGE_BUNDLE_TAMPERED/],
     ['a changed agent.json', (b: string) => writeFileSync(join(b, 'agent.json'), readFileSync(join(b, 'agent.json'), 'utf8').replace('"tools": [', '"tools": [ ')), /agent\.json FORGE_BUNDLE_TAMPERED/],
     ['a Python module added beside the tools', (b: string) => writeFileSync(join(b, 'tools', 'json.py'), 'raise SystemExit(3)\n'), /tools\/json\.py FORGE_BUNDLE_TAMPERED tools\/json\.py is not part of the build/],
+    ['a changed prebuilt library', (b: string) => appendFileSync(join(b, 'vendor', 'protocol.cjs'), '\n;require("fs").writeFileSync("/tmp/pwned", "")\n'), /vendor\/protocol\.cjs FORGE_BUNDLE_TAMPERED vendor\/protocol\.cjs was changed after the build/],
+    ['a file added beside the prebuilt libraries', (b: string) => writeFileSync(join(b, 'vendor', 'extra.cjs'), 'module.exports = 1;\n'), /vendor\/extra\.cjs is not part of the build/],
     ['a checksum list that points outside the bundle', (b: string) => writeFileSync(join(b, 'checksums.json'), readFileSync(join(b, 'checksums.json'), 'utf8').replace('"agent.json"', '"../outside.json"')), /outside the bundle/],
     ['a deleted tool', (b: string) => rmSync(join(b, 'tools', 'echo.py')), /tools\/echo\.py is listed in checksums\.json but missing/],
     ['a checksums.json that is not one', (b: string) => writeFileSync(join(b, 'checksums.json'), '{}'), /not a checksum list/],
@@ -93,6 +95,45 @@ describe('start-time check', () => {
     const off = await startAgentProcess(process.execPath, [join(deployed(project, tamperRuntime), 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret', FORGE_VERIFY: 'off' } });
     expect(off.output()).toContain('FORGE_VERIFY=off');
     await off.stop();
+  });
+});
+
+describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
+  it('are read on first use, and one changed after the start-time check is refused there, not run', async () => {
+    const bundle = deployed(project);
+    const marker = join(tempDir(), 'tampered-code-ran');
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
+    try {
+      // The check at start passed; now the MCP SDKs, not loaded yet, are swapped for code that leaves a mark.
+      writeFileSync(join(bundle, 'vendor', 'protocol.cjs'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n` + readFileSync(join(bundle, 'vendor', 'protocol.cjs'), 'utf8'));
+      const res = await fetch(`${agent.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      expect(res.ok).toBe(false);
+      expect(existsSync(marker)).toBe(false);
+      expect(agent.output()).toContain('vendor/protocol.cjs was changed after the build');
+      // What does not need the SDKs still answers.
+      expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('an untouched bundle answers MCP with them', async () => {
+    const agent = await startAgentProcess(process.execPath, [join(deployed(project), 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
+    try {
+      const res = await fetch(`${agent.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('"protocolVersion"');
+    } finally {
+      await agent.stop();
+    }
   });
 });
 
