@@ -5,7 +5,7 @@ import { silentLogger } from '../runtime/tools/registry.ts';
 import { locateConfig } from '../stages/config/find-config.ts';
 import { loadConfig } from '../stages/config/load-config.ts';
 import type { ProjectConfig } from '../stages/config/project-config.ts';
-import { mcpHttpClient } from '../stages/discover-adapters.ts';
+import { mcpHttpClient } from '../stages/adapters/mcp-http-client.ts';
 import { forgeVersion } from '../stages/forge-paths.ts';
 import { diagnosticsJson } from './project-loader.ts';
 import { printDiagnostics } from './diagnostics-output.ts';

@@ -4,10 +4,7 @@
  * records for the runtime, and the egress section with every host the
  * agent will need. Runs while the custom tools are discovered and parsed.
  */
-import { silentLogger } from '../runtime/tools/registry.ts';
-import { createEgressPolicy } from '../runtime/guard/egress.ts';
 import type { EgressSettings } from '../runtime/manifest.ts';
-import { HttpClient } from '../runtime/net/http-client.ts';
 import type { ApiSettings, McpServerSettings } from '../runtime/tools/adapters/settings.ts';
 import type { DiscoveryMode } from './adapters/discover-mcp.ts';
 import { readRecordedAdapters } from './adapters/recorded-manifest.ts';
@@ -49,8 +46,9 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
   }
 
   const recorded = readRecordedAdapters(options.recordedFile);
+  // The HTTP client, the MCP SDK and the OpenAPI parser load only for a project that uses them.
+  const [{ mcpHttpClient, HttpClient }, { silentLogger }] = await Promise.all([import('./adapters/mcp-http-client.ts'), import('../runtime/tools/registry.ts')]);
   const http = mcpHttpClient(config);
-  // The MCP SDK and the OpenAPI parser load only for a project that uses them.
   const [mcp, openapi] = await Promise.all([
     import('./adapters/discover-mcp.ts').then((m) =>
       m.discoverMcpTools(config.mcpServers, options.mode, recorded, { http, env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() }),
@@ -69,13 +67,4 @@ export async function discoverAdapters(config: ProjectConfig, options: AdapterDi
     files: openapi.files,
     live: [...mcp.contacted.map((s) => `MCP server ${s}`), ...openapi.fetched.map((a) => `API ${a}`)],
   };
-}
-
-/**
- * The HTTP client MCP servers are reached with outside the agent (the build,
- * `forge mcp`): the same egress checks as when the agent runs, with the
- * hosts forge.yaml names (the tools' own endpoints change nothing for an MCP server).
- */
-export function mcpHttpClient(config: ProjectConfig): HttpClient {
-  return new HttpClient(createEgressPolicy(deriveEgress(config.egress, collectEndpoints(config, [], [])).egress));
 }

@@ -7,10 +7,13 @@ import { hasErrors } from '../runtime/diagnostics.ts';
 import type { SourceFile } from './discover-tools.ts';
 import type { ParsedSources, ParsedTool } from './parse-docstrings.ts';
 import type { StageContext } from './stage.ts';
-import { readYamlToolFile, type YamlToolFile } from './yaml-tool-file.ts';
+import type { YamlToolFile } from './yaml-tool-file.ts';
 
 export async function parseYamlTools(files: readonly SourceFile[], parsed: ParsedSources, ctx: StageContext): Promise<ParsedSources> {
   const yamlFiles = files.filter((f) => f.kind === 'yaml');
+  if (yamlFiles.length === 0) return { tools: [...parsed.tools], supportFiles: [...parsed.supportFiles] };
+  // The YAML tool grammar, and the runtime's step machinery it checks against, load only for a project with YAML files.
+  const { readYamlToolFile } = await import('./yaml-tool-file.ts');
   const read = await Promise.all(yamlFiles.map((file) => readYamlToolFile(file, file.relative)));
   const tools = [...parsed.tools];
   const supportFiles = [...parsed.supportFiles];

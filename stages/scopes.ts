@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { isWithin } from '../runtime/guard/path-guard.ts';
 import type { SourceFile } from './discover-tools.ts';
-import { readYamlToolFile, type YamlToolFile } from './yaml-tool-file.ts';
+import type { YamlToolFile } from './yaml-tool-file.ts';
 
 export const SCOPE_NAMES = ['local', 'user', 'global'] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
@@ -83,6 +83,7 @@ export class ToolScope {
         stat: { size: stats.size, mtimeMs: stats.mtimeMs },
         scope: this.scope,
       };
+      const { readYamlToolFile } = await import('./yaml-tool-file.ts');
       const result = await readYamlToolFile(file, absolute);
       if (result.sha256) file.sha256 = result.sha256;
       const name = result.spec?.name ?? fileName.replace(/\.ya?ml$/, '');
