@@ -8,7 +8,7 @@
  * fails and the server stays healthy.
  */
 import { createServer, type Server } from 'node:net';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -180,7 +180,7 @@ describe('at server shutdown', () => {
     await waitUntil(() => processesWithMarker(marker).length >= 2, 30_000);
     await server.stop(signal);
     await call;
-    await waitUntil(() => processesWithMarker(marker).length === 0, 15_000);
+    await waitUntil(() => processesWithMarker(marker).length === 0, 15_000, () => survivors(marker));
   });
 });
 
@@ -203,10 +203,25 @@ describe('a generated token', () => {
   });
 });
 
-async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
+async function waitUntil(condition: () => boolean, ms: number, explain: () => string = () => ''): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (Date.now() > deadline) throw new Error(`condition not met in time${explain() ? `: ${explain()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The processes still carrying the marker: pid, parent, state and command line, to say what escaped. */
+function survivors(marker: string): string {
+  return processesWithMarker(marker)
+    .map((pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1] ?? '?';
+        return `pid ${pid} ppid ${field('PPid')} state ${field('State')} nspid ${field('NSpid')}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').slice(0, 160)}`;
+      } catch {
+        return `pid ${pid} (gone)`;
+      }
+    })
+    .join('; ');
 }
