@@ -45,8 +45,8 @@ export interface VendorSplice {
   outputs(): { path: string; contents: Buffer }[];
 }
 
-/** Where a bundle's prebuilt modules are, relative to runtime.mjs. */
-export const BUNDLE_VENDOR_DIR = 'vendor';
+/** Where a bundle's prebuilt modules are, relative to runtime.mjs (verify-bundle.ts checks the same folder). */
+const BUNDLE_VENDOR_DIR = 'vendor';
 
 interface Prebuilt {
   name: string;
@@ -68,6 +68,8 @@ export function vendorSplice(): VendorSplice | undefined {
   }
   if (prebuilt.size === 0) return undefined;
   const used = new Set<Prebuilt>();
+  // What splice() put beside runtime.mjs: the very bytes whose hashes it wrote into it.
+  let written: { path: string; contents: Buffer }[] = [];
   return {
     files: [...prebuilt.values()].flatMap((p) => [p.code, p.code.replace(/\.cjs$/, '.json')]),
     plugin: {
@@ -90,7 +92,8 @@ export function vendorSplice(): VendorSplice | undefined {
     },
     splice(runtimeText) {
       if (used.size === 0) return runtimeText;
-      const modules = [...used].sort((a, b) => (a.name < b.name ? -1 : 1));
+      const modules = [...used].sort((a, b) => (a.name < b.name ? -1 : 1)).map((module) => ({ ...module, contents: readFileSync(module.code) }));
+      written = modules.map(({ name, contents }) => ({ path: `${BUNDLE_VENDOR_DIR}/${name}.cjs`, contents }));
       // `require` is the bundle's shim; the code is compiled from the very bytes that were hashed.
       const loaders =
         `function __forgeVendorFile(path,sha256){var file=require("node:url").fileURLToPath(new URL(path,import.meta.url)),code;` +
@@ -98,17 +101,17 @@ export function vendorSplice(): VendorSplice | undefined {
         `try{code=require("node:fs").readFileSync(file)}catch(e){throw tampered("is missing beside runtime.mjs ("+e.code+")")}` +
         `if(require("node:crypto").createHash("sha256").update(code).digest("hex")!==sha256)throw tampered("was changed after the build (its sha256 is not the one runtime.mjs was built with)");` +
         `var module={exports:{}};new Function("module","exports","require",code.toString("utf8"))(module,module.exports,require);return module.exports}\n` +
-        modules.map(({ name, loader, code }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=__forgeVendorFile(${JSON.stringify(`./${BUNDLE_VENDOR_DIR}/${name}.cjs`)},${JSON.stringify(sha256(code))})}\n`).join('');
+        modules.map(({ name, loader, contents }) => `var ${loader}Cache;function ${loader}(){return ${loader}Cache??=__forgeVendorFile(${JSON.stringify(`./${BUNDLE_VENDOR_DIR}/${name}.cjs`)},${JSON.stringify(sha256(contents))})}\n`).join('');
       // After the first line (the require() shim the packages need), before the bundle.
       const firstLineEnd = runtimeText.indexOf('\n') + 1;
       return runtimeText.slice(0, firstLineEnd) + loaders + runtimeText.slice(firstLineEnd);
     },
     outputs() {
-      return [...used].map(({ name, code }) => ({ path: `${BUNDLE_VENDOR_DIR}/${name}.cjs`, contents: readFileSync(code) }));
+      return written;
     },
   };
 }
 
-function sha256(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+function sha256(contents: Buffer): string {
+  return createHash('sha256').update(contents).digest('hex');
 }
