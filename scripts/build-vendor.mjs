@@ -1,8 +1,8 @@
 // Prebuilds the third-party code the runtime uses, behind the modules in
 // runtime/vendor/ (the MCP and A2A SDKs, ajv, the small libraries, the YAML
-// parser), each into one CommonJS text that the build splices into
-// runtime.mjs, so that esbuild does not parse those packages again on every
-// `forge build`. Run by scripts/build-cli.mjs (npm install's prepare) and
+// parser), each into one CommonJS file that the build copies beside
+// runtime.mjs (vendor/), so that esbuild does not parse those packages again
+// on every `forge build`. Run by scripts/build-cli.mjs (npm install's prepare) and
 // before the tests.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -14,7 +14,7 @@ import * as esbuild from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'runtime-vendor');
 mkdirSync(outDir, { recursive: true });
-// Keep in step with VENDOR_MODULES in stages/vendor-splice.ts.
+// Keep in step with VENDOR_MODULES in stages/vendor-modules.ts.
 const modules = ['protocol', 'ajv', 'libs', 'yaml'];
 /** One CommonJS text, minified, kept in memory (written below). */
 const prebuild = (entry, extra = {}) =>

@@ -2,7 +2,7 @@
  * Stage: bundle the runtime. One esbuild call makes runtime.mjs (the
  * runtime, the enabled builtin tools and every TS/JS tool that exports
  * execute()) and one .mjs per script-style TS/JS tool; the prebuilt
- * libraries the runtime uses go beside it in vendor/ (vendor-splice.ts).
+ * libraries the runtime uses go beside it in vendor/ (vendor-modules.ts).
  * Python tools and support files are copied into tools/. Only enabled tools are imported, so
  * a tool that is not in the build (a dev tool under --prod) is not in any file.
  */
@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
-import { vendorSplice } from './vendor-splice.ts';
+import { vendorModules } from './vendor-modules.ts';
 import { pgSplice } from './pg-splice.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
@@ -76,7 +76,7 @@ export async function bundleRuntime(
   mkdirSync(writer.dir, { recursive: true });
   const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };
   writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters, specs.some((s) => s.source?.kind === 'yaml')));
-  const vendor = vendorSplice();
+  const vendor = vendorModules();
   const pg = pgSplice();
   const result = await esbuild.build({
     absWorkingDir: config.root,
@@ -107,8 +107,8 @@ export async function bundleRuntime(
   ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
   for (const file of result.outputFiles ?? []) {
     const path = relative(writer.dir, file.path).split('\\').join('/');
-    if (path !== 'runtime.mjs' || (!vendor && !pg)) writer.write(path, file.contents);
-    else writer.write(path, [vendor, pg].reduce((text, splice) => (splice ? splice.splice(text) : text), file.text));
+    if (path !== 'runtime.mjs' || !pg) writer.write(path, file.contents);
+    else writer.write(path, pg.splice(file.text));
   }
   for (const module of vendor?.outputs() ?? []) writer.write(module.path, module.contents);
   const inputs = Object.keys(result.metafile?.inputs ?? {})

@@ -1,5 +1,5 @@
 /**
- * The `pg` client in a build: like the protocol SDKs (vendor-splice.ts),
+ * The `pg` client in a build: like the protocol SDKs (vendor-modules.ts),
  * an esbuild plugin stands a one-line module in for
  * runtime/state/pg-client.ts, and the prebuilt client (scripts/build-vendor.mjs)
  * is spliced into runtime.mjs — gzipped, as base64 — behind a function that

@@ -209,6 +209,8 @@ export class ToolRegistry implements ToolRunner {
     try {
       checked = checkArguments(tool.inputSchema, args);
     } catch (err) {
+      // Forge's own errors keep their code: a validator library refused by the bundle check is FORGE_BUNDLE_TAMPERED, not a bad schema.
+      if (err instanceof ForgeError) return thrownToResult(name, err);
       return fail('FORGE_SCHEMA_INVALID', `tool "${name}" has an input schema that cannot be compiled: ${(err as Error).message}`);
     }
     if (!checked.ok) {

@@ -4,7 +4,7 @@
  * instanceof all reach the real value, which `load` returns once.
  *
  * The prebuilt third-party modules stand behind these in runtime.mjs
- * (stages/vendor-splice.ts) and in the `forge` command (scripts/build-cli.mjs),
+ * (stages/vendor-modules.ts) and in the `forge` command (scripts/build-cli.mjs),
  * so that a process evaluates a library only when it uses it.
  */
 export function lazyValue<T extends object>(load: () => T): T {

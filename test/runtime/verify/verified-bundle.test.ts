@@ -105,7 +105,7 @@ describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
     const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
     try {
       // The check at start passed; now the MCP SDKs, not loaded yet, are swapped for code that leaves a mark.
-      writeFileSync(join(bundle, 'vendor', 'protocol.cjs'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n` + readFileSync(join(bundle, 'vendor', 'protocol.cjs'), 'utf8'));
+      plantMarker(join(bundle, 'vendor', 'protocol.cjs'), marker);
       const res = await fetch(`${agent.url}/mcp`, {
         method: 'POST',
         headers: { authorization: 'Bearer secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -119,6 +119,33 @@ describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
     } finally {
       await agent.stop();
     }
+  });
+
+  it('REST: a validator library changed after the start-time check is refused at the first call that needs it, with its code', async () => {
+    const bundle = deployed(project);
+    const marker = join(tempDir(), 'tampered-code-ran');
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
+    try {
+      plantMarker(join(bundle, 'vendor', 'ajv.cjs'), marker);
+      const res = await fetch(`${agent.url}/tools/echo`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
+      expect(await res.json()).toMatchObject({ ok: false, error: { code: 'FORGE_BUNDLE_TAMPERED', message: expect.stringContaining('vendor/ajv.cjs was changed after the build') } });
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it.each([
+    ['changed', (file: string, marker: string) => plantMarker(file, marker), 'vendor/ajv.cjs was changed after the build'],
+    ['missing', (file: string) => rmSync(file), 'vendor/ajv.cjs is missing beside runtime.mjs (ENOENT)'],
+  ])('`call` (which runs no start-time check) refuses a %s validator library, and runs none of it', async (_what, tamper, message) => {
+    const bundle = deployed(project);
+    const marker = join(tempDir(), 'tampered-code-ran');
+    tamper(join(bundle, 'vendor', 'ajv.cjs'), marker);
+    const { code, stdout } = await runtime(bundle, ['call', 'echo', '{"message": "hi"}', '--json']);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_BUNDLE_TAMPERED', message: expect.stringContaining(message) } });
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('an untouched bundle answers MCP with them', async () => {
@@ -136,6 +163,11 @@ describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
     }
   });
 });
+
+/** Prepends code that leaves `marker` behind to a vendor file: if it ever runs, the marker exists. */
+function plantMarker(file: string, marker: string): void {
+  writeFileSync(file, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n` + readFileSync(file, 'utf8'));
+}
 
 describe('signed bundles (forge build --sign)', () => {
   it('writes checksums.json.sig, and verify accepts it under the public key', async () => {

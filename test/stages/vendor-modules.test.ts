@@ -1,17 +1,17 @@
 /**
- * The prebuilt third-party modules (dist/runtime-vendor/) spliced into
+ * The prebuilt third-party modules (dist/runtime-vendor/) written beside
  * runtime.mjs: only those the agent uses, and the bundle runs with them
  * from a directory holding nothing but the output.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { esbuild, REQUIRE_SHIM } from '../../stages/esbuild-api.ts';
-import { vendorSplice } from '../../stages/vendor-splice.ts';
+import { vendorModules } from '../../stages/vendor-modules.ts';
 import { deployBundle, forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 describe('the prebuilt vendor modules in a build', () => {
-  it('splices ajv and the small libraries, and the YAML parser only for an agent with YAML tools', async () => {
+  it('writes ajv, the small libraries and the protocol SDKs beside runtime.mjs, and the YAML parser only for an agent with YAML tools', async () => {
     const plain = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
     const withYaml = writeProject({
       'forge.yaml': minimalConfig(),
@@ -20,10 +20,14 @@ describe('the prebuilt vendor modules in a build', () => {
     for (const project of [plain, withYaml]) expect((await forge(['build', '--prod'], project)).code).toBe(0);
     const plainText = readFileSync(join(plain, '.forge-output', 'runtime.mjs'), 'utf8');
     const yamlText = readFileSync(join(withYaml, '.forge-output', 'runtime.mjs'), 'utf8');
-    expect(plainText).toContain('function __forgeVendor_ajv(');
-    expect(plainText).toContain('function __forgeVendor_libs(');
-    expect(plainText).not.toContain('function __forgeVendor_yaml(');
-    expect(yamlText).toContain('function __forgeVendor_yaml(');
+    const vendorFiles = (project: string) => readdirSync(join(project, '.forge-output', 'vendor')).sort();
+    expect(vendorFiles(plain)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs']);
+    expect(vendorFiles(withYaml)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs', 'yaml.cjs']);
+    // runtime.mjs loads them from there, and carries none of their code.
+    expect(plainText).toContain('"vendor/ajv.cjs"');
+    expect(plainText).not.toContain('"vendor/yaml.cjs"');
+    expect(yamlText).toContain('"vendor/yaml.cjs"');
+    expect(plainText).not.toContain('json-schema.org/draft-07/schema');
 
     // Arguments are checked by the spliced ajv; the YAML tool is read by the spliced parser.
     const deployed = deployBundle(withYaml).bundle;
@@ -55,12 +59,12 @@ describe('the prebuilt vendor modules in a build', () => {
         `console.log(JSON.stringify({ atLoad, afterCall, total: globalThis.__compiled, d, cronIsCron: cron instanceof Cron, dailyIsCron: daily instanceof Cron, dailyNext: daily.nextRun(new Date('2026-01-01T00:00:00Z'))?.toISOString().slice(11, 16), range: ip.range(), glob: picomatch('*.py')('a.py'), scan: picomatch.scan('src/*.ts').base }));`,
       ].join('\n'),
     );
-    const splice = vendorSplice();
+    const splice = vendorModules();
     expect(splice).toBeDefined();
     // Without the splice the libraries would be bundled from source and the count would say nothing.
-    const spliced = (text: string) => text.includes('function __forgeVendor_libs(');
+    const spliced = (text: string) => text.includes('"vendor/libs.cjs"');
     const built = await esbuild.build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', write: false, banner: { js: REQUIRE_SHIM }, plugins: [splice!.plugin], logLevel: 'silent' });
-    const text = splice!.splice(built.outputFiles[0].text);
+    const text = built.outputFiles[0].text;
     expect(spliced(text)).toBe(true);
     const firstLineEnd = text.indexOf('\n') + 1;
     writeFileSync(join(dir, 'out.mjs'), text.slice(0, firstLineEnd) + counter + '\n' + text.slice(firstLineEnd));
