@@ -100,39 +100,24 @@ describe('start-time check', () => {
 
 describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
   it('are read on first use, and one changed after the start-time check is refused there, not run', async () => {
-    const bundle = deployed(project);
-    const marker = join(tempDir(), 'tampered-code-ran');
-    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
-    try {
+    await servingDeployedBundle(async ({ bundle, agent, marker }) => {
       // The check at start passed; now the MCP SDKs, not loaded yet, are swapped for code that leaves a mark.
       plantMarker(join(bundle, 'vendor', 'protocol.cjs'), marker);
-      const res = await fetch(`${agent.url}/mcp`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-      });
-      expect(res.ok).toBe(false);
+      expect((await mcpInitialize(agent.url)).ok).toBe(false);
       expect(existsSync(marker)).toBe(false);
       await agent.waitFor('vendor/protocol.cjs was changed after the build');
       // What does not need the SDKs still answers.
       expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
-    } finally {
-      await agent.stop();
-    }
+    });
   });
 
   it('REST: a validator library changed after the start-time check is refused at the first call that needs it, with its code', async () => {
-    const bundle = deployed(project);
-    const marker = join(tempDir(), 'tampered-code-ran');
-    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
-    try {
+    await servingDeployedBundle(async ({ bundle, agent, marker }) => {
       plantMarker(join(bundle, 'vendor', 'ajv.cjs'), marker);
       const res = await fetch(`${agent.url}/tools/echo`, { method: 'POST', headers: { authorization: 'Bearer secret', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
       expect(await res.json()).toMatchObject({ ok: false, error: { code: 'FORGE_BUNDLE_TAMPERED', message: expect.stringContaining('vendor/ajv.cjs was changed after the build') } });
       expect(existsSync(marker)).toBe(false);
-    } finally {
-      await agent.stop();
-    }
+    });
   });
 
   it.each([
@@ -149,20 +134,32 @@ describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
   });
 
   it('an untouched bundle answers MCP with them', async () => {
-    const agent = await startAgentProcess(process.execPath, [join(deployed(project), 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
-    try {
-      const res = await fetch(`${agent.url}/mcp`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-      });
+    await servingDeployedBundle(async ({ agent }) => {
+      const res = await mcpInitialize(agent.url);
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('"protocolVersion"');
-    } finally {
-      await agent.stop();
-    }
+    });
   });
 });
+
+/** A fresh deployed copy of the project's bundle, serving (its start-time check passed), and a marker path no code should write. */
+async function servingDeployedBundle(use: (serving: { bundle: string; agent: Awaited<ReturnType<typeof startAgentProcess>>; marker: string }) => Promise<void>): Promise<void> {
+  const bundle = deployed(project);
+  const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret' } });
+  try {
+    await use({ bundle, agent, marker: join(tempDir(), 'tampered-code-ran') });
+  } finally {
+    await agent.stop();
+  }
+}
+
+function mcpInitialize(url: string): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer secret', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+}
 
 /** Prepends code that leaves `marker` behind to a vendor file: if it ever runs, the marker exists. */
 function plantMarker(file: string, marker: string): void {
