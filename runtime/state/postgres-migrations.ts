@@ -4,6 +4,7 @@
  * the others wait, then find nothing left to do.
  */
 import type { Pool } from 'pg';
+import { withClient } from './pool-client.ts';
 
 /** pg_advisory_lock key for migrations ("forge" + 1 as a number). */
 const MIGRATION_LOCK = 0x666f726765_01;
@@ -69,8 +70,7 @@ export const MIGRATIONS: readonly string[] = [
 
 /** Applies the migrations this database has not seen; returns how many ran. */
 export async function migrate(pool: Pool): Promise<number> {
-  const client = await pool.connect();
-  try {
+  return withClient(pool, async (client) => {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await client.query('CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
@@ -84,16 +84,15 @@ export async function migrate(pool: Pool): Promise<number> {
           await client.query('INSERT INTO forge_migrations (version) VALUES ($1)', [version]);
           await client.query('COMMIT');
         } catch (err) {
-          await client.query('ROLLBACK');
+          await client.query('ROLLBACK').catch(() => {});
           throw err;
         }
         ran++;
       }
       return ran;
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      // A lost connection gives up its session lock by itself; unlocking matters only on a live one.
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     }
-  } finally {
-    client.release();
-  }
+  });
 }

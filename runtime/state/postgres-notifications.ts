@@ -20,24 +20,47 @@ export class PostgresNotifications {
     private readonly log?: Logger,
   ) {}
 
-  async start(): Promise<void> {
+  /** Opens the connection; throws if it cannot (the store does not open without it). */
+  start(): Promise<void> {
+    return this.open();
+  }
+
+  private async open(): Promise<void> {
     const client = this.connect();
     client.on('notification', (message) => {
       for (const listener of this.listeners.get(message.channel as Channel) ?? []) listener(message.payload ?? '');
     });
-    let lost = false;
-    const reconnect = (why: string) => {
-      if (lost || this.closed) return;
-      lost = true;
-      this.log?.warn(`state store: the notification connection ${why}; reconnecting`);
+    // A client is given up once; its later 'error' and 'end' events change nothing. Before it is
+    // connected, a failure is the caller's to handle (one attempt, one retry): counting its events
+    // too would start two retries per failure, doubling the attempts every second of an outage.
+    let connected = false;
+    let givenUp = false;
+    const giveUp = () => {
+      if (givenUp) return false;
+      givenUp = true;
       void client.end().catch(() => {});
-      this.client = undefined;
+      if (this.client === client) this.client = undefined;
+      return true;
+    };
+    const lost = (why: string) => {
+      if (!connected || this.closed || !giveUp()) return;
+      this.log?.warn(`state store: the notification connection ${why}; reconnecting`);
       this.retry();
     };
-    client.on('error', (err) => reconnect(`failed (${err.message})`));
-    client.on('end', () => reconnect('closed'));
-    await client.connect();
-    for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+    client.on('error', (err) => lost(`failed (${err.message})`));
+    client.on('end', () => lost('closed'));
+    try {
+      await client.connect();
+      for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      giveUp();
+      throw err;
+    }
+    if (this.closed) {
+      giveUp();
+      return;
+    }
+    connected = true;
     this.client = client;
   }
 
@@ -58,7 +81,7 @@ export class PostgresNotifications {
     if (this.closed) return;
     setTimeout(() => {
       if (this.closed) return;
-      this.start().catch(() => this.retry());
+      this.open().catch(() => this.retry());
     }, 1000).unref();
   }
 }

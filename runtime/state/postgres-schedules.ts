@@ -9,6 +9,7 @@
  * memory).
  */
 import type { Pool } from 'pg';
+import { inTransaction } from './pool-client.ts';
 import { HISTORY_LIMIT, ScheduleStoreError } from '../scheduler/schedule-store.ts';
 import type { FiringRecord, ScheduledTask } from '../scheduler/scheduled-task.ts';
 import type { ScheduleEntry, ScheduleRecords } from './store.ts';
@@ -43,15 +44,12 @@ export class PostgresSchedules implements ScheduleRecords {
   }
 
   async saveTask(task: Omit<ScheduledTask, 'source' | 'created_at' | 'updated_at'>, limit: number, now = new Date()): Promise<{ created: boolean; task: ScheduledTask }> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEDULE_LOCK]);
       const existing = await client.query<{ created_at: string }>('SELECT created_at FROM forge_schedules WHERE id = $1', [task.id]);
       if (!existing.rows.length) {
         const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM forge_schedules');
         if (Number(rows[0].n) >= limit) {
-          await client.query('ROLLBACK');
           throw new ScheduleStoreError(`there are already ${rows[0].n} run-time schedules (the limit)`, 'delete one with schedule_delete first', 'FORGE_SCHEDULE_LIMIT');
         }
       }
@@ -62,14 +60,8 @@ export class PostgresSchedules implements ScheduleRecords {
          ON CONFLICT (id) DO UPDATE SET cron = EXCLUDED.cron, task = EXCLUDED.task, timezone = EXCLUDED.timezone, updated_at = EXCLUDED.updated_at`,
         [task.id, task.cron, task.task, task.timezone ?? null, created_at, at],
       );
-      await client.query('COMMIT');
       return { created: !existing.rows.length, task: toTask({ id: task.id, cron: task.cron, task: task.task, timezone: task.timezone ?? null, created_at, updated_at: at }) };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async deleteTask(id: string): Promise<boolean> {
@@ -108,10 +100,8 @@ export class PostgresSchedules implements ScheduleRecords {
     }
     for (const key of this.known.keys()) if (!byKey.has(key)) this.known.delete(key);
 
-    const claimed: { key: string; scheduledFor: Date }[] = [];
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    const { claimed, next } = await inTransaction(this.pool, async (client) => {
+      const claimed: { key: string; scheduledFor: Date }[] = [];
       const { rows } = await client.query<{ key: string; signature: string; next_due: Date }>(
         'SELECT key, signature, next_due FROM forge_schedule_due WHERE key = ANY($1) AND next_due <= $2 FOR UPDATE SKIP LOCKED',
         [[...byKey.keys()], now],
@@ -126,14 +116,9 @@ export class PostgresSchedules implements ScheduleRecords {
         if (firing.rowCount) claimed.push({ key: row.key, scheduledFor: row.next_due });
       }
       const next = await client.query<{ key: string; next_due: Date | null }>('SELECT key, next_due FROM forge_schedule_due WHERE key = ANY($1)', [[...byKey.keys()]]);
-      await client.query('COMMIT');
-      this.next = Object.fromEntries(next.rows.map((r) => [r.key, r.next_due?.toISOString()]));
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+      return { claimed, next: next.rows };
+    });
+    this.next = Object.fromEntries(next.map((r) => [r.key, r.next_due?.toISOString()]));
     return claimed;
   }
 

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import pg from './pg-client.ts';
 import type { Logger } from '../tools/model.ts';
 import { FILE_ID_PATTERN } from './file-records.ts';
+import { openPool } from './pool-client.ts';
 import { migrate } from './postgres-migrations.ts';
 import { PostgresConversations } from './postgres-conversations.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
@@ -31,9 +32,7 @@ export interface PostgresStateStore extends StateStore {
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
   const replicaId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const config = { connectionString: options.url, application_name: `forge-${replicaId}` };
-  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
-  // An idle client that loses its connection must not crash the process.
-  pool.on('error', (err) => options.log?.warn(`state store: ${err.message}`));
+  const pool = openPool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 }, options.log);
   try {
     await migrate(pool);
   } catch (err) {

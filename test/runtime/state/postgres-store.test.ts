@@ -3,11 +3,16 @@
  * (as replicas would be): migrations when many start at once, due times
  * claimed once, the schedule limit under a race, compare-and-swap on a
  * conversation whose hold was taken over, cancel requests between
- * instances, and leases of dead holders reaped.
+ * instances, and leases of dead holders reaped. Then connections cut the
+ * way a restart or failover cuts them: the process goes on, the broken
+ * connection is not reused, and the LISTEN connection comes back at one
+ * attempt per second.
  */
+import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSchedule } from '../../../runtime/scheduler/schedule-expression.ts';
+import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
@@ -26,9 +31,9 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-async function stores(count: number, leaseMs = 3000): Promise<{ url: string; stores: PostgresStateStore[] }> {
+async function stores(count: number, leaseMs = 3000, poolSize?: number): Promise<{ url: string; stores: PostgresStateStore[] }> {
   const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
-  const made = await Promise.all(Array.from({ length: count }, () => openPostgresStore({ url, leaseMs })));
+  const made = await Promise.all(Array.from({ length: count }, () => openPostgresStore({ url, leaseMs, poolSize })));
   opened.push(...made);
   return { url, stores: made };
 }
@@ -114,4 +119,132 @@ describe('the Postgres state store', () => {
     expect((await b.tasks.load('done'))!.status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
     void held;
   });
+});
+
+/** Runs `sql` on a connection of its own (not the store's). */
+async function asAdmin<T extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A TCP relay to Postgres that can be taken down: down() cuts every relayed connection and drops new ones at once. */
+async function relay(port: number) {
+  const sockets = new Set<Socket>();
+  let down = false;
+  let droppedAttempts = 0;
+  const server = createServer((socket) => {
+    if (down) {
+      droppedAttempts++;
+      return void socket.destroy();
+    }
+    const upstream = connect(port, '127.0.0.1');
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => (sockets.delete(s), socket.destroy(), upstream.destroy()));
+    }
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    down() {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    up() {
+      down = false;
+    },
+    droppedAttempts: () => droppedAttempts,
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('the Postgres state store when connections drop', () => {
+  it('fails a schedule_set whose connection is cut mid-transaction, goes on, and never reuses the cut connection', async () => {
+    const { url, stores: [store] } = await stores(1, 3000, 1);
+    // Hold the table so schedule_set stops inside its transaction, with its client checked out of the pool.
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE forge_schedules IN ACCESS EXCLUSIVE MODE');
+      const saving = store.schedules.saveTask({ id: 'cut', cron: '@hourly', task: 't' }, 10).then(
+        () => 'saved',
+        (err: Error) => err.message,
+      );
+      let waiting: { pid: number }[] = [];
+      for (let i = 0; i < 100 && !waiting.length; i++) {
+        waiting = await asAdmin<{ pid: number }>(url, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        if (!waiting.length) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(waiting).toHaveLength(1);
+      await asAdmin(url, 'SELECT pg_terminate_backend($1)', [waiting[0].pid]);
+      expect(await saving).toMatch(/terminat/i);
+    } finally {
+      await locker.end();
+    }
+    // One client in the pool: had the cut one gone back, each of these would fail.
+    for (let i = 0; i < 3; i++) expect((await store.schedules.saveTask({ id: `after-${i}`, cron: '@hourly', task: 't' }, 10)).created).toBe(true);
+  });
+
+  it('keeps claiming due times while every connection it has is cut, again and again', async () => {
+    const { url, stores: [store] } = await stores(1, 3000, 2);
+    const entry = { key: 'runtime:beat', signature: 'every-1s', schedule: parseSchedule('@every 1s') };
+    const start = new Date('2030-01-01T00:00:00Z');
+    await store.schedules.claimDue([entry], start);
+    let cutting = true;
+    const cutter = (async () => {
+      while (cutting) {
+        await asAdmin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'forge-%'`);
+      }
+    })();
+    let failures = 0;
+    for (let second = 1; second <= 40; second++) {
+      await store.schedules.claimDue([entry], new Date(start.getTime() + second * 1000)).catch(() => failures++);
+    }
+    cutting = false;
+    await cutter;
+    expect(failures).toBeGreaterThan(0); // the cuts did land inside claims
+    // After the storm, the store claims again on live connections.
+    const after = await store.schedules.claimDue([entry], new Date(start.getTime() + 100_000));
+    expect(after.map((c) => c.scheduledFor.getTime() > start.getTime())).toEqual([true]);
+  }, 30_000);
+
+  it('re-opens its LISTEN connection at one attempt per second while Postgres is away, then hears notifications again', async () => {
+    const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
+    const gate = await relay(postgres.port);
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) };
+    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url.replace(`:${postgres.port}/`, `:${gate.port}/`) }), log);
+    try {
+      await notifications.start();
+      const heard: string[] = [];
+      notifications.on('forge_cancel', (payload) => heard.push(payload));
+      gate.down();
+      await new Promise((resolve) => setTimeout(resolve, 4500));
+      // One retry per failed attempt: about four in 4.5 s. Two per failure would be 15 by now, and doubling.
+      expect(gate.droppedAttempts()).toBeGreaterThanOrEqual(2);
+      expect(gate.droppedAttempts()).toBeLessThanOrEqual(6);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/notification connection .*; reconnecting/);
+      gate.up();
+      for (let i = 0; i < 60 && !heard.includes('back'); i++) {
+        await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(heard).toContain('back');
+    } finally {
+      await notifications.close();
+      await gate.close();
+    }
+  }, 30_000);
 });
