@@ -78,15 +78,16 @@ export function staleReason(record: CacheRecord, key: CacheKey): string | undefi
     if (mtimeOf(dir.path) !== dir.mtimeMs) return `${dir.path} changed`;
   }
   for (const input of record.inputs) {
-    if (!sameFile(input, true)) return `${input.path} changed`;
+    if (!fileUnchanged(input, true)) return `${input.path} changed`;
   }
   for (const output of record.outputs) {
-    if (!sameFile(output, false)) return `${output.path} was modified or removed`;
+    if (!fileUnchanged(output, false)) return `${output.path} was modified or removed`;
   }
   return undefined;
 }
 
-function sameFile(stamp: FileStamp, hashIfStatDiffers: boolean): boolean {
+/** Whether the file still matches its stamp: equal size and mtime, or (with `hashIfStatDiffers`) equal size and sha256. */
+export function fileUnchanged(stamp: FileStamp, hashIfStatDiffers: boolean): boolean {
   let stats;
   try {
     stats = statSync(stamp.path);

@@ -1,22 +1,23 @@
 /**
- * Stage: bundle the runtime. One esbuild call makes runtime.mjs (the
- * runtime, the enabled builtin tools and every TS/JS tool that exports
- * execute()) and one .mjs per script-style TS/JS tool; the prebuilt
- * libraries the runtime uses go beside it in vendor/ (vendor-modules.ts).
- * Python tools and support files are copied into tools/. Only enabled tools are imported, so
- * a tool that is not in the build (a dev tool under --prod) is not in any file.
+ * Stage: bundle the runtime. Two parts, made at once: forge-runtime.mjs,
+ * Forge's runtime with the enabled builtins (runtime-core.ts: the same for
+ * every project with the same set, so usually taken from Forge's cache),
+ * and runtime.mjs, the file `node` runs, which holds every TS/JS tool that
+ * exports execute() and starts the core; one .mjs per script-style TS/JS
+ * tool besides. The prebuilt libraries the core uses go in vendor/
+ * (vendor-modules.ts). Python tools and support files are copied into
+ * tools/. Only enabled tools are imported, so a tool that is not in the
+ * build (a dev tool under --prod) is not in any file.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { BuildFailure } from 'esbuild';
+import type { BuildFailure, Plugin } from 'esbuild';
 import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
-import { vendorModules } from './vendor-modules.ts';
-import { pgSplice } from './pg-splice.ts';
+import { type BundledCode, type BundleFailure, CORE_FILE, runtimeCore } from './runtime-core.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { fromEsbuildMessage } from './esbuild-messages.ts';
-import { runtimeDir } from './forge-paths.ts';
 import type { OutputWriter } from './output-writer.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
@@ -36,6 +37,7 @@ export async function bundleRuntime(
   supportFiles: readonly SourceFile[],
   writer: OutputWriter,
   ctx: StageContext,
+  options: { reuseCore?: boolean } = {},
 ): Promise<BundleOutput> {
   const multipleDirs = config.toolDirs.length > 1;
   const bundlePath = (file: SourceFile, ext?: string) => {
@@ -71,17 +73,44 @@ export async function bundleRuntime(
     if (!writer.has(path)) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
   }
 
+  const core = runtimeCore({
+    builtins: tools.filter((t) => t.builtin),
+    adapters: { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') },
+    yamlTools: specs.some((s) => s.source?.kind === 'yaml'),
+  }, { reuse: options.reuseCore ?? true });
+  const project = nodeTools.length || scriptEntries.length ? bundleProjectCode(config, nodeTools, scriptEntries, writer.dir) : undefined;
+  const [coreResult, projectResult] = await Promise.all([core, project]);
+
+  const inputs: string[] = [];
+  for (const result of [coreResult, projectResult]) {
+    if (!result) continue;
+    if ('errors' in result) {
+      ctx.report(...result.errors.map((m) => fromEsbuildMessage(m, 'error', config.root, ctx.cwd)));
+      ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
+      continue;
+    }
+    ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
+    for (const file of result.files) writer.write(file.path, file.contents);
+    inputs.push(...result.inputs);
+  }
+  if (!project) writer.write('runtime.mjs', projectEntry([]));
+  return { specs, inputs };
+}
+
+/**
+ * runtime.mjs, made from the project's TS/JS tools: the ones that export
+ * execute() are imported (each evaluated on first call) and handed to the
+ * core; each script-style tool becomes its own .mjs.
+ */
+async function bundleProjectCode(config: ProjectConfig, nodeTools: readonly ProjectTool[], scriptEntries: { in: string; out: string }[], outDir: string): Promise<BundledCode | BundleFailure> {
   // The entry is a real file (its imports resolve like any source file's).
-  const entryFile = join(writer.dir, ENTRY_FILE);
-  mkdirSync(writer.dir, { recursive: true });
-  const adapters = { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') };
-  writeFileSync(entryFile, generateEntry(tools, nodeTools, adapters, specs.some((s) => s.source?.kind === 'yaml')));
-  const vendor = vendorModules();
-  const pg = pgSplice();
+  const entryFile = join(outDir, ENTRY_FILE);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(entryFile, projectEntry(nodeTools));
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
-    outdir: writer.dir,
+    outdir: outDir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
@@ -93,68 +122,34 @@ export async function bundleRuntime(
     write: false,
     metafile: true,
     logLevel: 'silent',
-    plugins: [...(vendor ? [vendor.plugin] : []), ...(pg ? [pg.plugin] : [])],
+    plugins: [coreImport],
   }).catch((err: BuildFailure) => err);
   rmSync(entryFile, { force: true });
-
   if (result instanceof Error) {
     const failure = result as BuildFailure;
     if (!failure.errors) throw failure;
-    ctx.report(...failure.errors.map((m) => fromEsbuildMessage(m, 'error', config.root, ctx.cwd)));
-    ctx.report(...failure.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
-    return { specs, inputs: [] };
+    return { errors: failure.errors, warnings: failure.warnings };
   }
-  ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
-  for (const file of result.outputFiles ?? []) {
-    const path = relative(writer.dir, file.path).split('\\').join('/');
-    if (path !== 'runtime.mjs' || !pg) writer.write(path, file.contents);
-    else writer.write(path, pg.splice(file.text));
-  }
-  for (const module of vendor?.outputs() ?? []) writer.write(module.path, module.contents);
-  const inputs = Object.keys(result.metafile?.inputs ?? {})
-    .filter((p) => !p.endsWith(ENTRY_FILE) && !p.startsWith('forge-vendor:') && !p.startsWith('forge-pg:'))
-    .map((p) => join(config.root, p))
-    .concat(vendor?.files ?? [], pg?.files ?? []);
-  return { specs, inputs };
+  return {
+    files: result.outputFiles.map((file) => ({ path: relative(outDir, file.path).split('\\').join('/'), contents: file.contents })),
+    inputs: Object.keys(result.metafile.inputs)
+      .filter((p) => !p.endsWith(ENTRY_FILE))
+      .map((p) => join(config.root, p)),
+    cached: false,
+    warnings: result.warnings,
+  };
 }
 
-/**
- * The bundle's entry module: the runtime, the enabled builtins, the TS/JS
- * tools that export execute(), the adapter modules the agent uses (an
- * agent without MCP servers carries none of the MCP SDK), and the YAML tool
- * loader (with its YAML parser) only when there are YAML tools.
- */
-function generateEntry(tools: readonly ProjectTool[], nodeTools: readonly ProjectTool[], adapters: { mcp: boolean; openapi: boolean }, yamlTools: boolean): string {
-  const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`];
-  if (yamlTools) lines.push(`import { createYamlToolFactory } from ${JSON.stringify(join(runtimeDir, 'tools/yaml/load-yaml-tool.ts'))};`);
-  const adapterModules: string[] = [];
-  if (adapters.mcp) {
-    lines.push(`import * as mcpAdapter from ${JSON.stringify(join(runtimeDir, 'tools', 'adapters', 'mcp', 'index.ts'))};`);
-    adapterModules.push('mcp: mcpAdapter');
-  }
-  if (adapters.openapi) {
-    lines.push(`import * as openapiAdapter from ${JSON.stringify(join(runtimeDir, 'tools', 'adapters', 'openapi', 'index.ts'))};`);
-    adapterModules.push('openapi: openapiAdapter');
-  }
-  const builtins: string[] = [];
-  tools.forEach((tool, i) => {
-    if (!tool.builtin) return;
-    lines.push(`import builtin${i} from ${JSON.stringify(join(runtimeDir, 'tools', tool.builtin.entry.module))};`);
-    builtins.push(`  ${JSON.stringify(tool.spec.name)}: builtin${i},`);
-  });
-  const loaders = nodeTools.map((tool) => `  ${JSON.stringify(tool.spec.name)}: () => import(${JSON.stringify(tool.file!.absolute)}),`);
-  lines.push(
-    `run({`,
-    `  bundleUrl: import.meta.url,`,
-    ...(yamlTools ? [`  yamlTools: createYamlToolFactory,`] : []),
-    `  builtins: {`,
-    ...builtins.map((b) => '  ' + b),
-    `  },`,
-    `  nodeTools: {`,
-    ...loaders.map((l) => '  ' + l),
-    `  },`,
-    `  adapters: { ${adapterModules.join(', ')} },`,
-    `});`,
-  );
-  return lines.join('\n') + '\n';
+/** runtime.mjs's import of the core stays an import: the core is its own file, made (or taken from the cache) apart. */
+const coreImport: Plugin = {
+  name: 'forge-runtime-core',
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^\\./${CORE_FILE.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+/** runtime.mjs's entry: start the core with the project's TS tools that export execute(). */
+function projectEntry(nodeTools: readonly ProjectTool[]): string {
+  const loaders = nodeTools.map((tool) => `    ${JSON.stringify(tool.spec.name)}: () => import(${JSON.stringify(tool.file!.absolute)}),`);
+  return [`import { start } from './${CORE_FILE}';`, `start({`, `  bundleUrl: import.meta.url,`, `  nodeTools: {`, ...loaders, `  },`, `});`].join('\n') + '\n';
 }

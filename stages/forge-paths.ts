@@ -4,6 +4,7 @@
  * both as source (stages/) and compiled (dist/), so one URL works for both.
  */
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,4 +25,10 @@ export function forgeVersion(): string {
 /** The npm package Forge is published as (the command is `forge`; the name `forge` is someone else's). */
 export function forgePackageName(): string {
   return forgePackage().name;
+}
+
+/** Forge's machine-wide cache (base image blobs, runtime cores): FORGE_CACHE_DIR, else $XDG_CACHE_HOME/forge, else ~/.cache/forge. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FORGE_CACHE_DIR) return env.FORGE_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forge');
 }

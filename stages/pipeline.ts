@@ -50,6 +50,8 @@ export interface BuildOptions extends ProjectOptions {
   offline?: boolean;
   /** --sign KEY: an Ed25519 private key (PEM file) that signs checksums.json. */
   signKey?: string;
+  /** --no-cache: bundle the runtime core too, instead of taking it from Forge's cache (the entry is written anew). */
+  noCache?: boolean;
 }
 
 export interface BuildSummary {
@@ -112,7 +114,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // this thread while it bundles. The phase gate still holds: if the check
     // fails, nothing esbuild made is used.
     const bundleStarted = performance.now();
-    bundling = bundleRuntime(config, selected.tools, supportFiles, output, ctx);
+    bundling = bundleRuntime(config, selected.tools, supportFiles, output, ctx, { reuseCore: !options.noCache });
     bundling.catch(() => {});
     preloadArchiver();
     const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));

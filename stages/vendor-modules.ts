@@ -37,8 +37,8 @@ export interface VendorModules {
   plugin: Plugin;
   /** The prebuilt files (inputs of the build cache). */
   files: string[];
-  /** The prebuilt modules the bundle imports, as files of the output (after the build). */
-  outputs(): { path: string; contents: Buffer }[];
+  /** The prebuilt modules the bundle imports, as files of the output (after the build), with the file each is copied from. */
+  outputs(): { path: string; contents: Buffer; source: string }[];
 }
 
 /** Where a bundle's prebuilt modules are, relative to runtime.mjs (verify-bundle.ts checks the same folder). */
@@ -93,7 +93,7 @@ export function vendorModules(): VendorModules | undefined {
       },
     },
     outputs() {
-      return [...used].sort((a, b) => (a.name < b.name ? -1 : 1)).map(({ name, contents }) => ({ path: `${BUNDLE_VENDOR_DIR}/${name}.cjs`, contents: contents! }));
+      return [...used].sort((a, b) => (a.name < b.name ? -1 : 1)).map(({ name, code, contents }) => ({ path: `${BUNDLE_VENDOR_DIR}/${name}.cjs`, contents: contents!, source: code }));
     },
   };
 }

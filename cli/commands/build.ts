@@ -7,8 +7,9 @@ export type { BuildRequest };
 
 export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--sign KEY] [--verbose] [--json]
 
-Builds the agent into .forge-output/: agent.json, runtime.mjs, vendor/, tools/,
-Dockerfile, build-manifest.json, checksums.json and <agent_id>-<version>.tgz.
+Builds the agent into .forge-output/: agent.json, runtime.mjs, forge-runtime.mjs,
+vendor/, tools/, Dockerfile, build-manifest.json, checksums.json and
+<agent_id>-<version>.tgz.
 The same inputs always give the same bytes; a rebuild with nothing changed
 is a cache hit. MCP servers are asked for their tools on every build, and
 specs on the web fetched; --offline uses what the last build recorded.
@@ -16,7 +17,8 @@ specs on the web fetched; --offline uses what the last build recorded.
 options:
   --prod          production build: every dev tool is left out of every artifact
   --out DIR       output directory (default .forge-output, relative to forge.yaml)
-  --no-cache      build even if nothing changed
+  --no-cache      build even if nothing changed, the runtime core included (Forge's cache
+                  keeps one per set of builtins, in FORGE_CACHE_DIR or ~/.cache/forge)
   --offline       do not reach MCP servers or fetch specs: reuse the tools the last build recorded
   --sign KEY      sign checksums.json with an Ed25519 private key (PEM); the bundle checks it
                   at start when FORGE_VERIFY_KEY holds the public key
@@ -44,5 +46,5 @@ export async function buildOrReuse(request: BuildRequest): Promise<BuildResult> 
   if (cached && request.verbose) process.stderr.write(c.dim(`cache: rebuilding (${cached.stale})\n`));
   const { build } = await import('../../stages/pipeline.ts');
   const { cwd, prod } = request;
-  return build({ cwd, configFile: request.configFile, prod, outDir: request.outDir, offline: request.offline, signKey: request.signKey });
+  return build({ cwd, configFile: request.configFile, prod, outDir: request.outDir, offline: request.offline, signKey: request.signKey, noCache: request.noCache });
 }

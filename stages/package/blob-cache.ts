@@ -3,17 +3,14 @@
  * is downloaded once and `forge package` works offline afterwards. Also
  * remembers which digest a tag pointed to when last seen online.
  *
- * Location: FORGE_CACHE_DIR, else $XDG_CACHE_HOME/forge, else ~/.cache/forge.
+ * Location: Forge's machine-wide cache (defaultCacheDir in forge-paths.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { defaultCacheDir } from '../forge-paths.ts';
 
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.FORGE_CACHE_DIR) return env.FORGE_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forge');
-}
+export { defaultCacheDir };
 
 export function sha256Digest(data: Uint8Array): string {
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;

@@ -1,6 +1,6 @@
 /** Test projects in temp dirs, and the real `forge` command run as a process. */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,4 +77,11 @@ export function deployBundle(project: string, prefix = 'forge-deploy-'): { workD
   const entries = readdirSync(workDir);
   if (entries.length !== 1 || entries[0] !== '.forge-output') throw new Error(`the deploy dir holds more than the bundle: ${entries.join(', ')}`);
   return { workDir, bundle: join(workDir, '.forge-output') };
+}
+
+/** Bytes of code a bundle ships: runtime.mjs, the runtime core and the prebuilt modules in vendor/. */
+export function bundleCodeSize(outputDir: string): number {
+  const vendor = join(outputDir, 'vendor');
+  const vendorFiles = existsSync(vendor) ? readdirSync(vendor).map((name) => join(vendor, name)) : [];
+  return [join(outputDir, 'runtime.mjs'), join(outputDir, 'forge-runtime.mjs'), ...vendorFiles].reduce((sum, file) => sum + statSync(file).size, 0);
 }

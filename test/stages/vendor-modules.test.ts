@@ -18,12 +18,12 @@ describe('the prebuilt vendor modules in a build', () => {
       'tools/greet.yaml': 'description: Greets.\ntags: [read]\nparameters:\n  name: { type: string }\nbash: printf "hello %s" {name}\n',
     });
     for (const project of [plain, withYaml]) expect((await forge(['build', '--prod'], project)).code).toBe(0);
-    const plainText = readFileSync(join(plain, '.forge-output', 'runtime.mjs'), 'utf8');
-    const yamlText = readFileSync(join(withYaml, '.forge-output', 'runtime.mjs'), 'utf8');
+    const plainText = readFileSync(join(plain, '.forge-output', 'forge-runtime.mjs'), 'utf8');
+    const yamlText = readFileSync(join(withYaml, '.forge-output', 'forge-runtime.mjs'), 'utf8');
     const vendorFiles = (project: string) => readdirSync(join(project, '.forge-output', 'vendor')).sort();
     expect(vendorFiles(plain)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs']);
     expect(vendorFiles(withYaml)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs', 'yaml.cjs']);
-    // runtime.mjs loads them from there, and carries none of their code.
+    // The runtime core loads them from there, and carries none of their code.
     expect(plainText).toContain('"vendor/ajv.cjs"');
     expect(plainText).not.toContain('"vendor/yaml.cjs"');
     expect(yamlText).toContain('"vendor/yaml.cjs"');

@@ -1,0 +1,127 @@
+/**
+ * The runtime core (forge-runtime.mjs): bundled once per set of builtins
+ * into Forge's cache and taken from there by later builds of any project,
+ * byte for byte; never taken when an input changed or the cached file does
+ * not hash to its record; and, in a bundle, checked like every other file.
+ */
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runtimeCore, type BundledCode, type BundleFailure, CORE_FILE } from '../../stages/runtime-core.ts';
+import type { ProjectTool } from '../../stages/project-tool.ts';
+import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
+import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../helpers/project.ts';
+
+function builtins(...names: string[]): ProjectTool[] {
+  return names.map((name) => {
+    const entry = findCatalogEntry(name)!;
+    return { spec: { name }, builtin: { entry } } as unknown as ProjectTool;
+  });
+}
+
+async function core(cacheDir: string, names: string[] = ['uuid_generate'], reuse = true): Promise<BundledCode> {
+  const result: BundledCode | BundleFailure = await runtimeCore({ builtins: builtins(...names), adapters: { mcp: false, openapi: false }, yamlTools: false }, { cacheDir, reuse });
+  if ('errors' in result) throw new Error(result.errors.map((e) => e.text).join('\n'));
+  return result;
+}
+
+const coreBytes = (result: BundledCode) => Buffer.from(result.files.find((f) => f.path === CORE_FILE)!.contents);
+const recordOf = (cacheDir: string) => join(cacheDir, 'runtime-core', readdirSync(join(cacheDir, 'runtime-core')).find((f) => f.endsWith('.json'))!);
+
+describe('the runtime core', () => {
+  it('is bundled once, then taken from the cache byte for byte with the vendor files it loads', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const first = await core(cacheDir);
+    const second = await core(cacheDir);
+    const notReused = await core(cacheDir, undefined, false);
+    expect([first.cached, second.cached, notReused.cached]).toEqual([false, true, false]);
+    expect(coreBytes(second).equals(coreBytes(first))).toBe(true);
+    expect(second.files.map((f) => f.path)).toEqual(first.files.map((f) => f.path));
+    expect(second.files.map((f) => f.path)).toContain('vendor/ajv.cjs');
+    expect(second.inputs.sort()).toEqual(first.inputs.sort());
+    expect(second.inputs.some((p) => p.endsWith(join('runtime', 'main.ts')))).toBe(true);
+  });
+
+  it('holds only the builtins asked for, and another set is another entry', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const uuid = await core(cacheDir, ['uuid_generate']);
+    const both = await core(cacheDir, ['uuid_generate', 'csv_parse']);
+    expect(both.cached).toBe(false);
+    expect(coreBytes(uuid).toString()).not.toContain('"csv_parse"');
+    expect(coreBytes(both).toString()).toContain('"csv_parse"');
+  });
+
+  it('is bundled again when an input changed since it was cached', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const first = await core(cacheDir);
+    // As if runtime/main.ts had been edited: its stamp in the record no longer matches the file.
+    const recordFile = recordOf(cacheDir);
+    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as { inputs: { path: string; size: number; mtimeMs: number; sha256: string }[]; core: { sha256: string } };
+    const main = record.inputs.find((s) => s.path.endsWith(join('runtime', 'main.ts')))!;
+    main.mtimeMs -= 1000;
+    main.sha256 = '0'.repeat(64);
+    // ...and the core it made then was another file, which the new one replaces.
+    const older = 'f'.repeat(64);
+    writeFileSync(join(cacheDir, 'runtime-core', `${older}.mjs`), 'the older core');
+    record.core.sha256 = older;
+    writeFileSync(recordFile, JSON.stringify(record));
+    const again = await core(cacheDir);
+    expect(again.cached).toBe(false);
+    expect(coreBytes(again).equals(coreBytes(first))).toBe(true);
+    expect(readdirSync(join(cacheDir, 'runtime-core'))).not.toContain(`${older}.mjs`);
+    expect(readdirSync(join(cacheDir, 'runtime-core'))).toHaveLength(2); // one record, one core
+  });
+
+  it('never uses a cached core whose bytes were changed, and builds without a writable cache', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const first = await core(cacheDir);
+    const cachedFile = readdirSync(join(cacheDir, 'runtime-core')).find((f) => f.endsWith('.mjs'))!;
+    writeFileSync(join(cacheDir, 'runtime-core', cachedFile), `${coreBytes(first).toString()}\nglobalThis.planted = true;\n`);
+    const again = await core(cacheDir);
+    expect(again.cached).toBe(false);
+    expect(coreBytes(again).toString()).not.toContain('planted');
+
+    const notADir = join(tempDir(), 'file');
+    writeFileSync(notADir, '');
+    const uncached = await core(notADir);
+    expect(uncached.cached).toBe(false);
+    expect(coreBytes(uncached).equals(coreBytes(first))).toBe(true);
+  });
+
+  it('is the same file in two projects built with one cache, and a bundle whose core was changed is refused', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const shout = '/**\n * Tool: shout\n * Description: Shouts.\n * Tags: read\n *\n * Input:\n *   text (str): The text.\n */\nexport function execute({ text }: { text: string }) {\n  return `shouted: ${text.toUpperCase()}`;\n}\n';
+    const a = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'), 'tools/shout.ts': shout });
+    const b = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    for (const project of [a, b]) expect((await forge(['build', '--prod'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);
+    const coreOf = (project: string) => readFileSync(join(project, '.forge-output', CORE_FILE));
+    expect(coreOf(a).equals(coreOf(b))).toBe(true);
+    // The project's own tool is in runtime.mjs, not in the shared core.
+    expect(readFileSync(join(a, '.forge-output', 'runtime.mjs'), 'utf8')).toContain('shouted: ');
+    expect(coreOf(a).toString()).not.toContain('shouted: ');
+
+    const { bundle } = deployBundle(a);
+    const called = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{"text": "hi"}'], { cwd: bundle });
+    expect(called.stdout.trim()).toBe('shouted: HI');
+    writeFileSync(join(bundle, CORE_FILE), `${readFileSync(join(bundle, CORE_FILE), 'utf8')}\n`);
+    const verified = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'verify'], { cwd: bundle });
+    expect(verified.code).toBe(1);
+    expect(verified.stderr + verified.stdout).toContain(`${CORE_FILE} was changed after the build`);
+  });
+
+  it('is bundled again with forge build --no-cache, and taken from the cache without it', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    expect((await forge(['build', '--prod'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);
+    const cachedCore = join(cacheDir, 'runtime-core', readdirSync(join(cacheDir, 'runtime-core')).find((f) => f.endsWith('.mjs'))!);
+    const longAgo = new Date('2001-01-01T00:00:00Z');
+    utimesSync(cachedCore, longAgo, longAgo);
+    expect((await forge(['build', '--prod', '--no-cache'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);
+    expect(statSync(cachedCore).mtime.getTime()).toBeGreaterThan(longAgo.getTime()); // written anew
+    utimesSync(cachedCore, longAgo, longAgo);
+    rmSync(join(project, '.forge'), { recursive: true, force: true });
+    expect((await forge(['build', '--prod'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);
+    expect(statSync(cachedCore).mtime.getTime()).toBe(longAgo.getTime()); // read, not written
+    expect(readFileSync(join(project, '.forge-output', CORE_FILE)).equals(readFileSync(cachedCore))).toBe(true);
+  });
+});
