@@ -11,8 +11,9 @@ const ALONE = ['test/cli/studio/studio-browser.test.ts'];
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
-  // The user and global tool scopes: empty unless a test makes its own, never the real ones.
-  env: { FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'), FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools') },
+  // The user and global tool scopes: empty unless a test makes its own, never the real ones. Forge's
+  // machine-wide cache (runtime cores, base image blobs) is the suite's own, shared by its builds.
+  env: { FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'), FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools'), FORGE_CACHE_DIR: join(tmpdir(), 'forge-tests-cache') },
 };
 
 export default defineConfig({
