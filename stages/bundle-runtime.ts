@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { BuildFailure, Plugin } from 'esbuild';
-import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
+import { BUNDLE_OPTIONS, esbuild } from './esbuild-api.ts';
 import { type BundledCode, type BundleFailure, CORE_FILE, runtimeCore } from './runtime-core.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
@@ -112,16 +112,7 @@ async function bundleProjectCode(config: ProjectConfig, nodeTools: readonly Proj
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minify: true,
-    legalComments: 'eof',
-    banner: { js: REQUIRE_SHIM },
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
+    ...BUNDLE_OPTIONS,
     plugins: [coreImport],
   }).catch((err: BuildFailure) => err);
   rmSync(entryFile, { force: true });

@@ -11,6 +11,24 @@ export const esbuild = createRequire(import.meta.url)('esbuild') as typeof impor
 export const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
 
 /**
+ * How a bundle's code is made, the runtime core and the project's tools
+ * alike: one ES module per entry for Node 20 and later, minified, with the
+ * require() shim, kept in memory (the output writer hashes and writes it).
+ */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  minify: true,
+  legalComments: 'eof',
+  banner: { js: REQUIRE_SHIM },
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+} as const satisfies import('esbuild').BuildOptions;
+
+/**
  * Starts esbuild's service process now, so that its start overlaps with
  * loading the project instead of delaying the bundle stage.
  */

@@ -18,7 +18,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import type { BuildFailure, Message } from 'esbuild';
 import { type FileStamp, fileUnchanged, stampFile } from './build-cache.ts';
-import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
+import { BUNDLE_OPTIONS, esbuild } from './esbuild-api.ts';
 import { defaultCacheDir, forgeRoot, forgeVersion, runtimeDir } from './forge-paths.ts';
 import { pgSplice } from './pg-splice.ts';
 import type { ProjectTool } from './project-tool.ts';
@@ -76,16 +76,7 @@ export async function runtimeCore(request: CoreRequest, options: { cacheDir?: st
       absWorkingDir: forgeRoot,
       stdin: { contents: entry, resolveDir: runtimeDir, sourcefile: ENTRY_NAME, loader: 'ts' },
       outfile: join(forgeRoot, CORE_FILE),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      minify: true,
-      legalComments: 'eof',
-      banner: { js: REQUIRE_SHIM },
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
+      ...BUNDLE_OPTIONS,
       plugins: [...(vendor ? [vendor.plugin] : []), ...(pg ? [pg.plugin] : [])],
     })
     .catch((err: BuildFailure) => err);
