@@ -14,7 +14,7 @@
  * the build.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure, Message } from 'esbuild';
 import { type FileStamp, fileUnchanged, stampFile } from './build-cache.ts';
@@ -149,6 +149,7 @@ function readCached(recordFile: string, key: string, cacheDir: string): BundledC
     const core = readFileSync(coreFile(cacheDir, record.core.sha256));
     if (sha256(core) !== record.core.sha256) return undefined;
     const files = [{ path: CORE_FILE, contents: core as Uint8Array }, ...record.vendor.map((v) => ({ path: v.path, contents: readFileSync(v.source) as Uint8Array }))];
+    markUsed(recordFile);
     return { files, inputs: record.inputs.map((s) => s.path), warnings: [], cached: true };
   } catch {
     return undefined;
@@ -162,8 +163,42 @@ function writeCached(cacheDir: string, recordFile: string, core: Buffer, record:
     writeAtomically(recordFile, JSON.stringify(record));
     // The entry's earlier core (Forge's runtime was edited since) is no one's any more: the cache keeps one file per entry.
     if (replaced && replaced !== record.core.sha256) rmSync(coreFile(cacheDir, replaced), { force: true });
+    trimUnused(cacheDir);
   } catch {
     // Without a writable cache, the next build bundles the core again.
+  }
+}
+
+/**
+ * An entry's record is touched when a build uses it (at most once a day, so
+ * a hit stays a read), and entries no build used for UNUSED_DAYS are removed
+ * whenever a new one is written: cores of older Forge versions and of sets of
+ * builtins no project enables any more do not pile up.
+ */
+const UNUSED_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function markUsed(recordFile: string): void {
+  try {
+    if (Date.now() - statSync(recordFile).mtimeMs > DAY_MS) utimesSync(recordFile, new Date(), new Date());
+  } catch {
+    // A read-only cache still serves.
+  }
+}
+
+function trimUnused(cacheDir: string): void {
+  const dir = join(cacheDir, 'runtime-core');
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.json')) continue;
+    const recordFile = join(dir, name);
+    try {
+      if (Date.now() - statSync(recordFile).mtimeMs < UNUSED_DAYS * DAY_MS) continue;
+      const core = previousCore(recordFile);
+      rmSync(recordFile, { force: true });
+      if (core) rmSync(coreFile(cacheDir, core), { force: true });
+    } catch {
+      // Another build trimmed it first.
+    }
   }
 }
 

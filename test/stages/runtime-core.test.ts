@@ -42,6 +42,28 @@ describe('the runtime core', () => {
     expect(second.inputs.some((p) => p.endsWith(join('runtime', 'main.ts')))).toBe(true);
   });
 
+  it('removes entries no build used for 30 days when it writes one, and keeps the ones in use', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    await core(cacheDir, ['uuid_generate']);
+    const dir = join(cacheDir, 'runtime-core');
+    const inUse = recordOf(cacheDir);
+    // An entry of an older Forge, last used 40 days ago, and the entry in use, last used 2 days ago.
+    const stale = join(dir, `${'a'.repeat(64)}.json`);
+    writeFileSync(stale, JSON.stringify({ core: { sha256: 'b'.repeat(64) } }));
+    writeFileSync(join(dir, `${'b'.repeat(64)}.mjs`), 'an old core');
+    const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+    utimesSync(stale, daysAgo(40), daysAgo(40));
+    utimesSync(inUse, daysAgo(2), daysAgo(2));
+    expect((await core(cacheDir, ['uuid_generate'])).cached).toBe(true);
+    expect(Date.now() - statSync(inUse).mtimeMs).toBeLessThan(60_000); // a hit marks it used
+    await core(cacheDir, ['uuid_generate', 'csv_parse']); // a miss writes, and trims
+    const left = readdirSync(dir);
+    expect(left).not.toContain(`${'a'.repeat(64)}.json`);
+    expect(left).not.toContain(`${'b'.repeat(64)}.mjs`);
+    expect(left.filter((f) => f.endsWith('.json'))).toHaveLength(2);
+    expect(left.filter((f) => f.endsWith('.mjs'))).toHaveLength(2);
+  });
+
   it('holds only the builtins asked for, and another set is another entry', async () => {
     const cacheDir = tempDir('forge-cache-');
     const uuid = await core(cacheDir, ['uuid_generate']);
