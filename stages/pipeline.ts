@@ -80,7 +80,6 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let bundling: Promise<BundleOutput> | undefined;
   let writer: OutputWriter | undefined;
   try {
-    warmUpEsbuild();
     let pythonStarted: StartedPythonCheck | undefined;
     const project = await loadProject(
       { ...options, adapters: options.offline ? 'offline' : 'live', recordedManifest: join(options.outDir ?? DEFAULT_OUT_DIR, 'agent.json') },
@@ -89,6 +88,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
         checkSchemas: false,
         // The interpreter starts while the docstrings are parsed; check-sources reads its answer.
         onDiscovered: (config, files) => {
+          // esbuild bundles the project's TS/JS tools (the runtime core usually comes from Forge's cache).
+          if (files.some((f) => f.kind === 'typescript' || f.kind === 'javascript')) warmUpEsbuild();
           const python = ownPythonFiles(files);
           if (python.length) pythonStarted = startPythonCheck({ root: config.root, files: python });
         },

@@ -4,7 +4,8 @@
  * byte for byte; never taken when an input changed or the cached file does
  * not hash to its record; and, in a bundle, checked like every other file.
  */
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeCore, type BundledCode, type BundleFailure, CORE_FILE } from '../../stages/runtime-core.ts';
@@ -129,6 +130,25 @@ describe('the runtime core', () => {
     const verified = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'verify'], { cwd: bundle });
     expect(verified.code).toBe(1);
     expect(verified.stderr + verified.stdout).toContain(`${CORE_FILE} was changed after the build`);
+  });
+
+  it('builds a project without TS tools from the cached core without starting esbuild', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    // esbuild runs the binary ESBUILD_BINARY_PATH names: this one notes each start, then is the real one.
+    const log = join(tempDir(), 'esbuild-starts');
+    const wrapper = join(tempDir(), 'esbuild');
+    const real = createRequire(import.meta.url).resolve(`@esbuild/${process.platform}-${process.arch}/bin/esbuild`);
+    writeFileSync(wrapper, `#!/bin/sh\necho started >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const env = { FORGE_CACHE_DIR: cacheDir, ESBUILD_BINARY_PATH: wrapper };
+    const builtinsOnly = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    expect((await forge(['build', '--prod'], builtinsOnly, env)).code).toBe(0); // fills the cache: esbuild bundles the core
+    expect(existsSync(log)).toBe(true);
+    rmSync(log);
+    rmSync(join(builtinsOnly, '.forge'), { recursive: true, force: true });
+    expect((await forge(['build', '--prod'], builtinsOnly, env)).code).toBe(0);
+    expect(existsSync(log)).toBe(false);
+    const called = await runProcess(process.execPath, [join(builtinsOnly, '.forge-output', 'runtime.mjs'), 'call', 'uuid_generate', '{}'], { cwd: builtinsOnly });
+    expect(called.stdout).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
   });
 
   it('is bundled again with forge build --no-cache, and taken from the cache without it', async () => {
