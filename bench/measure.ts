@@ -25,6 +25,30 @@ export function timeProcess(command: string, args: string[], options: { cwd: str
   return times;
 }
 
+export interface TimedCommand {
+  command: string;
+  args: string[];
+  /** Untimed, before each run. */
+  before?: () => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs each command once per round, in the order given, for `rounds` rounds,
+ * and returns each one's wall times in ms. A figure and its baseline taken in
+ * the same rounds see the same machine: on a shared host whose speed drifts
+ * over a minute, measuring one after the other skews their ratio.
+ */
+export function timeInterleaved<Name extends string>(options: { cwd: string; rounds: number }, commands: Record<Name, TimedCommand>): Record<Name, number[]> {
+  const times = Object.fromEntries(Object.keys(commands).map((name) => [name, [] as number[]])) as Record<Name, number[]>;
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [name, { command, args, before, env }] of Object.entries(commands) as [Name, TimedCommand][]) {
+      times[name].push(...timeProcess(command, args, { cwd: options.cwd, runs: 1, before, env }));
+    }
+  }
+  return times;
+}
+
 /**
  * One line of the bench table. `ratio` is against a baseline measured in
  * the same run; `goal` is the ratio (or, with `absolute`, the figure in ms)

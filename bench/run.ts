@@ -23,7 +23,7 @@ import { loadProject } from '../stages/load-project.ts';
 import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
 import { StageContext } from '../stages/stage.ts';
 import { generateProject } from './generate-project.ts';
-import { median, percentile, printRows, timeProcess, type BenchRow } from './measure.ts';
+import { median, percentile, printRows, timeInterleaved, timeProcess, type BenchRow } from './measure.ts';
 import { suiteRow } from './suite-bench.ts';
 import { benchServer } from './server-bench.ts';
 import { benchVerify } from './verify-bench.ts';
@@ -52,21 +52,30 @@ try {
     join(dir, 'baseline.mjs'),
     `import { build } from ${JSON.stringify(join(root, 'node_modules/esbuild/lib/main.js'))};\nawait build({ entryPoints: ['baseline-entry.ts'], outfile: 'baseline-out/out.mjs', bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, logLevel: 'silent' });\n`,
   );
-  const esbuildAlone = median(timeProcess(node, ['baseline.mjs'], { cwd: dir, runs }));
-  const nodeStart = median(timeProcess(node, ['-e', '0'], { cwd: dir, runs: runs * 2 }));
-
   const clean = () => {
     rmSync(join(dir, '.forge'), { recursive: true, force: true });
     rmSync(join(dir, '.forge-output'), { recursive: true, force: true });
   };
   // Cold: the project's cache and output gone. Forge's machine-wide cache keeps the runtime core, as
-  // GOCACHE keeps Go's standard library; the next row empties that too, before every run.
+  // GOCACHE keeps Go's standard library; "coldest" empties that too. Each round runs every command
+  // once, baselines included, so that a ratio's two sides see the same machine.
+  const build = (before?: () => void) => ({ command: node, args: [forgeBin, 'build', '--prod'], before, env: { FORGE_CACHE_DIR: forgeCache } });
   timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs: 1, before: clean, env: { FORGE_CACHE_DIR: forgeCache } }); // fills Forge's cache
-  const cold = median(timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs, before: clean, env: { FORGE_CACHE_DIR: forgeCache } }));
-  const coldest = median(
-    timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs, before: () => (clean(), rmSync(forgeCache, { recursive: true, force: true })), env: { FORGE_CACHE_DIR: forgeCache } }),
+  const timed = timeInterleaved(
+    { cwd: dir, rounds: runs },
+    {
+      esbuildAlone: { command: node, args: ['baseline.mjs'] },
+      cold: build(clean),
+      noop: build(),
+      nodeStart: { command: node, args: ['-e', '0'] },
+      noopAgain: build(),
+      nodeStartAgain: { command: node, args: ['-e', '0'] },
+      coldest: build(() => (clean(), rmSync(forgeCache, { recursive: true, force: true }))),
+    },
   );
-  const noop = median(timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs: runs * 2 }));
+  const [esbuildAlone, cold, coldest] = [median(timed.esbuildAlone), median(timed.cold), median(timed.coldest)];
+  const noop = median([...timed.noop, ...timed.noopAgain]);
+  const nodeStart = median([...timed.nodeStart, ...timed.nodeStartAgain]);
   const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size + statSync(join(dir, '.forge-output', 'forge-runtime.mjs')).size;
   const vendorDir = join(dir, '.forge-output', 'vendor');
   const vendorSize = readdirSync(vendorDir).reduce((sum, name) => sum + statSync(join(vendorDir, name)).size, 0);
