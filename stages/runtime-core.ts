@@ -61,8 +61,16 @@ interface CoreRecord {
   vendor: { path: string; source: string }[];
 }
 
-export async function runtimeCore(request: CoreRequest, options: { cacheDir?: string; reuse?: boolean } = {}): Promise<BundledCode | BundleFailure> {
-  const { cacheDir = defaultCacheDir(), reuse = true } = options;
+export interface CoreOptions {
+  cacheDir?: string;
+  /** false: bundle it even if the cache holds it (--no-cache); the entry is written anew. */
+  reuse?: boolean;
+  /** When the bundle starts, in ms since the epoch (tests move it). */
+  now?: () => number;
+}
+
+export async function runtimeCore(request: CoreRequest, options: CoreOptions = {}): Promise<BundledCode | BundleFailure> {
+  const { cacheDir = defaultCacheDir(), reuse = true, now = Date.now } = options;
   const entry = coreEntry(request);
   const key = sha256(JSON.stringify({ format: CORE_FORMAT, forge: forgeVersion(), esbuild: esbuild.version, entry }));
   const recordFile = join(cacheDir, 'runtime-core', `${key}.json`);
@@ -71,6 +79,7 @@ export async function runtimeCore(request: CoreRequest, options: { cacheDir?: st
 
   const vendor = vendorModules();
   const pg = pgSplice();
+  const started = now();
   const result = await esbuild
     .build({
       absWorkingDir: forgeRoot,
@@ -94,8 +103,9 @@ export async function runtimeCore(request: CoreRequest, options: { cacheDir?: st
   const vendorOutputs = vendor?.outputs() ?? [];
   const files = [{ path: CORE_FILE, contents: core as Uint8Array }, ...vendorOutputs.map((v) => ({ path: v.path, contents: v.contents as Uint8Array }))];
 
+  // An input saved while esbuild read it may not be what the core holds: such a core is used, not cached.
   const stamps = inputs.map((path) => stampFile(path, true));
-  if (stamps.every(Boolean)) {
+  if (stamps.every((stamp) => stamp && stamp.mtimeMs < started)) {
     writeCached(cacheDir, recordFile, core, {
       format: CORE_FORMAT,
       key,

@@ -65,6 +65,17 @@ describe('the runtime core', () => {
     expect(left.filter((f) => f.endsWith('.mjs'))).toHaveLength(2);
   });
 
+  it('is used but not cached when an input was saved after the bundle started reading it', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const run = (now?: () => number) => runtimeCore({ builtins: builtins('uuid_generate'), adapters: { mcp: false, openapi: false }, yamlTools: false }, { cacheDir, now });
+    // As if the bundle had started before every input's last save (the epoch): none of them can be vouched for.
+    const racing = (await run(() => 0)) as BundledCode;
+    expect(racing.cached).toBe(false);
+    expect(coreBytes(racing).length).toBeGreaterThan(0);
+    expect(((await run()) as BundledCode).cached).toBe(false); // nothing was cached
+    expect(((await run()) as BundledCode).cached).toBe(true);
+  });
+
   it('holds only the builtins asked for, and another set is another entry', async () => {
     const cacheDir = tempDir('forge-cache-');
     const uuid = await core(cacheDir, ['uuid_generate']);
