@@ -126,7 +126,6 @@ async function bundleProjectCode(config: ProjectConfig, nodeTools: readonly Proj
     inputs: Object.keys(result.metafile.inputs)
       .filter((p) => !p.endsWith(ENTRY_FILE))
       .map((p) => join(config.root, p)),
-    cached: false,
     warnings: result.warnings,
   };
 }

@@ -5,18 +5,20 @@
  * depends on Forge's code and that set only, never on the project, so it is
  * bundled once per machine for each set — as Go builds its standard library
  * once into GOCACHE — and every later build, in any project, takes it from
- * Forge's cache (FORGE_CACHE_DIR, as `forge package`'s blobs) after checking
- * its inputs the way the build cache does: a stat each, a hash when a stat
- * changed. Bundling it was about 85 ms of every cold build.
+ * Forge's machine-wide cache (FORGE_CACHE_DIR) after checking its inputs the
+ * way the build cache does: a stat each, a hash when a stat changed.
+ * Bundling it was about 85 ms of every cold build.
  *
- * The cached file is kept by its sha256 and read back only if it still
- * hashes to it; a cache that cannot be read or written costs a bundle, not
+ * The core is kept in Forge's blob store by its digest, with a record per
+ * entry (runtime-core/<key>.json), and read back only if it still hashes to
+ * that digest; a cache that cannot be read or written costs a bundle, not
  * the build.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure, Message } from 'esbuild';
+import { BlobCache, sha256Digest, writeFileAtomically } from './blob-cache.ts';
 import { type FileStamp, fileUnchanged, stampFile } from './build-cache.ts';
 import { BUNDLE_OPTIONS, esbuild } from './esbuild-api.ts';
 import { defaultCacheDir, forgeRoot, forgeVersion, runtimeDir } from './forge-paths.ts';
@@ -29,7 +31,7 @@ export const CORE_FILE = 'forge-runtime.mjs';
 /** The entry's name for esbuild's messages (it is stdin, not a file). */
 const ENTRY_NAME = 'forge-runtime-entry.ts';
 /** Bump when what a cached core means changes without its entry or inputs changing. */
-const CORE_FORMAT = 1;
+const CORE_FORMAT = 2;
 
 export interface CoreRequest {
   builtins: readonly ProjectTool[];
@@ -43,6 +45,9 @@ export interface BundledCode {
   /** Every file the code was made from (for the project's build cache). */
   inputs: string[];
   warnings: Message[];
+}
+
+export interface RuntimeCore extends BundledCode {
   /** Taken from Forge's cache, not bundled. */
   cached: boolean;
 }
@@ -56,7 +61,8 @@ interface CoreRecord {
   format: number;
   key: string;
   inputs: FileStamp[];
-  core: { sha256: string; size: number };
+  /** The core's digest in the blob store (sha256:…). */
+  core: string;
   /** Prebuilt modules the core loads: where each goes in the bundle, and the file it is copied from. */
   vendor: { path: string; source: string }[];
 }
@@ -69,12 +75,13 @@ export interface CoreOptions {
   now?: () => number;
 }
 
-export async function runtimeCore(request: CoreRequest, options: CoreOptions = {}): Promise<BundledCode | BundleFailure> {
+export async function runtimeCore(request: CoreRequest, options: CoreOptions = {}): Promise<RuntimeCore | BundleFailure> {
   const { cacheDir = defaultCacheDir(), reuse = true, now = Date.now } = options;
   const entry = coreEntry(request);
-  const key = sha256(JSON.stringify({ format: CORE_FORMAT, forge: forgeVersion(), esbuild: esbuild.version, entry }));
+  const key = createHash('sha256').update(JSON.stringify({ format: CORE_FORMAT, forge: forgeVersion(), esbuild: esbuild.version, entry })).digest('hex');
   const recordFile = join(cacheDir, 'runtime-core', `${key}.json`);
-  const cached = reuse ? readCached(recordFile, key, cacheDir) : undefined;
+  const blobs = new BlobCache(cacheDir);
+  const cached = reuse ? readCached(recordFile, key, blobs) : undefined;
   if (cached) return cached;
 
   const vendor = vendorModules();
@@ -106,11 +113,11 @@ export async function runtimeCore(request: CoreRequest, options: CoreOptions = {
   // An input saved while esbuild read it may not be what the core holds: such a core is used, not cached.
   const stamps = inputs.map((path) => stampFile(path, true));
   if (stamps.every((stamp) => stamp && stamp.mtimeMs < started)) {
-    writeCached(cacheDir, recordFile, core, {
+    writeCached(blobs, recordFile, core, {
       format: CORE_FORMAT,
       key,
       inputs: stamps as FileStamp[],
-      core: { sha256: sha256(core), size: core.length },
+      core: sha256Digest(core),
       vendor: vendorOutputs.map((v) => ({ path: v.path, source: v.source })),
     });
   }
@@ -151,13 +158,14 @@ function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
   return lines.join('\n') + '\n';
 }
 
-function readCached(recordFile: string, key: string, cacheDir: string): BundledCode | undefined {
+function readCached(recordFile: string, key: string, blobs: BlobCache): RuntimeCore | undefined {
   try {
     const record = JSON.parse(readFileSync(recordFile, 'utf8')) as CoreRecord;
     if (record.format !== CORE_FORMAT || record.key !== key) return undefined;
     if (!record.inputs.every((stamp) => fileUnchanged(stamp, true))) return undefined;
-    const core = readFileSync(coreFile(cacheDir, record.core.sha256));
-    if (sha256(core) !== record.core.sha256) return undefined;
+    const core = blobs.get(record.core);
+    // The core is code every bundle will run: bytes that are not the recorded ones are never used.
+    if (!core || sha256Digest(core) !== record.core) return undefined;
     const files = [{ path: CORE_FILE, contents: core as Uint8Array }, ...record.vendor.map((v) => ({ path: v.path, contents: readFileSync(v.source) as Uint8Array }))];
     markUsed(recordFile);
     return { files, inputs: record.inputs.map((s) => s.path), warnings: [], cached: true };
@@ -166,14 +174,14 @@ function readCached(recordFile: string, key: string, cacheDir: string): BundledC
   }
 }
 
-function writeCached(cacheDir: string, recordFile: string, core: Buffer, record: CoreRecord): void {
+function writeCached(blobs: BlobCache, recordFile: string, core: Buffer, record: CoreRecord): void {
   try {
-    const replaced = previousCore(recordFile);
-    writeAtomically(coreFile(cacheDir, record.core.sha256), core);
-    writeAtomically(recordFile, JSON.stringify(record));
-    // The entry's earlier core (Forge's runtime was edited since) is no one's any more: the cache keeps one file per entry.
-    if (replaced && replaced !== record.core.sha256) rmSync(coreFile(cacheDir, replaced), { force: true });
-    trimUnused(cacheDir);
+    const replaced = recordedCore(recordFile);
+    blobs.put(record.core, core);
+    writeFileAtomically(recordFile, JSON.stringify(record));
+    // The entry's earlier core (Forge's runtime was edited since) is no one's any more: the cache keeps one core per entry.
+    if (replaced && replaced !== record.core) blobs.remove(replaced);
+    trimUnused(blobs, recordFile);
   } catch {
     // Without a writable cache, the next build bundles the core again.
   }
@@ -196,42 +204,26 @@ function markUsed(recordFile: string): void {
   }
 }
 
-function trimUnused(cacheDir: string): void {
-  const dir = join(cacheDir, 'runtime-core');
+function trimUnused(blobs: BlobCache, recordFile: string): void {
+  const dir = join(recordFile, '..');
   for (const name of readdirSync(dir)) {
     if (!name.endsWith('.json')) continue;
-    const recordFile = join(dir, name);
+    const unused = join(dir, name);
     try {
-      if (Date.now() - statSync(recordFile).mtimeMs < UNUSED_DAYS * DAY_MS) continue;
-      const core = previousCore(recordFile);
-      rmSync(recordFile, { force: true });
-      if (core) rmSync(coreFile(cacheDir, core), { force: true });
+      if (Date.now() - statSync(unused).mtimeMs < UNUSED_DAYS * DAY_MS) continue;
+      const core = recordedCore(unused);
+      rmSync(unused, { force: true });
+      if (core) blobs.remove(core);
     } catch {
       // Another build trimmed it first.
     }
   }
 }
 
-function previousCore(recordFile: string): string | undefined {
+function recordedCore(recordFile: string): string | undefined {
   try {
-    return (JSON.parse(readFileSync(recordFile, 'utf8')) as CoreRecord).core.sha256;
+    return (JSON.parse(readFileSync(recordFile, 'utf8')) as CoreRecord).core;
   } catch {
     return undefined;
   }
-}
-
-function coreFile(cacheDir: string, hash: string): string {
-  return join(cacheDir, 'runtime-core', `${hash}.mjs`);
-}
-
-/** Concurrent builds write the same bytes under one name: each renames a whole file into place. */
-function writeAtomically(path: string, data: Uint8Array | string): void {
-  mkdirSync(join(path, '..'), { recursive: true });
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, data);
-  renameSync(temp, path);
-}
-
-function sha256(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
 }

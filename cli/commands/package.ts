@@ -54,10 +54,10 @@ export async function run(argv: string[]): Promise<number> {
   });
   const cwd = process.cwd();
   const log = (line: string) => values.json || process.stderr.write(c.dim(`${line}\n`));
-  const [{ packageImage }, { parseImageReference, formatImageReference }, { BlobCache, defaultCacheDir }, { hostPlatform, parsePlatform }] = await Promise.all([
+  const [{ packageImage }, { parseImageReference, formatImageReference }, { BlobCache }, { hostPlatform, parsePlatform }] = await Promise.all([
     import('../../stages/package/package-image.ts'),
     import('../../stages/package/image-reference.ts'),
-    import('../../stages/package/blob-cache.ts'),
+    import('../../stages/blob-cache.ts'),
     import('../../stages/package/base-image.ts'),
   ]);
   const reference = (text: string, what: string) => {
@@ -98,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
     bundleDir,
     base,
     platform,
-    cache: new BlobCache(defaultCacheDir()),
+    cache: new BlobCache(),
     user: values.user,
     sourceDateEpoch: epoch && /^\d+$/.test(epoch) ? Number(epoch) : undefined,
     log,

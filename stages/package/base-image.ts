@@ -4,8 +4,8 @@
  * manifest, config and every layer are kept in the blob cache. Later runs —
  * and runs without a network — read them from the cache.
  */
-import type { BlobCache } from './blob-cache.ts';
-import { sha256Digest } from './blob-cache.ts';
+import type { BlobCache } from '../blob-cache.ts';
+import { sha256Digest } from '../blob-cache.ts';
 import { formatImageReference, type ImageReference } from './image-reference.ts';
 import { isIndex, ociLayerType, type Descriptor, type ImageIndex, type ImageManifest } from './media-types.ts';
 import { RegistryClient, RegistryError } from './registry-client.ts';

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import tarStream from 'tar-stream';
 import type { BaseImage } from './base-image.ts';
-import type { BlobCache } from './blob-cache.ts';
+import type { BlobCache } from '../blob-cache.ts';
 
 export interface BasePython {
   /** Absolute path in the image, e.g. /usr/local/bin/python3.12. */

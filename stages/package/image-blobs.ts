@@ -1,5 +1,5 @@
 /** Every blob an image is made of, by digest: the base's from the cache, ours from memory. */
-import type { BlobCache } from './blob-cache.ts';
+import type { BlobCache } from '../blob-cache.ts';
 import type { Descriptor } from './media-types.ts';
 
 export interface ImageBlobs {

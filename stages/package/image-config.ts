@@ -7,7 +7,7 @@
  * Nothing here reads a clock: `created` is SOURCE_DATE_EPOCH or the epoch.
  */
 import type { BaseImage, ImageConfigFile } from './base-image.ts';
-import { sha256Digest } from './blob-cache.ts';
+import { sha256Digest } from '../blob-cache.ts';
 import { formatImageReference } from './image-reference.ts';
 import { OCI_CONFIG, OCI_MANIFEST, type Descriptor, type ImageManifest } from './media-types.ts';
 import type { Layer } from './layer-writer.ts';

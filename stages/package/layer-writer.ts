@@ -8,7 +8,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import tarStream from 'tar-stream';
-import { sha256Digest } from './blob-cache.ts';
+import { sha256Digest } from '../blob-cache.ts';
 import { OCI_LAYER_GZIP, type Descriptor } from './media-types.ts';
 
 const gzipAsync = promisify(gzip);

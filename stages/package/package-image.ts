@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { resolveBaseImage, type Platform } from './base-image.ts';
-import { BlobCache } from './blob-cache.ts';
+import { BlobCache } from '../blob-cache.ts';
 import { bundleLayerEntries } from './bundle-layer.ts';
 import { assembleImage, BUNDLE_DIR, WORK_DIR } from './image-config.ts';
 import { imageBlobs, type ImageBlobs } from './image-blobs.ts';

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
 import type { BaseImage } from './base-image.ts';
-import type { BlobCache } from './blob-cache.ts';
+import type { BlobCache } from '../blob-cache.ts';
 import { findBasePython } from './base-python.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, wr
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runtimeCore, type BundledCode, type BundleFailure, CORE_FILE } from '../../stages/runtime-core.ts';
+import { runtimeCore, type BundleFailure, CORE_FILE, type RuntimeCore } from '../../stages/runtime-core.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../helpers/project.ts';
@@ -20,14 +20,18 @@ function builtins(...names: string[]): ProjectTool[] {
   });
 }
 
-async function core(cacheDir: string, names: string[] = ['uuid_generate'], reuse = true): Promise<BundledCode> {
-  const result: BundledCode | BundleFailure = await runtimeCore({ builtins: builtins(...names), adapters: { mcp: false, openapi: false }, yamlTools: false }, { cacheDir, reuse });
+async function core(cacheDir: string, names: string[] = ['uuid_generate'], reuse = true): Promise<RuntimeCore> {
+  const result: RuntimeCore | BundleFailure = await runtimeCore({ builtins: builtins(...names), adapters: { mcp: false, openapi: false }, yamlTools: false }, { cacheDir, reuse });
   if ('errors' in result) throw new Error(result.errors.map((e) => e.text).join('\n'));
   return result;
 }
 
-const coreBytes = (result: BundledCode) => Buffer.from(result.files.find((f) => f.path === CORE_FILE)!.contents);
+const coreBytes = (result: RuntimeCore) => Buffer.from(result.files.find((f) => f.path === CORE_FILE)!.contents);
 const recordOf = (cacheDir: string) => join(cacheDir, 'runtime-core', readdirSync(join(cacheDir, 'runtime-core')).find((f) => f.endsWith('.json'))!);
+/** Where Forge's blob store keeps a digest's bytes, and the digests it holds. */
+const blobFile = (cacheDir: string, digest: string) => join(cacheDir, 'blobs', 'sha256', digest.replace(/^sha256:/, ''));
+const blobs = (cacheDir: string) => readdirSync(join(cacheDir, 'blobs', 'sha256')).map((hex) => `sha256:${hex}`);
+const recordedCore = (recordFile: string) => (JSON.parse(readFileSync(recordFile, 'utf8')) as { core: string }).core;
 
 describe('the runtime core', () => {
   it('is bundled once, then taken from the cache byte for byte with the vendor files it loads', async () => {
@@ -50,8 +54,9 @@ describe('the runtime core', () => {
     const inUse = recordOf(cacheDir);
     // An entry of an older Forge, last used 40 days ago, and the entry in use, last used 2 days ago.
     const stale = join(dir, `${'a'.repeat(64)}.json`);
-    writeFileSync(stale, JSON.stringify({ core: { sha256: 'b'.repeat(64) } }));
-    writeFileSync(join(dir, `${'b'.repeat(64)}.mjs`), 'an old core');
+    const oldCore = `sha256:${'b'.repeat(64)}`;
+    writeFileSync(stale, JSON.stringify({ core: oldCore }));
+    writeFileSync(blobFile(cacheDir, oldCore), 'an old core');
     const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
     utimesSync(stale, daysAgo(40), daysAgo(40));
     utimesSync(inUse, daysAgo(2), daysAgo(2));
@@ -60,20 +65,19 @@ describe('the runtime core', () => {
     await core(cacheDir, ['uuid_generate', 'csv_parse']); // a miss writes, and trims
     const left = readdirSync(dir);
     expect(left).not.toContain(`${'a'.repeat(64)}.json`);
-    expect(left).not.toContain(`${'b'.repeat(64)}.mjs`);
-    expect(left.filter((f) => f.endsWith('.json'))).toHaveLength(2);
-    expect(left.filter((f) => f.endsWith('.mjs'))).toHaveLength(2);
+    expect(left).toHaveLength(2);
+    expect(blobs(cacheDir).sort()).toEqual(left.map((name) => recordedCore(join(dir, name))).sort()); // the old core went with its record
   });
 
   it('is used but not cached when an input was saved after the bundle started reading it', async () => {
     const cacheDir = tempDir('forge-cache-');
     const run = (now?: () => number) => runtimeCore({ builtins: builtins('uuid_generate'), adapters: { mcp: false, openapi: false }, yamlTools: false }, { cacheDir, now });
     // As if the bundle had started before every input's last save (the epoch): none of them can be vouched for.
-    const racing = (await run(() => 0)) as BundledCode;
+    const racing = (await run(() => 0)) as RuntimeCore;
     expect(racing.cached).toBe(false);
     expect(coreBytes(racing).length).toBeGreaterThan(0);
-    expect(((await run()) as BundledCode).cached).toBe(false); // nothing was cached
-    expect(((await run()) as BundledCode).cached).toBe(true);
+    expect(((await run()) as RuntimeCore).cached).toBe(false); // nothing was cached
+    expect(((await run()) as RuntimeCore).cached).toBe(true);
   });
 
   it('holds only the builtins asked for, and another set is another entry', async () => {
@@ -90,27 +94,26 @@ describe('the runtime core', () => {
     const first = await core(cacheDir);
     // As if runtime/main.ts had been edited: its stamp in the record no longer matches the file.
     const recordFile = recordOf(cacheDir);
-    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as { inputs: { path: string; size: number; mtimeMs: number; sha256: string }[]; core: { sha256: string } };
+    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as { inputs: { path: string; size: number; mtimeMs: number; sha256: string }[]; core: string };
     const main = record.inputs.find((s) => s.path.endsWith(join('runtime', 'main.ts')))!;
     main.mtimeMs -= 1000;
     main.sha256 = '0'.repeat(64);
     // ...and the core it made then was another file, which the new one replaces.
-    const older = 'f'.repeat(64);
-    writeFileSync(join(cacheDir, 'runtime-core', `${older}.mjs`), 'the older core');
-    record.core.sha256 = older;
+    const older = `sha256:${'f'.repeat(64)}`;
+    writeFileSync(blobFile(cacheDir, older), 'the older core');
+    record.core = older;
     writeFileSync(recordFile, JSON.stringify(record));
     const again = await core(cacheDir);
     expect(again.cached).toBe(false);
     expect(coreBytes(again).equals(coreBytes(first))).toBe(true);
-    expect(readdirSync(join(cacheDir, 'runtime-core'))).not.toContain(`${older}.mjs`);
-    expect(readdirSync(join(cacheDir, 'runtime-core'))).toHaveLength(2); // one record, one core
+    expect(readdirSync(join(cacheDir, 'runtime-core'))).toHaveLength(1);
+    expect(blobs(cacheDir)).toEqual([recordedCore(recordFile)]); // one record, one core: the older one is gone
   });
 
   it('never uses a cached core whose bytes were changed, and builds without a writable cache', async () => {
     const cacheDir = tempDir('forge-cache-');
     const first = await core(cacheDir);
-    const cachedFile = readdirSync(join(cacheDir, 'runtime-core')).find((f) => f.endsWith('.mjs'))!;
-    writeFileSync(join(cacheDir, 'runtime-core', cachedFile), `${coreBytes(first).toString()}\nglobalThis.planted = true;\n`);
+    writeFileSync(blobFile(cacheDir, recordedCore(recordOf(cacheDir))), `${coreBytes(first).toString()}\nglobalThis.planted = true;\n`);
     const again = await core(cacheDir);
     expect(again.cached).toBe(false);
     expect(coreBytes(again).toString()).not.toContain('planted');
@@ -166,7 +169,7 @@ describe('the runtime core', () => {
     const cacheDir = tempDir('forge-cache-');
     const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
     expect((await forge(['build', '--prod'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);
-    const cachedCore = join(cacheDir, 'runtime-core', readdirSync(join(cacheDir, 'runtime-core')).find((f) => f.endsWith('.mjs'))!);
+    const cachedCore = blobFile(cacheDir, recordedCore(recordOf(cacheDir)));
     const longAgo = new Date('2001-01-01T00:00:00Z');
     utimesSync(cachedCore, longAgo, longAgo);
     expect((await forge(['build', '--prod', '--no-cache'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);

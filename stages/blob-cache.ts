@@ -1,16 +1,16 @@
 /**
- * Blobs (layers, configs, manifests) kept by digest on disk, so a base image
- * is downloaded once and `forge package` works offline afterwards. Also
- * remembers which digest a tag pointed to when last seen online.
+ * Forge's machine-wide store of blobs kept by digest on disk: image layers,
+ * configs and manifests, so a base image is downloaded once and `forge
+ * package` works offline afterwards; and the build's runtime cores
+ * (runtime-core.ts). Also remembers which digest a tag pointed to when last
+ * seen online.
  *
  * Location: Forge's machine-wide cache (defaultCacheDir in forge-paths.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultCacheDir } from '../forge-paths.ts';
-
-export { defaultCacheDir };
+import { defaultCacheDir } from './forge-paths.ts';
 
 export function sha256Digest(data: Uint8Array): string {
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;
@@ -38,7 +38,11 @@ export class BlobCache {
   put(digest: string, data: Uint8Array): void {
     const actual = sha256Digest(data);
     if (actual !== digest) throw new Error(`blob ${digest} arrived as ${actual}: refusing it`);
-    this.writeAtomically(this.blobPath(digest), data);
+    writeFileAtomically(this.blobPath(digest), data);
+  }
+
+  remove(digest: string): void {
+    rmSync(this.blobPath(digest), { force: true });
   }
 
   /** The digest a tag resolved to the last time the registry was asked. */
@@ -48,17 +52,18 @@ export class BlobCache {
   }
 
   rememberTag(reference: string, digest: string): void {
-    this.writeAtomically(this.tagFile(reference), digest + '\n');
+    writeFileAtomically(this.tagFile(reference), digest + '\n');
   }
 
   private tagFile(reference: string): string {
     return join(this.dir, 'tags', createHash('sha256').update(reference).digest('hex'));
   }
+}
 
-  private writeAtomically(path: string, data: Uint8Array | string): void {
-    mkdirSync(join(path, '..'), { recursive: true });
-    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(temp, data);
-    renameSync(temp, path); // concurrent writers of one digest write the same bytes
-  }
+/** Writes a whole file into place by rename: a reader sees the old file or the new one, never part of either. */
+export function writeFileAtomically(path: string, data: Uint8Array | string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, data);
+  renameSync(temp, path); // concurrent writers of one name write the same bytes
 }
