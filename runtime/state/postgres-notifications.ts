@@ -20,12 +20,8 @@ export class PostgresNotifications {
     private readonly log?: Logger,
   ) {}
 
-  /** Opens the connection; throws if it cannot (the store does not open without it). */
-  start(): Promise<void> {
-    return this.open();
-  }
-
-  private async open(): Promise<void> {
+  /** Opens the connection; throws if it cannot (the store does not open without it; a reconnect retries). */
+  async start(): Promise<void> {
     const client = this.connect();
     client.on('notification', (message) => {
       for (const listener of this.listeners.get(message.channel as Channel) ?? []) listener(message.payload ?? '');
@@ -81,7 +77,7 @@ export class PostgresNotifications {
     if (this.closed) return;
     setTimeout(() => {
       if (this.closed) return;
-      this.open().catch(() => this.retry());
+      this.start().catch(() => this.retry());
     }, 1000).unref();
   }
 }
