@@ -8,7 +8,7 @@
  * built bundle reads it from agent.json, a project run from sources resolves
  * forge.yaml into it (stages/resolve-agent.ts) with the same stages the
  * build runs. The two differ only in their CodeSource: where a tool's code
- * comes from (compiled into runtime.mjs, or the project's files).
+ * comes from (compiled into the bundle, or the project's files).
  */
 import { DiagnosticError, type Diagnostic } from './diagnostics.ts';
 import { ApprovalPolicy } from './guard/approval-policy.ts';

@@ -1,7 +1,8 @@
 /**
  * Where a built bundle's tools get their code: the builtins and adapter
- * modules compiled into runtime.mjs, TypeScript tools served by the bundle
- * itself (`runtime.mjs __worker NAME`), other sources beside it. The rest of
+ * modules compiled into the runtime core (forge-runtime.mjs), TypeScript
+ * tools compiled into runtime.mjs and served by the bundle itself
+ * (`runtime.mjs __worker NAME`), other sources beside it. The rest of
  * the runtime is assembled from agent.json (assemble.ts), as for sources.
  */
 import { isAbsolute, join } from 'node:path';

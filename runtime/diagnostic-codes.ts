@@ -7,7 +7,7 @@
  * (`npm run docs:errors`; test/runtime/diagnostic-codes.test.ts fails when
  * the README is stale).
  *
- * The runtime imports only the type: the meanings stay out of runtime.mjs.
+ * The runtime imports only the type: the meanings stay out of the bundle.
  */
 
 export interface CodeInfo {

@@ -2,10 +2,10 @@
  * The prebuilt third-party code (scripts/build-vendor.mjs: the protocol
  * SDKs, ajv, the small libraries, the YAML parser) in a build: an esbuild
  * plugin stands a tiny module in for each runtime/vendor/<name>.ts, whose
- * values come from the prebuilt file, copied beside runtime.mjs as
+ * values come from the prebuilt file, copied into the bundle as
  * vendor/<name>.cjs and evaluated on first use (runtime/vendor/vendor-file.ts):
  * parsed by esbuild never, and by V8 only when a process needs it. Kept out
- * of runtime.mjs, they cost a start nothing (as strings inside it, their
+ * of the runtime core, they cost a start nothing (as strings inside it, their
  * 700 kB were most of what V8 scanned to load it). Each stand-in carries its
  * file's sha256, and only matching bytes are compiled. Without a prebuilt
  * copy (a checkout that skipped `npm install`'s prepare) the packages are

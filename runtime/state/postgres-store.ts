@@ -1,6 +1,6 @@
 /**
  * The `postgres://` state store: what many replicas of one agent share.
- * Loaded (with the `pg` client bundled into runtime.mjs) only when the
+ * Loaded (with the `pg` client bundled into the runtime core) only when the
  * state URL names Postgres. Opening it runs the migrations once under an
  * advisory lock, starts the LISTEN connection (cancel requests, freed
  * turns) and the lease reaper.

@@ -3,7 +3,7 @@
  * This list only says where each tool's module is; what the tool is
  * (category, tags, schema) is declared by the module itself.
  *
- * The build imports just the enabled modules into runtime.mjs (by `module`),
+ * The build imports just the enabled modules into the runtime core (by `module`),
  * so a tool that is not enabled — a dev tool in a --prod build — is never in
  * the bundle. The CLI loads them through `load`.
  */

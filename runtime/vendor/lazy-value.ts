@@ -3,7 +3,7 @@
  * Calls, `new` (also as a base class), property reads and writes, `in` and
  * instanceof all reach the real value, which `load` returns once.
  *
- * The prebuilt third-party modules stand behind these in runtime.mjs
+ * The prebuilt third-party modules stand behind these in the runtime core
  * (stages/vendor-modules.ts) and in the `forge` command (scripts/build-cli.mjs),
  * so that a process evaluates a library only when it uses it.
  */

@@ -2,7 +2,7 @@
  * The protocol SDKs the runtime uses (MCP server and client, A2A server),
  * behind one module. They are fixed for a given Forge version, so
  * `npm install` prebuilds this module once (scripts/build-vendor.mjs) and
- * the build splices that into runtime.mjs instead of making esbuild parse
+ * the build copies that into the bundle's vendor/ instead of making esbuild parse
  * some two hundred SDK files on every build. It is evaluated on first use,
  * so a tool worker or `node runtime.mjs call` never pays for it.
  *
