@@ -31,10 +31,12 @@ export interface TimedCommand {
   /** Untimed, before each run. */
   before?: () => void;
   env?: NodeJS.ProcessEnv;
+  /** Runs per round (default 1): more samples of a short figure for the same rounds. */
+  repeat?: number;
 }
 
 /**
- * Runs each command once per round, in the order given, for `rounds` rounds,
+ * Runs each command once (or `repeat` times) per round, in the order given, for `rounds` rounds,
  * and returns each one's wall times in ms. A figure and its baseline taken in
  * the same rounds see the same machine: on a shared host whose speed drifts
  * over a minute, measuring one after the other skews their ratio.
@@ -42,8 +44,8 @@ export interface TimedCommand {
 export function timeInterleaved<Name extends string>(options: { cwd: string; rounds: number }, commands: Record<Name, TimedCommand>): Record<Name, number[]> {
   const times = Object.fromEntries(Object.keys(commands).map((name) => [name, [] as number[]])) as Record<Name, number[]>;
   for (let round = 0; round < options.rounds; round++) {
-    for (const [name, { command, args, before, env }] of Object.entries(commands) as [Name, TimedCommand][]) {
-      times[name].push(...timeProcess(command, args, { cwd: options.cwd, runs: 1, before, env }));
+    for (const [name, { command, args, before, env, repeat = 1 }] of Object.entries(commands) as [Name, TimedCommand][]) {
+      times[name].push(...timeProcess(command, args, { cwd: options.cwd, runs: repeat, before, env }));
     }
   }
   return times;

@@ -59,23 +59,19 @@ try {
   // Cold: the project's cache and output gone. Forge's machine-wide cache keeps the runtime core, as
   // GOCACHE keeps Go's standard library; "coldest" empties that too. Each round runs every command
   // once, baselines included, so that a ratio's two sides see the same machine.
-  const build = (before?: () => void) => ({ command: node, args: [forgeBin, 'build', '--prod'], before, env: { FORGE_CACHE_DIR: forgeCache } });
-  timeProcess(node, [forgeBin, 'build', '--prod'], { cwd: dir, runs: 1, before: clean, env: { FORGE_CACHE_DIR: forgeCache } }); // fills Forge's cache
+  const build = (before?: () => void, repeat?: number) => ({ command: node, args: [forgeBin, 'build', '--prod'], before, env: { FORGE_CACHE_DIR: forgeCache }, repeat });
+  timeInterleaved({ cwd: dir, rounds: 1 }, { fill: build(clean) }); // fills Forge's cache
   const timed = timeInterleaved(
     { cwd: dir, rounds: runs },
     {
       esbuildAlone: { command: node, args: ['baseline.mjs'] },
       cold: build(clean),
-      noop: build(),
-      nodeStart: { command: node, args: ['-e', '0'] },
-      noopAgain: build(),
-      nodeStartAgain: { command: node, args: ['-e', '0'] },
+      noop: build(undefined, 2),
+      nodeStart: { command: node, args: ['-e', '0'], repeat: 2 },
       coldest: build(() => (clean(), rmSync(forgeCache, { recursive: true, force: true }))),
     },
   );
-  const [esbuildAlone, cold, coldest] = [median(timed.esbuildAlone), median(timed.cold), median(timed.coldest)];
-  const noop = median([...timed.noop, ...timed.noopAgain]);
-  const nodeStart = median([...timed.nodeStart, ...timed.nodeStartAgain]);
+  const [esbuildAlone, cold, coldest, noop, nodeStart] = [timed.esbuildAlone, timed.cold, timed.coldest, timed.noop, timed.nodeStart].map(median);
   const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size + statSync(join(dir, '.forge-output', 'forge-runtime.mjs')).size;
   const vendorDir = join(dir, '.forge-output', 'vendor');
   const vendorSize = readdirSync(vendorDir).reduce((sum, name) => sum + statSync(join(vendorDir, name)).size, 0);
