@@ -24,7 +24,7 @@
  * Refusals name the path the caller gave, never where it leads.
  */
 import { constants, existsSync, type Stats } from 'node:fs';
-import { mkdir, open, readlink, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readlink, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import { isWithin, PathRefusedError, type PathGuard } from './path-guard.ts';
 
@@ -47,6 +47,11 @@ export interface OpenedEntry {
   info: Stats;
   /** A path naming the opened object itself (/proc/self/fd/N on Linux): use it, not the original path, for anything further. */
   self: string;
+}
+
+export interface OpenedDirectory extends OpenedEntry {
+  /** The directories this call's own mkdir made (with `create`), outermost first: one that existed, or that another process made meanwhile, is not here. */
+  created: string[];
 }
 
 export function outsideRefusal(shown: string): PathRefusedError {
@@ -122,7 +127,7 @@ export async function readVerified(guard: PathGuard, absolute: string, shown: st
  * segment at a time without following symlinks (and created on the way when
  * `create`), verified. The caller closes the handle.
  */
-export async function openDirectoryVerified(guard: PathGuard, absolute: string, shown: string, create = false): Promise<OpenedEntry> {
+export async function openDirectoryVerified(guard: PathGuard, absolute: string, shown: string, create = false): Promise<OpenedDirectory> {
   const root = guard.root();
   if (!isWithin(root, absolute)) throw outsideRefusal(shown);
   const segments = relative(root, absolute).split(sep).filter(Boolean);
@@ -130,6 +135,7 @@ export async function openDirectoryVerified(guard: PathGuard, absolute: string, 
     throw translate(err, shown);
   });
   let path = root;
+  const created: string[] = [];
   try {
     for (const segment of segments) {
       const base = PROC_FD ? `/proc/self/fd/${handle.fd}` : path;
@@ -140,9 +146,14 @@ export async function openDirectoryVerified(guard: PathGuard, absolute: string, 
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !create) throw err;
         // mkdir never follows a symlink at its last segment: one that appears here makes it fail (EEXIST), and the open below refuses it.
-        await mkdir(next).catch((mkdirError: NodeJS.ErrnoException) => {
-          if (mkdirError.code !== 'EEXIST') throw mkdirError;
-        });
+        const made = await mkdir(next).then(
+          () => true,
+          (mkdirError: NodeJS.ErrnoException) => {
+            if (mkdirError.code !== 'EEXIST') throw mkdirError;
+            return false;
+          },
+        );
+        if (made) created.push(`${path}/${segment}`);
         child = await open(next, DIR_FLAGS);
       }
       await handle.close();
@@ -150,7 +161,7 @@ export async function openDirectoryVerified(guard: PathGuard, absolute: string, 
       path = `${path}/${segment}`;
     }
     const self = await verify(handle, root, path, shown);
-    return { handle, info: await handle.stat(), self };
+    return { handle, info: await handle.stat(), self, created };
   } catch (err) {
     await handle.close();
     throw translate(err, shown);
@@ -159,6 +170,23 @@ export async function openDirectoryVerified(guard: PathGuard, absolute: string, 
 
 export interface WriteOutcome {
   created: boolean;
+  /** The file written: undoing a write later touches only this very file. */
+  identity: FileIdentity;
+}
+
+/** Device and inode, with the birth time: a file deleted and another created at once can get the freed inode. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  birthtimeMs: number;
+}
+
+export function identityOf(info: Pick<Stats, 'dev' | 'ino' | 'birthtimeMs'>): FileIdentity {
+  return { dev: info.dev, ino: info.ino, birthtimeMs: info.birthtimeMs };
+}
+
+export function sameFile(info: Pick<Stats, 'dev' | 'ino' | 'birthtimeMs'>, identity: FileIdentity): boolean {
+  return info.dev === identity.dev && info.ino === identity.ino && info.birthtimeMs === identity.birthtimeMs;
 }
 
 /**
@@ -172,26 +200,45 @@ export async function writeVerified(
   absolute: string,
   shown: string,
   data: string | Uint8Array,
-  options: FileAccessOptions & { mode?: number; exactMode?: boolean; makeParents?: boolean; mustNotExist?: boolean } = {},
+  options: FileAccessOptions & {
+    mode?: number;
+    exactMode?: boolean;
+    makeParents?: boolean;
+    mustNotExist?: boolean;
+    /** Refuse to create the file: it must be there (and, with `identity`, be that very file). */
+    mustExist?: boolean;
+    identity?: FileIdentity;
+  } = {},
 ): Promise<WriteOutcome> {
   const dir = await openDirectoryVerified(guard, dirname(absolute), shown, options.makeParents ?? false);
   const name = `${dir.self}/${basename(absolute)}`;
   let handle: FileHandle | undefined;
   let created = false;
   try {
-    try {
-      handle = await open(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | O_NONBLOCK, options.mode ?? 0o666);
-      created = true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || options.mustNotExist) throw err;
-      handle = await open(name, constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
+    if (options.mustExist) handle = await open(name, constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
+    else {
+      try {
+        handle = await open(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | O_NONBLOCK, options.mode ?? 0o666);
+        created = true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || options.mustNotExist) throw err;
+        handle = await open(name, constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
+      }
     }
     await verify(handle, guard.root(), name, shown);
-    checkKind(await handle.stat(), shown, options, false);
+    const info = await handle.stat();
+    checkKind(info, shown, options, false);
+    if (options.identity && !sameFile(info, options.identity)) throw Object.assign(new Error(`${shown} is no longer the file it was: left as it is`), { code: 'ESTALE' });
     if (!created) await handle.truncate(0);
-    await handle.writeFile(data);
-    if (options.exactMode && options.mode !== undefined) await handle.chmod(options.mode);
-    return { created };
+    try {
+      await handle.writeFile(data);
+      if (options.exactMode && options.mode !== undefined) await handle.chmod(options.mode);
+    } catch (err) {
+      // A file this call created and could not fill is not left behind (only that very file: the name is checked again).
+      if (created && sameFile(await lstat(name).catch(() => ({ dev: -1, ino: -1, birthtimeMs: -1 })), identityOf(info))) await unlink(name).catch(() => {});
+      throw err;
+    }
+    return { created, identity: identityOf(info) };
   } catch (err) {
     throw translate(err, shown);
   } finally {

@@ -4,21 +4,28 @@
  * directories a step created). If a step fails, the steps already taken are
  * undone in reverse order, so the patch leaves all or nothing.
  */
-import { lstat, rename, rm, unlink } from 'node:fs/promises';
+import { lstat, rename, rmdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PathGuard } from '../../guard/path-guard.ts';
-import { entryInVerifiedDirectory, openDirectoryVerified, readVerified, writeVerified, type FileAccessOptions } from '../../guard/verified-open.ts';
+import { entryInVerifiedDirectory, identityOf, openDirectoryVerified, readVerified, sameFile, writeVerified, type FileAccessOptions, type FileIdentity } from '../../guard/verified-open.ts';
 import type { PatchStep } from './patch-plan.ts';
 
 /** The file operations a patch uses; tests replace one to make a step fail. */
 export interface PatchIo {
-  read(path: string): Promise<{ bytes: Buffer; mode: number } | undefined>;
-  write(path: string, data: string | Buffer, mode?: number): Promise<void>;
-  remove(path: string): Promise<void>;
+  read(path: string): Promise<{ bytes: Buffer; mode: number; identity: FileIdentity } | undefined>;
+  /**
+   * Writes a whole file that must be `new` (never replacing one) or `existing`
+   * (never creating one; with `identity`, only that very file). Returns the
+   * identity of the file written.
+   */
+  write(path: string, data: string | Buffer, options: { expect: 'new' | 'existing'; mode?: number; identity?: FileIdentity }): Promise<FileIdentity>;
+  /** Unlinks `path` only if it is still the file `identity` names. */
+  remove(path: string, identity: FileIdentity): Promise<void>;
   rename(from: string, to: string): Promise<void>;
-  /** Creates the missing parents of `path`; returns the topmost directory it created. */
-  makeParents(path: string): Promise<string | undefined>;
-  removeTree(path: string): Promise<void>;
+  /** Creates the missing parents of `path`; returns the directories it made itself, outermost first. */
+  makeParents(path: string): Promise<string[]>;
+  /** Removes a directory only if it is empty (never its contents: what is in it is not the patch's to delete). */
+  removeEmptyDirectory(path: string): Promise<void>;
 }
 
 /**
@@ -40,31 +47,33 @@ export function verifiedPatchIo(guard: PathGuard, access: FileAccessOptions = {}
     async read(path) {
       try {
         const { bytes, info } = await readVerified(guard, path, shown(path), access);
-        return { bytes, mode: info.mode & 0o7777 };
+        return { bytes, mode: info.mode & 0o7777, identity: identityOf(info) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw err;
       }
     },
-    async write(path, data, mode) {
+    async write(path, data, { expect, mode, identity }) {
       // The mode given when creating is reduced by the umask; a restored file gets back exactly the one it had (set on the descriptor).
-      await writeVerified(guard, path, shown(path), data, { ...access, mode, exactMode: mode !== undefined });
+      const written = await writeVerified(guard, path, shown(path), data, { ...access, mode, exactMode: mode !== undefined, mustNotExist: expect === 'new', mustExist: expect === 'existing', identity });
+      return written.identity;
     },
-    remove: (path) => inDirectory(path, (entry) => unlink(entry)),
+    remove: (path, identity) =>
+      inDirectory(path, async (entry) => {
+        if (!sameFile(await lstat(entry), identity)) throw Object.assign(new Error(`${shown(path)} is no longer the file this patch touched: left as it is`), { code: 'ESTALE' });
+        await unlink(entry);
+      }),
     async rename(from, to) {
       await inDirectory(from, (source) => inDirectory(to, (destination) => rename(source, destination)));
     },
     async makeParents(path) {
-      let topmostMissing: string | undefined;
-      for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
-        if (await lstat(dir).then(() => true, () => false)) break;
-        topmostMissing = dir;
-      }
+      // What was made is what mkdir made, not what looked missing before: a directory renamed away for a
+      // moment (or made by another process meanwhile) is not the patch's, and its rollback must not touch it.
       const dir = await openDirectoryVerified(guard, dirname(path), shown(path), true);
       await dir.handle.close();
-      return topmostMissing;
+      return dir.created;
     },
-    removeTree: (path) => inDirectory(path, (entry) => rm(entry, { recursive: true, force: true })),
+    removeEmptyDirectory: (path) => inDirectory(path, (entry) => rmdir(entry)),
   };
 }
 
@@ -104,29 +113,29 @@ async function applyStep(step: PatchStep, io: PatchIo, undo: Undo[]): Promise<vo
   const path = step.target.absolute;
   switch (step.kind) {
     case 'write': {
-      const before = await io.read(path);
-      if (before) {
-        undo.push(() => io.write(path, before.bytes, before.mode));
-        await io.write(path, step.content, before.mode);
+      if (!step.creates) {
+        // The plan read this file: it must still be there, and the undo restores that very file only.
+        const before = await io.read(path);
+        if (!before) throw Object.assign(new Error(`${step.target.relative} disappeared before it could be updated`), { code: 'ENOENT' });
+        const written = await io.write(path, step.content, { expect: 'existing', mode: before.mode, identity: before.identity });
+        undo.push(() => io.write(path, before.bytes, { expect: 'existing', mode: before.mode, identity: written }).then(() => {}));
       } else {
-        const createdDir = await io.makeParents(path);
-        if (createdDir) undo.push(() => io.removeTree(createdDir));
-        undo.push(() => removeIfPresent(io, path));
-        await io.write(path, step.content);
+        undo.push(removeDirectories(io, await io.makeParents(path)));
+        const written = await io.write(path, step.content, { expect: 'new' });
+        undo.push(() => removeIfPresent(io, path, written));
       }
       return;
     }
     case 'delete': {
       const before = await io.read(path);
       if (!before) throw Object.assign(new Error(`${step.target.relative} disappeared before it could be deleted`), { code: 'ENOENT' });
-      await io.remove(path);
-      undo.push(() => io.write(path, before.bytes, before.mode));
+      await io.remove(path, before.identity);
+      undo.push(() => io.write(path, before.bytes, { expect: 'new', mode: before.mode }).then(() => {}));
       return;
     }
     case 'move': {
       const to = step.to.absolute;
-      const createdDir = await io.makeParents(to);
-      if (createdDir) undo.push(() => io.removeTree(createdDir));
+      undo.push(removeDirectories(io, await io.makeParents(to)));
       if (await io.read(to)) throw Object.assign(new Error(`${step.to.relative} appeared before the move`), { code: 'EEXIST' });
       await io.rename(path, to);
       undo.push(() => io.rename(to, path));
@@ -135,9 +144,16 @@ async function applyStep(step: PatchStep, io: PatchIo, undo: Undo[]): Promise<vo
   }
 }
 
-async function removeIfPresent(io: PatchIo, path: string): Promise<void> {
+/** Undoes makeParents: the directories it made, innermost first, each only while empty. */
+function removeDirectories(io: PatchIo, made: readonly string[]): Undo {
+  return async () => {
+    for (const dir of [...made].reverse()) await io.removeEmptyDirectory(dir);
+  };
+}
+
+async function removeIfPresent(io: PatchIo, path: string, identity: FileIdentity): Promise<void> {
   try {
-    await io.remove(path);
+    await io.remove(path, identity);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

@@ -25,7 +25,8 @@ export interface PatchOperation {
 }
 
 export type PatchStep =
-  | { kind: 'write'; target: GuardedPath; content: string }
+  /** `creates`: an add (the file must not exist when applied); otherwise an update of the file the plan read. */
+  | { kind: 'write'; target: GuardedPath; content: string; creates: boolean }
   | { kind: 'delete'; target: GuardedPath }
   | { kind: 'move'; target: GuardedPath; to: GuardedPath };
 
@@ -89,7 +90,7 @@ export async function planPatch(operations: readonly PatchOperation[], guard: Pa
       const parent = await parentProblem(target);
       if (parent) return problem('FORGE_FILE_NOT_DIRECTORY', `"${op.path}" cannot be created: ${parent}`);
       state.set(target.absolute, fileWith(op.content!));
-      steps.push({ kind: 'write', target, content: op.content! });
+      steps.push({ kind: 'write', target, content: op.content!, creates: true });
       changes.push({ op: 'add', path: target.relative });
       continue;
     }
@@ -129,7 +130,7 @@ export async function planPatch(operations: readonly PatchOperation[], guard: Pa
     const after = updatedContent(before, op, `"${target.relative}"`);
     if (typeof after !== 'string') return problem(after.code, after.message, after.hint);
     state.set(target.absolute, fileWith(after));
-    steps.push({ kind: 'write', target, content: after });
+    steps.push({ kind: 'write', target, content: after, creates: false });
     changes.push({ op: 'update', path: target.relative, diff: unifiedDiff(target.relative, before, after) });
   }
   return { steps, changes };

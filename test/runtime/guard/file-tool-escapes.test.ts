@@ -6,7 +6,7 @@
  * inside (zero hits outside) and no refusal may say where anything outside is.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
@@ -56,6 +56,12 @@ function startSwapper(): ChildProcess {
 
 function messageOf(result: ToolResult): string {
   return result.ok ? '' : `${result.error.message} ${result.error.hint ?? ''} ${result.error.details ?? ''}`;
+}
+
+/** The real work/sw (wherever the swapper left it: in place or parked) still holds its file: no rollback deleted what the call did not make. */
+function insideSurvived(): void {
+  const real = [join(work, 'sw'), join(work, '.sw-dir'), join(work, '.sw-link')].find((dir) => existsSync(join(dir, 'secret.txt')) && !readFileSync(join(dir, 'secret.txt'), 'utf8').includes('EXFIL'));
+  expect(real, `the inside directory and its secret.txt (work holds ${JSON.stringify(spawnSync('find', [work, '-maxdepth', '2'], { encoding: 'utf8' }).stdout)})`).toBeDefined();
 }
 
 function outsideUntouched(): void {
@@ -109,7 +115,9 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
       if (result.ok) written++;
     }
     swapper.kill('SIGKILL');
+    await new Promise((resolve) => swapper!.once('exit', resolve));
     outsideUntouched();
+    insideSurvived();
     expect(written).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../../runtime/guard/path-guard.ts';
@@ -120,8 +120,8 @@ describe('applying a checked plan', () => {
     const nodePatchIo = verifiedPatchIo(guard);
     const failing: PatchIo = {
       ...nodePatchIo,
-      write: (path, data, mode) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : nodePatchIo.write(path, data, mode)),
-      remove: (path) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.remove(path)),
+      write: (path, data, options) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : nodePatchIo.write(path, data, options)),
+      remove: (path, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.remove(path, identity)),
       rename: (from, to) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.rename(from, to)),
     };
     const error = await applyPlan(plan.steps, failing).then(
@@ -133,6 +133,68 @@ describe('applying a checked plan', () => {
     expect((error as PatchApplyError).rollbackFailures).toEqual([]);
     expect(snapshot()).toEqual(before);
     expect(statSync(join(work, 'README.md')).mode).toBe(modeBefore);
+  });
+
+  it('undoes only the directories it made, and only while empty: what another process put in one meanwhile stays', async () => {
+    const guard = new PathGuard(work);
+    const plan = await planPatch([{ op: 'add', path: 'brand/new/dir/file.txt', content: 'new' }], guard);
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    const real = verifiedPatchIo(guard);
+    const racing: PatchIo = {
+      ...real,
+      // Another writer puts a file in one of the new directories just before the patch's own write fails.
+      write: () => {
+        writeFileSync(join(work, 'brand', 'new', 'theirs.txt'), 'not the patch\'s');
+        return Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
+      },
+    };
+    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    expect(error).toBeInstanceOf(PatchApplyError);
+    expect(read('brand/new/theirs.txt')).toBe("not the patch's");
+    expect(existsSync(join(work, 'brand', 'new', 'dir'))).toBe(false); // made by the patch, empty: removed
+    expect(error.rollbackFailures).toHaveLength(1); // brand/new is not empty: kept, and said so
+    expect(error.rollbackFailures[0]).toMatch(/ENOTEMPTY|not empty/);
+  });
+
+  it('fails an update whose file disappeared after the plan, and never creates it instead', async () => {
+    const guard = new PathGuard(work);
+    const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'changed' }], guard);
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    rmSync(join(work, 'README.md'));
+    const error = (await applyPlan(plan.steps, verifiedPatchIo(guard)).catch((err: unknown) => err)) as PatchApplyError;
+    expect(error).toBeInstanceOf(PatchApplyError);
+    expect(error.message).toContain('README.md disappeared before it could be updated');
+    expect(existsSync(join(work, 'README.md'))).toBe(false);
+  });
+
+  it('undoes a write only on the very file it wrote: one put in its place meanwhile is left, and said so', async () => {
+    const guard = new PathGuard(work);
+    const plan = await planPatch([{ op: 'add', path: 'mine.txt', content: 'the patch' }, { op: 'update', path: 'README.md', content: 'x' }], guard);
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    const real = verifiedPatchIo(guard);
+    let writes = 0;
+    const racing: PatchIo = {
+      ...real,
+      write: async (path, data, options) => {
+        if (++writes === 1) return real.write(path, data, options);
+        // Someone replaces the patch's new file with their own before the second step fails.
+        rmSync(join(work, 'mine.txt'));
+        writeFileSync(join(work, 'mine.txt'), 'theirs');
+        throw Object.assign(new Error('no space left'), { code: 'ENOSPC' });
+      },
+    };
+    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    expect(error.stepIndex).toBe(1);
+    expect(read('mine.txt')).toBe('theirs');
+    expect(error.rollbackFailures).toEqual([expect.stringContaining('mine.txt is no longer the file this patch touched')]);
+  });
+
+  it('counts as made only the directories its own mkdir made', async () => {
+    const guard = new PathGuard(work);
+    const io = verifiedPatchIo(guard);
+    mkdirSync(join(work, 'have'));
+    expect(await io.makeParents(join(work, 'have', 'x', 'y', 'file.txt'))).toEqual([join(work, 'have', 'x'), join(work, 'have', 'x', 'y')]);
+    expect(await io.makeParents(join(work, 'have', 'x', 'y', 'other.txt'))).toEqual([]);
   });
 
   it('reports a failure while applying as an error result naming the operation', async () => {
