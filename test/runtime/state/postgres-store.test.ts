@@ -207,15 +207,19 @@ describe('the Postgres state store when connections drop', () => {
         await asAdmin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'forge-%'`);
       }
     })();
+    // At least 40 claims, and on until some cuts have landed inside one: a claim takes a few ms and the
+    // cutter's own connect can take longer than 40 of them on a loaded machine.
     let failures = 0;
-    for (let second = 1; second <= 40; second++) {
+    const deadline = Date.now() + 20_000;
+    let second = 1;
+    for (; second <= 40 || (failures < 3 && Date.now() < deadline); second++) {
       await store.schedules.claimDue([entry], new Date(start.getTime() + second * 1000)).catch(() => failures++);
     }
     cutting = false;
     await cutter;
-    expect(failures).toBeGreaterThan(0); // the cuts did land inside claims
+    expect(failures).toBeGreaterThanOrEqual(3); // the cuts did land inside claims
     // After the storm, the store claims again on live connections.
-    const after = await store.schedules.claimDue([entry], new Date(start.getTime() + 100_000));
+    const after = await store.schedules.claimDue([entry], new Date(start.getTime() + (second + 60) * 1000));
     expect(after.map((c) => c.scheduledFor.getTime() > start.getTime())).toEqual([true]);
   }, 30_000);
 
