@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -193,6 +194,22 @@ describe('execute-style tools (long-lived worker)', () => {
     const body = 'import asyncio\n\nasync def execute(args):\n    await asyncio.sleep(0.01)\n    return {"done": True}';
     const { registry } = project({ 'later.py': py('later', body) });
     expect(await registry.execute('later', {})).toMatchObject({ ok: true, value: { done: true } });
+  });
+
+  it('runs an async execute whose module never imports asyncio (the worker imports it on first need)', async () => {
+    const { registry } = project({ 'plain_async.py': py('plain_async', 'async def execute(args):\n    return {"n": 1}') });
+    expect(await registry.execute('plain_async', {})).toMatchObject({ ok: true, value: { n: 1 } });
+  });
+
+  it('starts a Python worker without importing asyncio, inspect or traceback (about 40 ms of every start)', async () => {
+    const heavy = ['asyncio', 'inspect', 'traceback'];
+    const body = `import sys\nLOADED = sorted(m for m in ${JSON.stringify(heavy)} if m in sys.modules)\n\ndef execute(args):\n    return {"loaded": LOADED, "python": sys.executable}`;
+    const { registry } = project({ 'modules.py': py('modules', body) });
+    const result = (await registry.execute('modules', {})) as { ok: true; value: { loaded: string[]; python: string } };
+    expect(result.ok).toBe(true);
+    // What the interpreter's own start (site, .pth files) loads is not the worker's doing.
+    const bare = JSON.parse(execFileSync(result.value.python, ['-c', `import json, sys; print(json.dumps(sorted(m for m in ${JSON.stringify(heavy)} if m in sys.modules)))`], { encoding: 'utf8' }));
+    expect(result.value.loaded).toEqual(bare);
   });
 
   it('kills the worker tree on timeout and starts a fresh worker next time', async () => {
