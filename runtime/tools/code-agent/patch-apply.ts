@@ -4,7 +4,7 @@
  * directories a step created). If a step fails, the steps already taken are
  * undone in reverse order, so the patch leaves all or nothing.
  */
-import { lstat, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, rename, rmdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { PathGuard } from '../../guard/path-guard.ts';
 import { entryInVerifiedDirectory, identityOf, openDirectoryVerified, readVerified, sameFile, writeVerified, type FileAccessOptions, type FileIdentity } from '../../guard/verified-open.ts';
@@ -21,7 +21,12 @@ export interface PatchIo {
   write(path: string, data: string | Buffer, options: { expect: 'new' | 'existing'; mode?: number; identity?: FileIdentity }): Promise<FileIdentity>;
   /** Unlinks `path` only if it is still the file `identity` names. */
   remove(path: string, identity: FileIdentity): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
+  /**
+   * Moves a file to a path that must not exist (never replacing a file that
+   * appeared there); with `identity`, only that very file. Returns the
+   * identity of the file moved.
+   */
+  move(from: string, to: string, identity?: FileIdentity): Promise<FileIdentity>;
   /** Creates the missing parents of `path`; returns the directories it made itself, outermost first. */
   makeParents(path: string): Promise<string[]>;
   /** Removes a directory only if it is empty (never its contents: what is in it is not the patch's to delete). */
@@ -60,12 +65,21 @@ export function verifiedPatchIo(guard: PathGuard, access: FileAccessOptions = {}
     },
     remove: (path, identity) =>
       inDirectory(path, async (entry) => {
-        if (!sameFile(await lstat(entry), identity)) throw Object.assign(new Error(`${shown(path)} is no longer the file this patch touched: left as it is`), { code: 'ESTALE' });
+        if (!sameFile(await lstat(entry), identity)) throw notTheFileTouched(shown(path));
         await unlink(entry);
       }),
-    async rename(from, to) {
-      await inDirectory(from, (source) => inDirectory(to, (destination) => rename(source, destination)));
-    },
+    move: (from, to, identity) =>
+      inDirectory(from, (source) =>
+        inDirectory(to, async (destination) => {
+          const info = await lstat(source);
+          if (identity && !sameFile(info, identity)) throw notTheFileTouched(shown(from));
+          if (info.isDirectory()) throw Object.assign(new Error(`${shown(from)} is a directory now, not the file the patch checked`), { code: 'EISDIR' });
+          await moveWithoutReplacing(source, destination).catch((err: NodeJS.ErrnoException) => {
+            throw err.code === 'EEXIST' ? Object.assign(new Error(`${shown(to)} exists: not replaced, ${shown(from)} left where it is`), { code: 'EEXIST' }) : err;
+          });
+          return identityOf(info);
+        }),
+      ),
     async makeParents(path) {
       // What was made is what mkdir made, not what looked missing before: a directory renamed away for a
       // moment (or made by another process meanwhile) is not the patch's, and its rollback must not touch it.
@@ -75,6 +89,33 @@ export function verifiedPatchIo(guard: PathGuard, access: FileAccessOptions = {}
     },
     removeEmptyDirectory: (path) => inDirectory(path, (entry) => rmdir(entry)),
   };
+}
+
+const notTheFileTouched = (shown: string) => Object.assign(new Error(`${shown} is no longer the file this patch touched: left as it is`), { code: 'ESTALE' });
+
+/**
+ * rename(2) silently replaces a file at the destination, and Node has no
+ * RENAME_NOREPLACE: a second name made with link(2) fails with EEXIST instead,
+ * and the old name is then removed. Where hard links are not supported, the
+ * destination is checked first and renamed to (a narrow window, the best left).
+ */
+export async function moveWithoutReplacing(source: string, destination: string, linkFile = link): Promise<void> {
+  try {
+    await linkFile(source, destination);
+  } catch (err) {
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    // EPERM is also link(2)'s answer for a directory: a source swapped for one is not moved either.
+    if ((await lstat(source)).isDirectory()) throw Object.assign(new Error('the source is a directory'), { code: 'EISDIR' });
+    if (await lstat(destination).then(() => true, () => false)) throw Object.assign(new Error('the destination exists'), { code: 'EEXIST' });
+    await rename(source, destination);
+    return;
+  }
+  try {
+    await unlink(source);
+  } catch (err) {
+    await unlink(destination).catch(() => {});
+    throw err;
+  }
 }
 
 type Undo = () => Promise<void>;
@@ -136,9 +177,11 @@ async function applyStep(step: PatchStep, io: PatchIo, undo: Undo[]): Promise<vo
     case 'move': {
       const to = step.to.absolute;
       undo.push(removeDirectories(io, await io.makeParents(to)));
-      if (await io.read(to)) throw Object.assign(new Error(`${step.to.relative} appeared before the move`), { code: 'EEXIST' });
-      await io.rename(path, to);
-      undo.push(() => io.rename(to, path));
+      const moved = await io.move(path, to).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? Object.assign(new Error(`${step.to.relative} appeared before the move`), { code: 'EEXIST' }) : err;
+      });
+      // Back only the file this step moved, and only to a name still free: whatever took either place meanwhile stays.
+      undo.push(() => io.move(to, path, moved).then(() => {}));
       return;
     }
   }

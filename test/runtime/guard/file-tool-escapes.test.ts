@@ -103,6 +103,7 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
     ['atomic_edit', 'atomic_edit', () => ({ path: 'sw/secret.txt', edits: [{ old_string: 'line', new_string: 'lineX' }] })],
     ['file_patch (add)', 'file_patch', (i: number) => ({ operations: [{ op: 'add', path: `sw/p-${i}.txt`, content: 'PWNED' }] })],
     ['file_patch (update)', 'file_patch', () => ({ operations: [{ op: 'update', path: 'sw/secret.txt', content: 'PWNED\n' }] })],
+    ['file_patch (move, and its undo)', 'file_patch', (i: number) => ({ operations: [{ op: 'add', path: `sw/m-${i}.txt`, content: 'PWNED' }, { op: 'move', path: `sw/m-${i}.txt`, to: `sw/n-${i}/m.txt` }] })],
   ] as const)('%s never creates or changes a file outside', async (_label, tool, args) => {
     // Outside holds a file that the edit tools would change if they reached it.
     writeFileSync(join(outside, 'secret.txt'), 'EXFIL secret line\n');

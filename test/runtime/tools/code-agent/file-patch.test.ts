@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../../runtime/guard/path-guard.ts';
-import { applyPlan, PatchApplyError, verifiedPatchIo, type PatchIo } from '../../../../runtime/tools/code-agent/patch-apply.ts';
+import { applyPlan, moveWithoutReplacing, PatchApplyError, verifiedPatchIo, type PatchIo } from '../../../../runtime/tools/code-agent/patch-apply.ts';
 import { planPatch } from '../../../../runtime/tools/code-agent/patch-plan.ts';
 import { isFailure } from '../../../../runtime/tools/fs-results.ts';
 import { tempDir } from '../../../helpers/project.ts';
@@ -122,7 +122,7 @@ describe('applying a checked plan', () => {
       ...nodePatchIo,
       write: (path, data, options) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : nodePatchIo.write(path, data, options)),
       remove: (path, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.remove(path, identity)),
-      rename: (from, to) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.rename(from, to)),
+      move: (from, to, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.move(from, to, identity)),
     };
     const error = await applyPlan(plan.steps, failing).then(
       () => undefined,
@@ -187,6 +187,66 @@ describe('applying a checked plan', () => {
     expect(error.stepIndex).toBe(1);
     expect(read('mine.txt')).toBe('theirs');
     expect(error.rollbackFailures).toEqual([expect.stringContaining('mine.txt is no longer the file this patch touched')]);
+  });
+
+  it('never replaces a file that appears at a move\'s destination after the plan checked it', async () => {
+    const guard = new PathGuard(work);
+    const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'move', path: 'src/a.ts', to: 'src/b.ts' }], guard);
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    const real = verifiedPatchIo(guard);
+    const racing: PatchIo = {
+      ...real,
+      // Another writer saves src/b.ts just as the move runs (after any check the move could make).
+      move: (from, to, identity) => {
+        if (!identity) writeFileSync(join(work, 'src', 'b.ts'), 'theirs\n');
+        return real.move(from, to, identity);
+      },
+    };
+    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    expect(error).toBeInstanceOf(PatchApplyError);
+    expect(error.stepIndex).toBe(1);
+    expect(error.message).toContain('src/b.ts appeared before the move');
+    expect(read('src/b.ts')).toBe('theirs\n');
+    expect(read('src/a.ts')).toBe('export const a = 1;\nexport const b = 2;\n');
+    expect(read('README.md')).toBe('# Title\n\nText.\n'); // the update before it was undone
+    expect(error.rollbackFailures).toEqual([]);
+  });
+
+  it.each([
+    ['the moved file was replaced at its new name', 'src/b.ts', /src\/b\.ts is no longer the file this patch touched/],
+    ['a file took its old name', 'src/a.ts', /src\/a\.ts exists: not replaced/],
+  ])('undoes a move only on the very file it moved, and only to a free name: %s', async (_case, taken, failure) => {
+    const guard = new PathGuard(work);
+    const plan = await planPatch([{ op: 'move', path: 'src/a.ts', to: 'src/b.ts' }, { op: 'update', path: 'README.md', content: 'x' }], guard);
+    if (isFailure(plan)) throw new Error(plan.error.message);
+    const real = verifiedPatchIo(guard);
+    const racing: PatchIo = {
+      ...real,
+      // Someone writes a file of their own at `taken` just before the second step fails.
+      write: async () => {
+        rmSync(join(work, taken), { force: true });
+        writeFileSync(join(work, taken), 'theirs\n');
+        throw Object.assign(new Error('no space left'), { code: 'ENOSPC' });
+      },
+    };
+    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    expect(error.stepIndex).toBe(1);
+    expect(read(taken)).toBe('theirs\n');
+    expect(error.rollbackFailures).toEqual([expect.stringMatching(failure)]);
+    if (taken === 'src/a.ts') expect(read('src/b.ts')).toBe('export const a = 1;\nexport const b = 2;\n'); // the patch's file, kept where it is
+    else expect(existsSync(join(work, 'src', 'a.ts'))).toBe(false); // their file was not moved back in its place
+  });
+
+  it('moves without replacing where the file system has no hard links, and never moves a directory', async () => {
+    const noLinks = () => Promise.reject(Object.assign(new Error('operation not permitted'), { code: 'EPERM' }));
+    const from = join(work, 'src', 'a.ts');
+    await moveWithoutReplacing(from, join(work, 'src', 'moved.ts'), noLinks);
+    expect(read('src/moved.ts')).toBe('export const a = 1;\nexport const b = 2;\n');
+    expect(existsSync(from)).toBe(false);
+    await expect(moveWithoutReplacing(join(work, 'src', 'moved.ts'), join(work, 'README.md'), noLinks)).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(read('README.md')).toBe('# Title\n\nText.\n');
+    await expect(moveWithoutReplacing(join(work, 'src'), join(work, 'lib'), noLinks)).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(existsSync(join(work, 'src', 'moved.ts'))).toBe(true);
   });
 
   it('counts as made only the directories its own mkdir made', async () => {
