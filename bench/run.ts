@@ -7,7 +7,8 @@
  *   no-op rebuild (cache hit)   vs  `node -e 0`
  *   forge tool run (no build)   vs  `node -e 0`
  *   runtime.mjs + forge-runtime.mjs size
- *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime
+ *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime;
+ *                               a worker's first call (its start included) vs `python3 -c 0`
  *   the running bundle: start to first answer, warm Python over REST, MCP vs REST with
  *   32 clients, memory after 10,000 calls (server-bench.ts)
  *   a builtin call with tracing off and on against the bare registry (telemetry-bench.ts)
@@ -19,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRegistry } from '../runtime/tools/create-tools.ts';
+import { resolvePython } from '../runtime/tools/custom/python-interpreter.ts';
 import { loadProject } from '../stages/load-project.ts';
 import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
 import { StageContext } from '../stages/stage.ts';
@@ -89,6 +91,7 @@ try {
     { measure: 'runtime.mjs + forge-runtime.mjs size', result: `${(bundleSize / 1e6).toFixed(2)} MB`, against: `+ vendor/ ${(vendorSize / 1e6).toFixed(2)} MB, read on first use` },
     { measure: 'forge tool run (a TS tool of the 200, no build)', result: ms(toolRun), ratio: toolRun / nodeStart, against: `node -e 0 ${ms(nodeStart)}` },
     { measure: 'Python call in process, cold (spawn)', result: ms(latency.cold, 2), against: `median of ${latency.coldRuns}` },
+    { measure: 'Python worker, first call (its start included)', result: ms(latency.firstCall, 1), ratio: latency.firstCall / latency.pythonStart, against: `python3 -c 0 ${ms(latency.pythonStart, 1)}` },
     { measure: 'Python call in process, warm (worker)', result: ms(latency.warm, 3), against: `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}` },
     ...server,
     ...(await forgeToolRows(runs)),
@@ -121,6 +124,17 @@ async function pythonLatency(projectDir: string) {
   );
   const coldRuns = 30;
   const warmRuns = 2000;
+  // A worker's first call: the interpreter's start, the worker host's imports, the tool's module, one call.
+  const firstCalls: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const fresh = createRegistry([loaded.tools.find((t) => t.spec.name === 'py_tool_0')!.spec], { builtins: {}, custom: { workDir: projectDir, resolveSource: (p) => join(projectDir, p), node: createSourceNodeLauncher(projectDir) } }, (s) => s.name).registry;
+    const started = performance.now();
+    const result = await fresh.execute('py_tool_0', { n: i });
+    firstCalls.push(performance.now() - started);
+    await fresh.close();
+    if (!result.ok) throw new Error(JSON.stringify(result));
+  }
+  const pythonStart = median(timeProcess(await resolvePython(), ['-c', '0'], { cwd: projectDir, runs: 15 }));
   const coldTimes: number[] = [];
   for (let i = 0; i < coldRuns; i++) {
     const started = performance.now();
@@ -137,5 +151,5 @@ async function pythonLatency(projectDir: string) {
     if (!result.ok) throw new Error(JSON.stringify(result));
   }
   await registry.close();
-  return { cold: median(coldTimes), coldRuns, warm: median(warmTimes), warmP99: percentile(warmTimes, 99), warmRuns };
+  return { cold: median(coldTimes), coldRuns, firstCall: median(firstCalls), pythonStart, warm: median(warmTimes), warmP99: percentile(warmTimes, 99), warmRuns };
 }
