@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../../runtime/guard/path-guard.ts';
 import { applyPlan, moveWithoutReplacing, PatchApplyError, verifiedPatchIo, type PatchIo } from '../../../../runtime/tools/code-agent/patch-apply.ts';
-import { planPatch } from '../../../../runtime/tools/code-agent/patch-plan.ts';
+import { planPatch, type PatchOperation, type PatchStep } from '../../../../runtime/tools/code-agent/patch-plan.ts';
 import { isFailure } from '../../../../runtime/tools/fs-results.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { tools, type ToolHarness } from '../../../helpers/tools.ts';
@@ -99,47 +99,46 @@ describe('file_patch', () => {
   });
 });
 
+/** The checked plan of `operations` in the work dir, and the real verified file operations to apply it with. */
+async function checkedPlan(operations: PatchOperation[]) {
+  const guard = new PathGuard(work);
+  const plan = await planPatch(operations, guard);
+  if (isFailure(plan)) throw new Error(plan.error.message);
+  return { steps: plan.steps, real: verifiedPatchIo(guard) };
+}
+
+/** Applies a plan that must fail; returns its error. */
+const failure = async (steps: PatchStep[], io: PatchIo) => (await applyPlan(steps, io).catch((err: unknown) => err)) as PatchApplyError;
+
 describe('applying a checked plan', () => {
   it.each([1, 2, 3, 4, 5])('rolls back every earlier operation when operation %i fails while being applied', async (failAt) => {
-    const guard = new PathGuard(work);
-    const plan = await planPatch(
-      [
-        { op: 'add', path: 'brand/new/dir/file.txt', content: 'new' },
-        { op: 'update', path: 'README.md', content: 'changed' },
-        { op: 'delete', path: 'src/old.ts' },
-        { op: 'move', path: 'src/a.ts', to: 'lib/a.ts' },
-        { op: 'add', path: 'last.txt', content: 'last' },
-      ],
-      guard,
-    );
-    if (isFailure(plan)) throw new Error(plan.error.message);
+    const { steps, real } = await checkedPlan([
+      { op: 'add', path: 'brand/new/dir/file.txt', content: 'new' },
+      { op: 'update', path: 'README.md', content: 'changed' },
+      { op: 'delete', path: 'src/old.ts' },
+      { op: 'move', path: 'src/a.ts', to: 'lib/a.ts' },
+      { op: 'add', path: 'last.txt', content: 'last' },
+    ]);
     const before = snapshot();
     const modeBefore = statSync(join(work, 'README.md')).mode;
     // The real file operations, except that the failAt-th step's change throws as a full disk would.
     let step = 0;
-    const nodePatchIo = verifiedPatchIo(guard);
     const failing: PatchIo = {
-      ...nodePatchIo,
-      write: (path, data, options) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : nodePatchIo.write(path, data, options)),
-      remove: (path, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.remove(path, identity)),
-      move: (from, to, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : nodePatchIo.move(from, to, identity)),
+      ...real,
+      write: (path, data, options) => (++step === failAt ? Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' })) : real.write(path, data, options)),
+      remove: (path, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : real.remove(path, identity)),
+      move: (from, to, identity) => (++step === failAt ? Promise.reject(Object.assign(new Error('busy'), { code: 'EBUSY' })) : real.move(from, to, identity)),
     };
-    const error = await applyPlan(plan.steps, failing).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
+    const error = await failure(steps, failing);
     expect(error).toBeInstanceOf(PatchApplyError);
-    expect((error as PatchApplyError).stepIndex).toBe(failAt - 1);
-    expect((error as PatchApplyError).rollbackFailures).toEqual([]);
+    expect(error.stepIndex).toBe(failAt - 1);
+    expect(error.rollbackFailures).toEqual([]);
     expect(snapshot()).toEqual(before);
     expect(statSync(join(work, 'README.md')).mode).toBe(modeBefore);
   });
 
   it('undoes only the directories it made, and only while empty: what another process put in one meanwhile stays', async () => {
-    const guard = new PathGuard(work);
-    const plan = await planPatch([{ op: 'add', path: 'brand/new/dir/file.txt', content: 'new' }], guard);
-    if (isFailure(plan)) throw new Error(plan.error.message);
-    const real = verifiedPatchIo(guard);
+    const { steps, real } = await checkedPlan([{ op: 'add', path: 'brand/new/dir/file.txt', content: 'new' }]);
     const racing: PatchIo = {
       ...real,
       // Another writer puts a file in one of the new directories just before the patch's own write fails.
@@ -148,7 +147,7 @@ describe('applying a checked plan', () => {
         return Promise.reject(Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
       },
     };
-    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    const error = await failure(steps, racing);
     expect(error).toBeInstanceOf(PatchApplyError);
     expect(read('brand/new/theirs.txt')).toBe("not the patch's");
     expect(existsSync(join(work, 'brand', 'new', 'dir'))).toBe(false); // made by the patch, empty: removed
@@ -157,21 +156,16 @@ describe('applying a checked plan', () => {
   });
 
   it('fails an update whose file disappeared after the plan, and never creates it instead', async () => {
-    const guard = new PathGuard(work);
-    const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'changed' }], guard);
-    if (isFailure(plan)) throw new Error(plan.error.message);
+    const { steps, real } = await checkedPlan([{ op: 'update', path: 'README.md', content: 'changed' }]);
     rmSync(join(work, 'README.md'));
-    const error = (await applyPlan(plan.steps, verifiedPatchIo(guard)).catch((err: unknown) => err)) as PatchApplyError;
+    const error = await failure(steps, real);
     expect(error).toBeInstanceOf(PatchApplyError);
     expect(error.message).toContain('README.md disappeared before it could be updated');
     expect(existsSync(join(work, 'README.md'))).toBe(false);
   });
 
   it('undoes a write only on the very file it wrote: one put in its place meanwhile is left, and said so', async () => {
-    const guard = new PathGuard(work);
-    const plan = await planPatch([{ op: 'add', path: 'mine.txt', content: 'the patch' }, { op: 'update', path: 'README.md', content: 'x' }], guard);
-    if (isFailure(plan)) throw new Error(plan.error.message);
-    const real = verifiedPatchIo(guard);
+    const { steps, real } = await checkedPlan([{ op: 'add', path: 'mine.txt', content: 'the patch' }, { op: 'update', path: 'README.md', content: 'x' }]);
     let writes = 0;
     const racing: PatchIo = {
       ...real,
@@ -183,17 +177,14 @@ describe('applying a checked plan', () => {
         throw Object.assign(new Error('no space left'), { code: 'ENOSPC' });
       },
     };
-    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    const error = await failure(steps, racing);
     expect(error.stepIndex).toBe(1);
     expect(read('mine.txt')).toBe('theirs');
     expect(error.rollbackFailures).toEqual([expect.stringContaining('mine.txt is no longer the file this patch touched')]);
   });
 
   it('never replaces a file that appears at a move\'s destination after the plan checked it', async () => {
-    const guard = new PathGuard(work);
-    const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'move', path: 'src/a.ts', to: 'src/b.ts' }], guard);
-    if (isFailure(plan)) throw new Error(plan.error.message);
-    const real = verifiedPatchIo(guard);
+    const { steps, real } = await checkedPlan([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'move', path: 'src/a.ts', to: 'src/b.ts' }]);
     const racing: PatchIo = {
       ...real,
       // Another writer saves src/b.ts just as the move runs (after any check the move could make).
@@ -202,7 +193,7 @@ describe('applying a checked plan', () => {
         return real.move(from, to, identity);
       },
     };
-    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    const error = await failure(steps, racing);
     expect(error).toBeInstanceOf(PatchApplyError);
     expect(error.stepIndex).toBe(1);
     expect(error.message).toContain('src/b.ts appeared before the move');
@@ -215,11 +206,8 @@ describe('applying a checked plan', () => {
   it.each([
     ['the moved file was replaced at its new name', 'src/b.ts', /src\/b\.ts is no longer the file this patch touched/],
     ['a file took its old name', 'src/a.ts', /src\/a\.ts exists: not replaced/],
-  ])('undoes a move only on the very file it moved, and only to a free name: %s', async (_case, taken, failure) => {
-    const guard = new PathGuard(work);
-    const plan = await planPatch([{ op: 'move', path: 'src/a.ts', to: 'src/b.ts' }, { op: 'update', path: 'README.md', content: 'x' }], guard);
-    if (isFailure(plan)) throw new Error(plan.error.message);
-    const real = verifiedPatchIo(guard);
+  ])('undoes a move only on the very file it moved, and only to a free name: %s', async (_case, taken, undoFailure) => {
+    const { steps, real } = await checkedPlan([{ op: 'move', path: 'src/a.ts', to: 'src/b.ts' }, { op: 'update', path: 'README.md', content: 'x' }]);
     const racing: PatchIo = {
       ...real,
       // Someone writes a file of their own at `taken` just before the second step fails.
@@ -229,10 +217,10 @@ describe('applying a checked plan', () => {
         throw Object.assign(new Error('no space left'), { code: 'ENOSPC' });
       },
     };
-    const error = (await applyPlan(plan.steps, racing).catch((err: unknown) => err)) as PatchApplyError;
+    const error = await failure(steps, racing);
     expect(error.stepIndex).toBe(1);
     expect(read(taken)).toBe('theirs\n');
-    expect(error.rollbackFailures).toEqual([expect.stringMatching(failure)]);
+    expect(error.rollbackFailures).toEqual([expect.stringMatching(undoFailure)]);
     if (taken === 'src/a.ts') expect(read('src/b.ts')).toBe('export const a = 1;\nexport const b = 2;\n'); // the patch's file, kept where it is
     else expect(existsSync(join(work, 'src', 'a.ts'))).toBe(false); // their file was not moved back in its place
   });
@@ -259,11 +247,9 @@ describe('applying a checked plan', () => {
 
   it('reports a failure while applying as an error result naming the operation', async () => {
     // A real failure the plan cannot foresee: the file is replaced by a directory after checking.
-    const guard = new PathGuard(work);
-    const plan = await planPatch([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'add', path: 'src/z.ts', content: 'z' }], guard);
-    if (isFailure(plan)) throw new Error(plan.error.message);
+    const { steps, real } = await checkedPlan([{ op: 'update', path: 'README.md', content: 'x' }, { op: 'add', path: 'src/z.ts', content: 'z' }]);
     mkdirSync(join(work, 'src', 'z.ts'));
-    const error = (await applyPlan(plan.steps, verifiedPatchIo(guard)).catch((err: unknown) => err)) as PatchApplyError;
+    const error = await failure(steps, real);
     expect(error.stepIndex).toBe(1);
     expect(read('README.md')).toBe('# Title\n\nText.\n');
   });
