@@ -8,7 +8,7 @@
  * Location: Forge's machine-wide cache (defaultCacheDir in forge-paths.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheDir } from './forge-paths.ts';
 
@@ -66,4 +66,36 @@ export function writeFileAtomically(path: string, data: Uint8Array | string): vo
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temp, data);
   renameSync(temp, path); // concurrent writers of one name write the same bytes
+}
+
+/**
+ * The build's cache entries (runtime cores, archive members) are touched when
+ * a build uses one (at most once a day, so a hit stays a read), and entries no
+ * build used for UNUSED_DAYS are removed whenever a new one is written: those
+ * of older Forge versions, and of projects and builtins gone, do not pile up.
+ */
+const UNUSED_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function markUsed(entry: string): void {
+  try {
+    if (Date.now() - statSync(entry).mtimeMs > DAY_MS) utimesSync(entry, new Date(), new Date());
+  } catch {
+    // A read-only cache still serves.
+  }
+}
+
+/** Removes the entries in `dir` named `*suffix` that no build used for UNUSED_DAYS; `beforeRemove` sees each first. */
+export function removeUnused(dir: string, suffix: string, beforeRemove?: (entry: string) => void): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(suffix)) continue;
+    const unused = join(dir, name);
+    try {
+      if (Date.now() - statSync(unused).mtimeMs < UNUSED_DAYS * DAY_MS) continue;
+      beforeRemove?.(unused);
+      rmSync(unused, { force: true });
+    } catch {
+      // Another build removed it first.
+    }
+  }
 }

@@ -2,19 +2,19 @@
  * Stage: emit `<agent_id>-<version>.tgz`, the whole bundle in one file.
  * Byte-identical for identical inputs: entries in sorted order, one fixed
  * mtime (SOURCE_DATE_EPOCH, or the epoch), owner 0:0 with no names, fixed
- * modes, and a gzip header without a timestamp.
+ * modes, and gzip headers without a timestamp. Each entry is its own gzip
+ * member, so the large ones the builds on a machine share come from Forge's
+ * cache (archive-members.ts).
  *
- * The tar stream is tar-stream, the engine archiver uses for tar; driving it
- * directly skips archiver's per-entry queue, which cost more than the
+ * The tar bytes are tar-stream's, the engine archiver uses for tar; driving
+ * it directly skips archiver's per-entry queue, which cost more than the
  * compression itself.
  */
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { gzipMembers, type ArchiveMemberOptions } from './archive-members.ts';
 import type { Artifact, OutputWriter } from './output-writer.ts';
 
-const gzipAsync = promisify(gzip);
-
-let tarStream: Promise<typeof import('tar-stream')> | undefined;
+type TarStream = typeof import('tar-stream');
+let tarStream: Promise<TarStream> | undefined;
 
 /** Starts loading the tar engine early (the pipeline does it while esbuild works). */
 export function preloadArchiver(): void {
@@ -25,12 +25,27 @@ export function archiveName(agentId: string, version: string): string {
   return `${agentId}-${version}.tgz`;
 }
 
-export async function emitArchive(name: string, writer: OutputWriter, sourceDateEpoch = 0): Promise<Artifact> {
+/** The end of a tar archive: two zero blocks. */
+const END_OF_ARCHIVE = 1024;
+
+export async function emitArchive(name: string, writer: OutputWriter, sourceDateEpoch = 0, members: ArchiveMemberOptions = {}): Promise<Artifact> {
   preloadArchiver();
   // tar-stream is CommonJS: its exports are the namespace under Node, `default` in a bundle.
-  const loaded = (await tarStream!) as typeof import('tar-stream') & { default?: typeof import('tar-stream') };
+  const loaded = (await tarStream!) as TarStream & { default?: TarStream };
   const tar = typeof loaded.pack === 'function' ? loaded : loaded.default!;
   const mtime = new Date(sourceDateEpoch * 1000);
+  const segments = await Promise.all(
+    writer.list().map((entry) => {
+      const data = writer.read(entry.path);
+      return tarSegment(tar, { name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
+    }),
+  );
+  segments.push(Buffer.alloc(END_OF_ARCHIVE));
+  return writer.write(name, Buffer.concat(await gzipMembers(segments, members)));
+}
+
+/** One entry's tar bytes (its headers, its data, the padding): a one-entry archive without its end. */
+async function tarSegment(tar: TarStream, header: Parameters<import('tar-stream').Pack['entry']>[0], data: Buffer): Promise<Buffer> {
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
@@ -38,13 +53,9 @@ export async function emitArchive(name: string, writer: OutputWriter, sourceDate
     pack.on('end', resolve);
     pack.on('error', reject);
   });
-  for (const entry of writer.list()) {
-    const data = writer.read(entry.path);
-    pack.entry({ name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
-  }
+  pack.entry(header, data);
   pack.finalize();
   await ended;
-  // Compression runs on libuv's thread pool, off the main thread.
-  const archive = await gzipAsync(Buffer.concat(chunks), { level: 6 });
-  return writer.write(name, archive);
+  const whole = Buffer.concat(chunks);
+  return whole.subarray(0, whole.length - END_OF_ARCHIVE);
 }

@@ -26,7 +26,7 @@ import { emitContainer } from './emit-container.ts';
 import { emitKubernetes } from './emit-kubernetes.ts';
 import { categoryCounts, createManifest, emitManifest } from './emit-manifest.ts';
 import { filterTools } from './filter-tools.ts';
-import { forgeRoot, templatesDir } from './forge-paths.ts';
+import { defaultCacheDir, forgeRoot, templatesDir } from './forge-paths.ts';
 import { checkSchemas } from './check-schemas.ts';
 import { warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
@@ -152,7 +152,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       emitChecksums(output);
     });
     if (options.signKey) await runStage(ctx, 'sign-checksums', () => signChecksums(resolve(ctx.cwd, options.signKey!), output, ctx));
-    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch));
+    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch, { cacheDir: defaultCacheDir(), reuse: !options.noCache }));
 
     await output.flush();
     // Swap the new output in; the old one is deleted while the cache record is written.

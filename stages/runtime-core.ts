@@ -15,10 +15,10 @@
  * the build.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure, Message } from 'esbuild';
-import { BlobCache, sha256Digest, writeFileAtomically } from './blob-cache.ts';
+import { BlobCache, markUsed, removeUnused, sha256Digest, writeFileAtomically } from './blob-cache.ts';
 import { type FileStamp, fileUnchanged, stampFile } from './build-cache.ts';
 import { BUNDLE_OPTIONS, esbuild } from './esbuild-api.ts';
 import { defaultCacheDir, forgeRoot, forgeVersion, runtimeDir } from './forge-paths.ts';
@@ -187,37 +187,12 @@ function writeCached(blobs: BlobCache, recordFile: string, core: Buffer, record:
   }
 }
 
-/**
- * An entry's record is touched when a build uses it (at most once a day, so
- * a hit stays a read), and entries no build used for UNUSED_DAYS are removed
- * whenever a new one is written: cores of older Forge versions and of sets of
- * builtins no project enables any more do not pile up.
- */
-const UNUSED_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-function markUsed(recordFile: string): void {
-  try {
-    if (Date.now() - statSync(recordFile).mtimeMs > DAY_MS) utimesSync(recordFile, new Date(), new Date());
-  } catch {
-    // A read-only cache still serves.
-  }
-}
-
+/** Removes the entries no build used for a while, each with its core. */
 function trimUnused(blobs: BlobCache, recordFile: string): void {
-  const dir = join(recordFile, '..');
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.json')) continue;
-    const unused = join(dir, name);
-    try {
-      if (Date.now() - statSync(unused).mtimeMs < UNUSED_DAYS * DAY_MS) continue;
-      const core = recordedCore(unused);
-      rmSync(unused, { force: true });
-      if (core) blobs.remove(core);
-    } catch {
-      // Another build trimmed it first.
-    }
-  }
+  removeUnused(join(recordFile, '..'), '.json', (unused) => {
+    const core = recordedCore(unused);
+    if (core) blobs.remove(core);
+  });
 }
 
 function recordedCore(recordFile: string): string | undefined {
