@@ -1,13 +1,13 @@
 /**
- * The bundle archive's compression: one gzip member per tar entry. A gzip
- * file may hold several members back to back (RFC 1952 §2.2), and gunzip,
- * tar, Node's zlib, Go and Python read them as one stream. A member depends
- * only on its entry's bytes, so the large ones — the runtime core and the
- * vendor/ files, the same in every build on a machine — are kept in Forge's
- * cache and reused. The others are compressed side by side on libuv's
- * thread pool.
+ * The bundle archive's compression: a gzip member per large file, and one
+ * for the small files between two large ones. A gzip file may hold several
+ * members back to back (RFC 1952 §2.2), and gunzip, tar, Node's zlib, Go and
+ * Python read them as one stream. A member depends only on its bytes, so the
+ * large ones — the runtime core and the vendor/ files, the same in every
+ * build on a machine — are kept in Forge's cache and reused. The others are
+ * compressed side by side on libuv's thread pool.
  *
- * A member is kept under the digest of its entry's bytes, the compression
+ * A member is kept under the digest of its tar bytes, the compression
  * level and the zlib version (so a cached member is byte for byte the one
  * this Node would make, and the archive is the same with the cache or
  * without it), behind the sha256 of the member itself: a file whose member
@@ -24,8 +24,12 @@ import { markUsed, removeUnused, writeFileAtomically } from './blob-cache.ts';
 const gzipAsync = promisify(gzip);
 
 const LEVEL = 6;
-/** Smaller entries compress in well under a millisecond: a cache file would cost more than it saves. */
-const CACHED_FROM_BYTES = 64 * 1024;
+/**
+ * The size from which a file is a member of its own, and kept in the cache:
+ * smaller ones compress in well under a millisecond, so a cache file would
+ * cost more than it saves (and so would a member each).
+ */
+export const OWN_MEMBER_FROM_BYTES = 64 * 1024;
 
 export interface ArchiveMemberOptions {
   /** Forge's machine-wide cache; members are not kept without one. */
@@ -40,7 +44,7 @@ export async function gzipMembers(segments: readonly Buffer[], options: ArchiveM
   let wrote = false;
   const members = await Promise.all(
     segments.map(async (segment) => {
-      const file = dir && segment.length >= CACHED_FROM_BYTES ? join(dir, `${memberKey(segment)}.gz`) : undefined;
+      const file = dir && segment.length >= OWN_MEMBER_FROM_BYTES ? join(dir, `${memberKey(segment)}.gz`) : undefined;
       if (file && options.reuse !== false) {
         const cached = cachedMember(file);
         if (cached) return cached;

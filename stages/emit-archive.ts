@@ -2,15 +2,15 @@
  * Stage: emit `<agent_id>-<version>.tgz`, the whole bundle in one file.
  * Byte-identical for identical inputs: entries in sorted order, one fixed
  * mtime (SOURCE_DATE_EPOCH, or the epoch), owner 0:0 with no names, fixed
- * modes, and gzip headers without a timestamp. Each entry is its own gzip
- * member, so the large ones the builds on a machine share come from Forge's
- * cache (archive-members.ts).
+ * modes, and gzip headers without a timestamp. Each large file is a gzip
+ * member of its own, so those the builds on a machine share come from
+ * Forge's cache (archive-members.ts); the small files between them share one.
  *
  * The tar bytes are tar-stream's, the engine archiver uses for tar; driving
  * it directly skips archiver's per-entry queue, which cost more than the
  * compression itself.
  */
-import { gzipMembers, type ArchiveMemberOptions } from './archive-members.ts';
+import { gzipMembers, OWN_MEMBER_FROM_BYTES, type ArchiveMemberOptions } from './archive-members.ts';
 import type { Artifact, OutputWriter } from './output-writer.ts';
 
 type TarStream = typeof import('tar-stream');
@@ -34,18 +34,27 @@ export async function emitArchive(name: string, writer: OutputWriter, sourceDate
   const loaded = (await tarStream!) as TarStream & { default?: TarStream };
   const tar = typeof loaded.pack === 'function' ? loaded : loaded.default!;
   const mtime = new Date(sourceDateEpoch * 1000);
-  const segments = await Promise.all(
-    writer.list().map((entry) => {
-      const data = writer.read(entry.path);
-      return tarSegment(tar, { name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
-    }),
-  );
+  // A large file is a member of its own (one the cache can keep); the small files between two large ones share one.
+  const groups: { header: EntryHeader; data: Buffer }[][] = [];
+  let small: { header: EntryHeader; data: Buffer }[] | undefined;
+  for (const entry of writer.list()) {
+    const data = writer.read(entry.path);
+    const file = { header: { name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const }, data };
+    if (data.length >= OWN_MEMBER_FROM_BYTES) {
+      groups.push([file]);
+      small = undefined;
+    } else if (small) small.push(file);
+    else groups.push((small = [file]));
+  }
+  const segments = await Promise.all(groups.map((files) => tarSegment(tar, files)));
   segments.push(Buffer.alloc(END_OF_ARCHIVE));
   return writer.write(name, Buffer.concat(await gzipMembers(segments, members)));
 }
 
-/** One entry's tar bytes (its headers, its data, the padding): a one-entry archive without its end. */
-async function tarSegment(tar: TarStream, header: Parameters<import('tar-stream').Pack['entry']>[0], data: Buffer): Promise<Buffer> {
+type EntryHeader = Parameters<import('tar-stream').Pack['entry']>[0];
+
+/** The tar bytes of some entries (headers, data, padding): an archive of them without its end. */
+async function tarSegment(tar: TarStream, files: readonly { header: EntryHeader; data: Buffer }[]): Promise<Buffer> {
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
@@ -53,7 +62,7 @@ async function tarSegment(tar: TarStream, header: Parameters<import('tar-stream'
     pack.on('end', resolve);
     pack.on('error', reject);
   });
-  pack.entry(header, data);
+  for (const { header, data } of files) pack.entry(header, data);
   pack.finalize();
   await ended;
   const whole = Buffer.concat(chunks);
