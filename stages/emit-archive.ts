@@ -35,11 +35,11 @@ export async function emitArchive(name: string, writer: OutputWriter, sourceDate
   const tar = typeof loaded.pack === 'function' ? loaded : loaded.default!;
   const mtime = new Date(sourceDateEpoch * 1000);
   // A large file is a member of its own (one the cache can keep); the small files between two large ones share one.
-  const groups: { header: EntryHeader; data: Buffer }[][] = [];
-  let small: { header: EntryHeader; data: Buffer }[] | undefined;
+  const groups: ArchiveFile[][] = [];
+  let small: ArchiveFile[] | undefined;
   for (const entry of writer.list()) {
     const data = writer.read(entry.path);
-    const file = { header: { name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' as const }, data };
+    const file: ArchiveFile = { header: { name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data };
     if (data.length >= OWN_MEMBER_FROM_BYTES) {
       groups.push([file]);
       small = undefined;
@@ -51,10 +51,13 @@ export async function emitArchive(name: string, writer: OutputWriter, sourceDate
   return writer.write(name, Buffer.concat(await gzipMembers(segments, members)));
 }
 
-type EntryHeader = Parameters<import('tar-stream').Pack['entry']>[0];
+interface ArchiveFile {
+  header: Parameters<import('tar-stream').Pack['entry']>[0];
+  data: Buffer;
+}
 
 /** The tar bytes of some entries (headers, data, padding): an archive of them without its end. */
-async function tarSegment(tar: TarStream, files: readonly { header: EntryHeader; data: Buffer }[]): Promise<Buffer> {
+async function tarSegment(tar: TarStream, files: readonly ArchiveFile[]): Promise<Buffer> {
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
