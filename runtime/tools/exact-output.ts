@@ -32,15 +32,27 @@ function significantDigits(number: string): string {
   return number.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
 }
 
+/**
+ * Text in which no number a double would change can be: every number token
+ * has fewer than 16 digits, no exponent, and is not -0. (A match may be in a
+ * string, or harmless: then the tokens are looked at one by one.)
+ */
+const MAY_CHANGE_A_NUMBER = /\d[\d.]{15}|\d[eE]|-0(?:\.0*)?(?![\d.eE])/;
+
 /** Parses JSON exactly (see above); throws SyntaxError for text that is not JSON. */
 export function parseJsonExact(text: string): unknown {
+  // Most results hold only short numbers: JSON.parse alone gives the same value, without a callback per token.
+  return JSON.parse(MAY_CHANGE_A_NUMBER.test(text) ? protectNumbers(text) : text);
+}
+
+/** The text with every number a double would change turned into a JSON string of its own text. */
+export function protectNumbers(text: string): string {
   // Strings are matched first, so digits inside them are left alone.
-  const protectedText = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) => {
+  return text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) => {
     if (token.startsWith('"')) return token;
     const value = exactNumber(token);
     return typeof value === 'string' ? JSON.stringify(value) : token;
   });
-  return JSON.parse(protectedText);
 }
 
 /** Whether a tool's output schema says its result is structured (an object, array, number, boolean or null) rather than text. */
