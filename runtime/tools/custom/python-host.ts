@@ -8,14 +8,31 @@
  * and for the checks that keep this to a private PID namespace).
  */
 export const PYTHON_WORKER_HOST = String.raw`
-import importlib.util, json, os, sys
+import sys
+# python -c puts the current directory (the work dir) first on sys.path, where a json.py or
+# inspect.py of the user's would stand in for the standard library's: a tool runs as
+# python tool.py would run it, with its own folder first (added below) and not the work dir.
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+import importlib.util, json, os
 
-# asyncio, inspect and traceback are imported where they are needed: together they cost
-# about 40 ms of every worker's start, and most tools return plain values and never fail.
+def stdlib_lazily(name):
+    # Bound now, before the tool's folder goes first on sys.path, so the name is the standard
+    # library's (for a tool that imports it too), but executed on first use: asyncio, inspect and
+    # traceback together cost about 40 ms of every worker's start, and most tools never need them.
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+asyncio, inspect, traceback = (stdlib_lazily(name) for name in ("asyncio", "inspect", "traceback"))
 JSON_TYPES = (dict, list, str, int, float, bool, type(None))
 
 def describe(exc):
-    import traceback
     return {"type": type(exc).__name__, "message": str(exc) or type(exc).__name__,
             "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]}
 
@@ -98,8 +115,8 @@ def main():
             return
         try:
             value = execute(request.get("args") or {})
-            if not isinstance(value, JSON_TYPES) and __import__("inspect").isawaitable(value):
-                loop = loop or __import__("asyncio").new_event_loop()
+            if not isinstance(value, JSON_TYPES) and inspect.isawaitable(value):
+                loop = loop or asyncio.new_event_loop()
                 value = loop.run_until_complete(value)
             message = {"id": rid, "ok": True, "value": value}
         except BaseException as exc:

@@ -201,8 +201,9 @@ describe('execute-style tools (long-lived worker)', () => {
     expect(await registry.execute('plain_async', {})).toMatchObject({ ok: true, value: { n: 1 } });
   });
 
-  it('starts a Python worker without importing asyncio, inspect or traceback (about 40 ms of every start)', async () => {
-    const heavy = ['asyncio', 'inspect', 'traceback'];
+  it('starts a Python worker without running asyncio, inspect or traceback (about 40 ms of every start)', async () => {
+    // What each of them loads when it runs (the names themselves are bound from the start, lazily).
+    const heavy = ['asyncio.base_events', 'dis', 'tokenize', 'textwrap'];
     const body = `import sys\nLOADED = sorted(m for m in ${JSON.stringify(heavy)} if m in sys.modules)\n\ndef execute(args):\n    return {"loaded": LOADED, "python": sys.executable}`;
     const { registry } = project({ 'modules.py': py('modules', body) });
     const result = (await registry.execute('modules', {})) as { ok: true; value: { loaded: string[]; python: string } };
@@ -210,6 +211,22 @@ describe('execute-style tools (long-lived worker)', () => {
     // What the interpreter's own start (site, .pth files) loads is not the worker's doing.
     const bare = JSON.parse(execFileSync(result.value.python, ['-c', `import json, sys; print(json.dumps(sorted(m for m in ${JSON.stringify(heavy)} if m in sys.modules)))`], { encoding: 'utf8' }));
     expect(result.value.loaded).toEqual(bare);
+  });
+
+  it('uses the standard library\'s modules even with files of their names in the work dir and the tool\'s folder', async () => {
+    const shadow = 'raise ImportError("the tool folder\'s own module was imported by the worker host")\n';
+    const { registry } = project({
+      'later.py': py('later', 'async def execute(args):\n    return {"n": 2}'),
+      'broken.py': py('broken', 'def execute(args):\n    raise ValueError("it broke")'),
+      'asyncio.py': shadow,
+      'inspect.py': shadow,
+      'traceback.py': shadow,
+      'json.py': shadow,
+    });
+    expect(await registry.execute('later', {})).toMatchObject({ ok: true, value: { n: 2 } });
+    const failed = await registry.execute('broken', {});
+    expect(expectError(failed, 'FORGE_TOOL_FAILED')).toContain('ValueError: it broke');
+    expect((failed as { error: { details?: string } }).error.details).toContain('Traceback');
   });
 
   it('kills the worker tree on timeout and starts a fresh worker next time', async () => {
