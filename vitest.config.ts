@@ -1,12 +1,42 @@
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that drive a real browser: Chromium needs the machine to itself to
  * keep its timing, so they run after everything else, one at a time.
  */
 const ALONE = ['test/cli/studio/studio-browser.test.ts'];
+
+/**
+ * The files that take longest, longest first. Vitest starts the files that
+ * took longest last time first; with no last time (a fresh clone, CI) it
+ * starts the largest, and these small, slow files (real Postgres, runc,
+ * sandboxes, many processes) would start late and run on alone at the end.
+ */
+const LONGEST = [
+  'test/runtime/state/replicas.test.ts',
+  'test/stages/package/package-runc.test.ts',
+  'test/e2e/sandbox-attacks.test.ts',
+  'test/e2e/adapters.test.ts',
+  'test/e2e/exact-output/exact-output-cli.test.ts',
+  'test/runtime/guard/file-tool-escapes.test.ts',
+  'test/cli/dev-reload.test.ts',
+  'test/stages/package/package-image.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST.indexOf(relative(file.project.config.root, file.moduleId));
+      return file.project.config.sequence.groupOrder * 100 + (at < 0 ? LONGEST.length : at);
+    };
+    // Stable: the rest keep the order vitest gave them.
+    return sorted.map((file, i) => ({ file, i, rank: rank(file) })).sort((a, b) => a.rank - b.rank || a.i - b.i).map(({ file }) => file);
+  }
+}
 
 const shared = {
   testTimeout: 30_000,
@@ -20,6 +50,7 @@ export default defineConfig({
   test: {
     // CLI tests run the compiled `forge`; compile it from the current sources first.
     globalSetup: ['test/global-setup.ts'],
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {
