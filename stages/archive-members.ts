@@ -1,11 +1,12 @@
 /**
- * The bundle archive's compression: a gzip member per large file, and one
- * for the small files between two large ones. A gzip file may hold several
+ * The bundle archive's compression: a gzip member for each file the builds
+ * on a machine share (the runtime core and the vendor/ files), and one for
+ * the project's files between two of those. A gzip file may hold several
  * members back to back (RFC 1952 §2.2), and gunzip, tar, Node's zlib, Go and
  * Python read them as one stream. A member depends only on its bytes, so the
- * large ones — the runtime core and the vendor/ files, the same in every
- * build on a machine — are kept in Forge's cache and reused. The others are
- * compressed side by side on libuv's thread pool.
+ * shared ones are kept in Forge's cache and reused; the project's are
+ * compressed each time (they change with every edit, and would only pile up),
+ * side by side on libuv's thread pool.
  *
  * A member is kept under the digest of its tar bytes, the compression
  * level and the zlib version (so a cached member is byte for byte the one
@@ -15,7 +16,7 @@
  * of deflating again; inflating to compare would cost a third.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
@@ -24,12 +25,6 @@ import { markUsed, removeUnused, writeFileAtomically } from './blob-cache.ts';
 const gzipAsync = promisify(gzip);
 
 const LEVEL = 6;
-/**
- * The size from which a file is a member of its own, and kept in the cache:
- * smaller ones compress in well under a millisecond, so a cache file would
- * cost more than it saves (and so would a member each).
- */
-export const OWN_MEMBER_FROM_BYTES = 64 * 1024;
 
 export interface ArchiveMemberOptions {
   /** Forge's machine-wide cache; members are not kept without one. */
@@ -38,18 +33,24 @@ export interface ArchiveMemberOptions {
   reuse?: boolean;
 }
 
+/** Some tar bytes to become one member; `shared` ones are kept in the cache. */
+export interface ArchiveSegment {
+  bytes: Buffer;
+  shared: boolean;
+}
+
 /** Compresses each segment into its own gzip member, in order. */
-export async function gzipMembers(segments: readonly Buffer[], options: ArchiveMemberOptions = {}): Promise<Buffer[]> {
+export async function gzipMembers(segments: readonly ArchiveSegment[], options: ArchiveMemberOptions = {}): Promise<Buffer[]> {
   const dir = options.cacheDir && join(options.cacheDir, 'archive-members');
   let wrote = false;
   const members = await Promise.all(
-    segments.map(async (segment) => {
-      const file = dir && segment.length >= OWN_MEMBER_FROM_BYTES ? join(dir, `${memberKey(segment)}.gz`) : undefined;
+    segments.map(async ({ bytes, shared }) => {
+      const file = dir && shared ? join(dir, `${memberKey(bytes)}.gz`) : undefined;
       if (file && options.reuse !== false) {
         const cached = cachedMember(file);
         if (cached) return cached;
       }
-      const member = await deflate(segment);
+      const member = await deflate(bytes);
       if (file) wrote = keep(file, member) || wrote;
       return member;
     }),
@@ -58,28 +59,27 @@ export async function gzipMembers(segments: readonly Buffer[], options: ArchiveM
   return members;
 }
 
-async function deflate(segment: Buffer): Promise<Buffer> {
-  const member = await gzipAsync(segment, { level: LEVEL });
+async function deflate(bytes: Buffer): Promise<Buffer> {
+  const member = await gzipAsync(bytes, { level: LEVEL });
   member[9] = 0xff; // the header's OS byte: "unknown" on every platform, so the archive does not depend on the builder's OS
   return member;
 }
 
-function memberKey(segment: Buffer): string {
-  return createHash('sha256').update(`gzip-member\0${LEVEL}\0${process.versions.zlib}\0`).update(segment).digest('hex');
+function memberKey(bytes: Buffer): string {
+  return createHash('sha256').update(`gzip-member\0${LEVEL}\0${process.versions.zlib}\0`).update(bytes).digest('hex');
 }
 
 const DIGEST_BYTES = 32;
 
 function cachedMember(file: string): Buffer | undefined {
   try {
-    if (!existsSync(file)) return undefined;
     const kept = readFileSync(file);
     const member = kept.subarray(DIGEST_BYTES);
     if (!createHash('sha256').update(member).digest().equals(kept.subarray(0, DIGEST_BYTES))) return undefined;
     markUsed(file);
     return member;
   } catch {
-    return undefined;
+    return undefined; // not cached (or unreadable): compressed again
   }
 }
 

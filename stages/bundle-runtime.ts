@@ -27,6 +27,8 @@ export interface BundleOutput {
   specs: ToolSpec[];
   /** Every file esbuild read, for the build cache. */
   inputs: string[];
+  /** The runtime core's files (forge-runtime.mjs, vendor/): the same in every build on this machine with these builtins. */
+  coreFiles: string[];
 }
 
 const ENTRY_FILE = '.forge-runtime-entry.ts';
@@ -82,6 +84,7 @@ export async function bundleRuntime(
   const [coreResult, projectResult] = await Promise.all([core, project]);
 
   const inputs: string[] = [];
+  const coreFiles = 'files' in coreResult ? coreResult.files.map((file) => file.path) : [];
   for (const result of [coreResult, projectResult]) {
     if (!result) continue;
     if ('errors' in result) {
@@ -94,7 +97,7 @@ export async function bundleRuntime(
     inputs.push(...result.inputs);
   }
   if (!project) writer.write('runtime.mjs', projectEntry([]));
-  return { specs, inputs };
+  return { specs, inputs, coreFiles };
 }
 
 /**

@@ -2,15 +2,16 @@
  * Stage: emit `<agent_id>-<version>.tgz`, the whole bundle in one file.
  * Byte-identical for identical inputs: entries in sorted order, one fixed
  * mtime (SOURCE_DATE_EPOCH, or the epoch), owner 0:0 with no names, fixed
- * modes, and gzip headers without a timestamp. Each large file is a gzip
- * member of its own, so those the builds on a machine share come from
- * Forge's cache (archive-members.ts); the small files between them share one.
+ * modes, and gzip headers without a timestamp. Each file the builds on a
+ * machine share (the runtime core, vendor/) is a gzip member of its own,
+ * taken from Forge's cache (archive-members.ts); the project's files between
+ * two of them share one.
  *
  * The tar bytes are tar-stream's, the engine archiver uses for tar; driving
  * it directly skips archiver's per-entry queue, which cost more than the
  * compression itself.
  */
-import { gzipMembers, OWN_MEMBER_FROM_BYTES, type ArchiveMemberOptions } from './archive-members.ts';
+import { gzipMembers, type ArchiveMemberOptions, type ArchiveSegment } from './archive-members.ts';
 import type { Artifact, OutputWriter } from './output-writer.ts';
 
 type TarStream = typeof import('tar-stream');
@@ -28,27 +29,33 @@ export function archiveName(agentId: string, version: string): string {
 /** The end of a tar archive: two zero blocks. */
 const END_OF_ARCHIVE = 1024;
 
-export async function emitArchive(name: string, writer: OutputWriter, sourceDateEpoch = 0, members: ArchiveMemberOptions = {}): Promise<Artifact> {
+export interface ArchiveOptions extends ArchiveMemberOptions {
+  /** The output's paths that every build on this machine shares (the runtime core's files). */
+  shared?: readonly string[];
+}
+
+export async function emitArchive(name: string, writer: OutputWriter, sourceDateEpoch = 0, options: ArchiveOptions = {}): Promise<Artifact> {
   preloadArchiver();
   // tar-stream is CommonJS: its exports are the namespace under Node, `default` in a bundle.
   const loaded = (await tarStream!) as TarStream & { default?: TarStream };
   const tar = typeof loaded.pack === 'function' ? loaded : loaded.default!;
   const mtime = new Date(sourceDateEpoch * 1000);
-  // A large file is a member of its own (one the cache can keep); the small files between two large ones share one.
-  const groups: ArchiveFile[][] = [];
-  let small: ArchiveFile[] | undefined;
+  // A shared file is a member of its own (one the cache keeps); the project's files between two shared ones share one.
+  const shared = new Set(options.shared);
+  const groups: { files: ArchiveFile[]; shared: boolean }[] = [];
+  let own: ArchiveFile[] | undefined;
   for (const entry of writer.list()) {
     const data = writer.read(entry.path);
     const file: ArchiveFile = { header: { name: entry.path, size: data.length, mode: entry.mode, mtime, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data };
-    if (data.length >= OWN_MEMBER_FROM_BYTES) {
-      groups.push([file]);
-      small = undefined;
-    } else if (small) small.push(file);
-    else groups.push((small = [file]));
+    if (shared.has(entry.path)) {
+      groups.push({ files: [file], shared: true });
+      own = undefined;
+    } else if (own) own.push(file);
+    else groups.push({ files: (own = [file]), shared: false });
   }
-  const segments = await Promise.all(groups.map((files) => tarSegment(tar, files)));
-  segments.push(Buffer.alloc(END_OF_ARCHIVE));
-  return writer.write(name, Buffer.concat(await gzipMembers(segments, members)));
+  const segments: ArchiveSegment[] = await Promise.all(groups.map(async (group) => ({ bytes: await tarSegment(tar, group.files), shared: group.shared })));
+  segments.push({ bytes: Buffer.alloc(END_OF_ARCHIVE), shared: false });
+  return writer.write(name, Buffer.concat(await gzipMembers(segments, options)));
 }
 
 interface ArchiveFile {

@@ -152,7 +152,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       emitChecksums(output);
     });
     if (options.signKey) await runStage(ctx, 'sign-checksums', () => signChecksums(resolve(ctx.cwd, options.signKey!), output, ctx));
-    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch, { cacheDir: defaultCacheDir(), reuse: !options.noCache }));
+    await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch, { shared: bundle.coreFiles, cacheDir: defaultCacheDir(), reuse: !options.noCache }));
 
     await output.flush();
     // Swap the new output in; the old one is deleted while the cache record is written.

@@ -44,16 +44,30 @@ describe('the bundle archive', () => {
     const cacheDir = tempDir('forge-cache-');
     const [a, b] = [project(), project()];
     const fresh = await buildArchive(a, cacheDir);
-    // The large entries (the core, vendor/) were kept; the project's small files were not.
+    // The core's files (forge-runtime.mjs, vendor/) were kept, one member each; the project's were not.
     const kept = members(cacheDir);
-    const large = [...outputFiles(a).values()].filter((data) => data.length >= 64 * 1024).length;
-    expect(kept.length).toBe(large);
-    expect(large).toBeGreaterThanOrEqual(2);
+    const coreFiles = [...outputFiles(a).keys()].filter((path) => path === 'forge-runtime.mjs' || path.startsWith('vendor/'));
+    expect(kept.length).toBe(coreFiles.length);
+    expect(coreFiles.length).toBeGreaterThanOrEqual(2);
     const cached = await buildArchive(b, cacheDir);
     expect(cached.equals(fresh)).toBe(true);
     expect(members(cacheDir)).toEqual(kept);
     expect((await buildArchive(b, cacheDir, ['--no-cache'])).equals(fresh)).toBe(true);
     expect((await buildArchive(b, tempDir('forge-empty-cache-'))).equals(fresh)).toBe(true);
+  });
+
+  it('never keeps the project\'s own files, however large: each edit would leave one more behind', async () => {
+    const cacheDir = tempDir('forge-cache-');
+    const dir = project();
+    const big = (n: number) => `/**\n * Tool: big\n * Description: Returns a large text.\n * Tags: read\n */\nexport function execute() { return ${JSON.stringify(`${n}`.repeat(100_000))}; }\n`;
+    writeFileSync(join(dir, 'tools', 'big.ts'), big(1));
+    await buildArchive(dir, cacheDir);
+    const kept = members(cacheDir);
+    expect(statSync(join(dir, '.forge-output', 'runtime.mjs')).size).toBeGreaterThan(64 * 1024);
+    writeFileSync(join(dir, 'tools', 'big.ts'), big(2));
+    const archive = await buildArchive(dir, cacheDir);
+    expect(members(cacheDir)).toEqual(kept);
+    expect(gunzipSync(archive).includes('2'.repeat(1000))).toBe(true);
   });
 
   it('drops members no build used for 30 days when it keeps a new one, and keeps those a build uses', async () => {
