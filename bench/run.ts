@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRegistry } from '../runtime/tools/create-tools.ts';
 import { resolvePython } from '../runtime/tools/custom/python-interpreter.ts';
+import type { ToolSpec } from '../runtime/tools/model.ts';
 import { loadProject } from '../stages/load-project.ts';
 import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
 import { StageContext } from '../stages/stage.ts';
@@ -114,20 +115,15 @@ function ms(value: number, digits = 0): string {
 async function pythonLatency(projectDir: string) {
   const ctx = new StageContext(projectDir);
   const loaded = await loadProject({}, ctx);
-  const { registry } = createRegistry(
-    loaded.tools.map((t) => t.spec),
-    {
-      builtins: {},
-      custom: { workDir: projectDir, resolveSource: (p) => join(projectDir, p), node: createSourceNodeLauncher(projectDir) },
-    },
-    (s) => s.name,
-  );
+  const registryOf = (specs: ToolSpec[]) =>
+    createRegistry(specs, { builtins: {}, custom: { workDir: projectDir, resolveSource: (p) => join(projectDir, p), node: createSourceNodeLauncher(projectDir) } }, (s) => s.name).registry;
+  const registry = registryOf(loaded.tools.map((t) => t.spec));
   const coldRuns = 30;
   const warmRuns = 2000;
   // A worker's first call: the interpreter's start, the worker host's imports, the tool's module, one call.
   const firstCalls: number[] = [];
   for (let i = 0; i < 15; i++) {
-    const fresh = createRegistry([loaded.tools.find((t) => t.spec.name === 'py_tool_0')!.spec], { builtins: {}, custom: { workDir: projectDir, resolveSource: (p) => join(projectDir, p), node: createSourceNodeLauncher(projectDir) } }, (s) => s.name).registry;
+    const fresh = registryOf([loaded.tools.find((t) => t.spec.name === 'py_tool_0')!.spec]);
     const started = performance.now();
     const result = await fresh.execute('py_tool_0', { n: i });
     firstCalls.push(performance.now() - started);
