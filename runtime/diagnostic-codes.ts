@@ -29,7 +29,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_APPROVAL_REQUIRED: { severity: 'error', when: 'run', meaning: 'the call needs a person\'s confirmation and there is no one to ask' },
   FORGE_APPROVAL_RULE: { severity: 'error', when: 'build', meaning: 'an approval rule does not parse' },
   FORGE_BAD_JSON: { severity: 'error', when: 'run', meaning: 'the body is not valid JSON: ...' },
-  FORGE_BAD_PATH: { severity: 'error', when: 'run', meaning: 'the request path has malformed percent-encoding' },
+  FORGE_BAD_PATH: { severity: 'error', when: 'run', meaning: 'the request path is not a URL path, or has malformed percent-encoding' },
   FORGE_BAD_REQUEST: { severity: 'error', when: 'run', meaning: 'the request to the studio is malformed' },
   FORGE_BODY_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the request body did not arrive in time' },
   FORGE_BODY_TOO_LARGE: { severity: 'error', when: 'run', meaning: 'the request body is larger than the server accepts' },

@@ -13,6 +13,7 @@ import { isAuthorized } from './auth.ts';
 import { decodePathSegment, JsonTooDeepError, jsonNestsDeeperThan, type HttpLimits } from './http-limits.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { serveObservabilityRoutes } from './observability-routes.ts';
+import { requestPath } from './request-target.ts';
 import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { sendError, sendJson } from './respond.ts';
@@ -41,8 +42,8 @@ export class AgentRoutes {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://agent');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const path = requestPath(req.url);
+    if (path === undefined) return sendError(res, 400, 'FORGE_BAD_PATH', `the request target ${JSON.stringify(req.url)} is not a URL path`);
     const method = req.method ?? 'GET';
 
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });

@@ -278,15 +278,15 @@ export class ToolRegistry implements ToolRunner {
    * cannot approve anything (approver and approved are not taken from it).
    */
   private scopedRunner(caller: Tool, frame: CallFrame, covered: boolean, signal: AbortSignal): ToolRunner {
-    const allowed = new Set(caller.composedOf ?? []);
+    const allowed = caller.composedOf ?? [];
     return {
       execute: (name, args, options = {}) => {
-        if (!allowed.has(name)) {
+        if (!allowed.includes(name)) {
           return Promise.resolve(
             fail(
               'FORGE_TOOL_NOT_COMPOSED',
               `tool "${caller.name}" may not call "${name}": it is not in its composedOf list`,
-              allowed.size ? `it may call: ${[...allowed].join(', ')}` : 'declare composedOf to call other tools',
+              allowed.length ? `it may call: ${allowed.join(', ')}` : 'declare composedOf to call other tools',
             ),
           );
         }

@@ -154,7 +154,7 @@ describe('the connection cap', () => {
 });
 
 describe('malformed paths', () => {
-  it.each(['/tools/%E0%A4%A', '/tools/%', '/tools/%zz', '/tools/abc%FF'])('%s is a 400, not a 500', async (path) => {
+  it.each(['/tools/%E0%A4%A', '/tools/%', '/tools/%zz', '/tools/abc%FF', '//:', '//[::1/tools/echo'])('%s is a 400, not a 500', async (path) => {
     for (const method of ['GET', 'POST']) {
       const { status, json } = await request(method, path, method === 'POST' ? '{}' : undefined);
       expect(status).toBe(400);
