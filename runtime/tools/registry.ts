@@ -222,40 +222,50 @@ export class ToolRegistry implements ToolRunner {
     outcome.approval = gate.outcome;
 
     const timeoutMs = options.timeoutMs ?? tool.timeoutMs ?? this.defaultTimeoutMs;
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(options.signal?.reason);
+    // The call's AbortSignal is made only when something asks for it (a tool process, a
+    // sub-call, a fetch): an AbortController costs more to make and to collect than the
+    // whole of a builtin's call, and most builtins never look at it.
+    let controller: AbortController | undefined;
+    let stopped: { reason: unknown; timedOut: boolean } | undefined;
+    let settle!: (result: ToolResult) => void;
+    const aborted = new Promise<ToolResult>((resolve) => (settle = resolve));
+    const stop = (reason: unknown, timedOut: boolean) => {
+      if (stopped) return;
+      stopped = { reason, timedOut };
+      controller?.abort(reason);
+      settle(
+        timedOut
+          ? fail('FORGE_TOOL_TIMEOUT', `tool "${name}" timed out after ${formatDuration(timeoutMs)}`, 'raise its Timeout or pass --timeout')
+          : fail('FORGE_TOOL_CANCELLED', `tool "${name}" was cancelled`),
+      );
+    };
+    const signal = (): AbortSignal => {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopped) controller.abort(stopped.reason);
+      }
+      return controller.signal;
+    };
+    const onOuterAbort = () => stop(options.signal?.reason, false);
     options.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    if (options.signal?.aborted) controller.abort(options.signal.reason);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error('timeout'));
-    }, timeoutMs);
+    if (options.signal?.aborted) stop(options.signal.reason, false);
+    const timer = setTimeout(() => stop(new Error('timeout'), true), timeoutMs);
 
     let tmpDir: string | undefined;
     const ctx: ToolContext = {
-      registry: this.scopedRunner(tool, frame, gate.coversSubCalls, controller.signal),
+      registry: this.scopedRunner(tool, frame, gate.coversSubCalls, signal),
       workDir: this.workDir,
       get tmpDir() {
         tmpDir ??= mkdtempSync(join(tmpdir(), `forge-${name}-`));
         return tmpDir;
       },
-      signal: controller.signal,
+      get signal() {
+        return signal();
+      },
       depth,
       log: this.log,
       ...(frame.session ? { session: frame.session } : {}),
     };
-
-    const aborted = new Promise<ToolResult>((resolve) => {
-      const settle = () =>
-        resolve(
-          timedOut
-            ? fail('FORGE_TOOL_TIMEOUT', `tool "${name}" timed out after ${formatDuration(timeoutMs)}`, 'raise its Timeout or pass --timeout')
-            : fail('FORGE_TOOL_CANCELLED', `tool "${name}" was cancelled`),
-        );
-      if (controller.signal.aborted) settle();
-      else controller.signal.addEventListener('abort', settle, { once: true });
-    });
 
     this.enter(tool);
     try {
@@ -277,7 +287,7 @@ export class ToolRegistry implements ToolRunner {
    * under the approval of the call it is made from. The tool's own options
    * cannot approve anything (approver and approved are not taken from it).
    */
-  private scopedRunner(caller: Tool, frame: CallFrame, covered: boolean, signal: AbortSignal): ToolRunner {
+  private scopedRunner(caller: Tool, frame: CallFrame, covered: boolean, signal: () => AbortSignal): ToolRunner {
     const allowed = caller.composedOf ?? [];
     return {
       execute: (name, args, options = {}) => {
@@ -291,7 +301,7 @@ export class ToolRegistry implements ToolRunner {
           );
         }
         const sub: CallFrame = { depth: frame.depth + 1, chain: [...frame.chain, caller.name], covered, approver: frame.approver, approved: false, ...(frame.session ? { session: frame.session } : {}) };
-        return this.call(name, args, { timeoutMs: options.timeoutMs, signal: options.signal ?? signal }, sub);
+        return this.call(name, args, { timeoutMs: options.timeoutMs, signal: options.signal ?? signal() }, sub);
       },
     };
   }

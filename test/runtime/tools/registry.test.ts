@@ -99,6 +99,52 @@ describe('ToolRegistry', () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it('hands a tool that first looks at its signal after the timeout an aborted one', async () => {
+    const r = registry();
+    let late: Promise<{ aborted: boolean; reason: unknown }> | undefined;
+    r.register(
+      tool('late', {
+        timeoutMs: 20,
+        execute: (_args, ctx) => {
+          late = new Promise((resolve) => setTimeout(() => resolve({ aborted: ctx.signal.aborted, reason: ctx.signal.reason }), 80));
+          return new Promise(() => {});
+        },
+      }),
+      'x',
+    );
+    expect(await r.execute('late', {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_TIMEOUT' } });
+    const seen = await late!;
+    expect(seen.aborted).toBe(true);
+    expect((seen.reason as Error).message).toBe('timeout');
+  });
+
+  it('cancels a call whose caller aborts, before or during it, with the caller\'s reason', async () => {
+    const r = registry();
+    const seen: AbortSignal[] = [];
+    r.register(tool('waits', { execute: (_args, ctx) => { seen.push(ctx.signal); return new Promise(() => {}); } }), 'x');
+    const before = new AbortController();
+    before.abort('gone before');
+    expect(await r.execute('waits', {}, { signal: before.signal })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CANCELLED' } });
+    expect(seen[0]).toMatchObject({ aborted: true, reason: 'gone before' });
+
+    const during = new AbortController();
+    const call = r.execute('waits', {}, { signal: during.signal });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen[1].aborted).toBe(false);
+    during.abort('gone during');
+    expect(await call).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CANCELLED' } });
+    expect(seen[1]).toMatchObject({ aborted: true, reason: 'gone during' });
+  });
+
+  it('aborts a sub-call\'s signal when the call that made it times out', async () => {
+    const r = registry();
+    let inner: AbortSignal | undefined;
+    r.register(tool('inner', { execute: (_args, ctx) => { inner = ctx.signal; return new Promise(() => {}); } }), 'x');
+    r.register(tool('outer', { timeoutMs: 30, composedOf: ['inner'], execute: (_args, ctx) => ctx.registry.execute('inner', {}) }), 'x');
+    expect(await r.execute('outer', {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_TIMEOUT' } });
+    expect(inner?.aborted).toBe(true);
+  });
+
   it('lets the caller\'s timeout override the tool\'s', async () => {
     const r = registry();
     r.register(tool('slow', { timeoutMs: 60_000, execute: () => new Promise(() => {}) }), 'x');
