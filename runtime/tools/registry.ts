@@ -226,18 +226,20 @@ export class ToolRegistry implements ToolRunner {
     // sub-call, a fetch): an AbortController costs more to make and to collect than the
     // whole of a builtin's call, and most builtins never look at it.
     let controller: AbortController | undefined;
-    let stopped: { reason: unknown; timedOut: boolean } | undefined;
-    let settle!: (result: ToolResult) => void;
-    const aborted = new Promise<ToolResult>((resolve) => (settle = resolve));
+    let stopped: { reason: unknown; result: ToolResult } | undefined;
+    // The call's answer: the tool's result or the stop, whichever comes first (one promise
+    // settled from both sides; Promise.race would make three more per call).
+    let answer: ((result: ToolResult) => void) | undefined;
     const stop = (reason: unknown, timedOut: boolean) => {
       if (stopped) return;
-      stopped = { reason, timedOut };
-      controller?.abort(reason);
-      settle(
-        timedOut
+      stopped = {
+        reason,
+        result: timedOut
           ? fail('FORGE_TOOL_TIMEOUT', `tool "${name}" timed out after ${formatDuration(timeoutMs)}`, 'raise its Timeout or pass --timeout')
           : fail('FORGE_TOOL_CANCELLED', `tool "${name}" was cancelled`),
-      );
+      };
+      controller?.abort(reason);
+      answer?.(stopped.result);
     };
     const signal = (): AbortSignal => {
       if (!controller) {
@@ -269,11 +271,21 @@ export class ToolRegistry implements ToolRunner {
 
     this.enter(tool);
     try {
-      const running = runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).then(
-        (result) => checkOutput(tool, result, { strict: this.strictOutputs, log: this.log }),
-        (err: unknown) => thrownToResult(name, err),
-      );
-      return await Promise.race([running, aborted]);
+      return await new Promise<ToolResult>((resolve) => {
+        answer = resolve;
+        runAsTool({ tool: name, tmpDir: () => tmpDir }, () => tool.execute(checked.args, ctx)).then(
+          (result) => {
+            try {
+              resolve(checkOutput(tool, result, { strict: this.strictOutputs, log: this.log }));
+            } catch (err) {
+              resolve(thrownToResult(name, err));
+            }
+          },
+          (err: unknown) => resolve(thrownToResult(name, err)),
+        );
+        // Stopped before the tool ran (the caller had aborted): that is the answer, though the tool was started.
+        if (stopped) resolve(stopped.result);
+      });
     } finally {
       this.leave(tool);
       clearTimeout(timer);

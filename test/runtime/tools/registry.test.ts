@@ -90,6 +90,13 @@ describe('ToolRegistry', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: 'tool "throws" failed: boom' } });
   });
 
+  it('turns a result that throws when read into an error result, not a rejected call', async () => {
+    const r = registry();
+    r.register(tool('hostile', { execute: async () => ({ get ok(): boolean { throw new Error('read me not'); } }) as never }), 'x');
+    const result = await r.execute('hostile', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: 'tool "hostile" failed: read me not' } });
+  });
+
   it('times out a tool that never finishes and aborts its signal', async () => {
     const r = registry();
     let signal: AbortSignal | undefined;
