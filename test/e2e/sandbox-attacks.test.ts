@@ -17,6 +17,23 @@ import { ATTACK_SCRIPT, NODE_WORKER_TOOL, processesWithMarker, pythonScriptTool,
 import { probeSandbox } from '../../runtime/exec/sandbox-probe.ts';
 
 const TOKEN = `tok-${process.pid}-${Date.now()}`;
+const LOADER_MARKER = `stray-at-load-${process.pid}-${Date.now()}`;
+
+/** A worker tool whose module starts a child as it loads, before any call. */
+const pythonLoaderTool = (marker: string) =>
+  [
+    '"""',
+    'Tool: py_loader',
+    'Description: Starts a child when its module loads.',
+    'Tags: read',
+    '"""',
+    'import subprocess, sys',
+    `subprocess.Popen(["nohup", sys.executable, "-c", "import time; time.sleep(600)", "${marker}"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)`,
+    '',
+    'def execute(args):',
+    '    return {"loaded": True}',
+    '',
+  ].join('\n');
 const PLANTED = `planted-secret-${Math.random().toString(36).slice(2)}`;
 const MODEL_KEY = `sk-model-${Math.random().toString(36).slice(2)}`;
 
@@ -55,6 +72,7 @@ beforeAll(async () => {
     'tools/py_worker.py': pythonWorkerTool('py_worker'),
     'tools/net_allowed.py': pythonWorkerTool('net_allowed'),
     'tools/node_worker.ts': NODE_WORKER_TOOL,
+    'tools/py_loader.py': pythonLoaderTool(LOADER_MARKER),
     'tools/yaml_step.yaml': YAML_STEP_TOOL,
   });
   const built = await forge(['build'], project);
@@ -142,6 +160,21 @@ describe.each(KINDS)('a %s process', (kind) => {
   it('with network: false cannot connect to a loopback server', async () => {
     const seen = await attack(kind, { action: 'connect', port: loopbackPort });
     expect(seen).toMatchObject({ connected: false });
+  });
+});
+
+describe('a Python worker\'s sweep', () => {
+  it('also takes what the tool\'s module started as it loaded, before its first call', async () => {
+    const res = await fetch(`${agent.url}/tools/py_loader`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(await res.json()).toMatchObject({ ok: true, value: { loaded: true } });
+    expect(processesWithMarker(LOADER_MARKER)).toEqual([]);
+  });
+
+  it('leaves no child behind on a call after one that started none', async () => {
+    expect(await attack('py_worker', { action: 'read', paths: [] })).toEqual({});
+    const marker = `stray-after-quiet-${Date.now()}`;
+    expect(await attack('py_worker', { action: 'stray', marker })).toEqual({ started: true });
+    expect(processesWithMarker(marker)).toEqual([]);
   });
 });
 

@@ -14,7 +14,7 @@ import sys
 # python tool.py would run it, with its own folder first (added below) and not the work dir.
 if sys.path and sys.path[0] == "":
     del sys.path[0]
-import importlib.util, json, os
+import importlib.util, json, os, time
 
 def stdlib_lazily(name):
     # Bound now, before the tool's folder goes first on sys.path, so the name is the standard
@@ -45,6 +45,23 @@ def in_pid_sandbox():
     except OSError:
         return False
 
+def pid_cursor():
+    # The last PID handed out in this PID namespace: every process or thread started here moves it.
+    try:
+        fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY | os.O_CLOEXEC)
+        with open("/proc/sys/kernel/pid_max") as f:
+            pid_max = int(f.read())
+    except (OSError, ValueError):
+        return None, 0
+    def read():
+        try:
+            return os.pread(fd, 32, 0)
+        except OSError:
+            return None
+    # Coming back to the same value takes pid_max - 300 new PIDs (the counter wraps to 300), and no
+    # kernel makes one in under a microsecond: a shorter call cannot have brought it around.
+    return read, (pid_max - 300) * 1e-6
+
 def sweep_strays():
     killed = set()
     for _ in range(2):
@@ -67,7 +84,6 @@ def sweep_strays():
             return stat[stat.rindex(")") + 2] != "Z"
         except (OSError, ValueError, IndexError):
             return False
-    import time
     deadline = time.monotonic() + 2
     while any(alive(p) for p in killed) and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -103,11 +119,14 @@ def main():
         load_error = describe(exc)
 
     loop = None
+    read_cursor, wrap_seconds = pid_cursor() if sandboxed else (None, 0)
+    cursor = None  # None: sweep (the tool's module may have started processes as it loaded)
     stdin = sys.stdin.buffer
     while True:
         line = stdin.readline()
         if not line:
             return
+        started = time.monotonic()
         request = json.loads(line)
         rid = request.get("id")
         if load_error is not None:
@@ -122,7 +141,11 @@ def main():
         except BaseException as exc:
             message = {"id": rid, "ok": False, "error": describe(exc)}
         if sandboxed:
-            sweep_strays()  # before the answer: when the caller has it, what the call started is gone
+            # Before the answer: when the caller has it, what the call started is gone. A call that
+            # started no process (no new PID here since the last sweep) has nothing to sweep.
+            if cursor is None or read_cursor() != cursor or time.monotonic() - started >= wrap_seconds:
+                sweep_strays()
+                cursor = read_cursor and read_cursor()
         reply(message)
 
 main()
