@@ -19,6 +19,22 @@ import { probeSandbox } from '../../runtime/exec/sandbox-probe.ts';
 const TOKEN = `tok-${process.pid}-${Date.now()}`;
 const LOADER_MARKER = `stray-at-load-${process.pid}-${Date.now()}`;
 
+/** The same in TypeScript (a Node worker). */
+const nodeLoaderTool = (marker: string) =>
+  [
+    '/**',
+    ' * Tool: node_loader',
+    ' * Description: Starts a child when its module loads.',
+    ' * Tags: read',
+    ' */',
+    "import { spawn } from 'node:child_process';",
+    `spawn('nohup', [process.execPath, '-e', 'setTimeout(() => {}, 600000)', '${marker}'], { detached: true, stdio: 'ignore' }).unref();`,
+    'export function execute() {',
+    '  return { loaded: true };',
+    '}',
+    '',
+  ].join('\n');
+
 /** A worker tool whose module starts a child as it loads, before any call. */
 const pythonLoaderTool = (marker: string) =>
   [
@@ -73,6 +89,7 @@ beforeAll(async () => {
     'tools/net_allowed.py': pythonWorkerTool('net_allowed'),
     'tools/node_worker.ts': NODE_WORKER_TOOL,
     'tools/py_loader.py': pythonLoaderTool(LOADER_MARKER),
+    'tools/node_loader.ts': nodeLoaderTool(`${LOADER_MARKER}-node`),
     'tools/yaml_step.yaml': YAML_STEP_TOOL,
   });
   const built = await forge(['build'], project);
@@ -163,18 +180,21 @@ describe.each(KINDS)('a %s process', (kind) => {
   });
 });
 
-describe('a Python worker\'s sweep', () => {
+describe.each([
+  ['Python', 'py_loader', 'py_worker', LOADER_MARKER],
+  ['Node', 'node_loader', 'node_worker', `${LOADER_MARKER}-node`],
+] as const)('a %s worker\'s sweep', (_, loader, worker, marker) => {
   it('also takes what the tool\'s module started as it loaded, before its first call', async () => {
-    const res = await fetch(`${agent.url}/tools/py_loader`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${agent.url}/tools/${loader}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
     expect(await res.json()).toMatchObject({ ok: true, value: { loaded: true } });
-    expect(processesWithMarker(LOADER_MARKER)).toEqual([]);
+    expect(processesWithMarker(marker)).toEqual([]);
   });
 
   it('leaves no child behind on a call after one that started none', async () => {
-    expect(await attack('py_worker', { action: 'read', paths: [] })).toEqual({});
-    const marker = `stray-after-quiet-${Date.now()}`;
-    expect(await attack('py_worker', { action: 'stray', marker })).toEqual({ started: true });
-    expect(processesWithMarker(marker)).toEqual([]);
+    expect(await attack(worker, { action: 'read', paths: [] })).toEqual({});
+    const stray = `stray-after-quiet-${worker}-${Date.now()}`;
+    expect(await attack(worker, { action: 'stray', marker: stray })).toEqual({ started: true });
+    expect(processesWithMarker(stray)).toEqual([]);
   });
 });
 

@@ -101,6 +101,7 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
   }
 
   async function handle(request: WorkerRequest) {
+    const started = performance.now();
     let execute: Execute;
     try {
       execute = await ready;
@@ -117,7 +118,7 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
     }
     // The call is over: what it started goes (in the sandbox) before the answer, and so does its
     // temporary dir (the sandbox's /tmp is private: the host cannot remove it).
-    sweepStrayProcesses();
+    sweepStrayProcesses(started);
     if (request.tmpDir) rmSync(request.tmpDir, { recursive: true, force: true });
     send(message);
   }

@@ -10,7 +10,7 @@
  * could set it), so the worker must also be a child of pid 1 and pid 1 must
  * be bwrap. Outside a sandbox this does nothing.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { SANDBOX_ENV_FLAG } from '../../exec/sandbox.ts';
 
 export function insidePidSandbox(): boolean {
@@ -24,9 +24,45 @@ export function insidePidSandbox(): boolean {
 
 let sandboxed: boolean | undefined;
 
-export function sweepStrayProcesses(): number {
+/**
+ * The last PID handed out in this PID namespace (every process or thread
+ * started here moves it) as of the last sweep; undefined until the first
+ * sweep, which always runs (the tool's module may start processes as it loads).
+ */
+let lastPidAtSweep: string | undefined;
+let lastPidFd: number | undefined;
+/** Coming back to the same last PID takes pid_max - 300 new PIDs (the counter wraps to 300), each over a microsecond. */
+let wrapMs = 0;
+
+function lastPid(): string | undefined {
+  try {
+    if (lastPidFd === undefined) {
+      lastPidFd = openSync('/proc/sys/kernel/ns_last_pid', 'r');
+      wrapMs = (Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) - 300) / 1000;
+    }
+    const buffer = Buffer.alloc(32);
+    return buffer.toString('latin1', 0, readSync(lastPidFd, buffer, 0, buffer.length, 0));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `callStarted`: when the call began (performance.now()). A call that started
+ * no process — the namespace's last PID has not moved since the last sweep,
+ * and the call was too short for it to have come all the way around — has
+ * nothing to sweep.
+ */
+export function sweepStrayProcesses(callStarted?: number): number {
   sandboxed ??= insidePidSandbox();
   if (!sandboxed) return 0;
+  if (lastPidAtSweep !== undefined && callStarted !== undefined && performance.now() - callStarted < wrapMs && lastPid() === lastPidAtSweep) return 0;
+  const killed = sweepAll();
+  lastPidAtSweep = lastPid();
+  return killed;
+}
+
+function sweepAll(): number {
   const killed = new Set<number>();
   // Twice: a process forking while the first pass runs leaves a child the second pass finds.
   for (let pass = 0; pass < 2; pass++) {
