@@ -24,6 +24,8 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     list: () => registry.list(),
     get: (name) => registry.get(name),
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
-    execute: (name, args, { frontend, ...options } = {}) => traceToolCall({ name, frontend }, args, () => registry.execute(name, args, { ...options, approved, approver: approved ? approver : undefined })),
+    // What a client may set is listed, not spread: approval is never the client's to give.
+    execute: (name, args, options = {}) =>
+      traceToolCall({ name, frontend: options.frontend }, args, () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined })),
   };
 }

@@ -23,9 +23,13 @@ export interface ToolCallInfo {
   frontend?: string;
 }
 
-export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () => Promise<ToolResult>): Promise<ToolResult> {
+export function traceToolCall(info: ToolCallInfo, args: unknown, run: () => Promise<ToolResult>): Promise<ToolResult> {
   // Tracing off: no async context at all (on Node 20 every promise made inside one pays for it).
   if (!tracingEnabled()) return countedCall(info.name, info.frontend ?? 'direct', run);
+  return tracedCall(info, args, run);
+}
+
+async function tracedCall(info: ToolCallInfo, args: unknown, run: () => Promise<ToolResult>): Promise<ToolResult> {
   const scope = currentScope();
   if (scope?.toolSpan) return run();
   const frontend = info.frontend ?? scope?.frontend ?? 'direct';
@@ -57,11 +61,13 @@ export async function traceToolCall(info: ToolCallInfo, args: unknown, run: () =
   return result;
 }
 
-async function countedCall(tool: string, frontend: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
+/** The metrics alone: one promise more than the call's own, not an async frame. */
+function countedCall(tool: string, frontend: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
   const started = performance.now();
-  const result = await run();
-  countResult(tool, frontend, result, started);
-  return result;
+  return run().then((result) => {
+    countResult(tool, frontend, result, started);
+    return result;
+  });
 }
 
 /** A sandboxed call stopped at one of its caps: time, memory, output size. */

@@ -1,0 +1,52 @@
+/**
+ * What a client (REST, MCP, stdio) hands the registry: its timeout, its
+ * cancellation and its session pass through; an approval never does — that
+ * is the server's to give (`approval.clients`), not the caller's.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApprovalPolicy } from '../../../runtime/guard/approval-policy.ts';
+import type { Approver } from '../../../runtime/guard/approver.ts';
+import { clientCalls } from '../../../runtime/server/client-calls.ts';
+import { ok, type Tool, type ToolContext } from '../../../runtime/tools/model.ts';
+import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+
+function tool(name: string, tags: string[], execute: Tool['execute'] = async () => ok(name)): Tool {
+  return { name, description: name, category: 'custom', inputSchema: { type: 'object' }, tags, execute };
+}
+
+const yes: Approver = { approve: async () => true };
+
+function registryWith(...tools: Tool[]): ToolRegistry {
+  const registry = new ToolRegistry({ workDir: process.cwd(), approval: ApprovalPolicy.create(undefined) });
+  for (const t of tools) registry.register(t, 'test');
+  return registry;
+}
+
+describe('clientCalls', () => {
+  it('under approval.clients: policy, refuses a call that needs a person even when the caller says it is approved', async () => {
+    let ran = false;
+    const calls = clientCalls(registryWith(tool('writer', ['write'], async () => ((ran = true), ok(null)))), undefined, 'policy');
+    const result = await calls.execute('writer', {}, { approved: true, approver: yes });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_APPROVAL_REQUIRED' } });
+    expect(ran).toBe(false);
+  });
+
+  it('passes the caller\'s timeout, cancellation and session through', async () => {
+    let seenSession: string | undefined;
+    const calls = clientCalls(
+      registryWith(
+        tool('slow', ['read'], () => new Promise(() => {})),
+        tool('whoami', ['read'], async (_args, ctx: ToolContext) => ((seenSession = ctx.session), ok(null))),
+      ),
+    );
+    expect(await calls.execute('slow', {}, { timeoutMs: 30 })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_TIMEOUT' } });
+
+    const controller = new AbortController();
+    const cancelled = calls.execute('slow', {}, { signal: controller.signal });
+    controller.abort();
+    expect(await cancelled).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CANCELLED' } });
+
+    await calls.execute('whoami', {}, { session: 'mcp:abc' });
+    expect(seenSession).toBe('mcp:abc');
+  });
+});
