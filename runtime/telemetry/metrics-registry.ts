@@ -41,30 +41,78 @@ function header(out: string[], name: string, help: string, type: string) {
   out.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${type}`);
 }
 
+/**
+ * A metric's series, found by walking its label values one map at a time:
+ * recording (on every call and request) builds no key string. The flat
+ * key is made once per new series, for rendering, in first-seen order.
+ */
+class SeriesTable<T> {
+  readonly byKey = new Map<string, T>();
+  private readonly root = new Map<string, unknown>();
+
+  constructor(
+    private readonly names: readonly string[],
+    private readonly make: () => T,
+  ) {}
+
+  /** The series for `labels`, made on first use. */
+  get(labels: Labels): T {
+    return this.walk(labels, true)!;
+  }
+
+  /** The series for `labels` if it was ever recorded. */
+  find(labels: Labels): T | undefined {
+    return this.walk(labels, false);
+  }
+
+  private walk(labels: Labels, create: boolean): T | undefined {
+    let level = this.root;
+    let value = '';
+    for (let i = 0; ; i++) {
+      value = i < this.names.length ? (labels[this.names[i]] ?? '') : '';
+      if (i >= this.names.length - 1) break;
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (!next) {
+        if (!create) return undefined;
+        level.set(value, (next = new Map()));
+      }
+      level = next;
+    }
+    let series = level.get(value) as T | undefined;
+    if (series === undefined && create) {
+      series = this.make();
+      level.set(value, series);
+      this.byKey.set(labelKey(this.names, labels), series);
+    }
+    return series;
+  }
+}
+
 /** One number per label set: what a counter and a gauge share. */
 abstract class SampleMetric implements Metric {
-  protected readonly values = new Map<string, number>();
+  protected readonly values: SeriesTable<{ value: number }>;
   protected abstract readonly type: 'counter' | 'gauge';
   constructor(
     readonly name: string,
     private readonly help: string,
     protected readonly labelNames: readonly string[] = [],
-  ) {}
+  ) {
+    this.values = new SeriesTable(labelNames, () => ({ value: 0 }));
+  }
 
   get(labels: Labels = {}): number {
-    return this.values.get(labelKey(this.labelNames, labels)) ?? 0;
+    return this.values.find(labels)?.value ?? 0;
   }
 
   protected addTo(labels: Labels, by: number): void {
-    const key = labelKey(this.labelNames, labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
+    this.values.get(labels).value += by;
   }
 
   render(out: string[]): void {
     header(out, this.name, this.help, this.type);
     // A metric without labels is shown at 0 before its first change, so a query finds it.
-    if (this.values.size === 0 && this.labelNames.length === 0) out.push(`${this.name} 0`);
-    for (const [key, value] of this.values) out.push(`${this.name}${formatLabels(this.labelNames, key)} ${formatNumber(value)}`);
+    if (this.values.byKey.size === 0 && this.labelNames.length === 0) out.push(`${this.name} 0`);
+    for (const [key, { value }] of this.values.byKey) out.push(`${this.name}${formatLabels(this.labelNames, key)} ${formatNumber(value)}`);
   }
 }
 
@@ -84,7 +132,7 @@ export class Gauge extends SampleMetric {
   }
 
   set(labels: Labels, value: number): void {
-    this.values.set(labelKey(this.labelNames, labels), value);
+    this.values.get(labels).value = value;
   }
 }
 
@@ -95,18 +143,18 @@ interface HistogramSeries {
 }
 
 export class Histogram implements Metric {
-  private readonly series = new Map<string, HistogramSeries>();
+  private readonly series: SeriesTable<HistogramSeries>;
   constructor(
     readonly name: string,
     private readonly help: string,
     private readonly labelNames: readonly string[],
     private readonly bounds: readonly number[],
-  ) {}
+  ) {
+    this.series = new SeriesTable(labelNames, () => ({ buckets: new Array(bounds.length).fill(0), sum: 0, count: 0 }));
+  }
 
   observe(labels: Labels, value: number): void {
-    const key = labelKey(this.labelNames, labels);
-    let series = this.series.get(key);
-    if (!series) this.series.set(key, (series = { buckets: new Array(this.bounds.length).fill(0), sum: 0, count: 0 }));
+    const series = this.series.get(labels);
     // Stored per bucket (not cumulative); rendering adds them up.
     let i = 0;
     while (i < this.bounds.length && value > this.bounds[i]) i++;
@@ -117,7 +165,7 @@ export class Histogram implements Metric {
 
   render(out: string[]): void {
     header(out, this.name, this.help, 'histogram');
-    for (const [key, series] of this.series) {
+    for (const [key, series] of this.series.byKey) {
       let cumulative = 0;
       this.bounds.forEach((bound, i) => {
         cumulative += series.buckets[i];

@@ -25,6 +25,40 @@ describe('MetricsRegistry', () => {
     );
   });
 
+  it('keeps one series per combination of label values, in the order first seen', () => {
+    const m = new MetricsRegistry();
+    const calls = m.counter('z_total', 'Z.', ['tool', 'frontend', 'outcome']);
+    const level = m.gauge('z_level', 'L.', ['a', 'b']);
+    const latency = m.histogram('z_seconds', 'S.', ['tool', 'frontend'], [1]);
+    calls.inc({ tool: 't', frontend: 'rest', outcome: 'ok' });
+    calls.inc({ tool: 't', frontend: 'mcp', outcome: 'ok' });
+    calls.inc({ tool: 't', frontend: 'rest', outcome: 'ok' }, 2);
+    calls.inc({ tool: 't', frontend: 'rest' }); // a label left out is the empty value
+    level.set({ a: 'x', b: '' }, 1);
+    level.set({ a: '', b: 'x' }, 2); // the same values in other places: another series
+    level.add({ a: 'x', b: '' }, 5);
+    latency.observe({ tool: 'u', frontend: 'rest' }, 0.5);
+    latency.observe({ tool: 'u', frontend: 'mcp' }, 2);
+    expect(calls.get({ tool: 't', frontend: 'rest', outcome: 'ok' })).toBe(3);
+    expect(calls.get({ tool: 't', frontend: 'a2a', outcome: 'ok' })).toBe(0); // read, never recorded: no series made
+    expect(m.render().split('\n').filter((line) => !line.startsWith('#'))).toEqual([
+      'z_total{tool="t",frontend="rest",outcome="ok"} 3',
+      'z_total{tool="t",frontend="mcp",outcome="ok"} 1',
+      'z_total{tool="t",frontend="rest",outcome=""} 1',
+      'z_level{a="x",b=""} 6',
+      'z_level{a="",b="x"} 2',
+      'z_seconds_bucket{tool="u",frontend="rest",le="1"} 1',
+      'z_seconds_bucket{tool="u",frontend="rest",le="+Inf"} 1',
+      'z_seconds_sum{tool="u",frontend="rest"} 0.5',
+      'z_seconds_count{tool="u",frontend="rest"} 1',
+      'z_seconds_bucket{tool="u",frontend="mcp",le="1"} 0',
+      'z_seconds_bucket{tool="u",frontend="mcp",le="+Inf"} 1',
+      'z_seconds_sum{tool="u",frontend="mcp"} 2',
+      'z_seconds_count{tool="u",frontend="mcp"} 1',
+      '',
+    ]);
+  });
+
   it('escapes label values a tool name or an error could bring (quotes, backslashes, newlines)', () => {
     const m = new MetricsRegistry();
     m.counter('y_total', 'Y.', ['v']).inc({ v: 'a"b\\c\nd' });
