@@ -73,32 +73,16 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
     });
   });
 
-  function contextFor(request: WorkerRequest): WorkerToolContext {
-    let created = false;
-    return {
-      registry: {
-        execute: (tool, args = {}) =>
-          new Promise<ToolResult>((resolve) => {
-            const call = nextCall++;
-            waiting.set(call, resolve);
-            send({ id: request.id, call, tool, args });
-          }),
-      },
-      workDir: process.cwd(),
-      get tmpDir() {
-        if (!request.tmpDir) throw new Error('this call has no temporary directory');
-        if (!created) {
-          // Not recursive: the path is fresh, so an existing one is refused rather than reused.
-          mkdirSync(request.tmpDir, { mode: 0o700 });
-          created = true;
-        }
-        return request.tmpDir;
-      },
-      depth: request.depth ?? 0,
-      signal: new AbortController().signal, // a stopped call ends with the worker process
-      log: { debug: log('debug'), info: log('info'), warn: log('warn') },
-    };
-  }
+  const workerLog = { debug: log('debug'), info: log('info'), warn: log('warn') };
+  const registry = (request: WorkerRequest): WorkerToolContext['registry'] => ({
+    execute: (tool, args = {}) =>
+      new Promise<ToolResult>((resolve) => {
+        const call = nextCall++;
+        waiting.set(call, resolve);
+        send({ id: request.id, call, tool, args });
+      }),
+  });
+  const contextFor = (request: WorkerRequest): WorkerToolContext => new WorkerCallContext(request, registry(request), workerLog);
 
   async function handle(request: WorkerRequest) {
     const started = performance.now();
@@ -121,6 +105,43 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
     sweepStrayProcesses(started);
     if (request.tmpDir) rmSync(request.tmpDir, { recursive: true, force: true });
     send(message);
+  }
+}
+
+/**
+ * One call's context. A class, not an object literal with getters (V8 kept
+ * every call's objects alive through young-generation GCs with the literal;
+ * see the registry's CallContext): its temp dir is made on first use, and
+ * its signal, which never aborts (a stopped call ends with the worker
+ * process), only if the tool asks for one.
+ */
+class WorkerCallContext implements WorkerToolContext {
+  readonly workDir = process.cwd();
+  readonly depth: number;
+  private created = false;
+  private made?: AbortSignal;
+
+  constructor(
+    private readonly request: WorkerRequest,
+    readonly registry: WorkerToolContext['registry'],
+    readonly log: WorkerToolContext['log'],
+  ) {
+    this.depth = request.depth ?? 0;
+  }
+
+  get tmpDir(): string {
+    const dir = this.request.tmpDir;
+    if (!dir) throw new Error('this call has no temporary directory');
+    if (!this.created) {
+      // Not recursive: the path is fresh, so an existing one is refused rather than reused.
+      mkdirSync(dir, { mode: 0o700 });
+      this.created = true;
+    }
+    return dir;
+  }
+
+  get signal(): AbortSignal {
+    return (this.made ??= new AbortController().signal);
   }
 }
 

@@ -69,7 +69,7 @@ export async function execute(args, ctx) {
   writeFileSync(scratch, a.value.toUpperCase());
   const wrote = await ctx.registry.execute('write_text', { path: args.path, text: a.value.toUpperCase() });
   const refused = await ctx.registry.execute('secret', {});
-  return { same: a.value === b.value, wrote: wrote.ok ? wrote.value : wrote.error.code, refused: refused.ok ? 'reached' : refused.error.code, tmpDir: ctx.tmpDir, draft: existsSync(scratch), depth: ctx.depth };
+  return { same: a.value === b.value, wrote: wrote.ok ? wrote.value : wrote.error.code, refused: refused.ok ? 'reached' : refused.error.code, tmpDir: ctx.tmpDir, draft: existsSync(scratch), depth: ctx.depth, signal: ctx.signal instanceof AbortSignal && !ctx.signal.aborted && ctx.signal === ctx.signal, log: typeof ctx.log.info, workDir: ctx.workDir === process.cwd() };
 }
 `;
 
@@ -95,7 +95,7 @@ describe('a composed TypeScript tool', () => {
   it('calls the tools in its composedOf through the host, and nothing else', async () => {
     const { dir, registry } = setUp(' * Composed Of: read_text, write_text');
     const result = await registry.execute('shout_file', { path: 'notes.txt' }, { approver: new CountingApprover(), approved: true });
-    expect(result).toMatchObject({ ok: true, value: { same: true, wrote: { written: 5 }, refused: 'FORGE_TOOL_NOT_COMPOSED', draft: true, depth: 0 } });
+    expect(result).toMatchObject({ ok: true, value: { same: true, wrote: { written: 5 }, refused: 'FORGE_TOOL_NOT_COMPOSED', draft: true, depth: 0, signal: true, log: 'function', workDir: true } });
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('HELLO');
   });
 
