@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { hideFromTools } from '../exec/tool-sandbox.ts';
 import { generatedTokenFile } from '../secrets.ts';
-import { firstHeader } from './request-target.ts';
 
 export interface AuthSettings {
   /** Undefined when auth is off. */
@@ -81,7 +80,7 @@ function tokenFromFile(path: string | undefined): string | undefined {
 /** True when the request carries the token (compared in constant time). */
 export function isAuthorized(req: IncomingMessage, auth: AuthSettings): boolean {
   if (!auth.token) return true;
-  const header = firstHeader(req, 'authorization') ?? '';
+  const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header);
   if (!match) return false;
   const given = Buffer.from(match[1].trim());

@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ForgeError } from '../diagnostics.ts';
-import { firstHeader } from './request-target.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -29,7 +28,7 @@ export interface BodyDeadlines {
 }
 
 export function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES, deadlines: BodyDeadlines = {}): Promise<Buffer> {
-  const declared = Number(firstHeader(req, 'content-length'));
+  const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   // A body the parser has already taken in whole (most calls: it came with the headers) cannot
   // stall, and needs no timers; only one still arriving is held to the deadlines.

@@ -1,11 +1,7 @@
 /**
- * The two things every request's route needs from node:http, read without
- * the general machinery a plain call does not need: its path (WHATWG URL
- * parsing only when the target has something to normalize) and a header's
- * value (one scan of rawHeaders instead of building `req.headers`, whose
- * getter lower-cases and copies every header of every request).
+ * A request's path, read without WHATWG URL parsing when its target has
+ * nothing a parser would change (most requests), and with it otherwise.
  */
-import type { IncomingMessage } from 'node:http';
 
 /** A request target that a URL parser would give back unchanged as its pathname: no query, dot, percent, backslash or leading `//`. */
 const PLAIN_PATH = /^\/(?!\/)[\w\-/]*$/;
@@ -28,17 +24,4 @@ export function requestPath(url: string | undefined): string | undefined {
   let end = pathname.length;
   while (end > 0 && pathname.charCodeAt(end - 1) === 0x2f) end--;
   return end === 0 ? '/' : pathname.slice(0, end);
-}
-
-/**
- * The first value of header `name` (lower case), as `req.headers[name]`
- * gives it for the headers Node keeps only once (authorization,
- * content-length, content-type...), or undefined.
- */
-export function firstHeader(req: IncomingMessage, name: string): string | undefined {
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length === name.length && raw[i].toLowerCase() === name) return raw[i + 1];
-  }
-  return undefined;
 }
