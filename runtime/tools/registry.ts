@@ -259,7 +259,15 @@ export class ToolRegistry implements ToolRunner {
     try {
       return await new Promise<ToolResult>((resolve) => {
         answer = resolve;
-        runAsTool({ tool: name, tmpDir: () => ctx.madeTmpDir }, () => tool.execute(checked.args, ctx)).then(
+        // A tool whose execute() throws before it returns a promise fails like one that rejects.
+        const started = (): Promise<ToolResult> => {
+          try {
+            return tool.execute(checked.args, ctx);
+          } catch (err) {
+            return Promise.reject(err);
+          }
+        };
+        runAsTool({ tool: name, tmpDir: () => ctx.madeTmpDir }, started).then(
           (result) => {
             try {
               resolve(checkOutput(tool, result, { strict: this.strictOutputs, log: this.log }));

@@ -90,6 +90,12 @@ describe('ToolRegistry', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: 'tool "throws" failed: boom' } });
   });
 
+  it('turns an execute() that throws before returning a promise into an error result', async () => {
+    const r = registry();
+    r.register(tool('sync_throw', { execute: () => { throw new Error('at once'); } }), 'x');
+    expect(await r.execute('sync_throw', {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: 'tool "sync_throw" failed: at once' } });
+  });
+
   it('turns a result that throws when read into an error result, not a rejected call', async () => {
     const r = registry();
     r.register(tool('hostile', { execute: async () => ({ get ok(): boolean { throw new Error('read me not'); } }) as never }), 'x');
