@@ -259,24 +259,10 @@ export class ToolRegistry implements ToolRunner {
     try {
       return await new Promise<ToolResult>((resolve) => {
         answer = resolve;
-        // A tool whose execute() throws before it returns a promise fails like one that rejects.
-        const started = (): Promise<ToolResult> => {
-          try {
-            return tool.execute(checked.args, ctx);
-          } catch (err) {
-            return Promise.reject(err);
-          }
-        };
-        runAsTool({ tool: name, tmpDir: () => ctx.madeTmpDir }, started).then(
-          (result) => {
-            try {
-              resolve(checkOutput(tool, result, { strict: this.strictOutputs, log: this.log }));
-            } catch (err) {
-              resolve(thrownToResult(name, err));
-            }
-          },
-          (err: unknown) => resolve(thrownToResult(name, err)),
-        );
+        // Async, so that an execute() that throws before it returns a promise, or a result whose
+        // reading throws, fails the call like a rejection does: as an error result.
+        const execute = async () => checkOutput(tool, await tool.execute(checked.args, ctx), { strict: this.strictOutputs, log: this.log });
+        runAsTool({ tool: name, tmpDir: () => ctx.madeTmpDir }, execute).then(resolve, (err: unknown) => resolve(thrownToResult(name, err)));
         // Stopped before the tool ran (the caller had aborted): that is the answer, though the tool was started.
         if (stopped) resolve(stopped.result);
       });
