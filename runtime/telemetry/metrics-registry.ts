@@ -66,11 +66,11 @@ class SeriesTable<T> {
   }
 
   private walk(labels: Labels, create: boolean): T | undefined {
+    // One map per label but the last, whose map holds the series (a metric without labels: one series under '').
+    const last = this.names.length - 1;
     let level = this.root;
-    let value = '';
-    for (let i = 0; ; i++) {
-      value = i < this.names.length ? (labels[this.names[i]] ?? '') : '';
-      if (i >= this.names.length - 1) break;
+    for (let i = 0; i < last; i++) {
+      const value = labels[this.names[i]] ?? '';
       let next = level.get(value) as Map<string, unknown> | undefined;
       if (!next) {
         if (!create) return undefined;
@@ -78,6 +78,7 @@ class SeriesTable<T> {
       }
       level = next;
     }
+    const value = last < 0 ? '' : (labels[this.names[last]] ?? '');
     let series = level.get(value) as T | undefined;
     if (series === undefined && create) {
       series = this.make();

@@ -31,6 +31,7 @@ let sandboxed: boolean | undefined;
  */
 let lastPidAtSweep: string | undefined;
 let lastPidFd: number | undefined;
+const lastPidBuffer = Buffer.alloc(32);
 /** Coming back to the same last PID takes pid_max - 300 new PIDs (the counter wraps to 300), each over a microsecond. */
 let wrapMs = 0;
 
@@ -40,8 +41,7 @@ function lastPid(): string | undefined {
       lastPidFd = openSync('/proc/sys/kernel/ns_last_pid', 'r');
       wrapMs = (Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) - 300) / 1000;
     }
-    const buffer = Buffer.alloc(32);
-    return buffer.toString('latin1', 0, readSync(lastPidFd, buffer, 0, buffer.length, 0));
+    return lastPidBuffer.toString('latin1', 0, readSync(lastPidFd, lastPidBuffer, 0, lastPidBuffer.length, 0));
   } catch {
     return undefined;
   }
@@ -53,10 +53,10 @@ function lastPid(): string | undefined {
  * and the call was too short for it to have come all the way around — has
  * nothing to sweep.
  */
-export function sweepStrayProcesses(callStarted?: number): number {
+export function sweepStrayProcesses(callStarted: number): number {
   sandboxed ??= insidePidSandbox();
   if (!sandboxed) return 0;
-  if (lastPidAtSweep !== undefined && callStarted !== undefined && performance.now() - callStarted < wrapMs && lastPid() === lastPidAtSweep) return 0;
+  if (lastPidAtSweep !== undefined && performance.now() - callStarted < wrapMs && lastPid() === lastPidAtSweep) return 0;
   const killed = sweepAll();
   lastPidAtSweep = lastPid();
   return killed;
