@@ -112,6 +112,28 @@ describe('ToolRegistry', () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it('makes no AbortSignal for a call whose tool never asks for one, and one for a tool that does', async () => {
+    const r = registry();
+    r.register(tool('plain'), 'x');
+    r.register(tool('asks', { execute: async (_args, ctx) => ok(ctx.signal.aborted) }), 'x');
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    try {
+      expect(await r.execute('plain', {})).toMatchObject({ ok: true });
+      expect(made).toBe(0);
+      expect(await r.execute('asks', {})).toMatchObject({ ok: true, value: false });
+      expect(made).toBe(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+
   it('hands a tool that first looks at its signal after the timeout an aborted one', async () => {
     const r = registry();
     let late: Promise<{ aborted: boolean; reason: unknown }> | undefined;
