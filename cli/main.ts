@@ -5,6 +5,9 @@
  */
 import { DiagnosticError } from '../runtime/diagnostics.ts';
 import { didYouMean } from '../runtime/suggest.ts';
+import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
+import { defaultCacheDir } from '../stages/forge-paths.ts';
+import { shimAnswersIn } from '../stages/python/shim-answers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { UsageError } from './usage-error.ts';
 import { errColor as c } from './terminal.ts';
@@ -68,6 +71,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const verbose = rest.includes('--verbose') || rest.includes('-v');
+  // A version manager's python3 shim is asked once per version choice, not once per command.
+  keepShimAnswers(shimAnswersIn(defaultCacheDir()));
   const command = await entry.load();
   try {
     const subcommand = command.delegatesHelp && rest[0] !== undefined && !rest[0].startsWith('-');

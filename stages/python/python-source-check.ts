@@ -16,7 +16,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { error, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
-import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import { python3WithoutAsking, resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
 import { guessedImportNames, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import { projectVenvDir, venvPython } from './project-venv.ts';
 
@@ -105,10 +105,13 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     const inVenv = existsSync(venv);
     // One process checks: python3 is run by its name, a shim (pyenv, asdf) included, rather
     // than started once more first to learn the interpreter behind it (resolvePython, which
-    // pays off for the many starts of tool processes). It reports sys.executable itself.
+    // pays off for the many starts of tool processes). It reports sys.executable itself, and
+    // that answer is kept for the shim: the next build runs the interpreter directly.
     if (!inVenv && !env.FORGE_PYTHON) {
-      const output = await runCheck('python3', false, options.files, env);
-      if (output !== NOT_FOUND) return { python: typeof output === 'string' ? 'python3' : output.executable, output };
+      const known = python3WithoutAsking(env);
+      const output = await runCheck(known.executable ?? 'python3', false, options.files, env);
+      if (typeof output === 'object') known.remember(output.executable);
+      if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
     let python: string;
     try {

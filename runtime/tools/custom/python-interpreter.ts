@@ -8,7 +8,9 @@
  * virtualenv's python) is the interpreter itself and is taken as found:
  * only a script shim, or a name that is not python3, is asked for
  * sys.executable, because starting Python costs ~100 ms, as much as the
- * rest of a `forge tool run`.
+ * rest of a `forge tool run`. The CLI also keeps a shim's answer between
+ * commands (`keepShimAnswers`, stages/python/shim-answers.ts); a bundle
+ * keeps none.
  */
 import { execFile } from 'node:child_process';
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
@@ -22,6 +24,39 @@ export class PythonNotFoundError extends ForgeError {
   constructor(message: string) {
     super('FORGE_PYTHON_MISSING', message);
   }
+}
+
+/** The answer kept for a shim, or the way to keep the one about to be learned. */
+export interface KeptShimAnswer {
+  executable?: string;
+  remember(executable: string): void;
+}
+
+/** Shim answers kept between processes. */
+export interface ShimAnswers {
+  /** `cwd`: where the shim will run (default: this process's working directory). */
+  open(shim: string, env: NodeJS.ProcessEnv, cwd?: string): KeptShimAnswer | undefined;
+}
+
+let shimAnswers: ShimAnswers | undefined;
+
+/** Where this process keeps and finds shim answers (the CLI: Forge's cache); none by default. */
+export function keepShimAnswers(store: ShimAnswers | undefined): void {
+  shimAnswers = store;
+}
+
+/**
+ * What `python3` on PATH runs, when that is known without starting anything:
+ * a compiled python3, or a shim whose answer was kept. Otherwise `remember`
+ * keeps what the caller learns by running the shim itself (the build's source
+ * check does, and reports sys.executable).
+ */
+export function python3WithoutAsking(env: NodeJS.ProcessEnv = process.env): KeptShimAnswer {
+  const onPath = firstOnPath('python3', env);
+  if (onPath === undefined) return { remember: () => {} };
+  // The first one found is the one a shell would run: if it is a shim, ask it.
+  if (isCompiledProgram(realpathSync(onPath))) return { executable: onPath, remember: () => {} };
+  return shimAnswers?.open(onPath, env) ?? { remember: () => {} };
 }
 
 export function resolvePython(env: NodeJS.ProcessEnv = process.env): Promise<string> {
@@ -40,8 +75,13 @@ export function resolvePython(env: NodeJS.ProcessEnv = process.env): Promise<str
 async function find(env: NodeJS.ProcessEnv): Promise<string> {
   const candidates = env.FORGE_PYTHON ? [env.FORGE_PYTHON] : process.platform === 'win32' ? ['python', 'py'] : ['python3', 'python'];
   for (const candidate of candidates) {
-    const executable = (candidate === 'python3' ? compiledOnPath(candidate, env) : undefined) ?? (await ask(candidate, env));
-    if (executable) return executable;
+    const known = candidate === 'python3' ? python3WithoutAsking(env) : undefined;
+    if (known?.executable) return known.executable;
+    const executable = await ask(candidate, env);
+    if (executable) {
+      known?.remember(executable);
+      return executable;
+    }
   }
   throw new PythonNotFoundError(
     env.FORGE_PYTHON ? `FORGE_PYTHON=${env.FORGE_PYTHON} is not a working Python interpreter` : 'no Python 3 interpreter found on PATH (looked for python3 and python)',
@@ -59,20 +99,18 @@ function ask(command: string, env: NodeJS.ProcessEnv): Promise<string | undefine
   });
 }
 
-/** The first `name` on PATH, when it is (or links to) a compiled executable rather than a script. */
-function compiledOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+/** The first executable file `name` on PATH: the one a shell would run. */
+function firstOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   if (process.platform === 'win32') return undefined;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
     const candidate = join(dir, name);
     try {
       const stat = statSync(candidate);
-      if (!stat.isFile() || (stat.mode & 0o111) === 0) continue;
+      if (stat.isFile() && (stat.mode & 0o111) !== 0) return candidate;
     } catch {
-      continue;
+      // not here
     }
-    // The first one found is the one a shell would run: if it is a shim, ask it.
-    return isCompiledProgram(realpathSync(candidate)) ? candidate : undefined;
   }
   return undefined;
 }
