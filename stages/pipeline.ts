@@ -5,7 +5,8 @@
  *   adapters — MCP servers, OpenAPI specs) → annotate categories
  *   → check schemas → filter (--prod strips dev tools) → bundle runtime
  *   → emit agent.json → emit Dockerfile → emit k8s/ → emit build-manifest.json + checksums.json
- *   → emit archive
+ *   → emit archive → check sources (Python's check runs from discovery on, in its own
+ *   process; its verdict is awaited last, and a failing one discards the output)
  *
  * Like esbuild's build(): one options object in, one result out, with errors
  * and warnings as data. Stages write into a staging directory that replaces
@@ -79,6 +80,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let staging: string | undefined;
   let bundling: Promise<BundleOutput> | undefined;
   let writer: OutputWriter | undefined;
+  let reportSourceCheck: (() => Promise<void>) | undefined;
   try {
     let pythonStarted: StartedPythonCheck | undefined;
     const project = await loadProject(
@@ -119,12 +121,18 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     bundling.catch(() => {});
     preloadArchiver();
     const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
-    // The Python check runs in its own process too, meanwhile; it reports when its stage is awaited.
+    // The Python check runs in its own process too, meanwhile. It may outlast the bundle: the
+    // output is then made meanwhile, in the staging directory, and used only if the check passes.
     const checkStarted = performance.now();
     const checked = new StageContext(ctx.cwd, false);
     const sourceFiles = [...selected.tools.flatMap((t) => (t.file ? [t.file] : [])), ...supportFiles];
-    const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false, pythonStarted }).then(() => ctx.report(...checked.diagnostics));
+    const checkingSources = checkProjectSources(project, sourceFiles, python.dependencies, checked, { scripts: false, pythonStarted });
     checkingSources.catch(() => {});
+    /** The check's findings, reported once: in its stage, or beside the errors of a stage that stopped the build first. */
+    reportSourceCheck = once(async () => {
+      await checkingSources;
+      ctx.report(...checked.diagnostics);
+    });
     const pinning = pinMcpPackages(project.adapters.mcpServers, config.root);
     pinning.catch(() => {});
     await runStage(ctx, 'check-schemas', () => checkSchemas(project.tools, ctx));
@@ -132,7 +140,6 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ctx.report(...selected.problems);
       return selected;
     });
-    await runStage(ctx, 'check-sources', () => checkingSources, checkStarted);
     const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
       const pinned = await pinning;
@@ -153,6 +160,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     });
     if (options.signKey) await runStage(ctx, 'sign-checksums', () => signChecksums(resolve(ctx.cwd, options.signKey!), output, ctx));
     await runStage(ctx, 'emit-archive', () => emitArchive(archiveName(config.agentId, config.version), output, sourceDateEpoch, { shared: bundle.coreFiles, cacheDir: defaultCacheDir(), reuse: !options.noCache }));
+    await runStage(ctx, 'check-sources', reportSourceCheck, checkStarted);
 
     await output.flush();
     // Swap the new output in; the old one is deleted while the cache record is written.
@@ -193,14 +201,22 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     await removingPrevious;
     return result(ctx, true, summary);
   } catch (err) {
-    if (err instanceof BuildStopped) return result(ctx, false);
-    throw err;
+    if (!(err instanceof BuildStopped)) throw err;
+    // Python's errors and the bundler's come from one run, as a user fixing them would want.
+    await reportSourceCheck?.().catch(() => {});
+    return result(ctx, false);
   } finally {
     // esbuild and the writer may still be writing into the staging directory.
     await bundling?.catch(() => {});
     await writer?.flush().catch(() => {});
     if (staging) rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** `work` run on the first call; every call gets its one promise. */
+function once<T>(work: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () => (running ??= work());
 }
 
 function result(ctx: StageContext, ok: boolean, summary?: BuildSummary): BuildResult {

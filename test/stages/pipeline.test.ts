@@ -136,6 +136,31 @@ describe('forge build: failures', () => {
     expect(readdirSync(dir).filter((n) => n.includes('staging'))).toEqual([]);
   });
 
+  const brokenPython = '"""\nTool: broken\nDescription: d\n"""\n\ndef execute(args):\n    return {"a": 1,, }\n';
+
+  it('discards the output it made while the Python check ran, when the check fails', async () => {
+    // The bundle and the emit stages finish first here; the check's verdict still decides.
+    const dir = fixtureProject('basic');
+    await build({ cwd: dir, prod: true });
+    const before = readFileSync(join(dir, '.forge-output/agent.json'), 'utf8');
+    writeFileSync(join(dir, 'tools/broken.py'), brokenPython);
+    const result = await build({ cwd: dir, prod: true });
+    expect(result.ok).toBe(false);
+    expect(result.errors).toMatchObject([{ code: 'FORGE_PY_SYNTAX', file: 'tools/broken.py', line: 7, column: 20 }]);
+    expect(result.timings.map((t) => t.stage)).toContain('emit-archive');
+    expect(readFileSync(join(dir, '.forge-output/agent.json'), 'utf8')).toBe(before);
+    expect(readdirSync(dir).filter((n) => n.includes('staging'))).toEqual([]);
+  });
+
+  it("reports the Python check's errors beside the bundler's, from one run", async () => {
+    const dir = fixtureProject('basic');
+    writeFileSync(join(dir, 'tools/broken.py'), brokenPython);
+    writeFileSync(join(dir, 'tools/broken_ts.ts'), '/**\n * Tool: broken_ts\n * Description: d\n */\nexport function execute() {\n  return 1 +;\n}\n');
+    const result = await build({ cwd: dir, prod: true });
+    expect(result.ok).toBe(false);
+    expect(result.errors.map((e) => `${e.code} ${e.file}`).sort()).toEqual(['FORGE_BUNDLE tools/broken_ts.ts', 'FORGE_PY_SYNTAX tools/broken.py']);
+  });
+
   it('stops after the stage that reported errors', async () => {
     const dir = fixtureProject('basic');
     writeFileSync(join(dir, 'tools/broken.py'), '"""\nTool: broken\n"""\n');
