@@ -23,8 +23,6 @@ import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
 
 export interface BundleOutput {
-  /** Tool specs as agent.json records them (source paths point into the bundle). */
-  specs: ToolSpec[];
   /** Every file esbuild read, for the build cache. */
   inputs: string[];
   /** The runtime core's files (forge-runtime.mjs, vendor/): the same in every build on this machine with these builtins. */
@@ -33,14 +31,22 @@ export interface BundleOutput {
 
 const ENTRY_FILE = '.forge-runtime-entry.ts';
 
-export async function bundleRuntime(
+/** A bundle under way: the specs are known at once, the files when esbuild is done. */
+export interface StartedBundle {
+  /** Tool specs as agent.json records them (source paths point into the bundle). */
+  specs: ToolSpec[];
+  done: Promise<BundleOutput>;
+}
+
+/** Starts esbuild (and the core) first, then copies the Python and YAML tools while it works. */
+export function bundleRuntime(
   config: ProjectConfig,
   tools: readonly ProjectTool[],
   supportFiles: readonly SourceFile[],
   writer: OutputWriter,
   ctx: StageContext,
   options: { reuseCore?: boolean } = {},
-): Promise<BundleOutput> {
+): StartedBundle {
   const multipleDirs = config.toolDirs.length > 1;
   const bundlePath = (file: SourceFile, ext?: string) => {
     // Tools from the user or global scope go under tools/@user/, tools/@global/.
@@ -52,12 +58,13 @@ export async function bundleRuntime(
   const specs: ToolSpec[] = [];
   const nodeTools: ProjectTool[] = [];
   const scriptEntries: { in: string; out: string }[] = [];
+  const copies: { path: string; file: SourceFile }[] = [];
   for (const tool of tools) {
     const spec: ToolSpec = { ...tool.spec };
     if (tool.file && spec.source) {
       if (spec.source.kind === 'python' || spec.source.kind === 'yaml') {
         const path = bundlePath(tool.file);
-        tool.file.sha256 = writer.write(path, readFileSync(tool.file.absolute)).sha256;
+        copies.push({ path, file: tool.file });
         spec.source = { ...spec.source, path };
       } else if (spec.source.style === 'execute') {
         nodeTools.push(tool);
@@ -70,18 +77,27 @@ export async function bundleRuntime(
     }
     specs.push(spec);
   }
-  for (const file of supportFiles) {
-    const path = bundlePath(file);
-    if (!writer.has(path)) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
-  }
 
+  // esbuild first: it works in its own process while this thread takes the core from the cache.
+  const project = nodeTools.length || scriptEntries.length ? bundleProjectCode(config, nodeTools, scriptEntries, writer.dir) : undefined;
   const core = runtimeCore({
     builtins: tools.filter((t) => t.builtin),
     adapters: { mcp: config.mcpServers.length > 0, openapi: tools.some((t) => t.spec.adapter?.kind === 'openapi') },
     yamlTools: specs.some((s) => s.source?.kind === 'yaml'),
   }, { reuse: options.reuseCore ?? true });
-  const project = nodeTools.length || scriptEntries.length ? bundleProjectCode(config, nodeTools, scriptEntries, writer.dir) : undefined;
-  const [coreResult, projectResult] = await Promise.all([core, project]);
+  const done = (async () => {
+    for (const { path, file } of copies) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
+    for (const file of supportFiles) {
+      const path = bundlePath(file);
+      if (!writer.has(path)) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
+    }
+    return finishBundle(config, writer, ctx, await Promise.all([core, project]), project === undefined);
+  })();
+  return { specs, done };
+}
+
+/** esbuild's files written (or its messages reported), once the core and the project's code are made. */
+function finishBundle(config: ProjectConfig, writer: OutputWriter, ctx: StageContext, [coreResult, projectResult]: [Awaited<ReturnType<typeof runtimeCore>>, (BundledCode | BundleFailure)?], noProjectCode: boolean): BundleOutput {
 
   const inputs: string[] = [];
   const coreFiles = 'files' in coreResult ? coreResult.files.map((file) => file.path) : [];
@@ -96,8 +112,8 @@ export async function bundleRuntime(
     for (const file of result.files) writer.write(file.path, file.contents);
     inputs.push(...result.inputs);
   }
-  if (!project) writer.write('runtime.mjs', projectEntry([]));
-  return { specs, inputs, coreFiles };
+  if (noProjectCode) writer.write('runtime.mjs', projectEntry([]));
+  return { inputs, coreFiles };
 }
 
 /**

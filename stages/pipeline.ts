@@ -3,10 +3,14 @@
  *
  *   load config → discover tools → parse docstrings (meanwhile: discover
  *   adapters — MCP servers, OpenAPI specs) → annotate categories
- *   → check schemas → filter (--prod strips dev tools) → bundle runtime
- *   → emit agent.json → emit Dockerfile → emit k8s/ → emit build-manifest.json + checksums.json
- *   → emit archive → check sources (Python's check runs from discovery on, in its own
- *   process; its verdict is awaited last, and a failing one discards the output)
+ *   → check schemas → filter (--prod strips dev tools) → pin MCP packages
+ *   → emit agent.json → emit Dockerfile → emit k8s/ → bundle runtime
+ *   → emit build-manifest.json + checksums.json → emit archive → check sources
+ *
+ * Two stages work in processes of their own and are awaited where their
+ * results are needed: esbuild bundles from the filter on, while the manifests
+ * are written; Python's check runs from discovery on, and its verdict is
+ * awaited last.
  *
  * Like esbuild's build(): one options object in, one result out, with errors
  * and warnings as data. Stages write into a staging directory that replaces
@@ -117,7 +121,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     // this thread while it bundles. The phase gate still holds: if the check
     // fails, nothing esbuild made is used.
     const bundleStarted = performance.now();
-    bundling = bundleRuntime(config, selected.tools, supportFiles, output, ctx, { reuseCore: !options.noCache });
+    const started = bundleRuntime(config, selected.tools, supportFiles, output, ctx, { reuseCore: !options.noCache });
+    bundling = started.done;
     bundling.catch(() => {});
     preloadArchiver();
     const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
@@ -140,13 +145,14 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ctx.report(...selected.problems);
       return selected;
     });
-    const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
       const pinned = await pinning;
       ctx.report(...pinned.diagnostics);
       return pinned.servers;
     });
-    const manifest = createManifest(config, bundle.specs, prod, { ...project.adapters, mcpServers });
+    // The manifest needs the specs, not esbuild's files: agent.json, the Dockerfile and k8s/ are
+    // written while it bundles (into staging, used only if the bundle succeeds too).
+    const manifest = createManifest(config, started.specs, prod, { ...project.adapters, mcpServers });
     if (python.dependencies) {
       manifest.python = python.dependencies;
       output.write(PYTHON_REQUIREMENTS_FILE, requirementsText(python.dependencies));
@@ -154,6 +160,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     await runStage(ctx, 'emit-manifest', () => emitManifest(manifest, output));
     await runStage(ctx, 'emit-container', () => emitContainer(manifest, output));
     await runStage(ctx, 'emit-kubernetes', () => emitKubernetes(manifest, output));
+    const bundle = await runStage(ctx, 'bundle-runtime', () => bundling!, bundleStarted);
     await runStage(ctx, 'emit-checksums', () => {
       emitBuildManifest({ manifest, strippedDevTools: selected.stripped.length, sourceDateEpoch }, output);
       emitChecksums(output);
