@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 'use strict';
 // The `forge` command: runs the compiled CLI in dist/ (built by `npm install`).
-// CommonJS on purpose: a cached build and --version are answered by
-// dist/forge-fast.cjs, one file, before any ES module is loaded.
+// A cached build and --version are answered by dist/forge-fast.cjs, one small
+// file; anything else runs dist/forge-cli.cjs, the whole CLI in one CommonJS
+// file, compiled with V8's code cache kept in Forge's cache (cli/code-cache.ts).
 
-// Node 22.1+ keeps V8's compiled code for dist/ between runs (in the OS temp dir, checked
-// against each file's contents): every later command skips most of its compile time.
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off; Node 20 has no such cache.
+// Node 22.1+ also keeps V8's compiled code for what the CLI requires (esbuild's API, the
+// prebuilt libraries) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 require('node:module').enableCompileCache?.();
 
 let fast;
@@ -14,14 +14,9 @@ try {
   fast = require('../dist/forge-fast.cjs');
 } catch (err) {
   if (err?.code !== 'MODULE_NOT_FOUND') throw err;
+  process.stderr.write('forge is not compiled yet: run `npm install` (or `npm run prepare`) in the forge directory\n');
+  process.exit(1);
 }
-const code = fast?.answer(process.argv.slice(2));
+const code = fast.answer(process.argv.slice(2));
 if (code !== undefined) process.exitCode = code;
-else
-  import('../dist/forge.js').catch((err) => {
-    if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/forge.js')) {
-      process.stderr.write('forge is not compiled yet: run `npm install` (or `npm run prepare`) in the forge directory\n');
-      process.exit(1);
-    }
-    throw err;
-  });
+else fast.runCompiledCli();

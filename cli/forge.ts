@@ -1,4 +1,4 @@
-/** The `forge` executable's entry point (compiled to dist/forge.js). */
+/** The `forge` executable's entry point (compiled to dist/forge-cli.cjs, which bin/forge.cjs runs). */
 import { main } from './main.ts';
 import { exitQuietlyOnClosedPipe } from './stdio.ts';
 

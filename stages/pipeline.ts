@@ -272,10 +272,10 @@ function forgeOwnFiles(): string[] {
   const here = fileURLToPath(import.meta.url);
   const files: string[] = [join(forgeRoot, 'package.json')];
   // Compiled, Forge's code is dist/, which scripts/build-cli.mjs always writes
-  // whole: its entries and this chunk stand for every file in it (a cached build
-  // checks every stamp, and dist/ has 200 files). From sources, each stage counts.
+  // whole: the CLI's file (this one) and the fast path's stand for it. From
+  // sources, each stage counts.
   const compiled = basename(dirname(here)) === 'dist';
-  if (compiled) files.push(here, join(dirname(here), 'forge.js'), join(dirname(here), 'forge-fast.cjs'));
+  if (compiled) files.push(here, join(dirname(here), 'forge-fast.cjs'));
   for (const dir of compiled ? [join(templatesDir, 'bundle')] : [dirname(here), join(templatesDir, 'bundle')]) {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       if (entry.isFile()) files.push(join(entry.parentPath, entry.name));

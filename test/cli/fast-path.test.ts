@@ -4,37 +4,41 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureProject, forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
-/** Runs `forge` with a probe that says, at exit, whether any ES module was loaded. */
+/** Runs `forge` with a probe that says, at exit, whether the compiled CLI (dist/forge-cli.cjs) was read. */
 async function forgeProbed(args: string[], cwd: string) {
   const probe = join(tempDir(), 'probe.cjs');
-  // Node loads its ES module translators with the first ES module a process loads.
-  writeFileSync(probe, `process.on('exit', () => process.stderr.write('esm-loaded=' + process.moduleLoadList.includes('NativeModule internal/modules/esm/translators')));`);
+  writeFileSync(
+    probe,
+    `const fs = require('node:fs'); const open = fs.openSync; let read = false;
+fs.openSync = function (path, ...rest) { if (String(path).endsWith('forge-cli.cjs')) read = true; return open.call(this, path, ...rest); };
+process.on('exit', () => process.stderr.write('cli-loaded=' + read));`,
+  );
   const result = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), ...args], { cwd });
-  const esmLoaded = /esm-loaded=(true|false)$/.exec(result.stderr)?.[1];
-  return { ...result, stderr: result.stderr.replace(/esm-loaded=(true|false)$/, ''), esmLoaded };
+  const cliLoaded = /cli-loaded=(true|false)$/.exec(result.stderr)?.[1];
+  return { ...result, stderr: result.stderr.replace(/cli-loaded=(true|false)$/, ''), cliLoaded };
 }
 
 /** The full CLI, without the fast path in front of it. */
 function fullCli(args: string[], cwd: string) {
-  return runProcess(process.execPath, [join(repoRoot, 'dist', 'forge.js'), ...args], { cwd });
+  return runProcess(process.execPath, [join(repoRoot, 'dist', 'forge-cli.cjs'), ...args], { cwd });
 }
 
 const withoutTime = (text: string) => text.replace(/in \d+(\.\d+)? m?s/, 'in T').replace(/"durationMs": \d+/, '"durationMs": T');
 
-describe('the fast path (a cached build and --version, before any ES module loads)', () => {
+describe('the fast path (a cached build and --version, before the compiled CLI loads)', () => {
   it('answers a cached build without loading the compiled CLI, printing what the CLI prints', async () => {
     const dir = fixtureProject('basic');
     const first = await forgeProbed(['build', '--prod'], dir);
     expect(first.stdout).toContain('✓ built');
-    expect(first.esmLoaded).toBe('true'); // the probe sees the CLI when it loads
+    expect(first.cliLoaded).toBe('true'); // the probe sees the CLI when it loads
 
     const cached = await forgeProbed(['build', '--prod'], dir);
-    expect(cached).toMatchObject({ code: 0, stderr: '', esmLoaded: 'false' });
+    expect(cached).toMatchObject({ code: 0, stderr: '', cliLoaded: 'false' });
     expect(cached.stdout).toContain('up to date (cached)');
     expect(withoutTime(cached.stdout)).toBe(withoutTime((await fullCli(['build', '--prod'], dir)).stdout));
 
     const json = await forgeProbed(['build', '--prod', '--json'], dir);
-    expect(json.esmLoaded).toBe('false');
+    expect(json.cliLoaded).toBe('false');
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, cached: true });
     expect(withoutTime(json.stdout)).toBe(withoutTime((await fullCli(['build', '--prod', '--json'], dir)).stdout));
   });
@@ -43,7 +47,7 @@ describe('the fast path (a cached build and --version, before any ES module load
     const dir = tempDir();
     for (const args of [['--version'], ['version'], ['version', '--json']]) {
       const fast = await forgeProbed(args, dir);
-      expect(fast).toMatchObject({ code: 0, stderr: '', esmLoaded: 'false' });
+      expect(fast).toMatchObject({ code: 0, stderr: '', cliLoaded: 'false' });
       expect(fast.stdout).toBe((await fullCli(args, dir)).stdout);
     }
   });
@@ -53,12 +57,12 @@ describe('the fast path (a cached build and --version, before any ES module load
     await forge(['build'], dir);
     writeFileSync(join(dir, 'tools/new_tool.py'), '"""\nTool: new_tool\nDescription: d\n"""\n');
     const rebuilt = await forgeProbed(['build', '--verbose'], dir);
-    expect(rebuilt.esmLoaded).toBe('true');
+    expect(rebuilt.cliLoaded).toBe('true');
     expect(rebuilt.stdout).toContain('✓ built');
     expect(rebuilt.stderr.match(/cache: rebuilding/g)).toEqual(['cache: rebuilding']);
 
     const help = await forgeProbed(['build', '--help'], dir);
-    expect(help).toMatchObject({ code: 0, esmLoaded: 'true' });
+    expect(help).toMatchObject({ code: 0, cliLoaded: 'true' });
     expect(help.stdout).toMatch(/^usage: forge build/);
 
     const bad = await forgeProbed(['build', '--prdo'], dir);

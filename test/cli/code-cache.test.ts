@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { esbuild } from '../../stages/esbuild-api.ts';
+import { forge, minimalConfig, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Each load runs in a process of its own, as each `forge` command does: within
+ * one process V8 reuses what it compiled already and never reads the cache.
+ */
+let runner: string;
+beforeAll(async () => {
+  const dir = tempDir();
+  await esbuild.build({ entryPoints: [join(repoRoot, 'cli', 'code-cache.ts')], outfile: join(dir, 'code-cache.cjs'), bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent' });
+  runner = join(dir, 'runner.cjs');
+  writeFileSync(
+    runner,
+    `const { loadWithCodeCache } = require('./code-cache.cjs');
+const [file, cacheDir, version, save] = process.argv.slice(2);
+const loaded = loadWithCodeCache(file, cacheDir, version);
+if (save === 'save') loaded.save();
+process.stdout.write(JSON.stringify({ cache: loaded.cache, exports: loaded.exports }));`,
+  );
+});
+
+function load(file: string, cacheDir: string, { save = true, version = '1.0.0' } = {}): { cache: string; exports: unknown } {
+  return JSON.parse(execFileSync(process.execPath, [runner, file, cacheDir, version, save ? 'save' : ''], { encoding: 'utf8' }));
+}
+
+/** A CommonJS file in a folder of its own, with a helper beside it. */
+function moduleFile(text: string): string {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'helper.cjs'), 'module.exports = 40;\n');
+  writeFileSync(join(dir, 'cli.cjs'), text);
+  return join(dir, 'cli.cjs');
+}
+
+const cacheFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.v8cache'));
+
+describe('loadWithCodeCache', () => {
+  it('runs the file as a CommonJS module: its exports, require() beside it, __filename and __dirname', () => {
+    const file = moduleFile("module.exports = { answer: require('./helper.cjs') + 2, file: __filename, dir: __dirname, self: this === exports };\n");
+    expect(load(file, tempDir()).exports).toEqual({ answer: 42, file, dir: join(file, '..'), self: true });
+  });
+
+  it('writes the cache when there was none, and the next command uses it without writing it again', () => {
+    const file = moduleFile('module.exports = (function twice(x) { return x * 2; })(21);\n');
+    const cache = tempDir();
+    expect(load(file, cache)).toEqual({ cache: 'missing', exports: 42 });
+    expect(cacheFiles(cache)).toHaveLength(1);
+    const written = statSync(join(cache, cacheFiles(cache)[0]!)).mtimeMs;
+    expect(load(file, cache)).toEqual({ cache: 'used', exports: 42 });
+    expect(statSync(join(cache, cacheFiles(cache)[0]!)).mtimeMs).toBe(written);
+  });
+
+  it("never runs another text's bytecode: a file rewritten to the same length gets a cache of its own", () => {
+    // V8 takes cached data for any script of the same length, and would run the old code.
+    const file = moduleFile("module.exports = 'before';\n");
+    const cache = tempDir();
+    load(file, cache);
+    writeFileSync(file, "module.exports = 'after!';\n");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(file, later, later);
+    expect(load(file, cache)).toEqual({ cache: 'missing', exports: 'after!' });
+  });
+
+  it('keeps apart the caches of two versions of the program at one path', () => {
+    const file = moduleFile("module.exports = 'same';\n");
+    const cache = tempDir();
+    load(file, cache, { version: '1.0.0' });
+    expect(load(file, cache, { version: '1.1.0' }).cache).toBe('missing');
+    expect(cacheFiles(cache)).toHaveLength(2);
+  });
+
+  it('refuses a damaged cache, still runs, and writes a good one', () => {
+    const file = moduleFile('module.exports = [1, 2, 3].map((n) => n * 2);\n');
+    const cache = tempDir();
+    load(file, cache);
+    const [name] = cacheFiles(cache);
+    writeFileSync(join(cache, name!), Buffer.alloc(4096, 7));
+    expect(load(file, cache)).toEqual({ cache: 'refused', exports: [2, 4, 6] });
+    expect(load(file, cache).cache).toBe('used');
+  });
+
+  it('runs without a cache where none can be written', () => {
+    const file = moduleFile('module.exports = 1;\n');
+    const notADirectory = join(tempDir(), 'file');
+    writeFileSync(notADirectory, '');
+    expect(load(file, notADirectory)).toEqual({ cache: 'missing', exports: 1 });
+    expect(load(file, notADirectory)).toEqual({ cache: 'missing', exports: 1 });
+  });
+
+  it('removes the caches nobody wrote for 30 days when it writes one, and keeps the rest', () => {
+    const cache = tempDir();
+    const old = join(cache, 'forge-cli.cjs-0.0.1-nodev20.0.0-x64-1-1-1.v8cache');
+    const recent = join(cache, 'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache');
+    writeFileSync(old, 'x');
+    writeFileSync(recent, 'x');
+    const longAgo = new Date(Date.now() - 31 * DAY_MS);
+    utimesSync(old, longAgo, longAgo);
+    load(moduleFile('module.exports = 1;\n'), cache);
+    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^cli\.cjs-1\.0\.0-node/), 'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache']);
+  });
+});
+
+describe('forge and its code cache', () => {
+  it('writes the compiled CLI\'s cache at the first command and uses it at the next', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    const env = { FORGE_CACHE_DIR: tempDir() };
+    expect((await forge(['tool', 'list'], project, env)).code).toBe(0);
+    const dir = join(env.FORGE_CACHE_DIR, 'code-cache');
+    const [name] = cacheFiles(dir);
+    expect(name).toMatch(/^forge-cli\.cjs-/);
+    const written = statSync(join(dir, name!)).mtimeMs;
+    const listed = await forge(['tool', 'list'], project, env);
+    expect(listed.stdout).toContain('uuid_generate');
+    // Refused or missing, it would have been written again.
+    expect(cacheFiles(dir)).toEqual([name]);
+    expect(statSync(join(dir, name!)).mtimeMs).toBe(written);
+  });
+});
