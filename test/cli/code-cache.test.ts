@@ -46,6 +46,14 @@ describe('loadWithCodeCache', () => {
     expect(load(file, tempDir()).exports).toEqual({ answer: 42, file, dir: join(file, '..'), self: true });
   });
 
+  it('reads a file that is not ASCII as UTF-8, with or without its cache', () => {
+    // The compiled CLI is ASCII and is read as such, faster; any other text must not be mangled by that.
+    const file = moduleFile("module.exports = 'Héllo, ℹ wörld 🌍';\n");
+    const cache = tempDir();
+    expect(load(file, cache)).toEqual({ cache: 'missing', exports: 'Héllo, ℹ wörld 🌍' });
+    expect(load(file, cache)).toEqual({ cache: 'used', exports: 'Héllo, ℹ wörld 🌍' });
+  });
+
   it('writes the cache when there was none, and the next command uses it without writing it again', () => {
     const file = moduleFile('module.exports = (function twice(x) { return x * 2; })(21);\n');
     const cache = tempDir();

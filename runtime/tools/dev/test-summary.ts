@@ -54,9 +54,9 @@ const READERS: Reader[] = [
   {
     format: 'node:test',
     read(output) {
-      const pass = lastLine(output, /^(#|ℹ) pass \d+/);
+      const pass = lastLine(output, /^(#|\u2139) pass \d+/); // ℹ, escaped: the compiled CLI stays ASCII (cli/code-cache.ts)
       if (!pass) return undefined;
-      const value = (word: string) => Number(/\d+/.exec(lastLine(output, new RegExp(`^(#|ℹ) ${word} \\d+`)) ?? '0')![0]);
+      const value = (word: string) => Number(/\d+/.exec(lastLine(output, new RegExp(`^(#|\\u2139) ${word} \\d+`)) ?? '0')![0]);
       return { passed: value('pass'), failed: value('fail') + value('cancelled'), skipped: value('skipped') + value('todo') };
     },
   },
