@@ -21,7 +21,7 @@ import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
-/** Cache files not written for this long are removed when another is written (older CLIs, other Node versions). */
+/** Cache files not written for this long are removed when another is written (other installs, other Node versions). */
 const UNUSED_MS = 30 * 24 * 60 * 60 * 1000;
 const SUFFIX = '.v8cache';
 
@@ -44,7 +44,7 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
     const bytes = readFileSync(fd);
     // ASCII (esbuild escapes the rest) decodes as latin1 into a one-byte string, a third of the time UTF-8 takes.
     source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-    cacheFile = join(cacheDir, `${basename(file)}-${version}-node${process.version}-${process.arch}-${stat.size}-${stat.mtimeNs}-${stat.ino}${SUFFIX}`);
+    cacheFile = join(cacheDir, `${cachePrefix(file)}${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}${SUFFIX}`);
   } finally {
     closeSync(fd);
   }
@@ -64,12 +64,24 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
     exports: module.exports,
     cache,
     save: () => {
-      if (cache !== 'used') writeCache(cacheFile, script.createCachedData());
+      if (cache !== 'used') writeCache(cacheFile, cachePrefix(file), script.createCachedData());
     },
   };
 }
 
-function writeCache(cacheFile: string, data: Buffer): void {
+/**
+ * The part of a cache's name that is the same for every build of this file
+ * (its path) run by this Node: a new build's cache replaces the last one's.
+ */
+function cachePrefix(file: string): string {
+  // FNV-1a: a short, stable name for the path, without loading node:crypto.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) hash = Math.imul(hash ^ file.charCodeAt(i), 0x01000193) >>> 0;
+  return `${basename(file)}-${hash.toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-`;
+}
+
+/** Writes the cache, and removes older builds' caches of the same file and any cache nobody wrote for UNUSED_MS. */
+function writeCache(cacheFile: string, prefix: string, data: Buffer): void {
   const dir = dirname(cacheFile);
   try {
     mkdirSync(dir, { recursive: true });
@@ -78,7 +90,8 @@ function writeCache(cacheFile: string, data: Buffer): void {
     renameSync(temp, cacheFile);
     for (const name of readdirSync(dir)) {
       const other = join(dir, name);
-      if (name.endsWith(SUFFIX) && other !== cacheFile && Date.now() - statSync(other).mtimeMs > UNUSED_MS) rmSync(other, { force: true });
+      if (!name.endsWith(SUFFIX) || other === cacheFile) continue;
+      if (name.startsWith(prefix) || Date.now() - statSync(other).mtimeMs > UNUSED_MS) rmSync(other, { force: true });
     }
   } catch {
     // A read-only or full cache: the next command compiles as this one did.

@@ -75,12 +75,25 @@ describe('loadWithCodeCache', () => {
     expect(load(file, cache)).toEqual({ cache: 'missing', exports: 'after!' });
   });
 
-  it('keeps apart the caches of two versions of the program at one path', () => {
+  it('never takes the cache of another version of the program at one path, and replaces it', () => {
     const file = moduleFile("module.exports = 'same';\n");
     const cache = tempDir();
     load(file, cache, { version: '1.0.0' });
     expect(load(file, cache, { version: '1.1.0' }).cache).toBe('missing');
+    expect(cacheFiles(cache)).toEqual([expect.stringContaining('-1.1.0-')]);
+  });
+
+  it("replaces an older build's cache of the same file, and keeps other files' caches", () => {
+    const file = moduleFile("module.exports = 'v1';\n");
+    const other = moduleFile("module.exports = 'other';\n");
+    const cache = tempDir();
+    load(file, cache);
+    load(other, cache);
+    writeFileSync(file, "module.exports = 'version 2';\n");
+    expect(load(file, cache)).toEqual({ cache: 'missing', exports: 'version 2' });
     expect(cacheFiles(cache)).toHaveLength(2);
+    expect(load(other, cache).cache).toBe('used');
+    expect(load(file, cache).cache).toBe('used');
   });
 
   it('refuses a damaged cache, still runs, and writes a good one', () => {
@@ -110,7 +123,7 @@ describe('loadWithCodeCache', () => {
     const longAgo = new Date(Date.now() - 31 * DAY_MS);
     utimesSync(old, longAgo, longAgo);
     load(moduleFile('module.exports = 1;\n'), cache);
-    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^cli\.cjs-1\.0\.0-node/), 'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache']);
+    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^cli\.cjs-/), 'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache']);
   });
 });
 
