@@ -9,14 +9,24 @@
 // prebuilt libraries) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 require('node:module').enableCompileCache?.();
 
+function notCompiled(err, file) {
+  if (!['MODULE_NOT_FOUND', 'ENOENT'].includes(err?.code) || !String(err.message).includes(file)) throw err;
+  process.stderr.write('forge is not compiled yet: run `npm install` (or `npm run prepare`) in the forge directory\n');
+  process.exit(1);
+}
+
 let fast;
 try {
   fast = require('../dist/forge-fast.cjs');
 } catch (err) {
-  if (err?.code !== 'MODULE_NOT_FOUND') throw err;
-  process.stderr.write('forge is not compiled yet: run `npm install` (or `npm run prepare`) in the forge directory\n');
-  process.exit(1);
+  notCompiled(err, 'forge-fast.cjs');
 }
 const code = fast.answer(process.argv.slice(2));
 if (code !== undefined) process.exitCode = code;
-else fast.runCompiledCli();
+else {
+  try {
+    fast.runCompiledCli();
+  } catch (err) {
+    notCompiled(err, 'forge-cli.cjs');
+  }
+}

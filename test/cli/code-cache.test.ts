@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { esbuild } from '../../stages/esbuild-api.ts';
-import { forge, minimalConfig, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
+import { forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -141,5 +141,20 @@ describe('forge and its code cache', () => {
     // Refused or missing, it would have been written again.
     expect(cacheFiles(dir)).toEqual([name]);
     expect(statSync(join(dir, name!)).mtimeMs).toBe(written);
+  });
+});
+
+describe('forge before it is compiled', () => {
+  it('says how to compile it, whichever part of dist/ is missing', async () => {
+    const forgeDir = tempDir();
+    mkdirSync(join(forgeDir, 'bin'));
+    copyFileSync(join(repoRoot, 'bin', 'forge.cjs'), join(forgeDir, 'bin', 'forge.cjs'));
+    copyFileSync(join(repoRoot, 'package.json'), join(forgeDir, 'package.json'));
+    const run = () => runProcess(process.execPath, [join(forgeDir, 'bin', 'forge.cjs'), 'tool', 'list'], { cwd: forgeDir, env: { FORGE_CACHE_DIR: tempDir() } });
+    const expected = { code: 1, stdout: '', stderr: 'forge is not compiled yet: run `npm install` (or `npm run prepare`) in the forge directory\n' };
+    expect(await run()).toEqual(expected); // no dist/ at all
+    mkdirSync(join(forgeDir, 'dist'));
+    copyFileSync(join(repoRoot, 'dist', 'forge-fast.cjs'), join(forgeDir, 'dist', 'forge-fast.cjs'));
+    expect(await run()).toEqual(expected); // the fast path, but not the CLI
   });
 });
