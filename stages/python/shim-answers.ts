@@ -9,7 +9,8 @@
  *   - the shim file itself (`pyenv rehash` rewrites it);
  *   - the manager's environment (PYENV_*, ASDF_*) and PATH;
  *   - the version files from the working directory up to / (`.python-version`,
- *     `.tool-versions`), and the global ones (pyenv's `version`, `~/.tool-versions`);
+ *     `.tool-versions`), the global ones (pyenv's `version`, `~/.tool-versions`)
+ *     and asdf's config (`~/.asdfrc`);
  *   - the manager's installed versions (a new 3.12.x changes what "3.12" means).
  *
  * A kept answer is used only while the interpreter it names is the same file
@@ -80,6 +81,8 @@ export function shimFingerprint(shim: string, env: NodeJS.ProcessEnv, cwd: strin
     join(env.PYENV_ROOT || managerRoot, 'versions'),
     join(env.ASDF_DATA_DIR || managerRoot, 'installs', 'python'),
     join(env.HOME || homedir(), versionFiles[1]!),
+    // asdf reads .python-version too when its config says legacy_version_file = yes.
+    env.ASDF_CONFIG_FILE || join(env.HOME || homedir(), '.asdfrc'),
   ];
   const managerEnv = Object.keys(env)
     .filter((name) => /^(PYENV|ASDF)_/.test(name))

@@ -66,6 +66,7 @@ describe('shim answers kept between commands', () => {
     'a .python-version written in a folder above it': (_, cwd) => writeFileSync(join(cwd, '..', '.python-version'), 'b\n'),
     'a .tool-versions written in the working directory (asdf)': (_, cwd) => writeFileSync(join(cwd, '.tool-versions'), 'python b\n'),
     "the manager's global version changed": (m) => writeFileSync(join(m.root, 'version'), 'b\n'),
+    "asdf's config changed (legacy_version_file)": (m) => writeFileSync(join(m.root, '.asdfrc'), 'legacy_version_file = yes\n'),
     'a version installed': (m) => mkdirSync(join(m.root, 'versions', 'c')),
     'PYENV_VERSION set': (m) => ({ ...m.env, PYENV_VERSION: 'b' }),
     'PATH changed': (m) => ({ ...m.env, PATH: `${m.env.PATH}:/usr/local/bin` }),
