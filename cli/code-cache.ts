@@ -97,4 +97,3 @@ function writeCache(cacheFile: string, prefix: string, data: Buffer): void {
     // A read-only or full cache: the next command compiles as this one did.
   }
 }
-
