@@ -22,7 +22,8 @@ import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /** Cache files not written for this long are removed when another is written (other installs, other Node versions). */
-const UNUSED_MS = 30 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const UNUSED_MS = 30 * DAY_MS;
 const SUFFIX = '.v8cache';
 
 export interface CachedModule {
@@ -90,8 +91,11 @@ function writeCache(cacheFile: string, prefix: string, data: Buffer): void {
     renameSync(temp, cacheFile);
     for (const name of readdirSync(dir)) {
       const other = join(dir, name);
-      if (!name.endsWith(SUFFIX) || other === cacheFile) continue;
-      if (name.startsWith(prefix) || Date.now() - statSync(other).mtimeMs > UNUSED_MS) rmSync(other, { force: true });
+      if (other === cacheFile) continue;
+      const age = Date.now() - statSync(other).mtimeMs;
+      // A .tmp a day old is one whose writer was killed before its rename.
+      const stale = name.endsWith(SUFFIX) ? name.startsWith(prefix) || age > UNUSED_MS : name.endsWith('.tmp') && age > DAY_MS;
+      if (stale) rmSync(other, { force: true });
     }
   } catch {
     // A read-only or full cache: the next command compiles as this one did.

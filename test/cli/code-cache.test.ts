@@ -114,16 +114,23 @@ describe('loadWithCodeCache', () => {
     expect(load(file, notADirectory)).toEqual({ cache: 'missing', exports: 1 });
   });
 
-  it('removes the caches nobody wrote for 30 days when it writes one, and keeps the rest', () => {
+  it('removes the caches nobody wrote for 30 days, and the temp files of killed writers, when it writes one; keeps the rest', () => {
     const cache = tempDir();
-    const old = join(cache, 'forge-cli.cjs-0.0.1-nodev20.0.0-x64-1-1-1.v8cache');
-    const recent = join(cache, 'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache');
-    writeFileSync(old, 'x');
-    writeFileSync(recent, 'x');
-    const longAgo = new Date(Date.now() - 31 * DAY_MS);
-    utimesSync(old, longAgo, longAgo);
+    const aged = (name: string, days: number) => {
+      writeFileSync(join(cache, name), 'x');
+      const then = new Date(Date.now() - days * DAY_MS);
+      utimesSync(join(cache, name), then, then);
+    };
+    aged('forge-cli.cjs-0.0.1-nodev20.0.0-x64-1-1-1.v8cache', 31);
+    aged('forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache', 29);
+    aged('forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache.123.tmp', 2);
+    aged('forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache.456.tmp', 0);
     load(moduleFile('module.exports = 1;\n'), cache);
-    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^cli\.cjs-/), 'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache']);
+    expect(readdirSync(cache).sort()).toEqual([
+      expect.stringMatching(/^cli\.cjs-.*\.v8cache$/),
+      'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache',
+      'forge-cli.cjs-0.0.2-nodev22.0.0-x64-1-1-1.v8cache.456.tmp',
+    ]);
   });
 });
 
