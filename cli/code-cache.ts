@@ -72,13 +72,18 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
 
 /**
  * The part of a cache's name that is the same for every build of this file
- * (its path) run by this Node: a new build's cache replaces the last one's.
+ * (its path) run by this Node under these flags: a new build's cache
+ * replaces the last one's. V8 refuses a cache made under other flags, so a
+ * run with Node options (a NODE_OPTIONS in one shell and not in another)
+ * files its cache under V8's own tag for its flags, instead of refusing and
+ * rewriting the other's on every switch. node:v8 is loaded only then.
  */
 function cachePrefix(file: string): string {
   // FNV-1a: a short, stable name for the path, without loading node:crypto.
   let hash = 0x811c9dc5;
   for (let i = 0; i < file.length; i++) hash = Math.imul(hash ^ file.charCodeAt(i), 0x01000193) >>> 0;
-  return `${basename(file)}-${hash.toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-`;
+  const flags = process.execArgv.length > 0 || process.env.NODE_OPTIONS ? (createRequire(file)('node:v8') as typeof import('node:v8')).cachedDataVersionTag().toString(16) : 'default';
+  return `${basename(file)}-${hash.toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
 }
 
 /** Writes the cache, and removes older builds' caches of the same file and any cache nobody wrote for UNUSED_MS. */

@@ -26,8 +26,8 @@ process.stdout.write(JSON.stringify({ cache: loaded.cache, exports: loaded.expor
   );
 });
 
-function load(file: string, cacheDir: string, { save = true, version = '1.0.0' } = {}): { cache: string; exports: unknown } {
-  return JSON.parse(execFileSync(process.execPath, [runner, file, cacheDir, version, save ? 'save' : ''], { encoding: 'utf8' }));
+function load(file: string, cacheDir: string, { save = true, version = '1.0.0', nodeOptions = [] as string[] } = {}): { cache: string; exports: unknown } {
+  return JSON.parse(execFileSync(process.execPath, [...nodeOptions, runner, file, cacheDir, version, save ? 'save' : ''], { encoding: 'utf8' }));
 }
 
 /** A CommonJS file in a folder of its own, with a helper beside it. */
@@ -94,6 +94,18 @@ describe('loadWithCodeCache', () => {
     expect(cacheFiles(cache)).toHaveLength(2);
     expect(load(other, cache).cache).toBe('used');
     expect(load(file, cache).cache).toBe('used');
+  });
+
+  it('keeps a cache per set of V8 flags, so runs with and without one do not refuse each other\'s', () => {
+    // V8 refuses a cache made under other flags: one shared file would be refused and rewritten on every switch.
+    const file = moduleFile('module.exports = 7;\n');
+    const cache = tempDir();
+    const flagged = { nodeOptions: ['--max-semi-space-size=32'] };
+    expect(load(file, cache).cache).toBe('missing');
+    expect(load(file, cache, flagged).cache).toBe('missing');
+    expect(load(file, cache).cache).toBe('used');
+    expect(load(file, cache, flagged).cache).toBe('used');
+    expect(cacheFiles(cache)).toHaveLength(2);
   });
 
   it('refuses a damaged cache, still runs, and writes a good one', () => {
