@@ -7,13 +7,13 @@
  *
  * Location: Forge's machine-wide cache (defaultCacheDir in forge-paths.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheDir } from './forge-paths.ts';
+import { nodeCrypto } from './node-crypto.ts';
 
 export function sha256Digest(data: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(data).digest('hex')}`;
 }
 
 export class BlobCache {
@@ -56,14 +56,14 @@ export class BlobCache {
   }
 
   private tagFile(reference: string): string {
-    return join(this.dir, 'tags', createHash('sha256').update(reference).digest('hex'));
+    return join(this.dir, 'tags', nodeCrypto().createHash('sha256').update(reference).digest('hex'));
   }
 }
 
 /** Writes a whole file into place by rename: a reader sees the old file or the new one, never part of either. */
 export function writeFileAtomically(path: string, data: Uint8Array | string): void {
   mkdirSync(join(path, '..'), { recursive: true });
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = `${path}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temp, data);
   renameSync(temp, path); // concurrent writers of one name write the same bytes
 }

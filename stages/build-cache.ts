@@ -10,9 +10,9 @@
  * node builtins only: it is on the no-op path, which must start fast.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { forgeVersion } from './forge-paths.ts';
+import { nodeCrypto } from './node-crypto.ts';
 import { walkSourceTree } from './source-tree.ts';
 
 export const CACHE_FORMAT = 1;
@@ -108,12 +108,7 @@ function mtimeOf(path: string): number | null {
 }
 
 export function hashFile(path: string): string {
-  return loadCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
-}
-
-/** node:crypto is loaded only when a file is hashed: on a cached build, loading it cost more than checking every stamp. */
-function loadCrypto(): typeof import('node:crypto') {
-  return createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return nodeCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
 export function stampFile(path: string, withHash: boolean): FileStamp | undefined {

@@ -17,12 +17,12 @@
  * (inode, size, mtime). Anything else is asked again and filed anew. Shims are
  * recognized by their folder's name, `shims`; any other script is asked each time.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { KeptShimAnswer, ShimAnswers } from '../../runtime/tools/custom/python-interpreter.ts';
 import { markUsed, removeUnused, writeFileAtomically } from '../blob-cache.ts';
+import { nodeCrypto } from '../node-crypto.ts';
 
 const ENTRY = '.json';
 
@@ -39,7 +39,7 @@ export function shimAnswersIn(cacheDir: string): ShimAnswers {
     open(shim: string, env: NodeJS.ProcessEnv, cwd = process.cwd()): KeptShimAnswer | undefined {
       const fingerprint = shimFingerprint(shim, env, cwd);
       if (fingerprint === undefined) return undefined;
-      const file = join(dir, createHash('sha256').update(fingerprint).digest('hex') + ENTRY);
+      const file = join(dir, nodeCrypto().createHash('sha256').update(fingerprint).digest('hex') + ENTRY);
       const kept = readEntry(file);
       if (kept && fileStamp(kept.executable) === kept.stamp) {
         markUsed(file);

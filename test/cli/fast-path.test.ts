@@ -70,6 +70,16 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     expect(bad.stderr).toContain('unknown option --prdo (did you mean "--prod"?)');
   });
 
+  it('leaves node:crypto unloaded in the full CLI until something is hashed (forge help, forge build --help)', async () => {
+    const probe = join(tempDir(), 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => process.stderr.write('crypto=' + process.moduleLoadList.includes('NativeModule crypto')));`);
+    const dir = fixtureProject('basic');
+    for (const args of [['help'], ['build', '--help']]) {
+      const result = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), ...args], { cwd: dir });
+      expect({ args, code: result.code, crypto: result.stderr.match(/crypto=(true|false)$/)?.[1] }).toEqual({ args, code: 0, crypto: 'false' });
+    }
+  });
+
   it('ends quietly (exit 0, nothing on stderr) when the reader closes stdout first', async () => {
     const dir = fixtureProject('basic');
     await forge(['build'], dir);
