@@ -37,6 +37,7 @@ export interface CachedModule {
 /** Loads `file` as a CommonJS module, compiled with the code cache kept in `cacheDir`; `version` is the program's (Forge's). */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
   const fd = openSync(file, 'r');
+  const prefix = cachePrefix(file);
   let source: string;
   let cacheFile: string;
   try {
@@ -45,7 +46,7 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
     const bytes = readFileSync(fd);
     // ASCII (esbuild escapes the rest) decodes as latin1 into a one-byte string, a third of the time UTF-8 takes.
     source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-    cacheFile = join(cacheDir, `${cachePrefix(file)}${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}${SUFFIX}`);
+    cacheFile = join(cacheDir, `${prefix}${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}${SUFFIX}`);
   } finally {
     closeSync(fd);
   }
@@ -65,7 +66,7 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
     exports: module.exports,
     cache,
     save: () => {
-      if (cache !== 'used') writeCache(cacheFile, cachePrefix(file), script.createCachedData());
+      if (cache !== 'used') writeCache(cacheFile, prefix, script.createCachedData());
     },
   };
 }

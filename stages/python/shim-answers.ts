@@ -62,7 +62,7 @@ export function shimAnswersIn(cacheDir: string): ShimAnswers {
 }
 
 /** Everything the shim's manager reads to choose an interpreter, as text; undefined when `shim` is not a manager's shim. */
-export function shimFingerprint(shim: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+function shimFingerprint(shim: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   const shims = dirname(shim);
   if (basename(shims) !== 'shims') return undefined;
   let real: string;
