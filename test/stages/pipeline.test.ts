@@ -161,6 +161,16 @@ describe('forge build: failures', () => {
     expect(result.errors.map((e) => `${e.code} ${e.file}`).sort()).toEqual(['FORGE_BUNDLE tools/broken_ts.ts', 'FORGE_PY_SYNTAX tools/broken.py']);
   });
 
+  it('writes the manifests while esbuild bundles, and takes the Python check\'s verdict last (the README\'s order)', async () => {
+    const dir = fixtureProject('basic');
+    const result = await build({ cwd: dir, prod: true });
+    expect(result.ok).toBe(true);
+    const stages = result.timings.map((t) => t.stage);
+    for (const emitted of ['emit-manifest', 'emit-container', 'emit-kubernetes']) expect(stages.indexOf(emitted)).toBeLessThan(stages.indexOf('bundle-runtime'));
+    expect(stages.indexOf('emit-archive')).toBeGreaterThan(stages.indexOf('bundle-runtime'));
+    expect(stages.at(-1)).toBe('check-sources');
+  });
+
   it('stops after the stage that reported errors', async () => {
     const dir = fixtureProject('basic');
     writeFileSync(join(dir, 'tools/broken.py'), '"""\nTool: broken\n"""\n');
