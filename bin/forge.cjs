@@ -5,8 +5,8 @@
 // file; anything else runs dist/forge-cli.cjs, the whole CLI in one CommonJS
 // file, compiled with V8's code cache kept in Forge's cache (cli/code-cache.ts).
 
-// Node 22.1+ also keeps V8's compiled code for what the CLI requires (esbuild's API, the
-// prebuilt libraries) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// Node 22.1+ also keeps V8's compiled code for what the CLI requires from packages
+// (esbuild's API) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 require('node:module').enableCompileCache?.();
 
 function notCompiled(err, file) {

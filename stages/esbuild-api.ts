@@ -1,11 +1,14 @@
 /**
- * esbuild's JavaScript API, loaded with require(): esbuild ships CommonJS,
- * and importing it as an ES module makes Node scan its source for export
- * names first (~10 ms on every build).
+ * esbuild's JavaScript API, loaded with require() on first use: esbuild
+ * ships CommonJS, and importing it as an ES module makes Node scan its
+ * source for export names first (~10 ms on every build). Evaluating it costs
+ * about 8 ms, which commands that only import a module that can bundle
+ * (`forge tool run` of a Python or YAML tool) do not pay.
  */
 import { createRequire } from 'node:module';
+import { lazyValue } from '../runtime/vendor/lazy-value.ts';
 
-export const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+export const esbuild = lazyValue(() => createRequire(import.meta.url)('esbuild') as typeof import('esbuild'));
 
 /** A banner that lets bundled CommonJS dependencies call require() in an ES module. */
 export const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";

@@ -126,6 +126,40 @@ describe('loadWithCodeCache', () => {
     expect(load(file, notADirectory)).toEqual({ cache: 'missing', exports: 1 });
   });
 
+  it('compiles the .cjs files the module requires from its folder with caches of their own, and only those', () => {
+    // dist/'s prebuilt libraries (ajv, the small ones) are required by the CLI; packages and node: modules are Node's to load.
+    const file = moduleFile(
+      "const helper = require('./lib/helper.cjs');\nmodule.exports = { helper, again: require('./lib/helper.cjs') === helper, outside: require('../outside.cjs'), sep: require('node:path').sep };\n",
+    );
+    const dir = join(file, '..');
+    mkdirSync(join(dir, 'lib'));
+    writeFileSync(join(dir, 'lib', 'helper.cjs'), "exports.name = 'helper'; exports.cli = require('../cli.cjs');\n");
+    writeFileSync(join(dir, '..', 'outside.cjs'), "module.exports = 'outside';\n");
+    const cache = tempDir();
+    // The helper's require of the file that requires it is a cycle: it gets the exports made so far, as Node's require gives.
+    const expected = { helper: { name: 'helper', cli: {} }, again: true, outside: 'outside', sep: '/' };
+    expect(load(file, cache)).toEqual({ cache: 'missing', exports: expected });
+    const names = cacheFiles(cache).sort();
+    expect(names).toEqual([expect.stringMatching(/^cli\.cjs-/), expect.stringMatching(/^helper\.cjs-/)]);
+    const written = names.map((name) => statSync(join(cache, name)).mtimeMs);
+    expect(load(file, cache)).toEqual({ cache: 'used', exports: expected });
+    // Both used: a missing or refused one would have been written again.
+    expect(cacheFiles(cache).sort()).toEqual(names);
+    expect(names.map((name) => statSync(join(cache, name)).mtimeMs)).toEqual(written);
+  });
+
+  it("never runs another text's bytecode for a required file either", () => {
+    const file = moduleFile("module.exports = require('./lib.cjs');\n");
+    const lib = join(file, '..', 'lib.cjs');
+    writeFileSync(lib, "module.exports = 'before';\n");
+    const cache = tempDir();
+    load(file, cache);
+    writeFileSync(lib, "module.exports = 'after!';\n");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(lib, later, later);
+    expect(load(file, cache)).toEqual({ cache: 'used', exports: 'after!' });
+  });
+
   it('removes the caches nobody wrote for 30 days, and the temp files of killed writers, when it writes one; keeps the rest', () => {
     const cache = tempDir();
     const aged = (name: string, days: number) => {
@@ -160,6 +194,42 @@ describe('forge and its code cache', () => {
     // Refused or missing, it would have been written again.
     expect(cacheFiles(dir)).toEqual([name]);
     expect(statSync(join(dir, name!)).mtimeMs).toBe(written);
+  });
+});
+
+describe('forge and what it loads', () => {
+  const project = () =>
+    writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/shout.yaml': "description: Prints the text.\ntags: [read]\nparameters:\n  text: { type: string, description: The text. }\nrun: [printf, '%s', '{text}']\n",
+      'tools/double.ts': "/**\n * Tool: double\n * Description: Doubles a number.\n * Tags: read\n * Input:\n *   n (int): The number.\n */\nexport function execute(args: { n: number }) {\n  return args.n * 2;\n}\n",
+    });
+
+  /** Runs `forge` with a probe that says at exit whether esbuild's API was evaluated. */
+  async function forgeProbed(args: string[], cwd: string, env: Record<string, string>) {
+    const probe = join(tempDir(), 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => process.stderr.write('\\nesbuild=' + Object.keys(require.cache).some((k) => k.endsWith('/esbuild/lib/main.js'))));`);
+    const result = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), ...args], { cwd, env });
+    return { code: result.code, stdout: result.stdout, esbuild: result.stderr.match(/esbuild=(true|false)$/)?.[1] };
+  }
+
+  it('evaluates esbuild only for a command that bundles: a YAML tool runs without it, a TypeScript tool with it', async () => {
+    const dir = project();
+    const env = { FORGE_CACHE_DIR: tempDir() };
+    expect(await forgeProbed(['tool', 'run', 'shout', '--param', 'text=hi'], dir, env)).toMatchObject({ code: 0, stdout: expect.stringContaining('hi'), esbuild: 'false' });
+    expect(await forgeProbed(['tool', 'run', 'double', '--param', 'n=21'], dir, env)).toMatchObject({ code: 0, stdout: expect.stringContaining('42'), esbuild: 'true' });
+  });
+
+  it('keeps a code cache for the prebuilt ajv a tool run validates with, and uses it at the next run', async () => {
+    const dir = project();
+    const env = { FORGE_CACHE_DIR: tempDir() };
+    expect((await forge(['tool', 'run', 'shout', '--param', 'text=hi'], dir, env)).code).toBe(0);
+    const cacheDir = join(env.FORGE_CACHE_DIR, 'code-cache');
+    const ajv = cacheFiles(cacheDir).filter((name) => name.startsWith('ajv.cjs-'));
+    expect(ajv).toHaveLength(1);
+    const written = statSync(join(cacheDir, ajv[0]!)).mtimeMs;
+    expect((await forge(['tool', 'run', 'shout', '--param', 'text=again'], dir, env)).stdout).toContain('again');
+    expect(statSync(join(cacheDir, ajv[0]!)).mtimeMs).toBe(written);
   });
 });
 

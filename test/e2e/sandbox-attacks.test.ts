@@ -225,7 +225,8 @@ describe('at server shutdown', () => {
     ['py_script', 'SIGTERM'],
     ['local_shell', 'SIGKILL'],
   ] as const)('kills the children of a %s call in flight when the server gets %s', async (kind, signal) => {
-    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: TOKEN } });
+    // A short grace period: the call lingers 60 s, so SIGTERM's path ends with the grace running out and the turn's processes killed.
+    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_SHUTDOWN_GRACE: '1s' } });
     const marker = `shutdown-${kind}-${Date.now()}`;
     const json = JSON.stringify({ action: 'stray', marker, linger: 60 });
     const args = kind === 'local_shell' ? { command: `python3 attack.py '${json}'`, timeout: 120 } : { payload: { action: 'stray', marker, linger: 60 } };
