@@ -4,16 +4,21 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const fixturesDir = join(repoRoot, 'test', 'fixtures');
 export const forgeBin = join(repoRoot, 'bin', 'forge.cjs');
 
 const created: string[] = [];
-afterAll(() => {
-  for (const dir of created) rmSync(dir, { recursive: true, force: true });
-});
+
+/**
+ * Removes the temp dirs made so far. test/remove-temp-dirs.ts calls it after
+ * each test file: not an afterAll here, which would be registered once per
+ * worker (files share a worker's modules) and clean up after its first file only.
+ */
+export function removeTempDirs(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 export function tempDir(prefix = 'forge-test-'): string {
   // realpath: macOS's /tmp is a symlink, and paths in output are compared as strings.
