@@ -65,12 +65,14 @@ export interface BenchRow {
   /** The figure compared with the goal when it is not a ratio (ms). */
   absolute?: number;
   higherIsBetter?: boolean;
+  /** The run behind the figure failed (a red suite): the row never meets its goal, however fast it was. */
+  failed?: boolean;
 }
 
 export function printRows(rows: BenchRow[]): boolean {
   const cells = rows.map((r) => {
     const figure = r.ratio ?? r.absolute;
-    const met = r.goal === undefined || figure === undefined ? undefined : r.higherIsBetter ? figure >= r.goal : figure <= r.goal;
+    const met = r.goal === undefined || figure === undefined ? undefined : !r.failed && (r.higherIsBetter ? figure >= r.goal : figure <= r.goal);
     const goal = r.goal === undefined ? '' : `${r.higherIsBetter ? '≥' : '≤'} ${r.goal}${r.ratio !== undefined ? '×' : ' ms'}`;
     return [r.measure, r.result, r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : '', r.against ?? '', goal, met === undefined ? '' : met ? 'met' : 'MISSED'];
   });
