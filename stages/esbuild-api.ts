@@ -32,6 +32,16 @@ export const BUNDLE_OPTIONS = {
 } as const satisfies import('esbuild').BuildOptions;
 
 /**
+ * Evaluates esbuild's API now. A build does so first thing, before the
+ * project loads, as it did when the API loaded with this module: evaluated
+ * at discovery instead, just before the service starts, the cold build of
+ * the 200-tool project took 17 ms longer (A/B, 11 rounds: 223 → 240 ms).
+ */
+export function loadEsbuild(): void {
+  void esbuild.version;
+}
+
+/**
  * Starts esbuild's service process now, so that its start overlaps with
  * loading the project instead of delaying the bundle stage.
  */

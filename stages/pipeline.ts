@@ -33,7 +33,7 @@ import { categoryCounts, createManifest, emitManifest } from './emit-manifest.ts
 import { filterTools } from './filter-tools.ts';
 import { defaultCacheDir, forgeRoot, templatesDir } from './forge-paths.ts';
 import { checkSchemas } from './check-schemas.ts';
-import { warmUpEsbuild } from './esbuild-api.ts';
+import { loadEsbuild, warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
 import { signChecksums } from './sign-checksums.ts';
@@ -79,6 +79,7 @@ export interface BuildResult {
 }
 
 export async function build(options: BuildOptions = {}): Promise<BuildResult> {
+  loadEsbuild();
   const ctx = new StageContext(options.cwd ?? process.cwd());
   const prod = options.prod ?? false;
   let staging: string | undefined;
