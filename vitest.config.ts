@@ -39,8 +39,8 @@ class LongestFirst extends BaseSequencer {
 }
 
 const shared = {
-  // Removes each test file's temp dirs when the file ends.
-  setupFiles: ['test/remove-temp-dirs.ts'],
+  // Stops what each test file started and removes its temp dirs when the file ends.
+  setupFiles: ['test/clean-up-each-file.ts'],
   testTimeout: 30_000,
   hookTimeout: 30_000,
   // The user and global tool scopes: empty unless a test makes its own, never the real ones. Forge's

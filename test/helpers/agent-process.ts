@@ -1,6 +1,6 @@
 /** A running agent process (`node runtime.mjs serve`, `forge run`), with its URL once it listens. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { afterAll } from 'vitest';
+import { onFileEnd } from './file-cleanup.ts';
 
 export interface AgentProcess {
   url: string;
@@ -13,8 +13,8 @@ export interface AgentProcess {
 }
 
 const started: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+onFileEnd(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
 export function startAgentProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<AgentProcess> {

@@ -1,13 +1,13 @@
 /** A real headless Chromium (Debian's package) driven by playwright-core, with a fresh profile per launch. */
 import type { BrowserContext } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { afterAll } from 'vitest';
+import { onFileEnd } from './file-cleanup.ts';
 import { tempDir } from './project.ts';
 
 export const CHROMIUM = process.env.FORGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 const contexts: BrowserContext[] = [];
-afterAll(async () => {
+onFileEnd(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close().catch(() => {})));
 });
 

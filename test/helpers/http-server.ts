@@ -1,10 +1,10 @@
 /** Real HTTP servers on loopback for tests, closed after each file. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
+import { onFileEnd } from './file-cleanup.ts';
 
 const servers: Server[] = [];
-afterAll(async () => {
+onFileEnd(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => { s.closeAllConnections(); s.close(resolve); })));
 });
 

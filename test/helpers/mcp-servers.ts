@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { onFileEnd } from './file-cleanup.ts';
 import type { McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import { repoRoot } from './project.ts';
 import { freePort } from './free-port.ts';
@@ -23,7 +23,7 @@ export function everythingStdioServer(extra: Partial<McpServerSettings> = {}): M
 }
 
 const started: ChildProcess[] = [];
-afterAll(async () => {
+onFileEnd(async () => {
   await Promise.all(
     started.splice(0).map(
       (child) =>

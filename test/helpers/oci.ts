@@ -7,12 +7,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll } from 'vitest';
+import { onFileEnd } from './file-cleanup.ts';
 import { tempDir } from './project.ts';
 
 const running: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
+onFileEnd(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
 export interface LoopbackRegistry {

@@ -12,7 +12,7 @@ export const forgeBin = join(repoRoot, 'bin', 'forge.cjs');
 const created: string[] = [];
 
 /**
- * Removes the temp dirs made so far. test/remove-temp-dirs.ts calls it after
+ * Removes the temp dirs made so far. test/clean-up-each-file.ts calls it after
  * each test file: not an afterAll here, which would be registered once per
  * worker (files share a worker's modules) and clean up after its first file only.
  */

@@ -4,7 +4,7 @@
  */
 import { HttpClient } from '../../runtime/net/http-client.ts';
 import { createModelClient } from '../../runtime/agent/providers/create-model.ts';
-import { afterAll } from 'vitest';
+import { onFileEnd } from './file-cleanup.ts';
 import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
 import type { BuiltinDefinition } from '../../runtime/tools/builtin/define.ts';
 import { createRegistry, type ToolFactories } from '../../runtime/tools/create-tools.ts';
@@ -30,7 +30,7 @@ export interface HarnessOptions {
 }
 
 const open: ToolRegistry[] = [];
-afterAll(async () => {
+onFileEnd(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
 

@@ -1,6 +1,6 @@
 /** YAML tools for tests: written as YAML text, loaded by the same reader the runtime uses, run by a real registry. */
 import { parse, stringify } from 'yaml';
-import { afterAll } from 'vitest';
+import { onFileEnd } from '../../../helpers/file-cleanup.ts';
 import { ToolRegistry } from '../../../../runtime/tools/registry.ts';
 import type { Tool } from '../../../../runtime/tools/model.ts';
 import { readYamlTool } from '../../../../runtime/tools/yaml/read-definition.ts';
@@ -8,8 +8,8 @@ import { createYamlTool, yamlToolSpec, type CommandEvent } from '../../../../run
 import type { ApprovalPolicy } from '../../../../runtime/guard/approval-policy.ts';
 
 const registries: ToolRegistry[] = [];
-afterAll(async () => {
-  await Promise.all(registries.map((r) => r.close()));
+onFileEnd(async () => {
+  await Promise.all(registries.splice(0).map((r) => r.close()));
 });
 
 /** Loads a YAML tool from its text (or from data, stringified first); throws with the problems if it has errors. */
