@@ -1,19 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { listeningOn } from './helpers/free-port.ts';
 import { repoRoot, runProcess, tempDir } from './helpers/project.ts';
 
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-
-it("stops what each test file started and removes its temp dirs when it ends, in a worker that runs file after file", async () => {
+it('stops what each test file started and removes its temp dirs when it ends, in a worker that runs file after file', async () => {
   // The suite's own settings (one worker, files sharing its modules) and its setup file, on two files that each
   // make a temp dir and start server-everything over HTTP (a process of its own, through the helper the suite uses).
   const dir = tempDir();
@@ -32,5 +23,5 @@ it("stops what each test file started and removes its temp dirs when it ends, in
   // The first file's server was stopped and its dir removed before the second began; the second's, after the run.
   expect(files[1]!.stillThere).toEqual({ dirs: [], ports: [] });
   expect(files.map((file) => existsSync(file.dir))).toEqual([false, false]);
-  expect(await listening(files[1]!.port)).toBe(false);
+  expect(await listeningOn(files[1]!.port)).toBe(false);
 });
