@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { esbuild } from '../../stages/esbuild-api.ts';
@@ -40,6 +40,14 @@ function moduleFile(text: string): string {
 
 const cacheFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.v8cache'));
 
+/** Another text of the same length at the same path, saved later: the case V8 alone would answer with the old bytecode. */
+function rewriteSameLength(file: string, text: string): void {
+  expect(text.length).toBe(readFileSync(file, 'utf8').length);
+  writeFileSync(file, text);
+  const later = new Date(Date.now() + 5000);
+  utimesSync(file, later, later);
+}
+
 describe('loadWithCodeCache', () => {
   it('runs the file as a CommonJS module: its exports, require() beside it, __filename and __dirname', () => {
     const file = moduleFile("module.exports = { answer: require('./helper.cjs') + 2, file: __filename, dir: __dirname, self: this === exports };\n");
@@ -69,9 +77,7 @@ describe('loadWithCodeCache', () => {
     const file = moduleFile("module.exports = 'before';\n");
     const cache = tempDir();
     load(file, cache);
-    writeFileSync(file, "module.exports = 'after!';\n");
-    const later = new Date(Date.now() + 5000);
-    utimesSync(file, later, later);
+    rewriteSameLength(file, "module.exports = 'after!';\n");
     expect(load(file, cache)).toEqual({ cache: 'missing', exports: 'after!' });
   });
 
@@ -154,9 +160,7 @@ describe('loadWithCodeCache', () => {
     writeFileSync(lib, "module.exports = 'before';\n");
     const cache = tempDir();
     load(file, cache);
-    writeFileSync(lib, "module.exports = 'after!';\n");
-    const later = new Date(Date.now() + 5000);
-    utimesSync(lib, later, later);
+    rewriteSameLength(lib, "module.exports = 'after!';\n");
     expect(load(file, cache)).toEqual({ cache: 'used', exports: 'after!' });
   });
 
