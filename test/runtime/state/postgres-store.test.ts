@@ -204,7 +204,9 @@ describe('the Postgres state store when connections drop', () => {
     let cutting = true;
     const cutter = (async () => {
       while (cutting) {
-        await asAdmin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'forge-%'`);
+        // With a timeout, pg_terminate_backend returns once the backend has exited, not when it was signalled:
+        // when the cutter stops, no cut is still on its way to land in the claim after the storm.
+        await asAdmin(url, `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'forge-%'`);
       }
     })();
     // At least 40 claims, and on until some cuts have landed inside one: a claim takes a few ms and the
@@ -218,6 +220,8 @@ describe('the Postgres state store when connections drop', () => {
     cutting = false;
     await cutter;
     expect(failures).toBeGreaterThanOrEqual(3); // the cuts did land inside claims
+    // The last cut's FATAL is in the pool's sockets by now; one turn of the event loop lets the pool hear it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     // After the storm, the store claims again on live connections.
     const after = await store.schedules.claimDue([entry], new Date(start.getTime() + (second + 60) * 1000));
     expect(after.map((c) => c.scheduledFor.getTime() > start.getTime())).toEqual([true]);
