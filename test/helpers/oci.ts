@@ -5,8 +5,11 @@
  * and runc to start what `forge package` made.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { onFileEnd } from './file-cleanup.ts';
 import { tempDir } from './project.ts';
 
@@ -64,30 +67,46 @@ function withLibraries(executable: string): string[] {
   return files;
 }
 
+/**
+ * Left out of the Python standard library: its tests and the tools for
+ * writing Python (IDLE, Tk, 2to3, ensurepip), compiled bytecode, and
+ * config-3.N-*, the static libpython and Makefile for compiling C
+ * extensions (25 MB of the 39, and nothing a venv or a tool runs needs).
+ */
+const NOT_IN_IMAGE = /\/(test|tests|idlelib|tkinter|turtledemo|ensurepip|lib2to3|__pycache__|config-\d+\.\d+[^/]*)$/;
+
 function copyInto(rootfs: string, path: string, as = path): void {
   const target = join(rootfs, as);
   mkdirSync(dirname(target), { recursive: true });
-  cpSync(realpathSync(path), target, { dereference: true, recursive: true, filter: (src) => !/\/(test|tests|idlelib|tkinter|turtledemo|ensurepip|lib2to3|__pycache__)$/.test(src) });
+  cpSync(realpathSync(path), target, { dereference: true, recursive: true, filter: (src) => !NOT_IN_IMAGE.test(src) });
 }
 
 /**
- * A base image with node (at /usr/local/bin/node, as in the official images)
- * and, when asked, Python (/usr/bin/python3.N with its standard library),
- * pushed to `registry` as base:TAG (default base:1). Returns its reference.
+ * Base images assembled once per machine and kept between test files and
+ * runs: repacking one costs seconds of CPU, and every file that pushes one
+ * would make the same. The name covers what goes in: this file's own text
+ * (the recipe), node and, for Python, the interpreter.
  */
-export function pushBaseImage(registry: string, options: { python?: boolean; tag?: string } = {}): string {
+const BASE_IMAGES = join(tmpdir(), 'forge-tests-base-images');
+
+function baseImageLayout(python: boolean): string {
+  const interpreter = python ? execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.executable, sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8' }).trim().split(' ') : undefined;
+  const inputs = [readFileSync(fileURLToPath(import.meta.url)), process.execPath, process.version, statSync(process.execPath).mtimeMs, interpreter];
+  const name = createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16);
+  const layout = join(BASE_IMAGES, python ? `python-${name}` : `node-${name}`);
+  if (existsSync(join(layout, 'index.json'))) return layout;
+
   const work = tempDir('forge-base-');
-  const layout = join(work, 'layout');
+  const made = join(work, 'layout');
   const unpacked = join(work, 'bundle');
-  execFileSync('umoci', ['init', '--layout', layout]);
-  execFileSync('umoci', ['new', '--image', `${layout}:base`]);
-  execFileSync('umoci', ['unpack', '--image', `${layout}:base`, unpacked]);
+  execFileSync('umoci', ['init', '--layout', made]);
+  execFileSync('umoci', ['new', '--image', `${made}:base`]);
+  execFileSync('umoci', ['unpack', '--image', `${made}:base`, unpacked]);
   const rootfs = join(unpacked, 'rootfs');
   for (const file of withLibraries(process.execPath)) copyInto(rootfs, file, file === process.execPath ? '/usr/local/bin/node' : file);
-  if (options.python) {
-    const python = execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.executable, sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8' }).trim().split(' ');
-    const executable = realpathSync(python[0]);
-    const version = `${python[1]}.${python[2]}`;
+  if (interpreter) {
+    const executable = realpathSync(interpreter[0]);
+    const version = `${interpreter[1]}.${interpreter[2]}`;
     for (const file of withLibraries(executable)) copyInto(rootfs, file, file === executable ? `/usr/bin/python${version}` : file);
     copyInto(rootfs, `/usr/lib/python${version}`);
     execFileSync('ln', ['-s', `python${version}`, join(rootfs, 'usr/bin/python3')]);
@@ -97,8 +116,25 @@ export function pushBaseImage(registry: string, options: { python?: boolean; tag
   mkdirSync(join(rootfs, 'etc'), { recursive: true });
   writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/false\nnode:x:1000:1000::/workspace:/bin/false\n');
   writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
-  execFileSync('umoci', ['repack', '--image', `${layout}:base`, unpacked]);
-  execFileSync('umoci', ['config', '--image', `${layout}:base`, '--config.env', 'PATH=/usr/local/bin:/usr/bin:/bin']);
+  execFileSync('umoci', ['repack', '--image', `${made}:base`, unpacked]);
+  execFileSync('umoci', ['config', '--image', `${made}:base`, '--config.env', 'PATH=/usr/local/bin:/usr/bin:/bin']);
+  // Another worker may have made the same image meanwhile: the first rename wins, and both are the same.
+  mkdirSync(BASE_IMAGES, { recursive: true });
+  try {
+    renameSync(made, layout);
+  } catch (err) {
+    if (!existsSync(join(layout, 'index.json'))) throw err;
+  }
+  return layout;
+}
+
+/**
+ * A base image with node (at /usr/local/bin/node, as in the official images)
+ * and, when asked, Python (/usr/bin/python3.N with its standard library),
+ * pushed to `registry` as base:TAG (default base:1). Returns its reference.
+ */
+export function pushBaseImage(registry: string, options: { python?: boolean; tag?: string } = {}): string {
+  const layout = baseImageLayout(options.python ?? false);
   const reference = `${registry}/base:${options.tag ?? '1'}`;
   execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:base`, `docker://${reference}`]);
   return reference;
@@ -113,9 +149,14 @@ export function unpackForRunc(reference: string, args?: string[], options: { net
   const work = tempDir('forge-runc-');
   execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', `docker://${reference}`, `oci:${join(work, 'layout')}:image`]);
   const bundle = join(work, 'bundle');
-  execFileSync('umoci', ['unpack', '--image', `${join(work, 'layout')}:image`, bundle]);
+  const image = `${join(work, 'layout')}:image`;
+  mkdirSync(bundle);
+  // raw unpack, not unpack: no mtree of every file for a repack that never comes (a second of CPU per image).
+  execFileSync('umoci', ['raw', 'unpack', '--image', image, join(bundle, 'rootfs')]);
   const configFile = join(bundle, 'config.json');
+  execFileSync('umoci', ['raw', 'runtime-config', '--image', image, '--rootfs', join(bundle, 'rootfs'), configFile]);
   const config = JSON.parse(readFileSync(configFile, 'utf8'));
+  config.root.path = 'rootfs';
   config.process.terminal = false;
   if (args) config.process.args = args;
   // Sharing the host's network lets the test reach the server; without it the container is offline (loopback only).
