@@ -18,7 +18,7 @@ import { toSpec } from '../runtime/tools/model.ts';
 import { loadProject } from '../stages/load-project.ts';
 import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
 import { StageContext } from '../stages/stage.ts';
-import { median, percentile, printRows, timeProcess, type BenchRow } from './measure.ts';
+import { median, percentile, printRows, timeProcess, withoutMachineStartCosts, type BenchRow } from './measure.ts';
 
 const JS_TOOL = `/**
  * Tool: add_js
@@ -88,5 +88,6 @@ export async function forgeToolRows(runs = Number(process.env.BENCH_RUNS ?? 7)):
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  withoutMachineStartCosts();
   process.exitCode = printRows(await forgeToolRows()) ? 0 : 1;
 }

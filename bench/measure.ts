@@ -1,6 +1,20 @@
 /** Timing helpers: whole processes and in-process calls, reported as medians. */
 import { spawnSync } from 'node:child_process';
 
+/**
+ * Settings of this machine, not of Forge, that change what every node
+ * process does at start. NODE_EXTRA_CA_CERTS makes Node 20 parse every root
+ * certificate before any code runs: 40 ms here, on both sides of a ratio,
+ * which flattered every row measured against a process start (a bundle
+ * starting in a container pays none of it). Each bench entry calls this
+ * first; the processes it measures inherit the result.
+ */
+export function withoutMachineStartCosts(): void {
+  const removed = ['NODE_EXTRA_CA_CERTS'].filter((name) => process.env[name] !== undefined);
+  for (const name of removed) delete process.env[name];
+  if (removed.length) console.log(`measured without this machine's ${removed.join(', ')} (bench/measure.ts says why)`);
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);

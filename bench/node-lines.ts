@@ -16,10 +16,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: a plain .mjs script shared with the test runner
 import { nodeLineBinary } from '../scripts/node-line-binary.mjs';
-import { median, timeProcess } from './measure.ts';
+import { median, timeProcess, withoutMachineStartCosts } from './measure.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(process.env.BENCH_RUNS ?? 15);
+withoutMachineStartCosts();
 const lines = (process.env.FORGE_NODE_LINES ?? '20,22,24,26').split(',').map(Number);
 
 const dir = mkdtempSync(join(tmpdir(), 'forge-bench-lines-'));

@@ -24,9 +24,10 @@ import { openPostgresStore } from '../runtime/state/postgres-store.ts';
 import type { StateStore } from '../runtime/state/store.ts';
 import { Task } from '../runtime/vendor/protocol.ts';
 import { startPostgres } from '../test/helpers/postgres.ts';
-import { median } from './measure.ts';
+import { median, withoutMachineStartCosts } from './measure.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+withoutMachineStartCosts();
 const TOKEN = 'bench-token';
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 

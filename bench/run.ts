@@ -26,7 +26,7 @@ import { loadProject } from '../stages/load-project.ts';
 import { createSourceNodeLauncher } from '../stages/source-node-launcher.ts';
 import { StageContext } from '../stages/stage.ts';
 import { generateProject } from './generate-project.ts';
-import { median, percentile, printRows, timeInterleaved, timeProcess, type BenchRow } from './measure.ts';
+import { median, percentile, printRows, timeInterleaved, timeProcess, withoutMachineStartCosts, type BenchRow } from './measure.ts';
 import { suiteRow } from './suite-bench.ts';
 import { benchServer } from './server-bench.ts';
 import { benchVerify } from './verify-bench.ts';
@@ -37,6 +37,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const forgeBin = join(root, 'bin', 'forge.cjs');
 const node = process.execPath;
 const runs = Number(process.env.BENCH_RUNS ?? 7);
+withoutMachineStartCosts();
 
 // The `forge` command runs dist/: compile it from these sources first (as the test setup does).
 execFileSync(node, ['scripts/build-cli.mjs'], { cwd: root, stdio: 'inherit' });

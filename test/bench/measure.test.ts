@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { printRows } from '../../bench/measure.ts';
+import { printRows, withoutMachineStartCosts } from '../../bench/measure.ts';
 
 describe('printRows', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -24,5 +25,24 @@ describe('printRows', () => {
     const { allMet, lines } = printed([{ measure: 'test suite (FAILED)', result: '68 s', ratio: 0.56, goal: 1, failed: true }]);
     expect(allMet).toBe(false);
     expect(lines.at(-1)).toMatch(/MISSED$/);
+  });
+});
+
+describe('withoutMachineStartCosts', () => {
+  const saved = process.env.NODE_EXTRA_CA_CERTS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+    else process.env.NODE_EXTRA_CA_CERTS = saved;
+    vi.restoreAllMocks();
+  });
+
+  it('keeps NODE_EXTRA_CA_CERTS from the processes a bench measures, and says so', () => {
+    process.env.NODE_EXTRA_CA_CERTS = '/etc/ssl/certs/ca-certificates.crt';
+    const said: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void said.push(line));
+    withoutMachineStartCosts();
+    const child = spawnSync(process.execPath, ['-p', 'JSON.stringify(process.env.NODE_EXTRA_CA_CERTS ?? null)'], { encoding: 'utf8' });
+    expect(JSON.parse(child.stdout)).toBeNull();
+    expect(said).toEqual([expect.stringMatching(/without this machine's NODE_EXTRA_CA_CERTS/)]);
   });
 });
