@@ -9,7 +9,7 @@
  * language, since any of them may import it. A tool whose file stops loading
  * stays listed and answers calls with the diagnostic (unavailable-tool.ts).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, relative, resolve } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
@@ -107,7 +107,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
   }
 
-  for (const tool of toRecreate(fresh, agent, state, supportKinds(paths, project))) {
+  for (const tool of toRecreate(fresh, agent, state, supportKinds(paths, project, state))) {
     let next: Tool;
     try {
       next = tool.loadErrors ? unavailableTool(tool.spec.name, tool.loadErrors, tool.spec) : createTool(tool.spec, factories);
@@ -150,12 +150,17 @@ function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState
   return fresh.filter((t) => picked.has(t.spec.name));
 }
 
-/** Which languages' helper modules (code files that are no tool) changed. */
-function supportKinds(paths: string[], project: Project): Set<'python' | 'node'> {
+/**
+ * Which languages' helper modules (code files that are no tool) changed. A
+ * deleted file that was a tool is a removed tool, not a helper: an edit to a
+ * tool file never reloads the other tools, and neither does its delete.
+ */
+function supportKinds(paths: string[], project: Project, state: ReloadState): Set<'python' | 'node'> {
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
   const kinds = new Set<'python' | 'node'>();
   for (const path of paths) {
     if (toolFiles.has(path) || path === project.config.file) continue;
+    if (state.fileOf.has(path) && !existsSync(path)) continue;
     const ext = extname(path);
     if (CODE.python.has(ext)) kinds.add('python');
     if (CODE.node.has(ext)) kinds.add('node');

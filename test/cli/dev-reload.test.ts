@@ -62,6 +62,20 @@ describe('forge run --dev hot reload', () => {
     }
   }, 300_000);
 
+  it('removes a deleted Python tool without reloading the other Python tools (a tool file is no helper module)', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/gone.py': versioned('gone', 1), 'tools/other.py': versioned('other', 1) });
+    const agent = await devServer(project);
+    try {
+      expect((await post(agent.url, 'other')).body.value).toEqual({ version: 1 });
+      unlinkSync(join(project, 'tools/gone.py'));
+      await agent.waitFor(/removed gone\n/);
+      expect(agent.output()).not.toMatch(/reloaded [^\n]*other/);
+      expect(await names(agent.url)).toEqual(['other']);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('reloads the edited tool and the meta-tools that compose it, and nothing else', async () => {
     const meta = 'description: Wraps base.\ntags: [read]\nsteps:\n  - tool: base\n';
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/base.py': versioned('base', 1), 'tools/meta.yaml': meta, 'tools/other.yaml': yamlTool('other', 'x') });
