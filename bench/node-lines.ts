@@ -35,11 +35,16 @@ try {
   for (const line of lines) {
     const node: string = line === Number.parseInt(process.versions.node, 10) ? process.execPath : nodeLineBinary(line);
     const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    const bare = median(timeProcess(node, ['-e', '0'], { cwd: dir, runs }));
-    const cold = median(await timeStarts(node, runtime, {}));
     const cache = join(dir, `cache-${line}`);
     spawnSync(node, [runtime, 'help'], { env: { ...process.env, NODE_COMPILE_CACHE: cache }, stdio: 'ignore' });
-    const cached = median(await timeStarts(node, runtime, { NODE_COMPILE_CACHE: cache }));
+    // Interleaved, one of each per round: the three sides of a row see the same machine.
+    const times = { bare: [] as number[], cold: [] as number[], cached: [] as number[] };
+    for (let i = 0; i < runs; i++) {
+      times.bare.push(...timeProcess(node, ['-e', '0'], { cwd: dir, runs: 1 }));
+      times.cold.push(await timeStart(node, runtime, {}));
+      times.cached.push(await timeStart(node, runtime, { NODE_COMPILE_CACHE: cache }));
+    }
+    const [bare, cold, cached] = [times.bare, times.cold, times.cached].map(median);
     rows.push([version, ms(bare), `${ms(cold)} (${(cold / bare).toFixed(2)}×)`, `${ms(cached)} (${(cached / bare).toFixed(2)}×)`, `${(((cold - cached) / cold) * 100).toFixed(0)}%`]);
   }
   const head = ['line', 'node -e 0', 'serve → /healthz', 'with compile cache', 'saved'];
@@ -51,27 +56,24 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Wall time from spawning `serve` to the first answered /healthz, `runs` times. */
-async function timeStarts(node: string, runtime: string, env: NodeJS.ProcessEnv): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    const child = spawn(node, [runtime, 'serve', '--port', '0', '--no-auth'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => {
-        err += d;
-        const match = /listening on (http:\/\/\S+)/.exec(err);
-        if (match) resolve(match[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${err}`)));
+/** Wall time from spawning `serve` to the first answered /healthz. */
+async function timeStart(node: string, runtime: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  const child = spawn(node, [runtime, 'serve', '--port', '0', '--no-auth'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d;
+      const match = /listening on (http:\/\/\S+)/.exec(err);
+      if (match) resolve(match[1]);
     });
-    await (await fetch(`${url}/healthz`)).arrayBuffer();
-    times.push(performance.now() - started);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
-  return times;
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${err}`)));
+  });
+  await (await fetch(`${url}/healthz`)).arrayBuffer();
+  const elapsed = performance.now() - started;
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  return elapsed;
 }
 
 function ms(value: number): string {
