@@ -6,9 +6,9 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onFileEnd } from './file-cleanup.ts';
 import { tempDir } from './project.ts';
@@ -85,13 +85,15 @@ function copyInto(rootfs: string, path: string, as = path): void {
  * Base images assembled once per machine and kept between test files and
  * runs: repacking one costs seconds of CPU, and every file that pushes one
  * would make the same. The name covers what goes in: this file's own text
- * (the recipe), node and, for Python, the interpreter.
+ * (the recipe), and node and Python with their files' mtimes (an upgrade
+ * makes a new image).
  */
 const BASE_IMAGES = join(tmpdir(), 'forge-tests-base-images');
 
 function baseImageLayout(python: boolean): string {
   const interpreter = python ? execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.executable, sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8' }).trim().split(' ') : undefined;
-  const inputs = [readFileSync(fileURLToPath(import.meta.url)), process.execPath, process.version, statSync(process.execPath).mtimeMs, interpreter];
+  const stamp = (file: string) => [file, statSync(realpathSync(file)).mtimeMs];
+  const inputs = [readFileSync(fileURLToPath(import.meta.url)), process.version, stamp(process.execPath), interpreter && [interpreter, stamp(interpreter[0])]];
   const name = createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16);
   const layout = join(BASE_IMAGES, python ? `python-${name}` : `node-${name}`);
   if (existsSync(join(layout, 'index.json'))) return layout;
@@ -125,6 +127,9 @@ function baseImageLayout(python: boolean): string {
   } catch (err) {
     if (!existsSync(join(layout, 'index.json'))) throw err;
   }
+  // Images of an older recipe, node or Python are never used again: 40 MB each.
+  const kind = basename(layout).split('-')[0];
+  for (const old of readdirSync(BASE_IMAGES)) if (old.startsWith(`${kind}-`) && old !== basename(layout)) rmSync(join(BASE_IMAGES, old), { recursive: true, force: true });
   return layout;
 }
 
