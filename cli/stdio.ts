@@ -1,15 +1,8 @@
 /** Writing to stdout and stderr when the reader may go away or fall behind. */
 import { writeSync } from 'node:fs';
+import { exitQuietlyOnClosedPipe } from '../runtime/closed-pipe.ts';
 
-/** `forge tool list | head` closes our stdout early; that is not an error. */
-export function exitQuietlyOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw err;
-    });
-  }
-}
+export { exitQuietlyOnClosedPipe };
 
 /**
  * Writes to fd 1 without creating process.stdout: setting that stream up on

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
 import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
@@ -84,6 +85,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   let [command, ...rest] = argv;
   if (command === '__worker') return startToolWorker(contents, rest[0]);
   if (command === '--stdio') command = 'stdio';
+  // A command that prints and ends (tools, describe, call, help…) may be piped into `head`.
+  if (command !== 'serve' && command !== 'stdio') exitQuietlyOnClosedPipe();
   if (command === 'serve' || command === 'stdio') {
     // Once, where a long-lived agent starts: not on every `call`.
     const lineWarning = nodeLineWarning();

@@ -2,9 +2,10 @@
  * The built bundle runs with plain node from a directory that holds nothing
  * but .forge-output/: no node_modules, no sources, no Forge.
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deployBundle, fixtureProject, forge, runProcess } from '../helpers/project.ts';
+import { deployBundle, fixtureProject, forge, forgeBin, runProcess } from '../helpers/project.ts';
 
 let bundleDir: string;
 let workDir: string;
@@ -66,5 +67,31 @@ describe('node runtime.mjs', () => {
   it('prints a tool\'s spec with describe', async () => {
     const { stdout } = await runtime(['describe', 'echo_py']);
     expect(JSON.parse(stdout)).toMatchObject({ name: 'echo_py', source: { path: 'tools/echo_py.py' } });
+  });
+});
+
+/** Runs a command whose reader has already gone (`… | head -0`): every write it makes meets a closed pipe. */
+function withClosedStdout(command: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('a reader that stops reading early (| head)', () => {
+  it.each([['tools'], ['tools', '--json'], ['describe', 'echo_py'], ['call', 'py_script', '{"a": 1, "b": 2}'], ['help']])('node runtime.mjs %s ends quietly, without a stack trace', async (...args) => {
+    const { code, stderr } = await withClosedStdout(process.execPath, [join(bundleDir, 'runtime.mjs'), ...args], workDir);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at /);
+    expect(code).toBe(0);
+  });
+
+  it('forge tool list ends quietly too', async () => {
+    const { code, stderr } = await withClosedStdout(process.execPath, [forgeBin, 'tool', 'list'], fixtureProject('basic'));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at /);
+    expect(code).toBe(0);
   });
 });
