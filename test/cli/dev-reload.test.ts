@@ -62,12 +62,18 @@ describe('forge run --dev hot reload', () => {
     }
   }, 300_000);
 
-  it('removes a deleted Python tool without reloading the other Python tools (a tool file is no helper module)', async () => {
-    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/gone.py': versioned('gone', 1), 'tools/other.py': versioned('other', 1) });
+  const versionedTs = (name: string, version: number) =>
+    `/**\n * Tool: ${name}\n * Description: Says which version it is.\n * Tags: read\n */\nexport function execute() {\n  return { version: ${version} };\n}\n`;
+
+  it.each([
+    ['Python', 'py', versioned],
+    ['TypeScript', 'ts', versionedTs],
+  ] as const)('removes a deleted %s tool without reloading the other tools of its language (a tool file is no helper module)', async (_language, ext, source) => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), [`tools/gone.${ext}`]: source('gone', 1), [`tools/other.${ext}`]: source('other', 1) });
     const agent = await devServer(project);
     try {
       expect((await post(agent.url, 'other')).body.value).toEqual({ version: 1 });
-      unlinkSync(join(project, 'tools/gone.py'));
+      unlinkSync(join(project, `tools/gone.${ext}`));
       await agent.waitFor(/removed gone\n/);
       expect(agent.output()).not.toMatch(/reloaded [^\n]*other/);
       expect(await names(agent.url)).toEqual(['other']);
