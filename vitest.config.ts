@@ -2,6 +2,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { MACHINE_START_COSTS } from './bench/measure.ts';
 
 /**
  * Files that drive a real browser: Chromium needs the machine to itself to
@@ -46,14 +47,14 @@ const shared = {
   // The user and global tool scopes: empty unless a test makes its own, never the real ones. Forge's
   // machine-wide cache (runtime cores, base image blobs) is the suite's own, shared by its builds.
   //
-  // NODE_EXTRA_CA_CERTS (set on some machines for a proxy; npm has its own cafile) makes Node 20 parse
-  // every root certificate when a process starts: 40 ms of CPU in each of the ~1,000 node processes
-  // the suite starts. No test reaches past loopback with Node's TLS; empty is unset to Node.
+  // This machine's start costs (bench/measure.ts: NODE_EXTRA_CA_CERTS, 40 ms in each of the ~1,000 node
+  // processes the suite starts) are left out too; empty is unset to Node. No test reaches past
+  // loopback with Node's TLS, and npm has its own cafile.
   env: {
     FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'),
     FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools'),
     FORGE_CACHE_DIR: join(tmpdir(), 'forge-tests-cache'),
-    NODE_EXTRA_CA_CERTS: '',
+    ...Object.fromEntries(MACHINE_START_COSTS.map((name) => [name, ''])),
   },
 };
 

@@ -1,6 +1,6 @@
 /** The `forge` executable's entry point (compiled to dist/forge-cli.cjs, which bin/forge.cjs runs). */
 import { main } from './main.ts';
-import { exitQuietlyOnClosedPipe } from './stdio.ts';
+import { exitQuietlyOnClosedPipe } from '../runtime/closed-pipe.ts';
 
 exitQuietlyOnClosedPipe();
 

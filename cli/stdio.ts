@@ -2,8 +2,6 @@
 import { writeSync } from 'node:fs';
 import { exitQuietlyOnClosedPipe } from '../runtime/closed-pipe.ts';
 
-export { exitQuietlyOnClosedPipe };
-
 /**
  * Writes to fd 1 without creating process.stdout: setting that stream up on
  * a pipe costs about as much as a cached build's whole check. A full pipe

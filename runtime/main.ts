@@ -85,12 +85,13 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   let [command, ...rest] = argv;
   if (command === '__worker') return startToolWorker(contents, rest[0]);
   if (command === '--stdio') command = 'stdio';
-  // A command that prints and ends (tools, describe, call, help…) may be piped into `head`.
-  if (command !== 'serve' && command !== 'stdio') exitQuietlyOnClosedPipe();
   if (command === 'serve' || command === 'stdio') {
     // Once, where a long-lived agent starts: not on every `call`.
     const lineWarning = nodeLineWarning();
     if (lineWarning) stderrLogger.warn(lineWarning);
+  } else {
+    // A command that prints and ends (tools, describe, call, help…) may be piped into `head`.
+    exitQuietlyOnClosedPipe();
   }
   const invocation = parseInvocation(command, rest);
   if (typeof invocation === 'number') return invocation;

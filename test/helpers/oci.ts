@@ -8,7 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onFileEnd } from './file-cleanup.ts';
 import { tempDir } from './project.ts';
@@ -93,9 +93,10 @@ const BASE_IMAGES = join(tmpdir(), 'forge-tests-base-images');
 function baseImageLayout(python: boolean): string {
   const interpreter = python ? execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.executable, sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8' }).trim().split(' ') : undefined;
   const stamp = (file: string) => [file, statSync(realpathSync(file)).mtimeMs];
-  const inputs = [readFileSync(fileURLToPath(import.meta.url)), process.version, stamp(process.execPath), interpreter && [interpreter, stamp(interpreter[0])]];
-  const name = createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16);
-  const layout = join(BASE_IMAGES, python ? `python-${name}` : `node-${name}`);
+  const inputs = [readFileSync(fileURLToPath(import.meta.url), 'utf8'), process.version, stamp(process.execPath), interpreter && [interpreter, stamp(interpreter[0])]];
+  const kind = python ? 'python' : 'node';
+  const name = `${kind}-${createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16)}`;
+  const layout = join(BASE_IMAGES, name);
   if (existsSync(join(layout, 'index.json'))) return layout;
 
   const work = tempDir('forge-base-');
@@ -128,8 +129,7 @@ function baseImageLayout(python: boolean): string {
     if (!existsSync(join(layout, 'index.json'))) throw err;
   }
   // Images of an older recipe, node or Python are never used again: 40 MB each.
-  const kind = basename(layout).split('-')[0];
-  for (const old of readdirSync(BASE_IMAGES)) if (old.startsWith(`${kind}-`) && old !== basename(layout)) rmSync(join(BASE_IMAGES, old), { recursive: true, force: true });
+  for (const old of readdirSync(BASE_IMAGES)) if (old.startsWith(`${kind}-`) && old !== name) rmSync(join(BASE_IMAGES, old), { recursive: true, force: true });
   return layout;
 }
 
