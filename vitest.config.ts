@@ -2,7 +2,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { MACHINE_START_COSTS } from './bench/measure.ts';
+import { MACHINE_START_COSTS, pathPastPythonShim } from './bench/measure.ts';
 
 /**
  * Files that drive a real browser: Chromium needs the machine to itself to
@@ -39,6 +39,8 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+const pythonPath = pathPastPythonShim();
+
 const shared = {
   // Stops what each test file started and removes its temp dirs when the file ends.
   setupFiles: ['test/clean-up-each-file.ts'],
@@ -49,12 +51,15 @@ const shared = {
   //
   // This machine's start costs (bench/measure.ts: NODE_EXTRA_CA_CERTS, 40 ms in each of the ~1,000 node
   // processes the suite starts) are left out too; empty is unset to Node. No test reaches past
-  // loopback with Node's TLS, and npm has its own cafile.
+  // loopback with Node's TLS, and npm has its own cafile. A python3 shim (pyenv) is passed over for the
+  // interpreter it runs: about 240 processes a run asked it, 100–150 ms of CPU each. The shim tests make
+  // their own shims.
   env: {
     FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'),
     FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools'),
     FORGE_CACHE_DIR: join(tmpdir(), 'forge-tests-cache'),
     ...Object.fromEntries(MACHINE_START_COSTS.map((name) => [name, ''])),
+    ...(pythonPath ? { PATH: pythonPath } : {}),
   },
 };
 

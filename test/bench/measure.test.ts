@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { printRows, withoutMachineStartCosts } from '../../bench/measure.ts';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { pathPastPythonShim, printRows, withoutMachineStartCosts } from '../../bench/measure.ts';
+import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import { tempDir } from '../helpers/project.ts';
 
 describe('printRows', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -44,5 +48,22 @@ describe('withoutMachineStartCosts', () => {
     const child = spawnSync(process.execPath, ['-p', 'JSON.stringify(process.env.NODE_EXTRA_CA_CERTS ?? null)'], { encoding: 'utf8' });
     expect(JSON.parse(child.stdout)).toBeNull();
     expect(said).toEqual([expect.stringMatching(/without this machine's NODE_EXTRA_CA_CERTS/)]);
+  });
+});
+
+describe('pathPastPythonShim', () => {
+  it("puts the interpreter a shim runs first on PATH, ahead of the shim", async () => {
+    const real = await resolvePython();
+    const shims = tempDir('forge-shims-');
+    writeFileSync(join(shims, 'python3'), `#!/bin/sh\nexec ${real} "$@"\n`, { mode: 0o755 });
+    const path = pathPastPythonShim({ PATH: `${shims}${delimiter}/usr/bin${delimiter}/bin` });
+    expect(path?.split(delimiter)).toEqual([dirname(real), shims, '/usr/bin', '/bin']);
+  });
+
+  it('leaves PATH alone when python3 on it is the interpreter, or there is none', async () => {
+    const dir = tempDir('forge-python-link-');
+    symlinkSync(await resolvePython(), join(dir, 'python3'));
+    expect(pathPastPythonShim({ PATH: dir })).toBeUndefined();
+    expect(pathPastPythonShim({ PATH: tempDir('forge-no-python-') })).toBeUndefined();
   });
 });
