@@ -137,16 +137,21 @@ class DocstringParser {
           }
           continue;
         }
-        // A misspelt field ("Tgas:") is an error even right under the description;
-        // other prose directly under a field continues it.
+        // A line shaped as a field ("Tgas: read", "Parameters:", "Owner: alice") is a field even
+        // right under another: taken as prose, it would vanish into that field (its inputs lost, or
+        // "owner:" a tag). Other prose directly under a field continues it.
         const continuing = field !== undefined && !blankSince;
-        const typo = key && !key[1].includes(' ') ? likelyTypo(key[1], [...FIELDS, ...SECTIONS]) : undefined;
-        if (continuing && !typo) {
+        const fieldShaped = key !== null && !key[1].includes(' ') && !key[2].startsWith('//'); // a URL is prose
+        if (continuing && !fieldShaped) {
           this.continueField(field!, text.trim(), false);
           continue;
         }
-        if (key && !key[1].includes(' ')) {
-          this.error('FORGE_DOCSTRING_FIELD', `unknown field or section "${key[1]}"`, line, 0, (typo ? `did you mean "${typo}"?` : didYouMean(key[1], [...FIELDS, ...SECTIONS])) ?? `known fields: ${[...FIELDS, ...SECTIONS].join(', ')}`);
+        if (fieldShaped) {
+          const typo = likelyTypo(key[1], [...FIELDS, ...SECTIONS]);
+          const hint =
+            (typo ? `did you mean "${typo}"?` : didYouMean(key[1], [...FIELDS, ...SECTIONS])) ??
+            `known fields: ${[...FIELDS, ...SECTIONS].join(', ')}${continuing ? `; indent the line if it continues ${field}:` : ''}`;
+          this.error('FORGE_DOCSTRING_FIELD', `unknown field or section "${key[1]}"`, line, 0, hint);
           field = undefined;
           section = undefined;
         } else {

@@ -181,6 +181,9 @@ describe('parseDocstring: diagnostics with file:line:column', () => {
     ['unknown type', 'Tool: t\nDescription: d\nInput:\n  when (strng): W.', 'FORGE_DOCSTRING_TYPE', 5, 9, 'did you mean "string"?'],
     ['unknown section', 'Tool: t\nDescription: d\nInputs:\n  x (str): X.', 'FORGE_DOCSTRING_FIELD', 4, 1, 'did you mean "Input"?'],
     ['misspelt field right under the description', 'Tool: t\nDescription: d\nTgas: read', 'FORGE_DOCSTRING_FIELD', 4, 1, 'did you mean "Tags"?'],
+    ['unknown section right under the description (its inputs would vanish into it)', 'Tool: t\nDescription: d\nParameters:\n  city (str): C.', 'FORGE_DOCSTRING_FIELD', 4, 1, expect.stringContaining('indent the line if it continues Description:')],
+    ['unknown field right under Tags (it would become tags)', 'Tool: t\nDescription: d\nTags: read\nOwner: alice', 'FORGE_DOCSTRING_FIELD', 5, 1, expect.stringContaining('known fields: Tool, Description')],
+    ['unknown field right under Timeout', 'Tool: t\nDescription: d\nTimeout: 5s\nOwner: alice', 'FORGE_DOCSTRING_FIELD', 5, 1, undefined],
     ['duplicate parameter', 'Tool: t\nDescription: d\nInput:\n  x (str): X.\n  x (int): X again.', 'FORGE_DOCSTRING_DUPLICATE', 6, 3, undefined],
     ['missing type', 'Tool: t\nDescription: d\nInput:\n  x: X.', 'FORGE_DOCSTRING_SYNTAX', 5, 4, undefined],
     ['missing description', 'Tool: t\nTags: read', 'FORGE_DOCSTRING_MISSING', 2, 1, undefined],
@@ -200,9 +203,15 @@ describe('parseDocstring: diagnostics with file:line:column', () => {
     const d = diagnostics.find((x) => x.code === code);
     expect(d, JSON.stringify(diagnostics)).toBeDefined();
     expect(d).toMatchObject({ severity: 'error', file: 'tools/t.py', line, column });
-    if (hint) expect(d!.hint).toBe(hint);
+    if (hint) expect(d!.hint).toEqual(hint);
     // The caret line is the file's line, so a renderer can point at the column.
     expect(d!.lineText).toBe(`"""\n${body}\n"""`.split('\n')[line - 1]);
+  });
+
+  it('continues a field with prose directly under it, a URL included, but not with a line shaped as a field', () => {
+    const { tool, diagnostics } = parsePy('Tool: t\nDescription: Reads the page at\nhttps://example.com and sums it\nup, in two words.');
+    expect(diagnostics).toEqual([]);
+    expect(tool!.description).toBe('Reads the page at https://example.com and sums it up, in two words.');
   });
 
   it('warns when a docstring looks like a tool but has no Tool: line', () => {
