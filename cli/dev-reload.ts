@@ -135,7 +135,7 @@ function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState
   for (const tool of fresh) {
     const current = agent.registry.get(tool.spec.name);
     const kind = tool.spec.source?.kind === 'python' ? 'python' : tool.spec.source && tool.spec.source.kind !== 'yaml' ? 'node' : undefined;
-    const same = current && !state.placeholders.has(current) && specKey(toSpec(current)) === specKey(tool.spec) && !(kind && support.has(kind));
+    const same = current && !state.placeholders.has(current) && specKey(current) === specKey(tool.spec) && !(kind && support.has(kind));
     if (!same) picked.add(tool.spec.name);
   }
   // A meta-tool checked its composed tools when it was made: make it again against the new ones.
@@ -191,6 +191,7 @@ function declaredName(file: string): string | undefined {
   }
 }
 
+/** A spec as text, in one key order: a freshly parsed spec and a registered tool's list the same keys in different orders. */
 function specKey(spec: ToolSpec): string {
-  return JSON.stringify(spec);
+  return JSON.stringify(toSpec(spec));
 }

@@ -96,6 +96,22 @@ describe('forge run --dev hot reload', () => {
     }
   }, 120_000);
 
+  it('leaves tools that declare Output:, Timeout: or compose others alone when another tool changes, and reloads nothing at start', async () => {
+    const declared = `"""\nTool: declared\nDescription: Declares its output and timeout.\nTags: read\nTimeout: 5s\n\nOutput:\n  version (int): Which version.\n"""\n\ndef execute(args):\n    return {"version": 1}\n`;
+    const typed = `/**\n * Tool: typed\n * Description: Declares its output.\n * Tags: read\n *\n * Output:\n *   ok (bool): Always true.\n */\nexport function execute() {\n  return { ok: true };\n}\n`;
+    const meta = 'description: Wraps declared.\ntags: [read]\nsteps:\n  - tool: declared\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/base.py': versioned('base', 1), 'tools/declared.py': declared, 'tools/typed.ts': typed, 'tools/meta.yaml': meta });
+    const agent = await devServer(project);
+    try {
+      expect((await post(agent.url, 'typed')).body.value).toEqual({ ok: true });
+      saves.inPlace(join(project, 'tools/base.py'), versioned('base', 2));
+      await agent.waitFor(/tools reloaded base\n/);
+      expect(agent.output().match(/tools reloaded[^\n]*/g)).toEqual(['tools reloaded base']);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('picks up a tool in a new folder, and drops a deleted one', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one') });
     const agent = await devServer(project);
