@@ -123,12 +123,22 @@ function cleanIndentation(lines: DocLine[], firstLineSeparately: boolean): DocLi
   return cleaned;
 }
 
-/** True when a source file defines `execute(args)` at its top level (served by a worker). */
+/**
+ * True when a source file defines `execute(args)` at its top level (served by
+ * a worker): as a named export, on the default export, or on CommonJS's
+ * module.exports. A module that exports execute in a way not seen here would
+ * be run as a script, which prints nothing: an empty success.
+ */
 export function definesExecute(kind: 'python' | 'typescript' | 'javascript', source: string): boolean {
   if (kind === 'python') return /^(async\s+)?def\s+execute\s*\(/m.test(source);
-  return (
-    /^\s*export\s+(async\s+)?function\s*\*?\s*execute\s*\(/m.test(source) ||
-    /^\s*export\s+(const|let|var)\s+execute\s*[=:]/m.test(source) ||
-    /^\s*export\s*\{[^}]*\bexecute\b[^}]*\}/m.test(source)
-  );
+  return JS_EXECUTE_EXPORTS.some((pattern) => pattern.test(source));
 }
+
+const JS_EXECUTE_EXPORTS = [
+  /^\s*export\s+(async\s+)?function\s*\*?\s*execute\s*\(/m, // export function execute(
+  /^\s*export\s+(const|let|var)\s+execute\s*[=:]/m, // export const execute =
+  /^\s*export\s*\{[^}]*\bexecute\b[^}]*\}/m, // export { execute }
+  /^\s*export\s+default\s*\{[^}]*\bexecute\b/m, // export default { execute(args) {…} }
+  /^\s*(module\.)?exports\.execute\s*=/m, // exports.execute = …
+  /^\s*module\.exports\s*=\s*\{[^}]*\bexecute\b/m, // module.exports = { execute … }
+];
