@@ -2,9 +2,9 @@
  * Stage: discover tools. Lists the files in every tool_dir that may be tools
  * (.py .ts .js .mjs .yaml .yml) and the support files that travel with them.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { extname, join, relative } from 'node:path';
-import { warning } from '../runtime/diagnostics.ts';
+import { error, warning } from '../runtime/diagnostics.ts';
 import type { SourceKind } from '../runtime/tools/model.ts';
 import type { ProjectConfig, ToolDir } from './config/project-config.ts';
 import { walkSourceTree } from './source-tree.ts';
@@ -41,7 +41,9 @@ export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceF
     }
     for (const withinDir of walkSourceTree(dir.absolute).files) {
       const absolute = join(dir.absolute, withinDir);
-      const { size, mtimeMs } = statSync(absolute);
+      const stat = readableStat(absolute, relative(ctx.cwd, absolute) || absolute, ctx);
+      if (!stat) continue;
+      const { size, mtimeMs } = stat;
       files.push({
         stat: { size, mtimeMs },
         absolute,
@@ -54,4 +56,25 @@ export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceF
     }
   }
   return files;
+}
+
+/** A file's stat, or an error diagnostic when it cannot be read (a link to nothing, a loop of links): never a crash. */
+function readableStat(absolute: string, display: string, ctx: StageContext): Stats | undefined {
+  try {
+    return statSync(absolute);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const target = code === 'ENOENT' || code === 'ELOOP' ? linkTarget(absolute) : undefined;
+    const why = target === undefined ? (err as Error).message : code === 'ELOOP' ? `it is a link in a loop of links (${target})` : `it is a link to ${target}, which does not exist`;
+    ctx.report(error('FORGE_TOOL_READ', `cannot read ${display}: ${why}`, { file: display }, 'remove the file from the tool directory, or point the link at a file that exists'));
+    return undefined;
+  }
+}
+
+function linkTarget(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
 }
