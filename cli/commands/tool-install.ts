@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { hasErrors } from '../../runtime/diagnostics.ts';
 import { planInstall, type ExistingTool } from '../../stages/install/install-tools.ts';
 import { displayPath, scopeDir, ToolScope } from '../../stages/scopes.ts';
@@ -82,8 +82,16 @@ export async function run(argv: string[]): Promise<number> {
   const diagnostics = [...plan.diagnostics];
   const writes: { file: string; text: string; name: string; version?: string }[] = [];
   const unchanged: string[] = [];
+  // The file a tool of each name comes from in the scope installed into: another file of the same name would collide.
+  const definedIn = async (name: string): Promise<string | undefined> =>
+    scope === 'local' ? project?.tools.find((x) => x.spec.name === name && !x.scope && x.file)?.file!.absolute : (await shared[scope].find(name))?.file.absolute;
   for (const tool of plan.tools) {
     const file = join(dir, tool.fileName);
+    const holder = await definedIn(tool.name);
+    if (holder && resolve(holder) !== resolve(file)) {
+      diagnostics.push({ severity: 'error', code: 'FORGE_INSTALL_EXISTS', message: `${shown(holder, scope)} already defines a tool named "${tool.name}"`, hint: 'rename or remove that tool first: two files of one name would break every build' });
+      continue;
+    }
     if (existsSync(file)) {
       if (readFileSync(file, 'utf8') === tool.text) {
         unchanged.push(tool.name);

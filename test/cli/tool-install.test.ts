@@ -112,6 +112,30 @@ describe('forge tool install', () => {
     expect(readdirSync(global)).toEqual(['digest.yaml']);
   });
 
+  it('refuses a tool whose name another file in the scope already defines, with --force too, and writes nothing', async () => {
+    const shared = tempDir('forge-shared-');
+    mkdirSync(join(shared, 'tools'));
+    writeFileSync(join(shared, 'tools', 'greet.yaml'), tool('greet', '1.0.0', 'bash: echo shared-greet\n'));
+    const greetPy = '"""\nTool: greet\nDescription: Greets.\n"""\n\ndef execute(args):\n    return "hi"\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greetPy });
+    const { home, env } = scopes();
+    for (const force of [[], ['--force']]) {
+      const local = await forge(['tool', 'install', shared, ...force], project, env);
+      expect(local.code).toBe(1);
+      expect(local.stderr).toContain('FORGE_INSTALL_EXISTS tools/greet.py already defines a tool named "greet"');
+      expect(existsSync(join(project, 'tools', 'greet.yaml'))).toBe(false);
+    }
+    expect((await forge(['validate'], project, env)).code).toBe(0);
+
+    // The user scope: a greet.yml there is the same name in another file.
+    mkdirSync(join(home, 'tools'), { recursive: true });
+    writeFileSync(join(home, 'tools', 'greet.yml'), tool('greet', '0.9.0', 'bash: echo mine\n'));
+    const user = await forge(['tool', 'install', shared, '--scope', 'user', '--force'], tempDir('forge-cwd-'), env);
+    expect(user.code).toBe(1);
+    expect(user.stderr).toContain('already defines a tool named "greet"');
+    expect(readdirSync(join(home, 'tools'))).toEqual(['greet.yml']);
+  });
+
   it('says what is wrong with a source that is not one', async () => {
     const { env } = scopes();
     const missing = await forge(['tool', 'install', join(tempDir(), 'nope'), '-u'], tempDir(), env);
