@@ -9,13 +9,13 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { toolProcessCommand } from './tool-sandbox.ts';
 
-/** Starts a tool process as the leader of its own process group, with all three pipes. */
+/** Starts a tool process as the leader of its own process group, with all three pipes (a worker: a fourth, its answers). */
 export function spawnInGroup(command: string, args: string[], options: { cwd: string; env: Record<string, string>; worker?: boolean }): ChildProcessWithoutNullStreams {
   const sandboxed = toolProcessCommand(command, args, options);
   return spawn(sandboxed.command, sandboxed.args, {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: options.worker ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     detached: process.platform !== 'win32',
     windowsHide: true,
   });

@@ -2,17 +2,18 @@
  * The Node side of a tool worker: loads a tool module that exports
  * `execute(args, ctx)` and answers requests until stdin closes. Runs inside
  * `node runtime.mjs __worker NAME` (built bundle) or a compiled worker file
- * (sources). Whatever the tool prints goes to stderr: stdout is the protocol.
+ * (sources). Answers go to fd 3 (worker-protocol.ts): whatever the tool, or
+ * a process it starts, prints on stdout or stderr is its log.
  *
  * `ctx.registry.execute(name, args)` sends the call to the host, which runs
  * it through the caller's scoped registry (only its composedOf, under the
  * approval policy) and answers; `ctx.tmpDir` is created on first use and
  * removed by the host after the call.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeSync } from 'node:fs';
 import { sweepStrayProcesses } from './stray-processes.ts';
 import type { ToolResult } from '../model.ts';
-import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
+import { PROTOCOL_FD, type WorkerFailure, type WorkerRequest, type WorkerResponse, type WorkerToolCall, type WorkerToolReply } from './worker-protocol.ts';
 
 type ToolModule = Record<string, unknown>;
 type Execute = (args: unknown, ctx: WorkerToolContext) => unknown;
@@ -28,9 +29,8 @@ export interface WorkerToolContext {
 }
 
 export function serveToolWorker(load: () => Promise<ToolModule>): void {
-  const protocolWrite = process.stdout.write.bind(process.stdout);
-  const toStderr = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  process.stdout.write = toStderr;
+  // Answers go to fd 3, written synchronously (an answer is out before a fatal exit); stdout is the tool's, and logged.
+  const protocolWrite = (text: string) => void writeSync(PROTOCOL_FD, text);
 
   const send = (message: WorkerResponse | WorkerToolCall) => {
     let text: string;

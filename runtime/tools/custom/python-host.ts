@@ -2,8 +2,8 @@
  * The Python side of a tool worker, run as `python -c PYTHON_WORKER_HOST tool.py`.
  * It loads the tool module once (under its own name, so an
  * `if __name__ == "__main__"` block does not run), then answers requests
- * until stdin closes. The tool's own prints go to stderr: stdout carries
- * only the protocol. Inside the bubblewrap sandbox it kills, after each
+ * until stdin closes. Answers go to fd 3 (worker-protocol.ts); the tool's
+ * own prints go to stderr, its log. Inside the bubblewrap sandbox it kills, after each
  * call, every process the call left behind (see stray-processes.ts for why
  * and for the checks that keep this to a private PID namespace).
  */
@@ -91,7 +91,7 @@ def sweep_strays():
 def main():
     sandboxed = in_pid_sandbox()
     path = sys.argv[1]
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    out = os.fdopen(3, "w", encoding="utf-8")  # answers; fd 1 and 2 are the tool's log
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 

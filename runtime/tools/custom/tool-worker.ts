@@ -14,7 +14,13 @@ import { killProcessTree, spawnInGroup } from '../../exec/process-tree.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
 import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
-import type { WorkerFailure, WorkerRequest, WorkerResponse, WorkerToolCall, WorkerToolReply } from './worker-protocol.ts';
+import { PROTOCOL_FD, type WorkerFailure, type WorkerRequest, type WorkerResponse, type WorkerToolCall, type WorkerToolReply } from './worker-protocol.ts';
+import type { Readable } from 'node:stream';
+
+/** The worker's answers: the pipe spawnInGroup opens as its fd 3. */
+function protocolStream(child: ChildProcessWithoutNullStreams): Readable {
+  return child.stdio[PROTOCOL_FD] as Readable;
+}
 
 export interface WorkerLaunch {
   command: string;
@@ -135,12 +141,16 @@ export class ToolWorker {
     this.partial = '';
     this.partialBytes = 0;
     const stderr = new TailBuffer(16 * 1024);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => this.onStdout(child, text));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr.push(chunk);
-      this.options.onStderr?.(chunk.toString('utf8'));
-    });
+    const answers = protocolStream(child);
+    answers.setEncoding('utf8');
+    answers.on('data', (text: string) => this.onAnswers(child, text));
+    // What the tool prints, on either stream (its children's too), is its log; only fd 3 carries answers.
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.on('data', (chunk: Buffer) => {
+        stderr.push(chunk);
+        this.options.onStderr?.(chunk.toString('utf8'));
+      });
+    }
     child.stdin.on('error', () => {}); // a dead worker is reported through 'close'
     child.on('close', (exitCode, signal) => {
       if (this.child === child) this.child = undefined;
@@ -150,7 +160,7 @@ export class ToolWorker {
     return child;
   }
 
-  private onStdout(child: ChildProcessWithoutNullStreams, text: string) {
+  private onAnswers(child: ChildProcessWithoutNullStreams, text: string) {
     if (child !== this.child) return; // a stopped process's last words belong to no call
     let start = 0;
     for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
@@ -178,7 +188,7 @@ export class ToolWorker {
       // Exact: a worker's result keeps integers past 2^53 (as text) instead of rounding them.
       message = parseJsonExact(line) as WorkerResponse | WorkerToolCall;
     } catch {
-      return; // not protocol; the host keeps stdout for itself, so this is noise
+      return; // not protocol: only the host writes to fd 3, so this is noise
     }
     const pending = this.pending;
     if (!pending || pending.child !== child || message.id !== pending.id) return;
@@ -215,7 +225,7 @@ export class ToolWorker {
   private setActive(active: boolean) {
     const child = this.child;
     if (!child) return;
-    const streams = [child.stdout, child.stderr, child.stdin] as unknown as Socket[];
+    const streams = [child.stdout, child.stderr, child.stdin, protocolStream(child)] as unknown as Socket[];
     if (active) {
       child.ref();
       for (const s of streams) s.ref?.();

@@ -1,5 +1,9 @@
 /**
- * The worker wire protocol: one JSON object per line each way.
+ * The worker wire protocol: one JSON object per line each way, requests on
+ * the worker's stdin, answers on its file descriptor 3 (PROTOCOL_FD). Its
+ * stdout is the tool's like stderr is, logged: a tool's print, a write to
+ * fd 1 or a child process that inherits stdout can neither corrupt nor
+ * forge an answer.
  *
  *   → {"id": 1, "args": {...}, "tmpDir": "/tmp/forge-x-1f3a", "depth": 0}
  *   ← {"id": 1, "ok": true, "value": ...}
@@ -18,6 +22,9 @@
  * fresh worker.
  */
 import type { ToolResult } from '../model.ts';
+
+/** The descriptor a worker writes its answers to. */
+export const PROTOCOL_FD = 3;
 
 export interface WorkerRequest {
   id: number;
