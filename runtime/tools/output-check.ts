@@ -6,6 +6,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { fail, type Logger, type ToolResult, type ToolSpec } from './model.ts';
+import { exactNumber } from './exact-output.ts';
 import { compileSchema } from './validation.ts';
 
 export function checkOutput(tool: ToolSpec, result: ToolResult, options: { strict: boolean; log: Logger }): ToolResult {
@@ -17,12 +18,39 @@ export function checkOutput(tool: ToolSpec, result: ToolResult, options: { stric
     return result; // a schema that does not compile is the build's schema check's to report
   }
   // The validator fills in defaults: it works on a copy, the caller gets the value as returned.
-  if (validate(structuredClone(result.value))) return result;
-  const problems = [...new Set((validate.errors ?? []).map(describeOutputError))].join('; ');
+  const copy = structuredClone(result.value);
+  if (validate(copy)) return result;
+  const errors = (validate.errors ?? []).filter((e) => !isExactNumberText(e, copy));
+  if (errors.length === 0) return result;
+  const problems = [...new Set(errors.map(describeOutputError))].join('; ');
   const message = `tool "${tool.name}" returned output that does not match its declared Output: ${problems}`;
   if (options.strict) return fail('FORGE_TOOL_OUTPUT', message, 'return what the Output section declares, or change the declaration (strict_outputs: true in forge.yaml)');
   options.log.warn(message);
   return result;
+}
+
+/**
+ * A number a double would change (2^64, -0, 0.10000000000000000001) reaches
+ * the result as its text (exact-output.ts): where the Output declares a
+ * number or an integer, that text is the number it declares, not a string.
+ */
+function isExactNumberText(e: ErrorObject, value: unknown): boolean {
+  if (e.keyword !== 'type') return false;
+  const expected = [(e.params as { type: string | string[] }).type].flat();
+  const text = valueAt(value, e.instancePath);
+  if (typeof text !== 'string' || !JSON_NUMBER.test(text) || exactNumber(text) !== text) return false;
+  return expected.includes('number') || (expected.includes('integer') && /^-?\d+$/.test(text));
+}
+
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+function valueAt(value: unknown, pointer: string): unknown {
+  if (pointer === '') return value;
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), value);
 }
 
 function describeOutputError(e: ErrorObject): string {
