@@ -17,9 +17,9 @@
  * the output directory only when the whole build succeeded, so a failed
  * build leaves the previous output as it was.
  */
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
 import type { Category } from '../runtime/tools/model.ts';
@@ -112,7 +112,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const strippedFiles = new Set(selected.stripped.map((t) => t.file?.absolute).filter(Boolean));
     const supportFiles = project.supportFiles.filter((f) => !strippedFiles.has(f.absolute));
 
-    checkOutDir(outDir, config.root, ctx);
+    checkOutDir(outDir, config.root, config.toolDirs.map((d) => d.absolute), ctx);
     staging = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
     rmSync(staging, { recursive: true, force: true });
     const output = new OutputWriter(staging);
@@ -239,18 +239,34 @@ function result(ctx: StageContext, ok: boolean, summary?: BuildSummary): BuildRe
 }
 
 /** Refuses to replace a directory that Forge did not create (the user's files would be lost). */
-function checkOutDir(outDir: string, root: string, ctx: StageContext) {
+function checkOutDir(outDir: string, root: string, toolDirs: readonly string[], ctx: StageContext) {
   // The output directory is replaced wholesale, so it must not be (or hold) the project.
   const fromOut = relative(outDir, root);
   if (fromOut === '' || !fromOut.startsWith('..')) {
     ctx.report(error('FORGE_OUT_DIR', `the output directory ${outDir} contains the project itself`, {}, 'choose an output directory inside the project, such as .forge-output'));
     throw new BuildStopped('check-output');
   }
+  // Nor be in a tool directory, or hold one: the next build would find the bundle's copies as tools (or replace the tools).
+  const toolDir = toolDirs.find((dir) => isWithin(outDir, dir) || isWithin(dir, outDir));
+  if (toolDir) {
+    ctx.report(error('FORGE_OUT_DIR', `the output directory ${relative(ctx.cwd, outDir) || outDir} overlaps the tool directory ${relative(ctx.cwd, toolDir) || toolDir}`, {}, 'choose an output directory outside tool_dirs, such as .forge-output'));
+    throw new BuildStopped('check-output');
+  }
   if (!existsSync(outDir)) return;
+  if (!statSync(outDir).isDirectory()) {
+    ctx.report(error('FORGE_OUT_DIR', `the output directory ${relative(ctx.cwd, outDir) || outDir} is a file`, {}, 'pass --out with a directory, such as .forge-output'));
+    throw new BuildStopped('check-output');
+  }
   const entries = readdirSync(outDir);
   if (entries.length === 0 || entries.includes('build-manifest.json')) return;
   ctx.report(error('FORGE_OUT_DIR', `${relative(ctx.cwd, outDir) || outDir} exists and was not made by forge build`, {}, 'remove it, or pass --out with another directory'));
   throw new BuildStopped('check-output');
+}
+
+/** `path` is `dir` or inside it. */
+function isWithin(path: string, dir: string): boolean {
+  const fromDir = relative(dir, path);
+  return fromDir === '' || (!fromDir.startsWith('..') && !isAbsolute(fromDir));
 }
 
 function readSourceDateEpoch(ctx: StageContext): number | undefined {

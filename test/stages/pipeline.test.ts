@@ -193,6 +193,19 @@ describe('forge build: failures', () => {
     expect((await build({ cwd: dir, outDir: '.' })).errors).toMatchObject([{ code: 'FORGE_OUT_DIR' }]);
   });
 
+  it.each([
+    ['inside a tool directory', 'tools/out', /overlaps the tool directory tools/],
+    ['that is a tool directory', 'tools', /overlaps the tool directory tools/],
+    ['that is a file', 'forge.yaml', /is a file/],
+  ])('refuses an output directory %s, and the project still builds after', async (_name, outDir, message) => {
+    const dir = fixtureProject('basic');
+    const before = readFileSync(join(dir, 'forge.yaml'), 'utf8');
+    const refused = await build({ cwd: dir, outDir });
+    expect(refused.errors).toMatchObject([{ code: 'FORGE_OUT_DIR', message: expect.stringMatching(message) }]);
+    expect(readFileSync(join(dir, 'forge.yaml'), 'utf8')).toBe(before);
+    expect((await build({ cwd: dir })).ok).toBe(true);
+  });
+
   it('names both sources when a custom tool takes a builtin\'s name', async () => {
     const dir = writeProject({
       'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'),
