@@ -67,12 +67,17 @@ function hardLinked(shown: string, links: number): PathRefusedError {
   return new PathRefusedError('FORGE_FILE_HARDLINK', `"${shown}" has ${links} hard links; file tools refuse files linked from elsewhere`, 'set allow_hardlinks: true in this tool\'s config in forge.yaml if the work dir holds hard links on purpose');
 }
 
-/** Where the descriptor's object is, as the kernel sees it (Linux), for the check against the root. */
+/**
+ * Where the descriptor's object is, as the kernel sees it (Linux), for the check against the root.
+ *
+ * The link is compared exactly as the kernel gives it. For an unlinked object the kernel appends
+ * " (deleted)" to the last segment, which keeps an object that was inside the root inside it; cutting
+ * the suffix off would instead let an outside sibling really named "<root> (deleted)" pass as the root.
+ */
 async function verify(handle: FileHandle, root: string, path: string, shown: string): Promise<string> {
   if (PROC_FD) {
     const self = `/proc/self/fd/${handle.fd}`;
-    const actual = (await readlink(self)).replace(/ \(deleted\)$/, '');
-    if (!isWithin(root, actual)) throw outsideRefusal(shown);
+    if (!isWithin(root, await readlink(self))) throw outsideRefusal(shown);
     return self;
   }
   // No /proc: the path, resolved again, must still be inside and name the same object.

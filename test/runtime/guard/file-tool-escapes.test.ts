@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 /** A separate process that keeps swapping work/sw between the real directory and a symlink to outside (bounded: it stops by itself). */
-function startSwapper(): ChildProcess {
+function startSwapper(target = outside): ChildProcess {
   const script = `
     const fs = require('node:fs');
     const [sw, dirParked, linkParked, outside] = process.argv.slice(1);
@@ -51,7 +51,7 @@ function startSwapper(): ChildProcess {
     for (let i = 0; i < 5e6 && Date.now() < end; i++) {
       try { fs.renameSync(sw, dirParked); fs.renameSync(linkParked, sw); fs.renameSync(sw, linkParked); fs.renameSync(dirParked, sw); } catch {}
     }`;
-  return spawn(process.execPath, ['-e', script, join(work, 'sw'), join(work, '.sw-dir'), join(work, '.sw-link'), outside], { stdio: 'ignore' });
+  return spawn(process.execPath, ['-e', script, join(work, 'sw'), join(work, '.sw-dir'), join(work, '.sw-link'), target], { stdio: 'ignore' });
 }
 
 function messageOf(result: ToolResult): string {
@@ -123,6 +123,46 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
     outsideUntouched();
     insideSurvived();
     expect(written).toBeGreaterThan(0);
+  });
+});
+
+describe('an outside object named as the work dir plus " (deleted)"', () => {
+  // Linux shows a deleted object's /proc/self/fd path with " (deleted)" appended. A sibling of the work dir
+  // named "<work dir> (deleted)" reads as the work dir itself if that suffix is ever cut off. The caller asks
+  // for sw/"work (deleted)" (inside, a real entry); the swapper turns sw into a symlink to the work dir's
+  // parent, where that name is the outside sibling. Bounded as above.
+  const ROUNDS = 600;
+  const NAME = 'work (deleted)';
+
+  it.each([
+    ['file_read', 'a directory', () => ({ path: `sw/${NAME}` })],
+    ['directory_tree', 'a directory', () => ({ path: `sw/${NAME}` })],
+    ['local_file_browser', 'a directory', () => ({ action: 'list', path: `sw/${NAME}` })],
+    ['file_read', 'a file', () => ({ path: `sw/${NAME}` })],
+    ['local_file_browser', 'a file', () => ({ action: 'read', path: `sw/${NAME}` })],
+  ] as const)('%s never reaches %s outside with that name', async (tool, kind, args) => {
+    const decoy = join(base, NAME);
+    expect(decoy).toBe(`${work} (deleted)`);
+    if (kind === 'a directory') {
+      mkdirSync(decoy);
+      writeFileSync(join(decoy, 'EXFIL-listed.txt'), 'EXFIL secret line\n');
+      mkdirSync(join(work, 'sw', NAME));
+      writeFileSync(join(work, 'sw', NAME, 'secret.txt'), 'INSIDE text line\n');
+    } else {
+      writeFileSync(decoy, 'EXFIL secret line\n');
+      writeFileSync(join(work, 'sw', NAME), 'INSIDE text line\n');
+    }
+    swapper = startSwapper(base);
+    let inside = 0;
+    for (let i = 0; i < ROUNDS || (inside === 0 && i < 5 * ROUNDS); i++) {
+      attempts.race++;
+      const result = await harness.call(tool, args());
+      const text = JSON.stringify(result.ok ? result.value : result.error);
+      expect(text).not.toContain('EXFIL');
+      expect(messageOf(result)).not.toContain(decoy);
+      if (result.ok && /INSIDE|secret\.txt/.test(text)) inside++;
+    }
+    expect(inside).toBeGreaterThan(0);
   });
 });
 
