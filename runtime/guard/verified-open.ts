@@ -128,6 +128,30 @@ export async function readVerified(guard: PathGuard, absolute: string, shown: st
 }
 
 /**
+ * Reads a regular file through a verified descriptor, but never more than `maxBytes`: undefined when
+ * it is larger (by fstat's size, or by what the reads find: a file may grow after fstat).
+ */
+export async function readVerifiedUpTo(guard: PathGuard, absolute: string, shown: string, maxBytes: number, options: FileAccessOptions = {}): Promise<Buffer | undefined> {
+  const { handle, info } = await openForRead(guard, absolute, shown, options);
+  try {
+    if (info.size > maxBytes) return undefined;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      // Never asks for more than one byte past the cap.
+      const chunk = Buffer.alloc(Math.min(64 * 1024, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) return undefined;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * A directory inside the root, opened by descending from the root one
  * segment at a time without following symlinks (and created on the way when
  * `create`), verified. The caller closes the handle.

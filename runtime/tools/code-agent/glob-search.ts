@@ -46,7 +46,7 @@ export default defineBuiltin({
         } catch (err) {
           return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" cannot be used: ${(err as Error).message}`);
         }
-        const ignores = new IgnoreTree(base.absolute);
+        const ignores = new IgnoreTree(guard, base.absolute);
         const kept = [];
         for (const entry of entries) if (!(await ignores.ignored(entry.path, false))) kept.push(entry);
         entries = kept;

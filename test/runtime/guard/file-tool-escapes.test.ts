@@ -6,7 +6,7 @@
  * inside (zero hits outside) and no refusal may say where anything outside is.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
@@ -22,7 +22,7 @@ let harness: ToolHarness;
 let swapper: ChildProcess | undefined;
 
 /** Counts every attempt, so the closing note can give them. */
-export const attempts = { race: 0, braces: 0, hardlinks: 0, special: 0 };
+export const attempts = { race: 0, braces: 0, hardlinks: 0, special: 0, ignoreFiles: 0 };
 
 beforeEach(async () => {
   base = tempDir('forge-escape-');
@@ -272,5 +272,97 @@ describe('FIFOs and devices', () => {
     // And the grep walk skips FIFOs instead of hanging on them.
     const grep = await harness.value<{ matches: { path: string }[] }>('grep_search', { pattern: 'plain' });
     expect(grep.matches.map((m) => m.path)).toEqual(['plain.txt']);
+  });
+});
+
+describe('.gitignore and .ignore files that are not regular files inside', () => {
+  // glob_search and the JavaScript grep read these themselves, for every directory they search.
+  const SEARCHES = [
+    ['glob_search', { pattern: '**/*.txt', include_hidden: true }],
+    ['grep_search', { pattern: 'inside|INSIDE' }],
+  ] as const;
+  const fifos: string[] = [];
+
+  afterEach(() => {
+    // Code that opened a FIFO blocking is still waiting in the I/O pool: a writer coming and going lets it go.
+    for (const fifo of fifos.splice(0)) {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is waiting on it
+      }
+      unlinkSync(fifo);
+    }
+  });
+
+  function pathsOf(result: ToolResult): string[] {
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    const value = (result as { value: { files?: { path: string }[]; matches?: { path: string }[] } }).value;
+    return (value.files ?? value.matches ?? []).map((f) => f.path);
+  }
+
+  it.each(['.gitignore', '.ignore'])('%s as a symlink to a file outside is not followed: its rules do not apply', async (name) => {
+    writeFileSync(join(outside, 'rules'), '*.txt\n');
+    symlinkSync(join(outside, 'rules'), join(work, name));
+    for (const [tool, args] of SEARCHES) {
+      attempts.ignoreFiles++;
+      expect(pathsOf(await harness.call(tool, args)), tool).toContain('plain.txt');
+    }
+  });
+
+  it('a .gitignore hard-linked to a file outside is not read', async () => {
+    writeFileSync(join(outside, 'rules'), '*.txt\n');
+    linkSync(join(outside, 'rules'), join(work, '.gitignore'));
+    for (const [tool, args] of SEARCHES) {
+      attempts.ignoreFiles++;
+      expect(pathsOf(await harness.call(tool, args)), tool).toContain('plain.txt');
+    }
+  });
+
+  it('FIFOs named .gitignore neither hang the searches nor freeze the other file tools', async () => {
+    // More FIFOs than the I/O pool has threads: opened blocking, they would hold all of it.
+    for (let i = 0; i < 6; i++) {
+      const dir = join(work, `d${i}`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'f.txt'), 'inside\n');
+      fifos.push(join(dir, '.gitignore'));
+      expect(spawnSync('mkfifo', [fifos.at(-1)!]).status).toBe(0);
+    }
+    fifos.push(join(work, '.ignore'));
+    spawnSync('mkfifo', [fifos.at(-1)!]);
+    for (const [tool, args] of SEARCHES) {
+      attempts.ignoreFiles++;
+      const paths = pathsOf(await harness.call(tool, args, { timeoutMs: 5_000 }));
+      expect(paths, tool).toContain('plain.txt');
+      expect(paths, tool).toContain('d5/f.txt');
+    }
+    const read = await harness.call('file_read', { path: 'plain.txt' }, { timeoutMs: 5_000 });
+    expect(read).toMatchObject({ ok: true, value: { content: 'plain inside\n' } });
+  });
+
+  it('a device node named .gitignore (and a symlink to /dev/zero) is not read', async () => {
+    expect(spawnSync('mknod', [join(work, '.gitignore'), 'c', '1', '5']).status).toBe(0); // /dev/zero's numbers
+    mkdirSync(join(work, 'sub'));
+    writeFileSync(join(work, 'sub', 'x.txt'), 'inside\n');
+    symlinkSync('/dev/zero', join(work, 'sub', '.gitignore'));
+    const before = process.memoryUsage().rss;
+    for (const [tool, args] of SEARCHES) {
+      attempts.ignoreFiles++;
+      const paths = pathsOf(await harness.call(tool, args, { timeoutMs: 10_000 }));
+      expect(paths, tool).toEqual(expect.arrayContaining(['plain.txt', 'sub/x.txt']));
+    }
+    // Reading either would have taken hundreds of megabytes.
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it('an ignore file larger than the cap is not read (its rules do not apply)', async () => {
+    writeFileSync(join(work, '.gitignore'), `${'# padding\n'.repeat(110_000)}plain.txt\n`);
+    for (const [tool, args] of SEARCHES) {
+      attempts.ignoreFiles++;
+      expect(pathsOf(await harness.call(tool, args)), tool).toContain('plain.txt');
+    }
+    // A small one still is.
+    writeFileSync(join(work, '.gitignore'), 'plain.txt\n');
+    expect(pathsOf(await harness.call('glob_search', { pattern: '**/*.txt' }))).not.toContain('plain.txt');
   });
 });

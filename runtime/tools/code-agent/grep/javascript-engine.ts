@@ -72,7 +72,7 @@ async function search(query: GrepQuery, regex: RegexWorker): Promise<GrepOutcome
     outcome.matches.push(...withContext(relative, seen, query.context));
   };
 
-  const ignores = new IgnoreTree(query.root);
+  const ignores = new IgnoreTree(guard, query.root, { allowHardlinks: query.allowHardlinks });
   const walk = async (dirRelative: string): Promise<void> => {
     const absolute = join(query.root, dirRelative);
     const entries = await listVerified(guard, absolute, dirRelative || '.');
