@@ -9,13 +9,31 @@
  * yet, its nearest existing parent is resolved and the rest appended. What
  * ends outside the work dir (itself resolved) is refused. The comparison is
  * by path segments, so /srv/app2 is not inside /srv/app.
+ *
+ * The agent's state dir, .forge/ in the work dir (sessions, approvals,
+ * schedules, forged tools: what the runtime trusts when it starts again), is
+ * refused too, as the tool sandbox hides it from commands: a file tool that
+ * could write .forge/forged/ would plant a tool that comes back at restart
+ * without build, tests or judge. Only the runtime's own stores that keep
+ * files there (schedules, file_create, the memory folder) let it through.
  */
 import { ForgeError } from '../diagnostics.ts';
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING' | 'FORGE_FILE_NOT_REGULAR' | 'FORGE_FILE_HARDLINK';
+export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_STATE' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING' | 'FORGE_FILE_NOT_REGULAR' | 'FORGE_FILE_HARDLINK';
+
+/** The agent's state dir, in the work dir (runtime/state/, tools/emergent/forged-store.ts, the scheduler keep their files there). */
+export const STATE_DIR = '.forge';
+
+/** Where one file system name can be spelled in other cases (.FORGE is .forge): macOS and Windows by default. */
+const CASE_INSENSITIVE_NAMES = process.platform === 'darwin' || process.platform === 'win32';
+
+export interface PathGuardOptions {
+  /** Let paths into the state dir through: only for the runtime's own stores, never for a tool that takes a path from its caller. */
+  allowStateDir?: boolean;
+}
 
 export class PathRefusedError extends ForgeError {
   declare readonly code: PathRefusalCode;
@@ -35,7 +53,10 @@ export interface GuardedPath {
 const MAX_SYMLINK_HOPS = 40;
 
 export class PathGuard {
-  constructor(readonly workDir: string) {}
+  constructor(
+    readonly workDir: string,
+    private readonly options: PathGuardOptions = {},
+  ) {}
 
   /** The work dir with its own symlinks resolved (a work dir reached through a symlink is fine). */
   root(): string {
@@ -66,7 +87,16 @@ export class PathGuard {
     if (!isWithin(root, physical)) {
       throw new PathRefusedError('FORGE_PATH_OUTSIDE', `path "${input}" is outside the working directory`, `file tools only reach files under ${root}; use a path relative to it`);
     }
+    this.checkState(root, physical, input);
     return { absolute: physical, relative: toRelative(root, physical) };
+  }
+
+  /**
+   * Refuses a physical path (one resolved, or an open descriptor's own) in the state dir, unless this
+   * guard allows it. Checked after every open too: a symlink swapped in later can lead there as well.
+   */
+  checkState(root: string, physical: string, shown: string): void {
+    if (!this.options.allowStateDir && inStateDir(root, physical)) throw stateRefusal(shown);
   }
 
   /** Like resolve(), for a path already known to be physical (a file found by walking the tree). */
@@ -79,6 +109,20 @@ export class PathGuard {
 export function isWithin(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** True when `path` (inside `root`) is the state dir or below it. */
+function inStateDir(root: string, path: string): boolean {
+  const first = relative(root, path).split(sep)[0];
+  return CASE_INSENSITIVE_NAMES ? first.toLowerCase() === STATE_DIR : first === STATE_DIR;
+}
+
+function stateRefusal(shown: string): PathRefusedError {
+  return new PathRefusedError(
+    'FORGE_PATH_STATE',
+    `path "${shown}" is in the agent's state directory (${STATE_DIR}/), which file tools do not read or write`,
+    'the runtime keeps sessions, approvals, schedules and forged tools there; use forge_tool to make a tool, schedule_set for schedules, file_create for files to hand out',
+  );
 }
 
 function toRelative(root: string, path: string): string {

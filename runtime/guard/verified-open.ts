@@ -74,10 +74,12 @@ function hardLinked(shown: string, links: number): PathRefusedError {
  * " (deleted)" to the last segment, which keeps an object that was inside the root inside it; cutting
  * the suffix off would instead let an outside sibling really named "<root> (deleted)" pass as the root.
  */
-async function verify(handle: FileHandle, root: string, path: string, shown: string): Promise<string> {
+async function verify(handle: FileHandle, guard: PathGuard, root: string, path: string, shown: string): Promise<string> {
   if (PROC_FD) {
     const self = `/proc/self/fd/${handle.fd}`;
-    if (!isWithin(root, await readlink(self))) throw outsideRefusal(shown);
+    const actual = await readlink(self);
+    if (!isWithin(root, actual)) throw outsideRefusal(shown);
+    guard.checkState(root, actual, shown);
     return self;
   }
   // No /proc: the path, resolved again, must still be inside and name the same object.
@@ -85,6 +87,7 @@ async function verify(handle: FileHandle, root: string, path: string, shown: str
   const { realpath } = await import('node:fs/promises');
   const real = await realpath(path).catch(() => '');
   if (!named || named.dev !== opened.dev || named.ino !== opened.ino || !real || !isWithin(root, real)) throw outsideRefusal(shown);
+  guard.checkState(root, real, shown);
   return path;
 }
 
@@ -107,7 +110,7 @@ export async function openForRead(guard: PathGuard, absolute: string, shown: str
     throw translate(err, shown);
   }
   try {
-    const self = await verify(handle, root, absolute, shown);
+    const self = await verify(handle, guard, root, absolute, shown);
     const info = await handle.stat();
     checkKind(info, shown, options, allowDirectory);
     return { handle, info, self };
@@ -189,7 +192,7 @@ export async function openDirectoryVerified(guard: PathGuard, absolute: string, 
       handle = child;
       path = `${path}/${segment}`;
     }
-    const self = await verify(handle, root, path, shown);
+    const self = await verify(handle, guard, root, path, shown);
     return { handle, info: await handle.stat(), self, created };
   } catch (err) {
     await handle.close();
@@ -254,7 +257,7 @@ export async function writeVerified(
         handle = await open(name, constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
       }
     }
-    await verify(handle, guard.root(), name, shown);
+    await verify(handle, guard, guard.root(), name, shown);
     const info = await handle.stat();
     checkKind(info, shown, options, false);
     if (options.identity && !sameFile(info, options.identity)) throw Object.assign(new Error(`${shown} is no longer the file it was: left as it is`), { code: 'ESTALE' });

@@ -48,7 +48,8 @@ export class ScheduleStore implements ScheduleRecords {
   private readonly dueTimes = new LocalDueTimes();
 
   constructor(workDir: string) {
-    this.guard = new PathGuard(workDir);
+    // Its file is in the state dir, which the file tools' guards refuse.
+    this.guard = new PathGuard(workDir, { allowStateDir: true });
   }
 
   async runtimeTasks(): Promise<ScheduledTask[]> {

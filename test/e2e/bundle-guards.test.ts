@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
@@ -18,7 +18,7 @@ let bundle: string;
 
 beforeAll(async () => {
   project = writeProject({
-    'forge.yaml': 'agent_id: guards\nversion: 1.0.0\ndescription: x\nworkdir: data\nmodel: { provider: openai, name: scripted, base_url: "http://127.0.0.1:9/v1" }\ntools:\n  - file_read\n',
+    'forge.yaml': 'agent_id: guards\nversion: 1.0.0\ndescription: x\nworkdir: data\nmodel: { provider: openai, name: scripted, base_url: "http://127.0.0.1:9/v1" }\ntools:\n  - file_read\n  - file_write\n',
     'tools/where.py': '"""\nTool: where\nDescription: Says where it runs.\nTags: read\n"""\nimport os\n\ndef execute(args):\n    return os.getcwd()\n',
     'tools/slow.py': '"""\nTool: slow\nDescription: Sleeps, then answers.\nTags: read\n\nInput:\n  seconds (float): How long.\n  tag (str): Echoed back.\n"""\nimport time\n\ndef execute(args):\n    time.sleep(args["seconds"])\n    return "done " + args["tag"]\n',
     'data/inside.txt': 'inside the work dir',
@@ -66,6 +66,19 @@ describe('one boundary', () => {
     const other = tempDir();
     expect(JSON.parse((await runtime(['call', 'where', '{}', '--json', '--workdir', other])).stdout).value).toBe(other);
     expect(JSON.parse((await runtime(['call', 'where', '{}', '--json'], { env: { FORGE_WORKDIR: other } })).stdout).value).toBe(other);
+  });
+});
+
+describe("the agent's state dir", () => {
+  it('the bundle\'s file tools neither plant a forged tool in it nor read it', async () => {
+    mkdirSync(join(project, 'data', '.forge', 'sessions'), { recursive: true });
+    writeFileSync(join(project, 'data', '.forge', 'sessions', 'other.json'), '{"secret": "SESSION-SECRET"}');
+    const write = JSON.parse((await runtime(['call', 'file_write', JSON.stringify({ path: '.forge/forged/evil/tool.json', content: '{}' }), '--json'])).stdout);
+    const read = JSON.parse((await runtime(['call', 'file_read', JSON.stringify({ path: '.forge/sessions/other.json' }), '--json'])).stdout);
+    for (const result of [write, read]) expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_STATE' } });
+    expect(existsSync(join(project, 'data', '.forge', 'forged'))).toBe(false);
+    // The same tool still writes elsewhere in the work dir.
+    expect(JSON.parse((await runtime(['call', 'file_write', JSON.stringify({ path: 'notes/a.txt', content: 'ok' }), '--json'])).stdout)).toMatchObject({ ok: true });
   });
 });
 

@@ -47,7 +47,8 @@ export default defineBuiltin({
     },
   },
   create(host) {
-    const guard = new PathGuard(host.workDir);
+    // It writes into .forge/files/ (the state dir) by its own fixed path; the caller gives a plain name only.
+    const guard = new PathGuard(host.workDir, { allowStateDir: true });
     return {
       async execute(args) {
         const { filename, content, overwrite } = args;

@@ -1,6 +1,6 @@
 import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PathGuard } from '../../guard/path-guard.ts';
+import { PathGuard, PathRefusedError } from '../../guard/path-guard.ts';
 import { openForRead } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { fsFailure, guarded, isFailure } from '../fs-results.ts';
@@ -99,11 +99,16 @@ async function walkDirectory(dir: string, indent: string, depthLeft: number, wal
         walk.lines.push(`${branch}${entry.name}/ (skipped)`);
       } else {
         walk.lines.push(`${branch}${entry.name}/`);
-        if (depthLeft > 1) await walkDirectory(join(dir, entry.name), childIndent, depthLeft - 1, walk).catch(() => walk.lines.push(`${childIndent}(unreadable)`));
+        if (depthLeft > 1) await walkDirectory(join(dir, entry.name), childIndent, depthLeft - 1, walk).catch((err) => walk.lines.push(`${childIndent}${notListed(err)}`));
       }
     } else {
       walk.files++;
       walk.lines.push(`${branch}${entry.name}`);
     }
   }
+}
+
+/** What stands for a directory that cannot be listed: the state dir says why, so nobody asks again. */
+function notListed(err: unknown): string {
+  return err instanceof PathRefusedError && err.code === 'FORGE_PATH_STATE' ? "(the agent's state: not listed)" : '(unreadable)';
 }

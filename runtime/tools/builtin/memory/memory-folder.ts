@@ -32,7 +32,8 @@ export interface MemoryFolder {
 export async function openMemoryFolder(workDir: string, dir: string): Promise<MemoryFolder | Failure> {
   let folder: GuardedPath;
   try {
-    folder = new PathGuard(workDir).resolve(dir);
+    // The folder is configured in forge.yaml (by default .forge/memory, in the state dir), not named by a caller.
+    folder = new PathGuard(workDir, { allowStateDir: true }).resolve(dir);
   } catch (err) {
     if (err instanceof PathRefusedError) return fail(err.code, `the memory folder cannot be used: ${err.message}`, err.hint) as Failure;
     throw err;
