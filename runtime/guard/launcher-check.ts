@@ -6,9 +6,12 @@
  * resolved path), and says which arguments and environment the program runs
  * with (git with system/global config off and safe transports only).
  */
-import { basename } from 'node:path';
-import { runCommand } from '../exec/run-command.ts';
+import { realpathSync } from 'node:fs';
+import { basename, isAbsolute, relative } from 'node:path';
+import { runCommand, type CommandResult } from '../exec/run-command.ts';
 import { checkArguments, checkBinary, type Allowlist, type CommandRefusal, type ResolvedBinary } from './command-guard.ts';
+import { gitDirsInside, MAX_WALKED_DIRECTORIES, repositoriesUnder } from './git-repositories.ts';
+import { isWithin } from './path-guard.ts';
 import { GIT_PROGRAM_KEYS, GIT_SAFE_CONFIG_KEYS, policyFor, type OptionRule, type ProgramPolicy } from './launcher-policy.ts';
 import { awkProblem, sedProblem } from './script-scan.ts';
 
@@ -236,35 +239,149 @@ async function checkWrapped(binary: ResolvedBinary, policy: ProgramPolicy, args:
   return { args: [...args.slice(0, i), inner.path, ...innerPlan.args], env: innerPlan.env, policies: innerPlan.policies };
 }
 
+/** Variables that tie git to one repository; git drops them when it starts a child git in a submodule. */
+const GIT_REPOSITORY_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_IMPLICIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_PREFIX'];
+
+const UNREADABLE = 'where the repository and its git dir are could not be read, so what git would run there cannot be checked';
+
+type GitRun = (args: readonly string[], options?: { nested?: boolean }) => Promise<CommandResult>;
+
+interface Repository {
+  gitDir: string;
+  /** Absent for a bare repository. */
+  workTree?: string;
+}
+
 /**
  * git reads the repository's config on every run, and any write tool can
  * write .git/config: a key there naming a program (an alias, a driver, a
  * helper ...) would run it. The config git would read is listed first
  * (with the same -C/--git-dir options, and the same safe environment).
+ * git also starts child gits in nested repositories (submodules, embedded
+ * repositories: `git status` in a superproject, `--submodule=diff`,
+ * `--recurse-submodules`), each reading its own config: every repository
+ * git could enter from there passes the same check.
  */
 async function gitRepositoryProblem(binary: ResolvedBinary, globals: readonly string[], context: LaunchContext, env: Record<string, string>): Promise<CommandRefusal | undefined> {
+  const git: GitRun = (args, options) => runCommand({
+    command: binary.path,
+    args,
+    cwd: context.workDir,
+    env: gitCheckEnv({ ...context.env, ...env }, options?.nested ?? false),
+    timeoutMs: 10_000,
+    maxOutputBytes: 4 * 1024 * 1024,
+  });
+  const location = gitLocation(globals);
+  const own = await configProblem(git, location, false);
+  if (own) return refusal(binary, undefined, undefined, own);
+  const top = await locateRepository(git, location, false);
+  if (top === 'unreadable') return refusal(binary, undefined, undefined, UNREADABLE);
+  if (!top) return undefined;
+  const nested = await nestedRepositoryProblem(git, top, realOrSelf(context.workDir));
+  return nested ? refusal(binary, undefined, undefined, nested) : undefined;
+}
+
+/** git's own options that choose the repository (-C, --git-dir, --work-tree), as given. */
+function gitLocation(globals: readonly string[]): string[] {
   const location: string[] = [];
   for (let i = 0; i < globals.length; i++) {
     if (['-C', '--git-dir', '--work-tree'].includes(globals[i])) location.push(globals[i], globals[++i] ?? '');
     else if (/^--(git-dir|work-tree)=/.test(globals[i])) location.push(globals[i]);
   }
-  const listed = await runCommand({
-    command: binary.path,
-    args: [...location, 'config', '--list', '--includes', '--show-scope', '-z'],
-    cwd: context.workDir,
-    env: { ...context.env, ...env },
-    timeoutMs: 10_000,
-    maxOutputBytes: 4 * 1024 * 1024,
-  });
-  if (listed.spawnError || listed.timedOut) return refusal(binary, undefined, undefined, 'the repository configuration could not be read, so it cannot be checked');
+  return location;
+}
+
+/** The environment of a check: git's own (the caller's config file is not one git reads), and for a nested repository none that pins the parent's. */
+function gitCheckEnv(env: Record<string, string>, nested: boolean): Record<string, string> {
+  const out = { ...env };
+  delete out.GIT_CONFIG; // only `git config` reads it: listing with it set would show another file than git runs with
+  if (nested) for (const name of GIT_REPOSITORY_ENV) delete out[name];
+  return out;
+}
+
+/** Why the config git reads at `location` is refused, if it is. */
+async function configProblem(git: GitRun, location: readonly string[], nested: boolean, shown?: string): Promise<string | undefined> {
+  const listed = await git([...location, 'config', '--list', '--includes', '--show-scope', '-z'], { nested });
+  const whose = shown === undefined ? "the repository's configuration" : `the nested repository's configuration (${shown})`;
+  if (listed.spawnError || listed.timedOut) return `${whose} could not be read, so it cannot be checked`;
   const fields = listed.stdout.split('\0');
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const scope = fields[i];
     const key = fields[i + 1].split('\n')[0].toLowerCase();
     if (scope === 'command') continue; // Forge's own settings (hooks off, no pager ...).
     if (GIT_PROGRAM_KEYS.test(key)) {
-      return refusal(binary, undefined, undefined, `the repository's configuration sets ${key}, which can make git run a program; remove it from .git/config before running git through cli_execute`);
+      const where = shown === undefined ? '.git/config' : 'that repository\'s config';
+      const why = shown === undefined ? '' : ' (git runs a git of its own in a nested repository or submodule, with that config)';
+      return `${whose} sets ${key}, which can make git run a program${why}; remove it from ${where} before running git through cli_execute`;
     }
   }
   return undefined;
+}
+
+/** The git dir and work tree git would use at `location`; undefined outside any repository, 'unreadable' when git's answer cannot be trusted. */
+async function locateRepository(git: GitRun, location: readonly string[], nested: boolean): Promise<Repository | undefined | 'unreadable'> {
+  const found = await git([...location, 'rev-parse', '--absolute-git-dir', '--show-toplevel'], { nested });
+  if (found.spawnError || found.timedOut) return 'unreadable';
+  if (found.stdout === '') return undefined;
+  // One path a line: a work tree, or a bare repository's git dir alone (git then fails on --show-toplevel).
+  // A path with a line break in it would be misread, so it is not read at all.
+  const lines = found.stdout.split('\n');
+  const expected = found.exitCode === 0 ? 3 : 2;
+  if (lines.length !== expected || lines.slice(0, -1).some((line) => !isAbsolute(line))) return 'unreadable';
+  return { gitDir: realOrSelf(lines[0]), workTree: expected === 3 ? realOrSelf(lines[1]) : undefined };
+}
+
+/**
+ * Every repository git could enter from `top`: those with a .git entry in a
+ * work tree walked (the top one's, or the work dir when that tree holds the
+ * work dir: outside it are the user's own files), and the git dirs kept
+ * under each git dir's modules/ and worktrees/; each found one's own work
+ * tree is walked in turn, until nothing new turns up.
+ */
+async function nestedRepositoryProblem(git: GitRun, top: Repository, workDir: string): Promise<string | undefined> {
+  const budget = { directories: 0 };
+  const tooMany = `the work tree has more than ${MAX_WALKED_DIRECTORIES} directories to search for nested repositories, whose config git may read; they cannot all be checked`;
+  const seen = new Set([top.gitDir]);
+  const walked: string[] = [];
+  const queue: { location: string[]; shown: string }[] = [];
+  const explore = async (repository: Repository, isTop: boolean): Promise<string | undefined> => {
+    const tree = repository.workTree;
+    if (tree && !walked.some((root) => isWithin(root, tree))) {
+      const holdsWorkDir = isWithin(tree, workDir);
+      if (holdsWorkDir && !isTop) return `a nested repository's work tree (${tree}) contains the working directory, so what git would enter from it cannot be checked`;
+      const root = holdsWorkDir ? workDir : tree;
+      const found = await repositoriesUnder(root, budget);
+      if (!found) return tooMany;
+      walked.push(root);
+      for (const dir of found) if (dir !== tree) queue.push({ location: ['-C', dir], shown: shownPath(workDir, dir) });
+    }
+    const gitDirs = await gitDirsInside(repository.gitDir, budget);
+    if (!gitDirs) return tooMany;
+    for (const dir of gitDirs) queue.push({ location: [`--git-dir=${dir}`], shown: shownPath(workDir, dir) });
+    return undefined;
+  };
+  const topProblem = await explore(top, true);
+  if (topProblem) return topProblem;
+  while (queue.length) {
+    const { location, shown } = queue.shift()!;
+    const repository = await locateRepository(git, location, true);
+    if (repository === 'unreadable') return `${UNREADABLE} (${shown})`;
+    if (!repository || seen.has(repository.gitDir)) continue; // not a repository git can open, or one checked already
+    seen.add(repository.gitDir);
+    const problem = (await configProblem(git, location, true, shown)) ?? (await explore(repository, false));
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function shownPath(workDir: string, path: string): string {
+  return isWithin(workDir, path) ? relative(workDir, path) || '.' : path;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }

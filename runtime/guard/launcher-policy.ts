@@ -58,7 +58,8 @@ export const GIT_SAFE_CONFIG_KEYS = /^(color\.[a-z.]+|user\.(name|email)|core\.(
 /**
  * Config keys (lower case) whose value names a program git runs. Forge refuses
  * to run git in a repository whose configuration (the work dir's .git/config
- * and what it includes: files any write tool could have written) sets one.
+ * and what it includes: files any write tool could have written), or that of
+ * a repository nested in it, sets one.
  */
 export const GIT_PROGRAM_KEYS =
   /^(alias\..+|core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy|alternaterefscommand)|credential\..*helper|diff\.external|(diff|merge|filter)\..+\.(textconv|command|driver|clean|smudge|process)|(merge|diff)tool\..+\.(cmd|path)|gpg(\..+)?\.program|sequence\.editor|pager\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|vcs|proxy)|url\..+\.(insteadof|pushinsteadof)|submodule\..+\.update|(web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|instaweb\..+)|sendemail\..+|ssh\.variant|protocol\..*allow|receive\.procreceiverefs|include(if\..+)?\.path)$/;
@@ -135,7 +136,7 @@ export const LAUNCHER_POLICY: readonly ProgramPolicy[] = [
       GIT_CONFIG_KEY_5: 'sequence.editor',
       GIT_CONFIG_VALUE_5: 'false',
     },
-    limits: 'system and global config are off and only the file, git, http and https transports are allowed (ssh is not: it would run ssh). The repository\'s own config is read by git on every run, so Forge reads it first and refuses to run git while it sets any key that names a program; `git -c` may set presentation keys only.',
+    limits: 'system and global config are off and only the file, git, http and https transports are allowed (ssh is not: it would run ssh). The repository\'s own config is read by git on every run, and a nested repository\'s (a submodule\'s) by the git it starts there, so Forge reads each first and refuses to run git while one sets any key that names a program; `git -c` may set presentation keys only.',
   },
   {
     programs: ['find'],
