@@ -59,10 +59,12 @@ export const GIT_SAFE_CONFIG_KEYS = /^(color\.[a-z.]+|user\.(name|email)|core\.(
  * Config keys (lower case) whose value names a program git runs. Forge refuses
  * to run git in a repository whose configuration (the work dir's .git/config
  * and what it includes: files any write tool could have written), or that of
- * a repository nested in it, sets one.
+ * a repository nested in it, sets one. (tar.<format>.command: git archive's
+ * compressor; interactive.diffFilter: add -p; hook.<name>.command:
+ * config-defined hooks of newer gits.)
  */
 export const GIT_PROGRAM_KEYS =
-  /^(alias\..+|core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy|alternaterefscommand)|credential\..*helper|diff\.external|(diff|merge|filter)\..+\.(textconv|command|driver|clean|smudge|process)|(merge|diff)tool\..+\.(cmd|path)|gpg(\..+)?\.program|sequence\.editor|pager\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|vcs|proxy)|url\..+\.(insteadof|pushinsteadof)|submodule\..+\.update|(web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|instaweb\..+)|sendemail\..+|ssh\.variant|protocol\..*allow|receive\.procreceiverefs|include(if\..+)?\.path)$/;
+  /^(alias\..+|core\.(fsmonitor|sshcommand|pager|editor|hookspath|askpass|gitproxy|alternaterefscommand)|credential\..*helper|diff\.external|(diff|merge|filter)\..+\.(textconv|command|driver|clean|smudge|process)|(merge|diff)tool\..+\.(cmd|path)|gpg(\..+)?\.program|sequence\.editor|pager\..+|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|vcs|proxy)|url\..+\.(insteadof|pushinsteadof)|submodule\..+\.update|(web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|instaweb\..+)|sendemail\..+|ssh\.variant|protocol\..*allow|receive\.procreceiverefs|include(if\..+)?\.path|tar\..+\.command|interactive\.difffilter|gpg\.ssh\.defaultkeycommand|imap\.tunnel|hook\..+\.command|guitool\..+\.cmd)$/;
 
 /** Protocols git may use: none that runs a local program (ssh runs ssh, ext:: any command, fd:: inherits descriptors). */
 export const GIT_ALLOWED_PROTOCOLS = 'file:git:http:https';
@@ -122,7 +124,8 @@ export const LAUNCHER_POLICY: readonly ProgramPolicy[] = [
       GIT_ASKPASS: '',
       SSH_ASKPASS: '',
       // Command-line config (read last, so it wins over the repository's): hooks and fsmonitor off, no pager or editor, no credential helper.
-      GIT_CONFIG_COUNT: '6',
+      // help.autocorrect off: with it, `git bisectt run ...` would run `git bisect run ...`, a subcommand the policy refuses.
+      GIT_CONFIG_COUNT: '7',
       GIT_CONFIG_KEY_0: 'core.hooksPath',
       GIT_CONFIG_VALUE_0: '/dev/null',
       GIT_CONFIG_KEY_1: 'core.fsmonitor',
@@ -135,6 +138,8 @@ export const LAUNCHER_POLICY: readonly ProgramPolicy[] = [
       GIT_CONFIG_VALUE_4: '',
       GIT_CONFIG_KEY_5: 'sequence.editor',
       GIT_CONFIG_VALUE_5: 'false',
+      GIT_CONFIG_KEY_6: 'help.autocorrect',
+      GIT_CONFIG_VALUE_6: '0',
     },
     limits: 'system and global config are off and only the file, git, http and https transports are allowed (ssh is not: it would run ssh). The repository\'s own config is read by git on every run, and a nested repository\'s (a submodule\'s) by the git it starts there, so Forge reads each first and refuses to run git while one sets any key that names a program; `git -c` may set presentation keys only.',
   },

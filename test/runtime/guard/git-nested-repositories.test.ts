@@ -144,5 +144,17 @@ describe('git in a clean superproject still runs', () => {
     expect(result.ok, JSON.stringify(result)).toBe(true);
     if (result.ok) expect((result.value as { stdout: string }).stdout).toContain('sub');
   });
+});
 
+describe('git subcommands as checked are the ones run', () => {
+  it('a misspelled subcommand is not autocorrected into another one (help.autocorrect in the repository config)', async () => {
+    git(work, 'commit', '-q', '--allow-empty', '-m', 'first');
+    git(work, 'commit', '-q', '--allow-empty', '-m', 'second');
+    git(work, 'bisect', 'start', 'HEAD', 'HEAD~1');
+    git(work, 'config', 'help.autocorrect', '1');
+    const result = await status(['bisectt', 'run', 'touch', marker]);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (result.ok) expect((result.value as { exit_code: number }).exit_code).not.toBe(0);
+    expect(existsSync(marker)).toBe(false);
+  });
 });

@@ -322,6 +322,9 @@ const REPOSITORY_CONFIG: [string, string[], string][] = [
   ['a diff textconv', ['diff'], `[diff "x"]\n\ttextconv = touch ${M}\n`],
   ['core.sshCommand', ['status'], `[core]\n\tsshCommand = touch ${M}\n`],
   ['a url rewrite to ext::', ['ls-remote', 'https://x/y'], `[url "ext::touch ${M} #"]\n\tinsteadOf = https://\n`],
+  ['an archive format\'s compressor', ['archive', '--format=tar.xz', 'HEAD'], `[tar "tar.xz"]\n\tcommand = touch ${M}\n`],
+  ['a diff filter of add -p', ['add', '-p'], `[interactive]\n\tdiffFilter = touch ${M}\n`],
+  ['a config-defined hook', ['commit', '--allow-empty', '-m', 'x'], `[hook "x"]\n\tcommand = touch ${M}\n\tevent = pre-commit\n`],
 ];
 
 const BENIGN: [string, string[]][] = [
