@@ -9,8 +9,10 @@
  *    starts; those not found are reported then and refused when called;
  * 4. arguments carrying command substitution ($( or a backtick), a newline
  *    or a file:// URL are refused;
- * 5. path-like arguments (also the value of --flag=VALUE) that resolve into
- *    the home directory but outside the work dir are refused;
+ * 5. path-like arguments (also the value of --flag=VALUE, or of a short
+ *    option with its value glued on, -C/dir) that resolve into the home
+ *    directory, or to a directory above it (/, /home), but outside the work
+ *    dir are refused;
  * 6. programs that run other programs through options, config or URLs
  *    (git, find, tar, awk, sed ...) pass the launcher policy
  *    (launcher-policy.ts, applied by launcher-check.ts).
@@ -122,7 +124,7 @@ export function checkArguments(args: readonly string[], context: ArgumentContext
     }
     for (const value of pathCandidates(arg)) {
       const problem = homePathProblem(value, context);
-      if (problem) return { code: 'FORGE_CLI_PATH', message: `argument ${i + 1} (${shown}) ${problem}`, hint: 'commands may use paths inside the working directory, but not elsewhere in the home directory' };
+      if (problem) return { code: 'FORGE_CLI_PATH', message: `argument ${i + 1} (${shown}) ${problem}`, hint: 'commands may use paths inside the working directory, but not elsewhere in the home directory, nor a directory above it' };
     }
   }
   return undefined;
@@ -132,11 +134,18 @@ function argumentRefusal(index: number, shown: string, why: string): CommandRefu
   return { code: 'FORGE_CLI_ARGUMENT', message: `argument ${index + 1} (${shown}) ${why}`, hint: 'pass plain values; nothing is expanded by a shell' };
 }
 
-/** The argument itself, and the value of a --flag=VALUE argument. */
+/**
+ * The argument itself, the value of a --flag=VALUE argument, and the value
+ * glued to a short option (tar -C/dir, -f/file, a cluster -xzf/file) when it
+ * reads as a path: getopt takes the rest of the argument as the value, so
+ * "-C/root/x" is the path /root/x, not a file named "-C/root/x".
+ */
 function pathCandidates(arg: string): string[] {
   const out = [arg];
   const flagValue = /^-{1,2}[^=\s]+=(.*)$/s.exec(arg);
   if (flagValue) out.push(flagValue[1]);
+  const gluedValue = /^-[A-Za-z0-9]+(\.\.?|(?:\/|~|\.\.?\/).*)$/s.exec(arg);
+  if (gluedValue) out.push(gluedValue[1]);
   return out;
 }
 
@@ -156,7 +165,10 @@ function homePathProblem(value: string, context: ArgumentContext): string | unde
   }
   const home = safeReal(context.home);
   const workDir = safeReal(context.workDir);
-  if (isWithin(home, physical) && !isWithin(workDir, physical)) return 'leads into the home directory outside the working directory';
+  if (isWithin(workDir, physical)) return undefined;
+  if (isWithin(home, physical)) return 'leads into the home directory outside the working directory';
+  // A directory above home (/, /home) holds it: a recursive reader (rg, grep -r, find, tar) given one reads home too.
+  if (isWithin(physical, home)) return 'is a directory that contains the home directory, so a program reading it recursively reads the home directory';
   return undefined;
 }
 

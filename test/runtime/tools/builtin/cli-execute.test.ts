@@ -170,8 +170,12 @@ describe('cli_execute refuses', () => {
     expect(result).toMatchObject({ ok: true, value: { stdout: 'inside\n' } });
   });
 
-  it('nothing about paths outside the home directory', async () => {
-    expect(await t.call('cli_execute', { binary: 'ls', args: ['/'] })).toMatchObject({ ok: true, value: { exit_code: 0 } });
+  it('nothing about paths outside the home directory that do not contain it', async () => {
+    expect(await t.call('cli_execute', { binary: 'ls', args: ['/usr'] })).toMatchObject({ ok: true, value: { exit_code: 0 } });
+  });
+
+  it('the root directory, which contains home', async () => {
+    expect(await t.call('cli_execute', { binary: 'ls', args: ['/'] })).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_PATH' } });
   });
 });
 
