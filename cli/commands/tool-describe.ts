@@ -1,4 +1,5 @@
 import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
+import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { toSpec, type ToolSpec } from '../../runtime/tools/model.ts';
 import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
@@ -20,10 +21,13 @@ examples:
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, {});
-  const name = positionals[0];
-  if (!name) throw new UsageError('missing tool name');
-  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
-  const tool = project?.tools.find((t) => t.spec.name === name);
+  const reference = positionals[0];
+  if (!reference) throw new UsageError('missing tool name');
+  // As forge tool run finds it: the project's tools, then the user and global scopes (or the scope named: user/NAME).
+  const { scope, name } = parseToolReference(reference);
+  if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
+  const tool = project?.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
   let spec: ToolSpec | undefined = tool?.spec;
   let where = tool ? (tool.file ? tool.file.display : tool.origin) : undefined;
   let enabled = tool !== undefined;

@@ -49,6 +49,21 @@ describe('forge tool add / get / list / remove', () => {
     expect(run.stdout).toBe("Hello, O'Brien! x2\n");
   });
 
+  it('describes a user-scope tool by name and as user/NAME, inside a project and outside one, as tool run finds it', async () => {
+    const { env } = scopes();
+    const outside = tempDir('forge-cwd-');
+    const added = await forge(['tool', 'add', 'shout', '--description', 'Upper-cases text.', '--bash', 'echo {text} | tr a-z A-Z', '--parameter', 'text', 'Text', '--tag', 'read', '--scope', 'user'], outside, env);
+    expect(added.code, added.stderr).toBe(0);
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    for (const [cwd, reference] of [[outside, 'shout'], [outside, 'user/shout'], [project, 'shout'], [project, 'user/shout']]) {
+      const { code, stdout, stderr } = await forge(['tool', 'describe', reference, '--json'], cwd, env);
+      expect(code, `${reference} in ${cwd}: ${stderr}${stdout}`).toBe(0);
+      expect(JSON.parse(stdout).tool).toMatchObject({ name: 'shout', description: 'Upper-cases text.' });
+    }
+    const wrongScope = await forge(['tool', 'describe', 'global/shout'], project, env);
+    expect(wrongScope.code).toBe(1);
+  });
+
   it('writes steps, environment and platforms', async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': 'description: Shouts.\ntags: [read]\nparameters:\n  text: { type: string }\nbash: printf %s {text} | tr a-z A-Z\n' });
