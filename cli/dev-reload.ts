@@ -9,8 +9,8 @@
  * language, since any of them may import it. A tool whose file stops loading
  * stays listed and answers calls with the diagnostic (unavailable-tool.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, extname, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { extname, relative } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
@@ -24,6 +24,7 @@ import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
+import { errorsByToolName } from './tool-file-errors.ts';
 import type { SourceAgent } from './source-agent.ts';
 
 export interface ReloadReport {
@@ -168,27 +169,11 @@ function supportKinds(paths: string[], project: Project, state: ReloadState): Se
   return kinds;
 }
 
-/** Errors in tool files, by the name the tool had (or declares, or its file's stem). */
+/** Errors in tool files, by the name the tool had (or declares, or its file's stem), for tools not loaded. */
 function brokenByName(project: Project, diagnostics: readonly Diagnostic[], state: ReloadState, loaded: Set<string>): Map<string, Diagnostic[]> {
-  const toolDirs = project.config.toolDirs.map((d) => d.absolute);
-  const byName = new Map<string, Diagnostic[]>();
-  for (const d of diagnostics) {
-    if (d.severity !== 'error' || !d.file) continue;
-    const file = [resolve(project.config.root, d.file), resolve(process.cwd(), d.file)].find((f) => toolDirs.some((dir) => f.startsWith(dir + '/')));
-    if (!file) continue;
-    const name = state.fileOf.get(file) ?? declaredName(file) ?? basename(file, extname(file));
-    if (loaded.has(name)) continue;
-    byName.set(name, [...(byName.get(name) ?? []), d]);
-  }
+  const byName = errorsByToolName(project, diagnostics, (file) => state.fileOf.get(file));
+  for (const name of loaded) byName.delete(name);
   return byName;
-}
-
-function declaredName(file: string): string | undefined {
-  try {
-    return /^\s*(?:Tool|name):\s*([A-Za-z0-9_-]{1,64})\s*$/m.exec(readFileSync(file, 'utf8'))?.[1];
-  } catch {
-    return undefined;
-  }
 }
 
 /** A spec as text, in one key order: a freshly parsed spec and a registered tool's list the same keys in different orders. */

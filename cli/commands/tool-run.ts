@@ -13,6 +13,7 @@ import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { errorsByToolName } from '../tool-file-errors.ts';
 import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
@@ -86,11 +87,13 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
 
-  const blocking = chosen ? dependencyErrors(project, diagnostics, chosen) : [];
+  // Errors in the tool's own file (it did not load, or another file defines it too), or in those of the tools it calls.
+  const own = errorsByToolName(project, diagnostics).get(name) ?? [];
+  const blocking = [...new Set([...own, ...(chosen ? dependencyErrors(project, diagnostics, chosen) : [])])];
   if (blocking.length) {
     // forge run and forge build stop here too: a tool whose dependencies are missing would fail mid-call.
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(blocking) }, null, 2) + '\n');
-    else process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: its dependencies have errors (above)\n`);
+    else process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${own.length ? 'its file has errors' : 'its dependencies have errors'} (above)\n`);
     return 1;
   }
   const pythonTool = (chosen ?? project.tools.find((t) => t.spec.name === name))?.file?.kind === 'python';

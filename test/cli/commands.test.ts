@@ -150,6 +150,22 @@ describe('forge tool run', () => {
     expect(stderr).toContain('--param times must be a number, got "many"');
   });
 
+  it.each([
+    ['whose docstring has an error', { 'tools/x1.py': '"""\nTool: x1\nDescription: d\nTimeout: soon\n"""\n\ndef execute(args):\n    return 1\n' }, 'x1', 'FORGE_DOCSTRING_TIMEOUT'],
+    ['that two files define', { 'tools/greet.py': '"""\nTool: greet\nDescription: d\n"""\n\ndef execute(args):\n    return "py"\n', 'tools/greet.yaml': 'description: d\nbash: echo yaml\n' }, 'greet', 'FORGE_TOOL_COLLISION'],
+  ])('refuses to run a tool %s, with that error (never "no tool named", never one of the two)', async (_name, files, tool, code) => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), ...files });
+    const text = await forge(['tool', 'run', tool], dir);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toContain(code);
+    expect(text.stderr).toContain(`tool "${tool}" cannot run: its file has errors (above)`);
+    expect(text.stderr).not.toContain('FORGE_TOOL_UNKNOWN');
+    const json = await forge(['tool', 'run', tool, '--json'], dir);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [expect.objectContaining({ code })] });
+  });
+
   it('applies --timeout', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': '"""\nTool: slow\nDescription: d\n"""\nimport time\ntime.sleep(30)\n' });
     const started = Date.now();

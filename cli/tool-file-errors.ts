@@ -1,0 +1,32 @@
+/**
+ * Errors reported in tool files, grouped by the tool each file is: the name
+ * the caller already knows for the file, else the one it declares (`Tool:`
+ * in a docstring, `name:` in YAML), else its file's stem. A tool whose file
+ * has errors is not in the project, or is there twice; this is how the
+ * commands that name it (`forge tool run`, hot reload) find out why.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import type { Diagnostic } from '../runtime/diagnostics.ts';
+import type { Project } from '../stages/load-project.ts';
+
+export function errorsByToolName(project: Project, diagnostics: readonly Diagnostic[], knownName: (file: string) => string | undefined = () => undefined): Map<string, Diagnostic[]> {
+  const toolDirs = project.config.toolDirs.map((d) => d.absolute);
+  const byName = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics) {
+    if (d.severity !== 'error' || !d.file) continue;
+    const file = [resolve(project.config.root, d.file), resolve(process.cwd(), d.file)].find((f) => toolDirs.some((dir) => f.startsWith(dir + '/')));
+    if (!file) continue;
+    const name = knownName(file) ?? declaredName(file) ?? basename(file, extname(file));
+    byName.set(name, [...(byName.get(name) ?? []), d]);
+  }
+  return byName;
+}
+
+function declaredName(file: string): string | undefined {
+  try {
+    return /^\s*(?:Tool|name):\s*([A-Za-z0-9_-]{1,64})\s*$/m.exec(readFileSync(file, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
