@@ -3,7 +3,8 @@
  * .forge/ in the work dir — conversations in sessions/ (lock file + version
  * check, so even two processes on one directory lose nothing), schedules in
  * schedules.json and schedule-history.jsonl, files in state-files/; A2A
- * tasks and cancel requests live in the process.
+ * tasks and cancel requests live in the process (finished tasks only up to
+ * a limit: see memory-tasks.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -11,16 +12,16 @@ import { ScheduleStore } from '../scheduler/schedule-store.ts';
 import { FileConversations } from './file-conversations.ts';
 import { LocalFileRecords } from './file-records.ts';
 import { LocalCancels } from './local-cancels.ts';
-import { MemoryTasks } from './memory-tasks.ts';
+import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
 import type { StateStore } from './store.ts';
 
-export function createFileStore(workDir: string): StateStore {
+export function createFileStore(workDir: string, options: { tasks?: MemoryTaskLimits } = {}): StateStore {
   return {
     kind: 'file',
     shared: false,
     replicaId: `${process.pid}-${randomUUID().slice(0, 8)}`,
     conversations: new FileConversations(join(workDir, '.forge', 'sessions')),
-    tasks: new MemoryTasks(),
+    tasks: new MemoryTasks(options.tasks),
     cancels: new LocalCancels(),
     schedules: new ScheduleStore(workDir),
     files: new LocalFileRecords(join(workDir, '.forge', 'state-files')),

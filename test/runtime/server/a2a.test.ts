@@ -12,6 +12,9 @@ import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { createFileStore } from '../../../runtime/state/file-store.ts';
+import type { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
+import type { StateStore } from '../../../runtime/state/store.ts';
 import { ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
@@ -24,7 +27,7 @@ afterEach(async () => {
 
 const TOKEN = 'test-token-123';
 
-async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[], options: { gate?: (spec: ToolSpec) => GateDecision; model?: boolean } = {}) {
+async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn | Promise<ScriptedTurn>))[], options: { gate?: (spec: ToolSpec) => GateDecision; model?: boolean; state?: StateStore } = {}) {
   const llm = await startScriptedOpenAI(script);
   const registry = new ToolRegistry({ workDir: process.cwd() });
   const calls: string[] = [];
@@ -42,6 +45,7 @@ async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) =
     manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log: silentLogger,
     env: { FORGE_AUTH_TOKEN: TOKEN },
     gate: options.gate ? { decide: options.gate } : undefined,
+    state: options.state,
   });
   running.push(agent);
   return { agent, llm, calls };
@@ -155,6 +159,39 @@ describe('A2A with the v1.0 client', () => {
     const client = await v1Client(agent.url);
     const error = await client.sendMessage(send(userMessage('hi'))).catch((e: Error) => e);
     expect(String((error as Error).message)).toContain('no model configured');
+  });
+});
+
+describe('A2A tasks kept in memory (the file: store)', () => {
+  it('keeps only the latest finished tasks, never a running one, and the latest stays gettable', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const modelAsked = new Promise<void>((resolve) => (asked = resolve));
+    const answers = Array.from({ length: 5 }, (_, i) => ({ text: `answer ${i}` }));
+    const state = createFileStore(tempDir(), { tasks: { maxFinished: 3 } });
+    const { agent } = await startAgent([async () => (asked(), await held, { text: 'the slow one' }), ...answers], { state });
+    const client = await v1Client(agent.url);
+
+    // A running task: its stream stays open while the model is held.
+    const stream = client.sendMessageStream(send(userMessage('slow')))[Symbol.asyncIterator]();
+    const first = (await stream.next()).value as { payload?: { $case: string; value: Task } };
+    expect(first.payload?.$case).toBe('task');
+    const runningId = first.payload!.value.id;
+    await modelAsked;
+
+    const finished: Task[] = [];
+    for (let i = 0; i < 5; i++) finished.push((await client.sendMessage(send(userMessage(`quick ${i}`)))) as Task);
+    expect((state.tasks as MemoryTasks).retained()).toMatchObject({ live: 1, finished: 3 });
+    expect((await client.getTask({ tenant: '', id: runningId, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(artifactText(await client.getTask({ tenant: '', id: finished[4].id, historyLength: undefined }))).toBe('answer 4');
+    const evicted = await client.getTask({ tenant: '', id: finished[0].id, historyLength: undefined }).catch((e: Error) => e);
+    expect(String((evicted as Error).message)).toMatch(/not found/i);
+
+    release();
+    while (!(await stream.next()).done);
+    expect((state.tasks as MemoryTasks).retained()).toMatchObject({ live: 0, finished: 3 });
+    expect(artifactText(await client.getTask({ tenant: '', id: runningId, historyLength: undefined }))).toBe('the slow one');
   });
 });
 

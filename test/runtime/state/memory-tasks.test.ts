@@ -1,0 +1,45 @@
+/**
+ * The `file:` store's A2A tasks stay within bounds: finished tasks past the
+ * count or size limit are dropped oldest first, unfinished ones (running,
+ * paused for approval) never are. (The end-to-end case, with the SDK client,
+ * is in test/runtime/server/a2a.test.ts.)
+ */
+import { describe, expect, it } from 'vitest';
+import type { Task } from '@a2a-js/sdk';
+import { defaultServerCallContextBuilder, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
+
+const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+
+function task(id: string, state: TaskState, text = ''): Task {
+  const parts = [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }];
+  const message = { messageId: `${id}-m`, contextId: 'c', taskId: id, role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return { id, contextId: 'c', status: { state, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [message], metadata: undefined };
+}
+
+describe('MemoryTasks', () => {
+  it('keeps at most about the byte limit of finished tasks, and every paused one', async () => {
+    const tasks = new MemoryTasks({ maxFinished: 100, maxFinishedBytes: 5_000_000 });
+    await tasks.save(task('paused', TaskState.TASK_STATE_INPUT_REQUIRED, 'p'.repeat(1_000_000)), context);
+    for (let i = 0; i < 20; i++) await tasks.save(task(`big-${i}`, TaskState.TASK_STATE_COMPLETED, 'x'.repeat(1_000_000)), context);
+    const { live, finished, finishedBytes } = tasks.retained();
+    expect(live).toBe(1);
+    expect(finished).toBe(2); // two megabyte strings take about 4 MB
+    expect(finishedBytes).toBeLessThanOrEqual(5_000_000);
+    expect(await tasks.load('paused', context)).toBeDefined();
+    expect(await tasks.load('big-19', context)).toBeDefined();
+    expect(await tasks.load('big-0', context)).toBeUndefined();
+  });
+
+  it('moves a task between the kept sets as its state changes, and lists what it keeps', async () => {
+    const tasks = new MemoryTasks({ maxFinished: 2 });
+    await tasks.save(task('a', TaskState.TASK_STATE_WORKING), context);
+    for (const id of ['b', 'c', 'd']) await tasks.save(task(id, TaskState.TASK_STATE_FAILED), context);
+    expect(tasks.retained()).toMatchObject({ live: 1, finished: 2 });
+    await tasks.save(task('a', TaskState.TASK_STATE_CANCELED), context);
+    expect(tasks.retained()).toMatchObject({ live: 0, finished: 2 });
+    expect((await tasks.list({ tenant: '', contextId: 'c', status: 0, pageSize: 1, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false }, context)).totalSize).toBe(2);
+    expect(await tasks.load('c', context)).toBeUndefined();
+    expect((await tasks.load('a', context))?.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
