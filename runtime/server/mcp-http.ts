@@ -32,9 +32,25 @@ export class McpHttpEndpoint {
       if (req.method !== 'POST' || !isInitializeRequest(body)) {
         return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: send an initialize request first, or an mcp-session-id header' } });
       }
-      transport = this.open();
+      return this.initialize(req, res, body);
     }
     await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * An initialize gets a transport and a server of its own. The SDK checks
+   * the request (Accept, Content-Type, one initialize per batch) only inside
+   * handleRequest, after both exist: one it refuses ends with no session,
+   * and nothing would ever close its server, which stays subscribed to the
+   * registry's tool changes. Such a transport is closed at once.
+   */
+  private async initialize(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const transport = await this.open();
+    try {
+      await transport.handleRequest(req, res, body);
+    } finally {
+      if (transport.sessionId === undefined) await transport.close().catch(() => {});
+    }
   }
 
   async closeAll(): Promise<void> {
@@ -42,7 +58,7 @@ export class McpHttpEndpoint {
     this.sessions.clear();
   }
 
-  private open(): StreamableHTTPServerTransport {
+  private async open(): Promise<StreamableHTTPServerTransport> {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -60,7 +76,7 @@ export class McpHttpEndpoint {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    void this.createServer().connect(transport);
+    await this.createServer().connect(transport);
     return transport;
   }
 }

@@ -111,3 +111,39 @@ describe.each(['stateless', 'stateful'])('MCP list_changed notices (%s)', (mode)
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first', 'third']);
   });
 });
+
+describe('MCP sessions (stateful) refused at initialize', () => {
+  it('keeps no server subscribed to tool changes for an initialize the transport refused', async () => {
+    vi.stubEnv('FORGE_MCP_SESSIONS', 'stateful');
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    registry.register(inProcessTool('first', 1), 'first');
+    // Each MCP server subscribes to the registry's tool changes: count the subscriptions alive.
+    let subscribed = 0;
+    const subscribe = registry.onToolsChanged.bind(registry);
+    registry.onToolsChanged = (listener) => {
+      const unsubscribe = subscribe(listener);
+      subscribed++;
+      let once = true;
+      return () => {
+        if (once) subscribed--;
+        once = false;
+        return unsubscribe();
+      };
+    };
+    const client = await serveWith(registry);
+    expect(subscribed).toBe(1);
+    const url = `${running[0].url}/mcp`;
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const refused = [
+      { accept: 'application/json', 'content-type': 'application/json' },
+      { accept: 'application/json, text/event-stream', 'content-type': 'text/plain' },
+    ];
+    for (let i = 0; i < 20; i++) {
+      const response = await fetch(url, { method: 'POST', headers: refused[i % 2], body: initialize });
+      expect([406, 415]).toContain(response.status);
+      await response.arrayBuffer();
+    }
+    expect(subscribed).toBe(1);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first']);
+  });
+});
