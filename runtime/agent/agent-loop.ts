@@ -128,10 +128,12 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
 
 async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
+  // A name the model made up is counted as an unknown tool, not under its own label.
+  const registered = new Set(options.tools.list().map((spec) => spec.name));
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });
-      const result: ToolResult = await traceToolCall({ name: call.name, callId: call.id, decision: gated[call.id], answer: gated[call.id] === 'ask' ? decisions[call.id] : undefined, frontend: 'agent' }, call.arguments, async () =>
+      const result: ToolResult = await traceToolCall({ name: call.name, registered: registered.has(call.name), callId: call.id, decision: gated[call.id], answer: gated[call.id] === 'ask' ? decisions[call.id] : undefined, frontend: 'agent' }, call.arguments, async () =>
         decisions[call.id] === 'deny'
           ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
           : options.tools.execute(call.name, call.arguments, { signal: options.signal }),

@@ -26,6 +26,6 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
     // What a client may set is listed, not spread: approval is never the client's to give.
     execute: (name, args, options = {}) =>
-      traceToolCall({ name, frontend: options.frontend }, args, () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined })),
+      traceToolCall({ name, registered: registry.get(name) !== undefined, frontend: options.frontend }, args, () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined })),
   };
 }

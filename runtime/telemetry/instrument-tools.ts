@@ -5,6 +5,11 @@
  * knows the model's call id and the gate's decision; a front end knows
  * only itself); the registry's call events add the category and how the
  * approval went, and composed sub-calls become child spans.
+ *
+ * The tool label is a registered tool's name, or UNKNOWN_TOOL for any
+ * other: the name comes from a client or a model, and each distinct label
+ * value is a series kept for the life of the process (thousands of long
+ * made-up names once made /metrics too large to build).
  */
 import type { ToolResult } from '../tools/model.ts';
 import type { CallEvent, ToolRegistry } from '../tools/registry.ts';
@@ -13,8 +18,13 @@ import { sandboxRefusals, toolCalls, toolDuration, toolErrors } from './forge-me
 import { traceContent } from './trace-content.ts';
 import { currentScope, nowMs, startSpan, tracingEnabled, withSpan } from './tracer.ts';
 
+/** The tool label of a call to a name no tool is registered under (parentheses: never a tool's name). */
+export const UNKNOWN_TOOL = '(unknown)';
+
 export interface ToolCallInfo {
   name: string;
+  /** Whether a tool is registered under `name`; if not, it is counted and traced as UNKNOWN_TOOL. */
+  registered: boolean;
   callId?: string;
   /** The agent loop's gate: allow, deny, or ask (then answered by a person). */
   decision?: string;
@@ -25,7 +35,7 @@ export interface ToolCallInfo {
 
 export function traceToolCall(info: ToolCallInfo, args: unknown, run: () => Promise<ToolResult>): Promise<ToolResult> {
   // Tracing off: no async context at all (on Node 20 every promise made inside one pays for it).
-  if (!tracingEnabled()) return countedCall(info.name, info.frontend ?? 'direct', run);
+  if (!tracingEnabled()) return countedCall(toolLabel(info), info.frontend ?? 'direct', run);
   return tracedCall(info, args, run);
 }
 
@@ -33,8 +43,10 @@ async function tracedCall(info: ToolCallInfo, args: unknown, run: () => Promise<
   const scope = currentScope();
   if (scope?.toolSpan) return run();
   const frontend = info.frontend ?? scope?.frontend ?? 'direct';
+  const tool = toolLabel(info);
   const started = performance.now();
-  const span = startSpan(`execute_tool ${info.name}`, {
+  // The span's name is grouped on by trace back ends too: the unknown name is in its attribute only.
+  const span = startSpan(`execute_tool ${tool}`, {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': info.name,
     'gen_ai.tool.type': 'function',
@@ -52,13 +64,17 @@ async function tracedCall(info: ToolCallInfo, args: unknown, run: () => Promise<
     span.end();
     throw err;
   }
-  const outcome = countResult(info.name, frontend, result, started);
+  const outcome = countResult(tool, frontend, result, started);
   if (span.recording) {
     span.setAttributes({ 'forge.tool.outcome': outcome, 'gen_ai.tool.call.result': traceContent(result.ok ? result.value : result.error) });
     if (!result.ok) span.setError(`${result.error.code}: ${result.error.message}`);
     span.end();
   }
   return result;
+}
+
+function toolLabel(info: ToolCallInfo): string {
+  return info.registered ? info.name : UNKNOWN_TOOL;
 }
 
 /** The metrics alone: one promise more than the call's own, not an async frame. */

@@ -8,6 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
@@ -85,6 +87,22 @@ describe('/metrics', () => {
     expect(text).toMatch(/^forge_tool_call_duration_seconds_count\{tool="echo_words",frontend="rest"\} [1-9]/m);
     expect(text).toMatch(/^# TYPE forge_model_tokens_total counter$/m);
     expect(text).toMatch(/^forge_turns_in_flight 0$/m);
+  });
+
+  it('counts calls to names no tool has under one (unknown) label, over MCP with the SDK client', async () => {
+    const agent = await startAgent();
+    const scrape = async () => (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const unknownCalls = (text: string) => Number(/^forge_tool_calls_total\{tool="\(unknown\)",frontend="mcp",outcome="[A-Z_]+"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    const before = unknownCalls(await scrape());
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    for (let i = 0; i < 40; i++) expect((await client.callTool({ name: `made_up_${i}_${'x'.repeat(200)}`, arguments: {} })).isError).toBe(true);
+    expect((await client.callTool({ name: 'echo_words', arguments: {} })).isError).toBeFalsy();
+    await client.close();
+    const text = await scrape();
+    expect(text).not.toContain('made_up_');
+    expect(unknownCalls(text) - before).toBe(40);
+    expect(text).toMatch(/^forge_tool_calls_total\{tool="echo_words",frontend="mcp",outcome="ok"\} [1-9]/m);
   });
 
   it('needs the bearer token unless metrics is public', async () => {
