@@ -18,7 +18,8 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 
 export interface AgentTools {
   list(): ToolSpec[];
-  execute(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+  /** `instrumented`: the loop counts and traces the call itself (frontend "agent"). */
+  execute(name: string, args: unknown, options?: { signal?: AbortSignal; instrumented?: boolean }): Promise<ToolResult>;
 }
 
 export type AgentEvent =
@@ -136,7 +137,7 @@ async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecisio
       const result: ToolResult = await traceToolCall({ name: call.name, registered: registered.has(call.name), callId: call.id, decision: gated[call.id], answer: gated[call.id] === 'ask' ? decisions[call.id] : undefined, frontend: 'agent' }, call.arguments, async () =>
         decisions[call.id] === 'deny'
           ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
-          : options.tools.execute(call.name, call.arguments, { signal: options.signal }),
+          : options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true }),
       );
       options.onEvent?.({ type: 'tool-result', call, result });
       return result;

@@ -25,7 +25,10 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     get: (name) => registry.get(name),
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
     // What a client may set is listed, not spread: approval is never the client's to give.
-    execute: (name, args, options = {}) =>
-      traceToolCall({ name, registered: registry.get(name) !== undefined, frontend: options.frontend }, args, () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined })),
+    execute: (name, args, options = {}) => {
+      const run = () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined });
+      // Counted once: with tracing off there is no span to tell that the agent loop already counts it.
+      return options.instrumented ? run() : traceToolCall({ name, registered: registry.get(name) !== undefined, frontend: options.frontend }, args, run);
+    },
   };
 }

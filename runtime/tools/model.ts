@@ -84,6 +84,12 @@ export interface ExecuteOptions {
   session?: string;
   /** The front end that made the call (mcp, rest, agent ...), for metrics and traces. */
   frontend?: string;
+  /**
+   * The caller counts and traces this call itself (the agent loop: it knows
+   * the model's call id and the gate's decision, and counts refused calls
+   * too), so the tool source must not count it again.
+   */
+  instrumented?: boolean;
 }
 
 /** What a tool sees of the registry: only the tools it declared in composedOf. */

@@ -3,7 +3,12 @@
  * model, approvals asked, granted and denied, turns, a fallback seen as a
  * failed model span followed by the next, and egress refusals.
  */
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Role, TaskState, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import type { AgentManifest } from '../../../runtime/manifest.ts';
+import { serveAgent } from '../../../runtime/server/serve.ts';
 import { Agent } from '../../../runtime/agent/agent.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
@@ -11,14 +16,14 @@ import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { approvals, egressRefusals, modelCalls, modelTokens, turns, turnsInFlight } from '../../../runtime/telemetry/forge-metrics.ts';
 import { addSpanProcessor, type FinishedSpan } from '../../../runtime/telemetry/tracer.ts';
 import { ok } from '../../../runtime/tools/model.ts';
-import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { clientCalls } from '../../../runtime/server/client-calls.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { startScriptedOpenAI } from '../../helpers/scripted-llm.ts';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
 });
 
 function agentWith(baseUrls: string[]) {
@@ -34,6 +39,26 @@ function agentWith(baseUrls: string[]) {
     sessions: new FileConversations(tempDir()),
   });
 }
+
+describe('tool calls the agent makes over A2A, tracing off', () => {
+  // With tracing on, the agent loop's span already kept the inner count away; off, nothing did.
+  it('are counted once, with frontend="agent"', async () => {
+    const tool = 'counted_once';
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ name: tool, arguments: {} }] }, { text: 'Done.' }]);
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: tool, description: 'Counts.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('counted') }, 'test');
+    const manifest = { agent_id: 'metrics-agent', version: '1.0.0', description: 'x', tools: registry.list(), model: { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` } } as unknown as AgentManifest;
+    const served = await serveAgent({ manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log: silentLogger, env: { FORGE_AUTH_TOKEN: 'metrics-token' } });
+    cleanups.push(() => served.stop(100));
+    const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: 'Bearer metrics-token' } });
+    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })] })).createFromUrl(served.url);
+    const message = { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value: 'count' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
+    const task = (await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined })) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const text = await (await authFetch(`${served.url}/metrics`)).text();
+    expect(text.split('\n').filter((line) => line.startsWith(`forge_tool_calls_total{tool="${tool}"`))).toEqual([`forge_tool_calls_total{tool="${tool}",frontend="agent",outcome="ok"} 1`]);
+  });
+});
 
 describe('agent metrics', () => {
   it('counts tokens per model, approvals asked, granted and denied, and turns', async () => {
