@@ -12,6 +12,18 @@
  * carries only notifications/tools/list_changed, sent when this process's
  * tool set changes (hot reload, a forged tool), so clients list again.
  * DELETE is 405 (there is no session to end).
+ *
+ * notifications/cancelled stops a call in flight (the SDK client sends one
+ * when its AbortSignal fires; it does not drop the POST that carries the
+ * call). The notice comes on another POST, often another connection, and
+ * with no session the request id is all it names: ids are small counters
+ * every client starts over, and every client holds the one bearer token.
+ * So a notice cancels a call only when it comes from the same address as
+ * the POST that carries the call and exactly one call in flight matches it;
+ * otherwise it is ignored, as the spec allows (cancellation is best effort).
+ * Only this process's calls are seen: behind a load balancer a notice that
+ * reaches another replica cancels nothing. A cancelled call gets no answer
+ * (as from the SDK's server); its POST is closed with 202.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
@@ -31,8 +43,13 @@ interface JsonRpcMessage {
 
 type JsonRpcResponse = { jsonrpc: '2.0'; id: string | number; result: unknown } | { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string } };
 
+/** The reason a call is aborted with when its client cancelled it. */
+const CANCELLED = Symbol('cancelled by the client');
+
 export class McpDirectEndpoint implements McpEndpoint {
   private readonly open = new Set<AbortController>();
+  /** Calls in flight by client address and request id (see the notes above on why both). */
+  private readonly inFlight = new Map<string, Set<AbortController>>();
   private readonly streams = new Set<ServerResponse>();
   private readonly unsubscribe?: () => void;
 
@@ -74,9 +91,10 @@ export class McpDirectEndpoint implements McpEndpoint {
       if (!res.writableFinished) controller.abort();
       this.open.delete(controller);
     });
-    const answers = await Promise.all(messages.map((m) => this.answer(m, controller.signal)));
+    const address = req.socket.remoteAddress ?? '';
+    const answers = await Promise.all(messages.map((m) => this.answerTracked(m, address, controller.signal)));
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
-    // Only notifications and responses: accepted, nothing to say.
+    // Only notifications, responses and cancelled calls: accepted, nothing to say.
     if (responses.length === 0) {
       res.writeHead(202).end();
       return;
@@ -97,6 +115,37 @@ export class McpDirectEndpoint implements McpEndpoint {
     res.flushHeaders();
     this.streams.add(res);
     res.on('close', () => this.streams.delete(res));
+  }
+
+  /** Answers a message with a call of its own that a notifications/cancelled from its client can abort. */
+  private async answerTracked(message: JsonRpcMessage, address: string, request: AbortSignal): Promise<JsonRpcResponse | undefined> {
+    if (message.method === 'notifications/cancelled') {
+      this.cancel(address, message.params?.requestId);
+      return undefined;
+    }
+    if (message.method !== 'tools/call' || message.id === undefined || message.id === null) return this.answer(message, request);
+    const key = callKey(address, message.id);
+    const call = new AbortController();
+    const stop = () => call.abort(request.reason);
+    if (request.aborted) stop();
+    else request.addEventListener('abort', stop, { once: true });
+    const calls = this.inFlight.get(key) ?? new Set();
+    this.inFlight.set(key, calls.add(call));
+    try {
+      const answer = await this.answer(message, call.signal);
+      return call.signal.reason === CANCELLED ? undefined : answer;
+    } finally {
+      request.removeEventListener('abort', stop);
+      calls.delete(call);
+      if (calls.size === 0) this.inFlight.delete(key);
+    }
+  }
+
+  private cancel(address: string, requestId: unknown): void {
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const calls = this.inFlight.get(callKey(address, requestId));
+    // Two clients at one address (or behind one proxy) may both have this id in flight: cancel neither.
+    if (calls?.size === 1) for (const call of calls) call.abort(CANCELLED);
   }
 
   private async answer(message: JsonRpcMessage, signal: AbortSignal): Promise<JsonRpcResponse | undefined> {
@@ -124,6 +173,11 @@ export class McpDirectEndpoint implements McpEndpoint {
         return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     }
   }
+}
+
+/** 7 and "7" are different ids. */
+function callKey(address: string, id: string | number): string {
+  return `${address}\u0000${typeof id}:${id}`;
 }
 
 function isJsonRpcMessage(value: unknown): value is JsonRpcMessage {

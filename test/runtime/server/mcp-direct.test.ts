@@ -3,13 +3,14 @@
  * request: the SDK client works against it as against the SDK's own
  * transport, and the wire answers the same statuses for bad requests.
  */
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
-import { ok, type Tool } from '../../../runtime/tools/model.ts';
+import { fail, ok, type Tool } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
 
@@ -32,9 +33,10 @@ function slowEcho(): Tool {
   };
 }
 
-async function agentUrl(): Promise<string> {
+async function agentUrl(extra: Tool[] = []): Promise<string> {
   const registry = new ToolRegistry({ workDir: tempDir() });
   registry.register(slowEcho(), 'echo');
+  for (const tool of extra) registry.register(tool, tool.name);
   const manifest = { agent_id: 'direct', version: '2.0.0', description: '', tools: registry.list() } as unknown as AgentManifest;
   const agent = await serveAgent({ manifest, registry, workDir: registry.workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
   running.push(agent);
@@ -108,4 +110,55 @@ describe('stateless MCP over HTTP', () => {
     expect(init.headers.get('mcp-session-id')).toBeNull();
     expect(await init.json()).toMatchObject({ result: { protocolVersion: '2024-11-05', capabilities: { tools: { listChanged: true } } } });
   });
+
+  it('stops a call its SDK client cancelled, and ignores a cancel for that id from another address', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let aborted = false;
+    const waits: Tool = {
+      name: 'wait_for_cancel', description: 'Runs until it is cancelled.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' },
+      execute: (_args, ctx) => {
+        started();
+        return new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve(fail('FORGE_TOOL_FAILED', 'cancelled'))), { once: true }));
+      },
+    };
+    const url = await agentUrl([waits]);
+    // The client's own request ids, to send a cancel for the same id from elsewhere.
+    const callIds: unknown[] = [];
+    const recording: typeof fetch = (input, init) => {
+      const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+      if (body?.method === 'tools/call') callIds.push(body.id);
+      return fetch(input, init);
+    };
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: recording }));
+    try {
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'wait_for_cancel', arguments: {} }, undefined, { signal: controller.signal }).catch((e: Error) => e);
+      await running;
+      expect(await postFrom('127.0.0.2', url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: callIds[0] } })).toBe(202);
+      for (let i = 0; i < 20; i++) await client.ping();
+      expect(aborted).toBe(false);
+
+      controller.abort('the user changed their mind');
+      expect(String(await call)).toContain('the user changed their mind');
+      // The cancel notice goes out on its own POST: a few requests later it has surely arrived.
+      for (let i = 0; i < 50 && !aborted; i++) await client.ping();
+      expect(aborted).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
 });
+
+/** A POST from another loopback address (another client host, as far as the server can tell); its status. */
+function postFrom(localAddress: string, url: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', localAddress, headers: HEADERS }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
