@@ -27,7 +27,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
-import { callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
+import { callParamsError, callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
 import type { McpEndpoint } from './mcp-endpoint.ts';
 import { sendJson } from './respond.ts';
 
@@ -164,10 +164,9 @@ export class McpDirectEndpoint implements McpEndpoint {
       case 'tools/list':
         return { jsonrpc: '2.0', id, result: listToolsResult(this.tools) };
       case 'tools/call': {
-        if (typeof params.name !== 'string') return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: tools/call needs a tool name' } };
-        const args = params.arguments ?? {};
-        if (args === null || typeof args !== 'object' || Array.isArray(args)) return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: arguments must be an object' } };
-        return { jsonrpc: '2.0', id, result: await callToolResult(this.tools, params.name, args, signal) };
+        const invalid = callParamsError(params);
+        if (invalid) return { jsonrpc: '2.0', id, error: { code: -32602, message: invalid } };
+        return { jsonrpc: '2.0', id, result: await callToolResult(this.tools, params.name as string, params.arguments ?? {}, signal) };
       }
       default:
         return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };

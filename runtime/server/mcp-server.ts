@@ -6,15 +6,23 @@
  * error.
  */
 import { Server } from '../vendor/protocol.ts';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '../vendor/protocol.ts';
-import { callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
+import { ListToolsRequestSchema } from '../vendor/protocol.ts';
+import { callParamsError, callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
 
 export type { McpToolSource } from './mcp-tool-calls.ts';
 
 export function createMcpServer(identity: { name: string; version: string }, tools: McpToolSource): Server {
   const server = new Server({ name: identity.name, version: identity.version }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult(tools));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callToolResult(tools, request.params.name, request.params.arguments ?? {}, extra.signal));
+  // tools/call is answered by the fallback handler, which the SDK hands the request unparsed: its own
+  // schema parse answered bad arguments with -32603 and a zod dump, where stateless HTTP answers -32602.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw rpcError(-32601, 'Method not found');
+    const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+    const invalid = callParamsError(params);
+    if (invalid) throw rpcError(-32602, invalid);
+    return callToolResult(tools, params.name as string, params.arguments ?? {}, extra.signal);
+  };
   // A client is told when the tool set changes (hot reload, a forged tool) and lists again.
   const unsubscribe = tools.onToolsChanged?.(() => {
     if (server.transport) void server.sendToolListChanged().catch(() => {});
@@ -25,4 +33,9 @@ export function createMcpServer(identity: { name: string; version: string }, too
     previousOnClose?.();
   };
   return server;
+}
+
+/** An error the SDK answers with this code and exactly this message (an McpError's message gets a prefix). */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }

@@ -23,6 +23,14 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
+/** What is wrong with tools/call params, as a -32602 message; undefined when they can be called with. */
+export function callParamsError(params: { name?: unknown; arguments?: unknown }): string | undefined {
+  if (typeof params.name !== 'string') return 'Invalid params: tools/call needs a tool name';
+  const args = params.arguments ?? {};
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return 'Invalid params: arguments must be an object';
+  return undefined;
+}
+
 export function listToolsResult(tools: McpToolSource) {
   return { tools: tools.list().map(mcpToolEntry) };
 }

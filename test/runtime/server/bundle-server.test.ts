@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { deployBundle, forge, repoRoot, runProcess, tempDir, writeProject, minimalConfig } from '../../helpers/project.ts';
 
@@ -51,6 +52,18 @@ describe('MCP over stdio', () => {
       const invalid = await client.callTool({ name: 'echo', arguments: {} });
       expect(invalid.isError).toBe(true);
       expect(JSON.stringify(invalid.content)).toContain('missing required argument \\"message\\"');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers arguments that are not an object with -32602, as stateless HTTP does', async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(bundle, 'runtime.mjs'), '--stdio'], cwd: tempDir(), stderr: 'pipe' }));
+    try {
+      const error = await client.request({ method: 'tools/call', params: { name: 'echo', arguments: ['not', 'an', 'object'] as unknown as Record<string, unknown> } }, CallToolResultSchema).catch((e: McpError) => e);
+      expect(error).toMatchObject({ code: -32602, message: 'MCP error -32602: Invalid params: arguments must be an object' });
+      expect((await client.callTool({ name: 'echo', arguments: { message: 'still fine' } })).structuredContent).toEqual({ echo: 'still fine' });
     } finally {
       await client.close();
     }

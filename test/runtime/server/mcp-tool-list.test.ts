@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
@@ -145,5 +145,21 @@ describe('MCP sessions (stateful) refused at initialize', () => {
     }
     expect(subscribed).toBe(1);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['first']);
+  });
+});
+
+describe('MCP tools/call with arguments that are not an object (stateful)', () => {
+  // Stateless HTTP answers these words already (mcp-direct.test.ts); stdio: bundle-server.test.ts.
+  it('answers -32602 with the message stateless HTTP answers', async () => {
+    vi.stubEnv('FORGE_MCP_SESSIONS', 'stateful');
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    registry.register(inProcessTool('first', 1), 'first');
+    const client = await serveWith(registry);
+    for (const args of [['an', 'array'], 'text', 7]) {
+      const error = await client.request({ method: 'tools/call', params: { name: 'first', arguments: args as unknown as Record<string, unknown> } }, CallToolResultSchema).catch((e: McpError) => e);
+      expect(error).toMatchObject({ code: -32602, message: 'MCP error -32602: Invalid params: arguments must be an object' });
+    }
+    const unnamed = await client.request({ method: 'tools/call', params: {} as { name: string } }, CallToolResultSchema).catch((e: McpError) => e);
+    expect(unnamed).toMatchObject({ code: -32602, message: 'MCP error -32602: Invalid params: tools/call needs a tool name' });
   });
 });
