@@ -30,8 +30,9 @@ export function parseCommand<T extends OptionSpec>(argv: string[], options: T) {
   }
 }
 
-export function parseInteger(name: string, value: string | undefined): number | undefined {
+export function parseInteger(name: string, value: string | undefined, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  if (Number(value) < min) throw new UsageError(`--${name} must be at least ${min}, got ${value}`);
   return Number(value);
 }

@@ -1,3 +1,4 @@
+import { shellQuote } from '../../runtime/exec/shell-quote.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { forgePackageName, forgeVersion, templatesDir } from '../../stages/forge-paths.ts';
@@ -52,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${c.green('✓')} created ${c.bold(agentId)}\n${written.map((f) => `  ${f}`).join('\n')}\n\nnext:\n`);
   const cd = relative(process.cwd(), dir);
-  if (cd) process.stdout.write(`  cd ${cd}\n`);
+  if (cd) process.stdout.write(`  cd ${shellQuote(cd)}\n`);
   process.stdout.write('  forge tool list\n  forge tool run greet --param name=Ada\n  forge build --prod\n');
   return 0;
 }

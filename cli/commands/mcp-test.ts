@@ -36,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   const name = positionals[0];
   if (!name) throw new UsageError('missing server name');
-  const timeoutMs = parseInteger('timeout', values.timeout);
+  const timeoutMs = parseInteger('timeout', values.timeout, 1);
   let args: unknown = {};
   if (values.args !== undefined) {
     if (!values.call) throw new UsageError('--args needs --call');

@@ -59,7 +59,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!reference) throw new UsageError('missing tool name');
   const { scope, name } = parseToolReference(reference);
   if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
-  const timeoutMs = parseInteger('timeout', values.timeout);
+  const timeoutMs = parseInteger('timeout', values.timeout, 1);
   let input: Record<string, unknown> = {};
   if (values.input !== undefined) {
     try {

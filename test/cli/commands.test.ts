@@ -166,6 +166,12 @@ describe('forge tool run', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [expect.objectContaining({ code })] });
   });
 
+  it('exits 2 for --timeout 0, which no call could meet', async () => {
+    const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--timeout', '0'], fixtureProject('basic'));
+    expect(code).toBe(2);
+    expect(stderr).toContain('--timeout must be at least 1, got 0');
+  });
+
   it('applies --timeout', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': '"""\nTool: slow\nDescription: d\n"""\nimport time\ntime.sleep(30)\n' });
     const started = Date.now();
@@ -205,6 +211,13 @@ describe('forge init', () => {
     writeFileSync(join(local, 'node_modules', pkg.name, 'schemas', 'forge.schema.json'), '{}');
     expect((await forge(['init'], local)).code).toBe(0);
     expect(readFileSync(join(local, 'forge.yaml'), 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=./node_modules/${pkg.name}/schemas/forge.schema.json`);
+  });
+
+  it('quotes the directory in its next steps when a shell would split it', async () => {
+    const cwd = tempDir('forge-init-');
+    const { code, stdout } = await forge(['init', "My Agent's"], cwd);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`  cd 'My Agent'\\''s'\n`);
   });
 
   it('does not overwrite an existing project', async () => {

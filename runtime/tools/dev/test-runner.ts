@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '../../exec/run-command.ts';
+import { shellQuote } from '../../exec/shell-quote.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -107,7 +108,3 @@ export function detectTestCommand(dir: string): string | undefined {
   return undefined;
 }
 
-/** One argument, quoted for sh. */
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
