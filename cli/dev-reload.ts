@@ -17,6 +17,7 @@ import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
+import { checkSources } from '../stages/check-sources.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import { loadProject, type Project } from '../stages/load-project.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
@@ -83,6 +84,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
   const fresh = filterTools(project.tools, { prod: false }).tools;
+  await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && paths.includes(t.file.absolute)) : fresh);
   const { resolved, code } = await resolveProject(project, { tools: fresh });
   // forge_tool adds the tools it forges to the running registry.
   const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
@@ -110,8 +112,16 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
 
   for (const tool of toRecreate(fresh, agent, state, supportKinds(paths, project, state))) {
     let next: Tool;
+    if (tool.loadErrors) {
+      const placeholder = unavailableTool(tool.spec.name, tool.loadErrors, tool.spec);
+      state.placeholders.add(placeholder);
+      swapIn(agent, placeholder, tool.origin);
+      report.broken.push(tool.spec.name);
+      options.log.warn(`tool ${tool.spec.name} cannot load; calls to it answer with the error until the file is fixed`);
+      continue;
+    }
     try {
-      next = tool.loadErrors ? unavailableTool(tool.spec.name, tool.loadErrors, tool.spec) : createTool(tool.spec, factories);
+      next = createTool(tool.spec, factories);
     } catch (err) {
       options.log.warn(`cannot load ${tool.spec.name}: ${(err as Error).message}`);
       continue;
@@ -121,6 +131,24 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   agent.project = project;
   agent.manifest.tools = agent.registry.list().map(toSpec);
   return report;
+}
+
+/**
+ * A tool file that no longer compiles (Python's compiler, esbuild's parser:
+ * what `forge validate` runs) is a tool that cannot load, as one whose
+ * docstring broke: it stays listed and calls answer with the error, instead
+ * of failing in the worker with a traceback.
+ */
+const SYNTAX_CODES = new Set(['FORGE_PY_SYNTAX', 'FORGE_SYNTAX']);
+
+async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise<void> {
+  const files = tools.flatMap((t) => (t.file && !t.scope && !t.loadErrors && t.file.kind !== 'yaml' ? [t.file] : []));
+  if (!files.length) return;
+  const diagnostics = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
+  for (const tool of tools) {
+    const errors = diagnostics.filter((d) => SYNTAX_CODES.has(d.code) && d.file !== undefined && tool.file && [tool.file.absolute, tool.file.display, tool.file.relative].includes(d.file));
+    if (errors.length) tool.loadErrors = errors;
+  }
 }
 
 /** Replaces (or adds) a tool; the old version finishes its calls first. True when there was one. */
@@ -136,7 +164,7 @@ function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState
   for (const tool of fresh) {
     const current = agent.registry.get(tool.spec.name);
     const kind = tool.spec.source?.kind === 'python' ? 'python' : tool.spec.source && tool.spec.source.kind !== 'yaml' ? 'node' : undefined;
-    const same = current && !state.placeholders.has(current) && specKey(current) === specKey(tool.spec) && !(kind && support.has(kind));
+    const same = current && !state.placeholders.has(current) && !tool.loadErrors && specKey(current) === specKey(tool.spec) && !(kind && support.has(kind));
     if (!same) picked.add(tool.spec.name);
   }
   // A meta-tool checked its composed tools when it was made: make it again against the new ones.

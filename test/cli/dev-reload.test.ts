@@ -163,6 +163,36 @@ describe('forge run --dev hot reload', () => {
     }
   }, 120_000);
 
+  it('treats a tool file that stops compiling (Python, TypeScript) as one that stops loading, at start and after a save', async () => {
+    const typed = (body: string) => `/**\n * Tool: typed\n * Description: Says ok.\n * Tags: read\n */\nexport function execute() {\n  ${body}\n}\n`;
+    const project = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.py': versioned('greet', 1),
+      'tools/typed.ts': typed('return { ok: true };'),
+      'tools/early.py': versioned('early', 1).replace('def execute(args):', 'def execute(args)'),
+    });
+    const agent = await devServer(project);
+    try {
+      await agent.waitFor('cannot load early');
+      const early = await post(agent.url, 'early');
+      expect(early.status).toBe(503);
+      expect(early.body.error.message).toMatch(/tools\/early\.py:\d+:\d+ FORGE_PY_SYNTAX/);
+
+      saves.inPlace(join(project, 'tools/greet.py'), versioned('greet', 2).replace('def execute(args):', 'def execute(args)'));
+      saves.inPlace(join(project, 'tools/typed.ts'), typed('return { ok: true ;'));
+      await until(async () => (await post(agent.url, 'greet')).status === 503 && (await post(agent.url, 'typed')).status === 503, 'both tools unavailable', agent);
+      expect((await post(agent.url, 'greet')).body.error).toMatchObject({ code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/greet\.py:\d+:\d+ FORGE_PY_SYNTAX/) });
+      expect((await post(agent.url, 'typed')).body.error).toMatchObject({ code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/typed\.ts:\d+:\d+ FORGE_SYNTAX/) });
+      expect(await names(agent.url)).toEqual(['early', 'greet', 'typed']);
+
+      saves.inPlace(join(project, 'tools/greet.py'), versioned('greet', 3));
+      saves.inPlace(join(project, 'tools/typed.ts'), typed('return { ok: true };'));
+      await until(async () => (await post(agent.url, 'greet')).body.value?.version === 3 && (await post(agent.url, 'typed')).body.value?.ok === true, 'both fixed', agent);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('lists a tool that was already broken at start, answering 503 with its diagnostic', async () => {
     const broken = versioned('broken', 1).replace('Tags: read', 'Tags: read\nInput:\n  x (strng): X.');
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': broken, 'tools/fine.py': versioned('fine', 1) });
