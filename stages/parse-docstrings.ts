@@ -49,14 +49,14 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
     ctx.report(...parsed.diagnostics);
     // A tool whose declaration has errors is left out rather than registered half-right.
     if (parsed.spec && hasErrors(parsed.diagnostics)) continue;
-    if (parsed.spec) tools.push({ spec: parsed.spec, file, at: { file: file.display, line: parsed.line } });
+    if (parsed.spec) tools.push({ spec: parsed.spec, file, at: { file: file.display, ...parsed.nameAt } });
     else if (file.kind === 'python') supportFiles.push(file);
   }
   return { tools, supportFiles };
 }
 
 /** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; line?: number; sha256?: string; diagnostics: Diagnostic[] } {
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; sha256?: string; diagnostics: Diagnostic[] } {
   let text: string;
   try {
     text = readFileSync(file.absolute, 'utf8');
@@ -95,5 +95,5 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
       error('FORGE_DOCSTRING_COMPOSED', 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools', { file: file.display, ...tool.compositionAt }, kind === 'python' ? 'write the composed tool in TypeScript, or as a YAML tool with tool: steps' : 'export execute(args, ctx) and call ctx.registry.execute(name, args)'),
     );
   }
-  return { spec, line: tool.line, sha256, diagnostics };
+  return { spec, nameAt: tool.nameAt, sha256, diagnostics };
 }

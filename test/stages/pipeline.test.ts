@@ -231,7 +231,15 @@ describe('forge build: failures', () => {
       'tools/b.ts': '/**\n * Tool: same\n * Description: b\n */\nexport function execute() {}\n',
     });
     const result = await build({ cwd: dir });
-    expect(result.errors[0]).toMatchObject({ message: 'tool "same" is defined twice', file: 'tools/b.ts', line: 2, notes: [{ text: 'first defined here', file: 'tools/a.py', line: 2 }] });
+    // Both places point at the name, with its line to show under a caret.
+    expect(result.errors[0]).toMatchObject({
+      message: 'tool "same" is defined twice',
+      file: 'tools/b.ts',
+      line: 2,
+      column: 10,
+      lineText: ' * Tool: same',
+      notes: [{ text: 'first defined here', file: 'tools/a.py', line: 2, column: 7, lineText: 'Tool: same' }],
+    });
   });
 
   it('points at an unknown tool in forge.yaml with a suggestion', async () => {

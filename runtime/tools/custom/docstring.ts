@@ -41,8 +41,8 @@ export interface ParsedDocstring {
   singleConfirmation?: boolean;
   /** Where `Composed Of:` (or the confirmation field) is, for diagnostics about it. */
   compositionAt?: { line: number; column: number; lineText: string };
-  /** Line of the `Tool:` field. */
-  line: number;
+  /** Where the tool's name is, in its `Tool:` field (for diagnostics about the tool as a whole). */
+  nameAt: { line: number; column: number; lineText: string };
 }
 
 export interface DocstringParse {
@@ -336,7 +336,7 @@ class DocstringParser {
       category,
       tags: this.readTags(),
       inputSchema,
-      line: tool.at.line,
+      nameAt: this.at(tool.at, tool.value ? Math.max(0, tool.at.text.indexOf(tool.value.trim())) : 0),
     };
     if (outputSchema) parsed.outputSchema = outputSchema;
     const timeoutMs = this.readTimeout();

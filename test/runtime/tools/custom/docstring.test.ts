@@ -51,7 +51,7 @@ Timeout: 10s            # ms, s or m`);
       category: 'custom',
       tags: ['read', 'network'],
       timeoutMs: 10_000,
-      line: 2,
+      nameAt: { line: 2, column: 7, lineText: 'Tool: weather_lookup' },
     });
     expect(tool!.inputSchema).toEqual({
       type: 'object',
