@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../../runtime/agent/agent.ts';
-import { isAuthorized } from '../../runtime/server/auth.ts';
+import { isAuthorized, refuseUnauthorized } from '../../runtime/server/auth.ts';
 import type { ExtraRoutes } from '../../runtime/server/observability-routes.ts';
 import { readBody } from '../../runtime/server/request-body.ts';
 import { sendError, sendJson } from '../../runtime/server/respond.ts';
@@ -41,7 +41,7 @@ export function createStudio(options: { agentId: string; registry: ToolRegistry 
 
   const api = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     if (!attached) return sendError(res, 503, 'FORGE_STARTING', 'the studio is starting; try again in a moment');
-    if (!isAuthorized(req, { token })) return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'open the studio with the link `forge run --dev` prints');
+    if (!isAuthorized(req, { token })) return refuseUnauthorized(res, 'open the studio with the link `forge run --dev` prints');
     if (path === '/studio/api/events' && req.method === 'GET') return feed.subscribe(res);
     if (path === '/studio/api/info' && req.method === 'GET') return sendJson(res, 200, { agentId: options.agentId, model: agent?.hasModel ?? false });
     if (path === '/studio/api/pending' && req.method === 'GET') return sendJson(res, 200, { requests: await waitingCalls(agent, new URL(req.url ?? '', 'http://studio').searchParams.get('contextId') ?? '') });

@@ -9,7 +9,7 @@ import { sandboxStatus } from '../exec/tool-sandbox.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
 import type { AgentServerOptions } from './agent-server.ts';
-import { isAuthorized } from './auth.ts';
+import { isAuthorized, refuseUnauthorized } from './auth.ts';
 import { decodePathSegment, JsonTooDeepError, jsonNestsDeeperThan, type HttpLimits } from './http-limits.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { serveObservabilityRoutes } from './observability-routes.ts';
@@ -52,11 +52,7 @@ export class AgentRoutes {
 
     const { auth, metricsPublic, extraRoutes } = this.options;
     if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic, extraRoutes })) return;
-    if (!isAuthorized(req, auth)) {
-      // Its body is never read: the connection closes with the answer, so it cannot be held open by trickling one.
-      res.setHeader('connection', 'close');
-      return sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or the token file the agent printed at start)');
-    }
+    if (!isAuthorized(req, auth)) return refuseUnauthorized(res, 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or the token file the agent printed at start)');
 
     if (path === '/mcp') return this.mcp(req, res, method);
     if ((path === '/a2a' || path === '/') && method === 'POST') return (await this.protocol()).a2a(req, res, await this.bodyOf(req));

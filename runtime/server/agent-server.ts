@@ -17,7 +17,7 @@ import type { McpToolSource } from './mcp-server.ts';
 import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { AgentRoutes } from './agent-routes.ts';
 import { BodyTimeoutError, BodyTooLargeError } from './request-body.ts';
-import { applyServerLimits, httpLimits, JsonTooDeepError, serverOptions, type HttpLimits } from './http-limits.ts';
+import { applyServerLimits, closeUnlessBodyRead, httpLimits, JsonTooDeepError, serverOptions, type HttpLimits } from './http-limits.ts';
 import { sendError } from './respond.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { traceRequest } from '../telemetry/trace-request.ts';
@@ -74,6 +74,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       inFlight--;
       if (inFlight === 0) idle?.();
     });
+    closeUnlessBodyRead(req, res);
     traceRequest(req, res, () => routes.handle(req, res)).catch((err: unknown) => answerFailure(err, req, res, options.log));
   });
   applyServerLimits(server, limits);

@@ -11,9 +11,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hideFromTools } from '../exec/tool-sandbox.ts';
 import { generatedTokenFile } from '../secrets.ts';
+import { sendError } from './respond.ts';
 
 export interface AuthSettings {
   /** Undefined when auth is off. */
@@ -86,4 +87,13 @@ export function isAuthorized(req: IncomingMessage, auth: AuthSettings): boolean 
   const given = Buffer.from(match[1].trim());
   const expected = Buffer.from(auth.token);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * The 401, wherever it is answered: its connection closes with it, so a client without the
+ * token can hold no connection open — neither by trickling a body nor between tries.
+ */
+export function refuseUnauthorized(res: ServerResponse, hint: string): void {
+  res.setHeader('connection', 'close');
+  sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', hint);
 }

@@ -2,14 +2,15 @@
  * What keeps a hostile client from starving the agent's HTTP server:
  * headers must arrive within a deadline, a request body must keep flowing
  * (an idle gap) and be complete within a deadline (a slow-loris body that
- * trickles one byte at a time is closed too), open connections are capped,
+ * trickles one byte at a time is closed too), a body no route reads closes
+ * its connection with the answer, open connections are capped,
  * and JSON is refused past a nesting depth before it is parsed (deep JSON
  * costs stack in every later walk, and no real request needs it).
  *
  * FORGE_HTTP_LIMITS ("headers=2s,body_idle=1s,body=3s,connections=10,json_depth=32")
  * overrides the defaults, for tight deployments and for tests.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { parseDuration } from '../duration.ts';
 import { ForgeError } from '../diagnostics.ts';
 
@@ -51,12 +52,11 @@ export function httpLimits(overrides: Partial<HttpLimits> = {}, env: NodeJS.Proc
   return { ...limits, ...overrides };
 }
 
-/** node:http's own limits: the header deadline (checked often enough to matter) and the connection cap. */
+/** node:http's own limits: the header and whole-request deadlines (checked often enough to matter) and the connection cap. */
 export function serverOptions(limits: HttpLimits): { connectionsCheckingInterval: number; headersTimeout: number; requestTimeout: number } {
   return {
     headersTimeout: limits.headersTimeoutMs,
-    // Streams (SSE, MCP) stay open as long as they need; bodies have their own deadlines (readBody).
-    requestTimeout: 0,
+    requestTimeout: requestDeadline(limits),
     connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4))),
   };
 }
@@ -64,7 +64,39 @@ export function serverOptions(limits: HttpLimits): { connectionsCheckingInterval
 export function applyServerLimits(server: Server, limits: HttpLimits): void {
   server.maxConnections = limits.maxConnections;
   server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = 0;
+  server.requestTimeout = requestDeadline(limits);
+}
+
+/**
+ * node:http's deadline for receiving a whole request — headers and body, not the answer: a
+ * stream (SSE, MCP) answers a request already received and stays open as long as it needs.
+ * It is a backstop behind readBody's own deadlines (which answer first, with a JSON 408), for
+ * a body no route reads while the route takes its time to answer.
+ */
+function requestDeadline(limits: HttpLimits): number {
+  return limits.headersTimeoutMs + limits.bodyTimeoutMs;
+}
+
+/**
+ * A body its route never reads (/healthz, a 404, a refusal) is drained by node:http after the
+ * answer, at whatever pace the client sends it, on a connection kept alive for the next
+ * request — a client trickling one byte at a time holds it forever, and the connection cap
+ * turns a few hundred such clients into a lockout. So the answer to a request with a body
+ * says `Connection: close` (and node closes it once sent) unless the route reads the body to
+ * its end first (readBody), which restores keep-alive.
+ */
+export function closeUnlessBodyRead(req: IncomingMessage, res: ServerResponse): void {
+  if (!hasBody(req)) return;
+  const keepAlive = res.shouldKeepAlive;
+  res.shouldKeepAlive = false;
+  req.once('end', () => {
+    if (!res.headersSent) res.shouldKeepAlive = keepAlive;
+  });
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
 }
 
 export class JsonTooDeepError extends ForgeError {

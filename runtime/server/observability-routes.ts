@@ -6,8 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { metrics } from '../telemetry/forge-metrics.ts';
-import { isAuthorized, type AuthSettings } from './auth.ts';
-import { sendError } from './respond.ts';
+import { isAuthorized, refuseUnauthorized, type AuthSettings } from './auth.ts';
 
 /** Answers a request and returns true, or returns false to let the server route it. */
 export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, path: string) => boolean | Promise<boolean>;
@@ -15,7 +14,7 @@ export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, path: stri
 export async function serveObservabilityRoutes(req: IncomingMessage, res: ServerResponse, path: string, options: { auth: AuthSettings; metricsPublic?: boolean; extraRoutes?: ExtraRoutes }): Promise<boolean> {
   if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
     if (!options.metricsPublic && !isAuthorized(req, options.auth)) {
-      sendError(res, 401, 'FORGE_UNAUTHORIZED', 'missing or wrong bearer token', 'send "Authorization: Bearer <token>", or set `metrics: public` in forge.yaml for a scraper without one');
+      refuseUnauthorized(res, 'send "Authorization: Bearer <token>", or set `metrics: public` in forge.yaml for a scraper without one');
       return true;
     }
     const text = metrics.render();

@@ -138,6 +138,92 @@ describe('slow clients', () => {
   });
 });
 
+describe('bodies a route never reads', () => {
+  const slowBody = (method: string, path: string, auth: boolean) => `${method} ${path} HTTP/1.1\r\nHost: agent\r\n${auth ? `Authorization: Bearer ${TOKEN}\r\n` : ''}Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
+
+  // node:http would drain such a body after the answer, at the client's pace, on a kept-alive
+  // connection: the answer must close it instead (these trickle far longer than the 2 s body limit).
+  it.each([
+    ['GET', '/healthz', false],
+    ['GET', '/readyz', false],
+    ['GET', '/.well-known/agent-card.json', false],
+    ['GET', '/metrics', false],
+    ['POST', '/tools/echo', false],
+    ['GET', '/nowhere', true],
+    ['PUT', '/tools/echo', true],
+  ] as const)('%s %s (token: %s) answers and closes while the body still trickles', async (method, path, auth) => {
+    const conn = await open();
+    conn.socket.write(slowBody(method, path, auth));
+    trickle(conn.socket, 'x'.repeat(1000), 100);
+    const got = await conn.closed(1500);
+    expect(got).toMatch(/^HTTP\/1\.1 \d{3} /);
+    expect(got.toLowerCase()).toContain('connection: close');
+  });
+
+  it('a 401 closes its connection even without a body', async () => {
+    for (const path of ['/metrics', '/tools']) {
+      const conn = await open();
+      conn.socket.write(`GET ${path} HTTP/1.1\r\nHost: agent\r\n\r\n`);
+      const got = await conn.closed(1500);
+      expect(got).toMatch(/^HTTP\/1\.1 401 /);
+    }
+  });
+
+  it('keeps serving fresh clients while every connection slot trickles a body to /healthz, and keeps a connection whose body was read', async () => {
+    const slow = await Promise.all(Array.from({ length: 8 }, () => open()));
+    for (const c of slow) {
+      c.socket.write(slowBody('GET', '/healthz', false));
+      trickle(c.socket, 'x'.repeat(1000), 100);
+    }
+    await Promise.all(slow.map((c) => c.closed(1500)));
+    expect((await request('GET', '/healthz')).status).toBe(200);
+
+    const conn = await open();
+    const body = '{"kept":"alive"}';
+    conn.socket.write(`POST /tools/echo HTTP/1.1\r\nHost: agent\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    conn.socket.write('GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(conn.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    expect(conn.received().toLowerCase()).not.toContain('connection: close');
+    conn.socket.destroy();
+  });
+});
+
+describe('a route that neither reads the body nor answers', () => {
+  it('loses the connection once the whole request is overdue (headers + body deadlines)', async () => {
+    const dir = tempDir();
+    const registry = new ToolRegistry({ workDir: dir });
+    const manifest = { agent_id: 'stuck', version: '1.0.0', description: '', tools: [], approval: { auto_approve: [], auto_deny: [] } } as unknown as AgentManifest;
+    const stuck = await serveAgent({
+      manifest,
+      registry,
+      workDir: dir,
+      host: '127.0.0.1',
+      port: 0,
+      env: { FORGE_AUTH_TOKEN: TOKEN },
+      http: new HttpClient(),
+      log: silentLogger,
+      limits: { headersTimeoutMs: 400, bodyIdleTimeoutMs: 400, bodyTimeoutMs: 800, maxConnections: 8, maxJsonDepth: 64 },
+      extraRoutes: (_req, _res, path) => path === '/stuck' && new Promise<boolean>(() => {}),
+    });
+    try {
+      const socket = connect(stuck.port, '127.0.0.1');
+      socket.on('error', () => {});
+      const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+      const started = Date.now();
+      socket.write('GET /stuck HTTP/1.1\r\nHost: agent\r\nContent-Length: 100000\r\n\r\n');
+      trickle(socket, 'x'.repeat(1000), 100);
+      const at = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(-1), 4000))]);
+      socket.destroy();
+      expect(at).toBeGreaterThan(0);
+      expect(at - started).toBeLessThan(3000);
+    } finally {
+      await stuck.stop(100);
+    }
+  });
+});
+
 describe('the connection cap', () => {
   it('drops connections past the cap and accepts again once one closes', async () => {
     const held = await Promise.all(Array.from({ length: 8 }, () => open()));
