@@ -10,13 +10,14 @@ import { sessionView } from '../tools/emergent/session-view.ts';
 import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
 import type { AgentServerOptions } from './agent-server.ts';
 import { isAuthorized, refuseUnauthorized } from './auth.ts';
+import { browserRefusal } from './browser-guard.ts';
 import { decodePathSegment, JsonTooDeepError, jsonNestsDeeperThan, type HttpLimits } from './http-limits.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { serveObservabilityRoutes } from './observability-routes.ts';
 import { requestPath } from './request-target.ts';
 import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
-import { sendError, sendJson } from './respond.ts';
+import { sendError, sendFailure, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
 import { serveStoredFile } from './stored-files.ts';
 
@@ -45,6 +46,8 @@ export class AgentRoutes {
     const path = requestPath(req.url);
     if (path === undefined) return sendError(res, 400, 'FORGE_BAD_PATH', `the request target ${JSON.stringify(req.url)} is not a URL path`);
     const method = req.method ?? 'GET';
+    const refusal = browserRefusal(req, path, { open: this.options.auth.token === undefined, publicUrl: this.options.publicUrl });
+    if (refusal) return sendFailure(res, path, refusal.status, refusal);
 
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') return this.readiness(res);

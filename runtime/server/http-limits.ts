@@ -94,7 +94,8 @@ export function closeUnlessBodyRead(req: IncomingMessage, res: ServerResponse): 
   });
 }
 
-function hasBody(req: IncomingMessage): boolean {
+/** The request carries a body (a length above 0, or chunks). */
+export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
 }

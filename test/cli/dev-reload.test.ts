@@ -13,7 +13,7 @@ const yamlTool = (name: string, word: string) => `name: ${name}\ndescription: Ec
 
 const devServer = (project: string) => startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
 const post = async (url: string, tool: string, args: unknown = {}) => {
-  const res = await fetch(`${url}/tools/${tool}`, { method: 'POST', body: JSON.stringify(args) });
+  const res = await fetch(`${url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
   return { status: res.status, body: (await res.json()) as any };
 };
 const names = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);

@@ -20,7 +20,7 @@ describe('--log-format json', () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/echo.py': echo });
     const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth', '--log-format', 'json'], { cwd: project });
     try {
-      const response = await fetch(`${agent.url}/tools/echo`, { method: 'POST', headers: { traceparent: `00-${TRACE}-b7ad6b7169203331-01` }, body: '{"message":"hi"}' });
+      const response = await fetch(`${agent.url}/tools/echo`, { method: 'POST', headers: { traceparent: `00-${TRACE}-b7ad6b7169203331-01`, 'content-type': 'application/json' }, body: '{"message":"hi"}' });
       expect(response.status).toBe(200);
       await agent.waitFor(/"msg":"tool echo/);
       const line = jsonLines(agent.output()).find((l) => String(l.msg).startsWith('tool echo'))!;

@@ -13,7 +13,7 @@ describe('a tool\'s own output', () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/noisy.py': noisy });
     const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
     try {
-      const res = await fetch(`${agent.url}/tools/noisy`, { method: 'POST', body: '{"x": 7}' });
+      const res = await fetch(`${agent.url}/tools/noisy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x": 7}' });
       expect(((await res.json()) as { value: string }).value).toBe('done');
       await agent.waitFor('noisy │ thinking about 7');
       await agent.waitFor('noisy │ careful now');

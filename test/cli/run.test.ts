@@ -10,7 +10,7 @@ const greet = (greeting: string) => `"""\nTool: greet\nDescription: Greet someon
 const devTool = '"""\nTool: dev_only\nDescription: A development tool.\nCategory: dev\n"""\n\ndef execute(args):\n    return "dev"\n';
 
 const run = (project: string, args: string[]) => startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', ...args], { cwd: project });
-const call = async (url: string, tool: string, args: unknown): Promise<any> => (await fetch(`${url}/tools/${tool}`, { method: 'POST', body: JSON.stringify(args) })).json();
+const call = async (url: string, tool: string, args: unknown): Promise<any> => (await fetch(`${url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) })).json();
 const toolNames = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
 describe('forge run', () => {

@@ -22,7 +22,7 @@ afterAll(async () => {
 describe('a YAML tool printing a JSON object or array', () => {
   it('returns it parsed, numbers a double would change kept as their text', async () => {
     for (const [value, expected] of [['{"a": 1}', { a: 1 }], ['  [1, 2]  ', [1, 2]], ['{"big": 12345678901234567890, "inf": 1e999, "s": "1e999"}', { big: '12345678901234567890', inf: '1e999', s: '1e999' }]] as const) {
-      const body = (await fetch(`${agent.url}/tools/echo_yaml`, { method: 'POST', body: JSON.stringify({ value }) }).then((r) => r.json())) as { value: unknown };
+      const body = (await fetch(`${agent.url}/tools/echo_yaml`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) }).then((r) => r.json())) as { value: unknown };
       expect(body.value).toEqual(expected);
     }
   });

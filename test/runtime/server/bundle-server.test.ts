@@ -246,7 +246,7 @@ describe('approval in the built bundle', () => {
     const cwd = tempDir();
     const agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd });
     const send = (message: Record<string, unknown>) =>
-      fetch(`${agent.url}/a2a`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: `m${Math.random()}`, ...message } } }) }).then((r) => r.json() as Promise<any>);
+      fetch(`${agent.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: `m${Math.random()}`, ...message } } }) }).then((r) => r.json() as Promise<any>);
     try {
       const paused = await send({ parts: [{ kind: 'text', text: 'save hi' }] });
       expect(paused.result.status.state).toBe('input-required');

@@ -47,7 +47,7 @@ describe('/readyz', () => {
     expect(refused).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CIRCUIT_OPEN', message: 'tool "dies" is not taking calls: its worker failed 3 times in a row (exited with 3)' } });
     expect(await registry.execute('fine', {})).toMatchObject({ ok: true, value: 'fine' });
     // REST says so too, and the pod is still ready.
-    const rest = await fetch(`${agent.url}/tools/dies`, { method: 'POST', body: '{}' });
+    const rest = await fetch(`${agent.url}/tools/dies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(rest.status).toBe(503);
     expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
 

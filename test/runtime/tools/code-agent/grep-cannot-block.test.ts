@@ -74,9 +74,9 @@ describe('a catastrophic regex in the JavaScript grep', () => {
   });
 
   it('still finds matches with the same engine afterwards, and reports a bad pattern as a pattern error', async () => {
-    const found = await fetch(`${agent.url}/tools/grep_search`, { method: 'POST', body: JSON.stringify({ pattern: 'needle', path: 'small.txt' }) }).then((r) => r.json());
+    const found = await fetch(`${agent.url}/tools/grep_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: 'needle', path: 'small.txt' }) }).then((r) => r.json());
     expect(found).toMatchObject({ ok: true, value: { matches: [{ path: 'small.txt', line: 1, text: 'needle here' }], timed_out: false } });
-    const bad = await fetch(`${agent.url}/tools/grep_search`, { method: 'POST', body: JSON.stringify({ pattern: '(unclosed' }) }).then((r) => r.json());
+    const bad = await fetch(`${agent.url}/tools/grep_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pattern: '(unclosed' }) }).then((r) => r.json());
     expect(bad).toMatchObject({ ok: false, error: { code: 'FORGE_GREP_PATTERN' } });
   });
 });
