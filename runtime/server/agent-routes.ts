@@ -107,7 +107,7 @@ export class AgentRoutes {
       if (!res.writableFinished) controller.abort();
       this.controllers.delete(controller);
     });
-    return callTool(res, this.tools, name, await this.bodyOf(req), controller.signal);
+    return callTool(res, this.tools, name, await this.bodyOf(req), controller.signal, this.options.log);
   }
 
   private protocol(): Promise<ProtocolEndpoints> {

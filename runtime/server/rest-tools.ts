@@ -1,10 +1,11 @@
 /**
  * REST for operators and scripts: GET /tools, GET /tools/:name,
  * POST /tools/:name with the arguments as a JSON object. The response body
- * is always the tool's result; the status says how it went.
+ * is always the tool's result (an error's details stay in the server log);
+ * the status says how it went.
  */
 import type { ServerResponse } from 'node:http';
-import type { ToolResult } from '../tools/model.ts';
+import type { Logger, ToolResult } from '../tools/model.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { sendError, sendJson } from './respond.ts';
 
@@ -29,7 +30,7 @@ export function describeTool(res: ServerResponse, tools: McpToolSource, name: st
   sendJson(res, 200, spec);
 }
 
-export async function callTool(res: ServerResponse, tools: McpToolSource, name: string, body: Buffer, signal: AbortSignal): Promise<void> {
+export async function callTool(res: ServerResponse, tools: McpToolSource, name: string, body: Buffer, signal: AbortSignal, log: Logger): Promise<void> {
   let args: unknown = {};
   if (body.length) {
     try {
@@ -40,5 +41,17 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
   const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
-  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), result);
+  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), withoutDetails(result, name, log));
+}
+
+/**
+ * An error's details (a stack trace or traceback with the server's paths, a stderr tail) go to
+ * the server log, not to the client: MCP and A2A leave them out too, and the code, message and
+ * hint say what went wrong.
+ */
+function withoutDetails(result: ToolResult, name: string, log: Logger): ToolResult {
+  if (result.ok || result.error.details === undefined) return result;
+  const { details, ...error } = result.error;
+  log.warn(`tool ${name} failed over REST (${error.code}): ${details}`);
+  return { ...result, error };
 }

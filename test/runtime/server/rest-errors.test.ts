@@ -1,0 +1,52 @@
+/**
+ * REST error answers: a failing tool's details (its stack trace, with the
+ * server's paths) stay in the server log instead of the answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalPolicy } from '../../../runtime/guard/approval-policy.ts';
+import type { AgentManifest, ApprovalSettings } from '../../../runtime/manifest.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { ok, type Tool } from '../../../runtime/tools/model.ts';
+import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const TOKEN = 'rest-errors-token';
+const logged: string[] = [];
+let agent: RunningAgent;
+
+beforeAll(async () => {
+  const approval: ApprovalSettings = { auto_approve: ['tag:read'], auto_deny: ['name:shred'] };
+  const registry = new ToolRegistry({ workDir: tempDir(), approval: ApprovalPolicy.create(approval) });
+  const tool = (name: string, execute: Tool['execute']): Tool => ({ name, description: `${name} tool`, category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute });
+  registry.register(tool('shred', async () => ok('shredded')), 'test');
+  registry.register(
+    tool('boom', async () => {
+      throw new Error('the disk is on fire');
+    }),
+    'test',
+  );
+  const manifest = { agent_id: 'rest-errors', version: '1.0.0', description: '', tools: registry.list(), approval } as unknown as AgentManifest;
+  const log = { debug() {}, info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m) };
+  agent = await serveAgent({ manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log, env: { FORGE_AUTH_TOKEN: TOKEN } });
+});
+
+afterAll(async () => {
+  await agent?.stop(100);
+});
+
+const call = (name: string) =>
+  fetch(`${agent.url}/tools/${name}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' }).then(async (r) => ({ status: r.status, text: await r.text() }));
+
+describe('REST errors', () => {
+  it('keeps a failing tool\'s stack trace in the server log, out of the answer', async () => {
+    const { status, text } = await call('boom');
+    expect(status).toBe(422);
+    const body = JSON.parse(text);
+    expect(body.error).toMatchObject({ code: 'FORGE_TOOL_FAILED', message: expect.stringContaining('the disk is on fire') });
+    expect(body.error).not.toHaveProperty('details');
+    expect(text).not.toContain(process.cwd());
+    expect(text).not.toMatch(/\n\s+at /);
+    expect(logged.join('\n')).toMatch(/tool boom failed over REST \(FORGE_TOOL_FAILED\): Error: the disk is on fire\n\s+at /);
+  });
+});
