@@ -18,7 +18,8 @@ import type { ProtocolEndpoints } from './protocol-endpoints.ts';
 import { AgentRoutes } from './agent-routes.ts';
 import { BodyTimeoutError, BodyTooLargeError } from './request-body.ts';
 import { applyServerLimits, closeUnlessBodyRead, httpLimits, JsonTooDeepError, serverOptions, type HttpLimits } from './http-limits.ts';
-import { sendError } from './respond.ts';
+import { requestPath } from './request-target.ts';
+import { sendFailure } from './respond.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { traceRequest } from '../telemetry/trace-request.ts';
 
@@ -98,28 +99,36 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   };
 }
 
-/** The answer to a request whose handling threw: the body limits' own statuses, else a 500 (logged). */
+/**
+ * The answer to a request whose handling threw: the body limits' own statuses, else a 500
+ * (logged). On /mcp and /a2a they are JSON-RPC error objects, as a parse error there is.
+ */
 function answerFailure(err: unknown, req: IncomingMessage, res: ServerResponse, log: Logger): void {
+  const path = requestPath(req.url) ?? '';
   if (err instanceof BodyTooLargeError) {
-    if (!res.headersSent) sendError(res, 413, 'FORGE_BODY_TOO_LARGE', err.message);
+    if (!res.headersSent) sendFailure(res, path, 413, { code: 'FORGE_BODY_TOO_LARGE', message: err.message, hint: 'send a smaller body', rpcCode: INVALID_REQUEST });
     req.resume();
     return;
   }
   if (err instanceof BodyTimeoutError) {
     // The connection goes too: a client that trickles its body gets no second chance on it.
     res.setHeader('connection', 'close');
-    if (!res.headersSent) sendError(res, 408, 'FORGE_BODY_TIMEOUT', err.message, 'send the whole body without pausing');
+    if (!res.headersSent) sendFailure(res, path, 408, { code: 'FORGE_BODY_TIMEOUT', message: err.message, hint: 'send the whole body without pausing' });
     res.on('finish', () => req.socket.destroy());
     return;
   }
   if (err instanceof JsonTooDeepError) {
-    if (!res.headersSent) sendError(res, 400, 'FORGE_JSON_TOO_DEEP', err.message, 'flatten the arguments');
+    if (!res.headersSent) sendFailure(res, path, 400, { code: 'FORGE_JSON_TOO_DEEP', message: err.message, hint: 'flatten the arguments', rpcCode: INVALID_REQUEST });
     return;
   }
   log.warn(`request ${req.method} ${req.url} failed: ${(err as Error).stack ?? err}`);
-  if (!res.headersSent) sendError(res, 500, 'FORGE_INTERNAL', 'the request failed inside the agent; see its log');
+  if (!res.headersSent) sendFailure(res, path, 500, { code: 'FORGE_INTERNAL', message: 'the request failed inside the agent; see its log', rpcCode: INTERNAL_ERROR });
   else res.end();
 }
+
+/** JSON-RPC's codes for a request it refuses as such, and for a failure inside the server. */
+const INVALID_REQUEST = -32600;
+const INTERNAL_ERROR = -32603;
 
 interface ClosingState {
   graceMs: number;

@@ -128,6 +128,7 @@ describe('slow clients', () => {
     const got = await conn.closed();
     expect(got).toMatch(/^HTTP\/1\.1 408 /);
     expect(got).toContain('stalled');
+    expect(got).toMatch(/"jsonrpc":"2\.0".*"code":"FORGE_BODY_TIMEOUT"/);
   });
 
   it('closes an unauthenticated connection with its 401, without waiting for its body', async () => {
@@ -250,6 +251,19 @@ describe('the connection cap', () => {
   });
 });
 
+describe('bodies over the size limit', () => {
+  it.each([
+    ['MCP', '/mcp', (json: any) => expect(json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'FORGE_BODY_TOO_LARGE' } } })],
+    ['A2A', '/a2a', (json: any) => expect(json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'FORGE_BODY_TOO_LARGE' } } })],
+  ])('are a 413 with a JSON-RPC error over %s (REST: bundle-server.test.ts)', async (_front, path, check) => {
+    const conn = await open();
+    conn.socket.write(`POST ${path} HTTP/1.1\r\nHost: agent\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"a":`);
+    const got = await conn.closed(3000);
+    expect(got).toMatch(/^HTTP\/1\.1 413 /);
+    check(JSON.parse(got.slice(got.indexOf('\r\n\r\n') + 4)));
+  });
+});
+
 describe('malformed paths', () => {
   it.each(['/tools/%E0%A4%A', '/tools/%', '/tools/%zz', '/tools/abc%FF', '//:', '//[::1/tools/echo'])('%s is a 400, not a 500', async (path) => {
     for (const method of ['GET', 'POST']) {
@@ -264,14 +278,20 @@ describe('over-deep JSON', () => {
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
   const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
 
-  it.each([
-    ['REST', '/tools/echo', () => `{"x":${deep(10_000)}}`],
-    ['MCP', '/mcp', () => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${deepObject(5000)}}}`],
-    ['A2A', '/a2a', () => `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${deep(100_000)}}`],
-  ])('is a 400 over %s', async (_front, path, body) => {
-    const { status, json } = await request('POST', path, body());
+  it('is a 400 over REST', async () => {
+    const { status, json } = await request('POST', '/tools/echo', `{"x":${deep(10_000)}}`);
     expect(status).toBe(400);
     expect(json.error.code).toBe('FORGE_JSON_TOO_DEEP');
+  });
+
+  // A JSON-RPC client reads a JSON-RPC error object, as it gets for a parse error there.
+  it.each([
+    ['MCP', '/mcp', () => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${deepObject(5000)}}}`],
+    ['A2A', '/a2a', () => `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${deep(100_000)}}`],
+  ])('is a 400 with a JSON-RPC error over %s', async (_front, path, body) => {
+    const { status, json } = await request('POST', path, body());
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('deeper than 64'), data: { code: 'FORGE_JSON_TOO_DEEP' } } });
   });
 
   it('lets JSON at the depth limit through', async () => {

@@ -1,6 +1,7 @@
 /**
- * REST error answers: a failing tool's details (its stack trace, with the
- * server's paths) stay in the server log instead of the answer.
+ * REST error answers: a refusal by an auto_deny rule is a 403 like the
+ * other approval refusals, and a failing tool's details (its stack trace,
+ * with the server's paths) stay in the server log instead of the answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalPolicy } from '../../../runtime/guard/approval-policy.ts';
@@ -39,6 +40,12 @@ const call = (name: string) =>
   fetch(`${agent.url}/tools/${name}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' }).then(async (r) => ({ status: r.status, text: await r.text() }));
 
 describe('REST errors', () => {
+  it('answers a refusal by an auto_deny rule with 403, as the other approval refusals', async () => {
+    const { status, text } = await call('shred');
+    expect(JSON.parse(text).error.code).toBe('FORGE_TOOL_DENIED');
+    expect(status).toBe(403);
+  });
+
   it('keeps a failing tool\'s stack trace in the server log, out of the answer', async () => {
     const { status, text } = await call('boom');
     expect(status).toBe(422);
