@@ -139,61 +139,85 @@ function gitProblem(args: readonly string[], globals: number, policy: ProgramPol
   return undefined;
 }
 
-function scriptProblem(language: 'awk' | 'sed', args: readonly string[]): { index: number; why: string } | undefined {
-  const scan = language === 'awk' ? awkProblem : sedProblem;
-  const scripts: number[] = [];
-  let explicit = false;
+/**
+ * How getopt reads a script program's arguments, from the option strings of
+ * gawk ("+F:f:v:W;bcCd::D::e:E:ghi:Il:L::nNo::Op::MPrSstVYZ:", a superset of
+ * mawk's -F/-f/-v/-W) and GNU sed ("bsnrzuEe:f:l:i::V:"). Reading them any
+ * other way lets an option take the program as its value (-bF : PROG) or
+ * hide one (-e{...}), and the scan would look at the wrong argument.
+ */
+interface ScriptSyntax {
+  /** Short options that take a value: the rest of the cluster, else the next argument. */
+  valued: string;
+  /** Short options whose value is optional: only the rest of the cluster. */
+  optional: string;
+  /** Long options that take the next argument unless "="-joined. */
+  valuedLong: string[];
+  /** The options whose value is program text (gawk -e/--source, sed -e/--expression). */
+  inline: { short: string; long: string };
+  /** GNU sed permutes: options count after operands too. gawk ("+") and mawk stop at the first operand. */
+  permutes: boolean;
+}
+
+const SCRIPT_SYNTAX: Record<'awk' | 'sed', ScriptSyntax> = {
+  awk: { valued: 'FfvWeEilZ', optional: 'dDLop', valuedLong: ['assign', 'field-separator', 'source', 'file', 'exec', 'include', 'load'], inline: { short: 'e', long: 'source' }, permutes: false },
+  sed: { valued: 'eflV', optional: 'i', valuedLong: ['expression', 'file', 'line-length'], inline: { short: 'e', long: 'expression' }, permutes: true },
+};
+
+interface ProgramText {
+  index: number;
+  text: string;
+}
+
+/** The program texts the program would run: every inline one (-e, --source=...), else the first operand. */
+function programTexts(syntax: ScriptSyntax, args: readonly string[]): ProgramText[] {
+  const inline: ProgramText[] = [];
+  const operands: number[] = [];
+  let optionsEnded = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '--') {
-      if (!explicit && i + 1 < args.length) scripts.push(i + 1);
-      break;
-    }
-    // sed -e SCRIPT / --expression[=]SCRIPT; gawk -e TEXT / --source[=]TEXT (any abbreviation).
-    const inlineName = language === 'sed' ? 'expression' : 'source';
-    const long = /^--([a-z-]+)(=([\s\S]*))?$/.exec(arg);
-    if (long && inlineName.startsWith(long[1])) {
-      explicit = true;
-      if (long[2] !== undefined) {
-        const problem = scan(long[3]);
-        if (problem) return { index: i, why: `the program ${problem}` };
-      } else {
-        scripts.push(i + 1);
-        i++;
-      }
-      continue;
-    }
-    if (arg === '-e') {
-      explicit = true;
-      scripts.push(i + 1);
-      i++;
-      continue;
-    }
-    if (arg.startsWith('-') && arg.length > 1) {
-      // A short cluster ending in e (sed -ne 'script'), or awk's -v/-F taking the next argument.
-      if (language === 'sed' && /^-[a-zA-Z]*e$/.test(arg)) {
-        explicit = true;
-        scripts.push(i + 1);
-        i++;
-      } else if (language === 'sed' && /^-[nrEsuz]*e./.test(arg)) {
-        explicit = true;
-        const problem = scan(arg.slice(arg.indexOf('e') + 1));
-        if (problem) return { index: i, why: `the program ${problem}` };
-      } else if (language === 'awk' && (arg === '-v' || arg === '-F')) {
-        i++;
-      } else if (language === 'sed' && arg === '-l') {
-        i++;
-      }
-      continue;
-    }
-    if (!explicit && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) {
-      scripts.push(i);
-      break;
-    }
+    if (!optionsEnded && arg === '--') optionsEnded = true;
+    else if (optionsEnded || arg === '-' || !arg.startsWith('-')) {
+      operands.push(i);
+      if (!syntax.permutes) optionsEnded = true;
+    } else if (arg.startsWith('--')) i = readLongOption(syntax, args, i, inline);
+    else i = readShortCluster(syntax, args, i, inline);
   }
-  for (const index of scripts) {
-    if (index >= args.length) continue;
-    const problem = scan(args[index]);
+  if (inline.length > 0) return inline;
+  return operands.length > 0 ? [{ index: operands[0], text: args[operands[0]] }] : [];
+}
+
+/** Reads one --name[=value] (any unambiguous abbreviation); the index of the last argument it used. */
+function readLongOption(syntax: ScriptSyntax, args: readonly string[], i: number, inline: ProgramText[]): number {
+  const [name, ...rest] = args[i].slice(2).split('=');
+  const joined = rest.length > 0 ? rest.join('=') : undefined;
+  const takesNext = joined === undefined && syntax.valuedLong.some((long) => long.startsWith(name));
+  if (syntax.inline.long.startsWith(name)) {
+    if (joined !== undefined) inline.push({ index: i, text: joined });
+    else if (i + 1 < args.length) inline.push({ index: i + 1, text: args[i + 1] });
+  }
+  return takesNext ? i + 1 : i;
+}
+
+/** Reads one cluster of short options (-bF:, -ne, -e{...}); the index of the last argument it used. */
+function readShortCluster(syntax: ScriptSyntax, args: readonly string[], i: number, inline: ProgramText[]): number {
+  const arg = args[i];
+  for (let j = 1; j < arg.length; j++) {
+    const letter = arg[j];
+    if (syntax.optional.includes(letter)) return i;
+    if (!syntax.valued.includes(letter)) continue;
+    const attached = arg.slice(j + 1);
+    const value = attached ? { index: i, text: attached } : i + 1 < args.length ? { index: i + 1, text: args[i + 1] } : undefined;
+    if (letter === syntax.inline.short && value) inline.push(value);
+    return attached ? i : i + 1;
+  }
+  return i;
+}
+
+function scriptProblem(language: 'awk' | 'sed', args: readonly string[]): { index: number; why: string } | undefined {
+  const scan = language === 'awk' ? awkProblem : sedProblem;
+  for (const { index, text } of programTexts(SCRIPT_SYNTAX[language], args)) {
+    const problem = scan(text);
     if (problem) return { index, why: `the program ${problem}` };
   }
   return undefined;

@@ -21,6 +21,10 @@ export interface OptionRule {
   why: string;
 }
 
+const AWK_OPTIONS: OptionRule[] = [{ short: ['f', 'E', 'i', 'l', 'W'], long: ['file', 'exec', 'include', 'load'], why: 'reads the program (or a library) from a file the check cannot see' }];
+// gawk opens an input file named /inet/tcp/... as a network connection.
+const AWK_OPERANDS = [{ pattern: '^/inet[46]?/', why: 'gawk reads /inet/... as a network connection' }];
+
 export type ScriptLanguage = 'awk' | 'sed';
 
 export interface ProgramPolicy {
@@ -164,9 +168,21 @@ export const LAUNCHER_POLICY: readonly ProgramPolicy[] = [
     refused: true,
   },
   {
-    programs: ['awk', 'gawk', 'mawk', 'nawk', 'original-awk'],
-    runs: 'system(), pipes to and from commands (print | "cmd", "cmd" | getline, |&), output redirection to files, @load/@include, program files',
-    options: [{ short: ['f', 'E', 'i', 'l', 'W'], long: ['file', 'exec', 'include', 'load'], why: 'reads the program (or a library) from a file the check cannot see' }],
+    // Before awk's row, so an awk that is gawk (the alternatives link) is matched here by its real name.
+    programs: ['gawk'],
+    runs: 'system() and indirect calls (@f()), pipes to and from commands (print | "cmd", "cmd" | getline, |&), output redirection to files, @load/@include, /inet connections, program files',
+    options: AWK_OPTIONS,
+    operands: AWK_OPERANDS,
+    script: 'awk',
+    // gawk's own sandbox refuses system(), every redirection and extensions however they are spelled: a second wall behind the scan.
+    prependArgs: ['--sandbox'],
+    limits: 'gawk runs with --sandbox, so getline < file is refused too.',
+  },
+  {
+    programs: ['awk', 'mawk', 'nawk', 'original-awk'],
+    runs: 'system(), pipes to and from commands (print | "cmd", "cmd" | getline, |&), output redirection to files, @load/@include and @f() in gawk, program files',
+    options: AWK_OPTIONS,
+    operands: AWK_OPERANDS,
     script: 'awk',
   },
   {

@@ -4,14 +4,23 @@
  * cannot read is refused, not waved through.
  */
 
+/** What may stand between two awk tokens: blanks and comments (line continuations are joined first). Read generously, never stripped, so it can only widen a match. */
+const GAP = String.raw`(?:\s|#[^\n]*(?:\n|$))*`;
+/** A variable name, namespace-qualified or not (awk::f). */
+const NAME = String.raw`[A-Za-z_]\w*(?:${GAP}::${GAP}[A-Za-z_]\w*)?`;
+
 /** Why an awk program is refused, or undefined. String literals are looked through too: "cmd" | getline hides nothing. */
 export function awkProblem(program: string): string | undefined {
   const code = program.replace(/\\\n/g, ' ');
   if (/\bsystem\s*\(/.test(code)) return 'calls system(), which runs a shell command';
+  // gawk reads "@" and what follows as one construct across blanks and line continuations (@ load "x", @\<newline>f()).
+  if (new RegExp(`@${GAP}(load|include|namespace)\\b`).test(code)) return 'loads code (@load / @include / @namespace)';
+  // gawk's indirect call: @f() calls the function named by f's value, so f = "sys" "tem" reaches system().
+  if (new RegExp(`@${GAP}${NAME}${GAP}\\(`).test(code)) return 'calls a function through a variable (gawk @name()), which can name system()';
+  if (/\/inet[46]?\//.test(code)) return 'opens a network connection (gawk /inet/...)';
   if (/\|\s*&|\|&/.test(code)) return 'uses a coprocess (|&), which runs a command';
   // A pipe that is not the "||" operator: print | "cmd" or "cmd" | getline.
   if (/(^|[^|])\|(?!\|)/.test(code.replace(/\|\|/g, ''))) return 'pipes to or from a command (|)';
-  if (/@\s*(load|include|namespace)\b/.test(code)) return 'loads code (@load / @include)';
   // Output redirection in print/printf (> file, >> file); a comparison inside parentheses is allowed.
   if (/\bprintf?\b[^;{}]*?(^|[^(<>=!])>{1,2}(?!=)/.test(stripParenthesised(code))) return 'redirects output to a file (print > file)';
   if (/\b(fflush|close)\s*\(\s*"[^"]*\s[^"]*"/.test(code)) return 'names a command in close() or fflush()';
