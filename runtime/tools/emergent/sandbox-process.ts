@@ -4,7 +4,7 @@
  * child processes or workers), a heap cap (--max-old-space-size), a time
  * cap per call (the process is killed past it and restarted on the next
  * call), an empty environment, resource limits through prlimit where it
- * exists, and its output capped. The code reaches tools and the network
+ * exists (memory outside the JS heap too: RLIMIT_DATA), and its output capped. The code reaches tools and the network
  * only through `bridge`, which the host answers under its own policies.
  */
 import { existsSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { sandboxCommand as hostSandboxCommand } from '../../exec/sandbox.ts';
 import { permissionFlag } from '../../node-lines.ts';
 import { TailBuffer } from '../../exec/output-buffer.ts';
 import { killProcessTree } from '../../exec/process-tree.ts';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MAX_RESULT_CHARS, SANDBOX_WORKER_SOURCE } from './sandbox-worker.ts';
 
 export interface SandboxLimits {
@@ -42,6 +42,9 @@ export const MAX_BRIDGE_CALLS = 100;
 /** Bytes of one protocol line past which the process is stopped (a result over the limit, with room for escaping). */
 const MAX_LINE_BYTES = MAX_RESULT_CHARS * 2 + 64 * 1024;
 
+/** How node says it could not get memory: V8's heap limit, or an allocation the data cap refused ("Array buffer allocation failed", "Fatal process out of memory"). */
+const OUT_OF_MEMORY = /heap out of memory|allocation failed|out of memory|OOM/i;
+
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 64, timeoutMs: 5000 };
 
 /**
@@ -60,6 +63,39 @@ export function processSandboxSeam(command: string, args: string[], codeDir: str
 
 const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
 
+const MB = 2 ** 20;
+/** On top of node's own start: the young generation (up to 3 × 16 MB semi-spaces), code, the worker and its buffers. */
+const NODE_HEADROOM_BYTES = 96 * MB;
+/** Used when node's start cannot be measured: above what Node 20 (about 50 MB) and Node 24 (a few hundred MB) reserve. */
+const NODE_START_FALLBACK_BYTES = 512 * MB;
+
+let nodeStartBytes: number | undefined;
+
+/**
+ * The writable data (VmData) this node binary holds right after it starts,
+ * measured once per host process: V8 reserves it before any code runs, and
+ * how much depends on the Node line, so a fixed number would either starve
+ * a newer node (it then fails to start, or hangs) or leave room on an older one.
+ */
+function measuredNodeStartBytes(): number {
+  if (nodeStartBytes !== undefined) return nodeStartBytes;
+  const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(/^VmData:\\s+(\\d+) kB$/m.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])'], { env: {}, encoding: 'utf8', timeout: 10_000 });
+  const kb = Number(probe.stdout);
+  nodeStartBytes = probe.status === 0 && kb > 0 ? kb * 1024 : NODE_START_FALLBACK_BYTES;
+  return nodeStartBytes;
+}
+
+/**
+ * The RLIMIT_DATA cap of a sandbox whose heap cap is `memoryMb`: ArrayBuffers
+ * and other memory outside the JS heap are not under --max-old-space-size, so
+ * without it a tool grows the host's memory until the time cap. RLIMIT_AS would
+ * count the address space V8 only reserves (its pointer cage is gigabytes) and
+ * stop node from starting; RLIMIT_DATA counts what can be written.
+ */
+export function sandboxDataBytes(memoryMb: number): number {
+  return memoryMb * MB + measuredNodeStartBytes() + NODE_HEADROOM_BYTES;
+}
+
 /** The command line that starts a sandbox for `codeFile`. */
 export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: SandboxLimits): { command: string; args: string[] } {
   const node = [
@@ -74,10 +110,11 @@ export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: Sa
     codeFile,
     JSON.stringify(allow),
   ];
-  // No files written (not even a core dump), few descriptors (its three pipes and little else), and a
-  // lifetime CPU budget, so a spinning process that outlives its host still ends.
+  // No files written (not even a core dump), few descriptors (its three pipes and little else), a
+  // lifetime CPU budget, so a spinning process that outlives its host still ends, and its data capped.
   const cpuSeconds = Math.max(120, Math.ceil((limits.timeoutMs / 1000) * 20));
-  const wrapped = PRLIMIT ? { command: PRLIMIT, args: ['--fsize=0', '--core=0', '--nofile=64', `--cpu=${cpuSeconds}`, '--', process.execPath, ...node] } : { command: process.execPath, args: node };
+  const caps = ['--fsize=0', '--core=0', '--nofile=64', `--cpu=${cpuSeconds}`, `--data=${sandboxDataBytes(limits.memoryMb)}`];
+  const wrapped = PRLIMIT ? { command: PRLIMIT, args: [...caps, '--', process.execPath, ...node] } : { command: process.execPath, args: node };
   return processSandboxSeam(wrapped.command, wrapped.args, dirname(codeFile));
 }
 
@@ -190,10 +227,10 @@ export class SandboxProcess {
       const stderr = this.stderr.toString();
       const current = this.current;
       if (!current) return;
-      const outOfMemory = /heap out of memory|Allocation failed|OOM/i.test(stderr) || signal === 'SIGABRT' || exitCode === 134;
+      const outOfMemory = OUT_OF_MEMORY.test(stderr) || signal === 'SIGABRT' || exitCode === 134;
       current.settle(
         outOfMemory
-          ? { ok: false, code: 'FORGE_SANDBOX_MEMORY', message: `the code used more than its memory cap of ${this.limits.memoryMb} MB and was stopped`, durationMs: performance.now() - current.started }
+          ? { ok: false, code: 'FORGE_SANDBOX_MEMORY', message: this.memoryMessage(), durationMs: performance.now() - current.started }
           : { ok: false, code: 'FORGE_SANDBOX_CRASHED', message: `the sandbox process ended (${signal ?? `exit code ${exitCode}`})${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`, durationMs: performance.now() - current.started },
       );
     });
@@ -220,10 +257,18 @@ export class SandboxProcess {
         return current.settle({ ok: false, code: 'FORGE_SANDBOX_ERROR', message: 'the result is not JSON', durationMs });
       }
       current.settle({ ok: true, value, durationMs });
+    } else if (OUT_OF_MEMORY.test(String(message.error))) {
+      // An allocation refused at the data cap (new Uint8Array past RLIMIT_DATA) is a RangeError the worker reports;
+      // the process is stopped, as V8 may not survive the next refusal, and the call is the memory cap's.
+      this.fail('FORGE_SANDBOX_MEMORY', this.memoryMessage());
     } else {
       // The worker stops an oversized result itself, before sending it: that is the output cap, not the code failing.
       current.settle({ ok: false, code: message.cap === 'output' ? 'FORGE_SANDBOX_OUTPUT' : 'FORGE_SANDBOX_ERROR', message: String(message.error ?? 'the code failed'), durationMs });
     }
+  }
+
+  private memoryMessage(): string {
+    return `the code used more than its memory cap of ${this.limits.memoryMb} MB and was stopped`;
   }
 
   private async answerBridge(call: Running, bridgeId: number, kind: 'tool' | 'fetch', requestText: string): Promise<void> {

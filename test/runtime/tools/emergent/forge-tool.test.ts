@@ -177,4 +177,23 @@ describe('forge_tool', () => {
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => h.registry.execute('add_numbers', { a: i, b: 1000 }, { session: 'context:one' })));
     expect(results.map((r) => (r as { value: { sum: number } }).value.sum)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1000));
   });
+
+  it('stops a forged tool whose buffers grow past its memory (outside the JS heap) with the memory error, and small calls still run', async () => {
+    const h = await harness();
+    const buffers = {
+      name: 'fill_buffers',
+      description: 'Fills the given number of 16 MB buffers.',
+      inputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+      outputSchema: { type: 'object', properties: { filled: { type: 'integer' } }, required: ['filled'] },
+      implementation: { mode: 'sandbox', code: 'function execute(input) { const kept = []; for (let i = 0; i < input.count; i++) kept.push(new Uint8Array(1 << 24).fill(1)); return { filled: kept.length }; }' },
+      testCases: [{ input: { count: 1 }, expectedOutput: { filled: 1 } }],
+    };
+    expect((await forgeIn(h, buffers)).success).toBe(true);
+    // 2 GB: far past memory: 48 and node's own allowance; without a data cap it would be allocated.
+    const started = performance.now();
+    const bomb = await h.registry.execute('fill_buffers', { count: 128 }, { session: 'context:one' });
+    expect(bomb).toMatchObject({ ok: false, error: { code: 'FORGE_SANDBOX_MEMORY', message: expect.stringContaining('memory cap of 48 MB') } });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(await h.registry.execute('fill_buffers', { count: 2 }, { session: 'context:one' })).toMatchObject({ ok: true, value: { filled: 2 } });
+  });
 });

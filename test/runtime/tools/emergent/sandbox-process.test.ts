@@ -4,7 +4,7 @@
  * endless loops, memory and output. Each attempt is an error result, and
  * the same sandbox serves a good call right after.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../helpers/http-server.ts';
@@ -12,7 +12,7 @@ import { tempDir } from '../../../helpers/project.ts';
 import { permissionFlag } from '../../../../runtime/node-lines.ts';
 import { probeSandbox } from '../../../../runtime/exec/sandbox-probe.ts';
 import { installToolSandbox, uninstallToolSandbox } from '../../../../runtime/exec/tool-sandbox.ts';
-import { MAX_BRIDGE_CALLS, SandboxProcess, sandboxCommand, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
+import { MAX_BRIDGE_CALLS, SandboxProcess, sandboxCommand, sandboxDataBytes, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
 
 const hits: string[] = [];
 const server = await startServer((req, res) => {
@@ -40,6 +40,19 @@ const ESCAPES: [string, string, RegExp][] = [
   ['a huge result', 'return "x".repeat(5e6);', /the limit is 1048576/],
 ];
 
+/** The processes whose command line names `file` (prlimit execs node, so the sandbox's node is one). */
+function processesRunning(file: string): string[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(file);
+      } catch {
+        return false;
+      }
+    });
+}
+
 const fetchBridge: BridgeHandler = async () => ({ ok: false, error: 'fetch to 127.0.0.1 is not in the allowlist (allowed: none)' });
 
 describe('sandbox process', () => {
@@ -49,7 +62,7 @@ describe('sandbox process', () => {
     expect(all).toContain(permissionFlag());
     expect(all.filter((a) => a.startsWith('--allow-'))).toEqual(['--allow-fs-read=/x/code.js']);
     expect(all).toContain('--max-old-space-size=32');
-    if (command.endsWith('prlimit')) expect(args.slice(0, args.indexOf('--'))).toEqual(['--fsize=0', '--core=0', '--nofile=64', '--cpu=120']);
+    if (command.endsWith('prlimit')) expect(args.slice(0, args.indexOf('--'))).toEqual(['--fsize=0', '--core=0', '--nofile=64', '--cpu=120', `--data=${sandboxDataBytes(32)}`]);
   });
 
   it.each(ESCAPES)('refuses %s, and serves the next call', async (_name, body, message) => {
@@ -63,6 +76,24 @@ describe('sandbox process', () => {
       if (!outcome.ok) expect(outcome.message).toMatch(message);
       expect(await sandbox.call({ good: true }, fetchBridge)).toMatchObject({ ok: true, value: { fine: true } });
       expect(hits).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('stops memory outside the JS heap (ArrayBuffers) at the data cap, quickly, and ends the process', async () => {
+    const file = join(tempDir(), 'code.js');
+    // Past the data cap by 128 MB, in 16 MB buffers touched page by page: outside --max-old-space-size, only RLIMIT_DATA stops it.
+    const chunks = Math.ceil((sandboxDataBytes(32) + 128 * 2 ** 20) / 2 ** 24);
+    writeFileSync(file, `function execute(input) { if (input.small) return { bytes: new Uint8Array(4 << 20).fill(1).length }; const kept = []; for (let i = 0; i < ${chunks}; i++) kept.push(new Uint8Array(1 << 24).fill(1)); return kept.length; }`);
+    const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 30_000 });
+    try {
+      const outcome = await sandbox.call({}, fetchBridge);
+      expect(outcome).toMatchObject({ ok: false, code: 'FORGE_SANDBOX_MEMORY', message: expect.stringContaining('memory cap of 32 MB') });
+      expect(outcome.durationMs).toBeLessThan(10_000);
+      expect(processesRunning(file)).toEqual([]);
+      // A tool within its memory still runs, in a new process.
+      expect(await sandbox.call({ small: true }, fetchBridge)).toMatchObject({ ok: true, value: { bytes: 4 << 20 } });
     } finally {
       await sandbox.close();
     }
