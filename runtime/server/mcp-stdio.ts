@@ -34,4 +34,23 @@ export async function serveMcpStdio(manifest: AgentManifest, tools: McpToolSourc
     })();
   });
   await server.connect(transport);
+  answerUnreadableLines(transport);
+}
+
+/**
+ * The SDK's stdio transport reports a line it cannot read to onerror and
+ * answers nothing, so a client waiting on that request waits for ever.
+ * JSON-RPC answers it with id null: -32700 for text that is not JSON,
+ * -32600 for JSON that is no request (null, a batch: MCP has none).
+ */
+function answerUnreadableLines(transport: StdioServerTransport): void {
+  const reported = transport.onerror;
+  transport.onerror = (error: Error) => {
+    const parse = error instanceof SyntaxError;
+    if (parse || error.name === 'ZodError') {
+      const answer = { jsonrpc: '2.0', id: null, error: parse ? { code: -32700, message: `Parse error: ${error.message}` } : { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 request or notification (MCP has no batches)' } };
+      void transport.send(answer as never).catch(() => {});
+    }
+    reported?.(error);
+  };
 }

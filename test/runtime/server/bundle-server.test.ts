@@ -3,6 +3,7 @@
  * .forge-output/: MCP clients (the SDK's, and the MCP Inspector CLI) over
  * stdio and Streamable HTTP, REST, auth, limits and a graceful stop.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +67,34 @@ describe('MCP over stdio', () => {
       expect((await client.callTool({ name: 'echo', arguments: { message: 'still fine' } })).structuredContent).toEqual({ echo: 'still fine' });
     } finally {
       await client.close();
+    }
+  });
+
+  it('answers a line that is not JSON with -32700 and one that is no request with -32600 (id null), and keeps serving', async () => {
+    const child = spawn(process.execPath, [join(bundle, 'runtime.mjs'), '--stdio'], { cwd: tempDir(), stdio: ['pipe', 'pipe', 'ignore'] });
+    const answers: { id: unknown; error?: { code: number }; result?: unknown }[] = [];
+    let buffered = '';
+    const got = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+          answers.push(JSON.parse(buffered.slice(0, newline)));
+          buffered = buffered.slice(newline + 1);
+          if (answers.length === 4) resolve();
+        }
+      });
+    });
+    try {
+      child.stdin.write('{bad json\nnull\n[{"jsonrpc":"2.0","id":6,"method":"ping"}]\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+      await got;
+      expect(answers).toEqual([
+        { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) },
+        { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
+        { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
+        { jsonrpc: '2.0', id: 7, result: {} },
+      ]);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
