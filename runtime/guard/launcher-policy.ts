@@ -103,6 +103,7 @@ export const LAUNCHER_POLICY: readonly ProgramPolicy[] = [
       daemon: 'refused',
       shell: 'refused',
       'fsmonitor--daemon': 'refused',
+      maintenance: 'refused', // start/register: crontab or systemd timers that run git after the call, outside every guard
       'credential-cache': 'refused',
       'credential-store': 'refused',
       credential: 'refused',

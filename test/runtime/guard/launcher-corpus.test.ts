@@ -128,6 +128,8 @@ const ATTACKS: [string, string[], string?][] = [
   ['git', ['daemon']],
   ['git', ['upload-pack', '.']],
   ['git', ['instaweb']],
+  ['git', ['maintenance', 'start']],
+  ['git', ['maintenance', 'register']],
   // find
   ['find', ['.', '-exec', 'touch', M, ';']],
   ['find', ['.', '-exec', 'touch', M, '+']],
