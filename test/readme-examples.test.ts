@@ -107,6 +107,17 @@ describe('README.md examples', () => {
     for (const { block, marker } of tested) expect(marker.file, `README.md:${block.line}: the marker names no file=`).toBeDefined();
   });
 
+  it('the composed example (shout_file) fails when a write it makes is refused, as its comment says', async () => {
+    const example = tested.find(({ marker }) => marker.file === 'tools/shout_file.ts');
+    expect(example).toBeDefined();
+    // Without its single confirmation, the write is asked for on its own, and nobody (no terminal, no --yes) approves it.
+    const dir = projectFor(example!.marker, { ...example!.block, code: example!.block.code.replace(/^ \* Single Confirmation:.*\n/m, '') });
+    const ran = await forge(['tool', 'run', 'shout_file', '--input', example!.marker.args ?? '{}', '--json'], dir);
+    expect(ran.code, ran.stdout).toBe(1);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ ok: false, error: { message: expect.stringContaining('"file_write" needs a person\'s confirmation') } });
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('hello');
+  });
+
   for (const { block, marker } of tested) {
     const label = `README.md:${block.line} ${marker.file}${marker.append ? ' (appended)' : ''}${marker.run ? `, runs ${marker.run}` : ''}`;
     it(label, async () => {
