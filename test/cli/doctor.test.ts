@@ -17,6 +17,19 @@ describe('forge doctor', () => {
     });
   });
 
+  it('checks the machine outside a project too, with forge.yaml\'s defaults and the current directory as work dir', async () => {
+    const here = tempDir('forge-no-project-');
+    const { code, stdout, stderr } = await forge(['doctor', '--json'], here, { FORGE_STATE_DIR: tempDir() });
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: true,
+      checks: expect.arrayContaining([
+        expect.objectContaining({ name: 'limits', detail: expect.stringContaining('memory cap 1 GiB (default)') }),
+        expect.objectContaining({ name: 'workdir', detail: expect.stringContaining(here) }),
+      ]),
+    });
+  });
+
   it('fails where sandbox: required cannot be met', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: required\n') });
     const { code, stdout } = await forge(['doctor'], project, { FORGE_STATE_DIR: tempDir(), FORGE_BWRAP: '/bin/false' });
