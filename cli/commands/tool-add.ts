@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
-import { hasErrors } from '../../runtime/diagnostics.ts';
+import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
 import { displayPath, scopeDir } from '../../stages/scopes.ts';
 import { readYamlToolText } from '../../stages/yaml-tool-file.ts';
 import { reportFailure } from '../command-failure.ts';
@@ -71,10 +71,12 @@ export async function run(argv: string[]): Promise<number> {
 
   const checked = await readYamlToolText(text, shown, args.name, file);
   if (!args.json) printDiagnostics(checked.diagnostics);
-  const refuse = (message: string, hint?: string) => reportFailure(args.json, message, hint, { diagnostics: checked.diagnostics.map(diagnosticJson) });
-  if (hasErrors(checked.diagnostics)) return refuse(`${args.name} was not added: the tool has errors`);
-  if (localNames?.has(args.name)) return refuse(`the project already has a tool named "${args.name}"`, 'choose another name');
-  if (!args.force && (existsSync(file) || existsSync(file.replace(/\.yaml$/, '.yml')))) return refuse(`${shown} already exists`, 'pass --force to replace it');
+  const refuse = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(args.json, code, message, hint, { diagnostics: checked.diagnostics.map(diagnosticJson) });
+  const firstError = checked.diagnostics.find((d) => d.severity === 'error');
+  if (firstError) return refuse(firstError.code, `${args.name} was not added: the tool has errors`);
+  if (localNames?.has(args.name)) return refuse('FORGE_TOOL_COLLISION', `the project already has a tool named "${args.name}"`, 'choose another name');
+  const existing = [file, file.replace(/\.yaml$/, '.yml')].find((f) => existsSync(f));
+  if (!args.force && existing) return refuse('FORGE_FILE_EXISTS', `${existing === file ? shown : shown.replace(/\.yaml$/, '.yml')} already exists`, 'pass --force to replace it');
 
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, text);

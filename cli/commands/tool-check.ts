@@ -37,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
   let diagnostics = loaded.diagnostics;
   if (name) {
     const root = project.tools.find((t) => t.spec.name === name);
-    if (!root) return reportFailure(values.json, `no tool named "${name}"`, didYouMean(name, project.tools.map((t) => t.spec.name)));
+    if (!root) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, project.tools.map((t) => t.spec.name)));
     checked = closure(root, project.tools);
     // A problem with what NAME needs is reported in one of the files of its closure.
     const files = new Set(checked.map((t) => t.file?.display).filter(Boolean));

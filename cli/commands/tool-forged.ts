@@ -23,7 +23,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' } });
   const [action = 'list', name] = positionals;
   const store = await openForgedStore(values.workdir, values.config);
-  if (!store) return reportFailure(values.json, 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
+  if (!store) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
   if (action === 'list') {
     const records = store.list();
     if (values.json) {
@@ -38,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   if (action !== 'show' && action !== 'remove') throw new UsageError(`unknown action "${action}"`, 'list, show or remove');
   if (!name) throw new UsageError(`${action} needs a tool name`);
   const record = store.load(name);
-  if (!record) return reportFailure(values.json, `no forged tool named "${name}" in ${store.root}`, 'see them with `forge tool forged list`');
+  if (!record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}`, 'see them with `forge tool forged list`');
   if (action === 'show') {
     process.stdout.write(values.json ? JSON.stringify(record, null, 2) + '\n' : describe(record));
     return 0;

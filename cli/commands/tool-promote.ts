@@ -26,18 +26,18 @@ export async function run(argv: string[]): Promise<number> {
   const name = positionals[0];
   if (!name) throw new UsageError('missing tool name');
   const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
-  if (!project) return reportFailure(values.json, 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
+  if (!project) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
   const store = await openForgedStore(values.workdir, values.config);
   const record = store?.load(name);
-  if (!store || !record) return reportFailure(values.json, `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  if (!store || !record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
   const taken = project.tools.find((t) => t.spec.name === name);
-  if (taken && !values.force) return reportFailure(values.json, `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
+  if (taken && !values.force) return reportFailure(values.json, 'FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
   const dir = project.config.toolDirs[0].absolute;
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   for (const source of forgedSources(record)) {
     const path = join(dir, source.file);
-    if (existsSync(path) && !values.force) return reportFailure(values.json, `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
+    if (existsSync(path) && !values.force) return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
     writeFileSync(path, source.text);
     written.push(relative(process.cwd(), path) || path);
   }

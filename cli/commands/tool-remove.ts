@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
@@ -27,13 +28,13 @@ export async function run(argv: string[]): Promise<number> {
   const { name, scopes } = scopeOf(positionals[0], chosen ?? (positionals[0].includes('/') ? undefined : 'local'));
   const { project } = await loadProjectForCli(values.config, { strict: false, json: true });
   const search = await findToolFile(name, scopes, project);
-  const fail = (message: string, hint?: string) => reportFailure(values.json, message, hint);
+  const fail = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(values.json, code, message, hint);
   if (!search.found) {
-    if (search.builtin) return fail(`"${name}" ships with Forge; remove it from tools: in forge.yaml to disable it`);
-    return fail(`no tool named "${name}" in the ${scopes[0]} scope`, didYouMean(name, search.names));
+    if (search.builtin) return fail('FORGE_TOOL_BUILTIN', `"${name}" ships with Forge`, 'remove it from tools: in forge.yaml to disable it');
+    return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" in the ${scopes[0]} scope`, didYouMean(name, search.names));
   }
   const { found } = search;
-  if (found.kind !== 'yaml') return fail(`${found.display} is a ${found.kind} tool; Forge only removes the YAML tools it can write`, `delete ${found.display} yourself`);
+  if (found.kind !== 'yaml') return fail('FORGE_TOOL_NOT_YAML', `${found.display} is a ${found.kind} tool; Forge only removes the YAML tools it can write`, `delete ${found.display} yourself`);
   rmSync(found.path);
   const dependents = (project?.tools ?? []).filter((t) => t.spec.composedOf?.includes(name) && t.spec.name !== name).map((t) => t.spec.name);
   if (values.json) {

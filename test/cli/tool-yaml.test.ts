@@ -64,6 +64,30 @@ describe('forge tool add / get / list / remove', () => {
     expect(wrongScope.code).toBe(1);
   });
 
+  it('says why it will not remove, get or add a tool with a code and a hint, in text and --json', async () => {
+    const { env } = scopes();
+    const dir = writeProject({
+      'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'),
+      'tools/greet.py': '"""\nTool: greet\nDescription: Greets.\n"""\n\ndef execute(args):\n    return "hi"\n',
+      'tools/yml_tool.yml': 'description: d\nbash: echo hi\n',
+    });
+    const cases: [string[], string, RegExp][] = [
+      [['tool', 'remove', 'greet'], 'FORGE_TOOL_NOT_YAML', /tools\/greet\.py is a python tool; Forge only removes the YAML tools it can write/],
+      [['tool', 'remove', 'uuid_generate'], 'FORGE_TOOL_BUILTIN', /"uuid_generate" ships with Forge/],
+      [['tool', 'get', 'uuid_generate'], 'FORGE_TOOL_BUILTIN', /"uuid_generate" ships with Forge and has no file of its own/],
+      [['tool', 'remove', 'nothing_here'], 'FORGE_TOOL_UNKNOWN', /no tool named "nothing_here"/],
+      [['tool', 'add', 'yml_tool', '--description', 'D.', '--bash', 'echo x'], 'FORGE_FILE_EXISTS', /tools\/yml_tool\.yml already exists/],
+    ];
+    for (const [args, code, message] of cases) {
+      const text = await forge(args, dir, env);
+      expect(text.code, args.join(' ')).toBe(1);
+      expect(text.stderr).toMatch(new RegExp(`✘ ${code} ${message.source}`));
+      const json = await forge([...args, '--json'], dir, env);
+      expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code, error: expect.stringMatching(message) });
+    }
+    expect(existsSync(join(dir, 'tools/greet.py'))).toBe(true);
+  });
+
   it('writes steps, environment and platforms', async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': 'description: Shouts.\ntags: [read]\nparameters:\n  text: { type: string }\nbash: printf %s {text} | tr a-z A-Z\n' });
