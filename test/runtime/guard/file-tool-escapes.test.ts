@@ -5,13 +5,14 @@
  * hard links to outside files, FIFOs and devices. Every attempt must stay
  * inside (zero hits outside) and no refusal may say where anything outside is.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { tools, type ToolHarness } from '../../helpers/tools.ts';
+import { startSymlinkSwapper } from '../../helpers/symlink-swapper.ts';
 
 const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
@@ -41,17 +42,9 @@ afterEach(() => {
   swapper = undefined;
 });
 
-/** A separate process that keeps swapping work/sw between the real directory and a symlink to outside (bounded: it stops by itself). */
+/** The swapper (test/helpers/symlink-swapper.ts) on work/sw, toward outside by default. */
 function startSwapper(target = outside): ChildProcess {
-  const script = `
-    const fs = require('node:fs');
-    const [sw, dirParked, linkParked, outside] = process.argv.slice(1);
-    fs.symlinkSync(outside, linkParked);
-    const end = Date.now() + 60000;
-    for (let i = 0; i < 5e6 && Date.now() < end; i++) {
-      try { fs.renameSync(sw, dirParked); fs.renameSync(linkParked, sw); fs.renameSync(sw, linkParked); fs.renameSync(dirParked, sw); } catch {}
-    }`;
-  return spawn(process.execPath, ['-e', script, join(work, 'sw'), join(work, '.sw-dir'), join(work, '.sw-link'), target], { stdio: 'ignore' });
+  return startSymlinkSwapper(join(work, 'sw'), target);
 }
 
 function messageOf(result: ToolResult): string {

@@ -7,7 +7,7 @@
  * attempt is refused with FORGE_PATH_STATE or finds nothing there; the
  * runtime's own stores that keep files there still work.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { ForgedStore, forgedRoot } from '../../../runtime/tools/emergent/forged-
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { tools, type ToolHarness } from '../../helpers/tools.ts';
+import { startSymlinkSwapper } from '../../helpers/symlink-swapper.ts';
 
 const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
@@ -125,15 +126,7 @@ describe('a path component swapped for a symlink into the state dir, in a bounde
   it('file_read never returns a session file', async () => {
     mkdirSync(join(work, 'sw'));
     writeFileSync(join(work, 'sw', 'other.json'), 'INSIDE text\n');
-    const script = `
-      const fs = require('node:fs');
-      const [sw, dirParked, linkParked, target] = process.argv.slice(1);
-      fs.symlinkSync(target, linkParked);
-      const end = Date.now() + 60000;
-      for (let i = 0; i < 5e6 && Date.now() < end; i++) {
-        try { fs.renameSync(sw, dirParked); fs.renameSync(linkParked, sw); fs.renameSync(sw, linkParked); fs.renameSync(dirParked, sw); } catch {}
-      }`;
-    swapper = spawn(process.execPath, ['-e', script, join(work, 'sw'), join(work, '.sw-dir'), join(work, '.sw-link'), join(work, '.forge', 'sessions')], { stdio: 'ignore' });
+    swapper = startSymlinkSwapper(join(work, 'sw'), join(work, '.forge', 'sessions'));
     let inside = 0;
     let stateRefusals = 0;
     for (let i = 0; i < 600 || (inside === 0 && i < 3000); i++) {

@@ -18,12 +18,13 @@ const TOKEN = 'edge-token';
 let agent: RunningAgent;
 let port: number;
 
-beforeAll(async () => {
+/** An agent on loopback with the token, these limits, and (optionally) one echo tool and extra routes. */
+async function serveWith(limits: { headersTimeoutMs: number; bodyIdleTimeoutMs: number; bodyTimeoutMs: number }, options: { echo?: boolean; extraRoutes?: Parameters<typeof serveAgent>[0]['extraRoutes'] } = {}): Promise<RunningAgent> {
   const dir = tempDir();
   const registry = new ToolRegistry({ workDir: dir });
-  registry.register({ name: 'echo', description: 'Echo.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async (args) => ok(args) }, 'test');
+  if (options.echo) registry.register({ name: 'echo', description: 'Echo.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async (args) => ok(args) }, 'test');
   const manifest = { agent_id: 'edges', version: '1.0.0', description: '', tools: registry.list(), approval: { auto_approve: [], auto_deny: [] } } as unknown as AgentManifest;
-  agent = await serveAgent({
+  return serveAgent({
     manifest,
     registry,
     workDir: dir,
@@ -32,8 +33,13 @@ beforeAll(async () => {
     env: { FORGE_AUTH_TOKEN: TOKEN },
     http: new HttpClient(),
     log: silentLogger,
-    limits: { headersTimeoutMs: 1000, bodyIdleTimeoutMs: 800, bodyTimeoutMs: 2000, maxConnections: 8, maxJsonDepth: 64 },
+    limits: { ...limits, maxConnections: 8, maxJsonDepth: 64 },
+    extraRoutes: options.extraRoutes,
   });
+}
+
+beforeAll(async () => {
+  agent = await serveWith({ headersTimeoutMs: 1000, bodyIdleTimeoutMs: 800, bodyTimeoutMs: 2000 }, { echo: true });
   port = agent.port;
 });
 
@@ -202,21 +208,7 @@ describe('bodies a route never reads', () => {
 
 describe('a route that neither reads the body nor answers', () => {
   it('loses the connection once the whole request is overdue (headers + body deadlines)', async () => {
-    const dir = tempDir();
-    const registry = new ToolRegistry({ workDir: dir });
-    const manifest = { agent_id: 'stuck', version: '1.0.0', description: '', tools: [], approval: { auto_approve: [], auto_deny: [] } } as unknown as AgentManifest;
-    const stuck = await serveAgent({
-      manifest,
-      registry,
-      workDir: dir,
-      host: '127.0.0.1',
-      port: 0,
-      env: { FORGE_AUTH_TOKEN: TOKEN },
-      http: new HttpClient(),
-      log: silentLogger,
-      limits: { headersTimeoutMs: 400, bodyIdleTimeoutMs: 400, bodyTimeoutMs: 800, maxConnections: 8, maxJsonDepth: 64 },
-      extraRoutes: (_req, _res, path) => path === '/stuck' && new Promise<boolean>(() => {}),
-    });
+    const stuck = await serveWith({ headersTimeoutMs: 400, bodyIdleTimeoutMs: 400, bodyTimeoutMs: 800 }, { extraRoutes: (_req, _res, path) => path === '/stuck' && new Promise<boolean>(() => {}) });
     try {
       const socket = connect(stuck.port, '127.0.0.1');
       socket.on('error', () => {});

@@ -1,0 +1,21 @@
+/**
+ * The attacker of a check-then-use race on a path: a separate process that
+ * keeps swapping `sw` between the real directory and a symlink to `target`,
+ * as fast as it can, bounded (it stops by itself after a minute or 5e6
+ * rounds). Park names sit beside `sw`. The caller kills it when done.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+
+export function startSymlinkSwapper(sw: string, target: string): ChildProcess {
+  const script = `
+    const fs = require('node:fs');
+    const [sw, dirParked, linkParked, target] = process.argv.slice(1);
+    fs.symlinkSync(target, linkParked);
+    const end = Date.now() + 60000;
+    for (let i = 0; i < 5e6 && Date.now() < end; i++) {
+      try { fs.renameSync(sw, dirParked); fs.renameSync(linkParked, sw); fs.renameSync(sw, linkParked); fs.renameSync(dirParked, sw); } catch {}
+    }`;
+  const dir = dirname(sw);
+  return spawn(process.execPath, ['-e', script, sw, join(dir, '.sw-dir'), join(dir, '.sw-link'), target], { stdio: 'ignore' });
+}
