@@ -124,7 +124,7 @@ class DocstringParser {
             section = known.name;
             field = undefined;
             paramIndent = -1;
-            if (this.seenSections.has(section)) this.error('FORGE_DOCSTRING_DUPLICATE', `section "${section}" appears twice`, line);
+            if (this.seenSections.has(section)) this.error('FORGE_DOCSTRING_DUPLICATE', `section "${section}" appears twice`, line, 0, `list every ${section.toLowerCase()} parameter under one ${section}:`);
             this.seenSections.add(section);
             if (value && !/^(none|-)$/i.test(value)) {
               this.error('FORGE_DOCSTRING_SYNTAX', `"${section}:" takes its parameters on the following indented lines`, line, key[0].indexOf(':') + 1, `write one "name (type): description" per line under ${section}:`);
@@ -132,7 +132,7 @@ class DocstringParser {
           } else {
             section = undefined;
             field = known.name;
-            if (this.fields.has(field)) this.error('FORGE_DOCSTRING_DUPLICATE', `field "${field}" appears twice`, line);
+            if (this.fields.has(field)) this.error('FORGE_DOCSTRING_DUPLICATE', `field "${field}" appears twice`, line, 0, `keep one ${field}: line; indent lines that continue it`);
             else this.fields.set(field, { value, at: line });
           }
           continue;
@@ -268,7 +268,7 @@ class DocstringParser {
       }
     }
     if (this.params[section].some((p) => p.name === name)) {
-      this.error('FORGE_DOCSTRING_DUPLICATE', `parameter "${name}" is declared twice in ${section}`, line, indent);
+      this.error('FORGE_DOCSTRING_DUPLICATE', `parameter "${name}" is declared twice in ${section}`, line, indent, 'remove one of the two lines, or rename one parameter');
       return;
     }
     this.params[section].push(param);
@@ -322,7 +322,7 @@ class DocstringParser {
     const name = tool.value.trim();
     const category = this.readCategory();
     const nameProblem = checkToolName(name, 'custom');
-    if (nameProblem) this.error('FORGE_TOOL_NAME', nameProblem, tool.at, tool.value ? tool.at.text.indexOf(tool.value.trim()) : 0);
+    if (nameProblem) this.error('FORGE_TOOL_NAME', nameProblem, tool.at, tool.value ? tool.at.text.indexOf(tool.value.trim()) : 0, 'tool names use ASCII letters, digits, _ and - (at most 64), as the model APIs require');
 
     const description = this.fields.get('Description');
     if (!description || !description.value.trim()) {

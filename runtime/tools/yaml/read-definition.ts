@@ -62,10 +62,10 @@ export function readYamlTool(raw: unknown, defaultName: string): { definition?: 
   if (data.steps !== undefined && topLevelAction.length) {
     problems.error('FORGE_YAML_STEP', `use steps: or a single ${topLevelAction[0]}:, not both`, [topLevelAction[0]], { at: 'key' });
   } else if (data.steps !== undefined) {
-    if (!Array.isArray(data.steps) || data.steps.length === 0) problems.error('FORGE_YAML_STEP', '"steps" must be a list of steps', ['steps']);
+    if (!Array.isArray(data.steps) || data.steps.length === 0) problems.error('FORGE_YAML_STEP', '"steps" must be a list of steps', ['steps'], { hint: 'write each step as "- bash: ..." (or run:, python:, tool: ...) under steps:' });
     else {
       data.steps.forEach((raw, i) => {
-        if (!isRecord(raw)) return problems.error('FORGE_YAML_STEP', 'each step is a mapping (name:, bash:, ...)', ['steps', i]);
+        if (!isRecord(raw)) return problems.error('FORGE_YAML_STEP', 'each step is a mapping (name:, bash:, ...)', ['steps', i], { hint: 'write the step as "- bash: echo hi", not "- echo hi"' });
         const read = readStep(raw, ['steps', i], `step${i + 1}`, problems);
         if (read) {
           steps.push(read.step);
@@ -139,12 +139,12 @@ function checkReferences(
   const stepNames = new Map<string, number>();
   const outputVars = new Map<string, number>();
   definition.steps.forEach((step, index) => {
-    if (stepNames.has(step.name)) problems.error('FORGE_YAML_STEP_NAME', `two steps are named "${step.name}"`, [...step.path, 'name']);
+    if (stepNames.has(step.name)) problems.error('FORGE_YAML_STEP_NAME', `two steps are named "${step.name}"`, [...step.path, 'name'], { hint: 'step names are how {step.output} refers to a step: give each its own' });
     if (parameters.includes(step.name)) problems.error('FORGE_YAML_STEP_NAME', `step "${step.name}" has the name of a parameter`, [...step.path, 'name'], { hint: 'rename the step' });
     stepNames.set(step.name, index);
     if (step.outputVar) {
       if (outputVars.has(step.outputVar) || stepNames.has(step.outputVar) || parameters.includes(step.outputVar) || step.outputVar === 'input') {
-        problems.error('FORGE_YAML_STEP_NAME', `output_var "${step.outputVar}" is already the name of a parameter, step or output_var`, [...step.path, 'output_var']);
+        problems.error('FORGE_YAML_STEP_NAME', `output_var "${step.outputVar}" is already the name of a parameter, step or output_var`, [...step.path, 'output_var'], { hint: 'choose a name no parameter, step or other output_var uses' });
       }
       outputVars.set(step.outputVar, index);
     }

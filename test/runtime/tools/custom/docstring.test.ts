@@ -184,7 +184,7 @@ describe('parseDocstring: diagnostics with file:line:column', () => {
     ['unknown section right under the description (its inputs would vanish into it)', 'Tool: t\nDescription: d\nParameters:\n  city (str): C.', 'FORGE_DOCSTRING_FIELD', 4, 1, expect.stringContaining('indent the line if it continues Description:')],
     ['unknown field right under Tags (it would become tags)', 'Tool: t\nDescription: d\nTags: read\nOwner: alice', 'FORGE_DOCSTRING_FIELD', 5, 1, expect.stringContaining('known fields: Tool, Description')],
     ['unknown field right under Timeout', 'Tool: t\nDescription: d\nTimeout: 5s\nOwner: alice', 'FORGE_DOCSTRING_FIELD', 5, 1, undefined],
-    ['duplicate parameter', 'Tool: t\nDescription: d\nInput:\n  x (str): X.\n  x (int): X again.', 'FORGE_DOCSTRING_DUPLICATE', 6, 3, undefined],
+    ['duplicate parameter', 'Tool: t\nDescription: d\nInput:\n  x (str): X.\n  x (int): X again.', 'FORGE_DOCSTRING_DUPLICATE', 6, 3, 'remove one of the two lines, or rename one parameter'],
     ['missing type', 'Tool: t\nDescription: d\nInput:\n  x: X.', 'FORGE_DOCSTRING_SYNTAX', 5, 4, undefined],
     ['missing description', 'Tool: t\nTags: read', 'FORGE_DOCSTRING_MISSING', 2, 1, undefined],
     ['bad category', 'Tool: t\nDescription: d\nCategory: builtin', 'FORGE_DOCSTRING_CATEGORY', 4, 11, undefined],
@@ -193,10 +193,10 @@ describe('parseDocstring: diagnostics with file:line:column', () => {
     ['default of the wrong type', 'Tool: t\nDescription: d\nInput:\n  n (int, default=many): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 11, undefined],
     ['default outside the enum', 'Tool: t\nDescription: d\nInput:\n  n (enum(a|b), default=c): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 17, undefined],
     ['unknown parameter option', 'Tool: t\nDescription: d\nInput:\n  n (int, optinal): N.', 'FORGE_DOCSTRING_SYNTAX', 5, 11, undefined],
-    ['reserved "__" in the name', 'Tool: my__tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, undefined],
+    ['reserved "__" in the name', 'Tool: my__tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, expect.stringContaining('ASCII letters, digits, _ and -')],
     ['invalid characters in the name', 'Tool: my tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, undefined],
     ['enum without values', 'Tool: t\nDescription: d\nInput:\n  n (enum()): N.', 'FORGE_DOCSTRING_TYPE', 5, 6, undefined],
-    ['duplicate field', 'Tool: t\nDescription: d\nDescription: again', 'FORGE_DOCSTRING_DUPLICATE', 4, 1, undefined],
+    ['duplicate field', 'Tool: t\nDescription: d\nDescription: again', 'FORGE_DOCSTRING_DUPLICATE', 4, 1, 'keep one Description: line; indent lines that continue it'],
     ['stray text', 'Tool: t\nDescription: d\n\nsome words here', 'FORGE_DOCSTRING_SYNTAX', 5, 1, undefined],
   ])('%s', (_name, body, code, line, column, hint) => {
     const { diagnostics } = parsePy(body);
