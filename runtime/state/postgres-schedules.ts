@@ -29,7 +29,6 @@ interface ScheduleRow {
 }
 
 export class PostgresSchedules implements ScheduleRecords {
-  private readonly known = new Map<string, string>();
   private next: Record<string, string | undefined> = {};
   private appends = 0;
 
@@ -88,17 +87,21 @@ export class PostgresSchedules implements ScheduleRecords {
 
   async claimDue(entries: readonly ScheduleEntry[], now: Date): Promise<{ key: string; scheduledFor: Date }[]> {
     const byKey = new Map(entries.map((e) => [e.key, e]));
-    for (const entry of entries) {
-      if (this.known.get(entry.key) === entry.signature) continue;
-      // A new schedule (or a changed expression) starts at its next time after now; replicas agree on the first writer's.
+    // Every check makes sure each entry has its due row: no memory of "already inserted" decides
+    // it, since schedule_delete on any replica removes the row (a schedule deleted and set again
+    // between two checks would otherwise never fire again). A new schedule, or a changed
+    // expression, starts at its next time after now; replicas agree on the first writer's. Rows
+    // that exist with the same signature are left alone and not locked (only changed ones are
+    // updated), so this does not get in the way of another replica's claim. Sorted: one lock order.
+    const fresh = [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (fresh.length) {
       await this.pool.query(
-        `INSERT INTO forge_schedule_due (key, signature, next_due) VALUES ($1, $2, $3)
-         ON CONFLICT (key) DO UPDATE SET signature = EXCLUDED.signature, next_due = EXCLUDED.next_due WHERE forge_schedule_due.signature <> EXCLUDED.signature`,
-        [entry.key, entry.signature, entry.schedule.nextAfter(now) ?? null],
+        `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS v (key, signature, next_due)),
+         changed AS (UPDATE forge_schedule_due d SET signature = v.signature, next_due = v.next_due FROM v WHERE d.key = v.key AND d.signature <> v.signature RETURNING d.key)
+         INSERT INTO forge_schedule_due (key, signature, next_due) SELECT key, signature, next_due FROM v ON CONFLICT (key) DO NOTHING`,
+        [fresh.map((e) => e.key), fresh.map((e) => e.signature), fresh.map((e) => e.schedule.nextAfter(now) ?? null)],
       );
-      this.known.set(entry.key, entry.signature);
     }
-    for (const key of this.known.keys()) if (!byKey.has(key)) this.known.delete(key);
 
     const { claimed, next } = await inTransaction(this.pool, async (client) => {
       const claimed: { key: string; scheduledFor: Date }[] = [];

@@ -12,6 +12,7 @@ import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSchedule } from '../../../runtime/scheduler/schedule-expression.ts';
+import { Scheduler } from '../../../runtime/scheduler/scheduler.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
@@ -63,6 +64,43 @@ describe('the Postgres state store', () => {
       for (const result of results) claimed.push(...result.map((r) => r.scheduledFor.toISOString()));
     }
     expect(claimed.sort()).toEqual(Array.from({ length: 10 }, (_, i) => new Date(start.getTime() + (i + 1) * 1000).toISOString()));
+  });
+
+  /** A scheduler on `records` with a clock the test moves; what it fired, by schedule id. */
+  function scheduler(records: PostgresStateStore['schedules'], clock: { now: Date }) {
+    const fired: string[] = [];
+    const made = new Scheduler({ workDir: '/nonexistent', store: records, clock: () => clock.now, onFire: (task) => void fired.push(task.id) });
+    return { fired, tick: async () => (await made.tick(), await made.idle()) };
+  }
+
+  it('fires a schedule deleted and set again (same id, same expression) before the next check', async () => {
+    const { stores: [a] } = await stores(1);
+    const clock = { now: new Date('2030-01-01T00:00:00Z') };
+    const one = scheduler(a.schedules, clock);
+    await a.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
+    await one.tick(); // first due at 00:01
+    await a.schedules.deleteTask('beat');
+    await a.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
+    clock.now = new Date('2030-01-01T00:00:30Z');
+    await one.tick(); // seen again: due at its next time after now (00:01:30)
+    clock.now = new Date('2030-01-01T00:02:00Z');
+    await one.tick();
+    expect(one.fired).toEqual(['beat']);
+  });
+
+  it('fires a schedule another instance deleted and set again between two checks of this one', async () => {
+    const { stores: [a, b] } = await stores(2);
+    const clock = { now: new Date('2030-01-01T00:00:00Z') };
+    const onB = scheduler(b.schedules, clock);
+    await a.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
+    await onB.tick();
+    await a.schedules.deleteTask('beat');
+    await a.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
+    for (const at of ['00:00:30', '00:02:00', '00:03:00']) {
+      clock.now = new Date(`2030-01-01T${at}Z`);
+      await onB.tick();
+    }
+    expect(onB.fired).toEqual(['beat', 'beat']);
   });
 
   it('keeps the schedule limit when twenty schedule_set calls race for the last places', async () => {
