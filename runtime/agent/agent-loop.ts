@@ -18,6 +18,8 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 
 export interface AgentTools {
   list(): ToolSpec[];
+  /** A tool not in list() when the turn began, looked up further (forged on another replica meanwhile). */
+  resolve?(name: string): Promise<ToolSpec | undefined>;
   /** `instrumented`: the loop counts and traces the call itself (frontend "agent"). */
   execute(name: string, args: unknown, options?: { signal?: AbortSignal; instrumented?: boolean }): Promise<ToolResult>;
 }
@@ -111,6 +113,11 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
 
     const decisions: Record<string, GateDecision> = {};
     for (const call of response.toolCalls) {
+      // A tool this turn did not list may exist by now (forged on another replica): the gate decides on it like on the others.
+      if (!byName.has(call.name) && options.tools.resolve) {
+        const found = await options.tools.resolve(call.name);
+        if (found) byName.set(call.name, found);
+      }
       const spec = byName.get(call.name);
       // An unknown tool is not the gate's business: the registry answers it with an error.
       decisions[call.id] = spec ? options.gate.decide(spec, call.arguments) : 'allow';

@@ -23,6 +23,7 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
   return {
     list: () => registry.list(),
     get: (name) => registry.get(name),
+    resolve: (name) => registry.find(name),
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
     // What a client may set is listed, not spread: approval is never the client's to give.
     execute: (name, args, options = {}) => {

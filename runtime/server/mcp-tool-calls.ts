@@ -12,6 +12,8 @@ export interface McpToolSource extends ToolRunner {
   list(): ToolSpec[];
   /** One tool's spec (for its outputSchema); falls back to searching list(). */
   get?(name: string): ToolSpec | undefined;
+  /** Like get, and looks further for a tool not registered in this process (forged on another replica). */
+  resolve?(name: string): Promise<ToolSpec | undefined>;
   /** Subscribes to changes of the tool set (returns the unsubscribe); absent where the set never changes. */
   onToolsChanged?(listener: () => void): () => void;
 }

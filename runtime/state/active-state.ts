@@ -8,9 +8,22 @@ import type { StateStore } from './store.ts';
 
 let active: StateStore | undefined;
 const opened = new Map<string, Promise<StateStore>>();
+const watchers = new Set<(store: StateStore | undefined) => void>();
 
 export function setActiveState(store: StateStore | undefined): void {
   active = store;
+  for (const watcher of [...watchers]) watcher(store);
+}
+
+/**
+ * Tells `watcher` the store `serve` uses — now if there is one, and each time
+ * it changes — for what must follow it from the start (forge_tool registers
+ * the tools other replicas forged); returns the unsubscribe.
+ */
+export function watchActiveState(watcher: (store: StateStore | undefined) => void): () => void {
+  watchers.add(watcher);
+  if (active) watcher(active);
+  return () => watchers.delete(watcher);
 }
 
 export function activeState(workDir: string, env: NodeJS.ProcessEnv = process.env): Promise<StateStore> {

@@ -66,6 +66,20 @@ export const MIGRATIONS: readonly string[] = [
      content bytea NOT NULL,
      created_at timestamptz NOT NULL DEFAULT now()
    );`,
+  // Forged tools shared by the replicas: the record as forge_tool wrote it (json keeps its text as
+  // written), and forge_tool's calls per session for calls_per_minute.
+  `CREATE TABLE forge_forged_tools (
+     seq bigserial,
+     name text PRIMARY KEY,
+     owner text,
+     record json NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE forge_forge_calls (
+     session text NOT NULL,
+     at timestamptz NOT NULL DEFAULT clock_timestamp()
+   );
+   CREATE INDEX forge_forge_calls_session ON forge_forge_calls (session, at);`,
 ];
 
 /** Applies the migrations this database has not seen; returns how many ran. */

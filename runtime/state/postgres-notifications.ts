@@ -1,14 +1,15 @@
 /**
  * One LISTEN connection per process for what other replicas announce:
  * cancel requests (`forge_cancel`, the task id) and conversation turns set
- * free (`forge_turn`, the md5 of the conversation id). A dropped connection
+ * free (`forge_turn`, the md5 of the conversation id), tools forged
+ * (`forge_forged`, the tool's name). A dropped connection
  * is re-opened; waiters also poll, so a missed notification only delays.
  */
 import type pg from 'pg';
 import type { Logger } from '../tools/model.ts';
 
-export type Channel = 'forge_cancel' | 'forge_turn';
-const CHANNELS: Channel[] = ['forge_cancel', 'forge_turn'];
+export type Channel = 'forge_cancel' | 'forge_turn' | 'forge_forged';
+const CHANNELS: Channel[] = ['forge_cancel', 'forge_turn', 'forge_forged'];
 
 export class PostgresNotifications {
   private client: pg.Client | undefined;

@@ -3,7 +3,7 @@
  * Loaded (with the `pg` client bundled into the runtime core) only when the
  * state URL names Postgres. Opening it runs the migrations once under an
  * advisory lock, starts the LISTEN connection (cancel requests, freed
- * turns) and the lease reaper.
+ * turns, forged tools) and the lease reaper.
  */
 import { randomUUID } from 'node:crypto';
 import pg from './pg-client.ts';
@@ -12,6 +12,7 @@ import { FILE_ID_PATTERN } from './file-records.ts';
 import { openPool } from './pool-client.ts';
 import { migrate } from './postgres-migrations.ts';
 import { PostgresConversations } from './postgres-conversations.ts';
+import { PostgresForged } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
 import { PostgresTasks } from './postgres-tasks.ts';
@@ -72,6 +73,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     cancels,
     schedules: new PostgresSchedules(pool, replicaId),
     files,
+    forged: new PostgresForged(pool, notifications),
     async ping() {
       await pool.query('SELECT 1');
     },

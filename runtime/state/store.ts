@@ -11,6 +11,7 @@ import type { PendingApproval } from '../agent/agent-loop.ts';
 import type { ChatMessage } from '../agent/messages.ts';
 import type { Schedule } from '../scheduler/schedule-expression.ts';
 import type { FiringRecord, ScheduledTask } from '../scheduler/scheduled-task.ts';
+import type { ForgedRecord } from '../tools/emergent/forged-store.ts';
 import { ForgeError } from '../diagnostics.ts';
 
 export interface Session {
@@ -87,6 +88,26 @@ export interface FileRecords {
   get(id: string): Promise<StoredFile | undefined>;
 }
 
+/**
+ * Tools forged at run time, shared by the replicas: each one's record as
+ * forge_tool wrote it after build, test and judge. Only a shared store has
+ * them; with `file:` the work dir's .forge/forged/ is the store.
+ */
+export interface ForgedRecords {
+  /**
+   * Adds a record unless its name is taken or it would pass `maxTools`
+   * (for the agent, or for its owner session): the refusal then.
+   * Checked in the transaction that adds it; every process is told.
+   */
+  add(record: ForgedRecord, maxTools: number): Promise<{ code: 'FORGE_TOOL_COLLISION' | 'FORGE_FORGE_QUOTA'; message: string } | undefined>;
+  /** The records added after `seq` (0: all), oldest first, with the seq to ask from next. */
+  since(seq: number): Promise<{ seq: number; record: ForgedRecord }[]>;
+  /** Called when any process added a record; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+  /** Counts a forge_tool call of `session` (a sliding minute, across processes); the refusal's message past `perMinute`. */
+  takeCall(session: string, perMinute: number): Promise<string | undefined>;
+}
+
 export interface StateStore {
   readonly kind: 'file' | 'postgres';
   /** True when other processes may share this store (replicas). */
@@ -98,6 +119,8 @@ export interface StateStore {
   cancels: CancelChannel;
   schedules: ScheduleRecords;
   files: FileRecords;
+  /** Forged tools, where replicas share them (absent with `file:`). */
+  forged?: ForgedRecords;
   /** Throws when the store cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

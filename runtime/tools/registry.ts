@@ -61,6 +61,7 @@ export class ToolRegistry implements ToolRunner {
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
   private readonly idleWaiters = new Map<Tool, (() => void)[]>();
+  private lookup: ((name: string) => Promise<void>) | undefined;
 
   constructor(options: RegistryOptions) {
     this.workDir = options.workDir;
@@ -104,6 +105,26 @@ export class ToolRegistry implements ToolRunner {
 
   get(name: string): Tool | undefined {
     return this.entries.get(name)?.tool;
+  }
+
+  /**
+   * Asked before a name is answered as unknown, to register the tool if it
+   * exists elsewhere (forge_tool: forged on another replica, not yet heard of here).
+   */
+  setLookup(lookup: ((name: string) => Promise<void>) | undefined): void {
+    this.lookup = lookup;
+  }
+
+  /** The tool, looked up (setLookup) when it is not registered here. */
+  async find(name: string): Promise<Tool | undefined> {
+    const tool = this.entries.get(name)?.tool;
+    if (tool || !this.lookup) return tool;
+    try {
+      await this.lookup(name);
+    } catch (err) {
+      this.log.warn(`looking up tool "${name}" failed: ${(err as Error).message}`);
+    }
+    return this.get(name);
   }
 
   originOf(name: string): string | undefined {
@@ -193,7 +214,7 @@ export class ToolRegistry implements ToolRunner {
 
   private async run(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame, outcome: { approval?: ApprovalOutcome }): Promise<ToolResult> {
     const { depth } = frame;
-    const tool = this.get(name);
+    const tool = this.get(name) ?? (this.lookup ? await this.find(name) : undefined);
     if (!tool) {
       const hint = didYouMean(name, this.entries.keys());
       return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, hint ?? 'run `forge tool list` to see the available tools');

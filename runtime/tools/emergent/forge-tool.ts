@@ -12,7 +12,9 @@ import type { ToolRegistry } from '../registry.ts';
 import { buildStep, FORGE_TOOL_NAME, type ForgeProblem } from './build-step.ts';
 import { ForgeQuota } from './forge-quota.ts';
 import { EMERGENT_CONFIG_SCHEMA, FORGE_REQUEST_SCHEMA, type EmergentSettings, type ForgeRequest, type ForgeResult, type Tier } from './forge-request.ts';
+import { watchActiveState } from '../../state/active-state.ts';
 import { ForgedStore, forgedRoot } from './forged-store.ts';
+import { ForgedSync } from './forged-sync.ts';
 import { createForgedTool, type ForgedToolHost } from './forged-tool.ts';
 import { deterministicChecks, modelReview, verdictOf } from './judge-step.ts';
 import { discardCandidate, registerCandidate, registerForged, restoreForged } from './register-step.ts';
@@ -41,11 +43,20 @@ export default defineBuiltin({
     const toolHost = (name: string): ForgedToolHost => ({ workDir: host.workDir, http: host.http, limits: { memoryMb: settings.memory, timeoutMs: Math.round(settings.timeout * 1000) }, codeFile: store.codeFile(name) });
     // After the registry is filled (this runs inside its construction): stored tools come back.
     if (registry) queueMicrotask(() => restoreForged(registry, store, toolHost, host.log));
+    // With a store replicas share, so do their forged tools: registered from it at start, when one is
+    // added, and before a call names a tool this process does not have.
+    const sync = registry ? new ForgedSync(registry, store, toolHost, host.log) : undefined;
+    registry?.setLookup(() => sync!.refresh());
+    const unwatch = sync ? watchActiveState((state) => sync.attach(state)) : undefined;
 
     return {
       async execute(args, ctx) {
         if (!registry) return ok(refused([{ code: 'FORGE_FORGE_UNAVAILABLE', message: 'forge_tool has no registry to add tools to here' }]));
-        return ok(await forge(args, ctx, { registry, settings, store, quota, toolHost, model: () => modelSettings(host.agent?.config()), modelClient: host.modelClient, http: host.http, env: host.env }));
+        return ok(await forge(args, ctx, { registry, settings, store, quota, sync, toolHost, model: () => modelSettings(host.agent?.config()), modelClient: host.modelClient, http: host.http, env: host.env }));
+      },
+      async close() {
+        unwatch?.();
+        sync?.attach(undefined);
       },
     };
   },
@@ -56,6 +67,8 @@ interface ForgeDeps {
   settings: EmergentSettings;
   store: ForgedStore;
   quota: ForgeQuota;
+  /** Where replicas share their forged tools (absent, or not attached: this process keeps them alone). */
+  sync?: ForgedSync;
   toolHost: (name: string) => ForgedToolHost;
   model: () => ModelSettings | undefined;
   modelClient?: BuiltinHost<unknown>['modelClient'];
@@ -73,7 +86,10 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
   if (tier === 'agent' && !settings.allow_agent_scope) {
     return refused([{ code: 'FORGE_FORGE_SCOPE', message: 'scope: agent is not allowed by this agent\'s policy', hint: 'forge it for the session, then `forge tool promote NAME`; or set emergent.allow_agent_scope: true' }]);
   }
-  const overRate = quota.takeCall(session ?? 'agent');
+  const shared = deps.sync?.shared;
+  // What the other replicas forged counts for the name, the visibility and max_tools checks below.
+  await deps.sync?.refresh();
+  const overRate = shared ? await shared.takeCall(session ?? 'agent', settings.calls_per_minute) : quota.takeCall(session ?? 'agent');
   if (overRate) return refused([{ code: 'FORGE_FORGE_QUOTA', message: overRate, hint: 'wait a minute' }]);
   const full = quota.roomFor(registry, session);
   if (full) return refused([{ code: 'FORGE_FORGE_QUOTA', message: full, hint: 'remove forged tools with `forge tool forged remove NAME`' }]);
@@ -116,7 +132,15 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
     }
     // Register.
     const owner = tier === 'session' ? session : undefined;
-    registerForged(registry, store, tool, { request: { ...request, scope: tier }, tier, ...(owner ? { owner } : {}), forgedAt: new Date().toISOString(), verdict, testResults });
+    const record = { request: { ...request, scope: tier }, tier, ...(owner ? { owner } : {}), forgedAt: new Date().toISOString(), verdict, testResults };
+    // Shared first: a tool the other replicas cannot have (its name taken there meanwhile, max_tools reached) is not kept here either.
+    const refusal = shared ? await shared.add(record, settings.max_tools) : undefined;
+    if (refusal) {
+      await discardCandidate(registry, tool);
+      store.removeUnrecorded(request.name);
+      return { success: false, tool: request.name, verdict, testResults, errors: [refusal.code === 'FORGE_TOOL_COLLISION' ? { ...refusal, hint: 'forge it under another name' } : { ...refusal, hint: 'emergent.max_tools counts the tools forged on every replica (kept in the state store)' }] };
+    }
+    registerForged(registry, store, tool, record);
     return { success: true, tool: request.name, tier, verdict, testResults, errors: [] };
   } catch (err) {
     await discardCandidate(registry, tool);

@@ -11,6 +11,8 @@ import { isForged } from './forged-mark.ts';
 export interface ToolSource {
   list(): ToolSpec[];
   get?(name: string): ToolSpec | undefined;
+  /** Like get, and looks further for a tool not registered in this process (forged on another replica). */
+  resolve?(name: string): Promise<ToolSpec | undefined>;
   execute(name: string, args: unknown, options?: ExecuteOptions): Promise<ToolResult>;
   onToolsChanged?(listener: () => void): () => void;
 }
@@ -30,9 +32,15 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
       const tool = find(name);
       return tool && visibleTo(tool, session) ? tool : undefined;
     },
-    execute: (name: string, args: unknown, options: ExecuteOptions = {}) => {
-      const tool = find(name);
-      if (tool && !visibleTo(tool, session)) return Promise.resolve(fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, 'run `forge tool list` to see the available tools'));
+    resolve: async (name: string) => {
+      const tool = find(name) ?? (await tools.resolve?.(name));
+      return tool && visibleTo(tool, session) ? tool : undefined;
+    },
+    execute: async (name: string, args: unknown, options: ExecuteOptions = {}) => {
+      // Looked up before the call, not by it: a tool registered only now (forged on another
+      // replica) is checked for this session like any other.
+      const tool = find(name) ?? (await tools.resolve?.(name));
+      if (tool && !visibleTo(tool, session)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, 'run `forge tool list` to see the available tools');
       return tools.execute(name, args, { ...options, ...(session ? { session } : {}) });
     },
   };

@@ -46,7 +46,7 @@ describe('the Postgres state store', () => {
     await client.connect();
     try {
       const { rows } = await client.query('SELECT version FROM forge_migrations ORDER BY version');
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await client.end();
     }

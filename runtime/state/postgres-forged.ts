@@ -1,0 +1,63 @@
+/**
+ * Forged tools in Postgres, so every replica serves them: forge_tool adds
+ * the record of a tool that passed build, test and judge (its name unique
+ * across the fleet, max_tools checked in the same transaction), every
+ * process hears of it (`forge_forged`) and registers it from the record.
+ * Also forge_tool's calls, counted here so calls_per_minute holds for a
+ * session whichever replica it reaches.
+ */
+import type { Pool } from 'pg';
+import type { ForgedRecord } from '../tools/emergent/forged-store.ts';
+import type { PostgresNotifications } from './postgres-notifications.ts';
+import { inTransaction } from './pool-client.ts';
+import type { ForgedRecords } from './store.ts';
+
+/** pg_advisory_xact_lock key serializing add's name and count checks. */
+const FORGED_LOCK = 0x666f726765_03;
+
+export class PostgresForged implements ForgedRecords {
+  constructor(
+    private readonly pool: Pool,
+    private readonly notifications: PostgresNotifications,
+  ) {}
+
+  add(record: ForgedRecord, maxTools: number): ReturnType<ForgedRecords['add']> {
+    const { name } = record.request;
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
+      const { rows } = await client.query<{ taken: boolean; total: string; mine: string }>(
+        'SELECT bool_or(name = $1) AS taken, count(*) AS total, count(*) FILTER (WHERE owner = $2) AS mine FROM forge_forged_tools',
+        [name, record.owner ?? null],
+      );
+      if (rows[0].taken) return { code: 'FORGE_TOOL_COLLISION', message: `tool "${name}" was forged on another replica meanwhile` };
+      if (Number(rows[0].total) >= maxTools) return { code: 'FORGE_FORGE_QUOTA', message: `the agent has ${rows[0].total} forged tools; the limit is ${maxTools} (emergent.max_tools)` };
+      if (record.owner && Number(rows[0].mine) >= maxTools) return { code: 'FORGE_FORGE_QUOTA', message: `this session has forged ${rows[0].mine} tools; the limit is ${maxTools} (emergent.max_tools)` };
+      await client.query('INSERT INTO forge_forged_tools (name, owner, record) VALUES ($1, $2, $3::json)', [name, record.owner ?? null, JSON.stringify(record)]);
+      // Sent when the transaction commits: a replica that hears it finds the row.
+      await client.query("SELECT pg_notify('forge_forged', $1)", [name]);
+      return undefined;
+    });
+  }
+
+  async since(seq: number): Promise<{ seq: number; record: ForgedRecord }[]> {
+    const { rows } = await this.pool.query<{ seq: string; record: ForgedRecord }>('SELECT seq, record FROM forge_forged_tools WHERE seq > $1 ORDER BY seq', [seq]);
+    return rows.map((r) => ({ seq: Number(r.seq), record: r.record }));
+  }
+
+  subscribe(listener: () => void): () => void {
+    return this.notifications.on('forge_forged', () => listener());
+  }
+
+  takeCall(session: string, perMinute: number): Promise<string | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      // One session's calls take turns (two replicas cannot both take its last place in the minute).
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`forge_forge_calls:${session}`]);
+      await client.query("DELETE FROM forge_forge_calls WHERE session = $1 AND at < clock_timestamp() - interval '1 minute'", [session]);
+      const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM forge_forge_calls WHERE session = $1', [session]);
+      const recent = Number(rows[0].n);
+      if (recent >= perMinute) return `forge_tool was called ${recent} times in the last minute; the limit is ${perMinute} per minute`;
+      await client.query('INSERT INTO forge_forge_calls (session) VALUES ($1)', [session]);
+      return undefined;
+    });
+  }
+}

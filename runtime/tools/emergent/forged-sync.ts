@@ -1,0 +1,109 @@
+/**
+ * Forged tools from a state store the replicas share: every replica
+ * registers what any of them forged — at start, when told (LISTEN/NOTIFY),
+ * and before a call names a tool this process does not have (a
+ * notification can come after that call, or be lost while the connection is
+ * down). Who sees a tool is still its tier (session-view.ts): a session
+ * tool is registered everywhere and shown to its own session only, as on
+ * the replica that forged it.
+ *
+ * What is registered is the record forge_tool wrote after build, test and
+ * judge; one that is not approved with every test passed is refused here
+ * too. Its code is written to this work dir's .forge/forged/ (the one file
+ * its sandbox may read), like a tool forged here.
+ */
+import type { Logger } from '../model.ts';
+import type { ToolRegistry } from '../registry.ts';
+import type { ForgedRecords, StateStore } from '../../state/store.ts';
+import type { ForgedRecord, ForgedStore } from './forged-store.ts';
+import { createForgedTool, isForged, type ForgedToolHost } from './forged-tool.ts';
+
+export class ForgedSync {
+  private records: ForgedRecords | undefined;
+  private seq = 0;
+  private unsubscribe: (() => void) | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly local: ForgedStore,
+    private readonly host: (name: string) => ForgedToolHost,
+    private readonly log: Logger,
+  ) {}
+
+  /** The shared records forge_tool writes to; undefined with a store only this process uses. */
+  get shared(): ForgedRecords | undefined {
+    return this.records;
+  }
+
+  /** Follows `state` (the store serve uses): registers what it holds and what is added to it. */
+  attach(state: StateStore | undefined): void {
+    const records = state?.shared ? state.forged : undefined;
+    if (records === this.records) return;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.records = records;
+    this.seq = 0;
+    if (!records) return;
+    this.unsubscribe = records.subscribe(() => void this.refresh().catch((err: Error) => this.log.warn(`forged tools: cannot read the state store: ${err.message}`)));
+    void this.refresh().catch((err: Error) => this.log.warn(`forged tools: cannot read the state store: ${err.message}`));
+  }
+
+  /**
+   * Registers the records added since the last look. A caller gets a look
+   * that starts after it asked (callers meanwhile share it), so what was
+   * committed before is seen.
+   */
+  refresh(): Promise<void> {
+    if (!this.records) return Promise.resolve();
+    if (!this.queued) {
+      const look = this.running.then(() => {
+        this.queued = undefined;
+        return this.look();
+      });
+      this.queued = look;
+      this.running = look.catch(() => {});
+    }
+    return this.queued;
+  }
+
+  private async look(): Promise<void> {
+    const records = this.records;
+    if (!records) return;
+    let next = this.seq;
+    let blocked = false;
+    for (const { seq, record } of await records.since(this.seq)) {
+      // A candidate of that name is being tested here: its forge will be refused (the name is taken), look again after.
+      if (this.isCandidate(record.request.name)) blocked = true;
+      else this.register(record);
+      if (!blocked) next = seq;
+    }
+    if (records === this.records) this.seq = next;
+  }
+
+  private isCandidate(name: string): boolean {
+    const tool = this.registry.get(name);
+    return isForged(tool) && tool.forged.owner === '\0candidate';
+  }
+
+  private register(record: ForgedRecord): void {
+    const { name } = record.request;
+    if (this.registry.has(name)) return; // forged here, or already registered
+    if (!record.verdict?.approved || !record.testResults?.length || record.testResults.some((t) => !t.passed)) {
+      this.log.warn(`forged tool ${name} in the state store is not registered: its record is not approved with every test passed`);
+      return;
+    }
+    try {
+      this.local.save(record);
+      const tool = createForgedTool(record.request, { tier: record.tier, ...(record.owner ? { owner: record.owner } : {}) }, this.host(name));
+      const problem = this.registry.register(tool, `forged:${name}`);
+      if (problem) {
+        void tool.close?.();
+        this.log.warn(`forged tool ${name} from the state store is not registered: ${problem.message}`);
+      }
+    } catch (err) {
+      this.log.warn(`forged tool ${name} from the state store is not registered: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Forged tools on replicas sharing a real PostgreSQL: a tool forged on one
+ * replica is served by the others — an agent-tier tool to every caller, a
+ * session-tier tool to its own A2A conversation and to no other — and
+ * forge_tool's calls_per_minute counts a session's calls on every replica.
+ * Each replica has its own empty work dir, as a pod has.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentProcess } from '../../helpers/agent-process.ts';
+import { auth, callTool, sendMessage, startReplica } from '../../helpers/fleet.ts';
+import { addNumbers, calcJson } from '../../helpers/forge-requests.ts';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+import { deployBundle, forge, minimalConfig, writeProject } from '../../helpers/project.ts';
+import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+
+let postgres: TestPostgres;
+let llm: ScriptedServer;
+let replicas: AgentProcess[] = [];
+
+/**
+ * The model: "forge <json>" forges that request for the conversation,
+ * "call <name> <json>" calls a tool, "tools" answers with the tools it was given.
+ */
+function model(body: Record<string, any>) {
+  const last = body.messages.at(-1);
+  if (last.role === 'tool') return { text: `result: ${last.content}` };
+  const text = String(last.content);
+  if (text === 'tools') return { text: JSON.stringify(body.tools.map((t: any) => t.function.name).sort()) };
+  const [verb, rest] = [text.slice(0, text.indexOf(' ')), text.slice(text.indexOf(' ') + 1)];
+  if (verb === 'forge') return { toolCalls: [{ name: 'forge_tool', arguments: JSON.parse(rest) }] };
+  if (verb === 'call') return { toolCalls: [{ name: rest.slice(0, rest.indexOf(' ')), arguments: JSON.parse(rest.slice(rest.indexOf(' ') + 1)) }] };
+  return { text: `ok: ${text}` };
+}
+
+const answer = (task: any) => String(task.artifacts?.[0]?.parts?.[0]?.text ?? task.status?.message?.parts?.[0]?.text);
+const renamed = (request: Record<string, unknown>, name: string, scope: 'session' | 'agent') => ({ ...request, name, scope });
+
+beforeAll(async () => {
+  [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 10_000 }, () => model))]);
+  const project = writeProject({
+    'forge.yaml': minimalConfig(
+      `model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n` +
+        'tools: [math_calculate, json_parse]\n' +
+        'emergent: { allow_agent_scope: true, timeout: 5, calls_per_minute: 4 }\n' +
+        'approval:\n  auto_approve: ["tag:read", "name:forge_tool"]\n',
+    ),
+  });
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+  const { bundle } = deployBundle(project);
+  const stateUrl = await postgres.createDatabase(`forged_${process.pid}`);
+  replicas = await Promise.all([0, 1].map(() => startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid' })));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.allSettled(replicas.map((r) => r.stop('SIGKILL')));
+  await postgres?.stop();
+});
+
+describe('forged tools on two replicas sharing Postgres', () => {
+  it('serves an agent-tier tool forged on one replica from the other, to every caller', async () => {
+    const [a, b] = replicas;
+    const forged = await callTool(a.url, 'forge_tool', renamed(addNumbers, 'add_fleet', 'agent'));
+    expect(forged.body.value, JSON.stringify(forged.body)).toMatchObject({ success: true, tier: 'agent' });
+    // At once, by name (looked up in the store if B has not heard of it yet).
+    const called = await callTool(b.url, 'add_fleet', { a: 40, b: 2 });
+    expect(called.body.value).toEqual({ sum: 42 });
+    // And listed, for REST and for any conversation's model.
+    const listed = await (await fetch(`${b.url}/tools`, { headers: auth })).json();
+    expect(JSON.stringify(listed)).toContain('add_fleet');
+    expect(JSON.parse(answer(await sendMessage(b.url, { text: 'tools', contextId: 'anyone' })))).toContain('add_fleet');
+  }, 60_000);
+
+  it('serves a session-tier tool to its conversation on the other replica, and to no other conversation there', async () => {
+    const [a, b] = replicas;
+    const forged = await sendMessage(a.url, { text: `forge ${JSON.stringify(renamed(calcJson, 'calc_mine', 'session'))}`, contextId: 'owner' });
+    expect(answer(forged)).toContain('"success":true');
+    expect(answer(await sendMessage(b.url, { text: 'call calc_mine {"expression":"6*7"}', contextId: 'owner' }))).toBe('result: {"result":42}');
+    expect(JSON.parse(answer(await sendMessage(b.url, { text: 'tools', contextId: 'owner' })))).toContain('calc_mine');
+
+    const other = answer(await sendMessage(b.url, { text: 'call calc_mine {"expression":"6*7"}', contextId: 'stranger' }));
+    expect(other).toContain('FORGE_TOOL_UNKNOWN');
+    expect(JSON.parse(answer(await sendMessage(b.url, { text: 'tools', contextId: 'stranger' })))).not.toContain('calc_mine');
+    expect((await callTool(b.url, 'calc_mine', { expression: '1+1' })).body.error.code).toBe('FORGE_TOOL_UNKNOWN');
+  }, 60_000);
+
+  it('serves a sandboxed session tool forged on one replica from the other (its code written there)', async () => {
+    const [a, b] = replicas;
+    const forged = await sendMessage(b.url, { text: `forge ${JSON.stringify(renamed(addNumbers, 'add_mine', 'session'))}`, contextId: 'coder' });
+    expect(answer(forged)).toContain('"success":true');
+    expect(answer(await sendMessage(a.url, { text: 'call add_mine {"a":1,"b":41}', contextId: 'coder' }))).toBe('result: {"sum":42}');
+  }, 60_000);
+
+  it('registers one of two tools of one name forged on both replicas at once, and refuses the other', async () => {
+    const [a, b] = replicas;
+    const both = await Promise.all(
+      [a, b].map(async (replica, i) => answer(await sendMessage(replica.url, { text: `forge ${JSON.stringify(renamed(addNumbers, 'add_race', 'session'))}`, contextId: `race-${i}` }))),
+    );
+    expect(both.filter((r) => r.includes('"success":true'))).toHaveLength(1);
+    expect(both.filter((r) => r.includes('FORGE_TOOL_COLLISION'))).toHaveLength(1);
+    const winner = both.findIndex((r) => r.includes('"success":true'));
+    for (const replica of [a, b]) {
+      expect(answer(await sendMessage(replica.url, { text: 'call add_race {"a":2,"b":3}', contextId: `race-${winner}` }))).toBe('result: {"sum":5}');
+      expect(answer(await sendMessage(replica.url, { text: 'call add_race {"a":2,"b":3}', contextId: `race-${1 - winner}` }))).toContain('FORGE_TOOL_UNKNOWN');
+    }
+  }, 60_000);
+
+  it('counts calls_per_minute for a conversation across replicas', async () => {
+    const results: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const replica = replicas[i % 2];
+      results.push(answer(await sendMessage(replica.url, { text: `forge ${JSON.stringify(renamed(addNumbers, `rate_${i}`, 'session'))}`, contextId: 'rate' })));
+    }
+    // 4 per minute (forge.yaml), whichever replica the conversation reaches.
+    expect(results.map((r) => (r.includes('"success":true') ? 'ok' : r.includes('FORGE_FORGE_QUOTA') ? 'quota' : r))).toEqual(['ok', 'ok', 'ok', 'ok', 'quota', 'quota']);
+  }, 60_000);
+});
