@@ -80,10 +80,10 @@ export async function run(argv: string[]): Promise<number> {
         outcome = await agent.send(session, line, { onEvent, stream: true });
         // A person is here: ask for each call that needs approval, then go on.
         while (outcome.status === 'input-required') {
-          const answers: Record<string, boolean> = {};
+          const answers = new Map<string, boolean>();
           for (const request of outcome.requests) {
             const answer = await ask(`\n${c.yellow('?')} run ${request.tool} ${short(JSON.stringify(request.arguments))} (${request.reason})? [y/N] `);
-            answers[request.callId] = /^y(es)?$/i.test((answer ?? '').trim());
+            answers.set(request.callId, /^y(es)?$/i.test((answer ?? '').trim()));
           }
           outcome = await agent.resume(session, answers, { onEvent, stream: true });
         }

@@ -9,7 +9,7 @@ import type { Agent } from '../../runtime/agent/agent.ts';
 import { activeSpan } from '../../runtime/telemetry/tracer.ts';
 import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 
-export type ChatRequest = { contextId: string; text: string } | { contextId: string; answers: Record<string, boolean> };
+export type ChatRequest = { contextId: string; text: string } | { contextId: string; answers: Map<string, boolean> };
 
 export async function streamTurn(res: ServerResponse, agent: Agent, registry: ToolRegistry, request: ChatRequest): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
@@ -48,5 +48,6 @@ export function parseChatRequest(body: Buffer, kind: 'chat' | 'approve'): ChatRe
   if (typeof data?.contextId !== 'string' || !/^[\w.-]{1,100}$/.test(data.contextId)) return 'contextId must be a short name (letters, digits, . _ -)';
   if (kind === 'chat') return typeof data.text === 'string' && data.text.trim() ? { contextId: data.contextId, text: data.text } : 'text must be a non-empty string';
   if (!data.answers || typeof data.answers !== 'object' || Array.isArray(data.answers)) return 'answers must map call ids to true or false';
-  return { contextId: data.contextId, answers: Object.fromEntries(Object.entries(data.answers).map(([id, yes]) => [id, yes === true])) };
+  // A Map: no call id ("__proto__" neither) can reach anything but its own answer.
+  return { contextId: data.contextId, answers: new Map(Object.entries(data.answers).map(([id, yes]) => [id, yes === true])) };
 }

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../../runtime/agent/agent.ts';
+import { waitingCalls as waitingOn } from '../../runtime/agent/agent-loop.ts';
 import { isAuthorized, refuseUnauthorized } from '../../runtime/server/auth.ts';
 import type { ExtraRoutes } from '../../runtime/server/observability-routes.ts';
 import { readBody } from '../../runtime/server/request-body.ts';
@@ -21,7 +22,7 @@ async function waitingCalls(agent: Agent | undefined, contextId: string) {
   if (!agent?.hasModel || !/^[\w.-]{1,100}$/.test(contextId)) return [];
   const pending = await agent.pending(contextId);
   if (!pending) return [];
-  return pending.calls.filter((c) => pending.decisions[c.id] === 'ask').map((c) => ({ callId: c.id, tool: c.name, arguments: c.arguments, reason: 'waiting since an earlier turn' }));
+  return waitingOn(pending).map((c) => ({ callId: c.id, tool: c.name, arguments: c.arguments, reason: 'waiting since an earlier turn' }));
 }
 
 export interface Studio {

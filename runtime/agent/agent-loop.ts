@@ -7,6 +7,7 @@
  * results. A call the approval gate wants a person to decide pauses the
  * turn; `resumeAgentTurn` continues it with the person's answers.
  */
+import { randomUUID } from 'node:crypto';
 import type { ToolResult, ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
 import type { ChatMessage, ModelProvider, ToolCall, ToolDefinition } from './messages.ts';
@@ -38,11 +39,19 @@ export interface ApprovalRequest {
   reason: string;
 }
 
-/** A paused batch of tool calls: what the gate decided, and which calls wait for a person. */
+/**
+ * A paused batch of tool calls: what the gate decided, and which calls wait
+ * for a person. Kept in the session as JSON, so `decisions` is a plain
+ * object, keyed by the ids the loop gave the calls (see normalizeCallIds):
+ * unique in the batch and never a name Object.prototype has.
+ */
 export interface PendingApproval {
   calls: ToolCall[];
   decisions: Record<string, GateDecision>;
 }
+
+/** A person's answers, call id → yes/no: a Map, or an object whose own properties are read. */
+export type ApprovalAnswers = ReadonlyMap<string, boolean> | Readonly<Record<string, boolean>>;
 
 export type AgentOutcome =
   | { status: 'completed'; text: string }
@@ -70,7 +79,7 @@ export async function runAgentTurn(messages: ChatMessage[], options: AgentLoopOp
 }
 
 /** Continues a paused turn: `answers` maps each waiting call id to the person's yes or no. */
-export async function resumeAgentTurn(messages: ChatMessage[], pending: PendingApproval, answers: Record<string, boolean>, options: AgentLoopOptions): Promise<AgentOutcome> {
+export async function resumeAgentTurn(messages: ChatMessage[], pending: PendingApproval, answers: ApprovalAnswers, options: AgentLoopOptions): Promise<AgentOutcome> {
   await settlePending(messages, pending, answers, options);
   return loop(messages, options);
 }
@@ -80,14 +89,40 @@ export async function resumeAgentTurn(messages: ChatMessage[], pending: PendingA
  * refused) and records the results, without asking the model anything: the
  * conversation is whole again, ready for a new message or for the model.
  */
-export async function settlePending(messages: ChatMessage[], pending: PendingApproval, answers: Record<string, boolean>, options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>): Promise<void> {
-  const decisions: Record<string, GateDecision> = {};
+export async function settlePending(messages: ChatMessage[], pending: PendingApproval, answers: ApprovalAnswers, options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>): Promise<void> {
+  const yes = answerMap(answers);
+  const gated = pendingDecisions(pending);
+  const decisions = new Map<string, GateDecision>();
+  for (const [id, decided] of gated) decisions.set(id, decided === 'ask' ? (yes.get(id) === true ? 'allow' : 'deny') : decided);
+  countPersonAnswers(gated, yes);
+  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it', gated);
+}
+
+/**
+ * A paused batch's decisions as a Map, read only from the object's own
+ * properties. A call whose id is not unique in the batch, or that has no
+ * decision, is refused: a batch saved before ids were made unique may hold
+ * two calls under one decision, and neither was decided on its own.
+ */
+export function pendingDecisions(pending: PendingApproval): Map<string, GateDecision> {
+  const count = new Map<string, number>();
+  for (const call of pending.calls) count.set(call.id, (count.get(call.id) ?? 0) + 1);
+  const decisions = new Map<string, GateDecision>();
   for (const call of pending.calls) {
-    const decided = pending.decisions[call.id];
-    decisions[call.id] = decided === 'ask' ? (answers[call.id] ? 'allow' : 'deny') : decided;
+    const own = typeof call.id === 'string' && Object.hasOwn(pending.decisions, call.id) ? pending.decisions[call.id] : undefined;
+    decisions.set(call.id, count.get(call.id) === 1 && own ? own : 'deny');
   }
-  countPersonAnswers(pending.decisions, answers);
-  await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it', pending.decisions);
+  return decisions;
+}
+
+/** The calls of a paused batch that wait for a person. */
+export function waitingCalls(pending: PendingApproval): ToolCall[] {
+  const decisions = pendingDecisions(pending);
+  return pending.calls.filter((call) => decisions.get(call.id) === 'ask');
+}
+
+function answerMap(answers: ApprovalAnswers): ReadonlyMap<string, boolean> {
+  return answers instanceof Map ? answers : new Map(Object.entries(answers));
 }
 
 async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
@@ -108,11 +143,12 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     });
     if (!options.stream && response.text) options.onEvent?.({ type: 'text', delta: response.text });
     lastText = response.text;
-    messages.push({ role: 'assistant', content: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });
-    if (response.toolCalls.length === 0) return { status: 'completed', text: response.text };
+    const calls = normalizeCallIds(response.toolCalls, messages);
+    messages.push({ role: 'assistant', content: response.text, ...(calls.length ? { toolCalls: calls } : {}) });
+    if (calls.length === 0) return { status: 'completed', text: response.text };
 
-    const decisions: Record<string, GateDecision> = {};
-    for (const call of response.toolCalls) {
+    const decisions = new Map<string, GateDecision>();
+    for (const call of calls) {
       // A tool this turn did not list may exist by now (forged on another replica): the gate decides on it like on the others.
       if (!byName.has(call.name) && options.tools.resolve) {
         const found = await options.tools.resolve(call.name);
@@ -120,29 +156,57 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
       }
       const spec = byName.get(call.name);
       // An unknown tool is not the gate's business: the registry answers it with an error.
-      decisions[call.id] = spec ? options.gate.decide(spec, call.arguments) : 'allow';
+      decisions.set(call.id, spec ? options.gate.decide(spec, call.arguments) : 'allow');
     }
     countGateDecisions(decisions);
-    const waiting = response.toolCalls.filter((c) => decisions[c.id] === 'ask');
+    const waiting = calls.filter((c) => decisions.get(c.id) === 'ask');
     if (waiting.length) {
       const requests = waiting.map((call) => ({ callId: call.id, tool: call.name, arguments: call.arguments, reason: reasonFor(byName.get(call.name)!) }));
       options.onEvent?.({ type: 'approval-needed', requests });
-      return { status: 'input-required', pending: { calls: response.toolCalls, decisions }, requests };
+      return { status: 'input-required', pending: { calls, decisions: Object.fromEntries(decisions) }, requests };
     }
-    await runCalls(response.toolCalls, decisions, messages, options, 'by the approval policy');
+    await runCalls(calls, decisions, messages, options, 'by the approval policy');
   }
   return { status: 'max-iterations', text: `${lastText ? `${lastText}\n\n` : ''}[stopped: the agent reached max_iterations (${maxIterations}) before finishing]` };
 }
 
-async function runCalls(calls: ToolCall[], decisions: Record<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
+/** Ids as providers write them (OpenAI call_…, Anthropic toolu_…, vLLM chatcmpl-tool-…); Anthropic accepts no other characters. */
+const SAFE_CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Gives every call of one answer an id of its own. The loop keys its
+ * decisions and the person's answers by call id, and the model chooses the
+ * ids: two calls sharing one would share one decision (a write riding on a
+ * read's "allow"), a missing id collides with every other missing one, and
+ * "__proto__" vanishes from a plain object. The model's id is kept when it is
+ * a safe string not used before in the conversation; otherwise the call gets
+ * a fresh one. The conversation keeps the id the loop chose, in the call and
+ * in its result, so the provider sees the two match.
+ */
+export function normalizeCallIds(calls: readonly ToolCall[], history: readonly ChatMessage[]): ToolCall[] {
+  const used = new Set<string>();
+  for (const m of history) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) used.add(c.id);
+  return calls.map((call) => {
+    const id: unknown = call.id;
+    const keep = typeof id === 'string' && SAFE_CALL_ID.test(id) && !(id in Object.prototype) && !used.has(id);
+    const fresh = keep ? id : `forge_${randomUUID().replaceAll('-', '')}`;
+    used.add(fresh);
+    return fresh === id ? call : { ...call, id: fresh };
+  });
+}
+
+async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
   // A name the model made up is counted as an unknown tool, not under its own label.
   const registered = new Set(options.tools.list().map((spec) => spec.name));
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });
-      const result: ToolResult = await traceToolCall({ name: call.name, registered: registered.has(call.name), callId: call.id, decision: gated[call.id], answer: gated[call.id] === 'ask' ? decisions[call.id] : undefined, frontend: 'agent' }, call.arguments, async () =>
-        decisions[call.id] === 'deny'
+      // No decision (a call the loop did not decide) is a refusal, never a run.
+      const decision = decisions.get(call.id) ?? 'deny';
+      const asked = gated.get(call.id);
+      const result: ToolResult = await traceToolCall({ name: call.name, registered: registered.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () =>
+        decision === 'deny'
           ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
           : options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true }),
       );

@@ -6,7 +6,7 @@
  */
 import type { AgentManifest } from '../manifest.ts';
 import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
-import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentOutcome, type AgentTools, type PendingApproval } from './agent-loop.ts';
+import { resumeAgentTurn, runAgentTurn, settlePending, waitingCalls, type AgentEvent, type AgentOutcome, type AgentTools, type ApprovalAnswers, type PendingApproval } from './agent-loop.ts';
 import type { ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
@@ -65,7 +65,7 @@ export class Agent {
   }
 
   /** Continues a turn paused for approval; `answers` maps call ids to yes/no (missing ids count as no). */
-  resume(contextId: string, answers: Record<string, boolean>, turn: TurnOptions = {}): Promise<AgentOutcome> {
+  resume(contextId: string, answers: ApprovalAnswers, turn: TurnOptions = {}): Promise<AgentOutcome> {
     return this.options.sessions.withTurn(contextId, async (session) => {
       const model = this.requireModel();
       const pending = session.pending;
@@ -114,13 +114,15 @@ function finish(session: Session, outcome: AgentOutcome, taskId?: string): Agent
  * for every waiting call, or `{ "approvals": { "<call id>": true } }` call
  * by call. Undefined when the answer says neither.
  */
-export function parseApprovalAnswer(text: string, data: unknown, pending: PendingApproval): Record<string, boolean> | undefined {
-  const waiting = pending.calls.filter((c) => pending.decisions[c.id] === 'ask').map((c) => c.id);
-  const all = (value: boolean) => Object.fromEntries(waiting.map((id) => [id, value]));
+export function parseApprovalAnswer(text: string, data: unknown, pending: PendingApproval): Map<string, boolean> | undefined {
+  const waiting = waitingCalls(pending).map((c) => c.id);
+  const all = (value: boolean) => new Map(waiting.map((id) => [id, value]));
   if (data && typeof data === 'object') {
     const d = data as { approvals?: Record<string, unknown>; approved?: unknown };
     if (typeof d.approved === 'boolean') return all(d.approved);
-    if (d.approvals && typeof d.approvals === 'object') return Object.fromEntries(waiting.map((id) => [id, d.approvals![id] === true]));
+    // Only the object's own properties: an id never finds something its prototype has.
+    const approvals = d.approvals;
+    if (approvals && typeof approvals === 'object') return new Map(waiting.map((id) => [id, Object.hasOwn(approvals, id) && approvals[id] === true]));
   }
   if (/^\s*(approve[ds]?|yes|y|ok|allow(ed)?)\b/i.test(text)) return all(true);
   if (/^\s*(den(y|ied)|no|n|reject(ed)?|refuse[d]?)\b/i.test(text)) return all(false);

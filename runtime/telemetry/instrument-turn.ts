@@ -30,16 +30,16 @@ export async function traceTurn(agentId: string, contextId: string, kind: 'send'
 }
 
 /** The gate's decisions for one model answer: `ask` counts as asked, `deny` as denied by the policy. */
-export function countGateDecisions(decisions: Record<string, string>): void {
-  for (const decision of Object.values(decisions)) {
+export function countGateDecisions(decisions: ReadonlyMap<string, string>): void {
+  for (const decision of decisions.values()) {
     if (decision === 'ask') approvals.inc({ decision: 'asked', by: 'policy' });
     else if (decision === 'deny') approvals.inc({ decision: 'denied', by: 'policy' });
   }
 }
 
 /** A person's answers to the calls that waited for them. */
-export function countPersonAnswers(decisions: Record<string, string>, answers: Record<string, boolean>): void {
-  for (const [id, decision] of Object.entries(decisions)) {
-    if (decision === 'ask') approvals.inc({ decision: answers[id] ? 'granted' : 'denied', by: 'person' });
+export function countPersonAnswers(decisions: ReadonlyMap<string, string>, answers: ReadonlyMap<string, boolean>): void {
+  for (const [id, decision] of decisions) {
+    if (decision === 'ask') approvals.inc({ decision: answers.get(id) === true ? 'granted' : 'denied', by: 'person' });
   }
 }

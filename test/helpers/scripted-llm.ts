@@ -9,7 +9,8 @@ import { startServer, type TestServer } from './http-server.ts';
 
 export interface ScriptedTurn {
   text?: string;
-  toolCalls?: { id?: string; name: string; arguments: unknown }[];
+  /** `id: null` sends the call without an id, as some gateways do; without `id` the server makes one up. */
+  toolCalls?: { id?: string | null; name: string; arguments: unknown }[];
   /** Answer with this HTTP status and an error body instead. */
   status?: number;
 }
@@ -41,7 +42,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     bodies.push(body);
     const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
-    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${bodies.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finish = calls.length ? 'tool_calls' : 'stop';
     // Token counts as a server reports them (a rough count: what matters is that they arrive).
     const usage = { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8 };
@@ -75,7 +76,7 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
     const blocks: any[] = [];
     if (turn.text) blocks.push({ type: 'text', text: turn.text });
-    (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id ?? `toolu_${bodies.length}_${i}`, name: c.name, input: c.arguments }));
+    (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id === null ? undefined : (c.id ?? `toolu_${bodies.length}_${i}`), name: c.name, input: c.arguments }));
     const stopReason = turn.toolCalls?.length ? 'tool_use' : 'end_turn';
     if (!body.stream) {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: stopReason }));

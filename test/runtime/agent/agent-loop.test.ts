@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
-import { resumeAgentTurn, runAgentTurn, type AgentEvent, type AgentTools } from '../../../runtime/agent/agent-loop.ts';
+import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentTools } from '../../../runtime/agent/agent-loop.ts';
 import type { ChatMessage } from '../../../runtime/agent/messages.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
@@ -22,9 +22,10 @@ const openai = (server: ScriptedServer) => createModelClient({ provider: 'openai
 const anthropic = (server: ScriptedServer) => createModelClient({ provider: 'anthropic', name: 'claude-test', base_url: server.url }, http, {});
 
 describe.each([
-  ['OpenAI', startScriptedOpenAI, openai],
-  ['Anthropic', startScriptedAnthropic, anthropic],
-] as const)('agent loop over the %s wire format', (_name, start, client) => {
+  // Which answers lose a call's id: OpenAI streaming numbers the calls by index, every other form leaves it empty.
+  ['OpenAI', startScriptedOpenAI, openai, [false]],
+  ['Anthropic', startScriptedAnthropic, anthropic, [false, true]],
+] as const)('agent loop over the %s wire format', (_name, start, client, idlessStreams) => {
   it.each([false, true])('runs multi-step tool use and feeds results back (streaming: %s)', async (stream) => {
     const server = await start([
       { text: 'Let me look.', toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] },
@@ -105,6 +106,45 @@ describe.each([
     expect(resumed).toEqual({ status: 'completed', text: 'results: read ok | deleted' });
   });
 
+  describe('calls never share an approval through the ids the model chose', () => {
+    const gate = { decide: (spec: ToolSpec): GateDecision => (spec.tags.includes('read') ? 'allow' : 'ask') };
+    const writeThenRead = (first: string | null, second: string | null) => [
+      { id: first, name: 'writer', arguments: { path: 'x' } },
+      { id: second, name: 'reader', arguments: {} },
+    ];
+
+    /** The write pauses for a person, who refuses it: it never runs, the read does, and each result goes back under its own call's id. */
+    async function expectTheWriteAsked(toolCalls: ReturnType<typeof writeThenRead>, stream: boolean) {
+      const server = await start([{ toolCalls }, (body) => ({ text: `results: ${toolResults(body).join(' | ')}` })]);
+      const ran: string[] = [];
+      const tools = registry([
+        { name: 'reader', execute: async () => (ran.push('reader'), ok('read ok')) },
+        { name: 'writer', tags: ['write'], execute: async () => (ran.push('writer'), ok('written')) },
+      ]);
+      const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
+      const paused = await runAgentTurn(messages, { model: client(server), tools, gate, stream });
+      expect(ran).toEqual([]);
+      if (paused.status !== 'input-required') throw new Error(`the write ran without approval: ${JSON.stringify(paused)}`);
+      expect(paused.requests.map((r) => r.tool)).toEqual(['writer']);
+      const resumed = await resumeAgentTurn(messages, paused.pending, new Map([[paused.requests[0].callId, false]]), { model: client(server), tools, gate, stream });
+      expect(ran).toEqual(['reader']);
+      expect(resumed.status === 'completed' && resumed.text).toMatch(/^results: Error FORGE_APPROVAL_DENIED: .* \| read ok$/s);
+      const { calls, results } = idsSent(server.bodies[1]);
+      expect(new Set(calls).size).toBe(2);
+      expect(results).toEqual(calls);
+    }
+
+    it.each([false, true])('two calls with one id (streaming: %s)', (stream) => expectTheWriteAsked(writeThenRead('dup', 'dup'), stream));
+    it.each(idlessStreams)('calls without ids (streaming: %s)', (stream) => expectTheWriteAsked(writeThenRead(null, null), stream));
+    it.each([false, true])('"__proto__" as an id (streaming: %s)', (stream) => expectTheWriteAsked(writeThenRead('__proto__', 'r1'), stream));
+
+    it('keeps an id the model chose well, since the provider matches results to it', async () => {
+      const server = await start([{ toolCalls: [{ id: 'call_Ab-9', name: 'reader', arguments: {} }] }, { text: 'done' }]);
+      await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools: registry([{ name: 'reader' }]), gate });
+      expect(idsSent(server.bodies[1])).toEqual({ calls: ['call_Ab-9'], results: ['call_Ab-9'] });
+    });
+  });
+
   it('tells the model when a person denied a call', async () => {
     const server = await start([{ toolCalls: [{ id: 'c1', name: 'deleter', arguments: {} }] }, (body) => ({ text: lastToolResult(body) })]);
     const tools = registry([{ name: 'deleter', tags: ['write'] }]);
@@ -113,6 +153,18 @@ describe.each([
     if (paused.status !== 'input-required') throw new Error('expected a pause');
     const resumed = await resumeAgentTurn(messages, paused.pending, { c1: false }, { model: client(server), tools, gate: { decide: () => 'ask' } });
     expect(resumed.status === 'completed' && resumed.text).toContain('FORGE_APPROVAL_DENIED');
+  });
+});
+
+describe('a paused batch saved before call ids were made unique', () => {
+  it('refuses the calls that share an id: none of them was decided on its own', async () => {
+    const ran: string[] = [];
+    const tools = registry([{ name: 'writer', tags: ['write'], execute: async () => (ran.push('writer'), ok('written')) }, { name: 'reader', execute: async () => (ran.push('reader'), ok('read')) }]);
+    const messages: ChatMessage[] = [];
+    const pending = { calls: [{ id: 'dup', name: 'writer', arguments: {} }, { id: 'dup', name: 'reader', arguments: {} }, { id: 'w2', name: 'writer', arguments: {} }], decisions: { dup: 'allow', w2: 'ask' } as const };
+    await settlePending(messages, pending, { dup: true, w2: false }, { tools });
+    expect(ran).toEqual([]);
+    expect(messages.map((m) => m.content)).toEqual([expect.stringContaining('FORGE_APPROVAL_DENIED'), expect.stringContaining('FORGE_APPROVAL_DENIED'), expect.stringContaining('FORGE_APPROVAL_DENIED')]);
   });
 });
 
@@ -152,6 +204,18 @@ describe('model fallbacks', () => {
 /** The last tool result in a request body, in either wire format. */
 function lastToolResult(body: Record<string, any>): string {
   return toolResults(body).at(-1)!;
+}
+
+/** The tool call ids of a request body's assistant messages, and the ids its tool results answer, in either wire format. */
+function idsSent(body: Record<string, any>): { calls: string[]; results: string[] } {
+  const calls: string[] = [];
+  const results: string[] = [];
+  for (const m of body.messages) {
+    for (const c of m.tool_calls ?? []) calls.push(c.id);
+    if (m.role === 'tool') results.push(m.tool_call_id);
+    if (Array.isArray(m.content)) for (const b of m.content) b.type === 'tool_use' ? calls.push(b.id) : b.type === 'tool_result' ? results.push(b.tool_use_id) : undefined;
+  }
+  return { calls, results };
 }
 
 function toolResults(body: Record<string, any>): string[] {

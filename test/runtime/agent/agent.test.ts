@@ -60,6 +60,6 @@ describe('parseApprovalAnswer', () => {
     ['what does it do?', undefined, undefined],
     ['nobody said yes', undefined, undefined],
   ])('%j with data %j → %j', (text, data, expected) => {
-    expect(parseApprovalAnswer(text, data, pending)).toEqual(expected);
+    expect(parseApprovalAnswer(text, data, pending)).toEqual(expected && new Map(Object.entries(expected)));
   });
 });

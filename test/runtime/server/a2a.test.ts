@@ -132,6 +132,26 @@ describe('A2A with the v1.0 client', () => {
     expect(artifactText(resumed)).toBe('done: deleted');
   });
 
+  it.each([
+    ['a write and a read sharing one id', 'dup', 'dup'],
+    ['a write with the id "__proto__"', '__proto__', 'r1'],
+  ])('puts the task in input-required for %s, and runs the write only once approved', async (_name, writeId, readId) => {
+    const { agent, calls } = await startAgent(
+      [{ toolCalls: [{ id: writeId, name: 'delete_file', arguments: { path: 'old.txt' } }, { id: readId, name: 'lookup', arguments: {} }] }, { text: 'done' }],
+      { gate: (spec) => (spec.tags.includes('read') ? 'allow' : 'ask') },
+    );
+    const client = await v1Client(agent.url);
+    const paused = (await client.sendMessage(send(userMessage('delete old.txt')))) as Task;
+    expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(calls).toEqual([]);
+    const approvals = paused.status?.message?.parts.flatMap((p) => (p.content?.$case === 'data' ? [(p.content.value as { approvals: { callId: string; tool: string }[] }).approvals] : []))[0];
+    expect(approvals?.map((a) => a.tool)).toEqual(['delete_file']);
+    // Answered call by call, under the id the request named.
+    const resumed = (await client.sendMessage(send(userMessage('', { contextId: paused.contextId, taskId: paused.id }, { approvals: { [approvals![0].callId]: true } })))) as Task;
+    expect(resumed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(calls.sort()).toEqual(['delete_file {"path":"old.txt"}', 'lookup {}']);
+  });
+
   it('tells the model a refused call was denied', async () => {
     const { agent, calls } = await startAgent(
       [{ toolCalls: [{ id: 'call-1', name: 'delete_file', arguments: {} }] }, (body) => ({ text: body.messages.at(-1).content })],

@@ -1,0 +1,31 @@
+/** `forge chat` against a scripted model: what the model's answers can and cannot make the terminal conversation do. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forgeBin, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
+import { startScriptedOpenAI, type ScriptedTurn } from '../helpers/scripted-llm.ts';
+
+type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn);
+
+async function chat(script: Step[], input: string) {
+  const llm = await startScriptedOpenAI(script);
+  const model = `model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`;
+  const project = writeProject({ 'forge.yaml': minimalConfig(`${model}tools:\n  - file_read\n  - file_write\n`), 'notes.txt': 'some notes\n' });
+  const result = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input });
+  return { ...result, project, llm };
+}
+
+describe('forge chat asks before a write, whatever ids the model gives its calls', () => {
+  const write = { name: 'file_write', arguments: { path: 'pwned.txt', content: 'written without approval' } };
+  const read = { name: 'file_read', arguments: { path: 'notes.txt' } };
+  it.each([
+    ['a write and a read sharing one id', [{ ...write, id: 'dup' }, { ...read, id: 'dup' }]],
+    ['a write with the id "__proto__"', [{ ...write, id: '__proto__' }, { ...read, id: 'r1' }]],
+  ])('%s', async (_name, toolCalls) => {
+    const { code, stdout, stderr, project } = await chat([{ toolCalls }, { text: 'done' }], 'write it\nn\n/exit\n');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('? run file_write');
+    expect(stdout).toContain('FORGE_APPROVAL_DENIED');
+    expect(existsSync(join(project, 'pwned.txt'))).toBe(false);
+  });
+});
