@@ -8,10 +8,11 @@
  * turn; `resumeAgentTurn` continues it with the person's answers.
  */
 import { randomUUID } from 'node:crypto';
-import type { ToolResult, ToolSpec } from '../tools/model.ts';
+import { fail, type ToolResult, type ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
-import type { ChatMessage, ModelProvider, ToolCall, ToolDefinition } from './messages.ts';
+import type { ChatMessage, ModelProvider, ToolCall } from './messages.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
+import { didYouMean } from '../suggest.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
 
@@ -40,6 +41,14 @@ export interface ApprovalRequest {
 }
 
 /**
+ * What the loop decided for one call: the gate's answer, or `unknown` when
+ * no tool had the name at the time — such a call is refused like any unknown
+ * name, even if a tool of that name appears before it runs (forged by a
+ * sibling call), since the gate never saw it.
+ */
+export type CallDecision = GateDecision | 'unknown';
+
+/**
  * A paused batch of tool calls: what the gate decided, and which calls wait
  * for a person. Kept in the session as JSON, so `decisions` is a plain
  * object, keyed by the ids the loop gave the calls (see normalizeCallIds):
@@ -47,7 +56,7 @@ export interface ApprovalRequest {
  */
 export interface PendingApproval {
   calls: ToolCall[];
-  decisions: Record<string, GateDecision>;
+  decisions: Record<string, CallDecision>;
 }
 
 /** A person's answers, call id → yes/no: a Map, or an object whose own properties are read. */
@@ -92,7 +101,7 @@ export async function resumeAgentTurn(messages: ChatMessage[], pending: PendingA
 export async function settlePending(messages: ChatMessage[], pending: PendingApproval, answers: ApprovalAnswers, options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>): Promise<void> {
   const yes = answerMap(answers);
   const gated = pendingDecisions(pending);
-  const decisions = new Map<string, GateDecision>();
+  const decisions = new Map<string, CallDecision>();
   for (const [id, decided] of gated) decisions.set(id, decided === 'ask' ? (yes.get(id) === true ? 'allow' : 'deny') : decided);
   countPersonAnswers(gated, yes);
   await runCalls(pending.calls, decisions, messages, options, 'by the person asked to approve it', gated);
@@ -104,10 +113,10 @@ export async function settlePending(messages: ChatMessage[], pending: PendingApp
  * decision, is refused: a batch saved before ids were made unique may hold
  * two calls under one decision, and neither was decided on its own.
  */
-export function pendingDecisions(pending: PendingApproval): Map<string, GateDecision> {
+export function pendingDecisions(pending: PendingApproval): Map<string, CallDecision> {
   const count = new Map<string, number>();
   for (const call of pending.calls) count.set(call.id, (count.get(call.id) ?? 0) + 1);
-  const decisions = new Map<string, GateDecision>();
+  const decisions = new Map<string, CallDecision>();
   for (const call of pending.calls) {
     const own = typeof call.id === 'string' && Object.hasOwn(pending.decisions, call.id) ? pending.decisions[call.id] : undefined;
     decisions.set(call.id, count.get(call.id) === 1 && own ? own : 'deny');
@@ -127,15 +136,14 @@ function answerMap(answers: ApprovalAnswers): ReadonlyMap<string, boolean> {
 
 async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise<AgentOutcome> {
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-  const specs = options.tools.list();
-  const byName = new Map(specs.map((s) => [s.name, s]));
-  const definitions: ToolDefinition[] = specs.map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema }));
   let lastText = '';
   for (let iteration = 0; iteration < maxIterations; iteration++) {
+    // The tools as they are now: one forged in the previous step is offered, and gated, like any other.
+    const byName = new Map(options.tools.list().map((s) => [s.name, s]));
     const response = await options.model.complete({
       system: options.system,
       messages,
-      tools: definitions,
+      tools: [...byName.values()].map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema })),
       maxTokens: options.maxTokens,
       temperature: options.temperature,
       signal: options.signal,
@@ -147,7 +155,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     messages.push({ role: 'assistant', content: response.text, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) return { status: 'completed', text: response.text };
 
-    const decisions = new Map<string, GateDecision>();
+    const decisions = new Map<string, CallDecision>();
     for (const call of calls) {
       // A tool this turn did not list may exist by now (forged on another replica): the gate decides on it like on the others.
       if (!byName.has(call.name) && options.tools.resolve) {
@@ -155,8 +163,8 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
         if (found) byName.set(call.name, found);
       }
       const spec = byName.get(call.name);
-      // An unknown tool is not the gate's business: the registry answers it with an error.
-      decisions.set(call.id, spec ? options.gate.decide(spec, call.arguments) : 'allow');
+      // An unknown name is not the gate's business: it is refused as unknown when it runs.
+      decisions.set(call.id, spec ? options.gate.decide(spec, call.arguments) : 'unknown');
     }
     countGateDecisions(decisions);
     const waiting = calls.filter((c) => decisions.get(c.id) === 'ask');
@@ -195,7 +203,7 @@ export function normalizeCallIds(calls: readonly ToolCall[], history: readonly C
   });
 }
 
-async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, GateDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
+async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
   // A name the model made up is counted as an unknown tool, not under its own label.
   const registered = new Set(options.tools.list().map((spec) => spec.name));
@@ -205,11 +213,11 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, GateDe
       // No decision (a call the loop did not decide) is a refusal, never a run.
       const decision = decisions.get(call.id) ?? 'deny';
       const asked = gated.get(call.id);
-      const result: ToolResult = await traceToolCall({ name: call.name, registered: registered.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () =>
-        decision === 'deny'
-          ? { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } }
-          : options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true }),
-      );
+      const result: ToolResult = await traceToolCall({ name: call.name, registered: decision !== 'unknown' && registered.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () => {
+        if (decision === 'deny') return { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } };
+        if (decision === 'unknown') return unknownTool(call.name, options.tools);
+        return options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true });
+      });
       options.onEvent?.({ type: 'tool-result', call, result });
       return result;
     }),
@@ -218,6 +226,18 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, GateDe
     const { text, isError } = toolResultText(results[i], budget);
     messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: text, ...(isError ? { isError } : {}) });
   });
+}
+
+/**
+ * A call to a name no tool had when the loop decided it. It never reaches
+ * the registry: a tool of that name may exist by now (forged by a call of
+ * the same answer, running beside it), and the registry would run it as
+ * approved although the gate never saw it.
+ */
+function unknownTool(name: string, tools: AgentTools): ToolResult {
+  const names = tools.list().map((spec) => spec.name);
+  if (names.includes(name)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" existed when the model called it`, 'it exists now: call it again');
+  return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, names) ?? 'run `forge tool list` to see the available tools');
 }
 
 function reasonFor(spec: ToolSpec): string {

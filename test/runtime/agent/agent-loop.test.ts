@@ -156,6 +156,45 @@ describe.each([
   });
 });
 
+describe('a tool registered during a turn', () => {
+  // `maker` (a read tool, so it runs on its own) registers `made`, a write tool, as forge_tool would.
+  function forging() {
+    const r = new ToolRegistry({ workDir: process.cwd() });
+    const ran: string[] = [];
+    let madeIt!: () => void;
+    const made = new Promise<void>((resolve) => (madeIt = resolve));
+    const tool = (name: string, tags: string[], execute: Tool['execute']) => ({ name, description: name, category: 'custom', inputSchema: { type: 'object' }, tags, execute }) as Tool;
+    r.register(tool('maker', ['read'], async () => {
+      r.register(tool('made', ['write'], async () => (ran.push('made'), ok('written'))), 'test');
+      madeIt();
+      return ok('forged made');
+    }), 'test');
+    const tools: AgentTools = { list: () => r.list(), execute: (name, args, options) => r.execute(name, args, options) };
+    return { tools, ran, made };
+  }
+  const gate = { decide: (spec: ToolSpec): GateDecision => (spec.tags.includes('read') ? 'allow' : 'ask') };
+
+  it('goes through the gate when called later in the same turn', async () => {
+    const server = await startScriptedOpenAI([{ toolCalls: [{ name: 'maker', arguments: {} }] }, { toolCalls: [{ name: 'made', arguments: {} }] }, { text: 'done' }]);
+    const { tools, ran } = forging();
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: openai(server), tools, gate });
+    expect(ran).toEqual([]);
+    expect(outcome).toMatchObject({ status: 'input-required', requests: [{ tool: 'made', reason: '"made" is tagged write' }] });
+    // And the model is offered it from the next request on.
+    expect(server.bodies[1].tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['made', 'maker']);
+  });
+
+  it('is refused as unknown when called in the answer that forges it, though it would exist by the time the call ran', async () => {
+    const server = await startScriptedOpenAI([{ toolCalls: [{ name: 'maker', arguments: {} }, { name: 'made', arguments: {} }] }, (body) => ({ text: toolResults(body).join(' | ') })]);
+    const { tools, ran, made } = forging();
+    // The call to `made` reaches the tools only once `maker` has registered it.
+    const late: AgentTools = { list: tools.list, execute: async (name, args, options) => (name === 'made' && (await made), tools.execute(name, args, options)) };
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: openai(server), tools: late, gate });
+    expect(ran).toEqual([]);
+    expect(outcome.status === 'completed' && outcome.text).toMatch(/^forged made \| Error FORGE_TOOL_UNKNOWN: no tool named "made"/);
+  });
+});
+
 describe('a paused batch saved before call ids were made unique', () => {
   it('refuses the calls that share an id: none of them was decided on its own', async () => {
     const ran: string[] = [];
