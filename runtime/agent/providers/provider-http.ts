@@ -27,8 +27,9 @@ export async function postToProvider(
   return { response, streaming: (response.headers['content-type'] ?? '').includes('text/event-stream') };
 }
 
+/** The whole body as UTF-8, decoded once: a character split across two chunks stays whole. */
 export async function readAll(response: HttpStream): Promise<string> {
-  let text = '';
-  for await (const chunk of response.body) text += chunk.toString();
-  return text;
+  const chunks: Buffer[] = [];
+  for await (const chunk of response.body) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -6,6 +6,7 @@ import { createModelClient } from '../../../runtime/agent/providers/create-model
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { fail, ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { startServer } from '../../helpers/http-server.ts';
 import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
 
 const http = new HttpClient();
@@ -204,6 +205,21 @@ describe('a paused batch saved before call ids were made unique', () => {
     await settlePending(messages, pending, { dup: true, w2: false }, { tools });
     expect(ran).toEqual([]);
     expect(messages.map((m) => m.content)).toEqual([expect.stringContaining('FORGE_APPROVAL_DENIED'), expect.stringContaining('FORGE_APPROVAL_DENIED'), expect.stringContaining('FORGE_APPROVAL_DENIED')]);
+  });
+});
+
+describe('answers as they arrive on the wire', () => {
+  it('keeps a character whole when a JSON answer is split inside it', async () => {
+    const server = await startServer(async (_req, res) => {
+      const body = Buffer.from(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'Grüße aus Köln' }, finish_reason: 'stop' }] }));
+      const cut = body.indexOf(Buffer.from('ü')) + 1; // between the two bytes of ü
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(body.subarray(0, cut));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      res.end(body.subarray(cut));
+    });
+    const model = createModelClient({ provider: 'openai', name: 'm', base_url: `${server.url}/v1` }, http, {});
+    expect((await model.complete({ messages: [{ role: 'user', content: 'x' }], tools: [] })).text).toBe('Grüße aus Köln');
   });
 });
 
