@@ -140,6 +140,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
   for (let iteration = 0; iteration < maxIterations; iteration++) {
     // The tools as they are now: one forged in the previous step is offered, and gated, like any other.
     const byName = new Map(options.tools.list().map((s) => [s.name, s]));
+    let streamed = false;
     const response = await options.model.complete({
       system: options.system,
       messages,
@@ -147,9 +148,10 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
       maxTokens: options.maxTokens,
       temperature: options.temperature,
       signal: options.signal,
-      onText: options.stream ? (delta) => options.onEvent?.({ type: 'text', delta }) : undefined,
+      onText: options.stream ? (delta) => ((streamed = true), options.onEvent?.({ type: 'text', delta })) : undefined,
     });
-    if (!options.stream && response.text) options.onEvent?.({ type: 'text', delta: response.text });
+    // Not streamed, or a provider that answered a streaming request with JSON: the text is shown whole, once.
+    if (!streamed && response.text) options.onEvent?.({ type: 'text', delta: response.text });
     lastText = response.text;
     const calls = normalizeCallIds(response.toolCalls, messages);
     messages.push({ role: 'assistant', content: response.text, ...(calls.length ? { toolCalls: calls } : {}) });

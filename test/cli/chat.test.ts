@@ -29,3 +29,12 @@ describe('forge chat asks before a write, whatever ids the model gives its calls
     expect(existsSync(join(project, 'pwned.txt'))).toBe(false);
   });
 });
+
+describe('forge chat', () => {
+  it('shows each answer once, streamed or answered as JSON to its streaming request', async () => {
+    const { code, stdout, stderr } = await chat([{ text: 'Streamed answer.' }, { text: 'JSON answer.', json: true }], 'hi\nagain\n/exit\n');
+    expect(code, stderr).toBe(0);
+    expect(stdout.split('Streamed answer.')).toHaveLength(2);
+    expect(stdout.split('JSON answer.')).toHaveLength(2);
+  });
+});

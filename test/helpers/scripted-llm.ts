@@ -13,6 +13,8 @@ export interface ScriptedTurn {
   toolCalls?: { id?: string | null; name: string; arguments: unknown }[];
   /** Answer with this HTTP status and an error body instead. */
   status?: number;
+  /** Answer JSON even to a streaming request, as some gateways and local servers do. */
+  json?: boolean;
 }
 
 export interface ScriptedServer extends TestServer {
@@ -46,7 +48,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     const finish = calls.length ? 'tool_calls' : 'stop';
     // Token counts as a server reports them (a rough count: what matters is that they arrive).
     const usage = { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8 };
-    if (!body.stream) {
+    if (!body.stream || turn.json) {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }], usage }));
     }
     const events: { data: unknown }[] = [];
@@ -78,7 +80,7 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     if (turn.text) blocks.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id === null ? undefined : (c.id ?? `toolu_${bodies.length}_${i}`), name: c.name, input: c.arguments }));
     const stopReason = turn.toolCalls?.length ? 'tool_use' : 'end_turn';
-    if (!body.stream) {
+    if (!body.stream || turn.json) {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: stopReason }));
     }
     const events: { event: string; data: unknown }[] = [{ event: 'message_start', data: { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [] } } }];
