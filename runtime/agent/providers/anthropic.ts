@@ -1,7 +1,7 @@
 /** The Anthropic messages wire format (tool_use / tool_result content blocks). */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { postToProvider, readAll } from './provider-http.ts';
+import { incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -93,6 +93,8 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   let inputTokens: number | undefined;
   let outputTokens = 0;
   const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
+  // message_stop says the answer is whole; without it the stream was cut short.
+  let finished = false;
   try {
     for await (const event of readEvents(response)) {
       let data: {
@@ -130,6 +132,9 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
           if (data.delta?.stop_reason) stopReason = data.delta.stop_reason;
           if (typeof data.usage?.output_tokens === 'number') outputTokens = data.usage.output_tokens;
           break;
+        case 'message_stop':
+          finished = true;
+          break;
         case 'error':
           throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, text.length > 0);
       }
@@ -138,6 +143,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
     if (err instanceof ProviderError) throw err;
     throw new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, text.length > 0);
   }
+  if (!finished) throw incompleteStream(label, 'no message_stop', text.length > 0);
   const toolCalls: ToolCall[] = [...blocks.entries()]
     .sort((a, b) => a[0] - b[0])
     .filter(([, b]) => b.type === 'tool_use')

@@ -4,7 +4,7 @@
  */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { postToProvider, readAll } from './provider-http.ts';
+import { incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -94,9 +94,14 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   let usage: ModelResponse['usage'];
   // Tool calls arrive in pieces, keyed by index: the first piece has the id and name.
   const calls = new Map<number, { id: string; name: string; args: string }>();
+  // A finish_reason or [DONE] says the answer is whole; without either the stream was cut short.
+  let finished = false;
   try {
     for await (const event of readEvents(response)) {
-      if (event.data === '[DONE]') break;
+      if (event.data === '[DONE]') {
+        finished = true;
+        break;
+      }
       let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
       try {
         chunk = JSON.parse(event.data);
@@ -119,12 +124,16 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         if (piece.function?.arguments) call.args += piece.function.arguments;
         calls.set(piece.index, call);
       }
-      if (choice.finish_reason) stopReason = choice.finish_reason;
+      if (choice.finish_reason) {
+        stopReason = choice.finish_reason;
+        finished = true;
+      }
     }
   } catch (err) {
     if (err instanceof ProviderError) throw err;
     throw new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, text.length > 0);
   }
+  if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', text.length > 0);
   const toolCalls: ToolCall[] = [...calls.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([index, c]) => ({ id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) }));

@@ -33,3 +33,13 @@ export async function readAll(response: HttpStream): Promise<string> {
   for await (const chunk of response.body) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * A stream that ended cleanly but without the provider's end marker: a proxy
+ * or the provider cut it short. The text so far is not the answer and a tool
+ * call's arguments may be half their JSON, so it is a failure like a reset
+ * connection — the next fallback is tried when nothing was streamed yet.
+ */
+export function incompleteStream(label: string, missing: string, streamed: boolean): ProviderError {
+  return new ProviderError(label, `stream ended before the answer was complete (${missing})`, undefined, streamed);
+}

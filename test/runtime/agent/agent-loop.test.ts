@@ -223,6 +223,53 @@ describe('answers as they arrive on the wire', () => {
   });
 });
 
+describe.each([
+  ['OpenAI', 'openai', {
+    text: [{ choices: [{ index: 0, delta: { content: 'The answer is: do NOT' } }] }],
+    toolCall: [{ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'writer', arguments: '{"path":"half.txt","content":"abc' } }] } }] }],
+  }],
+  ['Anthropic', 'anthropic', {
+    text: [
+      { type: 'message_start', message: { id: 'm', role: 'assistant', content: [] } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'The answer is: do NOT' } },
+    ],
+    toolCall: [
+      { type: 'message_start', message: { id: 'm', role: 'assistant', content: [] } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'writer', input: {} } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"path":"half.txt","content":"abc' } },
+    ],
+  }],
+] as const)('a %s stream that ends cleanly before its end marker', (_name, provider, cut) => {
+  /** A model that streams these events, then ends the response as if it were whole. */
+  const cutShort = (events: readonly unknown[]) =>
+    startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const data of events) res.write(`${provider === 'anthropic' ? `event: ${(data as { type: string }).type}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+      res.end();
+    });
+  const main = (url: string) => ({ provider, name: 'main', base_url: provider === 'openai' ? `${url}/v1` : url }) as const;
+
+  it('is a failure, not a completed answer', async () => {
+    const server = await cutShort(cut.text);
+    const outcome = runAgentTurn([{ role: 'user', content: 'hi' }], { model: createModelClient(main(server.url), http, {}), tools: registry([]), gate: { decide: () => 'allow' }, stream: true });
+    await expect(outcome).rejects.toThrow(/stream ended before the answer was complete/);
+  });
+
+  it('never puts half a tool call to anyone: the fallback answers instead', async () => {
+    const server = await cutShort(cut.toolCall);
+    const backup = await startScriptedOpenAI([{ text: 'from the backup' }]);
+    const ran: string[] = [];
+    const asked: string[] = [];
+    const model = createModelClient({ ...main(server.url), fallbacks: [{ provider: 'openai', name: 'backup', base_url: `${backup.url}/v1` }] }, http, {});
+    const tools = registry([{ name: 'writer', tags: ['write'], execute: async (args) => (ran.push(JSON.stringify(args)), ok('written')) }]);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'hi' }], { model, tools, gate: { decide: (spec) => (asked.push(spec.name), 'ask') }, stream: true });
+    expect(outcome).toEqual({ status: 'completed', text: 'from the backup' });
+    expect(asked).toEqual([]);
+    expect(ran).toEqual([]);
+  });
+});
+
 describe('model fallbacks', () => {
   it('falls back to the next model when a provider fails', async () => {
     const failing = await startScriptedOpenAI([{ status: 503, text: 'overloaded' }]);
