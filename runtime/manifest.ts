@@ -28,6 +28,12 @@ export interface EgressSettings {
   allowed_domains: string[];
   /** Non-public addresses (or CIDR ranges) that may be reached: loopback test servers, a private service. */
   allowed_addresses?: string[];
+  /**
+   * TCP ports other than 80 and 443 of the public endpoints the build found
+   * (a model gateway on :8443), for k8s/networkpolicy.yaml; the runtime's
+   * policy does not read it (allowed_domains' host:port entries limit ports).
+   */
+  endpoint_ports?: number[];
 }
 
 export interface ApprovalSettings {

@@ -72,6 +72,7 @@ export async function shippedToolEndpoints(config: ProjectConfig): Promise<Endpo
 export function deriveEgress(configured: EgressSettings, endpoints: readonly Endpoint[]): DerivedEgress {
   const domains = new Set(configured.allowed_domains);
   const addresses = new Set(configured.allowed_addresses ?? []);
+  const ports = new Set<number>();
   const derived: DerivedEgress['derived'] = [];
   const diagnostics: Diagnostic[] = [];
   const add = (set: Set<string>, entry: string, from: string) => {
@@ -92,14 +93,25 @@ export function deriveEgress(configured: EgressSettings, endpoints: readonly End
       continue;
     }
     const literal = classifyAddress(host);
-    if (configured.mode === 'allowlist' && (!literal || isPublic(literal))) add(domains, host, endpoint.from);
+    if (configured.mode === 'allowlist' && (!literal || isPublic(literal))) {
+      add(domains, host, endpoint.from);
+      // A public endpoint off 80/443 (a gateway on :8443) needs its port open in k8s/networkpolicy.yaml.
+      const port = unusualPort(new URL(endpoint.url));
+      if (port && host !== 'localhost') ports.add(port);
+    }
     if (!endpoint.explicit) continue;
     if (literal && !isPublic(literal)) add(addresses, literal.address, endpoint.from);
     if (host === 'localhost') for (const a of LOCALHOST_ADDRESSES) add(addresses, a, endpoint.from);
   }
   return {
-    egress: { mode: configured.mode, allowed_domains: [...domains].sort(), allowed_addresses: [...addresses].sort() },
+    egress: { mode: configured.mode, allowed_domains: [...domains].sort(), allowed_addresses: [...addresses].sort(), ...(ports.size ? { endpoint_ports: [...ports].sort((a, b) => a - b) } : {}) },
     derived,
     diagnostics,
   };
+}
+
+/** The URL's TCP port when it is neither 80 nor 443 (URL leaves `port` empty for a scheme's default). */
+function unusualPort(url: URL): number | undefined {
+  const port = Number(url.port);
+  return port && port !== 80 && port !== 443 ? port : undefined;
 }

@@ -80,7 +80,11 @@ describe('k8s/ from forge build', () => {
 
   it('derives the NetworkPolicy from the egress policy', () => {
     const egress = objects['k8s/networkpolicy.yaml'].spec.egress;
-    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: expect.arrayContaining(['10.0.0.0/8']) } }], ports: [{ port: 443, protocol: 'TCP' }, { port: 80, protocol: 'TCP' }] });
+    expect(egress).toContainEqual({
+      to: [{ ipBlock: { cidr: '0.0.0.0/0', except: expect.arrayContaining(['10.0.0.0/8']) } }, { ipBlock: { cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10']) } }],
+      ports: [{ port: 443, protocol: 'TCP' }, { port: 80, protocol: 'TCP' }],
+    });
+    expect(egress).toContainEqual({ ports: [{ port: 5432, protocol: 'TCP' }] });
     expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.1.2.3/32' } }, { ipBlock: { cidr: '192.168.5.0/24' } }] });
     expect(JSON.stringify(egress)).not.toContain('127.0.0.1');
   });
@@ -91,5 +95,43 @@ describe('k8s/ from forge build', () => {
     for (const file of FILES) expect(readFileSync(join(out, file), 'utf8')).toBe(readFileSync(join(project, '.forge-output', file), 'utf8'));
     const checksums = JSON.parse(readFileSync(join(project, '.forge-output', 'checksums.json'), 'utf8'));
     for (const file of FILES) expect(checksums.files[file]).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('the NetworkPolicy of endpoints off the usual ports', () => {
+  let built: any;
+  beforeAll(async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(
+        [
+          'model:',
+          '  provider: openai',
+          '  name: gpt-4o-mini',
+          '  base_url: https://gateway.example.com:8443/v1',
+          '  fallbacks: [{ provider: anthropic, name: claude-sonnet-4-5, base_url: "https://claude-proxy.example.com:9443" }]',
+          'state: postgres://forge@pgbouncer.db:6432/forge',
+          'tools:',
+          '  - name: webhook_call',
+          '    config: { webhooks: { deploy: "http://ci.example.com:8080/hooks/deploy" } }',
+          'egress:',
+          '  mode: allowlist',
+          '  allowed_domains: [api.github.com, "git.example.com:2222"]',
+          '',
+        ].join('\n'),
+      ),
+    });
+    const result = await forge(['build', '--prod', '--offline'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    built = parse(readFileSync(join(dir, '.forge-output', 'k8s/networkpolicy.yaml'), 'utf8'));
+  }, 60_000);
+
+  it('opens the state URL\'s port, and each endpoint\'s port to public IPv4 and IPv6 addresses', () => {
+    expect(() => validateWithSchemas(built)).not.toThrow();
+    expect(unknownKeys({ built })).toEqual([]);
+    const egress = built.spec.egress;
+    expect(egress).toContainEqual({ ports: [{ port: 5432, protocol: 'TCP' }, { port: 6432, protocol: 'TCP' }] });
+    const web = egress.find((rule: any) => rule.to?.[0]?.ipBlock?.cidr === '0.0.0.0/0');
+    expect(web.to.map((t: any) => t.ipBlock.cidr)).toEqual(['0.0.0.0/0', '::/0']);
+    expect(web.ports.map((p: any) => p.port)).toEqual([443, 80, 2222, 8080, 8443, 9443]);
   });
 });
