@@ -4,8 +4,8 @@
  * resolved address and the connection uses exactly the address it allowed.
  *
  * - redirects are followed by hand (at most `maxRedirects`, default 10); a
- *   redirect to another origin drops Authorization, Cookie and
- *   Proxy-Authorization, and every hop is checked by the egress policy;
+ *   redirect to another origin drops every credential-bearing header (see
+ *   isCredentialHeader), and every hop is checked by the egress policy;
  * - one deadline covers the whole exchange, redirects included;
  * - the response body is capped (`truncated` says so), and gzip, deflate and
  *   br bodies are decoded;
@@ -24,13 +24,21 @@ export const MAX_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 10;
 
-/** Dropped when a redirect leaves the origin they were meant for. */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/** Dropped when a redirect leaves the origin they were meant for: the standard ones and the API-key headers of known services (Anthropic, Azure, Google). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
+/** Names that say they carry a credential (x-auth-token, x-amz-security-token, x-vault-token, x-session-id...). */
+const CREDENTIAL_NAME = /(api[-_]?key|token|secret|passw|auth|credential|session|signature)/i;
 
 export interface HttpRequest {
   url: string | URL;
   method?: string;
   headers?: Record<string, string>;
+  /**
+   * Headers the caller put a credential in (an API key header an OpenAPI
+   * security scheme or a pinned webhook names): dropped, like the known
+   * ones, when a redirect leaves the origin.
+   */
+  credentialHeaders?: readonly string[];
   body?: string | Uint8Array;
   timeoutMs?: number;
   maxResponseBytes?: number;
@@ -157,7 +165,7 @@ export class HttpClient {
         response.resume();
         if (redirects.length >= maxRedirects) throw new HttpError(`stopped after ${maxRedirects} redirects (last to ${location})`, 'FORGE_HTTP_REDIRECTS');
         const next = toUrl(new URL(location, url).href);
-        if (next.origin !== url.origin) headers = withoutCredentials(headers);
+        if (next.origin !== url.origin) headers = withoutCredentials(headers, req.credentialHeaders ?? []);
         // 303, and 301/302 after a POST, turn into a GET without a body (as browsers and fetch do).
         if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
           method = method === 'HEAD' ? 'HEAD' : 'GET';
@@ -258,8 +266,14 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-function withoutCredentials(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.includes(k)));
+function withoutCredentials(headers: Record<string, string>, marked: readonly string[]): Record<string, string> {
+  const markedNames = new Set(marked.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !isCredentialHeader(k) && !markedNames.has(k)));
+}
+
+/** A header the next origin must not see. Erring towards dropping: a redirect that loses a harmless header costs less than a leaked key. */
+function isCredentialHeader(name: string): boolean {
+  return CREDENTIAL_HEADERS.has(name) || CREDENTIAL_NAME.test(name);
 }
 
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -9,7 +9,7 @@ export default defineBuiltin({
     name: 'http_request',
     description: [
       'Send an HTTP request (GET, POST, PUT, PATCH, DELETE, HEAD) and return the status, headers and body.',
-      'A `body` that is not a string is sent as JSON (with Content-Type: application/json unless a content type is given). Redirects are followed (at most 10); Authorization, Cookie and Proxy-Authorization headers are dropped when a redirect leaves the original origin.',
+      'A `body` that is not a string is sent as JSON (with Content-Type: application/json unless a content type is given). Redirects are followed (at most 10); credential headers (Authorization, Cookie, Proxy-Authorization, API-key headers such as X-Api-Key, and any whose name mentions an API key, token, secret, password, auth, credential, session or signature) are dropped when a redirect leaves the original origin.',
       'The whole exchange has one `timeout` (seconds, default 30, at most 300). The body is cut at 1 MiB (config max_response_bytes), with `truncated` set; a text body (text/*, JSON, XML...) comes back as text, decoded in its charset, anything else as base64 (`body_encoding`). gzip, deflate and br bodies are decoded. An HTTP error status is a normal result, not a failure. Requests obey the agent\'s egress rules.',
     ].join('\n'),
     category: 'builtin',

@@ -107,6 +107,8 @@ export default defineBuiltin({
           url,
           method: 'POST',
           headers: { ...(args.headers ?? {}), ...pinnedHeaders, 'content-type': 'application/json', accept: 'application/json, */*;q=0.5' },
+          // Pinned headers come from forge.yaml, usually with a ${TOKEN}: they stay with the webhook's origin.
+          credentialHeaders: Object.keys(pinnedHeaders),
           body: JSON.stringify(args.payload ?? null),
           timeoutMs: args.timeout_ms ?? config.timeout_ms,
           maxResponseBytes: config.max_response_bytes,

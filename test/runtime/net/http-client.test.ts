@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { EgressRefusedError, type EgressPolicy } from '../../../runtime/net/egress-policy.ts';
+import { createAnthropicProvider } from '../../../runtime/agent/providers/anthropic.ts';
 import { HttpClient, HttpError } from '../../../runtime/net/http-client.ts';
 import { startServer } from '../../helpers/http-server.ts';
 import { tempDir } from '../../helpers/project.ts';
@@ -60,6 +61,35 @@ describe('HttpClient', () => {
     expect(landed.cookie).toBeUndefined();
     expect(landed['proxy-authorization']).toBeUndefined();
     expect(landed['x-keep']).toBe('kept');
+  });
+
+  it('drops API-key headers, credential-named ones and those the caller marks on a cross-origin redirect', async () => {
+    const capture = await startServer((_req, res) => res.end('captured'));
+    const origin = await startServer((req, res) => {
+      if (req.url === '/same') return res.end('same');
+      res.writeHead(307, { location: `${capture.url}/landing` }).end();
+    });
+    const headers = { 'X-Api-Key': 'sk-ant-k1', 'api-key': 'azure-k2', 'x-goog-api-key': 'goog-k3', 'X-Auth-Token': 't4', 'X-Vault-Token': 't5', 'X-Partner-Ident': 'k6', 'X-Keep': 'kept' };
+    const same = await client.request({ url: `${origin.url}/same`, headers, credentialHeaders: ['X-Partner-Ident'] });
+    expect(same.body.toString()).toBe('same');
+    expect(origin.requests[0].headers).toMatchObject({ 'x-api-key': 'sk-ant-k1', 'x-partner-ident': 'k6' });
+    await client.request({ url: `${origin.url}/start`, method: 'POST', body: '{}', headers, credentialHeaders: ['X-Partner-Ident'] });
+    const landed = capture.requests[0];
+    expect(landed.url).toBe('/landing');
+    for (const name of ['x-api-key', 'api-key', 'x-goog-api-key', 'x-auth-token', 'x-vault-token', 'x-partner-ident']) expect(landed.headers[name], name).toBeUndefined();
+    expect(landed.headers['x-keep']).toBe('kept');
+    expect(JSON.stringify(capture.requests)).not.toMatch(/k1|k2|k3|t4|t5|k6/);
+  });
+
+  it("does not forward the Anthropic key when the model's base_url redirects to another origin", async () => {
+    const capture = await startServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"nope"}}'));
+    const gateway = await startServer((_req, res) => res.writeHead(307, { location: `${capture.url}/v1/messages` }).end());
+    const provider = createAnthropicProvider({ model: 'claude', baseUrl: gateway.url, apiKey: 'sk-ant-redirected-key', http: client });
+    await expect(provider.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(/HTTP 500/);
+    expect(gateway.requests[0].headers['x-api-key']).toBe('sk-ant-redirected-key');
+    expect(capture.requests).toHaveLength(1);
+    expect(capture.requests[0].headers['x-api-key']).toBeUndefined();
+    expect(JSON.stringify(capture.requests)).not.toContain('sk-ant-redirected-key');
   });
 
   it('turns a POST into a GET on 303, and keeps it on 307', async () => {

@@ -39,6 +39,7 @@ export function createOpenApiTool(spec: ToolSpec, api: ApiSettings, ctx: OpenApi
           url: request.url,
           method: request.method,
           headers: { accept: 'application/json, */*;q=0.5', ...request.headers },
+          credentialHeaders: credentialHeaders(api),
           body: request.body,
           timeoutMs: api.timeout_ms,
           signal: toolCtx.signal,
@@ -61,6 +62,11 @@ export function createOpenApiTool(spec: ToolSpec, api: ApiSettings, ctx: OpenApi
       return ok({ status: response.status, headers, body, ...(response.truncated ? { truncated: true } : {}) });
     },
   };
+}
+
+/** The header an `api_key` scheme puts the key in, whatever its name: a redirect to another origin must not carry it. */
+function credentialHeaders(api: ApiSettings): string[] {
+  return api.auth?.type === 'api_key' && api.auth.in !== 'query' ? [api.auth.name] : [];
 }
 
 /** Adds the API's credentials; returns what is missing, if anything. */

@@ -14,6 +14,7 @@ import { ToolRegistry } from '../../../../runtime/tools/registry.ts';
 import { loadOpenApiDocument } from '../../../../stages/adapters/openapi-document.ts';
 import { listOperations } from '../../../../stages/adapters/openapi-operations.ts';
 import { operationToolSpec } from '../../../../stages/adapters/openapi-tool-spec.ts';
+import { startServer } from '../../../helpers/http-server.ts';
 import { fixturesDir, tempDir } from '../../../helpers/project.ts';
 import { PETSTORE_API_KEY, startPetstore } from '../../../helpers/petstore-server.ts';
 
@@ -111,6 +112,16 @@ describe('OpenAPI tools and the rules around them', () => {
     const result = await registry.execute('petstore__getPetById', { petId: 1 });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_API_AUTH', message: 'petstore__getPetById: environment variable PETSTORE_KEY is not set (auth of API "petstore")' } });
     expect(petstore.requests).toHaveLength(0);
+  });
+
+  it('keeps an API key header of any name to its origin: a redirect elsewhere arrives without it', async () => {
+    const capture = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":1}'));
+    const redirecting = await startServer((_req, res) => res.writeHead(307, { location: `${capture.url}/moved/pet/1` }).end());
+    const registry = await petstoreRegistry('petstore-openapi3.json', { base_url: `${redirecting.url}/v2`, auth: { type: 'api_key', in: 'header', name: 'X-Partner-Ident', value_env: 'PARTNER' } }, { env: { PARTNER: 'partner-key-123' } });
+    expect(await registry.execute('petstore__getPetById', { petId: 1 })).toMatchObject({ ok: true, value: { status: 200 } });
+    expect(redirecting.requests[0].headers['x-partner-ident']).toBe('partner-key-123');
+    expect(capture.requests[0].url).toBe('/moved/pet/1');
+    expect(JSON.stringify(capture.requests)).not.toContain('partner-key-123');
   });
 
   it('sends an API key in the query when configured so', async () => {
