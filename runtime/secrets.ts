@@ -19,11 +19,18 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { hideFromTools } from './exec/tool-sandbox.ts';
+import { rememberSecret } from './known-secrets.ts';
 
 export class SecretFileError extends Error {}
 
-/** NAME's value, or the content of the file NAME_FILE names (trimmed), or undefined. */
+/** NAME's value, or the content of the file NAME_FILE names (trimmed), or undefined; remembered for redaction either way. */
 export function secretFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const secret = readSecret(env, name);
+  rememberSecret(secret);
+  return secret;
+}
+
+function readSecret(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const direct = env[name]?.trim();
   if (direct) return direct;
   const file = env[`${name}_FILE`]?.trim();

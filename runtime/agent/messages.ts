@@ -2,6 +2,7 @@
  * The conversation as the agent keeps it, independent of any provider's
  * wire format. Providers translate to and from this; sessions persist it.
  */
+import { redactSecrets } from '../known-secrets.ts';
 
 export interface ToolCall {
   id: string;
@@ -48,6 +49,7 @@ export interface ModelProvider {
 }
 
 /** A provider that could not answer: the next fallback is tried. */
+/** A provider's message may echo the key it was sent ("invalid x-api-key: Bearer sk-..."): masked before it goes anywhere. */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,
@@ -56,7 +58,7 @@ export class ProviderError extends Error {
     /** True once text has been streamed to the caller: falling back would repeat it. */
     readonly streamed = false,
   ) {
-    super(`${provider}: ${message}`);
+    super(redactSecrets(`${provider}: ${message}`));
     this.name = 'ProviderError';
   }
 }

@@ -8,6 +8,7 @@
  * pod only. `--no-auth` is only allowed on a loopback
  * host: an open agent on a network is never one flag away.
  */
+import { rememberSecret } from '../known-secrets.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,13 @@ export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 export class AuthConfigError extends Error {}
 
 export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
+  const auth = findToken(options);
+  // Wherever it came from (environment, file, generated), no trace or error text may show it.
+  rememberSecret(auth.token);
+  return auth;
+}
+
+function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
   if (options.noAuth) {
     if (!LOOPBACK_HOSTS.has(options.host)) {
       throw new AuthConfigError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${options.host}`);

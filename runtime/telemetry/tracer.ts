@@ -6,6 +6,7 @@
  * span is one shared no-op object: tracing off costs a branch per call.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { redactSecrets } from '../known-secrets.ts';
 import { newSpanId, newTraceId, type SpanContext } from './trace-context.ts';
 
 export type AttributeValue = string | number | boolean | string[];
@@ -89,7 +90,8 @@ class RecordingSpan implements Span {
   }
 
   setError(message: string): void {
-    this.data.status = { code: 'error', message };
+    // An error's text may quote a credential (a gateway echoing the key it got).
+    this.data.status = { code: 'error', message: redactSecrets(message) };
   }
 
   end(endTime = nowMs()): void {

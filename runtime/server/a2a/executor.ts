@@ -12,6 +12,7 @@
  * replica running the turn through the store's cancel channel; at shutdown,
  * turns still running when the grace period ends are failed, not left working.
  */
+import { redactSecrets } from '../../known-secrets.ts';
 import { AgentEvent } from '../../vendor/protocol.ts';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { TaskState } from '../../vendor/protocol.ts';
@@ -118,7 +119,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
       const shutdown = controller.signal.reason === SHUTDOWN;
       const cancelled = controller.signal.aborted && !shutdown;
       const state = cancelled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
-      const text = shutdown ? 'the agent stopped before the task finished; send it again' : cancelled ? 'cancelled' : (err as Error).message;
+      const text = shutdown ? 'the agent stopped before the task finished; send it again' : cancelled ? 'cancelled' : redactSecrets((err as Error).message);
       bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, [textPart(text)]))));
     } finally {
       this.running.delete(taskId);

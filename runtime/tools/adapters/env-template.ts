@@ -3,6 +3,7 @@
  * from the environment when a connection is made, so agent.json never holds
  * the secret itself. `$${` writes a literal `${`.
  */
+import { rememberSecret } from '../../known-secrets.ts';
 
 export class MissingVariableError extends Error {
   constructor(
@@ -28,5 +29,19 @@ export function expandEnv(text: string, env: NodeJS.ProcessEnv, where: string): 
 export function expandEnvRecord(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(record ?? {})) out[key] = expandEnv(value, env, `${where}.${key}`);
+  return out;
+}
+
+/**
+ * Headers from forge.yaml (MCP servers', pinned webhooks'), expanded. What a
+ * ${VAR} put in them is a credential ("Bearer ${DOCS_TOKEN}"): remembered,
+ * value and whole header, for redaction.
+ */
+export function expandSecretHeaders(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
+  const out = expandEnvRecord(record, env, where);
+  for (const [key, template] of Object.entries(record ?? {})) {
+    for (const [, name] of template.matchAll(TEMPLATE)) if (name) rememberSecret(env[name]);
+    if (template !== out[key]) rememberSecret(out[key]);
+  }
   return out;
 }

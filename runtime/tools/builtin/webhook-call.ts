@@ -14,7 +14,7 @@
  */
 import { httpFailure } from '../../net/http-failure.ts';
 import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
-import { expandEnvRecord } from '../adapters/env-template.ts';
+import { expandSecretHeaders } from '../adapters/env-template.ts';
 import { responseValue } from '../adapters/response-value.ts';
 import { cap, ERROR_EXCERPT_CHARS } from '../adapters/text-cap.ts';
 import { fail, ok } from '../model.ts';
@@ -95,7 +95,7 @@ export default defineBuiltin({
       const url = typeof target === 'string' ? target : target.url;
       let pinnedHeaders: Record<string, string>;
       try {
-        pinnedHeaders = typeof target === 'string' ? {} : expandEnvRecord(target.headers, env, `webhooks.${webhook}.headers`);
+        pinnedHeaders = typeof target === 'string' ? {} : expandSecretHeaders(target.headers, env, `webhooks.${webhook}.headers`);
       } catch (err) {
         // A variable the headers name is not set (MissingVariableError).
         return fail('FORGE_WEBHOOK_ENV', `webhook "${webhook}": ${(err as Error).message}`, 'set it in the environment the agent runs in');

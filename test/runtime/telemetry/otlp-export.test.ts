@@ -4,6 +4,8 @@
  * incoming W3C traceparent honoured, the parent/child links intact, the
  * context sent on to the model server, and content only when asked for.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -142,6 +144,46 @@ describe('OTLP/HTTP trace export', () => {
     expect(String(attr(model, 'gen_ai.input.messages'))).toContain('my token is [REDACTED]');
     expect(JSON.stringify(receiver.batches.map((b) => b.body))).not.toContain('tok-super-secret-value');
     expect(JSON.stringify(receiver.batches.map((b) => b.body))).not.toContain('sk-should-not-appear');
+  });
+
+  it('masks the model keys of a custom api_key_env and of a _FILE variable in spans, logs and the task status', async () => {
+    // Names no name-based rule recognises as secret: only the runtime knows they hold keys.
+    const mainKey = 'fk-main-0123456789abcdef';
+    const fileKey = 'fk-file-9876543210fedcba';
+    const keyFile = join(tempDir(), 'fallback-key');
+    writeFileSync(keyFile, `${fileKey}\n`);
+    const receiver = await startReceiver();
+    // The main model gets the tool's result holding both keys, then its gateway echoes the key it was sent; so does the fallback's.
+    const main = await startScriptedOpenAI([{ toolCalls: [{ id: 'call_notes', name: 'read_notes', arguments: {} }] }, { status: 500, text: `invalid x-api-key: Bearer ${mainKey}` }]);
+    const fallback = await startScriptedOpenAI([{ status: 500, text: `key ${fileKey} is revoked` }]);
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'read_notes', description: 'Reads notes.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ text: `FAKE=${mainKey}\nFILE=${fileKey}` }) }, 'test');
+    const model = { provider: 'openai', name: 'scripted', base_url: `${main.url}/v1`, api_key_env: 'FAKE_KEY', fallbacks: [{ provider: 'openai', name: 'backup', base_url: `${fallback.url}/v1`, api_key_env: 'BACKUP_CREDS' }] };
+    const manifest = { agent_id: 'traced-agent', version: '0.3.0', description: 'Traced.', tools: registry.list(), model } as unknown as AgentManifest;
+    const logs: string[] = [];
+    const log = { debug: (m: string) => logs.push(m), info: (m: string) => logs.push(m), warn: (m: string) => logs.push(m) };
+    const env = { FORGE_AUTH_TOKEN: TOKEN, FORGE_TRACE_CONTENT: '1', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.server.url, OTEL_BSP_SCHEDULE_DELAY: '50', FAKE_KEY: mainKey, BACKUP_CREDS_FILE: keyFile };
+    const agent = await serveAgent({ manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log, env });
+    running.push(agent);
+
+    const answer = await sendMessage(agent.url, 'read my notes');
+    // The keys did reach the models (the runtime read them), so their absence below is masking.
+    expect(main.requests[0].headers.authorization).toBe(`Bearer ${mainKey}`);
+    expect(fallback.requests[0].headers.authorization).toBe(`Bearer ${fileKey}`);
+    const status = JSON.stringify(answer);
+    expect(status).toContain('every model failed');
+    expect(status).toContain('invalid x-api-key: Bearer [REDACTED]');
+    const tool = await until(() => receiver.spans().find((s) => s.name === 'execute_tool read_notes'), 'the tool span');
+    expect(attr(tool, 'gen_ai.tool.call.result')).toBe(JSON.stringify({ text: 'FAKE=[REDACTED]\nFILE=[REDACTED]' }));
+    await until(() => (receiver.spans().filter((s) => s.name.startsWith('chat ')).length === 3 ? true : undefined), 'the three model spans');
+    const exported = JSON.stringify(receiver.batches.map((b) => b.body));
+    expect(exported).toContain('[REDACTED]');
+    expect(logs.join('\n')).toContain('failed, trying the next');
+    for (const key of [mainKey, fileKey]) {
+      expect(status).not.toContain(key);
+      expect(exported).not.toContain(key);
+      expect(logs.join('\n')).not.toContain(key);
+    }
   });
 
   it('starts a new trace when the incoming traceparent is malformed', async () => {

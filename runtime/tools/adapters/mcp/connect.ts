@@ -13,7 +13,7 @@ import type { HttpClient } from '../../../net/http-client.ts';
 import { createPolicyFetch } from '../../../net/policy-fetch.ts';
 import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } from '../../../vendor/protocol.ts';
 import type { Logger } from '../../model.ts';
-import { expandEnv, expandEnvRecord, MissingVariableError } from '../env-template.ts';
+import { expandEnv, expandEnvRecord, expandSecretHeaders, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
 import { pinnedCommand } from './pinned-package.ts';
 import type { RemoteTool } from './remote-tool.ts';
@@ -103,7 +103,7 @@ function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (
     // The template, not the expanded URL, goes into the message: a variable may hold a secret.
     if (!URL.canParse(expanded)) throw new Error(`${where}.url "${server.url}" does not make a valid URL`);
     const url = new URL(expanded);
-    const headers = expandEnvRecord(server.headers, ctx.env, `${where}.headers`);
+    const headers = expandSecretHeaders(server.headers, ctx.env, `${where}.headers`);
     return new StreamableHTTPClientTransport(url, {
       fetch: createPolicyFetch(ctx.http),
       requestInit: { headers },

@@ -9,6 +9,7 @@
 import type { HttpClient, HttpResponse } from '../../../net/http-client.ts';
 import { httpFailure } from '../../../net/http-failure.ts';
 import { fail, ok, type Tool, type ToolSpec } from '../../model.ts';
+import { rememberSecret } from '../../../known-secrets.ts';
 import { responseValue } from '../response-value.ts';
 import type { ApiSettings, OpenApiBinding } from '../settings.ts';
 import { cap, ERROR_EXCERPT_CHARS } from '../text-cap.ts';
@@ -78,12 +79,14 @@ function applyAuth(api: ApiSettings, request: ApiRequest, env: NodeJS.ProcessEnv
     case 'bearer': {
       const token = env[auth.token_env];
       if (!token) return missing(auth.token_env);
+      rememberSecret(token);
       request.headers.authorization = `Bearer ${token}`;
       return undefined;
     }
     case 'api_key': {
       const value = env[auth.value_env];
       if (!value) return missing(auth.value_env);
+      rememberSecret(value);
       if (auth.in === 'query') request.url.searchParams.set(auth.name, value);
       else request.headers[auth.name.toLowerCase()] = value;
       return undefined;
@@ -93,7 +96,10 @@ function applyAuth(api: ApiSettings, request: ApiRequest, env: NodeJS.ProcessEnv
       const password = env[auth.password_env];
       if (user === undefined) return missing(auth.username_env);
       if (password === undefined) return missing(auth.password_env);
-      request.headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+      const encoded = Buffer.from(`${user}:${password}`).toString('base64');
+      rememberSecret(password);
+      rememberSecret(encoded);
+      request.headers.authorization = `Basic ${encoded}`;
       return undefined;
     }
   }

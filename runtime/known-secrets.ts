@@ -1,0 +1,28 @@
+/**
+ * The secret values the runtime itself holds — model keys (from any
+ * api_key_env, or its _FILE), the agent's token, adapter credentials — so
+ * that what it records or reports (trace content, a provider's error text in
+ * a task status, a log line, a span's error) can mask them, whatever the
+ * variable that held them was called. A name-based rule alone misses
+ * FAKE_KEY, OPENROUTER_KEY or a key read from a file.
+ */
+export const REDACTED = '[REDACTED]';
+/** Shorter values would mask ordinary words; a real key or token is longer. */
+const MIN_SECRET_LENGTH = 8;
+
+const known = new Set<string>();
+
+/** Remembers a secret the runtime read, so that every redaction masks it from now on. */
+export function rememberSecret(value: string | undefined): void {
+  const secret = value?.trim();
+  if (secret && secret.length >= MIN_SECRET_LENGTH) known.add(secret);
+}
+
+/** `text` with every remembered secret (and every one of `extra`) replaced by [REDACTED]. */
+export function redactSecrets(text: string, extra: readonly string[] = []): string {
+  if (!known.size && !extra.length) return text;
+  // Longest first: a secret that contains another is masked whole. JSON text holds a secret escaped.
+  const secrets = [...new Set([...known, ...extra])].flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]).sort((a, b) => b.length - a.length);
+  for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);
+  return text;
+}
