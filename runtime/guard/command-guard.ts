@@ -122,7 +122,7 @@ export function checkArguments(args: readonly string[], context: ArgumentContext
     if ((launcher || EXEC_OPTIONS.includes(args[i - 1] ?? '')) && namesShell(arg, context.workDir)) {
       return { code: 'FORGE_CLI_SHELL', message: `argument ${i + 1} (${shown}) would make ${context.binary.name} run a shell`, hint: 'cli_execute never runs shells, directly or through another program' };
     }
-    for (const value of pathCandidates(arg)) {
+    for (const value of pathCandidates(arg, context.binary)) {
       const problem = homePathProblem(value, context);
       if (problem) return { code: 'FORGE_CLI_PATH', message: `argument ${i + 1} (${shown}) ${problem}`, hint: 'commands may use paths inside the working directory, but not elsewhere in the home directory, nor a directory above it' };
     }
@@ -140,13 +140,24 @@ function argumentRefusal(index: number, shown: string, why: string): CommandRefu
  * reads as a path: getopt takes the rest of the argument as the value, so
  * "-C/root/x" is the path /root/x, not a file named "-C/root/x".
  */
-function pathCandidates(arg: string): string[] {
+function pathCandidates(arg: string, binary: ResolvedBinary): string[] {
   const out = [arg];
   const flagValue = /^-{1,2}[^=\s]+=(.*)$/s.exec(arg);
   if (flagValue) out.push(flagValue[1]);
-  const gluedValue = /^-[A-Za-z0-9]+(\.\.?|(?:\/|~|\.\.?\/).*)$/s.exec(arg);
-  if (gluedValue) out.push(gluedValue[1]);
+  const gluedValue = /^-([A-Za-z0-9]+?)(\.\.?|(?:\/|~|\.\.?\/).*)$/s.exec(arg);
+  if (gluedValue && !isSeparatorOption(binary, gluedValue[1])) out.push(gluedValue[2]);
   return out;
+}
+
+/**
+ * Short options whose glued value is a separator, never a path: `cut -d/`,
+ * `awk -F/`, `sort -t/`. None of these programs opens what follows them.
+ */
+const SEPARATOR_OPTIONS: Record<string, string> = { cut: 'd', paste: 'd', awk: 'F', gawk: 'F', mawk: 'F', nawk: 'F', sort: 't', join: 't', column: 'so' };
+
+function isSeparatorOption(binary: ResolvedBinary, options: string): boolean {
+  const letters = SEPARATOR_OPTIONS[basename(binary.name)];
+  return letters !== undefined && options.length === 1 && letters.includes(options);
 }
 
 function isPathLike(value: string): boolean {

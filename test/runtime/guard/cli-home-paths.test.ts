@@ -29,7 +29,7 @@ beforeAll(async () => {
   mkdirSync(join(work, 'src'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'key'), `${SECRET}\n`);
   writeFileSync(join(work, 'src', 'a.txt'), 'inside\n');
-  t = await tools(['cli_execute'], { workDir: work, env: { PATH, HOME: home, LANG: 'C.UTF-8' }, config: { cli_execute: { allowed_binaries: ['tar', 'rg', 'ls'], timeout: 20 } } });
+  t = await tools(['cli_execute'], { workDir: work, env: { PATH, HOME: home, LANG: 'C.UTF-8' }, config: { cli_execute: { allowed_binaries: ['tar', 'rg', 'ls', 'cut', 'sort', 'awk'], timeout: 20 } } });
 });
 
 /** What a tar archive in the work dir holds, if it was written. */
@@ -55,6 +55,16 @@ describe('paths glued to a short option', () => {
     const result = await t.call('cli_execute', { binary: 'tar', args: [`-tf${join(home, 'x.tar')}`] });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_PATH' } });
     expect(JSON.stringify(result)).not.toContain('.ssh/key');
+  });
+
+  it.each([
+    ['cut', ['-d/', '-f1', 'src/paths.txt'], 'a\nc\n'],
+    ['cut', ['-d~', '-f2', 'src/paths.txt'], 'a/b\nc/d\n'],
+    ['sort', ['-t/', '-k2', 'src/paths.txt'], 'a/b\nc/d\n'],
+    ['awk', ['-F/', '{ print $2 }', 'src/paths.txt'], 'b\nd\n'],
+  ])('a separator glued to %s %j is a separator, not a path above home', async (binary, args, expected) => {
+    writeFileSync(join(work, 'src', 'paths.txt'), 'a/b\nc/d\n');
+    expect(await t.call('cli_execute', { binary, args })).toMatchObject({ ok: true, value: { exit_code: 0, stdout: expected } });
   });
 
   it('a glued value inside the work dir still works (tar -C./src)', async () => {
