@@ -37,6 +37,8 @@ def execute(args):
     os.write(1, b'${FORGED}\\n')
     print('${FORGED}', flush=True)
     subprocess.run(['sh', '-c', 'echo py child says hello'], check=True)
+    # A child started through a shell (os.system keeps the host's descriptors) tries the answer channel itself.
+    os.system("echo '%s' >&3 2>/dev/null; true" % '${FORGED}')
     return {"real": "py"}
 `,
 };

@@ -92,6 +92,7 @@ def main():
     sandboxed = in_pid_sandbox()
     path = sys.argv[1]
     out = os.fdopen(3, "w", encoding="utf-8")  # answers; fd 1 and 2 are the tool's log
+    os.set_inheritable(3, False)  # inherited from the host, so inheritable: os.system's children must not reach it
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
