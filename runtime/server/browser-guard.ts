@@ -66,8 +66,9 @@ function needsJson(req: IncomingMessage, path: string): boolean {
   return path === '/mcp' || path === '/a2a' || path === '/' || path.startsWith('/tools/');
 }
 
+/** application/json, with any parameters (charset=utf-8, charset=UTF8 ...): a browser's form or text/plain post never is. */
 function isJson(contentType: string | undefined): boolean {
-  return /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i.test(contentType ?? '');
+  return /^application\/json\s*(;.*)?$/is.test(contentType ?? '');
 }
 
 /** localhost, 127.0.0.0/8 or [::1], with any port. */

@@ -69,11 +69,13 @@ describe('an agent without a token', () => {
 
     const script = await send(open.port, 'POST', '/tools/writer', { 'content-type': 'application/json; charset=utf-8' }, '{"by":"script"}');
     expect(script.status).toBe(200);
+    // Other spellings of a JSON content type are JSON too.
+    expect((await send(open.port, 'POST', '/tools/writer', { 'content-type': 'Application/JSON; charset=UTF8' }, '{"by":"other spelling"}')).status).toBe(200);
     const ownPage = await send(open.port, 'POST', '/tools/writer', { host: `localhost:${open.port}`, origin: `http://localhost:${open.port}`, 'content-type': 'application/json' }, '{"by":"page"}');
     expect(ownPage.status).toBe(200);
     const noArgs = await send(open.port, 'POST', '/tools/writer', {});
     expect(noArgs.status).toBe(200);
-    expect(writes).toEqual([{ by: 'script' }, { by: 'page' }, {}]);
+    expect(writes).toEqual([{ by: 'script' }, { by: 'other spelling' }, { by: 'page' }, {}]);
     expect((await send(open.port, 'GET', '/tools', { host: `[::1]:${open.port}` })).status).toBe(200);
 
     const client = new Client({ name: 'test', version: '1.0.0' });
