@@ -45,6 +45,8 @@ type JsonRpcResponse = { jsonrpc: '2.0'; id: string | number; result: unknown } 
 
 /** The reason a call is aborted with when its client cancelled it. */
 const CANCELLED = Symbol('cancelled by the client');
+/** JSON-RPC's "request cancelled" (LSP's code; MCP names none). The client that cancelled has stopped listening for it. */
+const REQUEST_CANCELLED = -32800;
 
 export class McpDirectEndpoint implements McpEndpoint {
   private readonly open = new Set<AbortController>();
@@ -133,7 +135,8 @@ export class McpDirectEndpoint implements McpEndpoint {
     this.inFlight.set(key, calls.add(call));
     try {
       const answer = await this.answer(message, call.signal);
-      return call.signal.reason === CANCELLED ? undefined : answer;
+      // The POST still gets an answer: behind one proxy address a cancel may name another client's call, which must not hang.
+      return call.signal.reason === CANCELLED ? { jsonrpc: '2.0', id: message.id as string | number, error: { code: REQUEST_CANCELLED, message: 'Request cancelled (notifications/cancelled named it)' } } : answer;
     } finally {
       request.removeEventListener('abort', stop);
       calls.delete(call);

@@ -111,6 +111,26 @@ describe('stateless MCP over HTTP', () => {
     expect(await init.json()).toMatchObject({ result: { protocolVersion: '2024-11-05', capabilities: { tools: { listChanged: true } } } });
   });
 
+  it('answers a cancelled call\'s POST with -32800, so a call a cancel reached by mistake (one proxy address) never hangs', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const waits: Tool = {
+      name: 'wait_for_cancel', description: 'Runs until it is cancelled.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' },
+      execute: (_args, ctx) => {
+        started();
+        return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(fail('FORGE_TOOL_FAILED', 'cancelled')), { once: true }));
+      },
+    };
+    const url = await agentUrl([waits]);
+    const call = fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait_for_cancel', arguments: {} } }) });
+    await running;
+    // Another client behind the same address, whose own request 5 is long done, cancels "its" call.
+    expect(await postFrom('127.0.0.1', url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } })).toBe(202);
+    const answered = await call;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(await answered.text())).toMatchObject({ jsonrpc: '2.0', id: 5, error: { code: -32800 } });
+  });
+
   it('stops a call its SDK client cancelled, and ignores a cancel for that id from another address', async () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
