@@ -197,9 +197,9 @@ describe('bodies a route never reads', () => {
     const conn = await open();
     const body = '{"kept":"alive"}';
     conn.socket.write(`POST /tools/echo HTTP/1.1\r\nHost: agent\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => (conn.received().match(/HTTP\/1\.1 200 /g) ?? []).length === 1);
     conn.socket.write('GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => (conn.received().match(/HTTP\/1\.1 200 /g) ?? []).length === 2);
     expect(conn.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
     expect(conn.received().toLowerCase()).not.toContain('connection: close');
     conn.socket.destroy();
@@ -298,3 +298,9 @@ describe('over-deep JSON', () => {
     expect(jsonNestsDeeperThan(Buffer.from('[[]]'), 2)).toBe(false);
   });
 });
+
+/** Waits (bounded, 10 s) until `done` holds: the test waits for answers, never a fixed time. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
