@@ -18,6 +18,7 @@
  *     the exit is reported: nothing it started outlives the call. A worker
  *     (many calls) runs under bwrap's own pid 1 and sweeps after each call;
  *   - private IPC and UTS namespaces, a new session (no terminal injection);
+ *   - no capabilities, even when the server runs as root;
  *   - the whole file system read-only, `writable` paths (the work dir)
  *     read-write, a private empty /tmp, a minimal /dev;
  *   - `hidden` paths replaced with something empty (a directory by an empty
@@ -69,7 +70,11 @@ export const SANDBOX_ENV_FLAG = 'FORGE_SANDBOX_PIDNS';
 
 /** The namespace and mount flags, in the order they must be applied (later mounts cover earlier ones). */
 export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readable' | 'hidden' | 'reveal' | 'cwd' | 'network' | 'oneShot'>): string[] {
-  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
+  // No capabilities: bwrap run by root otherwise hands the command all of root's, and with
+  // CAP_SYS_ADMIN it can unmount what hides a secret or remount / writable (mounts made
+  // without a user namespace are not locked). bwrap also sets no_new_privs, so no exec
+  // (a set-user-ID mount, root's usual exec rule) brings them back.
+  const args = ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
   if (policy.oneShot) args.push('--as-pid-1');
   if (!policy.network) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');

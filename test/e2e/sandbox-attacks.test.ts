@@ -8,7 +8,7 @@
  * fails and the server stays healthy.
  */
 import { createServer, type Server } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -172,6 +172,18 @@ describe.each(KINDS)('a %s process', (kind) => {
     expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
     // And the same tool serves the next call.
     expect(await attack(kind, { action: 'read', paths: [] })).toEqual({});
+  });
+
+  it('has no capabilities, even when the server runs as root: it can neither unmount a hidden dir nor remount / writable', async () => {
+    // Outside /tmp, which the sandbox replaces with its own: a write here would land on the host.
+    const outside = join('/var/tmp', `forge-escaped-${kind}-${process.pid}-${Date.now()}`);
+    try {
+      const seen = await attack(kind, { action: 'privileged', hidden: join(workDir, '.forge'), secret: join(workDir, '.forge', 'state-secret'), outside });
+      expect(seen).toEqual({ caps: '0000000000000000', unmounted: false, remounted: false, wrote: false, secret: null });
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      rmSync(outside, { force: true });
+    }
   });
 
   it('with network: false cannot connect to a loopback server', async () => {

@@ -8,6 +8,9 @@
  *   stray {marker, linger}  leave children behind: double fork + setsid, and nohup
  *   bomb                    allocate until something stops it (gives up at 2 GiB)
  *   connect {port}          connect to a loopback server
+ *   privileged {hidden, secret, outside}
+ *                           use root's powers: unmount the tmpfs hiding a dir and read the
+ *                           secret under it, remount / writable and write a file outside
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -80,6 +83,25 @@ def attack(args):
             return {"connected": True}
         except OSError as e:
             return {"connected": False, "error": str(e)}
+    if action == "privileged":
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        caps = [line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff:")][0]
+        unmounted = libc.umount2(args["hidden"].encode(), 2) == 0
+        remounted = libc.mount(None, b"/", None, 32 | 4096, None) == 0
+        out = {"caps": caps, "unmounted": unmounted, "remounted": remounted, "wrote": False, "secret": None}
+        try:
+            with open(args["outside"], "w") as f:
+                f.write("escaped")
+            out["wrote"] = True
+        except OSError:
+            pass
+        try:
+            with open(args["secret"]) as f:
+                out["secret"] = f.read()
+        except OSError:
+            pass
+        return out
     raise ValueError("unknown action " + action)
 `;
 
@@ -101,8 +123,9 @@ export const NODE_WORKER_TOOL = String.raw`/**
  *   payload (dict): What to do.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
+import { writeFileSync } from 'node:fs';
 
 export async function execute(args: { payload: Record<string, any> }) {
   const p = args.payload;
@@ -145,6 +168,16 @@ export async function execute(args: { payload: Record<string, any> }) {
       socket.on('connect', () => { socket.destroy(); resolve({ connected: true }); });
       socket.on('error', (e) => resolve({ connected: false, error: e.message }));
     });
+  }
+  if (p.action === 'privileged') {
+    const caps = /^CapEff:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))![1];
+    const unmounted = spawnSync('umount', ['-l', p.hidden]).status === 0;
+    const remounted = spawnSync('mount', ['-o', 'remount,bind,rw', '/']).status === 0;
+    let wrote = false;
+    try { writeFileSync(p.outside, 'escaped'); wrote = true; } catch {}
+    let secret: string | null = null;
+    try { secret = readFileSync(p.secret, 'utf8'); } catch {}
+    return { caps, unmounted, remounted, wrote, secret };
   }
   throw new Error('unknown action ' + p.action);
 }
