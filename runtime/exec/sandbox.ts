@@ -18,7 +18,8 @@
  *     the exit is reported: nothing it started outlives the call. A worker
  *     (many calls) runs under bwrap's own pid 1 and sweeps after each call;
  *   - private IPC and UTS namespaces, a new session (no terminal injection);
- *   - no capabilities, even when the server runs as root;
+ *   - no capabilities, even when the server runs as root, and a read-only
+ *     /proc (root may otherwise write the host kernel's settings in /proc/sys);
  *   - the whole file system read-only, `writable` paths (the work dir)
  *     read-write, a private empty /tmp, a minimal /dev;
  *   - `hidden` paths replaced with something empty (a directory by an empty
@@ -77,7 +78,10 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   const args = ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
   if (policy.oneShot) args.push('--as-pid-1');
   if (!policy.network) args.push('--unshare-net');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // /proc read-only: bwrap covers /proc/sys only when the directory itself is writable, which it
+  // never is, while root owns (and may write) the files in it: kernel.core_pattern names a
+  // program the host's kernel runs as root at the next crash.
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc', '--tmpfs', '/tmp');
   // Read-only first: a writable dir inside a readable one stays writable.
   for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
   for (const dir of policy.writable) args.push('--bind', dir, dir);

@@ -186,6 +186,13 @@ describe.each(KINDS)('a %s process', (kind) => {
     }
   });
 
+  it('cannot write the host kernel\'s settings through /proc/sys, even as root (core_pattern would run a program as the host\'s root)', async () => {
+    // The attack writes each file's own value back: were /proc writable, nothing would change but the answer.
+    const seen = await attack(kind, { action: 'sysctl' });
+    expect(Object.keys(seen).sort()).toEqual(['/proc/self/oom_score_adj', '/proc/sys/kernel/core_pattern']);
+    for (const outcome of Object.values(seen)) expect(outcome).toMatch(/^(Read-only file system|EROFS)$/);
+  });
+
   it('with network: false cannot connect to a loopback server', async () => {
     const seen = await attack(kind, { action: 'connect', port: loopbackPort });
     expect(seen).toMatchObject({ connected: false });

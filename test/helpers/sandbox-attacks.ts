@@ -11,6 +11,8 @@
  *   privileged {hidden, secret, outside}
  *                           use root's powers: unmount the tmpfs hiding a dir and read the
  *                           secret under it, remount / writable and write a file outside
+ *   sysctl                  write kernel.core_pattern (its own value back: a change would run a
+ *                           program as the host's root at the next crash) and the process's oom_score_adj
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -102,6 +104,18 @@ def attack(args):
         except OSError:
             pass
         return out
+    if action == "sysctl":
+        out = {}
+        for path in ("/proc/sys/kernel/core_pattern", "/proc/self/oom_score_adj"):
+            try:
+                with open(path) as f:
+                    value = f.read()
+                with open(path, "w") as f:
+                    f.write(value)
+                out[path] = "written"
+            except OSError as e:
+                out[path] = e.strerror
+        return out
     raise ValueError("unknown action " + action)
 `;
 
@@ -178,6 +192,13 @@ export async function execute(args: { payload: Record<string, any> }) {
     let secret: string | null = null;
     try { secret = readFileSync(p.secret, 'utf8'); } catch {}
     return { caps, unmounted, remounted, wrote, secret };
+  }
+  if (p.action === 'sysctl') {
+    const out: Record<string, string> = {};
+    for (const path of ['/proc/sys/kernel/core_pattern', '/proc/self/oom_score_adj']) {
+      try { writeFileSync(path, readFileSync(path, 'utf8')); out[path] = 'written'; } catch (e: any) { out[path] = e.code; }
+    }
+    return out;
   }
   throw new Error('unknown action ' + p.action);
 }
