@@ -22,6 +22,12 @@
  *     /proc (root may otherwise write the host kernel's settings in /proc/sys);
  *   - the whole file system read-only, `writable` paths (the work dir)
  *     read-write, a private empty /tmp, a minimal /dev;
+ *   - an empty /run (and /var/run where it is a directory of its own): the
+ *     host's daemons listen there (docker.sock, the D-Bus buses — the user's
+ *     session bus runs any command outside through systemd —, gpg and ssh
+ *     agents under /run/user), and a Unix socket answers through a read-only
+ *     mount and across network namespaces. What tools need from there (a
+ *     PATH entry, the resolver's file) is bound back by tool-sandbox.ts;
  *   - `hidden` paths replaced with something empty (a directory by an empty
  *     tmpfs, a file by /dev/null): the state dir, token and key files;
  *     `reveal` paths under a hidden dir mounted back read-only;
@@ -33,6 +39,8 @@
  * Node, whose V8 reserves address space it never touches) and CPU seconds
  * (RLIMIT_CPU) are capped for the command and everything it starts.
  */
+import { lstatSync } from 'node:fs';
+
 export type IsolationLevel = 'bubblewrap' | 'none';
 
 export interface HiddenPath {
@@ -81,7 +89,8 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   // /proc read-only: bwrap covers /proc/sys only when the directory itself is writable, which it
   // never is, while root owns (and may write) the files in it: kernel.core_pattern names a
   // program the host's kernel runs as root at the next crash.
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc', '--tmpfs', '/tmp');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc');
+  for (const dir of privateMountPoints()) args.push('--tmpfs', dir);
   // Read-only first: a writable dir inside a readable one stays writable.
   for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
   for (const dir of policy.writable) args.push('--bind', dir, dir);
@@ -97,6 +106,24 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   const cwd = policy.cwd ?? policy.writable[0];
   if (cwd) args.push('--chdir', cwd);
   return args;
+}
+
+let mountPoints: readonly string[] | undefined;
+
+/**
+ * The directories every sandbox replaces with an empty tmpfs: /tmp, and the
+ * host's runtime dirs (/run; /var/run where it is not a link to /run) that
+ * exist here — bwrap cannot make a missing one on the read-only root.
+ */
+export function privateMountPoints(): readonly string[] {
+  mountPoints ??= ['/tmp', ...['/run', '/var/run'].filter((dir) => {
+    try {
+      return lstatSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  })];
+  return mountPoints;
 }
 
 export function sandboxCommand(command: string, args: readonly string[], policy: SandboxPolicy): SandboxedCommand {

@@ -11,9 +11,9 @@
  * they are, with no caps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
+import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
 export interface ToolLimits {
@@ -143,7 +143,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     bwrap: installed.probe.bwrap,
     prlimit: installed.probe.prlimit,
     writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
-    readable: [...installed.codeDirs, ...programDirsUnderTmp(command, options.env?.PATH)],
+    readable: [...installed.codeDirs, ...programDirsInPrivateMounts(command, options.env?.PATH), ...resolverInPrivateMounts()],
     hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs]),
     reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
     cwd: options.cwd,
@@ -158,11 +158,12 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
 }
 
 /**
- * The private /tmp would hide a program that lives under it (an allowlisted
- * binary resolved there, a PATH entry there): those directories stay readable.
+ * The private /tmp and /run would hide a program that lives under them (an
+ * allowlisted binary resolved there, a PATH entry there, NixOS's
+ * /run/current-system/sw/bin): those directories stay readable.
  */
-function programDirsUnderTmp(command: string, path: string | undefined): string[] {
-  const dirs = [...(isAbsolute(command) ? [dirname(command)] : []), ...(path ?? '').split(delimiter)].filter((d) => d && isAbsolute(d) && (d === '/tmp' || d.startsWith('/tmp/')));
+function programDirsInPrivateMounts(command: string, path: string | undefined): string[] {
+  const dirs = [...(isAbsolute(command) ? [dirname(command)] : []), ...(path ?? '').split(delimiter)].filter((d) => d && isAbsolute(d) && inPrivateMount(d));
   return [...new Set(dirs)].filter((d) => {
     try {
       return statSync(d).isDirectory();
@@ -170,6 +171,20 @@ function programDirsUnderTmp(command: string, path: string | undefined): string[
       return false;
     }
   });
+}
+
+/** systemd-resolved's /etc/resolv.conf is a link into /run: the file it names stays readable, or no tool could resolve a name. */
+export function resolverInPrivateMounts(resolvConf = '/etc/resolv.conf'): string[] {
+  try {
+    const target = realpathSync(resolvConf);
+    return target !== resolvConf && inPrivateMount(target) ? [target] : [];
+  } catch {
+    return [];
+  }
+}
+
+function inPrivateMount(path: string): boolean {
+  return privateMountPoints().some((dir) => path === dir || path.startsWith(`${dir}/`));
 }
 
 /** This process's writable data (VmData), read at start: a fair measure of what the same Node reserves before any tool code runs. */

@@ -59,6 +59,9 @@ let secretsDir: string;
 let agent: AgentProcess;
 let loopback: Server;
 let loopbackPort: number;
+/** Listening Unix sockets where host daemons keep theirs: /run itself and a per-user dir under it. */
+let hostSockets: string[];
+const socketServers: Server[] = [];
 
 const KINDS = ['py_script', 'py_worker', 'node_worker', 'yaml_step', 'cli_execute', 'local_shell'] as const;
 type Kind = (typeof KINDS)[number];
@@ -109,6 +112,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
   loopbackPort = (loopback.address() as { port: number }).port;
+  // The suite runs as root here (like the CI): /run is writable, as it is to the daemons that listen there.
+  const userRun = join('/run', `forge-attack-${process.pid}`);
+  mkdirSync(userRun, { recursive: true });
+  hostSockets = [join('/run', `forge-attack-${process.pid}.sock`), join(userRun, 'bus')];
+  for (const path of hostSockets) {
+    const server = createServer((socket) => socket.end('hello\n'));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    socketServers.push(server);
+  }
 
   agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], {
     cwd: workDir,
@@ -119,6 +131,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop('SIGKILL');
   loopback?.close();
+  for (const server of socketServers) server.close();
+  rmSync(join('/run', `forge-attack-${process.pid}`), { recursive: true, force: true });
 });
 
 /** One attack through one kind of tool process, over REST as a token holder. Returns what the attack saw, or the error. */
@@ -183,6 +197,14 @@ describe.each(KINDS)('a %s process', (kind) => {
       expect(existsSync(outside)).toBe(false);
     } finally {
       rmSync(outside, { force: true });
+    }
+  });
+
+  it('cannot reach the host daemons\' Unix sockets under /run (docker.sock, the D-Bus buses), with or without network', async () => {
+    for (const tool of [kind, ...(kind === 'py_worker' ? (['net_allowed'] as const) : [])]) {
+      const seen = await attack(tool, { action: 'unix', paths: hostSockets });
+      expect(Object.keys(seen).sort()).toEqual([...hostSockets].sort());
+      for (const outcome of Object.values(seen)) expect(outcome).toMatch(/^(No such file or directory|ENOENT)$/);
     }
   });
 

@@ -11,6 +11,7 @@
  *   privileged {hidden, secret, outside}
  *                           use root's powers: unmount the tmpfs hiding a dir and read the
  *                           secret under it, remount / writable and write a file outside
+ *   unix {paths}            connect to host daemons' Unix sockets (docker.sock, the D-Bus buses)
  *   sysctl                  write kernel.core_pattern (its own value back: a change would run a
  *                           program as the host's root at the next crash) and the process's oom_score_adj
  */
@@ -104,6 +105,19 @@ def attack(args):
         except OSError:
             pass
         return out
+    if action == "unix":
+        out = {}
+        for path in args["paths"]:
+            s = socket.socket(socket.AF_UNIX)
+            s.settimeout(3)
+            try:
+                s.connect(path)
+                out[path] = "connected"
+            except OSError as e:
+                out[path] = e.strerror or str(e)
+            finally:
+                s.close()
+        return out
     if action == "sysctl":
         out = {}
         for path in ("/proc/sys/kernel/core_pattern", "/proc/self/oom_score_adj"):
@@ -192,6 +206,17 @@ export async function execute(args: { payload: Record<string, any> }) {
     let secret: string | null = null;
     try { secret = readFileSync(p.secret, 'utf8'); } catch {}
     return { caps, unmounted, remounted, wrote, secret };
+  }
+  if (p.action === 'unix') {
+    const out: Record<string, string> = {};
+    for (const path of p.paths) {
+      out[path] = await new Promise<string>((resolve) => {
+        const socket = connect({ path });
+        socket.on('connect', () => { socket.destroy(); resolve('connected'); });
+        socket.on('error', (e: any) => resolve(e.code));
+      });
+    }
+    return out;
   }
   if (p.action === 'sysctl') {
     const out: Record<string, string> = {};

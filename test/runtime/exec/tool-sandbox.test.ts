@@ -1,0 +1,59 @@
+/**
+ * What the tool sandbox binds back into the empty /run every sandbox gets:
+ * a program dir there (an allowlisted binary, a PATH entry; NixOS keeps its
+ * system's under /run/current-system) and the resolver's file when
+ * /etc/resolv.conf links there (systemd-resolved). Nothing else of /run.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeSandbox } from '../../../runtime/exec/sandbox-probe.ts';
+import { installToolSandbox, resolverInPrivateMounts, toolProcessCommand, uninstallToolSandbox } from '../../../runtime/exec/tool-sandbox.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+// The suite runs as root here (like the CI), so it may make what a system keeps under /run.
+const run = join('/run', `forge-tool-sandbox-${process.pid}`);
+
+beforeAll(async () => {
+  const probe = await probeSandbox();
+  expect(probe.isolation, probe.reason).toBe('bubblewrap');
+  mkdirSync(join(run, 'sw', 'bin'), { recursive: true });
+  writeFileSync(join(run, 'sw', 'bin', 'hello-from-run'), '#!/bin/sh\necho hello from run\n', { mode: 0o755 });
+  writeFileSync(join(run, 'resolv.conf'), 'nameserver 127.0.0.53\n');
+  writeFileSync(join(run, 'secret'), 'not for tools\n');
+  installToolSandbox(probe, { mode: 'auto' }, tempDir());
+});
+
+
+afterAll(() => {
+  uninstallToolSandbox();
+  rmSync(run, { recursive: true, force: true });
+});
+
+const sandboxed = (command: string, args: string[], env: Record<string, string>) => {
+  const { command: argv0, args: argv } = toolProcessCommand(command, args, { cwd: '/', env });
+  return execFileSync(argv0, argv, { encoding: 'utf8', env: { ...process.env, ...env } }).trim();
+};
+
+describe('the empty /run of a tool process', () => {
+  it('keeps a PATH entry under /run, and only that', () => {
+    const path = `${join(run, 'sw', 'bin')}:/usr/bin:/bin`;
+    expect(sandboxed('sh', ['-c', `hello-from-run; ls ${run}; cat ${join(run, 'secret')} 2>/dev/null || echo no secret`], { PATH: path })).toBe('hello from run\nsw\nno secret');
+  });
+
+  it('keeps an allowlisted binary resolved under /run', () => {
+    expect(sandboxed(join(run, 'sw', 'bin', 'hello-from-run'), [], { PATH: '/usr/bin:/bin' })).toBe('hello from run');
+  });
+
+  it('keeps the resolver\'s file when /etc/resolv.conf links into /run', () => {
+    const link = join(tempDir(), 'resolv.conf');
+    symlinkSync(join(run, 'resolv.conf'), link);
+    expect(resolverInPrivateMounts(link)).toEqual([join(run, 'resolv.conf')]);
+    // A plain file, or a link that stays out of /run, needs nothing bound back.
+    const plain = join(tempDir(), 'resolv.conf');
+    writeFileSync(plain, 'nameserver 127.0.0.1\n');
+    expect(resolverInPrivateMounts(plain)).toEqual([]);
+    expect(resolverInPrivateMounts(join(tempDir(), 'missing'))).toEqual([]);
+  });
+});
