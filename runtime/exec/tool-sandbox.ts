@@ -14,6 +14,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
+import { homeCredentialPaths } from './home-credentials.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
 export interface ToolLimits {
@@ -199,7 +200,9 @@ function ownDataBytes(): number {
 
 function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
   const hidden: HiddenPath[] = [];
-  for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths])) {
+  // A credential store that holds the work dir or the tools' code is left as it is: hiding it would hide them too.
+  const credentials = homeCredentialPaths().filter((store) => !dirs.some((dir) => dir === store || dir.startsWith(`${store}/`)));
+  for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentials])) {
     try {
       hidden.push({ path, kind: statSync(path).isDirectory() ? 'dir' : 'file' });
     } catch {

@@ -8,7 +8,7 @@
  * fails and the server stays healthy.
  */
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -52,10 +52,13 @@ const pythonLoaderTool = (marker: string) =>
   ].join('\n');
 const PLANTED = `planted-secret-${Math.random().toString(36).slice(2)}`;
 const MODEL_KEY = `sk-model-${Math.random().toString(36).slice(2)}`;
+const HOME_SECRET = `home-secret-${Math.random().toString(36).slice(2)}`;
 
 let bundle: string;
 let workDir: string;
 let secretsDir: string;
+/** The agent's home: credentials where people keep them, and a file that is not one. */
+let home: string;
 let agent: AgentProcess;
 let loopback: Server;
 let loopbackPort: number;
@@ -103,6 +106,13 @@ beforeAll(async () => {
   writeFileSync(join(workDir, '.forge', 'state-secret'), PLANTED);
   writeFileSync(join(workDir, 'visible.txt'), `findme ${PLANTED.slice(0, 8)}\n`);
   secretsDir = tempDir('forge-secrets-');
+  // Outside /tmp, which every sandbox replaces with its own.
+  home = mkdtempSync(join('/var/tmp', 'forge-home-'));
+  for (const store of ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history']) {
+    mkdirSync(join(home, store, '..'), { recursive: true });
+    writeFileSync(join(home, store), `${HOME_SECRET}\n`, { mode: 0o600 });
+  }
+  writeFileSync(join(home, 'notes.txt'), 'not a secret\n');
   writeFileSync(join(secretsDir, 'model.key'), MODEL_KEY, { mode: 0o600 });
 
   // A tool that connects and exits at once resets the connection: that is its business, not an error here.
@@ -124,7 +134,7 @@ beforeAll(async () => {
 
   agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], {
     cwd: workDir,
-    env: { FORGE_AUTH_TOKEN: TOKEN, PLANTED_SECRET: PLANTED, OPENAI_API_KEY_FILE: join(secretsDir, 'model.key'), FORGE_STATE_DIR: join(secretsDir, 'state') },
+    env: { FORGE_AUTH_TOKEN: TOKEN, PLANTED_SECRET: PLANTED, OPENAI_API_KEY_FILE: join(secretsDir, 'model.key'), FORGE_STATE_DIR: join(secretsDir, 'state'), HOME: home },
   });
 }, 120_000);
 
@@ -132,6 +142,7 @@ afterAll(async () => {
   await agent?.stop('SIGKILL');
   loopback?.close();
   for (const server of socketServers) server.close();
+  if (home) rmSync(home, { recursive: true, force: true });
   rmSync(join('/run', `forge-attack-${process.pid}`), { recursive: true, force: true });
 });
 
@@ -198,6 +209,16 @@ describe.each(KINDS)('a %s process', (kind) => {
     } finally {
       rmSync(outside, { force: true });
     }
+  });
+
+  it('cannot read the credentials in the agent\'s home (SSH keys, cloud logins, tokens, histories); the rest of home stays readable', async () => {
+    const stores = ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history'].map((p) => join(home, p));
+    const seen = await attack(kind, { action: 'read', paths: [...stores, join(home, '.ssh'), join(home, 'notes.txt')] });
+    expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
+    // A file has /dev/null over it (refused on the read-only mount); one inside a hidden dir is not there.
+    for (const store of stores) expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
+    expect(seen[join(home, '.ssh')]).toEqual({ listing: [] });
+    expect(seen[join(home, 'notes.txt')]).toEqual({ content: 'not a secret\n' });
   });
 
   it('cannot reach the host daemons\' Unix sockets under /run (docker.sock, the D-Bus buses), with or without network', async () => {

@@ -57,3 +57,29 @@ describe('the empty /run of a tool process', () => {
     expect(resolverInPrivateMounts(join(tempDir(), 'missing'))).toEqual([]);
   });
 });
+
+describe('the credential stores of the agent\'s home', () => {
+  it('are hidden from every tool process, except one that holds the work dir', async () => {
+    const home = tempDir();
+    const workDir = join(home, '.docker', 'project');
+    mkdirSync(workDir, { recursive: true });
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.netrc'), 'machine example.com password hunter2\n');
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
+      const { args } = toolProcessCommand('sh', ['-c', 'true'], { cwd: workDir });
+      const mounted = args.join(' ');
+      expect(mounted).toContain(`--tmpfs ${join(home, '.ssh')} `);
+      expect(mounted).toContain(`--ro-bind /dev/null ${join(home, '.netrc')} `);
+      // Hiding .docker would hide the work dir inside it.
+      expect(mounted).not.toContain(`--tmpfs ${join(home, '.docker')} `);
+      // Stores that do not exist are not mounted over.
+      expect(mounted).not.toContain(join(home, '.aws'));
+    } finally {
+      process.env.HOME = saved;
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
