@@ -94,16 +94,19 @@ describe('forge build --prod with dev tools enabled', () => {
     let deployed: string;
     // A PATH of node, ls and the sandbox's own programs: no ripgrep, whatever the machine has (Debian puts rg beside node in /usr/bin).
     // Not under /tmp: the tool sandbox gives every tool process a private /tmp, where this folder would not exist.
-    const bin = mkdtempSync('/var/tmp/forge-path-');
-    afterAll(() => rmSync(bin, { recursive: true, force: true }));
-    for (const program of [process.execPath, '/bin/ls', '/bin/sh', '/usr/bin/bwrap', '/usr/bin/prlimit']) if (existsSync(program)) symlinkSync(program, join(bin, basename(program)));
-    const env = { PATH: bin, HOME: '/nonexistent' };
+    // Made when the tests run, not when the file is collected: a run that filters them out would leave it behind.
+    let bin = '';
+    afterAll(() => bin && rmSync(bin, { recursive: true, force: true }));
+    const env = { PATH: '', HOME: '/nonexistent' };
     const call = async (name: string, args: unknown) => {
       const result = await runProcess(process.execPath, [join(deployed, '.forge-output', 'runtime.mjs'), 'call', name, JSON.stringify(args), '--json'], { cwd: deployed, env });
       return { ...result, parsed: result.stdout ? JSON.parse(result.stdout) : undefined };
     };
 
     beforeAll(() => {
+      bin = mkdtempSync('/var/tmp/forge-path-');
+      for (const program of [process.execPath, '/bin/ls', '/bin/sh', '/usr/bin/bwrap', '/usr/bin/prlimit']) if (existsSync(program)) symlinkSync(program, join(bin, basename(program)));
+      env.PATH = bin;
       deployed = tempDir('forge-deployed-');
       cpSync(output, join(deployed, '.forge-output'), { recursive: true });
       expect(readdirSync(deployed)).toEqual(['.forge-output']);
