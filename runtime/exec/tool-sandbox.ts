@@ -11,7 +11,7 @@
  * they are, with no caps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
@@ -146,7 +146,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
     readable: [...installed.codeDirs, ...programDirsInPrivateMounts(command, options.env?.PATH), ...resolverInPrivateMounts()],
     hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs]),
-    reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
+    reveal: [...[installed.workDir, ...installed.codeDirs].flatMap(revealedState), ...gitFilesTheHostRuns(installed.workDir)],
     cwd: options.cwd,
     network: limits.network,
     oneShot: !options.worker,
@@ -210,6 +210,24 @@ function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
     }
   }
   return hidden;
+}
+
+/**
+ * The work dir's repository config and hooks, read-only for tools: the
+ * host's own git runs what they name (core.fsmonitor, a filter, a hook) the
+ * next time the person who works there runs `git status`, and a shell prompt
+ * runs one at every line — outside any sandbox. A missing hooks dir is made
+ * (empty, as `git init` makes it) so that none can be planted either.
+ */
+function gitFilesTheHostRuns(workDir: string): string[] {
+  const gitDir = join(workDir, '.git');
+  try {
+    if (!lstatSync(gitDir).isDirectory()) return [];
+    mkdirSync(join(gitDir, 'hooks'), { recursive: true });
+  } catch {
+    return [];
+  }
+  return [join(gitDir, 'config'), join(gitDir, 'hooks')].filter((path) => existsSync(path));
 }
 
 /**

@@ -7,6 +7,7 @@
  * and to reach the network. Under the bubblewrap sandbox every attempt
  * fails and the server stays healthy.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,6 +103,9 @@ beforeAll(async () => {
   expect(built.code, built.stderr).toBe(0);
   ({ workDir, bundle } = deployBundle(project, 'forge-hostile-'));
   writeFileSync(join(workDir, 'attack.py'), ATTACK_SCRIPT);
+  // A repository, as the work dir of an agent that works on code is; git init makes its hooks dir.
+  execFileSync('git', ['init', '--quiet', workDir]);
+  rmSync(join(workDir, '.git', 'hooks'), { recursive: true, force: true });
   mkdirSync(join(workDir, '.forge'), { recursive: true });
   writeFileSync(join(workDir, '.forge', 'state-secret'), PLANTED);
   writeFileSync(join(workDir, 'visible.txt'), `findme ${PLANTED.slice(0, 8)}\n`);
@@ -219,6 +223,19 @@ describe.each(KINDS)('a %s process', (kind) => {
     for (const store of stores) expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
     expect(seen[join(home, '.ssh')]).toEqual({ listing: [] });
     expect(seen[join(home, 'notes.txt')]).toEqual({ content: 'not a secret\n' });
+  });
+
+  it('cannot plant what the host\'s git runs in the work dir\'s repository (its config, a hook); the work dir stays writable', async () => {
+    const config = join(workDir, '.git', 'config');
+    const hook = join(workDir, '.git', 'hooks', `post-checkout-${kind}`);
+    const control = join(workDir, `written-by-${kind}.txt`);
+    const configBefore = readFileSync(config, 'utf8');
+    const seen = await attack(kind, { action: 'write', paths: [config, hook, control] });
+    expect(seen[config]).toMatch(/^(Read-only file system|EROFS)$/);
+    expect(seen[hook]).toMatch(/^(Read-only file system|EROFS)$/);
+    expect(seen[control]).toBe('written');
+    expect(readFileSync(config, 'utf8')).toBe(configBefore);
+    expect(existsSync(hook)).toBe(false);
   });
 
   it('cannot reach the host daemons\' Unix sockets under /run (docker.sock, the D-Bus buses), with or without network', async () => {

@@ -11,6 +11,7 @@
  *   privileged {hidden, secret, outside}
  *                           use root's powers: unmount the tmpfs hiding a dir and read the
  *                           secret under it, remount / writable and write a file outside
+ *   write {paths}           append a line to each file (made if missing)
  *   unix {paths}            connect to host daemons' Unix sockets (docker.sock, the D-Bus buses)
  *   sysctl                  write kernel.core_pattern (its own value back: a change would run a
  *                           program as the host's root at the next crash) and the process's oom_score_adj
@@ -105,6 +106,16 @@ def attack(args):
         except OSError:
             pass
         return out
+    if action == "write":
+        out = {}
+        for path in args["paths"]:
+            try:
+                with open(path, "a") as f:
+                    f.write("# written by a tool\n")
+                out[path] = "written"
+            except OSError as e:
+                out[path] = e.strerror
+        return out
     if action == "unix":
         out = {}
         for path in args["paths"]:
@@ -153,7 +164,7 @@ export const NODE_WORKER_TOOL = String.raw`/**
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 
 export async function execute(args: { payload: Record<string, any> }) {
   const p = args.payload;
@@ -206,6 +217,13 @@ export async function execute(args: { payload: Record<string, any> }) {
     let secret: string | null = null;
     try { secret = readFileSync(p.secret, 'utf8'); } catch {}
     return { caps, unmounted, remounted, wrote, secret };
+  }
+  if (p.action === 'write') {
+    const out: Record<string, string> = {};
+    for (const path of p.paths) {
+      try { appendFileSync(path, '# written by a tool\n'); out[path] = 'written'; } catch (e: any) { out[path] = e.code; }
+    }
+    return out;
   }
   if (p.action === 'unix') {
     const out: Record<string, string> = {};

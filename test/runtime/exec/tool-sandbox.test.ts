@@ -83,3 +83,26 @@ describe('the credential stores of the agent\'s home', () => {
     }
   });
 });
+
+describe('the work dir\'s repository', () => {
+  it('still takes commits from a tool (objects, refs, index); its config and hooks are read-only', async () => {
+    const workDir = tempDir();
+    execFileSync('git', ['init', '--quiet', workDir]);
+    installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
+    try {
+      const script = [
+        'echo hi > a.txt',
+        'git -c user.name=t -c user.email=t@example.com add a.txt',
+        'git -c user.name=t -c user.email=t@example.com commit --quiet -m first',
+        'git log --format=%s',
+        'git config user.name someone 2>/dev/null || echo config refused',
+        'echo "#!/bin/sh" > .git/hooks/pre-commit 2>/dev/null || echo hook refused',
+      ].join(' && ');
+      const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: workDir });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('first\nconfig refused\nhook refused');
+      expect(execFileSync('git', ['-C', workDir, 'log', '--format=%s'], { encoding: 'utf8' }).trim()).toBe('first');
+    } finally {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
