@@ -22,7 +22,7 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
-export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_STATE' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING' | 'FORGE_FILE_NOT_REGULAR' | 'FORGE_FILE_HARDLINK';
+export type PathRefusalCode = 'FORGE_PATH_OUTSIDE' | 'FORGE_PATH_STATE' | 'FORGE_PATH_PROTECTED' | 'FORGE_PATH_INVALID' | 'FORGE_WORKDIR_MISSING' | 'FORGE_FILE_NOT_REGULAR' | 'FORGE_FILE_HARDLINK';
 
 /** The agent's state dir, in the work dir (runtime/state/, tools/emergent/forged-store.ts, the scheduler keep their files there). */
 export const STATE_DIR = '.forge';
@@ -99,6 +99,18 @@ export class PathGuard {
     if (!this.options.allowStateDir && inStateDir(root, physical)) throw stateRefusal(shown);
   }
 
+  /**
+   * Refuses a change to the entry `name` of the directory `physicalDir` (both as the kernel has them)
+   * when it is the work dir's `.git/config` or `.git/hooks` or anything in the hooks: the host's own
+   * git runs what they name on the next `git status` of whoever works there, outside any sandbox.
+   */
+  checkChange(root: string, physicalDir: string, name: string, shown: string): void {
+    const fold = (segment: string) => (CASE_INSENSITIVE_NAMES ? segment.toLowerCase() : segment);
+    const [first, second] = relative(root, physicalDir).split(sep).filter(Boolean).map(fold);
+    if (first !== '.git') return;
+    if (second === 'hooks' || (second === undefined && ['config', 'hooks'].includes(fold(name)))) throw gitRefusal(shown);
+  }
+
   /** Like resolve(), for a path already known to be physical (a file found by walking the tree). */
   relativeOf(absolute: string): string {
     return toRelative(this.root(), absolute);
@@ -122,6 +134,14 @@ function stateRefusal(shown: string): PathRefusedError {
     'FORGE_PATH_STATE',
     `path "${shown}" is in the agent's state directory (${STATE_DIR}/), which file tools do not read or write`,
     'the runtime keeps sessions, approvals, schedules and forged tools there; use forge_tool to make a tool, schedule_set for schedules, file_create for files to hand out',
+  );
+}
+
+function gitRefusal(shown: string): PathRefusedError {
+  return new PathRefusedError(
+    'FORGE_PATH_PROTECTED',
+    `path "${shown}" is the repository's config or a hook, which file tools do not change`,
+    'git runs the programs they name (core.fsmonitor, filters, hooks) for whoever runs git here next, outside any sandbox; change them yourself if you mean to',
   );
 }
 

@@ -50,6 +50,8 @@ export interface OpenedEntry {
 }
 
 export interface OpenedDirectory extends OpenedEntry {
+  /** Where the directory is, as the kernel sees it (for checks on what is changed in it). */
+  actual: string;
   /** The directories this call's own mkdir made (with `create`), outermost first: one that existed, or that another process made meanwhile, is not here. */
   created: string[];
 }
@@ -75,12 +77,17 @@ function hardLinked(shown: string, links: number): PathRefusedError {
  * the suffix off would instead let an outside sibling really named "<root> (deleted)" pass as the root.
  */
 async function verify(handle: FileHandle, guard: PathGuard, root: string, path: string, shown: string): Promise<string> {
+  return (await verifyWhere(handle, guard, root, path, shown)).self;
+}
+
+/** verify(), with where the object is as the kernel sees it. */
+async function verifyWhere(handle: FileHandle, guard: PathGuard, root: string, path: string, shown: string): Promise<{ self: string; actual: string }> {
   if (PROC_FD) {
     const self = `/proc/self/fd/${handle.fd}`;
     const actual = await readlink(self);
     if (!isWithin(root, actual)) throw outsideRefusal(shown);
     guard.checkState(root, actual, shown);
-    return self;
+    return { self, actual };
   }
   // No /proc: the path, resolved again, must still be inside and name the same object.
   const [opened, named] = await Promise.all([handle.stat(), stat(path).catch(() => undefined)]);
@@ -88,7 +95,7 @@ async function verify(handle: FileHandle, guard: PathGuard, root: string, path: 
   const real = await realpath(path).catch(() => '');
   if (!named || named.dev !== opened.dev || named.ino !== opened.ino || !real || !isWithin(root, real)) throw outsideRefusal(shown);
   guard.checkState(root, real, shown);
-  return path;
+  return { self: path, actual: real };
 }
 
 function checkKind(info: Stats, shown: string, options: FileAccessOptions, allowDirectory: boolean): void {
@@ -192,8 +199,8 @@ export async function openDirectoryVerified(guard: PathGuard, absolute: string, 
       handle = child;
       path = `${path}/${segment}`;
     }
-    const self = await verify(handle, guard, root, path, shown);
-    return { handle, info: await handle.stat(), self, created };
+    const { self, actual } = await verifyWhere(handle, guard, root, path, shown);
+    return { handle, info: await handle.stat(), self, actual, created };
   } catch (err) {
     await handle.close();
     throw translate(err, shown);
@@ -242,11 +249,14 @@ export async function writeVerified(
     identity?: FileIdentity;
   } = {},
 ): Promise<WriteOutcome> {
+  // Before any parent is made (a refused .git/config must not leave a .git behind), and again on the opened directory.
+  guard.checkChange(guard.root(), dirname(absolute), basename(absolute), shown);
   const dir = await openDirectoryVerified(guard, dirname(absolute), shown, options.makeParents ?? false);
   const name = `${dir.self}/${basename(absolute)}`;
   let handle: FileHandle | undefined;
   let created = false;
   try {
+    guard.checkChange(guard.root(), dir.actual, basename(absolute), shown);
     if (options.mustExist) handle = await open(name, constants.O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
     else {
       try {
@@ -282,6 +292,12 @@ export async function writeVerified(
 /** The verified directory holding `absolute` and the entry's path through it, for unlink and rename. */
 export async function entryInVerifiedDirectory(guard: PathGuard, absolute: string, shown: string): Promise<{ path: string; close: () => Promise<void> }> {
   const dir = await openDirectoryVerified(guard, dirname(absolute), shown);
+  try {
+    guard.checkChange(guard.root(), dir.actual, basename(absolute), shown);
+  } catch (err) {
+    await dir.handle.close();
+    throw err;
+  }
   return { path: `${dir.self}/${basename(absolute)}`, close: () => dir.handle.close() };
 }
 

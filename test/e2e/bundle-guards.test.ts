@@ -82,6 +82,15 @@ describe("the agent's state dir", () => {
   });
 });
 
+describe("the work dir's repository", () => {
+  it('the bundle\'s file tools set no core.fsmonitor and plant no hook for the host\'s git to run', async () => {
+    const config = JSON.parse((await runtime(['call', 'file_write', JSON.stringify({ path: '.git/config', content: '[core]\n\tfsmonitor = "touch /tmp/pwned"\n' }), '--json'])).stdout);
+    const hook = JSON.parse((await runtime(['call', 'file_write', JSON.stringify({ path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' }), '--json'])).stdout);
+    for (const result of [config, hook]) expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_PATH_PROTECTED' } });
+    expect(existsSync(join(project, 'data', '.git'))).toBe(false);
+  });
+});
+
 describe('secrets from files', () => {
   it('takes the bearer token from FORGE_AUTH_TOKEN_FILE', async () => {
     const file = join(tempDir(), 'token');

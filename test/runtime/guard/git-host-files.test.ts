@@ -1,0 +1,124 @@
+/**
+ * The work dir's repository config and hooks attacked through the file
+ * tools, as a prompt-injected model would: set core.fsmonitor in
+ * .git/config or plant a hook, and the person who works there runs it with
+ * their next `git status` (a shell prompt runs one at every line), outside
+ * any sandbox. Every spelling, every writing tool, a repository that does
+ * not exist yet and a path component swapped for a symlink into .git are
+ * refused with FORGE_PATH_PROTECTED; reading them, and the rest of the work
+ * dir, stay as they were.
+ */
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolResult } from '../../../runtime/tools/model.ts';
+import { tempDir } from '../../helpers/project.ts';
+import { startSymlinkSwapper } from '../../helpers/symlink-swapper.ts';
+import { tools, type ToolHarness } from '../../helpers/tools.ts';
+
+const WRITING_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit'];
+const PLANTED_CONFIG = '[core]\n\tfsmonitor = "touch /tmp/pwned-by-fsmonitor; false"\n';
+const PLANTED_HOOK = '#!/bin/sh\ntouch /tmp/pwned-by-hook\n';
+
+let work: string;
+let configBefore: string;
+let harness: ToolHarness;
+let swapper: ChildProcess | undefined;
+
+beforeEach(async () => {
+  work = join(tempDir('forge-git-host-'), 'work');
+  mkdirSync(join(work, 'sub'), { recursive: true });
+  execFileSync('git', ['init', '--quiet', work]);
+  configBefore = readFileSync(join(work, '.git', 'config'), 'utf8');
+  writeFileSync(join(work, 'notes.txt'), 'plain inside\n');
+  harness = await tools(WRITING_TOOLS, { workDir: work });
+});
+
+afterEach(() => {
+  if (swapper && swapper.exitCode === null) swapper.kill('SIGKILL');
+  swapper = undefined;
+});
+
+function refused(result: ToolResult, label: string): void {
+  expect(result.ok, `${label}: ${JSON.stringify(result)}`).toBe(false);
+  if (!result.ok) {
+    expect(result.error.code, label).toBe('FORGE_PATH_PROTECTED');
+    expect(result.error.hint, label).toMatch(/outside any sandbox/);
+  }
+}
+
+function nothingPlanted(): void {
+  expect(readFileSync(join(work, '.git', 'config'), 'utf8')).toBe(configBefore);
+  expect(readdirSync(join(work, '.git', 'hooks')).filter((name) => !name.endsWith('.sample'))).toEqual([]);
+}
+
+describe('the repository config and hooks', () => {
+  // Spellings of the same places: direct, through "..", "./", a symlink the agent left, the absolute path.
+  const SPELLINGS = ['.git', 'sub/../.git', './.git/.', 'to-git', '<work>/.git'];
+
+  beforeEach(() => symlinkSync(join(work, '.git'), join(work, 'to-git')));
+
+  it.each(SPELLINGS)('file_write refuses config and a hook under %s', async (spelling) => {
+    const dir = spelling.replace('<work>', work);
+    refused(await harness.call('file_write', { path: `${dir}/config`, content: PLANTED_CONFIG }), 'config');
+    refused(await harness.call('file_write', { path: `${dir}/hooks/pre-commit`, content: PLANTED_HOOK }), 'hook');
+    refused(await harness.call('file_write', { path: `${dir}/hooks/nested/dir/post-checkout`, content: PLANTED_HOOK }), 'hook in a new dir');
+    nothingPlanted();
+  });
+
+  it('file_edit, atomic_edit and file_patch refuse to change the config', async () => {
+    refused(await harness.call('file_edit', { path: '.git/config', old_string: '[core]', new_string: PLANTED_CONFIG }), 'file_edit');
+    refused(await harness.call('atomic_edit', { path: '.git/config', edits: [{ old_string: '[core]', new_string: PLANTED_CONFIG }] }), 'atomic_edit');
+    refused(await harness.call('file_patch', { operations: [{ op: 'update', path: '.git/config', content: PLANTED_CONFIG }] }), 'file_patch update');
+    refused(await harness.call('file_patch', { operations: [{ op: 'delete', path: '.git/config' }] }), 'file_patch delete');
+    nothingPlanted();
+  });
+
+  it('file_patch refuses to add a hook, or to move a file into the hooks', async () => {
+    writeFileSync(join(work, 'hook.sh'), PLANTED_HOOK);
+    refused(await harness.call('file_patch', { operations: [{ op: 'add', path: '.git/hooks/post-merge', content: PLANTED_HOOK }] }), 'add');
+    refused(await harness.call('file_patch', { operations: [{ op: 'move', path: 'hook.sh', to: '.git/hooks/post-merge' }] }), 'move into hooks');
+    expect(readFileSync(join(work, 'hook.sh'), 'utf8')).toBe(PLANTED_HOOK);
+    nothingPlanted();
+  });
+
+  it('are still read, and the rest of the work dir is still written', async () => {
+    expect(await harness.value<{ content: string }>('file_read', { path: '.git/config' })).toMatchObject({ content: expect.stringContaining('[core]') });
+    expect(await harness.call('file_write', { path: 'notes.txt', content: 'changed\n' })).toMatchObject({ ok: true });
+    expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('changed\n');
+  });
+});
+
+describe('a work dir that is not a repository yet', () => {
+  it('refuses a .git/config or a hook that would make it one, and leaves no .git behind', async () => {
+    const bare = join(tempDir('forge-git-none-'), 'work');
+    mkdirSync(bare, { recursive: true });
+    const fresh = await tools(WRITING_TOOLS, { workDir: bare });
+    refused(await fresh.call('file_write', { path: '.git/config', content: PLANTED_CONFIG }), 'config');
+    refused(await fresh.call('file_write', { path: '.git/hooks/pre-commit', content: PLANTED_HOOK }), 'hook');
+    expect(existsSync(join(bare, '.git'))).toBe(false);
+  });
+});
+
+describe('a path component swapped for a symlink to .git, in a bounded race', () => {
+  // The path guard sees work/sw as a directory or as the symlink (then it refuses the path as protected);
+  // the open can meet the symlink after the check, and must not follow it into .git.
+  it('file_write never lands in the config', async () => {
+    mkdirSync(join(work, 'sw'));
+    writeFileSync(join(work, 'sw', 'config'), 'inside\n');
+    swapper = startSymlinkSwapper(join(work, 'sw'), join(work, '.git'));
+    let inside = 0;
+    let protectedRefusals = 0;
+    for (let i = 0; i < 600 || ((inside === 0 || protectedRefusals === 0) && i < 3000); i++) {
+      const result = await harness.call('file_write', { path: 'sw/config', content: PLANTED_CONFIG });
+      if (result.ok) inside++;
+      else if (result.error.code === 'FORGE_PATH_PROTECTED') protectedRefusals++;
+    }
+    swapper.kill('SIGKILL');
+    expect(readFileSync(join(work, '.git', 'config'), 'utf8')).toBe(configBefore);
+    expect(inside).toBeGreaterThan(0);
+    // Some calls met the symlink and were refused as protected (the race was real both ways).
+    expect(protectedRefusals).toBeGreaterThan(0);
+  });
+});
