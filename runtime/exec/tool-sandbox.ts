@@ -198,6 +198,15 @@ function ownDataBytes(): number {
   }
 }
 
+/**
+ * What every tool process has hidden (the state dir, token and key files, the
+ * credential stores of the home), for a process that builds its own policy:
+ * a forged tool's, whose code lives in the state dir and is bound back.
+ */
+export function hiddenFromToolProcesses(): HiddenPath[] {
+  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs]) : [];
+}
+
 function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
   const hidden: HiddenPath[] = [];
   // A credential store that holds the work dir or the tools' code is left as it is: hiding it would hide them too.

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { installedSandboxProbe } from '../../exec/tool-sandbox.ts';
+import { hiddenFromToolProcesses, installedSandboxProbe } from '../../exec/tool-sandbox.ts';
 import { sandboxCommand as hostSandboxCommand } from '../../exec/sandbox.ts';
 import { permissionFlag } from '../../node-lines.ts';
 import { TailBuffer } from '../../exec/output-buffer.ts';
@@ -51,14 +51,16 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 64, timeoutMs: 
  * The host's process sandbox (bubblewrap, runtime/exec) around the Node
  * process, when the running agent installed one: no network at all
  * (--unshare-net), nothing writable, private PID/IPC/UTS namespaces, dies
- * with the agent; the code's directory stays readable (Node's permission
- * model narrows that to code.js). Spawned here with this policy rather than
- * through spawnInGroup's per-tool one, which hides .forge/ — where the code is.
+ * with the agent, and hidden what every tool process has hidden (the state
+ * dir, token and key files, the home's credentials), with the code's own
+ * directory bound back read-only. Node's permission model narrows reads to
+ * code.js, but Node does not hold it against malicious code: this layer
+ * must keep the secrets by itself.
  */
 export function processSandboxSeam(command: string, args: string[], codeDir: string): { command: string; args: string[] } {
   const probe = installedSandboxProbe();
   if (!probe) return { command, args };
-  return hostSandboxCommand(command, args, { isolation: 'bubblewrap', bwrap: probe.bwrap, writable: [], readable: [codeDir], hidden: [], cwd: codeDir, network: false });
+  return hostSandboxCommand(command, args, { isolation: 'bubblewrap', bwrap: probe.bwrap, writable: [], hidden: hiddenFromToolProcesses(), reveal: [codeDir], cwd: codeDir, network: false });
 }
 
 const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));

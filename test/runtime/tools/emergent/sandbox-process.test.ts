@@ -4,15 +4,16 @@
  * endless loops, memory and output. Each attempt is an error result, and
  * the same sandbox serves a good call right after.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../helpers/http-server.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { permissionFlag } from '../../../../runtime/node-lines.ts';
 import { probeSandbox } from '../../../../runtime/exec/sandbox-probe.ts';
-import { installToolSandbox, uninstallToolSandbox } from '../../../../runtime/exec/tool-sandbox.ts';
-import { MAX_BRIDGE_CALLS, SandboxProcess, sandboxCommand, sandboxDataBytes, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
+import { hideFromTools, installToolSandbox, uninstallToolSandbox } from '../../../../runtime/exec/tool-sandbox.ts';
+import { MAX_BRIDGE_CALLS, processSandboxSeam, SandboxProcess, sandboxCommand, sandboxDataBytes, type BridgeHandler } from '../../../../runtime/tools/emergent/sandbox-process.ts';
 
 const hits: string[] = [];
 const server = await startServer((req, res) => {
@@ -131,7 +132,11 @@ describe('sandbox process', () => {
       const { command, args } = sandboxCommand(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
       expect(command).toBe(probe.bwrap);
       expect(args).toEqual(expect.arrayContaining(['--unshare-net', '--unshare-pid', '--die-with-parent']));
-      expect(args.slice(args.indexOf('--ro-bind', args.indexOf('/tmp')), args.indexOf('--ro-bind', args.indexOf('/tmp')) + 3)).toEqual(['--ro-bind', dir, dir]);
+      // The state dir hidden, then the code's own dir bound back over it.
+      const hiddenAt = args.join('\0').indexOf(['--tmpfs', join(workDir, '.forge')].join('\0'));
+      const revealedAt = args.join('\0').indexOf(['--ro-bind', dir, dir].join('\0'));
+      expect(hiddenAt).toBeGreaterThan(0);
+      expect(revealedAt).toBeGreaterThan(hiddenAt);
       const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
       try {
         expect(await sandbox.call({ n: 21 }, fetchBridge)).toMatchObject({ ok: true, value: { twice: 42 } });
@@ -140,6 +145,38 @@ describe('sandbox process', () => {
       }
     } finally {
       uninstallToolSandbox();
+    }
+  });
+
+  it('keeps the secrets every tool process has hidden by itself, without Node\'s permission model (which Node does not hold against malicious code)', async () => {
+    const probe = await probeSandbox();
+    expect(probe.isolation, probe.reason).toBe('bubblewrap');
+    // Outside /tmp, which every sandbox replaces with its own (and would hide by itself).
+    const base = mkdtempSync(join('/var/tmp', 'forge-seam-'));
+    const [workDir, home, secretsDir] = ['work', 'home', 'secrets'].map((name) => join(base, name));
+    const savedHome = process.env.HOME;
+    try {
+      mkdirSync(join(workDir, '.forge', 'sessions'), { recursive: true });
+      mkdirSync(secretsDir);
+      writeFileSync(join(workDir, '.forge', 'sessions', 'other.json'), 'SESSION-SECRET');
+      mkdirSync(join(home, '.ssh'), { recursive: true });
+      writeFileSync(join(home, '.ssh', 'id_ed25519'), 'SSH-SECRET');
+      writeFileSync(join(secretsDir, 'token'), 'TOKEN-SECRET');
+      process.env.HOME = home;
+      installToolSandbox(probe, { mode: 'auto' }, workDir);
+      hideFromTools(join(secretsDir, 'token'));
+      const dir = join(workDir, '.forge', 'forged', 'probe');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'code.js'), 'CODE');
+      // What a forged tool that got past Node's permission model would run: plain reads, in the same sandbox.
+      const paths = [join(dir, 'code.js'), join(workDir, '.forge', 'sessions', 'other.json'), join(home, '.ssh', 'id_ed25519'), join(secretsDir, 'token')];
+      const { command, args } = processSandboxSeam('/bin/sh', ['-c', paths.map((p) => `(cat ${p} 2>/dev/null && echo) || echo hidden`).join('; ')], dir);
+      expect(command).toBe(probe.bwrap);
+      expect(execFileSync(command, args, { encoding: 'utf8' }).split('\n').filter(Boolean)).toEqual(['CODE', 'hidden', 'hidden', 'hidden']);
+    } finally {
+      process.env.HOME = savedHome;
+      uninstallToolSandbox();
+      rmSync(base, { recursive: true, force: true });
     }
   });
 
