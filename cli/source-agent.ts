@@ -4,6 +4,8 @@
  * manifest shape the bundle serves. Dev tools only with --dev.
  */
 import { assembleRuntime } from '../runtime/assemble.ts';
+import { startToolSandbox } from '../runtime/exec/start-sandbox.ts';
+import { SandboxRequiredError, type SandboxStatus } from '../runtime/exec/tool-sandbox.ts';
 import type { AgentManifest } from '../runtime/manifest.ts';
 import type { HttpClient } from '../runtime/net/http-client.ts';
 import type { AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
@@ -15,6 +17,7 @@ import { resolveProject } from '../stages/resolve-agent.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
 import { prepareProjectPython } from './project-python.ts';
+import { UsageError } from './usage-error.ts';
 
 export interface SourceAgent {
   project: Project;
@@ -38,4 +41,21 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   if (!assembled.ok) return undefined;
   const { registry, http, adapters } = assembled;
   return { project, manifest: resolved.manifest, registry, http, adapters };
+}
+
+/**
+ * The sandbox the built bundle puts around every tool process, for the agent
+ * run from sources: `forge run` and `forge chat` alike, since a model directs
+ * the calls either way. `sandbox: required` where it cannot be met is a usage
+ * error (the registry closed first).
+ */
+export async function sandboxSourceAgent(source: SourceAgent, log: Logger): Promise<SandboxStatus> {
+  const { config } = source.project;
+  try {
+    return await startToolSandbox(config.sandbox, config.workDir, log, process.env, [config.root]);
+  } catch (err) {
+    if (!(err instanceof SandboxRequiredError)) throw err;
+    await source.registry.close();
+    throw new UsageError(`${err.message}; install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml`);
+  }
 }

@@ -7,7 +7,7 @@ import type { ApprovalRequest } from '../../runtime/guard/approver.ts';
 import { createAgent } from '../../runtime/server/serve.ts';
 import { parseCommand } from '../args.ts';
 import { cliLogger } from '../cli-logger.ts';
-import { loadSourceAgent } from '../source-agent.ts';
+import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
 import { color as c } from '../terminal.ts';
 
 export const usage = `usage: forge chat [--dev] [--session NAME]
@@ -28,6 +28,8 @@ export async function run(argv: string[]): Promise<number> {
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
+  // The model directs every call: the same sandbox around tool processes as `forge run` and the bundle.
+  await sandboxSourceAgent(source, log);
   if (manifest.model) {
     // Refuse before sending anything: a request without its key only comes back as a 401.
     const missing = missingApiKeys(manifest.model);

@@ -7,10 +7,9 @@ import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
 import { watchForChanges } from '../dev-reload.ts';
 import { runLogger } from '../log-format.ts';
-import { loadSourceAgent } from '../source-agent.ts';
+import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
 import { UsageError } from '../usage-error.ts';
-import { describeSandbox, startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
-import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
+import { describeSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { color as c } from '../terminal.ts';
 import { devStudio, studioLink } from '../studio/dev-studio.ts';
 
@@ -58,14 +57,8 @@ export async function run(argv: string[]): Promise<number> {
   const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
   // The same sandbox around every tool process as the built bundle's.
-  try {
-    const status = await startToolSandbox(project.config.sandbox, project.config.workDir, log, process.env, [project.config.root]);
-    if (!values.stdio) log.info(describeSandbox(status));
-  } catch (err) {
-    if (!(err instanceof SandboxRequiredError)) throw err;
-    await registry.close();
-    throw new UsageError(`${err.message}; install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml`);
-  }
+  const status = await sandboxSourceAgent(source, log);
+  if (!values.stdio) log.info(describeSandbox(status));
 
   // Armed before the server answers, so no save after the first call is missed.
   const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};

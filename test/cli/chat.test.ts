@@ -30,6 +30,23 @@ describe('forge chat asks before a write, whatever ids the model gives its calls
   });
 });
 
+describe('forge chat runs the tools the model calls in the same sandbox as forge run and the bundle', () => {
+  it('a tool process sees its own PID namespace, not the host\'s, and none of the model key', async () => {
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'where_am_i', arguments: {} }] }, { text: 'done' }]);
+    const model = `model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n  api_key_env: CHAT_MODEL_KEY\n`;
+    const project = writeProject({
+      'forge.yaml': minimalConfig(`${model}approval:\n  auto_approve: ["tag:read"]\n`),
+      'tools/where_am_i.yaml': 'description: Says where it runs.\ntags: [read]\nrun: [sh, -c, \'echo "pidns=$FORGE_SANDBOX_PIDNS pid=$$ procs=$(ls /proc | grep -c "^[0-9]") key=${CHAT_MODEL_KEY:-none}"\']\n',
+    });
+    const { code, stderr } = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'where?\n/exit\n', env: { CHAT_MODEL_KEY: 'sk-chat-secret' } });
+    expect(code, stderr).toBe(0);
+    // What the tool answered goes back to the model with the next request.
+    const answered = JSON.stringify(llm.bodies.at(-1));
+    expect(answered, answered).toMatch(/pidns=1 pid=1 procs=[1-9] key=none/);
+    expect(answered).not.toContain('sk-chat-secret');
+  });
+});
+
 describe('forge chat', () => {
   it('shows each answer once, streamed or answered as JSON to its streaming request', async () => {
     const { code, stdout, stderr } = await chat([{ text: 'Streamed answer.' }, { text: 'JSON answer.', json: true }], 'hi\nagain\n/exit\n');
