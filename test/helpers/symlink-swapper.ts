@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
 
 export function startSymlinkSwapper(sw: string, target: string): ChildProcess {
   const script = `
@@ -18,4 +19,14 @@ export function startSymlinkSwapper(sw: string, target: string): ChildProcess {
     }`;
   const dir = dirname(sw);
   return spawn(process.execPath, ['-e', script, sw, join(dir, '.sw-dir'), join(dir, '.sw-link'), target], { stdio: 'ignore' });
+}
+
+/** For a test file: starts swappers, and kills the one still running after each test. */
+export function symlinkSwappers(): { start(sw: string, target: string): ChildProcess } {
+  let running: ChildProcess | undefined;
+  afterEach(() => {
+    if (running && running.exitCode === null) running.kill('SIGKILL');
+    running = undefined;
+  });
+  return { start: (sw, target) => (running = startSymlinkSwapper(sw, target)) };
 }

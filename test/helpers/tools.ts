@@ -2,6 +2,7 @@
  * Tools shipped with Forge, running in a real registry over a temp work
  * dir, as the runtime builds them (spec + config → createRegistry).
  */
+import { expect } from 'vitest';
 import { HttpClient } from '../../runtime/net/http-client.ts';
 import { createModelClient } from '../../runtime/agent/providers/create-model.ts';
 import { onFileEnd } from './file-cleanup.ts';
@@ -74,4 +75,13 @@ export async function tools(names: string[], options: HarnessOptions): Promise<T
       return result.value as T;
     },
   };
+}
+
+/** The call was refused with `code`, and its hint says what to do instead. */
+export function expectRefusal(result: ToolResult, code: string, hint: RegExp, label: string): void {
+  expect(result.ok, `${label}: ${JSON.stringify(result)}`).toBe(false);
+  if (!result.ok) {
+    expect(result.error.code, label).toBe(code);
+    expect(result.error.hint, label).toMatch(hint);
+  }
 }

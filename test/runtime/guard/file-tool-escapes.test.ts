@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { tools, type ToolHarness } from '../../helpers/tools.ts';
-import { startSymlinkSwapper } from '../../helpers/symlink-swapper.ts';
+import { symlinkSwappers } from '../../helpers/symlink-swapper.ts';
 
 const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
@@ -20,7 +20,6 @@ let base: string;
 let work: string;
 let outside: string;
 let harness: ToolHarness;
-let swapper: ChildProcess | undefined;
 
 /** Counts every attempt, so the closing note can give them. */
 export const attempts = { race: 0, braces: 0, hardlinks: 0, special: 0, ignoreFiles: 0 };
@@ -37,14 +36,11 @@ beforeEach(async () => {
   harness = await tools(FILE_TOOLS, { workDir: work, config: { grep_search: { engine: 'javascript' } } });
 });
 
-afterEach(() => {
-  if (swapper && swapper.exitCode === null) swapper.kill('SIGKILL');
-  swapper = undefined;
-});
+const swappers = symlinkSwappers();
 
 /** The swapper (test/helpers/symlink-swapper.ts) on work/sw, toward outside by default. */
 function startSwapper(target = outside): ChildProcess {
-  return startSymlinkSwapper(join(work, 'sw'), target);
+  return swappers.start(join(work, 'sw'), target);
 }
 
 function messageOf(result: ToolResult): string {
@@ -77,7 +73,7 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
     ['local_file_browser (list)', () => ({ action: 'list', path: 'sw' })],
   ] as const)('%s never returns anything from outside', async (label, args) => {
     const tool = label.split(' ')[0];
-    swapper = startSwapper();
+    startSwapper();
     let inside = 0;
     for (let i = 0; i < ROUNDS || (inside === 0 && i < MAX_ROUNDS); i++) {
       attempts.race++;
@@ -103,7 +99,7 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
   ] as const)('%s never creates or changes a file outside', async (_label, tool, args) => {
     // Outside holds a file that the edit tools would change if they reached it.
     writeFileSync(join(outside, 'secret.txt'), 'EXFIL secret line\n');
-    swapper = startSwapper();
+    const swapper = startSwapper();
     let written = 0;
     for (let i = 0; i < ROUNDS || (written === 0 && i < MAX_ROUNDS); i++) {
       attempts.race++;
@@ -145,7 +141,7 @@ describe('an outside object named as the work dir plus " (deleted)"', () => {
       writeFileSync(decoy, 'EXFIL secret line\n');
       writeFileSync(join(work, 'sw', NAME), 'INSIDE text line\n');
     }
-    swapper = startSwapper(base);
+    startSwapper(base);
     let inside = 0;
     for (let i = 0; i < ROUNDS || (inside === 0 && i < 5 * ROUNDS); i++) {
       attempts.race++;

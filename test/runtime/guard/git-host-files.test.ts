@@ -8,14 +8,14 @@
  * refused with FORGE_PATH_PROTECTED; reading them, and the rest of the work
  * dir, stay as they were.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
-import { startSymlinkSwapper } from '../../helpers/symlink-swapper.ts';
-import { tools, type ToolHarness } from '../../helpers/tools.ts';
+import { symlinkSwappers } from '../../helpers/symlink-swapper.ts';
+import { expectRefusal, tools, type ToolHarness } from '../../helpers/tools.ts';
 
 const WRITING_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit'];
 const PLANTED_CONFIG = '[core]\n\tfsmonitor = "touch /tmp/pwned-by-fsmonitor; false"\n';
@@ -24,7 +24,6 @@ const PLANTED_HOOK = '#!/bin/sh\ntouch /tmp/pwned-by-hook\n';
 let work: string;
 let configBefore: string;
 let harness: ToolHarness;
-let swapper: ChildProcess | undefined;
 
 beforeEach(async () => {
   work = join(tempDir('forge-git-host-'), 'work');
@@ -35,18 +34,9 @@ beforeEach(async () => {
   harness = await tools(WRITING_TOOLS, { workDir: work });
 });
 
-afterEach(() => {
-  if (swapper && swapper.exitCode === null) swapper.kill('SIGKILL');
-  swapper = undefined;
-});
+const swappers = symlinkSwappers();
 
-function refused(result: ToolResult, label: string): void {
-  expect(result.ok, `${label}: ${JSON.stringify(result)}`).toBe(false);
-  if (!result.ok) {
-    expect(result.error.code, label).toBe('FORGE_PATH_PROTECTED');
-    expect(result.error.hint, label).toMatch(/outside any sandbox/);
-  }
-}
+const refused = (result: ToolResult, label: string) => expectRefusal(result, 'FORGE_PATH_PROTECTED', /outside any sandbox/, label);
 
 function nothingPlanted(): void {
   expect(readFileSync(join(work, '.git', 'config'), 'utf8')).toBe(configBefore);
@@ -107,7 +97,7 @@ describe('a path component swapped for a symlink to .git, in a bounded race', ()
   it('file_write never lands in the config', async () => {
     mkdirSync(join(work, 'sw'));
     writeFileSync(join(work, 'sw', 'config'), 'inside\n');
-    swapper = startSymlinkSwapper(join(work, 'sw'), join(work, '.git'));
+    const swapper = swappers.start(join(work, 'sw'), join(work, '.git'));
     let inside = 0;
     let notInside = 0;
     for (let i = 0; i < 600 || ((inside === 0 || notInside === 0) && i < 3000); i++) {

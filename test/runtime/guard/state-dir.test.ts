@@ -7,15 +7,14 @@
  * attempt is refused with FORGE_PATH_STATE or finds nothing there; the
  * runtime's own stores that keep files there still work.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ForgedStore, forgedRoot } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
-import { tools, type ToolHarness } from '../../helpers/tools.ts';
-import { startSymlinkSwapper } from '../../helpers/symlink-swapper.ts';
+import { expectRefusal, tools, type ToolHarness } from '../../helpers/tools.ts';
+import { symlinkSwappers } from '../../helpers/symlink-swapper.ts';
 
 const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
@@ -29,7 +28,6 @@ const PLANTED = {
 
 let work: string;
 let harness: ToolHarness;
-let swapper: ChildProcess | undefined;
 
 beforeEach(async () => {
   work = join(tempDir('forge-state-'), 'work');
@@ -40,18 +38,9 @@ beforeEach(async () => {
   harness = await tools(FILE_TOOLS, { workDir: work, config: { grep_search: { engine: 'javascript' } } });
 });
 
-afterEach(() => {
-  if (swapper && swapper.exitCode === null) swapper.kill('SIGKILL');
-  swapper = undefined;
-});
+const swappers = symlinkSwappers();
 
-function refused(result: ToolResult, label: string): void {
-  expect(result.ok, `${label}: ${JSON.stringify(result)}`).toBe(false);
-  if (!result.ok) {
-    expect(result.error.code, label).toBe('FORGE_PATH_STATE');
-    expect(result.error.hint, label).toMatch(/forge_tool/);
-  }
-}
+const refused = (result: ToolResult, label: string) => expectRefusal(result, 'FORGE_PATH_STATE', /forge_tool/, label);
 
 function nothingPlanted(): void {
   expect(readdirSync(join(work, '.forge', 'forged'))).toEqual([]);
@@ -126,7 +115,7 @@ describe('a path component swapped for a symlink into the state dir, in a bounde
   it('file_read never returns a session file', async () => {
     mkdirSync(join(work, 'sw'));
     writeFileSync(join(work, 'sw', 'other.json'), 'INSIDE text\n');
-    swapper = startSymlinkSwapper(join(work, 'sw'), join(work, '.forge', 'sessions'));
+    swappers.start(join(work, 'sw'), join(work, '.forge', 'sessions'));
     let inside = 0;
     let stateRefusals = 0;
     for (let i = 0; i < 600 || (inside === 0 && i < 3000); i++) {
