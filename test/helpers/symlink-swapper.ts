@@ -3,6 +3,10 @@
  * keeps swapping `sw` between the real directory and a symlink to `target`,
  * as fast as it can, bounded (it stops by itself after a minute or 5e6
  * rounds). Park names sit beside `sw`. The caller kills it when done.
+ *
+ * A tool that makes its parents (file_write) can make a new `sw` while the
+ * real one is parked; the swapper then removes that one, or every rename
+ * would fail from then on and the race would quietly stop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -14,8 +18,17 @@ export function startSymlinkSwapper(sw: string, target: string): ChildProcess {
     const [sw, dirParked, linkParked, target] = process.argv.slice(1);
     fs.symlinkSync(target, linkParked);
     const end = Date.now() + 60000;
+    // The real directory is at sw or parked; while it is parked, a directory at sw is one the tool made.
+    const clearMadeByTool = () => {
+      try {
+        if (fs.lstatSync(dirParked).isDirectory() && fs.lstatSync(sw).isDirectory()) fs.rmSync(sw, { recursive: true, force: true });
+      } catch {}
+    };
+    const move = (from, to) => {
+      try { fs.renameSync(from, to); } catch { clearMadeByTool(); }
+    };
     for (let i = 0; i < 5e6 && Date.now() < end; i++) {
-      try { fs.renameSync(sw, dirParked); fs.renameSync(linkParked, sw); fs.renameSync(sw, linkParked); fs.renameSync(dirParked, sw); } catch {}
+      move(sw, dirParked); move(linkParked, sw); move(sw, linkParked); move(dirParked, sw);
     }`;
   const dir = dirname(sw);
   return spawn(process.execPath, ['-e', script, sw, join(dir, '.sw-dir'), join(dir, '.sw-link'), target], { stdio: 'ignore' });
