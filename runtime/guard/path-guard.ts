@@ -101,14 +101,16 @@ export class PathGuard {
 
   /**
    * Refuses a change to the entry `name` of the directory `physicalDir` (both as the kernel has them)
-   * when it is the work dir's `.git/config` or `.git/hooks` or anything in the hooks: the host's own
-   * git runs what they name on the next `git status` of whoever works there, outside any sandbox.
+   * when it is a config or a hook of the work dir's repository: `.git/config`, a submodule's or a
+   * worktree's config (`.git/modules/x/config`, `config.worktree`), a hooks dir or anything in one.
+   * The host's own git runs what they name (core.fsmonitor, a filter, a hook) on the next
+   * `git status` of whoever works there, outside any sandbox.
    */
   checkChange(root: string, physicalDir: string, name: string, shown: string): void {
     const fold = (segment: string) => (CASE_INSENSITIVE_NAMES ? segment.toLowerCase() : segment);
-    const [first, second] = relative(root, physicalDir).split(sep).filter(Boolean).map(fold);
+    const [first, ...inside] = relative(root, physicalDir).split(sep).filter(Boolean).map(fold);
     if (first !== '.git') return;
-    if (second === 'hooks' || (second === undefined && ['config', 'hooks'].includes(fold(name)))) throw gitRefusal(shown);
+    if (inside.includes('hooks') || ['config', 'config.worktree', 'hooks'].includes(fold(name))) throw gitRefusal(shown);
   }
 
   /** Like resolve(), for a path already known to be physical (a file found by walking the tree). */

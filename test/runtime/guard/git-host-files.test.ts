@@ -57,6 +57,15 @@ describe('the repository config and hooks', () => {
     nothingPlanted();
   });
 
+  it('file_write refuses a submodule\'s or a worktree\'s config and hooks (git status runs a git in each submodule)', async () => {
+    for (const path of ['.git/modules/lib/config', '.git/modules/lib/hooks/pre-commit', '.git/modules/a/modules/b/config', '.git/worktrees/w/config.worktree']) {
+      refused(await harness.call('file_write', { path, content: PLANTED_CONFIG }), path);
+      expect(existsSync(join(work, path)), path).toBe(false);
+    }
+    // The rest of the git dir is the repository's data, and stays writable (a tool's git commits there).
+    expect(await harness.call('file_write', { path: '.git/info/exclude', content: 'build/\n' })).toMatchObject({ ok: true });
+  });
+
   it('file_edit, atomic_edit and file_patch refuse to change the config', async () => {
     refused(await harness.call('file_edit', { path: '.git/config', old_string: '[core]', new_string: PLANTED_CONFIG }), 'file_edit');
     refused(await harness.call('atomic_edit', { path: '.git/config', edits: [{ old_string: '[core]', new_string: PLANTED_CONFIG }] }), 'atomic_edit');
