@@ -8,8 +8,8 @@
  * A list rather than the whole home: interpreters and their packages live
  * there too (pyenv, nvm, conda, ~/.local), and tools need them.
  */
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, userInfo } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
 
 const CREDENTIAL_STORES = [
   // keys and agents
@@ -44,6 +44,18 @@ const CREDENTIAL_STORES = [
   '.config/gh',
   '.config/hub',
   '.config/glab-cli',
+  '.config/containers/auth.json',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.config/rclone',
+  '.cache/huggingface/token',
+  '.huggingface',
+  // agents' and container engines' sockets kept in the home
+  '.1password',
+  '.colima',
+  '.lima',
+  '.rd',
+  '.Xauthority',
   // databases
   '.pgpass',
   '.my.cnf',
@@ -60,8 +72,28 @@ const CREDENTIAL_STORES = [
   '.rediscli_history',
 ];
 
-/** The credential stores' paths under the agent's home (and under $HOME, where that differs), whether or not they exist. */
+/** Variables that move a store out of its usual place (a path, or for KUBECONFIG a list of them). */
+const STORE_VARIABLES = ['KUBECONFIG', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'DOCKER_CONFIG', 'GNUPGHOME', 'CLOUDSDK_CONFIG', 'AZURE_CONFIG_DIR', 'PGPASSFILE', 'NETRC'];
+
+/**
+ * The credential stores' paths, whether or not they exist: under the agent's
+ * home ($HOME, and the account's own home where that differs), under
+ * $XDG_CONFIG_HOME for those kept in ~/.config, and where the variables that
+ * move them point.
+ */
 export function homeCredentialPaths(env: NodeJS.ProcessEnv = process.env): string[] {
-  const homes = [...new Set([env.HOME, homedir()].filter((home): home is string => !!home && home !== '/'))];
-  return homes.flatMap((home) => CREDENTIAL_STORES.map((store) => join(home, store)));
+  const homes = [...new Set([env.HOME, homedir(), accountHome()].filter((home): home is string => !!home && home !== '/'))];
+  const inHomes = homes.flatMap((home) => CREDENTIAL_STORES.map((store) => join(home, store)));
+  const config = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : undefined;
+  const inConfig = config ? CREDENTIAL_STORES.filter((store) => store.startsWith('.config/')).map((store) => join(config, store.slice('.config/'.length))) : [];
+  const moved = STORE_VARIABLES.flatMap((name) => (env[name] ?? '').split(delimiter)).filter((path) => path && isAbsolute(path));
+  return [...new Set([...inHomes, ...inConfig, ...moved])];
+}
+
+function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined; // no passwd entry (a container's arbitrary uid)
+  }
 }

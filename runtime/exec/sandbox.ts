@@ -18,8 +18,10 @@
  *     the exit is reported: nothing it started outlives the call. A worker
  *     (many calls) runs under bwrap's own pid 1 and sweeps after each call;
  *   - private IPC and UTS namespaces, a new session (no terminal injection);
- *   - no capabilities, even when the server runs as root, and a read-only
- *     /proc (root may otherwise write the host kernel's settings in /proc/sys);
+ *   - no capabilities but root's file-permission ones when the server runs
+ *     as root (a work dir owned by another user stays writable), and a
+ *     read-only /proc/sys (root may otherwise write the host kernel's
+ *     settings);
  *   - the whole file system read-only, `writable` paths (the work dir)
  *     read-write, a private empty /tmp, a minimal /dev;
  *   - an empty /run (and /var/run where it is a directory of its own): the
@@ -82,14 +84,16 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   // No capabilities: bwrap run by root otherwise hands the command all of root's, and with
   // CAP_SYS_ADMIN it can unmount what hides a secret or remount / writable (mounts made
   // without a user namespace are not locked). bwrap also sets no_new_privs, so no exec
-  // (a set-user-ID mount, root's usual exec rule) brings them back.
-  const args = ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
+  // (a set-user-ID mount, root's usual exec rule) brings them back. Root keeps what lets it
+  // write files it does not own (`docker run -v $PWD:/w` as root): none of them mounts anything.
+  const args = ['--die-with-parent', '--cap-drop', 'ALL', ...(runsAsRoot() ? ROOT_FILE_CAPS.flatMap((cap) => ['--cap-add', cap]) : []), '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
   if (policy.oneShot) args.push('--as-pid-1');
   if (!policy.network) args.push('--unshare-net');
-  // /proc read-only: bwrap covers /proc/sys only when the directory itself is writable, which it
+  // /proc/sys read-only: bwrap covers it only when the directory itself is writable, which it
   // never is, while root owns (and may write) the files in it: kernel.core_pattern names a
-  // program the host's kernel runs as root at the next crash.
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc');
+  // program the host's kernel runs as root at the next crash. The rest of /proc stays writable
+  // (/proc/self/uid_map: a tool's own user namespace, as Chromium's sandbox makes).
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys');
   for (const dir of privateMountPoints()) args.push('--tmpfs', dir);
   // Read-only first: a writable dir inside a readable one stays writable.
   for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
@@ -106,6 +110,13 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   const cwd = policy.cwd ?? policy.writable[0];
   if (cwd) args.push('--chdir', cwd);
   return args;
+}
+
+/** What root keeps in a sandbox: writing, owning and reading files whatever their owner and mode. */
+const ROOT_FILE_CAPS = ['CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER'];
+
+function runsAsRoot(): boolean {
+  return process.getuid?.() === 0;
 }
 
 let mountPoints: readonly string[] | undefined;

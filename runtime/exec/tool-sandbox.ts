@@ -11,7 +11,8 @@
  * they are, with no caps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
@@ -28,6 +29,8 @@ export interface ToolLimits {
 export interface SandboxSettings extends ToolLimits {
   /** auto: isolate where the platform allows, warn otherwise; required: refuse to start without; off: never. */
   mode: 'auto' | 'required' | 'off';
+  /** Credential stores of the home that tool processes may read after all (`~/.kube`), as forge.yaml wrote them. */
+  visible?: string[];
   tools?: Record<string, ToolLimits>;
 }
 
@@ -143,9 +146,11 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     isolation: installed.isolation,
     bwrap: installed.probe.bwrap,
     prlimit: installed.probe.prlimit,
-    writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
+    // The repository's .git bound onto itself: a mount point cannot be renamed away (EBUSY), so a tool cannot
+    // set a .git of its own making in its place, around the read-only config and hooks below.
+    writable: [installed.workDir, ...gitDirOf(installed.workDir), ...(tmpDir ? [tmpDir] : [])],
     readable: [...installed.codeDirs, ...programDirsInPrivateMounts(command, options.env?.PATH), ...resolverInPrivateMounts()],
-    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs]),
+    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.settings.visible),
     reveal: [...[installed.workDir, ...installed.codeDirs].flatMap(revealedState), ...gitFilesTheHostRuns(installed.workDir)],
     cwd: options.cwd,
     network: limits.network,
@@ -164,14 +169,22 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
  * /run/current-system/sw/bin): those directories stay readable.
  */
 function programDirsInPrivateMounts(command: string, path: string | undefined): string[] {
-  const dirs = [...(isAbsolute(command) ? [dirname(command)] : []), ...(path ?? '').split(delimiter)].filter((d) => d && isAbsolute(d) && inPrivateMount(d));
-  return [...new Set(dirs)].filter((d) => {
+  const dirs = [...(isAbsolute(command) ? [dirname(command)] : []), ...(path ?? '').split(delimiter)].filter((d) => d && isAbsolute(d));
+  const real = dirs.flatMap((dir) => {
     try {
-      return statSync(d).isDirectory();
+      const resolved = realpathSync(dir);
+      return statSync(resolved).isDirectory() && programDirMayShow(resolved) ? [resolved] : [];
     } catch {
-      return false;
+      return [];
     }
   });
+  return [...new Set(real)];
+}
+
+/** A directory inside /tmp or /run, but never one of them whole, nor a user's runtime dir (/run/user/1000: their buses and agents). */
+function programDirMayShow(dir: string): boolean {
+  const mount = privateMountPoints().find((point) => dir.startsWith(`${point}/`));
+  return mount !== undefined && !/^\/run\/user(\/[^/]+)?$/.test(dir);
 }
 
 /** systemd-resolved's /etc/resolv.conf is a link into /run: the file it names stays readable, or no tool could resolve a name. */
@@ -204,21 +217,44 @@ function ownDataBytes(): number {
  * a forged tool's, whose code lives in the state dir and is bound back.
  */
 export function hiddenFromToolProcesses(): HiddenPath[] {
-  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs]) : [];
+  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.settings.visible) : [];
 }
 
-function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
+/**
+ * Each path to hide, as what it is (a link followed: bwrap mounts over what
+ * it names, and an absolute link dangles inside the sandbox). One that leads
+ * into /dev, /proc, /sys, or a private mount outside the dirs bound back,
+ * needs nothing (`~/.bash_history` → /dev/null is common), and a credential
+ * store that holds the work dir or the tools' code, or that forge.yaml's
+ * `sandbox.visible` names, is left.
+ */
+function currentHiddenPaths(dirs: readonly string[], visible: readonly string[] = []): HiddenPath[] {
   const hidden: HiddenPath[] = [];
-  // A credential store that holds the work dir or the tools' code is left as it is: hiding it would hide them too.
-  const credentials = homeCredentialPaths().filter((store) => !dirs.some((dir) => dir === store || dir.startsWith(`${store}/`)));
+  const shown = visible.map(expandHome);
+  const holds = (store: string, path: string) => path === store || path.startsWith(`${store}/`);
+  const credentials = homeCredentialPaths().filter((store) => !shown.some((path) => holds(path, store)));
   for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentials])) {
+    let real: string;
     try {
-      hidden.push({ path, kind: statSync(path).isDirectory() ? 'dir' : 'file' });
+      real = realpathSync(path);
     } catch {
-      // not there (yet): nothing to hide
+      continue; // not there (yet), or a dangling link: nothing to hide
+    }
+    if (['/dev', '/proc', '/sys'].some((root) => holds(root, real))) continue;
+    // A private mount hides it already, unless it is inside a dir bound back (a work dir under /tmp).
+    if (privateMountPoints().some((root) => holds(root, real)) && !dirs.some((dir) => holds(dir, real))) continue;
+    if (dirs.some((dir) => holds(real, dir) || holds(path, dir))) continue;
+    try {
+      hidden.push({ path: real, kind: statSync(real).isDirectory() ? 'dir' : 'file' });
+    } catch {
+      // gone meanwhile
     }
   }
   return hidden;
+}
+
+function expandHome(path: string): string {
+  return path === '~' || path.startsWith('~/') ? join(process.env.HOME || homedir(), path.slice(1)) : resolve(path);
 }
 
 /**
@@ -230,13 +266,43 @@ function currentHiddenPaths(dirs: readonly string[]): HiddenPath[] {
  */
 function gitFilesTheHostRuns(workDir: string): string[] {
   const gitDir = join(workDir, '.git');
+  let info;
   try {
-    if (!lstatSync(gitDir).isDirectory()) return [];
-    mkdirSync(join(gitDir, 'hooks'), { recursive: true });
+    info = lstatSync(gitDir);
   } catch {
     return [];
   }
-  return [join(gitDir, 'config'), join(gitDir, 'hooks')].filter((path) => existsSync(path));
+  // A linked worktree's or a submodule's .git is a file naming the git dir: it stays as it is.
+  if (info.isFile()) return [gitDir];
+  if (!info.isDirectory()) return [];
+  const hooks = join(gitDir, 'hooks');
+  try {
+    mkdirSync(hooks);
+    // Made by the server for the repository's owner, not for whoever the server runs as.
+    if (process.getuid?.() === 0) chownSync(hooks, info.uid, info.gid);
+  } catch {
+    // there already, or cannot be made
+  }
+  // Only what they are: a link bound "read-only" would bind whatever it names, the hidden state included.
+  const kindOf = (path: string) => {
+    try {
+      const entry = lstatSync(path);
+      return entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : 'other';
+    } catch {
+      return 'missing';
+    }
+  };
+  return [kindOf(join(gitDir, 'config')) === 'file' ? [join(gitDir, 'config')] : [], kindOf(hooks) === 'dir' ? [hooks] : []].flat();
+}
+
+/** The work dir's .git when it is a directory (bound onto itself, so it cannot be renamed away). */
+function gitDirOf(workDir: string): string[] {
+  const gitDir = join(workDir, '.git');
+  try {
+    return lstatSync(gitDir).isDirectory() ? [gitDir] : [];
+  } catch {
+    return [];
+  }
 }
 
 /**

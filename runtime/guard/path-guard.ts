@@ -101,16 +101,21 @@ export class PathGuard {
 
   /**
    * Refuses a change to the entry `name` of the directory `physicalDir` (both as the kernel has them)
-   * when it is a config or a hook of the work dir's repository: `.git/config`, a submodule's or a
-   * worktree's config (`.git/modules/x/config`, `config.worktree`), a hooks dir or anything in one.
-   * The host's own git runs what they name (core.fsmonitor, a filter, a hook) on the next
-   * `git status` of whoever works there, outside any sandbox.
+   * when it is the work dir's `.git` or anything in it. The host's own git runs what the repository's
+   * files name — a config's core.fsmonitor or filter, a hook, and the config a `commondir` or a
+   * `.git` file points it to — on the next `git status` of whoever works there, outside any sandbox.
+   * File tools have no business there: git itself keeps those files.
    */
   checkChange(root: string, physicalDir: string, name: string, shown: string): void {
-    const fold = (segment: string) => (CASE_INSENSITIVE_NAMES ? segment.toLowerCase() : segment);
-    const [first, ...inside] = relative(root, physicalDir).split(sep).filter(Boolean).map(fold);
-    if (first !== '.git') return;
-    if (inside.includes('hooks') || ['config', 'config.worktree', 'hooks'].includes(fold(name))) throw gitRefusal(shown);
+    // Folded on every platform: Linux mounts case-insensitive file systems too (vfat, CIFS, casefold ext4).
+    const fold = (segment: string) => segment.toLowerCase();
+    const [first] = relative(root, physicalDir).split(sep).filter(Boolean).map(fold);
+    if (first === '.git' || (first === undefined && fold(name) === '.git')) throw gitRefusal(shown);
+  }
+
+  /** checkChange() for a whole path (its directory and its last segment). */
+  checkChangePath(root: string, physical: string, shown: string): void {
+    this.checkChange(root, dirname(physical), basename(physical), shown);
   }
 
   /** Like resolve(), for a path already known to be physical (a file found by walking the tree). */
@@ -142,8 +147,8 @@ function stateRefusal(shown: string): PathRefusedError {
 function gitRefusal(shown: string): PathRefusedError {
   return new PathRefusedError(
     'FORGE_PATH_PROTECTED',
-    `path "${shown}" is the repository's config or a hook, which file tools do not change`,
-    'git runs the programs they name (core.fsmonitor, filters, hooks) for whoever runs git here next, outside any sandbox; change them yourself if you mean to',
+    `path "${shown}" is in the repository's own files (.git), which file tools do not change`,
+    'git runs the programs its files name (core.fsmonitor, filters, hooks) for whoever runs git here next, outside any sandbox; use git (cli_execute) for the repository, or change them yourself if you mean to',
   );
 }
 

@@ -250,7 +250,7 @@ export async function writeVerified(
   } = {},
 ): Promise<WriteOutcome> {
   // Before any parent is made (a refused .git/config must not leave a .git behind), and again on the opened directory.
-  guard.checkChange(guard.root(), dirname(absolute), basename(absolute), shown);
+  guard.checkChangePath(guard.root(), absolute, shown);
   const dir = await openDirectoryVerified(guard, dirname(absolute), shown, options.makeParents ?? false);
   const name = `${dir.self}/${basename(absolute)}`;
   let handle: FileHandle | undefined;

@@ -10,12 +10,12 @@ import { parseDuration } from '../../runtime/duration.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 type RawLimits = { memory?: string | number; cpu?: string | number; network?: boolean };
-type RawSandbox = string | (RawLimits & { mode?: SandboxSettings['mode']; tools?: Record<string, RawLimits> });
+type RawSandbox = string | (RawLimits & { mode?: SandboxSettings['mode']; visible?: string[]; tools?: Record<string, RawLimits> });
 
 export function resolveSandboxConfig(raw: RawSandbox | undefined, source: YamlSource, diagnostics: Diagnostic[]): SandboxSettings {
   if (raw === undefined) return { mode: 'auto' };
   if (typeof raw === 'string') return { mode: raw as SandboxSettings['mode'] };
-  const settings: SandboxSettings = { mode: raw.mode ?? 'auto', ...limits(raw, ['sandbox'], source, diagnostics) };
+  const settings: SandboxSettings = { mode: raw.mode ?? 'auto', ...limits(raw, ['sandbox'], source, diagnostics), ...(raw.visible?.length ? { visible: raw.visible } : {}) };
   if (raw.tools) {
     settings.tools = Object.fromEntries(Object.entries(raw.tools).map(([name, tool]) => [name, limits(tool, ['sandbox', 'tools', name], source, diagnostics)]));
   }

@@ -14,7 +14,7 @@
  *   write {paths}           append a line to each file (made if missing)
  *   unix {paths}            connect to host daemons' Unix sockets (docker.sock, the D-Bus buses)
  *   sysctl                  write kernel.core_pattern (its own value back: a change would run a
- *                           program as the host's root at the next crash) and the process's oom_score_adj
+ *                           program as the host's root at the next crash) and vm.swappiness
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -131,7 +131,7 @@ def attack(args):
         return out
     if action == "sysctl":
         out = {}
-        for path in ("/proc/sys/kernel/core_pattern", "/proc/self/oom_score_adj"):
+        for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/swappiness"):
             try:
                 with open(path) as f:
                     value = f.read()
@@ -238,7 +238,7 @@ export async function execute(args: { payload: Record<string, any> }) {
   }
   if (p.action === 'sysctl') {
     const out: Record<string, string> = {};
-    for (const path of ['/proc/sys/kernel/core_pattern', '/proc/self/oom_score_adj']) {
+    for (const path of ['/proc/sys/kernel/core_pattern', '/proc/sys/vm/swappiness']) {
       try { writeFileSync(path, readFileSync(path, 'utf8')); out[path] = 'written'; } catch (e: any) { out[path] = e.code; }
     }
     return out;

@@ -83,6 +83,8 @@ export function verifiedPatchIo(guard: PathGuard, access: FileAccessOptions = {}
     async makeParents(path) {
       // What was made is what mkdir made, not what looked missing before: a directory renamed away for a
       // moment (or made by another process meanwhile) is not the patch's, and its rollback must not touch it.
+      // Refused before any parent is made: a refused add must leave nothing behind.
+      guard.checkChangePath(guard.root(), path, shown(path));
       const dir = await openDirectoryVerified(guard, dirname(path), shown(path), true);
       await dir.handle.close();
       return dir.created;

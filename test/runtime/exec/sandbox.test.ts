@@ -36,8 +36,8 @@ describe('sandboxCommand', () => {
     });
     expect(command).toBe('/usr/bin/bwrap');
     expect(args.join(' ')).toBe(
-      '--die-with-parent --cap-drop ALL --unshare-pid --unshare-ipc --unshare-uts --new-session --as-pid-1 --unshare-net ' +
-        '--ro-bind / / --dev /dev --proc /proc --remount-ro /proc --tmpfs /tmp --tmpfs /run --ro-bind /tmp/bundle /tmp/bundle --bind /tmp/work /tmp/work ' +
+      `--die-with-parent --cap-drop ALL ${process.getuid?.() === 0 ? '--cap-add CAP_CHOWN --cap-add CAP_DAC_OVERRIDE --cap-add CAP_FOWNER ' : ''}--unshare-pid --unshare-ipc --unshare-uts --new-session --as-pid-1 --unshare-net ` +
+        '--ro-bind / / --dev /dev --proc /proc --ro-bind /proc/sys /proc/sys --tmpfs /tmp --tmpfs /run --ro-bind /tmp/bundle /tmp/bundle --bind /tmp/work /tmp/work ' +
         '--tmpfs /tmp/work/.forge --ro-bind /dev/null /secrets/key --ro-bind /tmp/work/.forge/venv /tmp/work/.forge/venv ' +
         '--setenv FORGE_SANDBOX_PIDNS 1 --chdir /tmp/work/sub -- sh -c true',
     );

@@ -5,11 +5,12 @@
  * /etc/resolv.conf links there (systemd-resolved). Nothing else of /run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../../runtime/exec/sandbox-probe.ts';
 import { installToolSandbox, resolverInPrivateMounts, toolProcessCommand, uninstallToolSandbox } from '../../../runtime/exec/tool-sandbox.ts';
+import { onFileEnd } from '../../helpers/file-cleanup.ts';
 import { tempDir } from '../../helpers/project.ts';
 
 // The suite runs as root here (like the CI), so it may make what a system keeps under /run.
@@ -60,7 +61,9 @@ describe('the empty /run of a tool process', () => {
 
 describe('the credential stores of the agent\'s home', () => {
   it('are hidden from every tool process, except one that holds the work dir', async () => {
-    const home = tempDir();
+    // Outside /tmp: a home under it would be hidden whole by the sandbox's own /tmp.
+    const home = mkdtempSync(join('/var/tmp', 'forge-home-'));
+    onFileEnd(() => rmSync(home, { recursive: true, force: true }));
     const workDir = join(home, '.docker', 'project');
     mkdirSync(workDir, { recursive: true });
     mkdirSync(join(home, '.ssh'));
@@ -101,6 +104,89 @@ describe('the work dir\'s repository', () => {
       const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: workDir });
       expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('first\nconfig refused\nhook refused');
       expect(execFileSync('git', ['-C', workDir, 'log', '--format=%s'], { encoding: 'utf8' }).trim()).toBe('first');
+    } finally {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
+
+describe('sandbox.visible in forge.yaml', () => {
+  it('leaves the credential stores it names readable, and only those', async () => {
+    const home = mkdtempSync(join('/var/tmp', 'forge-home-'));
+    onFileEnd(() => rmSync(home, { recursive: true, force: true }));
+    mkdirSync(join(home, '.kube'));
+    writeFileSync(join(home, '.kube', 'config'), 'clusters: []\n');
+    mkdirSync(join(home, '.ssh'));
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      installToolSandbox(await probeSandbox(), { mode: 'auto', visible: ['~/.kube'] }, tempDir());
+      const { command, args } = toolProcessCommand('sh', ['-c', `cat ${join(home, '.kube', 'config')}; ls -A ${join(home, '.ssh')} | wc -l`], { cwd: '/' });
+      expect(args.join(' ')).toContain(`--tmpfs ${join(home, '.ssh')} `);
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('clusters: []\n0');
+    } finally {
+      process.env.HOME = saved;
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
+
+describe('links where the sandbox hides or protects something', () => {
+  it('hides what an absolute link in the home names, and starts when one leads to /dev/null', async () => {
+    const home = mkdtempSync(join('/var/tmp', 'forge-home-'));
+    const elsewhere = mkdtempSync(join('/var/tmp', 'forge-aws-'));
+    onFileEnd(() => [home, elsewhere].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+    writeFileSync(join(elsewhere, 'credentials'), 'AWS-SECRET\n');
+    symlinkSync(elsewhere, join(home, '.aws'));
+    symlinkSync('/dev/null', join(home, '.bash_history'));
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+      const { command, args } = toolProcessCommand('sh', ['-c', `cat ${join(home, '.aws', 'credentials')} 2>/dev/null || echo hidden`], { cwd: '/' });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('hidden');
+    } finally {
+      process.env.HOME = saved;
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+
+  it('never binds what a link at .git/config or .git/hooks names (the hidden state included)', async () => {
+    const workDir = mkdtempSync(join('/var/tmp', 'forge-work-'));
+    onFileEnd(() => rmSync(workDir, { recursive: true, force: true }));
+    execFileSync('git', ['init', '--quiet', workDir]);
+    mkdirSync(join(workDir, '.forge', 'sessions'), { recursive: true });
+    writeFileSync(join(workDir, '.forge', 'sessions', 'other.json'), 'SESSION-SECRET');
+    rmSync(join(workDir, '.git', 'hooks'), { recursive: true });
+    // What a tool process could leave for the next one: links that a read-only bind would follow.
+    symlinkSync('../.forge', join(workDir, '.git', 'hooks'));
+    installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
+    try {
+      const { command, args } = toolProcessCommand('sh', ['-c', `cat ${join(workDir, '.forge', 'sessions', 'other.json')} 2>/dev/null || echo hidden; mv .git .git-moved 2>/dev/null || echo kept`], { cwd: workDir });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('hidden\nkept');
+    } finally {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+
+  it('shows a program dir under /run, never /run or a user\'s runtime dir whole', () => {
+    const { args } = toolProcessCommand('sh', ['-c', 'true'], { cwd: '/', env: { PATH: `/run:/run/user/0:/tmp:${join(run, 'sw', 'bin')}:/usr/bin:/bin` } });
+    const bound = args.join(' ');
+    for (const whole of ['/run', '/run/user/0', '/tmp']) expect(bound).not.toContain(`--ro-bind ${whole} ${whole} `);
+    expect(bound).toContain(`--ro-bind ${join(run, 'sw', 'bin')} ${join(run, 'sw', 'bin')} `);
+  });
+});
+
+describe('root in the sandbox', () => {
+  it('still writes a work dir another user owns (docker run -v $PWD:/w as root)', async () => {
+    expect(process.getuid?.(), 'the suite runs as root here, like the CI').toBe(0);
+    const workDir = tempDir();
+    chownSync(workDir, 65534, 65534);
+    chmodSync(workDir, 0o755);
+    installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
+    try {
+      const { command, args } = toolProcessCommand('sh', ['-c', 'echo ok > written.txt && cat written.txt'], { cwd: workDir });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('ok');
     } finally {
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
     }

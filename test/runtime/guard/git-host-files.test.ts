@@ -3,10 +3,11 @@
  * tools, as a prompt-injected model would: set core.fsmonitor in
  * .git/config or plant a hook, and the person who works there runs it with
  * their next `git status` (a shell prompt runs one at every line), outside
- * any sandbox. Every spelling, every writing tool, a repository that does
- * not exist yet and a path component swapped for a symlink into .git are
- * refused with FORGE_PATH_PROTECTED; reading them, and the rest of the work
- * dir, stay as they were.
+ * any sandbox. Every write into .git (the pointers git follows to another
+ * config too) in every spelling, through every writing tool, in a repository
+ * that does not exist yet and through a path component swapped for a
+ * symlink into .git is refused with FORGE_PATH_PROTECTED; reading them, and
+ * the rest of the work dir, stay as they were.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -62,8 +63,21 @@ describe('the repository config and hooks', () => {
       refused(await harness.call('file_write', { path, content: PLANTED_CONFIG }), path);
       expect(existsSync(join(work, path)), path).toBe(false);
     }
-    // The rest of the git dir is the repository's data, and stays writable (a tool's git commits there).
-    expect(await harness.call('file_write', { path: '.git/info/exclude', content: 'build/\n' })).toMatchObject({ ok: true });
+  });
+
+  it('file_write refuses the pointers git follows to another config: a commondir, the .git file of a worktree', async () => {
+    mkdirSync(join(work, 'evil'));
+    writeFileSync(join(work, 'evil', 'config'), PLANTED_CONFIG);
+    refused(await harness.call('file_write', { path: '.git/commondir', content: '../evil\n' }), 'commondir');
+    refused(await harness.call('file_write', { path: '.GIT/info/exclude', content: 'x\n' }), 'another case');
+    expect(existsSync(join(work, '.git', 'commondir'))).toBe(false);
+    // A work dir that is a linked worktree: its .git is a file naming the git dir.
+    const linked = join(tempDir('forge-git-linked-'), 'work');
+    mkdirSync(linked, { recursive: true });
+    writeFileSync(join(linked, '.git'), `gitdir: ${join(work, '.git')}\n`);
+    const inLinked = await tools(WRITING_TOOLS, { workDir: linked });
+    refused(await inLinked.call('file_write', { path: '.git', content: `gitdir: ${join(work, 'evil')}\n` }), '.git file');
+    expect(readFileSync(join(linked, '.git'), 'utf8')).toBe(`gitdir: ${join(work, '.git')}\n`);
   });
 
   it('file_edit, atomic_edit and file_patch refuse to change the config', async () => {
@@ -72,6 +86,11 @@ describe('the repository config and hooks', () => {
     refused(await harness.call('file_patch', { operations: [{ op: 'update', path: '.git/config', content: PLANTED_CONFIG }] }), 'file_patch update');
     refused(await harness.call('file_patch', { operations: [{ op: 'delete', path: '.git/config' }] }), 'file_patch delete');
     nothingPlanted();
+  });
+
+  it('file_patch refuses a hook in a new dir and leaves no dir behind', async () => {
+    refused(await harness.call('file_patch', { operations: [{ op: 'add', path: '.git/hooks/deep/er/pre-commit', content: PLANTED_HOOK }] }), 'add');
+    expect(existsSync(join(work, '.git', 'hooks', 'deep'))).toBe(false);
   });
 
   it('file_patch refuses to add a hook, or to move a file into the hooks', async () => {

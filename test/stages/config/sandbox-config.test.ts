@@ -24,7 +24,14 @@ describe('forge.yaml sandbox:', () => {
     });
   });
 
+  it('keeps the credential stores tools may read, as written (the running agent expands ~)', async () => {
+    const { config, diagnostics } = await load('sandbox:\n  visible: [~/.kube, /etc/app/credentials]\n');
+    expect(diagnostics).toEqual([]);
+    expect(config!.sandbox).toEqual({ mode: 'auto', visible: ['~/.kube', '/etc/app/credentials'] });
+  });
+
   it.each([
+    ['sandbox:\n  visible: ~/.kube\n', 'FORGE_CONFIG_TYPE', 4],
     ['sandbox: sometimes\n', 'FORGE_CONFIG_VALUE', 3],
     ['sandbox:\n  memory: lots\n', 'FORGE_CONFIG_VALUE', 4],
     ['sandbox:\n  memory: 1MB\n', 'FORGE_SANDBOX_MEMORY', 4],
