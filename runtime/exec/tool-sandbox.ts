@@ -292,7 +292,31 @@ function gitFilesTheHostRuns(workDir: string): string[] {
       return 'missing';
     }
   };
-  return [kindOf(join(gitDir, 'config')) === 'file' ? [join(gitDir, 'config')] : [], kindOf(hooks) === 'dir' ? [hooks] : []].flat();
+  // The repository's own, then each submodule's kept under modules/ (git status runs a git in each).
+  return [gitDir, ...submoduleGitDirs(gitDir)].flatMap((dir) => [
+    ...(kindOf(join(dir, 'config')) === 'file' ? [join(dir, 'config')] : []),
+    ...(kindOf(join(dir, 'hooks')) === 'dir' ? [join(dir, 'hooks')] : []),
+  ]);
+}
+
+/** Submodules' git dirs under `gitDir`/modules (names may hold slashes; nested ones under each one's modules/), links not followed, at most 200. */
+function submoduleGitDirs(gitDir: string): string[] {
+  const found: string[] = [];
+  const pending = [join(gitDir, 'modules')];
+  for (let visited = 0; pending.length && visited < 1000 && found.length < 200; visited++) {
+    const dir = pending.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    if (entries.some((e) => e.name === 'HEAD' && e.isFile())) {
+      found.push(dir);
+      pending.push(join(dir, 'modules'));
+    } else for (const e of entries) if (e.isDirectory()) pending.push(join(dir, e.name));
+  }
+  return found;
 }
 
 /** The work dir's .git when it is a directory (bound onto itself, so it cannot be renamed away). */

@@ -192,3 +192,23 @@ describe('root in the sandbox', () => {
     }
   });
 });
+
+describe('the submodules of the work dir\'s repository', () => {
+  it('keep their config and hooks read-only too (git status runs a git in each)', async () => {
+    const workDir = tempDir();
+    execFileSync('git', ['init', '--quiet', workDir]);
+    // A submodule's git dir, as `git submodule add` keeps it (its name may hold a slash).
+    const module = join(workDir, '.git', 'modules', 'libs', 'core');
+    mkdirSync(join(module, 'hooks'), { recursive: true });
+    writeFileSync(join(module, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(module, 'config'), '[core]\n\tbare = false\n');
+    installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
+    try {
+      const script = `echo "[core] fsmonitor = x" >> ${join(module, 'config')} 2>/dev/null || echo config refused; touch ${join(module, 'hooks', 'pre-commit')} 2>/dev/null || echo hook refused`;
+      const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: workDir });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('config refused\nhook refused');
+    } finally {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
