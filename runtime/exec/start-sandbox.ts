@@ -29,7 +29,7 @@ export async function startToolSandbox(settings: SandboxSettings | undefined, wo
 }
 
 export function describeSandbox(status: SandboxStatus): string {
-  const isolation = status.isolation === 'bubblewrap' ? 'bubblewrap (private PID/IPC/UTS namespaces, read-only system, private /tmp, state hidden)' : `none (${status.reason ?? 'no sandbox'})`;
+  const isolation = status.isolation === 'bubblewrap' ? 'bubblewrap (private PID/IPC/UTS namespaces, read-only system, private /tmp and /run, state and home credentials hidden)' : `none (${status.reason ?? 'no sandbox'})`;
   const caps = status.memory_caps ? `memory cap ${formatByteSize(status.default_memory_bytes!)} per tool process by default` : 'no memory or CPU caps';
   return `tool isolation: ${isolation}; ${caps}; mode ${status.mode}`;
 }
