@@ -11,18 +11,27 @@ export const REDACTED = '[REDACTED]';
 const MIN_SECRET_LENGTH = 8;
 
 const known = new Set<string>();
+/** The spellings to mask, longest first, per `extra` list: made once, not on every redaction (trace content is on a hot path). */
+let ordered = new WeakMap<readonly string[], string[]>();
+const NONE: readonly string[] = [];
 
 /** Remembers a secret the runtime read, so that every redaction masks it from now on. */
 export function rememberSecret(value: string | undefined): void {
   const secret = value?.trim();
-  if (secret && secret.length >= MIN_SECRET_LENGTH) known.add(secret);
+  if (!secret || secret.length < MIN_SECRET_LENGTH || known.has(secret)) return;
+  known.add(secret);
+  ordered = new WeakMap();
 }
 
 /** `text` with every remembered secret (and every one of `extra`) replaced by [REDACTED]. */
-export function redactSecrets(text: string, extra: readonly string[] = []): string {
+export function redactSecrets(text: string, extra: readonly string[] = NONE): string {
   if (!known.size && !extra.length) return text;
-  // Longest first: a secret that contains another is masked whole. JSON text holds a secret escaped.
-  const secrets = [...new Set([...known, ...extra])].flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]).sort((a, b) => b.length - a.length);
+  let secrets = ordered.get(extra);
+  if (!secrets) {
+    // Longest first: a secret that contains another is masked whole. JSON text holds a secret escaped.
+    secrets = [...new Set([...known, ...extra])].flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]).sort((a, b) => b.length - a.length);
+    ordered.set(extra, secrets);
+  }
   for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);
   return text;
 }

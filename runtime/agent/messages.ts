@@ -48,8 +48,11 @@ export interface ModelProvider {
   complete(request: ModelRequest): Promise<ModelResponse>;
 }
 
-/** A provider that could not answer: the next fallback is tried. */
-/** A provider's message may echo the key it was sent ("invalid x-api-key: Bearer sk-..."): masked before it goes anywhere. */
+/**
+ * A provider that could not answer: the next fallback is tried. Its message
+ * may echo the key it was sent ("invalid x-api-key: Bearer sk-..."): masked
+ * before it goes anywhere.
+ */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,

@@ -214,7 +214,7 @@ export class ToolRegistry implements ToolRunner {
 
   private async run(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame, outcome: { approval?: ApprovalOutcome }): Promise<ToolResult> {
     const { depth } = frame;
-    const tool = this.get(name) ?? (this.lookup ? await this.find(name) : undefined);
+    const tool = this.get(name) ?? (await this.find(name));
     if (!tool) {
       const hint = didYouMean(name, this.entries.keys());
       return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, hint ?? 'run `forge tool list` to see the available tools');

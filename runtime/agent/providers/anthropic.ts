@@ -43,7 +43,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
       if (request.temperature !== undefined) body.temperature = request.temperature;
 
-      const { response, streaming } = await postToProvider(label, options.http, { url, headers, credentialHeaders: ['x-api-key'], body, timeoutMs: options.timeoutMs, signal: request.signal });
+      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, signal: request.signal });
       return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };

@@ -47,7 +47,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
       }
       if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
       if (request.temperature !== undefined) body.temperature = request.temperature;
-      const { response, streaming } = await postToProvider(label, options.http, { url, headers, credentialHeaders: ['authorization'], body, timeoutMs: options.timeoutMs, signal: request.signal });
+      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, signal: request.signal });
       return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };

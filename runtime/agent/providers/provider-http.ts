@@ -13,11 +13,11 @@ export const PROVIDER_TIMEOUT_MS = 120_000;
 export async function postToProvider(
   label: string,
   http: HttpClient,
-  request: { url: string; headers: Record<string, string>; credentialHeaders?: readonly string[]; body: unknown; timeoutMs?: number; signal?: AbortSignal },
+  request: { url: string; headers: Record<string, string>; body: unknown; timeoutMs?: number; signal?: AbortSignal },
 ): Promise<{ response: HttpStream; streaming: boolean }> {
   let response: HttpStream;
   try {
-    response = await http.stream({ url: request.url, method: 'POST', headers: request.headers, credentialHeaders: request.credentialHeaders, body: JSON.stringify(request.body), timeoutMs: request.timeoutMs ?? PROVIDER_TIMEOUT_MS, signal: request.signal });
+    response = await http.stream({ url: request.url, method: 'POST', headers: request.headers, body: JSON.stringify(request.body), timeoutMs: request.timeoutMs ?? PROVIDER_TIMEOUT_MS, signal: request.signal });
   } catch (err) {
     throw new ProviderError(label, (err as Error).message);
   }
