@@ -34,6 +34,9 @@ function model(body: Record<string, any>) {
 
 const answer = (task: any) => String(task.artifacts?.[0]?.parts?.[0]?.text ?? task.status?.message?.parts?.[0]?.text);
 const renamed = (request: Record<string, unknown>, name: string, scope: 'session' | 'agent') => ({ ...request, name, scope });
+/** Asks `replica`'s scripted model, in conversation `contextId`, to forge `tool` as `name` for that session; the agent's answer. */
+const forgeForSession = async (replica: { url: string }, tool: Parameters<typeof renamed>[0], name: string, contextId: string) =>
+  answer(await sendMessage(replica.url, { text: `forge ${JSON.stringify(renamed(tool, name, 'session'))}`, contextId }));
 
 beforeAll(async () => {
   [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 10_000 }, () => model))]);
@@ -73,8 +76,7 @@ describe('forged tools on two replicas sharing Postgres', () => {
 
   it('serves a session-tier tool to its conversation on the other replica, and to no other conversation there', async () => {
     const [a, b] = replicas;
-    const forged = await sendMessage(a.url, { text: `forge ${JSON.stringify(renamed(calcJson, 'calc_mine', 'session'))}`, contextId: 'owner' });
-    expect(answer(forged)).toContain('"success":true');
+    expect(await forgeForSession(a, calcJson, 'calc_mine', 'owner')).toContain('"success":true');
     expect(answer(await sendMessage(b.url, { text: 'call calc_mine {"expression":"6*7"}', contextId: 'owner' }))).toBe('result: {"result":42}');
     expect(JSON.parse(answer(await sendMessage(b.url, { text: 'tools', contextId: 'owner' })))).toContain('calc_mine');
 
@@ -86,15 +88,14 @@ describe('forged tools on two replicas sharing Postgres', () => {
 
   it('serves a sandboxed session tool forged on one replica from the other (its code written there)', async () => {
     const [a, b] = replicas;
-    const forged = await sendMessage(b.url, { text: `forge ${JSON.stringify(renamed(addNumbers, 'add_mine', 'session'))}`, contextId: 'coder' });
-    expect(answer(forged)).toContain('"success":true');
+    expect(await forgeForSession(b, addNumbers, 'add_mine', 'coder')).toContain('"success":true');
     expect(answer(await sendMessage(a.url, { text: 'call add_mine {"a":1,"b":41}', contextId: 'coder' }))).toBe('result: {"sum":42}');
   }, 60_000);
 
   it('registers one of two tools of one name forged on both replicas at once, and refuses the other', async () => {
     const [a, b] = replicas;
     const both = await Promise.all(
-      [a, b].map(async (replica, i) => answer(await sendMessage(replica.url, { text: `forge ${JSON.stringify(renamed(addNumbers, 'add_race', 'session'))}`, contextId: `race-${i}` }))),
+      [a, b].map((replica, i) => forgeForSession(replica, addNumbers, 'add_race', `race-${i}`)),
     );
     expect(both.filter((r) => r.includes('"success":true'))).toHaveLength(1);
     expect(both.filter((r) => r.includes('FORGE_TOOL_COLLISION'))).toHaveLength(1);
@@ -109,7 +110,7 @@ describe('forged tools on two replicas sharing Postgres', () => {
     const results: string[] = [];
     for (let i = 0; i < 6; i++) {
       const replica = replicas[i % 2];
-      results.push(answer(await sendMessage(replica.url, { text: `forge ${JSON.stringify(renamed(addNumbers, `rate_${i}`, 'session'))}`, contextId: 'rate' })));
+      results.push(await forgeForSession(replica, addNumbers, `rate_${i}`, 'rate'));
     }
     // 4 per minute (forge.yaml), whichever replica the conversation reaches.
     expect(results.map((r) => (r.includes('"success":true') ? 'ok' : r.includes('FORGE_FORGE_QUOTA') ? 'quota' : r))).toEqual(['ok', 'ok', 'ok', 'ok', 'quota', 'quota']);
