@@ -11,7 +11,7 @@
  * they are, with no caps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
@@ -59,6 +59,8 @@ interface Installed {
   workDir: string;
   /** The bundle's dir or the project root: tools' own files, readable. */
   codeDirs: string[];
+  /** Where the home's credential stores are (whether or not they exist yet), less those `sandbox.visible` shows: resolved once. */
+  credentialStores: string[];
 }
 
 let installed: Installed | undefined;
@@ -89,7 +91,9 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
       // a read-only work dir: nothing can be written there, so there is no state to hide either
     }
   }
-  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)), nodeBaselineBytes: ownDataBytes() };
+  const shown = (settings.visible ?? []).map(expandHome);
+  const credentialStores = homeCredentialPaths().filter((store) => !shown.some((path) => holds(path, store)));
+  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)), nodeBaselineBytes: ownDataBytes(), credentialStores };
   return sandboxStatus()!;
 }
 
@@ -142,16 +146,17 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
   const call = scope.getStore();
   const limits = toolLimits(installed.settings, call?.tool);
   const tmpDir = call?.tmpDir?.();
+  const repository = repositoryMounts(installed.workDir);
   const policy: SandboxPolicy = {
     isolation: installed.isolation,
     bwrap: installed.probe.bwrap,
     prlimit: installed.probe.prlimit,
     // The repository's .git bound onto itself: a mount point cannot be renamed away (EBUSY), so a tool cannot
     // set a .git of its own making in its place, around the read-only config and hooks below.
-    writable: [installed.workDir, ...gitDirOf(installed.workDir), ...(tmpDir ? [tmpDir] : [])],
+    writable: [installed.workDir, ...repository.writable, ...(tmpDir ? [tmpDir] : [])],
     readable: [...installed.codeDirs, ...programDirsInPrivateMounts(command, options.env?.PATH), ...resolverInPrivateMounts()],
-    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.settings.visible),
-    reveal: [...[installed.workDir, ...installed.codeDirs].flatMap(revealedState), ...gitFilesTheHostRuns(installed.workDir)],
+    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores),
+    reveal: [...[installed.workDir, ...installed.codeDirs].flatMap(revealedState), ...repository.readOnly],
     cwd: options.cwd,
     network: limits.network,
     oneShot: !options.worker,
@@ -217,7 +222,7 @@ function ownDataBytes(): number {
  * a forged tool's, whose code lives in the state dir and is bound back.
  */
 export function hiddenFromToolProcesses(): HiddenPath[] {
-  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.settings.visible) : [];
+  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores) : [];
 }
 
 /**
@@ -228,12 +233,9 @@ export function hiddenFromToolProcesses(): HiddenPath[] {
  * store that holds the work dir or the tools' code, or that forge.yaml's
  * `sandbox.visible` names, is left.
  */
-function currentHiddenPaths(dirs: readonly string[], visible: readonly string[] = []): HiddenPath[] {
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): HiddenPath[] {
   const hidden: HiddenPath[] = [];
-  const shown = visible.map(expandHome);
-  const holds = (store: string, path: string) => path === store || path.startsWith(`${store}/`);
-  const credentials = homeCredentialPaths().filter((store) => !shown.some((path) => holds(path, store)));
-  for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentials])) {
+  for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentialStores])) {
     let real: string;
     try {
       real = realpathSync(path);
@@ -253,50 +255,56 @@ function currentHiddenPaths(dirs: readonly string[], visible: readonly string[] 
   return hidden;
 }
 
+/** `path` is `dir` or inside it. */
+function holds(dir: string, path: string): boolean {
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
 function expandHome(path: string): string {
   return path === '~' || path.startsWith('~/') ? join(process.env.HOME || homedir(), path.slice(1)) : resolve(path);
 }
 
 /**
- * The work dir's repository config and hooks, read-only for tools: the
- * host's own git runs what they name (core.fsmonitor, a filter, a hook) the
- * next time the person who works there runs `git status`, and a shell prompt
- * runs one at every line — outside any sandbox. A missing hooks dir is made
- * (empty, as `git init` makes it) so that none can be planted either.
+ * The work dir's repository as tool processes get it. Its config and hooks
+ * (and each submodule's) are read-only: the host's own git runs what they
+ * name (core.fsmonitor, a filter, a hook) the next time the person who works
+ * there runs `git status`, and a shell prompt runs one at every line —
+ * outside any sandbox. `.git` is bound onto itself, so it cannot be renamed
+ * away (EBUSY) for one of a tool's making. A linked worktree's `.git` file
+ * is read-only. A missing hooks dir is made (empty, as `git init` makes it)
+ * so that none can be planted either. Only what is really a file or a
+ * directory is bound: a link would be followed to whatever it names, the
+ * hidden state included.
  */
-function gitFilesTheHostRuns(workDir: string): string[] {
+function repositoryMounts(workDir: string): { writable: string[]; readOnly: string[] } {
   const gitDir = join(workDir, '.git');
-  let info;
-  try {
-    info = lstatSync(gitDir);
-  } catch {
-    return [];
-  }
-  // A linked worktree's or a submodule's .git is a file naming the git dir: it stays as it is.
-  if (info.isFile()) return [gitDir];
-  if (!info.isDirectory()) return [];
+  const git = entryOf(gitDir);
+  if (git?.isFile()) return { writable: [], readOnly: [gitDir] };
+  if (!git?.isDirectory()) return { writable: [], readOnly: [] };
   const hooks = join(gitDir, 'hooks');
-  try {
-    mkdirSync(hooks);
-    // Made by the server for the repository's owner, not for whoever the server runs as.
-    if (process.getuid?.() === 0) chownSync(hooks, info.uid, info.gid);
-  } catch {
-    // there already, or cannot be made
-  }
-  // Only what they are: a link bound "read-only" would bind whatever it names, the hidden state included.
-  const kindOf = (path: string) => {
+  if (!entryOf(hooks)) {
     try {
-      const entry = lstatSync(path);
-      return entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : 'other';
+      mkdirSync(hooks);
+      // Made by the server for the repository's owner, not for whoever the server runs as.
+      if (process.getuid?.() === 0) chownSync(hooks, git.uid, git.gid);
     } catch {
-      return 'missing';
+      // cannot be made (a read-only work dir): nothing can be planted there either
     }
-  };
-  // The repository's own, then each submodule's kept under modules/ (git status runs a git in each).
-  return [gitDir, ...submoduleGitDirs(gitDir)].flatMap((dir) => [
-    ...(kindOf(join(dir, 'config')) === 'file' ? [join(dir, 'config')] : []),
-    ...(kindOf(join(dir, 'hooks')) === 'dir' ? [join(dir, 'hooks')] : []),
+  }
+  const readOnly = [gitDir, ...submoduleGitDirs(gitDir)].flatMap((dir) => [
+    ...(entryOf(join(dir, 'config'))?.isFile() ? [join(dir, 'config')] : []),
+    ...(entryOf(join(dir, 'hooks'))?.isDirectory() ? [join(dir, 'hooks')] : []),
   ]);
+  return { writable: [gitDir], readOnly };
+}
+
+/** The entry itself (a link is not followed), or undefined when there is none. */
+function entryOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Submodules' git dirs under `gitDir`/modules (names may hold slashes; nested ones under each one's modules/), links not followed, at most 200. */
@@ -317,16 +325,6 @@ function submoduleGitDirs(gitDir: string): string[] {
     } else for (const e of entries) if (e.isDirectory()) pending.push(join(dir, e.name));
   }
   return found;
-}
-
-/** The work dir's .git when it is a directory (bound onto itself, so it cannot be renamed away). */
-function gitDirOf(workDir: string): string[] {
-  const gitDir = join(workDir, '.git');
-  try {
-    return lstatSync(gitDir).isDirectory() ? [gitDir] : [];
-  } catch {
-    return [];
-  }
 }
 
 /**
