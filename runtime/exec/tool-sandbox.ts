@@ -188,8 +188,7 @@ function programDirsInPrivateMounts(command: string, path: string | undefined): 
 
 /** A directory inside /tmp or /run, but never one of them whole, nor a user's runtime dir (/run/user/1000: their buses and agents). */
 function programDirMayShow(dir: string): boolean {
-  const mount = privateMountPoints().find((point) => dir.startsWith(`${point}/`));
-  return mount !== undefined && !/^\/run\/user(\/[^/]+)?$/.test(dir);
+  return privateMountPoints().some((point) => dir !== point && holds(point, dir)) && !/^\/run\/user(\/[^/]+)?$/.test(dir);
 }
 
 /** systemd-resolved's /etc/resolv.conf is a link into /run: the file it names stays readable, or no tool could resolve a name. */
@@ -203,7 +202,7 @@ export function resolverInPrivateMounts(resolvConf = '/etc/resolv.conf'): string
 }
 
 function inPrivateMount(path: string): boolean {
-  return privateMountPoints().some((dir) => path === dir || path.startsWith(`${dir}/`));
+  return privateMountPoints().some((dir) => holds(dir, path));
 }
 
 /** This process's writable data (VmData), read at start: a fair measure of what the same Node reserves before any tool code runs. */
