@@ -4,10 +4,10 @@
  * builtin tools run from the bundle copied to an empty directory (no
  * node_modules, no Forge, no ripgrep).
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../runtime/tools/catalog.ts';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { bundleCodeSize, forge, runProcess, tempDir, writeProject } from '../helpers/project.ts';
@@ -94,9 +94,8 @@ describe('forge build --prod with dev tools enabled', () => {
     let deployed: string;
     // A PATH of node, ls and the sandbox's own programs: no ripgrep, whatever the machine has (Debian puts rg beside node in /usr/bin).
     // Not under /tmp: the tool sandbox gives every tool process a private /tmp, where this folder would not exist.
-    // Made when the tests run, not when the file is collected: a run that filters them out would leave it behind.
+    // Made when the tests run, not when the file is collected.
     let bin = '';
-    afterAll(() => bin && rmSync(bin, { recursive: true, force: true }));
     const env = { PATH: '', HOME: '/nonexistent' };
     const call = async (name: string, args: unknown) => {
       const result = await runProcess(process.execPath, [join(deployed, '.forge-output', 'runtime.mjs'), 'call', name, JSON.stringify(args), '--json'], { cwd: deployed, env });
@@ -104,7 +103,7 @@ describe('forge build --prod with dev tools enabled', () => {
     };
 
     beforeAll(() => {
-      bin = mkdtempSync('/var/tmp/forge-path-');
+      bin = tempDir('forge-path-', '/var/tmp');
       for (const program of [process.execPath, '/bin/ls', '/bin/sh', '/usr/bin/bwrap', '/usr/bin/prlimit']) if (existsSync(program)) symlinkSync(program, join(bin, basename(program)));
       env.PATH = bin;
       deployed = tempDir('forge-deployed-');

@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -54,6 +54,8 @@ const pythonLoaderTool = (marker: string) =>
 const PLANTED = `planted-secret-${Math.random().toString(36).slice(2)}`;
 const MODEL_KEY = `sk-model-${Math.random().toString(36).slice(2)}`;
 const HOME_SECRET = `home-secret-${Math.random().toString(36).slice(2)}`;
+/** Credential stores the agent's home holds, each with HOME_SECRET in it. */
+const HOME_STORES = ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history'];
 
 let bundle: string;
 let workDir: string;
@@ -111,8 +113,8 @@ beforeAll(async () => {
   writeFileSync(join(workDir, 'visible.txt'), `findme ${PLANTED.slice(0, 8)}\n`);
   secretsDir = tempDir('forge-secrets-');
   // Outside /tmp, which every sandbox replaces with its own.
-  home = mkdtempSync(join('/var/tmp', 'forge-home-'));
-  for (const store of ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history']) {
+  home = tempDir('forge-home-', '/var/tmp');
+  for (const store of HOME_STORES) {
     mkdirSync(join(home, store, '..'), { recursive: true });
     writeFileSync(join(home, store), `${HOME_SECRET}\n`, { mode: 0o600 });
   }
@@ -127,9 +129,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
   loopbackPort = (loopback.address() as { port: number }).port;
   // The suite runs as root here (like the CI): /run is writable, as it is to the daemons that listen there.
-  const userRun = join('/run', `forge-attack-${process.pid}`);
-  mkdirSync(userRun, { recursive: true });
-  hostSockets = [join('/run', `forge-attack-${process.pid}.sock`), join(userRun, 'bus')];
+  expect(process.getuid?.(), 'the sandbox attacks run as root, like the CI: root is the case the sandbox must hold').toBe(0);
+  const runDir = tempDir('forge-attack-', '/run');
+  mkdirSync(join(runDir, 'user', '1000'), { recursive: true });
+  hostSockets = [join(runDir, 'docker.sock'), join(runDir, 'user', '1000', 'bus')];
   for (const path of hostSockets) {
     const server = createServer((socket) => socket.end('hello\n'));
     await new Promise<void>((resolve) => server.listen(path, resolve));
@@ -145,9 +148,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop('SIGKILL');
   loopback?.close();
-  for (const server of socketServers) server.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-  rmSync(join('/run', `forge-attack-${process.pid}`), { recursive: true, force: true });
+  await Promise.all(socketServers.map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
 /** One attack through one kind of tool process, over REST as a token holder. Returns what the attack saw, or the error. */
@@ -209,7 +210,7 @@ describe.each(KINDS)('a %s process', (kind) => {
     try {
       const seen = await attack(kind, { action: 'privileged', hidden: join(workDir, '.forge'), secret: join(workDir, '.forge', 'state-secret'), outside });
       // Root keeps only what lets it write files it does not own (CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER).
-      expect(seen).toEqual({ caps: process.getuid?.() === 0 ? '000000000000000b' : '0000000000000000', unmounted: false, remounted: false, wrote: false, secret: null });
+      expect(seen).toEqual({ caps: '000000000000000b', unmounted: false, remounted: false, wrote: false, secret: null });
       expect(existsSync(outside)).toBe(false);
     } finally {
       rmSync(outside, { force: true });
@@ -217,7 +218,7 @@ describe.each(KINDS)('a %s process', (kind) => {
   });
 
   it('cannot read the credentials in the agent\'s home (SSH keys, cloud logins, tokens, histories); the rest of home stays readable', async () => {
-    const stores = ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history'].map((p) => join(home, p));
+    const stores = HOME_STORES.map((p) => join(home, p));
     const seen = await attack(kind, { action: 'read', paths: [...stores, join(home, '.ssh'), join(home, 'notes.txt')] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
     // A file has /dev/null over it (refused on the read-only mount); one inside a hidden dir is not there.

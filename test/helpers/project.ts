@@ -20,9 +20,13 @@ export function removeTempDirs(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export function tempDir(prefix = 'forge-test-'): string {
+/**
+ * A fresh directory, removed when the test file ends. `base`: where, when the
+ * test needs it outside /tmp (every tool sandbox replaces /tmp with its own).
+ */
+export function tempDir(prefix = 'forge-test-', base = tmpdir()): string {
   // realpath: macOS's /tmp is a symlink, and paths in output are compared as strings.
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(base, prefix)));
   created.push(dir);
   return dir;
 }

@@ -9,6 +9,7 @@
  * would fail from then on and the race would quietly stop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 
@@ -42,4 +43,24 @@ export function symlinkSwappers(): { start(sw: string, target: string): ChildPro
     running = undefined;
   });
   return { start: (sw, target) => (running = startSymlinkSwapper(sw, target)) };
+}
+
+/**
+ * Resolves once the swapper on `sw` has made its first swap (`sw` a link, or
+ * the real directory parked): a race loop then spends its bounded calls
+ * racing, not waiting for node to start on a loaded machine. 10 s at most.
+ */
+export async function swapping(sw: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const swapped = () => {
+    try {
+      return lstatSync(sw).isSymbolicLink() || existsSync(join(dirname(sw), '.sw-dir'));
+    } catch {
+      return true; // between two renames: it runs
+    }
+  };
+  while (!swapped()) {
+    if (Date.now() > deadline) throw new Error(`the symlink swapper on ${sw} made no swap in 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

@@ -5,12 +5,11 @@
  * /etc/resolv.conf links there (systemd-resolved). Nothing else of /run.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { probeSandbox } from '../../../runtime/exec/sandbox-probe.ts';
 import { installToolSandbox, resolverInPrivateMounts, toolProcessCommand, uninstallToolSandbox } from '../../../runtime/exec/tool-sandbox.ts';
-import { onFileEnd } from '../../helpers/file-cleanup.ts';
 import { tempDir } from '../../helpers/project.ts';
 
 // The suite runs as root here (like the CI), so it may make what a system keeps under /run.
@@ -31,6 +30,11 @@ afterAll(() => {
   uninstallToolSandbox();
   rmSync(run, { recursive: true, force: true });
 });
+
+/** The mount flags of `args` whose target is `path` (--tmpfs P, --bind P P, --ro-bind P P, ...). */
+function mountsAt(args: readonly string[], path: string): string[] {
+  return args.flatMap((flag, i) => (flag === '--tmpfs' && args[i + 1] === path) || (/^--(ro-)?bind$/.test(flag) && args[i + 2] === path) ? [flag] : []);
+}
 
 const sandboxed = (command: string, args: string[], env: Record<string, string>) => {
   const { command: argv0, args: argv } = toolProcessCommand(command, args, { cwd: '/', env });
@@ -62,26 +66,24 @@ describe('the empty /run of a tool process', () => {
 describe('the credential stores of the agent\'s home', () => {
   it('are hidden from every tool process, except one that holds the work dir', async () => {
     // Outside /tmp: a home under it would be hidden whole by the sandbox's own /tmp.
-    const home = mkdtempSync(join('/var/tmp', 'forge-home-'));
-    onFileEnd(() => rmSync(home, { recursive: true, force: true }));
+    const home = tempDir('forge-home-', '/var/tmp');
     const workDir = join(home, '.docker', 'project');
     mkdirSync(workDir, { recursive: true });
     mkdirSync(join(home, '.ssh'));
     writeFileSync(join(home, '.netrc'), 'machine example.com password hunter2\n');
-    const saved = process.env.HOME;
-    process.env.HOME = home;
+    vi.stubEnv('HOME', home);
     try {
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
       const { args } = toolProcessCommand('sh', ['-c', 'true'], { cwd: workDir });
       const mounted = args.join(' ');
       expect(mounted).toContain(`--tmpfs ${join(home, '.ssh')} `);
       expect(mounted).toContain(`--ro-bind /dev/null ${join(home, '.netrc')} `);
-      // Hiding .docker would hide the work dir inside it.
-      expect(mounted).not.toContain(`--tmpfs ${join(home, '.docker')} `);
+      // Hiding .docker would hide the work dir inside it: no mount of any kind there.
+      expect(mountsAt(args, join(home, '.docker'))).toEqual([]);
       // Stores that do not exist are not mounted over.
       expect(mounted).not.toContain(join(home, '.aws'));
     } finally {
-      process.env.HOME = saved;
+      vi.unstubAllEnvs();
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
     }
   });
@@ -112,20 +114,18 @@ describe('the work dir\'s repository', () => {
 
 describe('sandbox.visible in forge.yaml', () => {
   it('leaves the credential stores it names readable, and only those', async () => {
-    const home = mkdtempSync(join('/var/tmp', 'forge-home-'));
-    onFileEnd(() => rmSync(home, { recursive: true, force: true }));
+    const home = tempDir('forge-home-', '/var/tmp');
     mkdirSync(join(home, '.kube'));
     writeFileSync(join(home, '.kube', 'config'), 'clusters: []\n');
     mkdirSync(join(home, '.ssh'));
-    const saved = process.env.HOME;
-    process.env.HOME = home;
+    vi.stubEnv('HOME', home);
     try {
       installToolSandbox(await probeSandbox(), { mode: 'auto', visible: ['~/.kube'] }, tempDir());
       const { command, args } = toolProcessCommand('sh', ['-c', `cat ${join(home, '.kube', 'config')}; ls -A ${join(home, '.ssh')} | wc -l`], { cwd: '/' });
       expect(args.join(' ')).toContain(`--tmpfs ${join(home, '.ssh')} `);
       expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('clusters: []\n0');
     } finally {
-      process.env.HOME = saved;
+      vi.unstubAllEnvs();
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
     }
   });
@@ -133,27 +133,24 @@ describe('sandbox.visible in forge.yaml', () => {
 
 describe('links where the sandbox hides or protects something', () => {
   it('hides what an absolute link in the home names, and starts when one leads to /dev/null', async () => {
-    const home = mkdtempSync(join('/var/tmp', 'forge-home-'));
-    const elsewhere = mkdtempSync(join('/var/tmp', 'forge-aws-'));
-    onFileEnd(() => [home, elsewhere].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+    const home = tempDir('forge-home-', '/var/tmp');
+    const elsewhere = tempDir('forge-aws-', '/var/tmp');
     writeFileSync(join(elsewhere, 'credentials'), 'AWS-SECRET\n');
     symlinkSync(elsewhere, join(home, '.aws'));
     symlinkSync('/dev/null', join(home, '.bash_history'));
-    const saved = process.env.HOME;
-    process.env.HOME = home;
+    vi.stubEnv('HOME', home);
     try {
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
       const { command, args } = toolProcessCommand('sh', ['-c', `cat ${join(home, '.aws', 'credentials')} 2>/dev/null || echo hidden`], { cwd: '/' });
       expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('hidden');
     } finally {
-      process.env.HOME = saved;
+      vi.unstubAllEnvs();
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
     }
   });
 
   it('never binds what a link at .git/config or .git/hooks names (the hidden state included)', async () => {
-    const workDir = mkdtempSync(join('/var/tmp', 'forge-work-'));
-    onFileEnd(() => rmSync(workDir, { recursive: true, force: true }));
+    const workDir = tempDir('forge-work-', '/var/tmp');
     execFileSync('git', ['init', '--quiet', workDir]);
     mkdirSync(join(workDir, '.forge', 'sessions'), { recursive: true });
     writeFileSync(join(workDir, '.forge', 'sessions', 'other.json'), 'SESSION-SECRET');
@@ -172,7 +169,8 @@ describe('links where the sandbox hides or protects something', () => {
   it('shows a program dir under /run, never /run or a user\'s runtime dir whole', () => {
     const { args } = toolProcessCommand('sh', ['-c', 'true'], { cwd: '/', env: { PATH: `/run:/run/user/0:/tmp:${join(run, 'sw', 'bin')}:/usr/bin:/bin` } });
     const bound = args.join(' ');
-    for (const whole of ['/run', '/run/user/0', '/tmp']) expect(bound).not.toContain(`--ro-bind ${whole} ${whole} `);
+    // Each whole dir gets only the empty tmpfs every sandbox puts there, no bind of any kind.
+    for (const whole of ['/run', '/run/user/0', '/tmp']) expect(mountsAt(args, whole).filter((flag) => flag !== '--tmpfs')).toEqual([]);
     expect(bound).toContain(`--ro-bind ${join(run, 'sw', 'bin')} ${join(run, 'sw', 'bin')} `);
   });
 });

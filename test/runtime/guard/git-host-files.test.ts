@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
-import { symlinkSwappers } from '../../helpers/symlink-swapper.ts';
+import { swapping, symlinkSwappers } from '../../helpers/symlink-swapper.ts';
 import { expectRefusal, tools, type ToolHarness } from '../../helpers/tools.ts';
 
 const WRITING_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit'];
@@ -126,6 +126,7 @@ describe('a path component swapped for a symlink to .git, in a bounded race', ()
     mkdirSync(join(work, 'sw'));
     writeFileSync(join(work, 'sw', 'config'), 'inside\n');
     const swapper = swappers.start(join(work, 'sw'), join(work, '.git'));
+    await swapping(join(work, 'sw'));
     let inside = 0;
     let notInside = 0;
     for (let i = 0; i < 600 || ((inside === 0 || notInside === 0) && i < 3000); i++) {

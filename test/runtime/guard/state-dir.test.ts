@@ -14,7 +14,7 @@ import { ForgedStore, forgedRoot } from '../../../runtime/tools/emergent/forged-
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { expectRefusal, tools, type ToolHarness } from '../../helpers/tools.ts';
-import { symlinkSwappers } from '../../helpers/symlink-swapper.ts';
+import { swapping, symlinkSwappers } from '../../helpers/symlink-swapper.ts';
 
 const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
@@ -116,6 +116,7 @@ describe('a path component swapped for a symlink into the state dir, in a bounde
     mkdirSync(join(work, 'sw'));
     writeFileSync(join(work, 'sw', 'other.json'), 'INSIDE text\n');
     swappers.start(join(work, 'sw'), join(work, '.forge', 'sessions'));
+    await swapping(join(work, 'sw'));
     let inside = 0;
     let stateRefusals = 0;
     for (let i = 0; i < 600 || (inside === 0 && i < 3000); i++) {

@@ -12,6 +12,7 @@ import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts'
 import { jsonNestsDeeperThan } from '../../../runtime/server/http-limits.ts';
 import { ok } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
 import { tempDir } from '../../helpers/project.ts';
 
 const TOKEN = 'edge-token';
@@ -197,9 +198,9 @@ describe('bodies a route never reads', () => {
     const conn = await open();
     const body = '{"kept":"alive"}';
     conn.socket.write(`POST /tools/echo HTTP/1.1\r\nHost: agent\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    await until(() => (conn.received().match(/HTTP\/1\.1 200 /g) ?? []).length === 1);
+    await waitUntil(() => ((conn.received().match(/HTTP\/1\.1 200 /g) ?? []).length === 1 ? true : undefined), 10_000, 'the first answer');
     conn.socket.write('GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n');
-    await until(() => (conn.received().match(/HTTP\/1\.1 200 /g) ?? []).length === 2);
+    await waitUntil(() => ((conn.received().match(/HTTP\/1\.1 200 /g) ?? []).length === 2 ? true : undefined), 10_000, 'the second answer');
     expect(conn.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
     expect(conn.received().toLowerCase()).not.toContain('connection: close');
     conn.socket.destroy();
@@ -299,8 +300,3 @@ describe('over-deep JSON', () => {
   });
 });
 
-/** Waits (bounded, 10 s) until `done` holds: the test waits for answers, never a fixed time. */
-async function until(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-}

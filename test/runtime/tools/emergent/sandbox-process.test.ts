@@ -5,9 +5,9 @@
  * the same sandbox serves a good call right after.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../../helpers/http-server.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { permissionFlag } from '../../../../runtime/node-lines.ts';
@@ -152,9 +152,8 @@ describe('sandbox process', () => {
     const probe = await probeSandbox();
     expect(probe.isolation, probe.reason).toBe('bubblewrap');
     // Outside /tmp, which every sandbox replaces with its own (and would hide by itself).
-    const base = mkdtempSync(join('/var/tmp', 'forge-seam-'));
+    const base = tempDir('forge-seam-', '/var/tmp');
     const [workDir, home, secretsDir] = ['work', 'home', 'secrets'].map((name) => join(base, name));
-    const savedHome = process.env.HOME;
     try {
       mkdirSync(join(workDir, '.forge', 'sessions'), { recursive: true });
       mkdirSync(secretsDir);
@@ -162,7 +161,7 @@ describe('sandbox process', () => {
       mkdirSync(join(home, '.ssh'), { recursive: true });
       writeFileSync(join(home, '.ssh', 'id_ed25519'), 'SSH-SECRET');
       writeFileSync(join(secretsDir, 'token'), 'TOKEN-SECRET');
-      process.env.HOME = home;
+      vi.stubEnv('HOME', home);
       installToolSandbox(probe, { mode: 'auto' }, workDir);
       hideFromTools(join(secretsDir, 'token'));
       const dir = join(workDir, '.forge', 'forged', 'probe');
@@ -174,9 +173,8 @@ describe('sandbox process', () => {
       expect(command).toBe(probe.bwrap);
       expect(execFileSync(command, args, { encoding: 'utf8' }).split('\n').filter(Boolean)).toEqual(['CODE', 'hidden', 'hidden', 'hidden']);
     } finally {
-      process.env.HOME = savedHome;
+      vi.unstubAllEnvs();
       uninstallToolSandbox();
-      rmSync(base, { recursive: true, force: true });
     }
   });
 
