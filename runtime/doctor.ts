@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { AgentManifest } from './manifest.ts';
 import { formatByteSize } from './exec/byte-size.ts';
+import { DEFAULT_TOOL_PROCESSES, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
 import { generatedTokenFile } from './secrets.ts';
 
@@ -29,7 +30,10 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model'>,
       : `none: ${mode === 'off' ? 'sandbox: off' : probe.reason}${mode === 'required' ? ' (forge.yaml requires the sandbox: serve will refuse to start)' : ''}`,
   });
   const memory = manifest.sandbox?.memory_bytes;
-  checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process` : 'prlimit not found: no memory or CPU caps' });
+  const processes = manifest.sandbox?.processes;
+  const noProcessCap = processCapProblem({ ...probe, isolation: isolated ? 'bubblewrap' : 'none' });
+  const processCap = noProcessCap ? `no process cap (${noProcessCap})` : `at most ${processes ?? `${DEFAULT_TOOL_PROCESSES} (default)`} processes per tool sandbox`;
+  checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
   checks.push({ name: 'workdir', ok: existsSync(workDir), detail: existsSync(workDir) ? workDir : `${workDir} does not exist` });
   const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : `generated into ${generatedTokenFile(workDir, env)}`;
   checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });

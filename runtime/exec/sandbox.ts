@@ -39,7 +39,9 @@
  *
  * Either way, when `prlimit` is known, memory (RLIMIT_DATA: RLIMIT_AS breaks
  * Node, whose V8 reserves address space it never touches) and CPU seconds
- * (RLIMIT_CPU) are capped for the command and everything it starts.
+ * (RLIMIT_CPU) are capped for the command and everything it starts; so is
+ * the number of processes (RLIMIT_NPROC) where the caller knows it counts
+ * the sandbox's own alone (process-cap.ts).
  */
 import { lstatSync } from 'node:fs';
 
@@ -69,6 +71,8 @@ export interface SandboxPolicy {
   oneShot?: boolean;
   memoryBytes?: number;
   cpuSeconds?: number;
+  /** RLIMIT_NPROC: only where it counts this sandbox's processes alone (process-cap.ts). */
+  processes?: number;
 }
 
 export interface SandboxedCommand {
@@ -142,6 +146,7 @@ export function sandboxCommand(command: string, args: readonly string[], policy:
   const limits = [
     ...(policy.memoryBytes ? [`--data=${policy.memoryBytes}`] : []),
     ...(policy.cpuSeconds ? [`--cpu=${Math.max(1, Math.ceil(policy.cpuSeconds))}`] : []),
+    ...(policy.processes ? [`--nproc=${policy.processes}`] : []),
   ];
   if (policy.prlimit && limits.length) argv = [policy.prlimit, ...limits, '--', ...argv];
   if (policy.isolation === 'bubblewrap') {

@@ -31,5 +31,6 @@ export async function startToolSandbox(settings: SandboxSettings | undefined, wo
 export function describeSandbox(status: SandboxStatus): string {
   const isolation = status.isolation === 'bubblewrap' ? 'bubblewrap (private PID/IPC/UTS namespaces, read-only system, private /tmp and /run, state and home credentials hidden)' : `none (${status.reason ?? 'no sandbox'})`;
   const caps = status.memory_caps ? `memory cap ${formatByteSize(status.default_memory_bytes!)} per tool process by default` : 'no memory or CPU caps';
-  return `tool isolation: ${isolation}; ${caps}; mode ${status.mode}`;
+  const processes = status.default_processes ? `at most ${status.default_processes} processes per tool sandbox by default` : status.isolation === 'bubblewrap' && status.memory_caps ? `no process cap: ${status.process_cap_problem}` : undefined;
+  return `tool isolation: ${isolation}; ${caps}${processes ? `; ${processes}` : ''}; mode ${status.mode}`;
 }

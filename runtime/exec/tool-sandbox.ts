@@ -16,11 +16,14 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
+import { DEFAULT_TOOL_PROCESSES, processCapProblem } from './process-cap.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
 export interface ToolLimits {
   memory_bytes?: number;
   cpu_seconds?: number;
+  /** How many processes (threads included) the tool's sandbox may hold at once. */
+  processes?: number;
   /** false: no network at all (loopback of its own only). */
   network?: boolean;
 }
@@ -61,6 +64,8 @@ interface Installed {
   codeDirs: string[];
   /** Where the home's credential stores are (whether or not they exist yet), less those `sandbox.visible` shows: resolved once. */
   credentialStores: string[];
+  /** Why tool sandboxes get no process cap here (undefined: they get one). */
+  processCapProblem?: string;
 }
 
 let installed: Installed | undefined;
@@ -74,6 +79,9 @@ export interface SandboxStatus {
   reason?: string;
   memory_caps: boolean;
   default_memory_bytes?: number;
+  /** The process cap of a tool's sandbox when forge.yaml names none; absent where none applies (`process_cap_problem` says why). */
+  default_processes?: number;
+  process_cap_problem?: string;
 }
 
 /** Installs the sandbox for this process. Throws when `required` cannot be met (the caller reports it). */
@@ -93,7 +101,16 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
   }
   const shown = (settings.visible ?? []).map(expandHome);
   const credentialStores = homeCredentialPaths().filter((store) => !shown.some((path) => holds(path, store)));
-  installed = { probe, isolation, settings, workDir: root, codeDirs: codeDirs.map((d) => resolve(d)), nodeBaselineBytes: ownDataBytes(), credentialStores };
+  installed = {
+    probe,
+    isolation,
+    settings,
+    workDir: root,
+    codeDirs: codeDirs.map((d) => resolve(d)),
+    nodeBaselineBytes: ownDataBytes(),
+    credentialStores,
+    processCapProblem: processCapProblem({ ...probe, isolation }),
+  };
   return sandboxStatus()!;
 }
 
@@ -118,6 +135,7 @@ export function sandboxStatus(): SandboxStatus | undefined {
     ...(reason && isolation === 'none' ? { reason } : {}),
     memory_caps: probe.prlimit !== undefined,
     ...(probe.prlimit ? { default_memory_bytes: settings.memory_bytes ?? DEFAULT_TOOL_MEMORY_BYTES } : {}),
+    ...(installed.processCapProblem ? { process_cap_problem: installed.processCapProblem } : { default_processes: settings.processes ?? DEFAULT_TOOL_PROCESSES }),
   };
 }
 
@@ -132,6 +150,7 @@ export function toolLimits(settings: SandboxSettings, tool: string | undefined):
   return {
     memory_bytes: own.memory_bytes ?? settings.memory_bytes ?? DEFAULT_TOOL_MEMORY_BYTES,
     cpu_seconds: own.cpu_seconds ?? settings.cpu_seconds,
+    processes: own.processes ?? settings.processes ?? DEFAULT_TOOL_PROCESSES,
     network: own.network ?? settings.network ?? true,
   };
 }
@@ -164,6 +183,8 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     // (started with this very node) gets that on top, so `memory:` is what its code may use.
     memoryBytes: limits.memory_bytes && (command === process.execPath ? limits.memory_bytes + installed.nodeBaselineBytes : limits.memory_bytes),
     cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
+    // A worker's cap holds for its whole life: what its calls start, and its own threads.
+    processes: installed.processCapProblem ? undefined : limits.processes,
   };
   return sandboxCommand(command, args, policy);
 }

@@ -1,6 +1,6 @@
 /**
  * forge.yaml's `sandbox:` resolved into what agent.json records: the mode,
- * and memory (bytes) / CPU (seconds) / network settings, as defaults and per
+ * and memory (bytes) / CPU (seconds) / processes / network settings, as defaults and per
  * tool. `sandbox: required` is short for `sandbox: { mode: required }`.
  */
 import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
@@ -9,7 +9,7 @@ import type { SandboxSettings, ToolLimits } from '../../runtime/exec/tool-sandbo
 import { parseDuration } from '../../runtime/duration.ts';
 import type { YamlSource } from './yaml-source.ts';
 
-type RawLimits = { memory?: string | number; cpu?: string | number; network?: boolean };
+type RawLimits = { memory?: string | number; cpu?: string | number; processes?: number; network?: boolean };
 type RawSandbox = string | (RawLimits & { mode?: SandboxSettings['mode']; visible?: string[]; tools?: Record<string, RawLimits> });
 
 export function resolveSandboxConfig(raw: RawSandbox | undefined, source: YamlSource, diagnostics: Diagnostic[]): SandboxSettings {
@@ -35,6 +35,8 @@ function limits(raw: RawLimits, at: (string | number)[], source: YamlSource, dia
     if (ms === undefined || ms < 1000) diagnostics.push(error('FORGE_SANDBOX_CPU', `cpu "${raw.cpu}" is not a usable cap`, source.locate([...at, 'cpu']), 'write at least 1s, such as 30s or 2m'));
     else out.cpu_seconds = Math.ceil(ms / 1000);
   }
+  // At least 16, whole: the schema says so (forge.schema.json's processCount).
+  if (raw.processes !== undefined) out.processes = raw.processes;
   if (raw.network !== undefined) out.network = raw.network;
   return out;
 }

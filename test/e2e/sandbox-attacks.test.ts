@@ -169,6 +169,10 @@ async function attack(kind: Kind | 'net_allowed', payload: Record<string, unknow
   return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
+it('says at start that, run as root, its tool sandboxes get no process cap, and why (the kernel exempts root)', () => {
+  expect(agent.output()).toMatch(/no process cap: the agent runs as root/);
+});
+
 describe.each(KINDS)('a %s process', (kind) => {
   it('finds nothing of the server in /proc: not its environment, not any process environment', async () => {
     const seen = await attack(kind, { action: 'environ', needles: [TOKEN, PLANTED], pid: agent.child.pid });

@@ -17,8 +17,9 @@ onFileEnd(() => {
   for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-export function startAgentProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<AgentProcess> {
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** `uid`/`gid`: run it as another user (the test runs as root; so does the CI). */
+export function startAgentProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp; uid?: number; gid?: number }): Promise<AgentProcess> {
+  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], uid: options.uid, gid: options.gid });
   started.push(child);
   let output = '';
   const listeners = new Set<() => void>();

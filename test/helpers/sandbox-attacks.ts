@@ -7,6 +7,8 @@
  *   read {paths}            read files / list dirs (token, key, state dir)
  *   stray {marker, linger}  leave children behind: double fork + setsid, and nohup
  *   bomb                    allocate until something stops it (gives up at 2 GiB)
+ *   forks {limit, hold}     start up to `limit` processes that each live `hold` seconds (a fork
+ *                           bomb that stops by itself): how many started, and why the next did not
  *   connect {port}          connect to a loopback server
  *   privileged {hidden, secret, outside}
  *                           use root's powers: unmount the tmpfs hiding a dir and read the
@@ -79,6 +81,19 @@ def attack(args):
         for _ in range(40):
             hog.append(b"x" * (50 * 1024 * 1024))
         return {"survived": len(hog)}
+    if action == "forks":
+        started, error = 0, None
+        for _ in range(args["limit"]):
+            try:
+                pid = os.fork()
+            except OSError as e:
+                error = e.strerror
+                break
+            if pid == 0:
+                time.sleep(args["hold"])
+                os._exit(0)
+            started += 1
+        return {"started": started, "error": error}
     if action == "connect":
         s = socket.socket()
         s.settimeout(3)
@@ -199,6 +214,20 @@ export async function execute(args: { payload: Record<string, any> }) {
     const hog: number[][] = [];
     for (let i = 0; i < 400; i++) hog.push(new Array(1_000_000).fill(i + 0.5));
     return { survived: hog.length };
+  }
+  if (p.action === 'forks') {
+    let started = 0;
+    let error: string | null = null;
+    for (let i = 0; i < p.limit; i++) {
+      const child = spawn('sleep', [String(p.hold)], { stdio: 'ignore' });
+      // A refused spawn (EAGAIN) has no pid, and reports its error on the next tick.
+      if (child.pid === undefined) {
+        error = await new Promise<string>((resolve) => child.once('error', (e: any) => resolve(e.code)));
+        break;
+      }
+      started++;
+    }
+    return { started, error };
   }
   if (p.action === 'connect') {
     return await new Promise((resolve) => {

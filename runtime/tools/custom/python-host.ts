@@ -87,6 +87,14 @@ def sweep_strays():
     deadline = time.monotonic() + 2
     while any(alive(p) for p in killed) and time.monotonic() < deadline:
         time.sleep(0.005)
+    # The worker's own children among them stay zombies until waited for, holding their PIDs and
+    # places under the sandbox's process cap for the worker's whole life: a fork bomb's would stop
+    # every later call from starting a process.
+    for pid in killed:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
 
 def main():
     sandboxed = in_pid_sandbox()

@@ -21,6 +21,12 @@ describe('sandboxCommand', () => {
     });
   });
 
+  it('caps the processes of a sandbox through prlimit inside it, where RLIMIT_NPROC counts the sandbox alone', () => {
+    const { command, args } = sandboxCommand('python3', ['t.py'], { ...base, isolation: 'bubblewrap', bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit', processes: 64 });
+    expect(command).toBe('/usr/bin/bwrap');
+    expect(args.slice(args.indexOf('--'))).toEqual(['--', '/usr/bin/prlimit', '--nproc=64', '--', 'python3', 't.py']);
+  });
+
   it('wraps in bwrap: namespaces, read-only system, private /tmp, then readable, writable, hidden and revealed paths in that order', () => {
     const { command, args } = sandboxCommand('sh', ['-c', 'true'], {
       ...base,

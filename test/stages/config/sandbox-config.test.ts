@@ -12,15 +12,16 @@ describe('forge.yaml sandbox:', () => {
     expect((await load('sandbox: required\n')).config!.sandbox).toEqual({ mode: 'required' });
   });
 
-  it('resolves memory, CPU and network as defaults and per tool', async () => {
-    const { config, diagnostics } = await load('sandbox:\n  mode: off\n  memory: 512MB\n  cpu: 2m\n  network: false\n  tools:\n    fetcher: { network: true, memory: 1GiB }\n    number_cruncher: { cpu: 30 }\n');
+  it('resolves memory, CPU, processes and network as defaults and per tool', async () => {
+    const { config, diagnostics } = await load('sandbox:\n  mode: off\n  memory: 512MB\n  cpu: 2m\n  processes: 256\n  network: false\n  tools:\n    fetcher: { network: true, memory: 1GiB }\n    number_cruncher: { cpu: 30, processes: 4096 }\n');
     expect(diagnostics).toEqual([]);
     expect(config!.sandbox).toEqual({
       mode: 'off',
       memory_bytes: 512 * 1024 ** 2,
       cpu_seconds: 120,
+      processes: 256,
       network: false,
-      tools: { fetcher: { network: true, memory_bytes: 1024 ** 3 }, number_cruncher: { cpu_seconds: 30 } },
+      tools: { fetcher: { network: true, memory_bytes: 1024 ** 3 }, number_cruncher: { cpu_seconds: 30, processes: 4096 } },
     });
   });
 
@@ -37,6 +38,8 @@ describe('forge.yaml sandbox:', () => {
     ['sandbox:\n  memory: 1MB\n', 'FORGE_SANDBOX_MEMORY', 4],
     ['sandbox:\n  cpu: 10ms\n', 'FORGE_SANDBOX_CPU', 4],
     ['sandbox:\n  tools:\n    t: { memory: 2KB }\n', 'FORGE_SANDBOX_MEMORY', 5],
+    ['sandbox:\n  processes: 8\n', 'FORGE_CONFIG_VALUE', 4],
+    ['sandbox:\n  tools:\n    t: { processes: 64.5 }\n', 'FORGE_CONFIG_TYPE', 5],
     ['sandbox:\n  tools:\n    t: { swap: 1GB }\n', 'FORGE_CONFIG_UNKNOWN_FIELD', 5],
   ])('reports %j at its line', async (yaml, code, line) => {
     const { config, diagnostics } = await load(yaml);
