@@ -35,7 +35,7 @@ function limits(raw: RawLimits, at: (string | number)[], source: YamlSource, dia
     if (ms === undefined || ms < 1000) diagnostics.push(error('FORGE_SANDBOX_CPU', `cpu "${raw.cpu}" is not a usable cap`, source.locate([...at, 'cpu']), 'write at least 1s, such as 30s or 2m'));
     else out.cpu_seconds = Math.ceil(ms / 1000);
   }
-  // At least 16, whole: the schema says so (forge.schema.json's processCount).
+  // At least 32, whole: the schema says so (forge.schema.json's processCount).
   if (raw.processes !== undefined) out.processes = raw.processes;
   if (raw.network !== undefined) out.network = raw.network;
   return out;

@@ -38,7 +38,7 @@ describe('forge.yaml sandbox:', () => {
     ['sandbox:\n  memory: 1MB\n', 'FORGE_SANDBOX_MEMORY', 4],
     ['sandbox:\n  cpu: 10ms\n', 'FORGE_SANDBOX_CPU', 4],
     ['sandbox:\n  tools:\n    t: { memory: 2KB }\n', 'FORGE_SANDBOX_MEMORY', 5],
-    ['sandbox:\n  processes: 8\n', 'FORGE_CONFIG_VALUE', 4],
+    ['sandbox:\n  processes: 16\n', 'FORGE_CONFIG_VALUE', 4],
     ['sandbox:\n  tools:\n    t: { processes: 64.5 }\n', 'FORGE_CONFIG_TYPE', 5],
     ['sandbox:\n  tools:\n    t: { swap: 1GB }\n', 'FORGE_CONFIG_UNKNOWN_FIELD', 5],
   ])('reports %j at its line', async (yaml, code, line) => {
