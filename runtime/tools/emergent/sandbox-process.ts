@@ -14,7 +14,7 @@ import { sandboxCommand as hostSandboxCommand } from '../../exec/sandbox.ts';
 import { permissionFlag } from '../../node-lines.ts';
 import { TailBuffer } from '../../exec/output-buffer.ts';
 import { killProcessTree } from '../../exec/process-tree.ts';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MAX_RESULT_CHARS, SANDBOX_WORKER_SOURCE } from './sandbox-worker.ts';
 
 export interface SandboxLimits {
@@ -71,19 +71,24 @@ const NODE_HEADROOM_BYTES = 96 * MB;
 /** Used when node's start cannot be measured: above what Node 20 (about 50 MB) and Node 24 (a few hundred MB) reserve. */
 const NODE_START_FALLBACK_BYTES = 512 * MB;
 
-let nodeStartBytes: number | undefined;
+let nodeStartBytes: Promise<number> | undefined;
 
 /**
  * The writable data (VmData) this node binary holds right after it starts,
  * measured once per host process: V8 reserves it before any code runs, and
  * how much depends on the Node line, so a fixed number would either starve
  * a newer node (it then fails to start, or hangs) or leave room on an older one.
+ * Measured in the background: a node start blocking the server's event loop
+ * would hold every other request for its 50 ms.
  */
-function measuredNodeStartBytes(): number {
-  if (nodeStartBytes !== undefined) return nodeStartBytes;
-  const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(/^VmData:\\s+(\\d+) kB$/m.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])'], { env: {}, encoding: 'utf8', timeout: 10_000 });
-  const kb = Number(probe.stdout);
-  nodeStartBytes = probe.status === 0 && kb > 0 ? kb * 1024 : NODE_START_FALLBACK_BYTES;
+function measuredNodeStartBytes(): Promise<number> {
+  nodeStartBytes ??= new Promise((resolve) => {
+    const script = 'process.stdout.write(/^VmData:\\s+(\\d+) kB$/m.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])';
+    execFile(process.execPath, ['-e', script], { env: {}, encoding: 'utf8', timeout: 10_000 }, (err, stdout) => {
+      const kb = Number(stdout);
+      resolve(!err && kb > 0 ? kb * 1024 : NODE_START_FALLBACK_BYTES);
+    });
+  });
   return nodeStartBytes;
 }
 
@@ -94,12 +99,12 @@ function measuredNodeStartBytes(): number {
  * count the address space V8 only reserves (its pointer cage is gigabytes) and
  * stop node from starting; RLIMIT_DATA counts what can be written.
  */
-export function sandboxDataBytes(memoryMb: number): number {
-  return memoryMb * MB + measuredNodeStartBytes() + NODE_HEADROOM_BYTES;
+export async function sandboxDataBytes(memoryMb: number): Promise<number> {
+  return memoryMb * MB + (await measuredNodeStartBytes()) + NODE_HEADROOM_BYTES;
 }
 
 /** The command line that starts a sandbox for `codeFile`. */
-export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: SandboxLimits): { command: string; args: string[] } {
+export async function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: SandboxLimits): Promise<{ command: string; args: string[] }> {
   const node = [
     permissionFlag(),
     `--allow-fs-read=${codeFile}`,
@@ -115,7 +120,7 @@ export function sandboxCommand(codeFile: string, allow: SandboxAllow, limits: Sa
   // No files written (not even a core dump), few descriptors (its three pipes and little else), a
   // lifetime CPU budget, so a spinning process that outlives its host still ends, and its data capped.
   const cpuSeconds = Math.max(120, Math.ceil((limits.timeoutMs / 1000) * 20));
-  const caps = ['--fsize=0', '--core=0', '--nofile=64', `--cpu=${cpuSeconds}`, `--data=${sandboxDataBytes(limits.memoryMb)}`];
+  const caps = ['--fsize=0', '--core=0', '--nofile=64', `--cpu=${cpuSeconds}`, `--data=${await sandboxDataBytes(limits.memoryMb)}`];
   const wrapped = PRLIMIT ? { command: PRLIMIT, args: [...caps, '--', process.execPath, ...node] } : { command: process.execPath, args: node };
   return processSandboxSeam(wrapped.command, wrapped.args, dirname(codeFile));
 }
@@ -143,7 +148,10 @@ export class SandboxProcess {
     private readonly codeFile: string,
     private readonly allow: SandboxAllow,
     readonly limits: SandboxLimits,
-  ) {}
+  ) {
+    // The first call needs it: measured meanwhile.
+    void measuredNodeStartBytes();
+  }
 
   /** Runs execute(input); calls run one at a time, each under the time cap. */
   call(input: unknown, bridge: BridgeHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
@@ -157,11 +165,12 @@ export class SandboxProcess {
     this.kill();
   }
 
-  private run(input: unknown, bridge: BridgeHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
+  private async run(input: unknown, bridge: BridgeHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
     const started = performance.now();
-    if (this.closed) return Promise.resolve({ ok: false, code: 'FORGE_SANDBOX_CRASHED', message: 'the sandbox is closed', durationMs: 0 });
-    if (signal?.aborted) return Promise.resolve({ ok: false, code: 'FORGE_SANDBOX_CANCELLED', message: 'the call was cancelled', durationMs: 0 });
-    const child = this.ensureProcess();
+    const command = this.child ? undefined : await sandboxCommand(this.codeFile, this.allow, this.limits);
+    if (this.closed) return { ok: false, code: 'FORGE_SANDBOX_CRASHED', message: 'the sandbox is closed', durationMs: 0 };
+    if (signal?.aborted) return { ok: false, code: 'FORGE_SANDBOX_CANCELLED', message: 'the call was cancelled', durationMs: 0 };
+    const child = this.ensureProcess(command);
     return new Promise<SandboxOutcome>((resolve) => {
       const id = this.nextId++;
       const timer = setTimeout(() => {
@@ -199,9 +208,11 @@ export class SandboxProcess {
     if (child) killProcessTree(child);
   }
 
-  private ensureProcess(): ChildProcessWithoutNullStreams {
+  /** The running process, or one started with `argv` (made before the call, while no process ran). */
+  private ensureProcess(argv: { command: string; args: string[] } | undefined): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
-    const { command, args } = sandboxCommand(this.codeFile, this.allow, this.limits);
+    if (!argv) throw new Error('no sandbox process is running and no command was made to start one');
+    const { command, args } = argv;
     // Its own process group (detached), so a kill takes everything with it.
     const child = spawn(command, args, { cwd: dirname(this.codeFile), env: {}, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32', windowsHide: true });
     this.child = child;

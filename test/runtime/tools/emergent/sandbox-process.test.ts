@@ -64,13 +64,13 @@ function processesRunning(file: string): string[] {
 const fetchBridge: BridgeHandler = async () => ({ ok: false, error: 'fetch to 127.0.0.1 is not in the allowlist (allowed: none)' });
 
 describe('sandbox process', () => {
-  it('starts node under the permission model, reading only its own code', () => {
-    const { command, args } = sandboxCommand('/x/code.js', { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 1000 });
+  it('starts node under the permission model, reading only its own code', async () => {
+    const { command, args } = await sandboxCommand('/x/code.js', { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 1000 });
     const all = [command, ...args];
     expect(all).toContain(permissionFlag());
     expect(all.filter((a) => a.startsWith('--allow-'))).toEqual(['--allow-fs-read=/x/code.js']);
     expect(all).toContain('--max-old-space-size=32');
-    if (command.endsWith('prlimit')) expect(args.slice(0, args.indexOf('--'))).toEqual(['--fsize=0', '--core=0', '--nofile=64', '--cpu=120', `--data=${sandboxDataBytes(32)}`]);
+    if (command.endsWith('prlimit')) expect(args.slice(0, args.indexOf('--'))).toEqual(['--fsize=0', '--core=0', '--nofile=64', '--cpu=120', `--data=${await sandboxDataBytes(32)}`]);
   });
 
   it.each(ESCAPES)('refuses %s, and serves the next call', async (_name, body, message) => {
@@ -92,7 +92,7 @@ describe('sandbox process', () => {
   it('stops memory outside the JS heap (ArrayBuffers) at the data cap, quickly, and ends the process', async () => {
     const file = join(tempDir(), 'code.js');
     // Past the data cap by 128 MB, in 16 MB buffers touched page by page: outside --max-old-space-size, only RLIMIT_DATA stops it.
-    const chunks = Math.ceil((sandboxDataBytes(32) + 128 * 2 ** 20) / 2 ** 24);
+    const chunks = Math.ceil(((await sandboxDataBytes(32)) + 128 * 2 ** 20) / 2 ** 24);
     writeFileSync(file, `function execute(input) { if (input.small) return { bytes: new Uint8Array(4 << 20).fill(1).length }; const kept = []; for (let i = 0; i < ${chunks}; i++) kept.push(new Uint8Array(1 << 24).fill(1)); return kept.length; }`);
     const sandbox = new SandboxProcess(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 30_000 });
     try {
@@ -129,7 +129,7 @@ describe('sandbox process', () => {
       mkdirSync(dir, { recursive: true });
       const file = join(dir, 'code.js');
       writeFileSync(file, 'function execute(input) { return { twice: input.n * 2 }; }');
-      const { command, args } = sandboxCommand(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
+      const { command, args } = await sandboxCommand(file, { tools: [], hosts: [] }, { memoryMb: 32, timeoutMs: 5000 });
       expect(command).toBe(probe.bwrap);
       expect(args).toEqual(expect.arrayContaining(['--unshare-net', '--unshare-pid', '--die-with-parent']));
       // The state dir hidden, then the code's own dir bound back over it.
