@@ -45,7 +45,13 @@ export class PostgresForged implements ForgedRecords {
   }
 
   subscribe(listener: () => void): () => void {
-    return this.notifications.on('forge_forged', () => listener());
+    const offForged = this.notifications.on('forge_forged', () => listener());
+    // What was forged while the LISTEN connection was down was announced to no one: look again once it is back.
+    const offReconnect = this.notifications.onReconnect(listener);
+    return () => {
+      offForged();
+      offReconnect();
+    };
   }
 
   takeCall(session: string, perMinute: number): Promise<string | undefined> {

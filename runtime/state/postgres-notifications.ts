@@ -4,6 +4,8 @@
  * free (`forge_turn`, the md5 of the conversation id), tools forged
  * (`forge_forged`, the tool's name). A dropped connection
  * is re-opened; waiters also poll, so a missed notification only delays.
+ * What was announced while it was down is lost: `onReconnect` listeners
+ * look again for themselves once it is back.
  */
 import type pg from 'pg';
 import type { Logger } from '../tools/model.ts';
@@ -15,6 +17,9 @@ export class PostgresNotifications {
   private client: pg.Client | undefined;
   private closed = false;
   private readonly listeners = new Map<Channel, Set<(payload: string) => void>>();
+  private readonly reconnectListeners = new Set<() => void>();
+  /** Whether a connection was ever open: the next one is a reconnect. */
+  private wasConnected = false;
 
   constructor(
     private readonly connect: () => pg.Client,
@@ -59,6 +64,8 @@ export class PostgresNotifications {
     }
     connected = true;
     this.client = client;
+    if (this.wasConnected) for (const listener of this.reconnectListeners) listener();
+    this.wasConnected = true;
   }
 
   on(channel: Channel, listener: (payload: string) => void): () => void {
@@ -66,6 +73,12 @@ export class PostgresNotifications {
     if (!set) this.listeners.set(channel, (set = new Set()));
     set.add(listener);
     return () => set.delete(listener);
+  }
+
+  /** Called each time the connection is back after it was lost (not at the first start); returns the unsubscribe. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
   }
 
   async close(): Promise<void> {

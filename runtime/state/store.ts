@@ -102,7 +102,7 @@ export interface ForgedRecords {
   add(record: ForgedRecord, maxTools: number): Promise<{ code: 'FORGE_TOOL_COLLISION' | 'FORGE_FORGE_QUOTA'; message: string } | undefined>;
   /** The records added after `seq` (0: all), oldest first, with the seq to ask from next. */
   since(seq: number): Promise<{ seq: number; record: ForgedRecord }[]>;
-  /** Called when any process added a record; returns the unsubscribe. */
+  /** Called when any process added a record, and whenever records may have been added unheard (a notification connection back after a drop); returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
   /** Counts a forge_tool call of `session` (a sliding minute, across processes); the refusal's message past `perMinute`. */
   takeCall(session: string, perMinute: number): Promise<string | undefined>;

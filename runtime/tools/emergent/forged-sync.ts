@@ -1,9 +1,9 @@
 /**
  * Forged tools from a state store the replicas share: every replica
  * registers what any of them forged — at start, when told (LISTEN/NOTIFY),
- * and before a call names a tool this process does not have (a
- * notification can come after that call, or be lost while the connection is
- * down). Who sees a tool is still its tier (session-view.ts): a session
+ * when the LISTEN connection is back after a drop (what was announced
+ * meanwhile is lost), and before a call names a tool this process does not
+ * have (a notification can come after that call). Who sees a tool is still its tier (session-view.ts): a session
  * tool is registered everywhere and shown to its own session only, as on
  * the replica that forged it.
  *

@@ -6,16 +6,18 @@
  * instances, and leases of dead holders reaped. Then connections cut the
  * way a restart or failover cuts them: the process goes on, the broken
  * connection is not reused, and the LISTEN connection comes back at one
- * attempt per second.
+ * attempt per second, its forged-tool subscribers looking again.
  */
 import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSchedule } from '../../../runtime/scheduler/schedule-expression.ts';
 import { Scheduler } from '../../../runtime/scheduler/scheduler.ts';
+import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
+import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 
@@ -290,6 +292,35 @@ describe('the Postgres state store when connections drop', () => {
       expect(heard).toContain('back');
     } finally {
       await notifications.close();
+      await gate.close();
+    }
+  }, 30_000);
+  it('has forged-tool subscribers look again when its LISTEN connection is back: a tool forged meanwhile was announced to no one', async () => {
+    const { url, stores: [forger] } = await stores(1);
+    const gate = await relay(postgres.port);
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) };
+    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url.replace(`:${postgres.port}/`, `:${gate.port}/`) }), log);
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await notifications.start();
+      const listener = new PostgresForged(pool, notifications);
+      let looks = 0;
+      listener.subscribe(() => looks++);
+      gate.down();
+      for (let i = 0; i < 100 && warnings.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings[0]).toMatch(/notification connection .*; reconnecting/);
+      // Forged on another replica while this one's LISTEN connection is down: its notification is lost.
+      const record = { request: { name: 'forged_while_away' }, owner: null } as unknown as ForgedRecord;
+      expect(await forger.forged!.add(record, 10)).toBeUndefined();
+      expect(looks).toBe(0);
+      gate.up();
+      for (let i = 0; i < 100 && looks === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(looks).toBe(1);
+      expect((await listener.since(0)).map((r) => r.record.request.name)).toEqual(['forged_while_away']);
+    } finally {
+      await notifications.close();
+      await pool.end();
       await gate.close();
     }
   }, 30_000);
