@@ -3,6 +3,7 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
+import { withSharedForged } from '../shared-forged.ts';
 import { UsageError } from '../usage-error.ts';
 import { resolve } from 'node:path';
 
@@ -10,7 +11,9 @@ export const usage = `usage: forge tool forged [list | show NAME | remove NAME] 
 
 The tools the running agent forged (forge_tool, with emergent: in forge.yaml),
 kept under .forge/forged/ in its work dir (default: forge.yaml's workdir).
-A running agent registers them again when it starts.
+A running agent registers them again when it starts. With a state store the
+replicas share (FORGE_STATE_URL, or state: in forge.yaml, a postgres:// URL),
+remove takes the tool away there too, and every replica drops it.
 
 examples:
   forge tool forged
@@ -22,8 +25,9 @@ examples:
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' } });
   const [action = 'list', name] = positionals;
-  const store = await openForgedStore(values.workdir, values.config);
-  if (!store) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
+  const opened = await openAgentForgedStore(values.workdir, values.config);
+  if (!opened) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
+  const { store } = opened;
   if (action === 'list') {
     const records = store.list();
     if (values.json) {
@@ -38,22 +42,28 @@ export async function run(argv: string[]): Promise<number> {
   if (action !== 'show' && action !== 'remove') throw new UsageError(`unknown action "${action}"`, 'list, show or remove');
   if (!name) throw new UsageError(`${action} needs a tool name`);
   const record = store.load(name);
-  if (!record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}`, 'see them with `forge tool forged list`');
   if (action === 'show') {
+    if (!record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}`, 'see them with `forge tool forged list`');
     process.stdout.write(values.json ? JSON.stringify(record, null, 2) + '\n' : describe(record));
     return 0;
   }
-  store.remove(name);
-  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name }) + '\n');
+  const shared = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
+  if ('error' in shared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', shared.error.message, shared.error.hint);
+  const removedHere = store.remove(name);
+  if (!removedHere && !(shared.shared && shared.value)) {
+    return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}${shared.shared ? ' or in the shared state store' : ''}`, 'see them with `forge tool forged list`');
+  }
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name, shared: shared.shared }) + '\n');
+  else if (shared.shared) process.stdout.write(`${c.green('✓')} removed forged tool ${name} from the shared state store: every replica drops it\n`);
   else process.stdout.write(`${c.green('✓')} removed forged tool ${name} (a running agent keeps it until it restarts)\n`);
   return 0;
 }
 
-/** The store of the agent's work dir: --workdir, else forge.yaml's workdir. */
-export async function openForgedStore(workdir: string | undefined, configFile: string | undefined): Promise<ForgedStore | undefined> {
-  if (workdir) return new ForgedStore(forgedRoot(resolve(workdir)));
+/** The store of the agent's work dir (--workdir, else forge.yaml's workdir), and forge.yaml's `state:` when there is a project. */
+export async function openAgentForgedStore(workdir: string | undefined, configFile: string | undefined): Promise<{ store: ForgedStore; workDir: string; state?: string } | undefined> {
   const { project } = await loadProjectForCli(configFile, { strict: false, json: true });
-  return project ? new ForgedStore(forgedRoot(project.config.workDir)) : undefined;
+  const dir = workdir ? resolve(workdir) : project?.config.workDir;
+  return dir ? { store: new ForgedStore(forgedRoot(dir)), workDir: dir, state: project?.config.state } : undefined;
 }
 
 function summary(r: ForgedRecord) {

@@ -6,7 +6,8 @@ import { forgedSources } from '../forged-source.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
-import { openForgedStore } from './tool-forged.ts';
+import { sharedRecord, withSharedForged } from '../shared-forged.ts';
+import { openAgentForgedStore } from './tool-forged.ts';
 
 export const usage = `usage: forge tool promote NAME [--workdir DIR] [--force] [--json]
 
@@ -14,7 +15,10 @@ Writes a tool the running agent forged into the project's first tool dir as
 an ordinary tool, so the next \`forge build\` includes it for every caller:
 a composition as NAME.yaml (a YAML meta-tool), sandboxed code as NAME.js (a
 JavaScript tool with a docstring), with its test cases in NAME.tests.json.
-The forged copy under .forge/forged/ is removed (the source tool replaces it).
+The forged copy under .forge/forged/ is removed (the source tool replaces it),
+and so is the record in a state store the replicas share (FORGE_STATE_URL, or
+state: in forge.yaml), where the tool is read from when this work dir has no
+copy: every replica drops it.
 
 examples:
   forge tool promote add_numbers
@@ -27,9 +31,12 @@ export async function run(argv: string[]): Promise<number> {
   if (!name) throw new UsageError('missing tool name');
   const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
   if (!project) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
-  const store = await openForgedStore(values.workdir, values.config);
-  const record = store?.load(name);
-  if (!store || !record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  const opened = await openAgentForgedStore(values.workdir, values.config);
+  const fromShared = opened?.store.load(name) ? undefined : await withSharedForged(opened?.workDir ?? project.config.workDir, project.config.state, (records) => sharedRecord(records, name));
+  if (fromShared && 'error' in fromShared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', fromShared.error.message, fromShared.error.hint);
+  const record = opened?.store.load(name) ?? (fromShared?.shared ? fromShared.value : undefined);
+  if (!opened || !record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  const { store } = opened;
   const taken = project.tools.find((t) => t.spec.name === name);
   if (taken && !values.force) return reportFailure(values.json, 'FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
   const dir = project.config.toolDirs[0].absolute;
@@ -41,6 +48,8 @@ export async function run(argv: string[]): Promise<number> {
     writeFileSync(path, source.text);
     written.push(relative(process.cwd(), path) || path);
   }
+  const shared = await withSharedForged(opened.workDir, project.config.state, (records) => records.remove(name));
+  if ('error' in shared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', `${written.join(', ')} written, but the forged tool is still in the shared state store: ${shared.error.message}`, shared.error.hint);
   store.remove(name);
   if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written }, null, 2) + '\n');
   else process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);

@@ -80,6 +80,9 @@ export const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL DEFAULT clock_timestamp()
    );
    CREATE INDEX forge_forge_calls_session ON forge_forge_calls (session, at);`,
+  // A removed forged tool stays as a row marked removed, with a new seq: replicas that follow the
+  // seq learn of it and drop the tool. Forging the name again replaces the row.
+  `ALTER TABLE forge_forged_tools ADD COLUMN removed boolean NOT NULL DEFAULT false;`,
 ];
 
 /** Applies the migrations this database has not seen; returns how many ran. */

@@ -100,8 +100,13 @@ export interface ForgedRecords {
    * Checked in the transaction that adds it; every process is told.
    */
   add(record: ForgedRecord, maxTools: number): Promise<{ code: 'FORGE_TOOL_COLLISION' | 'FORGE_FORGE_QUOTA'; message: string } | undefined>;
-  /** The records added after `seq` (0: all), oldest first, with the seq to ask from next. */
-  since(seq: number): Promise<{ seq: number; record: ForgedRecord }[]>;
+  /**
+   * What changed after `seq` (0: everything), oldest first, with the seq to ask from next:
+   * records added, and records removed (`removed`: every process drops that tool).
+   */
+  since(seq: number): Promise<{ seq: number; record: ForgedRecord; removed?: boolean }[]>;
+  /** Removes the record of `name` for every process (`forge tool forged remove`, `forge tool promote`); false when there is none. */
+  remove(name: string): Promise<boolean>;
   /** Called when any process added a record, and whenever records may have been added unheard (a notification connection back after a drop); returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
   /** Counts a forge_tool call of `session` (a sliding minute, across processes); the refusal's message past `perMinute`. */

@@ -15,11 +15,13 @@ export interface FleetSettings {
   stateUrl: string;
   publicUrl: string;
   env?: NodeJS.ProcessEnv;
+  /** Its work dir (default: a fresh one, as a new pod gets); the same one again for a restart on the same disk. */
+  workDir?: string;
 }
 
 export function startReplica(settings: FleetSettings): Promise<AgentProcess> {
   return startAgentProcess(process.execPath, [join(settings.bundle, 'runtime.mjs'), 'serve', '--port', '0'], {
-    cwd: tempDir('forge-replica-'),
+    cwd: settings.workDir ?? tempDir('forge-replica-'),
     env: {
       FORGE_AUTH_TOKEN: FLEET_TOKEN,
       FORGE_STATE_URL: settings.stateUrl,

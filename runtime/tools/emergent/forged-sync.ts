@@ -73,13 +73,35 @@ export class ForgedSync {
     if (!records) return;
     let next = this.seq;
     let blocked = false;
-    for (const { seq, record } of await records.since(this.seq)) {
+    const first = this.seq === 0;
+    const live = new Set<string>();
+    for (const { seq, record, removed } of await records.since(this.seq)) {
+      const { name } = record.request;
+      if (!removed) live.add(name);
+      else live.delete(name);
       // A candidate of that name is being tested here: its forge will be refused (the name is taken), look again after.
-      if (this.isCandidate(record.request.name)) blocked = true;
+      if (this.isCandidate(name)) blocked = true;
+      else if (removed) this.drop(name);
       else this.register(record);
       if (!blocked) next = seq;
     }
     if (records === this.records) this.seq = next;
+    // The first look saw every record there is: a forged tool this process restored from its own disk that the
+    // store does not hold (removed while this process was down, or forged before the store was shared) goes.
+    if (first && !blocked && records === this.records) {
+      for (const tool of this.registry.list()) if (isForged(tool) && tool.forged.owner !== '\0candidate' && !live.has(tool.name)) this.drop(tool.name);
+    }
+  }
+
+  /** Takes a forged tool away (it was removed from the store): unregistered, its local copy deleted. */
+  private drop(name: string): void {
+    const tool = this.registry.get(name);
+    if (!isForged(tool)) return; // a tool of another kind took the name meanwhile: not this record's
+    this.registry.unregister(name);
+    // Calls already running on it finish first (as after a hot reload).
+    void this.registry.retire(tool).catch(() => {});
+    this.local.remove(name);
+    this.log.info(`forged tool ${name} was removed from the state store: no longer served here`);
   }
 
   private isCandidate(name: string): boolean {

@@ -2,20 +2,27 @@
  * Forged tools on replicas sharing a real PostgreSQL: a tool forged on one
  * replica is served by the others — an agent-tier tool to every caller, a
  * session-tier tool to its own A2A conversation and to no other — and
- * forge_tool's calls_per_minute counts a session's calls on every replica.
- * Each replica has its own empty work dir, as a pod has.
+ * forge_tool's calls_per_minute counts a session's calls on every replica;
+ * a tool removed from the store (`forge tool forged remove`, `forge tool
+ * promote`) goes from every replica, and does not come back from a
+ * replica's own disk. Each replica has its own empty work dir, as a pod has.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentProcess } from '../../helpers/agent-process.ts';
-import { auth, callTool, sendMessage, startReplica } from '../../helpers/fleet.ts';
+import { auth, callTool, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
 import { addNumbers, calcJson } from '../../helpers/forge-requests.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
-import { deployBundle, forge, minimalConfig, writeProject } from '../../helpers/project.ts';
+import { deployBundle, forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
 
 let postgres: TestPostgres;
 let llm: ScriptedServer;
 let replicas: AgentProcess[] = [];
+let project: string;
+let bundle: string;
+let stateUrl: string;
 
 /**
  * The model: "forge <json>" forges that request for the conversation,
@@ -40,7 +47,7 @@ const forgeForSession = async (replica: { url: string }, tool: Parameters<typeof
 
 beforeAll(async () => {
   [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 10_000 }, () => model))]);
-  const project = writeProject({
+  project = writeProject({
     'forge.yaml': minimalConfig(
       `model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n` +
         'tools: [math_calculate, json_parse]\n' +
@@ -50,8 +57,8 @@ beforeAll(async () => {
   });
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
-  const { bundle } = deployBundle(project);
-  const stateUrl = await postgres.createDatabase(`forged_${process.pid}`);
+  ({ bundle } = deployBundle(project));
+  stateUrl = await postgres.createDatabase(`forged_${process.pid}`);
   replicas = await Promise.all([0, 1].map(() => startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid' })));
 }, 120_000);
 
@@ -105,6 +112,49 @@ describe('forged tools on two replicas sharing Postgres', () => {
       expect(answer(await sendMessage(replica.url, { text: 'call add_race {"a":2,"b":3}', contextId: `race-${1 - winner}` }))).toContain('FORGE_TOOL_UNKNOWN');
     }
   }, 60_000);
+
+  it('takes a tool removed from the shared store away from every replica, and a replica restarted on its old disk does not bring it back', async () => {
+    const [a, b] = replicas;
+    const forged = await callTool(a.url, 'forge_tool', renamed(addNumbers, 'add_gone', 'agent'));
+    expect(forged.body.value, JSON.stringify(forged.body)).toMatchObject({ success: true });
+    // A third replica that registers it, then stops: its disk keeps the tool's copy.
+    const thirdDir = tempDir('forge-replica-');
+    const third = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
+    expect((await callTool(third.url, 'add_gone', { a: 1, b: 1 })).body.value).toEqual({ sum: 2 });
+    await third.stop('SIGKILL');
+    expect(existsSync(join(thirdDir, '.forge', 'forged', 'add_gone'))).toBe(true);
+
+    const removed = await forge(['tool', 'forged', 'remove', 'add_gone', '--workdir', tempDir()], project, { FORGE_STATE_URL: stateUrl });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('removed forged tool add_gone from the shared state store');
+    for (const replica of [a, b]) {
+      await waitUntil(async () => ((await callTool(replica.url, 'add_gone', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, `add_gone gone from ${replica.url}`);
+      expect(JSON.stringify(await (await fetch(`${replica.url}/tools`, { headers: auth })).json())).not.toContain('add_gone');
+    }
+    const restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
+    try {
+      await waitUntil(async () => ((await callTool(restarted.url, 'add_gone', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, 'add_gone gone from the restarted replica');
+      expect(existsSync(join(thirdDir, '.forge', 'forged', 'add_gone'))).toBe(false);
+    } finally {
+      await restarted.stop('SIGKILL');
+    }
+    // The name is free again: forged anew, every replica serves the new one.
+    const again = await callTool(b.url, 'forge_tool', renamed(addNumbers, 'add_gone', 'agent'));
+    expect(again.body.value, JSON.stringify(again.body)).toMatchObject({ success: true });
+    expect((await callTool(a.url, 'add_gone', { a: 2, b: 2 })).body.value).toEqual({ sum: 4 });
+  }, 90_000);
+
+  it('promotes a forged tool into the project from the shared store (this work dir has no copy), and every replica drops the forged one', async () => {
+    const [a, b] = replicas;
+    const forged = await callTool(a.url, 'forge_tool', renamed(addNumbers, 'add_promoted', 'agent'));
+    expect(forged.body.value, JSON.stringify(forged.body)).toMatchObject({ success: true });
+    const promoted = await forge(['tool', 'promote', 'add_promoted', '--workdir', tempDir()], project, { FORGE_STATE_URL: stateUrl });
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(existsSync(join(project, 'tools', 'add_promoted.js'))).toBe(true);
+    for (const replica of [a, b]) {
+      await waitUntil(async () => ((await callTool(replica.url, 'add_promoted', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, `add_promoted gone from ${replica.url}`);
+    }
+  }, 90_000);
 
   it('counts calls_per_minute for a conversation across replicas', async () => {
     const results: string[] = [];
