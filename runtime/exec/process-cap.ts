@@ -5,18 +5,23 @@
  * the sandbox. The kernel counts it per user *and user namespace* (Linux
  * 5.14's ucounts), so in a sandbox with a user namespace of its own it
  * counts that sandbox's processes alone. Anywhere else it would count every
- * process the agent's user runs on the machine, and a cap would break tools
- * on a busy desktop; there no cap is set, and this says why:
- *   - root is exempt from RLIMIT_NPROC whatever its namespace (the kernel
- *     lets uid 0 of the host fork past it);
- *   - a set-user-ID bwrap makes no user namespace unless told to;
+ * process the agent's user runs on the machine (or in its container), and a
+ * cap would break tools on a busy host; there no cap is set, and this says
+ * why:
+ *   - root: bwrap gives its sandboxes no user namespace, and the host's uid 0
+ *     is exempt from RLIMIT_NPROC whatever its namespace;
+ *   - a sandbox without a user namespace of its own (the probe looks: a
+ *     set-user-ID bwrap makes none);
  *   - kernels before 5.14 count per user only.
+ * The cap is also never above the agent's own hard limit: prlimit in the
+ * sandbox cannot raise it (that takes CAP_SYS_RESOURCE on the host), and
+ * would fail every tool process trying.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { release } from 'node:os';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
-/** How many processes (threads included: the kernel counts tasks) a tool's sandbox may hold when forge.yaml names no cap. */
+/** How many processes (threads included: the kernel counts tasks) a tool's sandbox may hold when forge.yaml names none. */
 export const DEFAULT_TOOL_PROCESSES = 1024;
 
 /** The oldest kernel that counts RLIMIT_NPROC per user namespace. */
@@ -26,21 +31,38 @@ export interface ProcessCapFacts {
   uid: number | undefined;
   /** os.release(): "6.1.0-18-amd64". */
   kernel: string;
-  /** Whether bwrap is set-user-ID root. */
+  /** Whether bwrap is set-user-ID root (what tells, when the probe could not look). */
   setuidBwrap: boolean;
 }
 
+type ProbeAnswer = Pick<SandboxProbe, 'isolation' | 'bwrap' | 'prlimit' | 'ownUserNamespace'>;
+
 /** Why tool sandboxes get no process cap here, or undefined when they do. */
-export function processCapProblem(probe: Pick<SandboxProbe, 'isolation' | 'bwrap' | 'prlimit'>, facts: ProcessCapFacts = hostFacts(probe.bwrap)): string | undefined {
+export function processCapProblem(probe: ProbeAnswer, facts: ProcessCapFacts = hostFacts(probe.bwrap)): string | undefined {
   if (probe.isolation !== 'bubblewrap') return 'tool processes run without a sandbox';
   if (!probe.prlimit) return 'prlimit (util-linux) is not available';
-  if (facts.uid === 0) return 'the agent runs as root, which the kernel lets start processes past any cap (run it as a user of its own, as the generated image does)';
-  if (facts.setuidBwrap) return 'bwrap is set-user-ID, so a sandbox has no user namespace of its own to count its processes in';
+  if (facts.uid === 0) return 'the agent runs as root, whose sandboxes get no user namespace to count in, and the host\'s root starts processes past any cap (run the agent as a user of its own, as the generated image does)';
+  if (probe.ownUserNamespace === false) return 'bwrap gives a sandbox no user namespace of its own here (a set-user-ID bwrap makes none), so a cap would count all of the user\'s processes';
+  if (probe.ownUserNamespace === undefined && facts.setuidBwrap) return 'bwrap is set-user-ID, so a sandbox has no user namespace of its own to count its processes in';
   const [major, minor] = facts.kernel.split(/[.-]/).map(Number);
   if (!(major > PER_NAMESPACE_COUNT[0] || (major === PER_NAMESPACE_COUNT[0] && minor >= PER_NAMESPACE_COUNT[1]))) {
     return `Linux ${facts.kernel} counts a cap over all of the user's processes (5.14 and later count each sandbox's own)`;
   }
   return undefined;
+}
+
+/** The hard RLIMIT_NPROC of this process (/proc/self/limits' "Max processes"); Infinity when unlimited or unknown. */
+export function ownProcessHardLimit(limits = readLimits()): number {
+  const hard = /^Max processes\s+\S+\s+(\S+)/m.exec(limits)?.[1];
+  return hard === undefined || hard === 'unlimited' ? Infinity : Number(hard) || Infinity;
+}
+
+function readLimits(): string {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 function hostFacts(bwrap: string | undefined): ProcessCapFacts {

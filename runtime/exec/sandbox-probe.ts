@@ -9,7 +9,7 @@
  * like a refusing runtime); FORGE_PRLIMIT another prlimit ('' for none).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { bubblewrapArgs, type IsolationLevel } from './sandbox.ts';
 
@@ -20,6 +20,11 @@ export interface SandboxProbe {
   prlimit?: string;
   /** Why isolation is 'none'. */
   reason?: string;
+  /**
+   * Whether the probe's sandbox had a user namespace of its own (the kernel then counts a
+   * process cap per sandbox: process-cap.ts); absent when the probe could not tell.
+   */
+  ownUserNamespace?: boolean;
 }
 
 export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxProbe> {
@@ -28,24 +33,43 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
   if (process.platform !== 'linux') return { isolation: 'none', ...limits, reason: `process sandboxing needs Linux (bubblewrap); this is ${process.platform}` };
   const bwrap = env.FORGE_BWRAP || findOnPath('bwrap', env);
   if (!bwrap) return { isolation: 'none', ...limits, reason: 'bubblewrap (bwrap) is not installed' };
-  const refusal = await tryBubblewrap(bwrap);
-  if (refusal) return { isolation: 'none', bwrap, ...limits, reason: `bubblewrap cannot create namespaces here: ${refusal}` };
-  return { isolation: 'bubblewrap', bwrap, ...limits };
+  const tried = await tryBubblewrap(bwrap);
+  if (tried.refusal) return { isolation: 'none', bwrap, ...limits, reason: `bubblewrap cannot create namespaces here: ${tried.refusal}` };
+  return { isolation: 'bubblewrap', bwrap, ...limits, ...(tried.ownUserNamespace !== undefined ? { ownUserNamespace: tried.ownUserNamespace } : {}) };
 }
 
-/** The reason bwrap failed, or undefined when it ran a command in a full sandbox. */
-function tryBubblewrap(bwrap: string): Promise<string | undefined> {
-  // An absolute program: the probe must not depend on the PATH it was given.
+/**
+ * Runs a command in a full sandbox: why bwrap failed, if it did, and whether the sandbox had
+ * a user namespace of its own (its /proc/self/ns/user is not this process's; a set-user-ID
+ * bwrap, or one run by root, makes none).
+ */
+function tryBubblewrap(bwrap: string): Promise<{ refusal?: string; ownUserNamespace?: boolean }> {
+  // Absolute programs: the probe must not depend on the PATH it was given.
+  const readlink = findOnPath('readlink', {});
   const noop = findOnPath('true', {}) ?? '/bin/sh';
-  const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', noop, ...(noop === '/bin/sh' ? ['-c', ':'] : [])];
+  const command = readlink ? [readlink, USER_NAMESPACE] : [noop, ...(noop === '/bin/sh' ? ['-c', ':'] : [])];
+  const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', ...command];
   return new Promise((resolve) => {
     // Generous: on a loaded machine a slow start is not a refusal (a refusal answers at once).
-    execFile(bwrap, args, { timeout: 60_000, windowsHide: true }, (err, _stdout, stderr) => {
-      if (!err) return resolve(undefined);
-      if ((err as { killed?: boolean }).killed) return resolve('bwrap did not answer within 60 s');
-      resolve(stderr.trim().split('\n').pop() || (err as Error).message);
+    execFile(bwrap, args, { timeout: 60_000, windowsHide: true }, (err, stdout, stderr) => {
+      if (!err) {
+        const inside = stdout.trim();
+        return resolve(/^user:\[\d+\]$/.test(inside) ? { ownUserNamespace: inside !== ownUserNamespace() } : {});
+      }
+      if ((err as { killed?: boolean }).killed) return resolve({ refusal: 'bwrap did not answer within 60 s' });
+      resolve({ refusal: stderr.trim().split('\n').pop() || (err as Error).message });
     });
   });
+}
+
+const USER_NAMESPACE = '/proc/self/ns/user';
+
+function ownUserNamespace(): string | undefined {
+  try {
+    return readlinkSync(USER_NAMESPACE);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The system's own directories first: a PATH that is stripped (or pointed elsewhere) does not decide which sandbox runs. */

@@ -24,13 +24,15 @@ export async function startToolSandbox(settings: SandboxSettings | undefined, wo
   if (status.isolation === 'none' && mode === 'auto') {
     log.warn(`tool processes run WITHOUT a sandbox: ${status.reason}. They can see the agent's processes and files outside the work dir; install bubblewrap (or allow namespaces) to isolate them, or set sandbox: required to refuse to start like this`);
   }
-  if (!status.memory_caps) log.warn('tool processes run without memory or CPU caps: prlimit (util-linux) is not available');
+  if (!status.memory_caps) log.warn('tool processes run without memory, CPU or process caps: prlimit (util-linux) is not available');
   return status;
 }
 
 export function describeSandbox(status: SandboxStatus): string {
   const isolation = status.isolation === 'bubblewrap' ? 'bubblewrap (private PID/IPC/UTS namespaces, read-only system, private /tmp and /run, state and home credentials hidden)' : `none (${status.reason ?? 'no sandbox'})`;
-  const caps = status.memory_caps ? `memory cap ${formatByteSize(status.default_memory_bytes!)} per tool process by default` : 'no memory or CPU caps';
-  const processes = status.default_processes ? `at most ${status.default_processes} processes per tool sandbox by default` : status.isolation === 'bubblewrap' && status.memory_caps ? `no process cap: ${status.process_cap_problem}` : undefined;
+  const caps = status.memory_caps ? `memory cap ${formatByteSize(status.default_memory_bytes!)} per tool process by default` : 'no memory, CPU or process caps';
+  const processes = status.default_processes
+    ? `at most ${status.default_processes} processes per tool sandbox by default${status.process_hard_limit ? ' (the agent\'s own hard limit, below the cap asked for)' : ''}`
+    : status.isolation === 'bubblewrap' && status.memory_caps ? `no process cap: ${status.process_cap_problem}` : undefined;
   return `tool isolation: ${isolation}; ${caps}${processes ? `; ${processes}` : ''}; mode ${status.mode}`;
 }

@@ -16,7 +16,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
-import { DEFAULT_TOOL_PROCESSES, processCapProblem } from './process-cap.ts';
+import { DEFAULT_TOOL_PROCESSES, ownProcessHardLimit, processCapProblem } from './process-cap.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
 export interface ToolLimits {
@@ -66,6 +66,8 @@ interface Installed {
   credentialStores: string[];
   /** Why tool sandboxes get no process cap here (undefined: they get one). */
   processCapProblem?: string;
+  /** The agent's own hard RLIMIT_NPROC: a sandbox's cap cannot be above it. */
+  processHardLimit: number;
 }
 
 let installed: Installed | undefined;
@@ -81,6 +83,8 @@ export interface SandboxStatus {
   default_memory_bytes?: number;
   /** The process cap of a tool's sandbox when forge.yaml names none; absent where none applies (`process_cap_problem` says why). */
   default_processes?: number;
+  /** The agent's own hard process limit, when it is what lowered the caps. */
+  process_hard_limit?: number;
   process_cap_problem?: string;
 }
 
@@ -110,6 +114,7 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
     nodeBaselineBytes: ownDataBytes(),
     credentialStores,
     processCapProblem: processCapProblem({ ...probe, isolation }),
+    processHardLimit: ownProcessHardLimit(),
   };
   return sandboxStatus()!;
 }
@@ -135,8 +140,12 @@ export function sandboxStatus(): SandboxStatus | undefined {
     ...(reason && isolation === 'none' ? { reason } : {}),
     memory_caps: probe.prlimit !== undefined,
     ...(probe.prlimit ? { default_memory_bytes: settings.memory_bytes ?? DEFAULT_TOOL_MEMORY_BYTES } : {}),
-    ...(installed.processCapProblem ? { process_cap_problem: installed.processCapProblem } : { default_processes: settings.processes ?? DEFAULT_TOOL_PROCESSES }),
+    ...(installed.processCapProblem ? { process_cap_problem: installed.processCapProblem } : processCaps(settings.processes ?? DEFAULT_TOOL_PROCESSES, installed.processHardLimit)),
   };
+}
+
+function processCaps(wanted: number, hardLimit: number): Pick<SandboxStatus, 'default_processes' | 'process_hard_limit'> {
+  return wanted > hardLimit ? { default_processes: hardLimit, process_hard_limit: hardLimit } : { default_processes: wanted };
 }
 
 /** Keeps a secret file or a state dir out of every tool process (an empty stand-in is mounted over it). */
@@ -184,7 +193,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     memoryBytes: limits.memory_bytes && (command === process.execPath ? limits.memory_bytes + installed.nodeBaselineBytes : limits.memory_bytes),
     cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
     // A worker's cap holds for its whole life: what its calls start, and its own threads.
-    processes: installed.processCapProblem ? undefined : limits.processes,
+    processes: installed.processCapProblem ? undefined : Math.min(limits.processes!, installed.processHardLimit),
   };
   return sandboxCommand(command, args, policy);
 }

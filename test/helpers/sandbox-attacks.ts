@@ -8,7 +8,9 @@
  *   stray {marker, linger}  leave children behind: double fork + setsid, and nohup
  *   bomb                    allocate until something stops it (gives up at 2 GiB)
  *   forks {limit, hold}     start up to `limit` processes that each live `hold` seconds (a fork
- *                           bomb that stops by itself): how many started, and why the next did not
+ *                           bomb that stops by itself): how many started, and why the next did not;
+ *                           with {barrier, peers} (Python) it then waits, its children alive, until
+ *                           `peers` calls made a file named barrier.* in the work dir
  *   connect {port}          connect to a loopback server
  *   privileged {hidden, secret, outside}
  *                           use root's powers: unmount the tmpfs hiding a dir and read the
@@ -93,7 +95,15 @@ def attack(args):
                 time.sleep(args["hold"])
                 os._exit(0)
             started += 1
-        return {"started": started, "error": error}
+        out = {"started": started, "error": error}
+        if args.get("barrier"):
+            prefix = args["barrier"] + "."
+            open(prefix + os.urandom(4).hex(), "w").close()
+            deadline = time.time() + 10
+            while time.time() < deadline and sum(1 for f in os.listdir(".") if f.startswith(prefix)) < args["peers"]:
+                time.sleep(0.01)
+            out["overlapped"] = sum(1 for f in os.listdir(".") if f.startswith(prefix)) >= args["peers"]
+        return out
     if action == "connect":
         s = socket.socket()
         s.settimeout(3)

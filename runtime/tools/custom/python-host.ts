@@ -89,7 +89,8 @@ def sweep_strays():
         time.sleep(0.005)
     # The worker's own children among them stay zombies until waited for, holding their PIDs and
     # places under the sandbox's process cap for the worker's whole life: a fork bomb's would stop
-    # every later call from starting a process.
+    # every later call from starting a process. (A subprocess.Popen the tool keeps across calls
+    # then finds its killed child gone, and reads its status as 0.)
     for pid in killed:
         try:
             os.waitpid(pid, os.WNOHANG)

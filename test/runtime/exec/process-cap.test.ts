@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { processCapProblem, type ProcessCapFacts } from '../../../runtime/exec/process-cap.ts';
+import { ownProcessHardLimit, processCapProblem, type ProcessCapFacts } from '../../../runtime/exec/process-cap.ts';
 
 const sandboxed = { isolation: 'bubblewrap' as const, bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit' };
 const user: ProcessCapFacts = { uid: 1000, kernel: '6.1.0-18-amd64', setuidBwrap: false };
@@ -9,6 +9,11 @@ describe('processCapProblem', () => {
     expect(processCapProblem(sandboxed, user)).toBeUndefined();
     expect(processCapProblem(sandboxed, { ...user, kernel: '5.14.0-362.el9.x86_64' })).toBeUndefined();
     expect(processCapProblem(sandboxed, { ...user, kernel: '10.0.1' })).toBeUndefined();
+  });
+
+  it('trusts what the probe saw over what bwrap\'s mode suggests', () => {
+    expect(processCapProblem({ ...sandboxed, ownUserNamespace: true }, { ...user, setuidBwrap: true })).toBeUndefined();
+    expect(processCapProblem({ ...sandboxed, ownUserNamespace: false }, user)).toMatch(/no user namespace of its own/);
   });
 
   it.each([
@@ -25,5 +30,15 @@ describe('processCapProblem', () => {
   it('reads this host: as root (the suite and the CI run as root) there is no cap', () => {
     expect(process.getuid?.()).toBe(0);
     expect(processCapProblem(sandboxed)).toMatch(/runs as root/);
+  });
+});
+
+describe('ownProcessHardLimit', () => {
+  const limits = (soft: string, hard: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax cpu time              unlimited            unlimited            seconds\nMax processes             ${soft.padEnd(20)} ${hard.padEnd(20)} processes\nMax open files            1024                 1048576              files\n`;
+
+  it('reads the hard limit, not the soft one', () => {
+    expect(ownProcessHardLimit(limits('100', '500'))).toBe(500);
+    expect(ownProcessHardLimit(limits('100', 'unlimited'))).toBe(Infinity);
+    expect(ownProcessHardLimit('')).toBe(Infinity);
   });
 });
