@@ -31,6 +31,9 @@ export async function withSharedForged<T>(workDir: string, configured: string | 
 /** The shared store's record of `name`, if it holds one (not removed). */
 export async function sharedRecord(records: ForgedRecords, name: string): Promise<ForgedRecord | undefined> {
   let found: ForgedRecord | undefined;
-  for (const change of await records.since(0)) if (change.record.request.name === name) found = change.removed ? undefined : change.record;
+  for (const change of await records.since(0)) {
+    if ('record' in change && change.record.request.name === name) found = change.record;
+    else if ('removed' in change && change.removed.name === name) found = undefined;
+  }
   return found;
 }

@@ -50,20 +50,24 @@ export async function run(argv: string[]): Promise<number> {
   const shared = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
   if ('error' in shared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', shared.error.message, shared.error.hint);
   const removedHere = store.remove(name);
-  if (!removedHere && !(shared.shared && shared.value)) {
+  const removedShared = shared.shared && shared.value;
+  if (!removedHere && !removedShared) {
     return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}${shared.shared ? ' or in the shared state store' : ''}`, 'see them with `forge tool forged list`');
   }
-  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name, shared: shared.shared }) + '\n');
-  else if (shared.shared) process.stdout.write(`${c.green('✓')} removed forged tool ${name} from the shared state store: every replica drops it\n`);
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name, shared: removedShared }) + '\n');
+  else if (removedShared) process.stdout.write(`${c.green('✓')} removed forged tool ${name} from the shared state store: every replica drops it\n`);
   else process.stdout.write(`${c.green('✓')} removed forged tool ${name} (a running agent keeps it until it restarts)\n`);
   return 0;
 }
 
-/** The store of the agent's work dir (--workdir, else forge.yaml's workdir), and forge.yaml's `state:` when there is a project. */
+/**
+ * The store of the agent's work dir, and the state store it shares: --workdir (the shared store then
+ * from FORGE_STATE_URL alone: the project here may be another agent's), else forge.yaml's workdir and `state:`.
+ */
 export async function openAgentForgedStore(workdir: string | undefined, configFile: string | undefined): Promise<{ store: ForgedStore; workDir: string; state?: string } | undefined> {
+  if (workdir) return { store: new ForgedStore(forgedRoot(resolve(workdir))), workDir: resolve(workdir) };
   const { project } = await loadProjectForCli(configFile, { strict: false, json: true });
-  const dir = workdir ? resolve(workdir) : project?.config.workDir;
-  return dir ? { store: new ForgedStore(forgedRoot(dir)), workDir: dir, state: project?.config.state } : undefined;
+  return project ? { store: new ForgedStore(forgedRoot(project.config.workDir)), workDir: project.config.workDir, state: project.config.state } : undefined;
 }
 
 function summary(r: ForgedRecord) {

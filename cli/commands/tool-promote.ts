@@ -32,9 +32,10 @@ export async function run(argv: string[]): Promise<number> {
   const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
   if (!project) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
   const opened = await openAgentForgedStore(values.workdir, values.config);
-  const fromShared = opened?.store.load(name) ? undefined : await withSharedForged(opened?.workDir ?? project.config.workDir, project.config.state, (records) => sharedRecord(records, name));
+  // A shared store holds the tool as it is now (a work dir may keep an older forge of the name).
+  const fromShared = opened ? await withSharedForged(opened.workDir, opened.state, (records) => sharedRecord(records, name)) : undefined;
   if (fromShared && 'error' in fromShared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', fromShared.error.message, fromShared.error.hint);
-  const record = opened?.store.load(name) ?? (fromShared?.shared ? fromShared.value : undefined);
+  const record = (fromShared?.shared ? fromShared.value : undefined) ?? opened?.store.load(name);
   if (!opened || !record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
   const { store } = opened;
   const taken = project.tools.find((t) => t.spec.name === name);
@@ -48,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
     writeFileSync(path, source.text);
     written.push(relative(process.cwd(), path) || path);
   }
-  const shared = await withSharedForged(opened.workDir, project.config.state, (records) => records.remove(name));
+  const shared = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
   if ('error' in shared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', `${written.join(', ')} written, but the forged tool is still in the shared state store: ${shared.error.message}`, shared.error.hint);
   store.remove(name);
   if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written }, null, 2) + '\n');

@@ -3,9 +3,10 @@
  * the record of a tool that passed build, test and judge (its name unique
  * across the fleet, max_tools checked in the same transaction), every
  * process hears of it (`forge_forged`) and registers it from the record.
- * A removal marks the row removed with a new seq, so every process hears
- * of that too and drops the tool. Adds and removals take one lock, so seqs
- * commit in order and a process that reads past a seq misses nothing.
+ * A removal deletes the row and logs the removal under a new seq from the
+ * same sequence, so every process hears of that too and drops the tool.
+ * Adds and removals take one lock, so seqs commit in order and a process
+ * that reads past a seq misses nothing.
  * Also forge_tool's calls, counted here so calls_per_minute holds for a
  * session whichever replica it reaches.
  */
@@ -13,7 +14,7 @@ import type { Pool } from 'pg';
 import type { ForgedRecord } from '../tools/emergent/forged-store.ts';
 import type { PostgresNotifications } from './postgres-notifications.ts';
 import { inTransaction } from './pool-client.ts';
-import type { ForgedRecords } from './store.ts';
+import type { ForgedChange, ForgedRecords } from './store.ts';
 
 /** pg_advisory_xact_lock key serializing add's name and count checks. */
 const FORGED_LOCK = 0x666f726765_03;
@@ -29,13 +30,12 @@ export class PostgresForged implements ForgedRecords {
     return inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
       const { rows } = await client.query<{ taken: boolean; total: string; mine: string }>(
-        'SELECT bool_or(name = $1) AS taken, count(*) AS total, count(*) FILTER (WHERE owner = $2) AS mine FROM forge_forged_tools WHERE NOT removed',
+        'SELECT bool_or(name = $1) AS taken, count(*) AS total, count(*) FILTER (WHERE owner = $2) AS mine FROM forge_forged_tools',
         [name, record.owner ?? null],
       );
       if (rows[0].taken) return { code: 'FORGE_TOOL_COLLISION', message: `tool "${name}" was forged on another replica meanwhile` };
       if (Number(rows[0].total) >= maxTools) return { code: 'FORGE_FORGE_QUOTA', message: `the agent has ${rows[0].total} forged tools; the limit is ${maxTools} (emergent.max_tools)` };
       if (record.owner && Number(rows[0].mine) >= maxTools) return { code: 'FORGE_FORGE_QUOTA', message: `this session has forged ${rows[0].mine} tools; the limit is ${maxTools} (emergent.max_tools)` };
-      await client.query('DELETE FROM forge_forged_tools WHERE name = $1 AND removed', [name]);
       await client.query('INSERT INTO forge_forged_tools (name, owner, record) VALUES ($1, $2, $3::json)', [name, record.owner ?? null, JSON.stringify(record)]);
       // Sent when the transaction commits: a replica that hears it finds the row.
       await client.query("SELECT pg_notify('forge_forged', $1)", [name]);
@@ -43,19 +43,21 @@ export class PostgresForged implements ForgedRecords {
     });
   }
 
-  async since(seq: number): Promise<{ seq: number; record: ForgedRecord; removed?: boolean }[]> {
-    const { rows } = await this.pool.query<{ seq: string; record: ForgedRecord; removed: boolean }>('SELECT seq, record, removed FROM forge_forged_tools WHERE seq > $1 ORDER BY seq', [seq]);
-    return rows.map((r) => ({ seq: Number(r.seq), record: r.record, ...(r.removed ? { removed: true } : {}) }));
+  async since(seq: number): Promise<ForgedChange[]> {
+    // One statement, so adds and removals come from one snapshot.
+    const { rows } = await this.pool.query<{ seq: string; record: ForgedRecord | null; name: string | null; forged_at: string | null }>(
+      'SELECT seq, record, NULL AS name, NULL AS forged_at FROM forge_forged_tools WHERE seq > $1 UNION ALL SELECT seq, NULL, name, forged_at FROM forge_forged_removals WHERE seq > $1 ORDER BY seq',
+      [seq],
+    );
+    return rows.map((r) => (r.record ? { seq: Number(r.seq), record: r.record } : { seq: Number(r.seq), removed: { name: r.name!, forgedAt: r.forged_at! } }));
   }
 
   remove(name: string): Promise<boolean> {
     return inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
-      const { rowCount } = await client.query(
-        "UPDATE forge_forged_tools SET removed = true, seq = nextval(pg_get_serial_sequence('forge_forged_tools', 'seq')) WHERE name = $1 AND NOT removed",
-        [name],
-      );
-      if (!rowCount) return false;
+      const { rows } = await client.query<{ forged_at: string }>("DELETE FROM forge_forged_tools WHERE name = $1 RETURNING record->>'forgedAt' AS forged_at", [name]);
+      if (!rows.length) return false;
+      await client.query("INSERT INTO forge_forged_removals (seq, name, forged_at) VALUES (nextval(pg_get_serial_sequence('forge_forged_tools', 'seq')), $1, $2)", [name, rows[0].forged_at ?? '']);
       await client.query("SELECT pg_notify('forge_forged', $1)", [name]);
       return true;
     });

@@ -80,9 +80,15 @@ export const MIGRATIONS: readonly string[] = [
      at timestamptz NOT NULL DEFAULT clock_timestamp()
    );
    CREATE INDEX forge_forge_calls_session ON forge_forge_calls (session, at);`,
-  // A removed forged tool stays as a row marked removed, with a new seq: replicas that follow the
-  // seq learn of it and drop the tool. Forging the name again replaces the row.
-  `ALTER TABLE forge_forged_tools ADD COLUMN removed boolean NOT NULL DEFAULT false;`,
+  // Forged tools removed: the row leaves forge_forged_tools (so a replica on older code, which reads
+  // only that table, neither registers it again nor counts it), and a removal takes a seq from the
+  // same sequence, so replicas that follow the seq drop the tool of that name and forgedAt.
+  `CREATE TABLE forge_forged_removals (
+     seq bigint PRIMARY KEY,
+     name text NOT NULL,
+     forged_at text NOT NULL,
+     removed_at timestamptz NOT NULL DEFAULT now()
+   );`,
 ];
 
 /** Applies the migrations this database has not seen; returns how many ran. */

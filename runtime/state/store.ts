@@ -93,6 +93,8 @@ export interface FileRecords {
  * forge_tool wrote it after build, test and judge. Only a shared store has
  * them; with `file:` the work dir's .forge/forged/ is the store.
  */
+export type ForgedChange = { seq: number; record: ForgedRecord } | { seq: number; removed: { name: string; forgedAt: string } };
+
 export interface ForgedRecords {
   /**
    * Adds a record unless its name is taken or it would pass `maxTools`
@@ -101,10 +103,10 @@ export interface ForgedRecords {
    */
   add(record: ForgedRecord, maxTools: number): Promise<{ code: 'FORGE_TOOL_COLLISION' | 'FORGE_FORGE_QUOTA'; message: string } | undefined>;
   /**
-   * What changed after `seq` (0: everything), oldest first, with the seq to ask from next:
-   * records added, and records removed (`removed`: every process drops that tool).
+   * What changed after `seq` (0: everything), oldest first, each with the seq to ask from next:
+   * records added, and records removed (every process drops the tool of that name and forgedAt).
    */
-  since(seq: number): Promise<{ seq: number; record: ForgedRecord; removed?: boolean }[]>;
+  since(seq: number): Promise<ForgedChange[]>;
   /** Removes the record of `name` for every process (`forge tool forged remove`, `forge tool promote`); false when there is none. */
   remove(name: string): Promise<boolean>;
   /** Called when any process added a record, and whenever records may have been added unheard (a notification connection back after a drop); returns the unsubscribe. */

@@ -11,6 +11,8 @@ export interface ForgedMark {
   tier: Tier;
   /** The session of a session-tier tool (`context:ID`, `mcp:ID`, `stdio`). */
   owner?: string;
+  /** Which forge of the name this is (its record's forgedAt): a shared store's removal, or a newer forge, names it. */
+  forgedAt?: string;
 }
 
 export interface ForgedTool extends Tool {

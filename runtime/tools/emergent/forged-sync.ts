@@ -17,6 +17,7 @@ import type { ToolRegistry } from '../registry.ts';
 import type { ForgedRecords, StateStore } from '../../state/store.ts';
 import type { ForgedRecord, ForgedStore } from './forged-store.ts';
 import { createForgedTool, isForged, type ForgedToolHost } from './forged-tool.ts';
+import { forgedMark } from './register-step.ts';
 
 export class ForgedSync {
   private records: ForgedRecords | undefined;
@@ -73,35 +74,34 @@ export class ForgedSync {
     if (!records) return;
     let next = this.seq;
     let blocked = false;
-    const first = this.seq === 0;
-    const live = new Set<string>();
-    for (const { seq, record, removed } of await records.since(this.seq)) {
-      const { name } = record.request;
-      if (!removed) live.add(name);
-      else live.delete(name);
+    for (const change of await records.since(this.seq)) {
+      const name = 'record' in change ? change.record.request.name : change.removed.name;
       // A candidate of that name is being tested here: its forge will be refused (the name is taken), look again after.
       if (this.isCandidate(name)) blocked = true;
-      else if (removed) this.drop(name);
-      else this.register(record);
-      if (!blocked) next = seq;
+      else if ('record' in change) this.register(change.record);
+      else this.drop(name, change.removed.forgedAt);
+      if (!blocked) next = change.seq;
     }
     if (records === this.records) this.seq = next;
-    // The first look saw every record there is: a forged tool this process restored from its own disk that the
-    // store does not hold (removed while this process was down, or forged before the store was shared) goes.
-    if (first && !blocked && records === this.records) {
-      for (const tool of this.registry.list()) if (isForged(tool) && tool.forged.owner !== '\0candidate' && !live.has(tool.name)) this.drop(tool.name);
-    }
   }
 
-  /** Takes a forged tool away (it was removed from the store): unregistered, its local copy deleted. */
-  private drop(name: string): void {
+  /**
+   * Takes away the forged tool of this name and forgedAt (the store removed it): unregistered, and its
+   * local copy deleted once the calls running on it are done. Another tool of the name (forged anew since,
+   * or of another kind) stays. A tool on this process's disk that the store never held also stays.
+   */
+  private drop(name: string, forgedAt: string): void {
     const tool = this.registry.get(name);
-    if (!isForged(tool)) return; // a tool of another kind took the name meanwhile: not this record's
+    if (!isForged(tool) || tool.forged.forgedAt !== forgedAt) return;
     this.registry.unregister(name);
-    // Calls already running on it finish first (as after a hot reload).
-    void this.registry.retire(tool).catch(() => {});
-    this.local.remove(name);
     this.log.info(`forged tool ${name} was removed from the state store: no longer served here`);
+    void this.registry
+      .retire(tool)
+      .catch(() => {})
+      .then(() => {
+        // Unless the name was forged anew meanwhile (its new copy is then there).
+        if (this.local.load(name)?.forgedAt === forgedAt) this.local.remove(name);
+      });
   }
 
   private isCandidate(name: string): boolean {
@@ -109,16 +109,23 @@ export class ForgedSync {
     return isForged(tool) && tool.forged.owner === '\0candidate';
   }
 
+  /** Registers a record, or puts it in place of another forge of its name (one this process restored from its disk, or missed the removal of). */
   private register(record: ForgedRecord): void {
     const { name } = record.request;
-    if (this.registry.has(name)) return; // forged here, or already registered
+    const existing = this.registry.get(name);
+    if (existing && (!isForged(existing) || existing.forged.forgedAt === record.forgedAt)) return; // this very forge, or another kind of tool
     if (!record.verdict?.approved || !record.testResults?.length || record.testResults.some((t) => !t.passed)) {
       this.log.warn(`forged tool ${name} in the state store is not registered: its record is not approved with every test passed`);
       return;
     }
     try {
       this.local.save(record);
-      const tool = createForgedTool(record.request, { tier: record.tier, ...(record.owner ? { owner: record.owner } : {}) }, this.host(name));
+      const tool = createForgedTool(record.request, forgedMark(record), this.host(name));
+      if (existing) {
+        this.registry.replace(tool, `forged:${name}`);
+        void this.registry.retire(existing).catch(() => {});
+        return;
+      }
       const problem = this.registry.register(tool, `forged:${name}`);
       if (problem) {
         void tool.close?.();

@@ -21,8 +21,13 @@ export async function discardCandidate(registry: ToolRegistry, tool: ForgedTool)
 
 export function registerForged(registry: ToolRegistry, store: ForgedStore, tool: ForgedTool, record: ForgedRecord): void {
   store.save(record);
-  tool.forged = { tier: record.tier, ...(record.owner ? { owner: record.owner } : {}) };
+  tool.forged = forgedMark(record);
   registry.toolsChanged();
+}
+
+/** The mark of the tool a record describes. */
+export function forgedMark(record: ForgedRecord): ForgedTool['forged'] {
+  return { tier: record.tier, ...(record.owner ? { owner: record.owner } : {}), forgedAt: record.forgedAt };
 }
 
 /** Registers what the store holds (at start); a tool that cannot be made, or whose name is taken, is skipped with a warning. */
@@ -35,7 +40,7 @@ export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: 
       continue;
     }
     try {
-      const tool = createForgedTool(record.request, { tier: record.tier, ...(record.owner ? { owner: record.owner } : {}) }, host(name));
+      const tool = createForgedTool(record.request, forgedMark(record), host(name));
       if (!registry.register(tool, `forged:${name}`)) restored++;
     } catch (err) {
       log.warn(`forged tool ${name} is not registered: ${(err as Error).message}`);

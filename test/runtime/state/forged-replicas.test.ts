@@ -14,6 +14,7 @@ import type { AgentProcess } from '../../helpers/agent-process.ts';
 import { auth, callTool, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
 import { addNumbers, calcJson } from '../../helpers/forge-requests.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+import { ForgedStore, forgedRoot } from '../../../runtime/tools/emergent/forged-store.ts';
 import { deployBundle, forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
 
@@ -113,16 +114,23 @@ describe('forged tools on two replicas sharing Postgres', () => {
     }
   }, 60_000);
 
-  it('takes a tool removed from the shared store away from every replica, and a replica restarted on its old disk does not bring it back', async () => {
+  it('takes a tool removed from the shared store away from every replica and from a replica restarted on its old disk, and serves the name forged anew everywhere', async () => {
     const [a, b] = replicas;
+    const described = async (url: string, name: string) => {
+      const res = await fetch(`${url}/tools/${name}`, { headers: auth });
+      return res.ok ? String(((await res.json()) as any).description) : `HTTP ${res.status}`;
+    };
     const forged = await callTool(a.url, 'forge_tool', renamed(addNumbers, 'add_gone', 'agent'));
     expect(forged.body.value, JSON.stringify(forged.body)).toMatchObject({ success: true });
-    // A third replica that registers it, then stops: its disk keeps the tool's copy.
+    // A third replica registers it, then stops: its disk keeps the tool's copy. It also keeps a tool the store never
+    // held (forged before the store was shared), which it alone serves.
     const thirdDir = tempDir('forge-replica-');
     const third = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
     expect((await callTool(third.url, 'add_gone', { a: 1, b: 1 })).body.value).toEqual({ sum: 2 });
     await third.stop('SIGKILL');
-    expect(existsSync(join(thirdDir, '.forge', 'forged', 'add_gone'))).toBe(true);
+    const thirdStore = new ForgedStore(forgedRoot(thirdDir));
+    const first = thirdStore.load('add_gone')!;
+    thirdStore.save({ ...first, request: { ...first.request, name: 'only_here', description: 'Kept by one replica.' }, forgedAt: '2026-01-01T00:00:00.000Z' });
 
     const removed = await forge(['tool', 'forged', 'remove', 'add_gone', '--workdir', tempDir()], project, { FORGE_STATE_URL: stateUrl });
     expect(removed.code, removed.stderr).toBe(0);
@@ -131,17 +139,27 @@ describe('forged tools on two replicas sharing Postgres', () => {
       await waitUntil(async () => ((await callTool(replica.url, 'add_gone', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, `add_gone gone from ${replica.url}`);
       expect(JSON.stringify(await (await fetch(`${replica.url}/tools`, { headers: auth })).json())).not.toContain('add_gone');
     }
-    const restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
+    let restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
     try {
       await waitUntil(async () => ((await callTool(restarted.url, 'add_gone', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, 'add_gone gone from the restarted replica');
-      expect(existsSync(join(thirdDir, '.forge', 'forged', 'add_gone'))).toBe(false);
+      await waitUntil(() => (existsSync(join(thirdDir, '.forge', 'forged', 'add_gone')) ? undefined : true), 5_000, 'its copy deleted');
+      expect(await described(restarted.url, 'only_here')).toBe('Kept by one replica.');
     } finally {
       await restarted.stop('SIGKILL');
     }
-    // The name is free again: forged anew, every replica serves the new one.
-    const again = await callTool(b.url, 'forge_tool', renamed(addNumbers, 'add_gone', 'agent'));
+
+    // Forged anew (another version of the name): every replica serves the new one, and one restarted with a forge
+    // of the name the store never held on its disk takes the store's.
+    const again = await callTool(b.url, 'forge_tool', { ...renamed(addNumbers, 'add_gone', 'agent'), description: 'Add two numbers, again.' });
     expect(again.body.value, JSON.stringify(again.body)).toMatchObject({ success: true });
-    expect((await callTool(a.url, 'add_gone', { a: 2, b: 2 })).body.value).toEqual({ sum: 4 });
+    for (const replica of [a, b]) await waitUntil(async () => ((await described(replica.url, 'add_gone')) === 'Add two numbers, again.' ? true : undefined), 15_000, `the new add_gone on ${replica.url}`);
+    thirdStore.save({ ...first, forgedAt: '2026-01-02T00:00:00.000Z' });
+    restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
+    try {
+      await waitUntil(async () => ((await described(restarted.url, 'add_gone')) === 'Add two numbers, again.' ? true : undefined), 15_000, 'the new add_gone on the restarted replica');
+    } finally {
+      await restarted.stop('SIGKILL');
+    }
   }, 90_000);
 
   it('promotes a forged tool into the project from the shared store (this work dir has no copy), and every replica drops the forged one', async () => {

@@ -50,7 +50,8 @@ describe('the Postgres state store', () => {
     try {
       const { rows } = await client.query('SELECT version FROM forge_migrations ORDER BY version');
       expect(rows).toEqual(MIGRATIONS.map((_, i) => ({ version: i + 1 })));
-      expect(MIGRATIONS.length).toBeGreaterThan(1);
+      // The last one ran: removed forged tools have their table.
+      expect((await client.query("SELECT to_regclass('forge_forged_removals') AS t")).rows).toEqual([{ t: 'forge_forged_removals' }]);
     } finally {
       await client.end();
     }
@@ -319,7 +320,7 @@ describe('the Postgres state store when connections drop', () => {
       gate.up();
       for (let i = 0; i < 100 && looks === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(looks).toBe(1);
-      expect((await listener.since(0)).map((r) => r.record.request.name)).toEqual(['forged_while_away']);
+      expect((await listener.since(0)).map((r) => ('record' in r ? r.record.request.name : r))).toEqual(['forged_while_away']);
     } finally {
       await notifications.close();
       await pool.end();
