@@ -116,7 +116,7 @@ describe('forge_tool', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(second.registry.has('add_numbers')).toBe(true);
     expect(await second.registry.execute('add_numbers', { a: 2, b: 3 }, { session: 'context:one' })).toMatchObject({ ok: true, value: { sum: 5 } });
-    expect((second.registry.get('add_numbers') as any).forged).toEqual({ tier: 'session', owner: 'context:one' });
+    expect((second.registry.get('add_numbers') as any).forged).toEqual({ tier: 'session', owner: 'context:one', forgedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
   });
 
   it('refuses scope: agent unless the policy allows it, and a session-tier forge without a session', async () => {
