@@ -364,7 +364,10 @@ async function locateRepository(git: GitRun, location: readonly string[], nested
  */
 async function nestedRepositoryProblem(git: GitRun, top: Repository, workDir: string): Promise<string | undefined> {
   const budget = { directories: 0 };
-  const tooMany = `the work tree has more than ${MAX_WALKED_DIRECTORIES} directories to search for nested repositories, whose config git may read; they cannot all be checked`;
+  const walkProblem = (walk: { tooMany: true } | { unreadable: string }) =>
+    'tooMany' in walk
+      ? `the work tree has more than ${MAX_WALKED_DIRECTORIES} directories to search for nested repositories, whose config git may read; they cannot all be checked`
+      : `${shownPath(workDir, walk.unreadable)} cannot be read, so a nested repository in it (whose config git may read) cannot be checked; make it readable, or remove it`;
   const seen = new Set([top.gitDir]);
   const walked: string[] = [];
   const queue: { location: string[]; shown: string }[] = [];
@@ -374,14 +377,14 @@ async function nestedRepositoryProblem(git: GitRun, top: Repository, workDir: st
       const holdsWorkDir = isWithin(tree, workDir);
       if (holdsWorkDir && !isTop) return `a nested repository's work tree (${tree}) contains the working directory, so what git would enter from it cannot be checked`;
       const root = holdsWorkDir ? workDir : tree;
-      const found = await repositoriesUnder(root, budget);
-      if (!found) return tooMany;
+      const walk = await repositoriesUnder(root, budget);
+      if (!('found' in walk)) return walkProblem(walk);
       walked.push(root);
-      for (const dir of found) if (dir !== tree) queue.push({ location: ['-C', dir], shown: shownPath(workDir, dir) });
+      for (const dir of walk.found) if (dir !== tree) queue.push({ location: ['-C', dir], shown: shownPath(workDir, dir) });
     }
     const gitDirs = await gitDirsInside(repository.gitDir, budget);
-    if (!gitDirs) return tooMany;
-    for (const dir of gitDirs) queue.push({ location: [`--git-dir=${dir}`], shown: shownPath(workDir, dir) });
+    if (!('found' in gitDirs)) return walkProblem(gitDirs);
+    for (const dir of gitDirs.found) queue.push({ location: [`--git-dir=${dir}`], shown: shownPath(workDir, dir) });
     return undefined;
   };
   const topProblem = await explore(top, true);

@@ -9,13 +9,14 @@
  * started as `nobody`, with Debian's python3 (pyenv's lives under /root,
  * which nobody cannot read).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
+import type { AgentProcess } from '../helpers/agent-process.ts';
+import { nobody as nobodyUser, serveAs, type OtherUser } from '../helpers/other-user.ts';
 import { waitUntil } from '../helpers/fleet.ts';
-import { deployBundle, forge, tempDir, writeProject } from '../helpers/project.ts';
+import { forge, tempDir, writeProject } from '../helpers/project.ts';
 import { ATTACK_SCRIPT, NODE_WORKER_TOOL, pythonScriptTool, pythonWorkerTool, YAML_STEP_TOOL } from '../helpers/sandbox-attacks.ts';
 
 const TOKEN = `tok-${process.pid}-${Date.now()}`;
@@ -24,26 +25,17 @@ const KINDS = ['py_script', 'py_worker', 'node_worker', 'yaml_step', 'cli_execut
 type Kind = (typeof KINDS)[number];
 
 let project: string;
-let nobody: { uid: number; gid: number };
+let nobody: OtherUser;
 let agent: AgentProcess;
 
-/** The bundle deployed in a work dir of nobody's, served by nobody, `wrapper` (prlimit …) before node. */
+/** The bundle served by nobody, `wrapper` (prlimit …) before node. */
 async function startAsNobody(env: NodeJS.ProcessEnv = {}, wrapper: string[] = []): Promise<AgentProcess> {
-  const { workDir, bundle } = deployBundle(project, 'forge-forker-');
-  writeFileSync(join(workDir, 'attack.py'), ATTACK_SCRIPT);
-  const home = tempDir('forge-forker-home-');
-  for (const dir of [workDir, home]) chownSync(dir, nobody.uid, nobody.gid);
-  const [command, ...args] = [...wrapper, process.execPath, join(bundle, 'runtime.mjs'), 'serve', '--port', '0'];
-  return startAgentProcess(command, args, {
-    cwd: workDir,
-    ...nobody,
-    env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_PYTHON: '/usr/bin/python3', PATH: '/usr/bin:/bin', HOME: home, FORGE_CACHE_DIR: home, FORGE_STATE_DIR: join(home, 'state'), ...env },
-  });
+  const served = await serveAs(nobody, project, { env: { FORGE_AUTH_TOKEN: TOKEN, ...env }, wrapper, prepare: (workDir) => writeFileSync(join(workDir, 'attack.py'), ATTACK_SCRIPT) });
+  return served.agent;
 }
 
 beforeAll(async () => {
-  expect(process.getuid?.(), 'these tests start the agent as another user, which takes root (as the CI runs)').toBe(0);
-  expect(existsSync('/usr/bin/python3'), "Debian's python3 (.ci/run installs it)").toBe(true);
+  nobody = nobodyUser();
   project = writeProject({
     'forge.yaml': [
       'agent_id: forker',
@@ -65,7 +57,6 @@ beforeAll(async () => {
   });
   const built = await forge(['build'], project);
   expect(built.code, built.stderr).toBe(0);
-  nobody = { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) };
   agent = await startAsNobody();
 }, 120_000);
 

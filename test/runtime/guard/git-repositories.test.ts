@@ -19,15 +19,15 @@ describe('repositoriesUnder', () => {
   it('finds every directory holding a .git entry of any kind, without following links', async () => {
     const root = tree();
     const budget = { directories: 0 };
-    expect(await repositoriesUnder(root, budget)).toEqual([join(root, 'a', 'b'), join(root, 'c')]);
+    expect(await repositoriesUnder(root, budget)).toEqual({ found: [join(root, 'a', 'b'), join(root, 'c')] });
     // root, a, a/b, c, wide, its 30 dirs and their 30 deeper ones: the link and .git's insides are not read.
     expect(budget.directories).toBe(65);
   });
 
   it('gives up past its budget of directories, so that the caller refuses instead of running git unchecked', async () => {
     const root = tree();
-    expect(await repositoriesUnder(root, { directories: MAX_WALKED_DIRECTORIES - 65 })).toEqual([join(root, 'a', 'b'), join(root, 'c')]);
-    expect(await repositoriesUnder(root, { directories: MAX_WALKED_DIRECTORIES - 64 })).toBeUndefined();
+    expect(await repositoriesUnder(root, { directories: MAX_WALKED_DIRECTORIES - 65 })).toEqual({ found: [join(root, 'a', 'b'), join(root, 'c')] });
+    expect(await repositoriesUnder(root, { directories: MAX_WALKED_DIRECTORIES - 64 })).toEqual({ tooMany: true });
   });
 
   it('lets the event loop turn while it walks a large tree', async () => {
@@ -52,6 +52,7 @@ describe('gitDirsInside', () => {
       mkdirSync(join(gitDir, dir, 'refs'), { recursive: true });
       writeFileSync(join(gitDir, dir, 'HEAD'), 'ref: refs/heads/main\n');
     }
-    expect((await gitDirsInside(gitDir, { directories: 0 }))!.sort()).toEqual(['modules/libs/core', 'modules/libs/core/modules/inner', 'worktrees/feature'].map((d) => join(gitDir, d)));
+    const walk = await gitDirsInside(gitDir, { directories: 0 });
+    expect('found' in walk && walk.found.sort()).toEqual(['modules/libs/core', 'modules/libs/core/modules/inner', 'worktrees/feature'].map((d) => join(gitDir, d)));
   });
 });
