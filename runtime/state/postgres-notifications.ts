@@ -30,7 +30,7 @@ export class PostgresNotifications {
   async start(): Promise<void> {
     const client = this.connect();
     client.on('notification', (message) => {
-      for (const listener of this.listeners.get(message.channel as Channel) ?? []) listener(message.payload ?? '');
+      for (const listener of this.listeners.get(message.channel as Channel) ?? []) runSafely(() => listener(message.payload ?? ''));
     });
     // A client is given up once; its later 'error' and 'end' events change nothing. Before it is
     // connected, a failure is the caller's to handle (one attempt, one retry): counting its events
@@ -64,7 +64,8 @@ export class PostgresNotifications {
     }
     connected = true;
     this.client = client;
-    if (this.wasConnected) for (const listener of this.reconnectListeners) listener();
+    // A listener's failure is its own: it must not make this open connection look failed (a second one would be opened).
+    if (this.wasConnected) for (const listener of this.reconnectListeners) runSafely(listener);
     this.wasConnected = true;
   }
 
@@ -93,5 +94,13 @@ export class PostgresNotifications {
       if (this.closed) return;
       this.start().catch(() => this.retry());
     }, 1000).unref();
+  }
+}
+
+function runSafely(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // the listener's own business (it logs what it must)
   }
 }
