@@ -270,6 +270,27 @@ describe('the Postgres state store when connections drop', () => {
     expect(after.map((c) => c.scheduledFor.getTime() > start.getTime())).toEqual([true]);
   }, 30_000);
 
+  it('keeps its LISTEN connection and the other listeners when one listener throws', async () => {
+    const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) };
+    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url }), log);
+    try {
+      await notifications.start();
+      const heard: string[] = [];
+      notifications.on('forge_cancel', () => {
+        throw new Error('a listener of its own mind');
+      });
+      notifications.on('forge_cancel', (payload) => heard.push(payload));
+      for (const payload of ['one', 'two']) await asAdmin(url, 'SELECT pg_notify($1, $2)', ['forge_cancel', payload]);
+      for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(heard).toEqual(['one', 'two']);
+      expect(warnings).toEqual([]);
+    } finally {
+      await notifications.close();
+    }
+  });
+
   it('re-opens its LISTEN connection at one attempt per second while Postgres is away, then hears notifications again', async () => {
     const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
     const gate = await relay(postgres.port);
