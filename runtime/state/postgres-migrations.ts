@@ -91,14 +91,19 @@ export const MIGRATIONS: readonly string[] = [
    );`,
 ];
 
-/** Applies the migrations this database has not seen; returns how many ran. */
-export async function migrate(pool: Pool): Promise<number> {
+/**
+ * Applies the migrations this database has not seen; returns how many ran, and the schema version a
+ * newer Forge left (a rollback), which this one does not know: it goes on, as a replica on older
+ * code does during a rolling upgrade, and the caller says so.
+ */
+export async function migrate(pool: Pool): Promise<{ ran: number; newer?: number }> {
   return withClient(pool, async (client) => {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await client.query('CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
       const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM forge_migrations');
       const applied = rows[0]?.version ?? 0;
+      if (applied > MIGRATIONS.length) return { ran: 0, newer: applied };
       let ran = 0;
       for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
         await client.query('BEGIN');
@@ -112,7 +117,7 @@ export async function migrate(pool: Pool): Promise<number> {
         }
         ran++;
       }
-      return ran;
+      return { ran };
     } finally {
       // A lost connection gives up its session lock by itself; unlocking matters only on a live one.
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});

@@ -10,7 +10,7 @@ import pg from './pg-client.ts';
 import type { Logger } from '../tools/model.ts';
 import { FILE_ID_PATTERN } from './file-records.ts';
 import { openPool } from './pool-client.ts';
-import { migrate } from './postgres-migrations.ts';
+import { migrate, MIGRATIONS } from './postgres-migrations.ts';
 import { PostgresConversations } from './postgres-conversations.ts';
 import { PostgresForged } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
@@ -35,7 +35,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const config = { connectionString: options.url, application_name: `forge-${replicaId}` };
   const pool = openPool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 }, options.log);
   try {
-    await migrate(pool);
+    const { newer } = await migrate(pool);
+    if (newer) options.log?.warn(`state store: its schema is version ${newer}, from a newer Forge; this one knows ${MIGRATIONS.length} and goes on without what came after (run the newer Forge where you can)`);
   } catch (err) {
     await pool.end().catch(() => {});
     throw err;

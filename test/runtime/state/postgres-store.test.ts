@@ -57,6 +57,16 @@ describe('the Postgres state store', () => {
     }
   });
 
+  it('opens a database a newer Forge migrated further (a rollback), says so, and works', async () => {
+    const { url } = await stores(1);
+    await asAdmin(url, 'INSERT INTO forge_migrations (version) VALUES ($1)', [MIGRATIONS.length + 5]);
+    const warnings: string[] = [];
+    const store = await openPostgresStore({ url, leaseMs: 3000, log: { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) } });
+    opened.push(store);
+    expect(warnings).toEqual([expect.stringContaining(`its schema is version ${MIGRATIONS.length + 5}, from a newer Forge; this one knows ${MIGRATIONS.length}`)]);
+    await store.ping();
+  });
+
   it('hands each due time to exactly one of three instances checking at once', async () => {
     const { stores: [a, b, c] } = await stores(3);
     const entry = { key: 'runtime:beat', signature: 'every-1s', schedule: parseSchedule('@every 1s') };
