@@ -28,12 +28,17 @@ export async function withSharedForged<T>(workDir: string, configured: string | 
   }
 }
 
-/** The shared store's record of `name`, if it holds one (not removed). */
-export async function sharedRecord(records: ForgedRecords, name: string): Promise<ForgedRecord | undefined> {
-  let found: ForgedRecord | undefined;
+/** The records the shared store holds now (removed ones gone), by name. */
+export async function sharedRecords(records: ForgedRecords): Promise<ForgedRecord[]> {
+  const live = new Map<string, ForgedRecord>();
   for (const change of await records.since(0)) {
-    if ('record' in change && change.record.request.name === name) found = change.record;
-    else if ('removed' in change && change.removed.name === name) found = undefined;
+    if ('record' in change) live.set(change.record.request.name, change.record);
+    else if (live.get(change.removed.name)?.forgedAt === change.removed.forgedAt) live.delete(change.removed.name);
   }
-  return found;
+  return [...live.values()].sort((a, b) => (a.request.name < b.request.name ? -1 : 1));
+}
+
+/** The shared store's record of `name`, if it holds one. */
+export async function sharedRecord(records: ForgedRecords, name: string): Promise<ForgedRecord | undefined> {
+  return (await sharedRecords(records)).find((r) => r.request.name === name);
 }

@@ -3,7 +3,7 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
-import { withSharedForged } from '../shared-forged.ts';
+import { sharedRecords, withSharedForged } from '../shared-forged.ts';
 import { UsageError } from '../usage-error.ts';
 import { resolve } from 'node:path';
 
@@ -13,7 +13,8 @@ The tools the running agent forged (forge_tool, with emergent: in forge.yaml),
 kept under .forge/forged/ in its work dir (default: forge.yaml's workdir).
 A running agent registers them again when it starts. With a state store the
 replicas share (FORGE_STATE_URL, or state: in forge.yaml, a postgres:// URL),
-remove takes the tool away there too, and every replica drops it.
+list and show read that store (what every replica serves), and remove takes
+the tool away there too, so every replica drops it.
 
 examples:
   forge tool forged
@@ -28,31 +29,36 @@ export async function run(argv: string[]): Promise<number> {
   const opened = await openAgentForgedStore(values.workdir, values.config);
   if (!opened) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
   const { store } = opened;
+  // With a store the replicas share, list and show what it holds (every replica serves that), not one work dir's copies.
+  const fromStore = action === 'list' || action === 'show' ? await withSharedForged(opened.workDir, opened.state, sharedRecords) : undefined;
+  if (fromStore && 'error' in fromStore) return reportFailure(values.json, 'FORGE_STATE_CONFIG', fromStore.error.message, fromStore.error.hint);
+  const shared = fromStore?.shared ? fromStore.value : undefined;
+  const where = shared ? 'the shared state store' : store.root;
   if (action === 'list') {
-    const records = store.list();
+    const records = shared ?? store.list();
     if (values.json) {
       process.stdout.write(JSON.stringify(records.map(summary), null, 2) + '\n');
       return 0;
     }
-    if (!records.length) process.stdout.write(`no forged tools in ${store.root}\n`);
+    if (!records.length) process.stdout.write(`no forged tools in ${where}\n`);
     const width = Math.max(4, ...records.map((r) => r.request.name.length));
     for (const r of records) process.stdout.write(`${r.request.name.padEnd(width)}  ${r.request.implementation.mode.padEnd(7)}  ${r.tier.padEnd(7)}  ${r.request.description.split('\n')[0]}\n`);
     return 0;
   }
   if (action !== 'show' && action !== 'remove') throw new UsageError(`unknown action "${action}"`, 'list, show or remove');
   if (!name) throw new UsageError(`${action} needs a tool name`);
-  const record = store.load(name);
+  const record = shared ? shared.find((r) => r.request.name === name) : store.load(name);
   if (action === 'show') {
-    if (!record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}`, 'see them with `forge tool forged list`');
+    if (!record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${where}`, 'see them with `forge tool forged list`');
     process.stdout.write(values.json ? JSON.stringify(record, null, 2) + '\n' : describe(record));
     return 0;
   }
-  const shared = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
-  if ('error' in shared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', shared.error.message, shared.error.hint);
+  const removal = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
+  if ('error' in removal) return reportFailure(values.json, 'FORGE_STATE_CONFIG', removal.error.message, removal.error.hint);
   const removedHere = store.remove(name);
-  const removedShared = shared.shared && shared.value;
+  const removedShared = removal.shared && removal.value;
   if (!removedHere && !removedShared) {
-    return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}${shared.shared ? ' or in the shared state store' : ''}`, 'see them with `forge tool forged list`');
+    return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}${removal.shared ? ' or in the shared state store' : ''}`, 'see them with `forge tool forged list`');
   }
   if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name, shared: removedShared }) + '\n');
   else if (removedShared) process.stdout.write(`${c.green('✓')} removed forged tool ${name} from the shared state store: every replica drops it\n`);

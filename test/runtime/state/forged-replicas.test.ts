@@ -174,6 +174,18 @@ describe('forged tools on two replicas sharing Postgres', () => {
     }
   }, 90_000);
 
+  it('lists and shows what the shared store holds with forge tool forged, from a work dir with no copies', async () => {
+    const env = { FORGE_STATE_URL: stateUrl };
+    const listed = await forge(['tool', 'forged', 'list', '--json', '--workdir', tempDir()], project, env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const names = (JSON.parse(listed.stdout) as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['add_fleet', 'add_gone']));
+    expect(names).not.toContain('add_promoted'); // promoted, so removed from the store
+    const shown = await forge(['tool', 'forged', 'show', 'add_gone', '--json', '--workdir', tempDir()], project, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout).request.description).toBe('Add two numbers, again.');
+  }, 60_000);
+
   it('counts calls_per_minute for a conversation across replicas', async () => {
     const results: string[] = [];
     for (let i = 0; i < 6; i++) {
