@@ -4,7 +4,7 @@
  * promote` take a tool away there, so every replica drops it — a removal
  * from one work dir alone would come back from the store at the next start.
  */
-import { openStateStore } from '../runtime/state/open-store.ts';
+import { isSharedStateUrl, openStateStore, stateUrl } from '../runtime/state/open-store.ts';
 import { StateConfigError, type ForgedRecords } from '../runtime/state/store.ts';
 import type { ForgedRecord } from '../runtime/tools/emergent/forged-store.ts';
 
@@ -12,8 +12,7 @@ export type Shared<T> = { shared: false } | { shared: true; value: T } | { error
 
 /** Runs `use` on the shared store's forged tools, if the agent has such a store. */
 export async function withSharedForged<T>(workDir: string, configured: string | undefined, use: (records: ForgedRecords) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<Shared<T>> {
-  const url = env.FORGE_STATE_URL?.trim() || configured?.trim();
-  if (!url || !/^postgres(ql)?:\/\//i.test(url)) return { shared: false };
+  if (!isSharedStateUrl(stateUrl({ env, configured }))) return { shared: false };
   let store;
   try {
     store = await openStateStore({ workDir, env, configured });

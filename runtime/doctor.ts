@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { AgentManifest } from './manifest.ts';
 import { formatByteSize } from './exec/byte-size.ts';
-import { DEFAULT_TOOL_PROCESSES, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
+import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
 import { generatedTokenFile } from './secrets.ts';
 
@@ -32,13 +32,13 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model'>,
   const memory = manifest.sandbox?.memory_bytes;
   const processes = manifest.sandbox?.processes;
   const noProcessCap = processCapProblem({ ...probe, isolation: isolated ? 'bubblewrap' : 'none' });
-  const hardLimit = ownProcessHardLimit();
   const wanted = processes ?? DEFAULT_TOOL_PROCESSES;
+  const { cap, lowered } = effectiveProcessCap(wanted, ownProcessHardLimit());
   const processCap = noProcessCap
     ? `no process cap (${noProcessCap})`
-    : wanted > hardLimit
-      ? `at most ${hardLimit} processes per tool sandbox (the agent's own hard limit, below the ${wanted} asked for)`
-      : `at most ${wanted}${processes ? '' : ' (default)'} processes per tool sandbox`;
+    : lowered
+      ? `at most ${cap} processes per tool sandbox (the agent's own hard limit, below the ${wanted} asked for)`
+      : `at most ${cap}${processes ? '' : ' (default)'} processes per tool sandbox`;
   checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
   checks.push({ name: 'workdir', ok: existsSync(workDir), detail: existsSync(workDir) ? workDir : `${workDir} does not exist` });
   const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : `generated into ${generatedTokenFile(workDir, env)}`;

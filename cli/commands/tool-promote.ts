@@ -6,6 +6,7 @@ import { forgedSources } from '../forged-source.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
+import type { ForgedRecords } from '../../runtime/state/store.ts';
 import { sharedRecord, withSharedForged } from '../shared-forged.ts';
 import { openAgentForgedStore } from './tool-forged.ts';
 
@@ -32,27 +33,33 @@ export async function run(argv: string[]): Promise<number> {
   const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
   if (!project) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
   const opened = await openAgentForgedStore(values.workdir, values.config);
-  // A shared store holds the tool as it is now (a work dir may keep an older forge of the name).
-  const fromShared = opened ? await withSharedForged(opened.workDir, opened.state, (records) => sharedRecord(records, name)) : undefined;
-  if (fromShared && 'error' in fromShared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', fromShared.error.message, fromShared.error.hint);
-  const record = (fromShared?.shared ? fromShared.value : undefined) ?? opened?.store.load(name);
-  if (!opened || !record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  const unknown = () => reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  if (!opened) return unknown();
   const { store } = opened;
-  const taken = project.tools.find((t) => t.spec.name === name);
-  if (taken && !values.force) return reportFailure(values.json, 'FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
-  const dir = project.config.toolDirs[0].absolute;
-  mkdirSync(dir, { recursive: true });
-  const written: string[] = [];
-  for (const source of forgedSources(record)) {
-    const path = join(dir, source.file);
-    if (existsSync(path) && !values.force) return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
-    writeFileSync(path, source.text);
-    written.push(relative(process.cwd(), path) || path);
-  }
-  const shared = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
-  if ('error' in shared) return reportFailure(values.json, 'FORGE_STATE_CONFIG', `${written.join(', ')} written, but the forged tool is still in the shared state store: ${shared.error.message}`, shared.error.hint);
-  store.remove(name);
-  if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written }, null, 2) + '\n');
-  else process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
-  return 0;
+  /** Writes the tool into the project and takes the forged one away: from `shared` too, when the replicas share a store. */
+  const promote = async (shared?: ForgedRecords): Promise<number> => {
+    // A shared store holds the tool as it is now (a work dir may keep an older forge of the name).
+    const record = (shared && (await sharedRecord(shared, name))) ?? store.load(name);
+    if (!record) return unknown();
+    const taken = project.tools.find((t) => t.spec.name === name);
+    if (taken && !values.force) return reportFailure(values.json, 'FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
+    const dir = project.config.toolDirs[0].absolute;
+    mkdirSync(dir, { recursive: true });
+    const written: string[] = [];
+    for (const source of forgedSources(record)) {
+      const path = join(dir, source.file);
+      if (existsSync(path) && !values.force) return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
+      writeFileSync(path, source.text);
+      written.push(relative(process.cwd(), path) || path);
+    }
+    await shared?.remove(name);
+    store.remove(name);
+    if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written }, null, 2) + '\n');
+    else process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
+    return 0;
+  };
+  // One session with the shared store, if there is one: read, write the files, remove.
+  const outcome = await withSharedForged(opened.workDir, opened.state, promote);
+  if ('error' in outcome) return reportFailure(values.json, 'FORGE_STATE_CONFIG', outcome.error.message, outcome.error.hint);
+  return outcome.shared ? outcome.value : promote();
 }

@@ -51,6 +51,11 @@ export function processCapProblem(probe: ProbeAnswer, facts: ProcessCapFacts = h
   return undefined;
 }
 
+/** The cap a sandbox gets for `wanted`: never above the agent's own hard limit (`lowered` says when that decided it). */
+export function effectiveProcessCap(wanted: number, hardLimit: number): { cap: number; lowered: boolean } {
+  return wanted > hardLimit ? { cap: hardLimit, lowered: true } : { cap: wanted, lowered: false };
+}
+
 /** The hard RLIMIT_NPROC of this process (/proc/self/limits' "Max processes"); Infinity when unlimited or unknown. */
 export function ownProcessHardLimit(limits = readLimits()): number {
   const hard = /^Max processes\s+\S+\s+(\S+)/m.exec(limits)?.[1];

@@ -16,7 +16,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
-import { DEFAULT_TOOL_PROCESSES, ownProcessHardLimit, processCapProblem } from './process-cap.ts';
+import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './process-cap.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
 
 export interface ToolLimits {
@@ -145,7 +145,8 @@ export function sandboxStatus(): SandboxStatus | undefined {
 }
 
 function processCaps(wanted: number, hardLimit: number): Pick<SandboxStatus, 'default_processes' | 'process_hard_limit'> {
-  return wanted > hardLimit ? { default_processes: hardLimit, process_hard_limit: hardLimit } : { default_processes: wanted };
+  const { cap, lowered } = effectiveProcessCap(wanted, hardLimit);
+  return lowered ? { default_processes: cap, process_hard_limit: hardLimit } : { default_processes: cap };
 }
 
 /** Keeps a secret file or a state dir out of every tool process (an empty stand-in is mounted over it). */
@@ -193,7 +194,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     memoryBytes: limits.memory_bytes && (command === process.execPath ? limits.memory_bytes + installed.nodeBaselineBytes : limits.memory_bytes),
     cpuSeconds: options.worker ? undefined : limits.cpu_seconds,
     // A worker's cap holds for its whole life: what its calls start, and its own threads.
-    processes: installed.processCapProblem ? undefined : Math.min(limits.processes!, installed.processHardLimit),
+    processes: installed.processCapProblem ? undefined : effectiveProcessCap(limits.processes!, installed.processHardLimit).cap,
   };
   return sandboxCommand(command, args, policy);
 }

@@ -25,10 +25,15 @@ export function stateUrl(settings: Pick<StateSettings, 'env' | 'configured'>): s
   return settings.env.FORGE_STATE_URL?.trim() || settings.configured?.trim() || 'file:';
 }
 
+/** Whether the URL names a store replicas share (Postgres). */
+export function isSharedStateUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
 export async function openStateStore(settings: StateSettings): Promise<StateStore> {
   const url = stateUrl(settings);
   if (url === 'file:' || url === 'file' || url.startsWith('file:')) return createFileStore(settings.workDir);
-  if (/^postgres(ql)?:\/\//i.test(url)) {
+  if (isSharedStateUrl(url)) {
     const leaseMs = leaseFrom(settings.env);
     const { openPostgresStore } = await import('./postgres-store.ts');
     try {

@@ -170,7 +170,8 @@ export class SandboxProcess {
     const command = this.child ? undefined : await sandboxCommand(this.codeFile, this.allow, this.limits);
     if (this.closed) return { ok: false, code: 'FORGE_SANDBOX_CRASHED', message: 'the sandbox is closed', durationMs: 0 };
     if (signal?.aborted) return { ok: false, code: 'FORGE_SANDBOX_CANCELLED', message: 'the call was cancelled', durationMs: 0 };
-    const child = this.ensureProcess(command);
+    // Calls take turns, so no process was started or lost while the command was being made.
+    const child = this.child ?? this.startProcess(command!);
     return new Promise<SandboxOutcome>((resolve) => {
       const id = this.nextId++;
       const timer = setTimeout(() => {
@@ -208,11 +209,8 @@ export class SandboxProcess {
     if (child) killProcessTree(child);
   }
 
-  /** The running process, or one started with `argv` (made before the call, while no process ran). */
-  private ensureProcess(argv: { command: string; args: string[] } | undefined): ChildProcessWithoutNullStreams {
-    if (this.child) return this.child;
-    if (!argv) throw new Error('no sandbox process is running and no command was made to start one');
-    const { command, args } = argv;
+  /** Starts the sandbox process with `argv` (sandboxCommand's). */
+  private startProcess({ command, args }: { command: string; args: string[] }): ChildProcessWithoutNullStreams {
     // Its own process group (detached), so a kill takes everything with it.
     const child = spawn(command, args, { cwd: dirname(this.codeFile), env: {}, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32', windowsHide: true });
     this.child = child;

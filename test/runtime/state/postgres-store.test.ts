@@ -293,7 +293,7 @@ describe('the Postgres state store when connections drop', () => {
       });
       notifications.on('forge_cancel', (payload) => heard.push(payload));
       for (const payload of ['one', 'two']) await asAdmin(url, 'SELECT pg_notify($1, $2)', ['forge_cancel', payload]);
-      for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 250 && heard.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(heard).toEqual(['one', 'two']);
       expect(warnings).toEqual([]);
     } finally {
