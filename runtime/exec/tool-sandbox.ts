@@ -15,6 +15,7 @@ import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSyn
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
+import { gitDirStep, gitDirWalkRoots } from './git-dirs.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './process-cap.ts';
 import type { SandboxProbe } from './sandbox-probe.ts';
@@ -337,22 +338,21 @@ function entryOf(path: string): Stats | undefined {
   }
 }
 
-/** Submodules' git dirs under `gitDir`/modules (names may hold slashes; nested ones under each one's modules/), links not followed, at most 200. */
+/** Submodules' git dirs under `gitDir`/modules (exec/git-dirs.ts), links not followed, at most 200. */
 function submoduleGitDirs(gitDir: string): string[] {
   const found: string[] = [];
-  const pending = [join(gitDir, 'modules')];
+  const pending = gitDirWalkRoots(gitDir, false);
   for (let visited = 0; pending.length && visited < 1000 && found.length < 200; visited++) {
     const dir = pending.pop()!;
     let entries;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, isDir: e.isDirectory() }));
     } catch {
       continue;
     }
-    if (entries.some((e) => e.name === 'HEAD' && e.isFile())) {
-      found.push(dir);
-      pending.push(join(dir, 'modules'));
-    } else for (const e of entries) if (e.isDirectory()) pending.push(join(dir, e.name));
+    const step = gitDirStep(dir, entries);
+    if (step.gitDir) found.push(dir);
+    pending.push(...step.next);
   }
   return found;
 }

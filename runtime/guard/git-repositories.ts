@@ -24,6 +24,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gitDirStep, gitDirWalkRoots, type DirEntry } from '../exec/git-dirs.ts';
 
 /** Past this many directories the walk gives up: the caller refuses rather than run git unchecked. */
 export const MAX_WALKED_DIRECTORIES = 100_000;
@@ -76,14 +77,10 @@ class TimeSlice {
   }
 }
 
-/**
- * Git dirs kept inside a git dir: submodules' under modules/ (a name may
- * have slashes, and a submodule's own submodules are under its modules/),
- * linked worktrees' under worktrees/. A directory holding HEAD is one.
- */
+/** Git dirs kept inside a git dir: submodules' and linked worktrees' (exec/git-dirs.ts). */
 export async function gitDirsInside(gitDir: string, budget: WalkBudget): Promise<Walk> {
   const found: string[] = [];
-  const pending = [join(gitDir, 'modules'), join(gitDir, 'worktrees')];
+  const pending = gitDirWalkRoots(gitDir, true);
   const slice = new TimeSlice();
   while (pending.length) {
     if (slice.over()) await slice.next();
@@ -91,18 +88,15 @@ export async function gitDirsInside(gitDir: string, budget: WalkBudget): Promise
     if (++budget.directories > MAX_WALKED_DIRECTORIES) return { tooMany: true };
     const entries = listDir(dir);
     if (!entries) return { unreadable: dir };
-    if (entries.some((e) => e.name === 'HEAD' && !e.isDir)) {
-      found.push(dir);
-      pending.push(join(dir, 'modules'));
-      continue; // its objects, refs and logs hold no repository
-    }
-    for (const e of entries) if (e.isDir) pending.push(join(dir, e.name));
+    const step = gitDirStep(dir, entries);
+    if (step.gitDir) found.push(dir);
+    pending.push(...step.next);
   }
   return { found };
 }
 
 /** The entries of `dir`: none when it is gone (or not a directory), undefined when it cannot be read. */
-function listDir(dir: string): { name: string; isDir: boolean }[] | undefined {
+function listDir(dir: string): DirEntry[] | undefined {
   try {
     // withFileTypes reports a symlink as a symlink, so nothing below is reached through one.
     return readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, isDir: e.isDirectory() }));
