@@ -79,8 +79,11 @@ async function forks(server: AgentProcess, kind: Kind, payload: { limit: number;
   return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
-it('says at start how many processes a tool sandbox may hold', () => {
+it('says at start and in /readyz how many processes a tool sandbox may hold', async () => {
   expect(agent.output()).toContain(`at most ${CAP} processes per tool sandbox`);
+  const ready = (await (await fetch(`${agent.url}/readyz`)).json()) as { sandbox: Record<string, unknown> };
+  expect(ready.sandbox).toMatchObject({ isolation: 'bubblewrap', default_processes: CAP });
+  expect(ready.sandbox.process_cap_problem).toBeUndefined();
 });
 
 describe.each(KINDS)('a %s process', (kind) => {
@@ -111,6 +114,7 @@ it('keeps the cap at the agent\'s own hard limit when forge.yaml asks for more, 
   const limited = await startAsNobody({}, ['/usr/bin/prlimit', `--nproc=${hard}:${hard}`, '--']);
   try {
     expect(limited.output()).toContain(`at most ${hard} processes per tool sandbox by default (the agent's own hard limit`);
+    expect(((await (await fetch(`${limited.url}/readyz`)).json()) as { sandbox: unknown }).sandbox).toMatchObject({ default_processes: hard, process_hard_limit: hard });
     const seen = await forks(limited, 'py_script', { limit: 3 * CAP, hold: 2 });
     expect(seen.started).toBeGreaterThan(0);
     expect(seen.started).toBeLessThan(hard);
@@ -133,6 +137,7 @@ it('sets no cap where bwrap gives a sandbox no user namespace of its own (a set-
   const setuid = await startAsNobody({ FORGE_BWRAP: wrapper });
   try {
     expect(setuid.output()).toMatch(/tool isolation: bubblewrap .*no process cap: bwrap gives a sandbox no user namespace of its own/);
+    expect(((await (await fetch(`${setuid.url}/readyz`)).json()) as { sandbox: unknown }).sandbox).toMatchObject({ process_cap_problem: expect.stringContaining('no user namespace of its own') });
     expect((await forks(setuid, 'py_script', { limit: 4, hold: 0 })).started).toBe(4);
   } finally {
     await setuid.stop('SIGKILL');
