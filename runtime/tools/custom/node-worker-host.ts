@@ -102,7 +102,7 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
     }
     // The call is over: what it started goes (in the sandbox) before the answer, and so does its
     // temporary dir (the sandbox's /tmp is private: the host cannot remove it).
-    sweepStrayProcesses(started);
+    await sweepStrayProcesses(started);
     if (request.tmpDir) rmSync(request.tmpDir, { recursive: true, force: true });
     send(message);
   }

@@ -10,7 +10,7 @@
  * could set it), so the worker must also be a child of pid 1 and pid 1 must
  * be bwrap. Outside a sandbox this does nothing.
  */
-import { openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { SANDBOX_ENV_FLAG } from '../../exec/sandbox.ts';
 
 export function insidePidSandbox(): boolean {
@@ -53,16 +53,21 @@ function lastPid(): string | undefined {
  * and the call was too short for it to have come all the way around — has
  * nothing to sweep.
  */
-export function sweepStrayProcesses(callStarted: number): number {
+export async function sweepStrayProcesses(callStarted: number): Promise<number> {
   sandboxed ??= insidePidSandbox();
   if (!sandboxed) return 0;
   if (lastPidAtSweep !== undefined && performance.now() - callStarted < wrapMs && lastPid() === lastPidAtSweep) return 0;
   const killed = sweepAll();
+  // The worker's own children among them stay zombies until Node reaps them, on a turn of its event
+  // loop: until then they hold their places under the sandbox's process cap, and a next call that
+  // came in meanwhile could not start a process.
+  const deadline = Date.now() + 2000;
+  while (killed.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
   lastPidAtSweep = lastPid();
-  return killed;
+  return killed.length;
 }
 
-function sweepAll(): number {
+function sweepAll(): number[] {
   const killed = new Set<number>();
   // Twice: a process forking while the first pass runs leaves a child the second pass finds.
   for (let pass = 0; pass < 2; pass++) {
@@ -79,7 +84,7 @@ function sweepAll(): number {
   const deadline = Date.now() + 2000;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   while ([...killed].some(alive) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
-  return killed.size;
+  return [...killed];
 }
 
 function otherProcesses(): number[] {
