@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { MACHINE_START_COSTS, pathPastPythonShim } from './bench/measure.ts';
+import { suitePythonPath } from './test/helpers/suite-python.ts';
 
 /**
  * Files that drive a real browser: Chromium needs the machine to itself to
@@ -39,7 +40,7 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-const pythonPath = pathPastPythonShim();
+const pythonPath = suitePythonPath(process.env.PATH) ?? pathPastPythonShim();
 
 const shared = {
   // Stops what each test file started and removes its temp dirs when the file ends.
@@ -51,9 +52,10 @@ const shared = {
   //
   // This machine's start costs (bench/measure.ts: NODE_EXTRA_CA_CERTS, 40 ms in each of the ~1,000 node
   // processes the suite starts) are left out too; empty is unset to Node. No test reaches past
-  // loopback with Node's TLS, and npm has its own cafile. A python3 shim (pyenv) is passed over for the
-  // interpreter it runs: about 240 processes a run asked it, 100–150 ms of CPU each. The shim tests make
-  // their own shims.
+  // loopback with Node's TLS, and npm has its own cafile. python3 is a venv of the machine's interpreter
+  // (test/helpers/suite-python.ts): past a version manager's shim (about 240 processes a run asked it,
+  // 100–150 ms of CPU each), and past .pth files in its site-packages that run code at each of ~600
+  // Python starts. The shim tests make their own shims.
   env: {
     FORGE_HOME: join(tmpdir(), 'forge-tests-no-home'),
     FORGE_GLOBAL_TOOLS: join(tmpdir(), 'forge-tests-no-global-tools'),
