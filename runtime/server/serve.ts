@@ -90,7 +90,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   try {
     return await serveWithState(options, env, state);
   } catch (err) {
-    setActiveState(undefined);
+    void setActiveState(undefined);
     if (!options.state) await state.close().catch(() => {});
     throw err;
   }
@@ -101,7 +101,7 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   if (state.shared && !options.publicUrl) {
     throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
   }
-  setActiveState(state);
+  await activateState(state, options.log);
   const agent = createAgent({ ...options, sessions: state.conversations });
   const telemetry = await startTelemetry(options);
   const server = await startAgentServer({
@@ -140,12 +140,33 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
       await server.close(graceMs);
       await options.registry.close();
       await telemetry.shutdown();
-      setActiveState(undefined);
+      void setActiveState(undefined);
       if (!options.state) await state.close().catch(() => {});
     })();
     return stopping;
   };
   return { ...server, agent, token: auth.token, state, timing: stopTiming(env, state.shared), stop };
+}
+
+/** How long serve waits, before it answers anyone, for what must follow the state store first. */
+const STATE_FOLLOWERS_WAIT_MS = 10_000;
+
+/**
+ * Makes `state` the process's, and waits for forge_tool's first look at it when replicas share it:
+ * until that look, this replica serves the forged tools its own disk brought back, which may hold a
+ * tool (or a version) removed from the fleet while it was down. A store that does not answer in time
+ * is not allowed to hold the start up for good: the start goes on, and says so.
+ */
+async function activateState(state: StateStore, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const followed = await Promise.race([
+    setActiveState(state).then(() => true),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), STATE_FOLLOWERS_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!followed) log.warn(`forged tools: the state store did not answer in ${STATE_FOLLOWERS_WAIT_MS / 1000} s; until it does, this replica serves the forged tools its work dir holds, even one removed from the store meanwhile`);
 }
 
 /**

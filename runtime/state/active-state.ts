@@ -6,21 +6,26 @@
  */
 import type { StateStore } from './store.ts';
 
+/** A watcher's answer: what it does before the store may be used (undefined: nothing). Its failures are its own to report. */
+type StateWatcher = (store: StateStore | undefined) => Promise<void> | void;
+
 let active: StateStore | undefined;
 const opened = new Map<string, Promise<StateStore>>();
-const watchers = new Set<(store: StateStore | undefined) => void>();
+const watchers = new Set<StateWatcher>();
 
-export function setActiveState(store: StateStore | undefined): void {
+/** Makes `store` this process's; resolves when what the watchers do first with it is done (or failed). */
+export async function setActiveState(store: StateStore | undefined): Promise<void> {
   active = store;
-  for (const watcher of [...watchers]) watcher(store);
+  await Promise.allSettled([...watchers].map((watcher) => watcher(store)));
 }
 
 /**
  * Tells `watcher` the store `serve` uses — now if there is one, and each time
  * it changes — for what must follow it from the start (forge_tool registers
- * the tools other replicas forged); returns the unsubscribe.
+ * the tools other replicas forged, and drops those removed meanwhile, before
+ * serve answers anyone); returns the unsubscribe.
  */
-export function watchActiveState(watcher: (store: StateStore | undefined) => void): () => void {
+export function watchActiveState(watcher: StateWatcher): () => void {
   watchers.add(watcher);
   if (active) watcher(active);
   return () => watchers.delete(watcher);

@@ -38,17 +38,22 @@ export class ForgedSync {
     return this.records;
   }
 
-  /** Follows `state` (the store serve uses): registers what it holds and what is added to it. */
-  attach(state: StateStore | undefined): void {
+  /**
+   * Follows `state` (the store serve uses): registers what it holds and what is added to it. Resolves
+   * after the first look (never rejects: a failed look is logged), which serve waits for: until then
+   * this process serves what its own disk held, which may be a tool or a version the store removed.
+   */
+  attach(state: StateStore | undefined): Promise<void> {
     const records = state?.shared ? state.forged : undefined;
-    if (records === this.records) return;
+    if (records === this.records) return Promise.resolve();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.records = records;
     this.seq = 0;
-    if (!records) return;
-    this.unsubscribe = records.subscribe(() => void this.refresh().catch((err: Error) => this.log.warn(`forged tools: cannot read the state store: ${err.message}`)));
-    void this.refresh().catch((err: Error) => this.log.warn(`forged tools: cannot read the state store: ${err.message}`));
+    if (!records) return Promise.resolve();
+    const refresh = () => this.refresh().catch((err: Error) => this.log.warn(`forged tools: cannot read the state store: ${err.message}`));
+    this.unsubscribe = records.subscribe(() => void refresh());
+    return refresh();
   }
 
   /**

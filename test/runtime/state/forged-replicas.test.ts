@@ -9,6 +9,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentProcess } from '../../helpers/agent-process.ts';
 import { auth, callTool, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
@@ -67,6 +69,29 @@ afterAll(async () => {
   await Promise.allSettled(replicas.map((r) => r.stop('SIGKILL')));
   await postgres?.stop();
 });
+
+/**
+ * Starts a replica on `workDir` with its first look at the store's forged tools held back for 3 s (the
+ * removals table locked against reads), and gives `check` the replica if it answers meanwhile: what it
+ * serves before that look comes from its own disk alone. Resolves to the replica once it answers.
+ */
+async function startWithLookHeldBack(workDir: string, check: (replica: AgentProcess) => Promise<void>): Promise<AgentProcess> {
+  const locker = new pg.Client({ connectionString: stateUrl });
+  await locker.connect();
+  let starting: Promise<AgentProcess> | undefined;
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE forge_forged_removals IN ACCESS EXCLUSIVE MODE');
+    starting = startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir });
+    starting.catch(() => {});
+    const early = await Promise.race([starting, sleep(3_000).then(() => undefined)]);
+    if (early) await check(early);
+  } finally {
+    await locker.query('COMMIT').catch(() => {});
+    await locker.end();
+  }
+  return starting;
+}
 
 describe('forged tools on two replicas sharing Postgres', () => {
   it('serves an agent-tier tool forged on one replica from the other, to every caller', async () => {
@@ -139,9 +164,14 @@ describe('forged tools on two replicas sharing Postgres', () => {
       await waitUntil(async () => ((await callTool(replica.url, 'add_gone', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, `add_gone gone from ${replica.url}`);
       expect(JSON.stringify(await (await fetch(`${replica.url}/tools`, { headers: auth })).json())).not.toContain('add_gone');
     }
-    let restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
+    // Restarted on its old disk: from its first answer on, it serves the removed tool to no one.
+    const gone = async (replica: AgentProcess) => {
+      expect((await callTool(replica.url, 'add_gone', { a: 1, b: 1 })).body.error?.code).toBe('FORGE_TOOL_UNKNOWN');
+      expect(JSON.stringify(await (await fetch(`${replica.url}/tools`, { headers: auth })).json())).not.toContain('add_gone');
+    };
+    let restarted = await startWithLookHeldBack(thirdDir, gone);
     try {
-      await waitUntil(async () => ((await callTool(restarted.url, 'add_gone', { a: 1, b: 1 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 15_000, 'add_gone gone from the restarted replica');
+      await gone(restarted);
       await waitUntil(() => (existsSync(join(thirdDir, '.forge', 'forged', 'add_gone')) ? undefined : true), 5_000, 'its copy deleted');
       expect(await described(restarted.url, 'only_here')).toBe('Kept by one replica.');
     } finally {
@@ -154,9 +184,12 @@ describe('forged tools on two replicas sharing Postgres', () => {
     expect(again.body.value, JSON.stringify(again.body)).toMatchObject({ success: true });
     for (const replica of [a, b]) await waitUntil(async () => ((await described(replica.url, 'add_gone')) === 'Add two numbers, again.' ? true : undefined), 15_000, `the new add_gone on ${replica.url}`);
     thirdStore.save({ ...first, forgedAt: '2026-01-02T00:00:00.000Z' });
-    restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: thirdDir });
+    const storeVersion = async (replica: AgentProcess) => {
+      expect(await described(replica.url, 'add_gone')).not.toBe('Add two numbers.');
+    };
+    restarted = await startWithLookHeldBack(thirdDir, storeVersion);
     try {
-      await waitUntil(async () => ((await described(restarted.url, 'add_gone')) === 'Add two numbers, again.' ? true : undefined), 15_000, 'the new add_gone on the restarted replica');
+      expect(await described(restarted.url, 'add_gone')).toBe('Add two numbers, again.');
     } finally {
       await restarted.stop('SIGKILL');
     }
