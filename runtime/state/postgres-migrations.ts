@@ -89,6 +89,13 @@ export const MIGRATIONS: readonly string[] = [
      forged_at text NOT NULL,
      removed_at timestamptz NOT NULL DEFAULT now()
    );`,
+  // Cancel requests for tasks whose turns run now (they hold a lease): the replica running one finds
+  // its request when it renews the lease, if the notification never reached it (its LISTEN
+  // connection was down). Removed with the lease.
+  `CREATE TABLE forge_task_cancels (
+     task_id text PRIMARY KEY,
+     requested_at timestamptz NOT NULL DEFAULT now()
+   );`,
 ];
 
 /**

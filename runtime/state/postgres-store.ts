@@ -43,14 +43,27 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   const notifications = new PostgresNotifications(() => new pg.Client(config), options.log);
   await notifications.start();
-  const tasks = new PostgresTasks(pool, replicaId, options.leaseMs, options.log);
+  // Cancel requests come by notification, and, for a task whose turn runs here, with the lease's renewal.
+  const cancelListeners = new Set<(taskId: string) => void>();
+  const tasks = new PostgresTasks(pool, replicaId, options.leaseMs, options.log, (taskId) => {
+    for (const listener of [...cancelListeners]) listener(taskId);
+  });
   tasks.startReaper();
 
   const cancels: CancelChannel = {
     request: async (taskId) => {
-      await pool.query("SELECT pg_notify('forge_cancel', $1)", [taskId.slice(0, 1000)]);
+      const id = taskId.slice(0, 1000);
+      await tasks.keepCancel(id);
+      await pool.query("SELECT pg_notify('forge_cancel', $1)", [id]);
     },
-    subscribe: (listener) => notifications.on('forge_cancel', listener),
+    subscribe: (listener) => {
+      cancelListeners.add(listener);
+      const off = notifications.on('forge_cancel', listener);
+      return () => {
+        cancelListeners.delete(listener);
+        off();
+      };
+    },
   };
   const files: FileRecords = {
     async put(file) {

@@ -22,6 +22,8 @@ export class PostgresTasks implements TaskRecords {
     private readonly replicaId: string,
     private readonly leaseMs: number,
     private readonly log?: Logger,
+    /** Told of a cancel request found for a task this process holds: its notification may have been lost. */
+    private readonly onCancelFound?: (taskId: string) => void,
   ) {}
 
   async save(task: TaskType, _context?: ServerCallContext): Promise<void> {
@@ -64,14 +66,33 @@ export class PostgresTasks implements TaskRecords {
       `INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
       [taskId, this.replicaId],
     );
-    const renew = setInterval(() => void this.pool.query(`UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2`, [taskId, this.replicaId]).catch(() => {}), Math.max(100, this.leaseMs / 3));
+    // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
+    // a lease even when its notification did not.
+    const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2 RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) AS cancelled`;
+    const renew = setInterval(
+      () =>
+        void this.pool
+          .query<{ cancelled: boolean }>(renewal, [taskId, this.replicaId])
+          .then(({ rows }) => rows[0]?.cancelled && this.onCancelFound?.(taskId))
+          .catch(() => {}),
+      Math.max(100, this.leaseMs / 3),
+    );
     renew.unref();
     return {
       release: async () => {
         clearInterval(renew);
         await this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, this.replicaId]);
+        await this.pool.query('DELETE FROM forge_task_cancels WHERE task_id = $1', [taskId]);
       },
     };
+  }
+
+  /**
+   * Keeps a cancel request for the task while a turn holds its lease (none is kept for a task no turn
+   * runs: there is nothing to stop, and nothing would remove it).
+   */
+  async keepCancel(taskId: string): Promise<void> {
+    await this.pool.query('INSERT INTO forge_task_cancels (task_id) SELECT $1 WHERE EXISTS (SELECT 1 FROM forge_task_leases WHERE task_id = $1) ON CONFLICT (task_id) DO NOTHING', [taskId]);
   }
 
   /** Checks for expired leases every half lease. */
@@ -90,6 +111,7 @@ export class PostgresTasks implements TaskRecords {
       `DELETE FROM forge_task_leases WHERE task_id IN (SELECT task_id FROM forge_task_leases WHERE expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING task_id`,
     );
     const failed: string[] = [];
+    if (rows.length) await this.pool.query('DELETE FROM forge_task_cancels WHERE task_id = ANY($1)', [rows.map((r) => r.task_id)]);
     for (const { task_id } of rows) {
       if (await this.fail(task_id, 'the replica running this task stopped before it finished')) failed.push(task_id);
     }

@@ -8,7 +8,6 @@
  * connection is not reused, and the LISTEN connection comes back at one
  * attempt per second, its forged-tool subscribers looking again.
  */
-import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSchedule } from '../../../runtime/scheduler/schedule-expression.ts';
@@ -21,6 +20,7 @@ import { StateConflictError } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+import { relay } from '../../helpers/tcp-relay.ts';
 
 let postgres: TestPostgres;
 const opened: PostgresStateStore[] = [];
@@ -183,42 +183,6 @@ async function asAdmin<T extends pg.QueryResultRow>(url: string, sql: string, va
   } finally {
     await client.end();
   }
-}
-
-/** A TCP relay to Postgres that can be taken down: down() cuts every relayed connection and drops new ones at once. */
-async function relay(port: number) {
-  const sockets = new Set<Socket>();
-  let down = false;
-  let droppedAttempts = 0;
-  const server = createServer((socket) => {
-    if (down) {
-      droppedAttempts++;
-      return void socket.destroy();
-    }
-    const upstream = connect(port, '127.0.0.1');
-    for (const s of [socket, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => (sockets.delete(s), socket.destroy(), upstream.destroy()));
-    }
-    socket.pipe(upstream).pipe(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as { port: number }).port,
-    down() {
-      down = true;
-      for (const s of sockets) s.destroy();
-    },
-    up() {
-      down = false;
-    },
-    droppedAttempts: () => droppedAttempts,
-    close() {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('the Postgres state store when connections drop', () => {

@@ -16,6 +16,7 @@ import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../../helpers/round-robin-proxy.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+import { relay } from '../../helpers/tcp-relay.ts';
 
 let postgres: TestPostgres;
 let llm: ScriptedServer;
@@ -210,6 +211,30 @@ describe('replicas on Postgres', () => {
     const next = await sendMessage(other.url, { text: 'after the cancel', contextId: 'to-cancel' });
     expect(next.status.state).toBe('completed');
     expect((await getTask(runner.url, task.id)).status.state).toBe('canceled');
+  }, 30_000);
+
+  it('cancels a turn on a replica that never heard the cancel (its connections to the store were cut as it was sent), when it next renews the lease', async () => {
+    const gate = await relay(postgres.port);
+    const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url });
+    try {
+      const other = fleet.replicas[1];
+      const before = hung;
+      const task = await sendMessage(runner.url, { text: 'hang', contextId: 'cancel-unheard' }, false);
+      await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+      // Sent while the runner has no LISTEN connection: the notification is lost to it.
+      gate.down();
+      const response = await fetch(`${other.url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: task.id } }) });
+      expect(((await response.json()) as any).result.status.state).toBe('canceled');
+      // Back within a lease (3 s here): the runner still holds the task, and finds the request when it renews.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gate.up();
+      const next = await sendMessage(other.url, { text: 'after the unheard cancel', contextId: 'cancel-unheard' });
+      expect(next.status.state).toBe('completed');
+      expect((await getTask(other.url, task.id)).status.state).toBe('canceled');
+    } finally {
+      await runner.stop('SIGKILL');
+      await gate.close();
+    }
   }, 30_000);
 
   it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
