@@ -2,8 +2,9 @@
  * Forged tools from a state store the replicas share: every replica
  * registers what any of them forged — at start, when told (LISTEN/NOTIFY),
  * when the LISTEN connection is back after a drop (what was announced
- * meanwhile is lost), and before a call names a tool this process does not
- * have (a notification can come after that call). Who sees a tool is still its tier (session-view.ts): a session
+ * meanwhile is lost), again after a look that failed, and before a call
+ * names a tool this process does not have (a notification can come after
+ * that call). Who sees a tool is still its tier (session-view.ts): a session
  * tool is registered everywhere and shown to its own session only, as on
  * the replica that forged it.
  *
@@ -19,12 +20,18 @@ import type { ForgedRecord, ForgedStore } from './forged-store.ts';
 import { createForgedTool, isForged, type ForgedToolHost } from './forged-tool.ts';
 import { forgedMark } from './register-step.ts';
 
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+
 export class ForgedSync {
   private records: ForgedRecords | undefined;
   private seq = 0;
   private unsubscribe: (() => void) | undefined;
   private running: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
+  /** The next look after a failed one (no notification may come to ask for it), and its wait, doubled each failure. */
+  private retry: NodeJS.Timeout | undefined;
+  private retryMs = 0;
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -48,12 +55,34 @@ export class ForgedSync {
     if (records === this.records) return Promise.resolve();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    this.retryMs = 0;
     this.records = records;
     this.seq = 0;
     if (!records) return Promise.resolve();
-    const refresh = () => this.refresh().catch((err: Error) => this.log.warn(`forged tools: cannot read the state store: ${err.message}`));
-    this.unsubscribe = records.subscribe(() => void refresh());
-    return refresh();
+    this.unsubscribe = records.subscribe(() => void this.lookOrRetry());
+    return this.lookOrRetry();
+  }
+
+  /** A look whose failure is logged and tried again later (1 s, then doubling to 30 s), until one succeeds. */
+  private lookOrRetry(): Promise<void> {
+    const records = this.records;
+    return this.refresh().then(
+      () => {
+        this.retryMs = 0;
+      },
+      (err: Error) => {
+        if (records !== this.records || this.retry) return;
+        this.retryMs = Math.min(this.retryMs ? this.retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
+        this.log.warn(`forged tools: cannot read the state store: ${err.message}; looking again in ${this.retryMs / 1000} s`);
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          void this.lookOrRetry();
+        }, this.retryMs);
+        this.retry.unref();
+      },
+    );
   }
 
   /**

@@ -195,6 +195,36 @@ describe('forged tools on two replicas sharing Postgres', () => {
     }
   }, 90_000);
 
+  it('looks at the store again when its first look fails, and then drops a removed tool its disk brought back', async () => {
+    // Forged from a conversation (its own calls_per_minute, not the REST callers' the other tests use), for the whole agent.
+    expect(answer(await sendMessage(replicas[0].url, { text: `forge ${JSON.stringify(renamed(addNumbers, 'add_flaky', 'agent'))}`, contextId: 'flaky' }))).toContain('"success":true');
+    const dir = tempDir('forge-replica-');
+    const holder = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: dir });
+    expect((await callTool(holder.url, 'add_flaky', { a: 1, b: 2 })).body.value).toEqual({ sum: 3 });
+    await holder.stop('SIGKILL');
+    const removed = await forge(['tool', 'forged', 'remove', 'add_flaky', '--workdir', tempDir()], project, { FORGE_STATE_URL: stateUrl });
+    expect(removed.code, removed.stderr).toBe(0);
+
+    // Restarted on that disk while the look's query fails (the table it reads is away), then the table comes back.
+    const admin = new pg.Client({ connectionString: stateUrl });
+    await admin.connect();
+    let restarted: AgentProcess | undefined;
+    try {
+      await admin.query('ALTER TABLE forge_forged_removals RENAME TO forge_forged_removals_away');
+      restarted = await startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir: dir });
+      await waitUntil(() => (/forged tools: cannot read the state store/.test(restarted!.output()) ? true : undefined), 10_000, 'the failed look');
+    } finally {
+      await admin.query('ALTER TABLE forge_forged_removals_away RENAME TO forge_forged_removals');
+      await admin.end();
+    }
+    try {
+      await waitUntil(async () => ((await callTool(restarted.url, 'add_flaky', { a: 1, b: 2 })).body.error?.code === 'FORGE_TOOL_UNKNOWN' ? true : undefined), 10_000, 'add_flaky gone after the next look');
+      expect(restarted.output()).toMatch(/looking again in 1 s/);
+    } finally {
+      await restarted.stop('SIGKILL');
+    }
+  }, 60_000);
+
   it('promotes a forged tool into the project from the shared store (this work dir has no copy), and every replica drops the forged one', async () => {
     const [a, b] = replicas;
     const forged = await callTool(a.url, 'forge_tool', renamed(addNumbers, 'add_promoted', 'agent'));
