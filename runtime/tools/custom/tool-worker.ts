@@ -225,13 +225,14 @@ export class ToolWorker {
   private setActive(active: boolean) {
     const child = this.child;
     if (!child) return;
-    const streams = [child.stdout, child.stderr, child.stdin, protocolStream(child)] as unknown as Socket[];
-    if (active) {
-      child.ref();
-      for (const s of streams) s.ref?.();
-    } else {
-      child.unref();
-      for (const s of streams) s.unref?.();
+    if (active) child.ref();
+    else child.unref();
+    for (const stream of [child.stdout, child.stderr, child.stdin, protocolStream(child)] as unknown as (Socket | null)[]) {
+      // A pipe the worker closed (the Python host points its fd 1 at fd 2) has no handle: ref() and unref()
+      // on it would each add a 'connect' listener that never fires, two more on every call.
+      if (!stream || stream.destroyed) continue;
+      if (active) stream.ref();
+      else stream.unref();
     }
   }
 }

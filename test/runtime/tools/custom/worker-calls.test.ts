@@ -36,6 +36,21 @@ function registryWith(kind: 'python' | 'typescript') {
 }
 
 describe.each(['python', 'typescript'] as const)('a %s worker', (kind) => {
+  it('adds no listener per call: 40 calls on one worker, no MaxListenersExceededWarning (an unsandboxed agent printed one after a few calls)', async () => {
+    const registry = registryWith(kind);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void (warning.name === 'MaxListenersExceededWarning' && warnings.push(warning.message));
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 40; i++) expect(await registry.execute('nap', { seconds: 0 })).toMatchObject({ ok: true, value: 'rested' });
+      // Warnings are emitted on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  }, 60_000);
+
   it('serves the next caller after a timed-out call (10 rounds, the next call queued behind it)', async () => {
     const registry = registryWith(kind);
     for (let round = 0; round < 10; round++) {
