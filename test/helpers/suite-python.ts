@@ -11,7 +11,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -27,19 +27,19 @@ export function suitePythonPath(path: string | undefined): string | undefined {
   }
   if (!base) return undefined;
   const venv = join(tmpdir(), `forge-tests-python-${createHash('sha256').update(base).digest('hex').slice(0, 12)}`);
-  // Written last: a venv cut short (the suite stopped while pip was installed) is made again.
-  const made = join(venv, 'made-for-forge-tests');
-  const python = join(venv, 'bin', 'python3');
   // existsSync follows the link to the interpreter: a reinstalled or removed one makes a new venv.
-  if (!existsSync(made) || !existsSync(python)) {
+  if (!existsSync(join(venv, 'bin', 'python3'))) {
+    // Made aside and renamed into place, so a suite starting meanwhile finds none or a whole one.
+    // (Its pip scripts name the first path; the suite runs python3 -m pip.)
+    const making = `${venv}.${process.pid}.tmp`;
     try {
       rmSync(venv, { recursive: true, force: true });
       // With pip (a test runs python3 -m pip), but not the machine's site-packages.
-      execFileSync(base, ['-m', 'venv', venv], { env, stdio: 'ignore' });
-      writeFileSync(made, `${base}\n`);
+      execFileSync(base, ['-m', 'venv', making], { env, stdio: 'ignore' });
+      renameSync(making, venv);
     } catch {
-      rmSync(venv, { recursive: true, force: true });
-      return undefined;
+      rmSync(making, { recursive: true, force: true });
+      if (!existsSync(join(venv, 'bin', 'python3'))) return undefined;
     }
   }
   return `${join(venv, 'bin')}${delimiter}${path ?? ''}`;
