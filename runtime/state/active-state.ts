@@ -16,7 +16,8 @@ const watchers = new Set<StateWatcher>();
 /** Makes `store` this process's; resolves when what the watchers do first with it is done (or failed). */
 export async function setActiveState(store: StateStore | undefined): Promise<void> {
   active = store;
-  await Promise.allSettled([...watchers].map((watcher) => watcher(store)));
+  // async: a watcher that throws is a rejection here, settled like the others.
+  await Promise.allSettled([...watchers].map(async (watcher) => watcher(store)));
 }
 
 /**

@@ -91,9 +91,11 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   // Cancel requests for tasks whose turns run now (they hold a lease): the replica running one finds
   // its request when it renews the lease, if the notification never reached it (its LISTEN
-  // connection was down). Removed with the lease.
+  // connection was down). The key ties each to its lease: none is kept for a task no turn runs, the
+  // insert waits for a release under way, and it goes with the lease, whoever deletes that (a
+  // release, the reaper, a replica on older code).
   `CREATE TABLE forge_task_cancels (
-     task_id text PRIMARY KEY,
+     task_id text PRIMARY KEY REFERENCES forge_task_leases (task_id) ON DELETE CASCADE,
      requested_at timestamptz NOT NULL DEFAULT now()
    );`,
 ];

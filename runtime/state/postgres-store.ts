@@ -53,8 +53,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const cancels: CancelChannel = {
     request: async (taskId) => {
       const id = taskId.slice(0, 1000);
-      await tasks.keepCancel(id);
       await pool.query("SELECT pg_notify('forge_cancel', $1)", [id]);
+      // For a runner that missed the notification; the notification went out whatever becomes of this.
+      await tasks.keepCancel(id).catch((err: Error) => options.log?.warn(`state store: cannot keep the cancel request of task ${id}: ${err.message}`));
     },
     subscribe: (listener) => {
       cancelListeners.add(listener);

@@ -13,6 +13,8 @@ import type { Logger } from '../tools/model.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
 const DEFAULT_PAGE_SIZE = 50;
+/** Postgres's SQLSTATE for an insert whose key names no row. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export class PostgresTasks implements TaskRecords {
   private reaper: NodeJS.Timeout | undefined;
@@ -62,8 +64,11 @@ export class PostgresTasks implements TaskRecords {
 
   async hold(taskId: string): Promise<TaskLease> {
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
+    // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
+    // taken over (its holder died before the reaper came) is not this turn's.
     await this.pool.query(
-      `INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
+      `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1)
+       INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
       [taskId, this.replicaId],
     );
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
@@ -81,18 +86,22 @@ export class PostgresTasks implements TaskRecords {
     return {
       release: async () => {
         clearInterval(renew);
+        // Its cancel request, if any, goes with it (the table's key cascades).
         await this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, this.replicaId]);
-        await this.pool.query('DELETE FROM forge_task_cancels WHERE task_id = $1', [taskId]);
       },
     };
   }
 
   /**
-   * Keeps a cancel request for the task while a turn holds its lease (none is kept for a task no turn
-   * runs: there is nothing to stop, and nothing would remove it).
+   * Keeps a cancel request for the task while a turn holds its lease. None is kept for a task no turn
+   * runs: there is nothing to stop, and nothing would remove it.
    */
   async keepCancel(taskId: string): Promise<void> {
-    await this.pool.query('INSERT INTO forge_task_cancels (task_id) SELECT $1 WHERE EXISTS (SELECT 1 FROM forge_task_leases WHERE task_id = $1) ON CONFLICT (task_id) DO NOTHING', [taskId]);
+    try {
+      await this.pool.query('INSERT INTO forge_task_cancels (task_id) VALUES ($1) ON CONFLICT (task_id) DO NOTHING', [taskId]);
+    } catch (err) {
+      if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err; // no lease: no turn runs it
+    }
   }
 
   /** Checks for expired leases every half lease. */
@@ -111,7 +120,6 @@ export class PostgresTasks implements TaskRecords {
       `DELETE FROM forge_task_leases WHERE task_id IN (SELECT task_id FROM forge_task_leases WHERE expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING task_id`,
     );
     const failed: string[] = [];
-    if (rows.length) await this.pool.query('DELETE FROM forge_task_cancels WHERE task_id = ANY($1)', [rows.map((r) => r.task_id)]);
     for (const { task_id } of rows) {
       if (await this.fail(task_id, 'the replica running this task stopped before it finished')) failed.push(task_id);
     }

@@ -32,6 +32,8 @@ export class ForgedSync {
   /** The next look after a failed one (no notification may come to ask for it), and its wait, doubled each failure. */
   private retry: NodeJS.Timeout | undefined;
   private retryMs = 0;
+  /** Settles when a look after the failed ones succeeds (or the store is let go). */
+  private retried: { promise: Promise<void>; settle: () => void } | undefined;
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -47,8 +49,9 @@ export class ForgedSync {
 
   /**
    * Follows `state` (the store serve uses): registers what it holds and what is added to it. Resolves
-   * after the first look (never rejects: a failed look is logged), which serve waits for: until then
-   * this process serves what its own disk held, which may be a tool or a version the store removed.
+   * after the first look that succeeds (never rejects: failed ones are logged and tried again), which
+   * serve waits for: until then this process serves what its own disk held, which may be a tool or a
+   * version the store removed.
    */
   attach(state: StateStore | undefined): Promise<void> {
     const records = state?.shared ? state.forged : undefined;
@@ -58,6 +61,8 @@ export class ForgedSync {
     clearTimeout(this.retry);
     this.retry = undefined;
     this.retryMs = 0;
+    this.retried?.settle();
+    this.retried = undefined;
     this.records = records;
     this.seq = 0;
     if (!records) return Promise.resolve();
@@ -65,22 +70,35 @@ export class ForgedSync {
     return this.lookOrRetry();
   }
 
-  /** A look whose failure is logged and tried again later (1 s, then doubling to 30 s), until one succeeds. */
+  /**
+   * A look whose failure is logged and tried again later (1 s, then doubling to 30 s); resolves when
+   * one succeeds (or the store is let go).
+   */
   private lookOrRetry(): Promise<void> {
     const records = this.records;
     return this.refresh().then(
       () => {
         this.retryMs = 0;
+        this.retried?.settle();
+        this.retried = undefined;
       },
       (err: Error) => {
-        if (records !== this.records || this.retry) return;
-        this.retryMs = Math.min(this.retryMs ? this.retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
-        this.log.warn(`forged tools: cannot read the state store: ${err.message}; looking again in ${this.retryMs / 1000} s`);
-        this.retry = setTimeout(() => {
-          this.retry = undefined;
-          void this.lookOrRetry();
-        }, this.retryMs);
-        this.retry.unref();
+        if (records !== this.records) return undefined;
+        if (!this.retry) {
+          this.retryMs = Math.min(this.retryMs ? this.retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
+          this.log.warn(`forged tools: cannot read the state store: ${err.message}; looking again in ${this.retryMs / 1000} s`);
+          this.retry = setTimeout(() => {
+            this.retry = undefined;
+            void this.lookOrRetry();
+          }, this.retryMs);
+          this.retry.unref();
+        }
+        if (!this.retried) {
+          let settle = () => {};
+          const promise = new Promise<void>((resolve) => (settle = resolve));
+          this.retried = { promise, settle };
+        }
+        return this.retried.promise;
       },
     );
   }

@@ -50,8 +50,8 @@ describe('the Postgres state store', () => {
     try {
       const { rows } = await client.query('SELECT version FROM forge_migrations ORDER BY version');
       expect(rows).toEqual(MIGRATIONS.map((_, i) => ({ version: i + 1 })));
-      // The last one ran: removed forged tools have their table.
-      expect((await client.query("SELECT to_regclass('forge_forged_removals') AS t")).rows).toEqual([{ t: 'forge_forged_removals' }]);
+      // The last one ran: cancel requests have their table.
+      expect((await client.query("SELECT to_regclass('forge_task_cancels') AS t")).rows).toEqual([{ t: 'forge_task_cancels' }]);
     } finally {
       await client.end();
     }
@@ -152,6 +152,39 @@ describe('the Postgres state store', () => {
     const heard = new Promise<string>((resolve) => b.cancels.subscribe(resolve));
     await a.cancels.request('task-42');
     expect(await heard).toBe('task-42');
+  });
+
+  it('keeps a cancel request only while a turn holds the task, finds it at the renewal, and lets it go with the lease', async () => {
+    const { url, stores: [runner, other] } = await stores(2, 300);
+    const found: string[] = [];
+    runner.cancels.subscribe((taskId) => found.push(taskId));
+    const kept = async () => (await asAdmin<{ task_id: string }>(url, 'SELECT task_id FROM forge_task_cancels ORDER BY task_id')).map((r) => r.task_id);
+
+    // No turn runs it: nothing to stop, nothing kept (the notification still goes out).
+    await other.cancels.request('idle');
+    expect(await kept()).toEqual([]);
+
+    const lease = await runner.tasks.hold('busy');
+    await other.cancels.request('busy');
+    expect(await kept()).toEqual(['busy']);
+    // Heard by notification, then again at each renewal (every 100 ms here) while the turn goes on.
+    for (let i = 0; i < 100 && found.filter((id) => id === 'busy').length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(found.filter((id) => id === 'busy').length).toBeGreaterThanOrEqual(3);
+    await lease.release();
+    expect(await kept()).toEqual([]);
+
+    // A lease taken over (its holder died before the reaper came) starts without the earlier turn's request.
+    await runner.tasks.hold('again');
+    await other.cancels.request('again');
+    await other.tasks.hold('again');
+    expect(await kept()).toEqual([]);
+
+    // And one the reaper takes goes with it.
+    await asAdmin(url, "INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ('dead', 'gone', now() - interval '1 second')");
+    await other.cancels.request('dead');
+    expect(await kept()).toEqual(['dead']);
+    await runner.tasks.reapExpired();
+    expect(await kept()).toEqual([]);
   });
 
   it('fails a working task whose lease holder stopped renewing, and leaves a finished one alone', async () => {
