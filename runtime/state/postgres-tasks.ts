@@ -62,7 +62,7 @@ export class PostgresTasks implements TaskRecords {
     return { tasks, nextPageToken, pageSize, totalSize };
   }
 
-  async hold(taskId: string): Promise<TaskLease> {
+  async hold(taskId: string, onLost?: () => void): Promise<TaskLease> {
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
     // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
     // taken over (its holder died before the reaper came) is not this turn's.
@@ -78,7 +78,13 @@ export class PostgresTasks implements TaskRecords {
       () =>
         void this.pool
           .query<{ cancelled: boolean }>(renewal, [taskId, this.replicaId])
-          .then(({ rows }) => rows[0]?.cancelled && this.onCancelFound?.(taskId))
+          .then(({ rows }) => {
+            if (rows.length === 0) {
+              // Reaped (or taken over) while this process could not renew it: the task is no longer its own.
+              clearInterval(renew);
+              onLost?.();
+            } else if (rows[0].cancelled) this.onCancelFound?.(taskId);
+          })
           .catch(() => {}),
       Math.max(100, this.leaseMs / 3),
     );

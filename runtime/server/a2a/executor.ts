@@ -24,6 +24,8 @@ import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2
 
 /** The reason a turn is aborted with when the process stops before it finished. */
 export const SHUTDOWN = Symbol('shutdown');
+/** The reason a turn is aborted with when its task's lease was reaped (this process could not reach the store): another process failed the task. */
+const LEASE_LOST = Symbol('lease lost');
 
 export class ForgeAgentExecutor implements AgentExecutor {
   private readonly running = new Map<string, AbortController>();
@@ -90,7 +92,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
     };
 
     try {
-      lease = await this.tasks?.hold(taskId);
+      lease = await this.tasks?.hold(taskId, () => controller.abort(LEASE_LOST));
       const { text, data } = readMessage(message);
       const pending = await this.agent.pending(contextId);
       const turn = { onEvent, stream: true, signal: controller.signal, taskId };
@@ -117,9 +119,16 @@ export class ForgeAgentExecutor implements AgentExecutor {
       bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_COMPLETED, agentMessage(taskId, contextId, [textPart(outcome.text)]))));
     } catch (err) {
       const shutdown = controller.signal.reason === SHUTDOWN;
-      const cancelled = controller.signal.aborted && !shutdown;
+      const leaseLost = controller.signal.reason === LEASE_LOST;
+      const cancelled = controller.signal.aborted && !shutdown && !leaseLost;
       const state = cancelled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
-      const text = shutdown ? 'the agent stopped before the task finished; send it again' : cancelled ? 'cancelled' : redactSecrets((err as Error).message);
+      const text = shutdown
+        ? 'the agent stopped before the task finished; send it again'
+        : leaseLost
+          ? 'the replica running this task lost its connection to the state store, and the task was given up; send it again'
+          : cancelled
+            ? 'cancelled'
+            : redactSecrets((err as Error).message);
       bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, [textPart(text)]))));
     } finally {
       this.running.delete(taskId);

@@ -237,6 +237,31 @@ describe('replicas on Postgres', () => {
     }
   }, 30_000);
 
+  it('stops a turn whose lease was reaped while its replica could not reach the store, instead of running on', async () => {
+    const gate = await relay(postgres.port);
+    const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url });
+    try {
+      const other = fleet.replicas[1];
+      const before = hung;
+      const task = await sendMessage(runner.url, { text: 'hang', contextId: 'lease-lost' }, false);
+      await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+      // Cut off past its lease (3 s here): another replica reaps the lease and fails the task.
+      gate.down();
+      await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'failed' ? true : undefined), 20_000, 'the task failed by another replica');
+      gate.up();
+      // At its next renewal the runner finds the lease gone and stops the turn, saying why.
+      const stopped = await waitUntil(async () => {
+        const seen = await getTask(other.url, task.id);
+        return String(seen.status.message?.parts?.[0]?.text).includes('lost its connection to the state store') ? seen : undefined;
+      }, 15_000, "the runner's own account");
+      expect(stopped.status.state).toBe('failed');
+      expect((await sendMessage(other.url, { text: 'after the lost lease', contextId: 'lease-lost' })).status.state).toBe('completed');
+    } finally {
+      await runner.stop('SIGKILL');
+      await gate.close();
+    }
+  }, 60_000);
+
   it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
     const replica = await startReplica({ bundle, stateUrl: fleet.stateUrl, publicUrl: fleet.proxy.url, env: { FORGE_SHUTDOWN_GRACE: '1s', FORGE_DRAIN_DELAY: '100ms' } });
     const before = hung;
