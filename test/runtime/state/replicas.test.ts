@@ -221,6 +221,7 @@ describe('replicas on Postgres', () => {
       const before = hung;
       const task = await sendMessage(runner.url, { text: 'hang', contextId: 'cancel-unheard' }, false);
       await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+      await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task saved as working');
       // Sent while the runner has no LISTEN connection: the notification is lost to it.
       gate.down();
       const response = await fetch(`${other.url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: task.id } }) });
@@ -245,6 +246,8 @@ describe('replicas on Postgres', () => {
       const before = hung;
       const task = await sendMessage(runner.url, { text: 'hang', contextId: 'lease-lost' }, false);
       await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+      // Its saves of the task done (the SDK stops saving a task's events after one fails: see the closing note).
+      await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task saved as working');
       // Cut off past its lease (3 s here): another replica reaps the lease and fails the task.
       gate.down();
       await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'failed' ? true : undefined), 20_000, 'the task failed by another replica');
