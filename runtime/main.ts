@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { didYouMean } from './suggest.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
 import { nodeLineWarning } from './node-lines.ts';
@@ -141,25 +142,32 @@ interface Invocation {
 
 type ParsedValues = ReturnType<typeof parseCommandLine>['values'];
 
+const COMMAND_LINE_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+  workdir: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'no-auth': { type: 'boolean', default: false },
+  'public-url': { type: 'string' },
+  'log-format': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  yes: { type: 'boolean', short: 'y', default: false },
+  'auto-approve': { type: 'string', multiple: true },
+  'auto-deny': { type: 'string', multiple: true },
+} as const;
+
 function parseCommandLine(rest: string[]) {
-  return parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      workdir: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'no-auth': { type: 'boolean', default: false },
-      'public-url': { type: 'string' },
-      'log-format': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-      yes: { type: 'boolean', short: 'y', default: false },
-      'auto-approve': { type: 'string', multiple: true },
-      'auto-deny': { type: 'string', multiple: true },
-    },
-  });
+  return parseArgs({ args: rest, allowPositionals: true, options: COMMAND_LINE_OPTIONS });
+}
+
+/** parseArgs's complaint as forge's CLI words its own: the option, a near one, and where `call` takes its arguments. */
+function usageProblem(message: string, command: string | undefined): string {
+  const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
+  if (!unknown) return message.replace(/\. To specify.*$/s, '');
+  const known = Object.keys(COMMAND_LINE_OPTIONS).map((o) => `--${o}`);
+  const hint = command === 'call' ? "call takes the tool's arguments as JSON after its name: node runtime.mjs call NAME '{\"key\": \"value\"}'" : didYouMean(unknown[1], known);
+  return `unknown option ${unknown[1]}${hint ? `\n  hint: ${hint}` : ''}`;
 }
 
 /** The command line, or the exit code when it asks for help or is wrong. */
@@ -168,7 +176,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   try {
     parsed = parseCommandLine(rest);
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    process.stderr.write(`${usageProblem((err as Error).message, command)}\n\n${USAGE}`);
     return 2;
   }
   if (!command || command === 'help' || command === '--help' || parsed.values.help) {

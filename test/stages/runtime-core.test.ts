@@ -140,6 +140,14 @@ describe('the runtime core', () => {
     const { bundle } = deployBundle(a);
     const called = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{"text": "hi"}'], { cwd: bundle });
     expect(called.stdout.trim()).toBe('shouted: HI');
+    // forge tool run's --input is no option of the bundle's call: it says where the arguments go, not Node's parser text.
+    const asToolRun = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '--input', '{"text": "hi"}'], { cwd: bundle });
+    expect(asToolRun.code).toBe(2);
+    expect(asToolRun.stderr).toContain(`unknown option --input\n  hint: call takes the tool's arguments as JSON after its name`);
+    expect(asToolRun.stderr).not.toContain('positional');
+    const misspelt = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--prot', '8080'], { cwd: bundle });
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain('unknown option --prot\n  hint: did you mean "--port"?');
     writeFileSync(join(bundle, CORE_FILE), `${readFileSync(join(bundle, CORE_FILE), 'utf8')}\n`);
     const verified = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'verify'], { cwd: bundle });
     expect(verified.code).toBe(1);
