@@ -213,15 +213,29 @@ describe('replicas on Postgres', () => {
     expect((await getTask(runner.url, task.id)).status.state).toBe('canceled');
   }, 30_000);
 
-  it('cancels a turn on a replica that never heard the cancel (its connections to the store were cut as it was sent), when it next renews the lease', async () => {
+  /**
+   * A turn hung on the model on a replica whose connections to the store go through a relay (`gate`),
+   * saved as working; `other` is a replica of the fleet. The runner is stopped afterwards.
+   */
+  async function withHungTurnBehindRelay(contextId: string, body: (turn: { gate: Awaited<ReturnType<typeof relay>>; other: AgentProcess; task: { id: string } }) => Promise<void>) {
     const gate = await relay(postgres.port);
     const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url });
     try {
       const other = fleet.replicas[1];
       const before = hung;
-      const task = await sendMessage(runner.url, { text: 'hang', contextId: 'cancel-unheard' }, false);
+      const task = await sendMessage(runner.url, { text: 'hang', contextId }, false);
       await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+      // Its saves of the task done: the A2A SDK stops saving a task's events after one save fails.
       await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task saved as working');
+      await body({ gate, other, task });
+    } finally {
+      await runner.stop('SIGKILL');
+      await gate.close();
+    }
+  }
+
+  it('cancels a turn on a replica that never heard the cancel (its connections to the store were cut as it was sent), when it next renews the lease', async () => {
+    await withHungTurnBehindRelay('cancel-unheard', async ({ gate, other, task }) => {
       // Sent while the runner has no LISTEN connection: the notification is lost to it.
       gate.down();
       const response = await fetch(`${other.url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: task.id } }) });
@@ -232,22 +246,11 @@ describe('replicas on Postgres', () => {
       const next = await sendMessage(other.url, { text: 'after the unheard cancel', contextId: 'cancel-unheard' });
       expect(next.status.state).toBe('completed');
       expect((await getTask(other.url, task.id)).status.state).toBe('canceled');
-    } finally {
-      await runner.stop('SIGKILL');
-      await gate.close();
-    }
+    });
   }, 30_000);
 
   it('stops a turn whose lease was reaped while its replica could not reach the store, instead of running on', async () => {
-    const gate = await relay(postgres.port);
-    const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url });
-    try {
-      const other = fleet.replicas[1];
-      const before = hung;
-      const task = await sendMessage(runner.url, { text: 'hang', contextId: 'lease-lost' }, false);
-      await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
-      // Its saves of the task done (the SDK stops saving a task's events after one fails: see the closing note).
-      await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task saved as working');
+    await withHungTurnBehindRelay('lease-lost', async ({ gate, other, task }) => {
       // Cut off past its lease (3 s here): another replica reaps the lease and fails the task.
       gate.down();
       await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'failed' ? true : undefined), 20_000, 'the task failed by another replica');
@@ -259,10 +262,7 @@ describe('replicas on Postgres', () => {
       }, 15_000, "the runner's own account");
       expect(stopped.status.state).toBe('failed');
       expect((await sendMessage(other.url, { text: 'after the lost lease', contextId: 'lease-lost' })).status.state).toBe('completed');
-    } finally {
-      await runner.stop('SIGKILL');
-      await gate.close();
-    }
+    });
   }, 60_000);
 
   it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
