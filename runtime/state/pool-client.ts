@@ -50,3 +50,30 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
     }
   });
 }
+
+/** SQLSTATE classes and codes of a lost or refused connection (class 08; admin or crash shutdown; not yet accepting). */
+const CONNECTION_STATES = /^(08|57P0[123])/;
+
+/** Whether `err` is the connection going away (the statement may be tried again on another), not the statement failing. */
+export function isConnectionLoss(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (CONNECTION_STATES.test(code) || ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code))) return true;
+  return typeof message === 'string' && /^Connection terminated/.test(message);
+}
+
+/**
+ * Runs `statement` (one idempotent statement), trying again on a lost connection for about `withinMs`
+ * (100 ms, doubling): a failover or a restart of a pooler takes a moment, and some callers cannot try
+ * again themselves (the A2A SDK stops saving a task's events after one save fails).
+ */
+export async function retryOnConnectionLoss<T>(statement: () => Promise<T>, withinMs = 3000): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (let wait = 100; ; wait *= 2) {
+    try {
+      return await statement();
+    } catch (err) {
+      if (!isConnectionLoss(err) || Date.now() + wait > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}

@@ -9,6 +9,7 @@ import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a
 import type { Pool } from 'pg';
 import { Task } from '../vendor/protocol.ts';
 import { failTask } from './fail-task.ts';
+import { retryOnConnectionLoss } from './pool-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
@@ -28,16 +29,21 @@ export class PostgresTasks implements TaskRecords {
     private readonly onCancelFound?: (taskId: string) => void,
   ) {}
 
+  // save and load are tried again on a lost connection: the SDK calls them for every event of a task,
+  // and stops saving that task's events after one fails, which would leave it at its last saved state.
   async save(task: TaskType, _context?: ServerCallContext): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-       ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
-      [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))],
+    const values = [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))];
+    await retryOnConnectionLoss(() =>
+      this.pool.query(
+        `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
+         ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
+        values,
+      ),
     );
   }
 
   async load(taskId: string, _context?: ServerCallContext): Promise<TaskType | undefined> {
-    const { rows } = await this.pool.query<{ data: unknown }>('SELECT data FROM forge_tasks WHERE id = $1', [taskId]);
+    const { rows } = await retryOnConnectionLoss(() => this.pool.query<{ data: unknown }>('SELECT data FROM forge_tasks WHERE id = $1', [taskId]));
     return rows.length ? Task.fromJSON(rows[0].data) : undefined;
   }
 

@@ -298,6 +298,26 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
+  it('saves and loads a task across a moment without a connection (the A2A SDK stops saving a task after one failed save)', async () => {
+    const { url } = await stores(1);
+    const gate = await relay(postgres.port);
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, log: { debug() {}, info() {}, warn() {} } });
+    opened.push(store);
+    try {
+      const task = Task.fromJSON({ id: 'through-a-cut', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: new Date().toISOString() } });
+      gate.down();
+      const saved = store.tasks.save(task);
+      const loaded = store.tasks.load('through-a-cut');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      gate.up();
+      await saved;
+      expect((await loaded)?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      expect(await asAdmin(url, 'SELECT id FROM forge_tasks')).toEqual([{ id: 'through-a-cut' }]);
+    } finally {
+      await gate.close();
+    }
+  });
+
   it('re-opens its LISTEN connection at one attempt per second while Postgres is away, then hears notifications again', async () => {
     const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
     const gate = await relay(postgres.port);
