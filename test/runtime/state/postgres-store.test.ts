@@ -305,14 +305,17 @@ describe('the Postgres state store when connections drop', () => {
     opened.push(store);
     try {
       const task = Task.fromJSON({ id: 'through-a-cut', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: new Date().toISOString() } });
-      gate.down();
-      const saved = store.tasks.save(task);
-      const loaded = store.tasks.load('through-a-cut');
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      gate.up();
-      await saved;
-      expect((await loaded)?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      // Each issued with the relay down, which comes back 400 ms later.
+      const acrossACut = async <T>(statement: () => Promise<T>): Promise<T> => {
+        gate.down();
+        const done = statement();
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        gate.up();
+        return done;
+      };
+      await acrossACut(() => store.tasks.save(task));
       expect(await asAdmin(url, 'SELECT id FROM forge_tasks')).toEqual([{ id: 'through-a-cut' }]);
+      expect((await acrossACut(() => store.tasks.load('through-a-cut')))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     } finally {
       await gate.close();
     }
