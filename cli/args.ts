@@ -3,7 +3,7 @@
  * cost), with errors that say what was meant.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { didYouMean } from '../runtime/suggest.ts';
+import { parseArgsProblem } from '../runtime/parse-args-problem.ts';
 import { UsageError } from './usage-error.ts';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -20,13 +20,8 @@ export function parseCommand<T extends OptionSpec>(argv: string[], options: T) {
   try {
     return parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
   } catch (err) {
-    const message = (err as Error).message;
-    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
-    if (unknown) {
-      const known = Object.keys({ ...COMMON_OPTIONS, ...options }).map((o) => `--${o}`);
-      throw new UsageError(`unknown option ${unknown[1]}`, didYouMean(unknown[1], known));
-    }
-    throw new UsageError(message.replace(/\. To specify.*$/s, ''));
+    const problem = parseArgsProblem(err, Object.keys({ ...COMMON_OPTIONS, ...options }));
+    throw new UsageError(problem.message, problem.hint);
   }
 }
 

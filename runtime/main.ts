@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { didYouMean } from './suggest.ts';
+import { parseArgsProblem } from './parse-args-problem.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
 import { nodeLineWarning } from './node-lines.ts';
@@ -162,12 +162,10 @@ function parseCommandLine(rest: string[]) {
 }
 
 /** parseArgs's complaint as forge's CLI words its own: the option, a near one, and where `call` takes its arguments. */
-function usageProblem(message: string, command: string | undefined): string {
-  const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
-  if (!unknown) return message.replace(/\. To specify.*$/s, '');
-  const known = Object.keys(COMMAND_LINE_OPTIONS).map((o) => `--${o}`);
-  const hint = command === 'call' ? "call takes the tool's arguments as JSON after its name: node runtime.mjs call NAME '{\"key\": \"value\"}'" : didYouMean(unknown[1], known);
-  return `unknown option ${unknown[1]}${hint ? `\n  hint: ${hint}` : ''}`;
+function usageProblem(err: unknown, command: string | undefined): string {
+  const problem = parseArgsProblem(err, Object.keys(COMMAND_LINE_OPTIONS));
+  const hint = command === 'call' && problem.unknownOption ? "call takes the tool's arguments as JSON after its name: node runtime.mjs call NAME '{\"key\": \"value\"}'" : problem.hint;
+  return `${problem.message}${hint ? `\n  hint: ${hint}` : ''}`;
 }
 
 /** The command line, or the exit code when it asks for help or is wrong. */
@@ -176,7 +174,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   try {
     parsed = parseCommandLine(rest);
   } catch (err) {
-    process.stderr.write(`${usageProblem((err as Error).message, command)}\n\n${USAGE}`);
+    process.stderr.write(`${usageProblem(err, command)}\n\n${USAGE}`);
     return 2;
   }
   if (!command || command === 'help' || command === '--help' || parsed.values.help) {
