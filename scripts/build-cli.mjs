@@ -55,8 +55,10 @@ const COMMONJS = {
   format: 'cjs',
   target: 'node20',
   supported: { 'dynamic-import': false },
-  define: { 'import.meta.url': '__forgeFileUrl' },
-  banner: { js: "const __forgeFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // import.meta.url on first read: building the URL costs a cached build half a millisecond, and
+  // what it runs (forge-paths.ts's root, a crypto require) rarely reads it.
+  define: { 'import.meta.url': '__forgeModule.url' },
+  banner: { js: "const __forgeModule = { get url() { return (this.href ??= require('node:url').pathToFileURL(__filename).href); } };" },
   legalComments: 'none',
   // Smaller files parse faster at every start; names stay readable in --verbose stack traces.
   minifyWhitespace: true,

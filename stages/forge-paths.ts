@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const forgeRoot = fileURLToPath(new URL('..', import.meta.url));
+// Compiled to CommonJS (dist/), the module knows its directory without parsing a URL, which is
+// half a millisecond of a cached build's few; as ES module source, import.meta.url tells.
+export const forgeRoot = typeof __dirname === 'string' ? dirname(__dirname) : fileURLToPath(new URL('..', import.meta.url));
 export const runtimeDir = join(forgeRoot, 'runtime');
 export const templatesDir = join(forgeRoot, 'templates');
 
