@@ -63,12 +63,12 @@ export function isConnectionLoss(err: unknown): boolean {
 
 /**
  * Runs `statement` (one idempotent statement), trying again on a lost connection for about `withinMs`
- * (100 ms, doubling): a failover or a restart of a pooler takes a moment, and some callers cannot try
- * again themselves (the A2A SDK stops saving a task's events after one save fails).
+ * (100 ms, doubling to 2 s): a failover or a restart of a pooler takes a moment, and some callers
+ * cannot try again themselves (the A2A SDK answers a task's load failure to the client).
  */
 export async function retryOnConnectionLoss<T>(statement: () => Promise<T>, withinMs = 3000): Promise<T> {
   const deadline = Date.now() + withinMs;
-  for (let wait = 100; ; wait *= 2) {
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
     try {
       return await statement();
     } catch (err) {

@@ -10,6 +10,7 @@ import type { Pool } from 'pg';
 import type { PostgresNotifications } from './postgres-notifications.ts';
 import { StateConflictError, type ConversationStore, type Session } from './store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
+import { retryOnConnectionLoss } from './pool-client.ts';
 
 const ACQUIRE = `
   INSERT INTO forge_conversations (id, version, data, turn_owner, turn_expires)
@@ -27,6 +28,7 @@ const RELEASE = `
   WITH freed AS (UPDATE forge_conversations SET turn_owner = NULL, turn_expires = NULL WHERE id = $1 AND turn_owner = $2 RETURNING id)
   SELECT pg_notify('forge_turn', md5(id)) FROM freed`;
 
+const SAVED_AS = `SELECT 1 FROM forge_conversations WHERE id = $1 AND version = $2 AND data = $3::jsonb`;
 /** How often a waiting turn tries again without a notification. */
 const POLL_MS = 250;
 
@@ -95,10 +97,18 @@ export class PostgresConversations implements ConversationStore {
     }
   }
 
+  /**
+   * Tried again on a lost connection for up to a hold (renewed meanwhile): a turn that ends while the
+   * store is away keeps what it did when the store is back, unless another turn took over.
+   */
   private async save(session: Session, owner: string, version: number): Promise<void> {
-    const data: StoredData = { messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) };
-    const { rowCount } = await this.pool.query(SAVE, [session.id, owner, JSON.stringify(data), version]);
-    if (!rowCount) throw new StateConflictError(`conversation "${session.id}" was taken over while this turn ran (its hold expired); the turn's changes were not saved`);
+    const data = JSON.stringify({ messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) } satisfies StoredData);
+    let tries = 0;
+    const { rowCount } = await retryOnConnectionLoss(() => (tries++, this.pool.query(SAVE, [session.id, owner, data, version])), this.holdMs);
+    if (rowCount) return;
+    // A try before a lost connection may have been saved without the answer reaching this process.
+    if (tries > 1 && (await this.pool.query(SAVED_AS, [session.id, version + 1, data])).rowCount) return;
+    throw new StateConflictError(`conversation "${session.id}" was taken over while this turn ran (its hold expired); the turn's changes were not saved`);
   }
 }
 

@@ -7,18 +7,49 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
 import type { Pool } from 'pg';
-import { Task } from '../vendor/protocol.ts';
+import { Task, TaskState } from '../vendor/protocol.ts';
 import { failTask } from './fail-task.ts';
-import { retryOnConnectionLoss } from './pool-client.ts';
+import { isConnectionLoss, retryOnConnectionLoss } from './pool-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
 const DEFAULT_PAGE_SIZE = 50;
+/**
+ * A finished task's state stays as the fleet saw it finish: a save kept while the store was away (another
+ * replica's reaper may have failed the task meanwhile) lands only on an unfinished task, or one that
+ * finished the same way. The A2A SDK applies the same rule to a task's events.
+ */
+const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
+const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
+  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`;
+const SAVE_TASK_UNLESS_FINISHED_OTHERWISE = `${SAVE_TASK} WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
+
+type TaskRow = [id: string, contextId: string, state: number, statusTime: string, data: string];
+interface UnsavedTask {
+  values: TaskRow;
+  /** Settles when the state is saved, or given up. */
+  settled: Promise<void>;
+}
+
+function rowTask(row: TaskRow): TaskType {
+  return Task.fromJSON(JSON.parse(row[4]));
+}
+
+function taskRow(task: TaskType): TaskRow {
+  return [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 /** Postgres's SQLSTATE for an insert whose key names no row. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
 export class PostgresTasks implements TaskRecords {
   private reaper: NodeJS.Timeout | undefined;
+  /** The tasks whose lease this process holds, with the state it last saved of each. */
+  private readonly held = new Map<string, TaskRow | undefined>();
+  /** Tasks whose latest state waits for the store to come back, by id. */
+  private readonly unsaved = new Map<string, UnsavedTask>();
+  private closed = false;
 
   constructor(
     private readonly pool: Pool,
@@ -29,22 +60,79 @@ export class PostgresTasks implements TaskRecords {
     private readonly onCancelFound?: (taskId: string) => void,
   ) {}
 
-  // save and load are tried again on a lost connection: the SDK calls them for every event of a task,
-  // and stops saving that task's events after one fails, which would leave it at its last saved state.
+  /**
+   * A task's save while the store is away does not fail: the A2A SDK stops saving a task's events
+   * after one failed save, which would leave the task at its last saved state (working) after its
+   * turn ended. Its latest state is kept here instead, written as soon as the store is back, and
+   * read by this process's loads meanwhile.
+   */
   async save(task: TaskType, _context?: ServerCallContext): Promise<void> {
-    const values = [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))];
-    await retryOnConnectionLoss(() =>
-      this.pool.query(
-        `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-         ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
-        values,
-      ),
-    );
+    const values = taskRow(task);
+    if (this.held.has(task.id)) this.held.set(task.id, values);
+    const waiting = this.unsaved.get(task.id);
+    if (waiting) {
+      waiting.values = values; // its writer saves the latest: an earlier state must not land after it
+      return;
+    }
+    try {
+      await this.pool.query(SAVE_TASK, values);
+    } catch (err) {
+      if (!isConnectionLoss(err)) throw err;
+      this.saveWhenBack(task.id, values);
+    }
   }
 
+  /**
+   * The SDK loads a task before applying each of its events. While the store is away, a task whose turn
+   * runs here loads as this process last saved it (no other process writes it while the lease is held);
+   * any other load is tried again for a few seconds.
+   */
   async load(taskId: string, _context?: ServerCallContext): Promise<TaskType | undefined> {
-    const { rows } = await retryOnConnectionLoss(() => this.pool.query<{ data: unknown }>('SELECT data FROM forge_tasks WHERE id = $1', [taskId]));
+    const waiting = this.unsaved.get(taskId);
+    if (waiting) return rowTask(waiting.values);
+    const select = () => this.pool.query<{ data: unknown }>('SELECT data FROM forge_tasks WHERE id = $1', [taskId]);
+    let rows;
+    try {
+      ({ rows } = await select());
+    } catch (err) {
+      if (!isConnectionLoss(err)) throw err;
+      const saved = this.held.get(taskId);
+      if (saved) return rowTask(saved);
+      ({ rows } = await retryOnConnectionLoss(select));
+    }
     return rows.length ? Task.fromJSON(rows[0].data) : undefined;
+  }
+
+  /** Writes a task's latest unsaved state once the store answers (tried at 100 ms, doubling to 2 s), unless the task finished otherwise meanwhile. */
+  private saveWhenBack(taskId: string, values: TaskRow): void {
+    const entry: UnsavedTask = { values, settled: Promise.resolve() };
+    this.unsaved.set(taskId, entry);
+    this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
+    entry.settled = (async () => {
+      let wait = 100;
+      while (!this.closed) {
+        await sleep(wait);
+        if (this.closed) break;
+        const written = entry.values;
+        try {
+          const { rowCount } = await this.pool.query(SAVE_TASK_UNLESS_FINISHED_OTHERWISE, written);
+          if (entry.values !== written) {
+            wait = 0; // a newer state came while this one was written: write it too, at once
+            continue;
+          }
+          if (!rowCount) this.log?.warn(`state store: task ${taskId} was finished otherwise while this replica could not reach the store (another replica gave it up); its own last state was not saved`);
+          else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
+          break;
+        } catch (err) {
+          if (!isConnectionLoss(err)) {
+            this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}`);
+            break;
+          }
+          wait = Math.min(Math.max(wait * 2, 100), 2000);
+        }
+      }
+      this.unsaved.delete(taskId);
+    })();
   }
 
   async list(params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
@@ -72,11 +160,23 @@ export class PostgresTasks implements TaskRecords {
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
     // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
     // taken over (its holder died before the reaper came) is not this turn's.
-    await this.pool.query(
-      `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1)
-       INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
-      [taskId, this.replicaId],
-    );
+    // The task as saved comes back with the lease, for loads while the store is away (a save made
+    // meanwhile is newer, and stands).
+    this.held.set(taskId, this.held.get(taskId));
+    let leased;
+    try {
+      leased = await this.pool.query<{ data: unknown }>(
+        `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1),
+         leased AS (INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at)
+         SELECT data FROM forge_tasks WHERE id = $1`,
+        [taskId, this.replicaId],
+      );
+    } catch (err) {
+      this.held.delete(taskId);
+      throw err;
+    }
+    const saved = leased.rows[0]?.data;
+    if (saved && !this.held.get(taskId)) this.held.set(taskId, taskRow(Task.fromJSON(saved)));
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
     // a lease even when its notification did not.
     const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2 RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) AS cancelled`;
@@ -95,11 +195,40 @@ export class PostgresTasks implements TaskRecords {
       Math.max(100, this.leaseMs / 3),
     );
     renew.unref();
+    // Its cancel request, if any, goes with it (the table's key cascades).
+    const letGo = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, this.replicaId]);
     return {
       release: async () => {
-        clearInterval(renew);
-        // Its cancel request, if any, goes with it (the table's key cascades).
-        await this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, this.replicaId]);
+        const done = () => {
+          clearInterval(renew);
+          this.held.delete(taskId);
+        };
+        if (!this.unsaved.has(taskId)) {
+          try {
+            await retryOnConnectionLoss(letGo);
+            return done();
+          } catch (err) {
+            if (!isConnectionLoss(err)) {
+              done();
+              throw err;
+            }
+          }
+        }
+        // The store is away, or the task's last state waits for it: the lease stays, renewed, until the
+        // state is saved and the lease let go; a reaper must not fail a task whose answer is on its way.
+        void (async () => {
+          await this.unsaved.get(taskId)?.settled;
+          for (let wait = 100; !this.closed; wait = Math.min(wait * 2, 2000)) {
+            try {
+              await letGo();
+              break;
+            } catch (err) {
+              if (!isConnectionLoss(err)) break;
+              await sleep(wait);
+            }
+          }
+          done();
+        })();
       },
     };
   }
@@ -124,6 +253,13 @@ export class PostgresTasks implements TaskRecords {
 
   stopReaper(): void {
     if (this.reaper) clearInterval(this.reaper);
+  }
+
+  /** Stops the reaper and the writers of unsaved states (said in the log: their tasks' last states are lost). */
+  close(): void {
+    this.stopReaper();
+    this.closed = true;
+    if (this.unsaved.size) this.log?.warn(`state store: closing with the latest state of ${[...this.unsaved.keys()].join(', ')} unsaved (the store was away)`);
   }
 
   /** Fails the unfinished tasks whose lease expired; returns their ids. */

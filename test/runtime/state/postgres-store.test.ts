@@ -19,6 +19,7 @@ import { openPostgresStore, type PostgresStateStore } from '../../../runtime/sta
 import { StateConflictError } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 import { relay } from '../../helpers/tcp-relay.ts';
 
@@ -298,24 +299,85 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
-  it('saves and loads a task across a moment without a connection (the A2A SDK stops saving a task after one failed save)', async () => {
+  it('keeps a task saved while the store is away, loads it from there, and saves its latest state when the store is back (the A2A SDK stops saving a task after one failed save)', async () => {
     const { url } = await stores(1);
     const gate = await relay(postgres.port);
-    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, log: { debug() {}, info() {}, warn() {} } });
+    const warnings: string[] = [];
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, log: { debug() {}, info() {}, warn: (text) => void warnings.push(text) } });
+    opened.push(store);
+    const task = (state: string, id = 'through-a-cut') => Task.fromJSON({ id, contextId: 'ctx', status: { state, timestamp: new Date().toISOString() } });
+    const storedState = async (id: string) => (await asAdmin(url, `SELECT data->'status'->>'state' AS state FROM forge_tasks WHERE id = '${id}'`))[0]?.state;
+    try {
+      gate.down();
+      // Past the 3 s a statement is tried again for: each save returns, and the latest state is what loads.
+      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_WORKING]));
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_COMPLETED]));
+      expect((await store.tasks.load('through-a-cut'))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(await storedState('through-a-cut')).toBeUndefined();
+      gate.up();
+      await waitUntil(async () => ((await storedState('through-a-cut')) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 10_000, 'the kept state saved');
+      // Saved: the next save goes straight to the store.
+      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_INPUT_REQUIRED]));
+      expect(await storedState('through-a-cut')).toBe(TaskState[TaskState.TASK_STATE_INPUT_REQUIRED]);
+
+      // A task another replica finished otherwise meanwhile (its reaper failed it) stays as the fleet saw it finish.
+      gate.down();
+      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_WORKING], 'given-up'));
+      const direct = await openPostgresStore({ url, leaseMs: 3000 });
+      opened.push(direct);
+      await direct.tasks.save(task(TaskState[TaskState.TASK_STATE_FAILED], 'given-up'));
+      gate.up();
+      await waitUntil(() => (warnings.some((w) => w.includes('task given-up was finished otherwise')) ? true : undefined), 10_000, 'the kept state given up');
+      expect(await storedState('given-up')).toBe(TaskState[TaskState.TASK_STATE_FAILED]);
+
+      // A load is tried again across a moment without a connection.
+      gate.down();
+      const loading = store.tasks.load('through-a-cut');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      gate.up();
+      expect((await loading)?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    } finally {
+      await gate.close();
+    }
+  }, 30_000);
+
+  it('loads a task whose lease it holds as it last saved it while the store is away, without waiting for the store', async () => {
+    const { url } = await stores(1);
+    const gate = await relay(postgres.port);
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000 });
     opened.push(store);
     try {
-      const task = Task.fromJSON({ id: 'through-a-cut', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: new Date().toISOString() } });
-      // Each issued with the relay down, which comes back 400 ms later.
-      const acrossACut = async <T>(statement: () => Promise<T>): Promise<T> => {
+      const saved = Task.fromJSON({ id: 'held-here', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: new Date().toISOString() } });
+      await store.tasks.save(saved);
+      const lease = await store.tasks.hold('held-here');
+      gate.down();
+      const started = Date.now();
+      expect((await store.tasks.load('held-here'))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      // Not the 3 s another load is tried again for: the SDK loads before each of the task's events.
+      expect(Date.now() - started).toBeLessThan(2000);
+      await expect(store.tasks.load('not-held')).rejects.toThrow();
+      gate.up();
+      await lease.release();
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('saves a turn that ends while the store is away once it is back, within the hold', async () => {
+    const { url } = await stores(1);
+    const gate = await relay(postgres.port);
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000 });
+    opened.push(store);
+    try {
+      const result = await store.conversations.withTurn('cut-at-the-end', async (session) => {
+        session.messages.push({ role: 'user', content: 'kept' });
         gate.down();
-        const done = statement();
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        gate.up();
-        return done;
-      };
-      await acrossACut(() => store.tasks.save(task));
-      expect(await asAdmin(url, 'SELECT id FROM forge_tasks')).toEqual([{ id: 'through-a-cut' }]);
-      expect((await acrossACut(() => store.tasks.load('through-a-cut')))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+        setTimeout(() => gate.up(), 1500);
+        return 'answered';
+      });
+      expect(result).toBe('answered');
+      expect((await store.conversations.read('cut-at-the-end')).messages).toEqual([{ role: 'user', content: 'kept' }]);
     } finally {
       await gate.close();
     }

@@ -15,13 +15,16 @@ import { auth, callTool, FLEET_TOKEN, getTask, sendMessage, startReplica, waitUn
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../../helpers/round-robin-proxy.ts';
-import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+import { startScriptedOpenAI, type ScriptedServer, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
 import { relay } from '../../helpers/tcp-relay.ts';
 
 let postgres: TestPostgres;
 let llm: ScriptedServer;
 let bundle: string;
 let hung = 0;
+/** Answers held back until the test lets them go. */
+let held = 0;
+let letHeldAnswerGo: (() => void) | undefined;
 
 /** The model: answers by the last message, so replicas may ask in any order. */
 function model(body: Record<string, any>) {
@@ -32,6 +35,10 @@ function model(body: Record<string, any>) {
   if (text === 'hang') {
     hung++;
     return new Promise<never>(() => {}); // a model that never answers: the turn is mid-flight when its replica dies
+  }
+  if (text === 'hold-then-echo') {
+    held++;
+    return new Promise<ScriptedTurn>((resolve) => (letHeldAnswerGo = () => resolve({ toolCalls: [{ name: 'echo', arguments: { message: 'while away' } }] })));
   }
   if (text === 'count') return { text: JSON.stringify(body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)) };
   return { text: `ok: ${text}` };
@@ -263,6 +270,36 @@ describe('replicas on Postgres', () => {
       expect(stopped.status.state).toBe('failed');
       expect((await sendMessage(other.url, { text: 'after the lost lease', contextId: 'lease-lost' })).status.state).toBe('completed');
     });
+  }, 60_000);
+
+  it('finishes a turn that ends while its replica cannot reach the store: its task and conversation are saved when the store is back', async () => {
+    const gate = await relay(postgres.port);
+    // A lease longer than the outage: the fleet does not give the task up meanwhile.
+    const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url, env: { FORGE_LEASE: '30s' } });
+    try {
+      const other = fleet.replicas[1];
+      const before = held;
+      const task = await sendMessage(runner.url, { text: 'hold-then-echo', contextId: 'away-at-the-end' }, false);
+      await waitUntil(() => (held > before ? true : undefined), 15_000, 'the turn to reach the model');
+      await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task saved as working');
+      gate.down();
+      // The tool call, its result and the answer all come while the store is away, for longer than the
+      // 3 s a statement is tried again for.
+      letHeldAnswerGo!();
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      gate.up();
+      const done = await waitUntil(async () => {
+        const seen = await getTask(other.url, task.id);
+        return seen.status.state === 'completed' ? seen : undefined;
+      }, 20_000, 'the task saved as completed');
+      expect(done.status.message.parts[0].text).toContain('while away');
+      // The turn's messages were saved too: the conversation goes on from them.
+      const next = await sendMessage(other.url, { text: 'count', contextId: 'away-at-the-end' });
+      expect(JSON.parse(next.status.message.parts[0].text)).toEqual(['hold-then-echo', 'count']);
+    } finally {
+      await runner.stop('SIGKILL');
+      await gate.close();
+    }
   }, 60_000);
 
   it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
