@@ -62,18 +62,24 @@ export function isConnectionLoss(err: unknown): boolean {
 }
 
 /**
- * Runs `statement` (one idempotent statement), trying again on a lost connection for about `withinMs`
- * (100 ms, doubling to 2 s): a failover or a restart of a pooler takes a moment, and some callers
- * cannot try again themselves (the A2A SDK answers a task's load failure to the client).
+ * Runs `statement` (one idempotent statement), trying again on a lost connection (100 ms, doubling to
+ * 2 s, between tries) for about `until` ms, or, given a function, until it says to stop: a failover
+ * or a restart of a pooler takes a moment, and some callers cannot try again themselves (the A2A SDK
+ * answers a task's load failure to the client). Gives up with the last error. A caller that stops
+ * itself tries in the background: its waits keep no process alive.
  */
-export async function retryOnConnectionLoss<T>(statement: () => Promise<T>, withinMs = 3000): Promise<T> {
-  const deadline = Date.now() + withinMs;
+export async function retryOnConnectionLoss<T>(statement: () => Promise<T>, until: number | (() => boolean) = 3000): Promise<T> {
+  const deadline = typeof until === 'number' ? Date.now() + until : Infinity;
+  const stopped = typeof until === 'function' ? until : () => false;
   for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
     try {
       return await statement();
     } catch (err) {
-      if (!isConnectionLoss(err) || Date.now() + wait > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      if (!isConnectionLoss(err) || stopped() || Date.now() + wait > deadline) throw err;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        if (typeof until === 'function') timer.unref();
+      });
     }
   }
 }

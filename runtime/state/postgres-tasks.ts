@@ -39,7 +39,6 @@ function taskRow(task: TaskType): TaskRow {
   return [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))];
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 /** Postgres's SQLSTATE for an insert whose key names no row. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -103,35 +102,27 @@ export class PostgresTasks implements TaskRecords {
     return rows.length ? Task.fromJSON(rows[0].data) : undefined;
   }
 
-  /** Writes a task's latest unsaved state once the store answers (tried at 100 ms, doubling to 2 s), unless the task finished otherwise meanwhile. */
+  /** Writes a task's latest unsaved state once the store answers, unless the task finished otherwise meanwhile. */
   private saveWhenBack(taskId: string, values: TaskRow): void {
     const entry: UnsavedTask = { values, settled: Promise.resolve() };
     this.unsaved.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
     entry.settled = (async () => {
-      let wait = 100;
-      while (!this.closed) {
-        await sleep(wait);
-        if (this.closed) break;
-        const written = entry.values;
-        try {
-          const { rowCount } = await this.pool.query(SAVE_TASK_UNLESS_FINISHED_OTHERWISE, written);
-          if (entry.values !== written) {
-            wait = 0; // a newer state came while this one was written: write it too, at once
-            continue;
-          }
+      try {
+        for (;;) {
+          const written = entry.values;
+          // Another process may have finished the task otherwise meanwhile (its reaper failed it).
+          const { rowCount } = await retryOnConnectionLoss(() => this.pool.query(SAVE_TASK_UNLESS_FINISHED_OTHERWISE, written), () => this.closed);
+          if (entry.values !== written) continue; // a newer state came while this one was written: write it too
           if (!rowCount) this.log?.warn(`state store: task ${taskId} was finished otherwise while this replica could not reach the store (another replica gave it up); its own last state was not saved`);
           else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
-          break;
-        } catch (err) {
-          if (!isConnectionLoss(err)) {
-            this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}`);
-            break;
-          }
-          wait = Math.min(Math.max(wait * 2, 100), 2000);
+          return;
         }
+      } catch (err) {
+        if (!this.closed) this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}`);
+      } finally {
+        this.unsaved.delete(taskId);
       }
-      this.unsaved.delete(taskId);
     })();
   }
 
@@ -218,15 +209,7 @@ export class PostgresTasks implements TaskRecords {
         // state is saved and the lease let go; a reaper must not fail a task whose answer is on its way.
         void (async () => {
           await this.unsaved.get(taskId)?.settled;
-          for (let wait = 100; !this.closed; wait = Math.min(wait * 2, 2000)) {
-            try {
-              await letGo();
-              break;
-            } catch (err) {
-              if (!isConnectionLoss(err)) break;
-              await sleep(wait);
-            }
-          }
+          await retryOnConnectionLoss(letGo, () => this.closed).catch(() => {});
           done();
         })();
       },
