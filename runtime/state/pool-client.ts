@@ -51,33 +51,40 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
   });
 }
 
-/** SQLSTATE classes and codes of a lost or refused connection (class 08; admin or crash shutdown; not yet accepting). */
-const CONNECTION_STATES = /^(08|57P0[123])/;
+/**
+ * SQLSTATEs of a store that is away for now: a lost or refused connection (class 08), a server shutting
+ * down or not yet accepting (57P01–57P03), out of connections or other resources (class 53), and a
+ * failover's node that does not take writes yet (25006).
+ */
+const STORE_AWAY_STATES = /^(08|53|57P0[123]|25006)/;
+const STORE_AWAY_ERRNOS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
 
-/** Whether `err` is the connection going away (the statement may be tried again on another), not the statement failing. */
-export function isConnectionLoss(err: unknown): boolean {
+/** Whether `err` says the store is away for now (the statement may be tried again, on another connection), not that the statement failed. */
+export function isStoreAway(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (CONNECTION_STATES.test(code) || ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code))) return true;
-  return typeof message === 'string' && /^Connection terminated/.test(message);
+  if (typeof code === 'string' && (STORE_AWAY_STATES.test(code) || STORE_AWAY_ERRNOS.includes(code))) return true;
+  // pg's words for a connection that went, and pg-pool's for one it could not get in time.
+  return typeof message === 'string' && /^Connection terminated|^timeout exceeded when trying to connect/.test(message);
 }
 
 /**
- * Runs `statement` (one idempotent statement), trying again on a lost connection (100 ms, doubling to
- * 2 s, between tries) for about `until` ms, or, given a function, until it says to stop: a failover
- * or a restart of a pooler takes a moment, and some callers cannot try again themselves (the A2A SDK
- * answers a task's load failure to the client). Gives up with the last error. A caller that stops
- * itself tries in the background: its waits keep no process alive.
+ * Runs `statement` (one idempotent statement), trying again while the store is away (100 ms, doubling to
+ * 2 s, between tries) for about `until` ms, or, given a function, until it says to stop: a failover or a
+ * restart of a pooler takes a moment, and some callers cannot try again themselves (the A2A SDK answers
+ * a task's load failure to the client). Gives up with the last error. A caller that stops itself tries
+ * in the background: its waits keep no process alive.
  */
-export async function retryOnConnectionLoss<T>(statement: () => Promise<T>, until: number | (() => boolean) = 3000): Promise<T> {
+export async function retryWhileStoreAway<T>(statement: () => Promise<T>, until: number | (() => boolean) = 3000): Promise<T> {
   const deadline = typeof until === 'number' ? Date.now() + until : Infinity;
   const stopped = typeof until === 'function' ? until : () => false;
   for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
     try {
       return await statement();
     } catch (err) {
-      if (!isConnectionLoss(err) || stopped() || Date.now() + wait > deadline) throw err;
+      const left = deadline - Date.now();
+      if (!isStoreAway(err) || stopped() || left <= 0) throw err;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
+        const timer = setTimeout(resolve, Math.min(wait, left));
         if (typeof until === 'function') timer.unref();
       });
     }

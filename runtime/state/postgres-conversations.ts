@@ -10,7 +10,7 @@ import type { Pool } from 'pg';
 import type { PostgresNotifications } from './postgres-notifications.ts';
 import { StateConflictError, type ConversationStore, type Session } from './store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import { retryOnConnectionLoss } from './pool-client.ts';
+import { retryWhileStoreAway } from './pool-client.ts';
 
 const ACQUIRE = `
   INSERT INTO forge_conversations (id, version, data, turn_owner, turn_expires)
@@ -28,7 +28,14 @@ const RELEASE = `
   WITH freed AS (UPDATE forge_conversations SET turn_owner = NULL, turn_expires = NULL WHERE id = $1 AND turn_owner = $2 RETURNING id)
   SELECT pg_notify('forge_turn', md5(id)) FROM freed`;
 
-const SAVED_AS = `SELECT 1 FROM forge_conversations WHERE id = $1 AND version = $2 AND data = $3::jsonb`;
+/**
+ * Whether a save of `messages` over version $2 landed: the conversation is past that version and its
+ * messages begin with these (a turn that took the conversation over after it kept them; one that took
+ * over before it would not have them).
+ */
+const SAVED = `
+  SELECT 1 FROM forge_conversations c WHERE id = $1 AND version > $2 AND $3::jsonb = (
+    SELECT coalesce(jsonb_agg(m ORDER BY n), '[]'::jsonb) FROM jsonb_array_elements(c.data->'messages') WITH ORDINALITY AS e(m, n) WHERE n <= $4)`;
 /** How often a waiting turn tries again without a notification. */
 const POLL_MS = 250;
 
@@ -104,10 +111,10 @@ export class PostgresConversations implements ConversationStore {
   private async save(session: Session, owner: string, version: number): Promise<void> {
     const data = JSON.stringify({ messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) } satisfies StoredData);
     let tries = 0;
-    const { rowCount } = await retryOnConnectionLoss(() => (tries++, this.pool.query(SAVE, [session.id, owner, data, version])), this.holdMs);
+    const { rowCount } = await retryWhileStoreAway(() => (tries++, this.pool.query(SAVE, [session.id, owner, data, version])), this.holdMs);
     if (rowCount) return;
     // A try before a lost connection may have been saved without the answer reaching this process.
-    if (tries > 1 && (await this.pool.query(SAVED_AS, [session.id, version + 1, data])).rowCount) return;
+    if (tries > 1 && (await this.pool.query(SAVED, [session.id, version, JSON.stringify(session.messages), session.messages.length])).rowCount) return;
     throw new StateConflictError(`conversation "${session.id}" was taken over while this turn ran (its hold expired); the turn's changes were not saved`);
   }
 }

@@ -93,7 +93,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await pool.query('SELECT 1');
     },
     async close() {
-      tasks.close();
+      await tasks.close();
       await notifications.close();
       await pool.end();
     },

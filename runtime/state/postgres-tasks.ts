@@ -6,29 +6,44 @@
  */
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
+import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { Task, TaskState } from '../vendor/protocol.ts';
 import { failTask } from './fail-task.ts';
-import { isConnectionLoss, retryOnConnectionLoss } from './pool-client.ts';
+import { isStoreAway, retryWhileStoreAway } from './pool-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
 const DEFAULT_PAGE_SIZE = 50;
 /**
- * A finished task's state stays as the fleet saw it finish: a save kept while the store was away (another
- * replica's reaper may have failed the task meanwhile) lands only on an unfinished task, or one that
- * finished the same way. The A2A SDK applies the same rule to a task's events.
+ * A finished task's state stays as the fleet first saw it finish: a save lands only on an unfinished
+ * task, or on one that finished the same way. A replica cut off from the store may save late (another
+ * replica's reaper failed the task meanwhile, or a cancel handled elsewhere saved it canceled); the
+ * A2A SDK applies the same rule to the events it is given.
  */
 const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
 const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`;
-const SAVE_TASK_UNLESS_FINISHED_OTHERWISE = `${SAVE_TASK} WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
+  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
+  WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
+/** How long a turn's release waits for the SDK to save the turn's last state, so that the lease covers it. */
+const LAST_SAVE_WAIT_MS = 5000;
 
 type TaskRow = [id: string, contextId: string, state: number, statusTime: string, data: string];
-interface UnsavedTask {
+
+/** A task's state kept while the store is away. */
+interface KeptTask {
   values: TaskRow;
-  /** Settles when the state is saved, or given up. */
-  settled: Promise<void>;
+  /** Settles when the state was written (or refused, the task having finished otherwise): true; given up: false. */
+  settled: Promise<boolean>;
+}
+
+/** A turn of a task that holds its lease here. */
+interface HeldTurn {
+  turn: string;
+  /** The task as this process last saved or kept it (or as the lease found it). */
+  row?: TaskRow;
+  /** Told of each state saved or kept for the task. */
+  onSaved: Set<(state: number) => void>;
 }
 
 function rowTask(row: TaskRow): TaskType {
@@ -44,10 +59,10 @@ const FOREIGN_KEY_VIOLATION = '23503';
 
 export class PostgresTasks implements TaskRecords {
   private reaper: NodeJS.Timeout | undefined;
-  /** The tasks whose lease this process holds, with the state it last saved of each. */
-  private readonly held = new Map<string, TaskRow | undefined>();
-  /** Tasks whose latest state waits for the store to come back, by id. */
-  private readonly unsaved = new Map<string, UnsavedTask>();
+  /** The tasks whose lease a turn in this process holds. */
+  private readonly held = new Map<string, HeldTurn>();
+  /** The tasks whose latest state waits for the store to come back. */
+  private readonly kept = new Map<string, KeptTask>();
   private closed = false;
 
   constructor(
@@ -67,61 +82,70 @@ export class PostgresTasks implements TaskRecords {
    */
   async save(task: TaskType, _context?: ServerCallContext): Promise<void> {
     const values = taskRow(task);
-    if (this.held.has(task.id)) this.held.set(task.id, values);
-    const waiting = this.unsaved.get(task.id);
-    if (waiting) {
-      waiting.values = values; // its writer saves the latest: an earlier state must not land after it
-      return;
+    const kept = this.kept.get(task.id);
+    if (kept) {
+      kept.values = values; // its writer saves the latest: an earlier state must not land after it
+      return this.noteSaved(values);
     }
     try {
-      await this.pool.query(SAVE_TASK, values);
+      const { rowCount } = await this.pool.query(SAVE_TASK, values);
+      if (!rowCount) this.log?.warn(`state store: task ${task.id} was finished otherwise (by another replica) before this state of it was saved; it stays as it finished`);
+      else this.noteSaved(values);
     } catch (err) {
-      if (!isConnectionLoss(err)) throw err;
-      this.saveWhenBack(task.id, values);
+      if (!isStoreAway(err) || this.closed) throw err;
+      this.keepUntilBack(task.id, values);
+      this.noteSaved(values);
     }
   }
 
   /**
    * The SDK loads a task before applying each of its events. While the store is away, a task whose turn
-   * runs here loads as this process last saved it (no other process writes it while the lease is held);
-   * any other load is tried again for a few seconds.
+   * runs here loads as this process last saved it (no other process writes it while the lease is held,
+   * but to finish it, which the save's rule keeps); any other load is tried again for a few seconds.
    */
   async load(taskId: string, _context?: ServerCallContext): Promise<TaskType | undefined> {
-    const waiting = this.unsaved.get(taskId);
-    if (waiting) return rowTask(waiting.values);
+    const kept = this.kept.get(taskId);
+    if (kept) return rowTask(kept.values);
     const select = () => this.pool.query<{ data: unknown }>('SELECT data FROM forge_tasks WHERE id = $1', [taskId]);
     let rows;
     try {
       ({ rows } = await select());
     } catch (err) {
-      if (!isConnectionLoss(err)) throw err;
-      const saved = this.held.get(taskId);
+      if (!isStoreAway(err)) throw err;
+      const saved = this.held.get(taskId)?.row;
       if (saved) return rowTask(saved);
-      ({ rows } = await retryOnConnectionLoss(select));
+      ({ rows } = await retryWhileStoreAway(select));
     }
     return rows.length ? Task.fromJSON(rows[0].data) : undefined;
   }
 
-  /** Writes a task's latest unsaved state once the store answers, unless the task finished otherwise meanwhile. */
-  private saveWhenBack(taskId: string, values: TaskRow): void {
-    const entry: UnsavedTask = { values, settled: Promise.resolve() };
-    this.unsaved.set(taskId, entry);
+  private noteSaved(values: TaskRow): void {
+    const turn = this.held.get(values[0]);
+    if (!turn) return;
+    turn.row = values;
+    for (const told of turn.onSaved) told(values[2]);
+  }
+
+  /** Writes a task's latest kept state once the store answers (unless the task finished otherwise meanwhile). */
+  private keepUntilBack(taskId: string, values: TaskRow): void {
+    const entry: KeptTask = { values, settled: Promise.resolve(false) };
+    this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
     entry.settled = (async () => {
       try {
         for (;;) {
           const written = entry.values;
-          // Another process may have finished the task otherwise meanwhile (its reaper failed it).
-          const { rowCount } = await retryOnConnectionLoss(() => this.pool.query(SAVE_TASK_UNLESS_FINISHED_OTHERWISE, written), () => this.closed);
+          const { rowCount } = await retryWhileStoreAway(() => this.pool.query(SAVE_TASK, written), () => this.closed);
           if (entry.values !== written) continue; // a newer state came while this one was written: write it too
           if (!rowCount) this.log?.warn(`state store: task ${taskId} was finished otherwise while this replica could not reach the store (another replica gave it up); its own last state was not saved`);
           else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
-          return;
+          return true;
         }
       } catch (err) {
-        if (!this.closed) this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}`);
+        if (!this.closed) this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}; its lease is left to expire, and the task to be failed`);
+        return false;
       } finally {
-        this.unsaved.delete(taskId);
+        if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
       }
     })();
   }
@@ -149,32 +173,41 @@ export class PostgresTasks implements TaskRecords {
 
   async hold(taskId: string, onLost?: () => void): Promise<TaskLease> {
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
+    // The lease is this turn's: an earlier turn of the task letting go late (its last state kept while
+    // the store was away) deletes its own lease, never this one.
+    const turn: HeldTurn = { turn: `${this.replicaId}:${randomUUID().slice(0, 8)}`, onSaved: new Set() };
+    const earlier = this.held.get(taskId);
+    turn.row = earlier?.row;
+    this.held.set(taskId, turn);
+    const letGoHere = (restore?: HeldTurn) => {
+      if (this.held.get(taskId) !== turn) return;
+      if (restore) this.held.set(taskId, restore);
+      else this.held.delete(taskId);
+    };
     // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
-    // taken over (its holder died before the reaper came) is not this turn's.
-    // The task as saved comes back with the lease, for loads while the store is away (a save made
-    // meanwhile is newer, and stands).
-    this.held.set(taskId, this.held.get(taskId));
+    // taken over (its holder died before the reaper came) is not this turn's. The task comes back as
+    // saved, for loads while the store is away (a save made meanwhile is newer, and stands).
     let leased;
     try {
       leased = await this.pool.query<{ data: unknown }>(
         `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1),
          leased AS (INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at)
          SELECT data FROM forge_tasks WHERE id = $1`,
-        [taskId, this.replicaId],
+        [taskId, turn.turn],
       );
     } catch (err) {
-      this.held.delete(taskId);
+      letGoHere(earlier);
       throw err;
     }
     const saved = leased.rows[0]?.data;
-    if (saved && !this.held.get(taskId)) this.held.set(taskId, taskRow(Task.fromJSON(saved)));
+    if (saved && !turn.row) turn.row = taskRow(Task.fromJSON(saved));
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
     // a lease even when its notification did not.
     const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2 RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) AS cancelled`;
     const renew = setInterval(
       () =>
         void this.pool
-          .query<{ cancelled: boolean }>(renewal, [taskId, this.replicaId])
+          .query<{ cancelled: boolean }>(renewal, [taskId, turn.turn])
           .then(({ rows }) => {
             if (rows.length === 0) {
               // Reaped (or taken over) while this process could not renew it: the task is no longer its own.
@@ -187,33 +220,50 @@ export class PostgresTasks implements TaskRecords {
     );
     renew.unref();
     // Its cancel request, if any, goes with it (the table's key cascades).
-    const letGo = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, this.replicaId]);
+    const letGo = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, turn.turn]);
+    const done = () => {
+      clearInterval(renew);
+      letGoHere();
+    };
     return {
-      release: async () => {
-        const done = () => {
-          clearInterval(renew);
-          this.held.delete(taskId);
-        };
-        if (!this.unsaved.has(taskId)) {
+      release: async (lastState) => {
+        // The turn's last state is published as it ends, and saved by the SDK after: the lease covers it.
+        if (lastState !== undefined) await this.savedOrKept(turn, lastState);
+        if (!this.kept.has(taskId)) {
           try {
-            await retryOnConnectionLoss(letGo);
+            await retryWhileStoreAway(letGo);
             return done();
           } catch (err) {
-            if (!isConnectionLoss(err)) {
+            if (!isStoreAway(err)) {
               done();
               throw err;
             }
           }
         }
         // The store is away, or the task's last state waits for it: the lease stays, renewed, until the
-        // state is saved and the lease let go; a reaper must not fail a task whose answer is on its way.
+        // state is saved, and a reaper cannot fail a task whose answer is on its way. A state that cannot
+        // be saved leaves the lease to expire: the reaper then fails the task, rather than leave it working.
         void (async () => {
-          await this.unsaved.get(taskId)?.settled;
-          await retryOnConnectionLoss(letGo, () => this.closed).catch(() => {});
+          if ((await this.kept.get(taskId)?.settled) !== false) await retryWhileStoreAway(letGo, () => this.closed).catch(() => {});
           done();
         })();
       },
     };
+  }
+
+  /** Resolves when `state` was saved or kept for the turn's task, or after a few seconds (the SDK may not save it: the task finished otherwise). */
+  private savedOrKept(turn: HeldTurn, state: number): Promise<void> {
+    if (turn.row?.[2] === state) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        turn.onSaved.delete(told);
+        resolve();
+      };
+      const told = (saved: number) => saved === state && finish();
+      const timer = setTimeout(finish, LAST_SAVE_WAIT_MS);
+      turn.onSaved.add(told);
+    });
   }
 
   /**
@@ -238,11 +288,19 @@ export class PostgresTasks implements TaskRecords {
     if (this.reaper) clearInterval(this.reaper);
   }
 
-  /** Stops the reaper and the writers of unsaved states (said in the log: their tasks' last states are lost). */
-  close(): void {
+  /**
+   * Stops the reaper and the writers of kept states, after one last try of each (the store may be back,
+   * the writer waiting to try again); the states still kept are lost, and said so in the log.
+   */
+  async close(): Promise<void> {
     this.stopReaper();
     this.closed = true;
-    if (this.unsaved.size) this.log?.warn(`state store: closing with the latest state of ${[...this.unsaved.keys()].join(', ')} unsaved (the store was away)`);
+    const lastTries = [...this.kept].map(async ([taskId, entry]) => {
+      await this.pool.query(SAVE_TASK, entry.values);
+      if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
+    });
+    await Promise.race([Promise.allSettled(lastTries), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    if (this.kept.size) this.log?.warn(`state store: closing with the latest state of task ${[...this.kept.keys()].join(', ')} unsaved (the store was away)`);
   }
 
   /** Fails the unfinished tasks whose lease expired; returns their ids. */

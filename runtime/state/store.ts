@@ -7,6 +7,7 @@
  * so any replica can serve any request.
  */
 import type { TaskStore } from '@a2a-js/sdk/server';
+import type { TaskState } from '@a2a-js/sdk';
 import type { PendingApproval } from '../agent/agent-loop.ts';
 import type { ChatMessage } from '../agent/messages.ts';
 import type { Schedule } from '../scheduler/schedule-expression.ts';
@@ -35,7 +36,8 @@ export interface ConversationStore {
 
 /** A held lease on a running task: renewed until released; a holder that dies lets it expire. */
 export interface TaskLease {
-  release(): Promise<void>;
+  /** `lastState`: the state the turn ended in; the lease is let go once it is saved (or after a few seconds). */
+  release(lastState?: TaskState): Promise<void>;
 }
 
 export interface TaskRecords extends TaskStore {

@@ -19,7 +19,7 @@ import { TaskState } from '../../vendor/protocol.ts';
 import type { Task } from '@a2a-js/sdk';
 import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
 import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
-import type { TaskRecords } from '../../state/store.ts';
+import type { TaskLease, TaskRecords } from '../../state/store.ts';
 import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
 
 /** The reason a turn is aborted with when the process stops before it finished. */
@@ -71,7 +71,13 @@ export class ForgeAgentExecutor implements AgentExecutor {
 
     const controller = new AbortController();
     this.running.set(taskId, controller);
-    let lease: { release(): Promise<void> } | undefined;
+    let lease: TaskLease | undefined;
+    /** The state the turn ends in, published last: the lease is let go once it is saved. */
+    let lastState: TaskState | undefined;
+    const publishLast = (state: TaskState, parts: Parameters<typeof agentMessage>[2]) => {
+      lastState = state;
+      bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, parts))));
+    };
     const artifactId = `answer-${message.messageId || taskId}`;
     let streamed = false;
     const onEvent = (event: LoopEvent) => {
@@ -100,7 +106,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
       if (pending && (!pending.taskId || pending.taskId === taskId)) {
         const answers = parseApprovalAnswer(text, data, pending);
         if (!answers) {
-          bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(taskId, contextId, [textPart('Please answer "approve" or "deny" (or send {"approvals": {"<call id>": true|false}}).')]))));
+          publishLast(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('Please answer "approve" or "deny" (or send {"approvals": {"<call id>": true|false}}).')]);
           return;
         }
         outcome = await this.agent.resume(contextId, answers, turn);
@@ -111,12 +117,12 @@ export class ForgeAgentExecutor implements AgentExecutor {
       if (outcome.status === 'input-required') {
         const lines = outcome.requests.map((r) => `- ${r.tool} ${JSON.stringify(r.arguments)} (${r.reason})`);
         const prompt = `Approval needed before running:\n${lines.join('\n')}\nReply "approve" or "deny".`;
-        bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(taskId, contextId, [textPart(prompt), dataPart({ approvals: outcome.requests })]))));
+        publishLast(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart(prompt), dataPart({ approvals: outcome.requests })]);
         return;
       }
       // The whole answer replaces the streamed chunks: one clean part in the stored task.
       bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(outcome.text)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
-      bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_COMPLETED, agentMessage(taskId, contextId, [textPart(outcome.text)]))));
+      publishLast(TaskState.TASK_STATE_COMPLETED, [textPart(outcome.text)]);
     } catch (err) {
       const shutdown = controller.signal.reason === SHUTDOWN;
       const leaseLost = controller.signal.reason === LEASE_LOST;
@@ -129,10 +135,10 @@ export class ForgeAgentExecutor implements AgentExecutor {
           : cancelled
             ? 'cancelled'
             : redactSecrets((err as Error).message);
-      bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, [textPart(text)]))));
+      publishLast(state, [textPart(text)]);
     } finally {
       this.running.delete(taskId);
-      await lease?.release().catch(() => {});
+      await lease?.release(lastState).catch(() => {});
     }
   }
 }

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSchedule } from '../../../runtime/scheduler/schedule-expression.ts';
 import { Scheduler } from '../../../runtime/scheduler/scheduler.ts';
+import { PostgresConversations } from '../../../runtime/state/postgres-conversations.ts';
 import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
@@ -312,14 +313,15 @@ describe('the Postgres state store when connections drop', () => {
       // Past the 3 s a statement is tried again for: each save returns, and the latest state is what loads.
       await store.tasks.save(task(TaskState[TaskState.TASK_STATE_WORKING]));
       await new Promise((resolve) => setTimeout(resolve, 3500));
-      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_COMPLETED]));
-      expect((await store.tasks.load('through-a-cut'))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_INPUT_REQUIRED]));
+      expect((await store.tasks.load('through-a-cut'))?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
       expect(await storedState('through-a-cut')).toBeUndefined();
       gate.up();
-      await waitUntil(async () => ((await storedState('through-a-cut')) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 10_000, 'the kept state saved');
+      await waitUntil(async () => ((await storedState('through-a-cut')) === TaskState[TaskState.TASK_STATE_INPUT_REQUIRED] ? true : undefined), 10_000, 'the kept state saved');
       // Saved: the next save goes straight to the store.
-      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_INPUT_REQUIRED]));
-      expect(await storedState('through-a-cut')).toBe(TaskState[TaskState.TASK_STATE_INPUT_REQUIRED]);
+      await waitUntil(() => ((store.tasks as unknown as { kept: Map<string, unknown> }).kept.size === 0 ? true : undefined), 5_000, 'the writer done');
+      await store.tasks.save(task(TaskState[TaskState.TASK_STATE_COMPLETED]));
+      expect(await storedState('through-a-cut')).toBe(TaskState[TaskState.TASK_STATE_COMPLETED]);
 
       // A task another replica finished otherwise meanwhile (its reaper failed it) stays as the fleet saw it finish.
       gate.down();
@@ -336,7 +338,7 @@ describe('the Postgres state store when connections drop', () => {
       const loading = store.tasks.load('through-a-cut');
       await new Promise((resolve) => setTimeout(resolve, 400));
       gate.up();
-      expect((await loading)?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect((await loading)?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     } finally {
       await gate.close();
     }
@@ -361,6 +363,124 @@ describe('the Postgres state store when connections drop', () => {
       await lease.release();
     } finally {
       await gate.close();
+    }
+  });
+
+  /** A store whose connections go through a relay that the test can cut, and the database's URL. */
+  async function storeBehindRelay(leaseMs = 3000) {
+    const { url } = await stores(1);
+    const gate = await relay(postgres.port);
+    const warnings: string[] = [];
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs, log: { debug() {}, info() {}, warn: (text) => void warnings.push(text) } });
+    opened.push(store);
+    return { url, gate, store, warnings };
+  }
+  const taskIn = (state: TaskState, id: string) => Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[state], timestamp: new Date().toISOString() } });
+  const storedState = async (url: string, id: string) => (await asAdmin<{ state: string }>(url, 'SELECT data->\'status\'->>\'state\' AS state FROM forge_tasks WHERE id = $1', [id]))[0]?.state;
+  const leaseOwners = async (url: string, id: string) => (await asAdmin<{ owner: string }>(url, 'SELECT owner FROM forge_task_leases WHERE task_id = $1', [id])).map((r) => r.owner);
+
+  it("lets an earlier turn's late release (its last state was kept while the store was away) go of its own lease only, not the next turn's", async () => {
+    const { url, gate, store } = await storeBehindRelay();
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'two-turns'));
+      const first = await store.tasks.hold('two-turns');
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'two-turns'));
+      await first.release(TaskState.TASK_STATE_INPUT_REQUIRED); // the store is away: it lets go in the background
+      gate.up();
+      // The approval comes at once, to the same replica: the next turn holds the task.
+      let lost = false;
+      const second = await store.tasks.hold('two-turns', () => (lost = true));
+      await waitUntil(async () => ((await storedState(url, 'two-turns')) === TaskState[TaskState.TASK_STATE_INPUT_REQUIRED] ? true : undefined), 10_000, 'the kept state saved');
+      // Time for the first turn's release to run, and for the second's lease to be renewed (a third of 3 s).
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(await leaseOwners(url, 'two-turns')).toHaveLength(1);
+      expect(lost).toBe(false);
+      await second.release();
+      expect(await leaseOwners(url, 'two-turns')).toEqual([]);
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('keeps a task canceled through another replica canceled, though the replica running it loaded it across a dropped connection', async () => {
+    const { url, gate, store } = await storeBehindRelay();
+    const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+    opened.push(elsewhere);
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'canceled-elsewhere'));
+      const lease = await store.tasks.hold('canceled-elsewhere');
+      await elsewhere.tasks.save(taskIn(TaskState.TASK_STATE_CANCELED, 'canceled-elsewhere'));
+      gate.down();
+      // As the runner last saved it: working.
+      expect((await store.tasks.load('canceled-elsewhere'))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      gate.up();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, 'canceled-elsewhere'));
+      expect(await storedState(url, 'canceled-elsewhere')).toBe(TaskState[TaskState.TASK_STATE_CANCELED]);
+      await lease.release();
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('saves a kept task state through a failover whose new node takes no writes at first', async () => {
+    const { url, gate, store } = await storeBehindRelay();
+    const database = new URL(url).pathname.slice(1);
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'failed-over'));
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, 'failed-over'));
+      // Back, on a node that is read-only for a while (as a standby being promoted is).
+      await asAdmin(url, `ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+      gate.up();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await storedState(url, 'failed-over')).toBe(TaskState[TaskState.TASK_STATE_WORKING]);
+      // Promoted: the read-only sessions are ended, the next ones take writes.
+      const maintenance = url.replace(/\/[^/]*$/, '/postgres');
+      await asAdmin(maintenance, `ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+      await asAdmin(maintenance, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database]);
+      await waitUntil(async () => ((await storedState(url, 'failed-over')) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 10_000, 'the kept state saved');
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it("holds a task's lease until the SDK has saved the state its turn ended in", async () => {
+    const { url, stores: [store] } = await stores(1);
+    await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'last-state'));
+    const lease = await store.tasks.hold('last-state');
+    // The executor releases as it publishes the last state; the SDK saves it a moment later.
+    const releasing = lease.release(TaskState.TASK_STATE_COMPLETED);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await leaseOwners(url, 'last-state')).toHaveLength(1);
+    await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, 'last-state'));
+    await releasing;
+    expect(await leaseOwners(url, 'last-state')).toEqual([]);
+  });
+
+  it("knows a turn's save landed when the answer was lost with the connection, though another turn saved after it", async () => {
+    const { url, stores: [store] } = await stores(1);
+    const direct = new pg.Pool({ connectionString: url });
+    let cut = false;
+    // A pool whose first save of the conversation lands, then another turn runs, then the answer is lost.
+    const cutting = {
+      query: async (sql: string, values: unknown[]) => {
+        const result = await direct.query(sql, values);
+        if (!cut && /UPDATE forge_conversations SET data/.test(sql)) {
+          cut = true;
+          await store.conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'next turn' }));
+          throw new Error('Connection terminated unexpectedly');
+        }
+        return result;
+      },
+    } as unknown as pg.Pool;
+    const conversations = new PostgresConversations(cutting, { on: () => () => {} } as unknown as PostgresNotifications, 'cut-replica', 3000);
+    try {
+      await conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'kept' }));
+      expect(cut).toBe(true);
+      expect((await store.conversations.read('landed')).messages.map((m) => m.content)).toEqual(['kept', 'next turn']);
+    } finally {
+      await direct.end();
     }
   });
 
