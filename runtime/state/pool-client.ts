@@ -53,10 +53,10 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
 
 /**
  * SQLSTATEs of a store that is away for now: a lost or refused connection (class 08), a server shutting
- * down or not yet accepting (57P01–57P03), out of connections or other resources (class 53), and a
- * failover's node that does not take writes yet (25006).
+ * down or not yet accepting (57P01–57P03), out of connections (53300), and a failover's node that does
+ * not take writes yet (25006).
  */
-const STORE_AWAY_STATES = /^(08|53|57P0[123]|25006)/;
+const STORE_AWAY_STATES = /^(08|57P0[123]|53300|25006)/;
 const STORE_AWAY_ERRNOS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
 
 /** Whether `err` says the store is away for now (the statement may be tried again, on another connection), not that the statement failed. */

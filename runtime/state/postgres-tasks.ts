@@ -25,6 +25,10 @@ const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FA
 const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
   ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
   WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
+/** A kept state's write: only over the task as this process last knew it stored ($6). */
+const SAVE_TASK_OVER = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
+  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
+  WHERE forge_tasks.data = $6::jsonb`;
 /** How long a turn's release waits for the SDK to save the turn's last state, so that the lease covers it. */
 const LAST_SAVE_WAIT_MS = 5000;
 
@@ -33,17 +37,24 @@ type TaskRow = [id: string, contextId: string, state: number, statusTime: string
 /** A task's state kept while the store is away. */
 interface KeptTask {
   values: TaskRow;
-  /** Settles when the state was written (or refused, the task having finished otherwise): true; given up: false. */
+  /** Settles when the state was written (or refused: the task changed otherwise meanwhile): true; given up: false. */
   settled: Promise<boolean>;
 }
 
-/** A turn of a task that holds its lease here. */
-interface HeldTurn {
-  turn: string;
-  /** The task as this process last saved or kept it (or as the lease found it). */
+/** A task whose lease this process holds, for one turn or more (a message to a task still working). */
+interface HeldTask {
+  owner: string;
+  /** Turns of the task running here under this lease. */
+  turns: number;
+  /** The task as this process last saved or kept it, or as the lease found it (loads while the store is away). */
   row?: TaskRow;
+  /** The task's data as the store has it, to this process's knowledge: a kept state lands only over that. */
+  stored?: string;
   /** Told of each state saved or kept for the task. */
   onSaved: Set<(state: number) => void>;
+  /** Told when a renewal finds the lease gone. */
+  onLost: Set<() => void>;
+  renew?: NodeJS.Timeout;
 }
 
 function rowTask(row: TaskRow): TaskType {
@@ -59,8 +70,8 @@ const FOREIGN_KEY_VIOLATION = '23503';
 
 export class PostgresTasks implements TaskRecords {
   private reaper: NodeJS.Timeout | undefined;
-  /** The tasks whose lease a turn in this process holds. */
-  private readonly held = new Map<string, HeldTurn>();
+  /** The tasks whose lease this process holds. */
+  private readonly held = new Map<string, HeldTask>();
   /** The tasks whose latest state waits for the store to come back. */
   private readonly kept = new Map<string, KeptTask>();
   private closed = false;
@@ -89,6 +100,8 @@ export class PostgresTasks implements TaskRecords {
     }
     try {
       const { rowCount } = await this.pool.query(SAVE_TASK, values);
+      const held = this.held.get(task.id);
+      if (held) held.stored = rowCount ? values[4] : undefined;
       if (!rowCount) this.log?.warn(`state store: task ${task.id} was finished otherwise (by another replica) before this state of it was saved; it stays as it finished`);
       else this.noteSaved(values);
     } catch (err) {
@@ -120,14 +133,19 @@ export class PostgresTasks implements TaskRecords {
   }
 
   private noteSaved(values: TaskRow): void {
-    const turn = this.held.get(values[0]);
-    if (!turn) return;
-    turn.row = values;
-    for (const told of turn.onSaved) told(values[2]);
+    const held = this.held.get(values[0]);
+    if (!held) return;
+    held.row = values;
+    for (const told of held.onSaved) told(values[2]);
   }
 
-  /** Writes a task's latest kept state once the store answers (unless the task finished otherwise meanwhile). */
+  /**
+   * Writes a task's latest kept state once the store answers, over the task as this process last knew it
+   * stored: another replica may have changed it meanwhile (its reaper failed the task, or a message to
+   * it ran there), and that stands.
+   */
   private keepUntilBack(taskId: string, values: TaskRow): void {
+    let base = this.held.get(taskId)?.stored;
     const entry: KeptTask = { values, settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
@@ -135,10 +153,15 @@ export class PostgresTasks implements TaskRecords {
       try {
         for (;;) {
           const written = entry.values;
-          const { rowCount } = await retryWhileStoreAway(() => this.pool.query(SAVE_TASK, written), () => this.closed);
-          if (entry.values !== written) continue; // a newer state came while this one was written: write it too
-          if (!rowCount) this.log?.warn(`state store: task ${taskId} was finished otherwise while this replica could not reach the store (another replica gave it up); its own last state was not saved`);
+          const { rowCount } = await retryWhileStoreAway(() => (base === undefined ? this.pool.query(SAVE_TASK, written) : this.pool.query(SAVE_TASK_OVER, [...written, base])), () => this.closed);
+          if (rowCount && entry.values !== written) {
+            base = written[4];
+            continue; // a newer state came while this one was written: write it too
+          }
+          if (!rowCount) this.log?.warn(`state store: task ${taskId} changed otherwise while this replica could not reach the store (another replica gave it up, or ran a message to it); its own last state was not saved`);
           else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
+          const held = this.held.get(taskId);
+          if (held) held.stored = rowCount ? written[4] : undefined;
           return true;
         }
       } catch (err) {
@@ -172,98 +195,124 @@ export class PostgresTasks implements TaskRecords {
   }
 
   async hold(taskId: string, onLost?: () => void): Promise<TaskLease> {
+    // Another turn of the task runs here (a message to a task still working): this one runs under its lease.
+    const running = this.held.get(taskId);
+    if (running && running.turns > 0) {
+      running.turns++;
+      return this.leaseOf(taskId, running, onLost);
+    }
+    // The lease is its turns' own: an earlier turn letting go late (its last state kept while the store was
+    // away) deletes its own lease, never this one.
+    const held: HeldTask = { owner: `${this.replicaId}:${randomUUID().slice(0, 8)}`, turns: 1, row: running?.row, stored: running?.stored, onSaved: new Set(), onLost: new Set() };
+    this.held.set(taskId, held);
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
-    // The lease is this turn's: an earlier turn of the task letting go late (its last state kept while
-    // the store was away) deletes its own lease, never this one.
-    const turn: HeldTurn = { turn: `${this.replicaId}:${randomUUID().slice(0, 8)}`, onSaved: new Set() };
-    const earlier = this.held.get(taskId);
-    turn.row = earlier?.row;
-    this.held.set(taskId, turn);
-    const letGoHere = (restore?: HeldTurn) => {
-      if (this.held.get(taskId) !== turn) return;
-      if (restore) this.held.set(taskId, restore);
-      else this.held.delete(taskId);
-    };
     // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
     // taken over (its holder died before the reaper came) is not this turn's. The task comes back as
-    // saved, for loads while the store is away (a save made meanwhile is newer, and stands).
+    // stored, for loads while the store is away (a save made meanwhile is newer, and stands).
     let leased;
     try {
       leased = await this.pool.query<{ data: unknown }>(
         `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1),
          leased AS (INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at)
          SELECT data FROM forge_tasks WHERE id = $1`,
-        [taskId, turn.turn],
+        [taskId, held.owner],
       );
     } catch (err) {
-      letGoHere(earlier);
+      if (this.held.get(taskId) === held) {
+        if (running) this.held.set(taskId, running);
+        else this.held.delete(taskId);
+      }
       throw err;
     }
-    const saved = leased.rows[0]?.data;
-    if (saved && !turn.row) turn.row = taskRow(Task.fromJSON(saved));
+    const stored = leased.rows[0]?.data;
+    if (stored) {
+      held.stored ??= JSON.stringify(stored);
+      held.row ??= taskRow(Task.fromJSON(stored));
+    }
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
     // a lease even when its notification did not.
     const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2 RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) AS cancelled`;
-    const renew = setInterval(
+    held.renew = setInterval(
       () =>
         void this.pool
-          .query<{ cancelled: boolean }>(renewal, [taskId, turn.turn])
+          .query<{ cancelled: boolean }>(renewal, [taskId, held.owner])
           .then(({ rows }) => {
             if (rows.length === 0) {
               // Reaped (or taken over) while this process could not renew it: the task is no longer its own.
-              clearInterval(renew);
-              onLost?.();
+              clearInterval(held.renew);
+              for (const lost of [...held.onLost]) lost();
             } else if (rows[0].cancelled) this.onCancelFound?.(taskId);
           })
           .catch(() => {}),
       Math.max(100, this.leaseMs / 3),
     );
-    renew.unref();
-    // Its cancel request, if any, goes with it (the table's key cascades).
-    const letGo = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, turn.turn]);
-    const done = () => {
-      clearInterval(renew);
-      letGoHere();
-    };
+    held.renew.unref();
+    return this.leaseOf(taskId, held, onLost);
+  }
+
+  /** One turn's hold on the task's lease; the last turn's release lets the lease go. */
+  private leaseOf(taskId: string, held: HeldTask, onLost?: () => void): TaskLease {
+    if (onLost) held.onLost.add(onLost);
+    // The states saved for the task from this turn's start.
+    const seen = new Set<number>();
+    const note = (state: number) => void seen.add(state);
+    held.onSaved.add(note);
     return {
       release: async (lastState) => {
         // The turn's last state is published as it ends, and saved by the SDK after: the lease covers it.
-        if (lastState !== undefined) await this.savedOrKept(turn, lastState);
-        if (!this.kept.has(taskId)) {
-          try {
-            await retryWhileStoreAway(letGo);
-            return done();
-          } catch (err) {
-            if (!isStoreAway(err)) {
-              done();
-              throw err;
-            }
-          }
-        }
-        // The store is away, or the task's last state waits for it: the lease stays, renewed, until the
-        // state is saved, and a reaper cannot fail a task whose answer is on its way. A state that cannot
-        // be saved leaves the lease to expire: the reaper then fails the task, rather than leave it working.
-        void (async () => {
-          if ((await this.kept.get(taskId)?.settled) !== false) await retryWhileStoreAway(letGo, () => this.closed).catch(() => {});
-          done();
-        })();
+        const saved = lastState === undefined || seen.has(lastState) || (await this.savedWithin(held, lastState));
+        held.onSaved.delete(note);
+        if (onLost) held.onLost.delete(onLost);
+        if (--held.turns > 0) return;
+        await this.letGo(taskId, held, saved);
       },
     };
   }
 
-  /** Resolves when `state` was saved or kept for the turn's task, or after a few seconds (the SDK may not save it: the task finished otherwise). */
-  private savedOrKept(turn: HeldTurn, state: number): Promise<void> {
-    if (turn.row?.[2] === state) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const finish = () => {
+  /** Whether `state` is saved or kept for the task within a few seconds (the SDK may not save it: the task finished otherwise). */
+  private savedWithin(held: HeldTask, state: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const finish = (saved: boolean) => {
         clearTimeout(timer);
-        turn.onSaved.delete(told);
-        resolve();
+        held.onSaved.delete(told);
+        resolve(saved);
       };
-      const told = (saved: number) => saved === state && finish();
-      const timer = setTimeout(finish, LAST_SAVE_WAIT_MS);
-      turn.onSaved.add(told);
+      const told = (saved: number) => saved === state && finish(true);
+      const timer = setTimeout(() => finish(false), LAST_SAVE_WAIT_MS);
+      timer.unref();
+      held.onSaved.add(told);
     });
+  }
+
+  /**
+   * Lets the lease go once the task's last state is in the store: at once, or, while the store is away or
+   * the state waits for it, in the background, renewing the lease meanwhile so that no reaper fails a
+   * task whose answer is on its way. A last state that was not saved (the SDK stopped, or its write was
+   * given up) leaves the lease to expire: the reaper then fails the task, rather than leave it working.
+   */
+  private async letGo(taskId: string, held: HeldTask, saved: boolean): Promise<void> {
+    const stop = () => {
+      clearInterval(held.renew);
+      if (this.held.get(taskId) === held) this.held.delete(taskId);
+    };
+    // Its cancel request, if any, goes with it (the table's key cascades).
+    const remove = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, held.owner]);
+    if (!saved) return stop();
+    if (!this.kept.has(taskId)) {
+      try {
+        await retryWhileStoreAway(remove);
+        return stop();
+      } catch (err) {
+        if (!isStoreAway(err)) {
+          stop();
+          throw err;
+        }
+      }
+    }
+    void (async () => {
+      if ((await this.kept.get(taskId)?.settled) !== false) await retryWhileStoreAway(remove, () => this.closed).catch(() => {});
+      stop();
+    })();
   }
 
   /**

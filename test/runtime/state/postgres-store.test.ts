@@ -330,7 +330,7 @@ describe('the Postgres state store when connections drop', () => {
       opened.push(direct);
       await direct.tasks.save(task(TaskState[TaskState.TASK_STATE_FAILED], 'given-up'));
       gate.up();
-      await waitUntil(() => (warnings.some((w) => w.includes('task given-up was finished otherwise')) ? true : undefined), 10_000, 'the kept state given up');
+      await waitUntil(() => (warnings.some((w) => w.includes('task given-up changed otherwise')) ? true : undefined), 10_000, 'the kept state given up');
       expect(await storedState('given-up')).toBe(TaskState[TaskState.TASK_STATE_FAILED]);
 
       // A load is tried again across a moment without a connection.
@@ -445,17 +445,62 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
-  it("holds a task's lease until the SDK has saved the state its turn ended in", async () => {
+  it("holds a task's lease until the SDK has saved the state its turn ended in, though the turn began in that state", async () => {
     const { url, stores: [store] } = await stores(1);
-    await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'last-state'));
-    const lease = await store.tasks.hold('last-state');
-    // The executor releases as it publishes the last state; the SDK saves it a moment later.
-    const releasing = lease.release(TaskState.TASK_STATE_COMPLETED);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await leaseOwners(url, 'last-state')).toHaveLength(1);
-    await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, 'last-state'));
-    await releasing;
-    expect(await leaseOwners(url, 'last-state')).toEqual([]);
+    for (const [id, before] of [['last-state', TaskState.TASK_STATE_WORKING], ['asked-again', TaskState.TASK_STATE_INPUT_REQUIRED]] as const) {
+      const last = before === TaskState.TASK_STATE_WORKING ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_INPUT_REQUIRED;
+      await store.tasks.save(taskIn(before, id));
+      const lease = await store.tasks.hold(id);
+      // The executor releases as it publishes the last state; the SDK saves it a moment later.
+      const releasing = lease.release(last);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await leaseOwners(url, id), id).toHaveLength(1);
+      await store.tasks.save(taskIn(last, id));
+      await releasing;
+      expect(await leaseOwners(url, id), id).toEqual([]);
+    }
+  });
+
+  it('leaves the lease to expire, and the reaper to fail the task, when the state its turn ended in is never saved', async () => {
+    const { url, stores: [store] } = await stores(1, 1000);
+    await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'never-saved'));
+    const lease = await store.tasks.hold('never-saved');
+    await lease.release(TaskState.TASK_STATE_COMPLETED); // the SDK stopped: no save comes
+    await waitUntil(async () => ((await storedState(url, 'never-saved')) === TaskState[TaskState.TASK_STATE_FAILED] ? true : undefined), 10_000, 'the task failed by the reaper');
+  }, 20_000);
+
+  it('runs a second turn of a task under the lease of the first when both run in one process', async () => {
+    const { url, stores: [store] } = await stores(1);
+    await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'two-at-once'));
+    let lost = 0;
+    const first = await store.tasks.hold('two-at-once', () => lost++);
+    const second = await store.tasks.hold('two-at-once', () => lost++);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // past a renewal (a third of 3 s)
+    expect(lost).toBe(0);
+    await first.release();
+    expect(await leaseOwners(url, 'two-at-once')).toHaveLength(1);
+    await second.release();
+    expect(await leaseOwners(url, 'two-at-once')).toEqual([]);
+  });
+
+  it('keeps a message another replica ran on the task while this one was cut off, instead of its own kept state', async () => {
+    const { url, gate, store, warnings } = await storeBehindRelay();
+    const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+    opened.push(elsewhere);
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'moved-on'));
+      const lease = await store.tasks.hold('moved-on');
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'moved-on'));
+      // Meanwhile the approval reached another replica, which runs the task on.
+      await elsewhere.tasks.save(Task.fromJSON({ id: 'moved-on', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: '2030-01-01T00:00:00.000Z' } }));
+      gate.up();
+      await waitUntil(() => (warnings.some((w) => w.includes('task moved-on changed otherwise')) ? true : undefined), 10_000, 'the kept state given up');
+      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = 'moved-on'"))[0].t).toBe('2030-01-01T00:00:00.000Z');
+      await lease.release();
+    } finally {
+      await gate.close();
+    }
   });
 
   it("knows a turn's save landed when the answer was lost with the connection, though another turn saved after it", async () => {
