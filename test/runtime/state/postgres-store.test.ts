@@ -529,6 +529,33 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
+  it("refuses a turn's save whose connection was lost before it landed, when another turn took the conversation over meanwhile", async () => {
+    const { url, stores: [store] } = await stores(1);
+    const direct = new pg.Pool({ connectionString: url });
+    let cut = false;
+    // A pool whose first save of the conversation never reaches the store; meanwhile this turn's hold
+    // expires and another turn takes the conversation over and saves.
+    const cutting = {
+      query: async (sql: string, values: unknown[]) => {
+        if (!cut && /UPDATE forge_conversations SET data/.test(sql)) {
+          cut = true;
+          await asAdmin(url, "UPDATE forge_conversations SET turn_expires = now() - interval '1 second'");
+          await store.conversations.withTurn('taken-over', async (session) => void session.messages.push({ role: 'user', content: 'other turn' }));
+          throw new Error('Connection terminated unexpectedly');
+        }
+        return direct.query(sql, values);
+      },
+    } as unknown as pg.Pool;
+    const conversations = new PostgresConversations(cutting, { on: () => () => {} } as unknown as PostgresNotifications, 'cut-replica', 3000);
+    try {
+      await expect(conversations.withTurn('taken-over', async (session) => void session.messages.push({ role: 'user', content: 'lost' }))).rejects.toThrow(StateConflictError);
+      expect(cut).toBe(true);
+      expect((await store.conversations.read('taken-over')).messages.map((m) => m.content)).toEqual(['other turn']);
+    } finally {
+      await direct.end();
+    }
+  });
+
   it('saves a turn that ends while the store is away once it is back, within the hold', async () => {
     const { url } = await stores(1);
     const gate = await relay(postgres.port);
