@@ -3,6 +3,11 @@
  * loads a task another one started), and leases: a replica running a task
  * holds a lease it renews; every replica reaps leases whose holder stopped
  * renewing (it died) and fails their tasks, so none stays "working".
+ *
+ * While the store is away (a failover, a pooler's restart), a turn goes on:
+ * its task's states are kept in the process and written when the store is
+ * back, its loads answered from what it last saved, and its lease kept
+ * until then. A finished task stays as it first finished.
  */
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
