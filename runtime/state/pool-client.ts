@@ -29,10 +29,16 @@ export function openPool(config: PoolConfig, log?: Logger): Pool {
 
 export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client: TrackedClient = await pool.connect();
+  // A client whose statement found the store away is not pooled again: its connection may be gone, still
+  // busy with a statement that timed out, or on a node that takes no writes.
+  let away: Error | undefined;
   try {
     return await work(client);
+  } catch (err) {
+    if (isStoreAway(err)) away = err as Error;
+    throw err;
   } finally {
-    client.release(client[connectionLost]);
+    client.release(client[connectionLost] ?? away);
   }
 }
 
@@ -63,8 +69,9 @@ const STORE_AWAY_ERRNOS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', '
 export function isStoreAway(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (STORE_AWAY_STATES.test(code) || STORE_AWAY_ERRNOS.includes(code))) return true;
-  // pg's words for a connection that went, and pg-pool's for one it could not get in time.
-  return typeof message === 'string' && /^Connection terminated|^timeout exceeded when trying to connect/.test(message);
+  // pg's words for a connection that went or took too long to open, or a statement that took too long
+  // to answer (its connection is then discarded), and pg-pool's for a connection it could not get in time.
+  return typeof message === 'string' && /^Connection terminated|^Query read timeout|^timeout exceeded when trying to connect/.test(message);
 }
 
 /**

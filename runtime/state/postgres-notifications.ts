@@ -24,6 +24,12 @@ export class PostgresNotifications {
   constructor(
     private readonly connect: () => pg.Client,
     private readonly log?: Logger,
+    /**
+     * How often the open connection is asked to answer, and how long it has to: a store gone silent (a
+     * network partition) sends no error and no end, and the connection would wait, deaf, for as long as
+     * TCP keeps trying (many minutes).
+     */
+    private readonly heartbeatMs = 15_000,
   ) {}
 
   /** Opens the connection; throws if it cannot (the store does not open without it; a reconnect retries). */
@@ -37,9 +43,11 @@ export class PostgresNotifications {
     // too would start two retries per failure, doubling the attempts every second of an outage.
     let connected = false;
     let givenUp = false;
+    let heartbeat: NodeJS.Timeout | undefined;
     const giveUp = () => {
       if (givenUp) return false;
       givenUp = true;
+      clearInterval(heartbeat);
       void client.end().catch(() => {});
       if (this.client === client) this.client = undefined;
       return true;
@@ -64,6 +72,10 @@ export class PostgresNotifications {
     }
     connected = true;
     this.client = client;
+    heartbeat = setInterval(() => {
+      client.query({ text: 'SELECT 1', query_timeout: this.heartbeatMs } as pg.QueryConfig).catch(() => lost(`did not answer within ${this.heartbeatMs} ms`));
+    }, this.heartbeatMs);
+    heartbeat.unref();
     // A listener's failure is its own: it must not make this open connection look failed (a second one would be opened).
     if (this.wasConnected) for (const listener of this.reconnectListeners) runSafely(listener);
     this.wasConnected = true;

@@ -24,6 +24,9 @@ export interface PostgresStoreOptions {
   leaseMs: number;
   log?: Logger;
   poolSize?: number;
+  /** How long a connection may take to open (default 10 s), and a statement to answer (default 60 s): a store gone silent (a network partition, a failover that moved the address) is the store away after that, not a hang for as long as TCP keeps trying (many minutes). */
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 export interface PostgresStateStore extends StateStore {
@@ -33,7 +36,7 @@ export interface PostgresStateStore extends StateStore {
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
   const replicaId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const config = { connectionString: options.url, application_name: `forge-${replicaId}` };
-  const pool = openPool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 }, options.log);
+  const pool = openPool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, query_timeout: options.queryTimeoutMs ?? 60_000 }, options.log);
   try {
     const { newer } = await migrate(pool);
     if (newer) options.log?.warn(`state store: its schema is version ${newer}, from a newer Forge; this one knows ${MIGRATIONS.length} and goes on without what came after (run the newer Forge where you can)`);
@@ -41,7 +44,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end().catch(() => {});
     throw err;
   }
-  const notifications = new PostgresNotifications(() => new pg.Client(config), options.log);
+  const notifications = new PostgresNotifications(() => new pg.Client(config), options.log, options.queryTimeoutMs && Math.min(options.queryTimeoutMs, 15_000));
   await notifications.start();
   // Cancel requests come by notification, and, for a task whose turn runs here, with the lease's renewal.
   const cancelListeners = new Set<(taskId: string) => void>();

@@ -556,6 +556,26 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
+  it('takes a store gone silent (a network partition) for a store away, after its timeouts, and saves the kept state when it answers again', async () => {
+    const { url } = await stores(1);
+    const gate = await relay(postgres.port);
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
+    opened.push(store);
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'partitioned'));
+      const lease = await store.tasks.hold('partitioned');
+      gate.stall();
+      // Not a hang for as long as TCP keeps trying: kept after the statement's timeout.
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, 'partitioned'));
+      expect((await store.tasks.load('partitioned'))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      gate.up();
+      await waitUntil(async () => ((await storedState(url, 'partitioned')) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 15_000, 'the kept state saved');
+      await lease.release(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await gate.close();
+    }
+  }, 30_000);
+
   it('saves a turn that ends while the store is away once it is back, within the hold', async () => {
     const { url } = await stores(1);
     const gate = await relay(postgres.port);
@@ -603,6 +623,30 @@ describe('the Postgres state store when connections drop', () => {
       await gate.close();
     }
   }, 30_000);
+  it('re-opens its LISTEN connection when the store goes silent (a network partition sends no error), then hears notifications again', async () => {
+    const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
+    const gate = await relay(postgres.port);
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) };
+    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url.replace(`:${postgres.port}/`, `:${gate.port}/`), connectionTimeoutMillis: 1000 }), log, 500);
+    try {
+      await notifications.start();
+      const heard: string[] = [];
+      notifications.on('forge_cancel', (payload) => heard.push(payload));
+      gate.stall();
+      await waitUntil(() => (warnings.some((w) => /notification connection did not answer within 500 ms; reconnecting/.test(w)) ? true : undefined), 10_000, 'the silence noticed');
+      gate.up();
+      for (let i = 0; i < 60 && !heard.includes('back'); i++) {
+        await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(heard).toContain('back');
+    } finally {
+      await notifications.close();
+      await gate.close();
+    }
+  }, 30_000);
+
   it('has forged-tool subscribers look again when its LISTEN connection is back: a tool forged meanwhile was announced to no one', async () => {
     const { url, stores: [forger] } = await stores(1);
     const gate = await relay(postgres.port);
