@@ -16,7 +16,7 @@ import { PostgresConversations } from '../../../runtime/state/postgres-conversat
 import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
-import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
+import { openPostgresStore, type PostgresStateStore, type PostgresStoreOptions } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
@@ -221,6 +221,19 @@ async function asAdmin<T extends pg.QueryResultRow>(url: string, sql: string, va
 }
 
 describe('the Postgres state store when connections drop', () => {
+  /** A store whose connections go through a relay that the test can cut, and the database's URL. */
+  async function storeBehindRelay(options: Pick<PostgresStoreOptions, 'connectTimeoutMs' | 'queryTimeoutMs'> = {}) {
+    const { url } = await stores(1);
+    const gate = await relay(postgres.port);
+    const warnings: string[] = [];
+    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, log: { debug() {}, info() {}, warn: (text) => void warnings.push(text) }, ...options });
+    opened.push(store);
+    return { url, gate, store, warnings };
+  }
+  const taskIn = (state: TaskState, id: string) => Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[state], timestamp: new Date().toISOString() } });
+  const storedState = async (url: string, id: string) => (await asAdmin<{ state: string }>(url, 'SELECT data->\'status\'->>\'state\' AS state FROM forge_tasks WHERE id = $1', [id]))[0]?.state;
+  const leaseOwners = async (url: string, id: string) => (await asAdmin<{ owner: string }>(url, 'SELECT owner FROM forge_task_leases WHERE task_id = $1', [id])).map((r) => r.owner);
+
   it('fails a schedule_set whose connection is cut mid-transaction, goes on, and never reuses the cut connection', async () => {
     const { url, stores: [store] } = await stores(1, 3000, 1);
     // Hold the table so schedule_set stops inside its transaction, with its client checked out of the pool.
@@ -301,13 +314,8 @@ describe('the Postgres state store when connections drop', () => {
   });
 
   it('keeps a task saved while the store is away, loads it from there, and saves its latest state when the store is back (the A2A SDK stops saving a task after one failed save)', async () => {
-    const { url } = await stores(1);
-    const gate = await relay(postgres.port);
-    const warnings: string[] = [];
-    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, log: { debug() {}, info() {}, warn: (text) => void warnings.push(text) } });
-    opened.push(store);
+    const { url, gate, store, warnings } = await storeBehindRelay();
     const task = (state: string, id = 'through-a-cut') => Task.fromJSON({ id, contextId: 'ctx', status: { state, timestamp: new Date().toISOString() } });
-    const storedState = async (id: string) => (await asAdmin(url, `SELECT data->'status'->>'state' AS state FROM forge_tasks WHERE id = '${id}'`))[0]?.state;
     try {
       gate.down();
       // Past the 3 s a statement is tried again for: each save returns, and the latest state is what loads.
@@ -315,13 +323,13 @@ describe('the Postgres state store when connections drop', () => {
       await new Promise((resolve) => setTimeout(resolve, 3500));
       await store.tasks.save(task(TaskState[TaskState.TASK_STATE_INPUT_REQUIRED]));
       expect((await store.tasks.load('through-a-cut'))?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      expect(await storedState('through-a-cut')).toBeUndefined();
+      expect(await storedState(url, 'through-a-cut')).toBeUndefined();
       gate.up();
-      await waitUntil(async () => ((await storedState('through-a-cut')) === TaskState[TaskState.TASK_STATE_INPUT_REQUIRED] ? true : undefined), 10_000, 'the kept state saved');
+      await waitUntil(async () => ((await storedState(url, 'through-a-cut')) === TaskState[TaskState.TASK_STATE_INPUT_REQUIRED] ? true : undefined), 10_000, 'the kept state saved');
       // Saved: the next save goes straight to the store.
       await waitUntil(() => ((store.tasks as unknown as { kept: Map<string, unknown> }).kept.size === 0 ? true : undefined), 5_000, 'the writer done');
       await store.tasks.save(task(TaskState[TaskState.TASK_STATE_COMPLETED]));
-      expect(await storedState('through-a-cut')).toBe(TaskState[TaskState.TASK_STATE_COMPLETED]);
+      expect(await storedState(url, 'through-a-cut')).toBe(TaskState[TaskState.TASK_STATE_COMPLETED]);
 
       // A task another replica finished otherwise meanwhile (its reaper failed it) stays as the fleet saw it finish.
       gate.down();
@@ -331,7 +339,7 @@ describe('the Postgres state store when connections drop', () => {
       await direct.tasks.save(task(TaskState[TaskState.TASK_STATE_FAILED], 'given-up'));
       gate.up();
       await waitUntil(() => (warnings.some((w) => w.includes('task given-up changed otherwise')) ? true : undefined), 10_000, 'the kept state given up');
-      expect(await storedState('given-up')).toBe(TaskState[TaskState.TASK_STATE_FAILED]);
+      expect(await storedState(url, 'given-up')).toBe(TaskState[TaskState.TASK_STATE_FAILED]);
 
       // A load is tried again across a moment without a connection.
       gate.down();
@@ -345,13 +353,9 @@ describe('the Postgres state store when connections drop', () => {
   }, 30_000);
 
   it('loads a task whose lease it holds as it last saved it while the store is away, without waiting for the store', async () => {
-    const { url } = await stores(1);
-    const gate = await relay(postgres.port);
-    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000 });
-    opened.push(store);
+    const { gate, store } = await storeBehindRelay();
     try {
-      const saved = Task.fromJSON({ id: 'held-here', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: new Date().toISOString() } });
-      await store.tasks.save(saved);
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'held-here'));
       const lease = await store.tasks.hold('held-here');
       gate.down();
       const started = Date.now();
@@ -365,19 +369,6 @@ describe('the Postgres state store when connections drop', () => {
       await gate.close();
     }
   });
-
-  /** A store whose connections go through a relay that the test can cut, and the database's URL. */
-  async function storeBehindRelay(leaseMs = 3000) {
-    const { url } = await stores(1);
-    const gate = await relay(postgres.port);
-    const warnings: string[] = [];
-    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs, log: { debug() {}, info() {}, warn: (text) => void warnings.push(text) } });
-    opened.push(store);
-    return { url, gate, store, warnings };
-  }
-  const taskIn = (state: TaskState, id: string) => Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[state], timestamp: new Date().toISOString() } });
-  const storedState = async (url: string, id: string) => (await asAdmin<{ state: string }>(url, 'SELECT data->\'status\'->>\'state\' AS state FROM forge_tasks WHERE id = $1', [id]))[0]?.state;
-  const leaseOwners = async (url: string, id: string) => (await asAdmin<{ owner: string }>(url, 'SELECT owner FROM forge_task_leases WHERE task_id = $1', [id])).map((r) => r.owner);
 
   it("lets an earlier turn's late release (its last state was kept while the store was away) go of its own lease only, not the next turn's", async () => {
     const { url, gate, store } = await storeBehindRelay();
@@ -503,64 +494,56 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
-  it("knows a turn's save landed when the answer was lost with the connection, though another turn saved after it", async () => {
-    const { url, stores: [store] } = await stores(1);
+  /**
+   * Conversations over a pool whose first save of a conversation is lost with its connection, after it
+   * landed or before, with `meanwhile` (another turn) run before the loss is reported.
+   */
+  function conversationsLosingFirstSave(url: string, landed: boolean, meanwhile: () => Promise<void>) {
     const direct = new pg.Pool({ connectionString: url });
     let cut = false;
-    // A pool whose first save of the conversation lands, then another turn runs, then the answer is lost.
-    const cutting = {
+    const pool = {
       query: async (sql: string, values: unknown[]) => {
-        const result = await direct.query(sql, values);
-        if (!cut && /UPDATE forge_conversations SET data/.test(sql)) {
-          cut = true;
-          await store.conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'next turn' }));
-          throw new Error('Connection terminated unexpectedly');
-        }
-        return result;
+        if (cut || !/UPDATE forge_conversations SET data/.test(sql)) return direct.query(sql, values);
+        cut = true;
+        if (landed) await direct.query(sql, values);
+        await meanwhile();
+        throw new Error('Connection terminated unexpectedly');
       },
     } as unknown as pg.Pool;
-    const conversations = new PostgresConversations(cutting, { on: () => () => {} } as unknown as PostgresNotifications, 'cut-replica', 3000);
+    const conversations = new PostgresConversations(pool, { on: () => () => {} } as unknown as PostgresNotifications, 'cut-replica', 3000);
+    return { conversations, wasCut: () => cut, end: () => direct.end() };
+  }
+
+  it("knows a turn's save landed when the answer was lost with the connection, though another turn saved after it", async () => {
+    const { url, stores: [store] } = await stores(1);
+    const cutting = conversationsLosingFirstSave(url, true, () => store.conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'next turn' })));
     try {
-      await conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'kept' }));
-      expect(cut).toBe(true);
+      await cutting.conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'kept' }));
+      expect(cutting.wasCut()).toBe(true);
       expect((await store.conversations.read('landed')).messages.map((m) => m.content)).toEqual(['kept', 'next turn']);
     } finally {
-      await direct.end();
+      await cutting.end();
     }
   });
 
   it("refuses a turn's save whose connection was lost before it landed, when another turn took the conversation over meanwhile", async () => {
     const { url, stores: [store] } = await stores(1);
-    const direct = new pg.Pool({ connectionString: url });
-    let cut = false;
-    // A pool whose first save of the conversation never reaches the store; meanwhile this turn's hold
-    // expires and another turn takes the conversation over and saves.
-    const cutting = {
-      query: async (sql: string, values: unknown[]) => {
-        if (!cut && /UPDATE forge_conversations SET data/.test(sql)) {
-          cut = true;
-          await asAdmin(url, "UPDATE forge_conversations SET turn_expires = now() - interval '1 second'");
-          await store.conversations.withTurn('taken-over', async (session) => void session.messages.push({ role: 'user', content: 'other turn' }));
-          throw new Error('Connection terminated unexpectedly');
-        }
-        return direct.query(sql, values);
-      },
-    } as unknown as pg.Pool;
-    const conversations = new PostgresConversations(cutting, { on: () => () => {} } as unknown as PostgresNotifications, 'cut-replica', 3000);
+    // Meanwhile this turn's hold expires, and another turn takes the conversation over and saves.
+    const cutting = conversationsLosingFirstSave(url, false, async () => {
+      await asAdmin(url, "UPDATE forge_conversations SET turn_expires = now() - interval '1 second'");
+      await store.conversations.withTurn('taken-over', async (session) => void session.messages.push({ role: 'user', content: 'other turn' }));
+    });
     try {
-      await expect(conversations.withTurn('taken-over', async (session) => void session.messages.push({ role: 'user', content: 'lost' }))).rejects.toThrow(StateConflictError);
-      expect(cut).toBe(true);
+      await expect(cutting.conversations.withTurn('taken-over', async (session) => void session.messages.push({ role: 'user', content: 'lost' }))).rejects.toThrow(StateConflictError);
+      expect(cutting.wasCut()).toBe(true);
       expect((await store.conversations.read('taken-over')).messages.map((m) => m.content)).toEqual(['other turn']);
     } finally {
-      await direct.end();
+      await cutting.end();
     }
   });
 
   it('takes a store gone silent (a network partition) for a store away, after its timeouts, and saves the kept state when it answers again', async () => {
-    const { url } = await stores(1);
-    const gate = await relay(postgres.port);
-    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000, connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
-    opened.push(store);
+    const { url, gate, store } = await storeBehindRelay({ connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
     try {
       await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'partitioned'));
       const lease = await store.tasks.hold('partitioned');
@@ -577,10 +560,7 @@ describe('the Postgres state store when connections drop', () => {
   }, 30_000);
 
   it('saves a turn that ends while the store is away once it is back, within the hold', async () => {
-    const { url } = await stores(1);
-    const gate = await relay(postgres.port);
-    const store = await openPostgresStore({ url: url.replace(`:${postgres.port}/`, `:${gate.port}/`), leaseMs: 3000 });
-    opened.push(store);
+    const { gate, store } = await storeBehindRelay();
     try {
       const result = await store.conversations.withTurn('cut-at-the-end', async (session) => {
         session.messages.push({ role: 'user', content: 'kept' });
@@ -595,16 +575,38 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
-  it('re-opens its LISTEN connection at one attempt per second while Postgres is away, then hears notifications again', async () => {
+  /** A LISTEN connection through a relay the test can cut or silence, hearing forge_cancel. */
+  async function listeningBehindRelay(heartbeatMs?: number) {
     const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
     const gate = await relay(postgres.port);
     const warnings: string[] = [];
     const log = { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) };
-    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url.replace(`:${postgres.port}/`, `:${gate.port}/`) }), log);
+    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url.replace(`:${postgres.port}/`, `:${gate.port}/`), connectionTimeoutMillis: 1000 }), log, heartbeatMs);
+    await notifications.start();
+    const heard: string[] = [];
+    notifications.on('forge_cancel', (payload) => heard.push(payload));
+    return {
+      gate,
+      warnings,
+      /** Notifies until the connection hears it (it may be re-opening still). */
+      async expectHeardAgain() {
+        for (let i = 0; i < 60 && !heard.includes('back'); i++) {
+          await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        expect(heard).toContain('back');
+      },
+      async close() {
+        await notifications.close();
+        await gate.close();
+      },
+    };
+  }
+
+  it('re-opens its LISTEN connection at one attempt per second while Postgres is away, then hears notifications again', async () => {
+    const listening = await listeningBehindRelay();
+    const { gate, warnings } = listening;
     try {
-      await notifications.start();
-      const heard: string[] = [];
-      notifications.on('forge_cancel', (payload) => heard.push(payload));
       gate.down();
       await new Promise((resolve) => setTimeout(resolve, 4500));
       // One retry per failed attempt: about four in 4.5 s. Two per failure would be 15 by now, and doubling.
@@ -613,37 +615,21 @@ describe('the Postgres state store when connections drop', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/notification connection .*; reconnecting/);
       gate.up();
-      for (let i = 0; i < 60 && !heard.includes('back'); i++) {
-        await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(heard).toContain('back');
+      await listening.expectHeardAgain();
     } finally {
-      await notifications.close();
-      await gate.close();
+      await listening.close();
     }
   }, 30_000);
+
   it('re-opens its LISTEN connection when the store goes silent (a network partition sends no error), then hears notifications again', async () => {
-    const url = await postgres.createDatabase(`listen_${process.pid}_${++databases}`);
-    const gate = await relay(postgres.port);
-    const warnings: string[] = [];
-    const log = { debug() {}, info() {}, warn: (message: string) => void warnings.push(message) };
-    const notifications = new PostgresNotifications(() => new pg.Client({ connectionString: url.replace(`:${postgres.port}/`, `:${gate.port}/`), connectionTimeoutMillis: 1000 }), log, 500);
+    const listening = await listeningBehindRelay(500);
     try {
-      await notifications.start();
-      const heard: string[] = [];
-      notifications.on('forge_cancel', (payload) => heard.push(payload));
-      gate.stall();
-      await waitUntil(() => (warnings.some((w) => /notification connection did not answer within 500 ms; reconnecting/.test(w)) ? true : undefined), 10_000, 'the silence noticed');
-      gate.up();
-      for (let i = 0; i < 60 && !heard.includes('back'); i++) {
-        await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(heard).toContain('back');
+      listening.gate.stall();
+      await waitUntil(() => (listening.warnings.some((w) => /notification connection did not answer within 500 ms; reconnecting/.test(w)) ? true : undefined), 10_000, 'the silence noticed');
+      listening.gate.up();
+      await listening.expectHeardAgain();
     } finally {
-      await notifications.close();
-      await gate.close();
+      await listening.close();
     }
   }, 30_000);
 
