@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import { withClient } from './pool-client.ts';
 
 /** pg_advisory_lock key for migrations ("forge" + 1 as a number). */
-const MIGRATION_LOCK = 0x666f726765_01;
+export const MIGRATION_LOCK = 0x666f726765_01;
 
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE forge_conversations (

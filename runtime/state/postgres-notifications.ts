@@ -15,6 +15,7 @@ const CHANNELS: Channel[] = ['forge_cancel', 'forge_turn', 'forge_forged'];
 
 export class PostgresNotifications {
   private client: pg.Client | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly listeners = new Map<Channel, Set<(payload: string) => void>>();
   private readonly reconnectListeners = new Set<() => void>();
@@ -43,11 +44,10 @@ export class PostgresNotifications {
     // too would start two retries per failure, doubling the attempts every second of an outage.
     let connected = false;
     let givenUp = false;
-    let heartbeat: NodeJS.Timeout | undefined;
     const giveUp = () => {
       if (givenUp) return false;
       givenUp = true;
-      clearInterval(heartbeat);
+      clearInterval(this.heartbeat);
       void client.end().catch(() => {});
       if (this.client === client) this.client = undefined;
       return true;
@@ -72,10 +72,10 @@ export class PostgresNotifications {
     }
     connected = true;
     this.client = client;
-    heartbeat = setInterval(() => {
+    this.heartbeat = setInterval(() => {
       client.query({ text: 'SELECT 1', query_timeout: this.heartbeatMs } as pg.QueryConfig).catch(() => lost(`did not answer within ${this.heartbeatMs} ms`));
     }, this.heartbeatMs);
-    heartbeat.unref();
+    this.heartbeat.unref();
     // A listener's failure is its own: it must not make this open connection look failed (a second one would be opened).
     if (this.wasConnected) for (const listener of this.reconnectListeners) runSafely(listener);
     this.wasConnected = true;
@@ -96,6 +96,7 @@ export class PostgresNotifications {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.heartbeat);
     await this.client?.end().catch(() => {});
     this.client = undefined;
   }

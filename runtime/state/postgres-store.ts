@@ -36,15 +36,20 @@ export interface PostgresStateStore extends StateStore {
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
   const replicaId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const config = { connectionString: options.url, application_name: `forge-${replicaId}` };
-  const pool = openPool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, query_timeout: options.queryTimeoutMs ?? 60_000 }, options.log);
+  const connectionTimeoutMillis = options.connectTimeoutMs ?? 10_000;
+  const queryTimeout = options.queryTimeoutMs ?? 60_000;
+  const pool = openPool({ ...config, max: options.poolSize ?? 10, connectionTimeoutMillis, query_timeout: queryTimeout }, options.log);
   try {
-    const { newer } = await migrate(pool);
+    // Migrations run without the statement timeout: another replica may hold the migration lock for as
+    // long as its migration takes, and a migration may take longer than any everyday statement.
+    const migrating = openPool({ ...config, max: 1, connectionTimeoutMillis }, options.log);
+    const { newer } = await migrate(migrating).finally(() => migrating.end().catch(() => {}));
     if (newer) options.log?.warn(`state store: its schema is version ${newer}, from a newer Forge; this one knows ${MIGRATIONS.length} and goes on without what came after (run the newer Forge where you can)`);
   } catch (err) {
     await pool.end().catch(() => {});
     throw err;
   }
-  const notifications = new PostgresNotifications(() => new pg.Client(config), options.log, options.queryTimeoutMs && Math.min(options.queryTimeoutMs, 15_000));
+  const notifications = new PostgresNotifications(() => new pg.Client({ ...config, connectionTimeoutMillis, query_timeout: queryTimeout }), options.log, queryTimeout ? Math.min(queryTimeout, 15_000) : undefined);
   await notifications.start();
   // Cancel requests come by notification, and, for a task whose turn runs here, with the lease's renewal.
   const cancelListeners = new Set<(taskId: string) => void>();

@@ -30,10 +30,10 @@ const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FA
 const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
   ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
   WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
-/** A kept state's write: only over the task as this process last knew it stored ($6). */
+/** A kept state's write: only over what the store may hold as this process's doing ($6). */
 const SAVE_TASK_OVER = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
   ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
-  WHERE forge_tasks.data = $6::jsonb`;
+  WHERE forge_tasks.data = ANY($6::jsonb[])`;
 /** How long a turn's release waits for the SDK to save the turn's last state, so that the lease covers it. */
 const LAST_SAVE_WAIT_MS = 5000;
 
@@ -42,6 +42,11 @@ type TaskRow = [id: string, contextId: string, state: number, statusTime: string
 /** A task's state kept while the store is away. */
 interface KeptTask {
   values: TaskRow;
+  /**
+   * What the store may hold of the task as this process's doing: the data it last knew stored, and every
+   * state it tried since (a write may land though its answer never came back). Unknown: undefined.
+   */
+  over?: string[];
   /** Settles when the state was written (or refused: the task changed otherwise meanwhile): true; given up: false. */
   settled: Promise<boolean>;
 }
@@ -51,6 +56,8 @@ interface HeldTask {
   owner: string;
   /** Turns of the task running here under this lease. */
   turns: number;
+  /** Settles when the lease is taken (a turn joining waits for it), or rejects when it could not be. */
+  taken: Promise<void>;
   /** The task as this process last saved or kept it, or as the lease found it (loads while the store is away). */
   row?: TaskRow;
   /** The task's data as the store has it, to this process's knowledge: a kept state lands only over that. */
@@ -111,7 +118,7 @@ export class PostgresTasks implements TaskRecords {
       else this.noteSaved(values);
     } catch (err) {
       if (!isStoreAway(err) || this.closed) throw err;
-      this.keepUntilBack(task.id, values);
+      this.keepUntilBack(task.id, values, values[4]);
       this.noteSaved(values);
     }
   }
@@ -149,20 +156,17 @@ export class PostgresTasks implements TaskRecords {
    * stored: another replica may have changed it meanwhile (its reaper failed the task, or a message to
    * it ran there), and that stands.
    */
-  private keepUntilBack(taskId: string, values: TaskRow): void {
-    let base = this.held.get(taskId)?.stored;
-    const entry: KeptTask = { values, settled: Promise.resolve(false) };
+  private keepUntilBack(taskId: string, values: TaskRow, tried: string): void {
+    const stored = this.held.get(taskId)?.stored;
+    const entry: KeptTask = { values, over: stored === undefined ? undefined : [stored, tried], settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
     entry.settled = (async () => {
       try {
         for (;;) {
           const written = entry.values;
-          const { rowCount } = await retryWhileStoreAway(() => (base === undefined ? this.pool.query(SAVE_TASK, written) : this.pool.query(SAVE_TASK_OVER, [...written, base])), () => this.closed);
-          if (rowCount && entry.values !== written) {
-            base = written[4];
-            continue; // a newer state came while this one was written: write it too
-          }
+          const { rowCount } = await retryWhileStoreAway(() => this.writeKept(entry, written), () => this.closed);
+          if (rowCount && entry.values !== written) continue; // a newer state came while this one was written: write it too
           if (!rowCount) this.log?.warn(`state store: task ${taskId} changed otherwise while this replica could not reach the store (another replica gave it up, or ran a message to it); its own last state was not saved`);
           else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
           const held = this.held.get(taskId);
@@ -176,6 +180,13 @@ export class PostgresTasks implements TaskRecords {
         if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
       }
     })();
+  }
+
+  /** One write of a kept state: over what the store may hold as this process's doing, when that is known. */
+  private writeKept(entry: KeptTask, values: TaskRow) {
+    if (!entry.over) return this.pool.query(SAVE_TASK, values);
+    entry.over.push(values[4]);
+    return this.pool.query(SAVE_TASK_OVER, [...values, entry.over]);
   }
 
   async list(params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
@@ -204,11 +215,27 @@ export class PostgresTasks implements TaskRecords {
     const running = this.held.get(taskId);
     if (running && running.turns > 0) {
       running.turns++;
+      try {
+        await running.taken;
+      } catch {
+        running.turns--;
+        return this.hold(taskId, onLost); // the first turn could not take the lease: this one tries for itself
+      }
       return this.leaseOf(taskId, running, onLost);
     }
     // The lease is its turns' own: an earlier turn letting go late (its last state kept while the store was
     // away) deletes its own lease, never this one.
-    const held: HeldTask = { owner: `${this.replicaId}:${randomUUID().slice(0, 8)}`, turns: 1, row: running?.row, stored: running?.stored, onSaved: new Set(), onLost: new Set() };
+    let taken!: { resolve(): void; reject(err: unknown): void };
+    const held: HeldTask = {
+      owner: `${this.replicaId}:${randomUUID().slice(0, 8)}`,
+      turns: 1,
+      taken: new Promise<void>((resolve, reject) => (taken = { resolve, reject })),
+      row: running?.row,
+      stored: running?.stored,
+      onSaved: new Set(),
+      onLost: new Set(),
+    };
+    held.taken.catch(() => {});
     this.held.set(taskId, held);
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
     // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
@@ -227,8 +254,10 @@ export class PostgresTasks implements TaskRecords {
         if (running) this.held.set(taskId, running);
         else this.held.delete(taskId);
       }
+      taken.reject(err);
       throw err;
     }
+    taken.resolve();
     const stored = leased.rows[0]?.data;
     if (stored) {
       held.stored ??= JSON.stringify(stored);
@@ -243,8 +272,10 @@ export class PostgresTasks implements TaskRecords {
           .query<{ cancelled: boolean }>(renewal, [taskId, held.owner])
           .then(({ rows }) => {
             if (rows.length === 0) {
-              // Reaped (or taken over) while this process could not renew it: the task is no longer its own.
+              // Reaped (or taken over) while this process could not renew it: the task is no longer its own,
+              // and a later turn of it takes a lease of its own.
               clearInterval(held.renew);
+              if (this.held.get(taskId) === held) this.held.delete(taskId);
               for (const lost of [...held.onLost]) lost();
             } else if (rows[0].cancelled) this.onCancelFound?.(taskId);
           })
@@ -350,7 +381,7 @@ export class PostgresTasks implements TaskRecords {
     this.stopReaper();
     this.closed = true;
     const lastTries = [...this.kept].map(async ([taskId, entry]) => {
-      await this.pool.query(SAVE_TASK, entry.values);
+      await this.writeKept(entry, entry.values);
       if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
     });
     await Promise.race([Promise.allSettled(lastTries), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);

@@ -15,7 +15,7 @@ import { Scheduler } from '../../../runtime/scheduler/scheduler.ts';
 import { PostgresConversations } from '../../../runtime/state/postgres-conversations.ts';
 import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
-import { MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
+import { MIGRATION_LOCK, MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
 import { openPostgresStore, type PostgresStateStore, type PostgresStoreOptions } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
@@ -558,6 +558,93 @@ describe('the Postgres state store when connections drop', () => {
       await gate.close();
     }
   }, 30_000);
+
+  it("saves a kept state over one of its own that landed though its answer never came back (a statement past its timeout)", async () => {
+    const { url } = await stores(1);
+    const warnings: string[] = [];
+    const store = await openPostgresStore({ url, leaseMs: 3000, queryTimeoutMs: 1000, log: { debug() {}, info() {}, warn: (text) => void warnings.push(text) } });
+    opened.push(store);
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'lost-answer'));
+      const lease = await store.tasks.hold('lost-answer');
+      // The row is locked: the next save waits past its timeout, is kept, and lands once the lock goes.
+      await locker.query('BEGIN');
+      await locker.query("SELECT 1 FROM forge_tasks WHERE id = 'lost-answer' FOR UPDATE");
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'lost-answer'));
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, 'lost-answer'));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await locker.query('COMMIT');
+      await waitUntil(async () => ((await storedState(url, 'lost-answer')) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 15_000, 'the latest kept state saved');
+      expect(warnings.filter((w) => w.includes('changed otherwise'))).toEqual([]);
+      await lease.release(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await locker.end();
+    }
+  }, 30_000);
+
+  it("re-opens the store's LISTEN connection though the store stays silent for a while after it noticed", async () => {
+    const { url, gate, store, warnings } = await storeBehindRelay({ connectTimeoutMs: 1000, queryTimeoutMs: 1000 });
+    const heard: string[] = [];
+    store.cancels.subscribe((taskId) => heard.push(taskId));
+    try {
+      gate.stall();
+      await waitUntil(() => (warnings.some((w) => /notification connection did not answer within 1000 ms/.test(w)) ? true : undefined), 10_000, 'the silence noticed');
+      // Still silent: the reconnections meanwhile must give up in time, not wait forever.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      gate.up();
+      for (let i = 0; i < 60 && !heard.includes('back'); i++) {
+        await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(heard).toContain('back');
+    } finally {
+      await gate.close();
+    }
+  }, 30_000);
+
+  it('opens while another instance holds the migration lock for longer than a statement may take', async () => {
+    const { url } = await stores(1);
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      const opening = openPostgresStore({ url, leaseMs: 3000, queryTimeoutMs: 500 });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await locker.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      const store = await opening;
+      opened.push(store);
+      await store.ping();
+    } finally {
+      await locker.end();
+    }
+  });
+
+  it('runs a turn that joined a hold which then failed under a lease of its own', async () => {
+    const { url, stores: [store] } = await stores(1);
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      // Another session's uncommitted lease row: the first hold waits on it.
+      await locker.query('BEGIN');
+      await locker.query("INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ('joined', 'elsewhere', now() + interval '1 minute')");
+      const first = store.tasks.hold('joined');
+      first.catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const second = store.tasks.hold('joined');
+      // The first hold fails (its statement cancelled), and the other session lets go.
+      await asAdmin(url, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%INSERT INTO forge_task_leases%' AND pid NOT IN ($1, pg_backend_pid())", [(locker as unknown as { processID: number }).processID]);
+      await expect(first).rejects.toThrow();
+      await locker.query('ROLLBACK');
+      const lease = await second;
+      expect(await leaseOwners(url, 'joined')).toHaveLength(1);
+      await lease.release();
+      expect(await leaseOwners(url, 'joined')).toEqual([]);
+    } finally {
+      await locker.end();
+    }
+  });
 
   it('saves a turn that ends while the store is away once it is back, within the hold', async () => {
     const { gate, store } = await storeBehindRelay();
