@@ -102,8 +102,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     async close() {
       await tasks.close();
-      await notifications.close();
-      await pool.end();
+      // A silent store answers neither LISTEN connection's end nor the statements still under way (they
+      // end at their timeout): closing waits a moment for them, then leaves them, so a stop stops.
+      const moment = () => new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
+      await Promise.race([Promise.all([notifications.close(), pool.end()]), moment()]);
     },
   };
 }

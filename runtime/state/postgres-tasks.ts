@@ -46,7 +46,9 @@ interface KeptTask {
    * What the store may hold of the task as this process's doing: the data it last knew stored, and every
    * state it tried since (a write may land though its answer never came back). Unknown: undefined.
    */
-  over?: string[];
+  over?: Set<string>;
+  /** The order of the save whose state `values` is: an older save's failure does not replace it. */
+  seq: number;
   /** Settles when the state was written (or refused: the task changed otherwise meanwhile): true; given up: false. */
   settled: Promise<boolean>;
 }
@@ -87,6 +89,13 @@ export class PostgresTasks implements TaskRecords {
   /** The tasks whose latest state waits for the store to come back. */
   private readonly kept = new Map<string, KeptTask>();
   private closed = false;
+  /** Saves in order of their start, across turns. */
+  private saves = 0;
+  /** Saves under way, by task: a lease is let go once they are in, or kept. */
+  private readonly saving = new Map<string, Set<Promise<unknown>>>();
+  /** Whether the last statement found the store away, and when one next found it back: a reaper back from an outage waits. */
+  private away = false;
+  private backAt = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -105,22 +114,54 @@ export class PostgresTasks implements TaskRecords {
    */
   async save(task: TaskType, _context?: ServerCallContext): Promise<void> {
     const values = taskRow(task);
+    const seq = ++this.saves;
+    // Told now, not when it lands: on a silent store the answer may take a statement's timeout.
+    this.noteSaved(values);
     const kept = this.kept.get(task.id);
     if (kept) {
-      kept.values = values; // its writer saves the latest: an earlier state must not land after it
-      return this.noteSaved(values);
+      // Its writer saves the latest: an earlier state must not land after it.
+      kept.values = values;
+      kept.seq = seq;
+      return;
     }
+    const stored = this.held.get(task.id)?.stored;
+    const attempt = this.pool.query(SAVE_TASK, values);
+    this.track(task.id, attempt);
     try {
-      const { rowCount } = await this.pool.query(SAVE_TASK, values);
+      const { rowCount } = await attempt;
+      this.isBack();
       const held = this.held.get(task.id);
       if (held) held.stored = rowCount ? values[4] : undefined;
       if (!rowCount) this.log?.warn(`state store: task ${task.id} was finished otherwise (by another replica) before this state of it was saved; it stays as it finished`);
-      else this.noteSaved(values);
     } catch (err) {
       if (!isStoreAway(err) || this.closed) throw err;
-      this.keepUntilBack(task.id, values, values[4]);
-      this.noteSaved(values);
+      this.away = true;
+      const keeping = this.kept.get(task.id);
+      if (!keeping) return this.keepUntilBack(task.id, values, seq, stored);
+      // Another save of the task is kept meanwhile: this one may have landed, and is the latest if it began last.
+      keeping.over?.add(values[4]);
+      if (seq > keeping.seq) {
+        keeping.values = values;
+        keeping.seq = seq;
+      }
     }
+  }
+
+  private isBack(): void {
+    if (!this.away) return;
+    this.away = false;
+    this.backAt = Date.now();
+  }
+
+  private track(taskId: string, attempt: Promise<unknown>): void {
+    let pending = this.saving.get(taskId);
+    if (!pending) this.saving.set(taskId, (pending = new Set()));
+    pending.add(attempt);
+    const done = () => {
+      pending.delete(attempt);
+      if (!pending.size && this.saving.get(taskId) === pending) this.saving.delete(taskId);
+    };
+    attempt.then(done, done);
   }
 
   /**
@@ -156,9 +197,8 @@ export class PostgresTasks implements TaskRecords {
    * stored: another replica may have changed it meanwhile (its reaper failed the task, or a message to
    * it ran there), and that stands.
    */
-  private keepUntilBack(taskId: string, values: TaskRow, tried: string): void {
-    const stored = this.held.get(taskId)?.stored;
-    const entry: KeptTask = { values, over: stored === undefined ? undefined : [stored, tried], settled: Promise.resolve(false) };
+  private keepUntilBack(taskId: string, values: TaskRow, seq: number, stored: string | undefined): void {
+    const entry: KeptTask = { values, seq, over: stored === undefined ? undefined : new Set([stored, values[4]]), settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
     entry.settled = (async () => {
@@ -185,8 +225,8 @@ export class PostgresTasks implements TaskRecords {
   /** One write of a kept state: over what the store may hold as this process's doing, when that is known. */
   private writeKept(entry: KeptTask, values: TaskRow) {
     if (!entry.over) return this.pool.query(SAVE_TASK, values);
-    entry.over.push(values[4]);
-    return this.pool.query(SAVE_TASK_OVER, [...values, entry.over]);
+    entry.over.add(values[4]);
+    return this.pool.query(SAVE_TASK_OVER, [...values, [...entry.over]]);
   }
 
   async list(params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
@@ -271,6 +311,7 @@ export class PostgresTasks implements TaskRecords {
         void this.pool
           .query<{ cancelled: boolean }>(renewal, [taskId, held.owner])
           .then(({ rows }) => {
+            this.isBack();
             if (rows.length === 0) {
               // Reaped (or taken over) while this process could not renew it: the task is no longer its own,
               // and a later turn of it takes a lease of its own.
@@ -279,7 +320,9 @@ export class PostgresTasks implements TaskRecords {
               for (const lost of [...held.onLost]) lost();
             } else if (rows[0].cancelled) this.onCancelFound?.(taskId);
           })
-          .catch(() => {}),
+          .catch((err: unknown) => {
+            if (isStoreAway(err)) this.away = true;
+          }),
       Math.max(100, this.leaseMs / 3),
     );
     held.renew.unref();
@@ -334,7 +377,7 @@ export class PostgresTasks implements TaskRecords {
     // Its cancel request, if any, goes with it (the table's key cascades).
     const remove = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, held.owner]);
     if (!saved) return stop();
-    if (!this.kept.has(taskId)) {
+    if (!this.kept.has(taskId) && !this.saving.has(taskId)) {
       try {
         await retryWhileStoreAway(remove);
         return stop();
@@ -346,6 +389,8 @@ export class PostgresTasks implements TaskRecords {
       }
     }
     void (async () => {
+      // Saves under way end landed, failed or kept; a kept state then lands, or is given up.
+      while (this.saving.has(taskId)) await Promise.allSettled(this.saving.get(taskId)!);
       if ((await this.kept.get(taskId)?.settled) !== false) await retryWhileStoreAway(remove, () => this.closed).catch(() => {});
       stop();
     })();
@@ -365,7 +410,14 @@ export class PostgresTasks implements TaskRecords {
 
   /** Checks for expired leases every half lease. */
   startReaper(): void {
-    this.reaper = setInterval(() => void this.reapExpired().catch((err: unknown) => this.log?.warn(`state store: reaping task leases failed: ${(err as Error).message}`)), Math.max(200, this.leaseMs / 2));
+    this.reaper = setInterval(
+      () =>
+        void this.reapExpired().catch((err: unknown) => {
+          if (isStoreAway(err)) this.away = true;
+          this.log?.warn(`state store: reaping task leases failed: ${(err as Error).message}`);
+        }),
+      Math.max(200, this.leaseMs / 2),
+    );
     this.reaper.unref();
   }
 
@@ -390,6 +442,13 @@ export class PostgresTasks implements TaskRecords {
 
   /** Fails the unfinished tasks whose lease expired; returns their ids. */
   async reapExpired(): Promise<string[]> {
+    // Back from the store being away, every lease has expired: holders that were cut off with this
+    // process renew within a third of a lease once back. Two leases of contact first, so that they can.
+    if (this.away) {
+      await this.pool.query('SELECT 1');
+      this.isBack();
+    }
+    if (Date.now() - this.backAt < 2 * this.leaseMs) return [];
     const { rows } = await this.pool.query<{ task_id: string }>(
       `DELETE FROM forge_task_leases WHERE task_id IN (SELECT task_id FROM forge_task_leases WHERE expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING task_id`,
     );

@@ -646,6 +646,69 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
+  it('leaves the leases of turns cut off with it alone when the store comes back after more than a lease: their holders renew first', async () => {
+    // Two replicas only, both cut off: none stayed in contact to see the holder's lease expire.
+    const url = await postgres.createDatabase(`outage_${process.pid}_${++databases}`);
+    const [holderGate, reaperGate] = await Promise.all([relay(postgres.port), relay(postgres.port)]);
+    const through = (gate: { port: number }) => url.replace(`:${postgres.port}/`, `:${gate.port}/`);
+    const holder = await openPostgresStore({ url: through(holderGate), leaseMs: 2000 });
+    const reaper = await openPostgresStore({ url: through(reaperGate), leaseMs: 2000 });
+    opened.push(holder, reaper);
+    try {
+      await holder.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'outlived'));
+      let lost = false;
+      const lease = await holder.tasks.hold('outlived', () => (lost = true));
+      holderGate.down();
+      reaperGate.down();
+      await new Promise((resolve) => setTimeout(resolve, 4500)); // every lease has expired
+      // The reaper is back first; the holder three quarters of a lease later.
+      reaperGate.up();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      holderGate.up();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(await storedState(url, 'outlived')).toBe(TaskState[TaskState.TASK_STATE_WORKING]);
+      expect(lost).toBe(false);
+      await lease.release();
+    } finally {
+      await Promise.all([holderGate.close(), reaperGate.close()]);
+    }
+  }, 30_000);
+
+  it("keeps a newer state another replica saved over a last state whose save was under way on a silent store when its turn was released", async () => {
+    const { url, gate, store } = await storeBehindRelay({ connectTimeoutMs: 6000, queryTimeoutMs: 6000 });
+    const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+    opened.push(elsewhere);
+    const asked = (year: number) => Task.fromJSON({ id: 'asked', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_INPUT_REQUIRED], timestamp: `${year}-01-01T00:00:00.000Z` } });
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'asked'));
+      const lease = await store.tasks.hold('asked');
+      gate.stall();
+      // The last state's save hangs past the 5 s a release waits for it.
+      const saving = store.tasks.save(asked(2020));
+      await lease.release(TaskState.TASK_STATE_INPUT_REQUIRED);
+      // Meanwhile the approval ran on another replica, which asked again.
+      await elsewhere.tasks.save(asked(2030));
+      gate.up();
+      await saving;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = 'asked'"))[0].t).toBe('2030-01-01T00:00:00.000Z');
+    } finally {
+      await gate.close();
+    }
+  }, 30_000);
+
+  it('closes within a few seconds while the store is silent', async () => {
+    const { gate, store } = await storeBehindRelay();
+    try {
+      gate.stall();
+      const started = Date.now();
+      await store.close();
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await gate.close();
+    }
+  });
+
   it('saves a turn that ends while the store is away once it is back, within the hold', async () => {
     const { gate, store } = await storeBehindRelay();
     try {
