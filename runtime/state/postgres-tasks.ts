@@ -12,7 +12,7 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { Task, TaskState } from '../vendor/protocol.ts';
 import { failTask } from './fail-task.ts';
 import { isStoreAway, retryWhileStoreAway } from './pool-client.ts';
@@ -68,6 +68,8 @@ interface HeldTask {
   onSaved: Set<(state: number) => void>;
   /** Told when a renewal finds the lease gone. */
   onLost: Set<() => void>;
+  /** A save of the task failed otherwise than by the store being away: its state is neither in the store nor kept. */
+  failedSave?: boolean;
   renew?: NodeJS.Timeout;
 }
 
@@ -130,14 +132,21 @@ export class PostgresTasks implements TaskRecords {
     try {
       const { rowCount } = await attempt;
       this.isBack();
+      if (rowCount) this.kept.get(task.id)?.over?.add(values[4]); // another turn's state is kept meanwhile: this one is in the store
       const held = this.held.get(task.id);
       if (held) held.stored = rowCount ? values[4] : undefined;
       if (!rowCount) this.log?.warn(`state store: task ${task.id} was finished otherwise (by another replica) before this state of it was saved; it stays as it finished`);
     } catch (err) {
-      if (!isStoreAway(err) || this.closed) throw err;
+      if (!isStoreAway(err) || this.closed) {
+        // Not saved, and not kept: its turn's lease is left to expire, so that the reaper fails the task.
+        const held = this.held.get(task.id);
+        if (held) held.failedSave = true;
+        throw err;
+      }
       this.away = true;
       const keeping = this.kept.get(task.id);
-      if (!keeping) return this.keepUntilBack(task.id, values, seq, stored);
+      const storedNow = this.held.get(task.id)?.stored;
+      if (!keeping) return this.keepUntilBack(task.id, values, seq, stored, storedNow);
       // Another save of the task is kept meanwhile: this one may have landed, and is the latest if it began last.
       keeping.over?.add(values[4]);
       if (seq > keeping.seq) {
@@ -197,8 +206,9 @@ export class PostgresTasks implements TaskRecords {
    * stored: another replica may have changed it meanwhile (its reaper failed the task, or a message to
    * it ran there), and that stands.
    */
-  private keepUntilBack(taskId: string, values: TaskRow, seq: number, stored: string | undefined): void {
-    const entry: KeptTask = { values, seq, over: stored === undefined ? undefined : new Set([stored, values[4]]), settled: Promise.resolve(false) };
+  private keepUntilBack(taskId: string, values: TaskRow, seq: number, stored: string | undefined, storedNow: string | undefined): void {
+    const known = [stored, storedNow].filter((data): data is string => data !== undefined);
+    const entry: KeptTask = { values, seq, over: known.length ? new Set([...known, values[4]]) : undefined, settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
     entry.settled = (async () => {
@@ -376,7 +386,12 @@ export class PostgresTasks implements TaskRecords {
     };
     // Its cancel request, if any, goes with it (the table's key cascades).
     const remove = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, held.owner]);
-    if (!saved) return stop();
+    // Saves under way end landed, failed or kept: on a store that answers, in a moment.
+    const underWay = () => (this.saving.has(taskId) ? Promise.allSettled(this.saving.get(taskId)!) : undefined);
+    for (let waited = Date.now(); underWay() && Date.now() - waited < LAST_SAVE_WAIT_MS; ) {
+      await Promise.race([underWay(), new Promise((resolve) => setTimeout(resolve, LAST_SAVE_WAIT_MS).unref())]);
+    }
+    if (!saved || held.failedSave) return stop();
     if (!this.kept.has(taskId) && !this.saving.has(taskId)) {
       try {
         await retryWhileStoreAway(remove);
@@ -389,8 +404,8 @@ export class PostgresTasks implements TaskRecords {
       }
     }
     void (async () => {
-      // Saves under way end landed, failed or kept; a kept state then lands, or is given up.
-      while (this.saving.has(taskId)) await Promise.allSettled(this.saving.get(taskId)!);
+      for (let pending = underWay(); pending; pending = underWay()) await pending;
+      if (held.failedSave) return stop();
       if ((await this.kept.get(taskId)?.settled) !== false) await retryWhileStoreAway(remove, () => this.closed).catch(() => {});
       stop();
     })();
@@ -408,17 +423,32 @@ export class PostgresTasks implements TaskRecords {
     }
   }
 
-  /** Checks for expired leases every half lease. */
+  /**
+   * Checks for expired leases every half lease, unless the store was away lately. Back from an outage
+   * longer than a lease, every lease has expired, and holders that were cut off with this process renew
+   * within a third of a lease once back: it waits two leases of contact first, as it does when it starts
+   * (holders may be back only now). A replica cut off alone is reaped by those that were not.
+   */
   startReaper(): void {
+    this.backAt = Date.now();
     this.reaper = setInterval(
       () =>
-        void this.reapExpired().catch((err: unknown) => {
+        void this.reapIfSure().catch((err: unknown) => {
           if (isStoreAway(err)) this.away = true;
           this.log?.warn(`state store: reaping task leases failed: ${(err as Error).message}`);
         }),
       Math.max(200, this.leaseMs / 2),
     );
     this.reaper.unref();
+  }
+
+  private async reapIfSure(): Promise<void> {
+    // A probe that must answer quickly first: on a silent store, a reap held up would run as soon as the
+    // store answers, before the holders renew, and no error would have said the store was away.
+    await this.pool.query({ text: 'SELECT 1', query_timeout: Math.max(100, this.leaseMs / 3) } as QueryConfig);
+    this.isBack();
+    if (Date.now() - this.backAt < 2 * this.leaseMs) return;
+    await this.reapExpired();
   }
 
   stopReaper(): void {
@@ -442,13 +472,6 @@ export class PostgresTasks implements TaskRecords {
 
   /** Fails the unfinished tasks whose lease expired; returns their ids. */
   async reapExpired(): Promise<string[]> {
-    // Back from the store being away, every lease has expired: holders that were cut off with this
-    // process renew within a third of a lease once back. Two leases of contact first, so that they can.
-    if (this.away) {
-      await this.pool.query('SELECT 1');
-      this.isBack();
-    }
-    if (Date.now() - this.backAt < 2 * this.leaseMs) return [];
     const { rows } = await this.pool.query<{ task_id: string }>(
       `DELETE FROM forge_task_leases WHERE task_id IN (SELECT task_id FROM forge_task_leases WHERE expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING task_id`,
     );

@@ -697,6 +697,37 @@ describe('the Postgres state store when connections drop', () => {
     }
   }, 30_000);
 
+  it("leaves a turn's lease to expire when its last state's save failed outright (neither stored nor kept)", async () => {
+    const { url, stores: [store] } = await stores(1, 1500);
+    store.tasks.stopReaper();
+    await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'unsavable'));
+    const lease = await store.tasks.hold('unsavable');
+    const releasing = lease.release(TaskState.TASK_STATE_COMPLETED);
+    // Text with a NUL in it: Postgres refuses the row, the store being there.
+    const unsavable = Task.fromJSON({ id: 'unsavable', contextId: 'ctx\u0000', status: { state: TaskState[TaskState.TASK_STATE_COMPLETED], timestamp: new Date().toISOString() } });
+    await expect(store.tasks.save(unsavable)).rejects.toThrow();
+    await releasing;
+    const expiry = async () => (await asAdmin<{ expires: Date }>(url, "SELECT expires_at AS expires FROM forge_task_leases WHERE task_id = 'unsavable'")).map((r) => r.expires.getTime());
+    const first = await expiry();
+    expect(first).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // past a renewal (a third of 1.5 s)
+    expect(await expiry()).toEqual(first);
+    expect(await storedState(url, 'unsavable')).toBe(TaskState[TaskState.TASK_STATE_WORKING]);
+  });
+
+  it('waits two leases after it starts before it reaps: holders cut off with it may be back only now', async () => {
+    const url = await postgres.createDatabase(`fresh_${process.pid}_${++databases}`);
+    const before = await openPostgresStore({ url, leaseMs: 1000 });
+    await before.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'expired-at-start'));
+    await before.close();
+    await asAdmin(url, "INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ('expired-at-start', 'gone', now() - interval '1 second')");
+    const store = await openPostgresStore({ url, leaseMs: 1000 });
+    opened.push(store);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await storedState(url, 'expired-at-start')).toBe(TaskState[TaskState.TASK_STATE_WORKING]);
+    await waitUntil(async () => ((await storedState(url, 'expired-at-start')) === TaskState[TaskState.TASK_STATE_FAILED] ? true : undefined), 10_000, 'the task failed by the reaper');
+  });
+
   it('closes within a few seconds while the store is silent', async () => {
     const { gate, store } = await storeBehindRelay();
     try {
