@@ -222,7 +222,7 @@ async function asAdmin<T extends pg.QueryResultRow>(url: string, sql: string, va
 
 describe('the Postgres state store when connections drop', () => {
   /** A store whose connections go through a relay that the test can cut, and the database's URL. */
-  async function storeBehindRelay(options: Pick<PostgresStoreOptions, 'connectTimeoutMs' | 'queryTimeoutMs'> = {}) {
+  async function storeBehindRelay(options: Partial<Pick<PostgresStoreOptions, 'connectTimeoutMs' | 'queryTimeoutMs' | 'leaseMs'>> = {}) {
     const { url } = await stores(1);
     const gate = await relay(postgres.port);
     const warnings: string[] = [];
@@ -675,7 +675,8 @@ describe('the Postgres state store when connections drop', () => {
   }, 30_000);
 
   it("keeps a newer state another replica saved over a last state whose save was under way on a silent store when its turn was released", async () => {
-    const { url, gate, store } = await storeBehindRelay({ connectTimeoutMs: 6000, queryTimeoutMs: 6000 });
+    // A lease longer than the test: the other replica must not reap the turn cut off meanwhile.
+    const { url, gate, store } = await storeBehindRelay({ connectTimeoutMs: 6000, queryTimeoutMs: 6000, leaseMs: 30_000 });
     const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
     opened.push(elsewhere);
     const asked = (year: number) => Task.fromJSON({ id: 'asked', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_INPUT_REQUIRED], timestamp: `${year}-01-01T00:00:00.000Z` } });
