@@ -6,6 +6,11 @@
  */
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
+/** A pause that does not by itself keep the process alive. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
 export function parseDuration(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/i.exec(text.trim());
   return m ? Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()]) : undefined;

@@ -35,7 +35,3 @@ function durationFrom(env: NodeJS.ProcessEnv, name: string): number | undefined 
   return ms;
 }
 
-/** A pause that does not by itself keep the process alive. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}

@@ -27,7 +27,8 @@ import { setActiveState } from '../state/active-state.ts';
 import { FileConversations } from '../state/file-conversations.ts';
 import { openStateStore } from '../state/open-store.ts';
 import type { ConversationStore, StateStore } from '../state/store.ts';
-import { delay, stopTiming, type StopTiming } from './lifecycle.ts';
+import { delay } from '../duration.ts';
+import { stopTiming, type StopTiming } from './lifecycle.ts';
 import { mcpSessionsWanted } from './mcp-endpoint.ts';
 import { storeReadiness } from './store-readiness.ts';
 

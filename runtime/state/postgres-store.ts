@@ -6,6 +6,7 @@
  * turns, forged tools) and the lease reaper.
  */
 import { randomUUID } from 'node:crypto';
+import { delay } from '../duration.ts';
 import pg from './pg-client.ts';
 import type { Logger } from '../tools/model.ts';
 import { FILE_ID_PATTERN } from './file-records.ts';
@@ -104,8 +105,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await tasks.close();
       // A silent store answers neither LISTEN connection's end nor the statements still under way (they
       // end at their timeout): closing waits a moment for them, then leaves them, so a stop stops.
-      const moment = () => new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
-      await Promise.race([Promise.all([notifications.close(), pool.end()]), moment()]);
+      await Promise.race([Promise.all([notifications.close(), pool.end()]), delay(2000)]);
     },
   };
 }

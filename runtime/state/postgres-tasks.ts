@@ -14,6 +14,7 @@ import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a
 import { randomUUID } from 'node:crypto';
 import type { Pool, QueryConfig } from 'pg';
 import { Task, TaskState } from '../vendor/protocol.ts';
+import { delay } from '../duration.ts';
 import { failTask } from './fail-task.ts';
 import { isStoreAway, retryWhileStoreAway } from './pool-client.ts';
 import type { Logger } from '../tools/model.ts';
@@ -27,13 +28,11 @@ const DEFAULT_PAGE_SIZE = 50;
  * A2A SDK applies the same rule to the events it is given.
  */
 const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
-const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
-  WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
+const UPSERT_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
+  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`;
+const SAVE_TASK = `${UPSERT_TASK} WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
 /** A kept state's write: only over what the store may hold as this process's doing ($6). */
-const SAVE_TASK_OVER = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()
-  WHERE forge_tasks.data = ANY($6::jsonb[])`;
+const SAVE_TASK_OVER = `${UPSERT_TASK} WHERE forge_tasks.data = ANY($6::jsonb[])`;
 /** How long a turn's release waits for the SDK to save the turn's last state, so that the lease covers it. */
 const LAST_SAVE_WAIT_MS = 5000;
 
@@ -388,8 +387,9 @@ export class PostgresTasks implements TaskRecords {
     const remove = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, held.owner]);
     // Saves under way end landed, failed or kept: on a store that answers, in a moment.
     const underWay = () => (this.saving.has(taskId) ? Promise.allSettled(this.saving.get(taskId)!) : undefined);
-    for (let waited = Date.now(); underWay() && Date.now() - waited < LAST_SAVE_WAIT_MS; ) {
-      await Promise.race([underWay(), new Promise((resolve) => setTimeout(resolve, LAST_SAVE_WAIT_MS).unref())]);
+    const waited = delay(LAST_SAVE_WAIT_MS).then(() => 'waited' as const);
+    for (let pending = underWay(); pending; pending = underWay()) {
+      if ((await Promise.race([pending, waited])) === 'waited') break;
     }
     if (!saved || held.failedSave) return stop();
     if (!this.kept.has(taskId) && !this.saving.has(taskId)) {
@@ -466,7 +466,7 @@ export class PostgresTasks implements TaskRecords {
       await this.writeKept(entry, entry.values);
       if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
     });
-    await Promise.race([Promise.allSettled(lastTries), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    await Promise.race([Promise.allSettled(lastTries), delay(2000)]);
     if (this.kept.size) this.log?.warn(`state store: closing with the latest state of task ${[...this.kept.keys()].join(', ')} unsaved (the store was away)`);
   }
 
