@@ -41,10 +41,10 @@ export interface TaskLease {
 }
 
 export interface TaskRecords extends TaskStore {
-  /** Marks the task as running here until release (renewed in the background). */
   /**
-   * `onLost` is told when a renewal finds the lease gone: it expired while this process could not
-   * reach the store, and another process gave the task up (failed it). Its turn should stop.
+   * Marks the task as running here until release (renewed in the background). `onLost` is told when a
+   * renewal finds the lease gone: it expired while this process could not reach the store, and another
+   * process gave the task up (failed it). Its turn should stop.
    */
   hold(taskId: string, onLost?: () => void): Promise<TaskLease>;
   /** Marks an unfinished task failed (a finished or paused one is left as it is); says whether it did. */

@@ -708,6 +708,7 @@ describe('the Postgres state store when connections drop', () => {
     const unsavable = Task.fromJSON({ id: 'unsavable', contextId: 'ctx\u0000', status: { state: TaskState[TaskState.TASK_STATE_COMPLETED], timestamp: new Date().toISOString() } });
     await expect(store.tasks.save(unsavable)).rejects.toThrow();
     await releasing;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a renewal sent just before the release has landed
     const expiry = async () => (await asAdmin<{ expires: Date }>(url, "SELECT expires_at AS expires FROM forge_task_leases WHERE task_id = 'unsavable'")).map((r) => r.expires.getTime());
     const first = await expiry();
     expect(first).toHaveLength(1);
