@@ -19,6 +19,9 @@ const SCHEDULE_LOCK = 0x666f726765_02;
 /** Trim the history and the firing keys once per this many appends. */
 const TRIM_EVERY = 50;
 
+/** The due row's key of a schedule set at run time (the scheduler's `${source}:${id}`). */
+const dueKey = (id: string) => `runtime:${id}`;
+
 interface ScheduleRow {
   id: string;
   cron: string;
@@ -54,6 +57,9 @@ export class PostgresSchedules implements ScheduleRecords {
       }
       const at = now.toISOString();
       const created_at = existing.rows[0]?.created_at ?? at;
+      // A new schedule starts with no due time: a check that read the id's deleted predecessor just before
+      // its deletion may have put its due row back, and the new schedule would fire at that old time.
+      if (!existing.rows.length) await client.query('DELETE FROM forge_schedule_due WHERE key = $1', [dueKey(task.id)]);
       await client.query(
         `INSERT INTO forge_schedules (id, cron, task, timezone, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (id) DO UPDATE SET cron = EXCLUDED.cron, task = EXCLUDED.task, timezone = EXCLUDED.timezone, updated_at = EXCLUDED.updated_at`,
@@ -65,7 +71,7 @@ export class PostgresSchedules implements ScheduleRecords {
 
   async deleteTask(id: string): Promise<boolean> {
     const { rowCount } = await this.pool.query('DELETE FROM forge_schedules WHERE id = $1', [id]);
-    await this.pool.query('DELETE FROM forge_schedule_due WHERE key = $1', [`runtime:${id}`]);
+    await this.pool.query('DELETE FROM forge_schedule_due WHERE key = $1', [dueKey(id)]);
     return Boolean(rowCount);
   }
 

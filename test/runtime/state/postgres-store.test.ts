@@ -120,6 +120,29 @@ describe('the Postgres state store', () => {
     expect(onB.fired).toEqual(['beat', 'beat']);
   });
 
+  it('does not fire a schedule set again at the due time a check put back for its deleted predecessor', async () => {
+    const { stores: [a, b] } = await stores(2);
+    const clock = { now: new Date('2030-01-01T00:00:00Z') };
+    await a.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
+    // The race: this check reads the schedule, another replica deletes it, then the check makes sure of its due row.
+    const racing = Object.assign(Object.create(a.schedules) as PostgresStateStore['schedules'], {
+      runtimeTasks: async () => {
+        const tasks = await a.schedules.runtimeTasks();
+        await b.schedules.deleteTask('beat');
+        return tasks;
+      },
+    });
+    await scheduler(racing, clock).tick(); // the due row is back, due at 00:01
+    clock.now = new Date('2030-01-01T01:00:00Z');
+    await b.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
+    const one = scheduler(a.schedules, clock);
+    await one.tick(); // a new schedule: first due a minute from now, not at the old 00:01
+    expect(one.fired).toEqual([]);
+    clock.now = new Date('2030-01-01T01:01:00Z');
+    await one.tick();
+    expect(one.fired).toEqual(['beat']);
+  });
+
   it('keeps the schedule limit when twenty schedule_set calls race for the last places', async () => {
     const { stores: [a, b] } = await stores(2);
     const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).schedules.saveTask({ id: `s${i}`, cron: '@hourly', task: 't' }, 5)));
