@@ -5,9 +5,11 @@
  * does not hash to its digest is never used.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import tarStream from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
 
@@ -125,12 +127,31 @@ describe('the bundle archive', () => {
     }
     rmOutputCache(dir);
     const rebuilt = await buildArchive(dir, cacheDir);
+    expect(await tarEntries(rebuilt)).toEqual(await tarEntries(fresh)); // names the entry that differs, if one does
     expect(rebuilt.equals(fresh)).toBe(true);
     expect(gunzipSync(rebuilt).includes('console.log("planted")')).toBe(false);
     // Compressed again and written back in their place: the next build reads good members.
     for (const name of members(cacheDir)) expect(readFileSync(join(cacheDir, 'archive-members', name)).subarray(32).equals(planted)).toBe(false);
   });
 });
+
+/** Each entry of a .tgz: its header's fields that the archive fixes, and the sha256 of its bytes. */
+async function tarEntries(archive: Buffer): Promise<Record<string, string>> {
+  const entries: Record<string, string> = {};
+  const extract = tarStream.extract();
+  extract.on('entry', (header, stream, next) => {
+    const hash = createHash('sha256');
+    stream.on('data', (chunk: unknown) => void hash.update(chunk as Buffer));
+    stream.on('end', () => {
+      entries[header.name] = `${header.mode?.toString(8)} ${header.mtime?.toISOString()} ${header.uid}:${header.gid} ${hash.digest('hex')}`;
+      next();
+    });
+  });
+  const done = new Promise<void>((resolve, reject) => extract.on('finish', () => resolve()).on('error', reject));
+  extract.end(gunzipSync(archive));
+  await done;
+  return entries;
+}
 
 /** A build with the project's own cache gone (so it builds, and archives, again). */
 function rmOutputCache(dir: string): void {
