@@ -98,6 +98,20 @@ export const MIGRATIONS: readonly string[] = [
      task_id text PRIMARY KEY REFERENCES forge_task_leases (task_id) ON DELETE CASCADE,
      requested_at timestamptz NOT NULL DEFAULT now()
    );`,
+  // Who wrote each task last: a replica's writer id and the write's number, so that a state kept while
+  // the store was away lands only if no one else wrote the task meanwhile. Every write gets a new
+  // value: one that names none (a replica on older code, which does not know the column) gets one no
+  // replica's check accepts, from the default or the trigger. Rows from before stay NULL until written.
+  `ALTER TABLE forge_tasks ADD COLUMN writer text;
+   ALTER TABLE forge_tasks ALTER COLUMN writer SET DEFAULT 'unnamed/' || md5(random()::text || clock_timestamp()::text);
+   CREATE FUNCTION forge_tasks_new_writer() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF NEW.writer IS NOT DISTINCT FROM OLD.writer THEN
+       NEW.writer := 'unnamed/' || md5(random()::text || clock_timestamp()::text);
+     END IF;
+     RETURN NEW;
+   END $$;
+   CREATE TRIGGER forge_tasks_new_writer BEFORE UPDATE ON forge_tasks FOR EACH ROW EXECUTE PROCEDURE forge_tasks_new_writer();`,
 ];
 
 /**

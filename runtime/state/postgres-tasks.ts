@@ -7,7 +7,9 @@
  * While the store is away (a failover, a pooler's restart), a turn goes on:
  * its task's states are kept in the process and written when the store is
  * back, its loads answered from what it last saved, and its lease kept
- * until then. A finished task stays as it first finished.
+ * until then. Each write names its writer (the replica, and the write's
+ * number): a kept state lands only if no other replica wrote the task
+ * meanwhile. A finished task stays as it first finished.
  */
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
@@ -28,11 +30,15 @@ const DEFAULT_PAGE_SIZE = 50;
  * A2A SDK applies the same rule to the events it is given.
  */
 const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
-const UPSERT_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`;
-const SAVE_TASK = `${UPSERT_TASK} WHERE forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state`;
-/** A kept state's write: only over what the store may hold as this process's doing ($6). */
-const SAVE_TASK_OVER = `${UPSERT_TASK} WHERE forge_tasks.data = ANY($6::jsonb[])`;
+const UPSERT_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, writer, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
+  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, writer = EXCLUDED.writer, updated_at = now()`;
+const UNFINISHED_OR_SAME = `(forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state)`;
+const SAVE_TASK = `${UPSERT_TASK} WHERE ${UNFINISHED_OR_SAME}`;
+/**
+ * A kept state's write: only if no one but this process wrote the task since its turn took the lease,
+ * that is, its last writer is this process ($7, the prefix of its writes) or the one before the turn ($8).
+ */
+const SAVE_TASK_OVER = `${UPSERT_TASK} WHERE ${UNFINISHED_OR_SAME} AND (left(forge_tasks.writer, length($7::text)) = $7::text OR forge_tasks.writer IS NOT DISTINCT FROM $8::text)`;
 /** How long a turn's release waits for the SDK to save the turn's last state, so that the lease covers it. */
 const LAST_SAVE_WAIT_MS = 5000;
 
@@ -42,10 +48,11 @@ type TaskRow = [id: string, contextId: string, state: number, statusTime: string
 interface KeptTask {
   values: TaskRow;
   /**
-   * What the store may hold of the task as this process's doing: the data it last knew stored, and every
-   * state it tried since (a write may land though its answer never came back). Unknown: undefined.
+   * For a task a turn of this process holds: its writer when the turn took the lease (null: none). The
+   * kept state lands over that writer's state or over this process's own, which may have landed though
+   * its answer never came back, and over no one else's. Unset: only the finished rule holds it back.
    */
-  over?: Set<string>;
+  since?: { writer: string | null };
   /** The order of the save whose state `values` is: an older save's failure does not replace it. */
   seq: number;
   /** Settles when the state was written (or refused: the task changed otherwise meanwhile): true; given up: false. */
@@ -61,8 +68,8 @@ interface HeldTask {
   taken: Promise<void>;
   /** The task as this process last saved or kept it, or as the lease found it (loads while the store is away). */
   row?: TaskRow;
-  /** The task's data as the store has it, to this process's knowledge: a kept state lands only over that. */
-  stored?: string;
+  /** The task's writer when the lease was taken (null: none; unset until it is), which a state kept under this lease may land over. */
+  writer?: string | null;
   /** Told of each state saved or kept for the task. */
   onSaved: Set<(state: number) => void>;
   /** Told when a renewal finds the lease gone. */
@@ -92,6 +99,8 @@ export class PostgresTasks implements TaskRecords {
   private closed = false;
   /** Saves in order of their start, across turns. */
   private saves = 0;
+  /** Writes of tasks: each gets its own writer value (`${replicaId}/${n}`), so that a write without one stands out. */
+  private writes = 0;
   /** Saves under way, by task: a lease is let go once they are in, or kept. */
   private readonly saving = new Map<string, Set<Promise<unknown>>>();
   /** Whether the last statement found the store away, and when one next found it back: a reaper back from an outage waits. */
@@ -125,15 +134,11 @@ export class PostgresTasks implements TaskRecords {
       kept.seq = seq;
       return;
     }
-    const stored = this.held.get(task.id)?.stored;
-    const attempt = this.pool.query(SAVE_TASK, values);
+    const attempt = this.pool.query(SAVE_TASK, [...values, this.newWriter()]);
     this.track(task.id, attempt);
     try {
       const { rowCount } = await attempt;
       this.isBack();
-      if (rowCount) this.kept.get(task.id)?.over?.add(values[4]); // another turn's state is kept meanwhile: this one is in the store
-      const held = this.held.get(task.id);
-      if (held) held.stored = rowCount ? values[4] : undefined;
       if (!rowCount) this.log?.warn(`state store: task ${task.id} was finished otherwise (by another replica) before this state of it was saved; it stays as it finished`);
     } catch (err) {
       if (!isStoreAway(err) || this.closed) {
@@ -144,15 +149,17 @@ export class PostgresTasks implements TaskRecords {
       }
       this.away = true;
       const keeping = this.kept.get(task.id);
-      const storedNow = this.held.get(task.id)?.stored;
-      if (!keeping) return this.keepUntilBack(task.id, values, seq, stored, storedNow);
-      // Another save of the task is kept meanwhile: this one may have landed, and is the latest if it began last.
-      keeping.over?.add(values[4]);
+      if (!keeping) return this.keepUntilBack(task.id, values, seq);
+      // Another save of the task is kept meanwhile: this one is the latest if it began last.
       if (seq > keeping.seq) {
         keeping.values = values;
         keeping.seq = seq;
       }
     }
+  }
+
+  private newWriter(): string {
+    return `${this.replicaId}/${++this.writes}`;
   }
 
   private isBack(): void {
@@ -201,13 +208,12 @@ export class PostgresTasks implements TaskRecords {
   }
 
   /**
-   * Writes a task's latest kept state once the store answers, over the task as this process last knew it
-   * stored: another replica may have changed it meanwhile (its reaper failed the task, or a message to
-   * it ran there), and that stands.
+   * Writes a task's latest kept state once the store answers, unless another replica wrote the task
+   * meanwhile (its reaper failed the task, or a message to it ran there): that stands.
    */
-  private keepUntilBack(taskId: string, values: TaskRow, seq: number, stored: string | undefined, storedNow: string | undefined): void {
-    const known = [stored, storedNow].filter((data): data is string => data !== undefined);
-    const entry: KeptTask = { values, seq, over: known.length ? new Set([...known, values[4]]) : undefined, settled: Promise.resolve(false) };
+  private keepUntilBack(taskId: string, values: TaskRow, seq: number): void {
+    const writer = this.held.get(taskId)?.writer;
+    const entry: KeptTask = { values, seq, since: writer === undefined ? undefined : { writer }, settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
     entry.settled = (async () => {
@@ -218,8 +224,6 @@ export class PostgresTasks implements TaskRecords {
           if (rowCount && entry.values !== written) continue; // a newer state came while this one was written: write it too
           if (!rowCount) this.log?.warn(`state store: task ${taskId} changed otherwise while this replica could not reach the store (another replica gave it up, or ran a message to it); its own last state was not saved`);
           else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
-          const held = this.held.get(taskId);
-          if (held) held.stored = rowCount ? written[4] : undefined;
           return true;
         }
       } catch (err) {
@@ -231,11 +235,10 @@ export class PostgresTasks implements TaskRecords {
     })();
   }
 
-  /** One write of a kept state: over what the store may hold as this process's doing, when that is known. */
+  /** One write of a kept state: over the writer before its turn or this process's own, when a turn holds the task. */
   private writeKept(entry: KeptTask, values: TaskRow) {
-    if (!entry.over) return this.pool.query(SAVE_TASK, values);
-    entry.over.add(values[4]);
-    return this.pool.query(SAVE_TASK_OVER, [...values, [...entry.over]]);
+    if (!entry.since) return this.pool.query(SAVE_TASK, [...values, this.newWriter()]);
+    return this.pool.query(SAVE_TASK_OVER, [...values, this.newWriter(), `${this.replicaId}/`, entry.since.writer]);
   }
 
   async list(params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
@@ -280,7 +283,6 @@ export class PostgresTasks implements TaskRecords {
       turns: 1,
       taken: new Promise<void>((resolve, reject) => (taken = { resolve, reject })),
       row: running?.row,
-      stored: running?.stored,
       onSaved: new Set(),
       onLost: new Set(),
     };
@@ -289,13 +291,14 @@ export class PostgresTasks implements TaskRecords {
     const lease = `now() + ${Number(this.leaseMs)} * interval '1 millisecond'`;
     // A new turn of the task starts with no cancel request: one left for an earlier turn whose lease was
     // taken over (its holder died before the reaper came) is not this turn's. The task comes back as
-    // stored, for loads while the store is away (a save made meanwhile is newer, and stands).
+    // stored, for loads while the store is away (a save made meanwhile is newer, and stands), with its
+    // writer, over which a state kept under this lease may land.
     let leased;
     try {
-      leased = await this.pool.query<{ data: unknown }>(
+      leased = await this.pool.query<{ data: unknown; writer: string | null }>(
         `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1),
          leased AS (INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at)
-         SELECT data FROM forge_tasks WHERE id = $1`,
+         SELECT data, writer FROM forge_tasks WHERE id = $1`,
         [taskId, held.owner],
       );
     } catch (err) {
@@ -306,12 +309,10 @@ export class PostgresTasks implements TaskRecords {
       taken.reject(err);
       throw err;
     }
+    const stored = leased.rows[0];
+    held.writer = stored ? stored.writer : null;
+    if (stored) held.row ??= taskRow(Task.fromJSON(stored.data));
     taken.resolve();
-    const stored = leased.rows[0]?.data;
-    if (stored) {
-      held.stored ??= JSON.stringify(stored);
-      held.row ??= taskRow(Task.fromJSON(stored));
-    }
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
     // a lease even when its notification did not.
     const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2 RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) AS cancelled`;

@@ -517,6 +517,46 @@ describe('the Postgres state store when connections drop', () => {
     }
   });
 
+  it('keeps what a replica on older code (which names no writer) wrote on the task while this one was cut off, instead of its own kept state', async () => {
+    const { url, gate, store, warnings } = await storeBehindRelay();
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'old-code'));
+      const lease = await store.tasks.hold('old-code');
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'old-code'));
+      // The task's save as Forge wrote it before tasks had a writer, run by a replica not yet upgraded.
+      const theirs = Task.fromJSON({ id: 'old-code', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: '2030-01-01T00:00:00.000Z' } });
+      await asAdmin(
+        url,
+        `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
+         ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
+        ['old-code', 'ctx', TaskState.TASK_STATE_WORKING, '2030-01-01T00:00:00.000Z', JSON.stringify(Task.toJSON(theirs))],
+      );
+      gate.up();
+      await waitUntil(() => (warnings.some((w) => w.includes('task old-code changed otherwise')) ? true : undefined), 10_000, 'the kept state given up');
+      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = 'old-code'"))[0].t).toBe('2030-01-01T00:00:00.000Z');
+      await lease.release();
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('saves the kept state of a task last written before tasks had a writer (saved by an older Forge)', async () => {
+    const { url, gate, store } = await storeBehindRelay();
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'from-before'));
+      await asAdmin(url, "UPDATE forge_tasks SET writer = NULL WHERE id = 'from-before'"); // as the migration left it
+      const lease = await store.tasks.hold('from-before');
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'from-before'));
+      gate.up();
+      await waitUntil(async () => ((await storedState(url, 'from-before')) === TaskState[TaskState.TASK_STATE_INPUT_REQUIRED] ? true : undefined), 10_000, 'the kept state saved');
+      await lease.release();
+    } finally {
+      await gate.close();
+    }
+  });
+
   /**
    * Conversations over a pool whose first save of a conversation is lost with its connection, after it
    * landed or before, with `meanwhile` (another turn) run before the loss is reported.
