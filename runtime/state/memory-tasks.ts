@@ -16,10 +16,10 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { TaskLease, TaskRecords } from './store.ts';
+import { DEFAULT_PAGE_SIZE, isAfter, newestFirst, pageCursor, pageToken } from './task-page.ts';
 
 export const DEFAULT_FINISHED_TASKS = 1000;
 export const DEFAULT_FINISHED_TASK_BYTES = 64 * 1024 * 1024;
-const DEFAULT_PAGE_SIZE = 50;
 
 /** TaskState's terminal values (numbers, so that saving a task does not load the SDK). */
 const FINISHED_STATES = new Set([3 /* COMPLETED */, 4 /* FAILED */, 5 /* CANCELED */, 7 /* REJECTED */]);
@@ -84,15 +84,16 @@ export class MemoryTasks implements TaskRecords {
       .filter((task) => !params.contextId || task.contextId === params.contextId)
       .filter((task) => !params.status || task.status?.state === params.status)
       .filter((task) => after === undefined || (task.status?.timestamp !== undefined && new Date(task.status.timestamp).getTime() > after))
-      .sort((a, b) => (b.status?.timestamp ?? '').localeCompare(a.status?.timestamp ?? '') || b.id.localeCompare(a.id));
+      .sort(newestFirst);
     const pageSize = params.pageSize || DEFAULT_PAGE_SIZE;
-    const offset = params.pageToken ? Math.max(0, Number.parseInt(Buffer.from(params.pageToken, 'base64url').toString(), 10) || 0) : 0;
-    const page = tasks.slice(offset, offset + pageSize).map((task) => {
+    const cursor = await pageCursor(params.pageToken);
+    const rest = cursor ? tasks.filter((task) => isAfter(task, cursor)) : tasks;
+    const page = rest.slice(0, pageSize).map((task) => {
       const copy = structuredClone(task);
       if (!params.includeArtifacts) copy.artifacts = [];
       return copy;
     });
-    const nextPageToken = offset + page.length < tasks.length ? Buffer.from(String(offset + page.length)).toString('base64url') : '';
+    const nextPageToken = page.length < rest.length ? pageToken(page[page.length - 1]) : '';
     return { tasks: page, nextPageToken, pageSize, totalSize: tasks.length };
   }
 

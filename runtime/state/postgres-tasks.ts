@@ -18,11 +18,11 @@ import type { Pool, QueryConfig } from 'pg';
 import { Task, TaskState } from '../vendor/protocol.ts';
 import { delay } from '../duration.ts';
 import { failTask } from './fail-task.ts';
+import { DEFAULT_PAGE_SIZE, pageCursor, pageToken } from './task-page.ts';
 import { isStoreAway, retryWhileStoreAway } from './pool-client.ts';
 import type { Logger } from '../tools/model.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
-const DEFAULT_PAGE_SIZE = 50;
 /**
  * A finished task's state stays as the fleet first saw it finish: a save lands only on an unfinished
  * task, or on one that finished the same way. A replica cut off from the store may save late (another
@@ -242,8 +242,8 @@ export class PostgresTasks implements TaskRecords {
   }
 
   async list(params: ListTasksRequest, _context?: ServerCallContext): Promise<ListTasksResponse> {
-    const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
-    const offset = params.pageToken ? Math.max(0, Number.parseInt(Buffer.from(params.pageToken, 'base64url').toString(), 10) || 0) : 0;
+    const pageSize = params.pageSize || DEFAULT_PAGE_SIZE;
+    const cursor = await pageCursor(params.pageToken);
     const where: string[] = [];
     const values: unknown[] = [];
     if (params.contextId) where.push(`context_id = $${values.push(params.contextId)}`);
@@ -251,15 +251,23 @@ export class PostgresTasks implements TaskRecords {
     if (params.statusTimestampAfter) where.push(`status_time > $${values.push(new Date(params.statusTimestampAfter).toISOString())}`);
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM forge_tasks ${filter}`, values);
-    const page = await this.pool.query<{ data: unknown }>(`SELECT data FROM forge_tasks ${filter} ORDER BY status_time DESC, id DESC LIMIT ${pageSize} OFFSET ${offset}`, values);
-    const tasks = page.rows.map((r) => {
+    // After the cursor in the list's order (task-page.ts): code units compared, as the file store does.
+    if (cursor) {
+      const time = `$${values.push(cursor.time)}`;
+      where.push(`(status_time COLLATE "C" < ${time} OR (status_time = ${time} AND id COLLATE "C" < $${values.push(cursor.id)}))`);
+    }
+    // One more than the page: whether there is a next page.
+    const page = await this.pool.query<{ data: unknown }>(
+      `SELECT data FROM forge_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY status_time COLLATE "C" DESC, id COLLATE "C" DESC LIMIT ${pageSize + 1}`,
+      values,
+    );
+    const tasks = page.rows.slice(0, pageSize).map((r) => {
       const task = Task.fromJSON(r.data);
       if (!params.includeArtifacts) task.artifacts = [];
       return task;
     });
-    const totalSize = Number(total.rows[0].n);
-    const nextPageToken = offset + tasks.length < totalSize ? Buffer.from(String(offset + tasks.length)).toString('base64url') : '';
-    return { tasks, nextPageToken, pageSize, totalSize };
+    const nextPageToken = page.rows.length > pageSize ? pageToken(tasks[tasks.length - 1]) : '';
+    return { tasks, nextPageToken, pageSize, totalSize: Number(total.rows[0].n) };
   }
 
   async hold(taskId: string, onLost?: () => void): Promise<TaskLease> {

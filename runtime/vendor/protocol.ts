@@ -18,3 +18,4 @@ export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 export { AgentCard, Role, Task, TaskState } from '@a2a-js/sdk';
 export { AgentEvent, defaultServerCallContextBuilder, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, UnauthenticatedUser } from '@a2a-js/sdk/server';
 export { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+export { RequestMalformedError } from '@a2a-js/sdk/errors';

@@ -80,6 +80,21 @@ describe('A2A with the v1.0 client', () => {
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
   });
 
+  it('lists tasks a page at a time, and answers a page token it did not give with a malformed-request error', async () => {
+    const { agent } = await startAgent([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
+    const client = await v1Client(agent.url);
+    const sent: string[] = [];
+    for (const text of ['one', 'two', 'three']) sent.push(((await client.sendMessage(send(userMessage(text)))) as Task).id);
+    const list = (pageToken: string) => client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 2, pageToken, historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false });
+    const first = await list('');
+    expect(first.tasks).toHaveLength(2);
+    expect(first.totalSize).toBe(3);
+    const second = await list(first.nextPageToken);
+    expect(second.nextPageToken).toBe('');
+    expect([...first.tasks, ...second.tasks].map((task) => task.id).sort()).toEqual([...sent].sort());
+    await expect(list(Buffer.from('2').toString('base64url'))).rejects.toThrow(/pageToken is not one this server gave/);
+  });
+
   it('completes a task that uses a tool', async () => {
     const { agent, calls, llm } = await startAgent([
       { toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] },

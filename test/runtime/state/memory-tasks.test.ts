@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
 import { defaultServerCallContextBuilder, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
 import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
+import { listRequest, pagesWhileTasksArrive } from '../../helpers/task-paging.ts';
 
 const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
 
@@ -41,5 +42,17 @@ describe('MemoryTasks', () => {
     expect((await tasks.list({ tenant: '', contextId: 'c', status: 0, pageSize: 1, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false }, context)).totalSize).toBe(2);
     expect(await tasks.load('c', context)).toBeUndefined();
     expect((await tasks.load('a', context))?.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('lists each task once, newest first, while newer tasks arrive between pages', async () => {
+    expect(await pagesWhileTasksArrive(new MemoryTasks(), context)).toEqual([['e', 'd', 'c'], ['b', 'a']]);
+  });
+
+  it('refuses a page token it did not give, saying what to pass', async () => {
+    const tasks = new MemoryTasks();
+    await tasks.save(task('a', TaskState.TASK_STATE_COMPLETED), context);
+    for (const token of [Buffer.from('3').toString('base64url'), 'not a token', 'eHxh+/8=']) {
+      await expect(tasks.list(listRequest(token), context)).rejects.toThrow('pageToken is not one this server gave: pass the nextPageToken of the page before');
+    }
   });
 });

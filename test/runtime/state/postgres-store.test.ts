@@ -22,6 +22,7 @@ import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+import { pagesWhileTasksArrive } from '../../helpers/task-paging.ts';
 import { relay } from '../../helpers/tcp-relay.ts';
 
 let postgres: TestPostgres;
@@ -141,6 +142,11 @@ describe('the Postgres state store', () => {
     clock.now = new Date('2030-01-01T01:01:00Z');
     await one.tick();
     expect(one.fired).toEqual(['beat']);
+  });
+
+  it('lists each task once, newest first, while newer tasks arrive between pages', async () => {
+    const { stores: [a] } = await stores(1);
+    expect(await pagesWhileTasksArrive(a.tasks)).toEqual([['e', 'd', 'c'], ['b', 'a']]);
   });
 
   it('keeps the schedule limit when twenty schedule_set calls race for the last places', async () => {
