@@ -322,8 +322,10 @@ export class PostgresTasks implements TaskRecords {
     if (stored) held.row ??= taskRow(Task.fromJSON(stored.data));
     taken.resolve();
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
-    // a lease even when its notification did not.
-    const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2 RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) AS cancelled`;
+    // a lease even when its notification did not. A request is kept only while a lease exists; one that came
+    // before this turn took its lease left the task saved canceled, which no turn runs on.
+    const renewal = `UPDATE forge_task_leases SET expires_at = ${lease} WHERE task_id = $1 AND owner = $2
+      RETURNING EXISTS (SELECT 1 FROM forge_task_cancels WHERE task_id = $1) OR EXISTS (SELECT 1 FROM forge_tasks WHERE id = $1 AND state = ${TaskState.TASK_STATE_CANCELED}) AS cancelled`;
     held.renew = setInterval(
       () =>
         void this.pool

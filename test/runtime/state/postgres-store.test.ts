@@ -218,6 +218,17 @@ describe('the Postgres state store', () => {
     expect(await kept()).toEqual([]);
   });
 
+  it('finds at the renewal a cancel handled elsewhere before its turn took the lease, whose notification it missed', async () => {
+    const { stores: [runner, other] } = await stores(2, 300);
+    const found: string[] = [];
+    runner.cancels.subscribe((taskId) => found.push(taskId));
+    // The replica that got the cancel saved the task canceled; no lease existed to keep the request under.
+    await other.tasks.save(Task.fromJSON({ id: 'early', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_CANCELED], timestamp: new Date().toISOString() } }));
+    const lease = await runner.tasks.hold('early');
+    await waitUntil(() => (found.includes('early') ? true : undefined), 5_000, 'the cancel found at a renewal');
+    await lease.release();
+  });
+
   it('fails a working task whose lease holder stopped renewing, and leaves a finished one alone', async () => {
     const { stores: [a, b] } = await stores(2, 300);
     const task = (id: string, state: TaskState) => Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[state], timestamp: new Date().toISOString() } });
