@@ -514,48 +514,46 @@ describe('the Postgres state store when connections drop', () => {
     expect(await leaseOwners(url, 'two-at-once')).toEqual([]);
   });
 
-  it('keeps a message another replica ran on the task while this one was cut off, instead of its own kept state', async () => {
+  /**
+   * A turn's task state kept while its replica is cut off from the store, and a write of the task by another
+   * replica meanwhile (`writeElsewhere`, given that write's task): the other write stands.
+   */
+  async function keptStateYieldsTo(id: string, writeElsewhere: (url: string, theirs: Task) => Promise<unknown>) {
     const { url, gate, store, warnings } = await storeBehindRelay();
-    const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
-    opened.push(elsewhere);
     try {
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'moved-on'));
-      const lease = await store.tasks.hold('moved-on');
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
+      const lease = await store.tasks.hold(id);
       gate.down();
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'moved-on'));
-      // Meanwhile the approval reached another replica, which runs the task on.
-      await elsewhere.tasks.save(Task.fromJSON({ id: 'moved-on', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: '2030-01-01T00:00:00.000Z' } }));
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, id));
+      await writeElsewhere(url, Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: '2030-01-01T00:00:00.000Z' } }));
       gate.up();
-      await waitUntil(() => (warnings.some((w) => w.includes('task moved-on changed otherwise')) ? true : undefined), 10_000, 'the kept state given up');
-      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = 'moved-on'"))[0].t).toBe('2030-01-01T00:00:00.000Z');
+      await waitUntil(() => (warnings.some((w) => w.includes(`task ${id} changed otherwise`)) ? true : undefined), 10_000, 'the kept state given up');
+      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = $1", [id]))[0].t).toBe('2030-01-01T00:00:00.000Z');
       await lease.release();
     } finally {
       await gate.close();
     }
+  }
+
+  it('keeps a message another replica ran on the task while this one was cut off, instead of its own kept state', async () => {
+    // The approval reached another replica, which runs the task on.
+    await keptStateYieldsTo('moved-on', async (url, theirs) => {
+      const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+      opened.push(elsewhere);
+      await elsewhere.tasks.save(theirs);
+    });
   });
 
   it('keeps what a replica on older code (which names no writer) wrote on the task while this one was cut off, instead of its own kept state', async () => {
-    const { url, gate, store, warnings } = await storeBehindRelay();
-    try {
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'old-code'));
-      const lease = await store.tasks.hold('old-code');
-      gate.down();
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'old-code'));
-      // The task's save as Forge wrote it before tasks had a writer, run by a replica not yet upgraded.
-      const theirs = Task.fromJSON({ id: 'old-code', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_WORKING], timestamp: '2030-01-01T00:00:00.000Z' } });
-      await asAdmin(
+    // The task's save as Forge wrote it before tasks had a writer, run by a replica not yet upgraded.
+    await keptStateYieldsTo('old-code', (url, theirs) =>
+      asAdmin(
         url,
         `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
          ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
-        ['old-code', 'ctx', TaskState.TASK_STATE_WORKING, '2030-01-01T00:00:00.000Z', JSON.stringify(Task.toJSON(theirs))],
-      );
-      gate.up();
-      await waitUntil(() => (warnings.some((w) => w.includes('task old-code changed otherwise')) ? true : undefined), 10_000, 'the kept state given up');
-      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = 'old-code'"))[0].t).toBe('2030-01-01T00:00:00.000Z');
-      await lease.release();
-    } finally {
-      await gate.close();
-    }
+        [theirs.id, theirs.contextId, theirs.status!.state, theirs.status!.timestamp, JSON.stringify(Task.toJSON(theirs))],
+      ),
+    );
   });
 
   it('saves the kept state of a task last written before tasks had a writer (saved by an older Forge)', async () => {
