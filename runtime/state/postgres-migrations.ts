@@ -102,16 +102,21 @@ export const MIGRATIONS: readonly string[] = [
   // the store was away lands only if no one else wrote the task meanwhile. Every write gets a new
   // value: one that names none (a replica on older code, which does not know the column) gets one no
   // replica's check accepts, from the default or the trigger. Rows from before stay NULL until written.
+  // The trigger also keeps a finished task as it first finished (A2A's TaskState: completed 3, failed 4,
+  // canceled 5, rejected 7), as every save of this Forge asks, for replicas on older code too.
   `ALTER TABLE forge_tasks ADD COLUMN writer text;
    ALTER TABLE forge_tasks ALTER COLUMN writer SET DEFAULT 'unnamed/' || md5(random()::text || clock_timestamp()::text);
-   CREATE FUNCTION forge_tasks_new_writer() RETURNS trigger LANGUAGE plpgsql AS $$
+   CREATE FUNCTION forge_tasks_before_update() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
+     IF OLD.state IN (3, 4, 5, 7) AND NEW.state <> OLD.state THEN
+       RETURN NULL;
+     END IF;
      IF NEW.writer IS NOT DISTINCT FROM OLD.writer THEN
        NEW.writer := 'unnamed/' || md5(random()::text || clock_timestamp()::text);
      END IF;
      RETURN NEW;
    END $$;
-   CREATE TRIGGER forge_tasks_new_writer BEFORE UPDATE ON forge_tasks FOR EACH ROW EXECUTE PROCEDURE forge_tasks_new_writer();`,
+   CREATE TRIGGER forge_tasks_before_update BEFORE UPDATE ON forge_tasks FOR EACH ROW EXECUTE PROCEDURE forge_tasks_before_update();`,
 ];
 
 /**

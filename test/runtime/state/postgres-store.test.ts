@@ -544,16 +544,27 @@ describe('the Postgres state store when connections drop', () => {
     });
   });
 
-  it('keeps what a replica on older code (which names no writer) wrote on the task while this one was cut off, instead of its own kept state', async () => {
-    // The task's save as Forge wrote it before tasks had a writer, run by a replica not yet upgraded.
-    await keptStateYieldsTo('old-code', (url, theirs) =>
-      asAdmin(
-        url,
-        `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
-         ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
-        [theirs.id, theirs.contextId, theirs.status!.state, theirs.status!.timestamp, JSON.stringify(Task.toJSON(theirs))],
-      ),
+  /** A task's save as Forge wrote it before tasks had a writer (and before the finished rule), run by a replica not yet upgraded. */
+  const saveAsOlderForge = (url: string, task: Task) =>
+    asAdmin(
+      url,
+      `INSERT INTO forge_tasks (id, context_id, state, status_time, data, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, now())
+       ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, updated_at = now()`,
+      [task.id, task.contextId, task.status!.state, task.status!.timestamp, JSON.stringify(Task.toJSON(task))],
     );
+
+  it('keeps what a replica on older code (which names no writer) wrote on the task while this one was cut off, instead of its own kept state', async () => {
+    await keptStateYieldsTo('old-code', saveAsOlderForge);
+  });
+
+  it('keeps a finished task as it finished when a replica on older code saves another state of it late', async () => {
+    const { url, stores: [a] } = await stores(1);
+    await a.tasks.save(taskIn(TaskState.TASK_STATE_CANCELED, 'done-before'));
+    await saveAsOlderForge(url, taskIn(TaskState.TASK_STATE_COMPLETED, 'done-before'));
+    expect(await storedState(url, 'done-before')).toBe(TaskState[TaskState.TASK_STATE_CANCELED]);
+    // Another save of the same finished state still lands (an artifact added as the task finished).
+    await saveAsOlderForge(url, Task.fromJSON({ id: 'done-before', contextId: 'later', status: { state: TaskState[TaskState.TASK_STATE_CANCELED], timestamp: new Date().toISOString() } }));
+    expect((await asAdmin<{ context_id: string }>(url, "SELECT context_id FROM forge_tasks WHERE id = 'done-before'"))[0].context_id).toBe('later');
   });
 
   it('saves the kept state of a task last written before tasks had a writer (saved by an older Forge)', async () => {
