@@ -4,10 +4,21 @@
  * the others wait, then find nothing left to do.
  */
 import type { Pool } from 'pg';
+import { delay } from '../duration.ts';
 import { withClient } from './pool-client.ts';
 
 /** pg_advisory_lock key for migrations ("forge" + 1 as a number). */
 export const MIGRATION_LOCK = 0x666f726765_01;
+/**
+ * How long a migration waits for a table's lock before it lets go and tries again a moment later. A
+ * migration that alters a table in use queues behind a long transaction that reads it (pg_dump, a
+ * report), and every replica's statements on that table would queue behind the migration.
+ */
+const TABLE_LOCK_WAIT = '2s';
+/** How long a migration keeps trying for its tables' locks before the store does not open. */
+const MIGRATION_LOCK_DEADLINE_MS = 60_000;
+/** Postgres's SQLSTATE for a lock not got within lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE forge_conversations (
@@ -105,14 +116,15 @@ export const MIGRATIONS: readonly string[] = [
   // The trigger also keeps a finished task as it first finished (A2A's TaskState: completed 3, failed 4,
   // canceled 5, rejected 7), as every save of this Forge asks, for replicas on older code too.
   `ALTER TABLE forge_tasks ADD COLUMN writer text;
-   ALTER TABLE forge_tasks ALTER COLUMN writer SET DEFAULT 'unnamed/' || md5(random()::text || clock_timestamp()::text);
+   CREATE SEQUENCE forge_tasks_unnamed_writer;
+   ALTER TABLE forge_tasks ALTER COLUMN writer SET DEFAULT 'unnamed/' || nextval('forge_tasks_unnamed_writer');
    CREATE FUNCTION forge_tasks_before_update() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
      IF OLD.state IN (3, 4, 5, 7) AND NEW.state <> OLD.state THEN
        RETURN NULL;
      END IF;
      IF NEW.writer IS NOT DISTINCT FROM OLD.writer THEN
-       NEW.writer := 'unnamed/' || md5(random()::text || clock_timestamp()::text);
+       NEW.writer := 'unnamed/' || nextval('forge_tasks_unnamed_writer');
      END IF;
      RETURN NEW;
    END $$;
@@ -134,14 +146,23 @@ export async function migrate(pool: Pool): Promise<{ ran: number; newer?: number
       if (applied > MIGRATIONS.length) return { ran: 0, newer: applied };
       let ran = 0;
       for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
-        await client.query('BEGIN');
-        try {
-          await client.query(MIGRATIONS[version - 1]);
-          await client.query('INSERT INTO forge_migrations (version) VALUES ($1)', [version]);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
+        const deadline = Date.now() + MIGRATION_LOCK_DEADLINE_MS;
+        for (;;) {
+          await client.query('BEGIN');
+          try {
+            await client.query(`SET LOCAL lock_timeout = '${TABLE_LOCK_WAIT}'`);
+            await client.query(MIGRATIONS[version - 1]);
+            await client.query('INSERT INTO forge_migrations (version) VALUES ($1)', [version]);
+            await client.query('COMMIT');
+            break;
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => {});
+            if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
+            if (Date.now() > deadline) {
+              throw new Error(`schema migration ${version} waited ${MIGRATION_LOCK_DEADLINE_MS / 1000} s for a table another session kept locked (a long transaction: pg_dump, a report?); it is tried again at the next start`, { cause: err });
+            }
+            await delay(1000);
+          }
         }
         ran++;
       }

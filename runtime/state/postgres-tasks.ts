@@ -134,6 +134,8 @@ export class PostgresTasks implements TaskRecords {
       kept.seq = seq;
       return;
     }
+    // The writer its turn's lease found, as of this save's start: the turn may let go before the save fails.
+    const since = this.held.get(task.id)?.writer;
     const attempt = this.pool.query(SAVE_TASK, [...values, this.newWriter()]);
     this.track(task.id, attempt);
     try {
@@ -149,7 +151,7 @@ export class PostgresTasks implements TaskRecords {
       }
       this.away = true;
       const keeping = this.kept.get(task.id);
-      if (!keeping) return this.keepUntilBack(task.id, values, seq);
+      if (!keeping) return this.keepUntilBack(task.id, values, seq, since !== undefined ? since : this.held.get(task.id)?.writer);
       // Another save of the task is kept meanwhile: this one is the latest if it began last.
       if (seq > keeping.seq) {
         keeping.values = values;
@@ -211,8 +213,7 @@ export class PostgresTasks implements TaskRecords {
    * Writes a task's latest kept state once the store answers, unless another replica wrote the task
    * meanwhile (its reaper failed the task, or a message to it ran there): that stands.
    */
-  private keepUntilBack(taskId: string, values: TaskRow, seq: number): void {
-    const writer = this.held.get(taskId)?.writer;
+  private keepUntilBack(taskId: string, values: TaskRow, seq: number, writer: string | null | undefined): void {
     const entry: KeptTask = { values, seq, since: writer === undefined ? undefined : { writer }, settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);

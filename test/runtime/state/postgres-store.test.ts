@@ -70,6 +70,35 @@ describe('the Postgres state store', () => {
     await store.ping();
   });
 
+  it("migrates a table in use without holding up other replicas' statements on it behind a long transaction, then opens when that ends", async () => {
+    // A database as a Forge with only the first four migrations left it, with a task in it.
+    const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
+    await asAdmin(url, 'CREATE TABLE forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (let version = 1; version <= 4; version++) await asAdmin(url, `${MIGRATIONS[version - 1]}; INSERT INTO forge_migrations (version) VALUES (${version})`);
+    await asAdmin(url, "INSERT INTO forge_tasks (id, context_id, state, data) VALUES ('t', 'c', 2, '{}')");
+    const reader = new pg.Client({ connectionString: url }); // pg_dump, or a report: it reads forge_tasks in one long transaction
+    await reader.connect();
+    const replica = new pg.Client({ connectionString: url, statement_timeout: 5000 } as pg.ClientConfig); // one not upgraded yet
+    await replica.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM forge_tasks');
+      let open = false;
+      const opening = openPostgresStore({ url, leaseMs: 3000 }).then((store) => ((open = true), opened.push(store), store));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // The migration waits for the reader; the other replica's statements do not wait for the migration.
+      await replica.query("UPDATE forge_tasks SET data = '{\"n\": 1}' WHERE id = 't'");
+      expect((await replica.query("SELECT data FROM forge_tasks WHERE id = 't'")).rows).toEqual([{ data: { n: 1 } }]);
+      expect(open).toBe(false);
+      await reader.query('COMMIT');
+      await (await opening).ping();
+      expect((await asAdmin<{ version: number }>(url, 'SELECT max(version) AS version FROM forge_migrations'))[0].version).toBe(MIGRATIONS.length);
+    } finally {
+      await reader.end();
+      await replica.end();
+    }
+  });
+
   it('hands each due time to exactly one of three instances checking at once', async () => {
     const { stores: [a, b, c] } = await stores(3);
     const entry = { key: 'runtime:beat', signature: 'every-1s', schedule: parseSchedule('@every 1s') };
@@ -516,12 +545,13 @@ describe('the Postgres state store when connections drop', () => {
 
   /**
    * A turn's task state kept while its replica is cut off from the store, and a write of the task by another
-   * replica meanwhile (`writeElsewhere`, given that write's task): the other write stands.
+   * replica meanwhile (`writeElsewhere`, given that write's task): the other write stands. The task is saved
+   * before the turn takes its lease, unless `absentAtHold`.
    */
-  async function keptStateYieldsTo(id: string, writeElsewhere: (url: string, theirs: Task) => Promise<unknown>) {
+  async function keptStateYieldsTo(id: string, writeElsewhere: (url: string, theirs: Task) => Promise<unknown>, absentAtHold = false) {
     const { url, gate, store, warnings } = await storeBehindRelay();
     try {
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
+      if (!absentAtHold) await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
       const lease = await store.tasks.hold(id);
       gate.down();
       await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, id));
@@ -557,6 +587,32 @@ describe('the Postgres state store when connections drop', () => {
     await keptStateYieldsTo('old-code', saveAsOlderForge);
   });
 
+  it('keeps what a replica on older code wrote on a task that did not exist yet when this turn took its lease', async () => {
+    await keptStateYieldsTo('old-code-new-task', saveAsOlderForge, true);
+  });
+
+  it('keeps what another replica wrote while a save was under way that its turn let go of (its last state never saved), kept after', async () => {
+    // The save outlasts the turn's release: 5 s for the last state, then 5 s for saves under way.
+    const { url, gate, store, warnings } = await storeBehindRelay({ queryTimeoutMs: 11_000, connectTimeoutMs: 11_000, leaseMs: 30_000 });
+    const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+    opened.push(elsewhere);
+    const at = (state: TaskState, timestamp: string) => Task.fromJSON({ id: 'let-go', contextId: 'ctx', status: { state: TaskState[state], timestamp } });
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'let-go'));
+      const lease = await store.tasks.hold('let-go');
+      gate.stall();
+      const saving = store.tasks.save(at(TaskState.TASK_STATE_WORKING, '2020-01-01T00:00:00.000Z')); // the SDK waits on it, and saves nothing more
+      await lease.release(TaskState.TASK_STATE_COMPLETED);
+      await elsewhere.tasks.save(at(TaskState.TASK_STATE_INPUT_REQUIRED, '2030-01-01T00:00:00.000Z')); // an approval ran on another replica
+      gate.up();
+      await saving; // its statement timed out: kept
+      await waitUntil(() => (warnings.some((w) => w.includes('task let-go changed otherwise')) ? true : undefined), 15_000, 'the kept state given up');
+      expect((await asAdmin<{ t: string }>(url, "SELECT data->'status'->>'timestamp' AS t FROM forge_tasks WHERE id = 'let-go'"))[0].t).toBe('2030-01-01T00:00:00.000Z');
+    } finally {
+      await gate.close();
+    }
+  }, 60_000);
+
   it('keeps a finished task as it finished when a replica on older code saves another state of it late', async () => {
     const { url, stores: [a] } = await stores(1);
     await a.tasks.save(taskIn(TaskState.TASK_STATE_CANCELED, 'done-before'));
@@ -567,20 +623,36 @@ describe('the Postgres state store when connections drop', () => {
     expect((await asAdmin<{ context_id: string }>(url, "SELECT context_id FROM forge_tasks WHERE id = 'done-before'"))[0].context_id).toBe('later');
   });
 
-  it('saves the kept state of a task last written before tasks had a writer (saved by an older Forge)', async () => {
+  /** A turn's task state kept while its replica is cut off from the store lands, over the task as `writeBefore` left it before the turn took its lease. */
+  async function keptStateLandsOver(id: string, writeBefore: (url: string) => Promise<unknown>) {
     const { url, gate, store } = await storeBehindRelay();
     try {
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'from-before'));
-      await asAdmin(url, "UPDATE forge_tasks SET writer = NULL WHERE id = 'from-before'"); // as the migration left it
-      const lease = await store.tasks.hold('from-before');
+      await writeBefore(url);
+      const lease = await store.tasks.hold(id);
       gate.down();
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'from-before'));
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, id));
       gate.up();
-      await waitUntil(async () => ((await storedState(url, 'from-before')) === TaskState[TaskState.TASK_STATE_INPUT_REQUIRED] ? true : undefined), 10_000, 'the kept state saved');
+      await waitUntil(async () => ((await storedState(url, id)) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 10_000, 'the kept state saved');
       await lease.release();
     } finally {
       await gate.close();
     }
+  }
+
+  it('saves the kept state of a task another replica wrote last before this turn took its lease (an approval asked there, run here)', async () => {
+    await keptStateLandsOver('asked-there', async (url) => {
+      const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+      opened.push(elsewhere);
+      await elsewhere.tasks.save(taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'asked-there'));
+    });
+  });
+
+  it('saves the kept state of a task last written before tasks had a writer (saved by an older Forge)', async () => {
+    // As the migration left a row written before it.
+    await keptStateLandsOver('from-before', async (url) => {
+      await saveAsOlderForge(url, taskIn(TaskState.TASK_STATE_INPUT_REQUIRED, 'from-before'));
+      await asAdmin(url, "UPDATE forge_tasks SET writer = NULL WHERE id = 'from-before'");
+    });
   });
 
   /**
