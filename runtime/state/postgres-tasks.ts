@@ -304,10 +304,10 @@ export class PostgresTasks implements TaskRecords {
     // writer, over which a state kept under this lease may land.
     let leased;
     try {
-      leased = await this.pool.query<{ data: unknown; writer: string | null }>(
+      leased = await this.pool.query<{ data: unknown; writer: string | null; state: number }>(
         `WITH cleared AS (DELETE FROM forge_task_cancels WHERE task_id = $1),
          leased AS (INSERT INTO forge_task_leases (task_id, owner, expires_at) VALUES ($1, $2, ${lease}) ON CONFLICT (task_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at)
-         SELECT data, writer FROM forge_tasks WHERE id = $1`,
+         SELECT data, writer, state FROM forge_tasks WHERE id = $1`,
         [taskId, held.owner],
       );
     } catch (err) {
@@ -322,6 +322,9 @@ export class PostgresTasks implements TaskRecords {
     held.writer = stored ? stored.writer : null;
     if (stored) held.row ??= taskRow(Task.fromJSON(stored.data));
     taken.resolve();
+    // Canceled on another replica before this turn took the lease (the SDK had let the message in): a request
+    // is kept only under a lease, and its notification may have been lost.
+    if (stored?.state === TaskState.TASK_STATE_CANCELED) this.onCancelFound?.(taskId);
     // Each renewal also asks whether the task was cancelled: a cancel reaches this replica within a third of
     // a lease even when its notification did not. A request is kept only while a lease exists; one that came
     // before this turn took its lease left the task saved canceled, which no turn runs on.

@@ -51,7 +51,7 @@ describe('MemoryTasks', () => {
   it('refuses a page token it did not give, saying what to pass', async () => {
     const tasks = new MemoryTasks();
     await tasks.save(task('a', TaskState.TASK_STATE_COMPLETED), context);
-    for (const token of [Buffer.from('3').toString('base64url'), 'not a token', 'eHxh+/8=']) {
+    for (const token of [Buffer.from('3').toString('base64url'), 'not a token', 'eHxh+/8=', Buffer.from('\0|a').toString('base64url')]) {
       await expect(tasks.list(listRequest(token), context)).rejects.toThrow('pageToken is not one this server gave: pass the nextPageToken of the page before');
     }
   });

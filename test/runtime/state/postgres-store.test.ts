@@ -247,14 +247,29 @@ describe('the Postgres state store', () => {
     expect(await kept()).toEqual([]);
   });
 
-  it('finds at the renewal a cancel handled elsewhere before its turn took the lease, whose notification it missed', async () => {
-    const { stores: [runner, other] } = await stores(2, 300);
+  /** A store running turns (told of the cancels it finds), and another replica that saves tasks canceled, as one that got a cancel does. */
+  async function cancelledElsewhere(leaseMs: number) {
+    const { stores: [runner, other] } = await stores(2, leaseMs);
     const found: string[] = [];
     runner.cancels.subscribe((taskId) => found.push(taskId));
-    // The replica that got the cancel saved the task canceled; no lease existed to keep the request under.
-    await other.tasks.save(Task.fromJSON({ id: 'early', contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_CANCELED], timestamp: new Date().toISOString() } }));
+    const cancel = (id: string) => other.tasks.save(Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[TaskState.TASK_STATE_CANCELED], timestamp: new Date().toISOString() } }));
+    return { runner, found, cancel };
+  }
+
+  it('finds a cancel handled elsewhere before its turn took the lease, whose notification it missed, as it takes the lease', async () => {
+    // A lease whose first renewal comes after the test: the hold itself must find it.
+    const { runner, found, cancel } = await cancelledElsewhere(60_000);
+    await cancel('early'); // no lease existed to keep the request under
     const lease = await runner.tasks.hold('early');
-    await waitUntil(() => (found.includes('early') ? true : undefined), 5_000, 'the cancel found at a renewal');
+    await waitUntil(() => (found.includes('early') ? true : undefined), 5_000, 'the cancel found by the hold');
+    await lease.release();
+  });
+
+  it('finds at the renewal a task canceled elsewhere whose request was not kept and whose notification it missed', async () => {
+    const { runner, found, cancel } = await cancelledElsewhere(300);
+    const lease = await runner.tasks.hold('later');
+    await cancel('later');
+    await waitUntil(() => (found.includes('later') ? true : undefined), 5_000, 'the cancel found at a renewal');
     await lease.release();
   });
 
