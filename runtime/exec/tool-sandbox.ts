@@ -201,6 +201,20 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
 }
 
 /**
+ * What a tool process's mounts depend on that can change while the agent runs:
+ * the paths hidden (a credential store made after start, by `aws configure`
+ * in another terminal; a secret file hidden later), the work dir's
+ * repository (a `git init`, a submodule added) and the state shown. A
+ * long-lived tool process started under other mounts is started again
+ * (mounts-at-start.ts). '' without a sandbox.
+ */
+export function toolMountsKey(): string {
+  if (!installed || installed.isolation !== 'bubblewrap') return '';
+  const dirs = [installed.workDir, ...installed.codeDirs];
+  return JSON.stringify([currentHiddenPaths(dirs, installed.credentialStores), repositoryMounts(installed.workDir), dirs.flatMap(revealedState)]);
+}
+
+/**
  * The private /tmp and /run would hide a program that lives under them (an
  * allowlisted binary resolved there, a PATH entry there, NixOS's
  * /run/current-system/sw/bin): those directories stay readable.

@@ -56,6 +56,8 @@ const MODEL_KEY = `sk-model-${Math.random().toString(36).slice(2)}`;
 const HOME_SECRET = `home-secret-${Math.random().toString(36).slice(2)}`;
 /** Credential stores the agent's home holds, each with HOME_SECRET in it. */
 const HOME_STORES = ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history'];
+/** Credential stores made while the agent runs, one for each kind of tool process (after its process started). */
+const LATE_STORES = ['.pgpass', '.pypirc', '.git-credentials', '.vault-token', '.s3cfg', '.boto'];
 
 let bundle: string;
 let workDir: string;
@@ -229,6 +231,17 @@ describe.each(KINDS)('a %s process', (kind) => {
     for (const store of stores) expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
     expect(seen[join(home, '.ssh')]).toEqual({ listing: [] });
     expect(seen[join(home, 'notes.txt')]).toEqual({ content: 'not a secret\n' });
+  });
+
+  it('cannot read a credential store made after its process started (an `aws configure` in another terminal while the agent runs)', async () => {
+    const store = join(home, LATE_STORES[KINDS.indexOf(kind)]);
+    // From here on a worker kind has its warm process.
+    expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    writeFileSync(store, `${HOME_SECRET}\n`, { mode: 0o600 });
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a warm process's mounts are compared once a second at most
+    const seen = await attack(kind, { action: 'read', paths: [store] });
+    expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
+    expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
   });
 
   it('cannot plant what the host\'s git runs in the work dir\'s repository (its config, a hook); the work dir stays writable', async () => {

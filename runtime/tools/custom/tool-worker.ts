@@ -4,13 +4,16 @@
  * call, restarted on the next call after it dies, killed (with its process
  * tree) when a call is aborted or times out. Calls run one at a time, and
  * each is tied to the process that runs it: a process's exit settles only
- * the call it was running, never a later call on its successor.
+ * the call it was running, never a later call on its successor. A process
+ * whose sandbox would now be mounted otherwise (a credential store made
+ * since it started) is started again before its next call.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { parseJsonExact } from '../exact-output.ts';
 import { TailBuffer } from '../../exec/output-buffer.ts';
 import { killProcessTree, spawnInGroup } from '../../exec/process-tree.ts';
+import { MountsAtStart } from '../../exec/mounts-at-start.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
 import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
@@ -62,6 +65,7 @@ export class ToolWorker {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private starts = 0;
+  private readonly mounts = new MountsAtStart();
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -97,6 +101,8 @@ export class ToolWorker {
   private async callNow(args: unknown, signal: AbortSignal | undefined, options: CallOptions): Promise<WorkerOutcome> {
     if (signal?.aborted) return { kind: 'aborted' };
     if (this.closed) return { kind: 'spawn-failed', error: new Error('the tool worker has been shut down') };
+    // Idle (calls run one at a time): stopped at once, and its successor gets the mounts of now.
+    if (this.child && this.mounts.changed()) this.kill();
     let child: ChildProcessWithoutNullStreams;
     try {
       child = this.child ?? (await this.start());
@@ -131,6 +137,7 @@ export class ToolWorker {
   private async start(): Promise<ChildProcessWithoutNullStreams> {
     noteWorkerStart(this.starts++ > 0);
     const launch = await this.launch();
+    this.mounts.starting();
     const child = spawnInGroup(launch.command, launch.args, { ...launch, worker: true });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);

@@ -14,6 +14,7 @@ import { sandboxCommand as hostSandboxCommand } from '../../exec/sandbox.ts';
 import { permissionFlag } from '../../node-lines.ts';
 import { TailBuffer } from '../../exec/output-buffer.ts';
 import { killProcessTree } from '../../exec/process-tree.ts';
+import { MountsAtStart } from '../../exec/mounts-at-start.ts';
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MAX_RESULT_CHARS, SANDBOX_WORKER_SOURCE } from './sandbox-worker.ts';
 
@@ -141,8 +142,9 @@ export class SandboxProcess {
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
-  /** Processes started so far (the first, then one after each kill or crash). */
+  /** Processes started so far (the first, then one after each kill or crash, or a change of the sandbox's mounts). */
   starts = 0;
+  private readonly mounts = new MountsAtStart();
 
   constructor(
     private readonly codeFile: string,
@@ -167,6 +169,9 @@ export class SandboxProcess {
 
   private async run(input: unknown, bridge: BridgeHandler, signal?: AbortSignal): Promise<SandboxOutcome> {
     const started = performance.now();
+    // Idle (calls take turns): stopped at once, and its successor gets the mounts of now.
+    if (this.child && this.mounts.changed()) this.kill();
+    if (!this.child) this.mounts.starting();
     const command = this.child ? undefined : await sandboxCommand(this.codeFile, this.allow, this.limits);
     if (this.closed) return { ok: false, code: 'FORGE_SANDBOX_CRASHED', message: 'the sandbox is closed', durationMs: 0 };
     if (signal?.aborted) return { ok: false, code: 'FORGE_SANDBOX_CANCELLED', message: 'the call was cancelled', durationMs: 0 };

@@ -178,6 +178,35 @@ describe('sandbox process', () => {
     }
   });
 
+  it('starts its process again, under the mounts of now, once a credential store was made since it started (and not before)', async () => {
+    const probe = await probeSandbox();
+    expect(probe.isolation, probe.reason).toBe('bubblewrap');
+    const base = tempDir('forge-late-store-', '/var/tmp');
+    const [workDir, home] = ['work', 'home'].map((name) => join(base, name));
+    mkdirSync(home, { recursive: true });
+    vi.stubEnv('HOME', home);
+    installToolSandbox(probe, { mode: 'auto' }, workDir);
+    const dir = join(workDir, '.forge', 'forged', 'late');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'code.js'), 'function execute() { return "ran"; }');
+    const sandbox = new SandboxProcess(join(dir, 'code.js'), { tools: [], hosts: [] }, { memoryMb: 64, timeoutMs: 10_000 });
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 1100)); // the mounts are compared once a second at most
+    try {
+      expect(await sandbox.call({}, fetchBridge)).toMatchObject({ ok: true, value: 'ran' });
+      await pause();
+      expect(await sandbox.call({}, fetchBridge)).toMatchObject({ ok: true, value: 'ran' });
+      expect(sandbox.starts).toBe(1);
+      writeFileSync(join(home, '.pgpass'), 'db:5432:*:me:hunter2\n'); // made after the process started
+      await pause();
+      expect(await sandbox.call({}, fetchBridge)).toMatchObject({ ok: true, value: 'ran' });
+      expect(sandbox.starts).toBe(2);
+    } finally {
+      await sandbox.close();
+      vi.unstubAllEnvs();
+      uninstallToolSandbox();
+    }
+  });
+
   it('keeps one warm process across calls', async () => {
     const file = join(tempDir(), 'code.js');
     writeFileSync(file, 'let calls = 0; function execute() { return ++calls; }');
