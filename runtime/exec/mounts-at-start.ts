@@ -1,34 +1,82 @@
 /**
  * The sandbox mounts a long-lived tool process (a tool's warm worker, a
- * forged tool's process) was started under, and whether one started now
- * would get others: a credential store made since (`aws configure` in
- * another terminal), a repository `git init`-ed in the work dir. Such a
- * process is stopped and started again before its next call, instead of
- * keeping what it could see when it started.
+ * forged tool's process) was started under, watched while it runs: a
+ * credential store made since (`aws configure` in another terminal) or
+ * replaced (a rename takes the stand-in over the old file away in every
+ * sandbox), a repository `git init`-ed in the work dir. An idle process is
+ * stopped within a second, and a busy one before its next call; the next
+ * call starts one under the mounts of now. What a process does while a
+ * call runs, or in threads of its own, sees the store until then.
  */
-import { toolMountsKey } from './tool-sandbox.ts';
+import { toolMountsKey, type ToolMountsKey } from './tool-sandbox.ts';
 
 /**
- * How often, at most, the mounts are compared: the comparison costs about half a millisecond (a stat of
- * every credential store there could be), more than a warm call.
+ * How often the mounts are looked at: once a second for the whole process, however many processes
+ * there are (a look costs about half a millisecond, a stat of every credential store there could be;
+ * more in a repository with many submodules).
  */
 const CHECK_EVERY_MS = 1000;
 
-export class MountsAtStart {
-  private key = '';
-  private checkedAt = 0;
+/** What a process's sandbox takes from the host that can change: only what is hidden (a forged tool's), or the work dir's repository too. */
+export type MountsScope = 'hidden' | 'all';
 
-  /** Notes the mounts of now; called before a process's own are worked out, so that a store made in between restarts it, never goes unhidden. */
+let latest: { key: ToolMountsKey | undefined; at: number } | undefined;
+const watching = new Set<MountsAtStart>();
+let timer: NodeJS.Timeout | undefined;
+
+function mountsNow(fresh: boolean): ToolMountsKey | undefined {
+  const now = Date.now();
+  if (fresh || !latest || now - latest.at >= CHECK_EVERY_MS) latest = { key: toolMountsKey(), at: now };
+  return latest.key;
+}
+
+function look(): void {
+  mountsNow(false);
+  for (const process of [...watching]) if (process.changed()) process.onChanged();
+}
+
+export class MountsAtStart {
+  private key?: string;
+
+  constructor(
+    private readonly scope: MountsScope,
+    /** Told, once a second while it lasts, that the running process's mounts are not those of now. */
+    readonly onChanged: () => void,
+  ) {}
+
+  /**
+   * Notes the mounts of now for a process about to start, and watches them while it runs. Called before
+   * the process's own mounts are worked out: a store made in between restarts it, never goes unhidden.
+   */
   starting(): void {
-    this.key = toolMountsKey();
-    this.checkedAt = Date.now();
+    const key = mountsNow(true);
+    this.key = key && this.part(key);
+    if (this.key === undefined) return; // no sandbox: nothing mounted, nothing to watch
+    watching.add(this);
+    if (!timer) {
+      timer = setInterval(look, CHECK_EVERY_MS);
+      timer.unref();
+    }
   }
 
-  /** Whether a process started now would be mounted otherwise, looked at once a second at most. */
+  /** The process is gone. */
+  stopped(): void {
+    this.key = undefined;
+    watching.delete(this);
+    if (!watching.size && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  }
+
+  /** Whether a process started now would be mounted otherwise than the running one (as of a second ago at most). */
   changed(): boolean {
-    const now = Date.now();
-    if (now - this.checkedAt < CHECK_EVERY_MS) return false;
-    this.checkedAt = now;
-    return toolMountsKey() !== this.key;
+    if (this.key === undefined) return false;
+    const key = mountsNow(false);
+    return key !== undefined && this.part(key) !== this.key;
+  }
+
+  private part(key: ToolMountsKey): string {
+    return this.scope === 'all' ? `${key.hidden}\n${key.repository}` : key.hidden;
   }
 }

@@ -64,6 +64,12 @@ export interface SandboxPolicy {
   readable?: readonly string[];
   hidden: readonly HiddenPath[];
   reveal?: readonly string[];
+  /**
+   * Like writable and reveal, for what a tool may have deleted by the time bwrap mounts it (the work dir's
+   * repository): skipped then, instead of failing the process's start.
+   */
+  writableIfPresent?: readonly string[];
+  revealIfPresent?: readonly string[];
   /** The directory the command starts in (default: the first writable one). */
   cwd?: string;
   network: boolean;
@@ -84,7 +90,7 @@ export interface SandboxedCommand {
 export const SANDBOX_ENV_FLAG = 'FORGE_SANDBOX_PIDNS';
 
 /** The namespace and mount flags, in the order they must be applied (later mounts cover earlier ones). */
-export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readable' | 'hidden' | 'reveal' | 'cwd' | 'network' | 'oneShot'>): string[] {
+export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readable' | 'hidden' | 'reveal' | 'writableIfPresent' | 'revealIfPresent' | 'cwd' | 'network' | 'oneShot'>): string[] {
   // No capabilities: bwrap run by root otherwise hands the command all of root's, and with
   // CAP_SYS_ADMIN it can unmount what hides a secret or remount / writable (mounts made
   // without a user namespace are not locked). bwrap also sets no_new_privs, so no exec
@@ -102,6 +108,7 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   // Read-only first: a writable dir inside a readable one stays writable.
   for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
   for (const dir of policy.writable) args.push('--bind', dir, dir);
+  for (const dir of policy.writableIfPresent ?? []) args.push('--bind-try', dir, dir);
   const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
   for (const hidden of policy.hidden) {
     // A file inside a hidden dir is gone with it (binding over it would bring its name back).
@@ -110,6 +117,7 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }
   for (const path of policy.reveal ?? []) args.push('--ro-bind', path, path);
+  for (const path of policy.revealIfPresent ?? []) args.push('--ro-bind-try', path, path);
   args.push('--setenv', SANDBOX_ENV_FLAG, '1');
   const cwd = policy.cwd ?? policy.writable[0];
   if (cwd) args.push('--chdir', cwd);

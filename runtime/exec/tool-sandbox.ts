@@ -183,10 +183,12 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     prlimit: installed.probe.prlimit,
     // The repository's .git bound onto itself: a mount point cannot be renamed away (EBUSY), so a tool cannot
     // set a .git of its own making in its place, around the read-only config and hooks below.
-    writable: [installed.workDir, ...repository.writable, ...(tmpDir ? [tmpDir] : [])],
+    writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
+    writableIfPresent: repository.writable,
     readable: [...installed.codeDirs, ...programDirsInPrivateMounts(command, options.env?.PATH), ...resolverInPrivateMounts()],
     hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores),
-    reveal: [...[installed.workDir, ...installed.codeDirs].flatMap(revealedState), ...repository.readOnly],
+    reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
+    revealIfPresent: repository.readOnly,
     cwd: options.cwd,
     network: limits.network,
     oneShot: !options.worker,
@@ -206,12 +208,24 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
  * in another terminal; a secret file hidden later), the work dir's
  * repository (a `git init`, a submodule added) and the state shown. A
  * long-lived tool process started under other mounts is started again
- * (mounts-at-start.ts). '' without a sandbox.
+ * (mounts-at-start.ts). Undefined without a sandbox.
  */
-export function toolMountsKey(): string {
-  if (!installed || installed.isolation !== 'bubblewrap') return '';
+export function toolMountsKey(): ToolMountsKey | undefined {
+  if (!installed || installed.isolation !== 'bubblewrap') return undefined;
   const dirs = [installed.workDir, ...installed.codeDirs];
-  return JSON.stringify([currentHiddenPaths(dirs, installed.credentialStores), repositoryMounts(installed.workDir), dirs.flatMap(revealedState)]);
+  return {
+    // With each one's inode: a store replaced by a rename (git credential, docker login, a shell saving its
+    // history) takes the stand-in mounted over the old file away, in every sandbox that has it.
+    hidden: currentHiddenPaths(dirs, installed.credentialStores, true).map((h) => `${h.kind} ${h.ino} ${h.path}`).join('\n'),
+    repository: JSON.stringify([repositoryMounts(installed.workDir, false), dirs.flatMap(revealedState)]),
+  };
+}
+
+export interface ToolMountsKey {
+  /** What is hidden, and which file each is. */
+  hidden: string;
+  /** The work dir's repository as it is mounted, and the state shown. */
+  repository: string;
 }
 
 /**
@@ -278,8 +292,10 @@ export function hiddenFromToolProcesses(): HiddenPath[] {
  * store that holds the work dir or the tools' code, or that forge.yaml's
  * `sandbox.visible` names, is left.
  */
-function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): HiddenPath[] {
-  const hidden: HiddenPath[] = [];
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): HiddenPath[];
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[], withInodes: true): (HiddenPath & { ino: number })[];
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[], withInodes = false): (HiddenPath & { ino?: number })[] {
+  const hidden: (HiddenPath & { ino?: number })[] = [];
   for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentialStores])) {
     let real: string;
     try {
@@ -292,7 +308,8 @@ function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly 
     if (privateMountPoints().some((root) => holds(root, real)) && !dirs.some((dir) => holds(dir, real))) continue;
     if (dirs.some((dir) => holds(real, dir) || holds(path, dir))) continue;
     try {
-      hidden.push({ path: real, kind: statSync(real).isDirectory() ? 'dir' : 'file' });
+      const stats = statSync(real);
+      hidden.push({ path: real, kind: stats.isDirectory() ? 'dir' : 'file', ...(withInodes ? { ino: stats.ino } : {}) });
     } catch {
       // gone meanwhile
     }
@@ -321,13 +338,13 @@ function expandHome(path: string): string {
  * directory is bound: a link would be followed to whatever it names, the
  * hidden state included.
  */
-function repositoryMounts(workDir: string): { writable: string[]; readOnly: string[] } {
+function repositoryMounts(workDir: string, prepare = true): { writable: string[]; readOnly: string[] } {
   const gitDir = join(workDir, '.git');
   const git = entryOf(gitDir);
   if (git?.isFile()) return { writable: [], readOnly: [gitDir] };
   if (!git?.isDirectory()) return { writable: [], readOnly: [] };
   const hooks = join(gitDir, 'hooks');
-  if (!entryOf(hooks)) {
+  if (prepare && !entryOf(hooks)) {
     try {
       mkdirSync(hooks);
       // Made by the server for the repository's owner, not for whoever the server runs as.

@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -244,6 +244,17 @@ describe.each(KINDS)('a %s process', (kind) => {
     expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
   });
 
+  it('cannot read a credential store replaced after its process started (git credential, docker login and shells write by rename)', async () => {
+    const store = join(home, '.netrc');
+    expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    // The rename takes the stand-in mounted over the old file away, in every sandbox that has one.
+    writeFileSync(`${store}.new`, `${HOME_SECRET} replaced\n`, { mode: 0o600 });
+    renameSync(`${store}.new`, store);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const seen = await attack(kind, { action: 'read', paths: [store] });
+    expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
+  });
+
   it('cannot plant what the host\'s git runs in the work dir\'s repository (its config, a hook); the work dir stays writable', async () => {
     const config = join(workDir, '.git', 'config');
     const hook = join(workDir, '.git', 'hooks', `post-checkout-${kind}`);
@@ -293,6 +304,21 @@ describe.each([
     const stray = `stray-after-quiet-${worker}-${Date.now()}`;
     expect(await attack(worker, { action: 'stray', marker: stray })).toEqual({ started: true });
     expect(processesWithMarker(stray)).toEqual([]);
+  });
+});
+
+describe('a warm worker whose sandbox would now hide more', () => {
+  it('is stopped within a few seconds while idle, with no call to come (what it runs in threads of its own could read the store)', async () => {
+    const file = join(bundle, 'tools', 'py_worker.py');
+    expect(await attack('py_worker', { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    expect(processesWithMarker(file).length).toBeGreaterThan(0);
+    writeFileSync(join(home, '.my.cnf'), `[client]\npassword=${HOME_SECRET}\n`, { mode: 0o600 });
+    const deadline = Date.now() + 5000;
+    while (processesWithMarker(file).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(processesWithMarker(file)).toEqual([]);
+    // The next call starts one under the mounts of now.
+    const seen = await attack('py_worker', { action: 'read', paths: [join(home, '.my.cnf')] });
+    expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
   });
 });
 

@@ -65,7 +65,10 @@ export class ToolWorker {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private starts = 0;
-  private readonly mounts = new MountsAtStart();
+  /** An idle process whose sandbox would now be mounted otherwise is stopped; the next call starts another. */
+  private readonly mounts = new MountsAtStart('all', () => {
+    if (this.child && !this.pending) this.kill();
+  });
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
@@ -89,6 +92,7 @@ export class ToolWorker {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.mounts.stopped();
     const child = this.child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -138,11 +142,17 @@ export class ToolWorker {
     noteWorkerStart(this.starts++ > 0);
     const launch = await this.launch();
     this.mounts.starting();
-    const child = spawnInGroup(launch.command, launch.args, { ...launch, worker: true });
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', reject);
-    });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawnInGroup(launch.command, launch.args, { ...launch, worker: true });
+      await new Promise<void>((resolve, reject) => {
+        child.once('spawn', resolve);
+        child.once('error', reject);
+      });
+    } catch (err) {
+      this.mounts.stopped();
+      throw err;
+    }
     child.on('error', () => {}); // reported through 'close'
     this.child = child;
     this.partial = '';
@@ -160,7 +170,10 @@ export class ToolWorker {
     }
     child.stdin.on('error', () => {}); // a dead worker is reported through 'close'
     child.on('close', (exitCode, signal) => {
-      if (this.child === child) this.child = undefined;
+      if (this.child === child) {
+        this.child = undefined;
+        this.mounts.stopped();
+      }
       if (this.pending?.child === child) this.pending.resolve({ kind: 'crashed', exitCode, signal, stderr: stderr.tail() });
     });
     this.setActive(false);
@@ -224,7 +237,10 @@ export class ToolWorker {
 
   private kill(child = this.child) {
     if (!child) return;
-    if (this.child === child) this.child = undefined;
+    if (this.child === child) {
+      this.child = undefined;
+      this.mounts.stopped();
+    }
     killProcessTree(child);
   }
 

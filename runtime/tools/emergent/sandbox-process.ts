@@ -144,7 +144,10 @@ export class SandboxProcess {
   private closed = false;
   /** Processes started so far (the first, then one after each kill or crash, or a change of the sandbox's mounts). */
   starts = 0;
-  private readonly mounts = new MountsAtStart();
+  /** An idle process whose sandbox would now hide otherwise is stopped; the next call starts another. */
+  private readonly mounts = new MountsAtStart('hidden', () => {
+    if (this.child && !this.current) this.kill();
+  });
 
   constructor(
     private readonly codeFile: string,
@@ -173,8 +176,10 @@ export class SandboxProcess {
     if (this.child && this.mounts.changed()) this.kill();
     if (!this.child) this.mounts.starting();
     const command = this.child ? undefined : await sandboxCommand(this.codeFile, this.allow, this.limits);
-    if (this.closed) return { ok: false, code: 'FORGE_SANDBOX_CRASHED', message: 'the sandbox is closed', durationMs: 0 };
-    if (signal?.aborted) return { ok: false, code: 'FORGE_SANDBOX_CANCELLED', message: 'the call was cancelled', durationMs: 0 };
+    if (this.closed || signal?.aborted) {
+      if (!this.child) this.mounts.stopped(); // no process was started
+      return this.closed ? { ok: false, code: 'FORGE_SANDBOX_CRASHED', message: 'the sandbox is closed', durationMs: 0 } : { ok: false, code: 'FORGE_SANDBOX_CANCELLED', message: 'the call was cancelled', durationMs: 0 };
+    }
     // Calls take turns, so no process was started or lost while the command was being made.
     const child = this.child ?? this.startProcess(command!);
     return new Promise<SandboxOutcome>((resolve) => {
@@ -210,6 +215,7 @@ export class SandboxProcess {
   private kill(): void {
     const child = this.child;
     this.child = undefined;
+    this.mounts.stopped();
     this.partial = '';
     if (child) killProcessTree(child);
   }
@@ -240,6 +246,7 @@ export class SandboxProcess {
     child.on('close', (exitCode, signal) => {
       if (this.child !== child) return;
       this.child = undefined;
+      this.mounts.stopped();
       const stderr = this.stderr.toString();
       const current = this.current;
       if (!current) return;

@@ -112,6 +112,21 @@ describe('the work dir\'s repository', () => {
   });
 });
 
+describe('the work dir\'s repository, deleted by a tool', () => {
+  it('does not keep a process from starting when it is gone between the policy and bwrap (another tool deleted it)', async () => {
+    const workDir = tempDir();
+    execFileSync('git', ['init', '--quiet', workDir]);
+    installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
+    try {
+      const { command, args } = toolProcessCommand('sh', ['-c', 'echo started'], { cwd: workDir });
+      rmSync(join(workDir, '.git'), { recursive: true, force: true });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('started');
+    } finally {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
+
 describe('sandbox.visible in forge.yaml', () => {
   it('leaves the credential stores it names readable, and only those', async () => {
     const home = tempDir('forge-home-', '/var/tmp');

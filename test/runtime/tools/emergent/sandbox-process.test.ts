@@ -178,7 +178,7 @@ describe('sandbox process', () => {
     }
   });
 
-  it('starts its process again, under the mounts of now, once a credential store was made since it started (and not before)', async () => {
+  it('stops its idle process once a credential store was made since it started (and not before), and starts one under the mounts of now', async () => {
     const probe = await probeSandbox();
     expect(probe.isolation, probe.reason).toBe('bubblewrap');
     const base = tempDir('forge-late-store-', '/var/tmp');
@@ -196,8 +196,9 @@ describe('sandbox process', () => {
       await pause();
       expect(await sandbox.call({}, fetchBridge)).toMatchObject({ ok: true, value: 'ran' });
       expect(sandbox.starts).toBe(1);
+      expect(processesRunning(join(dir, 'code.js')).length).toBeGreaterThan(0);
       writeFileSync(join(home, '.pgpass'), 'db:5432:*:me:hunter2\n'); // made after the process started
-      await pause();
+      expect(await goneWithin(join(dir, 'code.js'), 5000)).toEqual([]); // no call needed
       expect(await sandbox.call({}, fetchBridge)).toMatchObject({ ok: true, value: 'ran' });
       expect(sandbox.starts).toBe(2);
     } finally {
