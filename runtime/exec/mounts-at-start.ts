@@ -26,7 +26,7 @@ let timer: NodeJS.Timeout | undefined;
 
 function mountsNow(fresh: boolean): ToolMountsKey | undefined {
   const now = Date.now();
-  if (fresh || !latest || now - latest.at >= CHECK_EVERY_MS) latest = { key: toolMountsKey(), at: now };
+  if (fresh || !latest || now - latest.at >= CHECK_EVERY_MS) latest = { key: toolMountsKey(fresh), at: now };
   return latest.key;
 }
 

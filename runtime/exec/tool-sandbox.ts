@@ -208,17 +208,32 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
  * in another terminal; a secret file hidden later), the work dir's
  * repository (a `git init`, a submodule added) and the state shown. A
  * long-lived tool process started under other mounts is started again
- * (mounts-at-start.ts). Undefined without a sandbox.
+ * (mounts-at-start.ts). Undefined without a sandbox. `forStart`: for a
+ * process about to start, whose start makes a missing hooks dir.
+ *
+ * Each mounted file is named with its identity too: a file replaced by a
+ * rename (git's credential store, `docker login`, a shell saving history;
+ * git's own config, written through config.lock) takes away what was
+ * mounted over the old one, in every sandbox that has it.
  */
-export function toolMountsKey(): ToolMountsKey | undefined {
+export function toolMountsKey(forStart = false): ToolMountsKey | undefined {
   if (!installed || installed.isolation !== 'bubblewrap') return undefined;
   const dirs = [installed.workDir, ...installed.codeDirs];
+  const repository = repositoryMounts(installed.workDir, forStart);
+  const named = (paths: readonly string[]) => paths.map((path) => `${path} ${fileIdentity(path)}`);
   return {
-    // With each one's inode: a store replaced by a rename (git credential, docker login, a shell saving its
-    // history) takes the stand-in mounted over the old file away, in every sandbox that has it.
-    hidden: currentHiddenPaths(dirs, installed.credentialStores, true).map((h) => `${h.kind} ${h.ino} ${h.path}`).join('\n'),
-    repository: JSON.stringify([repositoryMounts(installed.workDir, false), dirs.flatMap(revealedState)]),
+    hidden: currentHiddenPaths(dirs, installed.credentialStores).map((h) => `${h.kind} ${h.path} ${fileIdentity(h.path)}`).join('\n'),
+    repository: JSON.stringify([named(repository.writable), named(repository.readOnly), dirs.flatMap(revealedState)]),
   };
+}
+
+/**
+ * Which file a path names: its inode and birth time (a file system reuses a freed inode number, so a file
+ * replaced twice may get its first number back; its birth time differs, where the file system keeps one).
+ */
+function fileIdentity(path: string): string {
+  const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return stats ? `${stats.ino}:${stats.birthtimeNs}` : 'none';
 }
 
 export interface ToolMountsKey {
@@ -292,10 +307,8 @@ export function hiddenFromToolProcesses(): HiddenPath[] {
  * store that holds the work dir or the tools' code, or that forge.yaml's
  * `sandbox.visible` names, is left.
  */
-function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): HiddenPath[];
-function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[], withInodes: true): (HiddenPath & { ino: number })[];
-function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[], withInodes = false): (HiddenPath & { ino?: number })[] {
-  const hidden: (HiddenPath & { ino?: number })[] = [];
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): HiddenPath[] {
+  const hidden: HiddenPath[] = [];
   for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentialStores])) {
     let real: string;
     try {
@@ -308,8 +321,7 @@ function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly 
     if (privateMountPoints().some((root) => holds(root, real)) && !dirs.some((dir) => holds(dir, real))) continue;
     if (dirs.some((dir) => holds(real, dir) || holds(path, dir))) continue;
     try {
-      const stats = statSync(real);
-      hidden.push({ path: real, kind: stats.isDirectory() ? 'dir' : 'file', ...(withInodes ? { ino: stats.ino } : {}) });
+      hidden.push({ path: real, kind: statSync(real).isDirectory() ? 'dir' : 'file' });
     } catch {
       // gone meanwhile
     }

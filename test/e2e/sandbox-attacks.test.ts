@@ -247,9 +247,12 @@ describe.each(KINDS)('a %s process', (kind) => {
   it('cannot read a credential store replaced after its process started (git credential, docker login and shells write by rename)', async () => {
     const store = join(home, '.netrc');
     expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
-    // The rename takes the stand-in mounted over the old file away, in every sandbox that has one.
-    writeFileSync(`${store}.new`, `${HOME_SECRET} replaced\n`, { mode: 0o600 });
-    renameSync(`${store}.new`, store);
+    // The rename takes the stand-in mounted over the old file away, in every sandbox that has one. Twice: a
+    // file system may give the second file the first one's freed inode number.
+    for (const round of [1, 2]) {
+      writeFileSync(`${store}.new`, `${HOME_SECRET} replaced ${round}\n`, { mode: 0o600 });
+      renameSync(`${store}.new`, store);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const seen = await attack(kind, { action: 'read', paths: [store] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
@@ -266,6 +269,17 @@ describe.each(KINDS)('a %s process', (kind) => {
     expect(seen[control]).toBe('written');
     expect(readFileSync(config, 'utf8')).toBe(configBefore);
     expect(existsSync(hook)).toBe(false);
+  });
+
+  it('cannot write the repository\'s config after the host\'s own git rewrote it (git writes it through config.lock and a rename)', async () => {
+    const config = join(workDir, '.git', 'config');
+    expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    execFileSync('git', ['-C', workDir, 'config', '--local', 'forge.rewrittenFor', kind]);
+    const configBefore = readFileSync(config, 'utf8');
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a warm process's mounts are compared once a second
+    const seen = await attack(kind, { action: 'write', paths: [config] });
+    expect(seen[config]).toMatch(/^(Read-only file system|EROFS)$/);
+    expect(readFileSync(config, 'utf8')).toBe(configBefore);
   });
 
   it('cannot reach the host daemons\' Unix sockets under /run (docker.sock, the D-Bus buses), with or without network', async () => {

@@ -153,6 +153,12 @@ export class ToolWorker {
       this.mounts.stopped();
       throw err;
     }
+    if (this.closed) {
+      // Shut down while it was starting: nothing may run on it, and nothing watches it.
+      this.mounts.stopped();
+      killProcessTree(child);
+      throw new Error('the tool worker has been shut down');
+    }
     child.on('error', () => {}); // reported through 'close'
     this.child = child;
     this.partial = '';
