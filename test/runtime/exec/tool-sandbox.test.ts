@@ -90,11 +90,20 @@ describe('the credential stores of the agent\'s home', () => {
 });
 
 describe('the work dir\'s repository', () => {
-  it('still takes commits from a tool (objects, refs, index); its config and hooks are read-only', async () => {
+  /** Runs `check` with the sandbox installed for a fresh repository as the work dir. */
+  async function inRepository(check: (workDir: string) => void): Promise<void> {
     const workDir = tempDir();
     execFileSync('git', ['init', '--quiet', workDir]);
     installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
     try {
+      check(workDir);
+    } finally {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  }
+
+  it('still takes commits from a tool (objects, refs, index); its config and hooks are read-only', async () => {
+    await inRepository((workDir) => {
       const script = [
         'echo hi > a.txt',
         'git -c user.name=t -c user.email=t@example.com add a.txt',
@@ -106,24 +115,15 @@ describe('the work dir\'s repository', () => {
       const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: workDir });
       expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('first\nconfig refused\nhook refused');
       expect(execFileSync('git', ['-C', workDir, 'log', '--format=%s'], { encoding: 'utf8' }).trim()).toBe('first');
-    } finally {
-      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
-    }
+    });
   });
-});
 
-describe('the work dir\'s repository, deleted by a tool', () => {
   it('does not keep a process from starting when it is gone between the policy and bwrap (another tool deleted it)', async () => {
-    const workDir = tempDir();
-    execFileSync('git', ['init', '--quiet', workDir]);
-    installToolSandbox(await probeSandbox(), { mode: 'auto' }, workDir);
-    try {
+    await inRepository((workDir) => {
       const { command, args } = toolProcessCommand('sh', ['-c', 'echo started'], { cwd: workDir });
       rmSync(join(workDir, '.git'), { recursive: true, force: true });
       expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('started');
-    } finally {
-      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
-    }
+    });
   });
 });
 
