@@ -58,6 +58,10 @@ const HOME_SECRET = `home-secret-${Math.random().toString(36).slice(2)}`;
 const HOME_STORES = ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/config.json', '.config/gh/hosts.yml', '.bash_history'];
 /** Credential stores made while the agent runs, one for each kind of tool process (after its process started). */
 const LATE_STORES = ['.pgpass', '.pypirc', '.git-credentials', '.vault-token', '.s3cfg', '.boto'];
+/** The kinds of tool process that serve many calls; the others start a process per call, with the mounts of now. */
+const WARM_KINDS: readonly string[] = ['py_worker', 'node_worker'];
+/** Lets a warm process's mounts be compared with now's (once a second). */
+const mountsLooked = (kind: string) => (WARM_KINDS.includes(kind) ? new Promise((resolve) => setTimeout(resolve, 1100)) : undefined);
 
 let bundle: string;
 let workDir: string;
@@ -238,7 +242,7 @@ describe.each(KINDS)('a %s process', (kind) => {
     // From here on a worker kind has its warm process.
     expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
     writeFileSync(store, `${HOME_SECRET}\n`, { mode: 0o600 });
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // a warm process's mounts are compared once a second at most
+    await mountsLooked(kind);
     const seen = await attack(kind, { action: 'read', paths: [store] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
     expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
@@ -253,7 +257,7 @@ describe.each(KINDS)('a %s process', (kind) => {
       writeFileSync(`${store}.new`, `${HOME_SECRET} replaced ${round}\n`, { mode: 0o600 });
       renameSync(`${store}.new`, store);
     }
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await mountsLooked(kind);
     const seen = await attack(kind, { action: 'read', paths: [store] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
   });
@@ -276,7 +280,7 @@ describe.each(KINDS)('a %s process', (kind) => {
     expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
     execFileSync('git', ['-C', workDir, 'config', '--local', 'forge.rewrittenFor', kind]);
     const configBefore = readFileSync(config, 'utf8');
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // a warm process's mounts are compared once a second
+    await mountsLooked(kind);
     const seen = await attack(kind, { action: 'write', paths: [config] });
     expect(seen[config]).toMatch(/^(Read-only file system|EROFS)$/);
     expect(readFileSync(config, 'utf8')).toBe(configBefore);
