@@ -334,9 +334,11 @@ describe('a warm worker whose sandbox would now hide more', () => {
     const deadline = Date.now() + 5000;
     while (processesWithMarker(file).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(processesWithMarker(file)).toEqual([]);
-    // The next call starts one under the mounts of now.
+    // The next call starts one under the mounts of now, and the restart is counted as the mounts' doing.
     const seen = await attack('py_worker', { action: 'read', paths: [join(home, '.my.cnf')] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
+    const metrics = await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(Number(/^forge_worker_restarts_total\{reason="mounts"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
 });
 

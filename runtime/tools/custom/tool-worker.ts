@@ -16,7 +16,7 @@ import { killProcessTree, spawnInGroup } from '../../exec/process-tree.ts';
 import { MountsAtStart } from '../../exec/mounts-at-start.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
-import { noteWorkerStart } from '../../telemetry/instrument-worker.ts';
+import { noteWorkerStart, type WorkerRestartReason } from '../../telemetry/instrument-worker.ts';
 import { PROTOCOL_FD, type WorkerFailure, type WorkerRequest, type WorkerResponse, type WorkerToolCall, type WorkerToolReply } from './worker-protocol.ts';
 import type { Readable } from 'node:stream';
 
@@ -66,8 +66,10 @@ export class ToolWorker {
   private closed = false;
   private starts = 0;
   /** An idle process whose sandbox would now be mounted otherwise is stopped; the next call starts another. */
+  /** Why the process before the next one stopped, for the restart count. */
+  private stoppedFor: WorkerRestartReason = 'exited';
   private readonly mounts = new MountsAtStart('all', () => {
-    if (this.child && !this.pending) this.kill();
+    if (this.child && !this.pending) this.kill(this.child, 'mounts');
   });
 
   constructor(
@@ -106,7 +108,7 @@ export class ToolWorker {
     if (signal?.aborted) return { kind: 'aborted' };
     if (this.closed) return { kind: 'spawn-failed', error: new Error('the tool worker has been shut down') };
     // Idle (calls run one at a time): stopped at once, and its successor gets the mounts of now.
-    if (this.child && this.mounts.changed()) this.kill();
+    if (this.child && this.mounts.changed()) this.kill(this.child, 'mounts');
     let child: ChildProcessWithoutNullStreams;
     try {
       child = this.child ?? (await this.start());
@@ -139,7 +141,8 @@ export class ToolWorker {
   }
 
   private async start(): Promise<ChildProcessWithoutNullStreams> {
-    noteWorkerStart(this.starts++ > 0);
+    noteWorkerStart(this.starts++ > 0 ? this.stoppedFor : undefined);
+    this.stoppedFor = 'exited';
     const launch = await this.launch();
     this.mounts.starting();
     let child: ChildProcessWithoutNullStreams;
@@ -241,10 +244,11 @@ export class ToolWorker {
     child.stdin.write(JSON.stringify(reply) + '\n');
   }
 
-  private kill(child = this.child) {
+  private kill(child = this.child, reason: WorkerRestartReason = 'exited') {
     if (!child) return;
     if (this.child === child) {
       this.child = undefined;
+      this.stoppedFor = reason;
       this.mounts.stopped();
     }
     killProcessTree(child);
