@@ -18,20 +18,21 @@ import { toolMountsKey, type ToolMountsKey } from './tool-sandbox.ts';
 const CHECK_EVERY_MS = 1000;
 
 /** What a process's sandbox takes from the host that can change: only what is hidden (a forged tool's), or the work dir's repository too. */
-export type MountsScope = 'hidden' | 'all';
+type MountsScope = keyof ToolMountsKey;
 
 let latest: { key: ToolMountsKey | undefined; at: number } | undefined;
 const watching = new Set<MountsAtStart>();
 let timer: NodeJS.Timeout | undefined;
 
+/** The mounts of now: looked at again when `fresh`, or when the last look is a second old (a clock that cannot step back). */
 function mountsNow(fresh: boolean): ToolMountsKey | undefined {
-  const now = Date.now();
+  const now = performance.now();
   if (fresh || !latest || now - latest.at >= CHECK_EVERY_MS) latest = { key: toolMountsKey(fresh), at: now };
   return latest.key;
 }
 
 function look(): void {
-  mountsNow(false);
+  mountsNow(true);
   for (const process of [...watching]) if (process.changed()) process.onChanged();
 }
 
@@ -49,8 +50,7 @@ export class MountsAtStart {
    * the process's own mounts are worked out: a store made in between restarts it, never goes unhidden.
    */
   starting(): void {
-    const key = mountsNow(true);
-    this.key = key && this.part(key);
+    this.key = mountsNow(true)?.[this.scope];
     if (this.key === undefined) return; // no sandbox: nothing mounted, nothing to watch
     watching.add(this);
     if (!timer) {
@@ -73,10 +73,6 @@ export class MountsAtStart {
   changed(): boolean {
     if (this.key === undefined) return false;
     const key = mountsNow(false);
-    return key !== undefined && this.part(key) !== this.key;
-  }
-
-  private part(key: ToolMountsKey): string {
-    return this.scope === 'all' ? `${key.hidden}\n${key.repository}` : key.hidden;
+    return key !== undefined && key[this.scope] !== this.key;
   }
 }

@@ -15,6 +15,7 @@ import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSyn
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { privateMountPoints, sandboxCommand, type HiddenPath, type IsolationLevel, type SandboxedCommand, type SandboxPolicy } from './sandbox.ts';
+import { identityOf, type FileIdentity } from './file-identity.ts';
 import { gitDirStep, gitDirWalkRoots } from './git-dirs.ts';
 import { homeCredentialPaths } from './home-credentials.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './process-cap.ts';
@@ -221,26 +222,21 @@ export function toolMountsKey(forStart = false): ToolMountsKey | undefined {
   const dirs = [installed.workDir, ...installed.codeDirs];
   const repository = repositoryMounts(installed.workDir, forStart);
   const named = (paths: readonly string[]) => paths.map((path) => `${path} ${fileIdentity(path)}`);
-  return {
-    hidden: currentHiddenPaths(dirs, installed.credentialStores).map((h) => `${h.kind} ${h.path} ${fileIdentity(h.path)}`).join('\n'),
-    repository: JSON.stringify([named(repository.writable), named(repository.readOnly), dirs.flatMap(revealedState)]),
-  };
+  const hidden = currentHiddenPaths(dirs, installed.credentialStores).map((h) => `${h.kind} ${h.path} ${JSON.stringify(h.identity)}`).join('\n');
+  return { hidden, all: `${hidden}\n${JSON.stringify([named(repository.writable), named(repository.readOnly), dirs.flatMap(revealedState)])}` };
 }
 
-/**
- * Which file a path names: its inode and birth time (a file system reuses a freed inode number, so a file
- * replaced twice may get its first number back; its birth time differs, where the file system keeps one).
- */
+/** Which file a path names now (file-identity.ts), as text. */
 function fileIdentity(path: string): string {
-  const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return stats ? `${stats.ino}:${stats.birthtimeNs}` : 'none';
+  const info = statSync(path, { throwIfNoEntry: false });
+  return info ? JSON.stringify(identityOf(info)) : 'none';
 }
 
 export interface ToolMountsKey {
   /** What is hidden, and which file each is. */
   hidden: string;
-  /** The work dir's repository as it is mounted, and the state shown. */
-  repository: string;
+  /** That, the work dir's repository as it is mounted, and the state shown. */
+  all: string;
 }
 
 /**
@@ -307,8 +303,8 @@ export function hiddenFromToolProcesses(): HiddenPath[] {
  * store that holds the work dir or the tools' code, or that forge.yaml's
  * `sandbox.visible` names, is left.
  */
-function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): HiddenPath[] {
-  const hidden: HiddenPath[] = [];
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): (HiddenPath & { identity: FileIdentity })[] {
+  const hidden: (HiddenPath & { identity: FileIdentity })[] = [];
   for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentialStores])) {
     let real: string;
     try {
@@ -321,7 +317,8 @@ function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly 
     if (privateMountPoints().some((root) => holds(root, real)) && !dirs.some((dir) => holds(dir, real))) continue;
     if (dirs.some((dir) => holds(real, dir) || holds(path, dir))) continue;
     try {
-      hidden.push({ path: real, kind: statSync(real).isDirectory() ? 'dir' : 'file' });
+      const info = statSync(real);
+      hidden.push({ path: real, kind: info.isDirectory() ? 'dir' : 'file', identity: identityOf(info) });
     } catch {
       // gone meanwhile
     }

@@ -26,6 +26,7 @@
 import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readlink, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
+import { identityOf, sameFile, type FileIdentity } from '../exec/file-identity.ts';
 import { isWithin, PathRefusedError, type PathGuard } from './path-guard.ts';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -213,20 +214,7 @@ export interface WriteOutcome {
   identity: FileIdentity;
 }
 
-/** Device and inode, with the birth time: a file deleted and another created at once can get the freed inode. */
-export interface FileIdentity {
-  dev: number;
-  ino: number;
-  birthtimeMs: number;
-}
-
-export function identityOf(info: Pick<Stats, 'dev' | 'ino' | 'birthtimeMs'>): FileIdentity {
-  return { dev: info.dev, ino: info.ino, birthtimeMs: info.birthtimeMs };
-}
-
-export function sameFile(info: Pick<Stats, 'dev' | 'ino' | 'birthtimeMs'>, identity: FileIdentity): boolean {
-  return info.dev === identity.dev && info.ino === identity.ino && info.birthtimeMs === identity.birthtimeMs;
-}
+export { identityOf, sameFile, type FileIdentity } from '../exec/file-identity.ts';
 
 /**
  * Writes a whole regular file: its directory is opened verified (parents

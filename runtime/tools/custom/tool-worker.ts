@@ -65,9 +65,9 @@ export class ToolWorker {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private starts = 0;
-  /** An idle process whose sandbox would now be mounted otherwise is stopped; the next call starts another. */
   /** Why the process before the next one stopped, for the restart count. */
   private stoppedFor: WorkerRestartReason = 'exited';
+  /** An idle process whose sandbox would now be mounted otherwise is stopped; the next call starts another. */
   private readonly mounts = new MountsAtStart('all', () => {
     if (this.child && !this.pending) this.kill(this.child, 'mounts');
   });

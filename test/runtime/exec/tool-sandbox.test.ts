@@ -111,9 +111,12 @@ describe('the work dir\'s repository', () => {
         'git log --format=%s',
         'git config user.name someone 2>/dev/null || echo config refused',
         'echo "#!/bin/sh" > .git/hooks/pre-commit 2>/dev/null || echo hook refused',
+        // Moved aside, the next process would start without them bound read-only (their binds are --*-bind-try).
+        'mv .git/config .git/config.aside 2>/dev/null || echo config move refused',
+        'mv .git/hooks .git/hooks.aside 2>/dev/null || echo hooks move refused',
       ].join(' && ');
       const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: workDir });
-      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('first\nconfig refused\nhook refused');
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim()).toBe('first\nconfig refused\nhook refused\nconfig move refused\nhooks move refused');
       expect(execFileSync('git', ['-C', workDir, 'log', '--format=%s'], { encoding: 'utf8' }).trim()).toBe('first');
     });
   });
