@@ -114,7 +114,7 @@ export const MIGRATIONS: readonly string[] = [
   // value: one that names none (a replica on older code, which does not know the column) gets one no
   // replica's check accepts, from the default or the trigger. Rows from before stay NULL until written.
   // The trigger also keeps a finished task as it first finished (A2A's TaskState: completed 3, failed 4,
-  // canceled 5, rejected 7), as every save of this Forge asks, for replicas on older code too.
+  // canceled 5, rejected 7), for every writer: this Forge's saves rely on it, and replicas on older code get it too.
   `ALTER TABLE forge_tasks ADD COLUMN writer text;
    CREATE SEQUENCE forge_tasks_unnamed_writer;
    ALTER TABLE forge_tasks ALTER COLUMN writer SET DEFAULT 'unnamed/' || nextval('forge_tasks_unnamed_writer');

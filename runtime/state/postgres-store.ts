@@ -102,10 +102,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await pool.query('SELECT 1');
     },
     async close() {
-      await tasks.close();
-      // A silent store answers neither LISTEN connection's end nor the statements still under way (they
-      // end at their timeout): closing waits a moment for them, then leaves them, so a stop stops.
-      await Promise.race([Promise.all([notifications.close(), pool.end()]), delay(2000)]);
+      // A silent store answers neither the last tries of kept states, nor the LISTEN connection's end, nor
+      // the statements still under way (they end at their timeout): closing waits 2 s in all, then leaves
+      // them, so a stop stops.
+      const until = delay(2000);
+      await tasks.close(until);
+      await Promise.race([Promise.all([notifications.close(), pool.end()]), until]);
     },
   };
 }

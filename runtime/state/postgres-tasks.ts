@@ -24,21 +24,17 @@ import type { Logger } from '../tools/model.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
 /**
- * A finished task's state stays as the fleet first saw it finish: a save lands only on an unfinished
- * task, or on one that finished the same way. A replica cut off from the store may save late (another
- * replica's reaper failed the task meanwhile, or a cancel handled elsewhere saved it canceled); the
- * A2A SDK applies the same rule to the events it is given.
+ * A task's save. A finished task's state stays as the fleet first saw it finish, whoever saves it late (a
+ * replica cut off meanwhile, one on older code): the table's trigger skips the update (postgres-migrations.ts),
+ * and the save counts no row. The A2A SDK applies the same rule to the events it is given.
  */
-const FINISHED_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
-const UPSERT_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, writer, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
+const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, writer, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
   ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, writer = EXCLUDED.writer, updated_at = now()`;
-const UNFINISHED_OR_SAME = `(forge_tasks.state NOT IN (${FINISHED_STATES.join(', ')}) OR forge_tasks.state = EXCLUDED.state)`;
-const SAVE_TASK = `${UPSERT_TASK} WHERE ${UNFINISHED_OR_SAME}`;
 /**
  * A kept state's write: only if no one but this process wrote the task since its turn took the lease,
  * that is, its last writer is this process ($7, the prefix of its writes) or the one before the turn ($8).
  */
-const SAVE_TASK_OVER = `${UPSERT_TASK} WHERE ${UNFINISHED_OR_SAME} AND (left(forge_tasks.writer, length($7::text)) = $7::text OR forge_tasks.writer IS NOT DISTINCT FROM $8::text)`;
+const SAVE_TASK_OVER = `${SAVE_TASK} WHERE left(forge_tasks.writer, length($7::text)) = $7::text OR forge_tasks.writer IS NOT DISTINCT FROM $8::text`;
 /** How long a turn's release waits for the SDK to save the turn's last state, so that the lease covers it. */
 const LAST_SAVE_WAIT_MS = 5000;
 
@@ -66,8 +62,10 @@ interface HeldTask {
   turns: number;
   /** Settles when the lease is taken (a turn joining waits for it), or rejects when it could not be. */
   taken: Promise<void>;
-  /** The task as this process last saved or kept it, or as the lease found it (loads while the store is away). */
+  /** The task as this process last saved or kept it (loads while the store is away). */
   row?: TaskRow;
+  /** The task as the lease found it, as the store sent it: read only if no save came since and the store is away. */
+  found?: unknown;
   /** The task's writer when the lease was taken (null: none; unset until it is), which a state kept under this lease may land over. */
   writer?: string | null;
   /** Told of each state saved or kept for the task. */
@@ -195,8 +193,9 @@ export class PostgresTasks implements TaskRecords {
       ({ rows } = await select());
     } catch (err) {
       if (!isStoreAway(err)) throw err;
-      const saved = this.held.get(taskId)?.row;
-      if (saved) return rowTask(saved);
+      const held = this.held.get(taskId);
+      if (held?.row) return rowTask(held.row);
+      if (held?.found) return Task.fromJSON(held.found);
       ({ rows } = await retryWhileStoreAway(select));
     }
     return rows.length ? Task.fromJSON(rows[0].data) : undefined;
@@ -217,6 +216,9 @@ export class PostgresTasks implements TaskRecords {
     const entry: KeptTask = { values, seq, since: writer === undefined ? undefined : { writer }, settled: Promise.resolve(false) };
     this.kept.set(taskId, entry);
     this.log?.warn(`state store: cannot save task ${taskId} now (the store is away); its latest state is kept here and saved when the store is back`);
+    const forget = () => {
+      if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
+    };
     entry.settled = (async () => {
       try {
         for (;;) {
@@ -225,13 +227,15 @@ export class PostgresTasks implements TaskRecords {
           if (rowCount && entry.values !== written) continue; // a newer state came while this one was written: write it too
           if (!rowCount) this.log?.warn(`state store: task ${taskId} changed otherwise while this replica could not reach the store (another replica gave it up, or ran a message to it); its own last state was not saved`);
           else this.log?.info(`state store: saved task ${taskId}, kept while the store was away`);
+          forget();
           return true;
         }
       } catch (err) {
-        if (!this.closed) this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}; its lease is left to expire, and the task to be failed`);
+        // Stopped by close(), which tries it once more and names it in the log if it is still kept.
+        if (this.closed) return false;
+        this.log?.warn(`state store: cannot save task ${taskId}: ${(err as Error).message}; its lease is left to expire, and the task to be failed`);
+        forget();
         return false;
-      } finally {
-        if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
       }
     })();
   }
@@ -320,7 +324,7 @@ export class PostgresTasks implements TaskRecords {
     }
     const stored = leased.rows[0];
     held.writer = stored ? stored.writer : null;
-    if (stored) held.row ??= taskRow(Task.fromJSON(stored.data));
+    held.found = stored?.data;
     taken.resolve();
     // Canceled on another replica before this turn took the lease (the SDK had let the message in): a request
     // is kept only under a lease, and its notification may have been lost.
@@ -402,11 +406,13 @@ export class PostgresTasks implements TaskRecords {
     const remove = () => this.pool.query('DELETE FROM forge_task_leases WHERE task_id = $1 AND owner = $2', [taskId, held.owner]);
     // Saves under way end landed, failed or kept: on a store that answers, in a moment.
     const underWay = () => (this.saving.has(taskId) ? Promise.allSettled(this.saving.get(taskId)!) : undefined);
+    // Its last state never saved: the lease is left to expire, and the reaper to fail the task.
+    if (!saved) return stop();
     const waited = delay(LAST_SAVE_WAIT_MS).then(() => 'waited' as const);
     for (let pending = underWay(); pending; pending = underWay()) {
       if ((await Promise.race([pending, waited])) === 'waited') break;
     }
-    if (!saved || held.failedSave) return stop();
+    if (held.failedSave) return stop();
     if (!this.kept.has(taskId) && !this.saving.has(taskId)) {
       try {
         await retryWhileStoreAway(remove);
@@ -472,16 +478,16 @@ export class PostgresTasks implements TaskRecords {
 
   /**
    * Stops the reaper and the writers of kept states, after one last try of each (the store may be back,
-   * the writer waiting to try again); the states still kept are lost, and said so in the log.
+   * the writer waiting to try again), for as long as `until` leaves; the states still kept are lost, and said so in the log.
    */
-  async close(): Promise<void> {
+  async close(until: Promise<unknown> = delay(2000)): Promise<void> {
     this.stopReaper();
     this.closed = true;
     const lastTries = [...this.kept].map(async ([taskId, entry]) => {
       await this.writeKept(entry, entry.values);
       if (this.kept.get(taskId) === entry) this.kept.delete(taskId);
     });
-    await Promise.race([Promise.allSettled(lastTries), delay(2000)]);
+    await Promise.race([Promise.allSettled(lastTries), until]);
     if (this.kept.size) this.log?.warn(`state store: closing with the latest state of task ${[...this.kept.keys()].join(', ')} unsaved (the store was away)`);
   }
 
