@@ -16,6 +16,11 @@ export interface ScheduledTask {
   updated_at?: string;
 }
 
+/** A schedule's key among all of them (forge.yaml's and run-time ones may share an id): its due times are kept under it. */
+export function scheduleKey(task: Pick<ScheduledTask, 'source' | 'id'>): string {
+  return `${task.source}:${task.id}`;
+}
+
 export const SCHEDULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 
 /** What one firing of a task left in the history. */

@@ -18,7 +18,7 @@ import type { Logger } from '../tools/model.ts';
 import type { ScheduleEntry, ScheduleRecords } from '../state/store.ts';
 import { parseSchedule, type Schedule } from './schedule-expression.ts';
 import { ScheduleStore } from './schedule-store.ts';
-import type { FiringRecord, ScheduledTask } from './scheduled-task.ts';
+import { scheduleKey, type FiringRecord, type ScheduledTask } from './scheduled-task.ts';
 
 export interface Firing {
   /** The time the task was due. */
@@ -66,7 +66,7 @@ export class Scheduler {
     const byKey = new Map<string, ScheduledTask>();
     const entries: ScheduleEntry[] = [];
     for (const task of tasks) {
-      const key = `${task.source}:${task.id}`;
+      const key = scheduleKey(task);
       const parsed = this.parse(key, task);
       if (!parsed) continue;
       byKey.set(key, task);
@@ -133,7 +133,7 @@ export class Scheduler {
   }
 
   private fire(task: ScheduledTask, scheduledFor: Date, firedAt: Date): void {
-    const key = `${task.source}:${task.id}`;
+    const key = scheduleKey(task);
     const base = { id: task.id, source: task.source, scheduled_for: scheduledFor.toISOString(), fired_at: firedAt.toISOString() };
     if (this.running.has(key)) {
       this.record({ ...base, duration_ms: 0, status: 'skipped', error: 'the previous firing was still running' });

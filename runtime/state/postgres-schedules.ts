@@ -11,7 +11,7 @@
 import type { Pool } from 'pg';
 import { inTransaction } from './pool-client.ts';
 import { HISTORY_LIMIT, ScheduleStoreError } from '../scheduler/schedule-store.ts';
-import type { FiringRecord, ScheduledTask } from '../scheduler/scheduled-task.ts';
+import { scheduleKey, type FiringRecord, type ScheduledTask } from '../scheduler/scheduled-task.ts';
 import type { ScheduleEntry, ScheduleRecords } from './store.ts';
 
 /** pg_advisory_xact_lock key serializing schedule_set's limit check. */
@@ -19,8 +19,8 @@ const SCHEDULE_LOCK = 0x666f726765_02;
 /** Trim the history and the firing keys once per this many appends. */
 const TRIM_EVERY = 50;
 
-/** The due row's key of a schedule set at run time (the scheduler's `${source}:${id}`). */
-const dueKey = (id: string) => `runtime:${id}`;
+/** The due row's key of a schedule set at run time. */
+const dueKey = (id: string) => scheduleKey({ source: 'runtime', id });
 
 interface ScheduleRow {
   id: string;
