@@ -294,6 +294,15 @@ describe('the Postgres state store', () => {
 });
 
 /** Runs `sql` on a connection of its own (not the store's). */
+/** Sends a cancel of 'back' every 250 ms, for 15 s at most, until `heard` has it: a LISTEN connection is back. */
+async function expectHeardAgain(url: string, heard: readonly string[]): Promise<void> {
+  for (let i = 0; i < 60 && !heard.includes('back'); i++) {
+    await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  expect(heard).toContain('back');
+}
+
 async function asAdmin<T extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -770,11 +779,7 @@ describe('the Postgres state store when connections drop', () => {
       // Still silent: the reconnections meanwhile must give up in time, not wait forever.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       gate.up();
-      for (let i = 0; i < 60 && !heard.includes('back'); i++) {
-        await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(heard).toContain('back');
+      await expectHeardAgain(url, heard);
     } finally {
       await gate.close();
     }
@@ -954,13 +959,7 @@ describe('the Postgres state store when connections drop', () => {
       gate,
       warnings,
       /** Notifies until the connection hears it (it may be re-opening still). */
-      async expectHeardAgain() {
-        for (let i = 0; i < 60 && !heard.includes('back'); i++) {
-          await asAdmin(url, "SELECT pg_notify('forge_cancel', 'back')");
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-        expect(heard).toContain('back');
-      },
+      expectHeardAgain: () => expectHeardAgain(url, heard),
       async close() {
         await notifications.close();
         await gate.close();
