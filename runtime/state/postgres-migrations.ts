@@ -15,8 +15,8 @@ export const MIGRATION_LOCK = 0x666f726765_01;
  * report), and every replica's statements on that table would queue behind the migration.
  */
 const TABLE_LOCK_WAIT = '2s';
-/** How long a migration keeps trying for its tables' locks before the store does not open. */
-const MIGRATION_LOCK_DEADLINE_MS = 60_000;
+/** How long a migration keeps trying for its tables' locks before the store does not open (the default). */
+export const MIGRATION_LOCK_DEADLINE_MS = 60_000;
 /** Postgres's SQLSTATE for a lock not got within lock_timeout. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -136,7 +136,7 @@ export const MIGRATIONS: readonly string[] = [
  * newer Forge left (a rollback), which this one does not know: it goes on, as a replica on older
  * code does during a rolling upgrade, and the caller says so.
  */
-export async function migrate(pool: Pool): Promise<{ ran: number; newer?: number }> {
+export async function migrate(pool: Pool, lockDeadlineMs = MIGRATION_LOCK_DEADLINE_MS): Promise<{ ran: number; newer?: number }> {
   return withClient(pool, async (client) => {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -146,7 +146,7 @@ export async function migrate(pool: Pool): Promise<{ ran: number; newer?: number
       if (applied > MIGRATIONS.length) return { ran: 0, newer: applied };
       let ran = 0;
       for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
-        const deadline = Date.now() + MIGRATION_LOCK_DEADLINE_MS;
+        const deadline = Date.now() + lockDeadlineMs;
         for (;;) {
           await client.query('BEGIN');
           try {
@@ -159,7 +159,7 @@ export async function migrate(pool: Pool): Promise<{ ran: number; newer?: number
             await client.query('ROLLBACK').catch(() => {});
             if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
             if (Date.now() > deadline) {
-              throw new Error(`schema migration ${version} waited ${MIGRATION_LOCK_DEADLINE_MS / 1000} s for a table another session kept locked (a long transaction: pg_dump, a report?); it is tried again at the next start`, { cause: err });
+              throw new Error(`schema migration ${version} waited ${Math.round(lockDeadlineMs / 1000)} s for a table another session kept locked (a long transaction: pg_dump, a report?); it is tried again at the next start`, { cause: err });
             }
             await delay(1000);
           }

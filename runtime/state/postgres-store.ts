@@ -28,6 +28,8 @@ export interface PostgresStoreOptions {
   /** How long a connection may take to open (default 10 s), and a statement to answer (default 60 s): a store gone silent (a network partition, a failover that moved the address) is the store away after that, not a hang for as long as TCP keeps trying (many minutes). */
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /** How long a migration keeps trying for a table another session keeps locked before the store does not open (default 1 min). */
+  migrationDeadlineMs?: number;
 }
 
 export interface PostgresStateStore extends StateStore {
@@ -44,7 +46,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     // Migrations run without the statement timeout: another replica may hold the migration lock for as
     // long as its migration takes, and a migration may take longer than any everyday statement.
     const migrating = openPool({ ...config, max: 1, connectionTimeoutMillis }, options.log);
-    const { newer } = await migrate(migrating).finally(() => migrating.end().catch(() => {}));
+    const { newer } = await migrate(migrating, options.migrationDeadlineMs).finally(() => migrating.end().catch(() => {}));
     if (newer) options.log?.warn(`state store: its schema is version ${newer}, from a newer Forge; this one knows ${MIGRATIONS.length} and goes on without what came after (run the newer Forge where you can)`);
   } catch (err) {
     await pool.end().catch(() => {});

@@ -99,6 +99,33 @@ describe('the Postgres state store', () => {
     }
   });
 
+  it('gives up a migration behind a transaction that outlasts its deadline: the store does not open, says why, changes nothing, and leaves no connection or lock behind', async () => {
+    const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
+    await asAdmin(url, 'CREATE TABLE forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (let version = 1; version <= 4; version++) await asAdmin(url, `${MIGRATIONS[version - 1]}; INSERT INTO forge_migrations (version) VALUES (${version})`);
+    const reader = new pg.Client({ connectionString: url });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM forge_tasks');
+      const started = Date.now();
+      // Past its first 2 s wait and the second's start: it gives up after trying again, not at once.
+      await expect(openPostgresStore({ url, leaseMs: 3000, migrationDeadlineMs: 3000 })).rejects.toThrow(/schema migration 5 waited 3 s for a table another session kept locked \(a long transaction: pg_dump, a report\?\); it is tried again at the next start/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
+      expect((await asAdmin<{ version: number }>(url, 'SELECT max(version) AS version FROM forge_migrations'))[0].version).toBe(4);
+      expect(await asAdmin(url, "SELECT 1 FROM information_schema.columns WHERE table_name = 'forge_tasks' AND column_name = 'writer'")).toEqual([]);
+      // A backend leaves pg_stat_activity a moment after its client hung up.
+      await waitUntil(async () => ((await asAdmin(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'forge-%'")).length === 0 ? true : undefined), 5000, 'the connections closed');
+      await reader.query('COMMIT');
+      // The advisory lock went with its connection: the next start migrates.
+      const store = await openPostgresStore({ url, leaseMs: 3000 });
+      opened.push(store);
+      expect((await asAdmin<{ version: number }>(url, 'SELECT max(version) AS version FROM forge_migrations'))[0].version).toBe(MIGRATIONS.length);
+    } finally {
+      await reader.end();
+    }
+  });
+
   it('hands each due time to exactly one of three instances checking at once', async () => {
     const { stores: [a, b, c] } = await stores(3);
     const entry = { key: 'runtime:beat', signature: 'every-1s', schedule: parseSchedule('@every 1s') };
@@ -313,7 +340,7 @@ async function asAdmin<T extends pg.QueryResultRow>(url: string, sql: string, va
   }
 }
 
-describe('the Postgres state store when connections drop', () => {
+describe('the Postgres state store when connections drop', { concurrent: true }, () => {
   /** A store whose connections go through a relay that the test can cut, and the database's URL. */
   async function storeBehindRelay(options: Partial<Pick<PostgresStoreOptions, 'connectTimeoutMs' | 'queryTimeoutMs' | 'leaseMs'>> = {}) {
     const { url } = await stores(1);
@@ -444,6 +471,37 @@ describe('the Postgres state store when connections drop', () => {
       await gate.close();
     }
   }, 30_000);
+
+  it("keeps a turn's lease, renewed, until the last state it kept while the store was away is saved, then lets it go", async () => {
+    const { url, gate, store } = await storeBehindRelay();
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    const id = 'kept-under-lease';
+    const leaseExpiresIn = async () => (await asAdmin<{ owner: string; ms: number }>(url, 'SELECT owner, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS ms FROM forge_task_leases WHERE task_id = $1', [id]))[0];
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
+      const lease = await store.tasks.hold(id);
+      const [owner] = await leaseOwners(url, id);
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, id)); // kept, after 3 s of tries
+      await lease.release(TaskState.TASK_STATE_COMPLETED);
+      // The store is back, but the kept state cannot land yet: its row is locked (a slow transaction).
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM forge_tasks WHERE id = $1 FOR UPDATE', [id]);
+      gate.up();
+      await new Promise((resolve) => setTimeout(resolve, 4000)); // more than a lease
+      expect(await storedState(url, id)).toBe(TaskState[TaskState.TASK_STATE_WORKING]);
+      const held = await leaseExpiresIn();
+      expect(held?.owner).toBe(owner);
+      expect(held.ms).toBeGreaterThan(0); // renewed, so no reaper fails a task whose answer is on its way
+      await locker.query('COMMIT');
+      await waitUntil(async () => ((await storedState(url, id)) === TaskState[TaskState.TASK_STATE_COMPLETED] ? true : undefined), 10_000, 'the kept state saved');
+      await waitUntil(async () => ((await leaseExpiresIn()) === undefined ? true : undefined), 10_000, 'the lease let go');
+    } finally {
+      await locker.end();
+      await gate.close();
+    }
+  });
 
   it('loads a task whose lease it holds as it last saved it while the store is away, without waiting for the store', async () => {
     const { gate, store } = await storeBehindRelay();
@@ -940,6 +998,30 @@ describe('the Postgres state store when connections drop', () => {
       });
       expect(result).toBe('answered');
       expect((await store.conversations.read('cut-at-the-end')).messages).toEqual([{ role: 'user', content: 'kept' }]);
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('gives up the save of a turn that ends while the store stays away for longer than the hold: the turn fails, and the conversation stays as it was', async () => {
+    const { gate, store } = await storeBehindRelay();
+    try {
+      await store.conversations.withTurn('away-too-long', async (session) => void session.messages.push({ role: 'user', content: 'first' }));
+      let ended = 0;
+      const turn = store.conversations.withTurn('away-too-long', async (session) => {
+        session.messages.push({ role: 'user', content: 'lost' });
+        gate.down();
+        ended = Date.now();
+        return 'answered';
+      });
+      await expect(turn).rejects.toThrow();
+      // Tried again for a hold (3 s here), not given up at once, nor tried for ever.
+      expect(Date.now() - ended).toBeGreaterThanOrEqual(3000);
+      expect(Date.now() - ended).toBeLessThan(10_000);
+      gate.up();
+      expect((await store.conversations.read('away-too-long')).messages).toEqual([{ role: 'user', content: 'first' }]);
+      // Its hold expired: the next turn runs.
+      expect(await store.conversations.withTurn('away-too-long', async (session) => session.messages.length)).toBe(1);
     } finally {
       await gate.close();
     }
