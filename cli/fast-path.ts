@@ -10,7 +10,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultCacheDir, forgeVersion } from '../stages/forge-paths.ts';
-import { parseCommand } from './args.ts';
+import { COMMON_OPTIONS, parseCommand, type OptionSpec } from './args.ts';
 import { BUILD_OPTIONS, buildRequest, cachedBuild, reportBuild } from './cached-build.ts';
 import { loadWithCodeCache } from './code-cache.ts';
 import { printVersion } from './commands/version.ts';
@@ -32,12 +32,31 @@ export function answer(argv: readonly string[]): number | undefined {
 function answerCachedBuild(argv: string[]): number | undefined {
   // Not performance.now(): the first read of `performance` loads perf_hooks.
   const started = process.hrtime.bigint();
-  const { values } = parseCommand(argv, BUILD_OPTIONS);
+  const values = knownSwitches(argv, BUILD_OPTIONS) ?? parseCommand(argv, BUILD_OPTIONS).values;
   const cwd = process.cwd();
   const cached = cachedBuild(buildRequest(values, cwd));
   if (!cached || !('result' in cached)) return undefined;
   reportBuild(cached.result, values.json, cwd, Number(process.hrtime.bigint() - started) / 1e6, values.verbose, writeStdoutSync);
   return 0;
+}
+
+/**
+ * The values parseCommand gives a command line made only of long boolean
+ * options the command knows (`build --prod`), read without node:util's
+ * parseArgs, whose first use costs a cached build a millisecond; undefined
+ * for anything else (a value, a short option, a positional), which
+ * parseCommand reads and reports.
+ */
+function knownSwitches<T extends OptionSpec>(argv: readonly string[], options: T): ReturnType<typeof parseCommand<T>>['values'] | undefined {
+  const all: OptionSpec = { ...COMMON_OPTIONS, ...options };
+  const values: Record<string, boolean | string | undefined> = {};
+  for (const [name, option] of Object.entries(all)) if (option.default !== undefined) values[name] = option.default as boolean | string;
+  for (const arg of argv) {
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (!name || !Object.hasOwn(all, name) || all[name].type !== 'boolean') return undefined;
+    values[name] = true;
+  }
+  return values as ReturnType<typeof parseCommand<T>>['values'];
 }
 
 function answerVersion(argv: string[]): number {

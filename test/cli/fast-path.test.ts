@@ -41,6 +41,16 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     expect(json.cliLoaded).toBe('false');
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, cached: true });
     expect(withoutTime(json.stdout)).toBe(withoutTime((await fullCli(['build', '--prod', '--json'], dir)).stdout));
+
+    // Switches alone are read without parseArgs; a value, a short option or `--` sends the line through it, still answered here.
+    for (const args of [['--json', '--prod', '--prod'], ['--out', '.forge-output', '--prod'], ['--out=.forge-output', '-v', '--prod'], ['--prod', '--']]) {
+      const other = await forgeProbed(['build', ...args], dir);
+      expect(other).toMatchObject({ code: 0, stderr: '', cliLoaded: 'false' });
+      expect(withoutTime(other.stdout)).toBe(withoutTime((await fullCli(['build', ...args], dir)).stdout));
+    }
+    // A switch of another command is the CLI's to refuse.
+    const foreign = await forgeProbed(['build', '--prod', '--dev'], dir);
+    expect(foreign).toMatchObject({ code: 2, cliLoaded: 'true' });
   });
 
   it('answers --version and version without the compiled CLI, as the CLI does', async () => {
