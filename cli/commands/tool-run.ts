@@ -18,13 +18,16 @@ import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool run NAME [--param K=V ...] [--input JSON] [--timeout MS] [--show-command] [--dry-run] [--json]
+export const usage = `usage: forge tool run NAME [JSON] [--param K=V ...] [--input JSON] [--timeout MS] [--show-command] [--dry-run] [--json]
 
 Runs one tool from the project's sources — no build, no LLM — with the same
 argument checks, environment, timeout and approval policy the agent's
 runtime applies. NAME may name a scope: user/summarize, global/fetch.
 Outside a project, the user and global scopes' tools run in the current
 directory.
+
+The arguments are one JSON object after the name (as the bundle's
+\`node runtime.mjs call NAME JSON\` takes them), --input, or --param.
 
 options:
   --param K=V     an argument; the value is converted to the parameter's type
@@ -40,7 +43,7 @@ ${APPROVAL_USAGE}
 
 examples:
   forge tool run word_count --param text="the quick brown fox"
-  forge tool run uuid_generate --input '{"version": 7, "count": 3}'
+  forge tool run uuid_generate '{"version": 7, "count": 3}'
   forge tool run greet --param name="O'Brien" --show-command
   forge tool run deploy --param env=prod --dry-run --show-command
   forge tool run user/summarize --param text="..." --yes
@@ -60,15 +63,7 @@ export async function run(argv: string[]): Promise<number> {
   const { scope, name } = parseToolReference(reference);
   if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
   const timeoutMs = parseInteger('timeout', values.timeout, 1);
-  let input: Record<string, unknown> = {};
-  if (values.input !== undefined) {
-    try {
-      input = JSON.parse(values.input) as Record<string, unknown>;
-    } catch (err) {
-      throw new UsageError(`--input is not valid JSON: ${(err as Error).message}`);
-    }
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object');
-  }
+  const input = argumentsObject(positionals.slice(1), values.input);
 
   const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
   if (!project) {
@@ -192,4 +187,23 @@ async function dryRun(
   if (values.json) process.stdout.write(JSON.stringify({ ok: true, dryRun: true, args: checked!.args, ...(values['show-command'] ? { commands: shown } : {}) }, null, 2) + '\n');
   else process.stdout.write(`${c.green('✓')} the arguments are valid for ${name}; nothing was run (--dry-run)\n`);
   return 0;
+}
+
+const ARGUMENTS_HINT = "give a tool's arguments as one JSON object after its name, with --input JSON, or with --param K=V";
+
+/** The tool's arguments given as JSON: after its name (as `runtime.mjs call NAME JSON` takes them) or with --input, not both. */
+function argumentsObject(rest: string[], option: string | undefined): Record<string, unknown> {
+  if (rest.length > 1 || (rest.length && option !== undefined)) {
+    throw new UsageError(`unexpected argument "${rest.at(-1)}"`, ARGUMENTS_HINT);
+  }
+  const [text, where] = rest.length ? [rest[0], 'the argument after the tool name'] : [option, '--input'];
+  if (text === undefined) return {};
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${where} is not valid JSON: ${(err as Error).message}`, ARGUMENTS_HINT);
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError(`${where} must be a JSON object`, ARGUMENTS_HINT);
+  return input as Record<string, unknown>;
 }

@@ -127,6 +127,8 @@ describe('forge tool run', () => {
     ['py_script', ['--param', 'a=1.5', '--param', 'b=2'], { sum: 3.5 }],
     ['ts_execute', ['--param', 'sentence=one two three'], { reversed: 'three two one' }],
     ['ts_script', ['--input', '{"text": "hello"}'], { length: 5 }],
+    ['echo_py', ['{"message": "hi", "times": 2}'], { echo: 'HI HI' }],
+    ['echo_py', ['{"message": "hi", "times": 2}', '--param', 'times=1'], { echo: 'HI' }],
     ['dev_probe_ts', [], { marker: 'DEV_ONLY_MARKER_TS' }],
   ])('runs %s from sources', async (name, args, expected) => {
     const { code, stdout, stderr } = await forge(['tool', 'run', name, ...args], fixtureProject('basic'));
@@ -164,6 +166,21 @@ describe('forge tool run', () => {
     const json = await forge(['tool', 'run', tool, '--json'], dir);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [expect.objectContaining({ code })] });
+  });
+
+  it.each([
+    [['stray'], 'the argument after the tool name is not valid JSON'],
+    [['{"message": "x"}', 'stray'], 'unexpected argument "stray"'],
+    [['{"message": "x"}', '--input', '{"message": "y"}'], 'unexpected argument "{"message": "x"}"'],
+    [['["x"]'], 'the argument after the tool name must be a JSON object'],
+    [['--input', 'null'], '--input must be a JSON object'],
+  ])('exits 2 for arguments it cannot take as one JSON object (%j), saying how to give them, and runs nothing', async (args, message) => {
+    const dir = fixtureProject('basic');
+    const { code, stdout, stderr } = await forge(['tool', 'run', 'echo_py', ...args], dir);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`error: ${message}`);
+    expect(stderr).toContain("give a tool's arguments as one JSON object after its name, with --input JSON, or with --param K=V");
   });
 
   it('exits 2 for --timeout 0, which no call could meet', async () => {
