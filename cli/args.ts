@@ -16,13 +16,25 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies OptionSpec;
 
-export function parseCommand<T extends OptionSpec>(argv: string[], options: T) {
+/**
+ * The command's options and its arguments, of which it takes at most
+ * `maxArguments`: one more is a usage error, never silently dropped (an
+ * unquoted value with a space, `--param text=two words`, would otherwise
+ * run with half of it).
+ */
+export function parseCommand<T extends OptionSpec>(argv: string[], options: T, maxArguments = 0) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
   } catch (err) {
     const problem = parseArgsProblem(err, Object.keys({ ...COMMON_OPTIONS, ...options }));
     throw new UsageError(problem.message, problem.hint);
   }
+  if (parsed.positionals.length > maxArguments) {
+    const takes = maxArguments === 0 ? 'no arguments besides its options' : `at most ${maxArguments} argument${maxArguments === 1 ? '' : 's'}`;
+    throw new UsageError(`unexpected argument "${parsed.positionals[maxArguments]}"`, `the command takes ${takes}; quote a value that has spaces`);
+  }
+  return parsed;
 }
 
 export function parseInteger(name: string, value: string | undefined, min = 0): number | undefined {

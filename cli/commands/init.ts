@@ -23,7 +23,7 @@ examples:
 const RENAMES: Record<string, string> = { gitignore: '.gitignore' };
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { id: { type: 'string' } });
+  const { values, positionals } = parseCommand(argv, { id: { type: 'string' } }, 1);
   const dir = resolve(positionals[0] ?? '.');
   const agentId = values.id ?? agentIdFrom(basename(dir));
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(agentId)) {

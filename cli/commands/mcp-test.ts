@@ -33,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     call: { type: 'string' },
     args: { type: 'string' },
     timeout: { type: 'string' },
-  });
+  }, 1);
   const name = positionals[0];
   if (!name) throw new UsageError('missing server name');
   const timeoutMs = parseInteger('timeout', values.timeout, 1);

@@ -23,7 +23,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, {});
+  const { values, positionals } = parseCommand(argv, {}, 1);
   const name = positionals[0];
   const loaded = await loadProjectForCli(values.config, { strict: false, json: true });
   const project = loaded.project;

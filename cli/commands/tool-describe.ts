@@ -20,7 +20,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, {});
+  const { values, positionals } = parseCommand(argv, {}, 1);
   const reference = positionals[0];
   if (!reference) throw new UsageError('missing tool name');
   // As forge tool run finds it: the project's tools, then the user and global scopes (or the scope named: user/NAME).

@@ -24,7 +24,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' } });
+  const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' } }, 2);
   const [action = 'list', name] = positionals;
   const opened = await openAgentForgedStore(values.workdir, values.config);
   if (!opened) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');

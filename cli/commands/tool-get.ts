@@ -22,7 +22,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS });
+  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS }, 1);
   if (!positionals[0]) throw new UsageError('missing tool name');
   const chosen = chosenScope(values);
   const { name, scopes } = scopeOf(positionals[0], chosen === 'any' ? undefined : chosen);

@@ -45,7 +45,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS, deps: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } });
+  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS, deps: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } }, 1);
   const source = positionals[0];
   if (!source) throw new UsageError('missing SOURCE', 'a folder, a git repository or an npm package tarball');
   const asked = chosenScope(values);

@@ -27,7 +27,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' }, force: { type: 'boolean', default: false } });
+  const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' }, force: { type: 'boolean', default: false } }, 1);
   const name = positionals[0];
   if (!name) throw new UsageError('missing tool name');
   const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });

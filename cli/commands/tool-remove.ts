@@ -21,7 +21,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS });
+  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS }, 1);
   const chosen = chosenScope(values);
   if (chosen === 'any') throw new UsageError('remove deletes from one scope', 'choose local, user or global');
   if (!positionals[0]) throw new UsageError('missing tool name');

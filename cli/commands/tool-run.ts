@@ -57,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     'show-command': { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
     ...APPROVAL_OPTIONS,
-  });
+  }, Infinity);
   const reference = positionals[0];
   if (!reference) throw new UsageError('missing tool name');
   const { scope, name } = parseToolReference(reference);
@@ -196,6 +196,8 @@ function argumentsObject(rest: string[], option: string | undefined): Record<str
   if (rest.length > 1 || (rest.length && option !== undefined)) {
     throw new UsageError(`unexpected argument "${rest.at(-1)}"`, ARGUMENTS_HINT);
   }
+  // A word that is not JSON is most often the rest of an unquoted value (--param text=two words).
+  if (rest.length && !/^\s*[[{]/.test(rest[0])) throw new UsageError(`unexpected argument "${rest[0]}"`, `${ARGUMENTS_HINT}; quote a value that has spaces`);
   const [text, where] = rest.length ? [rest[0], 'the argument after the tool name'] : [option, '--input'];
   if (text === undefined) return {};
   let input: unknown;

@@ -26,6 +26,21 @@ describe('forge (usage)', () => {
     expect(stderr).toContain('usage: forge build');
   });
 
+  it.each([
+    [['build', 'tools/'], 'unexpected argument "tools/"', 'no arguments besides its options'],
+    [['build', '--prod', 'extra'], 'unexpected argument "extra"', 'no arguments besides its options'],
+    [['tool', 'list', 'extra'], 'unexpected argument "extra"', 'no arguments besides its options'],
+    [['tool', 'describe', 'echo_py', 'extra'], 'unexpected argument "extra"', 'at most 1 argument;'],
+    [['tool', 'forged', 'show', 'a', 'b'], 'unexpected argument "b"', 'at most 2 arguments'],
+    [['doctor', 'extra'], 'unexpected argument "extra"', 'no arguments besides its options'],
+  ])('exits 2 for an argument the command does not take (%j), never dropping it', async (args, message, takes) => {
+    const { code, stdout, stderr } = await forge(args, fixtureProject('basic'));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`error: ${message} (the command takes ${takes}`);
+    expect(stderr).toContain(`usage: forge ${args[0] === 'tool' ? `tool ${args[1]}` : args[0]}`);
+  });
+
   it('prints a command\'s usage with examples through forge help', async () => {
     const { code, stdout } = await forge(['help', 'tool'], tempDir());
     expect(code).toBe(0);
@@ -169,7 +184,8 @@ describe('forge tool run', () => {
   });
 
   it.each([
-    [['stray'], 'the argument after the tool name is not valid JSON'],
+    [['{"message": x}'], 'the argument after the tool name is not valid JSON'],
+    [['--param', 'message=two', 'words'], 'unexpected argument "words"'], // --param message=two words, unquoted
     [['{"message": "x"}', 'stray'], 'unexpected argument "stray"'],
     [['{"message": "x"}', '--input', '{"message": "y"}'], 'unexpected argument "{"message": "x"}"'],
     [['["x"]'], 'the argument after the tool name must be a JSON object'],
