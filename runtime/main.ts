@@ -112,8 +112,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
       case 'call':
         return await callCommand(runtime);
       default:
-        process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
-        return 2;
+        throw new Error(`the command "${command}" is in ARGUMENTS_TAKEN but has no handler`);
     }
   } finally {
     await runtime.close();
@@ -168,6 +167,17 @@ function usageProblem(err: unknown, command: string | undefined): string {
   return `${problem.message}${hint ? `\n  hint: ${hint}` : ''}`;
 }
 
+/** The commands, and the arguments each takes besides its options. */
+const ARGUMENTS_TAKEN: Record<string, { count: number; what: string }> = {
+  serve: { count: 0, what: 'no arguments besides its options' },
+  stdio: { count: 0, what: 'no arguments besides its options' },
+  tools: { count: 0, what: 'no arguments besides its options' },
+  verify: { count: 0, what: 'no arguments besides its options' },
+  doctor: { count: 0, what: 'no arguments besides its options' },
+  describe: { count: 1, what: 'a tool name' },
+  call: { count: 2, what: "a tool name and the tool's arguments as one JSON object" },
+};
+
 /** The command line, or the exit code when it asks for help or is wrong. */
 function parseInvocation(command: string | undefined, rest: string[]): Invocation | number {
   let parsed;
@@ -180,6 +190,17 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   if (!command || command === 'help' || command === '--help' || parsed.values.help) {
     process.stdout.write(USAGE);
     return command ? 0 : 2;
+  }
+  // Before the bundle is opened: a mistyped command starts nothing.
+  if (!Object.hasOwn(ARGUMENTS_TAKEN, command)) {
+    process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  const takes = ARGUMENTS_TAKEN[command];
+  if (parsed.positionals.length > takes.count) {
+    // Never dropped: an unquoted JSON argument with a space arrives as two, and half of it would run.
+    process.stderr.write(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what}; quote an argument that has spaces\n\n${USAGE}`);
+    return 2;
   }
   const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
   if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {

@@ -148,6 +148,19 @@ describe('the runtime core', () => {
     const misspelt = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--prot', '8080'], { cwd: bundle });
     expect(misspelt.code).toBe(2);
     expect(misspelt.stderr).toContain('unknown option --prot\n  hint: did you mean "--port"?');
+    // Arguments a command does not take are refused, never dropped (an unquoted JSON with a space arrives as two), and a
+    // mistyped command is refused before the bundle is opened: nothing is verified or started, so no sandbox line is logged.
+    for (const [args, said] of [
+      [['call', 'shout', '{"text":', '"hi"}'], 'unexpected argument "\"hi\"}"\n  hint: call takes a tool name and the tool\'s arguments as one JSON object; quote an argument that has spaces'],
+      [['describe', 'shout', 'extra'], 'unexpected argument "extra"\n  hint: describe takes a tool name;'],
+      [['tools', 'extra'], 'unexpected argument "extra"\n  hint: tools takes no arguments besides its options;'],
+      [['sevre', '--port', '8080'], 'unknown command "sevre"\n\nusage: node runtime.mjs'],
+    ] as const) {
+      const refused = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: bundle });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.startsWith(said)).toBe(true);
+    }
     writeFileSync(join(bundle, CORE_FILE), `${readFileSync(join(bundle, CORE_FILE), 'utf8')}\n`);
     const verified = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'verify'], { cwd: bundle });
     expect(verified.code).toBe(1);
