@@ -91,5 +91,5 @@ function outputMismatch(spec: ToolSpec | undefined, value: unknown): string | un
     outputValidators.set(schema, validate);
   }
   if (validate(value)) return undefined;
-  return `the result of "${spec!.name}" does not match its declared output: ${(validate.errors ?? []).map(describeArgumentError).join('; ')}`;
+  return `the result of "${spec!.name}" does not match its declared output: ${(validate.errors ?? []).map((e) => describeArgumentError(e)).join('; ')}`;
 }

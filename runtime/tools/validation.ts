@@ -4,6 +4,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { addFormats, Ajv } from '../vendor/ajv.ts';
+import { didYouMean } from '../suggest.ts';
 import type { JSONSchema } from './model.ts';
 
 export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean; validateSchema?: boolean } = {}): InstanceType<typeof Ajv> {
@@ -74,16 +75,23 @@ export function schemaProblem(schema: JSONSchema): string | undefined {
   return problem;
 }
 
-/** "argument "days" must be integer" — names the field the way a person would. */
-export function describeArgumentError(e: ErrorObject): string {
+/**
+ * "argument "days" must be integer" — names the field the way a person would.
+ * With the schema, an unknown argument names the declared one it is closest
+ * to, which a model (or a person) then passes instead.
+ */
+export function describeArgumentError(e: ErrorObject, schema?: JSONSchema): string {
   const field = e.instancePath
     ? e.instancePath.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
     : '';
   switch (e.keyword) {
     case 'required':
       return `missing required argument "${joinField(field, (e.params as { missingProperty: string }).missingProperty)}"`;
-    case 'additionalProperties':
-      return `unknown argument "${joinField(field, (e.params as { additionalProperty: string }).additionalProperty)}"`;
+    case 'additionalProperties': {
+      const name = (e.params as { additionalProperty: string }).additionalProperty;
+      const meant = schema && didYouMean(name, Object.keys(propertiesAt(schema, e.instancePath)));
+      return `unknown argument "${joinField(field, name)}"${meant ? ` (${meant})` : ''}`;
+    }
     case 'enum':
       return `argument "${field}" must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':
@@ -91,6 +99,15 @@ export function describeArgumentError(e: ErrorObject): string {
     default:
       return field ? `argument "${field}" ${e.message}` : `arguments ${e.message}`;
   }
+}
+
+/** The properties the schema declares for the object at `instancePath` (/a/b), through nested objects' `properties`. */
+function propertiesAt(schema: JSONSchema, instancePath: string): Record<string, unknown> {
+  let at: JSONSchema | undefined = schema;
+  for (const part of instancePath.split('/').slice(1)) {
+    at = (at?.properties as Record<string, JSONSchema> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return (at?.properties as Record<string, unknown> | undefined) ?? {};
 }
 
 function joinField(parent: string, child: string): string {
@@ -108,6 +125,6 @@ export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck
   const validate = compileSchema(schema);
   const copy = args === undefined ? {} : structuredClone(args);
   if (validate(copy)) return { ok: true, args: copy, errors: [] };
-  const errors = (validate.errors ?? []).map(describeArgumentError);
+  const errors = (validate.errors ?? []).map((e) => describeArgumentError(e, schema));
   return { ok: false, args: copy, errors: [...new Set(errors)] };
 }

@@ -18,5 +18,5 @@ export function outputProblem(schema: JSONSchema, value: unknown): string | unde
     compiled.set(schema, validate);
   }
   if (validate(value)) return undefined;
-  return `the output does not match outputSchema: ${(validate.errors ?? []).map(describeArgumentError).join('; ')}`;
+  return `the output does not match outputSchema: ${(validate.errors ?? []).map((e) => describeArgumentError(e)).join('; ')}`;
 }

@@ -10,6 +10,17 @@ describe('argument validation', () => {
     expect(checkArguments(schema, { n: 'one', extra: true }).errors).toEqual(['unknown argument "extra"', 'argument "n" must be integer']);
   });
 
+  it('names the declared argument an unknown one is closest to, nested ones too, and none when nothing is close', () => {
+    const schema = {
+      type: 'object',
+      properties: { language: { type: 'string' }, options: { type: 'object', properties: { max_length: { type: 'integer' } }, additionalProperties: false } },
+      additionalProperties: false,
+    };
+    expect(checkArguments(schema, { langauge: 'fr' }).errors).toEqual(['unknown argument "langauge" (did you mean "language"?)']);
+    expect(checkArguments(schema, { options: { maxlength: 3 } }).errors).toEqual(['unknown argument "options.maxlength" (did you mean "max_length"?)']);
+    expect(checkArguments(schema, { colour: 'red' }).errors).toEqual(['unknown argument "colour"']);
+  });
+
   it('compiles a tool schema without checking it against the meta-schema again: that check is where schemas enter', () => {
     // Not valid JSON Schema (a description must be a string), and harmless to validate with.
     const schema = { type: 'object', description: 5, properties: { n: { type: 'integer' } } };
