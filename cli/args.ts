@@ -37,9 +37,10 @@ export function parseCommand<T extends OptionSpec>(argv: string[], options: T, m
   return parsed;
 }
 
-export function parseInteger(name: string, value: string | undefined, min = 0): number | undefined {
+export function parseInteger(name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
   if (Number(value) < min) throw new UsageError(`--${name} must be at least ${min}, got ${value}`);
+  if (Number(value) > max) throw new UsageError(`--${name} must be at most ${max}, got ${value}`);
   return Number(value);
 }

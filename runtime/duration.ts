@@ -6,6 +6,14 @@
  */
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
+/** The longest delay Node's timers hold (about 24.8 days): a longer one fires at once, with only a warning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timeout as a timer can hold it: one past MAX_TIMER_MS waits that long, which is as good as never, instead of firing at once. */
+export function timerDelay(ms: number): number {
+  return Math.min(ms, MAX_TIMER_MS);
+}
+
 /** A pause that does not by itself keep the process alive. */
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());

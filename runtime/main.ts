@@ -86,16 +86,15 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   let [command, ...rest] = argv;
   if (command === '__worker') return startToolWorker(contents, rest[0]);
   if (command === '--stdio') command = 'stdio';
-  if (command === 'serve' || command === 'stdio') {
-    // Once, where a long-lived agent starts: not on every `call`.
-    const lineWarning = nodeLineWarning();
-    if (lineWarning) stderrLogger.warn(lineWarning);
-  } else {
-    // A command that prints and ends (tools, describe, call, help…) may be piped into `head`.
-    exitQuietlyOnClosedPipe();
-  }
+  // A command that prints and ends (tools, describe, call, help…) may be piped into `head`.
+  if (command !== 'serve' && command !== 'stdio') exitQuietlyOnClosedPipe();
   const invocation = parseInvocation(command, rest);
   if (typeof invocation === 'number') return invocation;
+  if (command === 'serve' || command === 'stdio') {
+    // Once, where a long-lived agent starts (not on every `call`), and not before a wrong command line's complaint.
+    const lineWarning = nodeLineWarning();
+    if (lineWarning) stderrLogger.warn(lineWarning);
+  }
   const bundle = await openBundle(contents, invocation);
   if (typeof bundle === 'number') return bundle;
   if (command === 'doctor') return doctorCommand(bundle);
@@ -134,6 +133,8 @@ function startToolWorker(contents: BundleContents, name: string | undefined): nu
 interface Invocation {
   command: string;
   values: ParsedValues;
+  /** serve's --port, else PORT; checked before anything starts. */
+  port: number | undefined;
   positionals: string[];
   logFormat: string | undefined;
   log: Logger;
@@ -202,13 +203,20 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     process.stderr.write(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what}; quote an argument that has spaces\n\n${USAGE}`);
     return 2;
   }
+  let port: number | undefined;
+  try {
+    if (command === 'serve') port = parsed.values.port !== undefined ? parsePort(parsed.values.port, '--port') : parsePort(process.env.PORT, 'PORT');
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
   const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
   if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {
     process.stderr.write(`--log-format must be text or json, not "${logFormat}"\n`);
     return 2;
   }
   const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
-  return { command, values: parsed.values, positionals: parsed.positionals, logFormat, log };
+  return { command, values: parsed.values, port, positionals: parsed.positionals, logFormat, log };
 }
 
 interface OpenedBundle extends Invocation {
@@ -297,7 +305,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
 
 async function serveCommand(runtime: StartedRuntime): Promise<number> {
   const { manifest, registry, workDir, values, log, http, logFormat } = runtime;
-  const port = parsePort(values.port ?? process.env.PORT) ?? manifest.server?.port ?? 8080;
+  const port = runtime.port ?? manifest.server?.port ?? 8080;
   const host = values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
   if (values['no-auth'] && !runtime.loopbackHosts.has(host)) {
     process.stderr.write(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n`);
@@ -392,10 +400,10 @@ export function run(contents: BundleContents): void {
   );
 }
 
-function parsePort(value: string | undefined): number | undefined {
+function parsePort(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`"${value}" is not a port number`);
+  if (!/^\d+$/.test(value) || port > 65535) throw new Error(`${name} must be a port number (0 to 65535), not "${value}"`);
   return port;
 }
 

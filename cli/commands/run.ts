@@ -50,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
     'log-format': { type: 'string' },
   });
   if (values.chat) return (await import('./chat.ts')).run(argv.filter((a) => a !== '--chat'));
-  const port = parseInteger('port', values.port);
+  const port = parseInteger('port', values.port, 0, 65535);
   const log = runLogger(values['log-format'], values.verbose);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;

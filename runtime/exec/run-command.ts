@@ -9,6 +9,7 @@
  */
 import { HeadBuffer, lastLines, TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
+import { timerDelay } from '../duration.ts';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
@@ -93,7 +94,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
         ? setTimeout(() => {
             timedOut = true;
             killProcessTree(child);
-          }, options.timeoutMs)
+          }, timerDelay(options.timeoutMs))
         : undefined;
     const onAbort = () => {
       cancelled = true;

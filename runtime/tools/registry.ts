@@ -17,6 +17,7 @@ import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
 import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
+import { timerDelay } from '../duration.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -272,7 +273,7 @@ export class ToolRegistry implements ToolRunner {
     const onOuterAbort = () => stop(options.signal?.reason, false);
     options.signal?.addEventListener('abort', onOuterAbort, { once: true });
     if (options.signal?.aborted) stop(options.signal.reason, false);
-    const timer = setTimeout(() => stop(new Error('timeout'), true), timeoutMs);
+    const timer = setTimeout(() => stop(new Error('timeout'), true), timerDelay(timeoutMs));
 
     const ctx = new CallContext(this.scopedRunner(tool, frame, gate.coversSubCalls, signal), this.workDir, depth, this.log, name, signal, frame.session);
 

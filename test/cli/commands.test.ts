@@ -19,6 +19,12 @@ describe('forge (usage)', () => {
     expect(stderr).toContain('unknown command "biuld" (did you mean "build"?)');
   });
 
+  it('exits 2 for a --port past 65535 before anything starts', async () => {
+    const { code, stderr } = await forge(['run', '--port', '99999'], fixtureProject('basic'));
+    expect(code).toBe(2);
+    expect(stderr.startsWith('error: --port must be at most 65535, got 99999\n')).toBe(true);
+  });
+
   it('exits 2 for an unknown option, with a suggestion', async () => {
     const { code, stderr } = await forge(['build', '--prdo'], tempDir());
     expect(code).toBe(2);
@@ -197,6 +203,21 @@ describe('forge tool run', () => {
     expect(stdout).toBe('');
     expect(stderr).toContain(`error: ${message}`);
     expect(stderr).toContain("give a tool's arguments as one JSON object after its name, with --input JSON, or with --param K=V");
+  });
+
+  it.each([['echo_py', ['message=x']], ['py_script', ['a=1', '--param', 'b=2']]])('takes a --timeout longer than a timer holds (%s) as a long one, not as none: the tool runs', async (tool, params) => {
+    const { code, stdout, stderr } = await forge(['tool', 'run', tool, '--param', ...params, '--timeout', '3000000000'], fixtureProject('basic'));
+    expect(stderr).toBe(''); // no TimeoutOverflowWarning, no timeout
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toBeTruthy();
+  });
+
+  it('runs a YAML tool whose timeouts (its own, a step\'s) are longer than a timer holds', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/patient.yaml': 'description: Waits a long time at most.\ntimeout: 50000m\nsteps:\n  - name: say\n    bash: echo patient\n    timeout: 50000m\n' });
+    const { code, stdout, stderr } = await forge(['tool', 'run', 'patient'], dir);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('patient');
   });
 
   it('exits 2 for --timeout 0, which no call could meet', async () => {

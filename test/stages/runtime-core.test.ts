@@ -155,8 +155,14 @@ describe('the runtime core', () => {
       [['describe', 'shout', 'extra'], 'unexpected argument "extra"\n  hint: describe takes a tool name;'],
       [['tools', 'extra'], 'unexpected argument "extra"\n  hint: tools takes no arguments besides its options;'],
       [['sevre', '--port', '8080'], 'unknown command "sevre"\n\nusage: node runtime.mjs'],
+      [['serve', '--port', '99999'], '--port must be a port number (0 to 65535), not "99999"\n'],
+      [['serve', '--port', '0x50'], '--port must be a port number (0 to 65535), not "0x50"\n'],
+      [['serve', 'PORT=8o8o'], 'PORT must be a port number (0 to 65535), not "8o8o"\n'],
     ] as const) {
-      const refused = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: bundle });
+      // PORT=… stands for the variable, which the platform sets.
+      const env = args[1]?.startsWith('PORT=') ? { PORT: args[1].slice(5) } : {};
+      const argv = args[1]?.startsWith('PORT=') ? [args[0]] : args;
+      const refused = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...argv], { cwd: bundle, env });
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe('');
       expect(refused.stderr.startsWith(said)).toBe(true);

@@ -7,6 +7,7 @@ import type { ToolContext } from '../model.ts';
 import { SCRIPT_FILE, type PreparedStep } from './prepare-step.ts';
 import type { StepResult } from './run-values.ts';
 import { textOf } from './template.ts';
+import { timerDelay } from '../../duration.ts';
 
 export interface StepRunOptions {
   ctx: ToolContext;
@@ -30,7 +31,7 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
     argv = argv.map((a) => a.split(SCRIPT_FILE).join(file));
   }
   // A step with its own timeout (cycod's step-level timeout:) stops at the sooner of its limit and the tool's.
-  const stepLimit = prepared.timeoutMs !== undefined ? AbortSignal.timeout(prepared.timeoutMs) : undefined;
+  const stepLimit = prepared.timeoutMs !== undefined ? AbortSignal.timeout(timerDelay(prepared.timeoutMs)) : undefined;
   const run = await runCommand({
     command: argv[0],
     args: argv.slice(1),
