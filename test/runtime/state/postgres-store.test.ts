@@ -472,6 +472,25 @@ describe('the Postgres state store when connections drop', { concurrent: true },
     }
   }, 30_000);
 
+  it('has Postgres end the statements it stopped waiting for (past their timeout), instead of leaving them queued on a lock they would then hold', async () => {
+    const { url } = await stores(0);
+    const store = await openPostgresStore({ url, leaseMs: 3000, queryTimeoutMs: 500 });
+    opened.push(store);
+    const locker = new pg.Client({ connectionString: url }); // a long migration by hand, a VACUUM FULL
+    await locker.connect();
+    const waiting = async () => (await asAdmin<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'forge-%' AND wait_event_type = 'Lock'")).length;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE forge_tasks IN ACCESS EXCLUSIVE MODE');
+      await expect(store.tasks.load('behind-the-lock')).rejects.toThrow(/Query read timeout/);
+      // Each try's connection was dropped; Postgres notices within its 2 s check and ends the statement.
+      await waitUntil(async () => ((await waiting()) === 0 ? true : undefined), 6000, 'the abandoned statements ended');
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await locker.end();
+    }
+  });
+
   it("keeps a turn's lease, renewed, until the last state it kept while the store was away is saved, then lets it go", async () => {
     const { url, gate, store } = await storeBehindRelay();
     const locker = new pg.Client({ connectionString: url });
