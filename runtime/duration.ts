@@ -19,7 +19,8 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** At most MAX_TIMER_MS, as every reader arms a timer with it (a timeout, a grace period, a delay). */
 export function parseDuration(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/i.exec(text.trim());
-  return m ? Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()]) : undefined;
+  return m ? timerDelay(Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()])) : undefined;
 }

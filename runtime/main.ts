@@ -135,6 +135,8 @@ interface Invocation {
   values: ParsedValues;
   /** serve's --port, else PORT; checked before anything starts. */
   port: number | undefined;
+  /** call's --timeout, checked likewise. */
+  timeoutMs: number | undefined;
   positionals: string[];
   logFormat: string | undefined;
   log: Logger;
@@ -204,8 +206,11 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     return 2;
   }
   let port: number | undefined;
+  let timeoutMs: number | undefined;
   try {
-    if (command === 'serve') port = parsed.values.port !== undefined ? parsePort(parsed.values.port, '--port') : parsePort(process.env.PORT, 'PORT');
+    // An empty PORT is unset (a platform may export it so); an empty --port is a mistake.
+    if (command === 'serve') port = parsed.values.port !== undefined ? parsePort(parsed.values.port, '--port') : process.env.PORT?.trim() ? parsePort(process.env.PORT.trim(), 'PORT') : undefined;
+    if (command === 'call' && parsed.values.timeout !== undefined) timeoutMs = parseMilliseconds(parsed.values.timeout, '--timeout');
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
@@ -216,7 +221,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     return 2;
   }
   const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
-  return { command, values: parsed.values, port, positionals: parsed.positionals, logFormat, log };
+  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log };
 }
 
 interface OpenedBundle extends Invocation {
@@ -360,7 +365,7 @@ function describeCommand({ manifest, positionals }: StartedRuntime): number {
   return 0;
 }
 
-async function callCommand({ registry, positionals, values }: StartedRuntime): Promise<number> {
+async function callCommand({ registry, positionals, values, timeoutMs }: StartedRuntime): Promise<number> {
   const [name, json] = positionals;
   if (!name) {
     process.stderr.write(`call needs a tool name\n\n${USAGE}`);
@@ -375,7 +380,6 @@ async function callCommand({ registry, positionals, values }: StartedRuntime): P
       return 2;
     }
   }
-  const timeoutMs = values.timeout ? Number(values.timeout) : undefined;
   // The person named this tool, so it is approved; what it calls goes through the policy.
   // The terminal (readline) is loaded only here: a server never asks on one.
   const { personApprover } = await import('./guard/terminal-approver.ts');
@@ -400,11 +404,14 @@ export function run(contents: BundleContents): void {
   );
 }
 
-function parsePort(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new Error(`${name} must be a port number (0 to 65535), not "${value}"`);
-  return port;
+function parsePort(value: string, name: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new Error(`${name} must be a port number (0 to 65535), not "${value}"`);
+  return Number(value);
+}
+
+function parseMilliseconds(value: string, name: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${name} must be a whole number of milliseconds, at least 1, not "${value}"`);
+  return Number(value);
 }
 
 

@@ -26,6 +26,7 @@ examples:
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' } }, 2);
   const [action = 'list', name] = positionals;
+  if (action === 'list' && positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`, 'list takes no tool name; show and remove take one');
   const opened = await openAgentForgedStore(values.workdir, values.config);
   if (!opened) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no forge.yaml here, and no --workdir', 'run it in the project, or pass --workdir DIR (the agent\'s work dir)');
   const { store } = opened;

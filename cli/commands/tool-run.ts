@@ -193,11 +193,10 @@ const ARGUMENTS_HINT = "give a tool's arguments as one JSON object after its nam
 
 /** The tool's arguments given as JSON: after its name (as `runtime.mjs call NAME JSON` takes them) or with --input, not both. */
 function argumentsObject(rest: string[], option: string | undefined): Record<string, unknown> {
-  if (rest.length > 1 || (rest.length && option !== undefined)) {
-    throw new UsageError(`unexpected argument "${rest.at(-1)}"`, ARGUMENTS_HINT);
-  }
   // A word that is not JSON is most often the rest of an unquoted value (--param text=two words).
   if (rest.length && !/^\s*[[{]/.test(rest[0])) throw new UsageError(`unexpected argument "${rest[0]}"`, `${ARGUMENTS_HINT}; quote a value that has spaces`);
+  if (rest.length > 1) throw new UsageError(`unexpected argument "${rest[1]}"`, `${ARGUMENTS_HINT}; quote a value that has spaces`);
+  if (rest.length && option !== undefined) throw new UsageError('the arguments are given twice: as JSON after the tool name and with --input', ARGUMENTS_HINT);
   const [text, where] = rest.length ? [rest[0], 'the argument after the tool name'] : [option, '--input'];
   if (text === undefined) return {};
   let input: unknown;

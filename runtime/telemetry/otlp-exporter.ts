@@ -10,6 +10,7 @@
 import { request as httpRequest } from 'node:http';
 import type { Logger } from '../tools/model.ts';
 import type { AttributeValue, FinishedSpan } from './tracer.ts';
+import { timerDelay } from '../duration.ts';
 
 const KIND = { internal: 1, server: 2, client: 3 } as const;
 const STATUS = { unset: 0, ok: 1, error: 2 } as const;
@@ -43,8 +44,8 @@ export function otlpSettings(env: NodeJS.ProcessEnv, defaults: { serviceName: st
   return {
     url,
     headers: { ...parsePairs(env.OTEL_EXPORTER_OTLP_HEADERS), ...parsePairs(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
-    timeoutMs: positive(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? 10_000,
-    delayMs: positive(env.OTEL_BSP_SCHEDULE_DELAY) ?? 5_000,
+    timeoutMs: positiveMs(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? 10_000,
+    delayMs: positiveMs(env.OTEL_BSP_SCHEDULE_DELAY) ?? 5_000,
     resource,
   };
 }
@@ -64,9 +65,10 @@ function parsePairs(text: string | undefined): Record<string, string> {
   return out;
 }
 
-function positive(text: string | undefined): number | undefined {
+/** A positive number of milliseconds from the environment, as a timer can hold it. */
+function positiveMs(text: string | undefined): number | undefined {
   const n = Number(text);
-  return text && Number.isFinite(n) && n > 0 ? n : undefined;
+  return text && Number.isFinite(n) && n > 0 ? timerDelay(n) : undefined;
 }
 
 export function startOtlpExporter(settings: OtlpSettings, log: Logger): OtlpExporter {

@@ -80,7 +80,7 @@ export function schemaProblem(schema: JSONSchema): string | undefined {
  * With the schema, an unknown argument names the declared one it is closest
  * to, which a model (or a person) then passes instead.
  */
-export function describeArgumentError(e: ErrorObject, schema?: JSONSchema): string {
+export function describeArgumentError(e: ErrorObject, schema?: JSONSchema, args?: unknown): string {
   const field = e.instancePath
     ? e.instancePath.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
     : '';
@@ -89,7 +89,10 @@ export function describeArgumentError(e: ErrorObject, schema?: JSONSchema): stri
       return `missing required argument "${joinField(field, (e.params as { missingProperty: string }).missingProperty)}"`;
     case 'additionalProperties': {
       const name = (e.params as { additionalProperty: string }).additionalProperty;
-      const meant = schema && didYouMean(name, Object.keys(propertiesAt(schema, e.instancePath)));
+      // Not one the call already passes: renaming to it would give that argument twice.
+      const passed = new Set(Object.keys(objectAt(args, e.instancePath, (at, part) => at[part])));
+      const declared = Object.keys(objectAt(schema, e.instancePath, (at, part) => (at.properties as Record<string, unknown> | undefined)?.[part], 'properties'));
+      const meant = schema && didYouMean(name, declared.filter((p) => !passed.has(p)));
       return `unknown argument "${joinField(field, name)}"${meant ? ` (${meant})` : ''}`;
     }
     case 'enum':
@@ -101,13 +104,17 @@ export function describeArgumentError(e: ErrorObject, schema?: JSONSchema): stri
   }
 }
 
-/** The properties the schema declares for the object at `instancePath` (/a/b), through nested objects' `properties`. */
-function propertiesAt(schema: JSONSchema, instancePath: string): Record<string, unknown> {
-  let at: JSONSchema | undefined = schema;
+/**
+ * The object at `instancePath` (/a/b) below `root`, stepping with `step` (into arguments, or into a schema's
+ * `properties`), then its `field` if given; {} where there is none.
+ */
+function objectAt(root: unknown, instancePath: string, step: (at: Record<string, unknown>, part: string) => unknown, field?: string): Record<string, unknown> {
+  let at = root;
   for (const part of instancePath.split('/').slice(1)) {
-    at = (at?.properties as Record<string, JSONSchema> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    at = at !== null && typeof at === 'object' ? step(at as Record<string, unknown>, part.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
   }
-  return (at?.properties as Record<string, unknown> | undefined) ?? {};
+  if (field !== undefined) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[field] : undefined;
+  return at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>) : {};
 }
 
 function joinField(parent: string, child: string): string {
@@ -125,6 +132,6 @@ export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck
   const validate = compileSchema(schema);
   const copy = args === undefined ? {} : structuredClone(args);
   if (validate(copy)) return { ok: true, args: copy, errors: [] };
-  const errors = (validate.errors ?? []).map((e) => describeArgumentError(e, schema));
+  const errors = (validate.errors ?? []).map((e) => describeArgumentError(e, schema, copy));
   return { ok: false, args: copy, errors: [...new Set(errors)] };
 }

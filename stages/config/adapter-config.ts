@@ -5,7 +5,7 @@
  * transport) as diagnostics at file:line:column.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { parseDuration } from '../../runtime/duration.ts';
+import { parseDuration, timerDelay } from '../../runtime/duration.ts';
 import { error, note, withNotes, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 import type { ApiAuth, McpServerSettings } from '../../runtime/tools/adapters/settings.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -97,6 +97,6 @@ function reportDuplicates(items: readonly { name: string; at: Location }[], what
 /** "30s", "500ms", "2m", or a number of seconds (the schema checked the form); 30 s when not given. */
 function durationMs(value: number | string | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  if (typeof value === 'number') return Math.round(value * 1000);
+  if (typeof value === 'number') return timerDelay(Math.round(value * 1000));
   return parseDuration(value) ?? DEFAULT_TIMEOUT_MS;
 }

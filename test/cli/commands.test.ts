@@ -33,17 +33,18 @@ describe('forge (usage)', () => {
   });
 
   it.each([
-    [['build', 'tools/'], 'unexpected argument "tools/"', 'no arguments besides its options'],
-    [['build', '--prod', 'extra'], 'unexpected argument "extra"', 'no arguments besides its options'],
-    [['tool', 'list', 'extra'], 'unexpected argument "extra"', 'no arguments besides its options'],
-    [['tool', 'describe', 'echo_py', 'extra'], 'unexpected argument "extra"', 'at most 1 argument;'],
-    [['tool', 'forged', 'show', 'a', 'b'], 'unexpected argument "b"', 'at most 2 arguments'],
-    [['doctor', 'extra'], 'unexpected argument "extra"', 'no arguments besides its options'],
-  ])('exits 2 for an argument the command does not take (%j), never dropping it', async (args, message, takes) => {
+    [['build', 'tools/'], 'unexpected argument "tools/"', 'the command takes no arguments besides its options'],
+    [['build', '--prod', 'extra'], 'unexpected argument "extra"', 'the command takes no arguments besides its options'],
+    [['tool', 'list', 'extra'], 'unexpected argument "extra"', 'the command takes no arguments besides its options'],
+    [['tool', 'describe', 'echo_py', 'extra'], 'unexpected argument "extra"', 'the command takes at most 1 argument;'],
+    [['tool', 'forged', 'show', 'a', 'b'], 'unexpected argument "b"', 'the command takes at most 2 arguments'],
+    [['tool', 'forged', 'list', 'extra'], 'unexpected argument "extra"', 'list takes no tool name; show and remove take one'],
+    [['doctor', 'extra'], 'unexpected argument "extra"', 'the command takes no arguments besides its options'],
+  ])('exits 2 for an argument the command does not take (%j), never dropping it', async (args, message, hint) => {
     const { code, stdout, stderr } = await forge(args, fixtureProject('basic'));
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toContain(`error: ${message} (the command takes ${takes}`);
+    expect(stderr).toContain(`error: ${message} (${hint}`);
     expect(stderr).toContain(`usage: forge ${args[0] === 'tool' ? `tool ${args[1]}` : args[0]}`);
   });
 
@@ -191,9 +192,9 @@ describe('forge tool run', () => {
 
   it.each([
     [['{"message": x}'], 'the argument after the tool name is not valid JSON'],
-    [['--param', 'message=two', 'words'], 'unexpected argument "words"'], // --param message=two words, unquoted
+    [['--param', 'message=the', 'quick', 'brown', 'fox'], 'unexpected argument "quick" (give a tool\'s arguments as one JSON object after its name, with --input JSON, or with --param K=V; quote a value that has spaces)'], // unquoted
     [['{"message": "x"}', 'stray'], 'unexpected argument "stray"'],
-    [['{"message": "x"}', '--input', '{"message": "y"}'], 'unexpected argument "{"message": "x"}"'],
+    [['{"message": "x"}', '--input', '{"message": "y"}'], 'the arguments are given twice: as JSON after the tool name and with --input'],
     [['["x"]'], 'the argument after the tool name must be a JSON object'],
     [['--input', 'null'], '--input must be a JSON object'],
   ])('exits 2 for arguments it cannot take as one JSON object (%j), saying how to give them, and runs nothing', async (args, message) => {

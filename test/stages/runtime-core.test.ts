@@ -4,13 +4,15 @@
  * byte for byte; never taken when an input changed or the cached file does
  * not hash to its record; and, in a bundle, checked like every other file.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeCore, type BundleFailure, CORE_FILE, type RuntimeCore } from '../../stages/runtime-core.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
+import { startAgentProcess } from '../helpers/agent-process.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 function builtins(...names: string[]): ProjectTool[] {
@@ -154,8 +156,9 @@ describe('the runtime core', () => {
       [['call', 'shout', '{"text":', '"hi"}'], 'unexpected argument "\"hi\"}"\n  hint: call takes a tool name and the tool\'s arguments as one JSON object; quote an argument that has spaces'],
       [['describe', 'shout', 'extra'], 'unexpected argument "extra"\n  hint: describe takes a tool name;'],
       [['tools', 'extra'], 'unexpected argument "extra"\n  hint: tools takes no arguments besides its options;'],
-      [['sevre', '--port', '8080'], 'unknown command "sevre"\n\nusage: node runtime.mjs'],
       [['serve', '--port', '99999'], '--port must be a port number (0 to 65535), not "99999"\n'],
+      [['serve', '--port='], '--port must be a port number (0 to 65535), not ""\n'],
+      [['call', 'shout', '{"text": "hi"}', '--timeout', '5s'], '--timeout must be a whole number of milliseconds, at least 1, not "5s"\n'],
       [['serve', '--port', '0x50'], '--port must be a port number (0 to 65535), not "0x50"\n'],
       [['serve', 'PORT=8o8o'], 'PORT must be a port number (0 to 65535), not "8o8o"\n'],
     ] as const) {
@@ -167,6 +170,18 @@ describe('the runtime core', () => {
       expect(refused.stdout).toBe('');
       expect(refused.stderr.startsWith(said)).toBe(true);
     }
+    // A platform's PORT with a stray space still names the port; an empty one is unset.
+    const port = await freePort();
+    const spaced = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--no-auth'], { cwd: bundle, env: { PORT: ` ${port} ` } });
+    expect(spaced.url).toBe(`http://127.0.0.1:${port}`);
+    await spaced.stop();
+    // A mistyped command is refused before the bundle is opened: one whose agent.json is gone says so too.
+    const broken = tempDir();
+    cpSync(bundle, broken, { recursive: true });
+    rmSync(join(broken, 'agent.json'));
+    const mistyped = await runProcess(process.execPath, [join(broken, 'runtime.mjs'), 'sevre', '--port', '8080'], { cwd: broken });
+    expect(mistyped.code).toBe(2);
+    expect(mistyped.stderr.startsWith('unknown command "sevre"\n\nusage: node runtime.mjs')).toBe(true);
     writeFileSync(join(bundle, CORE_FILE), `${readFileSync(join(bundle, CORE_FILE), 'utf8')}\n`);
     const verified = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'verify'], { cwd: bundle });
     expect(verified.code).toBe(1);

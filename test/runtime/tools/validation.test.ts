@@ -19,6 +19,8 @@ describe('argument validation', () => {
     expect(checkArguments(schema, { langauge: 'fr' }).errors).toEqual(['unknown argument "langauge" (did you mean "language"?)']);
     expect(checkArguments(schema, { options: { maxlength: 3 } }).errors).toEqual(['unknown argument "options.maxlength" (did you mean "max_length"?)']);
     expect(checkArguments(schema, { colour: 'red' }).errors).toEqual(['unknown argument "colour"']);
+    // Not one already passed: renaming to it would pass that argument twice.
+    expect(checkArguments(schema, { language: 'en', langauge: 'fr' }).errors).toEqual(['unknown argument "langauge"']);
   });
 
   it('compiles a tool schema without checking it against the meta-schema again: that check is where schemas enter', () => {
