@@ -17,20 +17,31 @@ type TrackedClient = PoolClient & { [connectionLost]?: Error };
 
 /**
  * How often Postgres checks, while it runs a statement, that the client is still there. A statement this
- * process stopped waiting for (past its timeout) has its connection discarded; without the check, the
- * server would go on with it (waiting on a lock, holding its own) until it ended by itself. Postgres 14+
- * on Linux, macOS and the BSDs; elsewhere the SET fails and nothing changes.
+ * process stopped waiting for (past its timeout) has its connection dropped; without the check, a server
+ * that is reachable but slow (a lock wait) would go on with it, and take and hold the lock, until it
+ * ended by itself. Postgres 14+ on Linux, 15+ on macOS and the BSDs; on older servers the statement sets
+ * nothing (the parameter is not in pg_settings), and where the server refuses the value it is not tried again.
+ * Set already (on the role, as behind a pooler that shares server connections), it is left as it is.
  */
-const CLIENT_CHECK = "SET client_connection_check_interval = '2s'";
+const CLIENT_CHECK = "SELECT set_config(name, '2s', false) FROM pg_settings WHERE name = 'client_connection_check_interval' AND setting = '0'";
 
 export function openPool(config: PoolConfig, log?: Logger): Pool {
-  const pool = new pg.Pool(config);
-  pool.on('connect', (client: TrackedClient) => {
-    client.on('error', (err) => {
-      client[connectionLost] ??= err;
-    });
-    // Queued before the first statement of whoever checked the client out.
-    client.query(CLIENT_CHECK).catch(() => {});
+  let checkRefused = false;
+  const pool = new pg.Pool({
+    ...config,
+    // Awaited before the client is handed out, so its holder's first statement is not queued behind it.
+    // A connection lost meanwhile fails the connect, as a store away (the pool ends the client).
+    onConnect: async (connected) => {
+      const client = connected as TrackedClient;
+      client.on('error', (err) => {
+        client[connectionLost] ??= err;
+      });
+      if (checkRefused) return;
+      await client.query(CLIENT_CHECK).catch((err: unknown) => {
+        if (isStoreAway(err)) throw err;
+        checkRefused = true;
+      });
+    },
   });
   // An idle client that loses its connection is dropped by the pool, which then reports it here.
   pool.on('error', (err) => log?.warn(`state store: ${err.message}`));

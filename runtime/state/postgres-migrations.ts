@@ -146,7 +146,8 @@ export async function migrate(pool: Pool, lockDeadlineMs = MIGRATION_LOCK_DEADLI
       if (applied > MIGRATIONS.length) return { ran: 0, newer: applied };
       let ran = 0;
       for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
-        const deadline = Date.now() + lockDeadlineMs;
+        const started = Date.now();
+        const deadline = started + lockDeadlineMs;
         for (;;) {
           await client.query('BEGIN');
           try {
@@ -159,7 +160,7 @@ export async function migrate(pool: Pool, lockDeadlineMs = MIGRATION_LOCK_DEADLI
             await client.query('ROLLBACK').catch(() => {});
             if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
             if (Date.now() > deadline) {
-              throw new Error(`schema migration ${version} waited ${Math.round(lockDeadlineMs / 1000)} s for a table another session kept locked (a long transaction: pg_dump, a report?); it is tried again at the next start`, { cause: err });
+              throw new Error(`schema migration ${version} waited ${Math.round((Date.now() - started) / 1000)} s for a table another session kept locked (a long transaction: pg_dump, a report?); it is tried again at the next start`, { cause: err });
             }
             await delay(1000);
           }

@@ -16,6 +16,7 @@ import { PostgresConversations } from '../../../runtime/state/postgres-conversat
 import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { MIGRATION_LOCK, MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
+import { openPool } from '../../../runtime/state/pool-client.ts';
 import { openPostgresStore, type PostgresStateStore, type PostgresStoreOptions } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
@@ -110,7 +111,7 @@ describe('the Postgres state store', () => {
       await reader.query('SELECT count(*) FROM forge_tasks');
       const started = Date.now();
       // Past its first 2 s wait and the second's start: it gives up after trying again, not at once.
-      await expect(openPostgresStore({ url, leaseMs: 3000, migrationDeadlineMs: 3000 })).rejects.toThrow(/schema migration 5 waited 3 s for a table another session kept locked \(a long transaction: pg_dump, a report\?\); it is tried again at the next start/);
+      await expect(openPostgresStore({ url, leaseMs: 3000, migrationDeadlineMs: 3000 })).rejects.toThrow(/schema migration 5 waited [45] s for a table another session kept locked \(a long transaction: pg_dump, a report\?\); it is tried again at the next start/);
       expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
       expect((await asAdmin<{ version: number }>(url, 'SELECT max(version) AS version FROM forge_migrations'))[0].version).toBe(4);
       expect(await asAdmin(url, "SELECT 1 FROM information_schema.columns WHERE table_name = 'forge_tasks' AND column_name = 'writer'")).toEqual([]);
@@ -491,6 +492,21 @@ describe('the Postgres state store when connections drop', { concurrent: true },
     }
   });
 
+  it("asks Postgres to check for a gone client every 2 s on each connection, unless the role or database sets it (behind a pooler)", async () => {
+    const { url } = await stores(0);
+    const interval = async () => {
+      const pool = openPool({ connectionString: url });
+      try {
+        return (await pool.query<{ v: string }>("SELECT current_setting('client_connection_check_interval') AS v")).rows[0].v;
+      } finally {
+        await pool.end();
+      }
+    };
+    expect(await interval()).toBe('2s');
+    await asAdmin(url, `ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET client_connection_check_interval = '5s'`);
+    expect(await interval()).toBe('5s');
+  });
+
   it("keeps a turn's lease, renewed, until the last state it kept while the store was away is saved, then lets it go", async () => {
     const { url, gate, store } = await storeBehindRelay();
     const locker = new pg.Client({ connectionString: url });
@@ -502,7 +518,7 @@ describe('the Postgres state store when connections drop', { concurrent: true },
       const lease = await store.tasks.hold(id);
       const [owner] = await leaseOwners(url, id);
       gate.down();
-      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, id)); // kept, after 3 s of tries
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_COMPLETED, id)); // kept at once: its turn holds the lease
       await lease.release(TaskState.TASK_STATE_COMPLETED);
       // The store is back, but the kept state cannot land yet: its row is locked (a slow transaction).
       await locker.query('BEGIN');
@@ -890,7 +906,7 @@ describe('the Postgres state store when connections drop', { concurrent: true },
       const first = store.tasks.hold('joined');
       first.catch(() => {});
       const lockerPid = (locker as unknown as { processID: number }).processID;
-      const waiting = () => asAdmin<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO forge_task_leases%' AND pid NOT IN ($1, pg_backend_pid())", [lockerPid]);
+      const waiting = () => asAdmin<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO forge_task_leases%' AND pid NOT IN ($1, pg_backend_pid())", [lockerPid]);
       await waitUntil(async () => ((await waiting()).length ? true : undefined), 10_000, 'the first hold waiting on the lease row');
       const second = store.tasks.hold('joined');
       // The first hold fails (its statement cancelled), and the other session lets go.
