@@ -11,7 +11,7 @@ import { error, ForgeError, type Diagnostic } from '../diagnostics.ts';
 import { didYouMean } from '../suggest.ts';
 import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
-import { fail, type ExecuteOptions, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
+import { fail, type ExecuteOptions, type JSONSchema, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
 import { checkToolName } from './names.ts';
 import { MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments } from './validation.ts';
@@ -236,7 +236,7 @@ export class ToolRegistry implements ToolRunner {
       return fail('FORGE_SCHEMA_INVALID', `tool "${name}" has an input schema that cannot be compiled: ${(err as Error).message}`);
     }
     if (!checked.ok) {
-      return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked.errors.join('; ')}`, `run \`forge tool describe ${name}\` to see its inputs`);
+      return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked.errors.join('; ')}`, argumentsHint(tool.inputSchema));
     }
     // Before the clock starts: a person may take a while to answer.
     const gate = await checkApproval(tool, checked.args, frame, this.approval, (n) => this.get(n));
@@ -367,4 +367,16 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   if (ms % 60_000 === 0) return `${ms / 60_000} m`;
   return `${+(ms / 1000).toFixed(2)} s`;
+}
+
+/**
+ * What a tool takes, as the hint of a call whose arguments were wrong: every caller can act on it (a model
+ * over MCP or A2A, a script over REST, a person at a bundle with no forge command), not only one at the CLI.
+ */
+export function argumentsHint(schema: JSONSchema): string {
+  const names = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+  if (!names.length) return 'it takes no arguments';
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const shown = names.slice(0, 20).map((n) => (required.has(n) ? `${n} (required)` : n));
+  return `its arguments: ${shown.join(', ')}${names.length > shown.length ? `, and ${names.length - shown.length} more` : ''}`;
 }

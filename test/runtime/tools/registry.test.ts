@@ -65,6 +65,18 @@ describe('ToolRegistry', () => {
     expect(result.error.message).toContain('missing required argument "city"');
     expect(result.error.message).toContain('argument "days" must be integer');
     expect(result.error.message).toContain('unknown argument "extra"');
+    // What it takes, for any caller (a model, a script, a bundle with no forge command to describe it).
+    expect(result.error.hint).toBe('its arguments: days, city (required)');
+  });
+
+  it('says a tool takes no arguments, and names at most 20 of many', async () => {
+    const r = registry();
+    const many = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`a${i}`, { type: 'string' }]));
+    r.register(tool('none', { inputSchema: { type: 'object', properties: {}, additionalProperties: false } }), 'x');
+    r.register(tool('many', { inputSchema: { type: 'object', properties: many, additionalProperties: false } }), 'x');
+    expect(await r.execute('none', { x: 1 })).toMatchObject({ ok: false, error: { hint: 'it takes no arguments' } });
+    const result = await r.execute('many', { x: 1 });
+    expect(result).toMatchObject({ ok: false, error: { hint: `its arguments: ${Array.from({ length: 20 }, (_, i) => `a${i}`).join(', ')}, and 3 more` } });
   });
 
   it('fills schema defaults without changing the caller\'s object', async () => {
