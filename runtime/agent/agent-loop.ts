@@ -239,7 +239,10 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
 function unknownTool(name: string, tools: AgentTools): ToolResult {
   const names = tools.list().map((spec) => spec.name);
   if (names.includes(name)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" existed when the model called it`, 'it exists now: call it again');
-  return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, names) ?? 'run `forge tool list` to see the available tools');
+  // The model reads this: it can call another name, not run a command.
+  const shown = names.slice(0, 20).join(', ');
+  const available = names.length ? `the tools you can call: ${shown}${names.length > 20 ? `, and ${names.length - 20} more` : ''}` : 'no tools can be called';
+  return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, names) ?? available);
 }
 
 function reasonFor(spec: ToolSpec): string {

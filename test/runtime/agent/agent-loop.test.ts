@@ -72,6 +72,16 @@ describe.each([
     expect(outcome).toMatchObject({ status: 'completed', text: 'saw: Error FORGE_FILE_NO_SPACE: no space left\nHint: free some space' });
   });
 
+  it('answers a call to a tool that does not exist with the tools the model can call, or the one it likely meant', async () => {
+    const server = await start([{ toolCalls: [{ name: 'weather_report', arguments: {} }, { name: 'lookupp', arguments: {} }] }, (body) => ({ text: toolResults(body).join(' | ') })]);
+    const tools = registry([{ name: 'lookup' }, { name: 'convert' }]);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools, gate: { decide: () => 'allow' } });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      text: 'Error FORGE_TOOL_UNKNOWN: no tool named "weather_report"\nHint: the tools you can call: convert, lookup | Error FORGE_TOOL_UNKNOWN: no tool named "lookupp"\nHint: did you mean "lookup"?',
+    });
+  });
+
   it('truncates tool output over the budget with a marker', async () => {
     const server = await start([{ toolCalls: [{ name: 'big', arguments: {} }] }, (body) => ({ text: lastToolResult(body) })]);
     const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: client(server), tools: registry([{ name: 'big', execute: async () => ok('y'.repeat(500)) }]), gate: { decide: () => 'allow' }, toolOutputBudget: 100 });
