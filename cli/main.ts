@@ -9,7 +9,7 @@ import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
 import { defaultCacheDir } from '../stages/forge-paths.ts';
 import { shimAnswersIn } from '../stages/python/shim-answers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
-import { UsageError } from './usage-error.ts';
+import { renderUsageError, UsageError } from './usage-error.ts';
 import { errColor as c } from './terminal.ts';
 
 export interface Command {
@@ -83,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`${c.red('error:')} ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${command.usage}`);
+      process.stderr.write(renderUsageError(err, command.usage, name));
       return 2;
     }
     if (err instanceof DiagnosticError) {

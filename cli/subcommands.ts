@@ -5,7 +5,7 @@
  */
 import { didYouMean } from '../runtime/suggest.ts';
 import type { Command } from './main.ts';
-import { UsageError } from './usage-error.ts';
+import { renderUsageError, UsageError } from './usage-error.ts';
 
 export type Subcommands = Record<string, { summary: string; load: () => Promise<Command> }>;
 
@@ -29,7 +29,7 @@ export async function runSubcommand(parent: string, subcommands: Subcommands, ar
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${command.usage}`);
+      process.stderr.write(renderUsageError(err, command.usage, `${parent} ${name}`));
       return 2;
     }
     throw err;

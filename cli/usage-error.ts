@@ -1,4 +1,6 @@
-/** A mistake in how a command was invoked: printed with the command's usage, exit code 2. */
+import { errColor } from './terminal.ts';
+
+/** A mistake in how a command was invoked: printed with the command's synopsis, exit code 2. */
 export class UsageError extends Error {
   constructor(
     message: string,
@@ -7,4 +9,14 @@ export class UsageError extends Error {
     super(message);
     this.name = 'UsageError';
   }
+}
+
+/**
+ * A usage error as the CLI prints it: the error and its hint, the command's synopsis (its usage up to the
+ * first blank line), and where the rest is. The whole usage (options, examples) would push the error off
+ * a small screen; `--help` prints it.
+ */
+export function renderUsageError(err: UsageError, usage: string, command: string): string {
+  const synopsis = usage.split('\n\n')[0].trimEnd();
+  return `${errColor.red('error:')} ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${synopsis}\n\nfor more, run: forge ${command} --help\n`;
 }

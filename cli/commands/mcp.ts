@@ -6,6 +6,9 @@ const SUBCOMMANDS: Subcommands = {
   test: { summary: 'connect to one server, list its tools, and optionally call one', load: () => import('./mcp-test.ts') },
 };
 
+/** `forge mcp test --help` prints test's usage, not this one. */
+export const delegatesHelp = true;
+
 export const usage = `usage: forge mcp <subcommand> [options]
 
 Debugs the MCP servers in forge.yaml (mcp.servers), outside the agent.

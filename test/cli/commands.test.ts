@@ -29,7 +29,18 @@ describe('forge (usage)', () => {
     const { code, stderr } = await forge(['build', '--prdo'], tempDir());
     expect(code).toBe(2);
     expect(stderr).toContain('unknown option --prdo (did you mean "--prod"?)');
-    expect(stderr).toContain('usage: forge build');
+    // The synopsis and where the rest is: the whole usage would push the error off a small screen.
+    expect(stderr).toContain('\n\nusage: forge build [--prod]');
+    expect(stderr.endsWith('\n\nfor more, run: forge build --help\n')).toBe(true);
+    expect(stderr).not.toContain('examples:');
+    const sub = await forge(['tool', 'describe', 'a', 'b'], tempDir());
+    expect(sub.stderr.endsWith('\n\nusage: forge tool describe NAME [--json]\n\nfor more, run: forge tool describe --help\n')).toBe(true);
+  });
+
+  it.each([['tool', 'add'], ['tool', 'run'], ['mcp', 'test'], ['mcp', 'list']])('prints %s %s --help as that subcommand\'s usage, not its parent\'s', async (parent, sub) => {
+    const { code, stdout } = await forge([parent, sub, '--help'], tempDir());
+    expect(code).toBe(0);
+    expect(stdout.startsWith(`usage: forge ${parent} ${sub}`)).toBe(true);
   });
 
   it.each([
