@@ -23,6 +23,7 @@ import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { jsonLogger } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
+import { unknownToolHint } from './tools/unknown-tool.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -356,9 +357,14 @@ function toolsCommand({ registry, values }: StartedRuntime): number {
 }
 
 function describeCommand({ manifest, positionals }: StartedRuntime): number {
-  const spec = manifest.tools.find((t) => t.name === positionals[0]);
+  const [name] = positionals;
+  if (!name) {
+    process.stderr.write(`describe needs a tool name\n\n${USAGE}`);
+    return 2;
+  }
+  const spec = manifest.tools.find((t) => t.name === name);
   if (!spec) {
-    process.stderr.write(`no tool named "${positionals[0] ?? ''}"\n`);
+    process.stderr.write(`error: no tool named "${name}"\nhint: ${unknownToolHint(name, manifest.tools.map((t) => t.name))}\n`);
     return 1;
   }
   process.stdout.write(JSON.stringify(spec, null, 2) + '\n');

@@ -12,9 +12,9 @@ import { fail, type ToolResult, type ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
 import type { ChatMessage, ModelProvider, ToolCall } from './messages.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
-import { didYouMean } from '../suggest.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
+import { unknownTool as unknownToolResult } from '../tools/unknown-tool.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -239,10 +239,7 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
 function unknownTool(name: string, tools: AgentTools): ToolResult {
   const names = tools.list().map((spec) => spec.name);
   if (names.includes(name)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" existed when the model called it`, 'it exists now: call it again');
-  // The model reads this: it can call another name, not run a command.
-  const shown = names.slice(0, 20).join(', ');
-  const available = names.length ? `the tools you can call: ${shown}${names.length > 20 ? `, and ${names.length - 20} more` : ''}` : 'no tools can be called';
-  return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, names) ?? available);
+  return unknownToolResult(name, names);
 }
 
 function reasonFor(spec: ToolSpec): string {

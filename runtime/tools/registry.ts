@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { error, ForgeError, type Diagnostic } from '../diagnostics.ts';
-import { didYouMean } from '../suggest.ts';
 import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
 import { fail, type ExecuteOptions, type JSONSchema, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
@@ -18,6 +17,7 @@ import { checkArguments } from './validation.ts';
 import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 import { timerDelay } from '../duration.ts';
+import { someNames, unknownTool } from './unknown-tool.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -216,10 +216,7 @@ export class ToolRegistry implements ToolRunner {
   private async run(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame, outcome: { approval?: ApprovalOutcome }): Promise<ToolResult> {
     const { depth } = frame;
     const tool = this.get(name) ?? (await this.find(name));
-    if (!tool) {
-      const hint = didYouMean(name, this.entries.keys());
-      return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, hint ?? 'run `forge tool list` to see the available tools');
-    }
+    if (!tool) return unknownTool(name, [...this.entries.keys()]);
     if (depth > MAX_COMPOSITION_DEPTH) {
       return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep (${[...frame.chain, name].join(' → ')}); the limit is ${MAX_COMPOSITION_DEPTH}`);
     }
@@ -377,6 +374,5 @@ export function argumentsHint(schema: JSONSchema): string {
   const names = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
   if (!names.length) return 'it takes no arguments';
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const shown = names.slice(0, 20).map((n) => (required.has(n) ? `${n} (required)` : n));
-  return `its arguments: ${shown.join(', ')}${names.length > shown.length ? `, and ${names.length - shown.length} more` : ''}`;
+  return `its arguments: ${someNames(names.map((n) => (required.has(n) ? `${n} (required)` : n)))}`;
 }

@@ -170,6 +170,14 @@ describe('the runtime core', () => {
       expect(refused.stdout).toBe('');
       expect(refused.stderr.startsWith(said)).toBe(true);
     }
+    // A tool it does not have: the likely one, else what it has; never a forge command, which a deployed bundle lacks.
+    for (const command of ['call', 'describe']) {
+      const typo = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), command, 'shuot'], { cwd: bundle });
+      expect(typo).toMatchObject({ code: 1, stdout: '' });
+      expect(typo.stderr).toContain('error: no tool named "shuot"\nhint: did you mean "shout"?\n');
+      const none = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), command, 'weather'], { cwd: bundle });
+      expect(none.stderr).toContain('error: no tool named "weather"\nhint: the tools you can call: shout, uuid_generate\n');
+    }
     // A platform's PORT with a stray space still names the port; an empty one is unset.
     const port = await freePort();
     const spaced = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--no-auth'], { cwd: bundle, env: { PORT: ` ${port} ` } });

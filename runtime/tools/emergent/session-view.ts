@@ -5,7 +5,8 @@
  * callers a view; every call through it carries the session, so forge_tool
  * knows whose tool it makes.
  */
-import { fail, type ExecuteOptions, type ToolResult, type ToolSpec } from '../model.ts';
+import type { ExecuteOptions, ToolResult, ToolSpec } from '../model.ts';
+import { unknownTool } from '../unknown-tool.ts';
 import { isForged } from './forged-mark.ts';
 
 export interface ToolSource {
@@ -40,7 +41,9 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
       // Looked up before the call, not by it: a tool registered only now (forged on another
       // replica) is checked for this session like any other.
       const tool = find(name) ?? (await tools.resolve?.(name));
-      if (tool && !visibleTo(tool, session)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, 'run `forge tool list` to see the available tools');
+      // Unknown, or another session's: one answer, suggesting only what this session sees (a suggestion
+      // drawn from every tool registered would name other sessions' forged tools).
+      if (!tool || !visibleTo(tool, session)) return unknownTool(name, tools.list().filter((t) => visibleTo(t, session)).map((t) => t.name));
       return tools.execute(name, args, { ...options, ...(session ? { session } : {}) });
     },
   };

@@ -102,6 +102,14 @@ describe('forge_tool', () => {
     expect(rest.list().map((t) => t.name)).not.toContain('add_numbers');
     expect(await theirs.execute('add_numbers', { a: 1, b: 1 })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
     expect(await mine.execute('add_numbers', { a: 1, b: 1 })).toMatchObject({ ok: true, value: { sum: 2 } });
+    // Its name does not leak through a suggestion or a list: a misspelling answers as if it did not exist.
+    for (const view of [theirs, rest]) {
+      const missed = await view.execute('add_numbrs', { a: 1, b: 1 });
+      expect(missed).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
+      expect(JSON.stringify(missed)).not.toContain('add_numbers');
+      expect(await view.execute('add_numbers', {})).toEqual(await view.execute('never_made', {}).then((r) => JSON.parse(JSON.stringify(r).replaceAll('never_made', 'add_numbers'))));
+    }
+    expect(await mine.execute('add_numbrs', {})).toMatchObject({ ok: false, error: { hint: 'did you mean "add_numbers"?' } });
     // Nor can another session compose it.
     const composed = await forgeIn(h, { ...addNumbers, name: 'add_again', implementation: { mode: 'compose', steps: [{ tool: 'add_numbers' }] } }, 'mcp:second');
     expect(composed.errors.map((e) => e.code)).toContain('FORGE_TOOL_UNKNOWN');
