@@ -41,10 +41,15 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
       // Looked up before the call, not by it: a tool registered only now (forged on another
       // replica) is checked for this session like any other.
       const tool = find(name) ?? (await tools.resolve?.(name));
-      // Unknown, or another session's: one answer, suggesting only what this session sees (a suggestion
-      // drawn from every tool registered would name other sessions' forged tools).
-      if (!tool || !visibleTo(tool, session)) return unknownTool(name, tools.list().filter((t) => visibleTo(t, session)).map((t) => t.name));
-      return tools.execute(name, args, { ...options, ...(session ? { session } : {}) });
+      // Another session's, or unknown: the same answer, suggesting only what this session sees. The
+      // registry's own suggestion is drawn from every tool it has, other sessions' forged tools too.
+      const visible = () => tools.list().filter((t) => visibleTo(t, session)).map((t) => t.name);
+      if (tool && !visibleTo(tool, session)) return unknownTool(name, visible());
+      const result = await tools.execute(name, args, { ...options, ...(session ? { session } : {}) });
+      // An unknown call still reaches the registry, which counts it (forge_tool_calls_total's "(unknown)"),
+      // and is answered exactly as another session's tool is.
+      if (!tool && !result.ok && result.error.code === 'FORGE_TOOL_UNKNOWN') return unknownTool(name, visible());
+      return result;
     },
   };
 }
