@@ -18,6 +18,7 @@ import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 import { timerDelay } from '../duration.ts';
 import { someNames, unknownTool } from './unknown-tool.ts';
+import { visibleTo } from './emergent/session-view.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -216,7 +217,8 @@ export class ToolRegistry implements ToolRunner {
   private async run(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame, outcome: { approval?: ApprovalOutcome }): Promise<ToolResult> {
     const { depth } = frame;
     const tool = this.get(name) ?? (await this.find(name));
-    if (!tool) return unknownTool(name, [...this.entries.keys()]);
+    // Suggested from what the caller's session may see: a composition's missing step reaches here too.
+    if (!tool) return unknownTool(name, [...this.entries.values()].filter((e) => visibleTo(e.tool, frame.session)).map((e) => e.tool.name));
     if (depth > MAX_COMPOSITION_DEPTH) {
       return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep (${[...frame.chain, name].join(' → ')}); the limit is ${MAX_COMPOSITION_DEPTH}`);
     }

@@ -14,10 +14,17 @@ export function someNames(names: readonly string[], max = 20): string {
 }
 
 export function unknownTool(name: string, callable: readonly string[]): ToolResult {
-  return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, unknownToolHint(name, callable));
+  // A caller's name may be a megabyte long; the answer is not.
+  const shown = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
+  return fail('FORGE_TOOL_UNKNOWN', `no tool named "${shown}"`, unknownToolHint(name, callable));
 }
 
 export function unknownToolHint(name: string, callable: readonly string[]): string {
   const names = [...callable].sort();
-  return didYouMean(name, names) ?? (names.length ? `the tools you can call: ${someNames(names)}` : 'there are no tools to call');
+  // No name is longer (TOOL_NAME_PATTERN), and the edit distance to a long one costs its length times every name's.
+  const likely = name.length <= MAX_NAME ? didYouMean(name, names) : undefined;
+  return likely ?? (names.length ? `the tools you can call: ${someNames(names)}` : 'there are no tools to call');
 }
+
+/** The longest tool name (TOOL_NAME_PATTERN). */
+const MAX_NAME = 64;

@@ -69,6 +69,19 @@ describe('ToolRegistry', () => {
     expect(result.error.hint).toBe('its arguments: days, city (required)');
   });
 
+  it('answers an unknown name with only the tools the calling session may see, and a name of any length briefly', async () => {
+    const r = registry();
+    r.register(tool('visible_one'), 'x');
+    r.register({ ...tool('zz_private'), forged: { tier: 'session', owner: 'mcp:c' } } as Tool, 'x');
+    // As a composition's missing step reaches it, with the caller's session.
+    const asB = await r.execute('nosuch', {}, { session: 'mcp:b' });
+    expect(asB).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', hint: 'the tools you can call: visible_one' } });
+    expect(await r.execute('zz_privat', {}, { session: 'mcp:b' })).toMatchObject({ ok: false, error: { hint: 'the tools you can call: visible_one' } });
+    expect(await r.execute('zz_privat', {}, { session: 'mcp:c' })).toMatchObject({ ok: false, error: { hint: 'did you mean "zz_private"?' } });
+    const long = await r.execute('x'.repeat(1_000_000), {});
+    expect(long.ok || long.error.message.length).toBeLessThan(100);
+  });
+
   it('says a tool takes no arguments, and names at most 20 of many', async () => {
     const r = registry();
     const many = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`a${i}`, { type: 'string' }]));
