@@ -171,13 +171,13 @@ function usageProblem(err: unknown, command: string | undefined): string {
   return `${problem.message}${hint ? `\n  hint: ${hint}` : ''}`;
 }
 
-/** The commands, and the arguments each takes besides its options. */
-const ARGUMENTS_TAKEN: Record<string, { count: number; what: string }> = {
-  serve: { count: 0, what: 'no arguments besides its options' },
-  stdio: { count: 0, what: 'no arguments besides its options' },
-  tools: { count: 0, what: 'no arguments besides its options' },
-  verify: { count: 0, what: 'no arguments besides its options' },
-  doctor: { count: 0, what: 'no arguments besides its options' },
+/** The commands, and the arguments each takes besides its options (none unless said). */
+const ARGUMENTS_TAKEN: Record<string, { count: number; what?: string }> = {
+  serve: { count: 0 },
+  stdio: { count: 0 },
+  tools: { count: 0 },
+  verify: { count: 0 },
+  doctor: { count: 0 },
   describe: { count: 1, what: 'a tool name' },
   call: { count: 2, what: "a tool name and the tool's arguments as one JSON object" },
 };
@@ -203,7 +203,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   const takes = ARGUMENTS_TAKEN[command];
   if (parsed.positionals.length > takes.count) {
     // Never dropped: an unquoted JSON argument with a space arrives as two, and half of it would run.
-    process.stderr.write(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what}; quote an argument that has spaces\n\n${USAGE}`);
+    process.stderr.write(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces\n\n${USAGE}`);
     return 2;
   }
   let port: number | undefined;

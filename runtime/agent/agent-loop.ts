@@ -14,7 +14,7 @@ import type { ChatMessage, ModelProvider, ToolCall } from './messages.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
-import { unknownTool as unknownToolResult } from '../tools/unknown-tool.ts';
+import { unknownTool } from '../tools/unknown-tool.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -217,7 +217,7 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
       const asked = gated.get(call.id);
       const result: ToolResult = await traceToolCall({ name: call.name, registered: decision !== 'unknown' && registered.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () => {
         if (decision === 'deny') return { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } };
-        if (decision === 'unknown') return unknownTool(call.name, options.tools);
+        if (decision === 'unknown') return notOffered(call.name, options.tools);
         return options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true });
       });
       options.onEvent?.({ type: 'tool-result', call, result });
@@ -236,10 +236,10 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
  * the same answer, running beside it), and the registry would run it as
  * approved although the gate never saw it.
  */
-function unknownTool(name: string, tools: AgentTools): ToolResult {
+function notOffered(name: string, tools: AgentTools): ToolResult {
   const names = tools.list().map((spec) => spec.name);
   if (names.includes(name)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" existed when the model called it`, 'it exists now: call it again');
-  return unknownToolResult(name, names);
+  return unknownTool(name, names);
 }
 
 function reasonFor(spec: ToolSpec): string {
