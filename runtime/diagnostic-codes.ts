@@ -108,7 +108,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_FORGE_NO_SESSION: { severity: 'error', when: 'run', meaning: 'a session-tier forge came from no conversation or MCP session' },
   FORGE_FORGE_QUOTA: { severity: 'error', when: 'run', meaning: 'forge_tool\'s max_tools or calls-per-minute quota is used up' },
   FORGE_FORGE_REFUSED: { severity: 'error', when: 'run', meaning: 'the judge refused the forged tool' },
-  FORGE_FORGE_SCOPE: { severity: 'error', when: 'run', meaning: 'scope: agent is not allowed by this agent\'s policy' },
+  FORGE_FORGE_SCOPE: { severity: 'error', when: 'run', meaning: 'scope: agent is not allowed by this agent\'s policy, or the tool would compose the forging session\'s own tools' },
   FORGE_FORGE_TEST_FAILED: { severity: 'error', when: 'run', meaning: 'a forged tool\'s output differs from a test case\'s expectedOutput' },
   FORGE_FORGE_TOOL: { severity: 'error', when: 'run', meaning: 'a forged tool may not call forge_tool' },
   FORGE_FORGE_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'forge_tool has no registry to add tools to here' },

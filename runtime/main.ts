@@ -389,7 +389,8 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
   // The person named this tool, so it is approved; what it calls goes through the policy.
   // The terminal (readline) is loaded only here: a server never asks on one.
   const { personApprover } = await import('./guard/terminal-approver.ts');
-  const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true });
+  // The person at the bundle's command line: every session's forged tools are theirs to run.
+  const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true, sees: 'everything' });
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
   else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);

@@ -125,7 +125,8 @@ export async function run(argv: string[]): Promise<number> {
     const args = { ...input, ...(tool ? parseParams(values.param ?? [], tool.inputSchema) : {}) };
     if (values['dry-run']) return await dryRun(name, args, registry, values, show, shown);
 
-    const result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true });
+    // The person at the command line: every session's forged tools are theirs to run.
+    const result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true, sees: 'everything' });
     if (values.json) {
       process.stdout.write(JSON.stringify(values['show-command'] ? { ...result, commands: shown } : result, null, 2) + '\n');
     } else if (result.ok) {

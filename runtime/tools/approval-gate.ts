@@ -23,6 +23,8 @@ export interface CallFrame {
   approved: boolean;
   /** The conversation or MCP session the call comes from (what session-tier forged tools belong to). */
   session?: string;
+  /** Beyond `session`'s own, which session-tier forged tools the call may reach (ExecuteOptions.sees). */
+  sees?: 'everything' | 'this-tool';
 }
 
 /** How the call got through: for logs and the registry's call events. */

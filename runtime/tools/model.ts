@@ -82,6 +82,14 @@ export interface ExecuteOptions {
   approved?: boolean;
   /** The conversation or MCP session the call comes from (`context:ID`, `mcp:ID`, `stdio`); sub-calls inherit it. */
   session?: string;
+  /**
+   * Session-tier forged tools the call may reach besides `session`'s own.
+   * Absent (every front end): none. 'everything': the person running Forge
+   * (`forge tool run`, the bundle's `call`), for the call and its sub-calls.
+   * 'this-tool': forge_tool testing a candidate no session sees yet; the
+   * candidate's own calls still reach only what `session` sees.
+   */
+  sees?: 'everything' | 'this-tool';
   /** The front end that made the call (mcp, rest, agent ...), for metrics and traces. */
   frontend?: string;
   /**

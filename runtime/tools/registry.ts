@@ -18,7 +18,7 @@ import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 import { timerDelay } from '../duration.ts';
 import { someNames, unknownTool } from './unknown-tool.ts';
-import { visibleTo } from './emergent/session-view.ts';
+import { visibleTo } from './emergent/forged-mark.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export { MAX_COMPOSITION_DEPTH };
@@ -168,8 +168,8 @@ export class ToolRegistry implements ToolRunner {
   }
 
   execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolResult> {
-    const { approver, approved, session, ...rest } = options;
-    return this.call(name, args, rest, { depth: 0, chain: [], covered: false, approver, approved: approved === true, ...(session ? { session } : {}) });
+    const { approver, approved, session, sees, ...rest } = options;
+    return this.call(name, args, rest, { depth: 0, chain: [], covered: false, approver, approved: approved === true, ...(session ? { session } : {}), ...(sees ? { sees } : {}) });
   }
 
   async close(): Promise<void> {
@@ -217,8 +217,12 @@ export class ToolRegistry implements ToolRunner {
   private async run(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame, outcome: { approval?: ApprovalOutcome }): Promise<ToolResult> {
     const { depth } = frame;
     const tool = this.get(name) ?? (await this.find(name));
-    // Suggested from what the caller's session may see: a composition's missing step reaches here too.
-    if (!tool) return unknownTool(name, [...this.entries.values()].filter((e) => visibleTo(e.tool, frame.session)).map((e) => e.tool.name));
+    // Checked after the look-up, which may have registered the tool just now (forged on another
+    // replica). Another session's tool is answered as unknown, suggesting only what the caller's
+    // session may see: a composition's missing step reaches here too.
+    if (!tool || !(frame.sees || visibleTo(tool, frame.session))) {
+      return unknownTool(name, [...this.entries.values()].filter((e) => visibleTo(e.tool, frame.session)).map((e) => e.tool.name));
+    }
     if (depth > MAX_COMPOSITION_DEPTH) {
       return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep (${[...frame.chain, name].join(' → ')}); the limit is ${MAX_COMPOSITION_DEPTH}`);
     }
@@ -313,7 +317,7 @@ export class ToolRegistry implements ToolRunner {
             ),
           );
         }
-        const sub: CallFrame = { depth: frame.depth + 1, chain: [...frame.chain, caller.name], covered, approver: frame.approver, approved: false, ...(frame.session ? { session: frame.session } : {}) };
+        const sub: CallFrame = { depth: frame.depth + 1, chain: [...frame.chain, caller.name], covered, approver: frame.approver, approved: false, ...(frame.session ? { session: frame.session } : {}), ...(frame.sees === 'everything' ? { sees: frame.sees } : {}) };
         return this.call(name, args, { timeoutMs: options.timeoutMs, signal: options.signal ?? signal() }, sub);
       },
     };

@@ -5,7 +5,7 @@
  * a composition as a YAML meta-tool, test cases beside them — so the next
  * build has them in agent.json and the bundle runs them.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addNumbers as addNumbersRequest, calcJson as calcJsonRequest } from '../helpers/forge-requests.ts';
@@ -40,6 +40,15 @@ describe('forge tool describe forge_tool', () => {
 });
 
 describe('forge tool forged', () => {
+  it("runs a session's own forged tool for the person at the command line, from the bundle and from sources", async () => {
+    // As if a conversation had forged it: no front end's caller but that conversation sees it.
+    const file = join(project, '.forge', 'forged', 'scratch', 'tool.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), scope: 'session', tier: 'session', owner: 'context:someone' }));
+    expect(JSON.parse((await call('scratch', { a: 2, b: 3 })).stdout)).toMatchObject({ ok: true, value: { sum: 5 } });
+    const fromSources = await forge(['tool', 'run', 'scratch', '{"a": 2, "b": 40}', '--json'], project);
+    expect(JSON.parse(fromSources.stdout), fromSources.stderr).toMatchObject({ ok: true, value: { sum: 42 } });
+  });
+
   it('lists, shows and removes what the agent forged', async () => {
     const listed = await forge(['tool', 'forged', 'list', '--json'], project);
     expect(listed.code, listed.stderr).toBe(0);

@@ -1,8 +1,13 @@
 /**
  * Build: everything about a forge request that can be checked without
  * running it — the schemas compile, the code parses, the composed tools
- * exist (and are allowed) and form no cycle, the name collides with
- * nothing, the size limits hold.
+ * exist for the forging session (and are allowed) and form no cycle, the
+ * name collides with nothing, the size limits hold.
+ *
+ * Tool names are one namespace for the whole agent: a name another
+ * session's forged tool holds is refused as taken, and that is all the
+ * answer tells of it. Composing such a tool is answered exactly as
+ * composing a name that exists nowhere.
  */
 import { Script } from 'node:vm';
 import type { ToolRegistry } from '../registry.ts';
@@ -11,6 +16,7 @@ import { schemaProblem } from '../validation.ts';
 import { composeDefinition } from './compose-definition.ts';
 import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
+import { visibleTo } from './forged-mark.ts';
 
 export const FORGE_TOOL_NAME = 'forge_tool';
 
@@ -20,7 +26,8 @@ export interface ForgeProblem {
   hint?: string;
 }
 
-export function buildStep(request: ForgeRequest, registry: ToolRegistry, settings: EmergentSettings): ForgeProblem[] {
+/** `session`: the forging caller's (undefined: a caller without one, forging for the agent). */
+export function buildStep(request: ForgeRequest, registry: ToolRegistry, settings: EmergentSettings, session: string | undefined): ForgeProblem[] {
   const problems: ForgeProblem[] = [];
   const nameProblem = checkToolName(request.name, 'custom');
   if (nameProblem) problems.push({ code: 'FORGE_TOOL_NAME', message: nameProblem });
@@ -38,7 +45,12 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
   const usable = (tool: string, where: string) => {
     if (tool === FORGE_TOOL_NAME) return problems.push({ code: 'FORGE_FORGE_TOOL', message: `${where}: a forged tool may not call forge_tool` });
     if (tool === request.name) return problems.push({ code: 'FORGE_TOOL_CYCLE', message: `${where}: the tool calls itself` });
-    if (!registry.has(tool)) return problems.push({ code: 'FORGE_TOOL_UNKNOWN', message: `${where}: no tool named "${tool}"`, hint: 'a forged tool composes tools the agent has' });
+    const found = registry.get(tool);
+    if (!found || !visibleTo(found, session)) return problems.push({ code: 'FORGE_TOOL_UNKNOWN', message: `${where}: no tool named "${tool}"`, hint: 'a forged tool composes tools the agent has' });
+    // An agent-tier tool runs in every session, and there its calls reach what that session sees.
+    if (request.scope === 'agent' && !visibleTo(found, undefined)) {
+      return problems.push({ code: 'FORGE_FORGE_SCOPE', message: `${where}: "${tool}" is this session's own tool, and a tool forged with scope: agent is called from every session`, hint: 'forge it with scope: session, or compose only tools every session has' });
+    }
     if (settings.allow_tools.length && !settings.allow_tools.includes(tool)) {
       return problems.push({ code: 'FORGE_FORGE_NOT_ALLOWED', message: `${where}: "${tool}" is not one of the tools forged tools may use`, hint: `emergent.allow_tools: ${settings.allow_tools.join(', ')}` });
     }

@@ -18,7 +18,6 @@ import { ForgedSync } from './forged-sync.ts';
 import { createForgedTool, type ForgedToolHost } from './forged-tool.ts';
 import { deterministicChecks, modelReview, verdictOf } from './judge-step.ts';
 import { discardCandidate, registerCandidate, registerForged, restoreForged } from './register-step.ts';
-import { visibleTo } from './session-view.ts';
 import { testStep } from './test-step.ts';
 
 export default defineBuiltin({
@@ -95,7 +94,7 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
   if (full) return refused([{ code: 'FORGE_FORGE_QUOTA', message: full, hint: 'remove forged tools with `forge tool forged remove NAME`' }]);
 
   // Build.
-  const problems = buildStep(request, registry, settings).concat(invisibleTools(request, registry, session));
+  const problems = buildStep(request, registry, settings, session);
   if (problems.length) return refused(problems);
   let tool;
   try {
@@ -147,13 +146,6 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
     store.removeUnrecorded(request.name);
     return refused([{ code: 'FORGE_FORGE_FAILED', message: (err as Error).message }]);
   }
-}
-
-/** Tools the request composes or calls that this session cannot see (another session's forged tools). */
-function invisibleTools(request: ForgeRequest, registry: ToolRegistry, session: string | undefined): ForgeProblem[] {
-  const impl = request.implementation;
-  const names = impl.mode === 'compose' ? impl.steps.map((s) => s.tool) : (impl.allowlist ?? []).filter((a) => a.startsWith('tool:')).map((a) => a.slice(5));
-  return names.filter((n) => registry.has(n) && !visibleTo(registry.get(n), session)).map((n) => ({ code: 'FORGE_TOOL_UNKNOWN', message: `no tool named "${n}"` }));
 }
 
 function refused(errors: ForgeProblem[]): ForgeResult {

@@ -22,3 +22,9 @@ export interface ForgedTool extends Tool {
 export function isForged(tool: unknown): tool is ForgedTool {
   return typeof tool === 'object' && tool !== null && 'forged' in tool;
 }
+
+/** Whether a caller in `session` (undefined: REST, no session) may see and call `tool`. */
+export function visibleTo(tool: unknown, session: string | undefined): boolean {
+  if (!isForged(tool)) return true;
+  return tool.forged.tier === 'agent' || (session !== undefined && tool.forged.owner === session);
+}

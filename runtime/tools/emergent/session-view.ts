@@ -6,8 +6,7 @@
  * knows whose tool it makes.
  */
 import type { ExecuteOptions, ToolResult, ToolSpec } from '../model.ts';
-import { unknownTool } from '../unknown-tool.ts';
-import { isForged } from './forged-mark.ts';
+import { visibleTo } from './forged-mark.ts';
 
 export interface ToolSource {
   list(): ToolSpec[];
@@ -18,12 +17,7 @@ export interface ToolSource {
   onToolsChanged?(listener: () => void): () => void;
 }
 
-export function visibleTo(tool: unknown, session: string | undefined): boolean {
-  if (!isForged(tool)) return true;
-  return tool.forged.tier === 'agent' || (session !== undefined && tool.forged.owner === session);
-}
-
-/** `session` undefined: a caller without a session (REST, the CLI) sees agent-tier forged tools only. */
+/** `session` undefined: a caller without a session (REST) sees agent-tier forged tools only. */
 export function sessionView<T extends ToolSource>(tools: T, session: string | undefined): T {
   const find = (name: string) => (tools.get ? tools.get(name) : tools.list().find((t) => t.name === name));
   return {
@@ -37,19 +31,12 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
       const tool = find(name) ?? (await tools.resolve?.(name));
       return tool && visibleTo(tool, session) ? tool : undefined;
     },
-    execute: async (name: string, args: unknown, options: ExecuteOptions = {}) => {
-      // Looked up before the call, not by it: a tool registered only now (forged on another
-      // replica) is checked for this session like any other.
-      const tool = find(name) ?? (await tools.resolve?.(name));
-      // Another session's, or unknown: the same answer, suggesting only what this session sees. The
-      // registry's own suggestion is drawn from every tool it has, other sessions' forged tools too.
-      const visible = () => tools.list().filter((t) => visibleTo(t, session)).map((t) => t.name);
-      if (tool && !visibleTo(tool, session)) return unknownTool(name, visible());
-      const result = await tools.execute(name, args, { ...options, ...(session ? { session } : {}) });
-      // An unknown call still reaches the registry, which counts it (forge_tool_calls_total's "(unknown)"),
-      // and is answered exactly as another session's tool is.
-      if (!tool && !result.ok && result.error.code === 'FORGE_TOOL_UNKNOWN') return unknownTool(name, visible());
-      return result;
+    // What the session may call is checked by the registry (ToolRegistry.run), after its own look-up:
+    // a tool registered only then (forged on another replica) is checked like any other, and an
+    // unknown name and another session's tool get the same answer, in one place.
+    execute: (name: string, args: unknown, options: ExecuteOptions = {}) => {
+      const { session: _callerSession, ...rest } = options;
+      return tools.execute(name, args, session ? { ...rest, session } : rest);
     },
   };
 }

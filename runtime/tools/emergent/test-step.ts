@@ -24,7 +24,8 @@ export async function testStep(request: ForgeRequest, registry: ToolRegistry, op
   const results: TestResult[] = [];
   for (const testCase of request.testCases) {
     const started = performance.now();
-    const result = await registry.execute(request.name, structuredClone(testCase.input), { ...options, approved: true });
+    // The candidate is hidden from every session while it is tested; what it calls is still the session's.
+    const result = await registry.execute(request.name, structuredClone(testCase.input), { ...options, approved: true, sees: 'this-tool' });
     const durationMs = performance.now() - started;
     if (!result.ok) {
       const entry: TestResult = { input: testCase.input, expected: testCase.expectedOutput, passed: false, error: `${result.error.code}: ${result.error.message}`, durationMs };

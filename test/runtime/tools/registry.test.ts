@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fail, ok, type Tool, type ToolContext } from '../../../runtime/tools/model.ts';
 import { MAX_COMPOSITION_DEPTH, ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { clientCalls } from '../../../runtime/server/client-calls.ts';
+import { sessionView } from '../../../runtime/tools/emergent/session-view.ts';
 
 function tool(name: string, overrides: Partial<Tool> = {}): Tool {
   return {
@@ -80,6 +82,43 @@ describe('ToolRegistry', () => {
     expect(await r.execute('zz_privat', {}, { session: 'mcp:c' })).toMatchObject({ ok: false, error: { hint: 'did you mean "zz_private"?' } });
     const long = await r.execute('x'.repeat(1_000_000), {});
     expect(long.ok || long.error.message.length).toBeLessThan(100);
+  });
+
+  it("runs another session's forged tool for no one but the person at the command line, however the call reaches it", async () => {
+    const r = registry();
+    let ran = 0;
+    const theirs = { ...tool('their_tool', { execute: async () => (ran++, ok('secret')) }), forged: { tier: 'session', owner: 'context:a' } } as Tool;
+    r.register(theirs, 'x');
+    r.register(tool('composer', { composedOf: ['their_tool'], execute: async (_args, ctx) => ctx.registry.execute('their_tool', {}) }), 'x');
+    // Directly, from another session or none (REST); through a composition, whose calls carry the caller's session.
+    for (const session of ['context:b', undefined]) {
+      expect(await r.execute('their_tool', {}, session ? { session } : {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
+      expect(await r.execute('composer', {}, session ? { session } : {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
+    }
+    // forge_tool's test of a hidden candidate reaches the candidate, not what the session cannot see.
+    expect(await r.execute('composer', {}, { session: 'context:b', sees: 'this-tool' })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
+    expect(ran).toBe(0);
+    expect(await r.execute('composer', {}, { session: 'context:a' })).toMatchObject({ ok: true, value: 'secret' });
+    expect(await r.execute('their_tool', {}, { sees: 'this-tool' })).toMatchObject({ ok: true, value: 'secret' });
+    expect(await r.execute('composer', {}, { sees: 'everything' })).toMatchObject({ ok: true, value: 'secret' });
+    expect(ran).toBe(3);
+  });
+
+  it('checks a tool its own look-up registered just now (forged on another replica) as any other', async () => {
+    // The other replica's record lands at the front end's look-up (describe), or at any look-up the call makes after it.
+    for (const registeredAt of [1, 2, 3]) {
+      const r = registry();
+      let ran = false;
+      let lookups = 0;
+      r.setLookup(async () => {
+        if (++lookups === registeredAt) r.register({ ...tool('late_tool', { execute: async () => ((ran = true), ok('secret')) }), forged: { tier: 'session', owner: 'context:a' } } as Tool, 'x');
+      });
+      const view = sessionView(clientCalls(r), 'context:b');
+      expect(await view.resolve!('late_tool')).toBeUndefined();
+      const result = await view.execute('late_tool', {});
+      expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message: 'no tool named "late_tool"' } });
+      expect(ran).toBe(false);
+    }
   });
 
   it('says a tool takes no arguments, and names at most 20 of many', async () => {

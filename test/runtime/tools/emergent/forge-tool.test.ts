@@ -107,12 +107,37 @@ describe('forge_tool', () => {
       const missed = await view.execute('add_numbrs', { a: 1, b: 1 });
       expect(missed).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
       expect(JSON.stringify(missed)).not.toContain('add_numbers');
-      expect(await view.execute('add_numbers', {})).toEqual(await view.execute('never_made', {}).then((r) => JSON.parse(JSON.stringify(r).replaceAll('never_made', 'add_numbers'))));
+      // The same answer but for the name, to the shape: only the time taken differs.
+      const answer = async (name: string) => ({ ...(await view.execute(name, {})), durationMs: 0 });
+      expect(await answer('add_numbers')).toEqual(await answer('never_made').then((r) => JSON.parse(JSON.stringify(r).replaceAll('never_made', 'add_numbers'))));
     }
     expect(await mine.execute('add_numbrs', {})).toMatchObject({ ok: false, error: { hint: 'did you mean "add_numbers"?' } });
-    // Nor can another session compose it.
-    const composed = await forgeIn(h, { ...addNumbers, name: 'add_again', implementation: { mode: 'compose', steps: [{ tool: 'add_numbers' }] } }, 'mcp:second');
-    expect(composed.errors.map((e) => e.code)).toContain('FORGE_TOOL_UNKNOWN');
+    // Nor can another session compose it, or call it from sandboxed code: the answer is that for a name that exists nowhere.
+    const composing = (tool: string, name: string) => ({ ...addNumbers, name, implementation: { mode: 'compose', steps: [{ tool }] } });
+    const calling = (tool: string, name: string) => ({ ...addNumbers, name, implementation: { ...addNumbers.implementation, allowlist: [`tool:${tool}`] } });
+    for (const request of [composing, calling]) {
+      const composed = await forgeIn(h, request('add_numbers', 'add_again'), 'mcp:second');
+      expect(composed.errors.map((e) => e.code)).toEqual(['FORGE_TOOL_UNKNOWN']);
+      expect(composed).toEqual(JSON.parse(JSON.stringify(await forgeIn(h, request('never_made', 'add_again'), 'mcp:second')).replaceAll('never_made', 'add_numbers')));
+    }
+    // Names are one namespace for the agent: its name is taken, as a builtin's is, and that is all the answer says.
+    const taken = await forgeIn(h, addNumbers, 'mcp:second');
+    expect(taken.errors).toEqual([{ code: 'FORGE_TOOL_COLLISION', message: 'a tool named "add_numbers" already exists', hint: 'choose another name' }]);
+    expect(taken).toEqual(JSON.parse(JSON.stringify(await forgeIn(h, { ...addNumbers, name: 'uuid_generate' }, 'mcp:second')).replaceAll('uuid_generate', 'add_numbers')));
+  });
+
+  it("refuses an agent-tier tool that composes or calls its session's own tool, which every other session would run through it", async () => {
+    const h = await harness(tempDir(), { allow_agent_scope: true });
+    expect((await forgeIn(h, addNumbers, 'mcp:first')).success).toBe(true);
+    const composing = { ...addNumbers, name: 'add_shared', scope: 'agent', implementation: { mode: 'compose', steps: [{ tool: 'add_numbers' }] } };
+    const calling = { ...addNumbers, name: 'add_shared', scope: 'agent', implementation: { ...addNumbers.implementation, allowlist: ['tool:add_numbers'] } };
+    for (const request of [composing, calling]) {
+      const refused = await forgeIn(h, request, 'mcp:first');
+      expect(refused.errors).toEqual([expect.objectContaining({ code: 'FORGE_FORGE_SCOPE', message: expect.stringContaining('"add_numbers" is this session\'s own tool') })]);
+      expect(h.registry.has('add_shared')).toBe(false);
+    }
+    // For the session, it may.
+    expect((await forgeIn(h, { ...composing, scope: 'session' }, 'mcp:first')).errors).toEqual([]);
   });
 
   it('registers stored tools again after a restart, with their tier and owner', async () => {
