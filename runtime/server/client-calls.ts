@@ -15,6 +15,7 @@ import { approveNothing, type Approver } from '../guard/approver.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
+import { visibleTo } from '../tools/emergent/forged-mark.ts';
 
 export type ClientApproval = 'approved' | 'policy';
 
@@ -29,7 +30,10 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     execute: (name, args, options = {}) => {
       const run = () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined });
       // Counted once: with tracing off there is no span to tell that the agent loop already counts it.
-      return options.instrumented ? run() : traceToolCall({ name, registered: registry.get(name) !== undefined, frontend: options.frontend }, args, run);
+      if (options.instrumented) return run();
+      // Another session's forged tool is counted as no tool: metrics may be public.
+      const tool = registry.get(name);
+      return traceToolCall({ name, registered: tool !== undefined && visibleTo(tool, options.session), frontend: options.frontend }, args, run);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Approver } from '../../../runtime/guard/approver.ts';
 import { clientCalls } from '../../../runtime/server/client-calls.ts';
 import { ok, type Tool, type ToolContext } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { metrics } from '../../../runtime/telemetry/forge-metrics.ts';
 
 function tool(name: string, tags: string[], execute: Tool['execute'] = async () => ok(name)): Tool {
   return { name, description: name, category: 'custom', inputSchema: { type: 'object' }, tags, execute };
@@ -29,6 +30,21 @@ describe('clientCalls', () => {
     const result = await calls.execute('writer', {}, { approved: true, approver: yes });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_APPROVAL_REQUIRED' } });
     expect(ran).toBe(false);
+  });
+
+  it("answers and counts a call to another session's forged tool as a call to no tool, whatever the caller claims to see", async () => {
+    let ran = false;
+    const secret = { ...tool('their_secret', ['read'], async () => ((ran = true), ok('secret'))), forged: { tier: 'session', owner: 'context:a' } } as Tool;
+    const calls = clientCalls(registryWith(secret));
+    for (const session of ['context:b', undefined]) {
+      const result = await calls.execute('their_secret', {}, { session, sees: 'everything', frontend: 'mcp' });
+      expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
+    }
+    expect(ran).toBe(false);
+    // The metrics (public where forge.yaml says so) do not tell it from a made-up name either.
+    expect(metrics.render()).not.toContain('their_secret');
+    expect(await calls.execute('their_secret', {}, { session: 'context:a', frontend: 'mcp' })).toMatchObject({ ok: true, value: 'secret' });
+    expect(metrics.render()).toMatch(/^forge_tool_calls_total\{tool="their_secret",frontend="mcp",outcome="ok"\} 1$/m);
   });
 
   it('passes the caller\'s timeout, cancellation and session through', async () => {
