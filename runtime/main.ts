@@ -182,14 +182,28 @@ const ARGUMENTS_TAKEN: Record<string, { count: number; what?: string }> = {
   call: { count: 2, what: "a tool name and the tool's arguments as one JSON object" },
 };
 
+/**
+ * A wrong command line: the problem, then the command's own lines of USAGE (the list of commands when
+ * there is no such command), and where the rest is. The whole usage (about 40 lines) pushed the
+ * problem off a small screen. Exit code 2.
+ */
+function usageError(problem: string, command: string | undefined): number {
+  const commands = USAGE.slice(USAGE.indexOf('commands:\n'), USAGE.indexOf('\n\n', USAGE.indexOf('commands:\n'))).split('\n');
+  const own = commands.findIndex((line) => line.startsWith(`  ${command === 'stdio' ? '--stdio' : command} `));
+  let end = own + 1;
+  while (own >= 0 && end < commands.length && commands[end].startsWith('      ')) end++;
+  const lines = own >= 0 ? commands.slice(own, end) : commands;
+  process.stderr.write(`${problem}\n\n${lines.join('\n')}\n\nfor more, run: node runtime.mjs help\n`);
+  return 2;
+}
+
 /** The command line, or the exit code when it asks for help or is wrong. */
 function parseInvocation(command: string | undefined, rest: string[]): Invocation | number {
   let parsed;
   try {
     parsed = parseCommandLine(rest);
   } catch (err) {
-    process.stderr.write(`${usageProblem(err, command)}\n\n${USAGE}`);
-    return 2;
+    return usageError(usageProblem(err, command), command);
   }
   if (!command || command === 'help' || command === '--help' || parsed.values.help) {
     process.stdout.write(USAGE);
@@ -197,14 +211,12 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   }
   // Before the bundle is opened: a mistyped command starts nothing.
   if (!Object.hasOwn(ARGUMENTS_TAKEN, command)) {
-    process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
-    return 2;
+    return usageError(`unknown command "${command}"`, undefined);
   }
   const takes = ARGUMENTS_TAKEN[command];
   if (parsed.positionals.length > takes.count) {
     // Never dropped: an unquoted JSON argument with a space arrives as two, and half of it would run.
-    process.stderr.write(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces\n\n${USAGE}`);
-    return 2;
+    return usageError(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces`, command);
   }
   let port: number | undefined;
   let timeoutMs: number | undefined;
@@ -359,8 +371,7 @@ function toolsCommand({ registry, values }: StartedRuntime): number {
 function describeCommand({ manifest, positionals }: StartedRuntime): number {
   const [name] = positionals;
   if (!name) {
-    process.stderr.write(`describe needs a tool name\n\n${USAGE}`);
-    return 2;
+    return usageError('describe needs a tool name', 'describe');
   }
   const spec = manifest.tools.find((t) => t.name === name);
   if (!spec) {
@@ -374,8 +385,7 @@ function describeCommand({ manifest, positionals }: StartedRuntime): number {
 async function callCommand({ registry, positionals, values, timeoutMs }: StartedRuntime): Promise<number> {
   const [name, json] = positionals;
   if (!name) {
-    process.stderr.write(`call needs a tool name\n\n${USAGE}`);
-    return 2;
+    return usageError('call needs a tool name', 'call');
   }
   let args: unknown = {};
   if (json !== undefined) {
