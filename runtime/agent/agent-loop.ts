@@ -15,6 +15,7 @@ import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
 import { unknownTool } from '../tools/unknown-tool.ts';
+import { visibleTo } from '../tools/emergent/forged-mark.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -208,14 +209,17 @@ export function normalizeCallIds(calls: readonly ToolCall[], history: readonly C
 async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDecision>, messages: ChatMessage[], options: Pick<AgentLoopOptions, 'tools' | 'toolOutputBudget' | 'signal' | 'onEvent'>, deniedBy: string, gated = decisions) {
   const budget = options.toolOutputBudget ?? DEFAULT_TOOL_OUTPUT_BUDGET;
   // A name the model made up is counted as an unknown tool, not under its own label.
-  const registered = new Set(options.tools.list().map((spec) => spec.name));
+  const offered = options.tools.list();
+  const registered = new Set(offered.map((spec) => spec.name));
+  // This conversation's own forged tools: counted, by no name (metrics may be public).
+  const ownTools = new Set(offered.filter((spec) => !visibleTo(spec, undefined)).map((spec) => spec.name));
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });
       // No decision (a call the loop did not decide) is a refusal, never a run.
       const decision = decisions.get(call.id) ?? 'deny';
       const asked = gated.get(call.id);
-      const result: ToolResult = await traceToolCall({ name: call.name, registered: decision !== 'unknown' && registered.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () => {
+      const result: ToolResult = await traceToolCall({ name: call.name, registered: decision !== 'unknown' && registered.has(call.name), sessionTool: ownTools.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () => {
         if (decision === 'deny') return { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } };
         if (decision === 'unknown') return notOffered(call.name, options.tools);
         return options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true });

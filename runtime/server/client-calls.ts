@@ -31,9 +31,10 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
       const run = () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined });
       // Counted once: with tracing off there is no span to tell that the agent loop already counts it.
       if (options.instrumented) return run();
-      // Another session's forged tool is counted as no tool: metrics may be public.
+      // Metrics may be public: another session's forged tool is counted as no tool, the caller's own by no name.
       const tool = registry.get(name);
-      return traceToolCall({ name, registered: tool !== undefined && visibleTo(tool, options.session), frontend: options.frontend }, args, run);
+      const callable = tool !== undefined && visibleTo(tool, options.session);
+      return traceToolCall({ name, registered: callable, sessionTool: callable && !visibleTo(tool, undefined), frontend: options.frontend }, args, run);
     },
   };
 }

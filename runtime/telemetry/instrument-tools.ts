@@ -9,7 +9,8 @@
  * The tool label is a registered tool's name, or UNKNOWN_TOOL for any
  * other: the name comes from a client or a model, and each distinct label
  * value is a series kept for the life of the process (thousands of long
- * made-up names once made /metrics too large to build).
+ * made-up names once made /metrics too large to build). A session's own
+ * forged tool is SESSION_TOOL: its name is for that session only.
  */
 import type { ToolResult } from '../tools/model.ts';
 import type { CallEvent, ToolRegistry } from '../tools/registry.ts';
@@ -20,11 +21,19 @@ import { currentScope, nowMs, startSpan, tracingEnabled, withSpan } from './trac
 
 /** The tool label of a call to a name no tool is registered under (parentheses: never a tool's name). */
 export const UNKNOWN_TOOL = '(unknown)';
+/**
+ * The tool label of a call to one session's own forged tool: its name is that session's, and
+ * metrics may be public (`metrics: public`), so it is never a label. Another session's call to
+ * the name is UNKNOWN_TOOL, as a made-up name is.
+ */
+export const SESSION_TOOL = '(session tool)';
 
 export interface ToolCallInfo {
   name: string;
-  /** Whether a tool is registered under `name`; if not, it is counted and traced as UNKNOWN_TOOL. */
+  /** Whether the caller can call a tool named `name`; if not, it is counted and traced as UNKNOWN_TOOL. */
   registered: boolean;
+  /** The tool is the calling session's own forged tool: counted and traced as SESSION_TOOL. */
+  sessionTool?: boolean;
   callId?: string;
   /** The agent loop's gate: allow, deny, or ask (then answered by a person). */
   decision?: string;
@@ -74,7 +83,7 @@ async function tracedCall(info: ToolCallInfo, args: unknown, run: () => Promise<
 }
 
 function toolLabel(info: ToolCallInfo): string {
-  return info.registered ? info.name : UNKNOWN_TOOL;
+  return !info.registered ? UNKNOWN_TOOL : info.sessionTool ? SESSION_TOOL : info.name;
 }
 
 /** The metrics alone: one promise more than the call's own, not an async frame. */

@@ -41,10 +41,15 @@ describe('clientCalls', () => {
       expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
     }
     expect(ran).toBe(false);
-    // The metrics (public where forge.yaml says so) do not tell it from a made-up name either.
-    expect(metrics.render()).not.toContain('their_secret');
+    // The metrics (public where forge.yaml says so) do not tell it from a made-up name either,
+    const unknownCalls = () => Number(/^forge_tool_calls_total\{tool="\(unknown\)",frontend="mcp",outcome="FORGE_TOOL_UNKNOWN"\} (\d+)$/m.exec(metrics.render())?.[1] ?? 0);
+    const before = unknownCalls();
+    await calls.execute('their_secret', {}, { session: 'context:b', frontend: 'mcp' });
+    expect(unknownCalls() - before).toBe(1);
+    // and its own session's calls are counted by no name.
     expect(await calls.execute('their_secret', {}, { session: 'context:a', frontend: 'mcp' })).toMatchObject({ ok: true, value: 'secret' });
-    expect(metrics.render()).toMatch(/^forge_tool_calls_total\{tool="their_secret",frontend="mcp",outcome="ok"\} 1$/m);
+    expect(metrics.render()).toMatch(/^forge_tool_calls_total\{tool="\(session tool\)",frontend="mcp",outcome="ok"\} 1$/m);
+    expect(metrics.render()).not.toContain('their_secret');
   });
 
   it('passes the caller\'s timeout, cancellation and session through', async () => {

@@ -58,6 +58,27 @@ describe('tool calls the agent makes over A2A, tracing off', () => {
     const text = await (await authFetch(`${served.url}/metrics`)).text();
     expect(text.split('\n').filter((line) => line.startsWith(`forge_tool_calls_total{tool="${tool}"`))).toEqual([`forge_tool_calls_total{tool="${tool}",frontend="agent",outcome="ok"} 1`]);
   });
+
+  it("count the conversation's own forged tool by no name: its name is that conversation's, and metrics may be public", async () => {
+    const tool = 'own_secret_tool';
+    const contextId = randomUUID();
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ name: tool, arguments: {} }] }, { text: 'Done.' }]);
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: tool, description: 'Forged.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('ran'), forged: { tier: 'session', owner: `context:${contextId}` } } as never, 'test');
+    const manifest = { agent_id: 'metrics-agent', version: '1.0.0', description: 'x', tools: [], model: { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` } } as unknown as AgentManifest;
+    const served = await serveAgent({ manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, http: new HttpClient(), log: silentLogger, env: { FORGE_AUTH_TOKEN: 'metrics-token' } });
+    cleanups.push(() => served.stop(100));
+    const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), authorization: 'Bearer metrics-token' } });
+    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })] })).createFromUrl(served.url);
+    const message = { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value: 'use it' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
+    const task = (await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined })) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // The model was offered the tool and its call ran.
+    expect(JSON.stringify(llm.bodies.at(-1))).toContain('ran');
+    const text = await (await authFetch(`${served.url}/metrics`)).text();
+    expect(text).not.toContain(tool);
+    expect(text).toMatch(/^forge_tool_calls_total\{tool="\(session tool\)",frontend="agent",outcome="ok"\} [1-9]/m);
+  });
 });
 
 describe('agent metrics', () => {
