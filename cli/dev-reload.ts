@@ -129,7 +129,8 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     (swapIn(agent, next, tool.origin) ? report.changed : report.added).push(tool.spec.name);
   }
   agent.project = project;
-  agent.manifest.tools = agent.registry.list().map(toSpec);
+  // The sources' tools, as a build's manifest has them: forged tools are no one's to publish (the agent card is open).
+  agent.manifest.tools = agent.registry.list().filter((t) => !isForged(t)).map(toSpec);
   return report;
 }
 

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
 import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
+import { addNumbers } from '../helpers/forge-requests.ts';
 
 const versioned = (name: string, version: number) =>
   `"""\nTool: ${name}\nDescription: Says which version it is.\nTags: read\n"""\n\ndef execute(args):\n    return {"version": ${version}}\n`;
@@ -108,6 +109,26 @@ describe('forge run --dev hot reload', () => {
       await agent.waitFor(/tools reloaded base\n/);
       expect(agent.output().match(/tools reloaded[^\n]*/g)).toEqual(['tools reloaded base']);
     } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
+  it("keeps a session's forged tool out of the open agent card after a reload", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools: [math_calculate]\nemergent: { timeout: 3 }\n'), 'tools/base.py': versioned('base', 1) });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project, env: { FORGE_MCP_SESSIONS: 'stateful' } });
+    const client = new Client({ name: 'forger', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`)));
+      const forged = await client.callTool({ name: 'forge_tool', arguments: { ...addNumbers, description: 'SECRET of one MCP session.' } });
+      expect(JSON.parse((forged.content as { text: string }[])[0].text)).toMatchObject({ success: true, tier: 'session' });
+      saves.inPlace(join(project, 'tools/base.py'), versioned('base', 2));
+      await agent.waitFor(/tools reloaded base\n/);
+      const card = await (await fetch(`${agent.url}/.well-known/agent-card.json`)).text();
+      expect(card).toContain('"base"');
+      expect(card).not.toContain('add_numbers');
+      expect(card).not.toContain('SECRET');
+    } finally {
+      await client.close();
       await agent.stop();
     }
   }, 120_000);
