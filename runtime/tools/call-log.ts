@@ -18,10 +18,13 @@ export interface CallRecord {
   /** The arguments as JSON, cut to ARGS_PREVIEW_CHARS. */
   args: string;
   error?: { code: DiagnosticCode; message: string };
+  /** The session the call came from: each session is shown its own calls only. */
+  session?: string;
 }
 
 export interface AgentIntrospection {
-  tools(): ToolSpec[];
+  /** The tools a caller in `session` can call (undefined: one without a session). */
+  tools(session: string | undefined): ToolSpec[];
   /** Most recent first. */
   recentCalls(): CallRecord[];
   config(): unknown;
@@ -44,6 +47,7 @@ export class CallLog {
       ok: event.result.ok,
       depth: event.depth,
       args: preview(event.args),
+      ...(event.session ? { session: event.session } : {}),
     };
     if (!event.result.ok) record.error = { code: event.result.error.code, message: event.result.error.message };
     if (this.ring.length < this.capacity) this.ring.push(record);

@@ -39,6 +39,8 @@ export interface CallEvent {
   result: ToolResult;
   durationMs: number;
   depth: number;
+  /** The conversation or MCP session the call came from (absent: none, e.g. REST or the CLI). */
+  session?: string;
   /** How the call passed the approval check (absent when it never got that far). */
   approval?: ApprovalOutcome;
 }
@@ -210,7 +212,7 @@ export class ToolRegistry implements ToolRunner {
     const result = await this.run(name, args, options, frame, outcome);
     const durationMs = performance.now() - started;
     result.durationMs = durationMs;
-    for (const listener of this.listeners) listener({ name, args, result, durationMs, depth: frame.depth, ...outcome });
+    for (const listener of this.listeners) listener({ name, args, result, durationMs, depth: frame.depth, session: frame.session, ...outcome });
     return result;
   }
 

@@ -5,7 +5,7 @@ export default defineBuiltin({
   spec: {
     name: 'debug_console',
     description: [
-      'Development only: inspect the running agent. `summary` (default): tool counts per category and the last calls; `tools`: every registered tool with its category, tags and description; `calls`: recent tool calls, newest first, with duration, depth (0: called by the agent, 1+: by another tool), a preview of the arguments and the error of failed ones (optionally only `tool`, only `failed`); `config`: the agent\'s configuration (no secrets: keys are only named). Not available in production builds.',
+      'Development only: inspect the running agent. `summary` (default): tool counts per category and the last calls; `tools`: every tool you can call, with its category, tags and description; `calls`: your recent tool calls (this conversation\'s or session\'s), newest first, with duration, depth (0: called by the agent, 1+: by another tool), a preview of the arguments and the error of failed ones (optionally only `tool`, only `failed`); `config`: the agent\'s configuration (no secrets: keys are only named). Not available in production builds.',
     ].join('\n'),
     category: 'dev',
     tags: ['read'],
@@ -22,27 +22,30 @@ export default defineBuiltin({
   },
   create(host) {
     return {
-      async execute(args) {
+      async execute(args, ctx) {
         const { section, tool, failed, limit } = args;
         const agent = host.agent;
         if (!agent) return fail('FORGE_DEBUG_UNAVAILABLE', 'there is no running agent to inspect here', 'debug_console works inside `forge run --dev`, `forge tool run` and the bundle runtime');
+        // A session is shown what it may call, and its own calls: another session's forged tools,
+        // and what other sessions sent their tools (a forge's code and tests among it), are theirs.
+        const tools = () => agent.tools(ctx.session);
+        const own = () => agent.recentCalls().filter((c) => c.session === ctx.session);
         const calls = () =>
-          agent
-            .recentCalls()
+          own()
             .filter((c) => (!tool || c.name === tool) && (!failed || !c.ok))
-            .slice(0, limit);
+            .slice(0, limit)
+            .map(({ session: _own, ...call }) => call);
         switch (section) {
           case 'tools':
-            return ok({ tools: agent.tools().map(({ name, category, tags, description, composedOf }) => ({ name, category, tags, description, ...(composedOf ? { composedOf } : {}) })) });
+            return ok({ tools: tools().map(({ name, category, tags, description, composedOf }) => ({ name, category, tags, description, ...(composedOf ? { composedOf } : {}) })) });
           case 'calls':
             return ok({ calls: calls() });
           case 'config':
             return ok({ config: agent.config() });
           default: {
-            const tools = agent.tools();
-            const all = agent.recentCalls();
+            const all = own();
             return ok({
-              tools: Object.fromEntries(CATEGORIES.map((c) => [c, tools.filter((t) => t.category === c).map((t) => t.name)])),
+              tools: Object.fromEntries(CATEGORIES.map((c) => [c, tools().filter((t) => t.category === c).map((t) => t.name)])),
               calls: { recorded: all.length, failed: all.filter((c) => !c.ok).length, recent: calls() },
             });
           }

@@ -111,6 +111,30 @@ describe('debug_console', () => {
     expect(failedOnly.every((c) => !c.ok)).toBe(true);
   });
 
+  it("shows a session only the tools it can call and its own calls, never another session's forged tool or arguments", async () => {
+    const registry = t.registry;
+    registry.register({ name: 'their_tool', description: 'SECRET of session A.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ({ ok: true, value: 'a' }), forged: { tier: 'session', owner: 'mcp:a' } } as never, 'forged:their_tool');
+    try {
+      expect(await registry.execute('their_tool', { secret: 'A-ONLY' }, { session: 'mcp:a' })).toMatchObject({ ok: true });
+      await registry.execute('file_read', { path: 'notes.md', from: 'A-ALSO' }, { session: 'mcp:a' });
+      await registry.execute('file_read', { path: 'notes.md' }, { session: 'mcp:b' });
+      const asB = async (args: unknown) => JSON.stringify(await registry.execute('debug_console', args, { session: 'mcp:b' }));
+      for (const args of [{ section: 'tools' }, { section: 'calls', limit: 200 }, { section: 'calls', tool: 'their_tool' }, {}]) {
+        const seen = await asB(args);
+        expect(seen).toContain('"ok":true');
+        // Its name only where B itself asked for it (in B's own calls' arguments, escaped there).
+        expect(seen).not.toMatch(/(?<!\\)"their_tool"|SECRET|A-ONLY|A-ALSO/);
+      }
+      expect(await asB({ section: 'calls', tool: 'file_read' })).toContain('"args":"{\\"path\\":\\"notes.md\\"}"');
+      // The owner is shown its tool and its calls.
+      const asA = JSON.stringify(await registry.execute('debug_console', { section: 'calls', tool: 'their_tool' }, { session: 'mcp:a' }));
+      expect(asA).toContain('A-ONLY');
+      expect(JSON.stringify(await registry.execute('debug_console', { section: 'tools' }, { session: 'mcp:a' }))).toContain('their_tool');
+    } finally {
+      registry.unregister('their_tool');
+    }
+  });
+
   it('sums up tools per category and calls, and shows the config', async () => {
     const summary = await t.value<{ tools: Record<string, string[]>; calls: { recorded: number; failed: number } }>('debug_console');
     expect(summary.tools).toEqual({ builtin: ['file_read'], adapter: [], dev: ['debug_console', 'local_file_browser', 'local_shell'], custom: [] });
