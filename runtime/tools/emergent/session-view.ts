@@ -31,6 +31,22 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
       const tool = find(name) ?? (await tools.resolve?.(name));
       return tool && visibleTo(tool, session) ? tool : undefined;
     },
+    // Told only when what this session sees changed: another session's forge (its hidden
+    // candidate registered and dropped, its tool kept for that session) is not this one's news.
+    ...(tools.onToolsChanged
+      ? {
+          onToolsChanged: (listener: () => void) => {
+            const visible = () => tools.list().filter((t) => visibleTo(t, session));
+            let seen = visible();
+            return tools.onToolsChanged!(() => {
+              const now = visible();
+              if (sameTools(seen, now)) return;
+              seen = now;
+              listener();
+            });
+          },
+        }
+      : {}),
     // What the session may call is checked by the registry (ToolRegistry.run), after its own look-up:
     // a tool registered only then (forged on another replica) is checked like any other, and an
     // unknown name and another session's tool get the same answer, in one place.
@@ -39,4 +55,9 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
       return tools.execute(name, args, session ? { ...rest, session } : rest);
     },
   };
+}
+
+/** The same tool objects with the same schemas (a reload makes new objects; a forge changes a mark, not the tool). */
+function sameTools(a: ToolSpec[], b: ToolSpec[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i] && t.inputSchema === b[i].inputSchema && t.outputSchema === b[i].outputSchema && t.description === b[i].description);
 }

@@ -140,6 +140,24 @@ describe('forge_tool', () => {
     expect((await forgeIn(h, { ...composing, scope: 'session' }, 'mcp:first')).errors).toEqual([]);
   });
 
+  it("tells a session its tools changed when what it sees changed, not when another session forges", async () => {
+    const h = await harness();
+    const source = { list: () => h.registry.list(), get: (n: string) => h.registry.get(n), execute: (n: string, a: unknown, o?: any) => h.registry.execute(n, a, o), onToolsChanged: (l: () => void) => h.registry.onToolsChanged(l) };
+    const told = { first: 0, second: 0, rest: 0 };
+    sessionView(source, 'mcp:first').onToolsChanged!(() => told.first++);
+    sessionView(source, 'mcp:second').onToolsChanged!(() => told.second++);
+    sessionView(source, undefined).onToolsChanged!(() => told.rest++);
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+    expect((await forgeIn(h, addNumbers, 'mcp:first')).success).toBe(true);
+    expect((await forgeIn(h, { ...addNumbers, name: 'add_wrong', testCases: [{ input: { a: 1, b: 1 }, expectedOutput: { sum: 3 } }] }, 'mcp:first')).success).toBe(false);
+    await settled();
+    expect(told).toEqual({ first: 1, second: 0, rest: 0 });
+    // A tool every session sees (a reload's) is news to each.
+    h.registry.register({ name: 'for_everyone', description: 'x', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ({ ok: true, value: 1 }) }, 'tools/x.py');
+    await settled();
+    expect(told).toEqual({ first: 2, second: 1, rest: 1 });
+  });
+
   it('registers stored tools again after a restart, with their tier and owner', async () => {
     const workDir = tempDir();
     const first = await harness(workDir);
