@@ -68,6 +68,8 @@ export const DIAGNOSTIC_CODES = {
   FORGE_DEBUG_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'there is no running agent to inspect here' },
   FORGE_DOCSTRING_CATEGORY: { severity: 'error', when: 'build', meaning: 'a tool in tool_dirs cannot declare category ...' },
   FORGE_DOCSTRING_COMPOSED: { severity: 'error', when: 'build', meaning: 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools' },
+  FORGE_EXECUTE_NOT_EXPORTED: { severity: 'warning', when: 'build', meaning: 'execute is defined but not exported where Forge looks, so the tool runs as a script' },
+  FORGE_SCRIPT_READS_NOTHING: { severity: 'warning', when: 'build', meaning: 'a tool with inputs and no execute never reads its standard input, where a script gets them' },
   FORGE_DOCSTRING_DEFAULT: { severity: 'error', when: 'build', meaning: 'a parameter\'s default does not fit its type' },
   FORGE_DOCSTRING_DUPLICATE: { severity: 'error', when: 'build', meaning: 'section ... appears twice' },
   FORGE_DOCSTRING_FIELD: { severity: 'error', when: 'build', meaning: 'unknown field or section ...' },

@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { error, hasErrors, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
+import { error, hasErrors, warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { YamlToolDefinition } from '../runtime/tools/yaml/definition.ts';
-import { definesExecute, extractPythonDocstring, extractScriptDocstring } from '../runtime/tools/custom/docstring-source.ts';
+import { definesExecute, extractPythonDocstring, extractScriptDocstring, scriptToolProblem } from '../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { SourceFile } from './discover-tools.ts';
 import type { StageContext } from './stage.ts';
@@ -89,6 +89,10 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
   if (tool.timeoutMs !== undefined) spec.timeoutMs = tool.timeoutMs;
   if (tool.composedOf) spec.composedOf = tool.composedOf;
   if (tool.singleConfirmation) spec.singleConfirmation = true;
+  if (spec.source!.style === 'script') {
+    const problem = scriptToolProblem(kind, text, Object.keys(tool.inputSchema.properties ?? {}).length > 0);
+    if (problem) diagnostics.push(warning(problem.code, problem.message, { file: file.display, line: problem.line, column: problem.column }, problem.hint));
+  }
   if (tool.compositionAt && (kind === 'python' || spec.source!.style !== 'execute')) {
     // Sub-tool calls go through the worker protocol, which the Node worker speaks.
     diagnostics.push(

@@ -16,6 +16,8 @@ const FORMS: Record<string, string> = {
   'tools/cjs_module_property.js': `${doc('cjs_module_property')}function execute() {\n  return { form: 'module.exports.execute' };\n}\nmodule.exports.execute = execute;\n`,
   'tools/esm_default.js': `${doc('esm_default')}export default {\n  execute() {\n    return { form: 'export default {…}' };\n  },\n};\n`,
   'tools/ts_default.ts': `${doc('ts_default')}export default {\n  execute(args: Record<string, unknown>): { form: string } {\n    return { form: 'export default {…} (TypeScript)' };\n  },\n};\n`,
+  'tools/ts_default_function.ts': `${doc('ts_default_function')}export default async function execute(args: Record<string, unknown>) {\n  return { form: 'export default function execute' };\n}\n`,
+  'tools/esm_default_name.js': `${doc('esm_default_name')}function execute() {\n  return { form: 'export default execute' };\n}\nexport default execute;\n`,
 };
 const EXPECTED: Record<string, string> = {
   cjs_object: 'module.exports = {…}',
@@ -23,6 +25,8 @@ const EXPECTED: Record<string, string> = {
   cjs_module_property: 'module.exports.execute',
   esm_default: 'export default {…}',
   ts_default: 'export default {…} (TypeScript)',
+  ts_default_function: 'export default function execute',
+  esm_default_name: 'export default execute',
 };
 
 let project: string;
@@ -37,6 +41,25 @@ describe('a JS/TS tool whose execute is not a named export', () => {
     const { code, stdout, stderr } = await forge(['tool', 'run', name, '--json'], project);
     expect(code, stderr).toBe(0);
     expect(JSON.parse(stdout).value).toEqual({ form: EXPECTED[name] });
+  });
+
+  it('warns, with where, when a file defines execute it does not export, or declares inputs a script never reads', async () => {
+    const input = (name: string) => `/**\n * Tool: ${name}\n * Description: Takes a word.\n * Tags: read\n *\n * Input:\n *   word (str): A word.\n */\n`;
+    const pyDoc = (name: string, inputs: boolean) => `"""\nTool: ${name}\nDescription: Takes a word.\nTags: read\n${inputs ? '\nInput:\n  word (str): A word.\n' : ''}"""\n`;
+    const mistakes = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/unexported.ts': `${input('unexported')}async function execute(args: { word: string }) {\n  return { word: args.word };\n}\n`,
+      'tools/misspelt.py': `${pyDoc('misspelt', true)}\ndef exceute(args):\n    return {"word": args["word"]}\n`,
+      // A script that reads its arguments, and one that takes none: nothing to say.
+      'tools/reads.py': `${pyDoc('reads', true)}import json, sys\nprint(json.dumps(json.load(sys.stdin)))\n`,
+      'tools/takes_none.py': `${pyDoc('takes_none', false)}print("hello")\n`,
+    });
+    const validated = await forge(['validate'], mistakes);
+    const said = validated.stdout + validated.stderr;
+    expect(said).toContain('tools/unexported.ts:9:16');
+    expect(said).toMatch(/FORGE_EXECUTE_NOT_EXPORTED[^]*export it: export function execute\(args\)/);
+    expect(said).toMatch(/tools\/misspelt\.py:1:1[^]*FORGE_SCRIPT_READS_NOTHING[^]*check its spelling/);
+    expect(said).not.toMatch(/tools\/(reads|takes_none)\.py/);
   });
 
   it('answers with its value from the built bundle, in every form', async () => {

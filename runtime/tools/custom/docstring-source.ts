@@ -127,7 +127,8 @@ function cleanIndentation(lines: DocLine[], firstLineSeparately: boolean): DocLi
  * True when a source file defines `execute(args)` at its top level (served by
  * a worker): as a named export, on the default export, or on CommonJS's
  * module.exports. A module that exports execute in a way not seen here would
- * be run as a script, which prints nothing: an empty success.
+ * be run as a script, which prints nothing: an empty success (so the build
+ * warns about such a file: scriptToolProblem).
  */
 export function definesExecute(kind: 'python' | 'typescript' | 'javascript', source: string): boolean {
   if (kind === 'python') return /^(async\s+)?def\s+execute\s*\(/m.test(source);
@@ -139,6 +140,46 @@ const JS_EXECUTE_EXPORTS = [
   /^\s*export\s+(const|let|var)\s+execute\s*[=:]/m, // export const execute =
   /^\s*export\s*\{[^}]*\bexecute\b[^}]*\}/m, // export { execute }
   /^\s*export\s+default\s*\{[^}]*\bexecute\b/m, // export default { execute(args) {…} }
+  /^\s*export\s+default\s+(async\s+)?function\s*\*?\s*execute\s*\(/m, // export default function execute(
+  /^\s*export\s+default\s+execute\s*;?\s*$/m, // export default execute;
   /^\s*(module\.)?exports\.execute\s*=/m, // exports.execute = …
   /^\s*module\.exports\s*=\s*\{[^}]*\bexecute\b/m, // module.exports = { execute … }
 ];
+
+export interface ScriptToolProblem {
+  code: 'FORGE_EXECUTE_NOT_EXPORTED' | 'FORGE_SCRIPT_READS_NOTHING';
+  message: string;
+  hint: string;
+  line: number;
+  column: number;
+}
+
+/**
+ * What makes a tool that runs as a script (no execute found) likely a
+ * mistake, since it would then answer with an empty success: a TS/JS file
+ * that defines execute without exporting it in a way the runtime finds, or
+ * a file with declared inputs that never reads its standard input (where
+ * a script gets them), as with `def exceute(args):`.
+ */
+export function scriptToolProblem(kind: 'python' | 'typescript' | 'javascript', source: string, takesInput: boolean): ScriptToolProblem | undefined {
+  const at = (index: number) => {
+    const before = source.slice(0, index);
+    return { line: before.split('\n').length, column: index - before.lastIndexOf('\n') };
+  };
+  if (kind !== 'python') {
+    const defined = /^[ \t]*(?:export\s+default\s+)?(?:(?:async\s+)?function\s*\*?\s*execute\s*\(|(?:const|let|var)\s+execute\s*=)/m.exec(source);
+    if (defined) {
+      return { code: 'FORGE_EXECUTE_NOT_EXPORTED', message: 'execute is defined but not exported where Forge looks, so the tool runs as a script: it would get its arguments on stdin and answer with what it prints', hint: 'export it: export function execute(args) { … }', ...at(defined.index + defined[0].indexOf('execute')) };
+    }
+  }
+  if (!takesInput) return undefined;
+  const readsInput = kind === 'python' ? /\bstdin\b|\binput\s*\(|\bargv\b|\bfileinput\b/.test(source) : /\bstdin\b|readFileSync\(\s*0\b|\/dev\/stdin|\bargv\b/.test(source);
+  if (readsInput) return undefined;
+  return {
+    code: 'FORGE_SCRIPT_READS_NOTHING',
+    message: `the tool declares inputs but defines no execute${kind === 'python' ? '(args)' : ' export'} and never reads its standard input, where a script gets them: every call would answer with what it prints`,
+    hint: kind === 'python' ? 'define def execute(args): and return the result (check its spelling), or read json.load(sys.stdin)' : 'export function execute(args) { … }, or read the arguments as JSON from stdin',
+    line: 1,
+    column: 1,
+  };
+}

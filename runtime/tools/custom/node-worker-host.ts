@@ -43,7 +43,8 @@ export function serveToolWorker(load: () => Promise<ToolModule>): void {
   };
 
   const ready = load().then((mod) => {
-    const execute = (mod.execute ?? (mod.default as ToolModule | undefined)?.execute) as Execute | undefined;
+    // export function execute, export default { execute }, or export default function execute.
+    const execute = (mod.execute ?? (typeof mod.default === 'function' ? mod.default : (mod.default as ToolModule | undefined)?.execute)) as Execute | undefined;
     if (typeof execute !== 'function') throw new Error('the tool module exports no execute(args) function');
     return execute;
   });
