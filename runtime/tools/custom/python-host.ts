@@ -105,7 +105,17 @@ def main():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=str).encode
+    def plain(value):
+        # Values with one obvious JSON text: dates and times as ISO 8601, UUIDs, decimals and paths
+        # as their text. Anything else (a set, bytes, an object) fails the call rather than coming
+        # back as its repr: a tool's result is what it returned.
+        if hasattr(value, "isoformat") and type(value).__module__ == "datetime":
+            return value.isoformat()
+        if type(value).__name__ in ("UUID", "Decimal") or isinstance(value, os.PathLike):
+            return str(value)
+        raise TypeError("a %s has no JSON form; return dicts, lists, strings, numbers, booleans or None" % type(value).__name__)
+
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=plain).encode
 
     def reply(message):
         try:

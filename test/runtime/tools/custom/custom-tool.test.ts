@@ -190,6 +190,16 @@ describe('execute-style tools (long-lived worker)', () => {
     expect(await registry.execute('strict', {})).toMatchObject({ ok: true, value: 1 });
   });
 
+  it('returns dates, UUIDs, decimals and paths as their text, and fails a value JSON has no form for instead of its repr', async () => {
+    const body = 'import datetime, decimal, pathlib, uuid\n\ndef execute(args):\n    if args.get("kind") == "set":\n        return {"s": {1, 2}}\n    if args.get("kind") == "bytes":\n        return {"b": b"abc"}\n    return {"d": datetime.date(2026, 11, 27), "t": datetime.datetime(2026, 11, 27, 9, 30), "u": uuid.UUID(int=1), "n": decimal.Decimal("1.10"), "p": pathlib.PurePosixPath("/a/b")}';
+    const { registry } = project({ 'shapes.py': py('shapes', body, 'Input:\n  kind (str, optional): What to return.\n') });
+    expect(await registry.execute('shapes', {})).toMatchObject({ ok: true, value: { d: '2026-11-27', t: '2026-11-27T09:30:00', u: '00000000-0000-0000-0000-000000000001', n: '1.10', p: '/a/b' } });
+    expect(expectError(await registry.execute('shapes', { kind: 'set' }), 'FORGE_TOOL_FAILED')).toContain('result is not JSON serializable: a set has no JSON form');
+    expect(expectError(await registry.execute('shapes', { kind: 'bytes' }), 'FORGE_TOOL_FAILED')).toContain('a bytes has no JSON form');
+    // And the worker serves on.
+    expect(await registry.execute('shapes', {})).toMatchObject({ ok: true });
+  });
+
   it('supports async def execute', async () => {
     const body = 'import asyncio\n\nasync def execute(args):\n    await asyncio.sleep(0.01)\n    return {"done": True}';
     const { registry } = project({ 'later.py': py('later', body) });
