@@ -84,7 +84,8 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
   const fresh = filterTools(project.tools, { prod: false }).tools;
-  await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && paths.includes(t.file.absolute)) : fresh);
+  // Printed as the other diagnostics are, with the line: the warning below names only the tool.
+  printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && paths.includes(t.file.absolute)) : fresh));
   const { resolved, code } = await resolveProject(project, { tools: fresh });
   // forge_tool adds the tools it forges to the running registry.
   const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
@@ -142,14 +143,17 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
  */
 const SYNTAX_CODES = new Set(['FORGE_PY_SYNTAX', 'FORGE_SYNTAX']);
 
-async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise<void> {
+async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise<Diagnostic[]> {
   const files = tools.flatMap((t) => (t.file && !t.scope && !t.loadErrors && t.file.kind !== 'yaml' ? [t.file] : []));
-  if (!files.length) return;
+  if (!files.length) return [];
+  const found: Diagnostic[] = [];
   const diagnostics = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
   for (const tool of tools) {
     const errors = diagnostics.filter((d) => SYNTAX_CODES.has(d.code) && d.file !== undefined && tool.file && [tool.file.absolute, tool.file.display, tool.file.relative].includes(d.file));
     if (errors.length) tool.loadErrors = errors;
+    found.push(...errors);
   }
+  return found;
 }
 
 /** Replaces (or adds) a tool; the old version finishes its calls first. True when there was one. */

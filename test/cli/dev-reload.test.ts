@@ -198,6 +198,8 @@ describe('forge run --dev hot reload', () => {
       const early = await post(agent.url, 'early');
       expect(early.status).toBe(503);
       expect(early.body.error.message).toMatch(/tools\/early\.py:\d+:\d+ FORGE_PY_SYNTAX/);
+      // The person at the terminal is shown where, with the line, as for any other diagnostic.
+      expect(agent.output()).toMatch(/✘ tools\/early\.py:\d+:\d+ FORGE_PY_SYNTAX .*\n +\d+ │ def execute\(args\)\n/);
 
       saves.inPlace(join(project, 'tools/greet.py'), versioned('greet', 2).replace('def execute(args):', 'def execute(args)'));
       saves.inPlace(join(project, 'tools/typed.ts'), typed('return { ok: true ;'));
@@ -205,6 +207,7 @@ describe('forge run --dev hot reload', () => {
       expect((await post(agent.url, 'greet')).body.error).toMatchObject({ code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/greet\.py:\d+:\d+ FORGE_PY_SYNTAX/) });
       expect((await post(agent.url, 'typed')).body.error).toMatchObject({ code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/typed\.ts:\d+:\d+ FORGE_SYNTAX/) });
       expect(await names(agent.url)).toEqual(['early', 'greet', 'typed']);
+      expect(agent.output()).toMatch(/✘ tools\/typed\.ts:7:21 FORGE_SYNTAX .*\n +7 │ +return \{ ok: true ;\n/);
 
       saves.inPlace(join(project, 'tools/greet.py'), versioned('greet', 3));
       saves.inPlace(join(project, 'tools/typed.ts'), typed('return { ok: true };'));
