@@ -4,6 +4,7 @@
  */
 import type { JSONSchema } from '../runtime/tools/model.ts';
 import { UsageError } from './usage-error.ts';
+import { withoutNull } from '../runtime/tools/custom/param-types.ts';
 
 export function parseParams(params: readonly string[], schema: JSONSchema): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
@@ -18,6 +19,9 @@ export function parseParams(params: readonly string[], schema: JSONSchema): Reco
 }
 
 function coerce(name: string, text: string, schema: JSONSchema | undefined): unknown {
+  // Optional[T]: null, or a T.
+  const notNull = schema && withoutNull(schema);
+  if (notNull) return text === 'null' ? null : coerce(name, text, notNull);
   const type = schema?.type;
   switch (type) {
     case 'integer':

@@ -1,7 +1,10 @@
 /** JSON Schema shown the way the docstring grammar writes it: `units  str  optional  default "metric"  ...`. */
 import type { JSONSchema } from '../runtime/tools/model.ts';
+import { withoutNull } from '../runtime/tools/custom/param-types.ts';
 
 export function typeName(schema: JSONSchema): string {
+  const notNull = withoutNull(schema);
+  if (notNull) return `Optional[${typeName(notNull)}]`;
   if (Array.isArray(schema.enum)) return `enum(${(schema.enum as unknown[]).map(String).join('|')})`;
   switch (schema.type) {
     case 'string':

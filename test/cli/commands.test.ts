@@ -179,6 +179,21 @@ describe('forge tool run', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, value: { echo: 'X' } });
   });
 
+  it('takes null for an Optional[T] argument (a Python tool gets None), from JSON and from --param, and describes it so', async () => {
+    const tool = '"""\nTool: maybe\nDescription: Says what it got.\n\nInput:\n  z (Optional[int]): Z.\n  kind (Optional[enum(a|b)]): Kind.\n"""\n\ndef execute(args):\n    return {"z": repr(args.get("z")), "kind": repr(args.get("kind"))}\n';
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/maybe.py': tool });
+    const fromJson = await forge(['tool', 'run', 'maybe', '{"z": null, "kind": null}', '--json'], dir);
+    expect(JSON.parse(fromJson.stdout), fromJson.stderr).toMatchObject({ ok: true, value: { z: 'None', kind: 'None' } });
+    const fromParams = await forge(['tool', 'run', 'maybe', '--param', 'z=null', '--param', 'kind=b', '--json'], dir);
+    expect(JSON.parse(fromParams.stdout), fromParams.stderr).toMatchObject({ ok: true, value: { z: 'None', kind: "'b'" } });
+    expect(JSON.parse((await forge(['tool', 'run', 'maybe', '--param', 'z=7', '--json'], dir)).stdout)).toMatchObject({ ok: true, value: { z: '7' } });
+    // Still a T when it is not null.
+    expect((await forge(['tool', 'run', 'maybe', '{"z": "seven"}'], dir)).stderr).toContain('FORGE_TOOL_ARGS');
+    const described = await forge(['tool', 'describe', 'maybe'], dir);
+    expect(described.stdout).toMatch(/z\s+Optional\[int\]\s+optional/);
+    expect(described.stdout).toMatch(/kind\s+Optional\[enum\(a\|b\)\]\s+optional/);
+  });
+
   it('exits 2 for a --param value that does not fit its type', async () => {
     const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--param', 'times=many'], fixtureProject('basic'));
     expect(code).toBe(2);

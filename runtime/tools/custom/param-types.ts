@@ -3,7 +3,8 @@
  *
  *   str|string  int|integer  float|number  bool|boolean  any
  *   list|array  list[T]      dict|object   dict[str, T]
- *   enum(a|b|c)              Optional[T]   (T, and the parameter is optional)
+ *   enum(a|b|c)              Optional[T]   (T or null, and the parameter is optional:
+ *                                          what Python means by it, and what a model sends)
  */
 import type { JSONSchema } from '../model.ts';
 
@@ -98,7 +99,7 @@ class TypeParser {
       this.expect('[');
       const inner = this.parseType();
       this.expect(']');
-      return { schema: inner, optional: true };
+      return { schema: orNull(inner), optional: true };
     }
     this.pos = start;
     void at;
@@ -221,4 +222,24 @@ function parseLiteral(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** `schema`, or null. */
+export function orNull(schema: JSONSchema): JSONSchema {
+  const nullable = { ...schema };
+  if (typeof schema.type === 'string') nullable.type = [schema.type, 'null'];
+  if (Array.isArray(schema.enum)) nullable.enum = [...(schema.enum as unknown[]), null];
+  // any ({}): null is already one of its values.
+  return nullable;
+}
+
+/** The schema a nullable one (orNull) was made from, or undefined when it is not one. */
+export function withoutNull(schema: JSONSchema): JSONSchema | undefined {
+  const typed = Array.isArray(schema.type) && schema.type.length === 2 && schema.type[1] === 'null';
+  const listed = Array.isArray(schema.enum) && schema.enum.length > 1 && schema.enum.at(-1) === null;
+  if (!typed && !listed) return undefined;
+  const plain = { ...schema };
+  if (typed) plain.type = (schema.type as string[])[0];
+  if (listed) plain.enum = (schema.enum as unknown[]).slice(0, -1);
+  return plain;
 }
