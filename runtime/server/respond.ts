@@ -9,7 +9,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 export function sendError(res: ServerResponse, status: number, code: DiagnosticCode, message: string, hint?: string): void {
-  sendJson(res, status, { error: { code, message, ...(hint ? { hint } : {}) } });
+  // The shape of a failed tool call's result, so a client reads every failure one way.
+  sendJson(res, status, { ok: false, error: { code, message, ...(hint ? { hint } : {}) } });
 }
 
 /** The endpoints that speak JSON-RPC: their clients read failures as JSON-RPC error objects. */

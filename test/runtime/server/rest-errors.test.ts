@@ -57,3 +57,21 @@ describe('REST errors', () => {
     expect(logged.join('\n')).toMatch(/tool boom failed over REST \(FORGE_TOOL_FAILED\): Error: the disk is on fire\n\s+at /);
   });
 });
+
+describe('REST failures before the tool runs', () => {
+  it.each([
+    ['a body that is not JSON', 'shred', '{"x": ', 400, 'FORGE_BAD_JSON'],
+    ['arguments that are not an object', 'shred', '[1]', 400, 'FORGE_BAD_JSON'],
+    ['a tool that does not exist', 'nothing_here', '{}', 404, 'FORGE_TOOL_UNKNOWN'],
+  ])('answers %s in the shape of a failed call: { ok: false, error }', async (_what, name, body, status, code) => {
+    const answer = await fetch(`${agent.url}/tools/${name}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+    expect(answer.status).toBe(status);
+    expect(await answer.json()).toMatchObject({ ok: false, error: { code, message: expect.any(String) } });
+  });
+
+  it('answers a missing token in that shape too', async () => {
+    const answer = await fetch(`${agent.url}/tools/shred`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^FORGE_/) } });
+  });
+});
