@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { errorsByToolName } from '../tool-file-errors.ts';
 import { fieldRows, renderFields } from '../schema-text.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
@@ -27,6 +28,14 @@ export async function run(argv: string[]): Promise<number> {
   const { scope, name } = parseToolReference(reference);
   if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
   const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
+  // A tool whose file has errors (it does not load, or another file defines it too) is not described as
+  // if it were fine: forge tool run refuses it, and which file would be shown is a guess.
+  const own = project ? (errorsByToolName(project, diagnostics).get(name) ?? []) : [];
+  if (own.length) {
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(own) }, null, 2) + '\n');
+    else process.stderr.write(`${c.red('✘')} tool "${name}" cannot be described: its file has errors (above)\n`);
+    return 1;
+  }
   const tool = project?.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
   let spec: ToolSpec | undefined = tool?.spec;
   let where = tool ? (tool.file ? tool.file.display : tool.origin) : undefined;

@@ -203,8 +203,12 @@ describe('forge tool run', () => {
   it.each([
     ['whose docstring has an error', { 'tools/x1.py': '"""\nTool: x1\nDescription: d\nTimeout: soon\n"""\n\ndef execute(args):\n    return 1\n' }, 'x1', 'FORGE_DOCSTRING_TIMEOUT'],
     ['that two files define', { 'tools/greet.py': '"""\nTool: greet\nDescription: d\n"""\n\ndef execute(args):\n    return "py"\n', 'tools/greet.yaml': 'description: d\nbash: echo yaml\n' }, 'greet', 'FORGE_TOOL_COLLISION'],
-  ])('refuses to run a tool %s, with that error (never "no tool named", never one of the two)', async (_name, files, tool, code) => {
+  ])('refuses to run or describe a tool %s, with that error (never "no tool named", never one of the two)', async (_name, files, tool, code) => {
     const dir = writeProject({ 'forge.yaml': minimalConfig(), ...files });
+    const described = await forge(['tool', 'describe', tool], dir);
+    expect(described).toMatchObject({ code: 1, stdout: '' });
+    expect(described.stderr).toContain(code);
+    expect(described.stderr).toContain(`tool "${tool}" cannot be described: its file has errors (above)`);
     const text = await forge(['tool', 'run', tool], dir);
     expect(text.code).toBe(1);
     expect(text.stdout).toBe('');
