@@ -17,7 +17,7 @@ import { type BundledCode, type BundleFailure, CORE_FILE, runtimeCore } from './
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { SourceFile } from './discover-tools.ts';
-import { fromEsbuildMessage } from './esbuild-messages.ts';
+import { fromEsbuildError, fromEsbuildMessage } from './esbuild-messages.ts';
 import type { OutputWriter } from './output-writer.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
@@ -104,7 +104,7 @@ function finishBundle(config: ProjectConfig, writer: OutputWriter, ctx: StageCon
   for (const result of [coreResult, projectResult]) {
     if (!result) continue;
     if ('errors' in result) {
-      ctx.report(...result.errors.map((m) => fromEsbuildMessage(m, 'error', config.root, ctx.cwd)));
+      ctx.report(...result.errors.map((m) => fromEsbuildError(m, config.root, ctx.cwd)));
       ctx.report(...result.warnings.map((m) => fromEsbuildMessage(m, 'warning', config.root, ctx.cwd)));
       continue;
     }

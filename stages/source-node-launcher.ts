@@ -13,7 +13,7 @@ import { formatDiagnostic } from '../runtime/diagnostics.ts';
 import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import { stampFile, type FileStamp } from './build-cache.ts';
-import { fromEsbuildMessage } from './esbuild-messages.ts';
+import { fromEsbuildError } from './esbuild-messages.ts';
 import { forgeVersion, runtimeDir } from './forge-paths.ts';
 
 
@@ -55,7 +55,7 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
       .catch((err: BuildFailure) => err);
     if (result instanceof Error) {
       const messages = (result as BuildFailure).errors ?? [];
-      const text = messages.map((m) => formatDiagnostic(fromEsbuildMessage(m, 'error', projectRoot, process.cwd()))).join('\n');
+      const text = messages.map((m) => formatDiagnostic(fromEsbuildError(m, projectRoot, process.cwd()))).join('\n');
       throw new Error(text || result.message);
     }
     const inputs = Object.keys(result.metafile.inputs)

@@ -158,7 +158,8 @@ describe('forge build: failures', () => {
     writeFileSync(join(dir, 'tools/broken_ts.ts'), '/**\n * Tool: broken_ts\n * Description: d\n */\nexport function execute() {\n  return 1 +;\n}\n');
     const result = await build({ cwd: dir, prod: true });
     expect(result.ok).toBe(false);
-    expect(result.errors.map((e) => `${e.code} ${e.file}`).sort()).toEqual(['FORGE_BUNDLE tools/broken_ts.ts', 'FORGE_PY_SYNTAX tools/broken.py']);
+    // Each under the code `forge validate` gives it: a file that does not parse is FORGE_SYNTAX, not the bundler's failure.
+    expect(result.errors.map((e) => `${e.code} ${e.file}`).sort()).toEqual(['FORGE_PY_SYNTAX tools/broken.py', 'FORGE_SYNTAX tools/broken_ts.ts']);
   });
 
   it('writes the manifests while esbuild bundles, and takes the Python check\'s verdict last (the README\'s order)', async () => {
@@ -259,14 +260,17 @@ describe('forge build: failures', () => {
     expect((await build({ cwd: dir })).errors).toMatchObject([{ code: 'FORGE_CONFIG_TOOL', line: 5 }]);
   });
 
-  it('reports a TypeScript compile error at its file:line:column', async () => {
+  it('reports an import that is not there at its file:line:column, saying what to do (never to mark it external)', async () => {
     const dir = writeProject({
       'forge.yaml': minimalConfig(),
-      'tools/bad.ts': "/**\n * Tool: bad\n * Description: d\n */\nimport { nothing } from './missing.ts';\nexport function execute() { return nothing; }\n",
+      'tools/bad.ts': "/**\n * Tool: bad\n * Description: d\n */\nimport { nothing } from './missing.ts';\nimport pad from '@acme/left-pad/deep';\nexport function execute() { return pad(nothing); }\n",
     });
     const result = await build({ cwd: dir });
-    expect(result.errors).toMatchObject([{ code: 'FORGE_BUNDLE', file: 'tools/bad.ts', line: 5, column: 25 }]);
-    expect(result.errors[0].message).toContain('./missing.ts');
+    expect(result.errors).toMatchObject([
+      { code: 'FORGE_IMPORT', file: 'tools/bad.ts', line: 5, column: 25, message: 'Could not resolve "./missing.ts"', hint: expect.stringContaining('check the path') },
+      { code: 'FORGE_IMPORT', file: 'tools/bad.ts', line: 6, column: 17, hint: 'install it in the project (npm install @acme/left-pad), or check its name' },
+    ]);
+    expect(JSON.stringify(result.errors)).not.toContain('external');
   });
 
   it('warns about a tool directory listed in forge.yaml that does not exist', async () => {
