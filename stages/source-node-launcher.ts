@@ -24,7 +24,7 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
     const key = createHash('sha256').update(`${forgeVersion()}\0${mode}\0${source}\0${spec.source!.sha256}`).digest('hex').slice(0, 16);
     const outfile = join(cacheDir, `${spec.name}.${mode}.${key}.mjs`);
     const inputsFile = `${outfile}.inputs.json`;
-    if (existsSync(outfile) && inputsUnchanged(inputsFile)) return { command: process.execPath, args: [outfile] };
+    if (existsSync(outfile) && inputsUnchanged(inputsFile)) return nodeCommand(outfile);
 
     mkdirSync(cacheDir, { recursive: true });
     const entry =
@@ -63,7 +63,7 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
       .map((p) => stampFile(join(projectRoot, p), false))
       .filter((s): s is FileStamp => s !== undefined);
     writeFileSync(inputsFile, JSON.stringify(inputs));
-    return { command: process.execPath, args: [outfile] };
+    return nodeCommand(outfile);
   };
   return {
     worker: (spec) => compile(spec, 'worker'),
@@ -82,4 +82,9 @@ function inputsUnchanged(inputsFile: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Node on a compiled tool, with its inline source map on: a stack trace names the tool's own file and line, not the cache's. */
+function nodeCommand(outfile: string): ProcessCommand {
+  return { command: process.execPath, args: ['--enable-source-maps', outfile] };
 }

@@ -194,6 +194,15 @@ describe('forge tool run', () => {
     expect(described.stdout).toMatch(/kind\s+Optional\[enum\(a\|b\)\]\s+optional/);
   });
 
+  it("shows a TypeScript tool's stack trace at its own file and line with --verbose, not the build cache's", async () => {
+    const tool = '/**\n * Tool: tsthrow\n * Description: Throws.\n * Tags: read\n */\nexport function execute() {\n  const nothing: { deep?: { x: number } } = {};\n  if (!nothing.deep) {\n    throw new Error("x is zero");\n  }\n  return nothing.deep.x;\n}\n';
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/tsthrow.ts': tool });
+    const { code, stderr } = await forge(['tool', 'run', 'tsthrow', '--verbose'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/at execute \(\S*tools\/tsthrow\.ts:9:11\)/);
+    expect(stderr).not.toContain('.forge/cache');
+  });
+
   it('exits 2 for a --param value that does not fit its type', async () => {
     const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--param', 'times=many'], fixtureProject('basic'));
     expect(code).toBe(2);
