@@ -41,7 +41,7 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model'>,
       : `at most ${cap}${processes ? '' : ' (default)'} processes per tool sandbox`;
   checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
   checks.push({ name: 'workdir', ok: existsSync(workDir), detail: existsSync(workDir) ? workDir : `${workDir} does not exist` });
-  const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : `generated into ${generatedTokenFile(workDir, env)}`;
+  const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : (existsSync(generatedTokenFile(workDir, env)) ? `in ${generatedTokenFile(workDir, env)} (generated at an earlier start)` : `generated into ${generatedTokenFile(workDir, env)} at the first start`);
   checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });
   if (manifest.model) {
     const keyEnv = manifest.model.api_key_env ?? (manifest.model.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');

@@ -55,7 +55,7 @@ export class AgentRoutes {
 
     const { auth, metricsPublic, extraRoutes } = this.options;
     if (await serveObservabilityRoutes(req, res, path, { auth, metricsPublic, extraRoutes })) return;
-    if (!isAuthorized(req, auth)) return refuseUnauthorized(res, 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or the token file the agent printed at start)');
+    if (!isAuthorized(req, auth)) return refuseUnauthorized(res, 'send "Authorization: Bearer <token>" (FORGE_AUTH_TOKEN, or the token file the agent names at start)');
 
     if (path === '/mcp') return this.mcp(req, res, method);
     if ((path === '/a2a' || path === '/') && method === 'POST') return (await this.protocol()).a2a(req, res, await this.bodyOf(req));

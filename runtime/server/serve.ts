@@ -129,6 +129,8 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   });
   if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, outside the work dir; shown once): ${auth.token}`);
   else if (auth.movedFrom) options.announce?.(`auth token moved out of the work dir: ${auth.movedFrom} -> ${auth.file}`);
+  // Every later start says where the token is (never the token): a person who missed the first start finds it.
+  else if (auth.token) options.announce?.(`auth token: ${auth.file ? `in ${auth.file}` : 'FORGE_AUTH_TOKEN'}`);
 
   const scheduler = startScheduledTasks(options, agent, state);
 

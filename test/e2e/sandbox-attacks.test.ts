@@ -403,6 +403,15 @@ describe('a generated token', () => {
       expect(JSON.stringify(result.value)).not.toContain(token);
       // Hidden under an empty tmpfs, or not there at all (under /tmp, which every sandbox replaces).
       expect([{ listing: [] }, { error: 'No such file or directory' }]).toContainEqual(result.value[stateDir]);
+      // Every later start names the file, never the token: a person who missed the first start finds it there.
+      await server.stop('SIGTERM');
+      const again = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_STATE_DIR: stateDir } });
+      try {
+        await again.waitFor(`auth token: in ${file}\n`);
+        expect(again.output()).not.toContain(token);
+      } finally {
+        await again.stop('SIGKILL');
+      }
     } finally {
       await server.stop('SIGKILL');
     }
