@@ -28,6 +28,13 @@ export class YamlSource {
     // on the last line that has text, where the reader can do something about it.
     const lastText = text.trimEnd().length - 1;
     for (const e of document.errors) {
+      // A flow collection never closed ([tools) is found only where the next key starts: point at its opening bracket.
+      const close = /end with an? ([\]}])/.exec(e.message)?.[1] as ']' | '}' | undefined;
+      const opener = close ? unclosedOpener(text, e.pos[0], close) : undefined;
+      if (close && opener !== undefined) {
+        diagnostics.push(error('FORGE_YAML_SYNTAX', `this "${text[opener]}" is never closed`, source.offsetLocation(opener), `close it with "${close}"`));
+        continue;
+      }
       diagnostics.push(error('FORGE_YAML_SYNTAX', firstLine(e.message), source.offsetLocation(Math.min(e.pos[0], Math.max(0, lastText))), yamlHint(e.code)));
     }
     for (const w of document.warnings) {
@@ -113,6 +120,17 @@ export class YamlSource {
 
 function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** The offset of the last "[" (or "{") before `before` that nothing closes. */
+function unclosedOpener(text: string, before: number, close: ']' | '}'): number | undefined {
+  const open = close === ']' ? '[' : '{';
+  let depth = 0;
+  for (let i = Math.min(before, text.length) - 1; i >= 0; i--) {
+    if (text[i] === close) depth++;
+    else if (text[i] === open && depth-- === 0) return i;
+  }
+  return undefined;
 }
 
 function yamlHint(code: string): string | undefined {

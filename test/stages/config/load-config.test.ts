@@ -68,6 +68,9 @@ describe('loadConfig: errors name file:line:column, the field and a hint', () =>
     ['an api key instead of its variable name', 'agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openai\n  name: x\n  api_key_env: sk-123\n', 'FORGE_CONFIG_VALUE', 6, 16, undefined],
     ['a duplicate key', 'agent_id: a\nversion: 1.0.0\nagent_id: b\n', 'FORGE_YAML_SYNTAX', 3, 1, 'each key may appear once in a mapping'],
     ['broken YAML', 'agent_id: a\nversion: 1.0.0\ntools: [a, b\n', 'FORGE_YAML_SYNTAX', 3, undefined, undefined],
+    // Pointed at where it opens, not at the next key, where the parser notices (with "check the indentation").
+    ['a list never closed, before other keys', 'agent_id: a\nversion: 1.0.0\ntool_dirs: [tools\ntools:\n  - uuid_generate\n', 'FORGE_YAML_SYNTAX', 3, 12, 'close it with "]"'],
+    ['a map never closed, with a closed one before it', 'agent_id: a\nversion: 1.0.0\nmodel: { provider: openai, name: x }\negress: { mode: open\ntools: [uuid_generate]\n', 'FORGE_YAML_SYNTAX', 4, 9, 'close it with "}"'],
   ])('%s', async (_name, text, code, line, column, hint) => {
     const { config, diagnostics } = await load(text);
     expect(config).toBeUndefined();
