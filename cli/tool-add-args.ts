@@ -7,6 +7,7 @@ import { didYouMean } from '../runtime/suggest.ts';
 import { PARAMETER_TYPES } from '../runtime/tools/yaml/parameters.ts';
 import { isScopeName, type ScopeName } from '../stages/scopes.ts';
 import { UsageError } from './usage-error.ts';
+import { checkToolName } from '../runtime/tools/names.ts';
 
 export interface AddedParameter {
   name: string;
@@ -163,6 +164,9 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
     }
   }
   if (!out.name) throw new UsageError('missing tool name');
+  // Before a file name is made from it: a name no tool may have is the command line's mistake.
+  const nameProblem = checkToolName(out.name, 'custom');
+  if (nameProblem) throw new UsageError(nameProblem, `e.g. ${out.name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/_{2,}/g, '_').slice(0, 64) || 'my_tool'}`);
   if (single && out.steps.length) throw new UsageError('give either one of --bash, --sh, --python, --run, or --step (several times), not both');
   if (single) out.steps.push(single);
   if (out.steps.length === 0) throw new UsageError('the tool needs something to run', 'add --bash "...", --python "...", --run "..." or --step NAME "..."');

@@ -110,6 +110,15 @@ describe('forge tool add / get / list / remove', () => {
     expect(existsSync(join(dir, 'tools/bad.yaml'))).toBe(false);
   });
 
+  it('refuses a name no tool may have as a usage error, before any file is named after it', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const { code, stderr } = await forge(['tool', 'add', 'foo bar', '--description', 'Greets.', '--bash', 'echo hi'], dir, scopes().env);
+    expect(code).toBe(2);
+    expect(stderr).toContain('error: tool name "foo bar" may only contain letters, digits, "_" and "-" (e.g. foo_bar)');
+    expect(stderr).not.toContain('.yaml');
+    expect(existsSync(join(dir, 'tools', 'foo bar.yaml'))).toBe(false);
+  });
+
   it('does not replace a tool without --force', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.yaml': GREET });
     const args = ['tool', 'add', 'greet', '--description', 'New.', '--bash', 'echo new'];
