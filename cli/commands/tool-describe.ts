@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     const names = project?.tools.map((t) => t.spec.name) ?? [];
     const hint = didYouMean(name, names) ?? 'run `forge tool list` to see the tools';
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: `no tool named "${name}"`, hint, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
-    else process.stderr.write(`${c.red('✘')} no tool named "${name}" (${hint})\n`);
+    else process.stderr.write(`${c.red('✘')} ${c.dim('FORGE_TOOL_UNKNOWN')} no tool named "${name}" (${hint})\n`);
     return 1;
   }
   const guide = spec.category === 'builtin' ? (await findCatalogEntry(name)?.load())?.default.guide?.() : undefined;

@@ -55,3 +55,14 @@ describe('forge chat', () => {
     expect(stdout.split('JSON answer.')).toHaveLength(2);
   });
 });
+
+describe('forge chat without its model key', () => {
+  it('refuses before sending anything, naming the variable, with a code and a hint', async () => {
+    const model = 'model:\n  provider: openai\n  name: gpt-4o-mini\n  api_key_env: CHAT_KEY_NEVER_SET\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(model) });
+    const { code, stderr } = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'hello\n' });
+    expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_MODEL_KEY CHAT_KEY_NEVER_SET is not set: model openai:gpt-4o-mini needs its API key');
+    expect(stderr).toContain('hint: export CHAT_KEY_NEVER_SET=...');
+  });
+});

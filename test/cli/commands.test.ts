@@ -150,6 +150,7 @@ describe('forge tool list / describe', () => {
   it('exits 1 for an unknown tool, with a suggestion', async () => {
     const { code, stderr } = await forge(['tool', 'describe', 'echo_pyy'], fixtureProject('basic'));
     expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_TOOL_UNKNOWN no tool named "echo_pyy"');
     expect(stderr).toContain('did you mean "echo_py"?');
   });
 });
