@@ -65,12 +65,15 @@ export async function run(argv: string[]): Promise<number> {
   const timeoutMs = parseInteger('timeout', values.timeout, 1);
   const input = argumentsObject(positionals.slice(1), values.input);
 
-  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
+  // Printed below, once the tool is known: what concerns it, not every other file's problems.
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: true, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
   if (!project) {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    else printDiagnostics(diagnostics);
     return 1;
   }
   const chosen = project.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
+  if (!values.json) printConcerning(project, diagnostics, name, chosen);
   if (scope && !chosen) {
     const message = `the ${scope} scope has no tool named "${name}"`;
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message } }, null, 2) + '\n');
@@ -144,8 +147,30 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Prints what concerns the tool asked for: forge.yaml's diagnostics, those of the tool's file and of the
+ * files of the tools it calls; the other files' problems are counted (`forge validate` lists them).
+ * A tool that is not there (or whose file does not load) gets everything: any of it may say why.
+ */
+function printConcerning(project: Project, diagnostics: readonly Diagnostic[], name: string, chosen: ProjectTool | undefined): void {
+  const own = errorsByToolName(project, diagnostics).get(name) ?? [];
+  if (!chosen || own.length) return printDiagnostics(diagnostics);
+  const files = filesReached(project, chosen);
+  const toolDirs = project.config.toolDirs.map((d) => d.absolute + '/');
+  const elsewhere = (d: Diagnostic) => d.file !== undefined && !files.has(d.file) && !files.has(resolve(d.file)) && toolDirs.some((dir) => resolve(project.config.root, d.file!).startsWith(dir));
+  printDiagnostics(diagnostics.filter((d) => !elsewhere(d)));
+  const others = diagnostics.filter(elsewhere).length;
+  if (others) process.stderr.write(`${c.dim(`· ${others} problem${others === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
+}
+
 /** Errors reported in the files of the tool or of any tool it calls, directly or not (a missing or unsatisfied dependency). */
 function dependencyErrors(project: Project, diagnostics: readonly Diagnostic[], tool: ProjectTool): Diagnostic[] {
+  const files = filesReached(project, tool);
+  return diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && (files.has(d.file) || files.has(resolve(d.file))));
+}
+
+/** The files of the tool and of every tool it calls, directly or not, as diagnostics name them. */
+function filesReached(project: Project, tool: ProjectTool): Set<string> {
   const byName = new Map(project.tools.map((t) => [t.spec.name, t]));
   const files = new Set<string>();
   const seen = new Set<string>();
@@ -159,7 +184,7 @@ function dependencyErrors(project: Project, diagnostics: readonly Diagnostic[], 
     }
   };
   visit(tool);
-  return diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && (files.has(d.file) || files.has(resolve(d.file))));
+  return files;
 }
 
 /** Checks the arguments (with defaults) and shows what would run, running nothing. */

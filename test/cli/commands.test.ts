@@ -204,6 +204,17 @@ describe('forge tool run', () => {
     expect(stderr).not.toContain('.forge/cache');
   });
 
+  it("shows what concerns the tool it runs, and counts the other files' problems", async () => {
+    const dir = fixtureProject('basic');
+    writeFileSync(join(dir, 'tools/broken.py'), '"""\nTool: broken\nDescription: d\nInput:\n  x (strng): X.\n"""\n');
+    const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=hi'], dir);
+    expect(code).toBe(0);
+    expect(stderr).not.toContain('broken.py');
+    expect(stderr).toContain("· 1 problem in other tools' files (forge validate lists them)");
+    // The broken one itself is shown its error.
+    expect((await forge(['tool', 'run', 'broken'], dir)).stderr).toContain('tools/broken.py:5:6');
+  });
+
   it('exits 2 for a --param value that does not fit its type', async () => {
     const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--param', 'times=many'], fixtureProject('basic'));
     expect(code).toBe(2);
