@@ -162,7 +162,9 @@ class TypeParser {
  * Returns undefined for "no default" (None/null) and an error string when the
  * text does not fit the type.
  */
-export function coerceDefault(raw: string, schema: JSONSchema): { value?: unknown; error?: string } {
+export function coerceDefault(raw: string, nullable: JSONSchema): { value?: unknown; error?: string } {
+  // Optional[T]'s default is a T (None is no default, as below).
+  const schema = withoutNull(nullable) ?? nullable;
   const text = raw.trim();
   if (/^(none|null)$/i.test(text)) return {};
   const quoted = /^(["'])(.*)\1$/s.exec(text);

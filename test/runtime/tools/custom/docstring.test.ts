@@ -110,6 +110,9 @@ Timeout: 10s            # ms, s or m`);
     ['x (dict, default={"k": 1}): X.', false, { k: 1 }],
     ['x (str, default=None): X.', false, undefined],
     ['x (Optional[int]): X.', false, undefined],
+    ['x (Optional[int], default=3): X.', false, 3],
+    ['x (Optional[str]): X. Default: 2024.', false, '2024'],
+    ['x (Optional[bool], default=yes): X.', false, true],
     ['x (enum(a|b), default=b): X.', false, 'b'],
   ])('%s → required=%s default=%j', (line, required, dflt) => {
     const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  ${line}`);
@@ -192,6 +195,8 @@ describe('parseDocstring: diagnostics with file:line:column', () => {
     ['timeout without unit', 'Tool: t\nDescription: d\nTimeout: 10', 'FORGE_DOCSTRING_TIMEOUT', 4, 10, 'add a unit: "10s" or "10ms"'],
     ['default of the wrong type', 'Tool: t\nDescription: d\nInput:\n  n (int, default=many): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 11, undefined],
     ['default outside the enum', 'Tool: t\nDescription: d\nInput:\n  n (enum(a|b), default=c): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 17, undefined],
+    ['an Optional[T] default of the wrong type', 'Tool: t\nDescription: d\nInput:\n  n (Optional[int], default=abc): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 21, undefined],
+    ['an Optional[enum] default outside the enum', 'Tool: t\nDescription: d\nInput:\n  n (Optional[enum(a|b)], default=c): N.', 'FORGE_DOCSTRING_DEFAULT', 5, 27, undefined],
     ['unknown parameter option', 'Tool: t\nDescription: d\nInput:\n  n (int, optinal): N.', 'FORGE_DOCSTRING_SYNTAX', 5, 11, undefined],
     ['reserved "__" in the name', 'Tool: my__tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, expect.stringContaining('ASCII letters, digits, _ and -')],
     ['invalid characters in the name', 'Tool: my tool\nDescription: d', 'FORGE_TOOL_NAME', 2, 7, undefined],
