@@ -2,7 +2,7 @@
  * A parsed YAML file that remembers where everything came from, so any
  * value (or key) can be turned back into file:line:column.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { CST, isMap, isScalar, isSeq, Lexer, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { error, warning, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 
 export type PathSegment = string | number;
@@ -122,13 +122,35 @@ function firstLine(message: string): string {
   return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
 }
 
-/** The offset of the last "[" (or "{") before `before` that nothing closes. */
+/**
+ * The offset of the "[" (or "{") before `before` that nothing after it closes, if there is one.
+ * Brackets are read from YAML's own tokens, so those in comments, quoted strings and block scalars
+ * do not count; a bracket closed on an under-indented line is closed (the indentation is the problem).
+ */
 function unclosedOpener(text: string, before: number, close: ']' | '}'): number | undefined {
   const open = close === ']' ? '[' : '{';
-  let depth = 0;
-  for (let i = Math.min(before, text.length) - 1; i >= 0; i--) {
-    if (text[i] === close) depth++;
-    else if (text[i] === open && depth-- === 0) return i;
+  const brackets: { at: number; char: string }[] = [];
+  let offset = 0;
+  let blockContent = false;
+  for (const token of new Lexer().lex(text)) {
+    // Control tokens (document start, scalar, flow error) stand for no text.
+    if (token.length === 1 && token.charCodeAt(0) < 0x20 && !'\n\r\t'.includes(token)) continue;
+    const type = CST.tokenType(token);
+    if (type === 'block-scalar-header') blockContent = true;
+    else if (blockContent && type !== 'newline') blockContent = false;
+    else if (type !== 'comment' && type !== 'single-quoted-scalar' && type !== 'double-quoted-scalar') {
+      for (let k = 0; k < token.length; k++) if (token[k] === open || token[k] === close) brackets.push({ at: offset + k, char: token[k] });
+    }
+    offset += token.length;
+  }
+  const openers = brackets.map((b, index) => ({ ...b, index })).filter((b) => b.char === open && b.at < before);
+  for (const opener of openers.reverse()) {
+    let depth = 0;
+    for (const b of brackets.slice(opener.index)) {
+      depth += b.char === open ? 1 : -1;
+      if (depth === 0) break;
+    }
+    if (depth > 0) return opener.at;
   }
   return undefined;
 }

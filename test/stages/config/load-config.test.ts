@@ -70,6 +70,10 @@ describe('loadConfig: errors name file:line:column, the field and a hint', () =>
     ['broken YAML', 'agent_id: a\nversion: 1.0.0\ntools: [a, b\n', 'FORGE_YAML_SYNTAX', 3, undefined, undefined],
     // Pointed at where it opens, not at the next key, where the parser notices (with "check the indentation").
     ['a list never closed, before other keys', 'agent_id: a\nversion: 1.0.0\ntool_dirs: [tools\ntools:\n  - uuid_generate\n', 'FORGE_YAML_SYNTAX', 3, 12, 'close it with "]"'],
+    // Brackets in comments and quoted strings do not count; one closed on an under-indented line is an indentation problem.
+    ['a list never closed, a bracket in a comment before it and one in a string inside it', 'agent_id: a # see [x\nversion: 1.0.0\ntools: [uuid_generate, "x]y"\negress: { mode: open }\n', 'FORGE_YAML_SYNTAX', 3, 8, 'close it with "]"'],
+    ['a list closed on an under-indented line', 'agent_id: a\nversion: 1.0.0\ntools: [uuid_generate,\nslugify]\n', 'FORGE_YAML_SYNTAX', 4, 1, 'check the indentation of this line against the lines above'],
+    ['an outer list never closed around a closed inner one', 'agent_id: a\nversion: 1.0.0\ntool_dirs: [tools, [x]\nother: [a, b]\n', 'FORGE_YAML_SYNTAX', 3, 12, 'close it with "]"'],
     ['a map never closed, with a closed one before it', 'agent_id: a\nversion: 1.0.0\nmodel: { provider: openai, name: x }\negress: { mode: open\ntools: [uuid_generate]\n', 'FORGE_YAML_SYNTAX', 4, 9, 'close it with "}"'],
   ])('%s', async (_name, text, code, line, column, hint) => {
     const { config, diagnostics } = await load(text);
