@@ -136,11 +136,11 @@ export function definesExecute(kind: 'python' | 'typescript' | 'javascript', sou
 }
 
 const JS_EXECUTE_EXPORTS = [
-  /^\s*export\s+(async\s+)?function\s*\*?\s*execute\s*\(/m, // export function execute(
+  /^\s*export\s+(async\s+)?function\s*\*?\s*execute\s*(<[^>]*>)?\s*\(/m, // export function execute( (or execute<T>()
   /^\s*export\s+(const|let|var)\s+execute\s*[=:]/m, // export const execute =
   /^\s*export\s*\{[^}]*\bexecute\b[^}]*\}/m, // export { execute }
   /^\s*export\s+default\s*\{[^}]*\bexecute\b/m, // export default { execute(args) {…} }
-  /^\s*export\s+default\s+(async\s+)?function\s*\*?\s*execute\s*\(/m, // export default function execute(
+  /^\s*export\s+default\s+(async\s+)?function\s*\*?\s*execute\s*(<[^>]*>)?\s*\(/m, // export default function execute(
   /^\s*export\s+default\s+execute\s*;?\s*$/m, // export default execute;
   /^\s*(module\.)?exports\.execute\s*=/m, // exports.execute = …
   /^\s*module\.exports\s*=\s*\{[^}]*\bexecute\b/m, // module.exports = { execute … }
@@ -162,19 +162,19 @@ export interface ScriptToolProblem {
  * a script gets them), as with `def exceute(args):`.
  */
 export function scriptToolProblem(kind: 'python' | 'typescript' | 'javascript', source: string, takesInput: boolean): ScriptToolProblem | undefined {
+  // A script that reads its standard input is a script, whatever it names its functions.
+  if (READS_STDIN[kind === 'python' ? 'python' : 'js'].test(source)) return undefined;
   const at = (index: number) => {
     const before = source.slice(0, index);
     return { line: before.split('\n').length, column: index - before.lastIndexOf('\n') };
   };
   if (kind !== 'python') {
-    const defined = /^[ \t]*(?:export\s+default\s+)?(?:(?:async\s+)?function\s*\*?\s*execute\s*\(|(?:const|let|var)\s+execute\s*=)/m.exec(source);
+    const defined = /^[ \t]*(?:export\s+default\s+)?(?:(?:async\s+)?function\s*\*?\s*execute\s*(?:<[^>]*>)?\s*\(|(?:const|let|var)\s+execute\s*[=:])/m.exec(source);
     if (defined) {
       return { code: 'FORGE_EXECUTE_NOT_EXPORTED', message: 'execute is defined but not exported where Forge looks, so the tool runs as a script: it would get its arguments on stdin and answer with what it prints', hint: 'export it: export function execute(args) { … }', ...at(defined.index + defined[0].indexOf('execute')) };
     }
   }
   if (!takesInput) return undefined;
-  const readsInput = kind === 'python' ? /\bstdin\b|\binput\s*\(|\bargv\b|\bfileinput\b/.test(source) : /\bstdin\b|readFileSync\(\s*0\b|\/dev\/stdin|\bargv\b/.test(source);
-  if (readsInput) return undefined;
   return {
     code: 'FORGE_SCRIPT_READS_NOTHING',
     message: `the tool declares inputs but defines no execute${kind === 'python' ? '(args)' : ' export'} and never reads its standard input, where a script gets them: every call would answer with what it prints`,
@@ -183,3 +183,9 @@ export function scriptToolProblem(kind: 'python' | 'typescript' | 'javascript', 
     column: 1,
   };
 }
+
+/** What reading standard input looks like: sys.stdin (and __stdin__), input(), fd 0, /dev/stdin, argv-based parsers. */
+const READS_STDIN = {
+  python: /stdin|\binput\s*\(|\bargv\b|\bfileinput\b|\bargparse\b|\bclick\b|\bos\.read\(\s*0\b|\bopen\(\s*0\b|\/dev\/stdin/,
+  js: /\bstdin\b|(?:readFileSync|readSync|createReadStream)\(\s*0\b|\/dev\/stdin|\bargv\b/,
+};

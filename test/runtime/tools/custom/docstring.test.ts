@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractPythonDocstring, extractScriptDocstring } from '../../../../runtime/tools/custom/docstring-source.ts';
+import { definesExecute, extractPythonDocstring, extractScriptDocstring, scriptToolProblem } from '../../../../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../../../../runtime/tools/custom/docstring.ts';
 import { createAjv } from '../../../../runtime/tools/validation.ts';
 
@@ -274,5 +274,45 @@ describe('docstring extraction', () => {
     if (found.kind !== 'found') throw new Error('not found');
     const { diagnostics } = parseDocstring(found.docstring, 'tools/t.ts');
     expect(diagnostics).toMatchObject([{ code: 'FORGE_DOCSTRING_TYPE', line: 5, column: 9, lineText: ' *   x (strr): X.' }]);
+  });
+});
+
+describe('a tool file that would run as a script', () => {
+  const py = (body: string) => scriptToolProblem('python', body, true)?.code;
+  const ts = (body: string) => scriptToolProblem('typescript', body, true)?.code;
+
+  it.each([
+    'import json, sys\nprint(json.dumps(json.load(sys.stdin)))',
+    'import json, sys\nargs = json.loads(sys.stdin.read())',
+    'import json, sys\nargs = json.load(sys.__stdin__)',
+    'import json, os\nargs = json.loads(os.read(0, 65536))',
+    'import json\nargs = json.load(open(0))',
+    'import argparse\nparser = argparse.ArgumentParser()',
+    'line = input()',
+  ])('is a script when it reads its input (Python): %j', (body) => {
+    expect(py(body)).toBeUndefined();
+  });
+
+  it.each([
+    "import { readFileSync } from 'node:fs';\nfunction execute(a) { return a; }\nconsole.log(JSON.stringify(execute(JSON.parse(readFileSync(0, 'utf8')))));",
+    "let text = '';\nfor await (const chunk of process.stdin) text += chunk;\nconsole.log(text);",
+    "const fs = require('fs');\nconsole.log(fs.readFileSync('/dev/stdin', 'utf8'));",
+    "import { readSync } from 'node:fs';\nconst b = Buffer.alloc(100);\nreadSync(0, b);",
+  ])('is a script when it reads its input (TS/JS): %j', (body) => {
+    expect(ts(body)).toBeUndefined();
+  });
+
+  it('says so when execute is defined but not exported, or when nothing reads the declared inputs', () => {
+    expect(ts('async function execute(args) { return args; }')).toBe('FORGE_EXECUTE_NOT_EXPORTED');
+    expect(ts('const execute = (args) => args;')).toBe('FORGE_EXECUTE_NOT_EXPORTED');
+    expect(ts('function execute<T>(args: T): T { return args; }')).toBe('FORGE_EXECUTE_NOT_EXPORTED');
+    expect(py('def exceute(args):\n    return args')).toBe('FORGE_SCRIPT_READS_NOTHING');
+    expect(scriptToolProblem('python', 'print("hello")', false)).toBeUndefined();
+  });
+
+  it('finds execute exported with type parameters, as a default export, or as the default export itself', () => {
+    for (const body of ['export function execute<T>(args: T) { return args; }', 'export default async function execute(args) {}', 'function execute() {}\nexport default execute;']) {
+      expect(definesExecute('typescript', body), body).toBe(true);
+    }
   });
 });
