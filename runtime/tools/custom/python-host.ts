@@ -106,14 +106,22 @@ def main():
     sys.stdout = sys.stderr
 
     def plain(value):
-        # Values with one obvious JSON text: dates and times as ISO 8601, UUIDs, decimals and paths
-        # as their text. Anything else (a set, bytes, an object) fails the call rather than coming
-        # back as its repr: a tool's result is what it returned.
-        if hasattr(value, "isoformat") and type(value).__module__ == "datetime":
+        # Values with one obvious JSON form: dates and times (their subclasses too: pandas, pendulum)
+        # as ISO 8601, UUIDs, decimals and paths as their text, an Enum as its value, a NumPy scalar as
+        # the Python number it holds. Anything else (a set, bytes, an object) fails the call rather
+        # than coming back as its repr: a tool's result is what it returned.
+        import datetime, decimal, enum, uuid
+        if isinstance(value, (datetime.date, datetime.time)):
             return value.isoformat()
-        if type(value).__name__ in ("UUID", "Decimal") or isinstance(value, os.PathLike):
+        if isinstance(value, (uuid.UUID, decimal.Decimal)) or isinstance(value, os.PathLike):
             return str(value)
-        raise TypeError("a %s has no JSON form; return dicts, lists, strings, numbers, booleans or None" % type(value).__name__)
+        if isinstance(value, enum.Enum):
+            return value.value
+        if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+            return value.item()
+        kind = type(value)
+        name = kind.__qualname__ if kind.__module__ == "builtins" else "%s.%s" % (kind.__module__, kind.__qualname__)
+        raise TypeError("a %s has no JSON form; return dicts, lists, strings, numbers, booleans or None" % name)
 
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=plain).encode
 

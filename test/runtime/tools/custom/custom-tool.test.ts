@@ -191,9 +191,10 @@ describe('execute-style tools (long-lived worker)', () => {
   });
 
   it('returns dates, UUIDs, decimals and paths as their text, and fails a value JSON has no form for instead of its repr', async () => {
-    const body = 'import datetime, decimal, pathlib, uuid\n\ndef execute(args):\n    if args.get("kind") == "set":\n        return {"s": {1, 2}}\n    if args.get("kind") == "bytes":\n        return {"b": b"abc"}\n    return {"d": datetime.date(2026, 11, 27), "t": datetime.datetime(2026, 11, 27, 9, 30), "u": uuid.UUID(int=1), "n": decimal.Decimal("1.10"), "p": pathlib.PurePosixPath("/a/b")}';
+    const body = 'import datetime, decimal, enum, pathlib, uuid\n\nclass Stamp(datetime.datetime):\n    pass\n\nclass Color(enum.Enum):\n    RED = "red"\n\nclass Thing:\n    pass\n\ndef execute(args):\n    if args.get("kind") == "set":\n        return {"s": {1, 2}}\n    if args.get("kind") == "bytes":\n        return {"b": b"abc"}\n    if args.get("kind") == "object":\n        return {"o": Thing()}\n    return {"d": datetime.date(2026, 11, 27), "t": datetime.datetime(2026, 11, 27, 9, 30), "sub": Stamp(2026, 1, 2), "u": uuid.UUID(int=1), "n": decimal.Decimal("1.10"), "p": pathlib.PurePosixPath("/a/b"), "e": Color.RED}';
     const { registry } = project({ 'shapes.py': py('shapes', body, 'Input:\n  kind (str, optional): What to return.\n') });
-    expect(await registry.execute('shapes', {})).toMatchObject({ ok: true, value: { d: '2026-11-27', t: '2026-11-27T09:30:00', u: '00000000-0000-0000-0000-000000000001', n: '1.10', p: '/a/b' } });
+    expect(await registry.execute('shapes', {})).toMatchObject({ ok: true, value: { d: '2026-11-27', t: '2026-11-27T09:30:00', sub: '2026-01-02T00:00:00', u: '00000000-0000-0000-0000-000000000001', n: '1.10', p: '/a/b', e: 'red' } });
+    expect(expectError(await registry.execute('shapes', { kind: 'object' }), 'FORGE_TOOL_FAILED')).toContain('a forge_tool.Thing has no JSON form');
     expect(expectError(await registry.execute('shapes', { kind: 'set' }), 'FORGE_TOOL_FAILED')).toContain('result is not JSON serializable: a set has no JSON form');
     expect(expectError(await registry.execute('shapes', { kind: 'bytes' }), 'FORGE_TOOL_FAILED')).toContain('a bytes has no JSON form');
     // And the worker serves on.
