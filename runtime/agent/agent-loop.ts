@@ -15,7 +15,7 @@ import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
 import { unknownTool } from '../tools/unknown-tool.ts';
-import { visibleTo } from '../tools/emergent/forged-mark.ts';
+import { isSessionTool } from '../tools/emergent/forged-mark.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -212,7 +212,7 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
   const offered = options.tools.list();
   const registered = new Set(offered.map((spec) => spec.name));
   // This conversation's own forged tools: counted, by no name (metrics may be public).
-  const ownTools = new Set(offered.filter((spec) => !visibleTo(spec, undefined)).map((spec) => spec.name));
+  const ownTools = new Set(offered.filter(isSessionTool).map((spec) => spec.name));
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });

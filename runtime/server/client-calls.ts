@@ -15,7 +15,7 @@ import { approveNothing, type Approver } from '../guard/approver.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
-import { visibleTo } from '../tools/emergent/forged-mark.ts';
+import { isSessionTool, visibleTo } from '../tools/emergent/forged-mark.ts';
 
 export type ClientApproval = 'approved' | 'policy';
 
@@ -34,7 +34,7 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
       // Metrics may be public: another session's forged tool is counted as no tool, the caller's own by no name.
       const tool = registry.get(name);
       const callable = tool !== undefined && visibleTo(tool, options.session);
-      return traceToolCall({ name, registered: callable, sessionTool: callable && !visibleTo(tool, undefined), frontend: options.frontend }, args, run);
+      return traceToolCall({ name, registered: callable, sessionTool: callable && isSessionTool(tool), frontend: options.frontend }, args, run);
     },
   };
 }

@@ -12,7 +12,6 @@ import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from './model.ts';
 import { silentLogger, ToolRegistry } from './registry.ts';
 import { toolOutputToLog } from './tool-output-log.ts';
-import { visibleTo } from './emergent/forged-mark.ts';
 
 /** Makes the running tool for an adapter spec (one with `adapter`: an MCP server's tool, an OpenAPI operation). */
 export interface AdapterFactory {
@@ -86,7 +85,7 @@ export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactor
   registry.onCall((event) => calls.record(event));
   factories = {
     ...factories,
-    agent: factories.agent ?? { tools: (session) => registry.list().filter((t) => visibleTo(t, session)).map(toSpec), recentCalls: () => calls.list(), config: () => factories.agentConfig ?? {} },
+    agent: factories.agent ?? { tools: (session) => registry.listFor(session).map(toSpec), recentCalls: () => calls.list(), config: () => factories.agentConfig ?? {} },
     registry,
   };
   const diagnostics: Diagnostic[] = [];

@@ -144,6 +144,11 @@ export class ToolRegistry implements ToolRunner {
     return [...this.entries.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** The tools a caller in `session` may see and call (undefined: one without a session), sorted by name. */
+  listFor(session: string | undefined): Tool[] {
+    return this.list().filter((t) => visibleTo(t, session));
+  }
+
   /**
    * Called once after the tool set changed (a tool registered, replaced or
    * unregistered: hot reload, a forged tool), however many changes a
@@ -223,7 +228,7 @@ export class ToolRegistry implements ToolRunner {
     // replica). Another session's tool is answered as unknown, suggesting only what the caller's
     // session may see: a composition's missing step reaches here too.
     if (!tool || !(frame.sees || visibleTo(tool, frame.session))) {
-      return unknownTool(name, [...this.entries.values()].filter((e) => visibleTo(e.tool, frame.session)).map((e) => e.tool.name));
+      return unknownTool(name, this.listFor(frame.session).map((t) => t.name));
     }
     if (depth > MAX_COMPOSITION_DEPTH) {
       return fail('FORGE_TOOL_DEPTH', `tool "${name}" is nested ${depth} calls deep (${[...frame.chain, name].join(' → ')}); the limit is ${MAX_COMPOSITION_DEPTH}`);

@@ -23,6 +23,11 @@ export function isForged(tool: unknown): tool is ForgedTool {
   return typeof tool === 'object' && tool !== null && 'forged' in tool;
 }
 
+/** A session-tier forged tool: one session's own, whose name is that session's to know. */
+export function isSessionTool(tool: unknown): boolean {
+  return isForged(tool) && tool.forged.tier === 'session';
+}
+
 /** Whether a caller in `session` (undefined: REST, no session) may see and call `tool`. */
 export function visibleTo(tool: unknown, session: string | undefined): boolean {
   if (!isForged(tool)) return true;

@@ -20,9 +20,10 @@ export interface ToolSource {
 /** `session` undefined: a caller without a session (REST) sees agent-tier forged tools only. */
 export function sessionView<T extends ToolSource>(tools: T, session: string | undefined): T {
   const find = (name: string) => (tools.get ? tools.get(name) : tools.list().find((t) => t.name === name));
+  const visible = () => tools.list().filter((t) => visibleTo(t, session));
   return {
     ...tools,
-    list: () => tools.list().filter((t) => visibleTo(t, session)),
+    list: visible,
     get: (name: string) => {
       const tool = find(name);
       return tool && visibleTo(tool, session) ? tool : undefined;
@@ -36,7 +37,6 @@ export function sessionView<T extends ToolSource>(tools: T, session: string | un
     ...(tools.onToolsChanged
       ? {
           onToolsChanged: (listener: () => void) => {
-            const visible = () => tools.list().filter((t) => visibleTo(t, session));
             let seen = visible();
             return tools.onToolsChanged!(() => {
               const now = visible();

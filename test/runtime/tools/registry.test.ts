@@ -118,6 +118,8 @@ describe('ToolRegistry', () => {
       const result = await view.execute('late_tool', {});
       expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message: 'no tool named "late_tool"' } });
       expect(ran).toBe(false);
+      // Each round's registration happened when its look-up was made (a third is made only by code that looks up once more).
+      expect(r.has('late_tool')).toBe(lookups >= registeredAt);
     }
   });
 
