@@ -24,7 +24,7 @@ export function buildApiRequest(binding: OpenApiBinding, baseUrl: string, args: 
     if (value === undefined || value === null) continue;
     switch (param.in) {
       case 'path':
-        path = path.split(`{${param.name}}`).join(encodeURIComponent(simpleValue(value)));
+        path = path.split(`{${param.name}}`).join(pathValue(param.name, simpleValue(value)));
         break;
       case 'query':
         query.push(...queryPairs(param, value));
@@ -59,6 +59,16 @@ function bodyValue(body: NonNullable<OpenApiBinding['body']>, args: Record<strin
 }
 
 /** The "simple" style: arrays and objects as comma-separated values. */
+/**
+ * A path parameter's value, percent-encoded (a "/" in it stays inside the segment). An empty value,
+ * "." or ".." would change which endpoint is called (/items/ is the collection, /items/.. its parent:
+ * URL parsers resolve dot segments, percent-encoded ones too), so they are refused.
+ */
+function pathValue(name: string, text: string): string {
+  if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) throw new Error(`path parameter "${name}" may not be ${text === '' ? 'empty' : `"${text}"`}: it would change which endpoint is called`);
+  return encodeURIComponent(text);
+}
+
 function simpleValue(value: unknown): string {
   if (Array.isArray(value)) return value.map(String).join(',');
   if (value && typeof value === 'object') return Object.entries(value).flat().map(String).join(',');

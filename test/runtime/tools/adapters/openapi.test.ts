@@ -146,6 +146,18 @@ describe('buildApiRequest', () => {
     expect(buildApiRequest(b, 'https://api.test/v1/', args).url.href).toBe(url);
   });
 
+  it('never lets a path parameter change which endpoint is called: empty, dot segments (encoded too) are refused, anything else stays in its segment', () => {
+    for (const id of ['', '.', '..', '%2e', '%2E%2e', '.%2E', '%2e.']) {
+      expect(() => buildApiRequest(binding({}), 'https://api.test/v1/', { id }), JSON.stringify(id)).toThrow(/path parameter "id" may not be/);
+    }
+    for (const id of ['...', 'a..b', '../x', '..%2f', '/', '?x=1', '#frag', '\\..', ' ..', '.. ', 'x/../..']) {
+      const { url } = buildApiRequest(binding({}), 'https://api.test/v1/', { id });
+      expect(url.pathname.startsWith('/v1/items/'), `${JSON.stringify(id)} → ${url.href}`).toBe(true);
+      expect(url.pathname.split('/'), `${JSON.stringify(id)} → ${url.href}`).toHaveLength(4);
+      expect(url.search + url.hash).toBe('');
+    }
+  });
+
   it('puts headers, cookies and a whole-body argument where they belong', () => {
     const request = buildApiRequest(
       binding({ method: 'put', parameters: [{ name: 'id', in: 'path', arg: 'id' }, { name: 'X-Trace', in: 'header', arg: 'X-Trace' }, { name: 'session', in: 'cookie', arg: 'session' }], body: { contentType: 'application/json', required: true, arg: 'body' } }),
