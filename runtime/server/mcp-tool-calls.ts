@@ -34,7 +34,10 @@ export function callParamsError(params: { name?: unknown; arguments?: unknown })
 }
 
 export function listToolsResult(tools: McpToolSource) {
-  return { tools: tools.list().map(mcpToolEntry) };
+  const listed = tools.list();
+  const byName = new Map(listed.map((t) => [t.name, t]));
+  // A composed tool's steps may be tools this session does not list (none today): then they count as run.
+  return { tools: listed.map((spec) => mcpToolEntry(spec, (name) => byName.get(name) ?? tools.get?.(name))) };
 }
 
 export async function callToolResult(tools: McpToolSource, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
@@ -56,14 +59,14 @@ export async function callToolResult(tools: McpToolSource, name: string, args: u
  * object (MCP requires structuredContent to be one): a client checks
  * structuredContent against it.
  */
-export function mcpToolEntry(spec: ToolSpec) {
+export function mcpToolEntry(spec: ToolSpec, lookup?: (name: string) => ToolSpec | undefined) {
   const output = spec.outputSchema as { type?: unknown } | undefined;
   return {
     name: spec.name,
     description: spec.description,
     inputSchema: spec.inputSchema as { type: 'object' },
     ...(output?.type === 'object' ? { outputSchema: output as { type: 'object' } } : {}),
-    annotations: toolAnnotations(spec),
+    annotations: toolAnnotations(spec, lookup),
   };
 }
 

@@ -56,6 +56,26 @@ describe.each(['stateless', 'stateful'])('MCP tools/list (%s)', (mode) => {
     expect(called.structuredContent).toEqual({ total: 3 });
   });
 
+  it('annotates a composed tool with what everything it reaches does: a "read" tool whose steps write is destructive', async () => {
+    sessions();
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    const tool = (name: string, tags: string[], composedOf?: string[]): Tool => ({ ...inProcessTool(name, 'x'), tags, ...(composedOf ? { composedOf } : {}) });
+    registry.register(tool('writer', ['write']), 'x');
+    registry.register(tool('fetcher', ['read', 'network']), 'x');
+    registry.register(tool('reader', ['read']), 'x');
+    registry.register(tool('combo', ['read'], ['reader', 'writer']), 'x');
+    registry.register(tool('deep', ['read'], ['combo']), 'x');
+    registry.register(tool('looks', ['read'], ['reader', 'fetcher']), 'x');
+    registry.register(tool('loop_a', ['read'], ['loop_b']), 'x');
+    registry.register(tool('loop_b', ['read'], ['loop_a']), 'x');
+    const client = await serveWith(registry);
+    const annotations = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.annotations]));
+    for (const name of ['combo', 'deep']) expect(annotations[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(annotations.looks).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: true });
+    expect(annotations.loop_a).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(annotations.reader).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+  });
+
   it('answers a result that breaks the declared output with an error result naming why, not one the client rejects', async () => {
     sessions();
     const registry = new ToolRegistry({ workDir: tempDir() });
