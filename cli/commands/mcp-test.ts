@@ -2,6 +2,8 @@ import type { McpConnectError, McpSession } from '../../runtime/tools/adapters/m
 import { McpConnections } from '../../runtime/tools/adapters/mcp/connections.ts';
 import { createMcpTool } from '../../runtime/tools/adapters/mcp/mcp-tool.ts';
 import { ToolRegistry } from '../../runtime/tools/registry.ts';
+import { ApprovalPolicy } from '../../runtime/guard/approval-policy.ts';
+import type { ApprovalSettings } from '../../runtime/manifest.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { agentToolSpec, mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
 import type { McpServerConfig } from '../../stages/config/adapter-config.ts';
@@ -59,7 +61,7 @@ export async function run(argv: string[]): Promise<number> {
   // One connection serves the listing and the call, as in the agent.
   const connections = new McpConnections([server], mcp);
   try {
-    return await testServer(connections, server, args, timeoutMs, values.call, values.json, config.workDir);
+    return await testServer(connections, server, args, timeoutMs, values.call, values.json, config.workDir, config.approval);
   } finally {
     await connections.close();
   }
@@ -73,6 +75,7 @@ async function testServer(
   call: string | undefined,
   json: boolean,
   workDir: string,
+  approval: ApprovalSettings,
 ): Promise<number> {
   const started = performance.now();
   let session: McpSession;
@@ -112,10 +115,18 @@ async function testServer(
   if (!spec) {
     throw new UsageError(`MCP server "${server.name}" has no tool "${call}"`, didYouMean(call, session.tools.map((t) => t.name)));
   }
-  // The call goes through a registry, as in the agent: the same argument checks, timeout and result.
-  const registry = new ToolRegistry({ workDir });
+  // A tool the agent leaves out is not called here either: the agent would never call it.
+  if (!filter.allows(session.tools[specs.indexOf(spec)].name)) {
+    const message = `${spec.name} is left out by mcp.servers[${server.name}].tools (allow/deny), so the agent never calls it`;
+    if (json) process.stdout.write(JSON.stringify({ ok: false, server: session.info, tool: spec.name, error: { code: 'FORGE_TOOL_DENIED', message } }, null, 2) + '\n');
+    else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_DENIED')} ${message}\n`);
+    return 1;
+  }
+  // The call goes through a registry, as in the agent: the same argument checks, timeout, result and
+  // approval rules. It is yours to run, as with forge tool run, but auto_deny still refuses it.
+  const registry = new ToolRegistry({ workDir, approval: ApprovalPolicy.create(approval) });
   registry.register(createMcpTool(spec, connections), `forge mcp test ${server.name}`);
-  const result = await registry.execute(spec.name, args, { timeoutMs });
+  const result = await registry.execute(spec.name, args, { timeoutMs, approved: true });
   if (json) {
     process.stdout.write(JSON.stringify({ ok: result.ok, server: session.info, tool: spec.name, result }, null, 2) + '\n');
   } else if (result.ok) {

@@ -64,3 +64,19 @@ describe('forge mcp', () => {
     expect(stderr).toContain('MCP server "everything" has no tool "ecko" (did you mean "echo"?)');
   });
 });
+
+describe('forge mcp test --call', () => {
+  it('calls a tool only as the agent would: one left out by tools.allow/deny, or refused by an auto_deny rule, is not called', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(servers) });
+    const leftOut = await forge(['mcp', 'test', 'everything', '--call', 'get-sum', '--args', '{"a": 1, "b": 2}', '--json'], project);
+    expect(leftOut.code).toBe(1);
+    expect(JSON.parse(leftOut.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_DENIED', message: 'everything__get-sum is left out by mcp.servers[everything].tools (allow/deny), so the agent never calls it' } });
+    const allowed = await forge(['mcp', 'test', 'everything', '--call', 'echo', '--args', '{"message": "hi"}'], project);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('hi');
+    const denying = writeProject({ 'forge.yaml': minimalConfig(`${servers}approval:\n  auto_deny: ["name:everything__echo"]\n`) });
+    const denied = await forge(['mcp', 'test', 'everything', '--call', 'echo', '--args', '{"message": "hi"}'], denying);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('FORGE_TOOL_DENIED');
+  });
+});
