@@ -1,7 +1,7 @@
 /** The Service in front of the replicas, their PodDisruptionBudget, and the Secret they read (a template to fill in). */
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { labelsFor, secretName, type KubernetesObject } from './kubernetes-names.ts';
-import { modelKeyEnvs } from './workload.ts';
+import { adapterSecretEnvs, modelKeyEnvs } from './workload.ts';
 
 export function service(manifest: AgentManifest): KubernetesObject {
   return {
@@ -32,5 +32,6 @@ export function secretTemplate(manifest: AgentManifest): KubernetesObject {
     FORGE_STATE_URL: 'REPLACE: postgres://USER:PASSWORD@HOST:5432/DATABASE',
   };
   for (const env of modelKeyEnvs(manifest)) stringData[env] = `REPLACE: the model API key (${env})`;
+  for (const env of adapterSecretEnvs(manifest)) stringData[env.name] = `REPLACE: used by ${env.usedBy}${env.optional ? ' (optional server: may be left out)' : ''}`;
   return { apiVersion: 'v1', kind: 'Secret', metadata: { name: secretName(manifest), labels: labelsFor(manifest) }, type: 'Opaque', stringData };
 }

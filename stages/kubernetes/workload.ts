@@ -2,7 +2,8 @@
  * The agent's Deployment: replicas sharing a Postgres state store, probes
  * on /healthz and /readyz, a preStop pause while endpoints update, a
  * non-root read-only container, and every secret (the token, the state URL,
- * the model keys) referenced from one Secret, never written here.
+ * the model keys, the adapters' credentials) referenced from one Secret,
+ * never written here.
  */
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { labelsFor, secretName, type KubernetesObject } from './kubernetes-names.ts';
@@ -17,6 +18,46 @@ export function modelKeyEnvs(manifest: AgentManifest): string[] {
   if (!model) return [];
   const refs = [model, ...(model.fallbacks ?? [])];
   return [...new Set(refs.map((ref) => ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]))].sort();
+}
+
+/** An environment variable the agent reads a secret from, and what reads it. */
+export interface SecretEnv {
+  name: string;
+  usedBy: string;
+  /** Only an optional MCP server reads it: the pod starts without it. */
+  optional: boolean;
+}
+
+const TEMPLATE_VARIABLE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The variables besides the model keys that the agent reads secrets from: an OpenAPI service's
+ * auth (token_env, value_env, username_env, password_env), the ${VAR}s of an MCP server's command
+ * line, env, URL and headers, and those in a tool's config (a pinned webhook's headers) or named
+ * by a config key ending in _env. Each goes into the Deployment from the Secret, as the keys do.
+ */
+export function adapterSecretEnvs(manifest: AgentManifest): SecretEnv[] {
+  const found = new Map<string, SecretEnv>();
+  const add = (name: string, usedBy: string, optional = false) => {
+    const known = found.get(name);
+    if (!known) found.set(name, { name, usedBy, optional });
+    else if (!optional) known.optional = false;
+  };
+  const templates = (value: unknown, usedBy: string, optional = false) => {
+    if (typeof value === 'string') for (const m of value.matchAll(TEMPLATE_VARIABLE)) add(m[1], usedBy, optional);
+    else if (Array.isArray(value)) value.forEach((v) => templates(v, usedBy, optional));
+    else if (value && typeof value === 'object') for (const [key, v] of Object.entries(value)) {
+      if (key.endsWith('_env') && typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) add(v, usedBy, optional);
+      else templates(v, usedBy, optional);
+    }
+  };
+  for (const api of manifest.apis ?? []) if (api.auth) templates(api.auth, `API ${api.name}`);
+  for (const server of manifest.mcp?.servers ?? []) {
+    templates([server.command, server.args, server.env, server.cwd, server.url, server.headers], `MCP server ${server.name}`, !server.required);
+  }
+  for (const tool of manifest.tools) if (tool.config) templates(tool.config, `tool ${tool.name}`);
+  for (const env of modelKeyEnvs(manifest)) found.delete(env);
+  return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 export function deployment(manifest: AgentManifest): KubernetesObject {
@@ -51,7 +92,8 @@ export function deployment(manifest: AgentManifest): KubernetesObject {
                 fromSecret('FORGE_AUTH_TOKEN'),
                 fromSecret('FORGE_STATE_URL'),
                 ...modelKeyEnvs(manifest).map((env) => fromSecret(env)),
-                ...[...manifest.env_passthrough].sort().map((env) => fromSecret(env, true)),
+                ...adapterSecretEnvs(manifest).map((env) => fromSecret(env.name, env.optional)),
+                ...[...manifest.env_passthrough].sort().filter((env) => !adapterSecretEnvs(manifest).some((a) => a.name === env) && !modelKeyEnvs(manifest).includes(env)).map((env) => fromSecret(env, true)),
               ],
               resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } },
               livenessProbe: probe('/healthz', 10, 3),

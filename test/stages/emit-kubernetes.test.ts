@@ -9,6 +9,9 @@ import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unknownKeys, validateWithSchemas } from '../helpers/kubernetes-schemas.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+import type { AgentManifest } from '../../runtime/manifest.ts';
+import { deployment } from '../../stages/kubernetes/workload.ts';
+import { secretTemplate } from '../../stages/kubernetes/service.ts';
 
 const FILES = ['k8s/deployment.yaml', 'k8s/service.yaml', 'k8s/pdb.yaml', 'k8s/networkpolicy.yaml', 'k8s/optional/hpa.yaml', 'k8s/secret-template/secret.yaml'];
 
@@ -133,5 +136,48 @@ describe('the NetworkPolicy of endpoints off the usual ports', () => {
     const web = egress.find((rule: any) => rule.to?.[0]?.ipBlock?.cidr === '0.0.0.0/0');
     expect(web.to.map((t: any) => t.ipBlock.cidr)).toEqual(['0.0.0.0/0', '::/0']);
     expect(web.ports.map((p: any) => p.port)).toEqual([443, 80, 2222, 8080, 8443, 9443]);
+  });
+});
+
+describe('the secrets adapters read, in k8s/', () => {
+  const manifest = {
+    agent_id: 'adapters',
+    version: '1.0.0',
+    model: { provider: 'openai', name: 'gpt-4o-mini' },
+    env_passthrough: ['ITEMS_TOKEN', 'PLAIN_PASSTHROUGH'],
+    apis: [
+      { name: 'items', spec: 'items.yaml', base_url: 'https://items.example.com', timeout_ms: 1000, auth: { type: 'bearer', token_env: 'ITEMS_TOKEN' } },
+      { name: 'legacy', spec: 'l.yaml', base_url: 'https://l.example.com', timeout_ms: 1000, auth: { type: 'basic', username_env: 'LEGACY_USER', password_env: 'LEGACY_PASS' } },
+    ],
+    mcp: {
+      servers: [
+        { name: 'fs', transport: 'stdio', command: 'mcp-fs', args: ['--root', '${FS_ROOT}'], env: { FS_LEVEL: '${FS_LEVEL}', LITERAL: 'costs $${NOT_A_VAR}' }, timeout_ms: 1000, required: true },
+        { name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', headers: { authorization: 'Bearer ${DOCS_TOKEN}' }, timeout_ms: 1000, required: false },
+      ],
+    },
+    tools: [{ name: 'webhook_call', config: { webhooks: { alert: { url: 'https://alerts.example.com', headers: { 'X-Token': '${ALERT_TOKEN}' } } } } }],
+  } as unknown as AgentManifest;
+
+  it('references every one from the Secret, an optional server\'s as optional, once each, and lists them in the template', () => {
+    const env = deployment(manifest).spec.template.spec.containers[0].env as { name: string; valueFrom?: { secretKeyRef: { optional?: boolean } } }[];
+    const refs = env.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom!.secretKeyRef.optional ?? false]);
+    expect(refs).toEqual([
+      ['FORGE_AUTH_TOKEN', false],
+      ['FORGE_STATE_URL', false],
+      ['OPENAI_API_KEY', false],
+      ['ALERT_TOKEN', false],
+      ['DOCS_TOKEN', true],
+      ['FS_LEVEL', false],
+      ['FS_ROOT', false],
+      ['ITEMS_TOKEN', false],
+      ['LEGACY_PASS', false],
+      ['LEGACY_USER', false],
+      ['PLAIN_PASSTHROUGH', true],
+    ]);
+    const template = secretTemplate(manifest).stringData as Record<string, string>;
+    expect(template.ITEMS_TOKEN).toBe('REPLACE: used by API items');
+    expect(template.DOCS_TOKEN).toBe('REPLACE: used by MCP server docs (optional server: may be left out)');
+    expect(template.ALERT_TOKEN).toBe('REPLACE: used by tool webhook_call');
+    expect(Object.keys(template)).not.toContain('NOT_A_VAR');
   });
 });
