@@ -26,6 +26,8 @@ export class ApprovalPolicy {
   private constructor(
     private readonly approve: ApprovalRule[],
     private readonly deny: ApprovalRule[],
+    /** forge.yaml set auto_approve, which replaces the default tag:read (said when a read tool asks). */
+    private readonly defaultReplaced: boolean,
   ) {}
 
   /** Rules from agent.json or forge.yaml, plus the command line's. Throws a DiagnosticError for a rule that does not parse. */
@@ -41,7 +43,7 @@ export class ApprovalPolicy {
     const approve = [...parse(settings?.auto_approve ?? DEFAULT_AUTO_APPROVE, 'auto_approve'), ...parse(extra.autoApprove ?? [], '--auto-approve')];
     const deny = [...parse(settings?.auto_deny ?? [], 'auto_deny'), ...parse(extra.autoDeny ?? [], '--auto-deny')];
     if (problems.length) throw new DiagnosticError(problems);
-    return new ApprovalPolicy(approve, deny);
+    return new ApprovalPolicy(approve, deny, settings?.auto_approve !== undefined && !settings.auto_approve.includes('tag:read'));
   }
 
   decide(tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): Verdict {
@@ -49,7 +51,8 @@ export class ApprovalPolicy {
     if (denied) return { decision: 'deny', rule: denied.text };
     const approved = this.approve.find((r) => r.matches(tool));
     if (approved) return { decision: 'allow', rule: approved.text };
-    return { decision: 'ask', reason: reasonFor(tool) };
+    const replaced = this.defaultReplaced && riskOf(tool) === 'read' ? ', and approval.auto_approve in forge.yaml replaces the default tag:read without listing it' : '';
+    return { decision: 'ask', reason: reasonFor(tool) + replaced };
   }
 }
 

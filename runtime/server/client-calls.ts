@@ -28,7 +28,9 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     onToolsChanged: (listener) => registry.onToolsChanged(listener),
     // What a client may set is listed, not spread: approval is never the client's to give.
     execute: (name, args, options = {}) => {
-      const run = () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: approved ? approver : undefined });
+      // approveNothing is no one to ask: the refusal says so (FORGE_APPROVAL_REQUIRED), not that someone said no.
+      const asks = approved && approver !== approveNothing ? approver : undefined;
+      const run = () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: asks });
       // Counted once: with tracing off there is no span to tell that the agent loop already counts it.
       if (options.instrumented) return run();
       // Metrics may be public: another session's forged tool is counted as no tool, the caller's own by no name.

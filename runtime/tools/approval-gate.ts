@@ -61,7 +61,7 @@ export async function checkApproval(
       result: fail(
         'FORGE_APPROVAL_REQUIRED',
         `tool "${tool.name}" needs a person's confirmation (${reason}) and there is no one to ask${frame.chain.length ? `; it was called by ${frame.chain.join(' → ')}` : ''}`,
-        'run it from a terminal to be asked, pass --yes to approve such calls, or add a rule to approval.auto_approve in forge.yaml',
+        'add a rule to approval.auto_approve in forge.yaml; from a terminal, forge tool run asks (or --yes approves such calls)',
       ),
     };
   }

@@ -159,7 +159,7 @@ describe('the secrets adapters read, in k8s/', () => {
   } as unknown as AgentManifest;
 
   it('references every one from the Secret, an optional server\'s as optional, once each, and lists them in the template', () => {
-    const env = deployment(manifest).spec.template.spec.containers[0].env as { name: string; valueFrom?: { secretKeyRef: { optional?: boolean } } }[];
+    const env = (deployment(manifest) as any).spec.template.spec.containers[0].env as { name: string; valueFrom?: { secretKeyRef: { optional?: boolean } } }[];
     const refs = env.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom!.secretKeyRef.optional ?? false]);
     expect(refs).toEqual([
       ['FORGE_AUTH_TOKEN', false],

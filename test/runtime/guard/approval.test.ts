@@ -109,9 +109,11 @@ describe('approval policy', () => {
     expect(policy.decide(reader)).toEqual({ decision: 'allow', rule: 'tag:*' });
   });
 
-  it('asks about read tools when forge.yaml lists its own auto-approve rules', () => {
+  it('asks about read tools when forge.yaml lists its own auto-approve rules, and says that is why', () => {
     const policy = ApprovalPolicy.create({ auto_approve: ['category:builtin'], auto_deny: [] });
-    expect(policy.decide(reader).decision).toBe('ask');
+    expect(policy.decide(reader)).toEqual({ decision: 'ask', reason: 'it is tagged "read", and approval.auto_approve in forge.yaml replaces the default tag:read without listing it' });
+    // A write tool asks for its own reason, whatever the list.
+    expect(policy.decide(writer)).toEqual({ decision: 'ask', reason: 'it is tagged "write"' });
   });
 });
 

@@ -39,6 +39,7 @@ async function startAgent(clients: ApprovalSettings['clients']) {
   });
   registry.register(tool('lookup', ['read']), 'test');
   registry.register(tool('delete_file', ['write']), 'test');
+  registry.register({ ...tool('tidy', ['read']), composedOf: ['delete_file'], execute: async (_args, ctx) => ctx.registry.execute('delete_file', { path: 'old.txt' }) }, 'test');
   const manifest = {
     agent_id: 'approvals', version: '1.0.0', description: '', tools: registry.list(), approval,
     model: { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` },
@@ -96,6 +97,16 @@ describe('approval.clients: policy', () => {
 });
 
 describe('approval.clients: approved (the default)', () => {
+  it("refuses a named tool's sub-call that needs a person as one no one can be asked about, over REST and MCP", async () => {
+    const { agent, calls } = await startAgent(undefined);
+    const overRest = await rest(agent, 'tidy');
+    expect(overRest.body).toMatchObject({ ok: false, error: { code: 'FORGE_APPROVAL_REQUIRED', message: expect.stringContaining('there is no one to ask; it was called by tidy') } });
+    const overMcp = await mcpCall(agent, 'tidy');
+    expect(overMcp.isError).toBe(true);
+    expect(JSON.stringify(overMcp.content)).toContain('FORGE_APPROVAL_REQUIRED');
+    expect(calls).toEqual([]);
+  });
+
   it('runs the tool a token holder names over REST and MCP, as documented', async () => {
     const { agent, calls } = await startAgent(undefined);
     expect((await rest(agent, 'delete_file')).body).toMatchObject({ ok: true });
