@@ -2,15 +2,21 @@
  * Stage: check compositions. The tools that call other tools (composedOf)
  * must form no cycle — printed as a → b → a — and no chain deeper than the
  * runtime allows. The registry refuses both at run time too; the build
- * refuses them before anything ships.
+ * refuses them before anything ships. A YAML step's `args:` must fit the
+ * tool it calls: names it takes, its required ones, and literal values of
+ * the declared types (what every call would otherwise fail on).
  */
 import { error, type Location } from '../runtime/diagnostics.ts';
 import { MAX_COMPOSITION_DEPTH } from '../runtime/tools/limits.ts';
+import { checkArguments } from '../runtime/tools/validation.ts';
+import type { JSONSchema } from '../runtime/tools/model.ts';
+import type { ArgTemplate } from '../runtime/tools/yaml/definition.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
 
 export function checkCompositions(tools: readonly ProjectTool[], ctx: StageContext): void {
   const byName = new Map(tools.map((t) => [t.spec.name, t]));
+  checkStepArguments(tools, byName, ctx);
   const callees = (name: string) => (byName.get(name)?.spec.composedOf ?? []).filter((c) => byName.has(c));
   /** Where `caller` names `callee`: its tool: step, or the tool itself. */
   const whereCalls = (caller: string, callee: string): Location => {
@@ -68,4 +74,57 @@ export function checkCompositions(tools: readonly ProjectTool[], ctx: StageConte
       error('FORGE_TOOL_DEPTH', `calls nest ${chain.length - 1} deep, deeper than the limit of ${MAX_COMPOSITION_DEPTH}: ${chain.join(' → ')}`, whereCalls(chain[0], chain[1]), 'flatten the composition: call the inner tools from fewer levels'),
     );
   }
+}
+
+/** Each YAML step's `args:` against the input schema of the tool it calls. */
+function checkStepArguments(tools: readonly ProjectTool[], byName: ReadonlyMap<string, ProjectTool>, ctx: StageContext): void {
+  for (const tool of tools) {
+    const yaml = tool.yaml;
+    if (!yaml) continue;
+    for (const step of yaml.definition.steps) {
+      const action = step.action;
+      if (action.kind !== 'tool' || !action.args) continue;
+      const schema = byName.get(action.tool)?.spec.inputSchema;
+      if (!schema) continue; // a missing tool is reported where dependencies are resolved
+      const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
+      const at = (key?: string) => yaml.locate(key === undefined ? [...step.path, 'args'] : [...step.path, 'args', key]);
+      const hint = `"${action.tool}" takes: ${Object.keys(properties).join(', ') || 'no arguments'}`;
+      for (const key of Object.keys(action.args)) {
+        if (!(key in properties) && schema.additionalProperties === false) {
+          ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" passes "${key}", which "${action.tool}" does not take`, at(key), hint));
+        }
+      }
+      const missing = ((schema.required ?? []) as string[]).filter((name) => !(name in action.args!) && properties[name]?.default === undefined);
+      if (missing.length) ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" does not pass ${missing.map((m) => `"${m}"`).join(', ')}, which "${action.tool}" needs`, at(), hint));
+      // Values written out in full (no {placeholder}) are what every call sends: checked as the registry will.
+      for (const [key, value] of Object.entries(action.args)) {
+        const literal = literalValue(value);
+        if (literal === NOT_LITERAL || !properties[key]) continue;
+        const checked = checkArguments({ type: 'object', properties: { [key]: properties[key] } }, { [key]: literal });
+        if (!checked.ok) ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" passes ${key}=${JSON.stringify(literal)} to "${action.tool}": ${checked.errors.join('; ')}`, at(key), hint));
+      }
+    }
+  }
+}
+
+const NOT_LITERAL = Symbol('not literal');
+
+/** The value an argument always has, or NOT_LITERAL when a {placeholder} fills any part of it. */
+function literalValue(arg: ArgTemplate): unknown {
+  if ('literal' in arg) return arg.literal;
+  if ('object' in arg) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(arg.object)) {
+      const value = literalValue(v);
+      if (value === NOT_LITERAL) return NOT_LITERAL;
+      out[k] = value;
+    }
+    return out;
+  }
+  if ('array' in arg) {
+    const out = arg.array.map(literalValue);
+    return out.includes(NOT_LITERAL) ? NOT_LITERAL : out;
+  }
+  // A template of text only (`times: lots`) is that text.
+  return arg.segments.every((segment) => segment.kind === 'text') ? arg.segments.map((segment) => (segment.kind === 'text' ? segment.text : '')).join('') : NOT_LITERAL;
 }

@@ -114,6 +114,26 @@ describe('YAML tools in forge build', () => {
     expect(result.errors).toMatchObject([{ code: 'FORGE_TOOL_DEPTH', file: 'tools/t0.yaml', line: 3, message: expect.stringContaining('t0 → t1 → t2 → t3 → t4 → t5 → t6 → t7 → t8 → t9 → t10 → t11') }]);
   });
 
+  it("refuses a step whose args do not fit the tool it calls: a name it does not take, a required one missing, a literal of the wrong type", async () => {
+    const shout = 'description: Shout.\nparameters:\n  txt: { type: string, description: Text. }\n  times: { type: integer, description: Times., default: 1 }\nbash: echo {txt}\n';
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/shout.yaml': shout,
+      'tools/extra.yaml': 'description: Extra.\nparameters:\n  word: { type: string, description: W. }\nsteps:\n  - tool: shout\n    args: { txt: "{word}", volume: 11 }\n',
+      'tools/missing.yaml': 'description: Missing.\nsteps:\n  - tool: shout\n    args: { times: 2 }\n',
+      'tools/typed.yaml': 'description: Typed.\nsteps:\n  - tool: shout\n    args: { txt: hi, times: lots }\n',
+      // Filled from a placeholder, or literal and right: nothing to say.
+      'tools/fine.yaml': 'description: Fine.\nparameters:\n  n: { type: integer, description: N. }\nsteps:\n  - tool: shout\n    args: { txt: hi, times: "{n}" }\n  - tool: shout\n    args: { txt: hi, times: 3 }\n',
+    });
+    const result = await build({ cwd: dir });
+    expect(result.errors.map((e) => `${e.file}:${e.line}:${e.column} ${e.code} ${e.message}`).sort()).toEqual([
+      'tools/extra.yaml:6:36 FORGE_STEP_ARGS step "step1" passes "volume", which "shout" does not take',
+      'tools/missing.yaml:4:11 FORGE_STEP_ARGS step "step1" does not pass "txt", which "shout" needs',
+      'tools/typed.yaml:4:29 FORGE_STEP_ARGS step "step1" passes times="lots" to "shout": argument "times" must be integer',
+    ]);
+    expect(result.errors[0].hint).toBe('"shout" takes: txt, times');
+  });
+
   it('refuses a production build where a tool calls a dev tool', async () => {
     const dir = writeProject({
       'forge.yaml': minimalConfig(),
