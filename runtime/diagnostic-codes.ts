@@ -83,6 +83,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_EDIT_NOOP: { severity: 'error', when: 'run', meaning: 'the edit would change nothing' },
   FORGE_EDIT_NO_MATCH: { severity: 'error', when: 'run', meaning: 'the text to replace does not occur in the file' },
   FORGE_EGRESS_DENY_ALL: { severity: 'warning', when: 'build', meaning: 'egress.mode is deny-all, so ... cannot be reached' },
+  FORGE_EGRESS_PRIVATE: { severity: 'warning', when: 'build', meaning: 'an endpoint the build found (an API spec\'s server) is not public and not written in forge.yaml, so every call to it is refused' },
   FORGE_EGRESS_REFUSED: { severity: 'error', when: 'run', meaning: 'the egress policy refused an outbound request' },
   FORGE_EGRESS_UNKNOWN: { severity: 'warning', when: 'build', meaning: 'the host of ... is only known at run time' },
   FORGE_EMERGENT_SWITCH: { severity: 'error', when: 'build', meaning: 'forge_tool is listed under tools: instead of enabled with emergent:' },

@@ -12,7 +12,7 @@
  */
 import { warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import { canonicalHost } from '../runtime/guard/egress.ts';
-import { classifyAddress, isPublic } from '../runtime/guard/ip-address.ts';
+import { classifyAddress, isPublic, parseAddressRule, ruleAllows } from '../runtime/guard/ip-address.ts';
 import type { EgressSettings, ModelRef } from '../runtime/manifest.ts';
 import type { ApiSettings } from '../runtime/tools/adapters/settings.ts';
 import { findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
@@ -99,7 +99,19 @@ export function deriveEgress(configured: EgressSettings, endpoints: readonly End
       const port = unusualPort(new URL(endpoint.url));
       if (port && host !== 'localhost') ports.add(port);
     }
-    if (!endpoint.explicit) continue;
+    if (!endpoint.explicit) {
+      // Not written in forge.yaml (an API spec's server on 127.0.0.1): not allowed, so every call would be refused.
+      const allowed = literal && (configured.allowed_addresses ?? []).some((text) => {
+        const rule = parseAddressRule(text);
+        return rule !== undefined && ruleAllows(rule, literal);
+      });
+      if ((literal ? !isPublic(literal) : host === 'localhost') && !allowed) {
+        diagnostics.push(
+          warning('FORGE_EGRESS_PRIVATE', `${endpoint.from} reaches ${endpoint.url}, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it`, endpoint.at ?? {}, `write it in forge.yaml (base_url: ${endpoint.url}), where a non-public address is allowed as written, or list ${literal?.address ?? host} in egress.allowed_addresses`),
+        );
+      }
+      continue;
+    }
     if (literal && !isPublic(literal)) add(addresses, literal.address, endpoint.from);
     if (host === 'localhost') for (const a of LOCALHOST_ADDRESSES) add(addresses, a, endpoint.from);
   }

@@ -55,9 +55,13 @@ mcp:
     expect(egress.allowed_addresses).toEqual(['127.0.0.1', '::1']);
   });
 
-  it('does not allow a private address that comes from an OpenAPI document', async () => {
-    const { egress } = await derive('apis:\n  - { name: internal, spec: p.json }\n', [{ name: 'internal', base_url: 'http://10.1.2.3/api' }]);
+  it('does not allow a private address that comes from an OpenAPI document, and says every call to it would be refused', async () => {
+    const { egress, diagnostics } = await derive('apis:\n  - { name: internal, spec: p.json }\n', [{ name: 'internal', base_url: 'http://10.1.2.3/api' }]);
     expect(egress.allowed_addresses).toEqual([]);
+    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_EGRESS_PRIVATE', message: 'apis[internal] reaches http://10.1.2.3/api, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it', hint: 'write it in forge.yaml (base_url: http://10.1.2.3/api), where a non-public address is allowed as written, or list 10.1.2.3 in egress.allowed_addresses' }]);
+    // Allowed by hand (a range), or public: nothing to say.
+    expect((await derive('egress: { allowed_addresses: [10.1.0.0/16] }\napis:\n  - { name: internal, spec: p.json }\n', [{ name: 'internal', base_url: 'http://10.1.2.3/api' }])).diagnostics).toEqual([]);
+    expect((await derive('apis:\n  - { name: pets, spec: p.json }\n', [{ name: 'pets', base_url: 'https://pets.example.com/v1' }])).diagnostics).toEqual([]);
   });
 
   it('leaves deny-all alone and warns about each endpoint it will refuse', async () => {
