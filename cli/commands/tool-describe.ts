@@ -83,7 +83,7 @@ export function renderDescription(spec: ToolSpec, where: string, enabled: boolea
   if (spec.outputSchema) lines.push('', '  outputs', renderFields(fieldRows(spec.outputSchema)));
   const example = fieldRows(spec.inputSchema)
     .filter((r) => r.required)
-    .map((r) => ` --param ${r.name}=${r.type === 'str' ? '"..."' : '...'}`)
+    .map((r) => ` --param ${r.name}=${r.type === 'str' || r.type === 'Optional[str]' ? '"..."' : '...'}`)
     .join('');
   lines.push('', `  try it:   forge tool run ${spec.name}${example}`);
   return lines.join('\n');
