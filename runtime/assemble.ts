@@ -62,6 +62,12 @@ export interface AssembleOptions {
   rules?: { autoApprove?: string[]; autoDeny?: string[] };
   /** Connect the MCP servers first, leaving out the tools of an optional one that is down. */
   connect?: boolean;
+  /**
+   * With connect: only the servers this tool reaches (itself, or through composedOf) are connected
+   * first, and must be up if required; the others connect if a call ever reaches them (the bundle's
+   * `call` of one tool is not stopped by a server it never uses).
+   */
+  connectFor?: string;
   /** The tools to register (default: every tool of the manifest). */
   specs?: readonly ToolSpec[];
   /** Share one client (and its egress policy) across reloads. */
@@ -126,7 +132,7 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
   let specs = options.specs ?? resolved.manifest.tools;
   if (options.connect) {
     // A required MCP server that fails stops the start; the tools of an optional one that is down are left out.
-    const started = await startAdapterTools(adapters, specs);
+    const started = await startAdapterTools(adapters, specs, options.connectFor === undefined ? undefined : serversReached(specs, options.connectFor));
     diagnostics.push(...started.diagnostics);
     if (started.diagnostics.some((d) => d.severity === 'error')) {
       if (!options.adapters) await adapters.close();
@@ -143,6 +149,21 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
     await adapters.close();
   };
   return { ok: true, registry, http, adapters, diagnostics: [...diagnostics, ...problems], close };
+}
+
+/** The MCP servers whose tools `name` reaches, itself or through composedOf. */
+function serversReached(specs: readonly ToolSpec[], name: string): Set<string> {
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  const servers = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (tool: ToolSpec | undefined) => {
+    if (!tool || seen.has(tool.name)) return;
+    seen.add(tool.name);
+    if (tool.adapter?.kind === 'mcp') servers.add(tool.adapter.server);
+    for (const next of tool.composedOf ?? []) visit(byName.get(next));
+  };
+  visit(byName.get(name));
+  return servers;
 }
 
 /** What debug_console shows as the agent's config: the resolved manifest, tools by name. */

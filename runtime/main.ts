@@ -313,8 +313,9 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
   const built = await bundle.assembleRuntime({ manifest, workDir }, bundle.bundleCodeSource(contents, bundleFile), {
     log,
     rules: { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] },
-    // Start-up connects the MCP servers; `describe` only reads agent.json.
+    // Start-up connects the MCP servers; `describe` only reads agent.json, and `call` needs only those its tool reaches.
     connect: command !== 'describe',
+    ...(command === 'call' && bundle.positionals[0] ? { connectFor: bundle.positionals[0] } : {}),
   });
   for (const d of built.diagnostics) process.stderr.write(bundle.formatDiagnostic(d) + '\n');
   if (!built.ok) return built.usage ? 2 : 1;

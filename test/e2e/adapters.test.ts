@@ -153,25 +153,32 @@ describe('adapter tools from the built bundle, in an empty directory', () => {
     expect(stderr).toContain('error: everything__get-resource-reference: Invalid resourceId: 0. Must be a finite positive integer.');
   });
 
-  it('stops at start-up when a required server cannot start, and skips an optional one with a warning', async () => {
+  it('stops at start-up when a required server cannot start, and skips an optional one with a warning; call needs only the servers its tool reaches', async () => {
     const broken = join(tempDir('forge-broken-bundle-'), '.forge-output');
     cpSync(bundleDir, broken, { recursive: true });
     const m = manifest(broken);
     m.mcp!.servers[0].command = '/nonexistent/mcp-server';
     writeFileSync(join(broken, 'agent.json'), JSON.stringify(m));
     const env = { PETSTORE_TOKEN: 'inventory-token' };
-    const required = await runtime(['call', 'petstore__getPetById', '{"petId": 1}'], env, broken);
+    const listed = await runtime(['tools'], env, broken);
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain('FORGE_MCP_CONNECT MCP server "fs": cannot start "/nonexistent/mcp-server": command not found (a required server)');
+    const required = await runtime(['call', 'fs__list_allowed_directories', '{}'], env, broken);
     expect(required.code).toBe(1);
     expect(required.stderr).toContain('FORGE_MCP_CONNECT MCP server "fs": cannot start "/nonexistent/mcp-server": command not found (a required server)');
+    // A tool that never reaches the broken server runs, and nothing is said about it.
+    const unrelated = await runtime(['call', 'everything__echo', '{"message": "still here"}'], env, broken);
+    expect(unrelated.stdout + unrelated.stderr).toContain('still here');
+    expect(unrelated.code).toBe(0);
+    expect(unrelated.stderr).not.toContain('fs');
 
     m.mcp!.servers[0].required = false;
     writeFileSync(join(broken, 'agent.json'), JSON.stringify(m));
-    const optional = await runtime(['call', 'petstore__getPetById', '{"petId": 1}'], env, broken);
+    const optional = await runtime(['tools'], env, broken);
     expect(optional.stderr).toContain('FORGE_MCP_SKIPPED');
     expect(optional.code).toBe(0);
-    const tools = await runtime(['tools'], {}, broken);
-    expect(tools.stdout).not.toContain('fs__read_text_file');
-    expect(tools.stdout).toContain('everything__echo');
+    expect(optional.stdout).not.toContain('fs__read_text_file');
+    expect(optional.stdout).toContain('everything__echo');
   });
 });
 

@@ -64,10 +64,11 @@ export interface StartedTools {
  * out with a warning — agent.json is the tool set that was built and
  * reviewed, so a tool the server added since is not taken on either.
  */
-export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly ToolSpec[]): Promise<StartedTools> {
+/** `servers`: the MCP servers to connect now (default: all); the tools of the others connect on first use. */
+export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly ToolSpec[], servers?: ReadonlySet<string>): Promise<StartedTools> {
   const diagnostics: Diagnostic[] = [];
   if (!runtime.mcp) return { specs: [...specs], diagnostics };
-  const results = await runtime.mcp.startAll();
+  const results = await runtime.mcp.startAll(servers);
   const unavailable = new Set<string>();
   const offered = new Map<string, Set<string>>();
   for (const { server, session, error: failure } of results) {

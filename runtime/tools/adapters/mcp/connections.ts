@@ -52,9 +52,10 @@ export class McpConnections {
   }
 
   /** Connects every server, all at once. */
-  async startAll(): Promise<StartResult[]> {
+  /** `only`: the servers to connect now (default: all); the others connect on first use. */
+  async startAll(only?: ReadonlySet<string>): Promise<StartResult[]> {
     return Promise.all(
-      [...this.servers.values()].map(async (server) => {
+      [...this.servers.values()].filter((server) => !only || only.has(server.name)).map(async (server) => {
         try {
           return { server, session: await this.session(server.name) };
         } catch (err) {
