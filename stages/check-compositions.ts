@@ -100,7 +100,13 @@ function checkStepArguments(tools: readonly ProjectTool[], byName: ReadonlyMap<s
       for (const [key, value] of Object.entries(action.args)) {
         const literal = literalValue(value);
         if (literal === NOT_LITERAL || !properties[key]) continue;
-        const checked = checkArguments({ type: 'object', properties: { [key]: properties[key] } }, { [key]: literal });
+        // The whole schema (its $defs stay reachable), nothing required: only this value is judged.
+        let checked;
+        try {
+          checked = checkArguments({ ...schema, required: [] }, { [key]: literal });
+        } catch {
+          continue; // a schema the validator cannot compile is reported where schemas are checked
+        }
         if (!checked.ok) ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" passes ${key}=${JSON.stringify(literal)} to "${action.tool}": ${checked.errors.join('; ')}`, at(key), hint));
       }
     }

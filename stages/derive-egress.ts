@@ -101,13 +101,16 @@ export function deriveEgress(configured: EgressSettings, endpoints: readonly End
     }
     if (!endpoint.explicit) {
       // Not written in forge.yaml (an API spec's server on 127.0.0.1): not allowed, so every call would be refused.
-      const allowed = literal && (configured.allowed_addresses ?? []).some((text) => {
-        const rule = parseAddressRule(text);
-        return rule !== undefined && ruleAllows(rule, literal);
-      });
-      if ((literal ? !isPublic(literal) : host === 'localhost') && !allowed) {
+      const candidates = literal ? [literal] : host === 'localhost' ? LOCALHOST_ADDRESSES.map((a) => classifyAddress(a)!) : [];
+      const allowed = candidates.some((address) =>
+        (configured.allowed_addresses ?? []).some((text) => {
+          const rule = parseAddressRule(text);
+          return rule !== undefined && ruleAllows(rule, address);
+        }),
+      );
+      if (candidates.length && !candidates.some(isPublic) && !allowed) {
         diagnostics.push(
-          warning('FORGE_EGRESS_PRIVATE', `${endpoint.from} reaches ${endpoint.url}, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it`, endpoint.at ?? {}, `write it in forge.yaml (base_url: ${endpoint.url}), where a non-public address is allowed as written, or list ${literal?.address ?? host} in egress.allowed_addresses`),
+          warning('FORGE_EGRESS_PRIVATE', `${endpoint.from} reaches ${endpoint.url}, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it`, endpoint.at ?? {}, `write it in forge.yaml (base_url: ${endpoint.url}), where a non-public address is allowed as written, or list ${candidates.map((a) => a.address).join(' and ')} in egress.allowed_addresses`),
         );
       }
       continue;

@@ -118,8 +118,9 @@ async function testServer(
   // A tool the agent leaves out is not called here either: the agent would never call it.
   if (!filter.allows(session.tools[specs.indexOf(spec)].name)) {
     const message = `${spec.name} is left out by mcp.servers[${server.name}].tools (allow/deny), so the agent never calls it`;
-    if (json) process.stdout.write(JSON.stringify({ ok: false, server: session.info, tool: spec.name, error: { code: 'FORGE_TOOL_DENIED', message } }, null, 2) + '\n');
-    else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_DENIED')} ${message}\n`);
+    const hint = 'allow it in forge.yaml to test it';
+    if (json) process.stdout.write(JSON.stringify({ ok: false, server: session.info, tool: spec.name, result: { ok: false, error: { code: 'FORGE_TOOL_DENIED', message, hint } } }, null, 2) + '\n');
+    else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_DENIED')} ${message}\n  ${errColor.cyan('hint:')} ${hint}\n`);
     return 1;
   }
   // The call goes through a registry, as in the agent: the same argument checks, timeout, result and

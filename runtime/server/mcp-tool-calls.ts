@@ -37,7 +37,9 @@ export function listToolsResult(tools: McpToolSource) {
   const listed = tools.list();
   const byName = new Map(listed.map((t) => [t.name, t]));
   // A composed tool's steps may be tools this session does not list (none today): then they count as run.
-  return { tools: listed.map((spec) => mcpToolEntry(spec, (name) => byName.get(name) ?? tools.get?.(name))) };
+  const lookup = (name: string) => byName.get(name) ?? tools.get?.(name);
+  const reached = new Map();
+  return { tools: listed.map((spec) => mcpToolEntry(spec, lookup, reached)) };
 }
 
 export async function callToolResult(tools: McpToolSource, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
@@ -59,14 +61,14 @@ export async function callToolResult(tools: McpToolSource, name: string, args: u
  * object (MCP requires structuredContent to be one): a client checks
  * structuredContent against it.
  */
-export function mcpToolEntry(spec: ToolSpec, lookup?: (name: string) => ToolSpec | undefined) {
+export function mcpToolEntry(spec: ToolSpec, lookup?: (name: string) => ToolSpec | undefined, reached?: Parameters<typeof toolAnnotations>[2]) {
   const output = spec.outputSchema as { type?: unknown } | undefined;
   return {
     name: spec.name,
     description: spec.description,
     inputSchema: spec.inputSchema as { type: 'object' },
     ...(output?.type === 'object' ? { outputSchema: output as { type: 'object' } } : {}),
-    annotations: toolAnnotations(spec, lookup),
+    annotations: toolAnnotations(spec, lookup, reached),
   };
 }
 

@@ -28,6 +28,8 @@ export interface SecretEnv {
   optional: boolean;
 }
 
+const CONTAINER_VARIABLES = new Set(['HOME', 'PATH', 'USER', 'PWD', 'TMPDIR', 'LANG', 'TERM', 'SHELL', 'HOSTNAME', 'NODE_ENV']);
+
 const TEMPLATE_VARIABLE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
@@ -57,6 +59,8 @@ export function adapterSecretEnvs(manifest: AgentManifest): SecretEnv[] {
   }
   for (const tool of manifest.tools) if (tool.config) templates(tool.config, `tool ${tool.name}`);
   for (const env of modelKeyEnvs(manifest)) found.delete(env);
+  // Set already (Forge's own, from the Secret above) or by the container itself (HOME in an argument).
+  for (const name of [...found.keys()]) if (name.startsWith('FORGE_') || CONTAINER_VARIABLES.has(name)) found.delete(name);
   return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 

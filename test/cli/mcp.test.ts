@@ -70,13 +70,13 @@ describe('forge mcp test --call', () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(servers) });
     const leftOut = await forge(['mcp', 'test', 'everything', '--call', 'get-sum', '--args', '{"a": 1, "b": 2}', '--json'], project);
     expect(leftOut.code).toBe(1);
-    expect(JSON.parse(leftOut.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_DENIED', message: 'everything__get-sum is left out by mcp.servers[everything].tools (allow/deny), so the agent never calls it' } });
+    expect(JSON.parse(leftOut.stdout)).toMatchObject({ ok: false, tool: 'everything__get-sum', result: { ok: false, error: { code: 'FORGE_TOOL_DENIED', message: 'everything__get-sum is left out by mcp.servers[everything].tools (allow/deny), so the agent never calls it' } } });
     const allowed = await forge(['mcp', 'test', 'everything', '--call', 'echo', '--args', '{"message": "hi"}'], project);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('hi');
     const denying = writeProject({ 'forge.yaml': minimalConfig(`${servers}approval:\n  auto_deny: ["name:everything__echo"]\n`) });
     const denied = await forge(['mcp', 'test', 'everything', '--call', 'echo', '--args', '{"message": "hi"}'], denying);
     expect(denied.code).toBe(1);
-    expect(denied.stderr).toContain('FORGE_TOOL_DENIED');
+    expect(denied.stderr).toContain('FORGE_TOOL_DENIED tool "everything__echo" is refused by the approval rule "name:everything__echo"');
   });
 });

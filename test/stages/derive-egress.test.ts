@@ -62,6 +62,10 @@ mcp:
     // Allowed by hand (a range), or public: nothing to say.
     expect((await derive('egress: { allowed_addresses: [10.1.0.0/16] }\napis:\n  - { name: internal, spec: p.json }\n', [{ name: 'internal', base_url: 'http://10.1.2.3/api' }])).diagnostics).toEqual([]);
     expect((await derive('apis:\n  - { name: pets, spec: p.json }\n', [{ name: 'pets', base_url: 'https://pets.example.com/v1' }])).diagnostics).toEqual([]);
+    // localhost: the hint names the addresses it stands for, and allowing them is enough.
+    const local = await derive('apis:\n  - { name: local, spec: p.json }\n', [{ name: 'local', base_url: 'http://localhost:8080/v1' }]);
+    expect(local.diagnostics).toMatchObject([{ code: 'FORGE_EGRESS_PRIVATE', hint: expect.stringContaining('list 127.0.0.1 and ::1 in egress.allowed_addresses') }]);
+    expect((await derive('egress: { allowed_addresses: [127.0.0.1, "::1"] }\napis:\n  - { name: local, spec: p.json }\n', [{ name: 'local', base_url: 'http://localhost:8080/v1' }])).diagnostics).toEqual([]);
   });
 
   it('leaves deny-all alone and warns about each endpoint it will refuse', async () => {

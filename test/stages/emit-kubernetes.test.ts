@@ -153,6 +153,9 @@ describe('the secrets adapters read, in k8s/', () => {
       servers: [
         { name: 'fs', transport: 'stdio', command: 'mcp-fs', args: ['--root', '${FS_ROOT}'], env: { FS_LEVEL: '${FS_LEVEL}', LITERAL: 'costs $${NOT_A_VAR}' }, timeout_ms: 1000, required: true },
         { name: 'docs', transport: 'http', url: 'https://docs.example.com/mcp', headers: { authorization: 'Bearer ${DOCS_TOKEN}' }, timeout_ms: 1000, required: false },
+        // A peer Forge agent (its token is this one's own) and a path under HOME: neither is a second Secret entry.
+        { name: 'peer', transport: 'http', url: 'https://peer.example.com/mcp', headers: { authorization: 'Bearer ${FORGE_AUTH_TOKEN}' }, timeout_ms: 1000, required: true },
+        { name: 'home', transport: 'stdio', command: 'mcp-home', args: ['${HOME}/data'], timeout_ms: 1000, required: true },
       ],
     },
     tools: [{ name: 'webhook_call', config: { webhooks: { alert: { url: 'https://alerts.example.com', headers: { 'X-Token': '${ALERT_TOKEN}' } } } } }],
@@ -174,7 +177,12 @@ describe('the secrets adapters read, in k8s/', () => {
       ['LEGACY_USER', false],
       ['PLAIN_PASSTHROUGH', true],
     ]);
+    expect(new Set(env.map((e) => e.name)).size).toBe(env.length);
+    // Valid as Kubernetes reads it, as the built files are.
+    expect(() => validateWithSchemas(deployment(manifest))).not.toThrow();
+    expect(unknownKeys({ deployment: deployment(manifest), secret: secretTemplate(manifest) })).toEqual([]);
     const template = secretTemplate(manifest).stringData as Record<string, string>;
+    expect(template.FORGE_AUTH_TOKEN).toMatch(/^REPLACE: a long random token/);
     expect(template.ITEMS_TOKEN).toBe('REPLACE: used by API items');
     expect(template.DOCS_TOKEN).toBe('REPLACE: used by MCP server docs (optional server: may be left out)');
     expect(template.ALERT_TOKEN).toBe('REPLACE: used by tool webhook_call');

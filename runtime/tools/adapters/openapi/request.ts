@@ -62,10 +62,10 @@ function bodyValue(body: NonNullable<OpenApiBinding['body']>, args: Record<strin
 /**
  * A path parameter's value, percent-encoded (a "/" in it stays inside the segment). An empty value,
  * "." or ".." would change which endpoint is called (/items/ is the collection, /items/.. its parent:
- * URL parsers resolve dot segments, percent-encoded ones too), so they are refused.
+ * URL parsers resolve dot segments), so they are refused. "%2e" is sent as %252e, a name like any other.
  */
 function pathValue(name: string, text: string): string {
-  if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) throw new Error(`path parameter "${name}" may not be ${text === '' ? 'empty' : `"${text}"`}: it would change which endpoint is called`);
+  if (text === '' || text === '.' || text === '..') throw new Error(`path parameter "${name}" may not be ${text === '' ? 'empty' : `"${text}"`}: it would change which endpoint is called`);
   return encodeURIComponent(text);
 }
 

@@ -3,7 +3,7 @@
  * over stdio, server-everything over stdio and over Streamable HTTP. Calls
  * go through the registry, as in the agent.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../../../runtime/guard/egress.ts';
@@ -17,7 +17,7 @@ import type { McpServerSettings } from '../../../../runtime/tools/adapters/setti
 import type { ToolSpec } from '../../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../../runtime/tools/registry.ts';
 import { everythingStdioServer, filesystemServer, startEverythingHttp } from '../../../helpers/mcp-servers.ts';
-import { tempDir } from '../../../helpers/project.ts';
+import { repoRoot, tempDir } from '../../../helpers/project.ts';
 
 const loopbackOnly = () => new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: [], allowed_addresses: ['127.0.0.1'] }));
 
@@ -218,5 +218,25 @@ describe('start-up', () => {
     expect(started.specs.map((s) => s.name)).toEqual(['everything__echo']);
     expect(started.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_MCP_TOOL_GONE', message: expect.stringContaining('"retired-tool"') }]);
     await runtime.close();
+  });
+});
+
+describe('a server the build pinned (npx PACKAGE), started from the installed package', () => {
+  it("reads the ${VAR}s of its arguments when it starts, as an unpinned server's", async () => {
+    const data = tempDir('forge-pinned-data-');
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/package.json'), 'utf8')) as { version: string };
+    const server: McpServerSettings = {
+      name: 'fs', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '${PINNED_DATA_DIR}'], timeout_ms: 20_000, required: true,
+      package: { name: '@modelcontextprotocol/server-filesystem', version, bin: 'dist/index.js', args: ['${PINNED_DATA_DIR}'] },
+    };
+    const env = { ...process.env, PINNED_DATA_DIR: data, FORGE_MCP_PACKAGES: join(repoRoot, 'node_modules') };
+    const connections = new McpConnections([server], { http: loopbackOnly(), env, log: silentLogger, workDir: tempDir() });
+    try {
+      const session = await connections.session('fs');
+      const listed = await session.client.callTool({ name: 'list_allowed_directories', arguments: {} });
+      expect(JSON.stringify(listed.content)).toContain(realpathSync(data));
+    } finally {
+      await connections.close();
+    }
   });
 });
