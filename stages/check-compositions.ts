@@ -103,7 +103,7 @@ function checkStepArguments(tools: readonly ProjectTool[], byName: ReadonlyMap<s
         // The whole schema (its $defs stay reachable), nothing required: only this value is judged.
         let checked;
         try {
-          checked = checkArguments({ ...schema, required: [] }, { [key]: literal });
+          checked = checkArguments(optionalCopy(schema), { [key]: literal });
         } catch {
           continue; // a schema the validator cannot compile is reported where schemas are checked
         }
@@ -111,6 +111,14 @@ function checkStepArguments(tools: readonly ProjectTool[], byName: ReadonlyMap<s
       }
     }
   }
+}
+
+/** The schema with nothing required, one per schema: the validator compiles (and keeps) each object it is given. */
+const optionalCopies = new WeakMap<JSONSchema, JSONSchema>();
+function optionalCopy(schema: JSONSchema): JSONSchema {
+  let copy = optionalCopies.get(schema);
+  if (!copy) optionalCopies.set(schema, (copy = { ...schema, required: [] }));
+  return copy;
 }
 
 const NOT_LITERAL = Symbol('not literal');
