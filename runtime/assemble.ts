@@ -24,6 +24,8 @@ import type { Logger, ToolSpec } from './tools/model.ts';
 import { silentLogger, type ToolRegistry } from './tools/registry.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { CommandEvent, YamlToolHost } from './tools/yaml/yaml-tool.ts';
+import type { McpServerSettings } from './tools/adapters/settings.ts';
+import { createNameFilter } from './tools/adapters/name-filter.ts';
 
 /** An agent resolved from its inputs: all the runtime is assembled from. */
 export interface ResolvedAgent {
@@ -142,6 +144,7 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
   }
   const broken = new Map(specs.flatMap((s) => (code.loadErrors?.(s)?.length ? [[s.name, code.loadErrors(s)!] as const] : [])));
   const { registry, diagnostics: problems } = createRegistry(specs.filter((s) => !broken.has(s.name)), factories, code.origin);
+  registry.setLeftOut(leftOutByServers(resolved.manifest.mcp?.servers ?? []));
   // Reported once where it is (forge.yaml:line), then listed: a call answers with that error, not "no tool named".
   for (const spec of specs) if (broken.has(spec.name)) registry.register(unavailableTool(spec.name, broken.get(spec.name)!, spec), code.origin(spec));
   const close = async () => {
@@ -149,6 +152,19 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
     await adapters.close();
   };
   return { ok: true, registry, http, adapters, diagnostics: [...diagnostics, ...problems], close };
+}
+
+/** Why an MCP server's tool is not registered: its server's tools.allow/deny leaves it out. */
+function leftOutByServers(servers: readonly McpServerSettings[]): ((name: string) => string | undefined) | undefined {
+  const filtered = servers.filter((s) => s.tools?.allow?.length || s.tools?.deny?.length).map((s) => ({ name: s.name, filter: createNameFilter(s.tools?.allow, s.tools?.deny) }));
+  if (!filtered.length) return undefined;
+  return (name) => {
+    for (const server of filtered) {
+      const remote = name.startsWith(`${server.name}__`) ? name.slice(server.name.length + 2) : undefined;
+      if (remote && !server.filter.allows(remote)) return `mcp.servers[${server.name}].tools in forge.yaml leaves "${remote}" out`;
+    }
+    return undefined;
+  };
 }
 
 /** The MCP servers whose tools `name` reaches, itself or through composedOf. */

@@ -66,6 +66,7 @@ export class ToolRegistry implements ToolRunner {
   private readonly active = new Map<Tool, number>();
   private readonly idleWaiters = new Map<Tool, (() => void)[]>();
   private lookup: ((name: string) => Promise<void>) | undefined;
+  private leftOut: ((name: string) => string | undefined) | undefined;
 
   constructor(options: RegistryOptions) {
     this.workDir = options.workDir;
@@ -117,6 +118,14 @@ export class ToolRegistry implements ToolRunner {
    */
   setLookup(lookup: ((name: string) => Promise<void>) | undefined): void {
     this.lookup = lookup;
+  }
+
+  /**
+   * Why a name is not here though the agent could have it (an MCP server's tool that forge.yaml's
+   * tools.allow/deny leaves out): said in the unknown-tool answer instead of a likely other tool.
+   */
+  setLeftOut(leftOut: ((name: string) => string | undefined) | undefined): void {
+    this.leftOut = leftOut;
   }
 
   /** The tool, looked up (setLookup) when it is not registered here. */
@@ -228,6 +237,9 @@ export class ToolRegistry implements ToolRunner {
     // replica). Another session's tool is answered as unknown, suggesting only what the caller's
     // session may see: a composition's missing step reaches here too.
     if (!tool || !(frame.sees || visibleTo(tool, frame.session))) {
+      // Only an adapter's name ("server__tool") can be left out; no forged tool has such a name.
+      const why = tool ? undefined : this.leftOut?.(name);
+      if (why) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}": ${why}`, 'allow it there, and build again');
       return unknownTool(name, this.listFor(frame.session).map((t) => t.name));
     }
     if (depth > MAX_COMPOSITION_DEPTH) {

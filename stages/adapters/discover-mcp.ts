@@ -12,7 +12,7 @@ import type { ToolSpec } from '../../runtime/tools/model.ts';
 import type { McpServerConfig } from '../config/adapter-config.ts';
 import type { ProjectTool } from '../project-tool.ts';
 import { normalizeExternalSchema } from './external-schema.ts';
-import { createNameFilter, type NameFilter } from './name-filter.ts';
+import { createNameFilter, type NameFilter } from '../../runtime/tools/adapters/name-filter.ts';
 import type { RecordedAdapters } from './recorded-manifest.ts';
 
 /** live: connect; offline: the recorded list only; recorded-or-live: the recorded list when there is one. */

@@ -11,7 +11,7 @@ import type { ToolSpec } from '../../runtime/tools/model.ts';
 import type { ApiConfig } from '../config/adapter-config.ts';
 import type { ProjectTool } from '../project-tool.ts';
 import type { DiscoveryMode } from './discover-mcp.ts';
-import { createNameFilter } from './name-filter.ts';
+import { createNameFilter } from '../../runtime/tools/adapters/name-filter.ts';
 import { loadOpenApiDocument } from './openapi-document.ts';
 import { documentBaseUrl, listOperations } from './openapi-operations.ts';
 import { operationToolSpec } from './openapi-tool-spec.ts';

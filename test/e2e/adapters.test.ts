@@ -153,6 +153,19 @@ describe('adapter tools from the built bundle, in an empty directory', () => {
     expect(stderr).toContain('error: everything__get-resource-reference: Invalid resourceId: 0. Must be a finite positive integer.');
   });
 
+  it("says a tool forge.yaml's tools.deny leaves out is left out, never suggesting another of the server's tools, from the bundle and from sources", async () => {
+    const said = 'no tool named "fs__write_file": mcp.servers[fs].tools in forge.yaml leaves "write_file" out';
+    const fromBundle = await runtime(['call', 'fs__write_file', '{"path": "x", "content": "y"}', '--json']);
+    expect(fromBundle.code).toBe(1);
+    expect(JSON.parse(fromBundle.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message: said, hint: 'allow it there, and build again' } });
+    const fromSources = await forge(['tool', 'run', 'fs__write_file', '{"path": "x", "content": "y"}'], project);
+    expect(fromSources.code).toBe(1);
+    expect(fromSources.stderr).toContain(said);
+    expect(fromSources.stderr).not.toContain('did you mean');
+    // A name the server never had is answered as any unknown one.
+    expect((await runtime(['call', 'fs__read_text_fil', '{}'])).stderr).toContain('did you mean "fs__read_text_file"?');
+  });
+
   it('stops at start-up when a required server cannot start, and skips an optional one with a warning; call needs only the servers its tool reaches', async () => {
     const broken = join(tempDir('forge-broken-bundle-'), '.forge-output');
     cpSync(bundleDir, broken, { recursive: true });

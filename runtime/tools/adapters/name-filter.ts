@@ -2,7 +2,7 @@
  * allow/deny (MCP tools) and include/exclude (API operations): globs over
  * names. Nothing listed in allow means everything; deny always wins.
  */
-import picomatch from 'picomatch';
+import { picomatch } from '../../vendor/libs.ts';
 
 export interface NameFilter {
   allows(name: string): boolean;
