@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { assembleRuntime } from '../../runtime/assemble.ts';
+import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
+import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
 import { DiagnosticError, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 import type { Project } from '../../stages/load-project.ts';
@@ -114,6 +116,15 @@ export async function run(argv: string[]): Promise<number> {
   // Tools report problems found when they start (an allowed binary not installed) as warnings;
   // with --verbose, what a tool prints (its stderr) shows too.
   const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(message)}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
+  // The same sandbox as forge run, forge chat and the bundle: trying a tool here shows the limits it will run under.
+  if (!values['dry-run']) {
+    try {
+      await startToolSandbox(project.config.sandbox, workDir, log, process.env, [project.config.root]);
+    } catch (err) {
+      if (!(err instanceof SandboxRequiredError)) throw err;
+      throw new UsageError(`${err.message}; install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml`);
+    }
+  }
   const { resolved, code } = await resolveProject(project);
   const assembled = await assembleRuntime(resolved, code, {
     log,

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { fixtureProject, forge, repoRoot, tempDir, writeProject, minimalConfig } from '../helpers/project.ts';
 
@@ -213,6 +214,32 @@ describe('forge tool run', () => {
     expect(stderr).toContain("· 1 problem in other tools' files (forge validate lists them)");
     // The broken one itself is shown its error.
     expect((await forge(['tool', 'run', 'broken'], dir)).stderr).toContain('tools/broken.py:5:6');
+  });
+
+  it("runs a tool in the sandbox the bundle runs it in: forge.yaml's memory cap, a tool's network: false, its own PID namespace", async () => {
+    const listener = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      const py = (name: string, body: string) => `"""\nTool: ${name}\nDescription: Probe.\nTags: read\n"""\nimport os, socket\n\ndef execute(args):\n${body}\n`;
+      const dir = writeProject({
+        'forge.yaml': minimalConfig('sandbox:\n  memory: 256MB\n  tools:\n    offline: { network: false }\n'),
+        'tools/hog.py': py('hog', '    return {"len": len(bytearray(600 * 1024 * 1024))}'),
+        'tools/offline.py': py('offline', `    try:\n        socket.create_connection(("127.0.0.1", ${port}), timeout=2)\n        return "connected"\n    except OSError as e:\n        return "refused"`),
+        'tools/online.py': py('online', `    socket.create_connection(("127.0.0.1", ${port}), timeout=2)\n    return "connected"`),
+        'tools/pids.py': py('pids', '    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())[:5]'),
+      });
+      const hog = await forge(['tool', 'run', 'hog'], dir);
+      expect(hog.code).toBe(1);
+      expect(hog.stderr).toContain('MemoryError');
+      expect(JSON.parse((await forge(['tool', 'run', 'offline', '--json'], dir)).stdout)).toMatchObject({ ok: true, value: 'refused' });
+      expect(JSON.parse((await forge(['tool', 'run', 'online', '--json'], dir)).stdout)).toMatchObject({ ok: true, value: 'connected' });
+      // The host's processes are not there: the namespace's own only.
+      const pids = JSON.parse((await forge(['tool', 'run', 'pids', '--json'], dir)).stdout).value as number[];
+      expect(pids.length).toBeLessThan(5);
+    } finally {
+      listener.close();
+    }
   });
 
   it('exits 2 for a --param value that does not fit its type', async () => {
