@@ -7,7 +7,7 @@
  * The build generates a small module that imports this file, the enabled
  * builtin tools and the TypeScript tools, and calls run() with them.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -265,7 +265,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic, error }, { LOOPBACK_HOSTS }] = await Promise.all([
     import('./assemble.ts'),
     import('./bundle-code.ts'),
     import('./diagnostics.ts'),
@@ -283,6 +283,11 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   }
   // The same boundary `forge run` uses: forge.yaml's workdir:, here relative to where the bundle is run.
   const workDir = resolve(invocation.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
+  // Not made here: a mistyped --workdir would start an agent on an empty directory (doctor says so too).
+  if (runsTools(command) && !statSync(workDir, { throwIfNoEntry: false })?.isDirectory()) {
+    process.stderr.write(formatDiagnostic(error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory")) + '\n');
+    return 1;
+  }
   return { ...invocation, bundleFile, manifest, workDir, probing, formatDiagnostic, loopbackHosts: LOOPBACK_HOSTS, assembleRuntime, bundleCodeSource };
 }
 

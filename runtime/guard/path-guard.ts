@@ -66,7 +66,7 @@ export class PathGuard {
       throw new PathRefusedError(
         'FORGE_WORKDIR_MISSING',
         `the working directory ${this.workDir} does not exist (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-        'create it, or point forge.yaml\'s workdir (or --workdir) at an existing directory',
+        'create it, or point forge.yaml\'s workdir (for the bundle also --workdir or FORGE_WORKDIR) at an existing directory',
       );
     }
   }

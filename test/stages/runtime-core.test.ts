@@ -171,6 +171,14 @@ describe('the runtime core', () => {
       expect(refused.stderr.startsWith(said)).toBe(true);
       expect(refused.stderr.split('\n').length).toBeLessThan(10);
     }
+    // A work dir that is not there is refused, never made (a mistyped --workdir would start on an empty one).
+    const missing = join(tempDir(), 'not-there');
+    for (const args of [['call', 'shout', '{"text": "hi"}', '--workdir', missing], ['serve', '--port', '0', '--workdir', missing]]) {
+      const refusedDir = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: bundle });
+      expect(refusedDir.code, refusedDir.stderr).toBe(1);
+      expect(refusedDir.stderr).toContain(`FORGE_WORKDIR_MISSING the working directory ${missing} does not exist`);
+      expect(existsSync(missing)).toBe(false);
+    }
     // A usage error shows the command's own synopsis.
     const nameless = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call'], { cwd: bundle });
     expect(nameless).toMatchObject({ code: 2, stdout: '' });
