@@ -14,7 +14,7 @@
  */
 import { httpFailure } from '../../net/http-failure.ts';
 import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
-import { expandSecretHeaders } from '../adapters/env-template.ts';
+import { expandEnv, expandSecretHeaders } from '../adapters/env-template.ts';
 import { responseValue } from '../adapters/response-value.ts';
 import { cap, ERROR_EXCERPT_CHARS } from '../adapters/text-cap.ts';
 import { fail, ok } from '../model.ts';
@@ -92,12 +92,14 @@ export default defineBuiltin({
       // The input schema admits exactly one: `webhook`, one of the pinned names, when there are any; else `url`.
       const webhook = 'webhook' in args ? args.webhook : undefined;
       const target = 'webhook' in args ? config.webhooks[args.webhook] : args.url;
-      const url = typeof target === 'string' ? target : target.url;
+      let url = typeof target === 'string' ? target : target.url;
       let pinnedHeaders: Record<string, string>;
       try {
+        // A pinned webhook's URL and headers are forge.yaml's: their ${VAR}s are read now. A URL the model gives is taken as it is.
+        if (webhook !== undefined) url = expandEnv(url, env, `webhooks.${webhook}.url`);
         pinnedHeaders = typeof target === 'string' ? {} : expandSecretHeaders(target.headers, env, `webhooks.${webhook}.headers`);
       } catch (err) {
-        // A variable the headers name is not set (MissingVariableError).
+        // A variable the URL or the headers name is not set (MissingVariableError).
         return fail('FORGE_WEBHOOK_ENV', `webhook "${webhook}": ${(err as Error).message}`, 'set it in the environment the agent runs in');
       }
 

@@ -54,6 +54,22 @@ describe('webhook_call', () => {
     });
   });
 
+  it("reads the ${VAR}s of a pinned webhook's URL when it is called, and never a URL the model gives", async () => {
+    const hook = await startServer((_req, res) => res.end('ok'));
+    const port = new URL(hook.url).port;
+    const { registry } = webhookRegistry({ webhooks: { ci: 'http://127.0.0.1:${HOOK_PORT}/hooks/${HOOK_PATH}' } }, { env: { HOOK_PORT: port, HOOK_PATH: 'build' } });
+    expect(await registry.execute('webhook_call', { webhook: 'ci', payload: 1 })).toMatchObject({ ok: true, value: { status: 200 } });
+    expect(hook.requests[0]).toMatchObject({ url: '/hooks/build' });
+    const unset = webhookRegistry({ webhooks: { ci: 'http://127.0.0.1:9/hooks/${HOOK_PATH}' } });
+    expect(await unset.registry.execute('webhook_call', { webhook: 'ci', payload: 1 })).toMatchObject({ ok: false, error: { code: 'FORGE_WEBHOOK_ENV', message: 'webhook "ci": environment variable HOOK_PATH is not set (used in webhooks.ci.url)' } });
+    // Unpinned, the model's URL is never expanded: one with ${VAR} is refused as a URL, and reads nothing from the agent's environment.
+    const open = webhookRegistry({}, { env: { SECRET_PATH: 'leaked' } });
+    const byModel = await open.registry.execute('webhook_call', { url: `${hook.url}/x/\${SECRET_PATH}`, payload: 1 });
+    expect(byModel).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS' } });
+    expect(JSON.stringify(byModel)).not.toContain('leaked');
+    expect(hook.requests).toHaveLength(1);
+  });
+
   it('turns an error status into a tool error with the body', async () => {
     const hook = await startServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('queue is full'));
     const { registry } = webhookRegistry({});
