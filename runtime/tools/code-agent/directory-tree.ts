@@ -73,8 +73,9 @@ async function shownTarget(link: string, walk: Walk): Promise<string> {
   try {
     walk.guard.resolve(link);
     return target;
-  } catch {
-    return '(outside the working directory)';
+  } catch (err) {
+    // Said as the guard refuses it: into the agent's own state (.forge), or out of the work dir.
+    return (err as { code?: string }).code === 'FORGE_PATH_STATE' ? "(the agent's state)" : '(outside the working directory)';
   }
 }
 

@@ -162,6 +162,17 @@ describe('directory_tree', () => {
     expect(value).toMatchObject({ files: 3, directories: 2, truncated: false });
   });
 
+  it("labels a symlink into the agent's state as that, not as outside the work dir, and shows nothing of it", async () => {
+    const dir = tempDir('forge-tree-state-');
+    mkdirSync(join(dir, '.forge', 'secrets'), { recursive: true });
+    writeFileSync(join(dir, '.forge', 'secrets', 'token'), 'x');
+    symlinkSync('.forge', join(dir, 'statelink'));
+    const tree = await tools(['directory_tree'], { workDir: dir });
+    const { tree: shown } = await tree.value<{ tree: string }>('directory_tree', { depth: 3 });
+    expect(shown).toContain("statelink -> (the agent's state)");
+    expect(shown).not.toContain('token');
+  });
+
   it('marks skipped folders and symlinks at the top level, without disclosing where an outside symlink points', async () => {
     const { tree } = await ripgrep.value<{ tree: string }>('directory_tree', { depth: 1 });
     expect(tree.split('\n')).toEqual(
