@@ -123,7 +123,8 @@ def execute(args):
     const manager = versionManager();
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/which_python.py': tool });
     const run = async () => {
-      const result = await forge(['tool', 'run', 'which_python'], project, manager.env);
+      // This manager's versions live under /tmp, which the tool sandbox replaces with its own: the sandbox is off here.
+      const result = await forge(['tool', 'run', 'which_python'], project, { ...manager.env, FORGE_SANDBOX: 'off' });
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as { executable: string }).executable;
     };
