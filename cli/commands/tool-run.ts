@@ -75,7 +75,9 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   const chosen = project.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
-  if (!values.json) printConcerning(project, diagnostics, name, chosen);
+  // Errors in the tool's own file (it did not load, or another file defines it too).
+  const own = errorsByToolName(project, diagnostics).get(name) ?? [];
+  if (!values.json) printConcerning(project, diagnostics, own, chosen);
   if (scope && !chosen) {
     const message = `the ${scope} scope has no tool named "${name}"`;
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message } }, null, 2) + '\n');
@@ -87,8 +89,7 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
 
-  // Errors in the tool's own file (it did not load, or another file defines it too), or in those of the tools it calls.
-  const own = errorsByToolName(project, diagnostics).get(name) ?? [];
+  // Those, or errors in the files of the tools it calls.
   const blocking = [...new Set([...own, ...(chosen ? dependencyErrors(project, diagnostics, chosen) : [])])];
   if (blocking.length) {
     // forge run and forge build stop here too: a tool whose dependencies are missing would fail mid-call.
@@ -163,8 +164,7 @@ export async function run(argv: string[]): Promise<number> {
  * files of the tools it calls; the other files' problems are counted (`forge validate` lists them).
  * A tool that is not there (or whose file does not load) gets everything: any of it may say why.
  */
-function printConcerning(project: Project, diagnostics: readonly Diagnostic[], name: string, chosen: ProjectTool | undefined): void {
-  const own = errorsByToolName(project, diagnostics).get(name) ?? [];
+function printConcerning(project: Project, diagnostics: readonly Diagnostic[], own: readonly Diagnostic[], chosen: ProjectTool | undefined): void {
   if (!chosen || own.length) return printDiagnostics(diagnostics);
   const files = filesReached(project, chosen);
   const toolDirs = project.config.toolDirs.map((d) => d.absolute + '/');

@@ -7,6 +7,7 @@
  */
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { labelsFor, secretName, type KubernetesObject } from './kubernetes-names.ts';
+import { templateVariables } from '../../runtime/tools/adapters/env-template.ts';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 export const REPLICAS = 3;
@@ -30,8 +31,6 @@ export interface SecretEnv {
 
 const CONTAINER_VARIABLES = new Set(['HOME', 'PATH', 'USER', 'PWD', 'TMPDIR', 'LANG', 'TERM', 'SHELL', 'HOSTNAME', 'NODE_ENV']);
 
-const TEMPLATE_VARIABLE = /(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 /**
  * The variables besides the model keys that the agent reads secrets from: an OpenAPI service's
  * auth (token_env, value_env, username_env, password_env), the ${VAR}s of an MCP server's command
@@ -46,7 +45,7 @@ export function adapterSecretEnvs(manifest: AgentManifest): SecretEnv[] {
     else if (!optional) known.optional = false;
   };
   const templates = (value: unknown, usedBy: string, optional = false) => {
-    if (typeof value === 'string') for (const m of value.matchAll(TEMPLATE_VARIABLE)) add(m[1], usedBy, optional);
+    if (typeof value === 'string') for (const name of templateVariables(value)) add(name, usedBy, optional);
     else if (Array.isArray(value)) value.forEach((v) => templates(v, usedBy, optional));
     else if (value && typeof value === 'object') for (const [key, v] of Object.entries(value)) {
       if (key.endsWith('_env') && typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) add(v, usedBy, optional);
@@ -67,6 +66,9 @@ export function adapterSecretEnvs(manifest: AgentManifest): SecretEnv[] {
 export function deployment(manifest: AgentManifest): KubernetesObject {
   const name = manifest.agent_id;
   const fromSecret = (env: string, optional = false) => ({ name: env, valueFrom: { secretKeyRef: { name: secretName(manifest), key: env, ...(optional ? { optional: true } : {}) } } });
+  const adapterSecrets = adapterSecretEnvs(manifest);
+  // Each variable once: env_passthrough's are optional, unless something above needs them.
+  const fromSecretAbove = new Set([...modelKeyEnvs(manifest), ...adapterSecrets.map((env) => env.name)]);
   const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({ httpGet: { path, port: 'http' }, periodSeconds, timeoutSeconds: 3, failureThreshold });
   return {
     apiVersion: 'apps/v1',
@@ -96,8 +98,8 @@ export function deployment(manifest: AgentManifest): KubernetesObject {
                 fromSecret('FORGE_AUTH_TOKEN'),
                 fromSecret('FORGE_STATE_URL'),
                 ...modelKeyEnvs(manifest).map((env) => fromSecret(env)),
-                ...adapterSecretEnvs(manifest).map((env) => fromSecret(env.name, env.optional)),
-                ...[...manifest.env_passthrough].sort().filter((env) => !adapterSecretEnvs(manifest).some((a) => a.name === env) && !modelKeyEnvs(manifest).includes(env)).map((env) => fromSecret(env, true)),
+                ...adapterSecrets.map((env) => fromSecret(env.name, env.optional)),
+                ...[...manifest.env_passthrough].sort().filter((env) => !fromSecretAbove.has(env)).map((env) => fromSecret(env, true)),
               ],
               resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } },
               livenessProbe: probe('/healthz', 10, 3),

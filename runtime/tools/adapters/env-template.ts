@@ -17,6 +17,11 @@ export class MissingVariableError extends Error {
 
 const TEMPLATE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/** The variables `text` names, as expandEnv reads them (`$${` is a literal). */
+export function templateVariables(text: string): string[] {
+  return [...text.matchAll(TEMPLATE)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
+}
+
 export function expandEnv(text: string, env: NodeJS.ProcessEnv, where: string): string {
   return text.replace(TEMPLATE, (match, name: string | undefined) => {
     if (name === undefined) return '${';

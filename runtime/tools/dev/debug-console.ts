@@ -44,8 +44,9 @@ export default defineBuiltin({
             return ok({ config: agent.config() });
           default: {
             const all = own();
+            const callable = tools();
             return ok({
-              tools: Object.fromEntries(CATEGORIES.map((c) => [c, tools().filter((t) => t.category === c).map((t) => t.name)])),
+              tools: Object.fromEntries(CATEGORIES.map((c) => [c, callable.filter((t) => t.category === c).map((t) => t.name)])),
               calls: { recorded: all.length, failed: all.filter((c) => !c.ok).length, recent: calls() },
             });
           }

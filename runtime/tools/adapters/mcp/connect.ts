@@ -111,11 +111,9 @@ function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (
     });
   }
   const pinned = pinnedCommand(server, ctx.env);
-  // A pinned package's arguments are forge.yaml's too: their ${VAR}s are read now, as the command line's are.
-  const pinnedArgs = pinned && server.package ? [...pinned.args.slice(0, pinned.args.length - server.package.args.length), ...server.package.args.map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`))] : undefined;
   const transport = new StdioClientTransport({
     command: pinned?.command ?? expandEnv(server.command ?? '', ctx.env, `${where}.command`),
-    args: pinnedArgs ?? (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
+    args: pinned?.args ?? (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
     // The SDK's safe defaults (PATH, HOME, USER...), plus what forge.yaml passes; never the whole environment.
     env: { ...getDefaultEnvironment(), ...expandEnvRecord(server.env, ctx.env, `${where}.env`) },
     cwd: resolve(ctx.workDir, server.cwd ?? '.'),

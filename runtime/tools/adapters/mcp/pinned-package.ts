@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { McpServerSettings } from '../settings.ts';
+import { expandEnv } from '../env-template.ts';
 
 export interface PinnedPackage {
   name: string;
@@ -28,10 +29,14 @@ export function packageFolders(env: NodeJS.ProcessEnv): string[] {
   return folders;
 }
 
-/** The command to start: the installed package with this node, or the pinned npx command; undefined when not pinned. */
+/**
+ * The command to start: the installed package with this node, or the pinned npx command; undefined when not pinned.
+ * The server's own arguments are forge.yaml's: their ${VAR}s are read from `env` now, as an unpinned command line's are.
+ */
 export function pinnedCommand(server: McpServerSettings, env: NodeJS.ProcessEnv): { command: string; args: string[] } | undefined {
-  const pin = server.package;
-  if (!pin) return undefined;
+  const pinned = server.package;
+  if (!pinned) return undefined;
+  const pin = { ...pinned, args: pinned.args.map((a, i) => expandEnv(a, env, `mcp.servers[${server.name}].args[${i}]`)) };
   if (pin.bin) {
     for (const folder of packageFolders(env)) {
       const dir = join(folder, pin.name);
