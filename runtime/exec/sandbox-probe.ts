@@ -27,8 +27,13 @@ export interface SandboxProbe {
   ownUserNamespace?: boolean;
 }
 
+/** The prlimit that applies memory and CPU caps, with or without isolation (undefined: none here). */
+export function findPrlimit(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return process.platform === 'linux' ? (env.FORGE_PRLIMIT !== undefined ? env.FORGE_PRLIMIT || undefined : findOnPath('prlimit', env)) : undefined;
+}
+
 export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxProbe> {
-  const prlimit = process.platform === 'linux' ? (env.FORGE_PRLIMIT !== undefined ? env.FORGE_PRLIMIT || undefined : findOnPath('prlimit', env)) : undefined;
+  const prlimit = findPrlimit(env);
   const limits = prlimit ? { prlimit } : {};
   if (process.platform !== 'linux') return { isolation: 'none', ...limits, reason: `process sandboxing needs Linux (bubblewrap); this is ${process.platform}` };
   const bwrap = env.FORGE_BWRAP || findOnPath('bwrap', env);

@@ -8,7 +8,7 @@
  */
 import type { Logger } from '../tools/model.ts';
 import { formatByteSize } from './byte-size.ts';
-import { probeSandbox, type SandboxProbe } from './sandbox-probe.ts';
+import { findPrlimit, probeSandbox, type SandboxProbe } from './sandbox-probe.ts';
 import { installToolSandbox, type SandboxSettings, type SandboxStatus } from './tool-sandbox.ts';
 
 /**
@@ -19,7 +19,9 @@ import { installToolSandbox, type SandboxSettings, type SandboxStatus } from './
 export async function startToolSandbox(settings: SandboxSettings | undefined, workDir: string, log: Logger, env: NodeJS.ProcessEnv = process.env, codeDirs: readonly string[] = [], probing?: Promise<SandboxProbe>): Promise<SandboxStatus> {
   const override = env.FORGE_SANDBOX;
   const mode = override === 'off' || override === 'auto' || override === 'required' ? override : (settings?.mode ?? 'auto');
-  const probe = mode === 'off' ? { isolation: 'none' as const } : await (probing ?? probeSandbox(env));
+  // Off: no isolation, but the caps still apply, as they do without bubblewrap.
+  const prlimit = mode === 'off' ? findPrlimit(env) : undefined;
+  const probe = mode === 'off' ? { isolation: 'none' as const, reason: 'the sandbox is off', ...(prlimit ? { prlimit } : {}) } : await (probing ?? probeSandbox(env));
   const status = installToolSandbox(probe, { ...settings, mode }, workDir, codeDirs);
   if (status.isolation === 'none' && mode === 'auto') {
     log.warn(`tool processes run WITHOUT a sandbox: ${status.reason}. They can see the agent's processes and files outside the work dir; install bubblewrap (or allow namespaces) to isolate them, or set sandbox: required to refuse to start like this`);

@@ -232,6 +232,11 @@ describe('forge tool run', () => {
       const hog = await forge(['tool', 'run', 'hog'], dir);
       expect(hog.code).toBe(1);
       expect(hog.stderr).toContain('MemoryError');
+      // With the sandbox off, the caps still apply (prlimit, as without bubblewrap), and nothing says prlimit is missing.
+      const unsandboxed = await forge(['tool', 'run', 'hog'], dir, { FORGE_SANDBOX: 'off' });
+      expect(unsandboxed.code).toBe(1);
+      expect(unsandboxed.stderr).toContain('MemoryError');
+      expect(unsandboxed.stderr).not.toContain('prlimit');
       expect(JSON.parse((await forge(['tool', 'run', 'offline', '--json'], dir)).stdout)).toMatchObject({ ok: true, value: 'refused' });
       expect(JSON.parse((await forge(['tool', 'run', 'online', '--json'], dir)).stdout)).toMatchObject({ ok: true, value: 'connected' });
       // The host's processes are not there: the namespace's own only.
