@@ -8,9 +8,7 @@
  */
 import { error, type Location } from '../runtime/diagnostics.ts';
 import { MAX_COMPOSITION_DEPTH } from '../runtime/tools/limits.ts';
-import { checkArguments } from '../runtime/tools/validation.ts';
-import type { JSONSchema } from '../runtime/tools/model.ts';
-import type { ArgTemplate } from '../runtime/tools/yaml/definition.ts';
+import { stepArgsProblems } from '../runtime/tools/yaml/step-args.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
 
@@ -81,64 +79,8 @@ function checkStepArguments(tools: readonly ProjectTool[], byName: ReadonlyMap<s
   for (const tool of tools) {
     const yaml = tool.yaml;
     if (!yaml) continue;
-    for (const step of yaml.definition.steps) {
-      const action = step.action;
-      if (action.kind !== 'tool' || !action.args) continue;
-      const schema = byName.get(action.tool)?.spec.inputSchema;
-      if (!schema) continue; // a missing tool is reported where dependencies are resolved
-      const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
-      const at = (key?: string) => yaml.locate(key === undefined ? [...step.path, 'args'] : [...step.path, 'args', key]);
-      const hint = `"${action.tool}" takes: ${Object.keys(properties).join(', ') || 'no arguments'}`;
-      for (const key of Object.keys(action.args)) {
-        if (!(key in properties) && schema.additionalProperties === false) {
-          ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" passes "${key}", which "${action.tool}" does not take`, at(key), hint));
-        }
-      }
-      const missing = ((schema.required ?? []) as string[]).filter((name) => !(name in action.args!) && properties[name]?.default === undefined);
-      if (missing.length) ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" does not pass ${missing.map((m) => `"${m}"`).join(', ')}, which "${action.tool}" needs`, at(), hint));
-      // Values written out in full (no {placeholder}) are what every call sends: checked as the registry will.
-      for (const [key, value] of Object.entries(action.args)) {
-        const literal = literalValue(value);
-        if (literal === NOT_LITERAL || !properties[key]) continue;
-        // The whole schema (its $defs stay reachable), nothing required: only this value is judged.
-        let checked;
-        try {
-          checked = checkArguments(optionalCopy(schema), { [key]: literal });
-        } catch {
-          continue; // a schema the validator cannot compile is reported where schemas are checked
-        }
-        if (!checked.ok) ctx.report(error('FORGE_STEP_ARGS', `step "${step.name}" passes ${key}=${JSON.stringify(literal)} to "${action.tool}": ${checked.errors.join('; ')}`, at(key), hint));
-      }
+    for (const problem of stepArgsProblems(yaml.definition, (name) => byName.get(name)?.spec.inputSchema)) {
+      ctx.report(error('FORGE_STEP_ARGS', problem.message, yaml.locate(problem.path), problem.hint));
     }
   }
-}
-
-/** The schema with nothing required, one per schema: the validator compiles (and keeps) each object it is given. */
-const optionalCopies = new WeakMap<JSONSchema, JSONSchema>();
-function optionalCopy(schema: JSONSchema): JSONSchema {
-  let copy = optionalCopies.get(schema);
-  if (!copy) optionalCopies.set(schema, (copy = { ...schema, required: [] }));
-  return copy;
-}
-
-const NOT_LITERAL = Symbol('not literal');
-
-/** The value an argument always has, or NOT_LITERAL when a {placeholder} fills any part of it. */
-function literalValue(arg: ArgTemplate): unknown {
-  if ('literal' in arg) return arg.literal;
-  if ('object' in arg) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(arg.object)) {
-      const value = literalValue(v);
-      if (value === NOT_LITERAL) return NOT_LITERAL;
-      out[k] = value;
-    }
-    return out;
-  }
-  if ('array' in arg) {
-    const out = arg.array.map(literalValue);
-    return out.includes(NOT_LITERAL) ? NOT_LITERAL : out;
-  }
-  // A template of text only (`times: lots`) is that text.
-  return arg.segments.every((segment) => segment.kind === 'text') ? arg.segments.map((segment) => (segment.kind === 'text' ? segment.text : '')).join('') : NOT_LITERAL;
 }

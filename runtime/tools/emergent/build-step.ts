@@ -1,8 +1,9 @@
 /**
  * Build: everything about a forge request that can be checked without
  * running it — the schemas compile, the code parses, the composed tools
- * exist for the forging session (and are allowed) and form no cycle, the
- * name collides with nothing, the size limits hold.
+ * exist for the forging session (and are allowed), form no cycle and are
+ * passed arguments they take, the name collides with nothing, the size
+ * limits hold.
  *
  * Tool names are one namespace for the whole agent: a name another
  * session's forged tool holds is refused as taken, and that is all the
@@ -13,7 +14,8 @@ import { Script } from 'node:vm';
 import type { ToolRegistry } from '../registry.ts';
 import { checkToolName } from '../names.ts';
 import { schemaProblem } from '../validation.ts';
-import { composeDefinition } from './compose-definition.ts';
+import { stepArgsProblems } from '../yaml/step-args.ts';
+import { composeDefinition, requestPath } from './compose-definition.ts';
 import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
 import { visibleTo } from './forged-mark.ts';
@@ -80,6 +82,10 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
     if (!problems.some((p) => p.code === 'FORGE_TOOL_UNKNOWN')) {
       const composed = composeDefinition(request);
       for (const message of composed.problems) problems.push({ code: 'FORGE_COMPOSE_INVALID', message });
+      // Arguments a step always passes wrong would fail every call: refused here, as a project's build does.
+      for (const problem of composed.definition ? stepArgsProblems(composed.definition, (tool) => registry.get(tool)?.inputSchema) : []) {
+        problems.push({ code: 'FORGE_STEP_ARGS', message: `${requestPath(problem.path)}: ${problem.message}`, hint: problem.hint });
+      }
     }
   }
   return problems;

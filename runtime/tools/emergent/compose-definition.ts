@@ -44,13 +44,14 @@ export function composeDocument(request: ForgeRequest): Record<string, unknown> 
 /** The checked definition, or the problems the YAML engine found, as messages. */
 export function composeDefinition(request: ForgeRequest): { definition?: YamlToolDefinition; problems: string[] } {
   const { definition, problems } = readYamlTool(composeDocument(request), request.name);
-  const errors = problems.items.filter((p) => p.severity === 'error').map((p) => `${describePath(p.path)}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
+  const errors = problems.items.filter((p) => p.severity === 'error').map((p) => `${requestPath(p.path)}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
   if (!definition || errors.length) return { problems: errors };
   // The request's own schema is the contract (the YAML parameters only name the placeholders).
   return { definition: { ...definition, inputSchema: request.inputSchema }, problems: [] };
 }
 
-function describePath(path: (string | number)[]): string {
+/** Where a path into the YAML document is in the forge request: implementation.steps[0].args. */
+export function requestPath(path: (string | number)[]): string {
   if (path[0] === 'steps' && typeof path[1] === 'number') return [`implementation.steps[${path[1]}]`, ...path.slice(2)].join('.');
   return path.length ? `implementation.${path.join('.')}` : 'implementation';
 }

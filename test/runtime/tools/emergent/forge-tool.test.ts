@@ -91,6 +91,28 @@ describe('forge_tool', () => {
     expect(await codes({ ...addNumbers, name: 'c5', implementation: { mode: 'sandbox', code: 'x'.repeat(65 * 1024) + '\nfunction execute() {}' } })).toContain('FORGE_FORGE_LIMIT');
   });
 
+  it("refuses at build a composition whose steps pass arguments the called tool does not take, and registers nothing", async () => {
+    const h = await harness();
+    const composing = (args: Record<string, unknown>) => ({ ...calcJson, name: 'calc_wrong', implementation: { ...calcJson.implementation, steps: [{ ...calcJson.implementation.steps[0], args }, calcJson.implementation.steps[1]] } });
+    const refusal = async (args: Record<string, unknown>) => {
+      const result = await forgeIn(h, composing(args));
+      expect(result.success).toBe(false);
+      expect(h.registry.has('calc_wrong')).toBe(false);
+      return result.errors.map(({ code, message, hint }) => ({ code, message, hint }));
+    };
+    // A name it does not take, and its required one not passed.
+    expect(await refusal({ expr: '{expression}' })).toEqual([
+      { code: 'FORGE_STEP_ARGS', message: 'implementation.steps[0].args.expr: step "step1" passes "expr", which "math_calculate" does not take', hint: '"math_calculate" takes: expression' },
+      { code: 'FORGE_STEP_ARGS', message: 'implementation.steps[0].args: step "step1" does not pass "expression", which "math_calculate" needs', hint: '"math_calculate" takes: expression' },
+    ]);
+    // A value written out in full that the schema refuses (an empty expression).
+    const [wrongValue] = await refusal({ expression: '' });
+    expect(wrongValue.code).toBe('FORGE_STEP_ARGS');
+    expect(wrongValue.message).toMatch(/^implementation\.steps\[0\]\.args\.expression: step "step1" passes expression="" to "math_calculate": /);
+    // A placeholder is judged when the call comes, not here.
+    expect((await forgeIn(h, composing({ expression: '{expression}' }))).errors).toEqual([]);
+  });
+
   it('keeps a session-tier tool to its session; another session neither sees nor calls it', async () => {
     const h = await harness();
     expect((await forgeIn(h, addNumbers, 'mcp:first')).success).toBe(true);
