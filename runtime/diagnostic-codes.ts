@@ -156,7 +156,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_PATCH_INVALID: { severity: 'error', when: 'run', meaning: 'a patch is malformed' },
   FORGE_PATH_INVALID: { severity: 'error', when: 'run', meaning: 'is a symbolic link (it changed after it was checked)' },
   FORGE_PATH_OUTSIDE: { severity: 'error', when: 'run', meaning: 'path ... is outside the memory folder ...' },
-  FORGE_PATH_PROTECTED: { severity: 'error', when: 'run', meaning: 'file tools do not change the work dir\'s .git (git runs what its config and hooks name)' },
+  FORGE_PATH_PROTECTED: { severity: 'error', when: 'run', meaning: 'file tools do not change a .git in the work dir, its own or a nested repository\'s (git runs what its config and hooks name)' },
   FORGE_PATH_STATE: { severity: 'error', when: 'run', meaning: 'file tools do not read or write the agent\'s state directory (.forge/)' },
   FORGE_PYTHON_DEPS: { severity: 'error', when: 'run', meaning: 'the tools declare Python packages that are not installed (or cannot be installed)' },
   FORGE_PYTHON_MISSING: { severity: 'error', when: 'run', meaning: 'tool ... needs Python: ...' },

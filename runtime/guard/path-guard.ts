@@ -101,16 +101,17 @@ export class PathGuard {
 
   /**
    * Refuses a change to the entry `name` of the directory `physicalDir` (both as the kernel has them)
-   * when it is the work dir's `.git` or anything in it. The host's own git runs what the repository's
+   * when it is a `.git`, at any depth, or anything in one. The host's own git runs what a repository's
    * files name — a config's core.fsmonitor or filter, a hook, and the config a `commondir` or a
-   * `.git` file points it to — on the next `git status` of whoever works there, outside any sandbox.
-   * File tools have no business there: git itself keeps those files.
+   * `.git` file points it to — on the next `git status` of whoever works there, outside any sandbox,
+   * and `git status` enters nested repositories too. cli_execute checks a repository's config before
+   * it runs git, and git reads it again as it starts: a write between the two would run what the
+   * check never saw. File tools have no business there: git itself keeps those files.
    */
   checkChange(root: string, physicalDir: string, name: string, shown: string): void {
     // Folded on every platform: Linux mounts case-insensitive file systems too (vfat, CIFS, casefold ext4).
-    const fold = (segment: string) => segment.toLowerCase();
-    const [first] = relative(root, physicalDir).split(sep).filter(Boolean).map(fold);
-    if (first === '.git' || (first === undefined && fold(name) === '.git')) throw gitRefusal(shown);
+    const isGit = (segment: string) => segment.toLowerCase() === '.git';
+    if (isGit(name) || relative(root, physicalDir).split(sep).some(isGit)) throw gitRefusal(shown);
   }
 
   /** checkChange() for a whole path (its directory and its last segment). */
@@ -147,7 +148,7 @@ function stateRefusal(shown: string): PathRefusedError {
 function gitRefusal(shown: string): PathRefusedError {
   return new PathRefusedError(
     'FORGE_PATH_PROTECTED',
-    `path "${shown}" is in the repository's own files (.git), which file tools do not change`,
+    `path "${shown}" is in a repository's own files (.git), which file tools do not change`,
     'git runs the programs its files name (core.fsmonitor, filters, hooks) for whoever runs git here next, outside any sandbox; use git (cli_execute) for the repository, or change them yourself if you mean to',
   );
 }

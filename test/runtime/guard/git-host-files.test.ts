@@ -108,6 +108,47 @@ describe('the repository config and hooks', () => {
   });
 });
 
+describe('a nested repository (a submodule, a vendored repository), whose config git reads too', () => {
+  // cli_execute lists a nested repository's config before it runs git, and git reads it again as it starts:
+  // a write in between would run what the check never saw. Your own `git status` enters it as well.
+  let nested: string;
+  beforeEach(() => {
+    nested = join(work, 'vendor', 'lib');
+    mkdirSync(nested, { recursive: true });
+    execFileSync('git', ['init', '--quiet', nested]);
+    symlinkSync(join(nested, '.git'), join(work, 'to-nested-git'));
+  });
+
+  it.each(['vendor/lib/.git', 'vendor/../vendor/lib/.git', 'to-nested-git', '<work>/vendor/lib/.git'])('every writing tool refuses its config and hooks under %s', async (spelling) => {
+    const dir = spelling.replace('<work>', work);
+    const before = readFileSync(join(nested, '.git', 'config'), 'utf8');
+    refused(await harness.call('file_write', { path: `${dir}/config`, content: PLANTED_CONFIG }), 'file_write config');
+    refused(await harness.call('file_write', { path: `${dir}/hooks/pre-commit`, content: PLANTED_HOOK }), 'file_write hook');
+    refused(await harness.call('file_edit', { path: `${dir}/config`, old_string: '[core]', new_string: PLANTED_CONFIG }), 'file_edit');
+    refused(await harness.call('atomic_edit', { path: `${dir}/config`, edits: [{ old_string: '[core]', new_string: PLANTED_CONFIG }] }), 'atomic_edit');
+    refused(await harness.call('file_patch', { operations: [{ op: 'update', path: `${dir}/config`, content: PLANTED_CONFIG }] }), 'file_patch');
+    expect(readFileSync(join(nested, '.git', 'config'), 'utf8')).toBe(before);
+    expect(readdirSync(join(nested, '.git', 'hooks')).filter((name) => !name.endsWith('.sample'))).toEqual([]);
+  });
+
+  it('refuses to make a repository anywhere in the work dir: a .git directory or a .git file pointing at a git dir', async () => {
+    mkdirSync(join(work, 'evil'));
+    writeFileSync(join(work, 'evil', 'config'), PLANTED_CONFIG);
+    refused(await harness.call('file_write', { path: 'fresh/.git/config', content: PLANTED_CONFIG }), 'a new repository');
+    refused(await harness.call('file_write', { path: 'fresh/.GIT/config', content: PLANTED_CONFIG }), 'in another case');
+    refused(await harness.call('file_write', { path: 'sub/.git', content: `gitdir: ${join(work, 'evil')}\n` }), 'a .git file');
+    writeFileSync(join(work, 'pointer'), `gitdir: ${join(work, 'evil')}\n`);
+    refused(await harness.call('file_patch', { operations: [{ op: 'move', path: 'pointer', to: 'sub/.Git' }] }), 'moved into place');
+    for (const path of ['fresh/.git', 'fresh/.GIT', 'sub/.git', 'sub/.Git']) expect(existsSync(join(work, path)), path).toBe(false);
+  });
+
+  it('are still read, and the nested work tree is still written', async () => {
+    expect(await harness.value<{ content: string }>('file_read', { path: 'vendor/lib/.git/config' })).toMatchObject({ content: expect.stringContaining('[core]') });
+    expect(await harness.call('file_write', { path: 'vendor/lib/README.md', content: '# lib\n' })).toMatchObject({ ok: true });
+    expect(await harness.call('file_write', { path: 'vendor/lib/.gitignore', content: 'dist/\n' })).toMatchObject({ ok: true });
+  });
+});
+
 describe('a work dir that is not a repository yet', () => {
   it('refuses a .git/config or a hook that would make it one, and leaves no .git behind', async () => {
     const bare = join(tempDir('forge-git-none-'), 'work');
