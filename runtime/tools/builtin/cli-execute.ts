@@ -1,7 +1,10 @@
 import { homedir } from 'node:os';
+import { basename } from 'node:path';
+import { RunTurns } from '../../exec/run-turns.ts';
 import { commandOutput, outputTail, runCommand } from '../../exec/run-command.ts';
 import { checkArguments, checkBinary, resolveAllowlist, SHELLS } from '../../guard/command-guard.ts';
 import { checkLaunch } from '../../guard/launcher-check.ts';
+import { policyFor } from '../../guard/launcher-policy.ts';
 import { launcherPolicyText } from '../../guard/launcher-policy-text.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -58,6 +61,7 @@ export default defineBuiltin({
     for (const name of allowlist.missing) host.log.warn(`cli_execute: allowed binary "${name}" was not found on PATH`);
     for (const name of allowlist.shells) host.log.warn(`cli_execute: allowed binary "${name}" is a shell interpreter and will never run`);
     const guard = new PathGuard(host.workDir);
+    const turns = new RunTurns();
     return {
       async execute(args, ctx) {
         const root = guarded(guard, '.');
@@ -69,27 +73,33 @@ export default defineBuiltin({
         const refusal = checkArguments(args.args, { workDir, home, binary });
         if (refusal) return fail(refusal.code, refusal.message, refusal.hint);
         const env = toolEnvironment({ workDir, passthrough: config.env_passthrough, parent: host.env });
-        const launch = await checkLaunch(binary, args.args, { allowlist, workDir, home, env });
-        if ('code' in launch) return fail(launch.code, launch.message, launch.hint);
-        if (args.timeout !== undefined && args.timeout > config.timeout) {
-          return fail('FORGE_CLI_TIMEOUT_LIMIT', `timeout ${args.timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of cli_execute in forge.yaml, or ask for less');
-        }
-        const timeoutMs = Math.round((args.timeout ?? config.timeout) * 1000);
-        const result = await runCommand({
-          command: binary.path,
-          args: launch.args,
-          cwd: workDir,
-          env: { ...env, ...launch.env },
-          stdin: args.stdin,
-          timeoutMs,
-          signal: ctx.signal,
-          maxOutputBytes: config.max_output_bytes,
+        // git's turn is its own from its config check to its end (run-turns.ts); a wrapper may run git.
+        const policy = policyFor(binary.name, basename(binary.path), basename(binary.real));
+        const alone = policy !== undefined && (policy.programs.includes('git') || policy.wrapper !== undefined);
+        return turns.run(alone, async () => {
+          if (ctx.signal.aborted) return fail('FORGE_TOOL_CANCELLED', `${binary.name} was not started: the call ended while it waited for git to finish`);
+          const launch = await checkLaunch(binary, args.args, { allowlist, workDir, home, env });
+          if ('code' in launch) return fail(launch.code, launch.message, launch.hint);
+          if (args.timeout !== undefined && args.timeout > config.timeout) {
+            return fail('FORGE_CLI_TIMEOUT_LIMIT', `timeout ${args.timeout} s is above the configured limit of ${config.timeout} s`, 'raise config.timeout of cli_execute in forge.yaml, or ask for less');
+          }
+          const timeoutMs = Math.round((args.timeout ?? config.timeout) * 1000);
+          const result = await runCommand({
+            command: binary.path,
+            args: launch.args,
+            cwd: workDir,
+            env: { ...env, ...launch.env },
+            stdin: args.stdin,
+            timeoutMs,
+            signal: ctx.signal,
+            maxOutputBytes: config.max_output_bytes,
+          });
+          if (result.spawnError) return fail('FORGE_CLI_SPAWN', `"${binary.name}" (${binary.path}) could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
+          if (result.timedOut) {
+            return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', outputTail(result));
+          }
+          return ok(commandOutput(result));
         });
-        if (result.spawnError) return fail('FORGE_CLI_SPAWN', `"${binary.name}" (${binary.path}) could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
-        if (result.timedOut) {
-          return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', outputTail(result));
-        }
-        return ok(commandOutput(result));
       },
     };
   },

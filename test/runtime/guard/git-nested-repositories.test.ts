@@ -158,3 +158,26 @@ describe('git subcommands as checked are the ones run', () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe('a config written between the check and git\'s own read, in a bounded race', () => {
+  // The check reads the nested repository's config, then git reads it again as it starts. Another
+  // program run meanwhile — here git itself, setting an alias — would have git run what the check never
+  // saw. Each round starts both calls at once; git's turn is its own from its check to its end.
+  it('never runs an alias set by a call running alongside', async () => {
+    git(work, 'init', '-q', 'sub');
+    const configFile = join(work, 'sub', '.git', 'config');
+    const harmless = readFileSync(configFile, 'utf8');
+    for (let round = 0; round < 60 && !existsSync(marker); round++) {
+      writeFileSync(configFile, harmless); // as before the round: no alias
+      const [setting, running] = await Promise.all([
+        t.call('cli_execute', { binary: 'git', args: ['-C', 'sub', 'config', 'alias.pwn', `!touch ${marker}`] }),
+        t.call('cli_execute', { binary: 'git', args: ['-C', 'sub', 'pwn'] }),
+      ]);
+      expect(setting.ok, JSON.stringify(setting)).toBe(true);
+      // Either git ran first (no such command yet) or the check saw the alias and refused.
+      if (running.ok) expect((running.value as { exit_code: number }).exit_code, JSON.stringify(running)).not.toBe(0);
+      else expect(running.error.code).toBe('FORGE_CLI_LAUNCHER');
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+});
