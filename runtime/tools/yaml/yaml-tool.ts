@@ -168,22 +168,34 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
 
 const CONTINUE_HINT = 'add continue-on-error: true to the step to go on after a failure';
 
+/**
+ * Codes that describe a call rather than what came of it: passed on as the meta-tool's own, they would
+ * tell its caller that the meta-tool is unknown, or that the caller's arguments were wrong.
+ */
+const CALL_CODES: ReadonlySet<string> = new Set(['FORGE_TOOL_UNKNOWN', 'FORGE_TOOL_ARGS', 'FORGE_TOOL_NOT_COMPOSED']);
+
 function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResult {
   const error = result.error ?? { code: 'FORGE_YAML_STEP_EXIT', message: 'failed' };
+  // A tool of one action (bash: with no steps:) has one step, named for no one: its failure is the tool's.
+  const where = step.path.length === 0 ? `tool "${tool}" failed` : `tool "${tool}" failed at step "${step.name}"`;
+  const steps = step.path.length > 0;
   if (step.action.kind === 'tool') {
+    const callee = step.action.tool;
     // The inner code says what went wrong (FORGE_APPROVAL_REQUIRED, FORGE_TOOL_TIMEOUT...); the message says where.
+    const inner = error.message.startsWith(`tool "${callee}" `) ? error.message : `tool "${callee}" failed: ${error.message}`;
+    const missing = error.code === 'FORGE_TOOL_UNKNOWN';
     return fail(
-      error.code,
-      `tool "${tool}" failed at step "${step.name}": tool "${step.action.tool}" failed: ${error.message}`,
-      error.hint ?? CONTINUE_HINT,
+      CALL_CODES.has(error.code) ? 'FORGE_YAML_STEP_FAILED' : error.code,
+      `${where}: ${inner}`,
+      missing ? `the step calls a tool this agent does not have (removed or renamed since?): bring it back, or change the step` : (error.hint ?? (steps ? CONTINUE_HINT : undefined)),
       [error.code, error.details].filter(Boolean).join('\n'),
     );
   }
   const stderr = result.stderr.trim();
   return fail(
     error.code === 'FORGE_YAML_STEP_EXIT' ? 'FORGE_YAML_STEP_FAILED' : error.code,
-    `tool "${tool}" failed at step "${step.name}": ${error.message}`,
-    error.hint ?? (error.code === 'FORGE_YAML_STEP_EXIT' ? CONTINUE_HINT : undefined),
+    `${where}: ${error.message}`,
+    error.hint ?? (error.code === 'FORGE_YAML_STEP_EXIT' && steps ? CONTINUE_HINT : undefined),
     stderr || undefined,
   );
 }

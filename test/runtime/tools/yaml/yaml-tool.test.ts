@@ -206,7 +206,28 @@ describe('meta-tools: steps that call tools', () => {
     });
     const error = errorOf(await r.execute('outer', {}));
     expect(error.code).toBe('FORGE_YAML_STEP_FAILED');
-    expect(error.message).toBe('tool "outer" failed at step "call": tool "broken" failed: tool "broken" failed at step "main": exited with code 1: disk full');
+    // Said once: the inner tool's own message already names it, and a tool of one action has no step to name.
+    expect(error.message).toBe('tool "outer" failed at step "call": tool "broken" failed: exited with code 1: disk full');
+  });
+
+  it('gives a tool of one action its failure without a step name, and no continue-on-error hint (it has no steps:)', async () => {
+    const r = yamlRegistry(tempDir(), { broken: { description: 'Broken.', bash: 'echo "disk full" >&2; exit 1' } });
+    const error = errorOf(await r.execute('broken', {}));
+    expect(error).toMatchObject({ code: 'FORGE_YAML_STEP_FAILED', message: 'tool "broken" failed: exited with code 1: disk full', details: 'disk full' });
+    expect(error.hint).toBeUndefined();
+  });
+
+  it("answers a step calling a tool that is gone as the meta-tool's failure, never as the meta-tool being unknown", async () => {
+    const r = yamlRegistry(tempDir(), {
+      helper: { description: 'Helper.', bash: 'echo hi' },
+      outer: { description: 'Outer.', steps: [{ name: 'call', tool: 'helper' }] },
+    });
+    r.unregister('helper');
+    const error = errorOf(await r.execute('outer', {}));
+    expect(error.code).toBe('FORGE_YAML_STEP_FAILED');
+    expect(error.message).toMatch(/^tool "outer" failed at step "call": tool "helper" failed: no tool named "helper"/);
+    expect(error.hint).toBe('the step calls a tool this agent does not have (removed or renamed since?): bring it back, or change the step');
+    expect(error.details).toMatch(/^FORGE_TOOL_UNKNOWN/);
   });
 
   it('refuses a cycle at run time', async () => {
