@@ -17,7 +17,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { error, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { python3WithoutAsking, resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
-import { guessedImportNames, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { guessedImportNames, knownDistributionFor, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import { projectVenvDir, venvPython } from './project-venv.ts';
 
 const CHECK = String.raw`
@@ -172,8 +172,11 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
     const local = localModules([dirname(result.file), ...options.toolDirs], listed);
     for (const imp of result.imports) {
       if (known.has(imp.name) || local.has(imp.name) || declared.has(imp.name)) continue;
+      // The package to name: the one the project venv says provides it, a known one (yaml → pyyaml), else the import's own name.
+      const distribution = output.installed[imp.name]?.[0] ?? knownDistributionFor(imp.name);
+      const which = distribution ? `"${distribution}" (it provides "${imp.name}")` : 'the package that provides it';
       diagnostics.push(
-        error('FORGE_PY_IMPORT', `"${imp.name}" is neither in the standard library nor declared`, { file, line: imp.line, column: imp.col }, `declare the package that provides it in a PEP 723 block at the top of the file (# /// script, # dependencies = ["${imp.name}"], # ///) or in requirements.txt`),
+        error('FORGE_PY_IMPORT', `"${imp.name}" is neither in the standard library nor declared`, { file, line: imp.line, column: imp.col }, `declare ${which} in a PEP 723 block at the top of the file (# /// script, # dependencies = ["${distribution ?? imp.name}"], # ///) or in requirements.txt`),
       );
     }
   }

@@ -59,9 +59,18 @@ describe('imports', () => {
     expect(validate.stderr).toContain('tools/fetch.py:11:5 FORGE_PY_IMPORT "requests" is neither in the standard library nor declared');
     expect(validate.stderr).toContain('# dependencies = ["requests"]');
     expect(validate.stderr).not.toContain('"json"');
+    expect(validate.stderr).toContain('declare the package that provides it');
     const build = await forge(['build'], dir);
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('FORGE_PY_IMPORT');
+  });
+
+  it('names the package to declare where it is not the import\'s own name (yaml is PyYAML, PIL is Pillow)', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/pics.py': `${doc('pics')}import yaml\nfrom PIL import Image\n\ndef execute(args):\n    return 1\n` });
+    const validate = await forge(['validate'], dir);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('declare "pyyaml" (it provides "yaml") in a PEP 723 block at the top of the file (# /// script, # dependencies = ["pyyaml"], # ///)');
+    expect(validate.stderr).toContain('declare "pillow" (it provides "PIL")');
   });
 
   it('accepts declared packages, local modules, and optional imports', async () => {

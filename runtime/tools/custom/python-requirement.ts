@@ -34,3 +34,12 @@ export function guessedImportNames(distribution: string): string[] {
   const normal = normalizeDistribution(distribution);
   return KNOWN_IMPORTS[normal] ?? [normal.replace(/-/g, '_')];
 }
+
+/**
+ * The distribution to declare for a top-level import name, where it is not the import's own name
+ * (`yaml` → pyyaml, `PIL` → pillow); undefined when unknown or ambiguous (`google` is many packages).
+ */
+export function knownDistributionFor(importName: string): string | undefined {
+  if (importName === 'google') return undefined;
+  return Object.entries(KNOWN_IMPORTS).find(([distribution, imports]) => imports.includes(importName) && !distribution.endsWith('-headless') && distribution !== importName)?.[0];
+}
