@@ -212,6 +212,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_TOOL_DIR_MISSING: { severity: 'warning', when: 'build', meaning: 'tool directory ... does not exist' },
   FORGE_TOOL_EXIT: { severity: 'error', when: 'run', meaning: 'the tool exited with a failure' },
   FORGE_TOOL_FAILED: { severity: 'error', when: 'run', meaning: 'tool ... failed: ...' },
+  FORGE_TOOL_IN_USE: { severity: 'error', when: 'build', meaning: 'forge tool remove keeps a tool other tools of the project call (--force removes it anyway)' },
   FORGE_TOOL_NAME: { severity: 'error', when: 'build', meaning: 'a tool name is empty, too long, or has characters other than letters, digits, _ and -' },
   FORGE_TOOL_NOT_YAML: { severity: 'error', when: 'build', meaning: 'forge tool remove writes only YAML tools; the tool is a Python or TypeScript file' },
   FORGE_TOOL_NOT_APPROVED: { severity: 'error', when: 'run', meaning: 'the call to ... was not approved...' },

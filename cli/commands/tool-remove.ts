@@ -9,11 +9,12 @@ import { loadProjectForCli } from '../project-loader.ts';
 import { color as c, errColor } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool remove NAME [--scope local|user|global] [-l|-u|-g] [--json]
+export const usage = `usage: forge tool remove NAME [--scope local|user|global] [-l|-u|-g] [--force] [--json]
 
 Deletes a YAML tool's file from a scope (default: local, the project's
-tool_dirs). Python and TypeScript tools are yours to delete. Tools of the
-project that call the removed tool are named, since they will stop working.
+tool_dirs). Python and TypeScript tools are yours to delete. A tool other
+tools of the project call is kept, and they are named: they would stop
+working. --force removes it anyway.
 
 examples:
   forge tool remove greet
@@ -21,7 +22,7 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS }, 1);
+  const { values, positionals } = parseCommand(argv, { ...SCOPE_OPTIONS, force: { type: 'boolean', default: false } }, 1);
   const chosen = chosenScope(values);
   if (chosen === 'any') throw new UsageError('remove deletes from one scope', 'choose local, user or global');
   if (!positionals[0]) throw new UsageError('missing tool name');
@@ -35,8 +36,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { found } = search;
   if (found.kind !== 'yaml') return fail('FORGE_TOOL_NOT_YAML', `${found.display} is a ${found.kind} tool; Forge only removes the YAML tools it can write`, `delete ${found.display} yourself`);
-  rmSync(found.path);
   const dependents = (project?.tools ?? []).filter((t) => t.spec.composedOf?.includes(name) && t.spec.name !== name).map((t) => t.spec.name);
+  // Deleting what other tools call breaks them: said before anything is lost, and done only when asked twice.
+  if (dependents.length && !values.force) {
+    return fail('FORGE_TOOL_IN_USE', `${dependents.join(', ')} ${dependents.length === 1 ? 'calls' : 'call'} ${name}; removing it would make ${dependents.length === 1 ? 'it' : 'them'} fail`, `change ${dependents.length === 1 ? 'that tool' : 'those tools'} first, or pass --force to remove ${name} anyway`);
+  }
+  rmSync(found.path);
   if (values.json) {
     process.stdout.write(JSON.stringify({ ok: true, name, scope: found.scope, path: found.path, dependents }, null, 2) + '\n');
     return 0;

@@ -178,7 +178,7 @@ describe('forge tool add / get / list / remove', () => {
     expect(typo.stderr).toContain('did you mean "greet"?');
   });
 
-  it('removes only YAML tools, and names the tools that called the removed one', async () => {
+  it('removes only YAML tools, and keeps one other tools call unless --force, naming them', async () => {
     const dir = writeProject({
       'forge.yaml': minimalConfig(),
       'tools/greet.yaml': GREET,
@@ -188,9 +188,15 @@ describe('forge tool add / get / list / remove', () => {
     const py = await forge(['tool', 'remove', 'mine'], dir, scopes().env);
     expect(py.code).toBe(1);
     expect(py.stderr).toContain('delete tools/mine.py yourself');
-    const removed = await forge(['tool', 'remove', 'greet'], dir, scopes().env);
+    const kept = await forge(['tool', 'remove', 'greet'], dir, scopes().env);
+    expect(kept.code).toBe(1);
+    expect(kept.stderr).toContain('FORGE_TOOL_IN_USE twice calls greet; removing it would make it fail');
+    expect(kept.stderr).toContain('hint: change that tool first, or pass --force to remove greet anyway');
+    expect(existsSync(join(dir, 'tools', 'greet.yaml'))).toBe(true);
+    const removed = await forge(['tool', 'remove', 'greet', '--force'], dir, scopes().env);
     expect(removed.code).toBe(0);
     expect(removed.stderr).toContain('these tools call greet and will fail until it is back: twice');
+    expect(existsSync(join(dir, 'tools', 'greet.yaml'))).toBe(false);
   });
 
   it('notes tools made for other platforms in list --all, and will not run them', async () => {
