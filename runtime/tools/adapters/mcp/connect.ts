@@ -92,7 +92,7 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
     await stop();
     // Let the process's last words arrive before quoting them.
     await new Promise((r) => setTimeout(r, 20));
-    throw toConnectError(server, err, stderr.trim(), ctx.inBundle);
+    throw toConnectError(server, err, stderr.trim(), ctx.inBundle, ctx.env);
   }
 }
 
@@ -134,7 +134,7 @@ async function listAllTools(client: Client, timeout: number): Promise<RemoteTool
   return tools;
 }
 
-function toConnectError(server: McpServerSettings, err: unknown, stderr: string, inBundle = false): McpConnectError {
+function toConnectError(server: McpServerSettings, err: unknown, stderr: string, inBundle = false, env: NodeJS.ProcessEnv = {}): McpConnectError {
   if (err instanceof EgressRefusedError) return new McpConnectError(server.name, err.message, err.refusal.hint);
   const e = err as NodeJS.ErrnoException;
   const details = stderr || undefined;
@@ -146,10 +146,23 @@ function toConnectError(server: McpServerSettings, err: unknown, stderr: string,
   const hint =
     server.transport === 'stdio'
       ? inBundle
-        ? `its stderr is above; FORGE_VERBOSE=1 node runtime.mjs tools starts it again${server.package ? ` (pinned ${server.package.name}@${server.package.version}: install it where FORGE_MCP_PACKAGES points to start without the network)` : ''}`
+        ? `its stderr is above; FORGE_VERBOSE=1 node runtime.mjs tools starts it again${pinnedHint(server, env)}`
         : `run \`forge mcp test ${server.name}\` to see what the server prints`
       : `check that ${server.url} is a Streamable HTTP MCP endpoint and reachable`;
   return new McpConnectError(server.name, message, hint, details);
+}
+
+/**
+ * What a pinned server's failure says of where it came from: one installed here started and stopped by
+ * itself (its arguments or environment: a directory that is not there), one that is not was fetched by npx.
+ */
+function pinnedHint(server: McpServerSettings, env: NodeJS.ProcessEnv): string {
+  const pinned = server.package;
+  if (!pinned) return '';
+  const installed = pinnedCommand(server, env)?.command === process.execPath;
+  return installed
+    ? ` (the installed ${pinned.name}@${pinned.version} started and exited: look at its arguments in forge.yaml, such as a directory that is not there from this work dir)`
+    : ` (pinned ${pinned.name}@${pinned.version}, not installed here: npx fetched it; install it where FORGE_MCP_PACKAGES points to start without the network)`;
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {

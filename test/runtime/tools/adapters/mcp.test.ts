@@ -222,6 +222,29 @@ describe('start-up', () => {
 });
 
 describe('a server the build pinned (npx PACKAGE), started from the installed package', () => {
+  const pinnedFilesystem = (dir: string): McpServerSettings => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/package.json'), 'utf8')) as { version: string };
+    return {
+      name: 'fs', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', dir], timeout_ms: 20_000, required: true,
+      package: { name: '@modelcontextprotocol/server-filesystem', version, bin: 'dist/index.js', args: [dir] },
+    };
+  };
+  const failureOf = async (server: McpServerSettings, env: NodeJS.ProcessEnv) => {
+    const connections = new McpConnections([server], { http: loopbackOnly(), env, log: silentLogger, workDir: tempDir(), inBundle: true });
+    try {
+      return await connections.session('fs').then(() => undefined, (err: unknown) => err as { message: string; hint?: string });
+    } finally {
+      await connections.close();
+    }
+  };
+
+  it('says an installed server that exits at start stopped by itself (its arguments), not that the network or FORGE_MCP_PACKAGES is to blame', async () => {
+    const missing = join(tempDir('forge-pinned-'), 'not-there');
+    const installed = await failureOf(pinnedFilesystem(missing), { ...process.env, FORGE_MCP_PACKAGES: join(repoRoot, 'node_modules') });
+    expect(installed?.hint).toMatch(/the installed @modelcontextprotocol\/server-filesystem@[\d.]+ started and exited: look at its arguments in forge\.yaml/);
+    expect(installed?.hint).not.toContain('FORGE_MCP_PACKAGES');
+  });
+
   it("reads the ${VAR}s of its arguments when it starts, as an unpinned server's", async () => {
     const data = tempDir('forge-pinned-data-');
     const { version } = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@modelcontextprotocol/server-filesystem/package.json'), 'utf8')) as { version: string };
