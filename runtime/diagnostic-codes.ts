@@ -122,6 +122,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_HTTP_ABORTED: { severity: 'error', when: 'run', meaning: 'the outbound request was cancelled' },
   FORGE_HTTP_NETWORK: { severity: 'error', when: 'run', meaning: 'the outbound request failed on the network' },
   FORGE_HTTP_REDIRECTS: { severity: 'error', when: 'run', meaning: 'the outbound request was redirected too many times' },
+  FORGE_HTTP_REFUSED: { severity: 'error', when: 'run', meaning: 'the outbound request, or a redirect it was sent, goes where its caller\'s own list does not allow (a forged tool\'s fetch:HOST)' },
   FORGE_HTTP_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the outbound request timed out' },
   FORGE_HTTP_URL: { severity: 'error', when: 'run', meaning: 'the URL is not an http(s) URL' },
   FORGE_INSTALL_CONFLICT: { severity: 'error', when: 'build', meaning: 'forge tool install found two different tools of one name in a source and its dependencies' },

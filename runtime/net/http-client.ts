@@ -5,7 +5,8 @@
  *
  * - redirects are followed by hand (at most `maxRedirects`, default 10); a
  *   redirect to another origin drops every credential-bearing header (see
- *   isCredentialHeader), and every hop is checked by the egress policy;
+ *   isCredentialHeader), and every hop is checked by the egress policy and
+ *   by the caller's own `checkHop`, when it gives one;
  * - one deadline covers the whole exchange, redirects included;
  * - the response body is capped (`truncated` says so), and gzip, deflate and
  *   br bodies are decoded;
@@ -43,6 +44,14 @@ export interface HttpRequest {
   timeoutMs?: number;
   maxResponseBytes?: number;
   maxRedirects?: number;
+  /**
+   * The caller's own rule on where the request may go, over the egress
+   * policy's (a forged tool's `fetch:HOST` list): asked about the first URL
+   * and every redirect target before connecting there. A message refuses
+   * that hop, and the request fails with it (FORGE_HTTP_REFUSED). Checking
+   * the first URL alone would let a redirect leave the list.
+   */
+  checkHop?: (url: URL) => string | undefined;
   /** 'manual' hands a redirect response back unread instead of following it (fetch's `redirect: 'manual'`). */
   redirect?: 'follow' | 'manual';
   /**
@@ -76,7 +85,7 @@ export interface HttpStream {
 }
 
 export class HttpError extends ForgeError {
-  declare readonly code: 'FORGE_HTTP_TIMEOUT' | 'FORGE_HTTP_REDIRECTS' | 'FORGE_HTTP_URL' | 'FORGE_HTTP_NETWORK' | 'FORGE_HTTP_ABORTED';
+  declare readonly code: 'FORGE_HTTP_TIMEOUT' | 'FORGE_HTTP_REDIRECTS' | 'FORGE_HTTP_REFUSED' | 'FORGE_HTTP_URL' | 'FORGE_HTTP_NETWORK' | 'FORGE_HTTP_ABORTED';
   constructor(message: string, code: HttpError['code']) {
     super(code, message);
   }
@@ -155,6 +164,8 @@ export class HttpClient {
       const redirects: string[] = [];
       const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
       for (;;) {
+        const refusal = req.checkHop?.(url);
+        if (refusal) throw new HttpError(redirects.length ? `redirected to ${url.href}, refused: ${refusal}` : refusal, 'FORGE_HTTP_REFUSED');
         const response = await this.send(url, method, headers, body, controller.signal);
         const status = response.statusCode ?? 0;
         const location = response.headers.location;

@@ -16,7 +16,8 @@ export interface TestServer {
   server: Server;
 }
 
-export async function startServer(handler: (req: IncomingMessage & { body: string }, res: ServerResponse) => unknown): Promise<TestServer> {
+/** `host`: another loopback address (127.0.0.2...) stands for a second machine, as Linux answers on all of 127/8. */
+export async function startServer(handler: (req: IncomingMessage & { body: string }, res: ServerResponse) => unknown, host = '127.0.0.1'): Promise<TestServer> {
   const requests: TestServer['requests'] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -31,7 +32,7 @@ export async function startServer(handler: (req: IncomingMessage & { body: strin
     }
   });
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, port, requests, server };
+  return { url: `http://${host}:${port}`, port, requests, server };
 }

@@ -88,15 +88,21 @@ function bridgeFor(allow: SandboxAllow, ctx: ToolContext, http: HttpClient): Bri
       return { ok: false, error: `"${r.url}" is not a URL` };
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, error: `fetch reaches http and https URLs only, not ${url.protocol}` };
-    if (!allow.hosts.includes(url.hostname.toLowerCase())) {
-      return { ok: false, error: `fetch to ${url.hostname} is not in the allowlist (allowed: ${allow.hosts.join(', ') || 'none'})` };
-    }
+    const checkHop = allowlistedHost(allow);
+    const refusal = checkHop(url);
+    if (refusal) return { ok: false, error: refusal };
     try {
       const headers = r.headers && typeof r.headers === 'object' ? Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)])) : {};
-      const response = await http.request({ url, method: String(r.method ?? 'GET'), headers, body: typeof r.body === 'string' ? r.body : undefined, maxResponseBytes: 256 * 1024, timeoutMs: 10_000, signal: ctx.signal });
+      // Every redirect target is checked too: an allowlisted host could otherwise send the code anywhere the egress policy allows.
+      const response = await http.request({ url, method: String(r.method ?? 'GET'), headers, body: typeof r.body === 'string' ? r.body : undefined, maxResponseBytes: 256 * 1024, timeoutMs: 10_000, signal: ctx.signal, checkHop });
       return { ok: true, value: { status: response.status, headers: response.headers, text: response.body.toString('utf8') } };
     } catch (err) {
       return { ok: false, error: (err as Error).message };
     }
   };
+}
+
+/** `fetch:HOST` as the HTTP client's per-hop check: the host name must be listed (any port of it, as the entry names no port). */
+function allowlistedHost(allow: SandboxAllow): (url: URL) => string | undefined {
+  return (url) => (allow.hosts.includes(url.hostname.toLowerCase()) ? undefined : `fetch to ${url.hostname} is not in the allowlist (allowed: ${allow.hosts.join(', ') || 'none'})`);
 }

@@ -183,6 +183,20 @@ describe('HttpClient', () => {
     expect(target.requests).toHaveLength(0);
   });
 
+  it("asks the caller's checkHop about the first URL and each redirect target, before connecting", async () => {
+    const target = await startServer((_req, res) => res.end('secret'));
+    const start = await startServer((_req, res) => res.writeHead(302, { location: `http://localhost:${target.port}/` }).end());
+    const asked: string[] = [];
+    const checkHop = (url: URL) => (asked.push(url.href), url.hostname === 'localhost' ? 'localhost is off the list' : undefined);
+    const error = await client.request({ url: start.url, checkHop }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toMatchObject({ code: 'FORGE_HTTP_REFUSED', message: `redirected to http://localhost:${target.port}/, refused: localhost is off the list` });
+    expect(asked).toEqual([`${start.url}/`, `http://localhost:${target.port}/`]);
+    expect(target.requests).toHaveLength(0);
+    await expect(client.request({ url: `http://localhost:${target.port}/`, checkHop })).rejects.toMatchObject({ code: 'FORGE_HTTP_REFUSED', message: 'localhost is off the list' });
+    expect(target.requests).toHaveLength(0);
+  });
+
   it('streams a body as it arrives', async () => {
     const server = await startServer(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
