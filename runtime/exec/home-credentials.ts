@@ -1,12 +1,16 @@
 /**
  * Where people keep credentials in their home directory: SSH and GPG keys,
- * cloud and cluster logins, registry and package-index tokens, password
- * stores, and shell histories (which hold pasted tokens). The sandbox hides
- * each that exists from every tool process, so a tool run by `forge run
- * --dev` on a laptop cannot read the user's keys.
+ * cloud, cluster, data-platform and deploy logins, registry and
+ * package-index tokens, AI coding agents' logins, password stores, and shell
+ * histories (which hold pasted tokens). The sandbox hides each that exists
+ * from every tool process, so a tool run by `forge run --dev` on a laptop
+ * cannot read the user's keys.
  *
  * A list rather than the whole home: interpreters and their packages live
- * there too (pyenv, nvm, conda, ~/.local), and tools need them.
+ * there too (pyenv, nvm, conda, ~/.local), and tools need them. For the same
+ * reason ~/.gitconfig stays readable: every git a tool runs reads it (a token
+ * someone put in it, an http.extraHeader, is not hidden; git's credential
+ * stores are).
  */
 import { homedir, userInfo } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
@@ -25,10 +29,47 @@ const CREDENTIAL_STORES = [
   '.kube',
   '.config/doctl',
   '.terraform.d',
+  '.terraformrc',
   '.vault-token',
   '.config/op',
   '.boto',
   '.s3cfg',
+  '.config/openstack',
+  '.config/hcloud',
+  '.config/linode-cli',
+  '.config/helm',
+  '.pulumi/credentials.json',
+  // private keys that decrypt a repository's secrets
+  '.config/sops/age/keys.txt',
+  // data platforms
+  '.databrickscfg',
+  '.snowflake',
+  '.config/snowflake',
+  '.kaggle/kaggle.json',
+  '.config/kaggle/kaggle.json',
+  // hosting and deploy CLIs
+  '.config/configstore/firebase-tools.json',
+  '.netlify/config.json',
+  '.config/netlify/config.json',
+  '.local/share/com.vercel.cli/auth.json',
+  '.fly/config.yml',
+  // flyctl's agent acts with the login it holds, for whoever reaches its socket
+  '.fly/fly-agent.sock',
+  '.wrangler/config/default.toml',
+  '.config/.wrangler/config/default.toml',
+  '.cloudflared',
+  '.railway/config.json',
+  '.supabase/access-token',
+  '.circleci/cli.yml',
+  '.sentryclirc',
+  '.config/stripe/config.toml',
+  '.config/ngrok/ngrok.yml',
+  '.ngrok2/ngrok.yml',
+  // AI coding agents' logins and API keys
+  '.claude/.credentials.json',
+  '.codex/auth.json',
+  '.gemini/oauth_creds.json',
+  '.config/github-copilot',
   // registries, package indexes, forges
   '.docker',
   '.dockercfg',
@@ -36,6 +77,13 @@ const CREDENTIAL_STORES = [
   '.npmrc',
   '.yarnrc.yml',
   '.pypirc',
+  // pip and conda configs hold index and channel URLs with a token in them; composer's and bundler's, tokens
+  '.pip/pip.conf',
+  '.config/pip/pip.conf',
+  '.condarc',
+  '.composer/auth.json',
+  '.config/composer/auth.json',
+  '.bundle/config',
   '.gem/credentials',
   '.cargo/credentials',
   '.cargo/credentials.toml',
@@ -46,6 +94,8 @@ const CREDENTIAL_STORES = [
   '.config/glab-cli',
   '.config/containers/auth.json',
   '.m2/settings.xml',
+  // the master password that decrypts settings.xml's
+  '.m2/settings-security.xml',
   '.gradle/gradle.properties',
   '.config/rclone',
   '.cache/huggingface/token',

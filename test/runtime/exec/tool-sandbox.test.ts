@@ -6,8 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { homeCredentialPaths } from '../../../runtime/exec/home-credentials.ts';
 import { probeSandbox } from '../../../runtime/exec/sandbox-probe.ts';
 import { installToolSandbox, resolverInPrivateMounts, toolProcessCommand, uninstallToolSandbox } from '../../../runtime/exec/tool-sandbox.ts';
 import { tempDir } from '../../helpers/project.ts';
@@ -84,6 +86,58 @@ describe('the credential stores of the agent\'s home', () => {
       expect(mounted).not.toContain(join(home, '.aws'));
     } finally {
       vi.unstubAllEnvs();
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
+
+/**
+ * The stores added to home-credentials.ts after its first list, each with a
+ * file as the tool would find it (inside the store when the store is a
+ * directory): every one must be unreadable from a tool process, so dropping
+ * an entry from the list fails here.
+ */
+const ADDED_STORES: { store: string; file: string }[] = [
+  ...['.terraformrc', '.pulumi/credentials.json', '.config/sops/age/keys.txt', '.databrickscfg', '.kaggle/kaggle.json', '.config/kaggle/kaggle.json'],
+  ...['.config/configstore/firebase-tools.json', '.netlify/config.json', '.config/netlify/config.json', '.local/share/com.vercel.cli/auth.json', '.fly/config.yml'],
+  ...['.wrangler/config/default.toml', '.config/.wrangler/config/default.toml', '.railway/config.json', '.supabase/access-token', '.circleci/cli.yml', '.sentryclirc'],
+  ...['.config/stripe/config.toml', '.config/ngrok/ngrok.yml', '.ngrok2/ngrok.yml', '.claude/.credentials.json', '.codex/auth.json', '.gemini/oauth_creds.json'],
+  ...['.pip/pip.conf', '.config/pip/pip.conf', '.condarc', '.composer/auth.json', '.config/composer/auth.json', '.bundle/config', '.m2/settings-security.xml'],
+].map((file) => ({ store: file, file }))
+  .concat([
+    { store: '.config/openstack', file: '.config/openstack/clouds.yaml' },
+    { store: '.config/hcloud', file: '.config/hcloud/cli.toml' },
+    { store: '.config/linode-cli', file: '.config/linode-cli/linode-cli' },
+    { store: '.config/helm', file: '.config/helm/repositories.yaml' },
+    { store: '.snowflake', file: '.snowflake/connections.toml' },
+    { store: '.config/snowflake', file: '.config/snowflake/config.toml' },
+    { store: '.cloudflared', file: '.cloudflared/cert.pem' },
+    { store: '.config/github-copilot', file: '.config/github-copilot/apps.json' },
+  ]);
+
+describe('the credential stores added to the list', () => {
+  it.each(ADDED_STORES)('$store is on it', ({ store }) => {
+    expect(homeCredentialPaths({ HOME: '/home/ada' })).toContain(`/home/ada/${store}`);
+  });
+
+  it('are each unreadable from a tool process, and so is flyctl\'s agent socket', async () => {
+    const home = tempDir('forge-home-', '/var/tmp');
+    for (const { file } of ADDED_STORES) {
+      mkdirSync(dirname(join(home, file)), { recursive: true });
+      writeFileSync(join(home, file), `secret of ${file}\n`);
+    }
+    const flyAgent = createNetServer();
+    await new Promise<void>((resolve) => flyAgent.listen(join(home, '.fly', 'fly-agent.sock'), resolve));
+    vi.stubEnv('HOME', home);
+    try {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+      // A hidden file reads as empty (/dev/null over it), one in a hidden directory not at all: either way, nothing.
+      const script = [...ADDED_STORES.map(({ file }) => `echo "${file}:$(cat ${join(home, file)} 2>/dev/null)"`), `[ -S ${join(home, '.fly', 'fly-agent.sock')} ] && echo "agent socket reachable" || true`].join('; ');
+      const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: '/' });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim().split('\n')).toEqual(ADDED_STORES.map(({ file }) => `${file}:`));
+    } finally {
+      vi.unstubAllEnvs();
+      flyAgent.close();
       installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
     }
   });
