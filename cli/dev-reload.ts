@@ -23,6 +23,7 @@ import { loadProject, type Project } from '../stages/load-project.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
+import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
 import { errorsByToolName } from './tool-file-errors.ts';
@@ -45,7 +46,7 @@ interface ReloadOptions {
 /** Resolves once the watcher is armed (so no save after it is missed); the result stops watching. */
 export async function watchForChanges(agent: SourceAgent, options: ReloadOptions): Promise<() => void> {
   const { config } = agent.project;
-  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map() };
+  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools) };
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
   const enqueue = (paths: string[]) => {
@@ -73,6 +74,8 @@ interface ReloadState {
   placeholders: WeakSet<Tool>;
   /** Which tool each file defined when it last loaded, to keep its name when it breaks. */
   fileOf: Map<string, string>;
+  /** The Python packages installed, and why the last install failed. */
+  python: DevPythonState;
 }
 
 const CODE = { python: new Set(['.py']), node: new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']) };
@@ -86,6 +89,12 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   const fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool.
   printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && paths.includes(t.file.absolute)) : fresh));
+  // Changed declarations install as the start does; a tool whose packages are not there answers with why, not an ImportError.
+  const python = await refreshProjectPython(state.python, project.config.root, fresh, (line) => options.log.info(line));
+  for (const tool of fresh) if (!tool.loadErrors && python.unavailable.has(tool.spec.name)) tool.loadErrors = python.unavailable.get(tool.spec.name);
+  const support = supportKinds(paths, project, state);
+  // Python processes started before the install run without the new packages (or another interpreter).
+  if (python.installed) support.add('python');
   const { resolved, code } = await resolveProject(project, { tools: fresh });
   // forge_tool adds the tools it forges to the running registry.
   const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
@@ -111,7 +120,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
   }
 
-  for (const tool of toRecreate(fresh, agent, state, supportKinds(paths, project, state))) {
+  for (const tool of toRecreate(fresh, agent, state, support)) {
     let next: Tool;
     if (tool.loadErrors) {
       const placeholder = unavailableTool(tool.spec.name, tool.loadErrors, tool.spec);

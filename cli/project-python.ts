@@ -4,7 +4,8 @@
  * (through FORGE_PYTHON). Prints the diagnostic and returns false when they
  * cannot be installed: the tool would fail at import.
  */
-import { DiagnosticError } from '../runtime/diagnostics.ts';
+import { DiagnosticError, type Diagnostic } from '../runtime/diagnostics.ts';
+import type { PythonDependencies } from '../runtime/manifest.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { collectPythonDependencies } from '../stages/python/python-dependencies.ts';
 import { ensureProjectVenv } from '../stages/python/project-venv.ts';
@@ -12,15 +13,26 @@ import { printDiagnostics } from './diagnostics-output.ts';
 import { errColor as c } from './terminal.ts';
 
 export async function prepareProjectPython(root: string, tools: readonly ProjectTool[], options: { quiet?: boolean } = {}): Promise<boolean> {
+  const problems = await installProjectPython(root, tools, options.quiet ? undefined : (line) => process.stderr.write(c.dim(`${line}\n`)));
+  printDiagnostics(problems);
+  return problems.length === 0;
+}
+
+/** The packages the tools declare (PEP 723 blocks, requirements.txt); none when they declare none. */
+export function declaredPythonPackages(root: string, tools: readonly ProjectTool[]): PythonDependencies | undefined {
   const files = [...new Set(tools.filter((t) => t.file?.kind === 'python' && !t.scope).map((t) => t.file!.absolute))];
-  const { dependencies } = collectPythonDependencies(root, files);
-  if (!dependencies) return true;
+  return collectPythonDependencies(root, files).dependencies;
+}
+
+/** Installs the declared packages (nothing when the environment already has them); the diagnostics say why not. */
+export async function installProjectPython(root: string, tools: readonly ProjectTool[], log?: (line: string) => void): Promise<Diagnostic[]> {
+  const dependencies = declaredPythonPackages(root, tools);
+  if (!dependencies) return [];
   try {
-    process.env.FORGE_PYTHON = await ensureProjectVenv(root, dependencies, { log: options.quiet ? undefined : (line) => process.stderr.write(c.dim(`${line}\n`)) });
-    return true;
+    process.env.FORGE_PYTHON = await ensureProjectVenv(root, dependencies, { log });
+    return [];
   } catch (err) {
     if (!(err instanceof DiagnosticError)) throw err;
-    printDiagnostics(err.diagnostics);
-    return false;
+    return err.diagnostics;
   }
 }

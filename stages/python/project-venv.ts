@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { error, DiagnosticError } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import { declarationSite } from './declaration-site.ts';
 import { requirementsText } from './python-dependencies.ts';
 
 const run = promisify(execFile);
@@ -59,7 +60,7 @@ export async function ensureProjectVenv(root: string, deps: PythonDependencies, 
   } catch (err) {
     const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message);
     if (/No module named pip/.test(stderr)) throw new DiagnosticError([error('FORGE_PYTHON_VENV', `${base} has no pip to install ${deps.dependencies.join(', ')} with`, {}, 'install pip (Debian: apt-get install python3-pip), or set FORGE_PYTHON to an interpreter that has it')]);
-    throw new DiagnosticError([pipDiagnostic(stderr, deps, env)]);
+    throw new DiagnosticError([pipDiagnostic(stderr, root, deps, env)]);
   } finally {
     rmSync(list, { force: true });
   }
@@ -67,15 +68,18 @@ export async function ensureProjectVenv(root: string, deps: PythonDependencies, 
   return python;
 }
 
-function pipDiagnostic(stderr: string, deps: PythonDependencies, env: NodeJS.ProcessEnv) {
+function pipDiagnostic(stderr: string, root: string, deps: PythonDependencies, env: NodeJS.ProcessEnv) {
   const notFound = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
   const where = env.PIP_FIND_LINKS ? `PIP_FIND_LINKS=${env.PIP_FIND_LINKS}` : env.PIP_INDEX_URL ? `PIP_INDEX_URL=${env.PIP_INDEX_URL}` : 'the package index (PyPI unless pip.conf says otherwise)';
   const offline = /Failed to establish a new connection|Temporary failure in name resolution|Network is unreachable|ConnectTimeout|Max retries exceeded/.test(stderr);
-  const declared = notFound ? deps.declared_in[deps.dependencies.find((d) => d.startsWith(notFound.replace(/[<>=!~;\[].*$/, ''))) ?? '']?.join(', ') : undefined;
+  const requirement = notFound ? deps.dependencies.find((d) => d.startsWith(notFound.replace(/[<>=!~;\[].*$/, ''))) : undefined;
+  const declaredIn = requirement ? deps.declared_in[requirement] ?? [] : [];
   const message = notFound
-    ? `cannot install the Python package ${notFound}${declared ? ` (declared in ${declared})` : ''}: ${offline ? 'the index cannot be reached' : 'not found'} in ${where}`
+    ? `cannot install the Python package ${notFound}${declaredIn.length ? ` (declared in ${declaredIn.join(', ')})` : ''}: ${offline ? 'the index cannot be reached' : 'not found'} in ${where}`
     : `pip could not install ${deps.dependencies.join(', ')}: ${lastLine(stderr)}`;
-  return error('FORGE_PYTHON_DEPS', message, {}, 'point pip at a source that has it: PIP_FIND_LINKS=DIR (a folder of wheels) or PIP_INDEX_URL=URL (a private index); the tool does not run without it');
+  // At the first place that declares it: the line to change if the name is wrong.
+  const at = requirement && declaredIn.length ? declarationSite(root, declaredIn[0], requirement) : {};
+  return error('FORGE_PYTHON_DEPS', message, at, 'point pip at a source that has it: PIP_FIND_LINKS=DIR (a folder of wheels) or PIP_INDEX_URL=URL (a private index); the tool does not run without it');
 }
 
 function lastLine(text: string): string {

@@ -60,6 +60,8 @@ describe('forge tool run with declared Python dependencies', () => {
     const { code, stderr } = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], dir, pipFrom(tempDir('forge-no-wheels-')));
     expect(code).toBe(1);
     expect(stderr).toContain('FORGE_PYTHON_DEPS cannot install the Python package forgetiny>=0.1 (declared in tools/greet.py)');
+    // At the line that declares it, with that line shown.
+    expect(stderr).toMatch(/tools\/greet\.py:4:6 FORGE_PYTHON_DEPS .*\n +4 │ #   "forgetiny>=0\.1",\n/);
     expect(stderr).toContain('PIP_FIND_LINKS');
     expect(stderr).not.toContain('Traceback');
   }, 120_000);
