@@ -8,6 +8,9 @@
  * module (a .py or .ts/.js file that is no tool) reloads the tools of its
  * language, since any of them may import it. A tool whose file stops loading
  * stays listed and answers calls with the diagnostic (unavailable-tool.ts).
+ * A change to forge.yaml's MCP servers or APIs connects the new set
+ * (dev-adapters.ts); a change to the declared Python packages installs them
+ * (dev-python.ts).
  */
 import { existsSync } from 'node:fs';
 import { extname, relative } from 'node:path';
@@ -23,6 +26,7 @@ import { loadProject, type Project } from '../stages/load-project.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
+import { adaptersAtStart, reconnectAdapters, type DevAdapterState } from './dev-adapters.ts';
 import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
@@ -46,7 +50,7 @@ interface ReloadOptions {
 /** Resolves once the watcher is armed (so no save after it is missed); the result stops watching. */
 export async function watchForChanges(agent: SourceAgent, options: ReloadOptions): Promise<() => void> {
   const { config } = agent.project;
-  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools) };
+  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest) };
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
   const enqueue = (paths: string[]) => {
@@ -76,6 +80,8 @@ interface ReloadState {
   fileOf: Map<string, string>;
   /** The Python packages installed, and why the last install failed. */
   python: DevPythonState;
+  /** The MCP servers and APIs the adapter runtime was made for. */
+  adapters: DevAdapterState;
 }
 
 const CODE = { python: new Set(['.py']), node: new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']) };
@@ -86,7 +92,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   const project = await loadProject({ configFile: options.configFile }, ctx).catch(() => undefined);
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
-  const fresh = filterTools(project.tools, { prod: false }).tools;
+  let fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool.
   printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && paths.includes(t.file.absolute)) : fresh));
   // Changed declarations install as the start does; a tool whose packages are not there answers with why, not an ImportError.
@@ -96,6 +102,9 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   // Python processes started before the install run without the new packages (or another interpreter).
   if (python.installed) support.add('python');
   const { resolved, code } = await resolveProject(project, { tools: fresh });
+  // A server added to (or removed from, or changed in) forge.yaml is connected as at start, not left to a restart.
+  const adapters = await reconnectAdapters(agent, state.adapters, resolved, code, fresh, options.log);
+  if (adapters.leftOut.size) fresh = fresh.filter((t) => !adapters.leftOut.has(t.spec.name));
   // forge_tool adds the tools it forges to the running registry.
   const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
   for (const tool of project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
@@ -120,7 +129,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
   }
 
-  for (const tool of toRecreate(fresh, agent, state, support)) {
+  for (const tool of toRecreate(fresh, agent, state, support, adapters.replaced)) {
     let next: Tool;
     if (tool.loadErrors) {
       const placeholder = unavailableTool(tool.spec.name, tool.loadErrors, tool.spec);
@@ -138,6 +147,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     }
     (swapIn(agent, next, tool.origin) ? report.changed : report.added).push(tool.spec.name);
   }
+  adapters.retireOld();
   agent.project = project;
   // The sources' tools, as a build's manifest has them: forged tools are no one's to publish (the agent card is open).
   agent.manifest.tools = agent.registry.list().filter((t) => !isForged(t)).map(toSpec);
@@ -172,13 +182,16 @@ function swapIn(agent: SourceAgent, tool: Tool, origin: string): boolean {
   return previous !== undefined;
 }
 
-/** Tools whose spec (which carries the source's hash) changed, that were unavailable, or whose helper modules changed; then whoever composes them. */
-function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState, support: Set<'python' | 'node'>): ProjectTool[] {
+/**
+ * Tools whose spec (which carries the source's hash) changed, that were unavailable, whose helper modules changed,
+ * or that are adapter tools of a replaced adapter runtime; then whoever composes them.
+ */
+function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState, support: Set<'python' | 'node'>, adaptersReplaced: boolean): ProjectTool[] {
   const picked = new Set<string>();
   for (const tool of fresh) {
     const current = agent.registry.get(tool.spec.name);
     const kind = tool.spec.source?.kind === 'python' ? 'python' : tool.spec.source && tool.spec.source.kind !== 'yaml' ? 'node' : undefined;
-    const same = current && !state.placeholders.has(current) && !tool.loadErrors && specKey(current) === specKey(tool.spec) && !(kind && support.has(kind));
+    const same = current && !state.placeholders.has(current) && !tool.loadErrors && specKey(current) === specKey(tool.spec) && !(kind && support.has(kind)) && !(adaptersReplaced && tool.spec.adapter);
     if (!same) picked.add(tool.spec.name);
   }
   // A meta-tool checked its composed tools when it was made: make it again against the new ones.

@@ -1,0 +1,75 @@
+/**
+ * Hot reload and forge.yaml's `mcp:` and `apis:` sections. The adapter
+ * runtime is made for one set of servers and APIs: a save that changes the
+ * set (a server added to a project that had none, one removed, its command
+ * changed) gets a new runtime, connected as the start connects it — a
+ * server that fails is reported and its tools are left out — and every
+ * adapter tool is made again on it. The old connections close once the
+ * calls running on them are done. A save that leaves the sections as they
+ * were keeps the connections (no server is restarted).
+ */
+import { runtimeFactories, type CodeSource, type ResolvedAgent } from '../runtime/assemble.ts';
+import { startAdapterTools, type AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
+import type { McpServerSettings } from '../runtime/tools/adapters/settings.ts';
+import type { Logger } from '../runtime/tools/model.ts';
+import type { ProjectTool } from '../stages/project-tool.ts';
+import { printDiagnostics } from './diagnostics-output.ts';
+import type { SourceAgent } from './source-agent.ts';
+
+/** The adapter settings the running runtime was made with. */
+export interface DevAdapterState {
+  servers: McpServerSettings[];
+  apis: string;
+}
+
+export function adaptersAtStart(manifest: ResolvedAgent['manifest']): DevAdapterState {
+  return { servers: manifest.mcp?.servers ?? [], apis: JSON.stringify(manifest.apis ?? []) };
+}
+
+export interface Reconnected {
+  /** The adapter runtime was replaced: every adapter tool must be made again on it. */
+  replaced: boolean;
+  /** Tools of servers that failed to connect (reported), left out as at start. */
+  leftOut: Set<string>;
+  /** Closes the old runtime once its tools' calls are done; call after the new tools are in. */
+  retireOld(): void;
+}
+
+export async function reconnectAdapters(agent: SourceAgent, state: DevAdapterState, resolved: ResolvedAgent, code: CodeSource, tools: readonly ProjectTool[], log: Logger): Promise<Reconnected> {
+  const servers = resolved.manifest.mcp?.servers ?? [];
+  const apis = JSON.stringify(resolved.manifest.apis ?? []);
+  const changes = serverChanges(state.servers, servers);
+  if (!changes.length && apis === state.apis) return { replaced: false, leftOut: new Set(), retireOld: () => {} };
+  state.servers = servers;
+  state.apis = apis;
+
+  const previous = agent.adapters;
+  const oldTools = agent.registry.list().filter((t) => t.adapter);
+  const { adapters } = runtimeFactories(resolved, code, { http: agent.http, log });
+  const started = await startAdapterTools(adapters, tools.map((t) => t.spec));
+  printDiagnostics(started.diagnostics);
+  if (changes.length) log.info(`mcp: ${changes.join('; ')}`);
+  const kept = new Set(started.specs.map((s) => s.name));
+  agent.adapters = adapters;
+  return {
+    replaced: true,
+    leftOut: new Set(tools.filter((t) => !kept.has(t.spec.name)).map((t) => t.spec.name)),
+    retireOld: () => void closeWhenIdle(agent, oldTools, previous),
+  };
+}
+
+async function closeWhenIdle(agent: SourceAgent, tools: Parameters<SourceAgent['registry']['whenIdle']>[0][], runtime: AdapterRuntime): Promise<void> {
+  await Promise.all(tools.map((t) => agent.registry.whenIdle(t)));
+  await runtime.close();
+}
+
+/** "fs added", "old removed", "db changed": what a save did to the servers. */
+function serverChanges(before: readonly McpServerSettings[], after: readonly McpServerSettings[]): string[] {
+  const was = new Map(before.map((s) => [s.name, JSON.stringify(s)]));
+  const is = new Map(after.map((s) => [s.name, JSON.stringify(s)]));
+  return [
+    ...[...is.keys()].filter((n) => !was.has(n)).map((n) => `${n} added`),
+    ...[...was.keys()].filter((n) => !is.has(n)).map((n) => `${n} removed`),
+    ...[...is.keys()].filter((n) => was.has(n) && was.get(n) !== is.get(n)).map((n) => `${n} changed`),
+  ];
+}

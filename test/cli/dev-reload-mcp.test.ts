@@ -1,0 +1,89 @@
+/**
+ * `forge run --dev` hot reload and forge.yaml's `mcp:` section, with the real
+ * filesystem MCP server: a server added to a project that had none at start
+ * is connected and its tools answer, without a restart; one removed takes
+ * its tools with it.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startAgentProcess } from '../helpers/agent-process.ts';
+import { filesystemServerScript } from '../helpers/mcp-servers.ts';
+import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
+
+const yamlTool = 'name: plain\ndescription: Echo a word.\ntags: [read]\nsteps:\n  - run: echo plain\n';
+const withFilesystem = (dir: string) =>
+  minimalConfig(`mcp:\n  servers:\n    - name: fs\n      transport: stdio\n      command: ${JSON.stringify(process.execPath)}\n      args: [${JSON.stringify(filesystemServerScript)}, ${JSON.stringify(dir)}]\n      tools: { allow: [read_text_file, list_directory] }\n`);
+
+const post = async (url: string, tool: string, args: unknown = {}) => {
+  const res = await fetch(`${url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
+  return { status: res.status, body: (await res.json()) as any };
+};
+/** Processes whose command line names `dir` (the filesystem server started for it). */
+const serversFor = (dir: string): number[] =>
+  readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return argv.includes(dir) && argv.some((a) => a.endsWith('server-filesystem/dist/index.js'));
+    } catch {
+      return false; // gone meanwhile
+    }
+  }).map(Number);
+
+async function until(probe: () => boolean, what: string, output: () => string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; server output:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const names = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+
+describe('forge run --dev and MCP servers in forge.yaml', () => {
+  it('connects a server added while it runs (the project had none at start), and drops its tools when it is removed', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/plain.yaml': yamlTool });
+    const data = join(project, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'note.txt'), 'hello from the filesystem server');
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
+    try {
+      writeFileSync(join(project, 'forge.yaml'), withFilesystem(data));
+      await agent.waitFor(/tools added [^\n]*fs__read_text_file/, 60_000);
+      expect(agent.output()).toContain('mcp: fs added');
+      const read = await post(agent.url, 'fs__read_text_file', { path: join(data, 'note.txt') });
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect(JSON.stringify(read.body.value)).toContain('hello from the filesystem server');
+      expect(await names(agent.url)).toEqual(['fs__list_directory', 'fs__read_text_file', 'plain']);
+      expect(serversFor(data).length).toBeGreaterThan(0);
+      // No line says the tools' server is not configured, as it was before it connected.
+      expect(agent.output()).not.toMatch(/not configured|cannot load fs__/);
+
+      writeFileSync(join(project, 'forge.yaml'), minimalConfig());
+      await agent.waitFor(/tools removed [^\n]*fs__read_text_file/, 60_000);
+      expect(agent.output()).toContain('mcp: fs removed');
+      expect(await names(agent.url)).toEqual(['plain']);
+      // Its process is stopped, not left running beside the agent.
+      await until(() => serversFor(data).length === 0, 'the filesystem server to stop', agent.output);
+      expect((await post(agent.url, 'plain')).body.value).toBe('plain');
+      expect(agent.child.exitCode).toBeNull();
+    } finally {
+      await agent.stop();
+    }
+  }, 180_000);
+
+  it('keeps the connections of servers a save leaves as they were: only the edited tool reloads', async () => {
+    const project = writeProject({ 'tools/plain.yaml': yamlTool });
+    const data = join(project, 'data');
+    mkdirSync(data);
+    writeFileSync(join(project, 'forge.yaml'), withFilesystem(data));
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
+    try {
+      writeFileSync(join(project, 'tools/plain.yaml'), yamlTool.replace('echo plain', 'echo edited'));
+      await agent.waitFor('tools reloaded plain\n', 60_000);
+      expect((await post(agent.url, 'plain')).body.value).toBe('edited');
+      expect(agent.output()).not.toMatch(/mcp: |reloaded [^\n]*fs__/);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+});
