@@ -13,7 +13,7 @@
  * (dev-python.ts).
  */
 import { existsSync } from 'node:fs';
-import { extname, relative } from 'node:path';
+import { extname, join, relative } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
@@ -21,6 +21,7 @@ import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
 import { checkSources } from '../stages/check-sources.ts';
+import { REQUIREMENTS_FILE } from '../stages/python/python-dependencies.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import { loadProject, type Project } from '../stages/load-project.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
@@ -66,8 +67,10 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
       (err: unknown) => options.log.warn(`reload failed: ${(err as Error).message}`),
     );
   };
-  const watcher = await watchSources([config.file, ...config.toolDirs.map((d) => d.absolute)], enqueue);
-  options.log.debug(`watching ${[config.file, ...config.toolDirs.map((d) => d.absolute)].map((p) => relative(process.cwd(), p) || p).join(', ')} for changes`);
+  // requirements.txt beside forge.yaml declares Python packages as a tool's # /// script block does.
+  const watched = [config.file, join(config.root, REQUIREMENTS_FILE), ...config.toolDirs.map((d) => d.absolute)];
+  const watcher = await watchSources(watched, enqueue);
+  options.log.debug(`watching ${watched.map((p) => relative(process.cwd(), p) || p).join(', ')} for changes`);
   // A tool file that was already broken at start is listed too (and answers with its error), as one that breaks later is.
   enqueue([]);
   return () => void watcher.close();

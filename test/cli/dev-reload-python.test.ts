@@ -85,4 +85,18 @@ describe('forge run --dev and declared Python packages', () => {
       await agent.stop();
     }
   }, 180_000);
+
+  it('installs what a saved requirements.txt beside forge.yaml declares, and the tool that needed it loads', async () => {
+    const needs = `"""\nTool: needs\nDescription: Uses a package requirements.txt declares.\nTags: read\n"""\nimport tinyextra\n\n\ndef execute(args):\n    return tinyextra.wrap("req")\n`;
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/plain.py': plain, 'tools/needs.py': needs });
+    const agent = await devServer(project);
+    try {
+      expect((await post(agent.url, 'needs')).status).not.toBe(200);
+      writeFileSync(join(project, 'requirements.txt'), 'tinyextra\n');
+      await until(async () => (await post(agent.url, 'needs')).body.value === '[req]', 'needs answering', agent);
+      expect(agent.output()).toContain('python: installing tinyextra');
+    } finally {
+      await agent.stop();
+    }
+  }, 180_000);
 });
