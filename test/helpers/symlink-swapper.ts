@@ -13,10 +13,16 @@ import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 
-export function startSymlinkSwapper(sw: string, target: string): ChildProcess {
+/**
+ * `dwellMs`: how long each of the two states (the directory in place, the link in place) is held. 0 swaps
+ * as fast as it can, which catches a window of microseconds; a check and a use milliseconds apart (a process
+ * started in between) are caught more often by states that last about as long, as an attacker would pace them.
+ */
+export function startSymlinkSwapper(sw: string, target: string, dwellMs = 0): ChildProcess {
   const script = `
     const fs = require('node:fs');
-    const [sw, dirParked, linkParked, target] = process.argv.slice(1);
+    const [sw, dirParked, linkParked, target, dwell] = process.argv.slice(1);
+    const hold = () => { if (+dwell > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, +dwell); };
     fs.symlinkSync(target, linkParked);
     const end = Date.now() + 60000;
     // The real directory is at sw or parked; while it is parked, a directory at sw is one the tool made.
@@ -29,20 +35,20 @@ export function startSymlinkSwapper(sw: string, target: string): ChildProcess {
       try { fs.renameSync(from, to); } catch { clearMadeByTool(); }
     };
     for (let i = 0; i < 5e6 && Date.now() < end; i++) {
-      move(sw, dirParked); move(linkParked, sw); move(sw, linkParked); move(dirParked, sw);
+      move(sw, dirParked); move(linkParked, sw); hold(); move(sw, linkParked); move(dirParked, sw); hold();
     }`;
   const dir = dirname(sw);
-  return spawn(process.execPath, ['-e', script, sw, join(dir, '.sw-dir'), join(dir, '.sw-link'), target], { stdio: 'ignore' });
+  return spawn(process.execPath, ['-e', script, sw, join(dir, '.sw-dir'), join(dir, '.sw-link'), target, String(dwellMs)], { stdio: 'ignore' });
 }
 
 /** For a test file: starts swappers, and kills the one still running after each test. */
-export function symlinkSwappers(): { start(sw: string, target: string): ChildProcess } {
+export function symlinkSwappers(): { start(sw: string, target: string, dwellMs?: number): ChildProcess } {
   let running: ChildProcess | undefined;
   afterEach(() => {
     if (running && running.exitCode === null) running.kill('SIGKILL');
     running = undefined;
   });
-  return { start: (sw, target) => (running = startSymlinkSwapper(sw, target)) };
+  return { start: (sw, target, dwellMs) => (running = startSymlinkSwapper(sw, target, dwellMs)) };
 }
 
 /**

@@ -1,10 +1,11 @@
 import fg from 'fast-glob';
+import { lstat } from 'node:fs/promises';
 import { PathGuard } from '../../guard/path-guard.ts';
+import { lookThroughVerifiedDirectories } from '../../guard/verified-entries.ts';
 import { defineBuiltin } from '../builtin/define.ts';
 import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { IgnoreTree } from './ignore-tree.ts';
-import { insideResults } from './inside-results.ts';
 import { SKIPPED_DIR_GLOBS, SKIPPED_DIRS } from './skipped-dirs.ts';
 
 export default defineBuiltin({
@@ -40,21 +41,22 @@ export default defineBuiltin({
         }
         const base = guarded(guard, path);
         if (isFailure(base)) return base;
-        let entries;
+        let paths: string[];
         try {
-          entries = await fg(pattern, { cwd: base.absolute, onlyFiles: true, followSymbolicLinks: false, stats: true, dot, ignore: [...SKIPPED_DIR_GLOBS], suppressErrors: true });
+          paths = await fg(pattern, { cwd: base.absolute, onlyFiles: true, followSymbolicLinks: false, dot, ignore: [...SKIPPED_DIR_GLOBS], suppressErrors: true });
         } catch (err) {
           return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" cannot be used: ${(err as Error).message}`);
         }
         const ignores = new IgnoreTree(guard, base.absolute);
         const kept = [];
-        for (const entry of entries) if (!(await ignores.ignored(entry.path, false))) kept.push(entry);
-        entries = kept;
-        entries.sort((a, b) => b.stats!.mtimeMs - a.stats!.mtimeMs || (a.path < b.path ? -1 : 1));
+        for (const path of paths) if (!(await ignores.ignored(path, false))) kept.push(path);
+        // fast-glob walked by path, so a directory swapped for a symlink mid-walk was walked where it led:
+        // each file is looked at again inside its verified directory, and what is shown comes from that look.
+        const looks = await lookThroughVerifiedDirectories(guard, base.absolute, kept, (through) => lstat(through));
+        const entries = kept.flatMap((path, i) => (looks[i]?.isFile() ? [{ path, info: looks[i] }] : []));
+        entries.sort((a, b) => b.info.mtimeMs - a.info.mtimeMs || (a.path < b.path ? -1 : 1));
         const prefix = base.relative === '.' ? '' : `${base.relative}/`;
-        const found = await insideResults(guard, entries.map((e) => ({ path: prefix + e.path, entry: e })));
-        entries = found.map((f) => f.entry);
-        const files = entries.slice(0, maxResults).map((e) => ({ path: prefix + e.path, size: e.stats!.size, modified: e.stats!.mtime.toISOString() }));
+        const files = entries.slice(0, maxResults).map((e) => ({ path: prefix + e.path, size: e.info.size, modified: e.info.mtime.toISOString() }));
         return ok({ files, total: entries.length, truncated: entries.length > maxResults });
       },
     };

@@ -10,7 +10,6 @@ import { searchWithJavaScript } from './grep/javascript-engine.ts';
 import { searchWithRipgrep } from './grep/ripgrep-engine.ts';
 import { SKIPPED_DIRS } from './skipped-dirs.ts';
 import { ALLOW_HARDLINKS_PROPERTY } from './file-access-config.ts';
-import { insideResults } from './inside-results.ts';
 
 export default defineBuiltin({
   spec: {
@@ -19,7 +18,7 @@ export default defineBuiltin({
       'Search file contents for a regular expression (or, with `fixed_strings`, a literal text) under `path` (a directory or one file; default the working directory).',
       'Uses ripgrep when it is available (its regex syntax) and a JavaScript search otherwise (JavaScript regex syntax; the common subset — classes, alternation, quantifiers, anchors, \\b, \\d, \\s, \\w — behaves the same). The `engine` field of the result says which ran.',
       `Both honour .gitignore and .ignore files in the searched tree, skip hidden files unless \`include_hidden\`, skip ${SKIPPED_DIRS.join(', ')} and binary files, and do not follow symlinks. \`include\` / \`exclude\` are globs (e.g. "*.ts", "src/**"); one without "/" matches a file name at any depth.`,
-      'Every match is checked against the working directory after the search (a file reached outside it, or hard-linked from elsewhere unless config allow_hardlinks, is dropped). The JavaScript search runs its regex in a worker thread stopped at the timeout, so a pattern that backtracks badly cannot hold up the server.',
+      'Every file is read through descriptors verified inside the working directory: ripgrep\'s matches are confirmed on such a read of their file (the line must be there, as ripgrep saw it) and their text and context come from it; a file reached outside, through a symlink, in .forge/, or hard-linked from elsewhere unless config allow_hardlinks, is dropped. The JavaScript search runs its regex in a worker thread stopped at the timeout, so a pattern that backtracks badly cannot hold up the server.',
       'Returns matches in path order with line numbers and `context` lines before and after, at most `max_results` (default 100; `truncated` says more exist). The search stops after `timeout` seconds (default 30) and returns what it found, with `timed_out` set.',
     ].join('\n'),
     category: 'builtin',
@@ -91,11 +90,7 @@ export default defineBuiltin({
         }
         // Paths relative to the working directory, whatever was searched.
         const prefix = guard.relativeOf(query.root);
-        const matches = await insideResults(
-          guard,
-          outcome.matches.map((m) => ({ ...m, path: prefix === '.' ? m.path : `${prefix}/${m.path}` })),
-          query.allowHardlinks,
-        );
+        const matches = outcome.matches.map((m) => ({ ...m, path: prefix === '.' ? m.path : `${prefix}/${m.path}` }));
         return ok({ engine: rg ? 'ripgrep' : 'javascript', matches, truncated: outcome.truncated, timed_out: outcome.timedOut });
       },
     };

@@ -12,7 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../runtime/tools/model.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { tools, type ToolHarness } from '../../helpers/tools.ts';
-import { symlinkSwappers } from '../../helpers/symlink-swapper.ts';
+import { swapping, symlinkSwappers } from '../../helpers/symlink-swapper.ts';
+import { rgPath } from '@vscode/ripgrep';
+import { findOnPath } from '../../../runtime/guard/command-guard.ts';
+import { installToolSandbox, uninstallToolSandbox } from '../../../runtime/exec/tool-sandbox.ts';
+import { probeSandbox } from '../../../runtime/exec/sandbox-probe.ts';
 
 const FILE_TOOLS = ['file_read', 'file_write', 'file_edit', 'file_patch', 'atomic_edit', 'glob_search', 'grep_search', 'directory_tree', 'local_file_browser'];
 
@@ -22,7 +26,7 @@ let outside: string;
 let harness: ToolHarness;
 
 /** Counts every attempt, so the closing note can give them. */
-export const attempts = { race: 0, braces: 0, hardlinks: 0, special: 0, ignoreFiles: 0 };
+export const attempts = { race: 0, walkRace: 0, braces: 0, hardlinks: 0, special: 0, ignoreFiles: 0 };
 
 beforeEach(async () => {
   base = tempDir('forge-escape-');
@@ -39,8 +43,8 @@ beforeEach(async () => {
 const swappers = symlinkSwappers();
 
 /** The swapper (test/helpers/symlink-swapper.ts) on work/sw, toward outside by default. */
-function startSwapper(target = outside): ChildProcess {
-  return swappers.start(join(work, 'sw'), target);
+function startSwapper(target = outside, dwellMs = 0): ChildProcess {
+  return swappers.start(join(work, 'sw'), target, dwellMs);
 }
 
 function messageOf(result: ToolResult): string {
@@ -112,6 +116,79 @@ describe('a path component swapped for a symlink to outside, in a bounded race',
     outsideUntouched();
     insideSurvived();
     expect(written).toBeGreaterThan(0);
+  });
+});
+
+describe('searches that walk by path (ripgrep, fast-glob), with a directory swapped for a symlink, in a bounded race', () => {
+  // rg starts in the searched directory (the spawn's chdir, or bwrap --chdir) and walks by path; fast-glob
+  // walks by path in this process: both go where a swapped symlink leads, and the name they report passes a
+  // check by name once the swap is undone. Whatever they found must be confirmed through verified descriptors.
+  async function race(tool: string, args: Record<string, unknown>, target: string, search: ToolHarness, check: (value: Record<string, unknown>) => void, rounds = 150) {
+    // Paced: the tool's check of sw and rg's start are a process spawn apart.
+    startSwapper(target, tool === 'grep_search' ? 1 : 0);
+    await swapping(join(work, 'sw'));
+    let answered = 0;
+    for (let i = 0; i < rounds; i++) {
+      attempts.walkRace++;
+      const result = await search.call(tool, args);
+      const text = JSON.stringify(result.ok ? result.value : result.error);
+      expect(text).not.toContain('EXFIL');
+      expect(text).not.toContain(target);
+      if (result.ok) {
+        answered++;
+        check(result.value as Record<string, unknown>);
+      }
+    }
+    // Not that the race was won (on a busy machine it may not be): that the search really ran, rounds long.
+    expect(answered).toBeGreaterThan(0);
+  }
+
+  describe.each(['off', 'on'] as const)('grep_search with ripgrep, sandbox %s', (sandbox) => {
+    beforeEach(async () => {
+      if (sandbox === 'on') {
+        const probe = await probeSandbox();
+        // Where bubblewrap cannot isolate, "on" would be the run above once more.
+        if (probe.isolation !== 'bubblewrap') return;
+        installToolSandbox(probe, { mode: 'auto' }, work);
+      }
+    });
+    afterEach(() => uninstallToolSandbox());
+
+    /** Outside, where the sandbox shows it too (it replaces /tmp with its own). */
+    function visibleOutside(): string {
+      const dir = tempDir('forge-escape-outside-', '/var/tmp');
+      writeFileSync(join(dir, 'secret.txt'), 'EXFIL secret line\n');
+      return dir;
+    }
+
+    it.each([
+      ['outside', visibleOutside],
+      ['in the state dir', () => join(work, '.forge')],
+    ])('never returns a line from a file %s', async (_where, target) => {
+      mkdirSync(join(work, '.forge', 'forged'), { recursive: true });
+      writeFileSync(join(work, '.forge', 'secret.txt'), 'EXFIL state secret line\n');
+      writeFileSync(join(work, '.forge', 'forged', 'tool.ts'), '// EXFIL forged secret text\n');
+      const rg = await tools(['grep_search'], { workDir: work, config: { grep_search: { engine: 'ripgrep', ripgrep_path: findOnPath('rg', process.env.PATH ?? '') ?? rgPath } } });
+      // Fewer rounds in the sandbox: each bubblewrap start takes tens of milliseconds.
+      const rounds = sandbox === 'on' ? 50 : 150;
+      await race('grep_search', { pattern: 'secret|text', path: 'sw', include_hidden: true, context: 1 }, target(), rg, (value) => {
+        expect(value.engine).toBe('ripgrep');
+        for (const match of value.matches as { path: string; text: string }[]) expect(match).toMatchObject({ path: 'sw/secret.txt', text: 'INSIDE text line' });
+      }, rounds);
+    });
+  });
+
+  it.each([
+    ['outside', () => outside],
+    ['in the state dir', () => join(work, '.forge')],
+  ])('glob_search never lists a file %s, nor its size or time', async (_where, target) => {
+    writeFileSync(join(outside, 'EXFIL-only-outside.txt'), 'x'.repeat(1000));
+    mkdirSync(join(work, '.forge', 'forged'), { recursive: true });
+    writeFileSync(join(work, '.forge', 'forged', 'EXFIL-tool.ts'), 'x'.repeat(1000));
+    writeFileSync(join(work, '.forge', 'secret.txt'), 'x'.repeat(1000));
+    await race('glob_search', { pattern: 'sw/**', include_hidden: true }, target(), harness, (value) => {
+      for (const file of value.files as { path: string; size: number }[]) expect(file).toMatchObject({ path: 'sw/secret.txt', size: 'INSIDE text line\n'.length });
+    });
   });
 });
 

@@ -1,13 +1,16 @@
 /**
  * grep_search with ripgrep: `rg --json`, read as it streams, stopped (with
- * its process group) once enough matches are in or the time is up.
+ * its process group) once enough matches are in or the time is up. What rg
+ * reports is only a list of candidate lines: each is confirmed on a verified
+ * read of its file before it is returned (confirmed-hits.ts).
  */
 import { spawn } from 'node:child_process';
 import { toolProcessCommand } from '../../../exec/tool-sandbox.ts';
 import { createInterface } from 'node:readline';
 import { killProcessTree } from '../../../exec/process-tree.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
-import { clipLine, GrepPatternError, withContext, type GrepMatch, type GrepOutcome, type GrepQuery } from './grep-query.ts';
+import { confirmHits, lineDigest, type RipgrepHit } from './confirmed-hits.ts';
+import { GrepPatternError, type GrepOutcome, type GrepQuery } from './grep-query.ts';
 
 interface RgText {
   text?: string;
@@ -19,78 +22,85 @@ interface RgMessage {
   data: { path?: RgText; lines?: RgText; line_number?: number };
 }
 
-export function ripgrepArgs(query: GrepQuery): string[] {
+/** rg's arguments for `query`, searching `target` ("-": standard input). Context lines are not asked for: they are read from the confirmed file. */
+export function ripgrepArgs(query: GrepQuery, target = query.file ?? '.'): string[] {
   const args = ['--json', '--no-config', '--sort', 'path', '--no-require-git', '--no-ignore-parent', '--no-ignore-global'];
   if (query.includeHidden) args.push('--hidden');
   if (query.caseInsensitive) args.push('--ignore-case');
   else args.push('--case-sensitive');
   if (query.fixedStrings) args.push('--fixed-strings');
-  if (query.context > 0) args.push('--context', String(query.context));
   for (const dir of SKIPPED_DIRS) args.push('--glob', `!${dir}/`);
   for (const glob of query.include) args.push('--glob', glob);
   for (const glob of query.exclude) args.push('--glob', `!${glob}`);
-  args.push('--regexp', query.pattern, '--', query.file ?? '.');
+  args.push('--regexp', query.pattern, '--', target);
   return args;
 }
 
-export function searchWithRipgrep(rgPath: string, query: GrepQuery): Promise<GrepOutcome> {
+export async function searchWithRipgrep(rgPath: string, query: GrepQuery): Promise<GrepOutcome> {
+  const run = await runRipgrep(rgPath, query, ripgrepArgs(query), query.root);
+  // 2 is any error: fatal only if the pattern or a glob is bad. Whether it is, is asked of an rg that reads
+  // nothing but empty input, so the message shown never names a file rg's walk met (perhaps outside).
+  if (run.code === 2 && run.hits.length === 0 && !run.stopped && !run.timedOut) {
+    const check = await runRipgrep(rgPath, query, ripgrepArgs(query, '-'), query.workDir);
+    if (check.code === 2) throw new GrepPatternError(check.stderr.trim().split('\n').slice(0, 6).join('\n') || 'ripgrep failed');
+  }
+  // rg was stopped after one hit more than asked for: confirmed, that one says more exist.
+  const confirmed = await confirmHits(query, run.hits);
+  return { matches: confirmed.slice(0, query.maxResults), truncated: confirmed.length > query.maxResults, timedOut: run.timedOut };
+}
+
+interface RipgrepRun {
+  hits: RipgrepHit[];
+  code: number | null;
+  stderr: string;
+  /** Stopped after maxResults + 1 hits. */
+  stopped: boolean;
+  timedOut: boolean;
+}
+
+function runRipgrep(rgPath: string, query: GrepQuery, args: string[], cwd: string): Promise<RipgrepRun> {
   return new Promise((resolve, reject) => {
     // In the agent's tool sandbox like every other tool process (nothing changes when none is installed).
-    const command = toolProcessCommand(rgPath, ripgrepArgs(query), { cwd: query.root });
-    const child = spawn(command.command, command.args, { cwd: query.root, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
-    const matches: GrepMatch[] = [];
-    let truncated = false;
-    let timedOut = false;
-    let stderr = '';
-    let file: { path: string; seen: Map<number, { text: string; match: boolean }>; matchCount: number } | undefined;
+    const command = toolProcessCommand(rgPath, args, { cwd });
+    const child = spawn(command.command, command.args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const run: RipgrepRun = { hits: [], code: null, stderr: '', stopped: false, timedOut: false };
+    let file: string | undefined;
 
     const onAbort = () => {
-      timedOut = true;
+      run.timedOut = true;
       killProcessTree(child);
     };
     if (query.signal.aborted) queueMicrotask(onAbort);
     else query.signal.addEventListener('abort', onAbort, { once: true });
 
-    const flush = () => {
-      if (file) matches.push(...withContext(file.path, file.seen, query.context));
-      file = undefined;
-    };
     const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
     lines.on('line', (raw) => {
-      if (truncated) return;
+      if (run.stopped) return;
       const message = JSON.parse(raw) as RgMessage;
-      if (message.type === 'begin') file = { path: decode(message.data.path).replace(/^\.\//, ''), seen: new Map(), matchCount: 0 };
-      else if (message.type === 'end') flush();
-      else if ((message.type === 'match' || message.type === 'context') && file) {
-        const isMatch = message.type === 'match';
-        if (isMatch && matches.length + file.matchCount >= query.maxResults) {
-          truncated = true;
-          flush();
+      if (message.type === 'begin') file = decode(message.data.path).toString('utf8').replace(/^\.\//, '');
+      else if (message.type === 'end') file = undefined;
+      else if (message.type === 'match' && file !== undefined) {
+        run.hits.push({ path: file, line: message.data.line_number!, digest: lineDigest(decode(message.data.lines)) });
+        if (run.hits.length > query.maxResults) {
+          run.stopped = true;
           killProcessTree(child);
-          return;
         }
-        if (isMatch) file.matchCount++;
-        file.seen.set(message.data.line_number!, { text: clipLine(decode(message.data.lines)), match: isMatch });
       }
     });
     child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 4000) stderr += chunk.toString('utf8');
+      if (run.stderr.length < 4000) run.stderr += chunk.toString('utf8');
     });
     child.on('error', reject);
     child.on('close', (code) => {
       query.signal.removeEventListener('abort', onAbort);
-      flush();
-      // 0: matches, 1: none; 2: an error — fatal only if it stopped the search (a bad pattern), not for one unreadable file.
-      if (code === 2 && matches.length === 0 && !truncated && !timedOut) {
-        reject(new GrepPatternError(stderr.trim().split('\n').slice(0, 6).join('\n') || 'ripgrep failed'));
-        return;
-      }
-      resolve({ matches: matches.slice(0, query.maxResults), truncated, timedOut });
+      run.code = code;
+      resolve(run);
     });
   });
 }
 
-function decode(value: RgText | undefined): string {
-  if (!value) return '';
-  return value.text ?? Buffer.from(value.bytes ?? '', 'base64').toString('utf8');
+/** rg's JSON gives valid UTF-8 as text and anything else as base64 bytes: either way, the bytes it read. */
+function decode(value: RgText | undefined): Buffer {
+  if (!value) return Buffer.alloc(0);
+  return value.text !== undefined ? Buffer.from(value.text, 'utf8') : Buffer.from(value.bytes ?? '', 'base64');
 }
