@@ -67,13 +67,17 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
       (err: unknown) => options.log.warn(`reload failed: ${(err as Error).message}`),
     );
   };
-  // requirements.txt beside forge.yaml declares Python packages as a tool's # /// script block does.
-  const watched = [config.file, join(config.root, REQUIREMENTS_FILE), ...config.toolDirs.map((d) => d.absolute)];
+  const watched = [config.file, ...config.toolDirs.map((d) => d.absolute)];
   const watcher = await watchSources(watched, enqueue);
-  options.log.debug(`watching ${watched.map((p) => relative(process.cwd(), p) || p).join(', ')} for changes`);
+  // requirements.txt beside forge.yaml declares Python packages as a tool's # /// script block does. It may
+  // not exist yet, so its folder is watched for it (not the file itself: chokidar, given a path that is not
+  // there, says it is ready before its other watches are armed, and the first saves in tool_dirs are lost).
+  const requirements = join(config.root, REQUIREMENTS_FILE);
+  const requirementsWatcher = await watchSources([config.root], (paths) => paths.includes(requirements) && enqueue([requirements]), { depth: 0 });
+  options.log.debug(`watching ${[...watched, requirements].map((p) => relative(process.cwd(), p) || p).join(', ')} for changes`);
   // A tool file that was already broken at start is listed too (and answers with its error), as one that breaks later is.
   enqueue([]);
-  return () => void watcher.close();
+  return () => void Promise.all([watcher.close(), requirementsWatcher.close()]);
 }
 
 interface ReloadState {

@@ -16,7 +16,8 @@ export interface SourceWatcher {
 }
 
 /** Resolves once the initial scan is done: from then on no save is missed. */
-export async function watchSources(paths: string[], onBatch: (paths: string[]) => void, options: { settleMs?: number } = {}): Promise<SourceWatcher> {
+/** `depth`: how many folders deep to look under a watched directory (0: its own entries only; default: all). */
+export async function watchSources(paths: string[], onBatch: (paths: string[]) => void, options: { settleMs?: number; depth?: number } = {}): Promise<SourceWatcher> {
   const roots = new Set(paths);
   const touched = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
@@ -26,6 +27,7 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
     atomic: true,
     // Dependency folders, caches, hidden files and bytecode change often and never hold tools.
     ignored: (path) => !roots.has(path) && (PRUNED_DIRS.has(basename(path)) || isIgnoredFile(basename(path))),
+    ...(options.depth !== undefined ? { depth: options.depth } : {}),
   });
   const note = (path: string) => {
     touched.add(path);
