@@ -7,7 +7,7 @@
  * with (git with system/global config off and safe transports only).
  */
 import { realpathSync } from 'node:fs';
-import { basename, isAbsolute, relative } from 'node:path';
+import { basename, isAbsolute, relative, sep } from 'node:path';
 import { runCommand, type CommandResult } from '../exec/run-command.ts';
 import { checkArguments, checkBinary, type Allowlist, type CommandRefusal, type ResolvedBinary } from './command-guard.ts';
 import { gitDirsInside, MAX_WALKED_DIRECTORIES, repositoriesUnder } from './git-repositories.ts';
@@ -301,7 +301,10 @@ async function gitRepositoryProblem(binary: ResolvedBinary, globals: readonly st
   const top = await locateRepository(git, location, false);
   if (top === 'unreadable') return refusal(binary, undefined, undefined, UNREADABLE);
   if (!top) return undefined;
-  const nested = await nestedRepositoryProblem(git, top, realOrSelf(context.workDir));
+  const workDir = realOrSelf(context.workDir);
+  const changeable = changeableGitDir(top.gitDir, workDir);
+  if (changeable) return refusal(binary, undefined, undefined, changeable);
+  const nested = await nestedRepositoryProblem(git, top, workDir);
   return nested ? refusal(binary, undefined, undefined, nested) : undefined;
 }
 
@@ -395,10 +398,22 @@ async function nestedRepositoryProblem(git: GitRun, top: Repository, workDir: st
     if (repository === 'unreadable') return `${UNREADABLE} (${shown})`;
     if (!repository || seen.has(repository.gitDir)) continue; // not a repository git can open, or one checked already
     seen.add(repository.gitDir);
-    const problem = (await configProblem(git, location, true, shown)) ?? (await explore(repository, false));
+    const problem = changeableGitDir(repository.gitDir, workDir, shown) ?? (await configProblem(git, location, true, shown)) ?? (await explore(repository, false));
     if (problem) return problem;
   }
   return undefined;
+}
+
+/**
+ * Why git may not use `gitDir`, if a file tool could write its config: git reads the config again as it
+ * starts, after the check, and a write in between would run what the check never saw. File tools never
+ * write a `.git` (path-guard.ts), nor outside the work dir; a bare repository, a --separate-git-dir or
+ * any other git dir inside the work dir under another name they could.
+ */
+function changeableGitDir(gitDir: string, workDir: string, shown?: string): string | undefined {
+  if (!isWithin(workDir, gitDir) || relative(workDir, gitDir).split(sep).some((segment) => segment.toLowerCase() === '.git')) return undefined;
+  const whose = shown === undefined ? 'the repository' : `the nested repository (${shown})`;
+  return `${whose} keeps its files in ${shownPath(workDir, gitDir)}, not in a .git directory, so file tools could change its config between this check and git's own read; use a repository whose git dir is .git (git init without --bare or --separate-git-dir)`;
 }
 
 function shownPath(workDir: string, path: string): string {

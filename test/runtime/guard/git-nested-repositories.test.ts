@@ -181,3 +181,45 @@ describe('a config written between the check and git\'s own read, in a bounded r
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe('a git dir inside the work dir that is not a .git directory', () => {
+  // File tools never write a .git, so a config there holds between the check and git's own read. A bare
+  // repository or a --separate-git-dir under another name is theirs to write: git may not use it.
+  const refusedFor = (where: string) => ({ ok: false, error: { code: 'FORGE_CLI_LAUNCHER', message: expect.stringContaining(`keeps its files in ${where}, not in a .git directory`) } });
+
+  it('refuses git in a bare repository, by -C, by --git-dir and as the repository of a work tree', async () => {
+    git(work, 'init', '-q', '--bare', 'store');
+    expect(await status(['-C', 'store', 'log'])).toMatchObject(refusedFor('store'));
+    expect(await status(['--git-dir=store', 'log'])).toMatchObject(refusedFor('store'));
+    expect(await status(['--git-dir', 'store', 'log'])).toMatchObject(refusedFor('store'));
+    git(work, 'init', '-q', '--separate-git-dir=elsewhere', 'tree');
+    expect(await status(['-C', 'tree', 'status'])).toMatchObject(refusedFor('elsewhere'));
+  });
+
+  it('refuses git in a superproject whose nested repository keeps its git dir under another name', async () => {
+    nestedRepository('sub', join(work, 'sub-git'));
+    expect(await status()).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_LAUNCHER', message: expect.stringMatching(/the nested repository \(.*\) keeps its files in sub-git, not in a \.git directory/) } });
+  });
+
+  it('never runs an alias a file tool writes into a bare repository\'s config while git starts, in a bounded race', async () => {
+    git(work, 'init', '-q', '--bare', 'store');
+    const both = await tools(['cli_execute', 'file_write'], { workDir: work, env: { PATH, HOME: join(base, 'home'), LANG: 'C.UTF-8' }, config: { cli_execute: { allowed_binaries: ['git'], timeout: 20 } } });
+    const harmless = readFileSync(join(work, 'store', 'config'), 'utf8');
+    for (let round = 0; round < 30 && !existsSync(marker); round++) {
+      writeFileSync(join(work, 'store', 'config'), harmless);
+      const [, running] = await Promise.all([
+        both.call('file_write', { path: 'store/config', content: `${harmless}[alias]\n\tpwn = !touch ${marker}\n` }),
+        both.call('cli_execute', { binary: 'git', args: ['-C', 'store', 'pwn'] }),
+      ]);
+      expect(running).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_LAUNCHER' } });
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('still runs git in a repository whose git dir is outside the work dir', async () => {
+    const outside = join(base, 'outside.git');
+    git(base, 'init', '-q', '--bare', outside);
+    const result = await status([`--git-dir=${outside}`, 'rev-parse', '--is-bare-repository']);
+    expect(result).toMatchObject({ ok: true, value: { exit_code: 0, stdout: 'true\n' } });
+  });
+});
