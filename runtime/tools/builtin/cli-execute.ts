@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { basename } from 'node:path';
 import { RunTurns } from '../../exec/run-turns.ts';
 import { commandOutput, outputTail, runCommand } from '../../exec/run-command.ts';
-import { checkArguments, checkBinary, resolveAllowlist, SHELLS } from '../../guard/command-guard.ts';
+import { checkArguments, checkBinary, resolveAllowlist, SHELLS, type CommandRefusal, type ResolvedBinary } from '../../guard/command-guard.ts';
 import { checkLaunch } from '../../guard/launcher-check.ts';
 import { policyFor } from '../../guard/launcher-policy.ts';
 import { launcherPolicyText } from '../../guard/launcher-policy-text.ts';
@@ -17,6 +17,15 @@ export const MAX_TIMEOUT_SECONDS = 600;
 const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The call's own limit is the program's plus this: time to stop the process tree and report its output. */
 const STOP_GRACE_SECONDS = 10;
+
+function policyOf(binary: ResolvedBinary) {
+  return policyFor(binary.name, basename(binary.path), basename(binary.real));
+}
+
+/** Whether this is git (by any name it is allowed under); a refusal is not. */
+function isGit(binary: ResolvedBinary | CommandRefusal): boolean {
+  return !('code' in binary) && policyOf(binary)?.programs.includes('git') === true;
+}
 
 export default defineBuiltin({
   spec: {
@@ -73,11 +82,10 @@ export default defineBuiltin({
         const refusal = checkArguments(args.args, { workDir, home, binary });
         if (refusal) return fail(refusal.code, refusal.message, refusal.hint);
         const env = toolEnvironment({ workDir, passthrough: config.env_passthrough, parent: host.env });
-        // git's turn is its own from its config check to its end (run-turns.ts); a wrapper may run git.
-        const policy = policyFor(binary.name, basename(binary.path), basename(binary.real));
-        const alone = policy !== undefined && (policy.programs.includes('git') || policy.wrapper !== undefined);
+        // git's turn is its own from its config check to its end (run-turns.ts), also when a wrapper (env, timeout, nice) runs it.
+        const alone = isGit(binary) || (policyOf(binary)?.wrapper !== undefined && args.args.some((arg) => isGit(checkBinary(allowlist, arg, workDir))));
         return turns.run(alone, async () => {
-          if (ctx.signal.aborted) return fail('FORGE_TOOL_CANCELLED', `${binary.name} was not started: the call ended while it waited for git to finish`);
+          if (ctx.signal.aborted) return fail('FORGE_TOOL_CANCELLED', `${binary.name} was not started: the call ended while it waited for its turn (git runs alone)`);
           const launch = await checkLaunch(binary, args.args, { allowlist, workDir, home, env });
           if ('code' in launch) return fail(launch.code, launch.message, launch.hint);
           if (args.timeout !== undefined && args.timeout > config.timeout) {

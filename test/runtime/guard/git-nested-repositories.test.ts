@@ -165,14 +165,23 @@ describe('a config written between the check and git\'s own read, in a bounded r
   // saw. Each round starts both calls at once; git's turn is its own from its check to its end.
   it('never runs an alias set by a call running alongside', async () => {
     git(work, 'init', '-q', 'sub');
+    const runner = await tools(['cli_execute'], { workDir: work, env: { PATH, HOME: join(base, 'home'), LANG: 'C.UTF-8' }, config: { cli_execute: { allowed_binaries: ['git', 'env'], timeout: 20 } } });
     const configFile = join(work, 'sub', '.git', 'config');
     const harmless = readFileSync(configFile, 'utf8');
     for (let round = 0; round < 60 && !existsSync(marker); round++) {
       writeFileSync(configFile, harmless); // as before the round: no alias
       const [setting, running] = await Promise.all([
-        t.call('cli_execute', { binary: 'git', args: ['-C', 'sub', 'config', 'alias.pwn', `!touch ${marker}`] }),
-        t.call('cli_execute', { binary: 'git', args: ['-C', 'sub', 'pwn'] }),
+        runner.call('cli_execute', { binary: 'git', args: ['-C', 'sub', 'config', 'alias.pwn', `!touch ${marker}`] }),
+        runner.call('cli_execute', { binary: 'git', args: ['-C', 'sub', 'pwn'] }),
       ]);
+      // The same through a wrapper on both sides, which runs git just the same.
+      writeFileSync(configFile, harmless);
+      const [settingAgain, wrapped] = await Promise.all([
+        runner.call('cli_execute', { binary: 'env', args: ['git', '-C', 'sub', 'config', 'alias.pwn', `!touch ${marker}`] }),
+        runner.call('cli_execute', { binary: 'env', args: ['git', '-C', 'sub', 'pwn'] }),
+      ]);
+      expect(settingAgain.ok, JSON.stringify(settingAgain)).toBe(true);
+      if (wrapped.ok) expect((wrapped.value as { exit_code: number }).exit_code, JSON.stringify(wrapped)).not.toBe(0);
       expect(setting.ok, JSON.stringify(setting)).toBe(true);
       // Either git ran first (no such command yet) or the check saw the alias and refused.
       if (running.ok) expect((running.value as { exit_code: number }).exit_code, JSON.stringify(running)).not.toBe(0);

@@ -18,6 +18,12 @@ if (mode === 'argv') console.log(JSON.stringify(rest));
 if (mode === 'where') console.log(JSON.stringify({ cwd: process.cwd(), env: Object.keys(process.env).sort(), home: process.env.HOME, token: process.env.GITHUB_TOKEN ?? null }));
 if (mode === 'flood') process.stdout.write('x'.repeat(Number(rest[0])));
 if (mode === 'exit') process.exit(Number(rest[0]));
+if (mode === 'touch') fs.writeFileSync(rest[0], '');
+if (mode === 'await') {
+  const until = Date.now() + 4000;
+  const look = () => (fs.existsSync(rest[0]) ? process.exit(0) : Date.now() > until ? process.exit(3) : setTimeout(look, 20));
+  look();
+}
 if (mode === 'spawn-and-hang') {
   const child = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   fs.writeFileSync('child.pid', String(child.pid));
@@ -57,6 +63,15 @@ interface CliValue {
 }
 
 describe('cli_execute runs allowed programs', () => {
+  it('runs programs alongside each other, through a wrapper too (only git runs alone)', async () => {
+    // The first waits for the file the second makes: run one after the other, the first would give up (exit 3).
+    const [waiting, making] = await Promise.all([
+      t.value<CliValue>('cli_execute', { binary: 'env', args: ['node', 'probe.js', 'await', 'made-alongside'] }),
+      t.value<CliValue>('cli_execute', { binary: 'env', args: ['node', 'probe.js', 'touch', 'made-alongside'] }),
+    ]);
+    expect([waiting.exit_code, making.exit_code]).toEqual([0, 0]);
+  });
+
   it('passes arguments as they are, with no shell to expand them', async () => {
     const args = ['a b', '*', '$HOME', "'quoted'", '; rm -rf /', '| cat', '> out', 'HEAD~1'];
     const value = await t.value<CliValue>('cli_execute', { binary: 'node', args: ['probe.js', 'argv', ...args] });
