@@ -24,6 +24,7 @@ import type { Logger, ToolSpec } from './tools/model.ts';
 import { silentLogger, type ToolRegistry } from './tools/registry.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { CommandEvent, YamlToolHost } from './tools/yaml/yaml-tool.ts';
+import { toolsReached } from './tools/reach.ts';
 import type { McpServerSettings } from './tools/adapters/settings.ts';
 import { createNameFilter } from './tools/adapters/name-filter.ts';
 
@@ -169,17 +170,9 @@ function leftOutByServers(servers: readonly McpServerSettings[]): ((name: string
 
 /** The MCP servers whose tools `name` reaches, itself or through composedOf. */
 function serversReached(specs: readonly ToolSpec[], name: string): Set<string> {
-  const byName = new Map(specs.map((s) => [s.name, s]));
-  const servers = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (tool: ToolSpec | undefined) => {
-    if (!tool || seen.has(tool.name)) return;
-    seen.add(tool.name);
-    if (tool.adapter?.kind === 'mcp') servers.add(tool.adapter.server);
-    for (const next of tool.composedOf ?? []) visit(byName.get(next));
-  };
-  visit(byName.get(name));
-  return servers;
+  const start = specs.find((s) => s.name === name);
+  const reached = start ? toolsReached(start, specs, (s) => s) : [];
+  return new Set(reached.flatMap((tool) => (tool.adapter?.kind === 'mcp' ? [tool.adapter.server] : [])));
 }
 
 /** What debug_console shows as the agent's config: the resolved manifest, tools by name. */

@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
+import { runsPython, toolsReached } from '../../runtime/tools/reach.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
@@ -97,8 +98,10 @@ export async function run(argv: string[]): Promise<number> {
     else process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${own.length ? 'its file has errors' : 'its dependencies have errors'} (above)\n`);
     return 1;
   }
-  const pythonTool = (chosen ?? project.tools.find((t) => t.spec.name === name))?.file?.kind === 'python';
-  if (pythonTool && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
+  // Python runs when the tool is Python, runs a python: step, or calls (directly or not) a tool that does.
+  const started = chosen ?? project.tools.find((t) => t.spec.name === name);
+  const needsPython = started !== undefined && toolsReached(started, project.tools, (t) => t.spec).some((t) => t.file?.kind === 'python' || runsPython(t.spec));
+  if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
 
   let approval: ApprovalChoice;
   try {
@@ -182,20 +185,8 @@ function dependencyErrors(project: Project, diagnostics: readonly Diagnostic[], 
 
 /** The files of the tool and of every tool it calls, directly or not, as diagnostics name them. */
 function filesReached(project: Project, tool: ProjectTool): Set<string> {
-  const byName = new Map(project.tools.map((t) => [t.spec.name, t]));
-  const files = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (t: ProjectTool) => {
-    if (seen.has(t.spec.name)) return;
-    seen.add(t.spec.name);
-    if (t.file) for (const f of [t.file.absolute, t.file.display, t.file.relative]) files.add(f);
-    for (const dep of t.spec.composedOf ?? []) {
-      const next = byName.get(dep);
-      if (next) visit(next);
-    }
-  };
-  visit(tool);
-  return files;
+  const files = toolsReached(tool, project.tools, (t) => t.spec).flatMap((t) => (t.file ? [t.file.absolute, t.file.display, t.file.relative] : []));
+  return new Set(files);
 }
 
 /** Checks the arguments (with defaults) and shows what would run, running nothing. */

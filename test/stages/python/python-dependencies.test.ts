@@ -66,6 +66,36 @@ describe('forge tool run with declared Python dependencies', () => {
     expect(stderr).not.toContain('Traceback');
   }, 120_000);
 
+  // The tool asked for is not Python, but it reaches a Python tool or runs a python: step.
+  const composedTool = `/**
+ * Tool: greet_twice
+ * Description: Greets someone twice through greet.
+ * Tags: read
+ * Composed Of: greet
+ *
+ * Input:
+ *   name (str): Who to greet.
+ */
+export async function execute(args, ctx) {
+  const once = await ctx.registry.execute('greet', { name: args.name });
+  if (!once.ok) throw new Error(once.error.message);
+  return once.value + ' / ' + once.value;
+}
+`;
+  const metaTool = 'description: Greets through greet.\ntags: [read]\nparameters:\n  name: { type: string, description: Who. }\nsteps:\n  - name: hi\n    tool: greet\n    args: { name: "{name}" }\noutput: "{hi.output}"\n';
+  const inlineTool = 'description: Greets with forgetiny inline.\ntags: [read]\nparameters:\n  name: { type: string, description: Who. }\nsteps:\n  - name: hi\n    python: |\n      import forgetiny\n      print(forgetiny.greet({name}))\noutput: "{hi.output}"\n';
+  it.each([
+    ['a TypeScript tool composed of it', 'greet_twice', { 'tools/greet_twice.ts': composedTool }],
+    ['a YAML meta-tool with a tool: step calling it', 'greet_meta', { 'tools/greet_meta.yaml': metaTool }],
+    ['a YAML tool with a python: step importing the package', 'greet_inline', { 'tools/greet_inline.yaml': inlineTool, 'requirements.txt': 'forgetiny\n' }],
+  ])('installs them for %s', async (_, name, files) => {
+    const dir = project(files);
+    const run = await forge(['tool', 'run', name, '--input', '{"name": "Ada"}'], dir, pipFrom(wheels));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hello Ada from forgetiny');
+    expect(run.stderr).toContain('python: installing forgetiny');
+  }, 120_000);
+
   it('takes requirements.txt too', async () => {
     const dir = project({ 'tools/greet.py': greetTool.replace(/^# \/\/\/ script[\s\S]*?# \/\/\/\n/, ''), 'requirements.txt': '# the tools need\nforgetiny==0.1.0\n' });
     const run = await forge(['tool', 'run', 'greet', '--input', '{"name": "Lin"}'], dir, pipFrom(wheels));
