@@ -2,8 +2,9 @@
  * `node runtime.mjs doctor`: what this host gives the agent's guards — the
  * tool process isolation the sandbox probe found (and why not, if not),
  * memory/CPU caps, where the work dir and the generated token are, and
- * whether the secrets it needs are there. Exit 1 when forge.yaml requires
- * the sandbox and this host cannot provide it.
+ * whether the secrets it needs are there and the Python packages the tools
+ * declare are installed. Exit 1 when something serve would refuse to start
+ * without is missing (the sandbox forge.yaml requires, the Python packages).
  */
 import { existsSync } from 'node:fs';
 import type { AgentManifest } from './manifest.ts';
@@ -14,10 +15,11 @@ import { generatedTokenFile } from './secrets.ts';
 
 export interface DoctorReport {
   ok: boolean;
-  checks: { name: string; ok: boolean; detail: string }[];
+  checks: { name: string; ok: boolean; detail: string; hint?: string }[];
 }
 
-export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model'>, workDir: string, env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
+/** `bundleDir`: the built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages. */
+export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'>, workDir: string, env: NodeJS.ProcessEnv = process.env, bundleDir?: string): Promise<DoctorReport> {
   const probe = await probeSandbox(env);
   const mode = env.FORGE_SANDBOX ?? manifest.sandbox?.mode ?? 'auto';
   const isolated = probe.isolation === 'bubblewrap' && mode !== 'off';
@@ -49,10 +51,19 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model'>,
     const present = !!env[keyEnv] || (!!file && existsSync(file));
     checks.push({ name: 'model key', ok: present || !!manifest.model.base_url, detail: env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)` });
   }
+  if (manifest.python && bundleDir !== undefined) {
+    // The check serve and stdio make before they start, with its message and hint.
+    const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
+    const missing = await checkPythonDependencies(manifest.python, requirementsFileShown(bundleDir), env);
+    checks.push(missing
+      ? { name: 'python', ok: false, detail: `${missing.code} ${missing.message}`, ...(missing.hint ? { hint: missing.hint } : {}) }
+      : { name: 'python', ok: true, detail: `the declared packages are installed (${manifest.python.dependencies.join(', ')})` });
+  }
   return { ok: checks.every((c) => c.ok), checks };
 }
 
 export function formatDoctor(report: DoctorReport): string {
   const width = Math.max(...report.checks.map((c) => c.name.length));
-  return report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.detail}`).join('\n') + '\n';
+  const hint = (c: DoctorReport['checks'][number]) => (c.hint ? `\n${' '.repeat(width + 8)}hint: ${c.hint}` : '');
+  return report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.detail}${hint(c)}`).join('\n') + '\n';
 }

@@ -273,9 +273,10 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
-  // Declared Python packages must be there before a tool can need them.
-  if (manifest.python && runsTools(command)) {
-    const missing = await (await import('./tools/custom/python-dependencies-check.ts')).checkPythonDependencies(manifest.python);
+  // Declared Python packages must be there before a tool can need them; `call` needs them only when its tool reaches Python.
+  if (manifest.python && runsTools(command) && (command !== 'call' || (await callReachesPython(manifest, invocation.positionals[0])))) {
+    const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
+    const missing = await checkPythonDependencies(manifest.python, requirementsFileShown(dirname(bundleFile)));
     if (missing) {
       process.stderr.write(formatDiagnostic(missing) + '\n');
       return 1;
@@ -291,9 +292,17 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   return { ...invocation, bundleFile, manifest, workDir, probing, formatDiagnostic, loopbackHosts: LOOPBACK_HOSTS, assembleRuntime, bundleCodeSource };
 }
 
-async function doctorCommand({ manifest, workDir, values }: OpenedBundle): Promise<number> {
+/** The tool `call` runs is Python, runs a python: step, or calls one that does (a name no tool has: no, the call reports it). */
+async function callReachesPython(manifest: AgentManifest, name: string | undefined): Promise<boolean> {
+  const start = manifest.tools.find((t) => t.name === name);
+  if (!start) return false;
+  const { toolsReached, runsPython } = await import('./tools/reach.ts');
+  return toolsReached(start, manifest.tools, (t) => t).some(runsPython);
+}
+
+async function doctorCommand({ manifest, workDir, values, bundleFile }: OpenedBundle): Promise<number> {
   const { doctor, formatDoctor } = await import('./doctor.ts');
-  const report = await doctor(manifest, workDir);
+  const report = await doctor(manifest, workDir, process.env, dirname(bundleFile));
   process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
   return report.ok ? 0 : 1;
 }

@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { error, type Diagnostic } from '../../diagnostics.ts';
 import type { PythonDependencies } from '../../manifest.ts';
 import { resolvePython } from './python-interpreter.ts';
@@ -24,7 +24,11 @@ for name in json.loads(sys.stdin.read()):
 print(json.dumps(missing))
 `;
 
-export async function checkPythonDependencies(deps: PythonDependencies, env: NodeJS.ProcessEnv = process.env): Promise<Diagnostic | undefined> {
+/**
+ * `requirements` names the bundle's python-requirements.txt as the hint shows it
+ * (requirementsFileShown): the hint's command must work from where the user is.
+ */
+export async function checkPythonDependencies(deps: PythonDependencies, requirements: string, env: NodeJS.ProcessEnv = process.env): Promise<Diagnostic | undefined> {
   const names = deps.dependencies.map(requirementName).filter((n): n is string => !!n);
   if (!names.length) return undefined;
   let python: string;
@@ -50,8 +54,19 @@ export async function checkPythonDependencies(deps: PythonDependencies, env: Nod
     'FORGE_PYTHON_DEPS',
     `the tools need Python packages that ${python} does not have: ${missing.join(', ')}`,
     {},
-    'install them into a virtual environment and point FORGE_PYTHON at it: python3 -m venv venv && venv/bin/pip install -r python-requirements.txt && FORGE_PYTHON=$PWD/venv/bin/python',
+    `install them into a virtual environment and point FORGE_PYTHON at it: python3 -m venv venv && venv/bin/pip install -r ${requirements} && export FORGE_PYTHON=$PWD/venv/bin/python`,
   );
+}
+
+/**
+ * The bundle's python-requirements.txt as a shell command run in `cwd` names it: relative
+ * when it is below (.forge-output/python-requirements.txt from the project), absolute when not.
+ */
+export function requirementsFileShown(bundleDir: string, cwd: string = process.cwd()): string {
+  const file = join(resolve(bundleDir), 'python-requirements.txt');
+  const below = relative(cwd, file);
+  const shown = below.startsWith('..') || isAbsolute(below) ? file : below;
+  return /^[\w./-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", "'\\''")}'`;
 }
 
 /** The virtual environment FORGE_PYTHON belongs to (its packages must be readable inside the tool sandbox). */

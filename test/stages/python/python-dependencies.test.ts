@@ -33,6 +33,36 @@ def execute(args):
     return forgetiny.greet(args["name"])
 `;
 
+/** A TypeScript tool composed of greet: it reaches Python through it. */
+const COMPOSED_OF_GREET = `/**
+ * Tool: greet_twice
+ * Description: Greets someone twice through greet.
+ * Tags: read
+ * Composed Of: greet
+ *
+ * Input:
+ *   name (str): Who to greet.
+ */
+export async function execute(args, ctx) {
+  const once = await ctx.registry.execute('greet', { name: args.name });
+  if (!once.ok) throw new Error(once.error.message);
+  return once.value + ' / ' + once.value;
+}
+`;
+
+const TITLE_CASE = `/**
+ * Tool: title_case
+ * Description: Capitalises each word.
+ * Tags: read
+ *
+ * Input:
+ *   text (str): The text.
+ */
+export function execute(args) {
+  return args.text.replace(/\\b\\w/g, (c) => c.toUpperCase());
+}
+`;
+
 let wheels: string;
 
 beforeAll(() => {
@@ -67,25 +97,10 @@ describe('forge tool run with declared Python dependencies', () => {
   }, 120_000);
 
   // The tool asked for is not Python, but it reaches a Python tool or runs a python: step.
-  const composedTool = `/**
- * Tool: greet_twice
- * Description: Greets someone twice through greet.
- * Tags: read
- * Composed Of: greet
- *
- * Input:
- *   name (str): Who to greet.
- */
-export async function execute(args, ctx) {
-  const once = await ctx.registry.execute('greet', { name: args.name });
-  if (!once.ok) throw new Error(once.error.message);
-  return once.value + ' / ' + once.value;
-}
-`;
   const metaTool = 'description: Greets through greet.\ntags: [read]\nparameters:\n  name: { type: string, description: Who. }\nsteps:\n  - name: hi\n    tool: greet\n    args: { name: "{name}" }\noutput: "{hi.output}"\n';
   const inlineTool = 'description: Greets with forgetiny inline.\ntags: [read]\nparameters:\n  name: { type: string, description: Who. }\nsteps:\n  - name: hi\n    python: |\n      import forgetiny\n      print(forgetiny.greet({name}))\noutput: "{hi.output}"\n';
   it.each([
-    ['a TypeScript tool composed of it', 'greet_twice', { 'tools/greet_twice.ts': composedTool }],
+    ['a TypeScript tool composed of it', 'greet_twice', { 'tools/greet_twice.ts': COMPOSED_OF_GREET }],
     ['a YAML meta-tool with a tool: step calling it', 'greet_meta', { 'tools/greet_meta.yaml': metaTool }],
     ['a YAML tool with a python: step importing the package', 'greet_inline', { 'tools/greet_inline.yaml': inlineTool, 'requirements.txt': 'forgetiny\n' }],
   ])('installs them for %s', async (_, name, files) => {
@@ -135,6 +150,8 @@ describe('the bundle', () => {
     expect(without.code).toBe(1);
     expect(without.stderr).toContain('FORGE_PYTHON_DEPS the tools need Python packages that /usr/bin/python3');
     expect(without.stderr).toContain('forgetiny');
+    // From the work dir, the hint names the requirements file where it is, not as if run inside .forge-output/.
+    expect(without.stderr).toContain('venv/bin/pip install -r .forge-output/python-requirements.txt');
 
     const venv = join(tempDir('forge-venv-'), 'venv');
     execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
@@ -142,5 +159,33 @@ describe('the bundle', () => {
     const withVenv = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet', '{"name": "Ada"}'], { cwd: workDir, env: { FORGE_PYTHON: join(venv, 'bin', 'python') } });
     expect(withVenv.code, withVenv.stderr).toBe(0);
     expect(withVenv.stdout).toContain('hello Ada from forgetiny');
+  }, 120_000);
+
+  it('doctor reports the missing packages as serve would refuse them', async () => {
+    const dir = project();
+    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
+    const { workDir, bundle } = deployBundle(dir);
+    const doctor = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'doctor'], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' } });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/FAIL +python +FORGE_PYTHON_DEPS the tools need Python packages that \/usr\/bin\/python3 does not have: forgetiny/);
+    expect(doctor.stdout).toContain('hint: install them into a virtual environment');
+    expect(doctor.stdout).toContain('-r .forge-output/python-requirements.txt');
+    const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve'], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' } });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain('FORGE_PYTHON_DEPS');
+  }, 120_000);
+
+  it('call runs a tool that reaches no Python without the packages', async () => {
+    const dir = project({ 'tools/title_case.ts': TITLE_CASE, 'tools/greet_twice.ts': COMPOSED_OF_GREET });
+    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
+    const { workDir, bundle } = deployBundle(dir);
+    const env = { FORGE_PYTHON: '/usr/bin/python3' };
+    const plain = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'title_case', '{"text": "hello there"}'], { cwd: workDir, env });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('Hello There');
+    // A TypeScript tool that calls the Python tool still needs them.
+    const composed = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet_twice', '{"name": "Ada"}'], { cwd: workDir, env });
+    expect(composed.code).toBe(1);
+    expect(composed.stderr).toContain('FORGE_PYTHON_DEPS');
   }, 120_000);
 });
