@@ -21,6 +21,7 @@ import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts'
 import type { BaseImage } from './base-image.ts';
 import type { BlobCache } from '../blob-cache.ts';
 import { findBasePython } from './base-python.ts';
+import { quickPipEnvironment } from '../python/pip-environment.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 
 const run = promisify(execFile);
@@ -56,7 +57,7 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
     const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-compile', '--only-binary=:all:', '--implementation', 'cp', '--python-version', python.version, ...platforms.flatMap((p) => ['--platform', p]), '--target', target, ...dependencies];
     options.log?.(`python: installing ${dependencies.join(', ')} for Python ${python.version} on linux/${base.config.architecture}`);
     try {
-      await run(hostPython, args, { env: { ...(options.env ?? process.env), PIP_NO_WARN_SCRIPT_LOCATION: '1' }, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
+      await run(hostPython, args, { env: layerPipEnvironment(options.env ?? process.env), maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
     } catch (err) {
       const stderr = String((err as { stderr?: string }).stderr ?? '');
       const why = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
@@ -85,6 +86,11 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
   } finally {
     rmSync(target, { recursive: true, force: true });
   }
+}
+
+/** pip's environment for the layer's install: Forge's quick retries (an unreachable index fails in about a second, not 20), no script-location warnings. */
+export function layerPipEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...quickPipEnvironment(env), PIP_NO_WARN_SCRIPT_LOCATION: '1' };
 }
 
 function walk(dir: string): string[] {

@@ -17,6 +17,7 @@ import { error, DiagnosticError } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
 import { declarationSite } from './declaration-site.ts';
+import { quickPipEnvironment } from './pip-environment.ts';
 import { requirementsText } from './python-dependencies.ts';
 
 const run = promisify(execFile);
@@ -54,9 +55,8 @@ export async function ensureProjectVenv(root: string, deps: PythonDependencies, 
   options.log?.(`python: installing ${deps.dependencies.join(', ')} into ${venv}`);
   const list = join(venv, 'forge-requirements.pending.txt');
   writeFileSync(list, wanted);
-  const quick = { ...(env.PIP_RETRIES ? {} : { PIP_RETRIES: '1' }), ...(env.PIP_TIMEOUT || env.PIP_DEFAULT_TIMEOUT ? {} : { PIP_DEFAULT_TIMEOUT: '15' }) };
   try {
-    await run(base, ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', list], { env: { ...env, ...quick }, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
+    await run(base, ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', list], { env: quickPipEnvironment(env), timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message);
     if (/No module named pip/.test(stderr)) throw new DiagnosticError([error('FORGE_PYTHON_VENV', `${base} has no pip to install ${deps.dependencies.join(', ')} with`, {}, 'install pip (Debian: apt-get install python3-pip), or set FORGE_PYTHON to an interpreter that has it')]);

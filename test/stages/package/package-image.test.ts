@@ -5,7 +5,7 @@
  * the images in runc).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpers/oci.ts';
@@ -93,6 +93,17 @@ describe('forge package', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the base image has no Python');
     expect(result.stderr).toContain('build the Dockerfile in the bundle with docker, podman or buildah');
+  }, 240_000);
+
+  it("starts pip for the venv layer with Forge's quick retries, so an unreachable index fails fast", async () => {
+    // A python that answers the interpreter lookup as itself and, started as pip, says what it was given.
+    const bin = tempDir('forge-fake-python-');
+    const fake = join(bin, 'python3');
+    writeFileSync(fake, `#!/bin/sh\ncase "$2" in *sys.executable*) printf '%s' "$0"; exit 0;; esac\nif [ "$1 $2" = "-m pip" ]; then echo "pip saw PIP_RETRIES=$PIP_RETRIES PIP_DEFAULT_TIMEOUT=$PIP_DEFAULT_TIMEOUT" >&2; exit 1; fi\nexec python3 "$@"\n`, { mode: 0o755 });
+    const python = writeProject({ 'forge.yaml': minimalConfig(), 'requirements.txt': 'forgetiny\n', 'tools/hi.py': '"""\nTool: hi\nDescription: Hi.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n' });
+    const result = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, { ...env(), FORGE_PYTHON: fake, PIP_RETRIES: '', PIP_TIMEOUT: '', PIP_DEFAULT_TIMEOUT: '' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('pip saw PIP_RETRIES=1 PIP_DEFAULT_TIMEOUT=15');
   }, 240_000);
 
   it('pushes to a registry that wants a Bearer token, fetching it with the credentials', async () => {
