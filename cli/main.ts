@@ -3,7 +3,7 @@
  * and a cached `forge build` stay instant. Exit codes: 0 ok, 1 build or tool
  * failure, 2 usage error.
  */
-import { DiagnosticError } from '../runtime/diagnostics.ts';
+import { DiagnosticError, error, ForgeError } from '../runtime/diagnostics.ts';
 import { didYouMean } from '../runtime/suggest.ts';
 import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
 import { defaultCacheDir } from '../stages/forge-paths.ts';
@@ -88,6 +88,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof DiagnosticError) {
       printDiagnostics(err.diagnostics);
+      return 1;
+    }
+    // An expected failure that keeps its code (a registry that cannot be reached): a diagnostic, not a crash.
+    if (err instanceof ForgeError) {
+      printDiagnostics([error(err.code, err.message, {}, err.hint)]);
       return 1;
     }
     process.stderr.write(`${c.red('error:')} ${(err as Error).message ?? String(err)}\n`);

@@ -8,7 +8,7 @@ import type { BlobCache } from '../blob-cache.ts';
 import { sha256Digest } from '../blob-cache.ts';
 import { formatImageReference, type ImageReference } from './image-reference.ts';
 import { isIndex, ociLayerType, type Descriptor, type ImageIndex, type ImageManifest } from './media-types.ts';
-import { RegistryClient, RegistryError } from './registry-client.ts';
+import { RegistryClient, RegistryError, UNREACHABLE_HINT } from './registry-client.ts';
 
 export interface Platform {
   os: string;
@@ -47,7 +47,28 @@ export function parsePlatform(text: string): Platform {
   return { os, architecture, ...(variant ? { variant } : {}) };
 }
 
+const OTHER_BASE = 'or choose another base with --base IMAGE or FORGE_BASE_IMAGE';
+
 export async function resolveBaseImage(reference: ImageReference, platform: Platform, cache: BlobCache, env: NodeJS.ProcessEnv = process.env): Promise<BaseImage> {
+  try {
+    return await pullBaseImage(reference, platform, cache, env);
+  } catch (err) {
+    throw err instanceof RegistryError ? asBaseError(err, formatImageReference(reference)) : err;
+  }
+}
+
+/** A registry's refusal as it concerns the base image: with the ways to another base (the registry's own words kept). */
+function asBaseError(err: RegistryError, name: string): RegistryError {
+  if (err.status === 404) {
+    return new RegistryError('FORGE_PACKAGE_BASE', `the base image ${name} is not in the registry (${err.message})`, `check its name and tag (without --base: forge.yaml's runtime:), ${OTHER_BASE}`, err.status);
+  }
+  if (err.code === 'FORGE_REGISTRY_UNREACHABLE') {
+    return new RegistryError(err.code, `${err.message} (pulling the base image ${name})`, `${UNREACHABLE_HINT}: a base pulled once is cached and works offline; ${OTHER_BASE}`);
+  }
+  return new RegistryError(err.code, `${err.message} (pulling the base image ${name})`, `${err.hint ? `${err.hint}; ` : ''}${OTHER_BASE}`, err.status);
+}
+
+async function pullBaseImage(reference: ImageReference, platform: Platform, cache: BlobCache, env: NodeJS.ProcessEnv): Promise<BaseImage> {
   const client = new RegistryClient(reference.registry, env);
   const name = formatImageReference(reference);
   let source: BaseImage['source'] = 'registry';
@@ -72,7 +93,7 @@ export async function resolveBaseImage(reference: ImageReference, platform: Plat
     const wanted = (parsed as ImageIndex).manifests.find((m) => m.platform && m.platform.os === platform.os && m.platform.architecture === platform.architecture && (!platform.variant || !m.platform.variant || m.platform.variant === platform.variant));
     if (!wanted) {
       const offered = (parsed as ImageIndex).manifests.map((m) => (m.platform ? platformKey(m.platform) : '?')).join(', ');
-      throw new Error(`${name} has no image for ${platformKey(platform)} (it has ${offered})`);
+      throw new RegistryError('FORGE_PACKAGE_BASE', `${name} has no image for ${platformKey(platform)} (it has ${offered})`, `choose one of those with --platform, ${OTHER_BASE}`);
     }
     digest = wanted.digest;
     const bytes = await blob(client, reference.repository, digest, cache, () => client.getManifest(reference.repository, digest).then((m) => m.body));

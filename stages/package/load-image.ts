@@ -3,6 +3,7 @@
  * answers), from the OCI archive. Without either, a clear message.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { ForgeError } from '../../runtime/diagnostics.ts';
 
 export interface LoadReport {
   engine: string;
@@ -19,14 +20,14 @@ export function findEngine(env: NodeJS.ProcessEnv = process.env): string | undef
 
 export async function loadImage(archive: Buffer, tag: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadReport> {
   const engine = findEngine(env);
-  if (!engine) throw new Error('--load needs a running docker or podman (neither answered); use --out image.tar or --push REGISTRY/REPO:TAG instead');
+  if (!engine) throw new ForgeError('FORGE_PACKAGE_LOAD', '--load needs a running docker or podman (neither answered)', 'use --out image.tar or --push REGISTRY/REPO:TAG instead');
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(engine, ['load'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let text = '';
     child.stdout.on('data', (d) => (text += d));
     child.stderr.on('data', (d) => (text += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`${engine} load failed: ${text.trim()}`))));
+    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new ForgeError('FORGE_PACKAGE_LOAD', `${engine} load failed: ${text.trim()}`, 'use --out image.tar and load it yourself, or --push REGISTRY/REPO:TAG'))));
     child.stdin.end(archive);
   });
   // An OCI archive loads under its digest (or its ref name); tag it so `docker run TAG` works.

@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { ForgeError } from '../../runtime/diagnostics.ts';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { mcpPackages } from '../emit-container.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
@@ -29,7 +30,7 @@ export async function mcpLayer(agent: AgentManifest, options: { mtime: number; e
       await run('npm', ['install', '--prefix', prefix, '--omit=dev', '--no-save', '--no-package-lock', '--prefer-offline', '--no-fund', '--no-audit', '--ignore-scripts', '--loglevel=error', ...packages], { env: options.env ?? process.env, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
     } catch (err) {
       const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim().split('\n').slice(-4).join('\n');
-      throw new Error(`npm could not install the MCP servers' packages ${packages.join(', ')}:\n${stderr}\nmake the npm registry reachable once (npm's cache keeps them), or build the Dockerfile instead`);
+      throw new ForgeError('FORGE_PACKAGE_MCP', `npm could not install the MCP servers' packages ${packages.join(', ')}:\n${stderr}`, "make the npm registry reachable once (npm's cache keeps them), or build the Dockerfile in the bundle instead");
     }
     const modules = join(prefix, 'node_modules');
     const entries: LayerEntry[] = [];

@@ -5,7 +5,7 @@
 import type { ImageBlobs } from './image-blobs.ts';
 import type { ImageReference } from './image-reference.ts';
 import type { Descriptor } from './media-types.ts';
-import { RegistryClient } from './registry-client.ts';
+import { RegistryClient, RegistryError } from './registry-client.ts';
 
 export interface PushReport {
   uploaded: number;
@@ -26,6 +26,6 @@ export async function pushImage(target: ImageReference, manifest: Buffer, manife
     uploaded++;
   }
   const stated = await client.putManifest(target.repository, target.tag ?? manifestDescriptor.digest, manifestDescriptor.mediaType, manifest);
-  if (stated && stated !== manifestDescriptor.digest) throw new Error(`${target.registry} stored the manifest as ${stated}, not ${manifestDescriptor.digest}`);
+  if (stated && stated !== manifestDescriptor.digest) throw new RegistryError('FORGE_REGISTRY_ERROR', `${target.registry} stored the manifest as ${stated}, not ${manifestDescriptor.digest}`);
   return { uploaded, skipped, digest: manifestDescriptor.digest };
 }

@@ -17,7 +17,9 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentManifest } from '../../runtime/manifest.ts';
+import { ForgeError } from '../../runtime/diagnostics.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import type { BaseImage } from './base-image.ts';
 import type { BlobCache } from '../blob-cache.ts';
 import { findBasePython } from './base-python.ts';
@@ -44,13 +46,14 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
   if (!dependencies.length) return undefined;
   const python = await findBasePython(base, cache);
   if (!python) {
-    throw new Error(
-      `the agent's Python tools need ${dependencies.join(', ')}, but the base image has no Python (no /usr/bin/python3.N or /usr/local/bin/python3.N); ` +
-        'choose a --base with python3 (and node), or build the Dockerfile in the bundle with docker, podman or buildah',
+    throw new ForgeError(
+      'FORGE_PACKAGE_BASE',
+      `the agent's Python tools need ${dependencies.join(', ')}, but the base image has no Python (no /usr/bin/python3.N or /usr/local/bin/python3.N)`,
+      'choose a base with python3 (and node) with --base IMAGE or FORGE_BASE_IMAGE, or build the Dockerfile in the bundle with docker, podman or buildah',
     );
   }
   const platforms = PIP_PLATFORMS[base.config.architecture];
-  if (!platforms) throw new Error(`cannot install Python wheels for ${base.config.architecture} from this machine; build the Dockerfile with docker, podman or buildah instead`);
+  if (!platforms) throw new ForgeError('FORGE_PACKAGE_BASE', `cannot install Python wheels for ${base.config.architecture} from this machine`, 'build the Dockerfile in the bundle with docker, podman or buildah instead');
   const hostPython = await resolvePython(options.env);
   const target = mkdtempSync(join(tmpdir(), 'forge-venv-'));
   try {
@@ -61,10 +64,13 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
     } catch (err) {
       const stderr = String((err as { stderr?: string }).stderr ?? '');
       const why = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
-      throw new Error(
-        `pip could not install the Python dependencies for the image${why ? `: no wheel of ${why} for linux/${base.config.architecture}, Python ${python.version}` : ''}` +
-          `\n${lastLines(stderr, 6)}\n` +
-          'give pip a source with wheels (PIP_FIND_LINKS=DIR or PIP_INDEX_URL=URL), or build the Dockerfile in the bundle with docker, podman or buildah',
+      // pip's own words only when it did not say which package: they are then the only clue.
+      throw new ForgeError(
+        'FORGE_PYTHON_DEPS',
+        why
+          ? `pip could not install the Python dependencies for the image: no wheel of ${why} for linux/${base.config.architecture}, Python ${python.version}${declaredIn(agent, why)}`
+          : `pip could not install the Python dependencies for the image:\n${lastLines(stderr, 6)}`,
+        'give pip a source with wheels (PIP_FIND_LINKS=DIR or PIP_INDEX_URL=URL), or build the Dockerfile in the bundle with docker, podman or buildah',
       );
     }
     const sitePackages = `${VENV_DIR}/lib/python${python.version}/site-packages`;
@@ -91,6 +97,14 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
 /** pip's environment for the layer's install: Forge's quick retries (an unreachable index fails in about a second, not 20), no script-location warnings. */
 export function layerPipEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...quickPipEnvironment(env), PIP_NO_WARN_SCRIPT_LOCATION: '1' };
+}
+
+/** " (declared in tools/x.py)" for the requirement pip names, as agent.json records where each was declared. */
+function declaredIn(agent: AgentManifest, requirement: string): string {
+  const declared = agent.python?.declared_in ?? {};
+  const name = normalizeDistribution(requirementName(requirement) ?? requirement);
+  const files = declared[requirement] ?? Object.entries(declared).find(([r]) => normalizeDistribution(requirementName(r) ?? r) === name)?.[1];
+  return files?.length ? ` (declared in ${files.join(', ')})` : '';
 }
 
 function walk(dir: string): string[] {

@@ -12,15 +12,26 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ForgeError } from '../../runtime/diagnostics.ts';
 import { registryScheme } from './image-reference.ts';
 import { MANIFEST_ACCEPT } from './media-types.ts';
 
-export class RegistryError extends Error {
-  constructor(message: string, readonly status?: number) {
-    super(message);
-    this.name = 'RegistryError';
+/**
+ * What a registry request ends with when it cannot go on: a coded diagnostic (the CLI prints the
+ * code and hint, no stack). `status` is the HTTP status; none when the registry was not reached.
+ */
+export type RegistryCode = 'FORGE_REGISTRY_UNREACHABLE' | 'FORGE_REGISTRY_AUTH' | 'FORGE_REGISTRY_ERROR' | 'FORGE_PACKAGE_BASE';
+
+export class RegistryError extends ForgeError {
+  declare readonly code: RegistryCode;
+
+  constructor(code: RegistryCode, message: string, hint?: string, readonly status?: number) {
+    super(code, message, hint);
   }
 }
+
+export const UNREACHABLE_HINT = "check the registry's address and this machine's network";
+export const CREDENTIALS_HINT = 'set FORGE_REGISTRY_USER and FORGE_REGISTRY_PASSWORD, or log in with docker login (~/.docker/config.json, DOCKER_CONFIG)';
 
 interface Credentials {
   username: string;
@@ -62,7 +73,7 @@ export class RegistryClient {
     const started = await this.request('POST', `/v2/${repository}/blobs/uploads/`, repository, 'pull,push', { headers: { 'content-length': '0' } });
     await expectOk(started, `upload to ${repository}`);
     const location = started.headers.get('location');
-    if (!location) throw new RegistryError(`${this.registry} started an upload without a Location`);
+    if (!location) throw new RegistryError('FORGE_REGISTRY_ERROR', `${this.registry} started an upload without a Location`);
     const url = new URL(location, this.base);
     url.searchParams.set('digest', digest);
     const put = await this.request('PUT', url.toString(), repository, 'pull,push', { headers: { 'content-type': 'application/octet-stream', 'content-length': String(data.length) }, body: data });
@@ -80,7 +91,7 @@ export class RegistryClient {
     const scope = `repository:${repository}:${actions}`;
     const send = (authorization?: string) =>
       fetch(url, { method, headers: { ...init.headers, ...(authorization ? { authorization } : {}) }, body: init.body, redirect: 'follow' }).catch((err: Error) => {
-        throw new RegistryError(`cannot reach ${this.registry}: ${(err.cause as Error | undefined)?.message ?? err.message}`);
+        throw new RegistryError('FORGE_REGISTRY_UNREACHABLE', `cannot reach ${this.registry}: ${(err.cause as Error | undefined)?.message ?? err.message}`, UNREACHABLE_HINT);
       });
     const cached = this.tokens.get(scope);
     let res = await send(cached);
@@ -88,10 +99,10 @@ export class RegistryClient {
     const challenge = res.headers.get('www-authenticate') ?? '';
     await res.arrayBuffer().catch(() => {});
     const authorization = await this.authorize(challenge, scope);
-    if (!authorization) throw new RegistryError(`${this.registry} asks for credentials for ${repository}`, 401);
+    if (!authorization) throw new RegistryError('FORGE_REGISTRY_AUTH', `${this.registry} asks for credentials for ${repository}`, CREDENTIALS_HINT, 401);
     this.tokens.set(scope, authorization);
     res = await send(authorization);
-    if (res.status === 401) throw new RegistryError(`${this.registry} refused the credentials for ${repository}`, 401);
+    if (res.status === 401) throw new RegistryError('FORGE_REGISTRY_AUTH', `${this.registry} refused the credentials for ${repository}`, CREDENTIALS_HINT, 401);
     return res;
   }
 
@@ -101,17 +112,17 @@ export class RegistryClient {
     if (scheme.toLowerCase() === 'basic') return basic;
     if (scheme.toLowerCase() !== 'bearer') return undefined;
     const params = parseChallenge(challenge.slice(scheme.length));
-    if (!params.realm) throw new RegistryError(`${this.registry} sent a Bearer challenge without a realm`);
+    if (!params.realm) throw new RegistryError('FORGE_REGISTRY_ERROR', `${this.registry} sent a Bearer challenge without a realm`);
     const tokenUrl = new URL(params.realm);
     if (params.service) tokenUrl.searchParams.set('service', params.service);
     tokenUrl.searchParams.set('scope', params.scope ?? scope);
     const res = await fetch(tokenUrl, { headers: basic ? { authorization: basic } : {} }).catch((err: Error) => {
-      throw new RegistryError(`cannot reach the token service ${tokenUrl.origin}: ${err.message}`);
+      throw new RegistryError('FORGE_REGISTRY_UNREACHABLE', `cannot reach the token service ${tokenUrl.origin}: ${(err.cause as Error | undefined)?.message ?? err.message}`, UNREACHABLE_HINT);
     });
     await expectOk(res, `a token from ${tokenUrl.origin}`);
     const body = (await res.json()) as { token?: string; access_token?: string };
     const token = body.token ?? body.access_token;
-    if (!token) throw new RegistryError(`${tokenUrl.origin} answered without a token`);
+    if (!token) throw new RegistryError('FORGE_REGISTRY_ERROR', `${tokenUrl.origin} answered without a token`);
     return `Bearer ${token}`;
   }
 }
@@ -132,7 +143,9 @@ async function expectOk(res: Response, what: string): Promise<void> {
   } catch {
     /* not a JSON error body */
   }
-  throw new RegistryError(`${what}: HTTP ${res.status}${detail ? ` (${detail})` : ''}`, res.status);
+  const message = `${what}: HTTP ${res.status}${detail ? ` (${detail})` : ''}`;
+  if (res.status === 401 || res.status === 403) throw new RegistryError('FORGE_REGISTRY_AUTH', message, CREDENTIALS_HINT, res.status);
+  throw new RegistryError('FORGE_REGISTRY_ERROR', message, undefined, res.status);
 }
 
 function findCredentials(registry: string, env: NodeJS.ProcessEnv): Credentials | undefined {

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpers/oci.ts';
@@ -127,4 +128,66 @@ describe('forge package', () => {
       await guarded.stop();
     }
   }, 180_000);
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('forge package: what stops it is a coded diagnostic with a way out, not a crash', () => {
+  const noCrash = (stderr: string) => {
+    expect(stderr).not.toContain('stack trace');
+    expect(stderr).not.toMatch(/^\s+at /m);
+  };
+
+  it('a registry that cannot be reached', async () => {
+    const address = `127.0.0.1:${await closedPort()}`;
+    const result = await forge(['package', '--base', `${address}/base:1`, '--out', join(tempDir(), 'x')], project, { FORGE_CACHE_DIR: tempDir('forge-cache-') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`FORGE_REGISTRY_UNREACHABLE cannot reach ${address}`);
+    expect(result.stderr).toMatch(/hint: .*--base IMAGE or FORGE_BASE_IMAGE/);
+    noCrash(result.stderr);
+  }, 120_000);
+
+  it('a base image tag the registry does not have', async () => {
+    const result = await forge(['package', '--base', `${registry.address}/base:nope`, '--out', join(tempDir(), 'x')], project, env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`FORGE_PACKAGE_BASE the base image ${registry.address}/base:nope is not in the registry`);
+    expect(result.stderr).toContain('MANIFEST_UNKNOWN');
+    expect(result.stderr).toMatch(/hint: .*--base IMAGE or FORGE_BASE_IMAGE/);
+    noCrash(result.stderr);
+  }, 120_000);
+
+  it('a push the registry refuses for want of credentials', async () => {
+    const tokens = await startTokenService('forge', 's3cret');
+    const guarded = await startRegistry({ token: tokens });
+    try {
+      const result = await forge(['package', '--base', base, '--push', `${guarded.address}/agents/test-agent:1`], project, env());
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('FORGE_REGISTRY_AUTH');
+      expect(result.stderr).toMatch(/hint: .*FORGE_REGISTRY_USER and FORGE_REGISTRY_PASSWORD/);
+      noCrash(result.stderr);
+    } finally {
+      await guarded.stop();
+    }
+  }, 180_000);
+
+  it('a declared Python package pip cannot install, naming the file that declares it', async () => {
+    const python = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.py': '# /// script\n# dependencies = ["forgetiny>=0.1"]\n# ///\n"""\nTool: greet\nDescription: Greets.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n',
+    });
+    const result = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, { ...env(), PIP_NO_INDEX: '1', PIP_FIND_LINKS: tempDir('forge-no-wheels-') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('FORGE_PYTHON_DEPS');
+    expect(result.stderr).toContain('no wheel of forgetiny>=0.1');
+    expect(result.stderr).toContain('(declared in tools/greet.py)');
+    expect(result.stderr).toMatch(/hint: .*PIP_FIND_LINKS/);
+    noCrash(result.stderr);
+  }, 240_000);
 });
