@@ -5,9 +5,9 @@
  * has errors is not in the project, or is there twice; this is how the
  * commands that name it (`forge tool run`, hot reload) find out why.
  */
-import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
+import { declaredToolName } from '../stages/declared-tool-name.ts';
 import type { Project } from '../stages/load-project.ts';
 
 export function errorsByToolName(project: Project, diagnostics: readonly Diagnostic[], knownName: (file: string) => string | undefined = () => undefined): Map<string, Diagnostic[]> {
@@ -23,10 +23,7 @@ export function errorsByToolName(project: Project, diagnostics: readonly Diagnos
   return byName;
 }
 
+/** The name the file declares (stages/declared-tool-name.ts): YAML by its `name:`, the others by a docstring's `Tool:` line. */
 function declaredName(file: string): string | undefined {
-  try {
-    return /^\s*(?:Tool|name):\s*([A-Za-z0-9_-]{1,64})\s*$/m.exec(readFileSync(file, 'utf8'))?.[1];
-  } catch {
-    return undefined;
-  }
+  return declaredToolName({ absolute: file, kind: /\.ya?ml$/.test(file) ? 'yaml' : 'python' });
 }

@@ -92,7 +92,7 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext, { 
   const parsed = await runStage(ctx, 'parse-yaml-tools', () => parseYamlTools(files, docstrings, ctx));
   const adapters = await runStage(ctx, 'discover-adapters', () => discovering, adaptersStarted);
   const annotated = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx, adapters.tools));
-  const resolved = await runStage(ctx, 'resolve-dependencies', () => resolveToolDependencies(annotated, ctx, { extraRoots: options.extraRoots }));
+  const resolved = await runStage(ctx, 'resolve-dependencies', () => resolveToolDependencies(annotated, ctx, { extraRoots: options.extraRoots, files }));
   const tools = resolved.tools;
   await runStage(ctx, 'check-compositions', () => checkCompositions(tools, ctx));
   if (check) await runStage(ctx, 'check-schemas', () => checkSchemas(tools, ctx));

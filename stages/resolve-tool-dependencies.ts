@@ -14,6 +14,7 @@ import semver from 'semver';
 import { error, note, withNotes, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import { findCatalogEntry } from '../runtime/tools/catalog.ts';
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
+import { declaredToolName } from './declared-tool-name.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { toParsedTool } from './parse-yaml-tools.ts';
 import { byName, type ProjectTool } from './project-tool.ts';
@@ -31,6 +32,8 @@ export interface ResolvedTools {
 export interface ResolveOptions {
   /** Names to bring in from the scopes as well (`forge tool run user/summarize`); not finding them is not an error. */
   extraRoots?: string[];
+  /** The files found in tool_dirs: one that declares a missing name but did not load is named in the error. */
+  files?: readonly SourceFile[];
 }
 
 export interface Reference {
@@ -52,7 +55,7 @@ interface Candidate {
 }
 
 export async function resolveToolDependencies(tools: readonly ProjectTool[], ctx: StageContext, options: ResolveOptions = {}): Promise<ResolvedTools> {
-  const resolver = new DependencyResolver(tools, ctx);
+  const resolver = new DependencyResolver(tools, ctx, options.files ?? []);
   // Walk from the tools nobody calls, so each problem is reported with the whole chain that needs it.
   const called = new Set(tools.flatMap((t) => referencesOf(t).map((r) => r.name)));
   for (const tool of tools) if (!called.has(tool.spec.name)) resolver.enqueue(tool, [tool.spec.name]);
@@ -79,6 +82,7 @@ class DependencyResolver {
   constructor(
     private readonly tools: readonly ProjectTool[],
     private readonly ctx: StageContext,
+    private readonly files: readonly SourceFile[],
   ) {
     this.local = new Map(tools.map((t) => [t.spec.name, t]));
   }
@@ -115,6 +119,16 @@ class DependencyResolver {
       scopeFiles: pulled.map((t) => t.file!),
       scopeDirs: Object.values(this.scopes).filter((s) => s.consulted).map((s) => s.dir),
     };
+  }
+
+  /**
+   * A file in tool_dirs that declares `name` but gave no tool (its errors are reported): the tool is
+   * there, broken, and "add it" would make a second one.
+   */
+  private brokenFileDeclaring(name: string): SourceFile | undefined {
+    const loaded = new Set(this.tools.flatMap((t) => (t.file ? [t.file.absolute] : [])));
+    const failed = (f: SourceFile) => this.ctx.diagnostics.some((d) => d.severity === 'error' && (d.file === f.display || d.file === f.relative || d.file === f.absolute));
+    return this.files.find((f) => f.kind !== 'other' && !loaded.has(f.absolute) && failed(f) && declaredToolName(f) === name);
   }
 
   private async lookUp(name: string, scope: ScopeName): Promise<Candidate | undefined> {
@@ -173,7 +187,11 @@ class DependencyResolver {
     if (problem) return this.ctx.report(problem);
     const chosen = await this.firstIn(ref.name, ref.scope ? [ref.scope as ScopeName] : SCOPE_NAMES);
     const needed = [...chain, ref.text].join(' → ');
-    if (!chosen) return this.ctx.report(missingDependency(ref, needed, await this.elsewhere(ref.name, chosen, () => true)));
+    if (!chosen) {
+      const broken = ref.scope === undefined || ref.scope === 'local' ? this.brokenFileDeclaring(ref.name) : undefined;
+      if (broken) return this.ctx.report(error('FORGE_TOOL_DEPENDENCY', `${needed}: ${broken.display} defines it but does not load (see its error)`, ref.at, `fix the error in ${broken.display}; the call to "${ref.name}" then finds it`));
+      return this.ctx.report(missingDependency(ref, needed, await this.elsewhere(ref.name, chosen, () => true)));
+    }
     if (ref.range !== undefined && !(chosen.version && semver.satisfies(chosen.version, ref.range))) {
       const satisfying = await this.elsewhere(ref.name, chosen, (c) => c.version !== undefined && semver.satisfies(c.version, ref.range!));
       return this.ctx.report(unsatisfiedRange(ref, needed, chosen, satisfying));

@@ -7,7 +7,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentManifest } from '../../runtime/manifest.ts';
+import { loadProject } from '../../stages/load-project.ts';
 import { build } from '../../stages/pipeline.ts';
+import { StageContext } from '../../stages/stage.ts';
 import { minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
 
 let home: string;
@@ -181,6 +183,21 @@ describe('dependencies across scopes', () => {
       { code: 'FORGE_TOOL_DEPENDENCY', message: 'meta → digest → summarize: no scope has a tool named "summarize"', hint: expect.stringContaining('forge tool add summarize') },
     ]);
     expect(result.errors[0].file).toContain('digest.yaml');
+  });
+
+  it('says a tool whose file declares the name but does not load is there, broken (not missing)', async () => {
+    // A type typo in shout.py's docstring: the file does not load, and card calls shout.
+    const shout = '"""\nTool: shout\nDescription: Shouts.\nTags: read\n\nInput:\n  text (str): The text.\n  times (integr, default=1): How often.\n"""\ndef execute(args):\n    return args["text"].upper()\n';
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.py': shout, 'tools/card.yaml': meta('', 'shout').replace('dependencies: []\n', '') });
+    // As forge tool run and forge tool check load it: one broken file does not stop the others.
+    const ctx = new StageContext(dir, false);
+    await loadProject({ configFile: join(dir, 'forge.yaml') }, ctx);
+    const errors = ctx.diagnostics.filter((d) => d.severity === 'error');
+    const dependency = errors.filter((e) => e.code === 'FORGE_TOOL_DEPENDENCY');
+    expect(dependency).toMatchObject([{ message: 'card → shout: tools/shout.py defines it but does not load (see its error)', file: 'tools/card.yaml' }]);
+    expect(dependency[0].hint).not.toContain('forge tool add');
+    // Its own error is reported as well.
+    expect(errors.some((e) => e.code !== 'FORGE_TOOL_DEPENDENCY' && e.file === 'tools/shout.py')).toBe(true);
   });
 
   it('reports an unsatisfied version, and where a version that satisfies it is', async () => {
