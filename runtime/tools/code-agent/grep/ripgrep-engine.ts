@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { toolProcessCommand } from '../../../exec/tool-sandbox.ts';
 import { createInterface } from 'node:readline';
 import { killProcessTree } from '../../../exec/process-tree.ts';
+import { STATE_DIR } from '../../../guard/path-guard.ts';
 import { SKIPPED_DIRS } from '../skipped-dirs.ts';
 import { confirmHits, lineDigest, type RipgrepHit } from './confirmed-hits.ts';
 import { GrepPatternError, type GrepOutcome, type GrepQuery } from './grep-query.ts';
@@ -30,6 +31,9 @@ export function ripgrepArgs(query: GrepQuery, target = query.file ?? '.'): strin
   else args.push('--case-sensitive');
   if (query.fixedStrings) args.push('--fixed-strings');
   for (const dir of SKIPPED_DIRS) args.push('--glob', `!${dir}/`);
+  // The state dir is never a result (confirmation drops it): left out of the walk, it takes no place among
+  // the hits rg is stopped after. Anchored: only the work dir's own (a search of it is rooted there).
+  if (query.root === query.workDir) args.push('--glob', `!/${STATE_DIR}/`);
   for (const glob of query.include) args.push('--glob', glob);
   for (const glob of query.exclude) args.push('--glob', `!${glob}`);
   args.push('--regexp', query.pattern, '--', target);
@@ -44,21 +48,34 @@ export async function searchWithRipgrep(rgPath: string, query: GrepQuery): Promi
     const check = await runRipgrep(rgPath, query, ripgrepArgs(query, '-'), query.workDir);
     if (check.code === 2) throw new GrepPatternError(check.stderr.trim().split('\n').slice(0, 6).join('\n') || 'ripgrep failed');
   }
-  // rg was stopped after one hit more than asked for: confirmed, that one says more exist.
-  const confirmed = await confirmHits(query, run.hits);
-  return { matches: confirmed.slice(0, query.maxResults), truncated: confirmed.length > query.maxResults, timedOut: run.timedOut };
+  // rg is stopped after one hit more than asked for: confirmed, that one says more exist. Hits that do not
+  // confirm (a hard-linked file, one met through a swapped symlink) took places among those: rg is asked
+  // again for more, a few times, and past that the answer says it may have more rather than that it is all.
+  let confirmed = await confirmHits(query, run.hits);
+  let limit = query.maxResults + 1;
+  let last = run;
+  while (last.stopped && confirmed.length <= query.maxResults && limit < MAX_WIDENING * (query.maxResults + 1) && !query.signal.aborted) {
+    limit *= 4;
+    last = await runRipgrep(rgPath, query, ripgrepArgs(query), query.root, limit);
+    confirmed = await confirmHits(query, last.hits);
+  }
+  const gaveUp = last.stopped && confirmed.length <= query.maxResults;
+  return { matches: confirmed.slice(0, query.maxResults), truncated: confirmed.length > query.maxResults || gaveUp, timedOut: last.timedOut };
 }
+
+/** How far past max_results + 1 rg's hits may go when confirmation drops some. */
+const MAX_WIDENING = 64;
 
 interface RipgrepRun {
   hits: RipgrepHit[];
   code: number | null;
   stderr: string;
-  /** Stopped after maxResults + 1 hits. */
+  /** Stopped after `limit` hits (maxResults + 1 unless asked for more). */
   stopped: boolean;
   timedOut: boolean;
 }
 
-function runRipgrep(rgPath: string, query: GrepQuery, args: string[], cwd: string): Promise<RipgrepRun> {
+function runRipgrep(rgPath: string, query: GrepQuery, args: string[], cwd: string, limit = query.maxResults + 1): Promise<RipgrepRun> {
   return new Promise((resolve, reject) => {
     // In the agent's tool sandbox like every other tool process (nothing changes when none is installed).
     const command = toolProcessCommand(rgPath, args, { cwd });
@@ -81,7 +98,7 @@ function runRipgrep(rgPath: string, query: GrepQuery, args: string[], cwd: strin
       else if (message.type === 'end') file = undefined;
       else if (message.type === 'match' && file !== undefined) {
         run.hits.push({ path: file, line: message.data.line_number!, digest: lineDigest(decode(message.data.lines)) });
-        if (run.hits.length > query.maxResults) {
+        if (run.hits.length >= limit) {
           run.stopped = true;
           killProcessTree(child);
         }

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rgPath } from '@vscode/ripgrep';
@@ -209,5 +209,47 @@ describe('finding ripgrep on PATH', () => {
       process.chdir(previous);
     }
     expect(onPath('rg', '/nonexistent')).toBeUndefined();
+  });
+});
+
+describe('grep_search with ripgrep, when hits it finds are not results', () => {
+  // rg is stopped after max_results + 1 hits, and each is then confirmed on a verified read: hits that do not
+  // confirm must neither hide the results behind them nor make a cut-short answer look complete.
+  const many = Array.from({ length: 30 }, (_, i) => `NEEDLE ${i}`).join('\n') + '\n';
+
+  async function search(setUp: (work: string) => void, args: Record<string, unknown> = {}) {
+    const work = join(tempDir('forge-search-dropped-'), 'work');
+    mkdirSync(work, { recursive: true });
+    writeFileSync(join(work, 'z-real.txt'), 'NEEDLE real\n');
+    setUp(work);
+    const grep = await tools(['grep_search'], { workDir: work, config: { grep_search: { engine: 'ripgrep', ripgrep_path: rgPath } } });
+    return grep.value<GrepValue>('grep_search', { pattern: 'NEEDLE', max_results: 10, include_hidden: true, ...args });
+  }
+
+  it('finds what lies behind many hits in the state dir, which are never results', async () => {
+    const value = await search((work) => {
+      mkdirSync(join(work, '.forge'));
+      writeFileSync(join(work, '.forge', 'log.txt'), many);
+    });
+    expect(value).toMatchObject({ engine: 'ripgrep', truncated: false });
+    expect(value.matches.map((m) => `${m.path}:${m.line}`)).toEqual(['z-real.txt:1']);
+  });
+
+  it('finds what lies behind many hits in a hard-linked file, which is refused', async () => {
+    const value = await search((work) => {
+      writeFileSync(join(work, 'a-original.txt'), many);
+      linkSync(join(work, 'a-original.txt'), join(work, 'a-linked.txt'));
+    });
+    expect(value.matches.map((m) => `${m.path}:${m.line}`)).toEqual(['z-real.txt:1']);
+    expect(value.truncated).toBe(false);
+  });
+
+  it('says it may have more when dropped hits go on past what it asks rg for', async () => {
+    const value = await search((work) => {
+      writeFileSync(join(work, 'a-original.txt'), Array.from({ length: 2000 }, (_, i) => `NEEDLE ${i}`).join('\n') + '\n');
+      linkSync(join(work, 'a-original.txt'), join(work, 'a-linked.txt'));
+    });
+    expect(value.matches).toEqual([]);
+    expect(value.truncated).toBe(true);
   });
 });
