@@ -201,9 +201,12 @@ export class HttpClient {
       const literalRefusal = this.egress.checkAddress(hostname, hostname, isIP(hostname) as 4 | 6);
       if (literalRefusal) throw new EgressRefusedError(literalRefusal);
     }
+    // The Host header is the URL's: the egress policy judged the URL's host, and a caller's own Host would
+    // reach another site behind the same address (a CDN's, a shared server's virtual hosts).
+    const { host: _callersHost, ...sent } = headers;
     const options: RequestOptions = {
       method,
-      headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+      headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
       lookup: this.checkedLookup(hostname),
     };
     // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a

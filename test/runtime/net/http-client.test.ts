@@ -23,6 +23,14 @@ describe('HttpClient', () => {
     expect(server.requests[0]).toMatchObject({ url: '/p?q=1', headers: { 'content-length': '7' } });
   });
 
+  it("sends the URL's host as Host, never the caller's own (the egress policy judged the URL's)", async () => {
+    const server = await startServer((req, res) => res.end(req.headers.host));
+    for (const name of ['Host', 'host', 'HOST']) {
+      const response = await client.request({ url: `${server.url}/`, headers: { [name]: 'evil.example' } });
+      expect(response.body.toString()).toBe(new URL(server.url).host);
+    }
+  });
+
   it('speaks HTTPS (node:https is loaded at the first such request), checking the server certificate', async () => {
     const dir = tempDir();
     const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
