@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Location } from '../../runtime/diagnostics.ts';
+import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 
 /** `declaredIn`: the file as agent.json's `python.declared_in` names it (relative to the project root). */
 export function declarationSite(root: string, declaredIn: string, requirement: string, cwd = process.cwd()): Location {
@@ -20,10 +21,13 @@ export function declarationSite(root: string, declaredIn: string, requirement: s
   }
   // In a Python file only the comment block declares packages: an import of the same name is no declaration.
   const declaring = (line: string) => !absolute.endsWith('.py') || line.startsWith('#');
-  const name = requirement.replace(/[\s<>=!~;\[(@].*$/, '');
-  for (const wanted of [requirement, name]) {
-    const index = lines.findIndex((l) => declaring(l) && l.includes(wanted));
-    if (index >= 0) return { file, line: index + 1, column: lines[index].indexOf(wanted) + 1, lineText: lines[index] };
+  // The package's name as a whole word, compared as pip compares names (case, and - _ . alike): "six" is not "sixel".
+  const wanted = normalizeDistribution(requirementName(requirement) ?? requirement);
+  for (const [index, line] of lines.entries()) {
+    if (!declaring(line)) continue;
+    for (const word of line.matchAll(/[A-Za-z0-9][A-Za-z0-9._-]*/g)) {
+      if (normalizeDistribution(word[0]) === wanted) return { file, line: index + 1, column: word.index + 1, lineText: line };
+    }
   }
   return { file };
 }

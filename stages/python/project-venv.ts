@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { error, DiagnosticError } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
+import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import { declarationSite } from './declaration-site.ts';
 import { quickPipEnvironment } from './pip-environment.ts';
 import { requirementsText } from './python-dependencies.ts';
@@ -72,7 +73,9 @@ function pipDiagnostic(stderr: string, root: string, deps: PythonDependencies, e
   const notFound = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
   const where = env.PIP_FIND_LINKS ? `PIP_FIND_LINKS=${env.PIP_FIND_LINKS}` : env.PIP_INDEX_URL ? `PIP_INDEX_URL=${env.PIP_INDEX_URL}` : 'the package index (PyPI unless pip.conf says otherwise)';
   const offline = /Failed to establish a new connection|Temporary failure in name resolution|Network is unreachable|ConnectTimeout|Max retries exceeded/.test(stderr);
-  const requirement = notFound ? deps.dependencies.find((d) => d.startsWith(notFound.replace(/[<>=!~;\[].*$/, ''))) : undefined;
+  // The declared requirement of that name, compared as pip compares names ("six" is not "sixel").
+  const missing = notFound ? normalizeDistribution(requirementName(notFound) ?? notFound) : undefined;
+  const requirement = missing ? deps.dependencies.find((d) => normalizeDistribution(requirementName(d) ?? d) === missing) : undefined;
   const declaredIn = requirement ? deps.declared_in[requirement] ?? [] : [];
   const message = notFound
     ? `cannot install the Python package ${notFound}${declaredIn.length ? ` (declared in ${declaredIn.join(', ')})` : ''}: ${offline ? 'the index cannot be reached' : 'not found'} in ${where}`
