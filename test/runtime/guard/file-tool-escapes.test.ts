@@ -128,7 +128,9 @@ describe('searches that walk by path (ripgrep, fast-glob), with a directory swap
     startSwapper(target, tool === 'grep_search' ? 1 : 0);
     await swapping(join(work, 'sw'));
     let answered = 0;
-    for (let i = 0; i < rounds; i++) {
+    // Rounds met by the swap at the tool's own check are refused: on a busy machine many may be, so the race
+    // goes on (bounded) until one search has answered.
+    for (let i = 0; i < rounds || (answered === 0 && i < rounds * 4); i++) {
       attempts.walkRace++;
       const result = await search.call(tool, args);
       const text = JSON.stringify(result.ok ? result.value : result.error);

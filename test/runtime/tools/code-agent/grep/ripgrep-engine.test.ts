@@ -66,9 +66,12 @@ it.each([
 });
 
 it('says whether more matches exist from the confirmed ones only', async () => {
-  // rg (outside) finds two matches where one is asked for; the inside file holds none of them.
+  // rg (outside) finds two matches where one is asked for; the inside file holds none of them. rg is stopped
+  // then (killed with its process group, so a stand-in cannot put sw back) and asked again for more: here sw
+  // stays swapped, and every run searches outside.
   writeFileSync(join(outside, 'secret.txt'), 'EXFIL secret line\nEXFIL secret line 2\n');
-  const grep = await tools(['grep_search'], { workDir: work, config: { grep_search: { engine: 'ripgrep', ripgrep_path: swappingRipgrep(outside) } } });
+  const staysSwapped = fakeRipgrep(`[ -e '${work}/.sw-real' ] || { mv '${work}/sw' '${work}/.sw-real' && ln -s '${outside}' '${work}/sw'; } || exit 3\ncd '${work}/sw' && exec "$RG" "$@"`);
+  const grep = await tools(['grep_search'], { workDir: work, config: { grep_search: { engine: 'ripgrep', ripgrep_path: staysSwapped } } });
   expect(await grep.value('grep_search', { pattern: 'secret', path: 'sw', max_results: 1 })).toMatchObject({ matches: [], truncated: false });
 });
 
