@@ -122,22 +122,59 @@ const CREDENTIAL_STORES = [
   '.rediscli_history',
 ];
 
-/** Variables that move a store out of its usual place (a path, or for KUBECONFIG a list of them). */
-const STORE_VARIABLES = ['KUBECONFIG', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'DOCKER_CONFIG', 'GNUPGHOME', 'CLOUDSDK_CONFIG', 'AZURE_CONFIG_DIR', 'PGPASSFILE', 'NETRC'];
+/** Variables that name a store moved out of its usual place (a path, or for KUBECONFIG a list of them); a directory named is hidden whole. */
+const STORE_VARIABLES = [
+  ...['KUBECONFIG', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'DOCKER_CONFIG', 'GNUPGHOME', 'CLOUDSDK_CONFIG', 'AZURE_CONFIG_DIR', 'PGPASSFILE', 'NETRC'],
+  ...['HELM_CONFIG_HOME', 'HELM_REGISTRY_CONFIG', 'HELM_REPOSITORY_CONFIG', 'SOPS_AGE_KEY_FILE', 'DATABRICKS_CONFIG_FILE', 'SNOWFLAKE_HOME', 'TUNNEL_ORIGIN_CERT'],
+  // TERRAFORM_CONFIG is the name Terraform still reads when TF_CLI_CONFIG_FILE is unset
+  ...['TF_CLI_CONFIG_FILE', 'TERRAFORM_CONFIG', 'PIP_CONFIG_FILE', 'CONDARC', 'BUNDLE_USER_CONFIG'],
+];
+
+/**
+ * Variables that name the directory a store is kept in, with the store's
+ * path inside it. Only the store is hidden, as in the home (~/.codex/auth.json,
+ * not ~/.codex): the rest there is settings, not secrets.
+ */
+const STORE_DIR_VARIABLES: Record<string, readonly string[]> = {
+  CODEX_HOME: ['auth.json'],
+  CLAUDE_CONFIG_DIR: ['.credentials.json'],
+  // a home of Gemini CLI's own: it keeps its .gemini there
+  GEMINI_CLI_HOME: ['.gemini/oauth_creds.json'],
+  PULUMI_HOME: ['credentials.json'],
+  KAGGLE_CONFIG_DIR: ['kaggle.json'],
+  COMPOSER_HOME: ['auth.json'],
+  // bundler's config is here unless BUNDLE_USER_CONFIG names it
+  BUNDLE_USER_HOME: ['config'],
+  FLY_CONFIG_DIR: ['config.yml', 'fly-agent.sock'],
+};
+
+/** The XDG base directories that move the stores kept under the home's default for each. */
+const XDG_HOMES = { XDG_CONFIG_HOME: '.config/', XDG_DATA_HOME: '.local/share/' };
 
 /**
  * The credential stores' paths, whether or not they exist: under the agent's
  * home ($HOME, and the account's own home where that differs), under
- * $XDG_CONFIG_HOME for those kept in ~/.config, and where the variables that
- * move them point.
+ * $XDG_CONFIG_HOME for those kept in ~/.config and $XDG_DATA_HOME for those
+ * in ~/.local/share, and where the variables that move them point.
  */
 export function homeCredentialPaths(env: NodeJS.ProcessEnv = process.env): string[] {
   const homes = [...new Set([env.HOME, homedir(), accountHome()].filter((home): home is string => !!home && home !== '/'))];
   const inHomes = homes.flatMap((home) => CREDENTIAL_STORES.map((store) => join(home, store)));
-  const config = env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : undefined;
-  const inConfig = config ? CREDENTIAL_STORES.filter((store) => store.startsWith('.config/')).map((store) => join(config, store.slice('.config/'.length))) : [];
+  const inXdg = Object.entries(XDG_HOMES).flatMap(([name, prefix]) => {
+    const base = absolute(env[name]);
+    return base ? CREDENTIAL_STORES.filter((store) => store.startsWith(prefix)).map((store) => join(base, store.slice(prefix.length))) : [];
+  });
   const moved = STORE_VARIABLES.flatMap((name) => (env[name] ?? '').split(delimiter)).filter((path) => path && isAbsolute(path));
-  return [...new Set([...inHomes, ...inConfig, ...moved])];
+  const inMovedDirs = Object.entries(STORE_DIR_VARIABLES).flatMap(([name, stores]) => {
+    const dir = absolute(env[name]);
+    return dir ? stores.map((store) => join(dir, store)) : [];
+  });
+  return [...new Set([...inHomes, ...inXdg, ...moved, ...inMovedDirs])];
+}
+
+/** A variable's value when it is an absolute path: a relative one would name a different place for every tool's cwd. */
+function absolute(value: string | undefined): string | undefined {
+  return value && isAbsolute(value) ? value : undefined;
 }
 
 function accountHome(): string | undefined {

@@ -143,6 +143,56 @@ describe('the credential stores added to the list', () => {
   });
 });
 
+/**
+ * A variable for each store added to the list that a user can move, set to a
+ * place outside the home (value), and a file there as the tool would find it.
+ */
+const MOVED_STORES: { variable: string; value: string; file: string }[] = [
+  { variable: 'CODEX_HOME', value: 'codex', file: 'codex/auth.json' },
+  { variable: 'CLAUDE_CONFIG_DIR', value: 'claude', file: 'claude/.credentials.json' },
+  { variable: 'GEMINI_CLI_HOME', value: 'gemini', file: 'gemini/.gemini/oauth_creds.json' },
+  { variable: 'PULUMI_HOME', value: 'pulumi', file: 'pulumi/credentials.json' },
+  { variable: 'KAGGLE_CONFIG_DIR', value: 'kaggle', file: 'kaggle/kaggle.json' },
+  { variable: 'COMPOSER_HOME', value: 'composer', file: 'composer/auth.json' },
+  { variable: 'BUNDLE_USER_HOME', value: 'bundle', file: 'bundle/config' },
+  { variable: 'FLY_CONFIG_DIR', value: 'fly', file: 'fly/config.yml' },
+  { variable: 'HELM_CONFIG_HOME', value: 'helm', file: 'helm/repositories.yaml' },
+  { variable: 'HELM_REGISTRY_CONFIG', value: 'helm-registry.json', file: 'helm-registry.json' },
+  { variable: 'HELM_REPOSITORY_CONFIG', value: 'helm-repositories.yaml', file: 'helm-repositories.yaml' },
+  { variable: 'SNOWFLAKE_HOME', value: 'snowflake', file: 'snowflake/connections.toml' },
+  { variable: 'SOPS_AGE_KEY_FILE', value: 'age-keys.txt', file: 'age-keys.txt' },
+  { variable: 'DATABRICKS_CONFIG_FILE', value: 'databrickscfg', file: 'databrickscfg' },
+  { variable: 'TUNNEL_ORIGIN_CERT', value: 'cert.pem', file: 'cert.pem' },
+  { variable: 'TF_CLI_CONFIG_FILE', value: 'terraformrc', file: 'terraformrc' },
+  { variable: 'TERRAFORM_CONFIG', value: 'terraform.rc', file: 'terraform.rc' },
+  { variable: 'PIP_CONFIG_FILE', value: 'pip.conf', file: 'pip.conf' },
+  { variable: 'CONDARC', value: 'condarc', file: 'condarc' },
+  { variable: 'BUNDLE_USER_CONFIG', value: 'bundle-config', file: 'bundle-config' },
+  { variable: 'XDG_DATA_HOME', value: 'data', file: 'data/com.vercel.cli/auth.json' },
+  { variable: 'XDG_DATA_HOME', value: 'data', file: 'data/fish/fish_history' },
+];
+
+describe('the credential stores a variable moves out of the home', () => {
+  it('are each unreadable from a tool process where the variable points', async () => {
+    // Outside /tmp, like the home above: the sandbox's own /tmp would hide them whatever the list says.
+    const moved = tempDir('forge-moved-', '/var/tmp');
+    for (const { variable, value, file } of MOVED_STORES) {
+      mkdirSync(dirname(join(moved, file)), { recursive: true });
+      writeFileSync(join(moved, file), `secret of ${variable}\n`);
+      vi.stubEnv(variable, join(moved, value));
+    }
+    try {
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+      const script = MOVED_STORES.map(({ variable, file }) => `echo "${variable} ${file}:$(cat ${join(moved, file)} 2>/dev/null)"`).join('; ');
+      const { command, args } = toolProcessCommand('sh', ['-c', script], { cwd: '/' });
+      expect(execFileSync(command, args, { encoding: 'utf8' }).trim().split('\n')).toEqual(MOVED_STORES.map(({ variable, file }) => `${variable} ${file}:`));
+    } finally {
+      vi.unstubAllEnvs();
+      installToolSandbox(await probeSandbox(), { mode: 'auto' }, tempDir());
+    }
+  });
+});
+
 describe('the work dir\'s repository', () => {
   /** Runs `check` with the sandbox installed for a fresh repository as the work dir. */
   async function inRepository(check: (workDir: string) => void): Promise<void> {
