@@ -5,13 +5,15 @@
  * changed) gets a new runtime, connected as the start connects it — a
  * server that fails is reported and its tools are left out — and every
  * adapter tool is made again on it. The old connections close once the
- * calls running on them are done. A save that leaves the sections as they
- * were keeps the connections (no server is restarted).
+ * calls running on them are done, whether the reload went through or not. A
+ * save that leaves the sections as they were keeps the connections (no
+ * server is restarted); after a reload that failed part way, the next save
+ * connects again and makes every adapter tool again.
  */
 import { runtimeFactories, type CodeSource, type ResolvedAgent } from '../runtime/assemble.ts';
 import { startAdapterTools, type AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
 import type { McpServerSettings } from '../runtime/tools/adapters/settings.ts';
-import type { Logger } from '../runtime/tools/model.ts';
+import type { Logger, Tool } from '../runtime/tools/model.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import type { SourceAgent } from './source-agent.ts';
@@ -20,10 +22,16 @@ import type { SourceAgent } from './source-agent.ts';
 export interface DevAdapterState {
   servers: McpServerSettings[];
   apis: string;
+  /**
+   * False from the moment a reload puts a new runtime in until that reload
+   * has gone through: one that failed on the way may have made only some
+   * adapter tools on the new runtime, so the next save replaces it again.
+   */
+  settled: boolean;
 }
 
 export function adaptersAtStart(manifest: ResolvedAgent['manifest']): DevAdapterState {
-  return { servers: manifest.mcp?.servers ?? [], apis: JSON.stringify(manifest.apis ?? []) };
+  return { servers: manifest.mcp?.servers ?? [], apis: JSON.stringify(manifest.apis ?? []), settled: true };
 }
 
 export interface Reconnected {
@@ -31,30 +39,53 @@ export interface Reconnected {
   replaced: boolean;
   /** Tools of servers that failed to connect (reported), left out as at start. */
   leftOut: Set<string>;
-  /** Closes the old runtime once its tools' calls are done; call after the new tools are in. */
-  retireOld(): void;
+  /**
+   * Ends the swap, on every path once the new runtime is in (call it in a
+   * finally): the old runtime closes once its tools' calls are done, and the
+   * swap counts as done only when `ok`. Returns the old runtime's tools still
+   * registered — not made again, so their calls would reach closed
+   * connections — for the caller to mark unavailable.
+   */
+  settle(ok: boolean): Tool[];
 }
 
 export async function reconnectAdapters(agent: SourceAgent, state: DevAdapterState, resolved: ResolvedAgent, code: CodeSource, tools: readonly ProjectTool[], log: Logger): Promise<Reconnected> {
   const servers = resolved.manifest.mcp?.servers ?? [];
   const apis = JSON.stringify(resolved.manifest.apis ?? []);
   const changes = serverChanges(state.servers, servers);
-  if (!changes.length && apis === state.apis) return { replaced: false, leftOut: new Set(), retireOld: () => {} };
-  state.servers = servers;
-  state.apis = apis;
+  if (!changes.length && apis === state.apis && state.settled) return { replaced: false, leftOut: new Set(), settle: () => [] };
 
   const previous = agent.adapters;
   const oldTools = agent.registry.list().filter((t) => t.adapter);
   const { adapters } = runtimeFactories(resolved, code, { http: agent.http, log });
-  const started = await startAdapterTools(adapters, tools.map((t) => t.spec));
+  let started;
+  try {
+    started = await startAdapterTools(adapters, tools.map((t) => t.spec));
+  } catch (err) {
+    // Not in place yet: the old runtime and its tools stay as they were, and the servers this one started stop.
+    void adapters.close();
+    throw err;
+  }
   printDiagnostics(started.diagnostics);
   if (changes.length) log.info(`mcp: ${changes.join('; ')}`);
+  else if (!state.settled) log.info('mcp: connecting again (the last reload failed)');
   const kept = new Set(started.specs.map((s) => s.name));
+  // The state says what agent.adapters was made for, so a save back to the old sections is a change too.
   agent.adapters = adapters;
+  state.servers = servers;
+  state.apis = apis;
+  state.settled = false;
+  let settled = false;
   return {
     replaced: true,
     leftOut: new Set(tools.filter((t) => !kept.has(t.spec.name)).map((t) => t.spec.name)),
-    retireOld: () => void closeWhenIdle(agent, oldTools, previous),
+    settle: (ok) => {
+      if (settled) return [];
+      settled = true;
+      state.settled = ok;
+      void closeWhenIdle(agent, oldTools, previous);
+      return oldTools.filter((t) => agent.registry.get(t.name) === t);
+    },
   };
 }
 

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
-import type { Diagnostic } from '../runtime/diagnostics.ts';
+import { error, type Diagnostic } from '../runtime/diagnostics.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
@@ -112,53 +112,65 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   // A server added to (or removed from, or changed in) forge.yaml is connected as at start, not left to a restart.
   const adapters = await reconnectAdapters(agent, state.adapters, resolved, code, fresh, options.log);
   if (adapters.leftOut.size) fresh = fresh.filter((t) => !adapters.leftOut.has(t.spec.name));
-  // forge_tool adds the tools it forges to the running registry.
-  const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
-  for (const tool of project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
+  let ok = false;
+  try {
+    // forge_tool adds the tools it forges to the running registry.
+    const factories = { ...runtimeFactories(resolved, code, { http: agent.http, adapters: agent.adapters, log: options.log }), registry: agent.registry };
+    for (const tool of project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
 
-  const brokenTools = brokenByName(project, ctx.diagnostics, state, new Set(fresh.map((t) => t.spec.name)));
-  const freshNames = new Set([...fresh.map((t) => t.spec.name), ...brokenTools.keys()]);
-  for (const current of agent.registry.list()) {
-    // Forged tools are not in the sources: a reload keeps them.
-    if (freshNames.has(current.name) || isForged(current)) continue;
-    agent.registry.unregister(current.name);
-    void agent.registry.retire(current);
-    report.removed.push(current.name);
-  }
+    const brokenTools = brokenByName(project, ctx.diagnostics, state, new Set(fresh.map((t) => t.spec.name)));
+    const freshNames = new Set([...fresh.map((t) => t.spec.name), ...brokenTools.keys()]);
+    for (const current of agent.registry.list()) {
+      // Forged tools are not in the sources: a reload keeps them.
+      if (freshNames.has(current.name) || isForged(current)) continue;
+      agent.registry.unregister(current.name);
+      void agent.registry.retire(current);
+      report.removed.push(current.name);
+    }
 
-  for (const [name, problems] of brokenTools) {
-    const current = agent.registry.get(name);
-    const previous = current && !state.placeholders.has(current) ? toSpec(current) : undefined;
-    const placeholder = unavailableTool(name, problems, previous);
-    state.placeholders.add(placeholder);
-    swapIn(agent, placeholder, problems[0].file ?? name);
-    report.broken.push(name);
-    options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
-  }
-
-  for (const tool of toRecreate(fresh, agent, state, support, adapters.replaced)) {
-    let next: Tool;
-    if (tool.loadErrors) {
-      const placeholder = unavailableTool(tool.spec.name, tool.loadErrors, tool.spec);
+    for (const [name, problems] of brokenTools) {
+      const current = agent.registry.get(name);
+      const previous = current && !state.placeholders.has(current) ? toSpec(current) : undefined;
+      const placeholder = unavailableTool(name, problems, previous);
       state.placeholders.add(placeholder);
-      swapIn(agent, placeholder, tool.origin);
-      report.broken.push(tool.spec.name);
-      options.log.warn(`tool ${tool.spec.name} cannot load; calls to it answer with the error until the file is fixed`);
-      continue;
+      swapIn(agent, placeholder, problems[0].file ?? name);
+      report.broken.push(name);
+      options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
     }
-    try {
-      next = createTool(tool.spec, factories);
-    } catch (err) {
-      options.log.warn(`cannot load ${tool.spec.name}: ${(err as Error).message}`);
-      continue;
+
+    for (const tool of toRecreate(fresh, agent, state, support, adapters.replaced)) {
+      let next: Tool;
+      if (tool.loadErrors) {
+        const placeholder = unavailableTool(tool.spec.name, tool.loadErrors, tool.spec);
+        state.placeholders.add(placeholder);
+        swapIn(agent, placeholder, tool.origin);
+        report.broken.push(tool.spec.name);
+        options.log.warn(`tool ${tool.spec.name} cannot load; calls to it answer with the error until the file is fixed`);
+        continue;
+      }
+      try {
+        next = createTool(tool.spec, factories);
+      } catch (err) {
+        options.log.warn(`cannot load ${tool.spec.name}: ${(err as Error).message}`);
+        // Left as it was, an adapter tool would call through the old runtime, which closes below: it answers why instead.
+        if (adapters.replaced && tool.spec.adapter && agent.registry.get(tool.spec.name)) {
+          markUnavailable(agent, state, tool.spec.name, `cannot be made on the reconnected servers: ${(err as Error).message}`);
+          report.broken.push(tool.spec.name);
+        }
+        continue;
+      }
+      (swapIn(agent, next, tool.origin) ? report.changed : report.added).push(tool.spec.name);
     }
-    (swapIn(agent, next, tool.origin) ? report.changed : report.added).push(tool.spec.name);
+    agent.project = project;
+    // The sources' tools, as a build's manifest has them: forged tools are no one's to publish (the agent card is open).
+    agent.manifest.tools = agent.registry.list().filter((t) => !isForged(t)).map(toSpec);
+    ok = true;
+    return report;
+  } finally {
+    // On every path once the new adapter runtime is in: the old one closes when its calls are done. A reload that
+    // failed on the way leaves old adapter tools that were not made again; they answer why until the next save makes them.
+    for (const stale of adapters.settle(ok)) markUnavailable(agent, state, stale.name, ok ? 'was not made again on the reconnected servers' : 'was not made again: the reload failed (save again to retry)');
   }
-  adapters.retireOld();
-  agent.project = project;
-  // The sources' tools, as a build's manifest has them: forged tools are no one's to publish (the agent card is open).
-  agent.manifest.tools = agent.registry.list().filter((t) => !isForged(t)).map(toSpec);
-  return report;
 }
 
 /**
@@ -180,6 +192,14 @@ async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise
     found.push(...errors);
   }
   return found;
+}
+
+/** An adapter tool the reload could not make again on the new runtime, listed with why (as a tool whose file breaks). */
+function markUnavailable(agent: SourceAgent, state: ReloadState, name: string, why: string): void {
+  const current = agent.registry.get(name);
+  const placeholder = unavailableTool(name, [error('FORGE_TOOL_UNAVAILABLE', `tool "${name}" ${why}`)], current && !state.placeholders.has(current) ? toSpec(current) : undefined);
+  state.placeholders.add(placeholder);
+  swapIn(agent, placeholder, name);
 }
 
 /** Replaces (or adds) a tool; the old version finishes its calls first. True when there was one. */

@@ -2,11 +2,16 @@
  * `forge run --dev` hot reload and forge.yaml's `mcp:` section, with the real
  * filesystem MCP server: a server added to a project that had none at start
  * is connected and its tools answer, without a restart; one removed takes
- * its tools with it.
+ * its tools with it (and its process stops); a save that leaves the servers
+ * as they were keeps their processes; a reload that fails after connecting
+ * the new set still stops the old servers, and the next save connects again.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { watchForChanges } from '../../cli/dev-reload.ts';
+import { loadSourceAgent } from '../../cli/source-agent.ts';
+import type { Tool } from '../../runtime/tools/model.ts';
 import { startAgentProcess } from '../helpers/agent-process.ts';
 import { filesystemServerScript } from '../helpers/mcp-servers.ts';
 import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
@@ -78,12 +83,74 @@ describe('forge run --dev and MCP servers in forge.yaml', () => {
     writeFileSync(join(project, 'forge.yaml'), withFilesystem(data));
     const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
     try {
+      // The server connected at start, answering. A load lists the servers' tools through a server of its own, which
+      // stops once it has (the first reload, when the watcher is armed, runs one): wait for that one to be gone.
+      const read = await post(agent.url, 'fs__list_directory', { path: data });
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      await until(() => serversFor(data).length === 1, 'the server listing the tools to stop', agent.output);
+      const before = serversFor(data);
       writeFileSync(join(project, 'tools/plain.yaml'), yamlTool.replace('echo plain', 'echo edited'));
       await agent.waitFor('tools reloaded plain\n', 60_000);
       expect((await post(agent.url, 'plain')).body.value).toBe('edited');
       expect(agent.output()).not.toMatch(/mcp: |reloaded [^\n]*fs__/);
+      // The same server process answers: not restarted, and no second one started beside it.
+      expect((await post(agent.url, 'fs__list_directory', { path: data })).status).toBe(200);
+      await until(() => serversFor(data).length === 1, 'the server listing the tools to stop', agent.output);
+      expect(serversFor(data)).toEqual(before);
     } finally {
       await agent.stop();
     }
   }, 120_000);
+
+  it('stops the old servers when a reload fails after connecting the new ones, and connects again on the next save', async () => {
+    // The failure is injected in-process through the registry the reload swaps tools into: nothing a project can
+    // do makes the reload throw between connecting the new servers and putting their tools in.
+    const project = writeProject({ 'tools/plain.yaml': yamlTool });
+    const [a, b] = [join(project, 'a'), join(project, 'b')];
+    for (const dir of [a, b]) {
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'note.txt'), `note in ${dir}`);
+    }
+    const configFile = join(project, 'forge.yaml');
+    writeFileSync(configFile, withFilesystem(a));
+    const lines: string[] = [];
+    const log = { debug: () => {}, info: (m: string) => void lines.push(m), warn: (m: string) => void lines.push(m) };
+    const output = () => lines.join('\n');
+    const agent = (await loadSourceAgent({ configFile, dev: true, log }))!;
+    expect(agent, output()).toBeDefined();
+    const stop = await watchForChanges(agent, { configFile, log });
+    try {
+      await until(() => serversFor(a).length === 1, 'the server listing the tools to stop', output);
+      const replace = agent.registry.replace.bind(agent.registry);
+      let failures = 1;
+      agent.registry.replace = (tool: Tool, origin: string) => {
+        if (tool.adapter && failures-- > 0) throw new Error('injected: the registry refused the tool');
+        return replace(tool, origin);
+      };
+      writeFileSync(configFile, withFilesystem(b));
+      await until(() => output().includes('reload failed: injected'), 'the reload to fail', output, 60_000);
+      // The old server is not left running with nothing to close it.
+      await until(() => serversFor(a).length === 0, 'the old filesystem server to stop', output);
+      // The old runtime's tools, not made again, say so instead of calling through closed connections.
+      const stale = await agent.registry.execute('fs__read_text_file', { path: join(b, 'note.txt') });
+      expect(stale.ok).toBe(false);
+      expect(JSON.stringify(stale)).toContain('FORGE_TOOL_UNAVAILABLE');
+      expect(JSON.stringify(stale)).toContain('the reload failed');
+
+      // A save that touches no server is the retry: every adapter tool is made again on a fresh runtime.
+      writeFileSync(join(project, 'tools/plain.yaml'), yamlTool.replace('echo plain', 'echo edited'));
+      await until(() => /tools [^\n]*fs__read_text_file/.test(output()), 'the adapter tools to be made again', output, 60_000);
+      expect(output()).toContain('mcp: connecting again');
+      const read = await agent.registry.execute('fs__read_text_file', { path: join(b, 'note.txt') });
+      expect(read.ok, JSON.stringify(read)).toBe(true);
+      expect(JSON.stringify(read)).toContain(`note in ${b}`);
+      // The runtime of the failed reload is closed too: one server for b, none for a.
+      await until(() => serversFor(b).length === 1, 'one filesystem server for b', output);
+      expect(serversFor(a)).toEqual([]);
+    } finally {
+      stop();
+      await agent.registry.close();
+      await agent.adapters.close();
+    }
+  }, 180_000);
 });
