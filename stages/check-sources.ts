@@ -12,7 +12,8 @@ import type { PythonDependencies } from '../runtime/manifest.ts';
 import { esbuild } from './esbuild-api.ts';
 import { fromEsbuildMessage } from './esbuild-messages.ts';
 import type { SourceFile } from './discover-tools.ts';
-import { checkPythonSources, type StartedPythonCheck } from './python/python-source-check.ts';
+import { inlinePython } from './python/inline-python.ts';
+import { checkPythonSources, type InlinePython, type StartedPythonCheck } from './python/python-source-check.ts';
 import type { Project } from './load-project.ts';
 import type { StageContext } from './stage.ts';
 
@@ -25,13 +26,15 @@ export interface SourceCheckOptions {
   scripts: boolean;
   /** The interpreter, if the build started it early on these files or more. */
   pythonStarted?: StartedPythonCheck;
+  /** The YAML tools' python: steps, whose imports are checked too. */
+  inline?: readonly InlinePython[];
 }
 
 export async function checkSources(options: SourceCheckOptions): Promise<Diagnostic[]> {
   const python = options.files.filter(isPythonFile);
   const scripts = options.scripts ? options.files.filter((f) => f.kind === 'typescript' || f.kind === 'javascript') : [];
   const [fromPython, ...fromScripts] = await Promise.all([
-    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted }),
+    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted, inline: options.inline }),
     ...scripts.map((f) => parseScript(f, options.cwd)),
   ]);
   return [...fromPython, ...fromScripts.flat()];
@@ -52,7 +55,10 @@ async function parseScript(file: SourceFile, cwd: string): Promise<Diagnostic[]>
 /** The stage: the project's own files (not the user or global scope's), reported into ctx. */
 export async function checkProjectSources(project: Project, files: readonly SourceFile[], dependencies: PythonDependencies | undefined, ctx: StageContext, options: { scripts: boolean; pythonStarted?: StartedPythonCheck }): Promise<void> {
   const own = ownFiles(files);
-  ctx.report(...(await checkSources({ root: project.config.root, files: own, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: ctx.cwd, scripts: options.scripts, pythonStarted: options.pythonStarted })));
+  // The YAML tools among these files (a --prod build's, without its dev tools).
+  const ownPaths = new Set(own.map((f) => f.absolute));
+  const inline = inlinePython(project.tools.filter((t) => t.file && ownPaths.has(t.file.absolute)));
+  ctx.report(...(await checkSources({ root: project.config.root, files: own, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: ctx.cwd, scripts: options.scripts, pythonStarted: options.pythonStarted, inline })));
 }
 
 /** The project's own files (not the user or global scope's), once each. */

@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { error, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { error, warning, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { python3WithoutAsking, resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
 import { guessedImportNames, knownDistributionFor, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
@@ -64,10 +64,21 @@ for path in req["files"]:
     except ValueError as e:
         entry["syntax"] = {"msg": str(e), "line": 1, "col": 1, "text": ""}
     results.append(entry)
-print(json.dumps({"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}))
+# Inline scripts (a YAML tool's python: step): only their imports; one that does not parse is left to its run.
+inline = []
+for script in req.get("inline", []):
+    entry = {"file": script["id"], "imports": []}
+    try:
+        walk(ast.parse(script["text"]), entry["imports"], False)
+    except (SyntaxError, ValueError):
+        pass
+    inline.append(entry)
+print(json.dumps({"inline": inline, **{"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}}))
 `;
 
 interface CheckOutput {
+  /** The inline scripts' imports, by id (never a syntax error: templates may not parse as Python). */
+  inline?: { file: string; imports: { name: string; line: number; col: number }[] }[];
   stdlib: string[];
   installed: Record<string, string[]>;
   version: string;
@@ -84,6 +95,15 @@ export interface PythonCheckOptions {
   dependencies?: PythonDependencies;
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** Python written inline in YAML tools (python: steps): their imports are checked as a file's are. */
+  inline?: readonly InlinePython[];
+}
+
+export interface InlinePython {
+  /** The script as Python reads it (placeholders stood in for by names of their length, so lines and columns hold). */
+  text: string;
+  /** Where a line and column of `text` are in the YAML file. */
+  locate(line: number, column: number): Location;
 }
 
 /** A check whose interpreter was started early (`startPythonCheck`), on these files or more. */
@@ -98,7 +118,8 @@ export interface StartedPythonCheck {
  * so the interpreter's start-up overlaps parsing the docstrings rather than
  * following it.
  */
-export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env'>): StartedPythonCheck {
+export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env' | 'inline'>): StartedPythonCheck {
+  const inlineTexts = (options.inline ?? []).map((script) => script.text);
   const run = (async () => {
     const env = options.env ?? process.env;
     const venv = venvPython(projectVenvDir(options.root));
@@ -109,7 +130,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     // that answer is kept for the shim: the next build runs the interpreter directly.
     if (!inVenv && !env.FORGE_PYTHON) {
       const known = python3WithoutAsking(env);
-      const output = await runCheck(known.executable ?? 'python3', false, options.files, env);
+      const output = await runCheck(known.executable ?? 'python3', false, options.files, inlineTexts, env);
       if (typeof output === 'object') known.remember(output.executable);
       if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
@@ -119,7 +140,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     } catch (err) {
       return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
     }
-    const output = await runCheck(python, inVenv, options.files, env);
+    const output = await runCheck(python, inVenv, options.files, inlineTexts, env);
     return { python, output: output === NOT_FOUND ? `${python} was not found` : output };
   })();
   run.catch(() => {});
@@ -129,7 +150,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
 const NOT_FOUND = Symbol('not found');
 
 /** The check's output, what went wrong (a line), or NOT_FOUND when there is no such program. */
-function runCheck(python: string, venv: boolean, files: readonly string[], env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+function runCheck(python: string, venv: boolean, files: readonly string[], inline: readonly string[], env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
   return new Promise((resolve) => {
     // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
     const isolation = venv ? ['-I'] : ['-I', '-S'];
@@ -143,13 +164,15 @@ function runCheck(python: string, venv: boolean, files: readonly string[], env: 
       }
     });
     child.stdin?.on('error', () => {});
-    child.stdin?.end(JSON.stringify({ files, venv }));
+    child.stdin?.end(JSON.stringify({ files, venv, inline: inline.map((text, i) => ({ id: String(i), text })) }));
   });
 }
 
 export async function checkPythonSources(options: PythonCheckOptions & { started?: StartedPythonCheck }): Promise<Diagnostic[]> {
-  if (!options.files.length) return [];
-  const started = options.started && options.files.every((f) => options.started!.files.has(f)) ? options.started : startPythonCheck(options);
+  const inline = options.inline ?? [];
+  if (!options.files.length && !inline.length) return [];
+  // An early start knows only the files (inline scripts are read later, with the YAML tools).
+  const started = options.started && !inline.length && options.files.every((f) => options.started!.files.has(f)) ? options.started : startPythonCheck(options);
   const outcome = await started.run;
   if (Array.isArray(outcome)) return outcome;
   const { python, output: raw } = outcome;
@@ -172,15 +195,27 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
     const local = localModules([dirname(result.file), ...options.toolDirs], listed);
     for (const imp of result.imports) {
       if (known.has(imp.name) || local.has(imp.name) || declared.has(imp.name)) continue;
-      // The package to name: the one the project venv says provides it, a known one (yaml → pyyaml), else the import's own name.
-      const distribution = output.installed[imp.name]?.[0] ?? knownDistributionFor(imp.name);
-      const which = distribution ? `"${distribution}" (it provides "${imp.name}")` : 'the package that provides it';
-      diagnostics.push(
-        error('FORGE_PY_IMPORT', `"${imp.name}" is neither in the standard library nor declared`, { file, line: imp.line, column: imp.col }, `declare ${which} in a PEP 723 block at the top of the file (# /// script, # dependencies = ["${distribution ?? imp.name}"], # ///) or in requirements.txt`),
-      );
+      diagnostics.push(undeclaredImport(imp.name, { file, line: imp.line, column: imp.col }, output.installed, 'a PEP 723 block at the top of the file (# /// script, # dependencies = ["NAME"], # ///) or in requirements.txt'));
+    }
+  }
+  // A YAML tool's python: step has no PEP 723 block of its own: requirements.txt declares for it.
+  const everyToolDir = localModules(options.toolDirs, listed);
+  for (const result of raw.inline ?? []) {
+    const script = inline[Number(result.file)];
+    for (const imp of result.imports) {
+      if (known.has(imp.name) || everyToolDir.has(imp.name) || declared.has(imp.name)) continue;
+      diagnostics.push(undeclaredImport(imp.name, script.locate(imp.line, imp.col), output.installed, 'requirements.txt beside forge.yaml (a python: step has no # /// script block of its own)'));
     }
   }
   return diagnostics;
+}
+
+/** FORGE_PY_IMPORT for `name`, naming the package to declare (`where` says where, NAME standing for it). */
+function undeclaredImport(name: string, at: Location, installed: Record<string, string[]>, where: string): Diagnostic {
+  // The package to name: the one the project venv says provides it, a known one (yaml → pyyaml), else the import's own name.
+  const distribution = installed[name]?.[0] ?? knownDistributionFor(name);
+  const which = distribution ? `"${distribution}" (it provides "${name}")` : 'the package that provides it';
+  return error('FORGE_PY_IMPORT', `"${name}" is neither in the standard library nor declared`, at, `declare ${which} in ${where.replace('NAME', distribution ?? name)}`);
 }
 
 /** Import names the declared packages provide: installed metadata first, then the name itself. */

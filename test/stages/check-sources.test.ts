@@ -4,6 +4,8 @@
  * against the standard library, the tool's own modules and the declared
  * packages — each problem at its file:line:column.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { localWheel, pipFrom } from '../helpers/python-wheel.ts';
 import { forge, minimalConfig, writeProject } from '../helpers/project.ts';
@@ -71,6 +73,34 @@ describe('imports', () => {
     expect(validate.code).toBe(1);
     expect(validate.stderr).toContain('declare "pyyaml" (it provides "yaml") in a PEP 723 block at the top of the file (# /// script, # dependencies = ["pyyaml"], # ///)');
     expect(validate.stderr).toContain('declare "pillow" (it provides "PIL")');
+  });
+
+  it("checks the imports of a YAML tool's python: step, where the file has them, and takes requirements.txt as their declaration", async () => {
+    const yamlTool = [
+      'description: Formats a title.',
+      'parameters:',
+      '  title: { type: string }',
+      'python: |',
+      '  import json',
+      '  import tinyfmt_inline',
+      '  try:',
+      '      import optional_thing',
+      '  except ImportError:',
+      '      optional_thing = None',
+      '  print(json.dumps(tinyfmt_inline.shout("{title}")))',
+      '',
+    ].join('\n');
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': yamlTool });
+    const validate = await forge(['validate'], dir);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('tools/shout.yaml:6:3 FORGE_PY_IMPORT "tinyfmt_inline" is neither in the standard library nor declared');
+    expect(validate.stderr).toContain('in requirements.txt beside forge.yaml');
+    expect(validate.stderr).not.toContain('"json"');
+    expect(validate.stderr).not.toContain('optional_thing');
+    const build = await forge(['build'], dir);
+    expect(build.stderr).toContain('FORGE_PY_IMPORT "tinyfmt_inline"');
+    writeFileSync(join(dir, 'requirements.txt'), 'tinyfmt-inline\n');
+    expect((await forge(['validate'], dir)).stderr).not.toContain('FORGE_PY_IMPORT');
   });
 
   it('accepts declared packages, local modules, and optional imports', async () => {
