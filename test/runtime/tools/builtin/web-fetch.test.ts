@@ -57,6 +57,11 @@ beforeAll(async () => {
         res.setHeader('content-type', 'application/pdf');
         res.end('%PDF-1.4');
         return;
+      case '/unclosed':
+        // 30 KB of elements never closed: node-html-parser would take minutes on the server's thread.
+        res.setHeader('content-type', 'text/html');
+        res.end(`<html><body>${'<div>'.repeat(3000)}${'<b>'.repeat(3000)}Deep &amp; unclosed text</body></html>`);
+        return;
       case '/long':
         res.setHeader('content-type', 'text/html');
         res.end(`<p>${'word '.repeat(5000)}</p>`);
@@ -112,6 +117,13 @@ describe('web_fetch', () => {
     ['/latin1', 'café', 'text/plain'],
   ])('returns %s as it is', async (path, content, type) => {
     expect(await t.value<FetchValue>('web_fetch', { url: `${server.url}${path}` })).toMatchObject({ content, content_type: type, truncated: false });
+  });
+
+  it('reads a page with thousands of unclosed elements as its text, at once (parsing it would hold the server for minutes)', async () => {
+    for (const format of ['markdown', 'text']) {
+      const value = await t.value<FetchValue>('web_fetch', { url: `${server.url}/unclosed`, format });
+      expect(value.content).toBe('Deep & unclosed text');
+    }
   });
 
   it('cuts the content at max_chars and says so', async () => {
