@@ -12,8 +12,8 @@ import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
 import { fail, type ExecuteOptions, type JSONSchema, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
 import { checkToolName } from './names.ts';
-import { MAX_COMPOSITION_DEPTH } from './limits.ts';
-import { checkArguments } from './validation.ts';
+import { MAX_ARGUMENT_DEPTH, MAX_COMPOSITION_DEPTH } from './limits.ts';
+import { checkArguments, nestsDeeperThan } from './validation.ts';
 import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 import { timerDelay } from '../duration.ts';
@@ -255,6 +255,10 @@ export class ToolRegistry implements ToolRunner {
     } catch (err) {
       // Forge's own errors keep their code: a validator library refused by the bundle check is FORGE_BUNDLE_TAMPERED, not a bad schema.
       if (err instanceof ForgeError) return thrownToResult(name, err);
+      // Arguments nested deeper than the validator's stack holds are the caller's, not a broken schema.
+      if (err instanceof RangeError && nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+        return fail('FORGE_TOOL_ARGS', `invalid arguments for "${name}": they nest more than ${MAX_ARGUMENT_DEPTH} levels deep`, 'send flatter arguments');
+      }
       return fail('FORGE_SCHEMA_INVALID', `tool "${name}" has an input schema that cannot be compiled: ${(err as Error).message}`);
     }
     if (!checked.ok) {

@@ -135,3 +135,19 @@ export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck
   const errors = (validate.errors ?? []).map((e) => describeArgumentError(e, schema, copy));
   return { ok: false, args: copy, errors: [...new Set(errors)] };
 }
+
+/**
+ * Whether `value` (parsed JSON) nests objects and arrays more than `max` deep, looked at without recursion:
+ * arguments nested thousands deep (as a client over stdio may send, with no request size limit before)
+ * overflow a recursive walk's stack.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -123,6 +123,17 @@ describe('ToolRegistry', () => {
     }
   });
 
+  it('answers arguments nested past the validator\'s stack as the caller\'s (FORGE_TOOL_ARGS), not as a schema that cannot be compiled', async () => {
+    const r = registry();
+    r.register(tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }), 'tools/echo.ts');
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    const result = await r.execute('echo', { text: 'x', deep });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS', message: 'invalid arguments for "echo": they nest more than 64 levels deep' } });
+    // The registry goes on: the next call is checked as any other.
+    expect(await r.execute('echo', { text: 'x' })).toMatchObject({ ok: true });
+  });
+
   it('says a tool takes no arguments, and names at most 20 of many', async () => {
     const r = registry();
     const many = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`a${i}`, { type: 'string' }]));
