@@ -5,6 +5,7 @@
  */
 import { TOOL_INTERFACE_VERSION, type AgentManifest } from '../runtime/manifest.ts';
 import { CATEGORIES, type Category, type ToolSpec } from '../runtime/tools/model.ts';
+import { runsPython } from '../runtime/tools/reach.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { DiscoveredAdapters } from './discover-adapters.ts';
 import { forgeVersion } from './forge-paths.ts';
@@ -43,7 +44,7 @@ export function createManifest(config: ProjectConfig, specs: readonly ToolSpec[]
   if (config.state) manifest.state = config.state;
   if (adapters?.mcpServers.length) manifest.mcp = { servers: adapters.mcpServers };
   if (adapters?.apis.length) manifest.apis = adapters.apis;
-  if (tools.some((t) => t.source?.kind === 'python' || t.source?.interpreters?.includes('python'))) manifest.requirements.python = '>=3.8';
+  if (tools.some(runsPython)) manifest.requirements.python = '>=3.8';
   return manifest;
 }
 

@@ -100,7 +100,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Python runs when the tool is Python, runs a python: step, or calls (directly or not) a tool that does.
   const started = chosen ?? project.tools.find((t) => t.spec.name === name);
-  const needsPython = started !== undefined && toolsReached(started, project.tools, (t) => t.spec).some((t) => t.file?.kind === 'python' || runsPython(t.spec));
+  const needsPython = started !== undefined && toolsReached(started, project.tools, (t) => t.spec).some((t) => runsPython(t.spec));
   if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
 
   let approval: ApprovalChoice;

@@ -67,9 +67,14 @@ function optionProblem(args: readonly string[], rules: readonly OptionRule[], st
   return undefined;
 }
 
+/** The policy row of a resolved program, by any of its names (as asked, on PATH, the file it really is). */
+export function policyOfBinary(binary: ResolvedBinary): ProgramPolicy | undefined {
+  return policyFor(binary.name, basename(binary.path), basename(binary.real));
+}
+
 /** Checks `args` for `binary` against its row of the policy; the plan it runs with, or why not. */
 export async function checkLaunch(binary: ResolvedBinary, args: readonly string[], context: LaunchContext, depth = 0): Promise<LaunchPlan | CommandRefusal> {
-  const policy = policyFor(binary.name, basename(binary.path), basename(binary.real));
+  const policy = policyOfBinary(binary);
   if (!policy) return { args: [...args], env: {}, policies: [] };
   if (policy.refused) return refusal(binary, undefined, undefined, `${policy.runs}; it is never run`);
 

@@ -1,10 +1,8 @@
 import { homedir } from 'node:os';
-import { basename } from 'node:path';
 import { RunTurns } from '../../exec/run-turns.ts';
 import { commandOutput, outputTail, runCommand } from '../../exec/run-command.ts';
 import { checkArguments, checkBinary, resolveAllowlist, SHELLS, type CommandRefusal, type ResolvedBinary } from '../../guard/command-guard.ts';
-import { checkLaunch } from '../../guard/launcher-check.ts';
-import { policyFor } from '../../guard/launcher-policy.ts';
+import { checkLaunch, policyOfBinary } from '../../guard/launcher-check.ts';
 import { launcherPolicyText } from '../../guard/launcher-policy-text.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { toolEnvironment } from '../custom/tool-env.ts';
@@ -18,13 +16,9 @@ const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The call's own limit is the program's plus this: time to stop the process tree and report its output. */
 const STOP_GRACE_SECONDS = 10;
 
-function policyOf(binary: ResolvedBinary) {
-  return policyFor(binary.name, basename(binary.path), basename(binary.real));
-}
-
 /** Whether this is git (by any name it is allowed under); a refusal is not. */
 function isGit(binary: ResolvedBinary | CommandRefusal): boolean {
-  return !('code' in binary) && policyOf(binary)?.programs.includes('git') === true;
+  return !('code' in binary) && policyOfBinary(binary)?.programs.includes('git') === true;
 }
 
 export default defineBuiltin({
@@ -83,7 +77,7 @@ export default defineBuiltin({
         if (refusal) return fail(refusal.code, refusal.message, refusal.hint);
         const env = toolEnvironment({ workDir, passthrough: config.env_passthrough, parent: host.env });
         // git's turn is its own from its config check to its end (run-turns.ts), also when a wrapper (env, timeout, nice) runs it.
-        const alone = isGit(binary) || (policyOf(binary)?.wrapper !== undefined && args.args.some((arg) => isGit(checkBinary(allowlist, arg, workDir))));
+        const alone = isGit(binary) || (policyOfBinary(binary)?.wrapper !== undefined && args.args.some((arg) => isGit(checkBinary(allowlist, arg, workDir))));
         return turns.run(alone, async () => {
           if (ctx.signal.aborted) return fail('FORGE_TOOL_CANCELLED', `${binary.name} was not started: the call ended while it waited for its turn (git runs alone)`);
           const launch = await checkLaunch(binary, args.args, { allowlist, workDir, home, env });
