@@ -94,7 +94,7 @@ function tidy(text: string): string {
 }
 
 /** Elements never needing an end tag, and those the parser ends by itself (cheaply) when the next one starts. */
-const ENDLESS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'p', 'li', 'dt', 'dd', 'option', 'optgroup', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'colgroup', 'rp', 'rt', '!doctype']);
+const ENDLESS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'p', 'li', 'dt', 'dd', 'option', 'optgroup', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'colgroup', 'rp', 'rt']);
 
 /** How many elements a page leaves open, counted in one pass over its tags (an estimate: enough to decide). */
 function unclosedElements(html: string): number {
@@ -102,7 +102,8 @@ function unclosedElements(html: string): number {
   let unclosed = 0;
   for (const [, end, name, selfClosing] of html.matchAll(/<(\/?)([A-Za-z!][\w:-]*)[^<>]*?(\/?)>/g)) {
     const tag = name.toLowerCase();
-    if (ENDLESS.has(tag) || selfClosing) continue;
+    // <!doctype>, <!-- comments --> and <![CDATA[ are no elements.
+    if (tag.startsWith('!') || ENDLESS.has(tag) || selfClosing) continue;
     const count = open.get(tag) ?? 0;
     if (!end) {
       open.set(tag, count + 1);

@@ -62,6 +62,10 @@ beforeAll(async () => {
         res.setHeader('content-type', 'text/html');
         res.end(`<html><body>${'<div>'.repeat(3000)}${'<b>'.repeat(3000)}Deep &amp; unclosed text</body></html>`);
         return;
+      case '/commented':
+        res.setHeader('content-type', 'text/html');
+        res.end(`<!doctype html><html><body>${'<!-- a note -->'.repeat(600)}<h1>Kept</h1><p>Still <b>parsed</b>.</p></body></html>`);
+        return;
       case '/long':
         res.setHeader('content-type', 'text/html');
         res.end(`<p>${'word '.repeat(5000)}</p>`);
@@ -124,6 +128,10 @@ describe('web_fetch', () => {
       const value = await t.value<FetchValue>('web_fetch', { url: `${server.url}/unclosed`, format });
       expect(value.content).toBe('Deep & unclosed text');
     }
+  });
+
+  it('still parses a page with many comments, which are no unclosed elements', async () => {
+    expect((await t.value<FetchValue>('web_fetch', { url: `${server.url}/commented` })).content).toBe('# Kept\n\nStill **parsed**.');
   });
 
   it('cuts the content at max_chars and says so', async () => {
