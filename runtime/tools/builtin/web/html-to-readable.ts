@@ -96,12 +96,24 @@ function tidy(text: string): string {
 /** Elements never needing an end tag, and those the parser ends by itself (cheaply) when the next one starts. */
 const ENDLESS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'p', 'li', 'dt', 'dd', 'option', 'optgroup', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'colgroup', 'rp', 'rt']);
 
+const RAW_TEXT = new Set(['script', 'style', 'textarea']);
+
 /** How many elements a page leaves open, counted in one pass over its tags (an estimate: enough to decide). */
 function unclosedElements(html: string): number {
   const open = new Map<string, number>();
   let unclosed = 0;
+  // Inside <script>, <style> and <textarea> a "<div>" is text (a template in a script): only their end tag counts.
+  let rawText: string | undefined;
   for (const [, end, name, selfClosing] of html.matchAll(/<(\/?)([A-Za-z!][\w:-]*)[^<>]*?(\/?)>/g)) {
     const tag = name.toLowerCase();
+    if (rawText) {
+      if (end && tag === rawText) rawText = undefined;
+      continue;
+    }
+    if (!end && !selfClosing && RAW_TEXT.has(tag)) {
+      rawText = tag;
+      continue;
+    }
     // <!doctype>, <!-- comments --> and <![CDATA[ are no elements.
     if (tag.startsWith('!') || ENDLESS.has(tag) || selfClosing) continue;
     const count = open.get(tag) ?? 0;

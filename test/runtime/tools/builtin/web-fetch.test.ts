@@ -64,7 +64,7 @@ beforeAll(async () => {
         return;
       case '/commented':
         res.setHeader('content-type', 'text/html');
-        res.end(`<!doctype html><html><body>${'<!-- a note -->'.repeat(600)}<h1>Kept</h1><p>Still <b>parsed</b>.</p></body></html>`);
+        res.end(`<!doctype html><html><body>${'<!-- a note -->'.repeat(600)}<script>const t = "${'<div>'.repeat(600)}";</script><h1>Kept</h1><p>Still <b>parsed</b>.</p></body></html>`);
         return;
       case '/long':
         res.setHeader('content-type', 'text/html');
@@ -130,7 +130,7 @@ describe('web_fetch', () => {
     }
   });
 
-  it('still parses a page with many comments, which are no unclosed elements', async () => {
+  it('still parses a page with many comments, and tags written in a script\'s text, which are no unclosed elements', async () => {
     expect((await t.value<FetchValue>('web_fetch', { url: `${server.url}/commented` })).content).toBe('# Kept\n\nStill **parsed**.');
   });
 
