@@ -16,6 +16,9 @@ const CHROME = ['header', 'footer', 'aside'];
 
 const BLOCKS = new Set(['address', 'article', 'blockquote', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'li', 'main', 'ol', 'p', 'section', 'table', 'tr', 'ul', 'header', 'footer', 'aside', 'details', 'summary']);
 
+/** Elements whose content the parser reads as text, and the element count skips. */
+const RAW_TEXT = new Set(['script', 'style', 'noscript']);
+
 let markdown: NodeHtmlMarkdown | undefined;
 
 /**
@@ -27,7 +30,7 @@ const MAX_UNCLOSED = 500;
 
 export function htmlToReadable(html: string, format: ReadableFormat): { title?: string; content: string } {
   if (unclosedElements(html) > MAX_UNCLOSED) return { content: tidy(withoutTags(html)) };
-  const document = parse(html, { comment: false, blockTextElements: { script: true, style: true, noscript: true } });
+  const document = parse(html, { comment: false, blockTextElements: Object.fromEntries([...RAW_TEXT].map((tag) => [tag, true])) });
   const title = (document.querySelector('title')?.text ?? document.querySelector('meta[property="og:title"]')?.getAttribute('content'))?.trim() || undefined;
   const articles = document.querySelectorAll('article');
   const main = document.querySelector('main') ?? (articles.length === 1 ? articles[0] : undefined);
@@ -96,13 +99,11 @@ function tidy(text: string): string {
 /** Elements never needing an end tag, and those the parser ends by itself (cheaply) when the next one starts. */
 const ENDLESS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'p', 'li', 'dt', 'dd', 'option', 'optgroup', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'colgroup', 'rp', 'rt']);
 
-const RAW_TEXT = new Set(['script', 'style', 'textarea']);
-
 /** How many elements a page leaves open, counted in one pass over its tags (an estimate: enough to decide). */
 function unclosedElements(html: string): number {
   const open = new Map<string, number>();
   let unclosed = 0;
-  // Inside <script>, <style> and <textarea> a "<div>" is text (a template in a script): only their end tag counts.
+  // Inside the elements the parser reads as text (RAW_TEXT) a "<div>" is text, a template in a script: only their end tag counts.
   let rawText: string | undefined;
   for (const [, end, name, selfClosing] of html.matchAll(/<(\/?)([A-Za-z!][\w:-]*)[^<>]*?(\/?)>/g)) {
     const tag = name.toLowerCase();

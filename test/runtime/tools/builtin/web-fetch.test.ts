@@ -60,7 +60,7 @@ beforeAll(async () => {
       case '/unclosed':
         // 30 KB of elements never closed: node-html-parser would take minutes on the server's thread.
         res.setHeader('content-type', 'text/html');
-        res.end(`<html><body>${'<div>'.repeat(3000)}${'<b>'.repeat(3000)}Deep &amp; unclosed text</body></html>`);
+        res.end(`<html><body><textarea>${'<div>'.repeat(3000)}${'<b>'.repeat(3000)}Deep &amp; unclosed text</body></html>`);
         return;
       case '/commented':
         res.setHeader('content-type', 'text/html');
