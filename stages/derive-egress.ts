@@ -6,13 +6,16 @@
  * providers) — so that an allowlist is complete without listing them twice.
  *
  * A non-public address written in forge.yaml (an Ollama on 127.0.0.1, an
- * MCP server on localhost) is added to allowed_addresses: writing the
- * endpoint is the explicit permission. An address that comes from an
- * OpenAPI document is not: only its host name is allowed.
+ * MCP server on localhost) is added to allowed_addresses with its port
+ * (`127.0.0.1:11434`): writing the endpoint is the explicit permission, for
+ * that endpoint only — not for every other service on the same machine (an
+ * admin port, the agent's own). An address that comes from an OpenAPI
+ * document is not added: only its host name is allowed.
  */
 import { warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import { canonicalHost } from '../runtime/guard/egress.ts';
-import { classifyAddress, isPublic, parseAddressRule, ruleAllows } from '../runtime/guard/ip-address.ts';
+import { addressEntry, classifyAddress, isPublic, parseAddressRule, ruleAllows } from '../runtime/guard/ip-address.ts';
+import { urlPort } from '../runtime/net/egress-policy.ts';
 import type { EgressSettings, ModelRef } from '../runtime/manifest.ts';
 import type { ApiSettings } from '../runtime/tools/adapters/settings.ts';
 import { findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
@@ -93,11 +96,11 @@ export function deriveEgress(configured: EgressSettings, endpoints: readonly End
       continue;
     }
     const literal = classifyAddress(host);
+    const port = urlPort(new URL(endpoint.url));
     if (configured.mode === 'allowlist' && (!literal || isPublic(literal))) {
       add(domains, host, endpoint.from);
       // A public endpoint off 80/443 (a gateway on :8443) needs its port open in k8s/networkpolicy.yaml.
-      const port = unusualPort(new URL(endpoint.url));
-      if (port && host !== 'localhost') ports.add(port);
+      if (port !== 80 && port !== 443 && host !== 'localhost') ports.add(port);
     }
     if (!endpoint.explicit) {
       // Not written in forge.yaml (an API spec's server on 127.0.0.1): not allowed, so every call would be refused.
@@ -105,28 +108,22 @@ export function deriveEgress(configured: EgressSettings, endpoints: readonly End
       const allowed = candidates.some((address) =>
         (configured.allowed_addresses ?? []).some((text) => {
           const rule = parseAddressRule(text);
-          return rule !== undefined && ruleAllows(rule, address);
+          return rule !== undefined && ruleAllows(rule, address, port);
         }),
       );
       if (candidates.length && !candidates.some(isPublic) && !allowed) {
         diagnostics.push(
-          warning('FORGE_EGRESS_PRIVATE', `${endpoint.from} reaches ${endpoint.url}, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it`, endpoint.at ?? {}, `write it in forge.yaml (base_url: ${endpoint.url}), where a non-public address is allowed as written, or list ${candidates.map((a) => a.address).join(' and ')} in egress.allowed_addresses`),
+          warning('FORGE_EGRESS_PRIVATE', `${endpoint.from} reaches ${endpoint.url}, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it`, endpoint.at ?? {}, `write it in forge.yaml (base_url: ${endpoint.url}), where a non-public address is allowed as written, or list ${candidates.map((a) => addressEntry(a.address, port)).join(' and ')} in egress.allowed_addresses`),
         );
       }
       continue;
     }
-    if (literal && !isPublic(literal)) add(addresses, literal.address, endpoint.from);
-    if (host === 'localhost') for (const a of LOCALHOST_ADDRESSES) add(addresses, a, endpoint.from);
+    if (literal && !isPublic(literal)) add(addresses, addressEntry(literal.address, port), endpoint.from);
+    if (host === 'localhost') for (const a of LOCALHOST_ADDRESSES) add(addresses, addressEntry(a, port), endpoint.from);
   }
   return {
     egress: { mode: configured.mode, allowed_domains: [...domains].sort(), allowed_addresses: [...addresses].sort(), ...(ports.size ? { endpoint_ports: [...ports].sort((a, b) => a - b) } : {}) },
     derived,
     diagnostics,
   };
-}
-
-/** The URL's TCP port when it is neither 80 nor 443 (URL leaves `port` empty for a scheme's default). */
-function unusualPort(url: URL): number | undefined {
-  const port = Number(url.port);
-  return port && port !== 80 && port !== 443 ? port : undefined;
 }

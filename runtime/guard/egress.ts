@@ -9,12 +9,13 @@
  *   optionally with a port); open allows any host;
  * - in every mode, an address that is not public (loopback, private,
  *   link-local, CGNAT, IPv6 unique-local, an IPv4 hidden in IPv6...) is
- *   refused unless allowed_addresses lists it or a range holding it, and a
- *   cloud metadata endpoint only when listed exactly.
+ *   refused unless allowed_addresses lists it or a range holding it (with a
+ *   port, `127.0.0.1:11434`, on that port only), and a cloud metadata
+ *   endpoint only when listed exactly.
  */
 import type { EgressSettings } from '../manifest.ts';
-import type { EgressPolicy, EgressRefusal } from '../net/egress-policy.ts';
-import { classifyAddress, isPublic, METADATA_HOSTS, parseAddressRule, ruleAllows, type AddressClass, type AddressRule } from './ip-address.ts';
+import { urlPort, type EgressPolicy, type EgressRefusal } from '../net/egress-policy.ts';
+import { addressEntry, classifyAddress, isPublic, METADATA_HOSTS, parseAddressRule, ruleAllows, type AddressClass, type AddressRule } from './ip-address.ts';
 
 interface DomainRule {
   text: string;
@@ -30,6 +31,13 @@ export function createEgressPolicy(settings: EgressSettings): EgressPolicy {
   const mode = settings.mode;
 
   const listedExactly = (host: string) => domains.some((d) => !d.wildcard && d.host === host);
+  const addressAllowed = (cls: AddressClass, port: number) => addresses.some((rule) => ruleAllows(rule, cls, port));
+  const addressRefused = (host: string, cls: AddressClass, port: number): EgressRefusal => {
+    // Listed, but for other ports: say so, rather than "not listed".
+    const ports = addresses.filter((rule) => rule.port !== undefined && ruleAllows(rule, cls, rule.port)).map((rule) => rule.port);
+    if (ports.length === 0) return addressRefusal(host, cls, port);
+    return { host, rule: `${cls.address} is allowed only on port ${ports.join(' and ')} (egress.allowed_addresses), not on ${port}`, hint: `add "${addressEntry(cls.address, port)}" to egress.allowed_addresses if this is intended` };
+  };
 
   return {
     checkUrl(url: URL): EgressRefusal | undefined {
@@ -42,35 +50,35 @@ export function createEgressPolicy(settings: EgressSettings): EgressPolicy {
         return { host, rule: `${host} is a cloud metadata endpoint`, hint: `only an exact egress.allowed_domains entry "${host}" allows it` };
       }
       if (mode === 'open') return undefined;
+      const port = urlPort(url);
       if (literal) {
-        if (addresses.some((rule) => ruleAllows(rule, literal))) return undefined;
-        if (!isPublic(literal)) return addressRefusal(host, literal);
+        if (addressAllowed(literal, port)) return undefined;
+        if (!isPublic(literal)) return addressRefused(host, literal, port);
       }
       // A wildcard entry is for names: *.example.com says nothing about an address.
       const match = domains.find((d) => (!literal || !d.wildcard) && matchesDomain(d, host));
-      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-      if (match && (!match.port || match.port === port)) return undefined;
+      if (match && (!match.port || match.port === String(port))) return undefined;
       if (match) return { host, rule: `${host} is allowed only on port ${match.port} (egress.allowed_domains: ${match.text})`, hint: `add "${host}:${port}" to egress.allowed_domains` };
       return { host, rule: `${host} is not in egress.allowed_domains`, hint: `add "${host}" to egress.allowed_domains in forge.yaml` };
     },
 
-    checkAddress(host: string, address: string): EgressRefusal | undefined {
+    checkAddress(host: string, address: string, _family: 4 | 6, port: number): EgressRefusal | undefined {
       const cls = classifyAddress(address);
       const name = canonicalHost(host);
       if (!cls) return { host: name, rule: `"${address}" is not an IP address` };
       if (mode === 'deny-all') return { host: name, rule: 'egress.mode is deny-all, which refuses every outbound request' };
-      if (isPublic(cls) || addresses.some((rule) => ruleAllows(rule, cls))) return undefined;
-      return addressRefusal(name, cls);
+      if (isPublic(cls) || addressAllowed(cls, port)) return undefined;
+      return addressRefused(name, cls, port);
     },
   };
 }
 
-function addressRefusal(host: string, cls: AddressClass): EgressRefusal {
+function addressRefusal(host: string, cls: AddressClass, port: number): EgressRefusal {
   const what = host === cls.address ? `${cls.address} is ${cls.description}` : `it resolves to ${cls.address}, ${cls.description}`;
   const rule = `${what}, and egress refuses non-public addresses unless egress.allowed_addresses lists them`;
   const hint = cls.metadata
     ? `only an exact egress.allowed_addresses entry "${cls.address}" allows a metadata endpoint`
-    : `add "${cls.address}" (or a range holding it) to egress.allowed_addresses if this is intended`;
+    : `add "${addressEntry(cls.address, port)}" (this port only), "${cls.address}" (every port) or a range holding it to egress.allowed_addresses if this is intended`;
   return { host, rule, hint };
 }
 

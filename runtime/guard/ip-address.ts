@@ -103,17 +103,24 @@ function embeddedIPv4(ip: Parsed): ipaddr.IPv4 | undefined {
   }
 }
 
-/** An entry of egress.allowed_addresses: one address, or a CIDR range. */
+/**
+ * An entry of egress.allowed_addresses: one address, or a CIDR range. An
+ * address may carry a port (`127.0.0.1:11434`, `[::1]:11434`): then only that
+ * port is allowed. The build writes an endpoint's loopback address that way,
+ * so a model on 127.0.0.1:11434 does not open every other loopback port.
+ */
 export interface AddressRule {
   text: string;
   exact?: Parsed;
   range?: [Parsed, number];
+  port?: number;
 }
 
 export function parseAddressRule(text: string): AddressRule | undefined {
-  if (text.includes('/')) {
+  const trimmed = text.trim();
+  if (trimmed.includes('/')) {
     try {
-      const [base, bits] = ipaddr.parseCIDR(text.trim());
+      const [base, bits] = ipaddr.parseCIDR(trimmed);
       // ::ffff:10.0.0.0/104 is 10.0.0.0/8: addresses are compared in their IPv4 form.
       if (base.kind() === 'ipv6' && (base as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
         return { text, range: [(base as ipaddr.IPv6).toIPv4Address(), bits - 96] };
@@ -123,12 +130,23 @@ export function parseAddressRule(text: string): AddressRule | undefined {
       return undefined;
     }
   }
-  const exact = parseAddress(text.trim());
-  return exact ? { text, exact: embeddedIPv4(exact) ?? exact } : undefined;
+  // `[v6]:port` or `v4:port`; a bare IPv6 address has colons of its own and no port.
+  const withPort = /^\[([^\]]+)\]:(\d{1,5})$/.exec(trimmed) ?? /^([^:[\]]+):(\d{1,5})$/.exec(trimmed);
+  const port = withPort ? Number(withPort[2]) : undefined;
+  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
+  const exact = parseAddress(withPort ? withPort[1] : trimmed);
+  return exact ? { text, exact: embeddedIPv4(exact) ?? exact, ...(port !== undefined ? { port } : {}) } : undefined;
 }
 
-/** Whether the rule allows the address; a metadata address needs an exact entry. */
-export function ruleAllows(rule: AddressRule, cls: AddressClass): boolean {
+/** An address (and port) as an allowed_addresses entry: `127.0.0.1:8080`, `[::1]:8080`. */
+export function addressEntry(address: string, port?: number): string {
+  if (port === undefined) return address;
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+/** Whether the rule allows the address on this TCP port; a metadata address needs an exact entry. */
+export function ruleAllows(rule: AddressRule, cls: AddressClass, port: number): boolean {
+  if (rule.port !== undefined && rule.port !== port) return false;
   const ip = cls.parsed;
   if (rule.exact) return rule.exact.kind() === ip.kind() && rule.exact.toString() === ip.toString();
   if (!rule.range || cls.metadata) return false;

@@ -21,7 +21,13 @@ export interface EgressRefusal {
 
 export interface EgressPolicy {
   checkUrl(url: URL): EgressRefusal | undefined;
-  checkAddress(host: string, address: string, family: 4 | 6): EgressRefusal | undefined;
+  /** `port` is the TCP port the connection is for: an allowed address may be allowed on one port only. */
+  checkAddress(host: string, address: string, family: 4 | 6, port: number): EgressRefusal | undefined;
+}
+
+/** The TCP port a URL connects to (URL leaves `port` empty for the scheme's default). */
+export function urlPort(url: URL): number {
+  return Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
 }
 
 export const openEgress: EgressPolicy = {

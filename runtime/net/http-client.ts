@@ -17,7 +17,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage,
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { EgressRefusedError, openEgress, type EgressPolicy } from './egress-policy.ts';
+import { EgressRefusedError, openEgress, urlPort, type EgressPolicy } from './egress-policy.ts';
 import { withTraceparent } from '../telemetry/propagate.ts';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -198,7 +198,7 @@ export class HttpClient {
     if (refusal) throw new EgressRefusedError(refusal);
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(hostname)) {
-      const literalRefusal = this.egress.checkAddress(hostname, hostname, isIP(hostname) as 4 | 6);
+      const literalRefusal = this.egress.checkAddress(hostname, hostname, isIP(hostname) as 4 | 6, urlPort(url));
       if (literalRefusal) throw new EgressRefusedError(literalRefusal);
     }
     // The Host header is the URL's: the egress policy judged the URL's host, and a caller's own Host would
@@ -207,7 +207,7 @@ export class HttpClient {
     const options: RequestOptions = {
       method,
       headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-      lookup: this.checkedLookup(hostname),
+      lookup: this.checkedLookup(hostname, urlPort(url)),
     };
     // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a
     // bundle's start, and many agents serve without ever calling out over HTTPS.
@@ -236,7 +236,7 @@ export class HttpClient {
   }
 
   /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
-  private checkedLookup(host: string): LookupFunction {
+  private checkedLookup(host: string, port: number): LookupFunction {
     return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
       // node:dns is imported at the first lookup, not when the bundle loads.
       const lookup: HostLookup =
@@ -251,7 +251,7 @@ export class HttpClient {
         if (err) return callback(err, '');
         if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         for (const a of list) {
-          const refusal = this.egress.checkAddress(host, a.address, a.family as 4 | 6);
+          const refusal = this.egress.checkAddress(host, a.address, a.family as 4 | 6, port);
           if (refusal) return callback(new EgressRefusedError(refusal), '');
         }
         if (options.all) callback(null, list);

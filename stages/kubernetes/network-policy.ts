@@ -5,11 +5,12 @@
  * every public endpoint the build found (a model gateway on :8443), and the
  * port of an allowed_domains `host:port` entry (the runtime still refuses
  * any domain not on the list); the explicitly allowed private addresses
- * become address blocks on every port; `deny-all` keeps only DNS and the
+ * become address blocks, on the entry's port when it names one
+ * (`10.0.0.5:8080`) and on every port otherwise; `deny-all` keeps only DNS and the
  * state store; `open` opens egress. Ingress: the agent's port only.
  */
-import ipaddr from 'ipaddr.js';
 import { parseDomainRule } from '../../runtime/guard/egress.ts';
+import { parseAddressRule } from '../../runtime/guard/ip-address.ts';
 import type { AgentManifest, EgressSettings } from '../../runtime/manifest.ts';
 import { labelsFor, type KubernetesObject } from './kubernetes-names.ts';
 import { CONTAINER_PORT } from './workload.ts';
@@ -33,8 +34,15 @@ export function networkPolicy(manifest: AgentManifest): KubernetesObject {
     if (egress.mode === 'allowlist' && egress.allowed_domains.length) {
       rules.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: PRIVATE_RANGES } }, { ipBlock: { cidr: '::/0', except: PRIVATE_RANGES_V6 } }], ports: tcp(publicPorts(egress)) });
     }
-    const blocks = (egress.allowed_addresses ?? []).map(toCidr).filter((c): c is string => c !== undefined);
-    if (blocks.length) rules.push({ to: [...new Set(blocks)].sort().map((cidr) => ({ ipBlock: { cidr } })) });
+    const blocks = (egress.allowed_addresses ?? []).map(toBlock).filter((b): b is AddressBlock => b !== undefined);
+    const everyPort = [...new Set(blocks.filter((b) => b.port === undefined).map((b) => b.cidr))].sort();
+    if (everyPort.length) rules.push({ to: everyPort.map((cidr) => ({ ipBlock: { cidr } })) });
+    // One rule per port: a rule's `to` and `ports` combine as "any of these addresses on any of these ports".
+    const onPorts = [...new Set(blocks.map((b) => b.port).filter((p): p is number => p !== undefined))].sort((a, b) => a - b);
+    for (const port of onPorts) {
+      const cidrs = [...new Set(blocks.filter((b) => b.port === port && !everyPort.includes(b.cidr)).map((b) => b.cidr))].sort();
+      if (cidrs.length) rules.push({ to: cidrs.map((cidr) => ({ ipBlock: { cidr } })), ports: tcp([port]) });
+    }
   }
   return {
     apiVersion: 'networking.k8s.io/v1',
@@ -77,13 +85,15 @@ function publicPorts(egress: EgressSettings): number[] {
   return [...WEB_PORTS, ...[...others].sort((a, b) => a - b)];
 }
 
-/** An address or CIDR as a CIDR; undefined for names and loopback (a NetworkPolicy does not govern those). */
-function toCidr(address: string): string | undefined {
-  try {
-    const [ip, bits] = address.includes('/') ? ipaddr.parseCIDR(address) : [ipaddr.parse(address), undefined];
-    if (ip.range() === 'loopback') return undefined;
-    return `${ip.toString()}/${bits ?? (ip.kind() === 'ipv4' ? 32 : 128)}`;
-  } catch {
-    return undefined;
-  }
+interface AddressBlock {
+  cidr: string;
+  port?: number;
+}
+
+/** An allowed_addresses entry as a CIDR (and its port); undefined for loopback, which a NetworkPolicy does not govern. */
+function toBlock(entry: string): AddressBlock | undefined {
+  const rule = parseAddressRule(entry);
+  const [ip, bits] = rule?.range ?? (rule?.exact ? [rule.exact, rule.exact.kind() === 'ipv4' ? 32 : 128] : []);
+  if (!ip || bits === undefined || ip.range() === 'loopback') return undefined;
+  return { cidr: `${ip.toString()}/${bits}`, ...(rule?.port !== undefined ? { port: rule.port } : {}) };
 }

@@ -97,9 +97,12 @@ describe('forge build with adapters', () => {
   });
 
   it('derives the egress section and prints it', () => {
-    expect(manifest().egress).toEqual({ mode: 'allowlist', allowed_domains: ['api.github.com'], allowed_addresses: ['127.0.0.1'] });
+    // Each loopback endpoint written in forge.yaml on its own port: the MCP server, the API, the webhook.
+    const ports = [httpUrl, petstore.baseUrl, webhook.url].map((url) => `127.0.0.1:${new URL(url).port}`);
+    const addresses = [...new Set(ports)].sort();
+    expect(manifest().egress).toEqual({ mode: 'allowlist', allowed_domains: ['api.github.com'], allowed_addresses: addresses });
     expect(buildOutput).toMatch(/egress\s+allowlist: api\.github\.com/);
-    expect(buildOutput).toContain('non-public addresses allowed: 127.0.0.1');
+    expect(buildOutput).toContain(`non-public addresses allowed: ${addresses.join(', ')}`);
     expect(buildOutput).toMatch(/tools\s+\d+\s+\(adapter \d+\)/);
   });
 

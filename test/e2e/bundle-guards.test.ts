@@ -128,6 +128,7 @@ describe('secrets from files', () => {
     cpSync(join(bundle, 'vendor'), join(dir, '.forge-output', 'vendor'), { recursive: true });
     const manifest = JSON.parse(readFileSync(join(bundle, 'agent.json'), 'utf8'));
     manifest.model.base_url = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;
+    manifest.egress.allowed_addresses = [`127.0.0.1:${(llm.address() as { port: number }).port}`];
     manifest.workdir = '.';
     writeFileSync(join(dir, '.forge-output', 'agent.json'), JSON.stringify(manifest));
     const agent = await startAgentProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: dir, env: { FORGE_AUTH_TOKEN: 't', OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: keyFile, FORGE_VERIFY: 'off' } });

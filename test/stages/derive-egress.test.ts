@@ -41,31 +41,37 @@ egress: { mode: allowlist, allowed_domains: [api.github.com] }
   it("reaches web_search's provider where its config points, allowing that address as written", async () => {
     const { egress, derived } = await derive('tools: [{ name: web_search, config: { provider: tavily, tavily_base_url: "http://10.0.0.5:8080" } }]\n');
     expect(egress.allowed_domains).toEqual([]);
-    expect(egress.allowed_addresses).toEqual(['10.0.0.5']);
-    expect(derived).toEqual([{ entry: '10.0.0.5', from: 'web_search tavily_base_url' }]);
+    expect(egress.allowed_addresses).toEqual(['10.0.0.5:8080']);
+    expect(derived).toEqual([{ entry: '10.0.0.5:8080', from: 'web_search tavily_base_url' }]);
   });
 
-  it('allows a private address written in forge.yaml, and only that one', async () => {
+  it('allows a private address written in forge.yaml, and only that one, on its port only', async () => {
     const { egress } = await derive(`model: { provider: openai, name: llama3, base_url: "http://127.0.0.1:11434/v1" }
 mcp:
   servers:
     - { name: local, transport: http, url: "http://localhost:3001/mcp" }
 `);
     expect(egress.allowed_domains).toEqual(['localhost']);
-    expect(egress.allowed_addresses).toEqual(['127.0.0.1', '::1']);
+    // Not the whole machine: the agent's own port or an admin server beside the model stays closed.
+    expect(egress.allowed_addresses).toEqual(['127.0.0.1:11434', '127.0.0.1:3001', '[::1]:3001']);
+    const defaultPorts = await derive('model: { provider: openai, name: m, base_url: "http://10.9.8.7/v1" }\nmcp:\n  servers:\n    - { name: v6, transport: http, url: "https://[fd00::5]/mcp" }\n');
+    expect(defaultPorts.egress.allowed_addresses).toEqual(['10.9.8.7:80', '[fd00::5]:443']);
   });
 
   it('does not allow a private address that comes from an OpenAPI document, and says every call to it would be refused', async () => {
     const { egress, diagnostics } = await derive('apis:\n  - { name: internal, spec: p.json }\n', [{ name: 'internal', base_url: 'http://10.1.2.3/api' }]);
     expect(egress.allowed_addresses).toEqual([]);
-    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_EGRESS_PRIVATE', message: 'apis[internal] reaches http://10.1.2.3/api, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it', hint: 'write it in forge.yaml (base_url: http://10.1.2.3/api), where a non-public address is allowed as written, or list 10.1.2.3 in egress.allowed_addresses' }]);
+    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_EGRESS_PRIVATE', message: 'apis[internal] reaches http://10.1.2.3/api, which is not a public address and is not written in forge.yaml: the egress policy will refuse every call to it', hint: 'write it in forge.yaml (base_url: http://10.1.2.3/api), where a non-public address is allowed as written, or list 10.1.2.3:80 in egress.allowed_addresses' }]);
     // Allowed by hand (a range), or public: nothing to say.
     expect((await derive('egress: { allowed_addresses: [10.1.0.0/16] }\napis:\n  - { name: internal, spec: p.json }\n', [{ name: 'internal', base_url: 'http://10.1.2.3/api' }])).diagnostics).toEqual([]);
     expect((await derive('apis:\n  - { name: pets, spec: p.json }\n', [{ name: 'pets', base_url: 'https://pets.example.com/v1' }])).diagnostics).toEqual([]);
     // localhost: the hint names the addresses it stands for, and allowing them is enough.
     const local = await derive('apis:\n  - { name: local, spec: p.json }\n', [{ name: 'local', base_url: 'http://localhost:8080/v1' }]);
-    expect(local.diagnostics).toMatchObject([{ code: 'FORGE_EGRESS_PRIVATE', hint: expect.stringContaining('list 127.0.0.1 and ::1 in egress.allowed_addresses') }]);
+    expect(local.diagnostics).toMatchObject([{ code: 'FORGE_EGRESS_PRIVATE', hint: expect.stringContaining('list 127.0.0.1:8080 and [::1]:8080 in egress.allowed_addresses') }]);
     expect((await derive('egress: { allowed_addresses: [127.0.0.1, "::1"] }\napis:\n  - { name: local, spec: p.json }\n', [{ name: 'local', base_url: 'http://localhost:8080/v1' }])).diagnostics).toEqual([]);
+    expect((await derive('egress: { allowed_addresses: ["127.0.0.1:8080"] }\napis:\n  - { name: local, spec: p.json }\n', [{ name: 'local', base_url: 'http://localhost:8080/v1' }])).diagnostics).toEqual([]);
+    // Allowed on another port only: every call would still be refused.
+    expect((await derive('egress: { allowed_addresses: ["127.0.0.1:9", "[::1]:9"] }\napis:\n  - { name: local, spec: p.json }\n', [{ name: 'local', base_url: 'http://localhost:8080/v1' }])).diagnostics).toMatchObject([{ code: 'FORGE_EGRESS_PRIVATE' }]);
   });
 
   it('leaves deny-all alone and warns about each endpoint it will refuse', async () => {
@@ -81,6 +87,6 @@ mcp:
 
   it('keeps open mode open, but still allows the private endpoints written in forge.yaml', async () => {
     const { egress } = await derive('egress: { mode: open }\nmodel: { provider: openai, name: m, base_url: "http://127.0.0.1:8000/v1" }\n');
-    expect(egress).toEqual({ mode: 'open', allowed_domains: [], allowed_addresses: ['127.0.0.1'] });
+    expect(egress).toEqual({ mode: 'open', allowed_domains: [], allowed_addresses: ['127.0.0.1:8000'] });
   });
 });

@@ -30,7 +30,7 @@ beforeAll(async () => {
         'egress:',
         '  mode: allowlist',
         '  allowed_domains: [api.github.com]',
-        '  allowed_addresses: [10.1.2.3, 192.168.5.0/24, 127.0.0.1]',
+        '  allowed_addresses: [10.1.2.3, 192.168.5.0/24, 127.0.0.1, "10.7.0.9:8080", "[fd00::9]:8080", "10.7.0.10:5000", "10.1.2.3:9000"]',
         '',
       ].join('\n'),
     ),
@@ -89,6 +89,11 @@ describe('k8s/ from forge build', () => {
     });
     expect(egress).toContainEqual({ ports: [{ port: 5432, protocol: 'TCP' }] });
     expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.1.2.3/32' } }, { ipBlock: { cidr: '192.168.5.0/24' } }] });
+    // An entry with a port opens that port only (10.1.2.3 is already open on every port).
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.7.0.10/32' } }], ports: [{ port: 5000, protocol: 'TCP' }] });
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.7.0.9/32' } }, { ipBlock: { cidr: 'fd00::9/128' } }], ports: [{ port: 8080, protocol: 'TCP' }] });
+    expect(egress.filter((rule: any) => JSON.stringify(rule).includes('10.7.0.9'))).toHaveLength(1);
+    expect(egress.some((rule: any) => rule.ports?.some((p: any) => p.port === 9000))).toBe(false);
     expect(JSON.stringify(egress)).not.toContain('127.0.0.1');
   });
 

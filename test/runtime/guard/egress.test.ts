@@ -24,7 +24,8 @@ function check(settings: EgressSettings, url: string): string | undefined {
   if (refusal) return refusal.rule;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   const family = isIP(host);
-  return family ? policy.checkAddress(host, host, family as 4 | 6)?.rule : undefined;
+  const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+  return family ? policy.checkAddress(host, host, family as 4 | 6, port)?.rule : undefined;
 }
 
 describe('egress policy: URLs', () => {
@@ -104,6 +105,17 @@ describe('egress policy: URLs', () => {
     ['a range, not another address', ['10.0.0.0/8'], 'http://192.168.0.1/', '192.168.0.1 is a private network address'],
     ['a range holding the metadata address (not enough)', ['169.254.0.0/16'], 'http://169.254.169.254/', 'a cloud metadata address'],
     ['the metadata address listed exactly', ['169.254.169.254'], 'http://169.254.169.254/', undefined],
+    ['an address with its port, on that port', ['127.0.0.1:11434'], 'http://127.0.0.1:11434/v1', undefined],
+    ['an address with its port, reached in decimal', ['127.0.0.1:11434'], 'http://2130706433:11434/', undefined],
+    ['an address with its port, reached as IPv4-mapped IPv6', ['127.0.0.1:11434'], 'http://[::ffff:127.0.0.1]:11434/', undefined],
+    ['an address with its port, on another port', ['127.0.0.1:11434'], 'http://127.0.0.1:8080/', '127.0.0.1 is allowed only on port 11434 (egress.allowed_addresses), not on 8080'],
+    ['an address with its port, on the scheme\'s default port', ['127.0.0.1:11434'], 'http://127.0.0.1/', 'allowed only on port 11434 (egress.allowed_addresses), not on 80'],
+    ['an address with port 80, over https', ['127.0.0.1:80'], 'https://127.0.0.1/', 'allowed only on port 80 (egress.allowed_addresses), not on 443'],
+    ['an IPv6 address with its port, on that port', ['[::1]:9000'], 'http://[::1]:9000/', undefined],
+    ['an IPv6 address with its port, on another port', ['[::1]:9000'], 'http://[::1]:9001/', '::1 is allowed only on port 9000'],
+    ['an address with its port, not another address', ['127.0.0.1:11434'], 'http://127.0.0.2:11434/', '127.0.0.2 is a loopback address'],
+    ['two ports of one address', ['127.0.0.1:11434', '127.0.0.1:8000'], 'http://127.0.0.1:9/', 'allowed only on port 11434 and 8000'],
+    ['a port entry beside the whole address', ['127.0.0.1:11434', '127.0.0.1'], 'http://127.0.0.1:9/', undefined],
   ])('allowed_addresses: %s', (_what, addresses, url, rule) => {
     const result = check(allowlist([], addresses), url);
     if (rule === undefined) expect(result).toBeUndefined();
@@ -121,7 +133,7 @@ describe('egress policy: resolved addresses', () => {
     ['an IPv4-mapped private address', '::ffff:192.168.0.1', 6, 'it resolves to 192.168.0.1, a private network address'],
     ['an IPv6 unique local address', 'fc00::5', 6, 'an IPv6 unique local address'],
   ] as const)('a listed name that resolves to %s', (_what, address, family, rule) => {
-    const refusal = createEgressPolicy(allowlist(['api.github.com'])).checkAddress('api.github.com', address, family);
+    const refusal = createEgressPolicy(allowlist(['api.github.com'])).checkAddress('api.github.com', address, family, 443);
     if (rule === undefined) expect(refusal).toBeUndefined();
     else expect(refusal).toMatchObject({ host: 'api.github.com', rule: expect.stringContaining(rule), hint: expect.stringContaining('egress.allowed_addresses') });
   });
@@ -150,6 +162,30 @@ describe('egress policy in the HTTP client (real loopback servers)', () => {
     expect(error).toBeInstanceOf(EgressRefusedError);
     expect((error as Error).message).toMatch(/^egress to 127\.0\.0\.1 refused: 127\.0\.0\.1 is a loopback address/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('reaches only the listed port of an address listed with one, by IP or by a name resolving to it', async () => {
+    const endpoint = await startServer((_req, res) => res.end('reached'));
+    const other = await startServer((_req, res) => res.end('should not be reached'));
+    const client = new HttpClient(createEgressPolicy(allowlist(['localhost'], [`127.0.0.1:${endpoint.port}`])), { lookup: resolveTo('127.0.0.1') });
+    expect((await client.request({ url: `http://127.0.0.1:${endpoint.port}/` })).body.toString()).toBe('reached');
+    expect((await client.request({ url: `http://localhost:${endpoint.port}/` })).body.toString()).toBe('reached');
+    for (const url of [`http://127.0.0.1:${other.port}/`, `http://localhost:${other.port}/`, `http://2130706433:${other.port}/`, `http://[::ffff:127.0.0.1]:${other.port}/`]) {
+      const error = await client.request({ url }).catch((e: unknown) => e);
+      expect(error, url).toBeInstanceOf(EgressRefusedError);
+      expect((error as EgressRefusedError).refusal.rule).toBe(`127.0.0.1 is allowed only on port ${endpoint.port} (egress.allowed_addresses), not on ${other.port}`);
+    }
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('refuses a redirect from the listed port to another port of the same address', async () => {
+    const other = await startServer((_req, res) => res.end('admin secret'));
+    const endpoint = await startServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${other.port}/admin` }).end());
+    const client = new HttpClient(createEgressPolicy(allowlist([], [`127.0.0.1:${endpoint.port}`])));
+    const error = await client.request({ url: `${endpoint.url}/` }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EgressRefusedError);
+    expect(endpoint.requests).toHaveLength(1);
+    expect(other.requests).toHaveLength(0);
   });
 
   it('refuses "localhost" even when allowed_domains lists it, because it resolves to loopback', async () => {

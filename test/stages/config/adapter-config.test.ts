@@ -55,12 +55,18 @@ egress:
     ['bearer auth without its variable', 'apis:\n  - name: p\n    spec: p.json\n    auth: { type: bearer }\n', 'FORGE_CONFIG_MISSING_FIELD', 6, 'missing required field "apis[0].auth.token_env"'],
     ['an API and a server of one name', 'mcp:\n  servers:\n    - { name: p, transport: stdio, command: x }\napis:\n  - { name: p, spec: p.json }\n', 'FORGE_CONFIG_DUPLICATE', 7, '"p" names both an MCP server and an API'],
     ['an allowed address that is not one', 'egress:\n  allowed_addresses: ["300.1.1.1"]\n', 'FORGE_CONFIG_VALUE', 4, '"egress.allowed_addresses[0]" is not an IP address or CIDR range: "300.1.1.1"'],
+    ['an allowed address with a port past 65535', 'egress:\n  allowed_addresses: ["127.0.0.1:8080", "[::1]:8080", "127.0.0.1:70000"]\n', 'FORGE_CONFIG_VALUE', 4, '"egress.allowed_addresses[2]" is not an IP address or CIDR range: "127.0.0.1:70000"'],
   ])('reports %s at its line', async (_what, body, code, line, message) => {
     const { diagnostics } = await load(`${head}${body}`);
     const d = diagnostics.find((x) => x.code === code);
     expect(d, JSON.stringify(diagnostics, null, 1)).toBeDefined();
     expect(d!.message).toBe(message);
     expect(d!.line).toBe(line);
+  });
+
+  it('accepts allowed addresses with a port, IPv4 and bracketed IPv6', async () => {
+    const { diagnostics } = await load(`${head}egress:\n  allowed_addresses: ["127.0.0.1:8080", "[::1]:8080", "10.0.0.0/8", "::1"]\n`);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   it('points a duplicate at its first definition with a note', async () => {
