@@ -19,6 +19,13 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_CIRCUIT_OPEN: 503,
   FORGE_TOOL_CANCELLED: 499,
   FORGE_TOOL_UNAVAILABLE: 503,
+  // The tool's queue is full for every caller, not this client over a rate: overloaded (503), not 429.
+  FORGE_TOOL_BUSY: 503,
+};
+
+/** When a refused call may be worth sending again (Retry-After, in seconds). */
+const RETRY_AFTER_BY_CODE: Record<string, string> = {
+  FORGE_TOOL_BUSY: '1',
 };
 
 export function listTools(res: ServerResponse, tools: McpToolSource): void {
@@ -42,7 +49,8 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
   const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
-  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), withoutDetails(result, name, log));
+  const retryAfter = result.ok ? undefined : RETRY_AFTER_BY_CODE[result.error.code];
+  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), withoutDetails(result, name, log), retryAfter ? { 'retry-after': retryAfter } : {});
 }
 
 /**

@@ -56,6 +56,7 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
   if (source.style === 'execute') {
     const worker = new ToolWorker(async () => ({ ...(await command('worker')), cwd: host.workDir, env: env() }), {
       maxResponseBytes: host.maxOutputBytes,
+      maxQueued: toolQueue(),
       onStderr: host.onStderr && ((text) => host.onStderr!(spec.name, text)),
     });
     const circuit = new CircuitBreaker({ coolDownMs: circuitCoolDownMs() });
@@ -81,7 +82,7 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
         const outcome = await callWorker(args, ctx);
         if (outcome.kind === 'crashed' || outcome.kind === 'spawn-failed') {
           circuit.failed(outcome.kind === 'crashed' ? `exited with ${outcome.signal ?? outcome.exitCode}` : outcome.error.message);
-        } else if (outcome.kind === 'aborted') circuit.released();
+        } else if (outcome.kind === 'aborted' || outcome.kind === 'busy') circuit.released();
         else circuit.succeeded();
         return fromWorker(spec.name, outcome);
       },
@@ -157,6 +158,8 @@ function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
       return startFailure(name, outcome.error);
     case 'aborted':
       return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
+    case 'busy':
+      return fail('FORGE_TOOL_BUSY', `tool "${name}" is busy: ${outcome.waiting ? `${outcome.waiting} calls are already waiting for it` : 'it runs one call at a time'}`, 'try again shortly, or make fewer calls to it at once');
   }
 }
 
@@ -173,6 +176,12 @@ function circuitOpen(name: string, circuit: CircuitBreaker): ToolResult {
 function circuitCoolDownMs(): number | undefined {
   const text = process.env.FORGE_TOOL_COOLDOWN;
   return text ? parseDuration(text) : undefined;
+}
+
+/** FORGE_TOOL_QUEUE (a whole number, 0 too) sets how many calls may wait for a tool's worker. */
+function toolQueue(): number | undefined {
+  const text = process.env.FORGE_TOOL_QUEUE?.trim();
+  return text && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
 function startFailure(name: string, err: unknown): ToolResult {

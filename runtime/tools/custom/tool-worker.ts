@@ -4,9 +4,14 @@
  * call, restarted on the next call after it dies, killed (with its process
  * tree) when a call is aborted or times out. Calls run one at a time, and
  * each is tied to the process that runs it: a process's exit settles only
- * the call it was running, never a later call on its successor. A process
- * whose sandbox would now be mounted otherwise (a credential store made
- * since it started) is started again before its next call.
+ * the call it was running, never a later call on its successor. At most
+ * `maxQueued` calls wait behind the running one: a call past that is
+ * answered `busy` at once (a caller flooding a slow tool would otherwise
+ * hold memory and every other caller without end), and a waiting call that
+ * is cancelled or times out leaves the queue then, not when its turn
+ * comes. A process whose sandbox would now be mounted otherwise (a
+ * credential store made since it started) is started again before its next
+ * call.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -16,6 +21,7 @@ import { killProcessTree, spawnInGroup } from '../../exec/process-tree.ts';
 import { MountsAtStart } from '../../exec/mounts-at-start.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
+import { DEFAULT_TOOL_QUEUE } from '../limits.ts';
 import { noteWorkerStart, type WorkerRestartReason } from '../../telemetry/instrument-worker.ts';
 import { PROTOCOL_FD, type WorkerFailure, type WorkerRequest, type WorkerResponse, type WorkerToolCall, type WorkerToolReply } from './worker-protocol.ts';
 import type { Readable } from 'node:stream';
@@ -38,7 +44,8 @@ export type WorkerOutcome =
   | { kind: 'crashed'; exitCode: number | null; signal: NodeJS.Signals | null; stderr: string }
   | { kind: 'output-limit'; limit: number }
   | { kind: 'spawn-failed'; error: Error }
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  | { kind: 'busy'; waiting: number };
 
 interface Pending {
   id: number;
@@ -46,6 +53,11 @@ interface Pending {
   child: ChildProcessWithoutNullStreams;
   resolve(outcome: WorkerOutcome): void;
   onToolCall?: (tool: string, args: unknown) => Promise<ToolResult>;
+}
+
+/** A call waiting for the running one to finish. */
+interface Waiting {
+  run(): void;
 }
 
 export interface CallOptions {
@@ -62,7 +74,9 @@ export class ToolWorker {
   private partial = '';
   private partialBytes = 0;
   private nextId = 1;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** A call is starting the process or running on it; the others wait in `waiting`, first come first served. */
+  private busy = false;
+  private readonly waiting: Waiting[] = [];
   private closed = false;
   private starts = 0;
   /** Why the process before the next one stopped, for the restart count. */
@@ -74,7 +88,7 @@ export class ToolWorker {
 
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
-    private readonly options: { maxResponseBytes?: number; onStderr?: (text: string) => void } = {},
+    private readonly options: { maxResponseBytes?: number; onStderr?: (text: string) => void; maxQueued?: number } = {},
   ) {}
 
   get running(): boolean {
@@ -87,8 +101,36 @@ export class ToolWorker {
   }
 
   call(args: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<WorkerOutcome> {
-    const run = this.queue.then(() => this.callNow(args, signal, options));
-    this.queue = run.catch(() => {});
+    if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+    if (!this.busy) return this.runNow(args, signal, options);
+    const maxQueued = this.options.maxQueued ?? DEFAULT_TOOL_QUEUE;
+    if (this.waiting.length >= maxQueued) return Promise.resolve({ kind: 'busy', waiting: this.waiting.length });
+    return new Promise<WorkerOutcome>((resolve) => {
+      const onAbort = () => {
+        const index = this.waiting.indexOf(entry);
+        if (index >= 0) this.waiting.splice(index, 1);
+        resolve({ kind: 'aborted' });
+      };
+      const entry: Waiting = {
+        run: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(this.runNow(args, signal, options));
+        },
+      };
+      this.waiting.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Runs a call now; when it ends, the first waiting call runs. */
+  private runNow(args: unknown, signal: AbortSignal | undefined, options: CallOptions): Promise<WorkerOutcome> {
+    this.busy = true;
+    const run = this.callNow(args, signal, options);
+    const next = () => {
+      this.busy = false;
+      this.waiting.shift()?.run();
+    };
+    run.then(next, next);
     return run;
   }
 
