@@ -5,7 +5,8 @@
  * changed) gets a new runtime, connected as the start connects it — a
  * server that fails is reported and its tools are left out — and every
  * adapter tool is made again on it. The old connections close once the
- * calls running on them are done, whether the reload went through or not. A
+ * calls running on them are done, whether the reload went through or not
+ * (the old tools, retired one by one, do not close them: they share them). A
  * save that leaves the sections as they were keeps the connections (no
  * server is restarted); after a reload that failed part way, the next save
  * connects again and makes every adapter tool again.
@@ -41,7 +42,7 @@ export interface Reconnected {
   leftOut: Set<string>;
   /**
    * Ends the swap, on every path once the new runtime is in (call it in a
-   * finally): the old runtime closes once its tools' calls are done, and the
+   * finally): the old runtime closes once the calls on its connections are done, and the
    * swap counts as done only when `ok`. Returns the old runtime's tools still
    * registered — not made again, so their calls would reach closed
    * connections — for the caller to mark unavailable.
@@ -72,6 +73,8 @@ export async function reconnectAdapters(agent: SourceAgent, state: DevAdapterSta
   const kept = new Set(started.specs.map((s) => s.name));
   // The state says what agent.adapters was made for, so a save back to the old sections is a change too.
   agent.adapters = adapters;
+  // Closed with the registry at shutdown, as the runtime it replaces (which stays the registry's until it closes).
+  agent.registry.own(adapters);
   state.servers = servers;
   state.apis = apis;
   state.settled = false;
@@ -83,15 +86,19 @@ export async function reconnectAdapters(agent: SourceAgent, state: DevAdapterSta
       if (settled) return [];
       settled = true;
       state.settled = ok;
-      void closeWhenIdle(agent, oldTools, previous);
+      void closeWhenIdle(agent, previous);
       return oldTools.filter((t) => agent.registry.get(t.name) === t);
     },
   };
 }
 
-async function closeWhenIdle(agent: SourceAgent, tools: Parameters<SourceAgent['registry']['whenIdle']>[0][], runtime: AdapterRuntime): Promise<void> {
-  await Promise.all(tools.map((t) => agent.registry.whenIdle(t)));
-  await runtime.close();
+/**
+ * The old runtime closes once no call runs on its connections: those of the tools it replaced, and of any
+ * older version of them still finishing. Until then the registry still closes it if the agent shuts down.
+ */
+async function closeWhenIdle(agent: SourceAgent, runtime: AdapterRuntime): Promise<void> {
+  await runtime.closeWhenIdle();
+  agent.registry.disown(runtime);
 }
 
 /** "fs added", "old removed", "db changed": what a save did to the servers. */

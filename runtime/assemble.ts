@@ -75,7 +75,7 @@ export interface AssembleOptions {
   specs?: readonly ToolSpec[];
   /** Share one client (and its egress policy) across reloads. */
   http?: HttpClient;
-  /** Share the adapter connections across reloads. */
+  /** Share the adapter connections across reloads (they stay the caller's to close). */
   adapters?: AdapterRuntime;
   /** Sees every command a YAML tool runs, just before it runs (--show-command). */
   onCommand?: (event: CommandEvent) => void;
@@ -86,6 +86,7 @@ export interface AssembledRuntime {
   http: HttpClient;
   adapters: AdapterRuntime;
   diagnostics: Diagnostic[];
+  /** Closes the registry: its tools, then the adapter runtime it owns (unless options.adapters gave it). */
   close(): Promise<void>;
 }
 
@@ -145,14 +146,12 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
   }
   const broken = new Map(specs.flatMap((s) => (code.loadErrors?.(s)?.length ? [[s.name, code.loadErrors(s)!] as const] : [])));
   const { registry, diagnostics: problems } = createRegistry(specs.filter((s) => !broken.has(s.name)), factories, code.origin);
+  // The MCP connections its tools share close with the registry (what every shutdown closes), not with one tool.
+  if (!options.adapters) registry.own(adapters);
   registry.setLeftOut(leftOutByServers(resolved.manifest.mcp?.servers ?? []));
   // Reported once where it is (forge.yaml:line), then listed: a call answers with that error, not "no tool named".
   for (const spec of specs) if (broken.has(spec.name)) registry.register(unavailableTool(spec.name, broken.get(spec.name)!, spec), code.origin(spec));
-  const close = async () => {
-    await registry.close();
-    await adapters.close();
-  };
-  return { ok: true, registry, http, adapters, diagnostics: [...diagnostics, ...problems], close };
+  return { ok: true, registry, http, adapters, diagnostics: [...diagnostics, ...problems], close: () => registry.close() };
 }
 
 /** Why an MCP server's tool is not registered: its server's tools.allow/deny leaves it out. */

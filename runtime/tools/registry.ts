@@ -65,6 +65,8 @@ export class ToolRegistry implements ToolRunner {
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
   private readonly idleWaiters = new Map<Tool, (() => void)[]>();
+  /** What the tools share and no one tool closes (the adapter runtime's connections): closed after them. */
+  private readonly owned = new Set<{ close(): Promise<void> }>();
   private lookup: ((name: string) => Promise<void>) | undefined;
   private leftOut: ((name: string) => string | undefined) | undefined;
 
@@ -188,8 +190,23 @@ export class ToolRegistry implements ToolRunner {
     return this.call(name, args, rest, { depth: 0, chain: [], covered: false, approver, approved: approved === true, ...(session ? { session } : {}), ...(sees ? { sees } : {}) });
   }
 
+  /** Closes every tool, then what they share (own): every caller's shutdown is closing the registry. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.entries.values()].map((e) => e.tool.close?.()));
+    await Promise.allSettled([...this.owned].map((resource) => resource.close()));
+  }
+
+  /**
+   * Makes `resource`, shared by tools (the adapter runtime and its MCP connections), the registry's to close
+   * when it closes: retiring a tool (hot reload) leaves it open for the others. Until `disown` (a runtime
+   * hot reload replaced, closed by itself once its calls are done).
+   */
+  own(resource: { close(): Promise<void> }): void {
+    this.owned.add(resource);
+  }
+
+  disown(resource: { close(): Promise<void> }): void {
+    this.owned.delete(resource);
   }
 
   /** Resolves when no call is running on `tool` (it may have been replaced or unregistered). */

@@ -5,13 +5,18 @@
  * its tools with it (and its process stops); a save that leaves the servers
  * as they were keeps their processes; a reload that fails after connecting
  * the new set still stops the old servers, and the next save connects again.
+ * A tool the reload retires does not close the connections the other tools of
+ * its server share: a call in flight on one of them finishes, and the old
+ * servers stop once their calls are done (or when the agent shuts down).
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { watchForChanges } from '../../cli/dev-reload.ts';
+import { watchForChanges, type ReloadReport } from '../../cli/dev-reload.ts';
 import { loadSourceAgent } from '../../cli/source-agent.ts';
-import type { Tool } from '../../runtime/tools/model.ts';
+import { serveAgent } from '../../runtime/server/serve.ts';
+import { toSpec, type Tool } from '../../runtime/tools/model.ts';
 import { startAgentProcess } from '../helpers/agent-process.ts';
 import { filesystemServerScript } from '../helpers/mcp-servers.ts';
 import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
@@ -41,6 +46,46 @@ async function until(probe: () => boolean, what: string, output: () => string, m
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; server output:\n${output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+/**
+ * A named pipe in `dir`: the filesystem server's read of it blocks until the test writes and closes it, so a
+ * call is held in flight on the server for as long as the test needs, with no clock involved.
+ */
+function heldFile(dir: string) {
+  const path = join(dir, 'held.txt');
+  execFileSync('mkfifo', [path]);
+  let fd: number | undefined;
+  return {
+    path,
+    /** Resolves once the server has opened the pipe to read it: the call is running on the server. */
+    reading: (output: () => string) =>
+      until(() => {
+        try {
+          fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+          return true;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENXIO') return false; // no reader yet
+          throw err;
+        }
+      }, 'the server to read the pipe', output),
+    /** Ends the read with `text`. The reader may be gone (its server stopped): then the write fails, as it may. */
+    release(text: string) {
+      if (fd === undefined) return;
+      try {
+        writeSync(fd, text);
+      } catch {
+        /* no reader left */
+      }
+      closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
+/** A logger that keeps its lines, for the in-process agents. */
+function lineLog() {
+  const lines: string[] = [];
+  const log = { debug: () => {}, info: (m: string) => void lines.push(m), warn: (m: string) => void lines.push(m) };
+  return { log, output: () => lines.join('\n') };
 }
 const names = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
@@ -153,4 +198,104 @@ describe('forge run --dev and MCP servers in forge.yaml', () => {
       await agent.adapters.close();
     }
   }, 180_000);
+
+  it('keeps the old servers serving a call in flight when a save replaces them, and stops them once it is done', async () => {
+    const project = writeProject({ 'tools/plain.yaml': yamlTool });
+    const data = join(project, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'note.txt'), 'a note');
+    const configFile = join(project, 'forge.yaml');
+    writeFileSync(configFile, withFilesystem(data));
+    const held = heldFile(data);
+    const { log, output } = lineLog();
+    const agent = (await loadSourceAgent({ configFile, dev: true, log }))!;
+    expect(agent, output()).toBeDefined();
+    const reports: ReloadReport[] = [];
+    const stop = await watchForChanges(agent, { configFile, log, onReload: (report) => void reports.push(report) });
+    // The reload's own retiring of the tools it replaces, watched (not changed) to know when it is done.
+    const retiring = new Map<Tool, Promise<void>>();
+    const retire = agent.registry.retire.bind(agent.registry);
+    agent.registry.retire = (tool: Tool) => {
+      const done = retire(tool);
+      retiring.set(tool, done);
+      return done;
+    };
+    try {
+      await until(() => serversFor(data).length === 1, 'the server listing the tools to stop', output);
+      const [old] = serversFor(data);
+      const idle = agent.registry.get('fs__list_directory')!;
+      const inFlight = agent.registry.execute('fs__read_text_file', { path: held.path });
+      await held.reading(output);
+
+      // The server's settings change: a new runtime, and every fs tool made again on it. The old
+      // fs__list_directory has no call running, so it is closed at once; the old fs__read_text_file is reading.
+      writeFileSync(configFile, withFilesystem(data).replace('list_directory]', 'list_directory, list_allowed_directories]'));
+      await until(() => reports.some((r) => r.added.includes('fs__list_allowed_directories')) && retiring.has(idle), 'the reload', output, 60_000);
+      expect(output()).toContain('mcp: fs changed');
+      await retiring.get(idle);
+      // Closing the idle tool left the connection the call runs on alone: the old server still serves it.
+      expect(serversFor(data)).toContain(old);
+      held.release('read while the servers were replaced');
+      expect(await inFlight).toMatchObject({ ok: true, value: { content: 'read while the servers were replaced' } });
+      // Its call done, the old server stops; the new one answers every tool.
+      await until(() => !serversFor(data).includes(old), 'the old filesystem server to stop', output);
+      expect(await agent.registry.execute('fs__read_text_file', { path: join(data, 'note.txt') })).toMatchObject({ ok: true, value: { content: 'a note' } });
+      expect((await agent.registry.execute('fs__list_allowed_directories', {})).ok).toBe(true);
+    } finally {
+      stop();
+      held.release('');
+      // The runtime the reload put in is the registry's to close, as the one it replaced was.
+      await agent.registry.close();
+    }
+    try {
+      await until(() => serversFor(data).length === 0, 'the filesystem servers to stop when the registry closes', output);
+    } finally {
+      await agent.adapters.close();
+    }
+  }, 180_000);
+
+  it('keeps the connections when a reload retires one tool of a server: a call in flight on another finishes, it answers after, and stopping the agent closes the connections', async () => {
+    const project = writeProject({ 'tools/plain.yaml': yamlTool });
+    const data = join(project, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'note.txt'), 'a note');
+    const configFile = join(project, 'forge.yaml');
+    writeFileSync(configFile, withFilesystem(data));
+    const held = heldFile(data);
+    const { log, output } = lineLog();
+    const agent = (await loadSourceAgent({ configFile, dev: true, log }))!;
+    expect(agent, output()).toBeDefined();
+    // Served as `forge run` and a bundle's `serve` serve it: its stop is how the agent shuts down.
+    const running = await serveAgent({ manifest: agent.manifest, registry: agent.registry, workDir: project, host: '127.0.0.1', port: 0, noAuth: true, http: agent.http, log, env: {} });
+    try {
+      await until(() => serversFor(data).length === 1, 'the server listing the tools to stop', output);
+      const [server] = serversFor(data);
+      const inFlight = post(running.url, 'fs__read_text_file', { path: held.path });
+      await held.reading(output);
+      // What a reload does with a tool it makes again on the same connections (dev-reload.ts, swapIn): the new
+      // version in, the old one closed once its own calls are done (it has none).
+      const old = agent.registry.get('fs__list_directory')!;
+      const previous = agent.registry.replace(agent.adapters.create(toSpec(old)), 'forge.yaml');
+      expect(previous).toBe(old);
+      await agent.registry.retire(previous!);
+      expect(serversFor(data)).toEqual([server]);
+      held.release('read while a tool was retired');
+      const read = await inFlight;
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect(read.body.value).toEqual({ content: 'read while a tool was retired' });
+      // The other tool, and the new version of the retired one, still answer, on the same server.
+      expect((await post(running.url, 'fs__read_text_file', { path: join(data, 'note.txt') })).body.value).toEqual({ content: 'a note' });
+      const listed = await post(running.url, 'fs__list_directory', { path: data });
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+      expect(serversFor(data)).toEqual([server]);
+    } finally {
+      held.release('');
+      await running.stop(1000);
+    }
+    try {
+      await until(() => serversFor(data).length === 0, 'the filesystem server to stop with the agent', output);
+    } finally {
+      await agent.adapters.close();
+    }
+  }, 120_000);
 });

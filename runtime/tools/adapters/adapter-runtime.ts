@@ -24,10 +24,19 @@ export interface AdapterSettings {
 /** What adapter tools reach their services with (the OpenAPI adapter needs only http and env). */
 export type AdapterContext = McpModule.McpContext;
 
+/**
+ * The runtime owns the MCP connections its tools share: a tool never closes
+ * them (hot reload retires tools one by one). Its owner closes it: the
+ * registry it was assembled with, at shutdown (ToolRegistry.own), or hot
+ * reload, which replaces it as a whole once its calls are done.
+ */
 export interface AdapterRuntime extends AdapterFactory {
   /** The MCP connections, when the agent has MCP servers. */
   mcp?: McpModule.McpConnections;
+  /** Closes the connections now: a call still running on one fails. */
   close(): Promise<void>;
+  /** Closes the connections once the calls running on them are done. */
+  closeWhenIdle(): Promise<void>;
 }
 
 export function createAdapterRuntime(settings: AdapterSettings, modules: AdapterModules, ctx: AdapterContext): AdapterRuntime {
@@ -47,6 +56,9 @@ export function createAdapterRuntime(settings: AdapterSettings, modules: Adapter
     },
     close: async () => {
       await connections?.close();
+    },
+    closeWhenIdle: async () => {
+      await connections?.closeWhenIdle();
     },
   };
 }

@@ -4,6 +4,11 @@
  * an optional one as a warning); `session` connects on first use otherwise,
  * and connects again when a server went away (a crashed process, a closed
  * HTTP session), once per call.
+ *
+ * They are shared by every tool of these servers and closed by whoever made
+ * them (the adapter runtime), never by one tool: `close` at shutdown, or
+ * `closeWhenIdle` for connections a hot reload replaced, which waits for the
+ * calls running on them (`use`).
  */
 import type { McpServerSettings } from '../settings.ts';
 import { connectMcpServer, McpConnectError, type McpContext, type McpSession } from './connect.ts';
@@ -17,6 +22,9 @@ export class McpConnections {
   private readonly servers: Map<string, McpServerSettings>;
   private readonly sessions = new Map<string, Promise<McpSession>>();
   private closing = false;
+  /** Calls running on these connections, and who waits for there to be none. */
+  private running = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     servers: readonly McpServerSettings[],
@@ -65,6 +73,24 @@ export class McpConnections {
     );
   }
 
+  /** Runs one tool call on the connections: closeWhenIdle waits for it to settle. */
+  async use<T>(call: () => Promise<T>): Promise<T> {
+    this.running++;
+    try {
+      return await call();
+    } finally {
+      if (--this.running === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** Closes every connection once no call is running on them (connections a hot reload replaced). */
+  async closeWhenIdle(): Promise<void> {
+    // Checked again on waking, and closed in the same turn: no call starts in between.
+    while (this.running > 0 && !this.closing) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.close();
+  }
+
+  /** Closes every connection now (the agent shuts down); a call still running on one fails. */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;

@@ -21,11 +21,12 @@ import { repoRoot, tempDir } from '../../../helpers/project.ts';
 
 const loopbackOnly = () => new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: [], allowed_addresses: ['127.0.0.1'] }));
 
-/** A registry holding every tool of the given servers, connected through one McpConnections. */
+/** A registry holding every tool of the given servers, connected through one McpConnections that closes with it (as assembleRuntime's). */
 async function registryFor(servers: McpServerSettings[], http = loopbackOnly()) {
   const workDir = tempDir('forge-mcp-work-');
   const connections = new McpConnections(servers, { http, env: process.env, log: silentLogger, workDir });
   const registry = new ToolRegistry({ workDir });
+  registry.own(connections);
   const specs: ToolSpec[] = [];
   for (const server of servers) {
     const session = await connections.session(server.name);
