@@ -23,11 +23,6 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_BUSY: 503,
 };
 
-/** When a refused call may be worth sending again (Retry-After, in seconds). */
-const RETRY_AFTER_BY_CODE: Record<string, string> = {
-  FORGE_TOOL_BUSY: '1',
-};
-
 export function listTools(res: ServerResponse, tools: McpToolSource): void {
   sendJson(res, 200, { tools: tools.list().map(({ name, description, category, tags, inputSchema }) => ({ name, description, category, tags, inputSchema })) });
 }
@@ -49,8 +44,9 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
   const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
-  const retryAfter = result.ok ? undefined : RETRY_AFTER_BY_CODE[result.error.code];
-  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), withoutDetails(result, name, log), retryAfter ? { 'retry-after': retryAfter } : {});
+  // A refusal that says when it may pass (a busy queue, an open circuit) tells the client when to send again.
+  const retryAfter = result.ok ? undefined : result.error.retryAfterSeconds;
+  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), withoutDetails(result, name, log), retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
 }
 
 /**

@@ -57,6 +57,8 @@ export interface ToolError {
   hint?: string;
   /** Extra detail for people debugging (stderr tail, traceback); not shown to models by default. */
   details?: string;
+  /** A refusal that may pass if sent again this many seconds later (a busy queue, an open circuit): REST's Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 export type ToolResult =

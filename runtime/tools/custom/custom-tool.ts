@@ -159,17 +159,25 @@ function fromWorker(name: string, outcome: WorkerOutcome): ToolResult {
     case 'aborted':
       return fail('FORGE_TOOL_CANCELLED', `tool "${name}" was stopped`);
     case 'busy':
-      return fail('FORGE_TOOL_BUSY', `tool "${name}" is busy: ${outcome.waiting ? `${outcome.waiting} calls are already waiting for it` : 'it runs one call at a time'}`, 'try again shortly, or make fewer calls to it at once');
+      return retryAfter(fail('FORGE_TOOL_BUSY', `tool "${name}" is busy: ${outcome.waiting ? `${outcome.waiting} calls are already waiting for it` : 'it runs one call at a time'}`, 'try again shortly, or make fewer calls to it at once'), 1);
   }
 }
 
 function circuitOpen(name: string, circuit: CircuitBreaker): ToolResult {
   const seconds = Math.max(1, Math.ceil(circuit.retryInMs / 1000));
-  return fail(
+  const open = circuit.state === 'open';
+  const result = fail(
     'FORGE_TOOL_CIRCUIT_OPEN',
     `tool "${name}" is not taking calls: its worker failed ${circuit.threshold} times in a row (${circuit.lastFailure})`,
-    circuit.state === 'open' ? `try again in ${seconds} s; the other tools are unaffected` : 'a trial call is running; try again shortly',
+    open ? `try again in ${seconds} s; the other tools are unaffected` : 'a trial call is running; try again shortly',
   );
+  return retryAfter(result, open ? seconds : 1);
+}
+
+/** Says when the refusal may pass if sent again (REST sends it as Retry-After). */
+function retryAfter(result: ToolResult, seconds: number): ToolResult {
+  if (!result.ok) result.error.retryAfterSeconds = seconds;
+  return result;
 }
 
 /** FORGE_TOOL_COOLDOWN ("30s", "500ms") sets how long a failing tool's circuit stays open. */

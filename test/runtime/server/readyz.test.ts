@@ -49,6 +49,9 @@ describe('/readyz', () => {
     // REST says so too, and the pod is still ready.
     const rest = await fetch(`${agent.url}/tools/dies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(rest.status).toBe(503);
+    // When to send it again: the circuit's cool-down left, in whole seconds (400 ms: 1).
+    expect(rest.headers.get('retry-after')).toBe('1');
+    expect(await rest.json()).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CIRCUIT_OPEN', retryAfterSeconds: 1 } });
     expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
 
     // After the cool-down one trial call goes through: it fails, the circuit opens again.
