@@ -103,6 +103,8 @@ export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, opti
   // Every outbound request of every tool goes through this one client and its egress policy.
   const http = options.http ?? new HttpClient(createEgressPolicy(manifest.egress));
   const adapters = options.adapters ?? createAdapterRuntime(manifest, code.adapterModules, { http, env, log, workDir, clientVersion: manifest.build?.forge_version, inBundle: code.inBundle });
+  // The model's connections, apart from the tools' (serve.ts does the same for the agent loop's model).
+  let modelHttp: HttpClient | undefined;
   return {
     builtins: code.builtins,
     log: options.log,
@@ -116,7 +118,7 @@ export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, opti
     custom: { workDir, envPassthrough: manifest.env_passthrough, resolveSource: code.resolveSource, node: code.node },
     strictOutputs: manifest.strict_outputs,
     // Loaded on first use: only an agent whose forge_tool asks its model to judge pays for it here.
-    modelClient: async (model) => (await import('./agent/providers/create-model.ts')).createModelClient(model, http, env),
+    modelClient: async (model) => (await import('./agent/providers/create-model.ts')).createModelClient(model, (modelHttp ??= http.withOwnPool()), env),
   };
 }
 

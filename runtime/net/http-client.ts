@@ -10,10 +10,19 @@
  * - one deadline covers the whole exchange, redirects included;
  * - the response body is capped (`truncated` says so), and gzip, deflate and
  *   br bodies are decoded;
- * - `stream()` hands over the body as it arrives (server-sent events).
+ * - `stream()` hands over the body as it arrives (server-sent events);
+ * - each client keeps its own connection pool, never Node's global one: a
+ *   kept-alive socket is reused without a new lookup, so a pool shared with
+ *   code outside the policy (the OTLP exporter, a build step's client) would
+ *   hand a checked request a socket nobody checked;
+ * - the client frames every request itself: a caller's Content-Length,
+ *   Transfer-Encoding, Connection and other hop-by-hop headers are dropped,
+ *   since a length without its body leaves a pooled connection out of step
+ *   and the next request on it (another conversation's model call) is read
+ *   as that body.
  */
 import { ForgeError } from '../diagnostics.ts';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -27,6 +36,13 @@ export const DEFAULT_MAX_REDIRECTS = 10;
 
 /** Dropped when a redirect leaves the origin they were meant for: the standard ones and the API-key headers of known services (Anthropic, Azure, Google). */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
+/**
+ * Headers that frame the request or speak to the connection (RFC 9110 §7.6.1, RFC 9112 §6): the
+ * client's to set, never a caller's. Host is the URL's (see send).
+ */
+const CONNECTION_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection', 'http2-settings']);
+/** What Node's global agent keeps since Node 19: reuse a socket for 5 s, most recently freed first. */
+const POOL_OPTIONS = { keepAlive: true, timeout: 5_000, scheduling: 'lifo' } as const;
 /** Names that say they carry a credential (x-auth-token, x-amz-security-token, x-vault-token, x-session-id...). */
 const CREDENTIAL_NAME = /(api[-_]?key|token|secret|passw|auth|credential|session|signature)/i;
 
@@ -99,10 +115,19 @@ export interface HttpClientOptions {
 }
 
 export class HttpClient {
+  /** This client's connections: each was opened through its checked lookup, under its policy. */
+  private httpPool?: HttpAgent;
+  private httpsPool?: HttpAgent;
+
   constructor(
     private readonly egress: EgressPolicy = openEgress,
     private readonly options: HttpClientOptions = {},
   ) {}
+
+  /** A client with the same policy and its own connections (the model's calls apart from the tools'). */
+  withOwnPool(): HttpClient {
+    return new HttpClient(this.egress, this.options);
+  }
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const { response, url, redirects, done, failure } = await this.exchange(req);
@@ -202,16 +227,23 @@ export class HttpClient {
       if (literalRefusal) throw new EgressRefusedError(literalRefusal);
     }
     // The Host header is the URL's: the egress policy judged the URL's host, and a caller's own Host would
-    // reach another site behind the same address (a CDN's, a shared server's virtual hosts).
-    const { host: _callersHost, ...sent } = headers;
-    const options: RequestOptions = {
+    // reach another site behind the same address (a CDN's, a shared server's virtual hosts). The framing is the client's.
+    const sent = Object.fromEntries(Object.entries(headers).filter(([name]) => !CONNECTION_HEADERS.has(name)));
+    const https = url.protocol === 'https:';
+    // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a
+    // bundle's start, and many agents serve without ever calling out over HTTPS.
+    const tls = https ? await import('node:https') : undefined;
+    const agent = tls ? (this.httpsPool ??= new tls.Agent(POOL_OPTIONS)) : (this.httpPool ??= new HttpAgent(POOL_OPTIONS));
+    const options: RequestOptions & { ca?: string | Buffer | (string | Buffer)[] } = {
       method,
       headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
       lookup: this.checkedLookup(hostname, urlPort(url)),
+      agent,
     };
-    // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a
-    // bundle's start, and many agents serve without ever calling out over HTTPS.
-    const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
+    // Trusts what the process trusts: NODE_EXTRA_CA_CERTS, and CAs added to https.globalAgent (as corporate CA packages do).
+    const ca = tls?.globalAgent.options.ca;
+    if (ca) options.ca = ca;
+    const send = tls?.request ?? httpRequest;
     return new Promise((resolve, reject) => {
       // Cancellation destroys the request (and the response being read) by
       // hand: node's `signal` option also aborts the socket, whose error

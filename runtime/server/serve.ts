@@ -71,7 +71,8 @@ export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' 
   const { manifest, log, registry } = options;
   // The registry holds the policy every call goes through; the agent asks the same one first.
   const gate = options.gate ?? policyGate(registry.approval ?? ApprovalPolicy.create(manifest.approval), (name) => registry.get(name));
-  const model = manifest.model ? createModelClient(manifest.model, options.http, options.env ?? process.env, (failed, err) => log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
+  // The model's connections apart from the tools': a tool a caller steers never shares a socket with a conversation's model call.
+  const model = manifest.model ? createModelClient(manifest.model, options.http.withOwnPool(), options.env ?? process.env, (failed, err) => log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
   return new Agent({
     manifest,
     // The gate has decided before the loop calls a tool, so the call runs as approved.

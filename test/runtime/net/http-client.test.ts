@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer, get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -229,6 +231,47 @@ describe('HttpClient', () => {
     controller.abort();
     await new Promise((r) => setTimeout(r, 50));
     expect((await client.request({ url: server.url })).status).toBe(202);
+  });
+
+  it.each([
+    ['a Content-Length without its body', { 'Content-Length': '400' }],
+    ['Transfer-Encoding', { 'Transfer-Encoding': 'chunked' }],
+    ['Connection and Upgrade', { Connection: 'Upgrade', Upgrade: 'websocket' }],
+    ['Expect', { Expect: '100-continue' }],
+    ['Keep-Alive, TE and Trailer', { 'Keep-Alive': 'timeout=600', TE: 'trailers', Trailer: 'x-late' }],
+  ])("frames the request itself, dropping a caller's %s: the connection stays in step for the next request", async (_what, framing) => {
+    // A server that answers before reading the body, as many do for a GET: a length it was promised
+    // makes it read the next request on the connection as that body.
+    const seen: { url: string; headers: Record<string, unknown> }[] = [];
+    const server = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', headers: { ...req.headers } });
+      res.end(`answered ${req.url}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const pooled = new HttpClient();
+    try {
+      expect((await pooled.request({ url: `${url}/steered`, headers: framing })).body.toString()).toBe('answered /steered');
+      expect((await pooled.request({ url: `${url}/next` })).body.toString()).toBe('answered /next');
+      expect(seen.map((r) => r.url)).toEqual(['/steered', '/next']);
+      for (const [name, value] of Object.entries(framing)) expect(seen[0].headers[name.toLowerCase()], name).not.toBe(value);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("keeps its own connections: a socket Node's global pool or another client kept alive is never reused past the policy", async () => {
+    const server = await startServer((_req, res) => res.end('reached'));
+    const url = `http://localhost:${server.port}/`;
+    // Kept alive in Node's global pool (what the OTLP exporter and build steps use), and in an open client's.
+    await new Promise<void>((resolve, reject) => httpGet(url, (res) => res.resume().on('end', resolve)).on('error', reject));
+    expect((await new HttpClient().request({ url })).status).toBe(200);
+    expect(server.requests).toHaveLength(2);
+    const refuseLoopback: EgressPolicy = { checkUrl: () => undefined, checkAddress: (host, address) => (address === '127.0.0.1' || address === '::1' ? { host, rule: 'loopback is private' } : undefined) };
+    const checked = new HttpClient(refuseLoopback);
+    for (let i = 0; i < 3; i++) await expect(checked.request({ url })).rejects.toThrow('loopback is private');
+    expect(server.requests).toHaveLength(2);
   });
 
   it('hands back a redirect unfollowed with redirect: manual', async () => {
