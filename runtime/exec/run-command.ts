@@ -5,11 +5,14 @@
  * timeout or a cancellation kills everything it started; output capped with
  * a flag saying so. Past the cap, stdout is read and dropped (the command is
  * not blocked on a full pipe), or — for a tool whose stdout is its result —
- * the process is stopped.
+ * the process is stopped. Each takes one of the runtime's process slots
+ * (process-slots.ts) for its life: past them it waits, or is refused
+ * (`busy`) when too many calls wait already.
  */
 import { HeadBuffer, lastLines, TailBuffer } from './output-buffer.ts';
 import { killProcessTree, spawnInGroup } from './process-tree.ts';
 import { timerDelay } from '../duration.ts';
+import { toolProcessSlots, type ProcessSlots } from './process-slots.ts';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
@@ -32,6 +35,11 @@ export interface CommandOptions {
   stderr?: 'head' | 'tail';
   /** Past the stdout cap: drop the rest, or stop the process (its output is no use cut). */
   onOverflow?: 'drop' | 'stop';
+  /**
+   * The slots it takes one of (default: the runtime's, toolProcessSlots); false for a process run
+   * inside a call that holds one already (a launch check's git), which must not wait for another.
+   */
+  slots?: ProcessSlots | false;
 }
 
 export interface CommandResult {
@@ -49,6 +57,8 @@ export interface CommandResult {
   durationMs: number;
   /** The command could not be started (not found, not executable). */
   spawnError?: NodeJS.ErrnoException;
+  /** Not started: every process slot was taken and too many calls waited already. */
+  busy?: boolean;
 }
 
 /** What a command tool returns for a command that ran: exit status, output, and what was cut. */
@@ -76,7 +86,24 @@ export function howItEnded(result: CommandResult, maxChars = 1500): string {
   return tail ? `${how}: ${tail}` : how;
 }
 
-export function runCommand(options: CommandOptions): Promise<CommandResult> {
+export async function runCommand(options: CommandOptions): Promise<CommandResult> {
+  const slots = options.slots === false ? undefined : (options.slots ?? toolProcessSlots());
+  if (!slots) return runProcess(options);
+  const slot = await slots.acquire(options.signal);
+  if ('refused' in slot) return notStarted(slot.refused);
+  try {
+    return await runProcess(options);
+  } finally {
+    slot.release();
+  }
+}
+
+/** A command that never ran: cancelled while it waited for a slot, or refused one. */
+function notStarted(why: 'busy' | 'cancelled'): CommandResult {
+  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, cancelled: why === 'cancelled', outputLimitHit: false, durationMs: 0, ...(why === 'busy' ? { busy: true } : {}) };
+}
+
+function runProcess(options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve) => {
     const started = performance.now();
     const stdout = new HeadBuffer(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);

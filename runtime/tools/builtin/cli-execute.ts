@@ -10,6 +10,7 @@ import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 import { defineBuiltin } from './define.ts';
+import { processesBusy } from '../process-busy.ts';
 
 export const MAX_TIMEOUT_SECONDS = 600;
 const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -96,6 +97,7 @@ export default defineBuiltin({
             signal: ctx.signal,
             maxOutputBytes: config.max_output_bytes,
           });
+          if (result.busy) return { ok: false, error: processesBusy(`"${binary.name}"`) };
           if (result.spawnError) return fail('FORGE_CLI_SPAWN', `"${binary.name}" (${binary.path}) could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
           if (result.timedOut) {
             return fail('FORGE_CLI_TIMEOUT', `${binary.name} did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout, or make the command do less', outputTail(result));

@@ -17,6 +17,7 @@ import { PYTHON_TOOL_ENV, toolEnvironment } from './tool-env.ts';
 import { ToolWorker, type WorkerOutcome } from './tool-worker.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { parseDuration } from '../../duration.ts';
+import { processesBusy } from '../process-busy.ts';
 
 export interface ProcessCommand {
   command: string;
@@ -126,6 +127,7 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
 export const TOOL_PROCESS_OUTPUT = { onOverflow: 'stop', stderr: 'tail', maxStderrBytes: DEFAULT_MAX_STDERR_BYTES } as const;
 
 function fromProcess(name: string, run: CommandResult, limit: number, json: boolean): ToolResult {
+  if (run.busy) return { ok: false, error: processesBusy(`tool "${name}"`) };
   if (run.spawnError) return startFailure(name, run.spawnError);
   if (run.outputLimitHit) {
     return fail('FORGE_TOOL_OUTPUT_LIMIT', `tool "${name}" wrote more than the ${formatBytes(limit)} output limit and was stopped`, 'return less data, or write large results to a file and return its path');

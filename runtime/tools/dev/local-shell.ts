@@ -6,6 +6,7 @@ import { toolEnvironment } from '../custom/tool-env.ts';
 import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
+import { processesBusy } from '../process-busy.ts';
 
 export const MAX_SHELL_TIMEOUT_SECONDS = 600;
 const DEFAULT_CALL_TIMEOUT_SECONDS = 30;
@@ -63,6 +64,7 @@ export default defineBuiltin({
           signal: ctx.signal,
           maxOutputBytes: config.max_output_bytes,
         });
+        if (result.busy) return { ok: false, error: processesBusy('the command') };
         if (result.spawnError) return fail('FORGE_SHELL_SPAWN', `the shell ${config.shell} could not be started: ${result.spawnError.code ?? result.spawnError.message}`, 'set config.shell to an installed shell');
         if (result.timedOut) {
           return fail('FORGE_SHELL_TIMEOUT', `the command did not finish within ${formatDuration(timeoutMs)} and was stopped, with every process it started`, 'pass a longer timeout', outputTail(result));

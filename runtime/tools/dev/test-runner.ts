@@ -10,6 +10,7 @@ import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
 import { formatDuration } from '../registry.ts';
 import { readTestCounts } from './test-summary.ts';
+import { processesBusy } from '../process-busy.ts';
 
 export const MAX_TEST_TIMEOUT_SECONDS = 3600;
 /** Characters of output returned (the end of it, where runners print their summary). */
@@ -69,6 +70,7 @@ export default defineBuiltin({
           signal: ctx.signal,
           maxOutputBytes: config.max_output_bytes,
         });
+        if (result.busy) return { ok: false, error: processesBusy('the tests') };
         if (result.spawnError) return fail('FORGE_TEST_SPAWN', `the shell ${config.shell} could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
         const output = [result.stdout, result.stderr].filter(Boolean).join('\n');
         if (result.timedOut) {

@@ -8,6 +8,7 @@ import { SCRIPT_FILE, type PreparedStep } from './prepare-step.ts';
 import type { StepResult } from './run-values.ts';
 import { textOf } from './template.ts';
 import { timerDelay } from '../../duration.ts';
+import { processesBusy } from '../process-busy.ts';
 
 export interface StepRunOptions {
   ctx: ToolContext;
@@ -43,6 +44,7 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
     ...TOOL_PROCESS_OUTPUT,
   });
   const { stderr } = run;
+  if (run.busy) return failed('', '', processesBusy(`"${argv[0]}"`));
   if (run.spawnError) {
     const missing = (run.spawnError as NodeJS.ErrnoException).code === 'ENOENT';
     return failed(run.stdout, stderr, { code: 'FORGE_TOOL_START', message: missing ? `"${argv[0]}" was not found` : `"${argv[0]}" could not be started: ${run.spawnError.message}` });

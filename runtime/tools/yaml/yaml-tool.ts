@@ -175,6 +175,14 @@ const CONTINUE_HINT = 'add continue-on-error: true to the step to go on after a 
 const CALL_CODES: ReadonlySet<string> = new Set(['FORGE_TOOL_UNKNOWN', 'FORGE_TOOL_ARGS', 'FORGE_TOOL_NOT_COMPOSED']);
 
 function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResult {
+  const failure = stepError(tool, step, result);
+  // A refusal that may pass later (a busy process slot, a sub-tool's open circuit) keeps saying when.
+  const retryAfterSeconds = result.error?.retryAfterSeconds;
+  if (!failure.ok && retryAfterSeconds !== undefined) failure.error.retryAfterSeconds = retryAfterSeconds;
+  return failure;
+}
+
+function stepError(tool: string, step: YamlStep, result: StepResult): ToolResult {
   const error = result.error ?? { code: 'FORGE_YAML_STEP_EXIT', message: 'failed' };
   // A tool of one action (bash: with no steps:) has one step, named for no one: its failure is the tool's.
   const where = step.path.length === 0 ? `tool "${tool}" failed` : `tool "${tool}" failed at step "${step.name}"`;
