@@ -200,16 +200,7 @@ describe('forge run --dev and MCP servers in forge.yaml', () => {
   }, 180_000);
 
   it('keeps the old servers serving a call in flight when a save replaces them, and stops them once it is done', async () => {
-    const project = writeProject({ 'tools/plain.yaml': yamlTool });
-    const data = join(project, 'data');
-    mkdirSync(data);
-    writeFileSync(join(data, 'note.txt'), 'a note');
-    const configFile = join(project, 'forge.yaml');
-    writeFileSync(configFile, withFilesystem(data));
-    const held = heldFile(data);
-    const { log, output } = lineLog();
-    const agent = (await loadSourceAgent({ configFile, dev: true, log }))!;
-    expect(agent, output()).toBeDefined();
+    const { data, configFile, held, log, output, agent } = await filesystemAgent();
     const reports: ReloadReport[] = [];
     const stop = await watchForChanges(agent, { configFile, log, onReload: (report) => void reports.push(report) });
     // The reload's own retiring of the tools it replaces, watched (not changed) to know when it is done.
@@ -255,16 +246,7 @@ describe('forge run --dev and MCP servers in forge.yaml', () => {
   }, 180_000);
 
   it('keeps the connections when a reload retires one tool of a server: a call in flight on another finishes, it answers after, and stopping the agent closes the connections', async () => {
-    const project = writeProject({ 'tools/plain.yaml': yamlTool });
-    const data = join(project, 'data');
-    mkdirSync(data);
-    writeFileSync(join(data, 'note.txt'), 'a note');
-    const configFile = join(project, 'forge.yaml');
-    writeFileSync(configFile, withFilesystem(data));
-    const held = heldFile(data);
-    const { log, output } = lineLog();
-    const agent = (await loadSourceAgent({ configFile, dev: true, log }))!;
-    expect(agent, output()).toBeDefined();
+    const { project, data, held, log, output, agent } = await filesystemAgent();
     // Served as `forge run` and a bundle's `serve` serve it: its stop is how the agent shuts down.
     const running = await serveAgent({ manifest: agent.manifest, registry: agent.registry, workDir: project, host: '127.0.0.1', port: 0, noAuth: true, http: agent.http, log, env: {} });
     try {
@@ -299,3 +281,18 @@ describe('forge run --dev and MCP servers in forge.yaml', () => {
     }
   }, 120_000);
 });
+
+/** A project whose forge.yaml connects the filesystem server to its data/ (holding note.txt and a held file), loaded for dev. */
+async function filesystemAgent() {
+  const project = writeProject({ 'tools/plain.yaml': yamlTool });
+  const data = join(project, 'data');
+  mkdirSync(data);
+  writeFileSync(join(data, 'note.txt'), 'a note');
+  const configFile = join(project, 'forge.yaml');
+  writeFileSync(configFile, withFilesystem(data));
+  const held = heldFile(data);
+  const { log, output } = lineLog();
+  const agent = (await loadSourceAgent({ configFile, dev: true, log }))!;
+  expect(agent, output()).toBeDefined();
+  return { project, data, configFile, held, log, output, agent };
+}
