@@ -320,7 +320,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
       if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
-      process.stderr.write(`error: ${err.message}\nhint: install bubblewrap and allow namespaces here (see \`node runtime.mjs doctor\`), or set sandbox: auto in forge.yaml\n`);
+      process.stderr.write(`error: ${err.message}\nhint: ${err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml'}\n`);
       return 1;
     }
   }

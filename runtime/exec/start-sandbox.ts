@@ -22,7 +22,12 @@ export async function startToolSandbox(settings: SandboxSettings | undefined, wo
   // Off: no isolation, but the caps still apply, as they do without bubblewrap.
   const prlimit = mode === 'off' ? findPrlimit(env) : undefined;
   const probe = mode === 'off' ? { isolation: 'none' as const, reason: 'the sandbox is off', ...(prlimit ? { prlimit } : {}) } : await (probing ?? probeSandbox(env));
-  const status = installToolSandbox(probe, { ...settings, mode }, workDir, codeDirs);
+  const modeFrom = override === mode ? 'FORGE_SANDBOX' : 'forge.yaml';
+  const status = installToolSandbox(probe, { ...settings, mode }, workDir, codeDirs, modeFrom);
+  // Off by the environment (an operator, or an image packaged with --no-sandbox): said as plainly as a platform's refusal.
+  if (mode === 'off' && modeFrom === 'FORGE_SANDBOX') {
+    log.warn("tool processes run WITHOUT a sandbox: FORGE_SANDBOX=off. They can see the agent's processes, its environment (the token, API keys) and files outside the work dir; unset it (or set FORGE_SANDBOX=required) to isolate them");
+  }
   if (status.isolation === 'none' && mode === 'auto') {
     log.warn(`tool processes run WITHOUT a sandbox: ${status.reason}. They can see the agent's processes and files outside the work dir; install bubblewrap (or allow namespaces) to isolate them, or set sandbox: required to refuse to start like this`);
   }

@@ -61,6 +61,8 @@ interface Installed {
   probe: SandboxProbe;
   isolation: IsolationLevel;
   settings: SandboxSettings;
+  /** Who chose the mode: forge.yaml, or FORGE_SANDBOX (an operator, or the image forge package made). */
+  modeFrom: ModeSource;
   workDir: string;
   /** The bundle's dir or the project root: tools' own files, readable. */
   codeDirs: string[];
@@ -90,11 +92,23 @@ export interface SandboxStatus {
   process_cap_problem?: string;
 }
 
+export type ModeSource = 'forge.yaml' | 'FORGE_SANDBOX';
+
+/**
+ * What makes bubblewrap work in a container, for an image that requires it (FORGE_SANDBOX=required,
+ * as `forge package` sets): user namespaces the seccomp profile allows, a /proc without masked paths
+ * (mounting the sandbox's own is refused otherwise), no ambient capabilities for a non-root user.
+ */
+export const CONTAINER_SANDBOX_HINT =
+  'let the container make namespaces (docker run --security-opt seccomp=unconfined --security-opt systempaths=unconfined, plus apparmor=unconfined where AppArmor confines containers; runc or Kubernetes: a seccomp profile that allows user namespaces, an unmasked /proc, no ambient capabilities), see `node runtime.mjs doctor`; or run tools without isolation on purpose with FORGE_SANDBOX=auto (a warning) or off';
+
 /** Installs the sandbox for this process. Throws when `required` cannot be met (the caller reports it). */
-export function installToolSandbox(probe: SandboxProbe, settings: SandboxSettings, workDir: string, codeDirs: readonly string[] = []): SandboxStatus {
+export function installToolSandbox(probe: SandboxProbe, settings: SandboxSettings, workDir: string, codeDirs: readonly string[] = [], modeFrom: ModeSource = 'forge.yaml'): SandboxStatus {
   const isolation = settings.mode === 'off' ? 'none' : probe.isolation;
   if (settings.mode === 'required' && isolation !== 'bubblewrap') {
-    throw new SandboxRequiredError(`forge.yaml says sandbox: required, but ${probe.reason ?? 'no sandbox is available'}`);
+    const why = probe.reason ?? 'no sandbox is available';
+    if (modeFrom === 'forge.yaml') throw new SandboxRequiredError(`forge.yaml says sandbox: required, but ${why}`);
+    throw new SandboxRequiredError(`FORGE_SANDBOX=required (set by the image forge package made, or by you) refuses to run tools without a sandbox, but ${why}`, CONTAINER_SANDBOX_HINT);
   }
   const root = resolve(workDir);
   // The state dir exists before any tool starts, so every sandbox hides it, even one started before the server writes there.
@@ -111,6 +125,7 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
     probe,
     isolation,
     settings,
+    modeFrom,
     workDir: root,
     codeDirs: codeDirs.map((d) => resolve(d)),
     nodeBaselineBytes: ownDataBytes(),
@@ -130,12 +145,20 @@ export function uninstallToolSandbox(): void {
   installed = undefined;
 }
 
-export class SandboxRequiredError extends Error {}
+export class SandboxRequiredError extends Error {
+  /** What to do, when it differs from the callers' own (forge.yaml's mode): set for FORGE_SANDBOX=required. */
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
 
 export function sandboxStatus(): SandboxStatus | undefined {
   if (!installed) return undefined;
   const { probe, isolation, settings } = installed;
-  const reason = settings.mode === 'off' ? 'sandbox: off in forge.yaml' : probe.reason;
+  const reason = settings.mode === 'off' ? (installed.modeFrom === 'forge.yaml' ? 'sandbox: off in forge.yaml' : 'FORGE_SANDBOX=off') : probe.reason;
   return {
     isolation,
     mode: settings.mode,
