@@ -16,6 +16,11 @@ environment when tools declare Python dependencies — are added as
 deterministic layers, and the config runs \`node /opt/agent/runtime.mjs serve\`
 as a non-root user in /workspace. The same inputs give the same image digest.
 
+The base must have bubblewrap (the tool sandbox) and the interpreters the
+tools start (bash, sh, python3): without them nothing is packaged. The image
+sets FORGE_SANDBOX=required, so it refuses to start where the container
+runtime refuses bubblewrap's namespaces, rather than run tools unsandboxed.
+
 outputs (at least one; default --out .forge-image):
   --out PATH        an OCI image layout directory, or an OCI archive when PATH ends in .tar
   --push REF        push to a registry (loopback registries use plain HTTP;
@@ -26,6 +31,8 @@ options:
   --base IMAGE      base image with node (default: the Dockerfile's, from forge.yaml's runtime:; or FORGE_BASE_IMAGE)
   --platform P      os/arch of the image (default: this machine's, e.g. linux/amd64)
   --user UID[:GID]  the user the agent runs as (default 1000:1000, "node" in the node images)
+  --no-sandbox      package a base without bubblewrap: tools run unsandboxed and can read the
+                    agent's token and keys (the image sets FORGE_SANDBOX=off and says so at start)
   --bundle DIR      package this build output instead of building
   --offline         build with --offline
   --json            print the result as JSON
@@ -51,6 +58,7 @@ export async function run(argv: string[]): Promise<number> {
     user: { type: 'string', default: '1000:1000' },
     bundle: { type: 'string' },
     offline: { type: 'boolean', default: false },
+    'no-sandbox': { type: 'boolean', default: false },
   });
   const cwd = process.cwd();
   const log = (line: string) => values.json || process.stderr.write(c.dim(`${line}\n`));
@@ -101,8 +109,11 @@ export async function run(argv: string[]): Promise<number> {
     cache: new BlobCache(),
     user: values.user,
     sourceDateEpoch: epoch && /^\d+$/.test(epoch) ? Number(epoch) : undefined,
+    noSandbox: values['no-sandbox'],
     log,
   });
+  printDiagnostics(image.warnings);
+  if (image.sandbox === 'off') log(`warning: the image runs tools WITHOUT a sandbox (${values['no-sandbox'] ? '--no-sandbox' : "forge.yaml's sandbox: off"}; FORGE_SANDBOX=off): they can read the agent's token and API keys`);
   const tag = `${image.agent.agent_id}:${image.agent.version}`;
   const outputs: Record<string, string> = {};
   const out = values.out ?? (push || values.load ? undefined : resolve(dirname(bundleDir), '.forge-image'));
@@ -128,7 +139,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const ms = performance.now() - started;
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, digest: image.manifestDescriptor.digest, base: { reference: formatImageReference(base), digest: image.baseDigest, from: image.baseSource }, size: image.size, outputs, durationMs: Math.round(ms) }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, digest: image.manifestDescriptor.digest, sandbox: image.sandbox, base: { reference: formatImageReference(base), digest: image.baseDigest, from: image.baseSource }, size: image.size, outputs, durationMs: Math.round(ms) }, null, 2) + '\n');
   } else {
     process.stdout.write(`${c.green('✓')} packaged ${tag} ${image.manifestDescriptor.digest} (${mb(image.size.total)} MB, ${mb(image.size.added)} MB added to the base) in ${formatMs(ms)}\n`);
   }

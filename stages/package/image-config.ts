@@ -46,6 +46,7 @@ export function assembleImage(base: BaseImage, layers: readonly (Layer & { comme
     'org.opencontainers.image.base.name': formatImageReference({ ...base.reference, digest: undefined }),
     'org.opencontainers.image.base.digest': base.digest,
     'dev.forge.version': settings.forgeVersion,
+    'dev.forge.sandbox': settings.env.FORGE_SANDBOX ?? 'auto',
     'dev.forge.build-manifest.digest': settings.buildManifestDigest,
     'dev.forge.healthcheck': `GET http://127.0.0.1:${PORT}/healthz (podman keeps HEALTHCHECK only with --format docker)`,
   };

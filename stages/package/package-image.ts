@@ -5,11 +5,22 @@
  * dependencies) become deterministic layers on top; the config names the
  * user, work dir, entrypoint and the build manifest's digest. The same
  * inputs give the same image digest.
+ *
+ * Before anything is built the base is checked for what the tools need to
+ * run: bubblewrap for the tool sandbox (base-sandbox.ts) and the
+ * interpreters the tools start (base-interpreters.ts). The image asks for
+ * the sandbox (FORGE_SANDBOX=required), so it never runs tools without one
+ * unless packaged with `noSandbox` (FORGE_SANDBOX=off) or forge.yaml says
+ * `sandbox: off`.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentManifest } from '../../runtime/manifest.ts';
+import { DiagnosticError, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { BaseFiles } from './base-files.ts';
+import { missingInterpreters } from './base-interpreters.ts';
+import { baseSandboxDiagnostics } from './base-sandbox.ts';
 import { resolveBaseImage, type Platform } from './base-image.ts';
 import { BlobCache } from '../blob-cache.ts';
 import { bundleLayerEntries } from './bundle-layer.ts';
@@ -29,6 +40,8 @@ export interface PackageOptions {
   /** uid:gid the agent runs as (numeric: the base needs no passwd entry). */
   user: string;
   sourceDateEpoch?: number;
+  /** Package a base without bubblewrap: the image runs tools unsandboxed and says so (FORGE_SANDBOX=off). */
+  noSandbox?: boolean;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
@@ -42,6 +55,10 @@ export interface PackagedImage {
   /** Compressed sizes: the whole image, and the layers Forge added. */
   size: { total: number; added: number };
   agent: AgentManifest;
+  /** What the image's tools run in: `required` (the image refuses to start without the sandbox) or `off`. */
+  sandbox: 'required' | 'off';
+  /** Problems with the base that do not stop packaging (no prlimit). */
+  warnings: Diagnostic[];
 }
 
 export async function packageImage(options: PackageOptions): Promise<PackagedImage> {
@@ -57,8 +74,18 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
   const base = await resolveBaseImage(options.base, options.platform, options.cache, options.env);
   options.log?.(`base ${options.base.registry}/${options.base.repository}@${base.digest}${base.source === 'cache' ? ' (from the cache: the registry did not answer)' : ''}`);
 
+  // What the tools need from the base, all of it reported at once, before pip or npm run.
+  const files = await BaseFiles.of(base, options.cache);
+  const sandbox = options.noSandbox || agent.sandbox?.mode === 'off' ? 'off' : 'required';
+  const problems = sandbox === 'required' ? baseSandboxDiagnostics(base, files) : [];
+  // With declared packages the venv layer gives Python (and stops with its own message when the base has none).
+  const coveredByLayer = (agent.python?.dependencies.length ?? 0) > 0;
+  problems.push(...(await missingInterpreters(agent, { bundleDir, base, files, python: { coveredByLayer } })));
+  if (hasErrors(problems)) throw new DiagnosticError(problems);
+
   const layers: (Layer & { comment: string })[] = [];
-  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR };
+  // FORGE_SANDBOX=required: a container that refuses bwrap's namespaces stops at start instead of running tools bare.
+  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR, FORGE_SANDBOX: sandbox };
   const python = await pythonLayer(agent, base, options.cache, { mtime, env: options.env, log: options.log });
   if (python) {
     layers.push({ ...python.layer, comment: python.comment });
@@ -92,6 +119,8 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
     baseSource: base.source,
     size: { total: descriptors.reduce((n, d) => n + d.size, 0) + image.manifest.length, added },
     agent,
+    sandbox,
+    warnings: problems,
   };
 }
 

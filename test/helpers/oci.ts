@@ -1,8 +1,8 @@
 /**
  * Real container parts for image tests: Debian's docker-registry on a
  * loopback port, a small base image assembled with umoci from this machine's
- * node and python3 (and the shared libraries they load), pushed with skopeo,
- * and runc to start what `forge package` made.
+ * node, python3, bubblewrap and shells (and the shared libraries they load),
+ * pushed with skopeo, and runc to start what `forge package` made.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -90,11 +90,32 @@ function copyInto(rootfs: string, path: string, as = path): void {
  */
 const BASE_IMAGES = join(tmpdir(), 'forge-tests-base-images');
 
-function baseImageLayout(python: boolean): string {
+/** What a test base image holds besides node. */
+export interface BaseImageOptions {
+  /** Python 3 (/usr/bin/python3.N with its standard library). Default false. */
+  python?: boolean;
+  /**
+   * The tool sandbox's programs, as the generated Dockerfile's apt-get install
+   * bubblewrap gives them on a node image: bwrap, prlimit and readlink (the
+   * start-up probe's command). Default true.
+   */
+  sandbox?: boolean;
+  /** /bin/sh (dash) and /bin/bash, for YAML tools' bash: and sh: steps. Default false. */
+  shells?: boolean;
+}
+
+/** The programs a sandbox-ready base has, each with the libraries it loads. */
+const SANDBOX_PROGRAMS = ['/usr/bin/bwrap', '/usr/bin/prlimit', '/usr/bin/readlink'];
+
+function baseImageLayout(options: BaseImageOptions): string {
+  const python = options.python ?? false;
+  const sandbox = options.sandbox ?? true;
+  const shells = options.shells ?? false;
   const interpreter = python ? execFileSync('/usr/bin/python3', ['-c', 'import sys; print(sys.executable, sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8' }).trim().split(' ') : undefined;
   const stamp = (file: string) => [file, statSync(realpathSync(file)).mtimeMs];
-  const inputs = [readFileSync(fileURLToPath(import.meta.url), 'utf8'), process.version, stamp(process.execPath), interpreter && [interpreter, stamp(interpreter[0])]];
-  const kind = python ? 'python' : 'node';
+  const programs = [...(sandbox ? SANDBOX_PROGRAMS : []), ...(shells ? ['/bin/sh', '/bin/bash'] : [])];
+  const inputs = [readFileSync(fileURLToPath(import.meta.url), 'utf8'), process.version, stamp(process.execPath), interpreter && [interpreter, stamp(interpreter[0])], programs.map(stamp)];
+  const kind = [python ? 'python' : 'node', sandbox ? 'bwrap' : 'nobwrap', ...(shells ? ['shells'] : [])].join('-');
   const name = `${kind}-${createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16)}`;
   const layout = join(BASE_IMAGES, name);
   if (existsSync(join(layout, 'index.json'))) return layout;
@@ -114,6 +135,10 @@ function baseImageLayout(python: boolean): string {
     copyInto(rootfs, `/usr/lib/python${version}`);
     execFileSync('ln', ['-s', `python${version}`, join(rootfs, 'usr/bin/python3')]);
   }
+  // Under their own names (/bin/sh is a link to dash here: the image gets dash's file as /bin/sh).
+  for (const program of programs) for (const file of withLibraries(realpathSync(program))) copyInto(rootfs, file, file === realpathSync(program) ? program : file);
+  // Mount points bwrap needs on a read-only root: a container runtime mounts /proc and /dev over them.
+  if (sandbox) for (const dir of ['proc', 'dev']) mkdirSync(join(rootfs, dir), { recursive: true });
   mkdirSync(join(rootfs, 'tmp'), { recursive: true, mode: 0o1777 });
   execFileSync('chmod', ['1777', join(rootfs, 'tmp')]);
   mkdirSync(join(rootfs, 'etc'), { recursive: true });
@@ -129,17 +154,18 @@ function baseImageLayout(python: boolean): string {
     if (!existsSync(join(layout, 'index.json'))) throw err;
   }
   // Images of an older recipe, node or Python are never used again: 40 MB each.
-  for (const old of readdirSync(BASE_IMAGES)) if (old.startsWith(`${kind}-`) && old !== name) rmSync(join(BASE_IMAGES, old), { recursive: true, force: true });
+  for (const old of readdirSync(BASE_IMAGES)) if (old.slice(0, -17) === kind && old !== name) rmSync(join(BASE_IMAGES, old), { recursive: true, force: true });
   return layout;
 }
 
 /**
- * A base image with node (at /usr/local/bin/node, as in the official images)
- * and, when asked, Python (/usr/bin/python3.N with its standard library),
- * pushed to `registry` as base:TAG (default base:1). Returns its reference.
+ * A base image with node (at /usr/local/bin/node, as in the official images),
+ * bubblewrap unless `sandbox: false`, and, when asked, Python (/usr/bin/python3.N
+ * with its standard library) and shells, pushed to `registry` as base:TAG
+ * (default base:1). Returns its reference.
  */
-export function pushBaseImage(registry: string, options: { python?: boolean; tag?: string } = {}): string {
-  const layout = baseImageLayout(options.python ?? false);
+export function pushBaseImage(registry: string, options: BaseImageOptions & { tag?: string } = {}): string {
+  const layout = baseImageLayout(options);
   const reference = `${registry}/base:${options.tag ?? '1'}`;
   execFileSync('skopeo', ['copy', '--quiet', '--dest-tls-verify=false', `oci:${layout}:base`, `docker://${reference}`]);
   return reference;
@@ -149,8 +175,15 @@ export function pushBaseImage(registry: string, options: { python?: boolean; tag
  * Unpacks an image from the registry with skopeo + umoci into a runc bundle,
  * with the host's network (so a test can reach the server; `network: false`
  * keeps it offline) and a command of the test's choosing. Returns the bundle directory.
+ *
+ * The container lets bubblewrap make its sandbox, as `docker run --security-opt
+ * systempaths=unconfined` does: /proc without masked paths (a nested /proc
+ * mount is refused under them), and no ambient capabilities (docker gives a
+ * non-root user none; bwrap refuses to run with some). `sandbox: false` keeps
+ * runc's masked /proc: bwrap's namespaces are refused, as by docker's defaults.
+ * `env` sets variables over the image's, as `docker run -e` does.
  */
-export function unpackForRunc(reference: string, args?: string[], options: { network?: boolean } = {}): string {
+export function unpackForRunc(reference: string, args?: string[], options: { network?: boolean; sandbox?: boolean; env?: Record<string, string> } = {}): string {
   const work = tempDir('forge-runc-');
   execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', `docker://${reference}`, `oci:${join(work, 'layout')}:image`]);
   const bundle = join(work, 'bundle');
@@ -164,8 +197,16 @@ export function unpackForRunc(reference: string, args?: string[], options: { net
   config.root.path = 'rootfs';
   config.process.terminal = false;
   if (args) config.process.args = args;
+  // As `docker run -e`: over the image's own.
+  for (const [name, value] of Object.entries(options.env ?? {})) config.process.env = [...config.process.env.filter((e: string) => !e.startsWith(`${name}=`)), `${name}=${value}`];
   // Sharing the host's network lets the test reach the server; without it the container is offline (loopback only).
   if (options.network !== false) config.linux.namespaces = config.linux.namespaces.filter((ns: { type: string }) => ns.type !== 'network');
+  delete config.process.capabilities.ambient;
+  delete config.process.capabilities.inheritable;
+  if (options.sandbox !== false) {
+    delete config.linux.maskedPaths;
+    delete config.linux.readonlyPaths;
+  }
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   return bundle;
 }

@@ -1,0 +1,125 @@
+/**
+ * `forge package` and what the tools need from the base: bubblewrap for the
+ * tool sandbox (or --no-sandbox, said plainly), FORGE_SANDBOX=required in the
+ * image so a container that refuses bwrap's namespaces stops instead of
+ * running tools unsandboxed, and the interpreters YAML tools run (bash:, sh:,
+ * python:) — each missing one an error at its file:line. Real parts: the
+ * loopback registry, bases made by umoci, images run by runc.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { pushBaseImage, runcRun, unpackForRunc } from '../../helpers/oci.ts';
+import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+import { usePackageFixture } from './package-fixture.ts';
+
+const fx = usePackageFixture();
+const TOKEN = 'package-sandbox-secret-token';
+
+const inspectConfig = (reference: string) => JSON.parse(execFileSync('skopeo', ['inspect', '--config', '--tls-verify=false', `docker://${reference}`], { encoding: 'utf8' }));
+
+/** A Python tool that reads the environment of pid 1: the server's, unless the tool has a PID namespace of its own. */
+const environTool = '"""\nTool: pid1_environ\nDescription: Reads /proc/1/environ.\nTags: read\n"""\n\ndef execute(args):\n    try:\n        return open("/proc/1/environ", "rb").read().decode(errors="replace")\n    except OSError as e:\n        return "unreadable: " + str(e)\n';
+
+const serveArgs = ['node', '/opt/agent/runtime.mjs', 'serve', '--host', '127.0.0.1', '--port', '0'];
+
+describe('forge package: the tool sandbox', () => {
+  it('refuses a base without bubblewrap, saying how to get one or how to opt out', async () => {
+    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
+    const out = join(tempDir(), 'image');
+    const result = await forge(['package', '--base', bare, '--out', out], fx.project, fx.env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`FORGE_PACKAGE_SANDBOX the base image ${bare} cannot run the tool sandbox: it has no bubblewrap`);
+    expect(result.stderr).toContain("able to read the agent's token and API keys");
+    expect(result.stderr).toMatch(/hint: .*"FROM [^"]+" and "RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap.*--base REGISTRY\/IMAGE.*--no-sandbox/s);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(existsSync(out)).toBe(false);
+  }, 240_000);
+
+  it('--no-sandbox packages it anyway, and the image says at start that tools run unsandboxed', async () => {
+    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
+    const reference = `${fx.registry.address}/agents/unsandboxed:1`;
+    const packaged = await forge(['package', '--base', bare, '--no-sandbox', '--push', reference], fx.project, fx.env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(packaged.stderr).toContain('the image runs tools WITHOUT a sandbox (--no-sandbox; FORGE_SANDBOX=off)');
+    const config = inspectConfig(reference);
+    expect(config.config.Env).toContain('FORGE_SANDBOX=off');
+    expect(config.config.Labels['dev.forge.sandbox']).toBe('off');
+    const container = runcRun(unpackForRunc(reference, [...serveArgs, '--no-auth']));
+    try {
+      const [, url] = await container.waitFor(/listening on (http:\/\/\S+)/);
+      expect(container.output()).toContain('warning: tool processes run WITHOUT a sandbox: FORGE_SANDBOX=off');
+      const ready = (await (await fetch(`${url}/readyz`)).json()) as { sandbox: { isolation: string; mode: string; reason: string } };
+      expect(ready.sandbox).toMatchObject({ isolation: 'none', mode: 'off', reason: 'FORGE_SANDBOX=off' });
+    } finally {
+      await container.stop();
+    }
+  }, 240_000);
+
+  it('an image asks for the sandbox: in runc tools are isolated, and where namespaces are refused it does not start', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/pid1_environ.py': environTool });
+    const reference = `${fx.registry.address}/agents/sandboxed:1`;
+    const packaged = await forge(['package', '--base', fx.base, '--push', reference], project, fx.env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    const config = inspectConfig(reference);
+    expect(config.config.Env).toContain('FORGE_SANDBOX=required');
+    expect(config.config.Labels['dev.forge.sandbox']).toBe('required');
+
+    const container = runcRun(unpackForRunc(reference, serveArgs, { env: { FORGE_AUTH_TOKEN: TOKEN } }));
+    try {
+      const [, url] = await container.waitFor(/listening on (http:\/\/\S+)/);
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      const ready = (await (await fetch(`${url}/readyz`, { headers: auth })).json()) as { sandbox: { isolation: string; mode: string } };
+      expect(ready.sandbox).toMatchObject({ isolation: 'bubblewrap', mode: 'required' });
+      const call = await fetch(`${url}/tools/pid1_environ`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+      const text = await call.text();
+      expect(call.status, text).toBe(200);
+      expect(text).not.toContain(TOKEN);
+    } finally {
+      await container.stop();
+    }
+
+    // runc's masked /proc refuses bwrap's own /proc, as docker's defaults do: no start, and the way out named.
+    const refused = runcRun(unpackForRunc(reference, serveArgs, { sandbox: false, env: { FORGE_AUTH_TOKEN: TOKEN } }));
+    try {
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('error: FORGE_SANDBOX=required (set by the image forge package made, or by you) refuses to run tools without a sandbox, but bubblewrap cannot create namespaces here');
+      expect(refused.output()).toMatch(/hint: let the container make namespaces .*FORGE_SANDBOX=auto/);
+      expect(refused.output()).not.toContain('listening on');
+    } finally {
+      await refused.stop();
+    }
+  }, 240_000);
+});
+
+describe('forge package: the interpreters YAML tools run', () => {
+  const yamlTools = {
+    'forge.yaml': minimalConfig(),
+    'tools/count_lines.yaml': 'description: Counts lines.\ntags: [read]\nparameters:\n  text: { type: string, description: The text. }\nbash: printf "%s" {text} | wc -l\n',
+    'tools/steps.yaml': 'description: Two steps.\ntags: [read]\nsteps:\n  - name: greet\n    sh: echo hello\n  - name: shout\n    python: |\n      print("HELLO")\n',
+  };
+
+  it('refuses a base without bash, sh or python3 for those steps, each at its file:line; on a base with them the tools run in the image', async () => {
+    const nodeOnly = pushBaseImage(fx.registry.address, { python: false, tag: 'node-bwrap' });
+    const result = await forge(['package', '--base', nodeOnly, '--out', join(tempDir(), 'x')], writeProject(yamlTools), fx.env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/tools\/count_lines\.yaml:5:\d+ FORGE_PACKAGE_INTERPRETER tool "count_lines" runs bash \(its bash: step "main"\), and the base image \S+ has no bash/);
+    expect(result.stderr).toMatch(/tools\/steps\.yaml:5:\d+ FORGE_PACKAGE_INTERPRETER tool "steps" runs sh \(its sh: step "greet"\)/);
+    expect(result.stderr).toMatch(/tools\/steps\.yaml:7:\d+ FORGE_PACKAGE_INTERPRETER tool "steps" runs python3 \(its python: step "shout"\)/);
+    expect(result.stderr).toMatch(/hint: use a base that has it: a Dockerfile "FROM \S+" that installs it \(apt-get install -y bash\)/);
+    expect(result.stderr).toContain('(apt-get install -y dash)');
+
+    const withShells = pushBaseImage(fx.registry.address, { python: true, shells: true, tag: 'shells' });
+    const reference = `${fx.registry.address}/agents/yaml-tools:1`;
+    const packaged = await forge(['package', '--base', withShells, '--push', reference], writeProject(yamlTools), fx.env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'steps', '{}']));
+    try {
+      expect(await container.exited, container.output()).toBe(0);
+      expect(container.output()).toContain('HELLO');
+    } finally {
+      await container.stop();
+    }
+  }, 240_000);
+});
