@@ -17,9 +17,9 @@ deterministic layers, and the config runs \`node /opt/agent/runtime.mjs serve\`
 as a non-root user in /workspace. The same inputs give the same image digest.
 
 The base must have bubblewrap (the tool sandbox) and the interpreters the
-tools start (bash, sh, python3): without them nothing is packaged. The image
-sets FORGE_SANDBOX=required, so it refuses to start where the container
-runtime refuses bubblewrap's namespaces, rather than run tools unsandboxed.
+tools start (bash, sh, python3): without them nothing is packaged. Where the
+container runtime refuses bubblewrap's namespaces, the agent warns at start
+and /readyz says so; run it with FORGE_SANDBOX=required to refuse to start.
 
 outputs (at least one; default --out .forge-image):
   --out PATH        an OCI image layout directory, or an OCI archive when PATH ends in .tar

@@ -108,7 +108,7 @@ export function installToolSandbox(probe: SandboxProbe, settings: SandboxSetting
   if (settings.mode === 'required' && isolation !== 'bubblewrap') {
     const why = probe.reason ?? 'no sandbox is available';
     if (modeFrom === 'forge.yaml') throw new SandboxRequiredError(`forge.yaml says sandbox: required, but ${why}`);
-    throw new SandboxRequiredError(`FORGE_SANDBOX=required (set by the image forge package made, or by you) refuses to run tools without a sandbox, but ${why}`, CONTAINER_SANDBOX_HINT);
+    throw new SandboxRequiredError(`FORGE_SANDBOX=required in the environment refuses to run tools without a sandbox, but ${why}`, CONTAINER_SANDBOX_HINT);
   }
   const root = resolve(workDir);
   // The state dir exists before any tool starts, so every sandbox hides it, even one started before the server writes there.

@@ -10,8 +10,9 @@
  * warns: the runtime runs without caps and says so.
  *
  * What the container runtime allows (user namespaces, an unmasked /proc)
- * cannot be seen in the layers: the image says FORGE_SANDBOX=required, so a
- * start where bwrap is refused stops instead of running tools bare.
+ * cannot be seen in the layers: where bwrap is refused at start the runtime
+ * warns and /readyz says so, as with the Dockerfile's image
+ * (FORGE_SANDBOX=required at run time makes that a refusal to start).
  */
 import { formatImageReference } from './image-reference.ts';
 import type { BaseImage } from './base-image.ts';

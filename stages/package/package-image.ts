@@ -8,10 +8,11 @@
  *
  * Before anything is built the base is checked for what the tools need to
  * run: bubblewrap for the tool sandbox (base-sandbox.ts) and the
- * interpreters the tools start (base-interpreters.ts). The image asks for
- * the sandbox (FORGE_SANDBOX=required), so it never runs tools without one
- * unless packaged with `noSandbox` (FORGE_SANDBOX=off) or forge.yaml says
- * `sandbox: off`.
+ * interpreters the tools start (base-interpreters.ts). The image's sandbox
+ * mode is the runtime's own, as in the Dockerfile's image: bubblewrap where
+ * the container lets it make namespaces, else a warning at start and
+ * `/readyz` saying so (FORGE_SANDBOX=required at `docker run` refuses that);
+ * packaged with `noSandbox`, FORGE_SANDBOX=off, said at every start.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -55,8 +56,8 @@ export interface PackagedImage {
   /** Compressed sizes: the whole image, and the layers Forge added. */
   size: { total: number; added: number };
   agent: AgentManifest;
-  /** What the image's tools run in: `required` (the image refuses to start without the sandbox) or `off`. */
-  sandbox: 'required' | 'off';
+  /** What the image's tools run in: `auto` (bubblewrap where the container allows it) or `off` (--no-sandbox). */
+  sandbox: 'auto' | 'off';
   /** Problems with the base that do not stop packaging (no prlimit). */
   warnings: Diagnostic[];
 }
@@ -76,16 +77,16 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
 
   // What the tools need from the base, all of it reported at once, before pip or npm run.
   const files = await BaseFiles.of(base, options.cache);
-  const sandbox = options.noSandbox || agent.sandbox?.mode === 'off' ? 'off' : 'required';
-  const problems = sandbox === 'required' ? baseSandboxDiagnostics(base, files) : [];
+  const sandbox = options.noSandbox || agent.sandbox?.mode === 'off' ? 'off' : 'auto';
+  const problems = sandbox === 'auto' ? baseSandboxDiagnostics(base, files) : [];
   // With declared packages the venv layer gives Python (and stops with its own message when the base has none).
   const coveredByLayer = (agent.python?.dependencies.length ?? 0) > 0;
   problems.push(...(await missingInterpreters(agent, { bundleDir, base, files, python: { coveredByLayer } })));
   if (hasErrors(problems)) throw new DiagnosticError(problems);
 
   const layers: (Layer & { comment: string })[] = [];
-  // FORGE_SANDBOX=required: a container that refuses bwrap's namespaces stops at start instead of running tools bare.
-  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR, FORGE_SANDBOX: sandbox };
+  // --no-sandbox says so at every start; otherwise the runtime's own mode, as in the Dockerfile's image.
+  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR, ...(sandbox === 'off' ? { FORGE_SANDBOX: 'off' } : {}) };
   const python = await pythonLayer(agent, base, options.cache, { mtime, env: options.env, log: options.log });
   if (python) {
     layers.push({ ...python.layer, comment: python.comment });

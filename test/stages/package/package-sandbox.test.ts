@@ -1,8 +1,8 @@
 /**
  * `forge package` and what the tools need from the base: bubblewrap for the
- * tool sandbox (or --no-sandbox, said plainly), FORGE_SANDBOX=required in the
- * image so a container that refuses bwrap's namespaces stops instead of
- * running tools unsandboxed, and the interpreters YAML tools run (bash:, sh:,
+ * tool sandbox (or --no-sandbox, said plainly), an image whose tools are
+ * isolated where the container allows bwrap's namespaces (and that says so
+ * where it does not), and the interpreters YAML tools run (bash:, sh:,
  * python:) — each missing one an error at its file:line. Real parts: the
  * loopback registry, bases made by umoci, images run by runc.
  */
@@ -57,21 +57,21 @@ describe('forge package: the tool sandbox', () => {
     }
   }, 240_000);
 
-  it('an image asks for the sandbox: in runc tools are isolated, and where namespaces are refused it does not start', async () => {
+  it('an image isolates its tools in runc; where namespaces are refused it says so, and FORGE_SANDBOX=required refuses to start', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/pid1_environ.py': environTool });
     const reference = `${fx.registry.address}/agents/sandboxed:1`;
     const packaged = await forge(['package', '--base', fx.base, '--push', reference], project, fx.env());
     expect(packaged.code, packaged.stderr).toBe(0);
     const config = inspectConfig(reference);
-    expect(config.config.Env).toContain('FORGE_SANDBOX=required');
-    expect(config.config.Labels['dev.forge.sandbox']).toBe('required');
+    expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
+    expect(config.config.Labels['dev.forge.sandbox']).toBe('auto');
 
     const container = runcRun(unpackForRunc(reference, serveArgs, { env: { FORGE_AUTH_TOKEN: TOKEN } }));
     try {
       const [, url] = await container.waitFor(/listening on (http:\/\/\S+)/);
       const auth = { authorization: `Bearer ${TOKEN}` };
       const ready = (await (await fetch(`${url}/readyz`, { headers: auth })).json()) as { sandbox: { isolation: string; mode: string } };
-      expect(ready.sandbox).toMatchObject({ isolation: 'bubblewrap', mode: 'required' });
+      expect(ready.sandbox).toMatchObject({ isolation: 'bubblewrap', mode: 'auto' });
       const call = await fetch(`${url}/tools/pid1_environ`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
       const text = await call.text();
       expect(call.status, text).toBe(200);
@@ -80,11 +80,21 @@ describe('forge package: the tool sandbox', () => {
       await container.stop();
     }
 
-    // runc's masked /proc refuses bwrap's own /proc, as docker's defaults do: no start, and the way out named.
-    const refused = runcRun(unpackForRunc(reference, serveArgs, { sandbox: false, env: { FORGE_AUTH_TOKEN: TOKEN } }));
+    // runc's masked /proc refuses bwrap's own /proc, as docker's defaults do: a warning at start and /readyz say so.
+    const unisolated = runcRun(unpackForRunc(reference, serveArgs, { sandbox: false, env: { FORGE_AUTH_TOKEN: TOKEN } }));
+    try {
+      const [, url] = await unisolated.waitFor(/listening on (http:\/\/\S+)/);
+      expect(unisolated.output()).toContain('warning: tool processes run WITHOUT a sandbox');
+      const ready = (await (await fetch(`${url}/readyz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { sandbox: { isolation: string } };
+      expect(ready.sandbox.isolation).toBe('none');
+    } finally {
+      await unisolated.stop();
+    }
+    // Asked to require it, the same container does not start, and names the way out.
+    const refused = runcRun(unpackForRunc(reference, serveArgs, { sandbox: false, env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_SANDBOX: 'required' } }));
     try {
       expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('error: FORGE_SANDBOX=required (set by the image forge package made, or by you) refuses to run tools without a sandbox, but bubblewrap cannot create namespaces here');
+      expect(refused.output()).toContain('error: FORGE_SANDBOX=required in the environment refuses to run tools without a sandbox, but bubblewrap cannot create namespaces here');
       expect(refused.output()).toMatch(/hint: let the container make namespaces .*FORGE_SANDBOX=auto/);
       expect(refused.output()).not.toContain('listening on');
     } finally {
