@@ -29,6 +29,7 @@ import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
 import { adaptersAtStart, reconnectAdapters, type DevAdapterState } from './dev-adapters.ts';
 import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
+import { applySettings, settingsAtStart, type DevSettingsState } from './dev-settings.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
 import { errorsByToolName } from './tool-file-errors.ts';
@@ -51,7 +52,7 @@ interface ReloadOptions {
 /** Resolves once the watcher is armed (so no save after it is missed); the result stops watching. */
 export async function watchForChanges(agent: SourceAgent, options: ReloadOptions): Promise<() => void> {
   const { config } = agent.project;
-  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest) };
+  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest), settings: settingsAtStart(agent.manifest, agent.project) };
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
   const enqueue = (paths: string[]) => {
@@ -89,9 +90,13 @@ interface ReloadState {
   python: DevPythonState;
   /** The MCP servers and APIs the adapter runtime was made for. */
   adapters: DevAdapterState;
+  /** forge.yaml's other sections: what the running agent has, what the last save said. */
+  settings: DevSettingsState;
 }
 
 const CODE = { python: new Set(['.py']), node: new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']) };
+/** The kinds of tools whose code is the project's: each runs with forge.yaml's env_passthrough. */
+type CodeKind = 'python' | 'node' | 'yaml';
 
 async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadState, paths: string[]): Promise<ReloadReport> {
   const report: ReloadReport = { added: [], changed: [], removed: [], broken: [] };
@@ -109,6 +114,8 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   // Python processes started before the install run without the new packages (or another interpreter).
   if (python.installed) support.add('python');
   const { resolved, code } = await resolveProject(project, { tools: fresh });
+  // First, before anything that may fail: a tightened approval policy must not wait on the tools.
+  if (applySettings(agent, state.settings, resolved.manifest, project, options.log).remakeCodeTools) for (const kind of ['python', 'node', 'yaml'] as const) support.add(kind);
   // A server added to (or removed from, or changed in) forge.yaml is connected as at start, not left to a restart.
   const adapters = await reconnectAdapters(agent, state.adapters, resolved, code, fresh, options.log);
   if (adapters.leftOut.size) fresh = fresh.filter((t) => !adapters.leftOut.has(t.spec.name));
@@ -213,11 +220,11 @@ function swapIn(agent: SourceAgent, tool: Tool, origin: string): boolean {
  * Tools whose spec (which carries the source's hash) changed, that were unavailable, whose helper modules changed,
  * or that are adapter tools of a replaced adapter runtime; then whoever composes them.
  */
-function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState, support: Set<'python' | 'node'>, adaptersReplaced: boolean): ProjectTool[] {
+function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState, support: Set<CodeKind>, adaptersReplaced: boolean): ProjectTool[] {
   const picked = new Set<string>();
   for (const tool of fresh) {
     const current = agent.registry.get(tool.spec.name);
-    const kind = tool.spec.source?.kind === 'python' ? 'python' : tool.spec.source && tool.spec.source.kind !== 'yaml' ? 'node' : undefined;
+    const kind = codeKind(tool.spec);
     const same = current && !state.placeholders.has(current) && !tool.loadErrors && specKey(current) === specKey(tool.spec) && !(kind && support.has(kind)) && !(adaptersReplaced && tool.spec.adapter);
     if (!same) picked.add(tool.spec.name);
   }
@@ -238,9 +245,9 @@ function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState
  * deleted file that was a tool is a removed tool, not a helper: an edit to a
  * tool file never reloads the other tools, and neither does its delete.
  */
-function supportKinds(paths: string[], project: Project, state: ReloadState): Set<'python' | 'node'> {
+function supportKinds(paths: string[], project: Project, state: ReloadState): Set<CodeKind> {
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
-  const kinds = new Set<'python' | 'node'>();
+  const kinds = new Set<CodeKind>();
   for (const path of paths) {
     if (toolFiles.has(path) || path === project.config.file) continue;
     if (state.fileOf.has(path) && !existsSync(path)) continue;
@@ -256,6 +263,12 @@ function brokenByName(project: Project, diagnostics: readonly Diagnostic[], stat
   const byName = errorsByToolName(project, diagnostics, (file) => state.fileOf.get(file));
   for (const name of loaded) byName.delete(name);
   return byName;
+}
+
+/** Which of the project's code a tool runs (none: a builtin, an adapter tool). */
+function codeKind(spec: ToolSpec): CodeKind | undefined {
+  if (!spec.source) return undefined;
+  return spec.source.kind === 'python' ? 'python' : spec.source.kind === 'yaml' ? 'yaml' : 'node';
 }
 
 /** A spec as text, in one key order: a freshly parsed spec and a registered tool's list the same keys in different orders. */

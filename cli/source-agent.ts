@@ -3,6 +3,7 @@
  * project's sources, through the same stages the build runs, with the same
  * manifest shape the bundle serves. Dev tools only with --dev.
  */
+import type { Agent } from '../runtime/agent/agent.ts';
 import { assembleRuntime } from '../runtime/assemble.ts';
 import { startToolSandbox } from '../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError, type SandboxStatus } from '../runtime/exec/tool-sandbox.ts';
@@ -25,6 +26,8 @@ export interface SourceAgent {
   registry: ToolRegistry;
   http: HttpClient;
   adapters: AdapterRuntime;
+  /** The agent loop, once the server made it (`forge run`): hot reload gives it a model saved in forge.yaml. */
+  loop?: Agent;
 }
 
 export async function loadSourceAgent(options: { configFile?: string; dev: boolean; log: Logger; json?: boolean }): Promise<SourceAgent | undefined> {

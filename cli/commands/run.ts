@@ -1,7 +1,7 @@
 import { clientCalls } from '../../runtime/server/client-calls.ts';
 import { sessionView } from '../../runtime/tools/emergent/session-view.ts';
 import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
-import { serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
+import { agentModel, serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
@@ -63,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
   // Armed before the server answers, so no save after the first call is missed.
   const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};
   if (values.stdio) {
-    await serveMcpStdio(manifest, sessionView(clientCalls(registry, undefined, manifest.approval?.clients), 'stdio'), async () => {
+    await serveMcpStdio(manifest, sessionView(clientCalls(registry, undefined, () => manifest.approval?.clients), 'stdio'), async () => {
       stopWatching();
       await registry.close();
     });
@@ -72,6 +72,8 @@ export async function run(argv: string[]): Promise<number> {
 
   const host = values.host ?? project.config.server.host;
   const studio = devStudio({ dev: values.dev, host, agentId: manifest.agent_id, registry });
+  // A save may change the model while the server makes its agent loop: it is checked once the loop is there.
+  const modelAtStart = manifest.model;
   let running;
   try {
     running = await serveAgent({
@@ -87,6 +89,8 @@ export async function run(argv: string[]): Promise<number> {
       announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
       extraRoutes: studio?.routes,
     });
+    source.loop = running.agent;
+    if (manifest.model !== modelAtStart) running.agent.useModel(agentModel(manifest.model, { http, log }));
     studio?.attach(running.agent, running.token);
   } catch (err) {
     if (err instanceof AuthConfigError) throw new UsageError(err.message);

@@ -19,15 +19,19 @@ export class NoModelError extends ForgeError {
   }
 }
 
-export interface AgentOptions {
-  manifest: Pick<AgentManifest, 'agent_id' | 'version' | 'description'> & { instructions?: string };
-  tools: AgentTools;
+/** The model and how a turn uses it: forge.yaml's `model:`. */
+export interface AgentModel {
   model?: ModelProvider;
-  gate?: ApprovalGate;
-  sessions: ConversationStore;
   maxIterations?: number;
   maxTokens?: number;
   temperature?: number;
+}
+
+export interface AgentOptions extends AgentModel {
+  manifest: Pick<AgentManifest, 'agent_id' | 'version' | 'description'> & { instructions?: string };
+  tools: AgentTools;
+  gate?: ApprovalGate;
+  sessions: ConversationStore;
 }
 
 export interface TurnOptions {
@@ -39,7 +43,20 @@ export interface TurnOptions {
 }
 
 export class Agent {
-  constructor(private readonly options: AgentOptions) {}
+  private options: AgentOptions;
+
+  constructor(options: AgentOptions) {
+    this.options = { ...options };
+  }
+
+  /**
+   * Another model from the next model call on (forge.yaml's `model:` saved
+   * under `forge run --dev`) for every turn that starts from now on; a turn
+   * already running finishes with the model it started with.
+   */
+  useModel(next: AgentModel): void {
+    this.options = { ...this.options, model: next.model, maxIterations: next.maxIterations, maxTokens: next.maxTokens, temperature: next.temperature };
+  }
 
   get hasModel(): boolean {
     return this.options.model !== undefined;

@@ -8,10 +8,11 @@ import { decideCall } from '../tools/approval-gate.ts';
 import type { ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate } from './approval-gate.ts';
 
-export function policyGate(policy: ApprovalPolicy, lookup: (name: string) => ToolSpec | undefined): ApprovalGate {
+/** `policy` is asked for at every decision: hot reload may have put another one in force. */
+export function policyGate(policy: () => ApprovalPolicy, lookup: (name: string) => ToolSpec | undefined): ApprovalGate {
   return {
     decide(spec) {
-      const { verdict, asks } = decideCall(lookup(spec.name) ?? spec, policy, lookup);
+      const { verdict, asks } = decideCall(lookup(spec.name) ?? spec, policy(), lookup);
       return verdict.decision === 'deny' ? 'deny' : asks ? 'ask' : 'allow';
     },
   };

@@ -46,6 +46,11 @@ export class ApprovalPolicy {
     return new ApprovalPolicy(approve, deny, settings?.auto_approve !== undefined && !settings.auto_approve.includes('tag:read'));
   }
 
+  /** Refuses every call, saying `why`: what is put in force when the rules meant to be in force do not parse. */
+  static refusingEverything(why: string): ApprovalPolicy {
+    return new ApprovalPolicy([], [{ text: why, matches: () => true }], false);
+  }
+
   decide(tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): Verdict {
     const denied = this.deny.find((r) => r.matches(tool));
     if (denied) return { decision: 'deny', rule: denied.text };

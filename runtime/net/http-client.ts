@@ -114,19 +114,48 @@ export interface HttpClientOptions {
   lookup?: HostLookup;
 }
 
+/** The policy a client and the clients made from it share, so that one change (hot reload) reaches them all. */
+interface SharedEgress {
+  policy: EgressPolicy;
+  /** Counts the changes: a pool opened under an earlier policy is not reused. */
+  generation: number;
+}
+
 export class HttpClient {
   /** This client's connections: each was opened through its checked lookup, under its policy. */
   private httpPool?: HttpAgent;
   private httpsPool?: HttpAgent;
+  /** The policy generation the pools were opened under. */
+  private poolGeneration = 0;
+  private readonly shared: SharedEgress;
 
   constructor(
-    private readonly egress: EgressPolicy = openEgress,
+    egress: EgressPolicy = openEgress,
     private readonly options: HttpClientOptions = {},
-  ) {}
+    shared?: SharedEgress,
+  ) {
+    this.shared = shared ?? { policy: egress, generation: 0 };
+    this.poolGeneration = this.shared.generation;
+  }
+
+  private get egress(): EgressPolicy {
+    return this.shared.policy;
+  }
 
   /** A client with the same policy and its own connections (the model's calls apart from the tools'). */
   withOwnPool(): HttpClient {
-    return new HttpClient(this.egress, this.options);
+    return new HttpClient(this.shared.policy, this.options, this.shared);
+  }
+
+  /**
+   * Puts another policy in force for this client and every client made from
+   * it (forge.yaml's `egress:` saved under `forge run --dev`): the next
+   * request is checked by it, and none reuses a connection opened under the
+   * old one, whose address that policy allowed (idle ones close on their own).
+   */
+  setEgress(policy: EgressPolicy): void {
+    this.shared.policy = policy;
+    this.shared.generation++;
   }
 
   async request(req: HttpRequest): Promise<HttpResponse> {
@@ -233,6 +262,11 @@ export class HttpClient {
     // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a
     // bundle's start, and many agents serve without ever calling out over HTTPS.
     const tls = https ? await import('node:https') : undefined;
+    if (this.poolGeneration !== this.shared.generation) {
+      // A request still running on an old connection finishes there; none starts on one.
+      this.httpPool = this.httpsPool = undefined;
+      this.poolGeneration = this.shared.generation;
+    }
     const agent = tls ? (this.httpsPool ??= new tls.Agent(POOL_OPTIONS)) : (this.httpPool ??= new HttpAgent(POOL_OPTIONS));
     const options: RequestOptions & { ca?: string | Buffer | (string | Buffer)[] } = {
       method,

@@ -19,8 +19,9 @@ import { isSessionTool, visibleTo } from '../tools/emergent/forged-mark.ts';
 
 export type ClientApproval = 'approved' | 'policy';
 
-export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing, clients: ClientApproval = 'approved'): McpToolSource {
-  const approved = clients !== 'policy';
+/** `clients` may be a function, asked at each call: `forge run --dev` follows forge.yaml's `approval.clients` as it is saved. */
+export function clientCalls(registry: ToolRegistry, approver: Approver = approveNothing, clients: ClientApproval | (() => ClientApproval | undefined) = 'approved'): McpToolSource {
+  const isApproved = () => (typeof clients === 'function' ? clients() : clients) !== 'policy';
   return {
     list: () => registry.list(),
     get: (name) => registry.get(name),
@@ -29,6 +30,7 @@ export function clientCalls(registry: ToolRegistry, approver: Approver = approve
     // What a client may set is listed, not spread: approval is never the client's to give.
     execute: (name, args, options = {}) => {
       // approveNothing is no one to ask: the refusal says so (FORGE_APPROVAL_REQUIRED), not that someone said no.
+      const approved = isApproved();
       const asks = approved && approver !== approveNothing ? approver : undefined;
       const run = () => registry.execute(name, args, { timeoutMs: options.timeoutMs, signal: options.signal, session: options.session, approved, approver: asks });
       // Counted once: with tracing off there is no span to tell that the agent loop already counts it.

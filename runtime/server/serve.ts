@@ -6,7 +6,7 @@
  * finish in-flight work, fail what is left) that also stops the tool workers.
  */
 import { join } from 'node:path';
-import { Agent } from '../agent/agent.ts';
+import { Agent, type AgentModel } from '../agent/agent.ts';
 import type { ApprovalGate } from '../agent/approval-gate.ts';
 import { createModelClient } from '../agent/providers/create-model.ts';
 import type { AgentManifest } from '../manifest.ts';
@@ -68,22 +68,27 @@ export interface RunningAgent extends RunningServer {
 }
 
 export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' | 'workDir' | 'env' | 'http' | 'gate' | 'log' | 'maxIterations'> & { subApprover?: Approver; sessions?: ConversationStore }): Agent {
-  const { manifest, log, registry } = options;
+  const { manifest, registry } = options;
   // The registry holds the policy every call goes through; the agent asks the same one first.
-  const gate = options.gate ?? policyGate(registry.approval ?? ApprovalPolicy.create(manifest.approval), (name) => registry.get(name));
-  // The model's connections apart from the tools': a tool a caller steers never shares a socket with a conversation's model call.
-  const model = manifest.model ? createModelClient(manifest.model, options.http.withOwnPool(), options.env ?? process.env, (failed, err) => log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
+  // Asked at each decision: `forge run --dev` puts a saved approval: in force in the registry (a registry without one gets the manifest's).
+  const fallback = registry.approval ? undefined : ApprovalPolicy.create(manifest.approval);
+  const gate = options.gate ?? policyGate(() => registry.approval ?? fallback!, (name) => registry.get(name));
   return new Agent({
     manifest,
     // The gate has decided before the loop calls a tool, so the call runs as approved.
     tools: clientCalls(registry, options.subApprover),
-    model,
+    ...agentModel(manifest.model, options),
     gate,
     sessions: options.sessions ?? new FileConversations(join(options.workDir, '.forge', 'sessions')),
-    maxIterations: options.maxIterations ?? manifest.model?.max_iterations,
-    maxTokens: manifest.model?.max_tokens,
-    temperature: manifest.model?.temperature,
+    ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
   });
+}
+
+/** The model client and its turn settings (forge.yaml's `model:`), at start and when `forge run --dev` sees it saved. */
+export function agentModel(settings: AgentManifest['model'], options: Pick<ServeOptions, 'http' | 'env' | 'log'>): AgentModel {
+  // The model's connections apart from the tools': a tool a caller steers never shares a socket with a conversation's model call.
+  const model = settings ? createModelClient(settings, options.http.withOwnPool(), options.env ?? process.env, (failed, err) => options.log.warn(`model ${failed} failed, trying the next: ${err.message}`)) : undefined;
+  return { model, maxIterations: settings?.max_iterations, maxTokens: settings?.max_tokens, temperature: settings?.temperature };
 }
 
 export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
@@ -108,7 +113,8 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   const telemetry = await startTelemetry(options);
   const server = await startAgentServer({
     manifest: options.manifest,
-    tools: clientCalls(options.registry, undefined, options.manifest.approval?.clients),
+    // Read at each call: `forge run --dev` updates the manifest's approval: when forge.yaml is saved.
+    tools: clientCalls(options.registry, undefined, () => options.manifest.approval?.clients),
     agent,
     auth,
     host: options.host,

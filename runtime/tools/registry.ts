@@ -60,8 +60,8 @@ export class ToolRegistry implements ToolRunner {
   private readonly listeners = new Set<(event: CallEvent) => void>();
   private readonly changeListeners = new Set<() => void>();
   private changePending = false;
-  readonly approval?: ApprovalPolicy;
-  private readonly strictOutputs: boolean;
+  private policy?: ApprovalPolicy;
+  private strictOutputs: boolean;
   /** Calls in flight per tool object, so a replaced tool is closed only once its calls finish. */
   private readonly active = new Map<Tool, number>();
   private readonly idleWaiters = new Map<Tool, (() => void)[]>();
@@ -72,10 +72,31 @@ export class ToolRegistry implements ToolRunner {
 
   constructor(options: RegistryOptions) {
     this.workDir = options.workDir;
-    this.approval = options.approval;
+    this.policy = options.approval;
     this.strictOutputs = options.strictOutputs ?? false;
     this.log = options.log ?? silentLogger;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** The approval policy every call goes through (absent: every call runs). */
+  get approval(): ApprovalPolicy | undefined {
+    return this.policy;
+  }
+
+  /**
+   * Puts another policy in force (forge.yaml's `approval:` saved under
+   * `forge run --dev`): every call checked from now on is checked by it, a
+   * call resumed after a person's answer included. There is no way back to
+   * none: a registry made with a policy keeps one.
+   */
+  setApproval(policy: ApprovalPolicy): void {
+    if (!this.policy) throw new Error('this registry runs every call: it was made without an approval policy');
+    this.policy = policy;
+  }
+
+  /** forge.yaml's strict_outputs, saved under `forge run --dev`: the calls that end from now on are checked so. */
+  setStrictOutputs(strict: boolean): void {
+    this.strictOutputs = strict;
   }
 
   /** Adds a tool; a bad name or a second tool with the same name is a diagnostic naming both sources. */

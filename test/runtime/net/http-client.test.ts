@@ -274,6 +274,22 @@ describe('HttpClient', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('checks by a policy set later (hot reload), in this client and the ones made from it, and reuses no connection the old policy opened', async () => {
+    const server = await startServer((_req, res) => res.end('reached'));
+    const url = `http://localhost:${server.port}/`;
+    const allowAll: EgressPolicy = { checkUrl: () => undefined, checkAddress: () => undefined };
+    const refuseLoopback: EgressPolicy = { checkUrl: () => undefined, checkAddress: (host, address) => (address === '127.0.0.1' || address === '::1' ? { host, rule: 'loopback is private' } : undefined) };
+    const tools = new HttpClient(allowAll);
+    const model = tools.withOwnPool();
+    // Both keep a connection alive, opened under the looser policy.
+    expect((await tools.request({ url })).status).toBe(200);
+    expect((await model.request({ url })).status).toBe(200);
+    tools.setEgress(refuseLoopback);
+    await expect(tools.request({ url })).rejects.toThrow('loopback is private');
+    await expect(model.request({ url })).rejects.toThrow('loopback is private');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('hands back a redirect unfollowed with redirect: manual', async () => {
     const server = await startServer((_req, res) => res.writeHead(301, { location: '/moved' }).end());
     const response = await client.request({ url: server.url, redirect: 'manual' });
