@@ -6,8 +6,10 @@
  * process. A call already running finishes on the old version; the old
  * version's worker is closed once its calls are done. A changed helper
  * module (a .py or .ts/.js file that is no tool) reloads the tools of its
- * language, since any of them may import it. A tool whose file stops loading
- * stays listed and answers calls with the diagnostic (unavailable-tool.ts).
+ * language, since any of them may import it; one that stops compiling makes
+ * the tools importing it unavailable instead (dev-helpers.ts). A tool whose
+ * file stops loading stays listed and answers calls with the diagnostic
+ * (unavailable-tool.ts).
  * A change to forge.yaml's MCP servers or APIs connects the new set
  * (dev-adapters.ts); a change to the declared Python packages installs them
  * (dev-python.ts).
@@ -30,6 +32,7 @@ import { StageContext } from '../stages/stage.ts';
 import { adaptersAtStart, reconnectAdapters, type DevAdapterState } from './dev-adapters.ts';
 import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
 import { applySettings, settingsAtStart, type DevSettingsState } from './dev-settings.ts';
+import { checkHelpers, filesNeedingBrokenHelpers, isCodeFile } from './dev-helpers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
 import { errorsByToolName } from './tool-file-errors.ts';
@@ -52,7 +55,7 @@ interface ReloadOptions {
 /** Resolves once the watcher is armed (so no save after it is missed); the result stops watching. */
 export async function watchForChanges(agent: SourceAgent, options: ReloadOptions): Promise<() => void> {
   const { config } = agent.project;
-  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest), settings: settingsAtStart(agent.manifest, agent.project) };
+  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest), settings: settingsAtStart(agent.manifest, agent.project), brokenHelpers: new Map() };
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
   const enqueue = (paths: string[]) => {
@@ -92,6 +95,8 @@ interface ReloadState {
   adapters: DevAdapterState;
   /** forge.yaml's other sections: what the running agent has, what the last save said. */
   settings: DevSettingsState;
+  /** Helper modules that do not compile, with why: the tools importing them stay unavailable until they do. */
+  brokenHelpers: Map<string, Diagnostic[]>;
 }
 
 const CODE = { python: new Set(['.py']), node: new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']) };
@@ -105,12 +110,18 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
   let fresh = filterTools(project.tools, { prod: false }).tools;
-  // Printed as the other diagnostics are, with the line: the warning below names only the tool.
-  printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && paths.includes(t.file.absolute)) : fresh));
+  // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
+  // with an error is checked again too, so that another file's save does not make it as if it compiled.
+  printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh));
+  const helpers = helperPaths(paths, project, state);
+  // A helper that does not compile takes down the tools importing it, with its error at its line (dev-helpers.ts).
+  printDiagnostics(await checkHelpers(state.brokenHelpers, project, helpers.filter((p) => existsSync(p))));
+  const needing = filesNeedingBrokenHelpers(state.brokenHelpers, project);
+  for (const tool of fresh) if (!tool.loadErrors && tool.file && needing.has(tool.file.absolute)) tool.loadErrors = needing.get(tool.file.absolute);
   // Changed declarations install as the start does; a tool whose packages are not there answers with why, not an ImportError.
   const python = await refreshProjectPython(state.python, project.config.root, fresh, (line) => options.log.info(line));
   for (const tool of fresh) if (!tool.loadErrors && python.unavailable.has(tool.spec.name)) tool.loadErrors = python.unavailable.get(tool.spec.name);
-  const support = supportKinds(paths, project, state);
+  const support = supportKinds(helpers);
   // Python processes started before the install run without the new packages (or another interpreter).
   if (python.installed) support.add('python');
   const { resolved, code } = await resolveProject(project, { tools: fresh });
@@ -241,21 +252,29 @@ function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState
 }
 
 /**
- * Which languages' helper modules (code files that are no tool) changed. A
+ * The saved paths that are helper modules (code files that are no tool). A
  * deleted file that was a tool is a removed tool, not a helper: an edit to a
  * tool file never reloads the other tools, and neither does its delete.
  */
-function supportKinds(paths: string[], project: Project, state: ReloadState): Set<CodeKind> {
+function helperPaths(paths: string[], project: Project, state: ReloadState): string[] {
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
+  return paths.filter((path) => isCodeFile(path) && !toolFiles.has(path) && path !== project.config.file && !(state.fileOf.has(path) && !existsSync(path)));
+}
+
+/** Which languages' helper modules changed: any tool of the language may import them. */
+function supportKinds(helpers: readonly string[]): Set<CodeKind> {
   const kinds = new Set<CodeKind>();
-  for (const path of paths) {
-    if (toolFiles.has(path) || path === project.config.file) continue;
-    if (state.fileOf.has(path) && !existsSync(path)) continue;
+  for (const path of helpers) {
     const ext = extname(path);
     if (CODE.python.has(ext)) kinds.add('python');
     if (CODE.node.has(ext)) kinds.add('node');
   }
   return kinds;
+}
+
+function isPlaceholder(agent: SourceAgent, state: ReloadState, name: string): boolean {
+  const current = agent.registry.get(name);
+  return current !== undefined && state.placeholders.has(current);
 }
 
 /** Errors in tool files, by the name the tool had (or declares, or its file's stem), for tools not loaded. */

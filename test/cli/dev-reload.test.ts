@@ -217,6 +217,50 @@ describe('forge run --dev hot reload', () => {
     }
   }, 120_000);
 
+  it('makes the tools importing a helper module that stops compiling (Python, TypeScript) unavailable with its located error, until it compiles again', async () => {
+    const helper = (colon: string) => `def shout(word)${colon}\n    return word.upper()\n`;
+    const greet = `"""\nTool: greet\nDescription: Shouts a greeting.\nTags: read\n"""\nfrom helpers import shout\n\n\ndef execute(args):\n    return {"greeting": shout("hi")}\n`;
+    const utils = (body: string) => `export function shout(word: string): string {\n  ${body}\n}\n`;
+    const typed = `/**\n * Tool: typed\n * Description: Shouts a word.\n * Tags: read\n */\nimport { shout } from './text-utils.ts';\n\nexport function execute() {\n  return { word: shout('hi') };\n}\n`;
+    const project = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/helpers.py': helper(':'),
+      'tools/greet.py': greet,
+      'tools/plain.py': versioned('plain', 1),
+      'tools/text-utils.ts': utils('return word.toUpperCase();'),
+      'tools/typed.ts': typed,
+    });
+    const agent = await devServer(project);
+    try {
+      expect((await post(agent.url, 'greet')).body.value).toEqual({ greeting: 'HI' });
+      expect((await post(agent.url, 'typed')).body.value).toEqual({ word: 'HI' });
+
+      saves.renameOver(join(project, 'tools/helpers.py'), helper(''));
+      // Shown at the terminal where it is, with the line, as a broken tool file is.
+      await agent.waitFor(/✘ tools\/helpers\.py:\d+:\d+ FORGE_PY_SYNTAX .*\n +\d+ │ def shout\(word\)\n/);
+      await agent.waitFor(/cannot load greet\n/);
+      expect(await post(agent.url, 'greet')).toMatchObject({ status: 503, body: { error: { code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/helpers\.py:\d+:\d+ FORGE_PY_SYNTAX/) } } });
+      // The tools that do not import it answer as before.
+      expect((await post(agent.url, 'plain')).body.value).toEqual({ version: 1 });
+      expect((await post(agent.url, 'typed')).body.value).toEqual({ word: 'HI' });
+      expect(agent.output()).not.toMatch(/reloaded [\w, ]*\bgreet\b/);
+
+      saves.inPlace(join(project, 'tools/helpers.py'), helper(':'));
+      await until(async () => (await post(agent.url, 'greet')).body.value?.greeting === 'HI', 'greet made again', agent);
+
+      saves.inPlace(join(project, 'tools/text-utils.ts'), utils('return word.toUpperCase(;'));
+      await agent.waitFor(/✘ tools\/text-utils\.ts:2:\d+ FORGE_SYNTAX/);
+      await until(async () => (await post(agent.url, 'typed')).status === 503, 'typed unavailable', agent);
+      expect((await post(agent.url, 'typed')).body.error.message).toMatch(/tools\/text-utils\.ts:2:\d+ FORGE_SYNTAX/);
+      expect((await post(agent.url, 'greet')).body.value).toEqual({ greeting: 'HI' });
+
+      saves.renameOver(join(project, 'tools/text-utils.ts'), utils('return word.toUpperCase() + "!";'));
+      await until(async () => (await post(agent.url, 'typed')).body.value?.word === 'HI!', 'typed made again', agent);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('lists a tool that was already broken at start, answering 503 with its diagnostic', async () => {
     const broken = versioned('broken', 1).replace('Tags: read', 'Tags: read\nInput:\n  x (strng): X.');
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': broken, 'tools/fine.py': versioned('fine', 1) });
