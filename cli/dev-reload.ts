@@ -15,7 +15,7 @@
  * (dev-python.ts).
  */
 import { existsSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { extname, join, relative, resolve } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import { error, type Diagnostic } from '../runtime/diagnostics.ts';
@@ -113,7 +113,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
   // with an error is checked again too, so that another file's save does not make it as if it compiled.
   printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh));
-  const helpers = helperPaths(paths, project, state);
+  const helpers = helperPaths(paths, project, ctx.diagnostics, state);
   // A helper that does not compile takes down the tools importing it, with its error at its line (dev-helpers.ts).
   printDiagnostics(await checkHelpers(state.brokenHelpers, project, helpers.filter((p) => existsSync(p))));
   const needing = filesNeedingBrokenHelpers(state.brokenHelpers, project);
@@ -253,12 +253,16 @@ function toRecreate(fresh: ProjectTool[], agent: SourceAgent, state: ReloadState
 
 /**
  * The saved paths that are helper modules (code files that are no tool). A
- * deleted file that was a tool is a removed tool, not a helper: an edit to a
- * tool file never reloads the other tools, and neither does its delete.
+ * deleted file that was a tool is a removed tool, and a tool file that does
+ * not load (a docstring error: the load reported it) is a broken tool, not a
+ * helper: an edit to a tool file never reloads the other tools, and neither
+ * does its delete or its typo.
  */
-function helperPaths(paths: string[], project: Project, state: ReloadState): string[] {
+function helperPaths(paths: string[], project: Project, diagnostics: readonly Diagnostic[], state: ReloadState): string[] {
   const toolFiles = new Set(project.tools.map((t) => t.file?.absolute).filter(Boolean));
-  return paths.filter((path) => isCodeFile(path) && !toolFiles.has(path) && path !== project.config.file && !(state.fileOf.has(path) && !existsSync(path)));
+  const root = project.config.root;
+  const failedTools = new Set(diagnostics.flatMap((d) => (d.severity === 'error' && d.file ? [resolve(root, d.file), resolve(process.cwd(), d.file)] : [])));
+  return paths.filter((path) => isCodeFile(path) && !toolFiles.has(path) && path !== project.config.file && !failedTools.has(path) && !(state.fileOf.has(path) && !existsSync(path)));
 }
 
 /** Which languages' helper modules changed: any tool of the language may import them. */

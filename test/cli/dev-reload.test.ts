@@ -261,6 +261,20 @@ describe('forge run --dev hot reload', () => {
     }
   }, 120_000);
 
+  it('treats a tool file whose docstring breaks as that tool, not as a helper module: the other tools of its language are not reloaded', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/note_search.py': versioned('note_search', 1), 'tools/greet.py': versioned('greet', 1), 'tools/sentiment.py': versioned('sentiment', 1) });
+    const agent = await devServer(project);
+    try {
+      saves.inPlace(join(project, 'tools/note_search.py'), versioned('note_search', 2).replace('Tags: read', 'Tags: read\nInput:\n  query (strng): What to look for.'));
+      await agent.waitFor(/tools cannot load note_search\n/);
+      expect(agent.output()).not.toMatch(/reloaded/);
+      expect((await post(agent.url, 'note_search')).status).toBe(503);
+      expect((await post(agent.url, 'greet')).body.value).toEqual({ version: 1 });
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('lists a tool that was already broken at start, answering 503 with its diagnostic', async () => {
     const broken = versioned('broken', 1).replace('Tags: read', 'Tags: read\nInput:\n  x (strng): X.');
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': broken, 'tools/fine.py': versioned('fine', 1) });
