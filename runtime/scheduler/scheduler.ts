@@ -15,6 +15,8 @@
  * The clock is injectable: tests drive `tick()` with a fake time.
  */
 import type { Logger } from '../tools/model.ts';
+import { OutageNotice } from '../outage-notice.ts';
+import { isStoreAway } from '../store-unavailable.ts';
 import type { ScheduleEntry, ScheduleRecords } from '../state/store.ts';
 import { parseSchedule, type Schedule } from './schedule-expression.ts';
 import { ScheduleStore } from './schedule-store.ts';
@@ -53,10 +55,13 @@ export class Scheduler {
   private readonly clock: () => Date;
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
+  /** Checks that fail (the state store is away) warn once, not once a second, and say when they work again. */
+  private readonly checks: OutageNotice;
 
   constructor(private readonly options: SchedulerOptions) {
     this.store = options.store ?? new ScheduleStore(options.workDir);
     this.clock = options.clock ?? (() => new Date());
+    this.checks = new OutageNotice(options.log, { failing: 'scheduler: cannot check scheduled tasks', meanwhile: 'checks go on every second', back: 'scheduler: checking scheduled tasks again' });
   }
 
   /** Checks every task once and starts the firings that are due (and claimed here). */
@@ -93,7 +98,10 @@ export class Scheduler {
     if (this.timer) return;
     const check = () => {
       this.checking ??= this.tick()
-        .catch((err: unknown) => this.options.log?.warn(`scheduler: ${(err as Error).message}`))
+        .then(
+          () => this.checks.succeeded(),
+          (err: unknown) => this.checks.failed(err),
+        )
         .finally(() => (this.checking = undefined));
     };
     check();
@@ -112,6 +120,8 @@ export class Scheduler {
     try {
       return await this.store.runtimeTasks();
     } catch (err) {
+      // The store is away: the whole check fails (claiming would too), once in the log per outage.
+      if (isStoreAway(err)) throw err;
       this.warnOnce('store', `scheduler: schedules set at run time are unreadable: ${(err as Error).message}`);
       return [];
     }

@@ -113,7 +113,7 @@ export class AgentRoutes {
   private protocol(): Promise<ProtocolEndpoints> {
     const { manifest, agent, publicUrl, host, port, auth, mcpSessions, state } = this.options;
     return (this.protocols ??= import('./protocol-endpoints.ts').then((m) =>
-      m.createProtocolEndpoints({ manifest, tools: this.tools, sessionTools: (session) => sessionView(this.options.tools, session), agent, baseUrl: publicUrl ?? `http://${host}:${port}`, authRequired: auth.token !== undefined, mcpSessions, state }),
+      m.createProtocolEndpoints({ manifest, tools: this.tools, sessionTools: (session) => sessionView(this.options.tools, session), agent, baseUrl: publicUrl ?? `http://${host}:${port}`, authRequired: auth.token !== undefined, mcpSessions, state, log: this.options.log }),
     ));
   }
 

@@ -13,10 +13,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { StateStore } from '../state/store.ts';
+import type { Logger } from '../tools/model.ts';
 import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import { buildAgentCard } from './a2a/agent-card.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
+import { A2AStoreGuard } from './a2a/store-guard.ts';
 import { McpDirectEndpoint } from './mcp-direct.ts';
 import { McpHttpEndpoint } from './mcp-http.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
@@ -44,6 +46,7 @@ export interface ProtocolOptions {
   /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
   mcpSessions?: boolean;
   state?: StateStore;
+  log: Logger;
 }
 
 export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpoints {
@@ -59,6 +62,8 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
+    // Only a shared store (Postgres) goes away while the process runs; files do not need the ping.
+    new A2AStoreGuard(options.state?.shared ? () => options.state!.ping() : undefined, options.log),
   );
   return { a2a, mcp, executor, close: () => stopCancels?.() };
 }

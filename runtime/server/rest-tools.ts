@@ -21,6 +21,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_UNAVAILABLE: 503,
   // The tool's queue is full for every caller, not this client over a rate: overloaded (503), not 429.
   FORGE_TOOL_BUSY: 503,
+  // The state store is away (a restart, a failover): the agent is fine, and the call may pass when sent again.
+  FORGE_STATE_UNAVAILABLE: 503,
 };
 
 export function listTools(res: ServerResponse, tools: McpToolSource): void {

@@ -11,6 +11,7 @@
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import type { Logger } from '../tools/model.ts';
 import pg from './pg-client.ts';
+import { isStoreAway } from '../store-unavailable.ts';
 
 const connectionLost = Symbol('connectionLost');
 type TrackedClient = PoolClient & { [connectionLost]?: Error };
@@ -78,22 +79,8 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
   });
 }
 
-/**
- * SQLSTATEs of a store that is away for now: a lost or refused connection (class 08), a server shutting
- * down or not yet accepting (57P01–57P03), out of connections (53300), and a failover's node that does
- * not take writes yet (25006).
- */
-const STORE_AWAY_STATES = /^(08|57P0[123]|53300|25006)/;
-const STORE_AWAY_ERRNOS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
-
-/** Whether `err` says the store is away for now (the statement may be tried again, on another connection), not that the statement failed. */
-export function isStoreAway(err: unknown): boolean {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (STORE_AWAY_STATES.test(code) || STORE_AWAY_ERRNOS.includes(code))) return true;
-  // pg's words for a connection that went or took too long to open, or a statement that took too long
-  // to answer (its connection is then discarded), and pg-pool's for a connection it could not get in time.
-  return typeof message === 'string' && /^Connection terminated|^Query read timeout|^timeout exceeded when trying to connect/.test(message);
-}
+// Where the store-away rule lives (the scheduler and the servers read it too); kept importable from here.
+export { isStoreAway };
 
 /**
  * Runs `statement` (one idempotent statement), trying again while the store is away (100 ms, doubling to

@@ -77,7 +77,10 @@ export class PostgresNotifications {
     }, this.heartbeatMs);
     this.heartbeat.unref();
     // A listener's failure is its own: it must not make this open connection look failed (a second one would be opened).
-    if (this.wasConnected) for (const listener of this.reconnectListeners) runSafely(listener);
+    if (this.wasConnected) {
+      this.log?.info('state store: the notification connection is back');
+      for (const listener of this.reconnectListeners) runSafely(listener);
+    }
     this.wasConnected = true;
   }
 

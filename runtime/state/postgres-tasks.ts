@@ -21,6 +21,7 @@ import { failTask } from './fail-task.ts';
 import { DEFAULT_PAGE_SIZE, pageCursor, pageToken } from './task-page.ts';
 import { isStoreAway, retryWhileStoreAway } from './pool-client.ts';
 import type { Logger } from '../tools/model.ts';
+import { OutageNotice } from '../outage-notice.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
 
 /**
@@ -104,6 +105,8 @@ export class PostgresTasks implements TaskRecords {
   /** Whether the last statement found the store away, and when one next found it back: a reaper back from an outage waits. */
   private away = false;
   private backAt = 0;
+  /** A reaper that fails on every round while the store is away warns once, and says when it works again. */
+  private readonly reaping: OutageNotice;
 
   constructor(
     private readonly pool: Pool,
@@ -112,7 +115,9 @@ export class PostgresTasks implements TaskRecords {
     private readonly log?: Logger,
     /** Told of a cancel request found for a task this process holds: its notification may have been lost. */
     private readonly onCancelFound?: (taskId: string) => void,
-  ) {}
+  ) {
+    this.reaping = new OutageNotice(log, { failing: 'state store: cannot reap expired task leases', meanwhile: 'tries go on', back: 'state store: reaping expired task leases again' });
+  }
 
   /**
    * A task's save while the store is away does not fail: the A2A SDK stops saving a task's events
@@ -454,10 +459,13 @@ export class PostgresTasks implements TaskRecords {
     this.backAt = Date.now();
     this.reaper = setInterval(
       () =>
-        void this.reapIfSure().catch((err: unknown) => {
-          if (isStoreAway(err)) this.away = true;
-          this.log?.warn(`state store: reaping task leases failed: ${(err as Error).message}`);
-        }),
+        void this.reapIfSure().then(
+          () => this.reaping.succeeded(),
+          (err: unknown) => {
+            if (isStoreAway(err)) this.away = true;
+            this.reaping.failed(err);
+          },
+        ),
       Math.max(200, this.leaseMs / 2),
     );
     this.reaper.unref();

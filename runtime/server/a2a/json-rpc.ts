@@ -11,6 +11,7 @@ import { defaultServerCallContextBuilder, JsonRpcTransportHandler, Unauthenticat
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '../../vendor/protocol.ts';
 import { sendJson } from '../respond.ts';
+import type { A2AStoreGuard } from './store-guard.ts';
 
 type JsonRpcResponse = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
 
@@ -23,7 +24,8 @@ export function isLegacyRequest(headerVersion: string | undefined, method: unkno
   return typeof method === 'string' && method.includes('/');
 }
 
-export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined) {
+export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined, storeGuard?: A2AStoreGuard) {
+  storeGuard?.guard(requestHandler);
   const v1 = new JsonRpcTransportHandler(requestHandler);
   const legacy = new LegacyJsonRpcTransportHandler(requestHandler);
 
@@ -40,6 +42,8 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
     const id = (parsed.id as string | number | undefined) ?? null;
     const refusal = typeof parsed.method === 'string' ? beforeDispatch?.(parsed.method) : undefined;
     if (refusal) return sendJson(res, 200, { jsonrpc: '2.0', id, error: refusal });
+    const storeAway = typeof parsed.method === 'string' ? await storeGuard?.refuseSend(parsed.method) : undefined;
+    if (storeAway) return sendJson(res, 200, { jsonrpc: '2.0', id, error: storeAway });
 
     const headerVersion = req.headers['a2a-version'] as string | undefined;
     const useLegacy = isLegacyRequest(headerVersion, parsed.method);
@@ -53,10 +57,14 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
     try {
       response = useLegacy ? await legacy.handle(parsed, context) : await v1.handle(parsed, context);
     } catch (err) {
-      const error = useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
+      const error = storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
       return sendJson(res, 200, { jsonrpc: '2.0', id, error });
     }
-    if (!(Symbol.asyncIterator in (response as object))) return sendJson(res, 200, response);
+    if (!(Symbol.asyncIterator in (response as object))) {
+      // The transport maps every failure to its own error object: one the store caused is answered as Forge's.
+      const storeFailure = (response as JsonRpcResponse).error ? storeGuard?.answerFor(parsed.method, context) : undefined;
+      return sendJson(res, 200, storeFailure ? { ...(response as JsonRpcResponse), error: storeFailure } : response);
+    }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     try {
@@ -65,7 +73,7 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
         res.write(`data: ${JSON.stringify(event)}\n\n`);
       }
     } catch (err) {
-      const error = useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err);
+      const error = storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
       if (!res.destroyed) res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
     } finally {
       res.end();
