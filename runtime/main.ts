@@ -91,10 +91,24 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   if (command !== 'serve' && command !== 'stdio') exitQuietlyOnClosedPipe();
   const invocation = parseInvocation(command, rest);
   if (typeof invocation === 'number') return invocation;
+  try {
+    return await runInvocation(contents, invocation);
+  } catch (err) {
+    // In the log's format: with --log-format json, a failure to start (a port in use) is one JSON line too.
+    invocation.problem(`forge runtime: ${(err as Error).message}`);
+    if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
+    else if (process.env.FORGE_VERBOSE) process.stderr.write(`${(err as Error).stack}\n`);
+    return 1;
+  }
+}
+
+async function runInvocation(contents: BundleContents, invocation: Invocation): Promise<number> {
+  const { command } = invocation;
   if (command === 'serve' || command === 'stdio') {
-    // Once, where a long-lived agent starts (not on every `call`), and not before a wrong command line's complaint.
+    // Once, where a long-lived agent starts (not on every `call`), and not before a wrong command line's
+    // complaint; through the logger, so that it is a JSON line with --log-format json.
     const lineWarning = nodeLineWarning();
-    if (lineWarning) stderrLogger.warn(lineWarning);
+    if (lineWarning) invocation.log.warn(lineWarning);
   }
   const bundle = await openBundle(contents, invocation);
   if (typeof bundle === 'number') return bundle;
@@ -141,6 +155,8 @@ interface Invocation {
   positionals: string[];
   logFormat: string | undefined;
   log: Logger;
+  /** A command's own complaint (a refusal to start, a missing directory): as it is, or one JSON line with --log-format json. */
+  problem(text: string, level?: 'error' | 'warn'): void;
 }
 
 type ParsedValues = ReturnType<typeof parseCommandLine>['values'];
@@ -218,6 +234,15 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     // Never dropped: an unquoted JSON argument with a space arrives as two, and half of it would run.
     return usageError(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces`, command);
   }
+  // First: every later complaint is written in the format asked for.
+  const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
+  if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {
+    process.stderr.write(`--log-format must be text or json, not "${logFormat}"\n`);
+    return 2;
+  }
+  const json = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : undefined;
+  const log = json ?? stderrLogger;
+  const problem = json ? (text: string, level: 'error' | 'warn' = 'error') => json[level](text) : (text: string) => void process.stderr.write(`${text}\n`);
   let port: number | undefined;
   let timeoutMs: number | undefined;
   try {
@@ -225,16 +250,10 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     if (command === 'serve') port = parsed.values.port !== undefined ? parsePort(parsed.values.port, '--port') : process.env.PORT?.trim() ? parsePort(process.env.PORT.trim(), 'PORT') : undefined;
     if (command === 'call' && parsed.values.timeout !== undefined) timeoutMs = parseMilliseconds(parsed.values.timeout, '--timeout');
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
+    problem((err as Error).message);
     return 2;
   }
-  const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
-  if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {
-    process.stderr.write(`--log-format must be text or json, not "${logFormat}"\n`);
-    return 2;
-  }
-  const log = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : stderrLogger;
-  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log };
+  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log, problem };
 }
 
 interface OpenedBundle extends Invocation {
@@ -260,7 +279,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   probing?.catch(() => {});
 
   // The bundle must be the one that was built before it serves anything.
-  const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command);
+  const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command, process.env, invocation);
   if (verified !== undefined) return verified;
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
@@ -278,7 +297,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
     const missing = await checkPythonDependencies(manifest.python, requirementsFileShown(dirname(bundleFile)));
     if (missing) {
-      process.stderr.write(formatDiagnostic(missing) + '\n');
+      invocation.problem(formatDiagnostic(missing));
       return 1;
     }
   }
@@ -286,7 +305,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   const workDir = resolve(invocation.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
   // Not made here: a mistyped --workdir would start an agent on an empty directory (doctor says so too).
   if (runsTools(command) && !statSync(workDir, { throwIfNoEntry: false })?.isDirectory()) {
-    process.stderr.write(formatDiagnostic(error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory")) + '\n');
+    invocation.problem(formatDiagnostic(error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory")));
     return 1;
   }
   return { ...invocation, bundleFile, manifest, workDir, probing, formatDiagnostic, loopbackHosts: LOOPBACK_HOSTS, assembleRuntime, bundleCodeSource };
@@ -320,7 +339,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
       if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
-      process.stderr.write(`error: ${err.message}\nhint: ${err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml'}\n`);
+      bundle.problem(`error: ${err.message}\nhint: ${err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml'}`);
       return 1;
     }
   }
@@ -331,7 +350,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     connect: command !== 'describe',
     ...(command === 'call' && bundle.positionals[0] ? { connectFor: bundle.positionals[0] } : {}),
   });
-  for (const d of built.diagnostics) process.stderr.write(bundle.formatDiagnostic(d) + '\n');
+  for (const d of built.diagnostics) bundle.problem(bundle.formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
   if (!built.ok) return built.usage ? 2 : 1;
   return { ...bundle, ...built };
 }
@@ -341,12 +360,13 @@ async function serveCommand(runtime: StartedRuntime): Promise<number> {
   const port = runtime.port ?? manifest.server?.port ?? 8080;
   const host = values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
   if (values['no-auth'] && !runtime.loopbackHosts.has(host)) {
-    process.stderr.write(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n`);
+    runtime.problem(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}`);
     return 2;
   }
   // The servers (and the protocol SDKs they load) are imported only when
   // serving: `call`, `tools` and tool workers start without them.
-  const { serveAgent, stopOnSignals } = await import('./server/serve.ts');
+  const [{ serveAgent, stopOnSignals }, { routeConsoleToLog }] = await Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts')]);
+  routeConsoleToLog(log);
   const running = await serveAgent({
     manifest,
     registry,
@@ -357,7 +377,7 @@ async function serveCommand(runtime: StartedRuntime): Promise<number> {
     publicUrl: values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
     http,
     log,
-    announce: (line) => process.stderr.write(`${line}\n`),
+    announce: (line) => (logFormat === 'json' ? log.info(line) : process.stderr.write(`${line}\n`)),
   });
   stopOnSignals(running, log);
   const listening = `${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})`;
@@ -429,6 +449,7 @@ export function run(contents: BundleContents): void {
       if (code >= 0) process.exitCode = code;
     },
     (err: unknown) => {
+      // main() reports its own failures in the log's format; this is for one in reading the command line.
       process.stderr.write(`forge runtime: ${(err as Error).message}\n`);
       if (process.env.FORGE_VERBOSE) process.stderr.write(`${(err as Error).stack}\n`);
       process.exitCode = 1;

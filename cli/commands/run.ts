@@ -2,6 +2,7 @@ import { clientCalls } from '../../runtime/server/client-calls.ts';
 import { sessionView } from '../../runtime/tools/emergent/session-view.ts';
 import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { agentModel, serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
+import { routeConsoleToLog } from '../../runtime/server/sdk-console.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
@@ -39,7 +40,26 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommand(argv, {
+  const { values } = parseRunCommand(argv);
+  if (values.chat) return (await import('./chat.ts')).run(argv.filter((a) => a !== '--chat'));
+  const port = parseInteger('port', values.port, 0, 65535);
+  const log = runLogger(values['log-format'], values.verbose);
+  if (!log.json) return serve(values, port, log);
+  // With --log-format json every line is one JSON object: a failure to start too (a port in use), not the CLI's plain error.
+  try {
+    return await serve(values, port, log);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    log.json.error(`forge run: ${(err as Error).message}`);
+    log.debug((err as Error).stack ?? '');
+    return 1;
+  }
+}
+
+type RunValues = ReturnType<typeof parseRunCommand>['values'];
+
+function parseRunCommand(argv: string[]) {
+  return parseCommand(argv, {
     dev: { type: 'boolean', default: false },
     port: { type: 'string' },
     host: { type: 'string' },
@@ -49,9 +69,11 @@ export async function run(argv: string[]): Promise<number> {
     chat: { type: 'boolean', default: false },
     'log-format': { type: 'string' },
   });
-  if (values.chat) return (await import('./chat.ts')).run(argv.filter((a) => a !== '--chat'));
-  const port = parseInteger('port', values.port, 0, 65535);
-  const log = runLogger(values['log-format'], values.verbose);
+}
+
+async function serve(values: RunValues, port: number | undefined, log: ReturnType<typeof runLogger>): Promise<number> {
+  // The protocol SDKs' console lines (an A2A failure's stack) go through the log, in its format.
+  routeConsoleToLog(log);
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
@@ -86,7 +108,7 @@ export async function run(argv: string[]): Promise<number> {
       publicUrl: values['public-url'],
       http,
       log,
-      announce: (line) => process.stderr.write(`${c.yellow(line)}\n`),
+      announce: (line) => (log.json ? log.info(line) : process.stderr.write(`${c.yellow(line)}\n`)),
       extraRoutes: studio?.routes,
     });
     source.loop = running.agent;
@@ -97,6 +119,11 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);
+  if (log.json) {
+    // The banner as one log line: a log shipper reading this process's output finds no plain text in it.
+    log.info(`${manifest.agent_id} ${manifest.version}${values.dev ? ' (dev)' : ''} listening on ${running.url} (${registry.list().length} tools, ${manifest.model ? `model ${manifest.model.provider}:${manifest.model.name}` : 'no model'}; a2a ${running.url}/a2a, mcp ${running.url}/mcp, rest ${running.url}/tools${studio ? `, studio ${studioLink(running.url, running.token)}` : ''})`);
+    return new Promise(() => {});
+  }
   process.stdout.write(
     `${c.green('✓')} ${c.bold(manifest.agent_id)} ${manifest.version}${values.dev ? c.dim(' (dev)') : ''} on ${running.url}\n` +
       `  tools   ${registry.list().length}\n  model   ${manifest.model ? `${manifest.model.provider}:${manifest.model.name}` : c.dim('none (tools are served; message/send answers "no model configured")')}\n` +

@@ -13,7 +13,10 @@ export function parseLogFormat(value: string | undefined): LogFormat | undefined
   return value === 'json' || value === 'text' ? value : undefined;
 }
 
-export function jsonLogger(write: (line: string) => void, options: { verbose?: boolean; fields?: Record<string, string> } = {}): Logger {
+/** A JSON logger also writes `error` lines: a command's own failures (a port in use, a bad setting). */
+export type JsonLogger = Logger & { error(message: string): void };
+
+export function jsonLogger(write: (line: string) => void, options: { verbose?: boolean; fields?: Record<string, string> } = {}): JsonLogger {
   const line = (level: string, msg: string) => {
     const span = activeSpan();
     const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg, ...options.fields };
@@ -27,5 +30,6 @@ export function jsonLogger(write: (line: string) => void, options: { verbose?: b
     debug: (m) => options.verbose && line('debug', m),
     info: (m) => line('info', m),
     warn: (m) => line('warn', m),
+    error: (m) => line('error', m),
   };
 }

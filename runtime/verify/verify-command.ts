@@ -6,20 +6,32 @@
 import { dirname } from 'node:path';
 import { formatDiagnostic } from '../diagnostics.ts';
 import { verifyBundle } from './verify-bundle.ts';
+import type { Logger } from '../tools/model.ts';
+
+interface StartOutput {
+  log: Pick<Logger, 'warn'>;
+  problem(text: string, level?: 'error' | 'warn'): void;
+}
+
+const plainOutput: StartOutput = {
+  log: { warn: (m) => process.stderr.write(`[forge] warning: ${m}\n`) },
+  problem: (text) => process.stderr.write(`${text}\n`),
+};
 
 /** Returns an exit code when the process must stop (or verify ran alone), undefined to go on. */
-export function verifyAtStart(bundleFile: string, command: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+/** `out`: where its lines go (the serving log's format); the default writes them as they are. */
+export function verifyAtStart(bundleFile: string, command: string, env: NodeJS.ProcessEnv = process.env, out: StartOutput = plainOutput): number | undefined {
   const alone = command === 'verify';
   if (!alone && command !== 'serve' && command !== 'stdio') return undefined;
   if (!alone && env.FORGE_VERIFY === 'off') {
-    process.stderr.write('[forge] warning: FORGE_VERIFY=off: the bundle is not checked against checksums.json\n');
+    out.log.warn('FORGE_VERIFY=off: the bundle is not checked against checksums.json');
     return undefined;
   }
   const started = performance.now();
   const report = verifyBundle(dirname(bundleFile), { verifyKey: env.FORGE_VERIFY_KEY || undefined });
-  for (const d of report.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  for (const d of report.diagnostics) out.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
   if (!report.ok) {
-    process.stderr.write(`bundle verification failed: refusing to ${alone ? 'call it verified' : 'start'} (node runtime.mjs verify checks it again)\n`);
+    out.problem(`bundle verification failed: refusing to ${alone ? 'call it verified' : 'start'} (node runtime.mjs verify checks it again)`);
     return 1;
   }
   if (alone) {

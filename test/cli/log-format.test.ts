@@ -3,6 +3,7 @@
  * ids of the work that logged (a dev call log line carries the trace the
  * request came in with), for `forge run` and for the built bundle.
  */
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
@@ -13,6 +14,38 @@ const TRACE = '0af7651916cd43dd8448eb211c80319c';
 
 function jsonLines(output: string): Record<string, unknown>[] {
   return output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+/** Every line of `output`, each of which must be one JSON object (a plain line fails, naming itself). */
+function everyLineJson(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`a line that is not JSON: ${JSON.stringify(line)}\nin:\n${output}`);
+      }
+    });
+}
+
+/** A port something already listens on, for as long as `body` runs. */
+async function withPortTaken<T>(body: (port: number) => Promise<T>): Promise<T> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await body((server.address() as { port: number }).port);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** A built bundle of a one-tool project: the project and where the bundle was deployed. */
+async function builtBundle() {
+  const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/echo.py': echo });
+  expect((await forge(['build', '--prod'], project)).code).toBe(0);
+  return { project, ...deployBundle(project) };
 }
 
 describe('--log-format json', () => {
@@ -49,5 +82,34 @@ describe('--log-format json', () => {
     const badCli = await runProcess(process.execPath, [forgeBin, 'run', '--log-format', 'xml'], { cwd: project });
     expect(badCli.code).toBe(2);
     expect(badCli.stderr).toContain('--log-format must be text or json');
+  }, 60_000);
+
+  it("the bundle's serve writes nothing but JSON lines, from the first (the Node.js line's warning, the auth token's note) to the last, and its failure to start", async () => {
+    const { bundle, workDir } = await builtBundle();
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--log-format', 'json'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } });
+    expect(await agent.stop('SIGTERM')).toBe(0);
+    const lines = everyLineJson(agent.output());
+    expect(lines.map((l) => l.msg)).toContain('auth token: FORGE_AUTH_TOKEN');
+    expect(lines.some((l) => String(l.msg).includes('listening on'))).toBe(true);
+
+    const taken = await withPortTaken((port) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', String(port), '--log-format', 'json'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } }));
+    expect(taken.code).toBe(1);
+    const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
+    expect(String(failure?.msg)).toMatch(/^forge runtime: listen EADDRINUSE/);
+  }, 60_000);
+
+  it("forge run --dev writes nothing but JSON lines: its banner, the auth token's note, and its failure to start", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/echo.py': echo });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--log-format', 'json'], { cwd: project, env: { FORGE_AUTH_TOKEN: 'tok' } });
+    expect(await agent.stop('SIGTERM')).toBe(0);
+    const lines = everyLineJson(agent.output());
+    expect(lines.map((l) => l.msg)).toContain('auth token: FORGE_AUTH_TOKEN');
+    expect(lines.some((l) => /listening on http:.*studio http:/.test(String(l.msg)))).toBe(true);
+
+    const taken = await withPortTaken((port) => runProcess(process.execPath, [forgeBin, 'run', '--port', String(port), '--log-format', 'json'], { cwd: project, env: { FORGE_AUTH_TOKEN: 'tok' } }));
+    expect(taken.code).toBe(1);
+    expect(taken.stdout).toBe('');
+    const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
+    expect(String(failure?.msg)).toMatch(/^forge run: listen EADDRINUSE/);
   }, 60_000);
 });
