@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../../runtime/agent/agent.ts';
-import { waitingCalls as waitingOn } from '../../runtime/agent/agent-loop.ts';
 import { isAuthorized, refuseUnauthorized } from '../../runtime/server/auth.ts';
 import type { ExtraRoutes } from '../../runtime/server/observability-routes.ts';
 import { readBody } from '../../runtime/server/request-body.ts';
@@ -16,13 +15,12 @@ import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 import { parseChatRequest, streamTurn } from './studio-chat.ts';
 import { createStudioFeed } from './studio-feed.ts';
 import { STUDIO_HEADERS, studioAsset, studioHtml } from './studio-page.ts';
+import { transcriptItems, type TranscriptItem } from './studio-transcript.ts';
 
-/** The calls a conversation waits for a person to answer (a page opened again finds them). */
-async function waitingCalls(agent: Agent | undefined, contextId: string) {
+/** The conversation as stored, as the chat shows it (a page opened again shows it, and the approvals it waits for). */
+async function history(agent: Agent | undefined, registry: ToolRegistry, contextId: string): Promise<TranscriptItem[]> {
   if (!agent?.hasModel || !/^[\w.-]{1,100}$/.test(contextId)) return [];
-  const pending = await agent.pending(contextId);
-  if (!pending) return [];
-  return waitingOn(pending).map((c) => ({ callId: c.id, tool: c.name, arguments: c.arguments, reason: 'waiting since an earlier turn' }));
+  return transcriptItems(await agent.conversation(contextId), (name) => registry.get(name)?.category);
 }
 
 export interface Studio {
@@ -45,7 +43,7 @@ export function createStudio(options: { agentId: string; registry: ToolRegistry 
     if (!isAuthorized(req, { token })) return refuseUnauthorized(res, 'open the studio with the link `forge run --dev` prints');
     if (path === '/studio/api/events' && req.method === 'GET') return feed.subscribe(res);
     if (path === '/studio/api/info' && req.method === 'GET') return sendJson(res, 200, { agentId: options.agentId, model: agent?.hasModel ?? false });
-    if (path === '/studio/api/pending' && req.method === 'GET') return sendJson(res, 200, { requests: await waitingCalls(agent, new URL(req.url ?? '', 'http://studio').searchParams.get('contextId') ?? '') });
+    if (path === '/studio/api/history' && req.method === 'GET') return sendJson(res, 200, { items: await history(agent, options.registry, new URL(req.url ?? '', 'http://studio').searchParams.get('contextId') ?? '') });
     const kind = path === '/studio/api/chat' ? 'chat' : path === '/studio/api/approve' ? 'approve' : undefined;
     if (kind && req.method === 'POST') {
       if (!agent?.hasModel) return sendError(res, 409, 'FORGE_NO_MODEL', 'no model configured', 'add a `model:` section to forge.yaml to chat; tools can still be run');

@@ -67,6 +67,11 @@ export class Agent {
     return (await this.options.sessions.read(contextId)).pending;
   }
 
+  /** The conversation as last saved: its messages and the approval it waits for. */
+  conversation(contextId: string): Promise<Session> {
+    return this.options.sessions.read(contextId);
+  }
+
   send(contextId: string, text: string, turn: TurnOptions = {}): Promise<AgentOutcome> {
     return this.options.sessions.withTurn(contextId, async (session) => {
       const model = this.requireModel();

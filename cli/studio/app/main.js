@@ -5,6 +5,7 @@ import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, getJson, hasToken, stream } from './api.js';
 import { ChatPanel } from './chat-panel.js';
+import { restoredChat } from './restore-chat.js';
 import { ToolsPanel } from './tools-panel.js';
 import { TraceTimeline } from './trace-timeline.js';
 
@@ -32,9 +33,10 @@ function App() {
   useEffect(() => {
     getJson('/studio/api/info').then(setInfo, (err) => setFatal(err));
     loadTools();
-    // A turn of this conversation may be waiting for an answer given before the page was opened again.
-    getJson(`/studio/api/pending?contextId=${encodeURIComponent(chat.contextId)}`).then(
-      ({ requests }) => requests.length && setChat((c) => ({ ...c, items: [...c.items, { kind: 'approval', requests }] })),
+    // The conversation this tab had before a reload: what the model has, and any approval it still waits for.
+    const contextId = chat.contextId;
+    getJson(`/studio/api/history?contextId=${encodeURIComponent(contextId)}`).then(
+      ({ items }) => setChat((c) => restoredChat(c, contextId, items)),
       () => {},
     );
   }, []);

@@ -117,6 +117,9 @@ describe('the studio in a browser', () => {
       await page.getByText('Approval needed').waitFor();
       await page.reload();
       await page.getByText('Approval needed').waitFor();
+      // The reloaded page shows the conversation the model has, not an empty chat.
+      await page.getByText('Done: the note is saved (8 characters).').waitFor();
+      await page.getByText('Save another note: eggs').waitFor();
       await page.getByText('"text": "eggs"').waitFor();
       await page.getByRole('button', { name: 'Deny' }).click();
       await page.getByText('Understood, I did not save it.').waitFor();
