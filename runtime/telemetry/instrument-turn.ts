@@ -29,10 +29,14 @@ export async function traceTurn(agentId: string, contextId: string, kind: 'send'
   }
 }
 
-/** The gate's decisions for one model answer: `ask` counts as asked, `deny` as denied by the policy. */
+/**
+ * The gate's decisions for one model answer: `allow` counts as granted by the policy, `ask` as asked,
+ * `deny` as denied by the policy. A name no tool has (`unknown`) was not the gate's to decide.
+ */
 export function countGateDecisions(decisions: ReadonlyMap<string, string>): void {
   for (const decision of decisions.values()) {
-    if (decision === 'ask') approvals.inc({ decision: 'asked', by: 'policy' });
+    if (decision === 'allow') approvals.inc({ decision: 'granted', by: 'policy' });
+    else if (decision === 'ask') approvals.inc({ decision: 'asked', by: 'policy' });
     else if (decision === 'deny') approvals.inc({ decision: 'denied', by: 'policy' });
   }
 }

@@ -8,7 +8,10 @@ import { requestDuration, requests } from './forge-metrics.ts';
 import { parseTraceparent } from './trace-context.ts';
 import { startSpan, withSpan, tracingEnabled } from './tracer.ts';
 
-export function frontendOf(path: string): string {
+/** The `frontend` label of forge_requests_total: the protocols, the scrapes of /metrics, and the rest (probes, the agent card, 404s). */
+export const REQUEST_FRONTENDS = ['a2a', 'mcp', 'rest', 'studio', 'metrics', 'other'] as const;
+
+export function frontendOf(path: string): (typeof REQUEST_FRONTENDS)[number] {
   if (path === '/mcp' || path.startsWith('/mcp/')) return 'mcp';
   if (path === '/a2a' || path === '/') return 'a2a';
   if (path === '/tools' || path.startsWith('/tools/')) return 'rest';

@@ -18,7 +18,10 @@ import { addSpanProcessor, type FinishedSpan } from '../../../runtime/telemetry/
 import { ok } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { clientCalls } from '../../../runtime/server/client-calls.ts';
-import { tempDir } from '../../helpers/project.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { frontendOf, REQUEST_FRONTENDS } from '../../../runtime/telemetry/trace-request.ts';
+import { repoRoot, tempDir } from '../../helpers/project.ts';
 import { startScriptedOpenAI } from '../../helpers/scripted-llm.ts';
 
 const cleanups: (() => unknown)[] = [];
@@ -29,6 +32,7 @@ afterEach(async () => {
 function agentWith(baseUrls: string[]) {
   const registry = new ToolRegistry({ workDir: process.cwd() });
   registry.register({ name: 'drop_table', description: 'Drops.', category: 'custom', tags: ['write'], inputSchema: { type: 'object' }, execute: async () => ok('dropped') }, 'test');
+  registry.register({ name: 'list_tables', description: 'Lists.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('t1') }, 'test');
   const [main, ...fallbacks] = baseUrls.map((url, i) => ({ provider: 'openai' as const, name: `model-${i}`, base_url: `${url}/v1` }));
   const model = createModelClient({ ...main, fallbacks }, new HttpClient(), {});
   return new Agent({
@@ -106,6 +110,16 @@ describe('agent metrics', () => {
     expect(modelCalls.get({ model: 'openai:model-0', outcome: 'ok' })).toBeGreaterThanOrEqual(4);
   });
 
+  it('counts a call the policy allowed as granted by the policy, and a name no tool has not at all', async () => {
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ id: 'r1', name: 'list_tables', arguments: {} }, { id: 'r2', name: 'no_such_tool', arguments: {} }] }, { text: 'Listed.' }]);
+    const agent = agentWith([llm.url]);
+    const count = () => ({ granted: approvals.get({ decision: 'granted', by: 'policy' }), asked: approvals.get({ decision: 'asked', by: 'policy' }), denied: approvals.get({ decision: 'denied', by: 'policy' }) });
+    const before = count();
+    expect((await agent.send('g', 'list them')).status).toBe('completed');
+    const after = count();
+    expect({ granted: after.granted - before.granted, asked: after.asked - before.asked, denied: after.denied - before.denied }).toEqual({ granted: 1, asked: 0, denied: 0 });
+  });
+
   it('shows a fallback as a failed model span followed by the next model, under the same turn', async () => {
     const broken = await startScriptedOpenAI([{ status: 503, text: 'overloaded' }]);
     const good = await startScriptedOpenAI([{ text: 'Hello from the fallback.' }]);
@@ -126,5 +140,14 @@ describe('agent metrics', () => {
     const http = new HttpClient({ checkUrl: (url) => ({ host: url.hostname, rule: 'test rule' }), checkAddress: () => undefined });
     await expect(http.request({ url: 'http://example.test/' })).rejects.toThrow(/refused/);
     expect(egressRefusals.get() - before).toBe(1);
+  });
+});
+
+describe('the README metrics table', () => {
+  it('lists every frontend label forge_requests_total uses', () => {
+    const row = readFileSync(join(repoRoot, 'README.md'), 'utf8').split('\n').find((line) => line.startsWith('| `forge_requests_total`'))!;
+    for (const frontend of REQUEST_FRONTENDS) expect(row, frontend).toMatch(new RegExp(`[(;,] ?${frontend}\\b`));
+    expect(['/readyz', '/healthz', '/.well-known/agent-card.json', '/nothing'].map(frontendOf)).toEqual(['other', 'other', 'other', 'other']);
+    expect(frontendOf('/metrics')).toBe('metrics');
   });
 });
