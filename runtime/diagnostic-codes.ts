@@ -240,6 +240,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_TOOL_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'a tool cannot be set up in this runtime' },
   FORGE_TOOL_UNKNOWN: { severity: 'error', when: 'run', meaning: 'no tool named ...' },
   FORGE_UNAUTHORIZED: { severity: 'error', when: 'run', meaning: 'missing or wrong bearer token' },
+  FORGE_VERIFY_KEY: { severity: 'error', when: 'run', meaning: 'FORGE_VERIFY_KEY is not an Ed25519 public key Forge can read (a file that is missing, not PEM, another key type)' },
   FORGE_WEBHOOK_ENV: { severity: 'error', when: 'run', meaning: 'a pinned webhook\'s URL or headers name an environment variable that is not set' },
   FORGE_WEBHOOK_STATUS: { severity: 'error', when: 'run', meaning: 'the webhook answered with a failure status' },
   FORGE_WEB_SEARCH_AUTH: { severity: 'error', when: 'run', meaning: 'the search provider refused the key' },

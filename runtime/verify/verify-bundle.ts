@@ -9,7 +9,7 @@
  * Only the bundle's own files are hashed (a few MB: runtime.mjs, agent.json,
  * tools/, vendor/), so the check costs milliseconds at start.
  */
-import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { error, type Diagnostic } from '../diagnostics.ts';
@@ -52,7 +52,13 @@ export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): Ve
 
   let signed = false;
   if (options.verifyKey) {
-    const signature = signatureProblem(bundleDir, raw, options.verifyKey);
+    // A key that cannot be used is the deployment's configuration, not a sign of tampering.
+    const key = readVerifyKey(options.verifyKey);
+    if ('message' in key) {
+      diagnostics.push(error('FORGE_VERIFY_KEY', key.message, key.file ? { file: key.file } : {}, key.hint));
+      return { ok: false, files: 0, signed: false, diagnostics };
+    }
+    const signature = signatureProblem(bundleDir, raw, key.key);
     if (signature) return fail(signature.message, signature.hint, SIGNATURE_FILE);
     signed = true;
   }
@@ -73,15 +79,29 @@ export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): Ve
   return { ok: diagnostics.length === 0, files: Object.keys(listed).length, signed, diagnostics };
 }
 
-function signatureProblem(bundleDir: string, checksums: Buffer, verifyKey: string): { message: string; hint?: string } | undefined {
-  let key;
+const KEY_HINT = 'set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`, in PEM form or as the path of a .pem file';
+
+/** FORGE_VERIFY_KEY as a public key: PEM text, or the path of a file holding it. */
+function readVerifyKey(verifyKey: string): { key: KeyObject } | { message: string; hint: string; file?: string } {
+  const inline = verifyKey.includes('-----BEGIN');
+  let pem: string;
   try {
-    const pem = verifyKey.includes('-----BEGIN') ? verifyKey : readFileSync(verifyKey, 'utf8');
+    pem = inline ? verifyKey : readFileSync(verifyKey, 'utf8');
+  } catch (err) {
+    return { message: `FORGE_VERIFY_KEY names a file that cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, hint: KEY_HINT, file: verifyKey };
+  }
+  const file = inline ? undefined : verifyKey;
+  let key: KeyObject;
+  try {
     key = createPublicKey(pem);
   } catch (err) {
-    return { message: `FORGE_VERIFY_KEY is not a readable public key: ${(err as Error).message}`, hint: 'set it to an Ed25519 public key in PEM form, or the path of a .pem file' };
+    return { message: `FORGE_VERIFY_KEY is not a public key in PEM form: ${(err as Error).message}`, hint: KEY_HINT, file };
   }
-  if (key.asymmetricKeyType !== 'ed25519') return { message: `FORGE_VERIFY_KEY is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519` };
+  if (key.asymmetricKeyType !== 'ed25519') return { message: `FORGE_VERIFY_KEY is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`, hint: KEY_HINT, file };
+  return { key };
+}
+
+function signatureProblem(bundleDir: string, checksums: Buffer, key: KeyObject): { message: string; hint?: string } | undefined {
   const sigPath = join(bundleDir, SIGNATURE_FILE);
   if (!existsSync(sigPath)) return { message: `the bundle is not signed, and FORGE_VERIFY_KEY asks for a signature`, hint: 'build it with forge build --sign KEY' };
   const signature = Buffer.from(readFileSync(sigPath, 'utf8').trim(), 'base64');

@@ -200,6 +200,26 @@ describe('signed bundles (forge build --sign)', () => {
     expect(wrong.stderr).toContain('does not match');
   });
 
+  it('reports a FORGE_VERIFY_KEY it cannot use as a configuration error, not as tampering', async () => {
+    const bundle = deployed(signedProject);
+    const notPem = join(tempDir(), 'key.txt');
+    writeFileSync(notPem, 'not a key\n');
+    const rsaPublic = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    for (const [key, said] of [
+      [join(tempDir(), 'missing.pem'), /missing\.pem FORGE_VERIFY_KEY FORGE_VERIFY_KEY names a file that cannot be read \(ENOENT\)/],
+      [notPem, /key\.txt FORGE_VERIFY_KEY FORGE_VERIFY_KEY is not a public key in PEM form/],
+      [rsaPublic, /FORGE_VERIFY_KEY FORGE_VERIFY_KEY is a rsa key; bundles are signed with Ed25519/],
+    ] as const) {
+      for (const command of [['verify'], ['serve', '--port', '0']]) {
+        const { code, stderr } = await runtime(bundle, command, { FORGE_VERIFY_KEY: key });
+        expect(code, stderr).toBe(1);
+        expect(stderr).toMatch(said);
+        expect(stderr).toContain('set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`');
+        expect(stderr).not.toContain('TAMPERED');
+      }
+    }
+  });
+
   it('reports a signing key that is not an Ed25519 private key as a build error', async () => {
     const rsa = join(tempDir(), 'rsa.pem');
     writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
