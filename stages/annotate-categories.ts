@@ -98,8 +98,10 @@ async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx
 }
 
 async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown> | undefined, ctx: StageContext) {
+  // Where a field of the config is written; the tool's name when forge.yaml's place is not known.
+  const at = (path: (string | number)[], target?: 'value' | 'key') => entry.configAt?.(path, target) ?? entry.at;
   if (!schema) {
-    ctx.report(error('FORGE_CONFIG_TOOL', `tool "${entry.name}" takes no config`, entry.at, `write it as "- ${entry.name}"`));
+    ctx.report(error('FORGE_CONFIG_TOOL', `tool "${entry.name}" takes no config`, at([], 'key'), `write it as "- ${entry.name}"`));
     return;
   }
   const { compileSchema } = await import('../runtime/tools/validation.ts');
@@ -107,11 +109,14 @@ async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown>
   const validate = compileSchema(schema);
   if (validate(entry.config)) return;
   for (const e of validate.errors ?? []) {
-    const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
+    const path = e.instancePath ? e.instancePath.slice(1).split('/').map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~'))) : [];
+    const field = path.join('.');
     const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
     const known = Object.keys((schema.properties as Record<string, unknown>) ?? {});
     const message = extra ? `unknown config field "${extra}" for tool "${entry.name}"` : `config${field ? `.${field}` : ''} of tool "${entry.name}" ${e.message}`;
-    ctx.report(error('FORGE_CONFIG_TOOL', message, entry.at, extra ? (didYouMean(extra, known) ?? `known fields: ${known.join(', ')}`) : undefined));
+    // An unknown field at its key (where the misspelling is); a wrong value at the value.
+    const where = extra ? at([...path, extra], 'key') : at(path);
+    ctx.report(error('FORGE_CONFIG_TOOL', message, where, extra ? (didYouMean(extra, known) ?? `known fields: ${known.join(', ')}`) : undefined));
   }
 }
 

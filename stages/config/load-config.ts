@@ -62,7 +62,12 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
   const tools = ((data.tools as unknown[] | undefined) ?? []).map((entry, i) =>
     typeof entry === 'string'
       ? { name: entry, at: source.locate(['tools', i]) }
-      : { name: (entry as { name: string }).name, config: (entry as { config?: Record<string, unknown> }).config, at: source.locate(['tools', i, 'name']) },
+      : {
+          name: (entry as { name: string }).name,
+          config: (entry as { config?: Record<string, unknown> }).config,
+          at: source.locate(['tools', i, 'name']),
+          configAt: (path: readonly (string | number)[], target?: 'value' | 'key') => source.locate(['tools', i, 'config', ...path], target),
+        },
   );
   const egress = (data.egress ?? {}) as Partial<ProjectConfig['egress']>;
   const approval = (data.approval ?? {}) as Partial<ProjectConfig['approval']>;
@@ -117,7 +122,8 @@ function resolveEmergent(config: ProjectConfig, raw: unknown, diagnostics: Diagn
   if (raw === undefined || raw === false) return;
   const settings = raw === true ? {} : (raw as Record<string, unknown>);
   config.emergent = settings;
-  config.tools.push({ name: 'forge_tool', ...(Object.keys(settings).length ? { config: settings } : {}), at: config.source.locate(['emergent']) });
+  const source = config.source;
+  config.tools.push({ name: 'forge_tool', ...(Object.keys(settings).length ? { config: settings } : {}), at: source.locate(['emergent']), configAt: (path, target) => source.locate(['emergent', ...path], target) });
 }
 
 /** forge.yaml's `runtime:`: the active LTS line and its slim image unless it says otherwise. */

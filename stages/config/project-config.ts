@@ -14,6 +14,8 @@ export interface ToolEntry {
   name: string;
   config?: Record<string, unknown>;
   at: Location;
+  /** Where a part of `config` is written (a field's value, or its key): messages about the config point there, not at the name. */
+  configAt?: (path: readonly (string | number)[], target?: 'value' | 'key') => Location;
 }
 
 export interface ToolDir {

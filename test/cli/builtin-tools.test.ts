@@ -65,6 +65,17 @@ describe('forge.yaml for the tools Forge ships', () => {
     expect(stderr).toContain('did you mean "allowed_binaries"?');
   });
 
+  it('points at the config field that is wrong, not at the tool\'s name', async () => {
+    const yaml = minimalConfig('tools:\n  - name: cli_execute\n    config:\n      allowed_binaries: [git, 3]\n      max_bytes: 10\n  - name: json_parse\n    config: { a: 1 }\n');
+    const dir = writeProject({ 'forge.yaml': yaml });
+    const lineOf = (text: string) => yaml.split('\n').findIndex((l) => l.includes(text)) + 1;
+    const { code, stderr } = await forge(['validate'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`forge.yaml:${lineOf('max_bytes')}:7 FORGE_CONFIG_TOOL unknown config field "max_bytes" for tool "cli_execute"`);
+    expect(stderr).toContain(`forge.yaml:${lineOf('allowed_binaries')}:31 FORGE_CONFIG_TOOL config.allowed_binaries.1 of tool "cli_execute" must be string`);
+    expect(stderr).toContain(`forge.yaml:${lineOf('{ a: 1 }')}:5 FORGE_CONFIG_TOOL tool "json_parse" takes no config`);
+  });
+
   it('enables a group, and refuses config on it', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - code_agent_read\n') });
     const list = await forge(['tool', 'list', '--json'], dir);

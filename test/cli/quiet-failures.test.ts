@@ -84,7 +84,7 @@ describe('a builtin with a bad config value', () => {
     const run = await forge(['tool', 'run', 'cli_execute', '--param', 'binary=ls'], project);
     expect(run.code).toBe(1);
     expect(run.stderr.match(/config\.timeout of tool "cli_execute" must be > 0/g)).toHaveLength(2); // the diagnostic, and the call's answer quoting it
-    expect(run.stderr).toContain('forge.yaml:5:11');
+    expect(run.stderr).toContain('forge.yaml:7:16');
     expect(run.stderr).toContain('FORGE_TOOL_UNAVAILABLE');
     expect(run.stderr).not.toContain('FORGE_TOOL_UNKNOWN');
     expect(run.stderr).not.toContain('has an invalid config');

@@ -257,7 +257,7 @@ describe('forge build: failures', () => {
 
   it('refuses config for a tool that takes none', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - name: uuid_generate\n    config: { x: 1 }\n') });
-    expect((await build({ cwd: dir })).errors).toMatchObject([{ code: 'FORGE_CONFIG_TOOL', line: 5 }]);
+    expect((await build({ cwd: dir })).errors).toMatchObject([{ code: 'FORGE_CONFIG_TOOL', line: 6, column: 5 }]);
   });
 
   it('reports an import that is not there at its file:line:column, saying what to do (never to mark it external)', async () => {
