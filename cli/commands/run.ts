@@ -14,7 +14,8 @@ import { describeSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { color as c } from '../terminal.ts';
 import { devStudio, studioLink } from '../studio/dev-studio.ts';
 
-export const usage = `usage: forge run [--dev] [--port P] [--host H] [--no-auth] [--stdio] [--chat]
+export const usage = `usage: forge run [--dev] [--port P] [--host H] [--no-auth] [--public-url URL]
+                 [--log-format text|json] [--stdio] [--chat]
 
 Serves the agent from the project's sources — the same server the built
 bundle runs: A2A at /a2a (card at /.well-known/agent-card.json), MCP at

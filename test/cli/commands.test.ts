@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +37,24 @@ describe('forge (usage)', () => {
     expect(stderr).not.toContain('examples:');
     const sub = await forge(['tool', 'describe', 'a', 'b'], tempDir());
     expect(sub.stderr.endsWith('\n\nusage: forge tool describe NAME [--json]\n\nfor more, run: forge tool describe --help\n')).toBe(true);
+  });
+
+  it('names every option a command describes in its synopsis (or says [options])', async () => {
+    const incomplete: string[] = [];
+    for (const file of readdirSync(join(repoRoot, 'cli', 'commands')).filter((f) => f.endsWith('.ts'))) {
+      const module: Record<string, unknown> = await import(pathToFileURL(join(repoRoot, 'cli', 'commands', file)).href);
+      for (const usage of Object.values(module).filter((v): v is string => typeof v === 'string' && v.startsWith('usage: '))) {
+        const synopsis = usage.split('\n\n')[0];
+        const options = usage.split('\noptions:\n')[1]?.split('\n\n')[0] ?? '';
+        const missing = [...options.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]).filter((flag) => !new RegExp(`${flag}\\b`).test(synopsis));
+        if (missing.length && !synopsis.includes('[options]')) incomplete.push(`${synopsis.split(' [')[0]}: ${missing.join(' ')}`);
+      }
+    }
+    expect(incomplete).toEqual([]);
+    // The synopsis a usage error shows is the same text.
+    const { code, stderr } = await forge(['run', '--port', 'x'], tempDir());
+    expect(code).toBe(2);
+    expect(stderr).toContain('[--public-url URL]\n                 [--log-format text|json] [--stdio] [--chat]\n\nfor more, run: forge run --help');
   });
 
   it.each([['tool', 'add'], ['tool', 'run'], ['mcp', 'test'], ['mcp', 'list']])('prints %s %s --help as that subcommand\'s usage, not its parent\'s', async (parent, sub) => {
