@@ -263,7 +263,8 @@ interface OpenedBundle extends Invocation {
   /** The sandbox probe, started before verification (commands that run tools). */
   probing?: Promise<SandboxProbe>;
   formatDiagnostic: typeof import('./diagnostics.ts').formatDiagnostic;
-  loopbackHosts: ReadonlySet<string>;
+  /** Where `serve` listens (--host, FORGE_HOST, forge.yaml's server.host, or 127.0.0.1). */
+  host?: string;
   assembleRuntime: typeof import('./assemble.ts').assembleRuntime;
   bundleCodeSource: typeof import('./bundle-code.ts').bundleCodeSource;
 }
@@ -292,6 +293,11 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
+  // A usage mistake is said before what the machine lacks (Python packages, a work dir): it is the first thing to fix.
+  const host = command === 'serve' ? (invocation.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1') : undefined;
+  if (host !== undefined && invocation.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
+    return usageError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n  hint: serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN`, command);
+  }
   // Declared Python packages must be there before a tool can need them; `call` needs them only when its tool reaches Python.
   if (manifest.python && runsTools(command) && (command !== 'call' || (await callReachesPython(manifest, invocation.positionals[0])))) {
     const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
@@ -308,7 +314,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     invocation.problem(formatDiagnostic(error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory")));
     return 1;
   }
-  return { ...invocation, bundleFile, manifest, workDir, probing, formatDiagnostic, loopbackHosts: LOOPBACK_HOSTS, assembleRuntime, bundleCodeSource };
+  return { ...invocation, bundleFile, manifest, workDir, host, probing, formatDiagnostic, assembleRuntime, bundleCodeSource };
 }
 
 /** The tool `call` runs is Python, runs a python: step, or calls one that does (a name no tool has: no, the call reports it). */
@@ -358,11 +364,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
 async function serveCommand(runtime: StartedRuntime): Promise<number> {
   const { manifest, registry, workDir, values, log, http, logFormat } = runtime;
   const port = runtime.port ?? manifest.server?.port ?? 8080;
-  const host = values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1';
-  if (values['no-auth'] && !runtime.loopbackHosts.has(host)) {
-    runtime.problem(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}`);
-    return 2;
-  }
+  const host = runtime.host ?? '127.0.0.1';
   // The servers (and the protocol SDKs they load) are imported only when
   // serving: `call`, `tools` and tool workers start without them.
   const [{ serveAgent, stopOnSignals }, { routeConsoleToLog }] = await Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts')]);

@@ -83,11 +83,12 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
 
+  if (values.bundle && !existsSync(resolve(cwd, values.bundle, 'agent.json'))) throw new UsageError(`--bundle ${values.bundle} is not a build output (no agent.json)`);
+  // --load's engine before any work: without one, building, pip and pulling the base would be time spent for nothing.
+  const engine = values.load ? (await import('../../stages/package/load-image.ts')).requireEngine() : undefined;
+
   let bundleDir: string;
-  if (values.bundle) {
-    bundleDir = resolve(cwd, values.bundle);
-    if (!existsSync(resolve(bundleDir, 'agent.json'))) throw new UsageError(`--bundle ${values.bundle} is not a build output (no agent.json)`);
-  }
+  if (values.bundle) bundleDir = resolve(cwd, values.bundle);
   else {
     const built = await buildOrReuse({ cwd, configFile: values.config, prod: true, offline: values.offline });
     printDiagnostics([...built.errors, ...built.warnings]);
@@ -131,9 +132,9 @@ export async function run(argv: string[]): Promise<number> {
     outputs.push = `${formatImageReference({ ...push, digest: undefined })}@${pushed.digest}`;
     log(`pushed ${outputs.push} (${pushed.uploaded} blobs uploaded, ${pushed.skipped} already there)`);
   }
-  if (values.load) {
+  if (engine) {
     const [{ ociArchive }, { loadImage }] = await Promise.all([import('../../stages/package/oci-layout.ts'), import('../../stages/package/load-image.ts')]);
-    const loaded = await loadImage(await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag), tag);
+    const loaded = await loadImage(await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag), tag, engine);
     outputs.load = `${loaded.engine}: ${tag}`;
     log(`loaded into ${loaded.engine} as ${tag}`);
   }

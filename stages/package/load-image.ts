@@ -1,6 +1,7 @@
 /**
  * Output: --load into a local docker or podman (whichever is on PATH and
- * answers), from the OCI archive. Without either, a clear message.
+ * answers), from the OCI archive. Without either, a clear message, before
+ * the build, the base image and pip have taken their time.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { ForgeError } from '../../runtime/diagnostics.ts';
@@ -18,9 +19,14 @@ export function findEngine(env: NodeJS.ProcessEnv = process.env): string | undef
   return undefined;
 }
 
-export async function loadImage(archive: Buffer, tag: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadReport> {
+/** The engine --load will use; asked before anything is built or pulled, so a missing one is said first. */
+export function requireEngine(env: NodeJS.ProcessEnv = process.env): string {
   const engine = findEngine(env);
-  if (!engine) throw new ForgeError('FORGE_PACKAGE_LOAD', '--load needs a running docker or podman (neither answered)', 'use --out image.tar or --push REGISTRY/REPO:TAG instead');
+  if (!engine) throw new ForgeError('FORGE_PACKAGE_LOAD', '--load needs a running docker or podman (neither answered)', 'start one, or use --out image.tar or --push REGISTRY/REPO:TAG instead');
+  return engine;
+}
+
+export async function loadImage(archive: Buffer, tag: string, engine: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadReport> {
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(engine, ['load'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let text = '';

@@ -5,7 +5,7 @@
  * the images in runc).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +151,22 @@ describe('forge package: what stops it is a coded diagnostic with a way out, not
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`FORGE_REGISTRY_UNREACHABLE cannot reach ${address}`);
     expect(result.stderr).toMatch(/hint: .*--base IMAGE or FORGE_BASE_IMAGE/);
+    noCrash(result.stderr);
+  }, 120_000);
+
+  it('--load with no docker or podman answering, said before anything is built, pulled or installed', async () => {
+    // A docker and a podman on PATH whose daemons are down, as `docker info` says then.
+    const bin = tempDir('forge-no-engine-');
+    for (const engine of ['docker', 'podman']) writeFileSync(join(bin, engine), '#!/bin/sh\necho "Cannot connect to the daemon" >&2\nexit 1\n', { mode: 0o755 });
+    const fresh = writeProject({ 'forge.yaml': minimalConfig(), 'requirements.txt': 'forgetiny\n', 'tools/hi.py': '"""\nTool: hi\nDescription: Hi.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n' });
+    const address = `127.0.0.1:${await closedPort()}`;
+    const result = await forge(['package', '--base', `${address}/base:1`, '--load'], fresh, { FORGE_CACHE_DIR: tempDir('forge-cache-'), PATH: `${bin}:${process.env.PATH}` });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('FORGE_PACKAGE_LOAD --load needs a running docker or podman (neither answered)');
+    expect(result.stderr).toMatch(/hint: start one, or use --out image.tar or --push/);
+    // Nothing ran before it: no build, no pull of the base (whose registry is closed), no pip.
+    expect(result.stderr).not.toContain('FORGE_REGISTRY_UNREACHABLE');
+    expect(existsSync(join(fresh, '.forge-output'))).toBe(false);
     noCrash(result.stderr);
   }, 120_000);
 

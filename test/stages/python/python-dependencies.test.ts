@@ -175,6 +175,19 @@ describe('the bundle', () => {
     expect(serve.stderr).toContain('FORGE_PYTHON_DEPS');
   }, 120_000);
 
+  it('serve says a usage mistake (--no-auth on 0.0.0.0) before the missing packages', async () => {
+    const dir = project();
+    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
+    const { workDir, bundle } = deployBundle(dir);
+    for (const [args, env] of [[['--no-auth', '--host', '0.0.0.0'], {}], [['--no-auth'], { FORGE_HOST: '0.0.0.0' }]] as const) {
+      const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', ...args], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off', ...env } });
+      expect(serve.code).toBe(2);
+      expect(serve.stderr).toContain('--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not 0.0.0.0');
+      expect(serve.stderr).toContain('serve [--host H]');
+      expect(serve.stderr).not.toContain('FORGE_PYTHON_DEPS');
+    }
+  }, 120_000);
+
   it('call runs a tool that reaches no Python without the packages', async () => {
     const dir = project({ 'tools/title_case.ts': TITLE_CASE, 'tools/greet_twice.ts': COMPOSED_OF_GREET });
     expect((await forge(['build', '--prod'], dir)).code).toBe(0);
