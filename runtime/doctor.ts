@@ -15,7 +15,8 @@ import { generatedTokenFile } from './secrets.ts';
 
 export interface DoctorReport {
   ok: boolean;
-  checks: { name: string; ok: boolean; detail: string; hint?: string }[];
+  /** `warning`: nothing serve refuses, but worth a look (ok stays true). */
+  checks: { name: string; ok: boolean; warning?: boolean; detail: string; hint?: string }[];
 }
 
 /** `bundleDir`: the built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages. */
@@ -49,7 +50,11 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' |
     const keyEnv = manifest.model.api_key_env ?? (manifest.model.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
     const file = env[`${keyEnv}_FILE`];
     const present = !!env[keyEnv] || (!!file && existsSync(file));
-    checks.push({ name: 'model key', ok: present || !!manifest.model.base_url, detail: env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)` });
+    const detail = env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)`;
+    // A server at base_url may take no key (a local one); a hosted one answers 401 without it.
+    if (present) checks.push({ name: 'model key', ok: true, detail });
+    else if (manifest.model.base_url) checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${manifest.model.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` });
+    else checks.push({ name: 'model key', ok: false, detail, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)` });
   }
   if (manifest.python && bundleDir !== undefined) {
     // The check serve and stdio make before they start, with its message and hint.
@@ -65,5 +70,5 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' |
 export function formatDoctor(report: DoctorReport): string {
   const width = Math.max(...report.checks.map((c) => c.name.length));
   const hint = (c: DoctorReport['checks'][number]) => (c.hint ? `\n${' '.repeat(width + 8)}hint: ${c.hint}` : '');
-  return report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.detail}${hint(c)}`).join('\n') + '\n';
+  return report.checks.map((c) => `${!c.ok ? 'FAIL' : c.warning ? 'warn' : 'ok  '}  ${c.name.padEnd(width)}  ${c.detail}${hint(c)}`).join('\n') + '\n';
 }

@@ -109,6 +109,8 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
     throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
   }
   await activateState(state, options.log);
+  // Which store the conversations and tasks go to: a missing FORGE_STATE_URL shows here, not after a restart lost them.
+  options.log.info(`state: ${state.kind === 'file' ? `file store at ${state.where}` : `postgres at ${state.where} (this replica: ${state.replicaId})`}`);
   const agent = createAgent({ ...options, sessions: state.conversations });
   const telemetry = await startTelemetry(options);
   const server = await startAgentServer({

@@ -19,6 +19,7 @@ export function createFileStore(workDir: string, options: { tasks?: MemoryTaskLi
   return {
     kind: 'file',
     shared: false,
+    where: join(workDir, '.forge'),
     replicaId: `${process.pid}-${randomUUID().slice(0, 8)}`,
     conversations: new FileConversations(join(workDir, '.forge', 'sessions')),
     tasks: new MemoryTasks(options.tasks),

@@ -8,7 +8,10 @@
 import { parseDuration } from '../duration.ts';
 import type { Logger } from '../tools/model.ts';
 import { createFileStore } from './file-store.ts';
+import { redact } from './shown-url.ts';
 import { StateConfigError, type StateStore } from './store.ts';
+
+export { redact };
 
 export const DEFAULT_LEASE_MS = 15_000;
 
@@ -51,18 +54,4 @@ function leaseFrom(env: NodeJS.ProcessEnv): number {
   const ms = parseDuration(text);
   if (ms === undefined || ms < 200) throw new StateConfigError(`FORGE_LEASE="${text}" is not a duration of at least 200ms`, 'write it with its unit, e.g. 15s');
   return ms;
-}
-
-/**
- * The URL as it may be printed: scheme, user, host, port and database. Never a password, wherever it
- * is written (after the user, with an "@" in it, or as the query's `password=`): the query is left out.
- */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const user = parsed.username || parsed.password ? `${parsed.username}${parsed.password ? ':***' : ''}@` : '';
-    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
-  } catch {
-    return `${url.slice(0, Math.max(0, url.indexOf(':')))}:…`;
-  }
 }

@@ -17,6 +17,7 @@ import { PostgresForged } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
 import { PostgresTasks } from './postgres-tasks.ts';
+import { redact } from './shown-url.ts';
 import type { CancelChannel, FileRecords, StateStore } from './store.ts';
 
 export interface PostgresStoreOptions {
@@ -93,6 +94,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return {
     kind: 'postgres',
     shared: true,
+    where: redact(options.url),
     replicaId,
     conversations: new PostgresConversations(pool, notifications, replicaId, options.leaseMs),
     tasks,

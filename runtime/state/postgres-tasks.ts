@@ -501,12 +501,15 @@ export class PostgresTasks implements TaskRecords {
 
   /** Fails the unfinished tasks whose lease expired; returns their ids. */
   async reapExpired(): Promise<string[]> {
-    const { rows } = await this.pool.query<{ task_id: string }>(
-      `DELETE FROM forge_task_leases WHERE task_id IN (SELECT task_id FROM forge_task_leases WHERE expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING task_id`,
+    const { rows } = await this.pool.query<{ task_id: string; owner: string }>(
+      `DELETE FROM forge_task_leases WHERE task_id IN (SELECT task_id FROM forge_task_leases WHERE expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING task_id, owner`,
     );
     const failed: string[] = [];
-    for (const { task_id } of rows) {
-      if (await this.fail(task_id, 'the replica running this task stopped before it finished')) failed.push(task_id);
+    for (const { task_id, owner } of rows) {
+      if (!(await this.fail(task_id, 'the replica running this task stopped before it finished'))) continue;
+      failed.push(task_id);
+      // The one line that says where a task went: its replica died (or lost the store) mid-turn.
+      this.log?.warn(`state store: failed task ${task_id}: replica ${owner.replace(/:[^:]*$/, '')} stopped renewing its lease (${Number(this.leaseMs)} ms) before the task finished`);
     }
     return failed;
   }

@@ -125,6 +125,8 @@ export interface StateStore {
   readonly kind: 'file' | 'postgres';
   /** True when other processes may share this store (replicas). */
   readonly shared: boolean;
+  /** Where it keeps the state, as a start-up line says it: a directory, or the URL without its password. */
+  readonly where: string;
   /** This process among those sharing the store. */
   readonly replicaId: string;
   conversations: ConversationStore;

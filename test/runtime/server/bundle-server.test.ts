@@ -201,6 +201,16 @@ describe('node runtime.mjs serve', () => {
     }
   });
 
+  it('says at start which state store it uses: the file store in the work dir', async () => {
+    const cwd = tempDir();
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd, env: { FORGE_AUTH_TOKEN: 'tok' } });
+    try {
+      expect(agent.output()).toContain(`state: file store at ${join(cwd, '.forge')}`);
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it('refuses --no-auth on a non-loopback host', async () => {
     const result = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--host', '0.0.0.0', '--port', '0', '--no-auth'], { cwd: tempDir() });
     expect(result.code).toBe(2);

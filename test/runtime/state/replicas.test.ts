@@ -190,6 +190,8 @@ describe('replicas on Postgres', () => {
 
   it('fails the task of a replica killed mid-turn, through the lease, instead of leaving it working', async () => {
     const victim = fleet.replicas[0];
+    const victimId = /state: postgres at \S+ \(this replica: ([\w-]+)\)/.exec(victim.output())?.[1];
+    expect(victimId, victim.output()).toBeDefined();
     const before = hung;
     const task = await sendMessage(victim.url, { text: 'hang', contextId: 'doomed' }, false);
     await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
@@ -201,6 +203,9 @@ describe('replicas on Postgres', () => {
       return seen.status.state === 'failed' ? seen : undefined;
     }, 20_000, 'the task to be failed');
     expect(failed.status.message.parts[0].text).toContain('stopped before it finished');
+    // The replica that gave the task up says so, naming the task and the replica that held it.
+    const said = `failed task ${task.id}: replica ${victimId} stopped renewing its lease (3000 ms) before the task finished`;
+    await waitUntil(() => (fleet.replicas.slice(1).some((r) => r.output().includes(said)) ? true : undefined), 10_000, 'the warning of the replica that failed the task');
     // The conversation's hold expired with the lease: the context takes new turns.
     const next = await sendMessage(fleet.replicas[1].url, { text: 'still there?', contextId: 'doomed' });
     expect(next.status.state).toBe('completed');
@@ -399,6 +404,19 @@ describe('starting a replica on a shared store', () => {
       await proxy.close();
     }
   }, 30_000);
+
+  it('says at start which store it uses, without the password', async () => {
+    const url = (await newDatabase()).replace('postgres://postgres@', 'postgres://postgres:s3cret@');
+    const proxy = await startRoundRobinProxy([]);
+    const replica = await startReplica({ bundle, stateUrl: url, publicUrl: proxy.url });
+    try {
+      expect(replica.output()).toMatch(/state: postgres at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/fleet_\d+_\d+ \(this replica: [\w-]+\)/);
+      expect(replica.output()).not.toContain('s3cret');
+    } finally {
+      await replica.stop('SIGKILL');
+      await proxy.close();
+    }
+  });
 
   it('says which store it cannot reach, without the password', async () => {
     const result = await serve({ FORGE_STATE_URL: `postgres://someone:s3cret@127.0.0.1:1/nothing`, FORGE_AUTH_TOKEN: FLEET_TOKEN, FORGE_PUBLIC_URL: 'http://agent.example' });
