@@ -19,6 +19,7 @@ import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts'
 import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import { declarationSite } from './declaration-site.ts';
 import { quickPipEnvironment } from './pip-environment.ts';
+import { describeSources, pipSources, unreachedIndexes } from './pip-sources.ts';
 import { requirementsText } from './python-dependencies.ts';
 
 const run = promisify(execFile);
@@ -57,11 +58,12 @@ export async function ensureProjectVenv(root: string, deps: PythonDependencies, 
   const list = join(venv, 'forge-requirements.pending.txt');
   writeFileSync(list, wanted);
   try {
-    await run(base, ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', list], { env: quickPipEnvironment(env), timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
+    // Not -q: pip's "Looking in indexes/links" lines say which sources it used, for the message if it fails.
+    await run(base, ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '--progress-bar', 'off', '-r', list], { env: quickPipEnvironment(env), timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message);
     if (/No module named pip/.test(stderr)) throw new DiagnosticError([error('FORGE_PYTHON_VENV', `${base} has no pip to install ${deps.dependencies.join(', ')} with`, {}, 'install pip (Debian: apt-get install python3-pip), or set FORGE_PYTHON to an interpreter that has it')]);
-    throw new DiagnosticError([pipDiagnostic(stderr, root, deps, env)]);
+    throw new DiagnosticError([pipDiagnostic(stderr, String((err as { stdout?: string }).stdout ?? ''), root, deps, env)]);
   } finally {
     rmSync(list, { force: true });
   }
@@ -69,16 +71,18 @@ export async function ensureProjectVenv(root: string, deps: PythonDependencies, 
   return python;
 }
 
-function pipDiagnostic(stderr: string, root: string, deps: PythonDependencies, env: NodeJS.ProcessEnv) {
+function pipDiagnostic(stderr: string, stdout: string, root: string, deps: PythonDependencies, env: NodeJS.ProcessEnv) {
   const notFound = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
-  const where = env.PIP_FIND_LINKS ? `PIP_FIND_LINKS=${env.PIP_FIND_LINKS}` : env.PIP_INDEX_URL ? `PIP_INDEX_URL=${env.PIP_INDEX_URL}` : 'the package index (PyPI unless pip.conf says otherwise)';
-  const offline = /Failed to establish a new connection|Temporary failure in name resolution|Network is unreachable|ConnectTimeout|Max retries exceeded/.test(stderr);
+  const sources = pipSources(stdout, env);
+  // "Cannot be reached" only of what pip said it could not connect to.
+  const unreached = unreachedIndexes(stderr, sources);
+  const reach = unreached === undefined ? '' : unreached.length ? `; pip could not reach ${unreached.join(', ')}` : '; pip could not reach some of them';
   // The declared requirement of that name, compared as pip compares names ("six" is not "sixel").
   const missing = notFound ? normalizeDistribution(requirementName(notFound) ?? notFound) : undefined;
   const requirement = missing ? deps.dependencies.find((d) => normalizeDistribution(requirementName(d) ?? d) === missing) : undefined;
   const declaredIn = requirement ? deps.declared_in[requirement] ?? [] : [];
   const message = notFound
-    ? `cannot install the Python package ${notFound}${declaredIn.length ? ` (declared in ${declaredIn.join(', ')})` : ''}: ${offline ? 'the index cannot be reached' : 'not found'} in ${where}`
+    ? `cannot install the Python package ${notFound}${declaredIn.length ? ` (declared in ${declaredIn.join(', ')})` : ''}: not found in the sources pip used (${describeSources(sources)})${reach}`
     : `pip could not install ${deps.dependencies.join(', ')}: ${lastLine(stderr)}`;
   // At the first place that declares it: the line to change if the name is wrong.
   const at = requirement && declaredIn.length ? declarationSite(root, declaredIn[0], requirement) : {};

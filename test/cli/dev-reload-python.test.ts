@@ -64,7 +64,7 @@ describe('forge run --dev and declared Python packages', () => {
       writeFileSync(join(project, 'tools/wrap.py'), wrapping('nosuchpackage'));
       await agent.waitFor('cannot load wrap', 60_000);
       // Shown at the terminal where it is declared, with the line.
-      expect(agent.output()).toMatch(/✘ tools\/wrap\.py:2:\d+ FORGE_PYTHON_DEPS cannot install the Python package nosuchpackage \(declared in tools\/wrap\.py\): not found in PIP_FIND_LINKS=/);
+      expect(agent.output()).toMatch(/✘ tools\/wrap\.py:2:\d+ FORGE_PYTHON_DEPS cannot install the Python package nosuchpackage \(declared in tools\/wrap\.py\): not found in the sources pip used \(no index; links /);
       const call = await post(agent.url, 'wrap');
       expect(call.status).toBe(503);
       expect(call.body.error).toMatchObject({ code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/wrap\.py:2:\d+ FORGE_PYTHON_DEPS .*nosuchpackage/) });

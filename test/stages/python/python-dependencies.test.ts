@@ -6,9 +6,11 @@
  * refuses to start without them and works with them.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../helpers/free-port.ts';
+import { startServer } from '../../helpers/http-server.ts';
 import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 
@@ -94,6 +96,28 @@ describe('forge tool run with declared Python dependencies', () => {
     expect(stderr).toMatch(/tools\/greet\.py:4:6 FORGE_PYTHON_DEPS .*\n +4 │ #   "forgetiny>=0\.1",\n/);
     expect(stderr).toContain('PIP_FIND_LINKS');
     expect(stderr).not.toContain('Traceback');
+  }, 120_000);
+
+  it("names the sources pip used (pip.conf's too), and says one cannot be reached only when pip said so", async () => {
+    // Two indexes that answer "no such project", as a private index without the package does.
+    const index = await startServer((_req, res) => res.writeHead(404).end('not here'));
+    const closedUrl = `http://127.0.0.1:${await freePort()}/down/simple`;
+    const wheelsDir = tempDir('forge-no-wheels-');
+    const pipConf = (extra: string) => {
+      const file = join(tempDir('forge-pip-conf-'), 'pip.conf');
+      writeFileSync(file, `[global]\nindex-url = ${index.url}/simple\nextra-index-url = ${extra}\n`);
+      return file;
+    };
+    const env = (conf: string) => ({ PIP_CONFIG_FILE: conf, PIP_FIND_LINKS: wheelsDir, PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INDEX: '', PIP_INDEX_URL: '', PIP_EXTRA_INDEX_URL: '' });
+
+    const absent = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], project(), env(pipConf(`${index.url}/extra/simple`)));
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toContain(`FORGE_PYTHON_DEPS cannot install the Python package forgetiny>=0.1 (declared in tools/greet.py): not found in the sources pip used (indexes ${index.url}/simple, ${index.url}/extra/simple; links ${wheelsDir})\n`);
+    expect(absent.stderr).not.toMatch(/reach/);
+
+    const down = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], project(), env(pipConf(closedUrl)));
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`not found in the sources pip used (indexes ${index.url}/simple, ${closedUrl}; links ${wheelsDir}); pip could not reach ${closedUrl}\n`);
   }, 120_000);
 
   // The tool asked for is not Python, but it reaches a Python tool or runs a python: step.
