@@ -1,6 +1,6 @@
 /**
  * A flood of calls to tools that each start a process — a script-style
- * Python tool, a YAML tool — once started as many processes as calls came
+ * Python tool, a YAML tool, grep_search's ripgrep — once started as many processes as calls came
  * in. The built bundle runs at most FORGE_TOOL_PROCESSES of them at once
  * (here 2) for every kind of tool together, lets FORGE_TOOL_PROCESS_QUEUE
  * calls wait (here 3), and refuses the rest at once with FORGE_TOOL_BUSY.
@@ -23,7 +23,7 @@ let workDir: string;
 
 beforeAll(async () => {
   const project = writeProject({
-    'forge.yaml': 'agent_id: flood\nversion: 1.0.0\ndescription: x\n',
+    'forge.yaml': 'agent_id: flood\nversion: 1.0.0\ndescription: x\ntools:\n  - { name: grep_search, config: { engine: ripgrep } }\n',
     'tools/hold_script.py':
       '"""\nTool: hold_script\nDescription: Answers its number once the file "open" exists.\nTags: read\n\nInput:\n  n (int): What to answer.\n"""\nimport json, os, sys, time\nargs = json.load(sys.stdin)\nwith open("started.log", "a") as log:\n    log.write("script\\n")\nwhile not os.path.exists("open"):\n    time.sleep(0.02)\nprint(args["n"])\n',
     'tools/hold_yaml.yaml': 'description: Answers its number once the file "open" exists.\ntags: [read]\nparameters:\n  n: { type: integer }\nsh: \'echo yaml >> started.log; while [ ! -e open ]; do sleep 0.02; done; echo {n}\'\n',
@@ -56,6 +56,10 @@ describe('a flood of calls to tools that start processes', () => {
     for (const answer of answers) {
       expect(answer).toMatchObject({ status: 503, retryAfter: '1', body: { ok: false, error: { code: 'FORGE_TOOL_BUSY', message: expect.stringContaining('was not started: 2 tool processes are running and 3 calls are waiting for one') } } });
     }
+    // ripgrep is a process per search too: refused while the slots are full, not started beside them.
+    const grep = await fetch(`${agent.url}/tools/grep_search`, { method: 'POST', headers: auth, body: JSON.stringify({ pattern: 'anything' }) });
+    expect(grep.status).toBe(503);
+    expect(await grep.json()).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_BUSY', message: expect.stringContaining('ripgrep was not started') } });
     // MCP meets the same bound while it is full.
     const client = new Client({ name: 'flood', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`), { requestInit: { headers: auth } }));
@@ -67,6 +71,8 @@ describe('a flood of calls to tools that start processes', () => {
 
       writeFileSync(join(workDir, 'open'), '');
       const results = await Promise.all(flood);
+      const searched = await fetch(`${agent.url}/tools/grep_search`, { method: 'POST', headers: auth, body: JSON.stringify({ pattern: 'script' }) });
+      expect(await searched.json()).toMatchObject({ ok: true, value: { engine: 'ripgrep', matches: expect.arrayContaining([expect.objectContaining({ path: 'started.log', text: 'script' })]) } });
       expect(results.filter((r) => r.status === 200).map((r) => r.body.value).length).toBe(5);
       expect(started()).toBe(5);
       // Free again: a call runs at once.

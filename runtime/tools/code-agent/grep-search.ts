@@ -10,6 +10,8 @@ import { searchWithJavaScript } from './grep/javascript-engine.ts';
 import { searchWithRipgrep } from './grep/ripgrep-engine.ts';
 import { SKIPPED_DIRS } from './skipped-dirs.ts';
 import { ALLOW_HARDLINKS_PROPERTY } from './file-access-config.ts';
+import { toolProcessSlots } from '../../exec/process-slots.ts';
+import { processesBusy } from '../process-busy.ts';
 
 export default defineBuiltin({
   spec: {
@@ -81,12 +83,20 @@ export default defineBuiltin({
         if (engine === 'ripgrep' && !rg) {
           return fail('FORGE_GREP_ENGINE', `ripgrep was not found${ripgrepPath ? ` at ${ripgrepPath}` : ' (no @vscode/ripgrep package, no rg on PATH)'}`, 'install ripgrep, or set the engine to auto to fall back to the JavaScript search');
         }
+        // rg is a process per search: it takes one of the runtime's tool process slots, as every other tool process does.
+        const slot = rg ? await toolProcessSlots().acquire(query.signal) : undefined;
+        if (slot && 'refused' in slot) {
+          if (slot.refused === 'busy') return { ok: false, error: processesBusy('ripgrep') };
+          return ok({ engine: 'ripgrep', matches: [], truncated: false, timed_out: true });
+        }
         let outcome: GrepOutcome;
         try {
           outcome = rg ? await searchWithRipgrep(rg, query) : await searchWithJavaScript(query);
         } catch (err) {
           if (err instanceof GrepPatternError) return fail('FORGE_GREP_PATTERN', `pattern "${args.pattern}" is not a valid regular expression: ${err.message}`, 'escape special characters, or set fixed_strings to search for the text as it is');
           throw err;
+        } finally {
+          slot?.release();
         }
         // Paths relative to the working directory, whatever was searched.
         const prefix = guard.relativeOf(query.root);
