@@ -10,7 +10,8 @@
  * the queue as soon as it is cancelled or times out; past `waiting`, it is
  * refused at once (FORGE_TOOL_BUSY). FORGE_TOOL_PROCESSES sets `running`
  * (default: four per core, at least 8) and FORGE_TOOL_PROCESS_QUEUE
- * `waiting` (default: eight times `running`).
+ * `waiting` (default: eight times `running`). A tool worker, a process that
+ * runs one call at a time, keeps its queue the same way (ProcessSlots(1, n)).
  */
 import { availableParallelism } from 'node:os';
 
@@ -71,13 +72,14 @@ let shared: ProcessSlots | undefined;
 /** The runtime's slots for tool processes, sized from the environment when first used. */
 export function toolProcessSlots(env: NodeJS.ProcessEnv = process.env): ProcessSlots {
   if (!shared) {
-    const running = wholeNumber(env.FORGE_TOOL_PROCESSES, 1) ?? Math.max(8, 4 * availableParallelism());
-    shared = new ProcessSlots(running, wholeNumber(env.FORGE_TOOL_PROCESS_QUEUE, 0) ?? 8 * running);
+    const running = wholeNumberSetting(env.FORGE_TOOL_PROCESSES, 1) ?? Math.max(8, 4 * availableParallelism());
+    shared = new ProcessSlots(running, wholeNumberSetting(env.FORGE_TOOL_PROCESS_QUEUE, 0) ?? 8 * running);
   }
   return shared;
 }
 
-function wholeNumber(text: string | undefined, least: number): number | undefined {
+/** A count from the environment ("32"), at least `least`; undefined when unset or not a whole number. */
+export function wholeNumberSetting(text: string | undefined, least = 0): number | undefined {
   const trimmed = text?.trim();
   if (!trimmed || !/^\d+$/.test(trimmed)) return undefined;
   return Math.max(least, Number(trimmed));

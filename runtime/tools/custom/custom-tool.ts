@@ -18,6 +18,7 @@ import { ToolWorker, type WorkerOutcome } from './tool-worker.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { parseDuration } from '../../duration.ts';
 import { processesBusy } from '../process-busy.ts';
+import { wholeNumberSetting } from '../../exec/process-slots.ts';
 
 export interface ProcessCommand {
   command: string;
@@ -57,7 +58,8 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
   if (source.style === 'execute') {
     const worker = new ToolWorker(async () => ({ ...(await command('worker')), cwd: host.workDir, env: env() }), {
       maxResponseBytes: host.maxOutputBytes,
-      maxQueued: toolQueue(),
+      // FORGE_TOOL_QUEUE (a whole number, 0 too) sets how many calls may wait for a tool's worker.
+      maxQueued: wholeNumberSetting(process.env.FORGE_TOOL_QUEUE),
       onStderr: host.onStderr && ((text) => host.onStderr!(spec.name, text)),
     });
     const circuit = new CircuitBreaker({ coolDownMs: circuitCoolDownMs() });
@@ -186,12 +188,6 @@ function retryAfter(result: ToolResult, seconds: number): ToolResult {
 function circuitCoolDownMs(): number | undefined {
   const text = process.env.FORGE_TOOL_COOLDOWN;
   return text ? parseDuration(text) : undefined;
-}
-
-/** FORGE_TOOL_QUEUE (a whole number, 0 too) sets how many calls may wait for a tool's worker. */
-function toolQueue(): number | undefined {
-  const text = process.env.FORGE_TOOL_QUEUE?.trim();
-  return text && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
 function startFailure(name: string, err: unknown): ToolResult {

@@ -22,6 +22,7 @@ import { MountsAtStart } from '../../exec/mounts-at-start.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../exec/run-command.ts';
 import type { ToolResult } from '../model.ts';
 import { DEFAULT_TOOL_QUEUE } from '../limits.ts';
+import { ProcessSlots } from '../../exec/process-slots.ts';
 import { noteWorkerStart, type WorkerRestartReason } from '../../telemetry/instrument-worker.ts';
 import { PROTOCOL_FD, type WorkerFailure, type WorkerRequest, type WorkerResponse, type WorkerToolCall, type WorkerToolReply } from './worker-protocol.ts';
 import type { Readable } from 'node:stream';
@@ -55,11 +56,6 @@ interface Pending {
   onToolCall?: (tool: string, args: unknown) => Promise<ToolResult>;
 }
 
-/** A call waiting for the running one to finish. */
-interface Waiting {
-  run(): void;
-}
-
 export interface CallOptions {
   /** A path the tool may create for this call. */
   tmpDir?: string;
@@ -74,9 +70,8 @@ export class ToolWorker {
   private partial = '';
   private partialBytes = 0;
   private nextId = 1;
-  /** A call is starting the process or running on it; the others wait in `waiting`, first come first served. */
-  private busy = false;
-  private readonly waiting: Waiting[] = [];
+  /** One call at a time: the one starting the process or running on it; the others wait their turn, first come first served. */
+  private readonly turns: ProcessSlots;
   private closed = false;
   private starts = 0;
   /** Why the process before the next one stopped, for the restart count. */
@@ -89,7 +84,9 @@ export class ToolWorker {
   constructor(
     private readonly launch: () => Promise<WorkerLaunch>,
     private readonly options: { maxResponseBytes?: number; onStderr?: (text: string) => void; maxQueued?: number } = {},
-  ) {}
+  ) {
+    this.turns = new ProcessSlots(1, options.maxQueued ?? DEFAULT_TOOL_QUEUE);
+  }
 
   get running(): boolean {
     return this.child !== undefined;
@@ -100,38 +97,14 @@ export class ToolWorker {
     return this.child?.pid;
   }
 
-  call(args: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<WorkerOutcome> {
-    if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
-    if (!this.busy) return this.runNow(args, signal, options);
-    const maxQueued = this.options.maxQueued ?? DEFAULT_TOOL_QUEUE;
-    if (this.waiting.length >= maxQueued) return Promise.resolve({ kind: 'busy', waiting: this.waiting.length });
-    return new Promise<WorkerOutcome>((resolve) => {
-      const onAbort = () => {
-        const index = this.waiting.indexOf(entry);
-        if (index >= 0) this.waiting.splice(index, 1);
-        resolve({ kind: 'aborted' });
-      };
-      const entry: Waiting = {
-        run: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(this.runNow(args, signal, options));
-        },
-      };
-      this.waiting.push(entry);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** Runs a call now; when it ends, the first waiting call runs. */
-  private runNow(args: unknown, signal: AbortSignal | undefined, options: CallOptions): Promise<WorkerOutcome> {
-    this.busy = true;
-    const run = this.callNow(args, signal, options);
-    const next = () => {
-      this.busy = false;
-      this.waiting.shift()?.run();
-    };
-    run.then(next, next);
-    return run;
+  async call(args: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<WorkerOutcome> {
+    const turn = await this.turns.acquire(signal);
+    if ('refused' in turn) return turn.refused === 'busy' ? { kind: 'busy', waiting: this.turns.waitingNow } : { kind: 'aborted' };
+    try {
+      return await this.callNow(args, signal, options);
+    } finally {
+      turn.release();
+    }
   }
 
   async close(): Promise<void> {
