@@ -66,6 +66,24 @@ describe('/readyz', () => {
     expect(await registry.execute('dies', {})).toMatchObject({ ok: true, value: 'fine' });
     expect(await (await fetch(`${agent.url}/readyz`)).json()).not.toHaveProperty('unhealthy');
   });
+
+  it("tells a REST client when an open circuit takes calls again: Retry-After is the cool-down's seconds left", async () => {
+    process.env.FORGE_TOOL_COOLDOWN = '30s';
+    const dir = tempDir();
+    const registry = new ToolRegistry({ workDir: dir });
+    registry.register(pythonTool(dir, 'dies.py', '"""\nTool: dies\nDescription: Always exits.\n"""\nimport os\n\ndef execute(args):\n    os._exit(3)\n'), 'dies.py');
+    const manifest = { agent_id: 'ready', version: '1.0.0', description: '', tools: registry.list() } as unknown as AgentManifest;
+    const agent = await serveAgent({ manifest, registry, workDir: dir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
+    running.push(agent);
+    for (let i = 0; i < 3; i++) expect(await registry.execute('dies', {})).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CRASHED' } });
+    const rest = await fetch(`${agent.url}/tools/dies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(rest.status).toBe(503);
+    // 30 s from the third failure, asked a moment later: about 30 (less on a slow machine), never a fixed 1.
+    const seconds = Number(rest.headers.get('retry-after'));
+    expect(seconds).toBeGreaterThanOrEqual(20);
+    expect(seconds).toBeLessThanOrEqual(30);
+    expect(((await rest.json()) as { error: { retryAfterSeconds: number } }).error.retryAfterSeconds).toBe(Number(rest.headers.get('retry-after')));
+  });
 });
 
 async function waitFor(condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
