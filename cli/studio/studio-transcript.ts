@@ -6,16 +6,14 @@
  */
 import { waitingCalls } from '../../runtime/agent/agent-loop.ts';
 import type { ToolCall } from '../../runtime/agent/messages.ts';
+import { parseToolResultText, type ToolResultFromText } from '../../runtime/agent/tool-output.ts';
 import type { Session } from '../../runtime/state/store.ts';
 
 export type TranscriptItem =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string }
-  | { kind: 'tool'; id: string; name: string; arguments: unknown; category?: string; result?: RestoredResult }
+  | { kind: 'tool'; id: string; name: string; arguments: unknown; category?: string; result?: ToolResultFromText }
   | { kind: 'approval'; requests: { callId: string; tool: string; arguments: unknown; reason: string }[] };
-
-/** A result as the model saw it (its text): the value parsed back when it is JSON, an error's code taken from its first line. */
-type RestoredResult = { ok: true; value: unknown } | { ok: false; error: { code: string; message: string } };
 
 export function transcriptItems(session: Pick<Session, 'messages' | 'pending'>, categoryOf: (tool: string) => string | undefined = () => undefined): TranscriptItem[] {
   const items: TranscriptItem[] = [];
@@ -29,7 +27,8 @@ export function transcriptItems(session: Pick<Session, 'messages' | 'pending'>, 
       for (const call of message.toolCalls ?? []) if (!paused.has(call.id)) items.push(toolItem(call, categoryOf, tools));
     } else {
       const item = tools.get(message.toolCallId);
-      if (item) item.result = restoredResult(message.content, message.isError === true);
+      // The result as the model saw it, read back from its text by the runtime that wrote it.
+      if (item) item.result = parseToolResultText({ text: message.content, isError: message.isError, form: message.form });
     }
   }
   if (session.pending) {
@@ -44,16 +43,4 @@ function toolItem(call: ToolCall, categoryOf: (tool: string) => string | undefin
   const item: Extract<TranscriptItem, { kind: 'tool' }> = { kind: 'tool', id: call.id, name: call.name, arguments: call.arguments, ...(category ? { category } : {}) };
   tools.set(call.id, item);
   return item;
-}
-
-function restoredResult(text: string, isError: boolean): RestoredResult {
-  if (isError) {
-    const match = /^Error (\S+): ([\s\S]*)$/.exec(text);
-    return { ok: false, error: match ? { code: match[1], message: match[2] } : { code: 'error', message: text } };
-  }
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: true, value: text };
-  }
 }

@@ -229,8 +229,8 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
     }),
   );
   calls.forEach((call, i) => {
-    const { text, isError } = toolResultText(results[i], budget);
-    messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: text, ...(isError ? { isError } : {}) });
+    const { text, isError, form } = toolResultText(results[i], budget);
+    messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: text, ...(isError ? { isError } : {}), ...(form ? { form } : {}) });
   });
 }
 

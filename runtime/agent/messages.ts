@@ -3,6 +3,7 @@
  * wire format. Providers translate to and from this; sessions persist it.
  */
 import { redactSecrets } from '../known-secrets.ts';
+import type { ToolTextForm } from './tool-output.ts';
 
 export interface ToolCall {
   id: string;
@@ -14,7 +15,8 @@ export interface ToolCall {
 export type ChatMessage =
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean };
+  /** `form`: what the content's text does not say itself, to read the result back (parseToolResultText). */
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean; form?: ToolTextForm };
 
 export interface ToolDefinition {
   name: string;

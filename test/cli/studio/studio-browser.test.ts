@@ -14,12 +14,11 @@ import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { launchBrowser } from '../../helpers/browser.ts';
 import { forgeBin, minimalConfig, repoRoot, writeProject } from '../../helpers/project.ts';
 import { startScriptedOpenAI } from '../../helpers/scripted-llm.ts';
+import { greet, startStudioAgent } from '../../helpers/studio.ts';
 
 const ARTIFACTS = join(repoRoot, 'test-artifacts', 'studio');
 const TOKEN = 'studio-browser-test-token-0123456789';
 
-const greet = `"""\nTool: greet\nDescription: Greets someone, as plainly or as fancily as asked.\nTags: read\n\nInput:\n  name (str): Who to greet.\n  times (int, default=1): How many times.\n  style (enum(plain|fancy), optional): The tone.\n  loud (bool, optional): Shout it.\n"""\n\ndef execute(args):\n    text = ("Hello, " + args["name"]) * args.get("times", 1)\n    if args.get("style") == "fancy":\n        text = "~ " + text + " ~"\n    return {"greeting": text.upper() if args.get("loud") else text}\n`;
-const saveNote = `"""\nTool: save_note\nDescription: Saves a note to notes.txt.\nTags: write\n\nInput:\n  text (str): The note.\n"""\n\ndef execute(args):\n    with open("notes.txt", "a") as f:\n        f.write(args["text"] + "\\n")\n    return {"saved": True, "chars": len(args["text"])}\n`;
 const wave = greet.replace('Tool: greet', 'Tool: wave').replace('Greets someone, as plainly or as fancily as asked.', 'Waves at someone.');
 
 async function shot(page: Page, name: string) {
@@ -35,12 +34,7 @@ describe('the studio in a browser', () => {
       { toolCalls: [{ id: 'call_save_2', name: 'save_note', arguments: { text: 'eggs' } }] },
       { text: 'Understood, I did not save it.' },
     ]);
-    const project = writeProject({
-      'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`),
-      'tools/greet.py': greet,
-      'tools/save_note.py': saveNote,
-    });
-    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: TOKEN } });
+    const { agent, project } = await startStudioAgent(llm.url, TOKEN);
     try {
       await agent.waitFor(/studio\s+(http:\/\/\S+)/);
       const link = /studio\s+(http:\/\/\S+)/.exec(agent.output())![1];

@@ -7,13 +7,11 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { startAgentProcess } from '../../helpers/agent-process.ts';
-import { forgeBin, minimalConfig, repoRoot, writeProject } from '../../helpers/project.ts';
+import { repoRoot } from '../../helpers/project.ts';
 import { startScriptedOpenAI } from '../../helpers/scripted-llm.ts';
+import { startStudioAgent } from '../../helpers/studio.ts';
 
 const TOKEN = 'studio-history-test-token';
-const greet = '"""\nTool: greet\nDescription: Greets someone.\nTags: read\n\nInput:\n  name (str): Who to greet.\n"""\n\ndef execute(args):\n    return {"greeting": "Hello, " + args["name"]}\n';
-const saveNote = '"""\nTool: save_note\nDescription: Saves a note.\nTags: write\n\nInput:\n  text (str): The note.\n"""\n\ndef execute(args):\n    return {"saved": True}\n';
 
 describe('the studio restores a conversation', () => {
   it('GET /studio/api/history gives the stored transcript, and the approval it waits for', async () => {
@@ -22,12 +20,7 @@ describe('the studio restores a conversation', () => {
       { text: 'I greeted Ada.' },
       { toolCalls: [{ id: 'call_save', name: 'save_note', arguments: { text: 'eggs' } }] },
     ]);
-    const project = writeProject({
-      'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`),
-      'tools/greet.py': greet,
-      'tools/save_note.py': saveNote,
-    });
-    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: TOKEN } });
+    const { agent } = await startStudioAgent(llm.url, TOKEN);
     try {
       await agent.waitFor(/studio\s+http/);
       const auth = { authorization: `Bearer ${TOKEN}` };
@@ -46,7 +39,7 @@ describe('the studio restores a conversation', () => {
         { kind: 'user', text: 'Greet Ada' },
         { kind: 'assistant', text: 'Let me greet Ada.' },
         { kind: 'tool', id: 'call_greet', name: 'greet', arguments: { name: 'Ada' }, category: 'custom', result: { ok: true, value: { greeting: 'Hello, Ada' } } },
-        { kind: 'tool', id: 'call_nope', name: 'nope', arguments: {}, result: { ok: false, error: { code: expect.stringMatching(/^FORGE_/), message: expect.stringContaining('nope') } } },
+        { kind: 'tool', id: 'call_nope', name: 'nope', arguments: {}, result: { ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message: 'no tool named "nope"', hint: expect.stringContaining('greet') } } },
         { kind: 'assistant', text: 'I greeted Ada.' },
         { kind: 'user', text: 'Save a note: eggs' },
         { kind: 'approval', requests: [{ callId: 'call_save', tool: 'save_note', arguments: { text: 'eggs' }, reason: 'waiting since an earlier turn' }] },
