@@ -12,7 +12,9 @@
  * (unavailable-tool.ts).
  * A change to forge.yaml's MCP servers or APIs connects the new set
  * (dev-adapters.ts); a change to the declared Python packages installs them
- * (dev-python.ts).
+ * (dev-python.ts). A saved `approval:` is in force as soon as forge.yaml is
+ * read: on the save itself, not queued behind a reload still running pip
+ * (dev-settings.ts).
  */
 import { existsSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
@@ -23,6 +25,7 @@ import { createTool } from '../runtime/tools/create-tools.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
 import { checkSources } from '../stages/check-sources.ts';
+import { loadConfig } from '../stages/config/load-config.ts';
 import { REQUIREMENTS_FILE } from '../stages/python/python-dependencies.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import { loadProject, type Project } from '../stages/load-project.ts';
@@ -31,7 +34,7 @@ import { resolveProject } from '../stages/resolve-agent.ts';
 import { StageContext } from '../stages/stage.ts';
 import { adaptersAtStart, reconnectAdapters, type DevAdapterState } from './dev-adapters.ts';
 import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
-import { applySettings, settingsAtStart, type DevSettingsState } from './dev-settings.ts';
+import { applyApproval, applySettings, approvalRead, settingsAtStart, type DevSettingsState } from './dev-settings.ts';
 import { checkHelpers, filesNeedingBrokenHelpers, isCodeFile } from './dev-helpers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
@@ -59,6 +62,15 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
   const enqueue = (paths: string[]) => {
+    // Reloads run one at a time, and one may be running pip for minutes: a saved approval: (a tightened one
+    // above all) does not wait for it. Rules that do not load are left to the reload, which prints why.
+    if (paths.includes(config.file)) {
+      const read = approvalRead(state.settings);
+      void loadConfig(config.file).then(
+        (loaded) => loaded.config && applyApproval(agent, state.settings, read, loaded.config.approval, options.log),
+        (err: unknown) => options.log.warn(`reading forge.yaml's approval failed: ${(err as Error).message}`),
+      );
+    }
     running = running.then(() => reload(agent, options, state, paths)).then(
       (report) => {
         const parts = [['added', report.added], ['reloaded', report.changed], ['removed', report.removed], ['cannot load', report.broken]]
@@ -106,9 +118,12 @@ type CodeKind = 'python' | 'node' | 'yaml';
 async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadState, paths: string[]): Promise<ReloadReport> {
   const report: ReloadReport = { added: [], changed: [], removed: [], broken: [] };
   const ctx = new StageContext(process.cwd(), false);
+  const read = approvalRead(state.settings);
   const project = await loadProject({ configFile: options.configFile }, ctx).catch(() => undefined);
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
+  // First, before anything slow or that may fail (helpers, pip, the adapters): the rules this reload read.
+  applyApproval(agent, state.settings, read, project.config.approval, options.log);
   let fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
   // with an error is checked again too, so that another file's save does not make it as if it compiled.
@@ -125,7 +140,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   // Python processes started before the install run without the new packages (or another interpreter).
   if (python.installed) support.add('python');
   const { resolved, code } = await resolveProject(project, { tools: fresh });
-  // First, before anything that may fail: a tightened approval policy must not wait on the tools.
+  // model:, egress:, env_passthrough: and strict_outputs: as the resolved manifest has them (egress with the adapters' hosts).
   if (applySettings(agent, state.settings, resolved.manifest, project, options.log).remakeCodeTools) for (const kind of ['python', 'node', 'yaml'] as const) support.add(kind);
   // A server added to (or removed from, or changed in) forge.yaml is connected as at start, not left to a restart.
   const adapters = await reconnectAdapters(agent, state.adapters, resolved, code, fresh, options.log);

@@ -4,10 +4,13 @@
  * and dev-python.ts follow. A save is compared with the running agent
  * section by section:
  *
- * - `approval:`, `model:`, `egress:`, `env_passthrough:` and
- *   `strict_outputs:` are put in force at once, for every call and turn
- *   that starts from then on (env_passthrough by making the tools that read
- *   it again: the caller is told which languages);
+ * - `approval:` is put in force as soon as the saved forge.yaml is read,
+ *   on the save itself (applyApproval): not behind an earlier save's reload
+ *   still running pip, nor after the slow or failing steps of its own;
+ * - `model:`, `egress:`, `env_passthrough:` and `strict_outputs:` are put
+ *   in force by the reload, for every call and turn that starts from then
+ *   on (env_passthrough by making the tools that read it again: the caller
+ *   is told which languages);
  * - `runtime:` is the container's (forge build), not this process's;
  * - every other section (`server:`, `state:`, `workdir:`, `schedules:`,
  *   `sandbox:`, `metrics:`, `emergent:`, the agent's name, version and
@@ -20,17 +23,20 @@
 import { ApprovalPolicy } from '../runtime/guard/approval-policy.ts';
 import { createEgressPolicy } from '../runtime/guard/egress.ts';
 import { DiagnosticError } from '../runtime/diagnostics.ts';
-import type { AgentManifest } from '../runtime/manifest.ts';
+import type { AgentManifest, ApprovalSettings } from '../runtime/manifest.ts';
 import { agentModel } from '../runtime/server/serve.ts';
 import type { Logger } from '../runtime/tools/model.ts';
 import type { Project } from '../stages/load-project.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import type { SourceAgent } from './source-agent.ts';
 
-/** Sections other parts of hot reload follow (tools, adapters, Python), or that are derived from the tools. */
-const FOLLOWED_ELSEWHERE = new Set(['tools', 'categories', 'mcp', 'apis', 'python', 'requirements', 'build', 'tool_interface_version']);
-/** The sections a running agent takes without a restart. */
-const LIVE = ['approval', 'model', 'egress', 'env_passthrough', 'strict_outputs'] as const;
+/**
+ * Sections other parts of hot reload follow (tools, adapters, Python), that are derived from the tools, or
+ * (approval) that are put in force apart from the rest (applyApproval).
+ */
+const FOLLOWED_ELSEWHERE = new Set(['tools', 'categories', 'mcp', 'apis', 'python', 'requirements', 'build', 'tool_interface_version', 'approval']);
+/** The sections a running agent takes without a restart, besides approval. */
+const LIVE = ['model', 'egress', 'env_passthrough', 'strict_outputs'] as const;
 type LiveSection = (typeof LIVE)[number];
 /** Used by `forge build` for the container, by nothing this process runs. */
 const BUILD_ONLY = new Set(['runtime']);
@@ -41,11 +47,43 @@ export interface DevSettingsState {
   running: Map<string, string>;
   /** Per section, as JSON: what the last save said (a section logged once per change, not at every reload). */
   saved: Map<string, string>;
+  approval: {
+    /** The rules in force, as JSON. */
+    running: string;
+    /** The last read of forge.yaml handed out (approvalRead), and the latest whose rules were put in force. */
+    reads: number;
+    applied: number;
+  };
 }
 
 export function settingsAtStart(manifest: AgentManifest, project: Project): DevSettingsState {
   const sections = sectionsOf(manifest, project);
-  return { running: new Map(sections), saved: new Map(sections) };
+  return { running: new Map(sections), saved: new Map(sections), approval: { running: JSON.stringify(manifest.approval), reads: 0, applied: 0 } };
+}
+
+/**
+ * A number for a read of forge.yaml about to start, taken before it: reads
+ * overlap (one on each save, one in each reload), and the rules of a read
+ * are put in force only if no later read's already are.
+ */
+export function approvalRead(state: DevSettingsState): number {
+  return ++state.approval.reads;
+}
+
+/**
+ * Puts the approval rules a read of forge.yaml found in force, if they
+ * changed and no later read's rules are in force already.
+ */
+export function applyApproval(agent: SourceAgent, state: DevSettingsState, read: number, approval: ApprovalSettings, log: Logger): void {
+  if (read <= state.approval.applied) return;
+  state.approval.applied = read;
+  const text = JSON.stringify(approval);
+  if (text === state.approval.running) return;
+  agent.registry.setApproval(approvalPolicy(approval, log));
+  // approval.clients is read from the manifest at each REST and MCP call.
+  agent.manifest.approval = approval;
+  state.approval.running = text;
+  log.info('forge.yaml: approval changed; in force for the calls and turns that start from now on');
 }
 
 export interface SettingsApplied {
@@ -53,11 +91,7 @@ export interface SettingsApplied {
   remakeCodeTools: boolean;
 }
 
-/**
- * Puts the live sections of a save in force and says which need a restart.
- * The approval policy goes first, and always: a save that tightens it must
- * not wait on (or be lost with) the rest of the reload.
- */
+/** Puts the live sections of a save (but approval: applyApproval) in force and says which need a restart. */
 export function applySettings(agent: SourceAgent, state: DevSettingsState, manifest: AgentManifest, project: Project, log: Logger): SettingsApplied {
   const sections = sectionsOf(manifest, project);
   const applied: string[] = [];
@@ -102,12 +136,6 @@ function isLive(name: string): name is LiveSection {
 
 function applyLive(agent: SourceAgent, name: LiveSection, manifest: AgentManifest, log: Logger): void {
   switch (name) {
-    case 'approval': {
-      agent.registry.setApproval(approvalPolicy(manifest, log));
-      // approval.clients is read from the manifest at each REST and MCP call.
-      agent.manifest.approval = manifest.approval;
-      return;
-    }
     case 'egress':
       agent.http.setEgress(createEgressPolicy(manifest.egress));
       agent.manifest.egress = manifest.egress;
@@ -132,9 +160,9 @@ function applyLive(agent: SourceAgent, name: LiveSection, manifest: AgentManifes
  * through) put a policy in force that refuses every call until they are
  * fixed, rather than leave the old rules, which may have been looser.
  */
-function approvalPolicy(manifest: AgentManifest, log: Logger): ApprovalPolicy {
+function approvalPolicy(approval: ApprovalSettings, log: Logger): ApprovalPolicy {
   try {
-    return ApprovalPolicy.create(manifest.approval);
+    return ApprovalPolicy.create(approval);
   } catch (err) {
     if (!(err instanceof DiagnosticError)) throw err;
     printDiagnostics(err.diagnostics);

@@ -2,9 +2,12 @@
  * `forge run --dev` and forge.yaml's agent-wide sections, in a real process:
  * a saved `model:` (with the egress it needs), `approval:` and
  * `env_passthrough:` are in force from the next turn or call; a section read
- * only at start (`server:`) is said to need a restart, never ignored.
+ * only at start (`server:`) is said to need a restart, never ignored. A
+ * saved `approval:` does not wait for pip.
  */
 import { writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { devNull } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
@@ -35,6 +38,38 @@ async function until(probe: () => Promise<boolean> | boolean, what: string, agen
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; server output:\n${agent.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * A package index on loopback that holds every request until released, then answers 404 (no such package):
+ * a pip run that lasts as long as the test wants, then fails. `requested` resolves at its first request.
+ */
+async function heldIndex() {
+  const held: ServerResponse[] = [];
+  let released = false;
+  let requested!: () => void;
+  const firstRequest = new Promise<void>((resolve) => (requested = resolve));
+  const notFound = (res: ServerResponse) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+  const server = createServer((_req, res) => {
+    requested();
+    if (released) notFound(res);
+    else held.push(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/simple/`,
+    requested: firstRequest,
+    holding: () => !released && held.length > 0,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) notFound(res);
+    },
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 const writer = `"""\nTool: writer\nDescription: Writes nothing, but says it may.\nTags: write\n"""\n\ndef execute(args):\n    return {"wrote": True}\n`;
@@ -86,6 +121,45 @@ describe('forge run --dev and forge.yaml sections', () => {
       await agent.stop();
     }
   }, 120_000);
+
+  it('puts a saved auto_deny in force while pip installs what the same save declares, and while a later save waits behind that reload; it stays when pip fails', async () => {
+    const index = await heldIndex();
+    const reader = `"""\nTool: reader\nDescription: Reads nothing.\nTags: read\n"""\n\ndef execute(args):\n    return {"read": True}\n`;
+    const config = (deny: string) => minimalConfig(`approval:\n  auto_approve: ["tag:read", "tag:write"]\n  auto_deny: [${deny}]\n`);
+    const project = writeProject({ 'forge.yaml': config(''), 'tools/writer.py': writer, 'tools/reader.py': reader });
+    // pip asks only the held index (no pip.conf, no find-links), once, and waits for it as long as the test does.
+    const pip = { PIP_CONFIG_FILE: devNull, PIP_INDEX_URL: index.url, PIP_FIND_LINKS: undefined, PIP_NO_INDEX: undefined, PIP_RETRIES: '0', PIP_DEFAULT_TIMEOUT: '600', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+    const agent = await devServer(project, pip);
+    try {
+      expect((await post(agent.url, 'writer')).status).toBe(200);
+
+      // One save: a tighter policy, and a package to install (pip then waits on the index).
+      writeFileSync(join(project, 'forge.yaml'), config('"name:writer"'));
+      writeFileSync(join(project, 'requirements.txt'), 'heldpkg\n');
+      await Promise.race([index.requested, agent.waitFor(/FORGE_PYTHON/, 120_000).then(() => Promise.reject(new Error(`pip did not reach the index:\n${agent.output()}`)))]);
+      await until(async () => (await post(agent.url, 'writer')).status === 403, 'writer refused while pip runs', agent);
+      expect(index.holding()).toBe(true);
+      expect((await post(agent.url, 'writer')).body.error.code).toBe('FORGE_TOOL_DENIED');
+      expect((await post(agent.url, 'reader')).status).toBe(200);
+
+      // A later save is queued behind the reload running pip: its approval is not.
+      writeFileSync(join(project, 'forge.yaml'), config('"name:writer", "name:reader"'));
+      await until(async () => (await post(agent.url, 'reader')).status === 403, 'reader refused while pip still runs', agent);
+      expect(index.holding()).toBe(true);
+
+      // pip fails; the reloads behind it run (a tool save after them says when they are done), and the rules stay.
+      index.release();
+      await agent.waitFor(/FORGE_PYTHON_DEPS[^\n]*heldpkg/, 60_000);
+      writeFileSync(join(project, 'tools/writer.py'), writer.replace('True', '"again"'));
+      await agent.waitFor(/reloaded writer/, 60_000);
+      expect((await post(agent.url, 'writer')).body.error.code).toBe('FORGE_TOOL_DENIED');
+      expect((await post(agent.url, 'reader')).body.error.code).toBe('FORGE_TOOL_DENIED');
+      expect(count(agent.output(), 'forge.yaml: approval changed')).toBe(2);
+    } finally {
+      await agent.stop();
+      index.close();
+    }
+  }, 240_000);
 
   it('gives the tools the variables a saved env_passthrough names, and says a changed server: needs a restart', async () => {
     const reader = `"""\nTool: reader\nDescription: Reads one variable.\nTags: read\n"""\nimport os\n\ndef execute(args):\n    return {"value": os.environ.get("DEV_RELOAD_PASSED")}\n`;
