@@ -114,20 +114,26 @@ function importedFiles(file: string, toolDirs: readonly string[]): string[] {
   return PYTHON.has(extname(file)) ? pythonImports(text, file, toolDirs) : scriptImports(text, file);
 }
 
-/** `import a.b`, `from a import b`, `from .a import b`: each name resolved beside the file and from each tool_dir (the tools' path). */
+/**
+ * `import a.b`, `from a import b`: each name resolved beside the file and from each tool_dir (the tools' path).
+ * `from .a import b`, `from .. import b`: as Python resolves them, from the file's package (its folder) for
+ * one dot and from one folder further up for each dot after it.
+ */
 function pythonImports(text: string, file: string, toolDirs: readonly string[]): string[] {
-  const modules: { name: string; relative: boolean }[] = [];
+  const modules: { name: string; level: number }[] = [];
   for (const [, from, names] of text.matchAll(/^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+\(?([^)\n]*)/gm)) {
     const base = from.replace(/^\.+/, '');
-    const relativeImport = from.startsWith('.');
-    if (base) modules.push({ name: base, relative: relativeImport });
-    for (const name of names.split(',').map((n) => n.trim().split(/\s+/)[0]).filter(Boolean)) modules.push({ name: base ? `${base}.${name}` : name, relative: relativeImport });
+    const level = from.length - base.length;
+    // The package named (for `from .. import b`, the package the dots name) is imported first: its __init__.py.
+    if (base || level) modules.push({ name: base, level });
+    for (const name of names.split(',').map((n) => n.trim().split(/\s+/)[0]).filter(Boolean)) modules.push({ name: base ? `${base}.${name}` : name, level });
   }
   for (const [, names] of text.matchAll(/^[ \t]*import[ \t]+([\w., \t]+)$/gm)) {
-    for (const name of names.split(',').map((n) => n.trim().split(/\s+/)[0]).filter(Boolean)) modules.push({ name, relative: false });
+    for (const name of names.split(',').map((n) => n.trim().split(/\s+/)[0]).filter(Boolean)) modules.push({ name, level: 0 });
   }
-  const roots = (relativeImport: boolean) => (relativeImport ? [dirname(file)] : [dirname(file), ...toolDirs]);
-  return modules.flatMap(({ name, relative: rel }) => roots(rel).flatMap((root) => {
+  const roots = (level: number) => (level ? [resolve(dirname(file), ...Array<string>(level - 1).fill('..'))] : [dirname(file), ...toolDirs]);
+  return modules.flatMap(({ name, level }) => roots(level).flatMap((root) => {
+    if (!name) return [join(root, '__init__.py')];
     const path = join(root, ...name.split('.'));
     return [`${path}.py`, join(path, '__init__.py')];
   }));
