@@ -16,7 +16,7 @@
  */
 import type { Logger } from '../tools/model.ts';
 import { OutageNotice } from '../outage-notice.ts';
-import { isStoreAway } from '../store-unavailable.ts';
+import { StateUnavailableError } from '../store-unavailable.ts';
 import type { ScheduleEntry, ScheduleRecords } from '../state/store.ts';
 import { parseSchedule, type Schedule } from './schedule-expression.ts';
 import { ScheduleStore } from './schedule-store.ts';
@@ -121,7 +121,7 @@ export class Scheduler {
       return await this.store.runtimeTasks();
     } catch (err) {
       // The store is away: the whole check fails (claiming would too), once in the log per outage.
-      if (isStoreAway(err)) throw err;
+      if (err instanceof StateUnavailableError) throw err;
       this.warnOnce('store', `scheduler: schedules set at run time are unreadable: ${(err as Error).message}`);
       return [];
     }

@@ -9,9 +9,8 @@ import { parseDuration } from '../duration.ts';
 import type { Logger } from '../tools/model.ts';
 import { createFileStore } from './file-store.ts';
 import { redact } from './shown-url.ts';
+import { StateUnavailableError } from '../store-unavailable.ts';
 import { StateConfigError, type StateStore } from './store.ts';
-
-export { redact };
 
 export const DEFAULT_LEASE_MS = 15_000;
 
@@ -42,7 +41,7 @@ export async function openStateStore(settings: StateSettings): Promise<StateStor
     try {
       return await openPostgresStore({ url, leaseMs, log: settings.log });
     } catch (err) {
-      throw new StateConfigError(`cannot open the Postgres state store at ${redact(url)}: ${(err as Error).message}`, 'check FORGE_STATE_URL (postgres://user:password@host:5432/database) and that the server accepts connections');
+      throw new StateConfigError(`cannot open the Postgres state store at ${redact(url)}: ${err instanceof StateUnavailableError ? err.reason : (err as Error).message}`, 'check FORGE_STATE_URL (postgres://user:password@host:5432/database) and that the server accepts connections');
     }
   }
   throw new StateConfigError(`unknown state store "${redact(url)}"`, 'use file: (the default, one process) or postgres://user:password@host:5432/database (replicas)');

@@ -7,11 +7,43 @@
  * first holder could listen: the ReadyForQuery that completes a connect and
  * the FATAL that follows can arrive in one read. So every client gets a
  * listener at birth, and a lost client is destroyed on release, not pooled.
+ *
+ * A statement (pool.query, or work in withClient) that finds the store away
+ * rejects with StateUnavailableError: what the registry and the servers
+ * answer FORGE_STATE_UNAVAILABLE for. The store's own code tells the two
+ * apart with isStoreAway, which knows that class too.
  */
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import type { Logger } from '../tools/model.ts';
 import pg from './pg-client.ts';
-import { isStoreAway } from '../store-unavailable.ts';
+import { StateUnavailableError } from '../store-unavailable.ts';
+
+/**
+ * SQLSTATEs of a store that is away for now: a lost or refused connection (class 08), a server shutting
+ * down or not yet accepting (57P01–57P03), out of connections (53300), and a failover's node that does
+ * not take writes yet (25006).
+ */
+const STORE_AWAY_STATES = /^(08|57P0[123]|53300|25006)/;
+const STORE_AWAY_ERRNOS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
+
+/**
+ * Whether `err`, from a statement on the store's connections, says the store is away for now (the
+ * statement may be tried again, on another connection), not that the statement failed. Only for errors
+ * of the store's own connections: an errno says nothing of the store when another connection gave it.
+ */
+export function isStoreAway(err: unknown): boolean {
+  if (err instanceof StateUnavailableError) return true;
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (STORE_AWAY_STATES.test(code) || STORE_AWAY_ERRNOS.includes(code))) return true;
+  // pg's words for a connection that went or took too long to open, or a statement that took too long
+  // to answer (its connection is then discarded), and pg-pool's for a connection it could not get in time.
+  return typeof message === 'string' && /^Connection terminated|^Query read timeout|^timeout exceeded when trying to connect/.test(message);
+}
+
+/** `err` as StateUnavailableError when it says the store is away; otherwise unchanged. */
+function unavailableIfAway(err: unknown): unknown {
+  return err instanceof StateUnavailableError || !isStoreAway(err) ? err : new StateUnavailableError(err);
+}
 
 const connectionLost = Symbol('connectionLost');
 type TrackedClient = PoolClient & { [connectionLost]?: Error };
@@ -46,11 +78,22 @@ export function openPool(config: PoolConfig, log?: Logger): Pool {
   });
   // An idle client that loses its connection is dropped by the pool, which then reports it here.
   pool.on('error', (err) => log?.warn(`state store: ${err.message}`));
+  // The promise form only (the store's code uses no callbacks).
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  pool.query = ((...args: unknown[]) =>
+    query(...args).catch((err: unknown) => {
+      throw unavailableIfAway(err);
+    })) as Pool['query'];
   return pool;
 }
 
 export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client: TrackedClient = await pool.connect();
+  let client: TrackedClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw unavailableIfAway(err);
+  }
   // A client whose statement found the store away is not pooled again: its connection may be gone, still
   // busy with a statement that timed out, or on a node that takes no writes.
   let away: Error | undefined;
@@ -58,7 +101,7 @@ export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Pr
     return await work(client);
   } catch (err) {
     if (isStoreAway(err)) away = err as Error;
-    throw err;
+    throw unavailableIfAway(err);
   } finally {
     client.release(client[connectionLost] ?? away);
   }
@@ -78,9 +121,6 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
     }
   });
 }
-
-// Where the store-away rule lives (the scheduler and the servers read it too); kept importable from here.
-export { isStoreAway };
 
 /**
  * Runs `statement` (one idempotent statement), trying again while the store is away (100 ms, doubling to

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { error, ForgeError, type Diagnostic } from '../diagnostics.ts';
-import { asStateUnavailable, StateUnavailableError } from '../store-unavailable.ts';
+import { STATE_UNAVAILABLE_MESSAGE, StateUnavailableError } from '../store-unavailable.ts';
 import type { ApprovalPolicy } from '../guard/approval-policy.ts';
 import { checkApproval, type ApprovalOutcome, type CallFrame } from './approval-gate.ts';
 import { fail, type ExecuteOptions, type JSONSchema, type Logger, type Tool, type ToolContext, type ToolResult, type ToolRunner } from './model.ts';
@@ -421,10 +421,10 @@ class CallContext implements ToolContext {
 }
 
 function thrownToResult(name: string, err: unknown): ToolResult {
-  // A tool that reads or writes the state store (schedules, forged tools, files) while the store is away:
-  // the client is told to retry, and the log gets the driver's one line, not its stack.
-  const unavailable = asStateUnavailable(err);
-  if (unavailable instanceof StateUnavailableError) return { ok: false, error: { code: unavailable.code, message: `tool "${name}" failed: ${unavailable.message}`, hint: unavailable.hint, details: unavailable.reason, retryAfterSeconds: 1 } };
+  // A tool that reads or writes the state store (schedules, forged tools, files) while the store is away
+  // (the store says so; a tool's own connection refused is the tool's failure): the client is told to
+  // retry, and the log gets the driver's one line, not its stack.
+  if (err instanceof StateUnavailableError) return { ok: false, error: { code: err.code, message: `tool "${name}" failed: ${STATE_UNAVAILABLE_MESSAGE}`, hint: err.hint, details: err.reason, retryAfterSeconds: 1 } };
   // Forge's own errors keep their code and hint (an egress refusal stays FORGE_EGRESS_REFUSED).
   if (err instanceof ForgeError) return fail(err.code, err.message, err.hint, err.stack);
   const message = err instanceof Error ? err.message : String(err);

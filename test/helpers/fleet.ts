@@ -58,9 +58,9 @@ export async function getTask(url: string, id: string): Promise<any> {
   return body.result;
 }
 
-export async function callTool(url: string, name: string, args: unknown): Promise<{ status: number; body: any; backend: string | null }> {
+export async function callTool(url: string, name: string, args: unknown): Promise<{ status: number; body: any; backend: string | null; retryAfter: string | null }> {
   const response = await fetch(`${url}/tools/${name}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(args) });
-  return { status: response.status, body: await response.json(), backend: response.headers.get('x-backend') };
+  return { status: response.status, body: await response.json(), backend: response.headers.get('x-backend'), retryAfter: response.headers.get('retry-after') };
 }
 
 /** Resolves when `check` returns a value (not undefined), polling; rejects after `ms`. */

@@ -6,7 +6,8 @@
  *
  * - A message (a new turn) is refused before it reaches the SDK when the
  *   store does not answer a ping: a turn could neither take its task's lease
- *   nor read its conversation.
+ *   nor read its conversation. Messages that come while a ping is under way
+ *   wait for that one.
  * - Any other failure of the store inside an SDK method is answered the same
  *   way: the handler's methods are wrapped, and the failure is noted against
  *   the request's call context, which the transport's own mapping loses.
@@ -14,7 +15,7 @@
  * Both answer FORGE_STATE_UNAVAILABLE with a hint to retry, and log one line.
  */
 import type { Logger } from '../../tools/model.ts';
-import { asStateUnavailable, StateUnavailableError } from '../../store-unavailable.ts';
+import { STATE_UNAVAILABLE_MESSAGE, StateUnavailableError } from '../../store-unavailable.ts';
 
 /** A JSON-RPC error object in the shape Forge's other refusals on /a2a and /mcp have (respond.ts). */
 export interface ForgeRpcError {
@@ -35,12 +36,14 @@ const ASYNC_METHODS = ['sendMessage', 'getTask', 'listTasks', 'cancelTask'] as c
 const STREAM_METHODS = ['sendMessageStream', 'resubscribe'] as const;
 
 export function stateUnavailableRpcError(err: StateUnavailableError): ForgeRpcError {
-  return { code: SERVER_ERROR, message: err.message, data: { code: err.code, ...(err.hint ? { hint: err.hint } : {}) } };
+  return { code: SERVER_ERROR, message: STATE_UNAVAILABLE_MESSAGE, data: { code: err.code, ...(err.hint ? { hint: err.hint } : {}) } };
 }
 
 export class A2AStoreGuard {
   /** Store failures seen inside the SDK, by the request's call context. */
   private readonly failures = new WeakMap<object, StateUnavailableError>();
+  /** The ping under way, which messages that come meanwhile share. */
+  private pinging: Promise<void> | undefined;
 
   constructor(
     private readonly ping: (() => Promise<void>) | undefined,
@@ -51,7 +54,7 @@ export class A2AStoreGuard {
   async refuseSend(method: string): Promise<ForgeRpcError | undefined> {
     if (!this.ping || !SEND_METHODS.has(method)) return undefined;
     try {
-      await Promise.race([this.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS).unref())]);
+      await (this.pinging ??= pingWithin(this.ping, PING_TIMEOUT_MS).finally(() => (this.pinging = undefined)));
       return undefined;
     } catch (err) {
       return this.refusal(method, new StateUnavailableError(err));
@@ -96,13 +99,27 @@ export class A2AStoreGuard {
   }
 
   private note(context: unknown, err: unknown): unknown {
-    const unavailable = asStateUnavailable(err);
-    if (unavailable instanceof StateUnavailableError && context && typeof context === 'object') this.failures.set(context, unavailable);
-    return unavailable;
+    // The store raises this class for a store away (runtime/state/pool-client.ts); any other error is the SDK's to answer.
+    if (err instanceof StateUnavailableError && context && typeof context === 'object') this.failures.set(context, err);
+    return err;
   }
 
   private refusal(method: string, err: StateUnavailableError): ForgeRpcError {
     this.log.warn(`a2a: ${method} answered ${err.code}: the state store cannot be reached (${err.reason})`);
     return stateUnavailableRpcError(err);
+  }
+}
+
+/** `ping()`, failed if it does not answer within `ms`; its timer ends with it. */
+async function pingWithin(ping: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([ping(), silent]);
+  } finally {
+    clearTimeout(timer);
   }
 }

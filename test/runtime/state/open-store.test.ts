@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openStateStore, redact } from '../../../runtime/state/open-store.ts';
+import { openStateStore } from '../../../runtime/state/open-store.ts';
+import { redact } from '../../../runtime/state/shown-url.ts';
 
 describe('redact', () => {
   it.each([

@@ -71,7 +71,8 @@ describe('with the state store away', () => {
     gate.down();
     try {
       const sent = await rpc(quiet.url, 'message/send', { message: { kind: 'message', role: 'user', messageId: `outage-${process.pid}`, parts: [{ kind: 'text', text: 'hi' }], contextId: 'outage' } });
-      expect(sent.error).toMatchObject({ message: expect.stringContaining('state store cannot be reached'), data: { code: 'FORGE_STATE_UNAVAILABLE', hint: expect.stringContaining('retry') } });
+      // The driver's words ("connect ECONNREFUSED …") are for the log, not the client.
+      expect(sent.error).toMatchObject({ message: 'the state store cannot be reached right now', data: { code: 'FORGE_STATE_UNAVAILABLE', hint: expect.stringContaining('retry') } });
 
       // Past the SDK's own mapping: the task store fails inside the SDK's tasks/get.
       const lookedUp = await rpc(quiet.url, 'tasks/get', { id: 'no-such-task' });
@@ -79,7 +80,8 @@ describe('with the state store away', () => {
 
       const rest = await callTool(quiet.url, 'schedule_list', {});
       expect(rest.status).toBe(503);
-      expect(rest.body.error).toMatchObject({ code: 'FORGE_STATE_UNAVAILABLE', message: expect.stringContaining('state store cannot be reached'), hint: expect.stringContaining('retry') });
+      expect(rest.retryAfter).toBe('1');
+      expect(rest.body.error).toMatchObject({ code: 'FORGE_STATE_UNAVAILABLE', message: 'tool "schedule_list" failed: the state store cannot be reached right now', hint: expect.stringContaining('retry') });
 
       const mcp = await fetch(`${quiet.url}/mcp`, {
         method: 'POST',

@@ -4,6 +4,7 @@ import { fail, ok, type Tool, type ToolContext } from '../../../runtime/tools/mo
 import { MAX_COMPOSITION_DEPTH, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { clientCalls } from '../../../runtime/server/client-calls.ts';
 import { sessionView } from '../../../runtime/tools/emergent/session-view.ts';
+import { StateUnavailableError } from '../../../runtime/store-unavailable.ts';
 
 function tool(name: string, overrides: Partial<Tool> = {}): Tool {
   return {
@@ -165,6 +166,25 @@ describe('ToolRegistry', () => {
     r.register(tool('throws', { execute: async () => { throw new Error('boom'); } }), 'x');
     const result = await r.execute('throws', {});
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: 'tool "throws" failed: boom' } });
+  });
+
+  it("reports a tool's own refused or dropped connection as the tool's failure, not the state store's", async () => {
+    const r = registry();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' });
+    r.register(tool('own_db', { execute: async () => { throw refused; } }), 'x');
+    r.register(tool('own_pg', { execute: async () => { throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '08006' }); } }), 'x');
+    for (const name of ['own_db', 'own_pg']) {
+      const result = await r.execute(name, {});
+      expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED' } });
+      expect(result.ok ? undefined : result.error.retryAfterSeconds).toBeUndefined();
+    }
+  });
+
+  it('reports the state store away, as the store says, as FORGE_STATE_UNAVAILABLE with a retry after 1 s and the driver\'s line for the log only', async () => {
+    const r = registry();
+    r.register(tool('uses_store', { execute: async () => { throw new StateUnavailableError(new Error('connect ECONNREFUSED 10.0.0.5:5432')); } }), 'x');
+    const result = await r.execute('uses_store', {});
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_STATE_UNAVAILABLE', message: 'tool "uses_store" failed: the state store cannot be reached right now', hint: expect.stringContaining('retry'), details: 'connect ECONNREFUSED 10.0.0.5:5432', retryAfterSeconds: 1 } });
   });
 
   it('turns an execute() that throws before returning a promise into an error result', async () => {
