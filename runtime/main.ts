@@ -296,7 +296,13 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   // A usage mistake is said before what the machine lacks (Python packages, a work dir): it is the first thing to fix.
   const host = command === 'serve' ? (invocation.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1') : undefined;
   if (host !== undefined && invocation.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
-    return usageError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n  hint: serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN`, command);
+    const refusal = `--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n  hint: serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN`;
+    // The host may come from FORGE_HOST or forge.yaml: with --log-format json it is one JSON line, as every other complaint of serve's.
+    if (invocation.logFormat === 'json') {
+      invocation.problem(refusal);
+      return 2;
+    }
+    return usageError(refusal, command);
   }
   // Declared Python packages must be there before a tool can need them; `call` needs them only when its tool reaches Python.
   if (manifest.python && runsTools(command) && (command !== 'call' || (await callReachesPython(manifest, invocation.positionals[0])))) {

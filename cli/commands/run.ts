@@ -46,10 +46,16 @@ export async function run(argv: string[]): Promise<number> {
   const port = parseInteger('port', values.port, 0, 65535);
   const log = runLogger(values['log-format'], values.verbose);
   if (!log.json) return serve(values, port, log);
-  // With --log-format json every line is one JSON object: a failure to start too (a port in use), not the CLI's plain error.
+  // With --log-format json every line is one JSON object: a failure to start too (a port in use, or a
+  // setting serve refuses: --no-auth off loopback, a shared store without FORGE_PUBLIC_URL), not the CLI's
+  // plain error. A refused setting keeps the usage error's exit code, 2.
   try {
     return await serve(values, port, log);
   } catch (err) {
+    if (err instanceof AuthConfigError) {
+      log.json.error(`forge run: ${err.message}`);
+      return 2;
+    }
     if (err instanceof UsageError) throw err;
     log.json.error(`forge run: ${(err as Error).message}`);
     log.debug((err as Error).stack ?? '');
@@ -116,7 +122,8 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
     if (manifest.model !== modelAtStart) running.agent.useModel(agentModel(manifest.model, { http, log }));
     studio?.attach(running.agent, running.token);
   } catch (err) {
-    if (err instanceof AuthConfigError) throw new UsageError(err.message);
+    // A setting serve refuses: a usage error in text, a JSON line (run's catch) in json.
+    if (err instanceof AuthConfigError && !log.json) throw new UsageError(err.message);
     throw err;
   }
   stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);

@@ -112,4 +112,26 @@ describe('--log-format json', () => {
     const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
     expect(String(failure?.msg)).toMatch(/^forge run: listen EADDRINUSE/);
   }, 60_000);
+
+  it('a setting serve refuses is a JSON line too (exit 2): --no-auth on a host that is not loopback, from FORGE_HOST or the command line, and an auth token file that is not there', async () => {
+    const { project, bundle, workDir } = await builtBundle();
+    const NO_AUTH = '--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not 0.0.0.0';
+    const refusals = [
+      { what: 'the bundle, FORGE_HOST', run: () => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--no-auth', '--log-format', 'json'], { cwd: workDir, env: { FORGE_HOST: '0.0.0.0' } }), says: NO_AUTH },
+      { what: 'forge run, --host', run: () => runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', '--host', '0.0.0.0', '--log-format', 'json'], { cwd: project }), says: `forge run: ${NO_AUTH}` },
+      { what: 'forge run, FORGE_AUTH_TOKEN_FILE', run: () => runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--log-format', 'json'], { cwd: project, env: { FORGE_AUTH_TOKEN_FILE: join(project, 'no-such-token') } }), says: 'forge run: FORGE_AUTH_TOKEN_FILE names' },
+    ];
+    for (const { what, run, says } of refusals) {
+      const result = await run();
+      expect(result.code, `${what}: ${result.stderr}`).toBe(2);
+      expect(result.stdout, what).toBe('');
+      const failure = everyLineJson(result.stderr).find((l) => l.level === 'error');
+      expect(String(failure?.msg), what).toContain(says);
+    }
+    // In text, forge run's refusal stays a usage error, with its synopsis.
+    const text = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', '--host', '0.0.0.0'], { cwd: project });
+    expect(text.code).toBe(2);
+    expect(text.stderr).toContain(`error: ${NO_AUTH}`);
+    expect(text.stderr).toContain('usage: forge run');
+  }, 90_000);
 });
