@@ -16,13 +16,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   FORGE_APPROVAL_DENIED: 403,
   FORGE_APPROVAL_REQUIRED: 403,
   FORGE_TOOL_DENIED: 403,
-  FORGE_TOOL_CIRCUIT_OPEN: 503,
   FORGE_TOOL_CANCELLED: 499,
   FORGE_TOOL_UNAVAILABLE: 503,
-  // The tool's queue is full for every caller, not this client over a rate: overloaded (503), not 429.
-  FORGE_TOOL_BUSY: 503,
-  // The state store is away (a restart, a failover): the agent is fine, and the call may pass when sent again.
-  FORGE_STATE_UNAVAILABLE: 503,
 };
 
 export function listTools(res: ServerResponse, tools: McpToolSource): void {
@@ -48,7 +43,10 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
   const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
   // A refusal that says when it may pass (a busy queue, an open circuit) tells the client when to send again.
   const retryAfter = result.ok ? undefined : result.error.retryAfterSeconds;
-  sendJson(res, result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422), withoutDetails(result, name, log), retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
+  // A refusal that may pass later (a full queue, an open circuit, the state store away) is the server's
+  // state, shared by every caller: 503 with when to come back, not a 429 for this client.
+  const status = result.ok ? 200 : retryAfter !== undefined ? 503 : (STATUS_BY_CODE[result.error.code] ?? 422);
+  sendJson(res, status, withoutDetails(result, name, log), retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
 }
 
 /**
