@@ -24,6 +24,7 @@ import { jsonLogger } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
+import { logText } from './telemetry/log-text.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -78,9 +79,9 @@ environment:
 
 /** Log lines go to stderr: stdout belongs to results and, under --stdio, to the protocol. */
 export const stderrLogger: Logger = {
-  debug: (m) => process.env.FORGE_VERBOSE && process.stderr.write(`[forge] ${m}\n`),
-  info: (m) => process.stderr.write(`[forge] ${m}\n`),
-  warn: (m) => process.stderr.write(`[forge] warning: ${m}\n`),
+  debug: (m) => process.env.FORGE_VERBOSE && process.stderr.write(`[forge] ${logText(m)}\n`),
+  info: (m) => process.stderr.write(`[forge] ${logText(m)}\n`),
+  warn: (m) => process.stderr.write(`[forge] warning: ${logText(m)}\n`),
 };
 
 export async function main(contents: BundleContents, argv = process.argv.slice(2)): Promise<number> {
