@@ -9,7 +9,8 @@
  *
  * pip takes the user's index and find-links from its own environment
  * (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf). A package with no wheel for the
- * platform cannot be installed this way: the message says what to do.
+ * platform cannot be installed this way: the message names the sources pip
+ * used (and one it could not reach, when pip said so) and what to do.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -24,6 +25,7 @@ import type { BaseImage } from './base-image.ts';
 import type { BlobCache } from '../blob-cache.ts';
 import { findBasePython } from './base-python.ts';
 import { quickPipEnvironment } from '../python/pip-environment.ts';
+import { describeSources, pipSources, unreachedNote } from '../python/pip-sources.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 
 const run = promisify(execFile);
@@ -59,16 +61,21 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
   try {
     const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-compile', '--only-binary=:all:', '--implementation', 'cp', '--python-version', python.version, ...platforms.flatMap((p) => ['--platform', p]), '--target', target, ...dependencies];
     options.log?.(`python: installing ${dependencies.join(', ')} for Python ${python.version} on linux/${base.config.architecture}`);
+    const pipEnv = layerPipEnvironment(options.env ?? process.env);
     try {
-      await run(hostPython, args, { env: layerPipEnvironment(options.env ?? process.env), maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
+      // Not -q: pip's "Looking in indexes/links" lines say which sources it used, for the message if it fails.
+      await run(hostPython, args, { env: pipEnv, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
     } catch (err) {
       const stderr = String((err as { stderr?: string }).stderr ?? '');
       const why = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
+      // The sources pip used, as it listed them; "could not reach" only of what pip said it failed to connect to.
+      const sources = pipSources(String((err as { stdout?: string }).stdout ?? ''), pipEnv);
+      const reach = unreachedNote(stderr, sources);
       // pip's own words only when it did not say which package: they are then the only clue.
       throw new ForgeError(
         'FORGE_PYTHON_DEPS',
         why
-          ? `pip could not install the Python dependencies for the image: no wheel of ${why} for linux/${base.config.architecture}, Python ${python.version}${declaredIn(agent, why)}`
+          ? `pip could not install the Python dependencies for the image: no wheel of ${why} for linux/${base.config.architecture}, Python ${python.version}${declaredIn(agent, why)} in the sources pip used (${describeSources(sources)})${reach}`
           : `pip could not install the Python dependencies for the image:\n${lastLines(stderr, 6)}`,
         'give pip a source with wheels (PIP_FIND_LINKS=DIR or PIP_INDEX_URL=URL), or build the Dockerfile in the bundle with docker, podman or buildah',
       );

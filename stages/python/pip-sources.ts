@@ -44,3 +44,9 @@ export function unreachedIndexes(stderr: string, sources: PipSources): string[] 
     return paths.some((p) => p.startsWith(path));
   });
 }
+
+/** "; pip could not reach URL" for the indexes pip said it could not connect to, else nothing: the end of a "not found" message. */
+export function unreachedNote(stderr: string, sources: PipSources): string {
+  const unreached = unreachedIndexes(stderr, sources);
+  return unreached === undefined ? '' : unreached.length ? `; pip could not reach ${unreached.join(', ')}` : '; pip could not reach some of them';
+}

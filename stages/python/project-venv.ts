@@ -19,7 +19,7 @@ import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts'
 import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import { declarationSite } from './declaration-site.ts';
 import { quickPipEnvironment } from './pip-environment.ts';
-import { describeSources, pipSources, unreachedIndexes } from './pip-sources.ts';
+import { describeSources, pipSources, unreachedNote } from './pip-sources.ts';
 import { requirementsText } from './python-dependencies.ts';
 
 const run = promisify(execFile);
@@ -75,8 +75,7 @@ function pipDiagnostic(stderr: string, stdout: string, root: string, deps: Pytho
   const notFound = /No matching distribution found for (\S+)/.exec(stderr)?.[1];
   const sources = pipSources(stdout, env);
   // "Cannot be reached" only of what pip said it could not connect to.
-  const unreached = unreachedIndexes(stderr, sources);
-  const reach = unreached === undefined ? '' : unreached.length ? `; pip could not reach ${unreached.join(', ')}` : '; pip could not reach some of them';
+  const reach = unreachedNote(stderr, sources);
   // The declared requirement of that name, compared as pip compares names ("six" is not "sixel").
   const missing = notFound ? normalizeDistribution(requirementName(notFound) ?? notFound) : undefined;
   const requirement = missing ? deps.dependencies.find((d) => normalizeDistribution(requirementName(d) ?? d) === missing) : undefined;

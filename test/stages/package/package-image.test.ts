@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpers/oci.ts';
 import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startTokenService } from '../../helpers/registry-token-server.ts';
+import { startServer } from '../../helpers/http-server.ts';
 import { files, usePackageFixture, type PackageFixture } from './package-fixture.ts';
 
 const fx = usePackageFixture();
@@ -205,5 +206,34 @@ describe('forge package: what stops it is a coded diagnostic with a way out, not
     expect(result.stderr).toContain('(declared in tools/greet.py)');
     expect(result.stderr).toMatch(/hint: .*PIP_FIND_LINKS/);
     noCrash(result.stderr);
+  }, 240_000);
+
+  it("names the sources pip used for the image's venv (pip.conf's too), and says one cannot be reached only when pip said so", async () => {
+    const python = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.py': '# /// script\n# dependencies = ["forgetiny>=0.1"]\n# ///\n"""\nTool: greet\nDescription: Greets.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n',
+    });
+    // Two indexes that answer "no such project", as a private index without the package does; then one that is down (servers close at the file's end).
+    const index = await startServer((_req, res) => res.writeHead(404).end('not here'));
+    const closedUrl = `http://127.0.0.1:${await closedPort()}/down/simple`;
+    const wheelsDir = tempDir('forge-no-wheels-');
+    const pipConf = (extra: string) => {
+      const file = join(tempDir('forge-pip-conf-'), 'pip.conf');
+      writeFileSync(file, `[global]\nindex-url = ${index.url}/simple\nextra-index-url = ${extra}\n`);
+      return file;
+    };
+    const pipEnv = (conf: string) => ({ ...env(), PIP_CONFIG_FILE: conf, PIP_FIND_LINKS: wheelsDir, PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INDEX: '', PIP_INDEX_URL: '', PIP_EXTRA_INDEX_URL: '' });
+    const wanted = /no wheel of forgetiny>=0\.1 for linux\/\w+, Python 3\.\d+ \(declared in tools\/greet\.py\) in the sources pip used /;
+    const absent = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, pipEnv(pipConf(`${index.url}/extra/simple`)));
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toMatch(wanted);
+    expect(absent.stderr).toContain(`in the sources pip used (indexes ${index.url}/simple, ${index.url}/extra/simple; links ${wheelsDir})\n`);
+    expect(absent.stderr).not.toMatch(/reach/);
+
+    const down = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, pipEnv(pipConf(closedUrl)));
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(wanted);
+    expect(down.stderr).toContain(`in the sources pip used (indexes ${index.url}/simple, ${closedUrl}; links ${wheelsDir}); pip could not reach ${closedUrl}\n`);
+    noCrash(down.stderr);
   }, 240_000);
 });
