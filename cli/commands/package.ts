@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { defaultBaseImage } from '../../runtime/node-lines.ts';
 import { dirname, relative, resolve } from 'node:path';
+import type { AgentManifest } from '../../runtime/manifest.ts';
+import { locateConfig } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { UsageError } from '../usage-error.ts';
@@ -17,9 +19,11 @@ deterministic layers, and the config runs \`node /opt/agent/runtime.mjs serve\`
 as a non-root user in /workspace. The same inputs give the same image digest.
 
 The base must have bubblewrap (the tool sandbox) and the interpreters the
-tools start (bash, sh, python3): without them nothing is packaged. Where the
-container runtime refuses bubblewrap's namespaces, the agent warns at start
-and /readyz says so; run it with FORGE_SANDBOX=required to refuse to start.
+tools start (bash, sh, python3 or python): without them nothing is packaged.
+The image keeps forge.yaml's sandbox mode (label dev.forge.sandbox): with
+auto, where the container runtime refuses bubblewrap's namespaces, the agent
+warns at start and /readyz says so; run it with FORGE_SANDBOX=required (or
+set sandbox: required) to refuse to start.
 
 outputs (at least one; default --out .forge-image):
   --out PATH        an OCI image layout directory, or an OCI archive when PATH ends in .tar
@@ -32,7 +36,8 @@ options:
   --platform P      os/arch of the image (default: this machine's, e.g. linux/amd64)
   --user UID[:GID]  the user the agent runs as (default 1000:1000, "node" in the node images)
   --no-sandbox      package a base without bubblewrap: tools run unsandboxed and can read the
-                    agent's token and keys (the image sets FORGE_SANDBOX=off and says so at start)
+                    agent's token and keys (the image sets FORGE_SANDBOX=off and says so at start;
+                    refused when forge.yaml says sandbox: required)
   --bundle DIR      package this build output instead of building
   --offline         build with --offline
   --json            print the result as JSON
@@ -62,12 +67,21 @@ export async function run(argv: string[]): Promise<number> {
   });
   const cwd = process.cwd();
   const log = (line: string) => values.json || process.stderr.write(c.dim(`${line}\n`));
-  const [{ packageImage }, { parseImageReference, formatImageReference }, { BlobCache }, { hostPlatform, parsePlatform }] = await Promise.all([
+  const [{ packageImage, imageSandbox, SandboxModeConflict }, { parseImageReference, formatImageReference }, { BlobCache }, { hostPlatform, parsePlatform }] = await Promise.all([
     import('../../stages/package/package-image.ts'),
     import('../../stages/package/image-reference.ts'),
     import('../../stages/blob-cache.ts'),
     import('../../stages/package/base-image.ts'),
   ]);
+  // A forge.yaml that requires the sandbox refuses --no-sandbox: a usage error, with the way out.
+  const checkSandbox = (agent: Pick<AgentManifest, 'sandbox'>) => {
+    try {
+      imageSandbox(agent, values['no-sandbox']);
+    } catch (err) {
+      if (err instanceof SandboxModeConflict) throw new UsageError(err.message, err.hint);
+      throw err;
+    }
+  };
   const reference = (text: string, what: string) => {
     try {
       return parseImageReference(text);
@@ -84,6 +98,12 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   if (values.bundle && !existsSync(resolve(cwd, values.bundle, 'agent.json'))) throw new UsageError(`--bundle ${values.bundle} is not a build output (no agent.json)`);
+  // --no-sandbox against forge.yaml's sandbox: required, before anything is built (the bundle's agent.json says it again below).
+  if (values['no-sandbox'] && !values.bundle) {
+    const file = locateConfig({ configFile: values.config }, cwd);
+    const loaded = file ? await (await import('../../stages/config/load-config.ts')).loadConfig(file, cwd) : undefined;
+    if (loaded?.config) checkSandbox(loaded.config);
+  }
   // --load's engine before any work: without one, building, pip and pulling the base would be time spent for nothing.
   const engine = values.load ? (await import('../../stages/package/load-image.ts')).requireEngine() : undefined;
 
@@ -100,7 +120,8 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   // The same base the Dockerfile names: forge.yaml's runtime: { image | node }, else the default line's.
-  const built = JSON.parse(readFileSync(resolve(bundleDir, 'agent.json'), 'utf8')) as { runtime?: { image?: string } };
+  const built = JSON.parse(readFileSync(resolve(bundleDir, 'agent.json'), 'utf8')) as Pick<AgentManifest, 'sandbox'> & { runtime?: { image?: string } };
+  checkSandbox(built);
   const base = reference(values.base ?? process.env.FORGE_BASE_IMAGE ?? built.runtime?.image ?? defaultBaseImage(), '--base');
   const epoch = process.env.SOURCE_DATE_EPOCH;
   const image = await packageImage({
@@ -114,7 +135,8 @@ export async function run(argv: string[]): Promise<number> {
     log,
   });
   printDiagnostics(image.warnings);
-  if (image.sandbox === 'off') log(`warning: the image runs tools WITHOUT a sandbox (${values['no-sandbox'] ? '--no-sandbox' : "forge.yaml's sandbox: off"}; FORGE_SANDBOX=off): they can read the agent's token and API keys`);
+  // FORGE_SANDBOX=off is in the image only when forge.yaml did not say off already.
+  if (image.sandbox === 'off') log(`warning: the image runs tools WITHOUT a sandbox (${built.sandbox?.mode === 'off' ? "forge.yaml's sandbox: off" : '--no-sandbox; FORGE_SANDBOX=off'}): they can read the agent's token and API keys`);
   const tag = `${image.agent.agent_id}:${image.agent.version}`;
   const outputs: Record<string, string> = {};
   const out = values.out ?? (push || values.load ? undefined : resolve(dirname(bundleDir), '.forge-image'));

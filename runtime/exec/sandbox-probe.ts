@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, readlinkSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { bubblewrapArgs, type IsolationLevel } from './sandbox.ts';
 
 export interface SandboxProbe {
@@ -49,10 +49,9 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
  * bwrap, or one run by root, makes none).
  */
 function tryBubblewrap(bwrap: string): Promise<{ refusal?: string; ownUserNamespace?: boolean }> {
-  // Absolute programs: the probe must not depend on the PATH it was given.
-  const readlink = findOnPath('readlink', {});
-  const noop = findOnPath('true', {}) ?? '/bin/sh';
-  const command = readlink ? [readlink, USER_NAMESPACE] : [noop, ...(noop === '/bin/sh' ? ['-c', ':'] : [])];
+  // Absolute programs: the probe must not depend on the PATH it was given. None found: the last, as it is.
+  const found = PROBE_COMMANDS.find((c) => findOnPath(c.program, {})) ?? PROBE_COMMANDS[PROBE_COMMANDS.length - 1];
+  const command = [findOnPath(found.program, {}) ?? found.program, ...found.args];
   const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', ...command];
   return new Promise((resolve) => {
     // Generous: on a loaded machine a slow start is not a refusal (a refusal answers at once).
@@ -69,6 +68,17 @@ function tryBubblewrap(bwrap: string): Promise<{ refusal?: string; ownUserNamesp
 
 const USER_NAMESPACE = '/proc/self/ns/user';
 
+/**
+ * What the probe runs inside the sandbox, the first one found in SYSTEM_DIRS (an absolute
+ * program as it is): readlink tells whether the sandbox had a user namespace of its own; the
+ * others only whether bwrap ran. forge package looks for these in a base image (base-sandbox.ts).
+ */
+export const PROBE_COMMANDS: readonly { program: string; args: readonly string[] }[] = [
+  { program: 'readlink', args: [USER_NAMESPACE] },
+  { program: 'true', args: [] },
+  { program: '/bin/sh', args: ['-c', ':'] },
+];
+
 function ownUserNamespace(): string | undefined {
   try {
     return readlinkSync(USER_NAMESPACE);
@@ -77,19 +87,27 @@ function ownUserNamespace(): string | undefined {
   }
 }
 
-/** The system's own directories first: a PATH that is stripped (or pointed elsewhere) does not decide which sandbox runs. */
-const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
+/**
+ * The system's own directories first: a PATH that is stripped (or pointed elsewhere) does not
+ * decide which sandbox runs. forge package looks in the same ones in a base image.
+ */
+export const SYSTEM_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
 
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (isAbsolute(name)) return isExecutable(name) ? name : undefined;
   for (const dir of [...SYSTEM_DIRS, ...(env.PATH ?? '').split(delimiter)]) {
     if (!dir) continue;
     const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false; // not here
+  }
 }

@@ -7,14 +7,16 @@
  * the step's file:line instead.
  *
  * Python counts as there when the image gets the Python environment layer
- * (python-layer.ts checks the base's Python itself) or FORGE_PYTHON, else
- * python3 on the image's PATH, as the runtime resolves it.
+ * (python-layer.ts checks the base's Python itself), else the base's
+ * FORGE_PYTHON, else any of the names the runtime tries on PATH
+ * (PYTHON_COMMANDS: python3, then python), as the runtime resolves it.
  */
 import { join } from 'node:path';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { YamlStep } from '../../runtime/tools/yaml/definition.ts';
 import type { Template } from '../../runtime/tools/yaml/template.ts';
+import { PYTHON_COMMANDS } from '../../runtime/tools/custom/python-interpreter.ts';
 import { readYamlToolFile } from '../yaml-tool-file.ts';
 import type { BaseImage } from './base-image.ts';
 import { imagePath, type BaseFiles } from './base-files.ts';
@@ -36,28 +38,30 @@ export async function missingInterpreters(agent: AgentManifest, context: Interpr
   const path = imagePath(base);
   const baseName = formatImageReference({ ...base.reference, digest: undefined });
   const forgePython = (base.config.config?.Env ?? []).find((e) => e.startsWith('FORGE_PYTHON='))?.slice('FORGE_PYTHON='.length);
-  const python = forgePython || 'python3';
-  const has = (program: string) => (program === 'python' && context.python.coveredByLayer) || files.findProgram(program === 'python' ? python : program, path) !== undefined;
+  // The Python the runtime resolves: FORGE_PYTHON alone, else the first of its names on PATH.
+  const pythons = forgePython ? [forgePython] : PYTHON_COMMANDS;
+  const hasPython = context.python.coveredByLayer || pythons.some((p) => files.findProgram(p, path) !== undefined);
+  const has = (wanted: Wanted) => (wanted.resolvedPython ? hasPython : files.findProgram(wanted.program, path) !== undefined);
   const hint = (program: string) =>
     `use a base that has it: a Dockerfile "FROM ${baseName}" that installs it (apt-get install -y ${APT_PACKAGE[program] ?? program}), pushed to your registry, then --base REGISTRY/IMAGE; or change the step to a program the base has`;
-  const shown = (program: string) => (program === 'python' ? python : program);
+  const shown = (wanted: Wanted) => (wanted.resolvedPython ? pythons.join(' or ') : wanted.program);
   const out: Diagnostic[] = [];
   for (const tool of agent.tools) {
     const source = tool.source;
-    if (source?.kind === 'python' && !has('python')) {
-      out.push(error('FORGE_PACKAGE_INTERPRETER', `tool "${tool.name}" is a Python tool, and the base image ${baseName} has no ${python} (PATH ${path.join(':')})`, { file: source.path, line: 1 }, hint('python')));
+    if (source?.kind === 'python' && !hasPython) {
+      out.push(error('FORGE_PACKAGE_INTERPRETER', `tool "${tool.name}" is a Python tool, and the base image ${baseName} has no ${pythons.join(' or ')} (PATH ${path.join(':')})`, { file: source.path, line: 1 }, hint('python')));
     }
     if (source?.kind !== 'yaml' || !source.interpreters?.length) continue;
     const read = await readYamlToolFile({ absolute: join(context.bundleDir, source.path), display: source.path }, source.path);
     if (!read.spec) continue; // the build read it already; nothing more to say here
     for (const step of read.definition.steps) {
       const wanted = stepProgram(step);
-      if (!wanted || has(wanted.program)) continue;
+      if (!wanted || has(wanted)) continue;
       const at = read.locate([...step.path, wanted.key]);
       out.push(
         error(
           'FORGE_PACKAGE_INTERPRETER',
-          `tool "${tool.name}" runs ${shown(wanted.program)} (its ${wanted.key}: step "${step.name}"), and the base image ${baseName} has no ${shown(wanted.program)} (PATH ${path.join(':')})`,
+          `tool "${tool.name}" runs ${shown(wanted)} (its ${wanted.key}: step "${step.name}"), and the base image ${baseName} has no ${shown(wanted)} (PATH ${path.join(':')})`,
           at,
           hint(wanted.program),
         ),
@@ -67,10 +71,17 @@ export async function missingInterpreters(agent: AgentManifest, context: Interpr
   return out;
 }
 
-/** The program a step starts its script with ('python': whichever Python the runtime resolves), and the step's key. */
-function stepProgram(step: YamlStep): { program: string; key: string } | undefined {
+/** A program a step starts its script with, and the step's key; `resolvedPython`: whichever Python the runtime resolves (a python: step). */
+interface Wanted {
+  program: string;
+  key: string;
+  resolvedPython?: boolean;
+}
+
+function stepProgram(step: YamlStep): Wanted | undefined {
   const { action } = step;
-  if (action.kind === 'bash' || action.kind === 'sh' || action.kind === 'python') return { program: action.kind, key: action.kind };
+  if (action.kind === 'python') return { program: 'python', key: 'python', resolvedPython: true };
+  if (action.kind === 'bash' || action.kind === 'sh') return { program: action.kind, key: action.kind };
   if (action.kind !== 'script') return undefined;
   const words = action.interpreter.map(literal);
   // `/usr/bin/env bash {0}`: env is the launcher, bash what must be there.

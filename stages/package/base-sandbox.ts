@@ -5,7 +5,8 @@
  * process runs beside the server and reads its environment — the token and
  * the model keys — through /proc. bwrap also needs a /tmp to mount the
  * private one over (the root is bound read-only), and the start-up probe a
- * command to run inside (readlink or true, else /bin/sh). prlimit (the
+ * command to run inside (readlink or true, else /bin/sh): the probe's own
+ * lists (PROBE_COMMANDS, SYSTEM_DIRS) are the ones looked for. prlimit (the
  * memory, CPU and process caps) is asked for too, but its absence only
  * warns: the runtime runs without caps and says so.
  *
@@ -18,9 +19,7 @@ import { formatImageReference } from './image-reference.ts';
 import type { BaseImage } from './base-image.ts';
 import { imagePath, type BaseFiles } from './base-files.ts';
 import { error, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
-
-/** Where the runtime looks first, whatever PATH says (sandbox-probe.ts). */
-const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'];
+import { PROBE_COMMANDS, SYSTEM_DIRS } from '../../runtime/exec/sandbox-probe.ts';
 
 export function baseSandboxDiagnostics(base: BaseImage, files: BaseFiles): Diagnostic[] {
   const dirs = [...SYSTEM_DIRS, ...imagePath(base)];
@@ -28,8 +27,10 @@ export function baseSandboxDiagnostics(base: BaseImage, files: BaseFiles): Diagn
   const missing: string[] = [];
   if (!files.findProgram('bwrap', dirs)) missing.push('bubblewrap (no bwrap in /usr/bin, /bin or on PATH)');
   if (!files.isDirectory('/tmp')) missing.push('a /tmp directory (bwrap mounts the private /tmp over it)');
-  if (!files.findProgram('readlink', SYSTEM_DIRS) && !files.findProgram('true', SYSTEM_DIRS) && !files.findProgram('/bin/sh', [])) {
-    missing.push('readlink, true or /bin/sh (the command the start-up probe runs in a sandbox)');
+  // The probe looks in the system's directories only (an absolute program as it is).
+  if (!PROBE_COMMANDS.some((c) => files.findProgram(c.program, SYSTEM_DIRS))) {
+    const names = PROBE_COMMANDS.map((c) => c.program);
+    missing.push(`${names.slice(0, -1).join(', ')} or ${names.at(-1)} (the command the start-up probe runs in a sandbox)`);
   }
   const out: Diagnostic[] = [];
   if (missing.length) {

@@ -24,6 +24,8 @@ export interface AgentImageSettings {
   buildManifestDigest: string;
   user: string;
   env: Record<string, string>;
+  /** The mode the image's tools run in, from forge.yaml and --no-sandbox (label dev.forge.sandbox). */
+  sandbox: 'required' | 'auto' | 'off';
   createdSeconds: number;
 }
 
@@ -46,7 +48,7 @@ export function assembleImage(base: BaseImage, layers: readonly (Layer & { comme
     'org.opencontainers.image.base.name': formatImageReference({ ...base.reference, digest: undefined }),
     'org.opencontainers.image.base.digest': base.digest,
     'dev.forge.version': settings.forgeVersion,
-    'dev.forge.sandbox': settings.env.FORGE_SANDBOX ?? 'auto',
+    'dev.forge.sandbox': settings.sandbox,
     'dev.forge.build-manifest.digest': settings.buildManifestDigest,
     'dev.forge.healthcheck': `GET http://127.0.0.1:${PORT}/healthz (podman keeps HEALTHCHECK only with --format docker)`,
   };

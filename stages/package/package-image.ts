@@ -9,10 +9,13 @@
  * Before anything is built the base is checked for what the tools need to
  * run: bubblewrap for the tool sandbox (base-sandbox.ts) and the
  * interpreters the tools start (base-interpreters.ts). The image's sandbox
- * mode is the runtime's own, as in the Dockerfile's image: bubblewrap where
- * the container lets it make namespaces, else a warning at start and
+ * mode is forge.yaml's, as in the Dockerfile's image: with `auto`, bubblewrap
+ * where the container lets it make namespaces, else a warning at start and
  * `/readyz` saying so (FORGE_SANDBOX=required at `docker run` refuses that);
- * packaged with `noSandbox`, FORGE_SANDBOX=off, said at every start.
+ * `required` refuses to start there; `off` runs tools unsandboxed. Packaged
+ * with `noSandbox`, the image sets FORGE_SANDBOX=off (said at every start),
+ * unless forge.yaml says off already; forge.yaml's `required` refuses
+ * `noSandbox` (SandboxModeConflict).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -41,7 +44,7 @@ export interface PackageOptions {
   /** uid:gid the agent runs as (numeric: the base needs no passwd entry). */
   user: string;
   sourceDateEpoch?: number;
-  /** Package a base without bubblewrap: the image runs tools unsandboxed and says so (FORGE_SANDBOX=off). */
+  /** Package a base without bubblewrap: the image runs tools unsandboxed and says so (FORGE_SANDBOX=off). Refused with forge.yaml's `sandbox: required`. */
   noSandbox?: boolean;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -56,10 +59,34 @@ export interface PackagedImage {
   /** Compressed sizes: the whole image, and the layers Forge added. */
   size: { total: number; added: number };
   agent: AgentManifest;
-  /** What the image's tools run in: `auto` (bubblewrap where the container allows it) or `off` (--no-sandbox). */
-  sandbox: 'auto' | 'off';
+  /** What the image's tools run in (label dev.forge.sandbox). */
+  sandbox: ImageSandboxMode;
   /** Problems with the base that do not stop packaging (no prlimit). */
   warnings: Diagnostic[];
+}
+
+/**
+ * `required`: bubblewrap, else the agent refuses to start (forge.yaml's `sandbox: required`);
+ * `auto`: bubblewrap where the container allows it, else a warning; `off`: never
+ * (forge.yaml's `sandbox: off`, or --no-sandbox).
+ */
+export type ImageSandboxMode = 'required' | 'auto' | 'off';
+
+/** --no-sandbox asked of an agent whose forge.yaml requires the sandbox: the caller's mistake, not the base's. */
+export class SandboxModeConflict extends Error {
+  readonly hint = "drop --no-sandbox and use a base with bubblewrap; or, if the agent's tools may run unsandboxed, change forge.yaml's sandbox: to auto or off";
+  constructor() {
+    super("--no-sandbox cannot package this agent: its forge.yaml says sandbox: required, which the image's FORGE_SANDBOX=off would override");
+    this.name = 'SandboxModeConflict';
+  }
+}
+
+/** The image's sandbox mode, and the FORGE_SANDBOX it sets (only for --no-sandbox over a mode that is not off already). */
+export function imageSandbox(agent: Pick<AgentManifest, 'sandbox'>, noSandbox = false): { mode: ImageSandboxMode; env: Record<string, string> } {
+  const declared = agent.sandbox?.mode ?? 'auto';
+  if (!noSandbox) return { mode: declared, env: {} };
+  if (declared === 'required') throw new SandboxModeConflict();
+  return { mode: 'off', env: declared === 'off' ? {} : { FORGE_SANDBOX: 'off' } };
 }
 
 export async function packageImage(options: PackageOptions): Promise<PackagedImage> {
@@ -68,6 +95,7 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
     if (!existsSync(join(bundleDir, file))) throw new Error(`${bundleDir} is not a build output (no ${file}); run forge build --prod first`);
   }
   const agent = JSON.parse(readFileSync(join(bundleDir, 'agent.json'), 'utf8')) as AgentManifest;
+  const sandbox = imageSandbox(agent, options.noSandbox);
   const buildManifestDigest = `sha256:${createHash('sha256').update(readFileSync(join(bundleDir, 'build-manifest.json'))).digest('hex')}`;
   const [uid, gid] = parseUser(options.user);
   const mtime = options.sourceDateEpoch ?? 0;
@@ -77,16 +105,15 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
 
   // What the tools need from the base, all of it reported at once, before pip or npm run.
   const files = await BaseFiles.of(base, options.cache);
-  const sandbox = options.noSandbox || agent.sandbox?.mode === 'off' ? 'off' : 'auto';
-  const problems = sandbox === 'auto' ? baseSandboxDiagnostics(base, files) : [];
+  const problems = sandbox.mode !== 'off' ? baseSandboxDiagnostics(base, files) : [];
   // With declared packages the venv layer gives Python (and stops with its own message when the base has none).
   const coveredByLayer = (agent.python?.dependencies.length ?? 0) > 0;
   problems.push(...(await missingInterpreters(agent, { bundleDir, base, files, python: { coveredByLayer } })));
   if (hasErrors(problems)) throw new DiagnosticError(problems);
 
   const layers: (Layer & { comment: string })[] = [];
-  // --no-sandbox says so at every start; otherwise the runtime's own mode, as in the Dockerfile's image.
-  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR, ...(sandbox === 'off' ? { FORGE_SANDBOX: 'off' } : {}) };
+  // --no-sandbox says so at every start; otherwise forge.yaml's mode, as in the Dockerfile's image.
+  const env: Record<string, string> = { NODE_ENV: 'production', FORGE_WORKDIR: WORK_DIR, ...sandbox.env };
   const python = await pythonLayer(agent, base, options.cache, { mtime, env: options.env, log: options.log });
   if (python) {
     layers.push({ ...python.layer, comment: python.comment });
@@ -107,6 +134,7 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
     buildManifestDigest,
     user: `${uid}:${gid}`,
     env,
+    sandbox: sandbox.mode,
     createdSeconds: mtime,
   });
   const fresh = new Map<string, Buffer>([[image.configDescriptor.digest, image.config], ...layers.map((l) => [l.descriptor.digest, l.blob] as [string, Buffer])]);
@@ -120,7 +148,7 @@ export async function packageImage(options: PackageOptions): Promise<PackagedIma
     baseSource: base.source,
     size: { total: descriptors.reduce((n, d) => n + d.size, 0) + image.manifest.length, added },
     agent,
-    sandbox,
+    sandbox: sandbox.mode,
     warnings: problems,
   };
 }

@@ -94,6 +94,8 @@ const BASE_IMAGES = join(tmpdir(), 'forge-tests-base-images');
 export interface BaseImageOptions {
   /** Python 3 (/usr/bin/python3.N with its standard library). Default false. */
   python?: boolean;
+  /** The name in /usr/bin that links to python3.N (default python3; `python`: a base with no python3). */
+  pythonLink?: 'python3' | 'python';
   /**
    * The tool sandbox's programs, as the generated Dockerfile's apt-get install
    * bubblewrap gives them on a node image: bwrap, prlimit and readlink (the
@@ -115,7 +117,8 @@ function baseImageLayout(options: BaseImageOptions): string {
   const stamp = (file: string) => [file, statSync(realpathSync(file)).mtimeMs];
   const programs = [...(sandbox ? SANDBOX_PROGRAMS : []), ...(shells ? ['/bin/sh', '/bin/bash'] : [])];
   const inputs = [readFileSync(fileURLToPath(import.meta.url), 'utf8'), process.version, stamp(process.execPath), interpreter && [interpreter, stamp(interpreter[0])], programs.map(stamp)];
-  const kind = [python ? 'python' : 'node', sandbox ? 'bwrap' : 'nobwrap', ...(shells ? ['shells'] : [])].join('-');
+  const pythonLink = options.pythonLink ?? 'python3';
+  const kind = [python ? (pythonLink === 'python3' ? 'python' : `python-as-${pythonLink}`) : 'node', sandbox ? 'bwrap' : 'nobwrap', ...(shells ? ['shells'] : [])].join('-');
   const name = `${kind}-${createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16)}`;
   const layout = join(BASE_IMAGES, name);
   if (existsSync(join(layout, 'index.json'))) return layout;
@@ -133,7 +136,7 @@ function baseImageLayout(options: BaseImageOptions): string {
     const version = `${interpreter[1]}.${interpreter[2]}`;
     for (const file of withLibraries(executable)) copyInto(rootfs, file, file === executable ? `/usr/bin/python${version}` : file);
     copyInto(rootfs, `/usr/lib/python${version}`);
-    execFileSync('ln', ['-s', `python${version}`, join(rootfs, 'usr/bin/python3')]);
+    execFileSync('ln', ['-s', `python${version}`, join(rootfs, 'usr/bin', pythonLink)]);
   }
   // Under their own names (/bin/sh is a link to dash here: the image gets dash's file as /bin/sh).
   for (const program of programs) for (const file of withLibraries(realpathSync(program))) copyInto(rootfs, file, file === realpathSync(program) ? program : file);

@@ -72,8 +72,14 @@ export function resolvePython(env: NodeJS.ProcessEnv = process.env): Promise<str
   return found;
 }
 
+/**
+ * The names tried on PATH, in order, without FORGE_PYTHON (not on Windows: python, py).
+ * forge package looks for the same in a base image (base-interpreters.ts).
+ */
+export const PYTHON_COMMANDS: readonly string[] = ['python3', 'python'];
+
 async function find(env: NodeJS.ProcessEnv): Promise<string> {
-  const candidates = env.FORGE_PYTHON ? [env.FORGE_PYTHON] : process.platform === 'win32' ? ['python', 'py'] : ['python3', 'python'];
+  const candidates = env.FORGE_PYTHON ? [env.FORGE_PYTHON] : process.platform === 'win32' ? ['python', 'py'] : PYTHON_COMMANDS;
   for (const candidate of candidates) {
     const known = candidate === 'python3' ? python3WithoutAsking(env) : undefined;
     if (known?.executable) return known.executable;
@@ -84,7 +90,7 @@ async function find(env: NodeJS.ProcessEnv): Promise<string> {
     }
   }
   throw new PythonNotFoundError(
-    env.FORGE_PYTHON ? `FORGE_PYTHON=${env.FORGE_PYTHON} is not a working Python interpreter` : 'no Python 3 interpreter found on PATH (looked for python3 and python)',
+    env.FORGE_PYTHON ? `FORGE_PYTHON=${env.FORGE_PYTHON} is not a working Python interpreter` : `no Python 3 interpreter found on PATH (looked for ${candidates.join(' and ')})`,
   );
 }
 

@@ -4,7 +4,7 @@
  * a project with a Python and a TypeScript tool, and a package cache.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpers/oci.ts';
+import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 
 export interface PackageFixture {
@@ -44,4 +44,18 @@ export function usePackageFixture(): PackageFixture {
   }, 240_000);
   afterAll(() => fixture.registry?.stop());
   return fixture;
+}
+
+/**
+ * Calls a tool in a runc container of the image (`node runtime.mjs call TOOL INPUT`):
+ * expects it to exit 0 and returns what it printed. `network: false` keeps the container offline.
+ */
+export async function callInImage(reference: string, tool: string, input = '{}', options: { network?: boolean } = {}): Promise<string> {
+  const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', tool, input], options));
+  try {
+    expect(await container.exited, container.output()).toBe(0);
+    return container.output();
+  } finally {
+    await container.stop();
+  }
 }

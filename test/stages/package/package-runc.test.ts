@@ -12,7 +12,7 @@ import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/proje
 import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
 import { FILESYSTEM_PACKAGE, filesystemVersion, npxMcpProject } from '../../helpers/npx-project.ts';
 
-import { usePackageFixture, type PackageFixture } from './package-fixture.ts';
+import { callInImage, usePackageFixture, type PackageFixture } from './package-fixture.ts';
 
 const fx = usePackageFixture();
 // The fixture's fields under the names the tests use (its beforeAll runs first).
@@ -74,13 +74,7 @@ describe('forge package, run in runc', () => {
     expect(packaged.stderr).toContain('python: installing forgetiny>=0.1 for Python 3.');
     const config = JSON.parse(execFileSync('skopeo', ['inspect', '--config', '--tls-verify=false', `docker://${reference}`], { encoding: 'utf8' }));
     expect(config.config.Env).toContain('FORGE_PYTHON=/opt/forge-venv/bin/python');
-    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'greet', '{"name": "runc"}']));
-    try {
-      expect(await container.exited, container.output()).toBe(0);
-      expect(container.output()).toContain('hello runc from forgetiny');
-    } finally {
-      await container.stop();
-    }
+    expect(await callInImage(reference, 'greet', '{"name": "runc"}')).toContain('hello runc from forgetiny');
     // Without a source for the wheel, package stops with a message, not pip's wall of text.
     const offline = await forge(['package', '--base', base, '--out', join(tempDir(), 'x')], python, { ...env(), ...pipFrom(tempDir()) });
     expect(offline.code).toBe(1);
@@ -94,12 +88,6 @@ describe('forge package, run in runc', () => {
     const packaged = await forge(['package', '--base', base, '--push', reference], dir, env());
     expect(packaged.code, packaged.stderr).toBe(0);
     expect(packaged.stderr).toContain(`mcp: installing ${FILESYSTEM_PACKAGE}@${filesystemVersion()}`);
-    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'fs__list_allowed_directories', '{}'], { network: false }));
-    try {
-      expect(await container.exited, container.output()).toBe(0);
-      expect(container.output()).toContain('/workspace');
-    } finally {
-      await container.stop();
-    }
+    expect(await callInImage(reference, 'fs__list_allowed_directories', '{}', { network: false })).toContain('/workspace');
   }, 240_000);
 });

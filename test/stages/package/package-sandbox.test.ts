@@ -2,8 +2,10 @@
  * `forge package` and what the tools need from the base: bubblewrap for the
  * tool sandbox (or --no-sandbox, said plainly), an image whose tools are
  * isolated where the container allows bwrap's namespaces (and that says so
- * where it does not), and the interpreters YAML tools run (bash:, sh:,
- * python:) — each missing one an error at its file:line. Real parts: the
+ * where it does not), forge.yaml's sandbox mode kept in the image (required
+ * refuses --no-sandbox), and the interpreters the tools run (bash:, sh:,
+ * python:, Python tools: python3 or python, as the runtime looks) — each
+ * missing one an error at its file:line. Real parts: the
  * loopback registry, bases made by umoci, images run by runc.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,7 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pushBaseImage, runcRun, unpackForRunc } from '../../helpers/oci.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
-import { usePackageFixture } from './package-fixture.ts';
+import { callInImage, files, usePackageFixture } from './package-fixture.ts';
 
 const fx = usePackageFixture();
 const TOKEN = 'package-sandbox-secret-token';
@@ -101,6 +103,60 @@ describe('forge package: the tool sandbox', () => {
       await refused.stop();
     }
   }, 240_000);
+  it("refuses --no-sandbox when forge.yaml says sandbox: required, before building; the image keeps required (label too)", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: required\n'), 'tools/echo.py': files['tools/echo.py'] });
+    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
+    const out = join(tempDir(), 'image');
+    const refused = await forge(['package', '--base', bare, '--no-sandbox', '--out', out], project, fx.env());
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error: --no-sandbox cannot package this agent: its forge.yaml says sandbox: required');
+    expect(refused.stderr).toMatch(/\(drop --no-sandbox and use a base with bubblewrap; or, .* change forge\.yaml's sandbox: to auto or off\)/);
+    expect(refused.stderr).toContain('usage: forge package');
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(join(project, '.forge-output'))).toBe(false);
+
+    const reference = `${fx.registry.address}/agents/required:1`;
+    const packaged = await forge(['package', '--base', fx.base, '--push', reference], project, fx.env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    const config = inspectConfig(reference);
+    expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
+    expect(config.config.Labels['dev.forge.sandbox']).toBe('required');
+    // A built bundle says the same through its agent.json.
+    const fromBundle = await forge(['package', '--bundle', '.forge-output', '--base', fx.base, '--no-sandbox', '--out', out], project, fx.env());
+    expect(fromBundle.code).toBe(2);
+    expect(fromBundle.stderr).toContain('its forge.yaml says sandbox: required');
+    expect(existsSync(out)).toBe(false);
+    // Where the container refuses bwrap's namespaces, the image does not start.
+    const unisolated = runcRun(unpackForRunc(reference, [...serveArgs, '--no-auth'], { sandbox: false }));
+    try {
+      expect(await unisolated.exited).toBe(1);
+      expect(unisolated.output()).not.toContain('listening on');
+    } finally {
+      await unisolated.stop();
+    }
+  }, 240_000);
+
+  it("with forge.yaml's sandbox: off, --no-sandbox sets no FORGE_SANDBOX: the image is off by forge.yaml and says so", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: off\n'), 'tools/echo.py': files['tools/echo.py'] });
+    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
+    const reference = `${fx.registry.address}/agents/off-by-config:1`;
+    const packaged = await forge(['package', '--base', bare, '--no-sandbox', '--push', reference], project, fx.env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(packaged.stderr).toContain("the image runs tools WITHOUT a sandbox (forge.yaml's sandbox: off)");
+    expect(packaged.stderr).not.toContain('FORGE_SANDBOX');
+    const config = inspectConfig(reference);
+    expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
+    expect(config.config.Labels['dev.forge.sandbox']).toBe('off');
+    const container = runcRun(unpackForRunc(reference, [...serveArgs, '--no-auth']));
+    try {
+      const [, url] = await container.waitFor(/listening on (http:\/\/\S+)/);
+      expect(container.output()).not.toContain('FORGE_SANDBOX=off');
+      const ready = (await (await fetch(`${url}/readyz`)).json()) as { sandbox: { isolation: string; mode: string; reason: string } };
+      expect(ready.sandbox).toMatchObject({ isolation: 'none', mode: 'off', reason: 'sandbox: off in forge.yaml' });
+    } finally {
+      await container.stop();
+    }
+  }, 240_000);
 });
 
 describe('forge package: the interpreters YAML tools run', () => {
@@ -116,7 +172,7 @@ describe('forge package: the interpreters YAML tools run', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/tools\/count_lines\.yaml:5:\d+ FORGE_PACKAGE_INTERPRETER tool "count_lines" runs bash \(its bash: step "main"\), and the base image \S+ has no bash/);
     expect(result.stderr).toMatch(/tools\/steps\.yaml:5:\d+ FORGE_PACKAGE_INTERPRETER tool "steps" runs sh \(its sh: step "greet"\)/);
-    expect(result.stderr).toMatch(/tools\/steps\.yaml:7:\d+ FORGE_PACKAGE_INTERPRETER tool "steps" runs python3 \(its python: step "shout"\)/);
+    expect(result.stderr).toMatch(/tools\/steps\.yaml:7:\d+ FORGE_PACKAGE_INTERPRETER tool "steps" runs python3 or python \(its python: step "shout"\), and the base image \S+ has no python3 or python/);
     expect(result.stderr).toMatch(/hint: use a base that has it: a Dockerfile "FROM \S+" that installs it \(apt-get install -y bash\)/);
     expect(result.stderr).toContain('(apt-get install -y dash)');
 
@@ -124,12 +180,20 @@ describe('forge package: the interpreters YAML tools run', () => {
     const reference = `${fx.registry.address}/agents/yaml-tools:1`;
     const packaged = await forge(['package', '--base', withShells, '--push', reference], writeProject(yamlTools), fx.env());
     expect(packaged.code, packaged.stderr).toBe(0);
-    const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', 'steps', '{}']));
-    try {
-      expect(await container.exited, container.output()).toBe(0);
-      expect(container.output()).toContain('HELLO');
-    } finally {
-      await container.stop();
-    }
+    expect(await callInImage(reference, 'steps')).toContain('HELLO');
+  }, 240_000);
+
+  it('takes python where the base has no python3, for Python tools and python: steps, as the runtime does', async () => {
+    const pythonOnly = pushBaseImage(fx.registry.address, { python: true, pythonLink: 'python', tag: 'python-only' });
+    const project = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/echo.py': files['tools/echo.py'],
+      'tools/shout.yaml': 'description: Shouts in Python.\ntags: [read]\nsteps:\n  - name: shout\n    python: |\n      print("HELLO")\n',
+    });
+    const reference = `${fx.registry.address}/agents/python-only:1`;
+    const packaged = await forge(['package', '--base', pythonOnly, '--push', reference], project, fx.env());
+    expect(packaged.code, packaged.stderr).toBe(0);
+    expect(await callInImage(reference, 'echo', '{"message": "from python"}')).toContain('from python');
+    expect(await callInImage(reference, 'shout')).toContain('HELLO');
   }, 240_000);
 });
