@@ -16,6 +16,8 @@ import { toolProcessSlots, type ProcessSlots } from './process-slots.ts';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
+/** How long output may still arrive after the command exited, from children it left holding its pipes. */
+const PIPE_GRACE_MS = 1000;
 
 export interface CommandOptions {
   command: string;
@@ -140,10 +142,12 @@ function runProcess(options: CommandOptions): Promise<CommandResult> {
     child.stdin.on('error', () => {}); // a command that does not read its input is fine
     child.stdin.end(options.stdin ?? '');
 
+    let pipeGrace: NodeJS.Timeout | undefined;
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: NodeJS.ErrnoException) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(pipeGrace);
       options.signal?.removeEventListener('abort', onAbort);
       resolve({
         exitCode,
@@ -160,8 +164,17 @@ function runProcess(options: CommandOptions): Promise<CommandResult> {
       });
     };
     child.on('error', (err) => finish(null, null, err as NodeJS.ErrnoException));
-    // Background children still holding the pipes go with the command.
-    child.on('exit', () => killProcessTree(child));
+    // Background children still holding the pipes go with the command. One that left its process group
+    // (setsid, a daemon) is out of reach without the sandbox: past a grace for the last output, the pipes
+    // are closed on it, so the call (and its process slot) ends rather than wait as long as it lives.
+    child.on('exit', (code, signal) => {
+      killProcessTree(child);
+      pipeGrace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code, signal);
+      }, PIPE_GRACE_MS);
+    });
     child.on('close', (code, signal) => finish(code, signal));
   });
 }
