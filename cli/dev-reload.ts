@@ -67,7 +67,11 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
     if (paths.includes(config.file)) {
       const read = approvalRead(state.settings);
       void loadConfig(config.file).then(
-        (loaded) => loaded.config && applyApproval(agent, state.settings, read, loaded.config.approval, options.log),
+        (loaded) => {
+          if (loaded.config) return applyApproval(agent, state.settings, read, loaded.config.approval, options.log);
+          // Its errors are printed by the reload; what matters here is that a deny just written is not in force.
+          options.log.warn("forge.yaml does not load, so nothing in it is in force yet: the approval rules of its last save that loaded still decide every call");
+        },
         (err: unknown) => options.log.warn(`reading forge.yaml's approval failed: ${(err as Error).message}`),
       );
     }

@@ -117,6 +117,11 @@ describe('forge run --dev and forge.yaml sections', () => {
       writeFileSync(join(project, 'forge.yaml'), config('  auto_approve: ["tag:read", "tag:write"]\n  auto_deny: ["name:writer"]\n'));
       await until(() => count(agent.output(), 'forge.yaml: approval changed') === 2, 'the second approval change', agent);
       expect(await post(agent.url, 'writer')).toMatchObject({ status: 403, body: { error: { code: 'FORGE_TOOL_DENIED' } } });
+
+      // A save that does not load (a misspelt section beside a looser policy) puts nothing in force, and says so.
+      writeFileSync(join(project, 'forge.yaml'), `${config('  auto_approve: ["tag:read", "tag:write"]\n')}servr: {}\n`);
+      await agent.waitFor(/forge\.yaml does not load, so nothing in it is in force yet: the approval rules of its last save that loaded still decide every call/);
+      expect(await post(agent.url, 'writer')).toMatchObject({ status: 403, body: { error: { code: 'FORGE_TOOL_DENIED' } } });
     } finally {
       await agent.stop();
     }
