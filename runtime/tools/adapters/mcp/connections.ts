@@ -48,6 +48,8 @@ export class McpConnections {
       if (session && !session.closed) return session;
       if (current === this.sessions.get(name)) this.sessions.delete(name);
       if (!session) return this.session(name);
+      // Asked again after the wait: a server started once close() has run would never be stopped.
+      if (this.closing) throw new McpConnectError(name, 'the agent is shutting down');
       this.ctx.log.warn(`MCP server "${name}" went away; connecting again`);
     }
     const connecting = connectMcpServer(server, this.ctx);

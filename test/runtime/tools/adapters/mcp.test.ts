@@ -88,6 +88,20 @@ describe('server-filesystem over stdio', () => {
     expect(result).toMatchObject({ ok: true, value: { content: '# data\n' } });
     expect(await setup.connections.session('fs')).not.toBe(first);
   });
+
+  it('does not connect again when the agent shuts down while a call finds its connection gone', async () => {
+    const connections = new McpConnections([filesystemServer(dir)], { http: loopbackOnly(), env: process.env, log: silentLogger, workDir: tempDir() });
+    const gone = await connections.session('fs');
+    await gone.close();
+    // The call looks at its old connection (a turn later), and the agent shuts down in between.
+    const asked = connections.session('fs');
+    const closing = connections.close();
+    const outcome = await asked.then((session) => session, (err: Error) => err);
+    await closing;
+    if (!(outcome instanceof Error)) await outcome.close();
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toContain('the agent is shutting down');
+  });
 });
 
 describe('server-everything over stdio', () => {
