@@ -103,6 +103,7 @@ describe('forge package: the tool sandbox', () => {
       await refused.stop();
     }
   }, 240_000);
+
   it("refuses --no-sandbox when forge.yaml says sandbox: required, before building; the image keeps required (label too)", async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: required\n'), 'tools/echo.py': files['tools/echo.py'] });
     const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
