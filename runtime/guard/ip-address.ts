@@ -112,6 +112,8 @@ function embeddedIPv4(ip: Parsed): ipaddr.IPv4 | undefined {
 export interface AddressRule {
   text: string;
   exact?: Parsed;
+  /** An exact IPv6 address carrying an IPv4 one (NAT64, 6to4, mapped), as written: `exact` is the IPv4 it reaches. */
+  written?: Parsed;
   range?: [Parsed, number];
   port?: number;
 }
@@ -135,7 +137,9 @@ export function parseAddressRule(text: string): AddressRule | undefined {
   const port = withPort ? Number(withPort[2]) : undefined;
   if (port !== undefined && (port < 1 || port > 65535)) return undefined;
   const exact = parseAddress(withPort ? withPort[1] : trimmed);
-  return exact ? { text, exact: embeddedIPv4(exact) ?? exact, ...(port !== undefined ? { port } : {}) } : undefined;
+  if (!exact) return undefined;
+  const inner = embeddedIPv4(exact);
+  return { text, exact: inner ?? exact, ...(inner ? { written: exact } : {}), ...(port !== undefined ? { port } : {}) };
 }
 
 /** An address (and port) as an allowed_addresses entry: `127.0.0.1:8080`, `[::1]:8080`. */

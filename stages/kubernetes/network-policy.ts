@@ -34,7 +34,7 @@ export function networkPolicy(manifest: AgentManifest): KubernetesObject {
     if (egress.mode === 'allowlist' && egress.allowed_domains.length) {
       rules.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: PRIVATE_RANGES } }, { ipBlock: { cidr: '::/0', except: PRIVATE_RANGES_V6 } }], ports: tcp(publicPorts(egress)) });
     }
-    const blocks = (egress.allowed_addresses ?? []).map(toBlock).filter((b): b is AddressBlock => b !== undefined);
+    const blocks = (egress.allowed_addresses ?? []).flatMap(toBlocks);
     const everyPort = [...new Set(blocks.filter((b) => b.port === undefined).map((b) => b.cidr))].sort();
     if (everyPort.length) rules.push({ to: everyPort.map((cidr) => ({ ipBlock: { cidr } })) });
     // One rule per port: a rule's `to` and `ports` combine as "any of these addresses on any of these ports".
@@ -90,10 +90,17 @@ interface AddressBlock {
   port?: number;
 }
 
-/** An allowed_addresses entry as a CIDR (and its port); undefined for loopback, which a NetworkPolicy does not govern. */
-function toBlock(entry: string): AddressBlock | undefined {
+/**
+ * An allowed_addresses entry as CIDRs (and its port); none for loopback, which a NetworkPolicy does not
+ * govern. An IPv6 address carrying an IPv4 one (NAT64, 6to4) is both: the runtime judges it as the IPv4
+ * it reaches, and the pod's packets go to the IPv6 address as written.
+ */
+function toBlocks(entry: string): AddressBlock[] {
   const rule = parseAddressRule(entry);
-  const [ip, bits] = rule?.range ?? (rule?.exact ? [rule.exact, rule.exact.kind() === 'ipv4' ? 32 : 128] : []);
-  if (!ip || bits === undefined || ip.range() === 'loopback') return undefined;
-  return { cidr: `${ip.toString()}/${bits}`, ...(rule?.port !== undefined ? { port: rule.port } : {}) };
+  if (!rule || rule.exact?.range() === 'loopback') return [];
+  const port = rule.port !== undefined ? { port: rule.port } : {};
+  if (rule.range) return rule.range[0].range() === 'loopback' ? [] : [{ cidr: `${rule.range[0].toString()}/${rule.range[1]}`, ...port }];
+  return [rule.exact, rule.written]
+    .filter((ip): ip is NonNullable<typeof ip> => ip !== undefined && ip.range() !== 'loopback')
+    .map((ip) => ({ cidr: `${ip.toString()}/${ip.kind() === 'ipv4' ? 32 : 128}`, ...port }));
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
         'egress:',
         '  mode: allowlist',
         '  allowed_domains: [api.github.com]',
-        '  allowed_addresses: [10.1.2.3, 192.168.5.0/24, 127.0.0.1, "10.7.0.9:8080", "[fd00::9]:8080", "10.7.0.10:5000", "10.1.2.3:9000"]',
+        '  allowed_addresses: [10.1.2.3, 192.168.5.0/24, 127.0.0.1, "10.7.0.9:8080", "[fd00::9]:8080", "10.7.0.10:5000", "10.1.2.3:9000", "[64:ff9b::a07:b]:7000"]',
         '',
       ].join('\n'),
     ),
@@ -93,6 +93,8 @@ describe('k8s/ from forge build', () => {
     expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.7.0.10/32' } }], ports: [{ port: 5000, protocol: 'TCP' }] });
     expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.7.0.9/32' } }, { ipBlock: { cidr: 'fd00::9/128' } }], ports: [{ port: 8080, protocol: 'TCP' }] });
     expect(egress.filter((rule: any) => JSON.stringify(rule).includes('10.7.0.9'))).toHaveLength(1);
+    // A NAT64 address: the IPv4 the runtime judges it as, and the IPv6 the pod's packets go to.
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '10.7.0.11/32' } }, { ipBlock: { cidr: '64:ff9b::a07:b/128' } }], ports: [{ port: 7000, protocol: 'TCP' }] });
     expect(egress.some((rule: any) => rule.ports?.some((p: any) => p.port === 9000))).toBe(false);
     expect(JSON.stringify(egress)).not.toContain('127.0.0.1');
   });
