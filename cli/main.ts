@@ -5,6 +5,7 @@
  */
 import { DiagnosticError, error, ForgeError } from '../runtime/diagnostics.ts';
 import { didYouMean } from '../runtime/suggest.ts';
+import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
 import { defaultCacheDir } from '../stages/forge-paths.ts';
 import { shimAnswersIn } from '../stages/python/shim-answers.ts';
@@ -51,6 +52,8 @@ Run "forge help <command>" for a command's options and examples.
 `;
 
 export async function main(argv: string[]): Promise<number> {
+  // forge run and forge tool run validate schemas and search with patterns others wrote.
+  guardRegExpBacktracking();
   let [name, ...rest] = argv;
   if (name === 'help') {
     if (!rest[0]) {

@@ -5,13 +5,14 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { addFormats, Ajv } from '../vendor/ajv.ts';
 import { didYouMean } from '../suggest.ts';
+import { schemaRegExp } from '../regexp-safety.ts';
 import type { JSONSchema } from './model.ts';
 
 export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean; validateSchema?: boolean } = {}): InstanceType<typeof Ajv> {
   const ajv = new Ajv({
     // Unoptimized code compiles about twice as fast; validators that are
     // compiled once per build or per process do not earn the difference back.
-    code: { optimize: options.optimize ?? false },
+    code: { optimize: options.optimize ?? false, regExp: schemaRegExp },
     verbose: options.verbose ?? false,
     allErrors: true,
     strict: false,

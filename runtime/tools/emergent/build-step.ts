@@ -19,6 +19,7 @@ import { composeDefinition, requestPath } from './compose-definition.ts';
 import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
 import { visibleTo } from './forged-mark.ts';
+import { schemaPatterns, unprotectedPattern } from '../../regexp-safety.ts';
 
 export const FORGE_TOOL_NAME = 'forge_tool';
 
@@ -39,6 +40,11 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
   for (const key of ['inputSchema', 'outputSchema'] as const) {
     const problem = schemaProblem(request[key]);
     if (problem) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key} is not a valid JSON Schema: ${problem}` });
+    // Checked on the server's thread at every call: only what the linear-time engine can take over (regexp-safety.ts).
+    for (const { at, pattern } of schemaPatterns(request[key])) {
+      const why = unprotectedPattern(pattern);
+      if (why) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key}${at}: the pattern ${JSON.stringify(pattern)} uses ${why}, which could hold the server for as long as it backtracks`, hint: 'write the pattern without backreferences or lookarounds, or check the value in the code' });
+    }
   }
   if (request.inputSchema.type !== 'object') problems.push({ code: 'FORGE_SCHEMA_INVALID', message: 'inputSchema must describe an object (type: object): a tool takes named arguments' });
   if (request.testCases.length > MAX_TEST_CASES) problems.push({ code: 'FORGE_FORGE_LIMIT', message: `${request.testCases.length} test cases; the limit is ${MAX_TEST_CASES}` });

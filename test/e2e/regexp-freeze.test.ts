@@ -1,0 +1,64 @@
+/**
+ * A regular expression someone else wrote runs on the server's one thread:
+ * a forge request whose inputSchema says `pattern: "^(a+)+$"`, with a test
+ * input of forty a's and a "!", held every front end, /healthz and SIGTERM
+ * while ajv backtracked. The built bundle here is attacked over REST by a
+ * token holder (approved by default); the server must answer everyone
+ * meanwhile, and a pattern only a backtracking engine can run is refused.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
+import { forge, tempDir, writeProject } from '../helpers/project.ts';
+
+const TOKEN = 'regexp-token';
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+let agent: AgentProcess;
+
+beforeAll(async () => {
+  const project = writeProject({ 'forge.yaml': 'agent_id: regexp\nversion: 1.0.0\ndescription: x\ntools: [math_calculate]\nemergent: { allow_agent_scope: true }\n' });
+  const built = await forge(['build'], project);
+  expect(built.code, built.stderr).toBe(0);
+  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.stop();
+});
+
+const forgeRequest = (name: string, pattern: string, input: string) => ({
+  name,
+  description: 'Echoes nothing.',
+  scope: 'agent',
+  inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } }, required: ['s'] },
+  outputSchema: { type: 'object' },
+  implementation: { mode: 'sandbox', code: 'function execute(input) { return {}; }' },
+  testCases: [{ input: { s: input }, expectedOutput: {} }],
+});
+
+const call = (tool: string, body: unknown) => fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+
+describe('a regular expression from a forge request', () => {
+  it('that backtracks without bound does not hold the server: others are answered meanwhile, and so is the forge', async () => {
+    const forging = call('forge_tool', forgeRequest('nested_quantifier', '^(a+)+$', `${'a'.repeat(40)}!`));
+    // Asked while the forge validates its test input: answered in time, not after the backtracking.
+    const health = await fetch(`${agent.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    expect(health.status).toBe(200);
+    expect(await call('math_calculate', { expression: '1+1' })).toMatchObject({ status: 200, body: { ok: true } });
+    // The test input does not match the pattern: the forge fails its test, in time.
+    const forged = await forging;
+    expect(forged.body).toMatchObject({ ok: true, value: { success: false } });
+    expect(JSON.stringify(forged.body.value.testResults)).toContain('pattern');
+  }, 60_000);
+
+  it.each([
+    ['a backreference', '^(a+)+\\1$'],
+    ['a lookahead', '^(?=a)(a+)+$'],
+    ['a lookbehind', '(?<!b)(a+)+$'],
+    ['a Unicode property escape (the u flag)', '^(\\p{L}+)+$'],
+  ])('that uses %s (which only the backtracking engine runs) is refused when forged, naming the pattern', async (what, pattern) => {
+    const refused = await call('forge_tool', forgeRequest('backtracking_only', pattern, 'aaa'));
+    expect(refused.body).toMatchObject({ ok: true, value: { success: false, errors: [{ code: 'FORGE_SCHEMA_INVALID', message: expect.stringContaining(`uses ${what.startsWith('a Unicode') ? 'a Unicode property or code point escape' : what === 'a backreference' ? 'a backreference' : 'a lookaround'}`) }] } });
+    expect(refused.body.value.errors[0].message).toContain(JSON.stringify(pattern));
+  }, 60_000);
+});
