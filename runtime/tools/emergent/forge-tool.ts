@@ -15,6 +15,7 @@ import { EMERGENT_CONFIG_SCHEMA, FORGE_REQUEST_SCHEMA, type EmergentSettings, ty
 import { watchActiveState } from '../../state/active-state.ts';
 import { ForgedStore, forgedRoot } from './forged-store.ts';
 import { ForgedSync } from './forged-sync.ts';
+import { putInForce, settingsInForce } from './emergent-policy.ts';
 import { createForgedTool, type ForgedToolHost } from './forged-tool.ts';
 import { deterministicChecks, modelReview, verdictOf } from './judge-step.ts';
 import { discardCandidate, registerCandidate, registerForged, restoreForged } from './register-step.ts';
@@ -39,12 +40,15 @@ export default defineBuiltin({
     const settings = host.config;
     const store = new ForgedStore(forgedRoot(host.workDir));
     const quota = new ForgeQuota(settings);
-    const toolHost = (name: string): ForgedToolHost => ({ workDir: host.workDir, http: host.http, limits: { memoryMb: settings.memory, timeoutMs: Math.round(settings.timeout * 1000) }, codeFile: store.codeFile(name) });
-    // After the registry is filled (this runs inside its construction): stored tools come back.
-    if (registry) queueMicrotask(() => restoreForged(registry, store, toolHost, host.log));
+    // These settings hold every forged tool of the registry from now on, those made before too (emergent-policy.ts).
+    if (registry) putInForce(registry, settings);
+    const current = () => (registry ? settingsInForce(registry, settings) : settings);
+    const toolHost = (name: string): ForgedToolHost => ({ workDir: host.workDir, http: host.http, limits: { memoryMb: settings.memory, timeoutMs: Math.round(settings.timeout * 1000) }, codeFile: store.codeFile(name), settings: current });
+    // After the registry is filled (this runs inside its construction): stored tools come back, as these settings allow.
+    if (registry) queueMicrotask(() => restoreForged(registry, store, toolHost, settings, host.log));
     // With a store replicas share, so do their forged tools: registered from it at start, when one is
     // added, and before a call names a tool this process does not have.
-    const sync = registry ? new ForgedSync(registry, store, toolHost, host.log) : undefined;
+    const sync = registry ? new ForgedSync(registry, store, toolHost, host.log, current) : undefined;
     registry?.setLookup(() => sync!.refresh());
     const unwatch = sync ? watchActiveState((state) => sync.attach(state)) : undefined;
 

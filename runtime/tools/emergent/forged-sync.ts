@@ -18,7 +18,9 @@ import type { ToolRegistry } from '../registry.ts';
 import type { ForgedRecords, StateStore } from '../../state/store.ts';
 import type { ForgedRecord, ForgedStore } from './forged-store.ts';
 import { createForgedTool, isForged, type ForgedToolHost } from './forged-tool.ts';
-import { forgedMark } from './register-step.ts';
+import { forgedMark, roomProblem } from './register-step.ts';
+import type { EmergentSettings } from './forge-request.ts';
+import { notAllowed } from './emergent-policy.ts';
 
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
@@ -40,6 +42,8 @@ export class ForgedSync {
     private readonly local: ForgedStore,
     private readonly host: (name: string) => ForgedToolHost,
     private readonly log: Logger,
+    /** forge.yaml's `emergent:` in force: what a synced tool may use, and max_tools. */
+    private readonly settings: () => EmergentSettings,
   ) {}
 
   /** The shared records forge_tool writes to; undefined with a store only this process uses. */
@@ -168,6 +172,13 @@ export class ForgedSync {
     if (existing && (!isForged(existing) || existing.forged.forgedAt === record.forgedAt)) return; // this very forge, or another kind of tool
     if (!record.verdict?.approved || !record.testResults?.length || record.testResults.some((t) => !t.passed)) {
       this.log.warn(`forged tool ${name} in the state store is not registered: its record is not approved with every test passed`);
+      return;
+    }
+    // This replica's forge.yaml decides what its forged tools may use, whoever forged them.
+    const settings = this.settings();
+    const refusal = notAllowed(record.request, settings) ?? (existing ? undefined : roomProblem(this.registry, settings));
+    if (refusal) {
+      this.log.warn(`forged tool ${name} from the state store is not registered: ${refusal}`);
       return;
     }
     try {

@@ -8,7 +8,8 @@ import { fail, ok, type ToolContext, type ToolResult } from '../model.ts';
 import { createYamlTool, yamlToolSpec } from '../yaml/yaml-tool.ts';
 import { composeDefinition } from './compose-definition.ts';
 import { outputProblem } from './output-contract.ts';
-import type { ForgeRequest } from './forge-request.ts';
+import type { EmergentSettings, ForgeRequest } from './forge-request.ts';
+import { NOT_ALLOWED_HINT, notAllowed, toolAllowed } from './emergent-policy.ts';
 import type { ForgedMark, ForgedTool } from './forged-mark.ts';
 import { SandboxProcess, type BridgeHandler, type SandboxAllow, type SandboxLimits } from './sandbox-process.ts';
 
@@ -20,6 +21,8 @@ export interface ForgedToolHost {
   limits: SandboxLimits;
   /** The file a sandboxed tool's code is in (its sandbox may read it and nothing else). */
   codeFile: string;
+  /** forge.yaml's `emergent:` in force now (a dev reload may have narrowed it since the tool was made): checked at every call. */
+  settings: () => EmergentSettings;
 }
 
 /** What an allowlist grants: `tool:NAME` and `fetch:HOST`. */
@@ -38,6 +41,9 @@ export function createForgedTool(request: ForgeRequest, mark: ForgedMark, host: 
   const run = tool.execute;
   // Every result honours outputSchema, whichever front end asked.
   tool.execute = async (args, ctx) => {
+    // allow_tools as it is now: a tool forged under a wider one is refused what it no longer allows.
+    const refusal = notAllowed(request, host.settings());
+    if (refusal) return fail('FORGE_FORGE_NOT_ALLOWED', `tool "${request.name}" is not run: ${refusal}`, NOT_ALLOWED_HINT);
     const result = await run(args, ctx);
     if (!result.ok) return result;
     const problem = outputProblem(request.outputSchema, result.value);
@@ -63,7 +69,7 @@ function createUncheckedTool(request: ForgeRequest, mark: ForgedMark, host: Forg
     // The sandbox stops the code at its own cap; the registry's timeout is the backstop.
     timeoutMs: host.limits.timeoutMs + 2000,
     async execute(args: unknown, ctx: ToolContext): Promise<ToolResult> {
-      const outcome = await sandbox.call(args, bridgeFor(allow, ctx, host.http), ctx.signal);
+      const outcome = await sandbox.call(args, bridgeFor(allow, ctx, host), ctx.signal);
       if (outcome.ok) return ok(outcome.value);
       return fail(outcome.code, `tool "${request.name}": ${outcome.message}`);
     },
@@ -72,12 +78,16 @@ function createUncheckedTool(request: ForgeRequest, mark: ForgedMark, host: Forg
 }
 
 /** The host's answers to the code's tools.call and fetch: the scoped registry and the egress-checked HTTP client. */
-function bridgeFor(allow: SandboxAllow, ctx: ToolContext, http: HttpClient): BridgeHandler {
+function bridgeFor(allow: SandboxAllow, ctx: ToolContext, host: ForgedToolHost): BridgeHandler {
+  const http = host.http;
   return async (kind, request) => {
     const r = request as Record<string, unknown>;
     if (kind === 'tool') {
       const name = String(r.name);
       if (!allow.tools.includes(name)) return { ok: false, error: `tool "${name}" is not in the allowlist` };
+      // Checked again at each call: emergent.allow_tools may have been narrowed while the code ran.
+      const settings = host.settings();
+      if (!toolAllowed(name, settings)) return { ok: false, error: `tool "${name}" is not one of the tools forged tools may use (emergent.allow_tools: ${settings.allow_tools.join(', ')})` };
       const result = await ctx.registry.execute(name, r.args ?? {}, { signal: ctx.signal });
       return result.ok ? { ok: true, value: result.value } : { ok: false, error: `${result.error.code}: ${result.error.message}` };
     }

@@ -6,7 +6,9 @@
 import type { Logger } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
 import type { ForgedRecord, ForgedStore } from './forged-store.ts';
-import { createForgedTool, type ForgedTool, type ForgedToolHost } from './forged-tool.ts';
+import type { EmergentSettings } from './forge-request.ts';
+import { notAllowed } from './emergent-policy.ts';
+import { createForgedTool, isForged, type ForgedTool, type ForgedToolHost } from './forged-tool.ts';
 
 /** Registers a candidate, hidden from every session while its tests run. */
 export function registerCandidate(registry: ToolRegistry, tool: ForgedTool): string | undefined {
@@ -30,13 +32,39 @@ export function forgedMark(record: ForgedRecord): ForgedTool['forged'] {
   return { tier: record.tier, ...(record.owner ? { owner: record.owner } : {}), forgedAt: record.forgedAt };
 }
 
-/** Registers what the store holds (at start); a tool that cannot be made, or whose name is taken, is skipped with a warning. */
-export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: (name: string) => ForgedToolHost, log: Logger): number {
+/**
+ * Registers what the store holds (at start, and again each time forge_tool is made: a dev reload); a tool
+ * that cannot be made, whose name is taken, that uses a tool `emergent.allow_tools` no longer allows, or
+ * past `max_tools` is skipped with a warning. A tool already registered from this very record (a dev
+ * reload) is left as it is — unless the settings no longer allow it: it is then no longer served.
+ */
+export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: (name: string) => ForgedToolHost, settings: EmergentSettings, log: Logger): number {
   let restored = 0;
-  for (const record of store.list((name, err) => log.warn(`forged tool ${name} cannot be read: ${err.message}`))) {
+  const records = store.list((name, err) => log.warn(`forged tool ${name} cannot be read: ${err.message}`));
+  // Oldest first: past max_tools, the newest forges are the ones left out.
+  records.sort((a, b) => (a.forgedAt < b.forgedAt ? -1 : a.forgedAt > b.forgedAt ? 1 : 0));
+  for (const record of records) {
     const { name } = record.request;
-    if (registry.has(name)) {
+    const refusal = notAllowed(record.request, settings);
+    const existing = registry.get(name);
+    // This very forge, registered before forge_tool was made again (a dev reload): no longer served if the settings now refuse it.
+    if (refusal && isForged(existing) && existing.forged.forgedAt === record.forgedAt && existing.forged.owner !== '\0candidate') {
+      registry.unregister(name);
+      void registry.retire(existing).catch(() => {});
+      log.warn(`forged tool ${name} is no longer served: ${refusal}`);
+      continue;
+    }
+    if (existing) {
       log.warn(`forged tool ${name} is not registered: another tool has its name`);
+      continue;
+    }
+    if (refusal) {
+      log.warn(`forged tool ${name} is not registered: ${refusal}`);
+      continue;
+    }
+    const full = roomProblem(registry, settings);
+    if (full) {
+      log.warn(`forged tool ${name} is not registered: ${full}`);
       continue;
     }
     try {
@@ -47,4 +75,10 @@ export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: 
     }
   }
   return restored;
+}
+
+/** Why one more forged tool would pass `max_tools` for the agent (undefined: there is room). */
+export function roomProblem(registry: ToolRegistry, settings: EmergentSettings): string | undefined {
+  const count = registry.list().filter((t) => isForged(t) && t.forged.owner !== '\0candidate').length;
+  return count >= settings.max_tools ? `the agent already has ${count} forged tools; the limit is ${settings.max_tools} (emergent.max_tools)` : undefined;
 }

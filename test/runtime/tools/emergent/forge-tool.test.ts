@@ -12,6 +12,12 @@ import { tempDir } from '../../../helpers/project.ts';
 import type { ForgeResult } from '../../../../runtime/tools/emergent/forge-request.ts';
 import { sessionView } from '../../../../runtime/tools/emergent/session-view.ts';
 import { calcJson } from '../../../helpers/forge-requests.ts';
+import { putInForce } from '../../../../runtime/tools/emergent/emergent-policy.ts';
+import { ForgedStore, forgedRoot } from '../../../../runtime/tools/emergent/forged-store.ts';
+import { setActiveState } from '../../../../runtime/state/active-state.ts';
+import type { ForgedChange, StateStore } from '../../../../runtime/state/store.ts';
+import { ok } from '../../../../runtime/tools/model.ts';
+import type { EmergentSettings } from '../../../../runtime/tools/emergent/forge-request.ts';
 
 const addNumbers = {
   name: 'add_numbers',
@@ -270,3 +276,90 @@ describe('forge_tool', () => {
     expect(await h.registry.execute('fill_buffers', { count: 2 }, { session: 'context:one' })).toMatchObject({ ok: true, value: { filled: 2 } });
   });
 });
+
+/** Sandboxed code that calls math_calculate through the host. */
+const calcTwice = {
+  name: 'calc_twice',
+  description: 'Compute an expression and double it.',
+  inputSchema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+  outputSchema: { type: 'object', properties: { doubled: { type: 'number' } }, required: ['doubled'] },
+  implementation: { mode: 'sandbox', allowlist: ['tool:math_calculate'], code: 'async function execute(input) { const r = await tools.call("math_calculate", { expression: input.expression }); return { doubled: r.result * 2 }; }' },
+  testCases: [{ input: { expression: '1+2' }, expectedOutput: { doubled: 6 } }],
+};
+
+const settings = (over: Partial<EmergentSettings>): EmergentSettings => ({ max_tools: 20, memory: 48, timeout: 3, judge: 'deterministic', allow_tools: [], calls_per_minute: 10, allow_agent_scope: false, ...over });
+
+describe('forge_tool: emergent settings narrowed after a tool was forged', () => {
+  it('does not register stored tools that use a tool allow_tools no longer allows, nor past max_tools, after a restart', async () => {
+    const workDir = tempDir();
+    const first = await harness(workDir);
+    for (const request of [calcJson, calcTwice, addNumbers]) expect((await forgeIn(first, request)).errors).toEqual([]);
+    await first.registry.close();
+
+    const narrowed = await harness(workDir, { allow_tools: ['json_parse'] });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(narrowed.registry.has('calc_json')).toBe(false);
+    expect(narrowed.registry.has('calc_twice')).toBe(false);
+    expect(narrowed.warnings).toContain('forged tool calc_twice is not registered: it uses "math_calculate", which emergent.allow_tools (json_parse) does not allow');
+    expect(narrowed.warnings).toContain('forged tool calc_json is not registered: it uses "math_calculate", which emergent.allow_tools (json_parse) does not allow');
+    // What uses no tool is still served; a new forge of the refused kind is refused as before.
+    expect(await narrowed.registry.execute('add_numbers', { a: 2, b: 3 }, { session: 'context:one' })).toMatchObject({ ok: true, value: { sum: 5 } });
+    expect((await forgeIn(narrowed, { ...calcTwice, name: 'calc_again' })).errors[0].code).toBe('FORGE_FORGE_NOT_ALLOWED');
+    await narrowed.registry.close();
+
+    const fewer = await harness(workDir, { max_tools: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The oldest forge (calc_json) stays; the newer ones are past the limit.
+    expect(fewer.registry.list().filter((t) => 'forged' in t).map((t) => t.name)).toEqual(['calc_json']);
+    expect(fewer.warnings).toContain('forged tool add_numbers is not registered: the agent already has 1 forged tools; the limit is 1 (emergent.max_tools)');
+  });
+
+  it('checks the allow_tools in force at every call, and at every tools.call of code already running', async () => {
+    const h = await harness();
+    for (const request of [calcJson, calcTwice]) expect((await forgeIn(h, request)).errors).toEqual([]);
+    expect(await h.registry.execute('calc_twice', { expression: '2+3' }, { session: 'context:one' })).toMatchObject({ ok: true, value: { doubled: 10 } });
+    // A dev reload that narrows allow_tools makes a new forge_tool, which puts its settings in force.
+    putInForce(h.registry, settings({ allow_tools: ['json_parse'] }));
+    for (const [name, args] of [['calc_twice', { expression: '2+3' }], ['calc_json', { expression: '2+3' }]] as const) {
+      expect(await h.registry.execute(name, args, { session: 'context:one' })).toMatchObject({
+        ok: false,
+        error: { code: 'FORGE_FORGE_NOT_ALLOWED', message: `tool "${name}" is not run: it uses "math_calculate", which emergent.allow_tools (json_parse) does not allow`, hint: expect.stringContaining('emergent.allow_tools') },
+      });
+    }
+    putInForce(h.registry, settings({}));
+    expect(await h.registry.execute('calc_json', { expression: '6*7' }, { session: 'context:one' })).toMatchObject({ ok: true, value: { result: 42 } });
+
+    // Narrowed while the code runs: its next tools.call is refused.
+    h.registry.register({ name: 'narrow_now', description: 'Narrows allow_tools.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => (putInForce(h.registry, settings({ allow_tools: ['narrow_now'] })), ok({})) } as never, 'test');
+    const midway = {
+      ...calcTwice,
+      name: 'narrow_then_calc',
+      outputSchema: { type: 'object' },
+      implementation: { mode: 'sandbox', allowlist: ['tool:narrow_now', 'tool:math_calculate'], code: 'async function execute() { await tools.call("narrow_now", {}); try { await tools.call("math_calculate", { expression: "1" }); return { refused: null }; } catch (e) { return { refused: e.message }; } }' },
+      testCases: [{ input: { expression: 'x' }, expectedOutput: { refused: 'tool "math_calculate" is not one of the tools forged tools may use (emergent.allow_tools: narrow_now)' } }],
+    };
+    const forged = await forgeIn(h, midway);
+    expect(forged.testResults[0].actual).toEqual(midway.testCases[0].expectedOutput);
+    expect(forged.success).toBe(true);
+  });
+
+  it('does not register a tool synced from the shared state store that uses a tool this replica does not allow', async () => {
+    const forgedOn = tempDir();
+    const other = await harness(forgedOn, { allow_agent_scope: true });
+    for (const request of [calcTwice, addNumbers]) expect((await forgeIn(other, { ...request, scope: 'agent' })).errors).toEqual([]);
+    const source = new ForgedStore(forgedRoot(forgedOn));
+    const changes: ForgedChange[] = ['calc_twice', 'add_numbers'].map((name, i) => ({ seq: i + 1, record: source.load(name)! }));
+    const forged = { add: async () => undefined, since: async (seq: number) => changes.filter((c) => c.seq > seq), remove: async () => false, subscribe: () => () => {}, takeCall: async () => undefined };
+
+    const replica = await harness(tempDir(), { allow_tools: ['json_parse'] });
+    try {
+      await setActiveState({ shared: true, forged } as unknown as StateStore);
+      expect(replica.registry.has('add_numbers')).toBe(true);
+      expect(replica.registry.has('calc_twice')).toBe(false);
+      expect(replica.warnings).toContain('forged tool calc_twice from the state store is not registered: it uses "math_calculate", which emergent.allow_tools (json_parse) does not allow');
+    } finally {
+      await setActiveState(undefined);
+    }
+  });
+});
+
