@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
 import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
-import { addNumbers } from '../helpers/forge-requests.ts';
+import { addNumbers, calcJson } from '../helpers/forge-requests.ts';
 
 const versioned = (name: string, version: number) =>
   `"""\nTool: ${name}\nDescription: Says which version it is.\nTags: read\n"""\n\ndef execute(args):\n    return {"version": ${version}}\n`;
@@ -127,6 +127,35 @@ describe('forge run --dev hot reload', () => {
       expect(card).toContain('"base"');
       expect(card).not.toContain('add_numbers');
       expect(card).not.toContain('SECRET');
+    } finally {
+      await client.close();
+      await agent.stop();
+    }
+  }, 120_000);
+
+  it("keeps forged tools across a forge.yaml save without warning that their names are taken, and stops serving those a narrowed emergent.allow_tools no longer allows", async () => {
+    const config = (emergent: string) => minimalConfig(`tools: [math_calculate, json_parse]\nemergent: { timeout: 3${emergent} }\n`);
+    const project = writeProject({ 'forge.yaml': config(''), 'tools/base.py': versioned('base', 1) });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project, env: { FORGE_MCP_SESSIONS: 'stateful' } });
+    const client = new Client({ name: 'forger', version: '1.0.0' });
+    const call = async (name: string, args: unknown) => {
+      const result = await client.callTool({ name, arguments: args as Record<string, unknown> });
+      return { isError: result.isError, text: (result.content as { text: string }[])[0].text };
+    };
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`)));
+      for (const request of [addNumbers, calcJson]) expect(JSON.parse((await call('forge_tool', request)).text)).toMatchObject({ success: true });
+      // A save that changes emergent: makes forge_tool again, which restores the store over the tools the registry already holds.
+      saves.inPlace(join(project, 'forge.yaml'), config(', calls_per_minute: 5'));
+      await agent.waitFor(/tools reloaded forge_tool\n/);
+      expect(agent.output()).not.toContain('is not registered');
+      expect(JSON.parse((await call('calc_json', { expression: '6*7' })).text)).toEqual({ result: 42 });
+
+      saves.inPlace(join(project, 'forge.yaml'), config(', allow_tools: [json_parse]'));
+      await agent.waitFor('forged tool calc_json is no longer served: it uses "math_calculate", which emergent.allow_tools (json_parse) does not allow\n');
+      expect((await call('calc_json', { expression: '6*7' })).isError).toBe(true);
+      expect(JSON.parse((await call('add_numbers', { a: 1, b: 2 })).text)).toEqual({ sum: 3 });
+      expect(agent.output()).not.toContain('another tool has its name');
     } finally {
       await client.close();
       await agent.stop();

@@ -47,11 +47,13 @@ export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: 
     const { name } = record.request;
     const refusal = notAllowed(record.request, settings);
     const existing = registry.get(name);
-    // This very forge, registered before forge_tool was made again (a dev reload): no longer served if the settings now refuse it.
-    if (refusal && isForged(existing) && existing.forged.forgedAt === record.forgedAt && existing.forged.owner !== '\0candidate') {
-      registry.unregister(name);
-      void registry.retire(existing).catch(() => {});
-      log.warn(`forged tool ${name} is no longer served: ${refusal}`);
+    // This very forge, registered before forge_tool was made again (a dev reload): it stays, unless the settings now refuse it.
+    if (isForged(existing) && existing.forged.forgedAt === record.forgedAt && existing.forged.owner !== '\0candidate') {
+      if (refusal) {
+        registry.unregister(name);
+        void registry.retire(existing).catch(() => {});
+        log.warn(`forged tool ${name} is no longer served: ${refusal}`);
+      }
       continue;
     }
     if (existing) {
