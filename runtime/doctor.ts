@@ -6,12 +6,15 @@
  * declare are installed. Exit 1 when something serve would refuse to start
  * without is missing (the sandbox forge.yaml requires, the Python packages).
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import type { AgentManifest } from './manifest.ts';
 import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
 import { generatedTokenFile } from './secrets.ts';
+import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
+import { expandEnv, templateVariables } from './tools/adapters/env-template.ts';
 
 export interface DoctorReport {
   ok: boolean;
@@ -20,7 +23,7 @@ export interface DoctorReport {
 }
 
 /** `bundleDir`: the built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages. */
-export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'>, workDir: string, env: NodeJS.ProcessEnv = process.env, bundleDir?: string): Promise<DoctorReport> {
+export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'> & Partial<Pick<AgentManifest, 'apis' | 'mcp'>>, workDir: string, env: NodeJS.ProcessEnv = process.env, bundleDir?: string): Promise<DoctorReport> {
   const probe = await probeSandbox(env);
   const mode = env.FORGE_SANDBOX ?? manifest.sandbox?.mode ?? 'auto';
   const isolated = probe.isolation === 'bubblewrap' && mode !== 'off';
@@ -56,6 +59,8 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' |
     else if (manifest.model.base_url) checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${manifest.model.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` });
     else checks.push({ name: 'model key', ok: false, detail, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)` });
   }
+  for (const api of manifest.apis ?? []) checks.push(apiCheck(api, env));
+  for (const server of manifest.mcp?.servers ?? []) checks.push(...mcpChecks(server, workDir, env));
   if (manifest.python && bundleDir !== undefined) {
     // The check serve and stdio make before they start, with its message and hint.
     const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
@@ -65,6 +70,76 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' |
       : { name: 'python', ok: true, detail: `the declared packages are installed (${manifest.python.dependencies.join(', ')})` });
   }
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+/** The variables an API's auth reads at every call: each one missing fails every call with FORGE_API_AUTH. */
+function apiCheck(api: ApiSettings, env: NodeJS.ProcessEnv): DoctorReport['checks'][number] {
+  const name = `api ${api.name}`;
+  const auth = api.auth;
+  const vars = !auth ? [] : auth.type === 'bearer' ? [auth.token_env] : auth.type === 'api_key' ? [auth.value_env] : [auth.username_env, auth.password_env];
+  if (!vars.length) return { name, ok: true, detail: 'no auth: nothing to set' };
+  const missing = vars.filter((v) => !env[v]);
+  if (!missing.length) return { name, ok: true, detail: `${vars.join(', ')} (environment)` };
+  return {
+    name,
+    ok: false,
+    detail: `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set: every call to API "${api.name}" fails with FORGE_API_AUTH`,
+    hint: `set ${missing.join(' and ')} (auth: of API "${api.name}" in forge.yaml)`,
+  };
+}
+
+/**
+ * The `${VAR}` an MCP server's url, headers, env, command and args name (read when it connects), and
+ * whether a stdio server's command is there. A required server that cannot connect stops the start; an
+ * optional one is skipped with its tools: FAIL and warn.
+ */
+function mcpChecks(server: McpServerSettings, workDir: string, env: NodeJS.ProcessEnv): DoctorReport['checks'] {
+  const name = `mcp ${server.name}`;
+  const where = `mcp.servers[${server.name}]`;
+  const fails = server.required ? { ok: false } : { ok: true, warning: true };
+  const consequence = server.required ? 'the server does not connect and the agent does not start' : 'the server is skipped, and its tools with it';
+  const templates: [string, string][] = [
+    ...(server.url ? [[`${where}.url`, server.url] as [string, string]] : []),
+    ...Object.entries(server.headers ?? {}).map(([k, v]): [string, string] => [`${where}.headers.${k}`, v]),
+    ...Object.entries(server.env ?? {}).map(([k, v]): [string, string] => [`${where}.env.${k}`, v]),
+    ...(server.command && !server.package ? [[`${where}.command`, server.command] as [string, string]] : []),
+    ...(server.package?.args ?? server.args ?? []).map((a, i): [string, string] => [`${where}.args[${i}]`, a]),
+  ];
+  const missing = new Map<string, string[]>();
+  for (const [path, text] of templates) for (const v of templateVariables(text)) if (env[v] === undefined) missing.set(v, [...(missing.get(v) ?? []), path]);
+  const checks: DoctorReport['checks'] = [];
+  for (const [variable, paths] of missing) {
+    checks.push({ name, ...fails, detail: `${variable} is not set (used in ${paths.join(', ')}): ${consequence}`, hint: `set ${variable} in the environment the agent runs in` });
+  }
+  if (server.transport === 'stdio' && !server.package && server.command && !templateVariables(server.command).some((v) => missing.has(v))) {
+    const command = expandEnv(server.command, env, `${where}.command`);
+    const path = (server.env?.PATH !== undefined && !templateVariables(server.env.PATH).some((v) => missing.has(v)) ? expandEnv(server.env.PATH, env, `${where}.env.PATH`) : env.PATH) ?? '';
+    const found = findCommand(command, resolve(workDir, server.cwd ?? '.'), path);
+    if (!found) checks.push({ name, ...fails, detail: `command "${command}" is not found${command.includes('/') ? '' : ' on PATH'}: ${consequence}`, hint: `install ${command} on this machine, or change ${where}.command in forge.yaml` });
+    else if (!missing.size) checks.push({ name, ok: true, detail: `stdio: ${found}` });
+  } else if (!missing.size) checks.push({ name, ok: true, detail: server.transport === 'http' ? `http: every variable it names is set` : `stdio: the pinned package ${server.package ? `${server.package.name}@${server.package.version}` : ''}`.trim() });
+  return checks;
+}
+
+/** Where a stdio server's command is (as spawn finds it: a path from the server's cwd, else on PATH), executable. */
+function findCommand(command: string, cwd: string, path: string): string | undefined {
+  const executable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes('/')) {
+    const file = resolve(cwd, command);
+    return executable(file) ? file : undefined;
+  }
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const file = join(dir, command);
+    if (executable(file)) return file;
+  }
+  return undefined;
 }
 
 export function formatDoctor(report: DoctorReport): string {
