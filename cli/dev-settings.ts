@@ -124,6 +124,12 @@ export function applySettings(agent: SourceAgent, state: DevSettingsState, manif
     else (BUILD_ONLY.has(name) ? buildOnly : needRestart).push(name);
   }
   if (applied.length) log.info(`forge.yaml: ${applied.join(', ')} changed; in force for the calls and turns that start from now on`);
+  // A save of emergent: makes forge_tool again: its quotas and allow_tools hold at once, for tools forged before too.
+  const emergent = needRestart.indexOf('emergent');
+  if (emergent >= 0) {
+    needRestart.splice(emergent, 1);
+    log.warn('forge.yaml: emergent changed; allow_tools, max_tools and the quotas hold from now on, for tools forged before too; timeout and memory apply to what is forged from now on (restart forge run --dev for the others)');
+  }
   if (needRestart.length) log.warn(`forge.yaml: ${needRestart.join(', ')} changed; this server still runs with the old ${needRestart.length > 1 ? 'ones' : 'one'} — restart forge run --dev to apply ${needRestart.length > 1 ? 'them' : 'it'}`);
   if (backToRunning.length) log.info(`forge.yaml: ${backToRunning.join(', ')} back to what this server runs with`);
   if (buildOnly.length) log.info(`forge.yaml: ${buildOnly.join(', ')} changed; it is the bundle's container (forge build), nothing this server runs`);

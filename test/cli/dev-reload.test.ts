@@ -149,6 +149,9 @@ describe('forge run --dev hot reload', () => {
       saves.inPlace(join(project, 'forge.yaml'), config(', calls_per_minute: 5'));
       await agent.waitFor(/tools reloaded forge_tool\n/);
       expect(agent.output()).not.toContain('is not registered');
+      // Said as it is: the quotas and allow_tools hold at once, not after a restart.
+      expect(agent.output()).toContain('forge.yaml: emergent changed; allow_tools, max_tools and the quotas hold from now on');
+      expect(agent.output()).not.toMatch(/emergent changed; this server still runs with the old one/);
       expect(JSON.parse((await call('calc_json', { expression: '6*7' })).text)).toEqual({ result: 42 });
 
       saves.inPlace(join(project, 'forge.yaml'), config(', allow_tools: [json_parse]'));
