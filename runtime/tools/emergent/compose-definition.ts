@@ -7,8 +7,16 @@
 import { isRecord } from '../yaml/problems.ts';
 import { readYamlTool } from '../yaml/read-definition.ts';
 import type { YamlToolDefinition } from '../yaml/definition.ts';
-import { PARAMETER_TYPES } from '../yaml/parameters.ts';
+import { fitsType, PARAMETER_TYPES } from '../yaml/parameters.ts';
 import type { ForgeRequest } from './forge-request.ts';
+
+/**
+ * A composition only calls tools, and each of its calls goes through the
+ * approval policy as the tool it names: the composition itself is read.
+ * The live forged tool and the promoted YAML tool carry the same tags, so
+ * promoting one does not change what a call to it needs.
+ */
+export const COMPOSITION_TAGS: readonly string[] = ['read', 'forged'];
 
 /** The YAML tool document for a compose request (what promote writes to tools/NAME.yaml). */
 export function composeDocument(request: ForgeRequest): Record<string, unknown> {
@@ -22,6 +30,12 @@ export function composeDocument(request: ForgeRequest): Record<string, unknown> 
     parameters[name] = {
       type,
       ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+      // What YAML parameters can say of the contract besides the type (readParameters checks them).
+      ...(Array.isArray(schema.enum) && schema.enum.length ? { enum: schema.enum } : {}),
+      ...(type === 'array' && isRecord(schema.items) ? { items: schema.items } : {}),
+      // A required parameter's default is never used (YAML warns), and one of another type YAML refuses:
+      // a tool forged before this was written must still load, so neither is passed on.
+      ...(schema.default !== undefined && !required.includes(name) && fitsType(schema.default, String(type)) ? { default: schema.default } : {}),
       ...(required.includes(name) ? {} : { required: false }),
     };
   }
@@ -29,7 +43,7 @@ export function composeDocument(request: ForgeRequest): Record<string, unknown> 
   return {
     name: request.name,
     description: request.description,
-    tags: ['forged'],
+    tags: [...COMPOSITION_TAGS],
     parameters,
     steps: steps.map((step, i) => ({
       name: `step${i + 1}`,

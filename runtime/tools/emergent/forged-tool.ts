@@ -6,7 +6,7 @@
 import type { HttpClient } from '../../net/http-client.ts';
 import { fail, ok, type ToolContext, type ToolResult } from '../model.ts';
 import { createYamlTool, yamlToolSpec } from '../yaml/yaml-tool.ts';
-import { composeDefinition } from './compose-definition.ts';
+import { COMPOSITION_TAGS, composeDefinition } from './compose-definition.ts';
 import { outputProblem } from './output-contract.ts';
 import type { EmergentSettings, ForgeRequest } from './forge-request.ts';
 import { NOT_ALLOWED_HINT, notAllowed, toolAllowed } from './emergent-policy.ts';
@@ -57,7 +57,7 @@ function createUncheckedTool(request: ForgeRequest, mark: ForgedMark, host: Forg
   if (request.implementation.mode === 'compose') {
     const { definition, problems } = composeDefinition(request);
     if (!definition) throw new Error(problems.join('; '));
-    const spec = { ...yamlToolSpec(definition, undefined), ...base, tags: ['read', 'forged'] };
+    const spec = { ...yamlToolSpec(definition, undefined), ...base, tags: [...COMPOSITION_TAGS] };
     return { ...createYamlTool(spec, definition, { workDir: host.workDir }), ...base, tags: spec.tags };
   }
   const allow = readAllowlist(request.implementation.allowlist);

@@ -82,7 +82,7 @@ export function readParameters(value: unknown, path: PathSegment[], problems: Pr
   return { schema, names: Object.keys(properties), flags };
 }
 
-function fitsType(value: unknown, type: string): boolean {
+export function fitsType(value: unknown, type: string): boolean {
   switch (type) {
     case 'string':
       return typeof value === 'string';
