@@ -18,6 +18,7 @@ import { stepArgsProblems } from '../yaml/step-args.ts';
 import { composeDefinition, requestPath } from './compose-definition.ts';
 import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
+import { invalidInputNames } from './input-names.ts';
 import { visibleTo } from './forged-mark.ts';
 import { schemaPatterns, unprotectedPattern } from '../../regexp-safety.ts';
 
@@ -47,6 +48,12 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
     }
   }
   if (request.inputSchema.type !== 'object') problems.push({ code: 'FORGE_SCHEMA_INVALID', message: 'inputSchema must describe an object (type: object): a tool takes named arguments' });
+  // A composition's inputs are YAML parameters, whose own check names them; sandboxed code's are not checked elsewhere.
+  if (request.implementation.mode === 'sandbox') {
+    for (const name of invalidInputNames(request.inputSchema)) {
+      problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `inputSchema property ${JSON.stringify(name)} is not a parameter name`, hint: 'start with a letter or "_" and use only letters, digits, "_" and "-"' });
+    }
+  }
   if (request.testCases.length > MAX_TEST_CASES) problems.push({ code: 'FORGE_FORGE_LIMIT', message: `${request.testCases.length} test cases; the limit is ${MAX_TEST_CASES}` });
 
   const impl = request.implementation;
