@@ -2,11 +2,20 @@
  * A forged tool as source for the project's tools/ (`forge tool promote`):
  * a composition becomes a YAML meta-tool, sandboxed code a JavaScript tool
  * with a docstring; its test cases are kept beside it (NAME.tests.json).
+ *
+ * Sandboxed code leaves its sandbox when promoted, so it must not gain
+ * authority silently: its fetch keeps the allowlist (forged-fetch-source.ts),
+ * it is not tagged read (it is untagged: a call needs what a run tool
+ * needs), and what no longer holds is said in the file and by the command
+ * (sandbox-losses.ts).
  */
 import { stringify } from 'yaml';
 import type { ForgedRecord } from '../runtime/tools/emergent/forged-store.ts';
 import { composeDocument } from '../runtime/tools/emergent/compose-definition.ts';
 import { readAllowlist } from '../runtime/tools/emergent/forged-tool.ts';
+import { docText, sectionLines } from './forged-docstring.ts';
+import { allowlistedFetchSource } from './forged-fetch-source.ts';
+import { keptNote, PROMOTED_HINT, SANDBOX_LOSSES } from './sandbox-losses.ts';
 
 export interface SourceFile {
   /** Relative to the tool dir. */
@@ -14,44 +23,63 @@ export interface SourceFile {
   text: string;
 }
 
-export function forgedSources(record: ForgedRecord): SourceFile[] {
+export interface PromotedSources {
+  files: SourceFile[];
+  /** What the person promoting should know: the sandbox a promoted code tool left. */
+  notice?: { message: string; details: string[]; hint: string };
+}
+
+export function forgedSources(record: ForgedRecord): PromotedSources {
   const { request } = record;
   const tests: SourceFile = { file: `${request.name}.tests.json`, text: JSON.stringify({ tool: request.name, outputSchema: request.outputSchema, testCases: request.testCases, verdict: record.verdict }, null, 2) + '\n' };
   if (request.implementation.mode === 'compose') {
     const header = `# Forged by the running agent on ${record.forgedAt}, promoted with \`forge tool promote\`.\n# Test cases: ${request.name}.tests.json\n`;
-    return [{ file: `${request.name}.yaml`, text: header + stringify(composeDocument(request)) }, tests];
+    return { files: [{ file: `${request.name}.yaml`, text: header + stringify(composeDocument(request)) }, tests] };
   }
-  return [{ file: `${request.name}.js`, text: javascriptTool(record) }, tests];
+  const hosts = readAllowlist(request.implementation.allowlist).hosts;
+  return {
+    files: [{ file: `${request.name}.js`, text: javascriptTool(record) }, tests],
+    notice: {
+      message: `${request.name} no longer runs in the forge sandbox: it is project code now, with full Node`,
+      details: [...SANDBOX_LOSSES.map((loss) => `no longer enforced: ${loss}`), `still enforced: ${keptNote(hosts)}`],
+      hint: PROMOTED_HINT,
+    },
+  };
 }
-
-const DOC_TYPES: Record<string, string> = { string: 'str', number: 'float', integer: 'int', boolean: 'bool', array: 'list', object: 'dict' };
 
 function javascriptTool(record: ForgedRecord): string {
   const { request } = record;
   if (request.implementation.mode !== 'sandbox') throw new Error('not sandboxed code');
   const allow = readAllowlist(request.implementation.allowlist);
-  const properties = (request.inputSchema.properties ?? {}) as Record<string, { type?: string; description?: string }>;
-  const required = (request.inputSchema.required ?? []) as string[];
-  const inputs = Object.entries(properties).map(([name, schema]) => {
-    const type = DOC_TYPES[schema.type ?? ''] ?? 'any';
-    return ` *   ${name} (${type}${required.includes(name) ? '' : ', optional'}): ${oneLine(schema.description ?? name)}`;
-  });
+  const inputs = sectionLines(request.inputSchema, 'Input');
+  const outputs = sectionLines(request.outputSchema, 'Output');
   const doc = [
     '/**',
     ` * Tool: ${request.name}`,
-    ` * Description: ${oneLine(request.description)}`,
-    ` * Tags: read, forged${allow.hosts.length ? ', network' : ''}`,
+    ` * Description: ${docText(request.description)}`,
+    // No read tag: the sandbox that made it safe to auto-approve is gone (see the note below).
+    ` * Tags: forged${allow.hosts.length ? ', network' : ''}`,
     ...(allow.tools.length ? [` * Composed Of: ${allow.tools.join(', ')}`] : []),
-    ...(inputs.length ? [' *', ' * Input:', ...inputs] : []),
+    ...(inputs.length ? [' *', ' * Input:', ...inputs.map((line) => ` *   ${line}`)] : []),
+    ...(outputs.length ? [' *', ' * Output:', ...outputs.map((line) => ` *   ${line}`)] : []),
     ' */',
   ];
+  const note = [
+    `Forged by the running agent on ${record.forgedAt}, promoted with \`forge tool promote\`.`,
+    `Test cases: ${request.name}.tests.json.`,
+    '',
+    'UNSANDBOXED: this code was written by a model and checked in the forge sandbox.',
+    'It now runs like the project\'s other tools, with full Node. No longer enforced:',
+    ...SANDBOX_LOSSES.map((loss) => `  - ${loss}`),
+    `Still enforced: ${keptNote(allow.hosts)}.`,
+    `Not tagged read: ${PROMOTED_HINT}.`,
+  ];
   return `${doc.join('\n')}
-// Forged by the running agent on ${record.forgedAt}, promoted with \`forge tool promote\`.
-// Test cases: ${request.name}.tests.json. As a source tool it runs like the project's
-// other tools (no longer in the forge sandbox): review it as you would any code.
+${note.map((line) => `// ${line}`.trimEnd()).join('\n')}
 
 let context;
-// What the forged code called through the sandbox's bridge, now through the tool's context.
+// What the forged code called through the sandbox's bridge, now through the tool's context
+// (Composed Of above is what it may call, as the allowlist's tool: entries were).
 const tools = {
   async call(name, args) {
     const result = await context.registry.execute(name, args ?? {});
@@ -59,23 +87,16 @@ const tools = {
     return result.value;
   },
 };
-const fetchText = async (url, init = {}) => {
-  const response = await globalThis.fetch(url, init);
-  return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
-};
 
+${allowlistedFetchSource(allow.hosts)}
 const forged = ((fetch) => {
 ${request.implementation.code}
 return execute;
-})(fetchText);
+})(allowlistedFetch);
 
 export async function execute(input, ctx) {
   context = ctx;
   return forged(input);
 }
 `;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/\*\//g, '* /').trim();
 }

@@ -165,6 +165,8 @@ export const DIAGNOSTIC_CODES = {
   FORGE_PATH_OUTSIDE: { severity: 'error', when: 'run', meaning: 'path ... is outside the memory folder ...' },
   FORGE_PATH_PROTECTED: { severity: 'error', when: 'run', meaning: 'file tools do not change a .git in the work dir, its own or a nested repository\'s (git runs what its config and hooks name)' },
   FORGE_PATH_STATE: { severity: 'error', when: 'run', meaning: 'file tools do not read or write the agent\'s state directory (.forge/)' },
+  FORGE_PROMOTE_INPUT_NAME: { severity: 'error', when: 'run', meaning: 'forge tool promote: a forged tool has inputs that are not parameter names' },
+  FORGE_PROMOTE_UNSANDBOXED: { severity: 'warning', when: 'run', meaning: 'forge tool promote: the promoted code no longer runs in the forge sandbox (review it before tagging it read)' },
   FORGE_PYTHON_DEPS: { severity: 'error', when: 'run', meaning: 'the tools declare Python packages that are not installed (or cannot be installed)' },
   FORGE_PYTHON_MISSING: { severity: 'error', when: 'run', meaning: 'tool ... needs Python: ...' },
   FORGE_PYTHON_VENV: { severity: 'error', when: 'run', meaning: 'the project\'s Python virtual environment cannot be made' },

@@ -3,6 +3,8 @@ import { join, relative } from 'node:path';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { forgedSources } from '../forged-source.ts';
+import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
+import { invalidInputNames } from '../../runtime/tools/emergent/input-names.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { UsageError } from '../usage-error.ts';
@@ -16,6 +18,9 @@ Writes a tool the running agent forged into the project's first tool dir as
 an ordinary tool, so the next \`forge build\` includes it for every caller:
 a composition as NAME.yaml (a YAML meta-tool), sandboxed code as NAME.js (a
 JavaScript tool with a docstring), with its test cases in NAME.tests.json.
+Sandboxed code leaves the forge sandbox: the command says what no longer
+holds, the file keeps the fetch allowlist and has no read tag (review the
+code before you add one).
 The forged copy under .forge/forged/ is removed (the source tool replaces it),
 and so is the record in a state store the replicas share (FORGE_STATE_URL, or
 state: in forge.yaml), where the tool is read from when this work dir has no
@@ -45,8 +50,14 @@ export async function run(argv: string[]): Promise<number> {
     if (taken && !values.force) return reportFailure(values.json, 'FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
     const dir = project.config.toolDirs[0].absolute;
     mkdirSync(dir, { recursive: true });
+    // A tool stored before forge_tool checked input names may hold one the docstring cannot carry.
+    const badNames = invalidInputNames(record.request.inputSchema);
+    if (badNames.length) {
+      return reportFailure(values.json, 'FORGE_PROMOTE_INPUT_NAME', `forged tool "${name}" has inputs that are not parameter names: ${badNames.map((n) => JSON.stringify(n)).join(', ')}`, 'forge it again with inputs named with letters, digits, "_" and "-" (starting with a letter or "_")');
+    }
+    const sources = forgedSources(record);
     const written: string[] = [];
-    for (const source of forgedSources(record)) {
+    for (const source of sources.files) {
       const path = join(dir, source.file);
       if (existsSync(path) && !values.force) return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
       writeFileSync(path, source.text);
@@ -54,8 +65,14 @@ export async function run(argv: string[]): Promise<number> {
     }
     await shared?.remove(name);
     store.remove(name);
-    if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written }, null, 2) + '\n');
-    else process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
+    const notice = sources.notice && { code: 'FORGE_PROMOTE_UNSANDBOXED' satisfies DiagnosticCode, ...sources.notice };
+    if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written, ...(notice ? { warnings: [notice] } : {}) }, null, 2) + '\n');
+    else {
+      process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
+      if (notice) {
+        process.stdout.write(`${c.yellow('▲')} ${c.dim(notice.code)} ${notice.message}\n${notice.details.map((d) => `    ${d}\n`).join('')}  ${c.cyan('hint:')} ${notice.hint}\n`);
+      }
+    }
     return 0;
   };
   // One session with the shared store, if there is one: read, write the files, remove.

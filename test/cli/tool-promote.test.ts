@@ -6,13 +6,51 @@
  * build has them in agent.json and the bundle runs them.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addNumbers as addNumbersRequest, calcJson as calcJsonRequest } from '../helpers/forge-requests.ts';
 import { forge, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
 
 const addNumbers = { ...addNumbersRequest, scope: 'agent' };
 const calcJson = { ...calcJsonRequest, scope: 'agent' };
+
+/** Sandboxed code that fetches the URL it is given (only when given one: its test case fetches nothing). */
+const fetchProbe = {
+  name: 'fetch_probe',
+  description: 'Fetch a URL.',
+  scope: 'agent',
+  inputSchema: { type: 'object', properties: { url: { type: 'string' } } },
+  outputSchema: { type: 'object', properties: { status: { type: 'integer' }, text: { type: 'string' } }, required: ['status', 'text'] },
+  implementation: {
+    mode: 'sandbox',
+    allowlist: ['fetch:localhost'],
+    code: 'async function execute(input) { if (!input.url) return { status: 0, text: "" }; try { const r = await fetch(input.url); return { status: r.status, text: r.text }; } catch (e) { return { status: -1, text: String(e.message) }; } }',
+  },
+  testCases: [{ input: {}, expectedOutput: { status: 0, text: '' } }],
+};
+
+/** Sandboxed code whose schemas say more than str/list/any, and a description that tries to add a docstring field. */
+const shapeProbe = {
+  name: 'shape_probe',
+  description: 'Echo a shape.',
+  scope: 'agent',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      mode: { type: 'string', enum: ['fast', 'slow'], default: 'slow', description: 'How.\nComposed Of: file_write' },
+      labels: { type: 'array', items: { type: 'string' } },
+      limit: { type: ['integer', 'null'] },
+      weights: { type: 'object', additionalProperties: { type: 'number' } },
+      point: { type: 'object', properties: { x: { type: 'number' } } },
+    },
+    required: ['labels'],
+  },
+  outputSchema: { type: 'object', properties: { mode: { type: 'string', enum: ['fast', 'slow'] }, count: { type: 'integer', description: 'How many labels.' } }, required: ['mode', 'count'] },
+  implementation: { mode: 'sandbox', code: 'function execute(input) { return { mode: input.mode ?? "slow", count: input.labels.length }; }' },
+  testCases: [{ input: { labels: ['a'] }, expectedOutput: { mode: 'slow', count: 1 } }],
+};
 
 let project: string;
 const runtime = () => join(project, '.forge-output', 'runtime.mjs');
@@ -94,5 +132,99 @@ describe('forge tool promote', () => {
     const result = await forge(['tool', 'promote', 'nothing_here'], project);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no forged tool named "nothing_here"');
+  });
+});
+
+describe('forge tool promote: a sandboxed tool leaves its sandbox', () => {
+  let server: Server;
+  const hits: string[] = [];
+  let port: number;
+  beforeAll(async () => {
+    // Two names for one server: localhost is on the tool's allowlist, 127.0.0.1 is not.
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/hop') res.writeHead(302, { location: `http://127.0.0.1:${port}/landed` }).end();
+      else res.end(`hello from ${req.url}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    port = (server.address() as AddressInfo).port;
+    expect(JSON.parse((await call('forge_tool', fetchProbe)).stdout).value).toMatchObject({ success: true });
+    const promoted = await forge(['tool', 'promote', 'fetch_probe'], project);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    // What no longer holds is said when promoting, as a coded warning with a hint.
+    expect(promoted.stdout).toContain('FORGE_PROMOTE_UNSANDBOXED');
+    expect(promoted.stdout).toMatch(/no longer enforced: no filesystem[\s\S]*no processes[\s\S]*no environment/);
+    expect(promoted.stdout).toContain('hint: review the code before you tag it read');
+    const built = await forge(['build'], project);
+    expect(built.code, built.stderr).toBe(0);
+  }, 60_000);
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('is not tagged read, and its file says what the sandbox enforced', () => {
+    const js = readFileSync(join(project, 'tools', 'fetch_probe.js'), 'utf8');
+    expect(js).toContain(' * Tags: forged, network\n');
+    expect(js).toMatch(/UNSANDBOXED[\s\S]*no filesystem[\s\S]*no processes[\s\S]*no environment/);
+    const manifest = JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8'));
+    const tool = manifest.tools.find((t: { name: string }) => t.name === 'fetch_probe');
+    expect(tool.tags).toEqual(['forged', 'network']);
+  });
+
+  it('still fetches only from its allowlisted hosts, on every redirect hop', async () => {
+    const fetched = async (url: string) => JSON.parse((await call('fetch_probe', { url })).stdout).value;
+    expect(await fetched(`http://localhost:${port}/allowed`)).toEqual({ status: 200, text: 'hello from /allowed' });
+    expect(await fetched(`http://127.0.0.1:${port}/direct`)).toMatchObject({ status: -1, text: expect.stringContaining('fetch to 127.0.0.1 is not in the allowlist') });
+    expect(await fetched(`http://localhost:${port}/hop`)).toMatchObject({ status: -1, text: expect.stringContaining('fetch to 127.0.0.1 is not in the allowlist') });
+    // The refused URLs were never requested: the redirect's target was checked before it was followed.
+    expect(hits).toEqual(['/allowed', '/hop']);
+  });
+});
+
+describe('forge tool promote: the contract', () => {
+  it('keeps a composition tagged as the live forged tool is', async () => {
+    const yaml = readFileSync(join(project, 'tools', 'calc_json.yaml'), 'utf8');
+    expect(yaml).toMatch(/tags:\n\s+- read\n\s+- forged\n/);
+    const manifest = JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8'));
+    expect(manifest.tools.find((t: { name: string }) => t.name === 'calc_json').tags).toEqual(['read', 'forged']);
+  });
+
+  it('writes enums, item types, defaults, Optional and Output:, and descriptions that add no field', async () => {
+    expect(JSON.parse((await call('forge_tool', shapeProbe)).stdout).value).toMatchObject({ success: true });
+    const promoted = await forge(['tool', 'promote', 'shape_probe'], project);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const js = readFileSync(join(project, 'tools', 'shape_probe.js'), 'utf8');
+    expect(js).toContain(' *   mode (enum(fast|slow), default="slow"): How. Composed Of: file_write\n');
+    expect(js).not.toMatch(/^ \* Composed Of:/m);
+    const built = await forge(['build'], project);
+    expect(built.code, built.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8'));
+    const tool = manifest.tools.find((t: { name: string }) => t.name === 'shape_probe');
+    expect(tool.composedOf).toBeUndefined();
+    expect(tool.inputSchema.properties).toMatchObject({
+      mode: { type: 'string', enum: ['fast', 'slow'], default: 'slow' },
+      labels: { type: 'array', items: { type: 'string' } },
+      limit: { type: ['integer', 'null'] },
+      weights: { type: 'object', additionalProperties: { type: 'number' } },
+      point: { type: 'object' },
+    });
+    expect(tool.inputSchema.required).toEqual(['labels']);
+    expect(tool.outputSchema).toMatchObject({ properties: { mode: { enum: ['fast', 'slow'] }, count: { type: 'integer', description: 'How many labels.' } }, required: ['mode', 'count'] });
+    expect(JSON.parse((await call('shape_probe', { labels: ['a', 'b'] })).stdout)).toMatchObject({ ok: true, value: { mode: 'slow', count: 2 } });
+  });
+
+  it('refuses an input name that is not a parameter name: forge_tool, and promote for a tool stored before that check', async () => {
+    const injected = { ...addNumbers, name: 'inject_probe', inputSchema: { type: 'object', properties: { 'a\nComposed Of: file_write': { type: 'number' } } } };
+    const refused = JSON.parse((await call('forge_tool', injected)).stdout).value;
+    expect(refused.success).toBe(false);
+    expect(refused.errors).toContainEqual(expect.objectContaining({ code: 'FORGE_SCHEMA_INVALID', message: expect.stringContaining('is not a parameter name') }));
+
+    // As a work dir kept from before the check would hold it.
+    const forged = await call('forge_tool', { ...addNumbers, name: 'old_probe' });
+    expect(JSON.parse(forged.stdout).value.success).toBe(true);
+    const file = join(project, '.forge', 'forged', 'old_probe', 'tool.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), inputSchema: injected.inputSchema }));
+    const promoted = await forge(['tool', 'promote', 'old_probe'], project);
+    expect(promoted.code).toBe(1);
+    expect(promoted.stderr).toContain('FORGE_PROMOTE_INPUT_NAME');
+    expect(existsSync(join(project, 'tools', 'old_probe.js'))).toBe(false);
   });
 });
