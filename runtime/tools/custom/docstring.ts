@@ -73,8 +73,12 @@ interface Param {
   required: boolean;
   description: string;
   defaultText?: { raw: string; at: DocLine; offset: number };
+  /** Where each line of the description starts in `description`, and in its line (for a caret inside it). */
+  descriptionAt: { start: number; line: DocLine; offset: number }[];
   at: DocLine;
   typeOffset: number;
+  /** The type as written ("int", "enum(a|b)"), for hints. */
+  typeText: string;
 }
 
 export function parseDocstring(doc: ExtractedDocstring, file: string): DocstringParse {
@@ -167,7 +171,10 @@ class DocstringParser {
           this.parseParam(section, line, indent);
         } else {
           const last = this.params[section].at(-1);
-          if (last) last.description = joinText(last.description, text.trim(), false);
+          if (last) {
+            last.descriptionAt.push({ start: last.description ? last.description.length + 1 : 0, line, offset: indent });
+            last.description = joinText(last.description, text.trim(), false);
+          }
         }
         blankSince = false;
         continue;
@@ -241,7 +248,9 @@ class DocstringParser {
     const inside = text.slice(pos + 1, close);
     const insideOffset = indent + pos + 1;
     pos = close + 1;
-    const rest = text.slice(pos).replace(/^\s*:?\s*/, '');
+    const restLead = /^\s*:?\s*/.exec(text.slice(pos))![0].length;
+    const rest = text.slice(pos + restLead);
+    const restOffset = indent + pos + restLead;
 
     const parts = splitTopLevel(inside);
     const typePart = parts[0];
@@ -253,7 +262,7 @@ class DocstringParser {
       return;
     }
 
-    const param: Param = { name, schema: typed.schema, required: !typed.optional, description: rest, at: line, typeOffset };
+    const param: Param = { name, schema: typed.schema, required: !typed.optional, description: rest, descriptionAt: [{ start: 0, line, offset: restOffset }], at: line, typeOffset, typeText: typePart.text.trim() };
     for (const part of parts.slice(1)) {
       const modifier = part.text.trim();
       const offset = insideOffset + part.offset + (part.text.length - part.text.trimStart().length);
@@ -281,14 +290,25 @@ class DocstringParser {
       const schema: JSONSchema = { ...p.schema };
       const description = p.description.trim();
       if (description) schema.description = description;
-      // "Default: metric." in the description is a default too, unless one was given explicitly.
-      const fromDescription = !p.defaultText ? /(?:^|[\s(;,.])Default:\s*("[^"]*"|'[^']*'|\[[^\]]*\]|\{[^}]*\}|[^\s,;)]+)/i.exec(description) : null;
-      const defaultText = p.defaultText?.raw ?? (fromDescription ? stripSentenceEnd(fromDescription[1]) : undefined);
+      // "Default: metric." in the description is a default too, unless one was given explicitly —
+      // when the rest of its sentence is one value. "Default: the account's currency." is prose:
+      // no default (a default the tool works out itself), but the parameter may be left out.
+      const fromDescription = !p.defaultText ? descriptionDefault(p.description) : undefined;
+      if (fromDescription?.prose && section === 'Input') p.required = false;
+      const defaultText = p.defaultText?.raw ?? fromDescription?.value;
       if (defaultText !== undefined) {
         const coerced = coerceDefault(defaultText, p.schema);
-        if (coerced.error) {
-          const offset = p.defaultText ? p.defaultText.offset : p.typeOffset;
-          this.error('FORGE_DOCSTRING_DEFAULT', `parameter "${p.name}": ${coerced.error}`, p.at, offset);
+        if (coerced.error && p.defaultText) {
+          this.error('FORGE_DOCSTRING_DEFAULT', `parameter "${p.name}": ${coerced.error}`, p.at, p.defaultText.offset);
+        } else if (coerced.error) {
+          const where = locateIn(p.descriptionAt, fromDescription!.index);
+          this.error(
+            'FORGE_DOCSTRING_DEFAULT',
+            `parameter "${p.name}": "Default: ${defaultText}" in its description is taken as its default, and ${coerced.error.replace(/^default (?:"(?:[^"\\]|\\.)*"|\S+) is /, 'it is ')}`,
+            where.line,
+            where.offset,
+            `to give it a default, write it in the type's parentheses: ${p.name} (${p.typeText}, default=VALUE); if the words after "Default:" describe it, use more than one word ("Default: all rows.")`,
+          );
         } else if (coerced.value !== undefined) {
           schema.default = coerced.value;
           if (section === 'Input') p.required = false;
@@ -436,8 +456,34 @@ function splitTopLevel(text: string): { text: string; offset: number }[] {
   return parts;
 }
 
-function stripSentenceEnd(token: string): string {
-  return /^["'[{]/.test(token) ? token : token.replace(/[.,;]$/, '');
+/**
+ * The default a description's "Default: …" gives: `value` when the whole rest of
+ * its sentence is one value (a number, true/false, a quoted string, a [list] or
+ * {object}, a single word), which is then read as the parameter's type;
+ * `prose` when it is words ("Default: the account's currency.").
+ */
+export function descriptionDefault(description: string): { value: string; index: number; prose?: undefined } | { prose: true; value?: undefined; index: number } | undefined {
+  const found = /(?:^|[\s(;,.])(Default:)[ \t]*/i.exec(description);
+  if (!found) return undefined;
+  const index = found.index + found[0].indexOf(found[1]);
+  const after = description.slice(found.index + found[0].length);
+  // A sentence ends at ".", ";" or ")" before a space, punctuation or the end, or with the description.
+  const END = /^\s*(?:[.;)](?=[\s.;,)]|$)|$)/;
+  const literal = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]+`|\[[^\]]*\]|\{[^}]*\})/.exec(after);
+  if (literal && END.test(after.slice(literal[0].length))) {
+    const text = literal[0];
+    return { value: text.startsWith('`') ? text.slice(1, -1) : text, index };
+  }
+  const end = /[.;)](?=[\s.;,)]|$)/.exec(after);
+  const sentence = (end ? after.slice(0, end.index) : after).trim();
+  if (!sentence || /\s/.test(sentence)) return { prose: true, index };
+  return { value: sentence, index };
+}
+
+/** Where character `index` of a description joined from lines is, in its line. */
+function locateIn(pieces: Param['descriptionAt'], index: number): { line: DocLine; offset: number } {
+  const piece = [...pieces].reverse().find((p) => p.start <= index) ?? pieces[0];
+  return { line: piece.line, offset: piece.offset + (index - piece.start) };
 }
 
 function joinText(a: string, b: string, paragraph: boolean): string {

@@ -125,6 +125,41 @@ Timeout: 10s            # ms, s or m`);
     expect((tool!.inputSchema.properties as Record<string, { default?: unknown }>).x.default).toEqual(dflt);
   });
 
+  // "Default:" in the prose is a default only when the rest of its sentence is one value of the type.
+  it.each([
+    ["currency (str, optional): Currency. Default: the account's currency.", undefined],
+    ['limit (int, optional): Max rows. Default: all rows.', undefined],
+    ['limit (int): Max rows. Default: all rows.', undefined], // a default in words: optional, no value
+    ['since (str): Start date. Default: 30 days ago; ISO dates.', undefined],
+    ['x (str): X. Default: metric.', 'metric'],
+    ['x (str): X. Default: "two words". More prose.', 'two words'],
+    ['x (str): X. Default: `metric`.', 'metric'],
+    ['x (int): Max rows (Default: 5).', 5],
+    ['x (int): Max rows. Default: -3', -3],
+    ['x (bool): X. Default: true.', true],
+    ['x (enum(metric|imperial)): X. Default: imperial.', 'imperial'],
+    ['x (list[str]): X. Default: ["a", "b"].', ['a', 'b']],
+    ['x (str): X.\n    Default: metric.', 'metric'],
+  ])('description "%s" gives default %j', (line, dflt) => {
+    const { tool, diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  ${line}`);
+    expect(diagnostics).toEqual([]);
+    const x = Object.values(tool!.inputSchema.properties as Record<string, { default?: unknown; description: string }>)[0];
+    expect(x.default).toEqual(dflt);
+    expect(x.description).toContain('Default:');
+    expect(tool!.inputSchema.required).toBeUndefined();
+  });
+
+  it.each([
+    ['limit (int): Max rows. Default: many.', 5, 26, 'is not an integer', 'limit (int, default=VALUE)'],
+    ['units (enum(metric|imperial)): U. Default: kelvin.', 5, 37, 'is not one of "metric", "imperial"', 'units (enum(metric|imperial), default=VALUE)'],
+    ['verbose (bool, optional): V. Default: off.', 5, 32, 'is not a boolean', 'verbose (bool, default=VALUE)'],
+    ['limit (int): Max rows.\n    Default: many.', 6, 5, 'is not an integer', 'limit (int, default=VALUE)'],
+  ])('a one-value "Default:" that does not fit the type is reported at "Default:": %s', (line, lineNo, column, message, hint) => {
+    const { diagnostics } = parsePy(`Tool: t\nDescription: d\nInput:\n  ${line}`);
+    expect(diagnostics).toMatchObject([{ code: 'FORGE_DOCSTRING_DEFAULT', line: lineNo, column, message: expect.stringContaining(message), hint: expect.stringContaining(hint) }]);
+    expect(diagnostics[0].lineText!.slice(column - 1)).toMatch(/^Default:/);
+  });
+
   it('joins indented continuation lines of a parameter description', () => {
     const { tool } = parsePy('Tool: t\nDescription: d\nInput:\n  x (str): First line\n    second line.\n  y (int): Y.');
     expect((tool!.inputSchema.properties as Record<string, { description: string }>).x.description).toBe('First line second line.');
