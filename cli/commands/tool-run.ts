@@ -10,6 +10,7 @@ import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { runsPython, toolsReached } from '../../runtime/tools/reach.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
+import { checkPythonSources } from '../../stages/python/python-source-check.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -101,6 +102,19 @@ export async function run(argv: string[]): Promise<number> {
   // Python runs when the tool is Python, runs a python: step, or calls (directly or not) a tool that does.
   const started = chosen ?? project.tools.find((t) => t.spec.name === name);
   const needsPython = started !== undefined && toolsReached(started, project.tools, (t) => t.spec).some((t) => runsPython(t.spec));
+  if (needsPython) {
+    // A Python file that does not compile is reported as forge validate reports it (file:line:col and
+    // the line), not as the worker's SyntaxError once it has started.
+    const syntax = await pythonSyntaxErrors(project, started);
+    if (syntax.length) {
+      if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(syntax) }, null, 2) + '\n');
+      else {
+        printDiagnostics(syntax);
+        process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${syntax.length === 1 ? 'a Python file does' : 'Python files do'} not compile (above)\n`);
+      }
+      return 1;
+    }
+  }
   if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
 
   let approval: ApprovalChoice;
@@ -175,6 +189,14 @@ function printConcerning(project: Project, diagnostics: readonly Diagnostic[], o
   printDiagnostics(diagnostics.filter((d) => !elsewhere(d)));
   const others = diagnostics.filter(elsewhere).length;
   if (others) process.stderr.write(`${c.dim(`· ${others} problem${others === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
+}
+
+/** FORGE_PY_SYNTAX for the Python files of the tool and of the tools it calls that do not compile. */
+async function pythonSyntaxErrors(project: Project, tool: ProjectTool): Promise<Diagnostic[]> {
+  const files = [...new Set(toolsReached(tool, project.tools, (t) => t.spec).flatMap((t) => (t.file?.absolute.endsWith('.py') ? [t.file.absolute] : [])))];
+  if (!files.length) return [];
+  const found = await checkPythonSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd() });
+  return found.filter((d) => d.code === 'FORGE_PY_SYNTAX');
 }
 
 /** Errors reported in the files of the tool or of any tool it calls, directly or not (a missing or unsatisfied dependency). */

@@ -200,6 +200,17 @@ describe('forge tool run', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, value: { echo: 'X' } });
   });
 
+  it('reports a Python tool that does not compile as forge validate does (file:line:col, FORGE_PY_SYNTAX), before starting it', async () => {
+    const tool = '"""\nTool: broken\nDescription: Broken.\n\nInput:\n  x (str): X.\n"""\n\ndef execute(args)\n    return {"x": 1}\n';
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': tool });
+    const { code, stderr } = await forge(['tool', 'run', 'broken', '--param', 'x=1'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/tools\/broken\.py:9:18 FORGE_PY_SYNTAX expected ':'/);
+    expect(stderr).not.toContain('FORGE_TOOL_FAILED');
+    const json = await forge(['tool', 'run', 'broken', '--param', 'x=1', '--json'], dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [{ code: 'FORGE_PY_SYNTAX', file: 'tools/broken.py', line: 9, column: 18 }] });
+  });
+
   it('takes null for an Optional[T] argument (a Python tool gets None), from JSON and from --param, and describes it so', async () => {
     const tool = '"""\nTool: maybe\nDescription: Says what it got.\n\nInput:\n  z (Optional[int]): Z.\n  kind (Optional[enum(a|b)]): Kind.\n"""\n\ndef execute(args):\n    return {"z": repr(args.get("z")), "kind": repr(args.get("kind"))}\n';
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/maybe.py': tool });
