@@ -6,6 +6,7 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
 import { loadProjectForCli } from '../project-loader.ts';
+import { errorsByToolName } from '../tool-file-errors.ts';
 import { color as c, errColor } from '../terminal.ts';
 
 export const usage = `usage: forge tool check [NAME] [--json]
@@ -37,6 +38,16 @@ export async function run(argv: string[]): Promise<number> {
   let diagnostics = loaded.diagnostics;
   if (name) {
     const root = project.tools.find((t) => t.spec.name === name);
+    // A file that declares NAME but does not load: its errors say why, not "no tool named".
+    const own = root ? [] : (errorsByToolName(project, diagnostics).get(name) ?? []);
+    if (own.length) {
+      if (values.json) process.stdout.write(JSON.stringify({ ok: false, diagnostics: own.map(diagnosticJson) }, null, 2) + '\n');
+      else {
+        printDiagnostics(own);
+        process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot be checked: its file has errors (above)\n`);
+      }
+      return 1;
+    }
     if (!root) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, project.tools.map((t) => t.spec.name)));
     checked = closure(root, project.tools);
     // A problem with what NAME needs is reported in one of the files of its closure.

@@ -310,6 +310,19 @@ describe('forge tool check', () => {
   });
 });
 
+describe('forge tool check on a file that does not load', () => {
+  it("prints the errors of the file that declares the tool, not FORGE_TOOL_UNKNOWN", async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/reorder_plan.yaml': 'name: reorder_plan\ndescription: Plans a reorder.\nbash: echo plan\ntimeout: forever\n' });
+    const text = await forge(['tool', 'check', 'reorder_plan'], dir, scopes().env);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/tools\/reorder_plan\.yaml:4:10 FORGE_YAML_VALUE /);
+    expect(text.stderr).toContain('tool "reorder_plan" cannot be checked: its file has errors');
+    expect(text.stderr).not.toContain('FORGE_TOOL_UNKNOWN');
+    const json = JSON.parse((await forge(['tool', 'check', 'reorder_plan', '--json'], dir, scopes().env)).stdout);
+    expect(json).toMatchObject({ ok: false, diagnostics: [{ file: 'tools/reorder_plan.yaml', line: 4, code: 'FORGE_YAML_VALUE' }] });
+  });
+});
+
 describe('approval from the command line', () => {
   const project = () =>
     writeProject({
