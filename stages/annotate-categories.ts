@@ -16,8 +16,8 @@ import type { StageContext } from './stage.ts';
 
 export async function annotateCategories(config: ProjectConfig, parsed: ParsedSources, ctx: StageContext, adapterTools: readonly ProjectTool[] = []): Promise<ProjectTool[]> {
   const tools: ProjectTool[] = [];
-  for (const { spec, file, at, yaml, unavailable } of parsed.tools) {
-    tools.push({ spec, file, at, origin: formatLocation(at), schemaOrigin: 'generated', ...(yaml ? { yaml } : {}), ...(unavailable ? { unavailable } : {}) });
+  for (const { spec, file, at, composedOfAt, yaml, unavailable } of parsed.tools) {
+    tools.push({ spec, file, at, origin: formatLocation(at), schemaOrigin: 'generated', ...(composedOfAt ? { composedOfAt } : {}), ...(yaml ? { yaml } : {}), ...(unavailable ? { unavailable } : {}) });
   }
   // MCP and OpenAPI tools, found by the discover-adapters stage: category adapter, declared by their binding.
   tools.push(...adapterTools);

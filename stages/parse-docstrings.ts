@@ -18,6 +18,8 @@ export interface ParsedTool {
   file: SourceFile;
   /** Where the tool is declared (its `Tool:` line). */
   at: Location;
+  /** Where each name of its `Composed Of:` is written. */
+  composedOfAt?: Record<string, Location>;
   /** YAML tools: the loaded definition and how to point into the file. */
   yaml?: YamlToolFacts;
   /** Why the tool is not registered on this machine (a YAML tool for other platforms). */
@@ -49,14 +51,14 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
     ctx.report(...parsed.diagnostics);
     // A tool whose declaration has errors is left out rather than registered half-right.
     if (parsed.spec && hasErrors(parsed.diagnostics)) continue;
-    if (parsed.spec) tools.push({ spec: parsed.spec, file, at: { file: file.display, ...parsed.nameAt } });
+    if (parsed.spec) tools.push({ spec: parsed.spec, file, at: { file: file.display, ...parsed.nameAt }, ...(parsed.composedOfAt ? { composedOfAt: parsed.composedOfAt } : {}) });
     else if (file.kind === 'python') supportFiles.push(file);
   }
   return { tools, supportFiles };
 }
 
 /** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; sha256?: string; diagnostics: Diagnostic[] } {
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; composedOfAt?: Record<string, Location>; sha256?: string; diagnostics: Diagnostic[] } {
   let text: string;
   try {
     text = readFileSync(file.absolute, 'utf8');
@@ -99,5 +101,5 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
       error('FORGE_DOCSTRING_COMPOSED', 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools', { file: file.display, ...tool.compositionAt }, kind === 'python' ? 'write the composed tool in TypeScript, or as a YAML tool with tool: steps' : 'export execute(args, ctx) and call ctx.registry.execute(name, args)'),
     );
   }
-  return { spec, nameAt: tool.nameAt, sha256, diagnostics };
+  return { spec, nameAt: tool.nameAt, ...(tool.composedOfAt ? { composedOfAt: tool.composedOfAt } : {}), sha256, diagnostics };
 }

@@ -15,6 +15,8 @@ export interface ProjectTool {
   /** Names the tool's source in messages: a file path, or "forge.yaml:12:5 (builtin)". */
   origin: string;
   at: Location;
+  /** Where each name of a docstring's `Composed Of:` is written (diagnostics about a name point there). */
+  composedOfAt?: Record<string, Location>;
   file?: SourceFile;
   /**
    * Who wrote the tool's schemas: Forge, from a docstring (`generated`);

@@ -12,7 +12,8 @@
  */
 import semver from 'semver';
 import { error, note, withNotes, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
-import { findCatalogEntry } from '../runtime/tools/catalog.ts';
+import { CATALOG, findCatalogEntry } from '../runtime/tools/catalog.ts';
+import { didYouMean } from '../runtime/suggest.ts';
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
 import { declaredToolName } from './declared-tool-name.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -190,7 +191,7 @@ class DependencyResolver {
     if (!chosen) {
       const broken = ref.scope === undefined || ref.scope === 'local' ? this.brokenFileDeclaring(ref.name) : undefined;
       if (broken) return this.ctx.report(error('FORGE_TOOL_DEPENDENCY', `${needed}: ${broken.display} defines it but does not load (see its error)`, ref.at, `fix the error in ${broken.display}; the call to "${ref.name}" then finds it`));
-      return this.ctx.report(missingDependency(ref, needed, await this.elsewhere(ref.name, chosen, () => true)));
+      return this.ctx.report(missingDependency(ref, needed, await this.elsewhere(ref.name, chosen, () => true), [...this.local.keys(), ...this.pulled.keys()]));
     }
     if (ref.range !== undefined && !(chosen.version && semver.satisfies(chosen.version, ref.range))) {
       const satisfying = await this.elsewhere(ref.name, chosen, (c) => c.version !== undefined && semver.satisfies(c.version, ref.range!));
@@ -209,13 +210,17 @@ function checkReference(ref: Reference): Diagnostic | undefined {
 }
 
 /** No scope (or not the one named) has the tool: where else it is, or how to add it. */
-function missingDependency(ref: Reference, needed: string, others: string[]): Diagnostic {
+function missingDependency(ref: Reference, needed: string, others: string[], known: readonly string[]): Diagnostic {
   const builtin = findCatalogEntry(ref.name);
+  // A name close to a tool the project has (or one Forge ships) is most likely misspelt: "add it" would make a second tool.
+  const typo = !others.length && !builtin ? didYouMean(ref.name, [...known, ...CATALOG.map((e) => e.name)].filter((n) => n !== ref.name)) : undefined;
   const hint = others.length
     ? `found as ${others.join(', ')}`
     : builtin
       ? `"${ref.name}" ships with Forge: enable it under tools: in forge.yaml`
-      : `add it to tools/ (a .yaml, .py or .ts file), or to a scope: forge tool add ${ref.name} --scope user ...`;
+      : typo
+        ? `${typo} (or add "${ref.name}" to tools/ if it is a new tool)`
+        : `add it to tools/ (a .yaml, .py or .ts file), or to a scope: forge tool add ${ref.name} --scope user ...`;
   const where = ref.scope ? `the ${ref.scope} scope has no tool named` : 'no scope has a tool named';
   return error('FORGE_TOOL_DEPENDENCY', `${needed}: ${where} "${ref.name}"`, ref.at, hint);
 }
@@ -238,7 +243,7 @@ function unsatisfiedRange(ref: Reference, needed: string, chosen: Candidate, sat
  */
 export function referencesOf(tool: ProjectTool): Reference[] {
   const yaml = tool.yaml;
-  if (!yaml) return (tool.spec.composedOf ?? []).map((name) => ({ name, text: name, at: tool.at }));
+  if (!yaml) return (tool.spec.composedOf ?? []).map((name) => ({ name, text: name, at: tool.composedOfAt?.[name] ?? tool.at }));
   const { definition, locate } = yaml;
   const refs: Reference[] = definition.dependencies.map((dep) => ({
     name: dep.name,

@@ -185,6 +185,18 @@ describe('dependencies across scopes', () => {
     expect(result.errors[0].file).toContain('digest.yaml');
   });
 
+  it('reports a misspelt Composed Of: name where it is written, with the name it most likely means', async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/price_quote.yaml': 'description: Prices.\nbash: echo 1\n',
+      'tools/quote_total.ts': '/**\n * Tool: quote_total\n * Description: Totals a quote.\n * Composed Of: price_quote,\n *   price_qoute\n */\nexport async function execute(args, ctx) { return ctx.registry.execute("price_quote", {}); }\n',
+    });
+    const result = await build({ cwd: dir });
+    expect(messages(result)).toEqual(['tools/quote_total.ts:5:6 FORGE_TOOL_DEPENDENCY quote_total → price_qoute: no scope has a tool named "price_qoute"']);
+    expect(result.errors[0].hint).toMatch(/^did you mean "price_quote"\?/);
+    expect(result.errors[0].hint).not.toContain('forge tool add');
+  });
+
   it('says a tool whose file declares the name but does not load is there, broken (not missing)', async () => {
     // A type typo in shout.py's docstring: the file does not load, and card calls shout.
     const shout = '"""\nTool: shout\nDescription: Shouts.\nTags: read\n\nInput:\n  text (str): The text.\n  times (integr, default=1): How often.\n"""\ndef execute(args):\n    return args["text"].upper()\n';

@@ -39,6 +39,8 @@ export interface ParsedDocstring {
   outputSchema?: JSONSchema;
   composedOf?: string[];
   singleConfirmation?: boolean;
+  /** Where each name of `Composed Of:` is written (for diagnostics about that name). */
+  composedOfAt?: Record<string, { line: number; column: number; lineText: string }>;
   /** Where `Composed Of:` (or the confirmation field) is, for diagnostics about it. */
   compositionAt?: { line: number; column: number; lineText: string };
   /** Where the tool's name is, in its `Tool:` field (for diagnostics about the tool as a whole). */
@@ -87,7 +89,8 @@ export function parseDocstring(doc: ExtractedDocstring, file: string): Docstring
 
 class DocstringParser {
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly fields = new Map<Field, { value: string; at: DocLine }>();
+  /** Each field's value, where it starts, and the indented lines that continue it. */
+  private readonly fields = new Map<Field, { value: string; at: DocLine; more?: DocLine[] }>();
   private readonly params: Record<Section, Param[]> = { Input: [], Output: [] };
   private readonly seenSections = new Set<Section>();
 
@@ -147,7 +150,7 @@ class DocstringParser {
         const continuing = field !== undefined && !blankSince;
         const fieldShaped = key !== null && !key[1].includes(' ') && !key[2].startsWith('//'); // a URL is prose
         if (continuing && !fieldShaped) {
-          this.continueField(field!, text.trim(), false);
+          this.continueField(field!, line, false);
           continue;
         }
         if (fieldShaped) {
@@ -180,7 +183,7 @@ class DocstringParser {
         continue;
       }
       if (field) {
-        this.continueField(field, text.trim(), blankSince);
+        this.continueField(field, line, blankSince);
         blankSince = false;
         continue;
       }
@@ -200,10 +203,11 @@ class DocstringParser {
     return undefined;
   }
 
-  private continueField(field: Field, text: string, paragraph: boolean) {
+  private continueField(field: Field, line: DocLine, paragraph: boolean) {
     const entry = this.fields.get(field);
     if (!entry) return;
-    text = withoutComment(field, text).trim();
+    (entry.more ??= []).push(line);
+    const text = withoutComment(field, line.text.trim()).trim();
     if (!text) return;
     if (field === 'Tags' || field === 'Composed Of') entry.value = entry.value ? `${entry.value}, ${text}` : text;
     else entry.value = joinText(entry.value, text, paragraph && field === 'Description');
@@ -369,12 +373,29 @@ class DocstringParser {
     const composed = this.fields.get('Composed Of');
     if (composed) {
       const names: string[] = [];
+      const at: Record<string, { line: number; column: number; lineText: string }> = {};
+      // Where each name is written: on the field's line after its colon, or on a line continuing it.
+      const lines = [{ line: composed.at, from: composed.at.text.indexOf(':') + 1 }, ...(composed.more ?? []).map((line) => ({ line, from: 0 }))];
+      const locate = (name: string) => {
+        for (const { line, from } of lines) {
+          const found = new RegExp(`(?<![\\w.-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`).exec(line.text.slice(from));
+          if (found) return { line, offset: from + found.index };
+        }
+        return { line: composed.at, offset: 0 };
+      };
       for (const name of composed.value.split(/[,\s]+/).filter(Boolean)) {
+        const where = locate(name);
         const problem = checkToolName(name, 'adapter');
-        if (problem) this.error('FORGE_DOCSTRING_COMPOSED', problem, composed.at, Math.max(0, composed.at.text.indexOf(name)));
-        else if (!names.includes(name)) names.push(name);
+        if (problem) this.error('FORGE_DOCSTRING_COMPOSED', problem, where.line, where.offset);
+        else if (!names.includes(name)) {
+          names.push(name);
+          at[name] = this.at(where.line, where.offset);
+        }
       }
-      if (names.length) parsed.composedOf = names;
+      if (names.length) {
+        parsed.composedOf = names;
+        parsed.composedOfAt = at;
+      }
       parsed.compositionAt = this.at(composed.at);
     }
     for (const field of ['Single Confirmation', 'Atomic'] as const) {

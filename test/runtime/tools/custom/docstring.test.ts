@@ -206,6 +206,11 @@ Timeout: 10s            # ms, s or m`);
     expect(diagnostics).toMatchObject([{ code, line: 4, message: expect.stringContaining(message) }]);
   });
 
+  it('records where each Composed Of: name is written, on its line or a line continuing it', () => {
+    const { tool } = parsePy('Tool: t\nDescription: d\nComposed Of: file_read, file\n  file_write');
+    expect(tool!.composedOfAt).toMatchObject({ file_read: { line: 4, column: 14 }, file: { line: 4, column: 25 }, file_write: { line: 5, column: 3 } });
+  });
+
   it('is not a tool without a Tool: line (a helper module)', () => {
     const { tool, diagnostics } = parsePy('Helpers for the other tools.');
     expect(tool).toBeUndefined();
