@@ -96,8 +96,14 @@ export function describeArgumentError(e: ErrorObject, schema?: JSONSchema, args?
       const meant = schema && didYouMean(name, declared.filter((p) => !passed.has(p)));
       return `unknown argument "${joinField(field, name)}"${meant ? ` (${meant})` : ''}`;
     }
-    case 'enum':
-      return `argument "${field}" must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'enum': {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+      // The value passed, and the member it is closest to (not for a word of one or two letters: any is close).
+      const got = args === undefined ? undefined : valueAt(args, e.instancePath);
+      const meant = typeof got === 'string' && got.length >= 3 ? didYouMean(got, allowed.filter((v): v is string => typeof v === 'string')) : undefined;
+      const passed = args === undefined ? '' : ` (got ${got === undefined ? 'nothing' : truncate(JSON.stringify(got))}${meant ? `; ${meant}` : ''})`;
+      return `argument "${field}" must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${passed}`;
+    }
     case 'type':
       return `argument "${field || '(root)'}" must be ${(e.params as { type: string }).type}`;
     default:
@@ -116,6 +122,19 @@ function objectAt(root: unknown, instancePath: string, step: (at: Record<string,
   }
   if (field !== undefined) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[field] : undefined;
   return at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>) : {};
+}
+
+/** The value at `instancePath` (/a/0/b) in `root`. */
+function valueAt(root: unknown, instancePath: string): unknown {
+  let at = root;
+  for (const part of instancePath.split('/').slice(1)) {
+    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  }
+  return at;
+}
+
+function truncate(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function joinField(parent: string, child: string): string {

@@ -23,6 +23,14 @@ describe('argument validation', () => {
     expect(checkArguments(schema, { language: 'en', langauge: 'fr' }).errors).toEqual(['unknown argument "langauge"']);
   });
 
+  it('says which value an enum argument got, and the member it is closest to', () => {
+    const schema = { type: 'object', properties: { kind: { type: 'string', enum: ['food', 'drink'] }, n: { type: 'integer', enum: [1, 2] }, items: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } } };
+    expect(checkArguments(schema, { kind: 'fod' }).errors).toEqual(['argument "kind" must be one of "food", "drink" (got "fod"; did you mean "food"?)']);
+    expect(checkArguments(schema, { kind: 'snack' }).errors).toEqual(['argument "kind" must be one of "food", "drink" (got "snack")']);
+    expect(checkArguments(schema, { n: 3 }).errors).toEqual(['argument "n" must be one of 1, 2 (got 3)']);
+    expect(checkArguments(schema, { items: ['a', 'c'] }).errors).toEqual(['argument "items.1" must be one of "a", "b" (got "c")']);
+  });
+
   it('compiles a tool schema without checking it against the meta-schema again: that check is where schemas enter', () => {
     // Not valid JSON Schema (a description must be a string), and harmless to validate with.
     const schema = { type: 'object', description: 5, properties: { n: { type: 'integer' } } };
