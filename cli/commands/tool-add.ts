@@ -3,6 +3,8 @@ import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
 import { displayPath, scopeDir } from '../../stages/scopes.ts';
+import { inlinePython } from '../../stages/python/inline-python.ts';
+import { checkPythonSources } from '../../stages/python/python-source-check.ts';
 import { readYamlToolText } from '../../stages/yaml-tool-file.ts';
 import { reportFailure } from '../command-failure.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
@@ -54,9 +56,11 @@ export async function run(argv: string[]): Promise<number> {
   // Where the file goes: the project's first tool_dir, or a scope directory.
   let dir: string;
   let localNames: Set<string> | undefined;
+  let projectRoot: string | undefined;
   if (args.scope === 'local') {
     const { project } = await loadProjectForCli(args.config, { strict: false, json: true });
     if (!project) throw new UsageError('no forge.yaml here or above, so there is no local scope', 'run it in a project, or pass --scope user');
+    projectRoot = project.config.root;
     const toolDir = project.config.toolDirs[0];
     if (!toolDir) throw new UsageError('forge.yaml lists no tool_dirs to add the tool to');
     dir = toolDir.absolute;
@@ -70,6 +74,12 @@ export async function run(argv: string[]): Promise<number> {
   const shown = args.scope === 'local' ? relative(process.cwd(), file) || file : displayPath(file);
 
   const checked = await readYamlToolText(text, shown, args.name, file);
+  // As the build does: a python: step's script must compile (its imports are the project's build's to judge).
+  if (checked.spec) {
+    const inline = inlinePython([{ yaml: { definition: checked.definition, locate: checked.locate } }]);
+    const compiled = inline.length ? await checkPythonSources({ root: projectRoot ?? process.cwd(), files: [], toolDirs: [], cwd: process.cwd(), inline }) : [];
+    checked.diagnostics.push(...compiled.filter((d) => d.code === 'FORGE_PY_SYNTAX'));
+  }
   if (!args.json) printDiagnostics(checked.diagnostics);
   const refuse = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(args.json, code, message, hint, { diagnostics: checked.diagnostics.map(diagnosticJson) });
   const firstError = checked.diagnostics.find((d) => d.severity === 'error');

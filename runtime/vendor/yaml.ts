@@ -2,4 +2,4 @@
  * The YAML parser (YAML tools, skills), prebuilt once per Forge version and
  * copied into a bundle's vendor/ only for agents that use it (see protocol.ts).
  */
-export { parse } from 'yaml';
+export { isScalar, LineCounter, parse, parseDocument } from 'yaml';

@@ -3,14 +3,17 @@
  * source check reads it: the script with each placeholder stood in for by a
  * name of its length, and `{{` `}}` by a brace and a space, so that every
  * line and column Python reports is the same in the YAML string, and from
- * there in the file.
+ * there in the file. A name is valid Python wherever the value's literal is
+ * (code), and plain text inside a string or a comment, so a syntax error in
+ * this text is one in every call's script (unless a {RAW:...} placeholder,
+ * which may insert any code, is in it: then only the imports are read).
  */
 import type { Location } from '../../runtime/diagnostics.ts';
-import type { Template } from '../../runtime/tools/yaml/template.ts';
-import type { ProjectTool } from '../project-tool.ts';
+import { references, type Template } from '../../runtime/tools/yaml/template.ts';
+import type { YamlToolFacts } from '../parse-docstrings.ts';
 import type { InlinePython } from './python-source-check.ts';
 
-export function inlinePython(tools: readonly ProjectTool[]): InlinePython[] {
+export function inlinePython(tools: readonly { yaml?: YamlToolFacts }[]): InlinePython[] {
   const scripts: InlinePython[] = [];
   for (const tool of tools) {
     const yaml = tool.yaml;
@@ -19,7 +22,11 @@ export function inlinePython(tools: readonly ProjectTool[]): InlinePython[] {
       if (step.action.kind !== 'python') continue;
       const { template } = step.action.script;
       const key = [...step.path, 'python'];
-      scripts.push({ text: pythonReadable(template), locate: (line, column): Location => yaml.locate(key, offsetOf(template.source, line, column)) });
+      scripts.push({
+        text: pythonReadable(template),
+        locate: (line, column): Location => yaml.locate(key, offsetOf(template.source, line, column)),
+        checkSyntax: !references(template).some((segment) => segment.raw),
+      });
     }
   }
   return scripts;

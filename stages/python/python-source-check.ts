@@ -64,21 +64,28 @@ for path in req["files"]:
     except ValueError as e:
         entry["syntax"] = {"msg": str(e), "line": 1, "col": 1, "text": ""}
     results.append(entry)
-# Inline scripts (a YAML tool's python: step): only their imports; one that does not parse is left to its run.
+# Inline scripts (a YAML tool's python: step), their placeholders stood in for by names: compiled like a file.
+# One with a {RAW:...} placeholder may only become Python once the value is in: its syntax is left to its run.
 inline = []
 for script in req.get("inline", []):
     entry = {"file": script["id"], "imports": []}
     try:
-        walk(ast.parse(script["text"]), entry["imports"], False)
-    except (SyntaxError, ValueError):
+        tree = compile(script["text"], "<python: step>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        if script["syntax"]:
+            compile(tree, "<python: step>", "exec", dont_inherit=True)
+        walk(tree, entry["imports"], False)
+    except SyntaxError as e:
+        if script["syntax"]:
+            entry["syntax"] = {"msg": e.msg, "line": e.lineno or 1, "col": e.offset or 1, "text": (e.text or "").rstrip("\n")}
+    except ValueError:
         pass
     inline.append(entry)
 print(json.dumps({"inline": inline, **{"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}}))
 `;
 
 interface CheckOutput {
-  /** The inline scripts' imports, by id (never a syntax error: templates may not parse as Python). */
-  inline?: { file: string; imports: { name: string; line: number; col: number }[] }[];
+  /** The inline scripts' imports and syntax errors, by id (no syntax error for a script with {RAW:...}: it may only parse once the value is in). */
+  inline?: { file: string; syntax?: { msg: string; line: number; col: number; text: string }; imports: { name: string; line: number; col: number }[] }[];
   stdlib: string[];
   installed: Record<string, string[]>;
   version: string;
@@ -104,6 +111,8 @@ export interface InlinePython {
   text: string;
   /** Where a line and column of `text` are in the YAML file. */
   locate(line: number, column: number): Location;
+  /** Whether a syntax error is the script's own: false when a {RAW:...} placeholder may make it Python only once its value is in. */
+  checkSyntax: boolean;
 }
 
 /** A check whose interpreter was started early (`startPythonCheck`), on these files or more. */
@@ -119,7 +128,7 @@ export interface StartedPythonCheck {
  * following it.
  */
 export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env' | 'inline'>): StartedPythonCheck {
-  const inlineTexts = (options.inline ?? []).map((script) => script.text);
+  const inlineScripts = (options.inline ?? []).map((script) => ({ text: script.text, syntax: script.checkSyntax }));
   const run = (async () => {
     const env = options.env ?? process.env;
     const venv = venvPython(projectVenvDir(options.root));
@@ -130,7 +139,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     // that answer is kept for the shim: the next build runs the interpreter directly.
     if (!inVenv && !env.FORGE_PYTHON) {
       const known = python3WithoutAsking(env);
-      const output = await runCheck(known.executable ?? 'python3', false, options.files, inlineTexts, env);
+      const output = await runCheck(known.executable ?? 'python3', false, options.files, inlineScripts, env);
       if (typeof output === 'object') known.remember(output.executable);
       if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
@@ -140,7 +149,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     } catch (err) {
       return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
     }
-    const output = await runCheck(python, inVenv, options.files, inlineTexts, env);
+    const output = await runCheck(python, inVenv, options.files, inlineScripts, env);
     return { python, output: output === NOT_FOUND ? `${python} was not found` : output };
   })();
   run.catch(() => {});
@@ -150,7 +159,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
 const NOT_FOUND = Symbol('not found');
 
 /** The check's output, what went wrong (a line), or NOT_FOUND when there is no such program. */
-function runCheck(python: string, venv: boolean, files: readonly string[], inline: readonly string[], env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+function runCheck(python: string, venv: boolean, files: readonly string[], inline: readonly { text: string; syntax: boolean }[], env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
   return new Promise((resolve) => {
     // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
     const isolation = venv ? ['-I'] : ['-I', '-S'];
@@ -164,7 +173,7 @@ function runCheck(python: string, venv: boolean, files: readonly string[], inlin
       }
     });
     child.stdin?.on('error', () => {});
-    child.stdin?.end(JSON.stringify({ files, venv, inline: inline.map((text, i) => ({ id: String(i), text })) }));
+    child.stdin?.end(JSON.stringify({ files, venv, inline: inline.map((script, i) => ({ id: String(i), ...script })) }));
   });
 }
 
@@ -202,6 +211,14 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
   const everyToolDir = localModules(options.toolDirs, listed);
   for (const result of raw.inline ?? []) {
     const script = inline[Number(result.file)];
+    if (result.syntax) {
+      const s = result.syntax;
+      const at = script.locate(s.line, s.col);
+      diagnostics.push(
+        error('FORGE_PY_SYNTAX', s.msg, at, `Python ${output.version} (${python}) cannot compile this python: step (each {placeholder} read as a name, as a value will stand there); it would fail at every call`),
+      );
+      continue;
+    }
     for (const imp of result.imports) {
       if (known.has(imp.name) || everyToolDir.has(imp.name) || declared.has(imp.name)) continue;
       diagnostics.push(undeclaredImport(imp.name, script.locate(imp.line, imp.col), output.installed, 'requirements.txt beside forge.yaml (a python: step has no # /// script block of its own)'));

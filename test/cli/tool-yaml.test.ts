@@ -32,6 +32,28 @@ describe('forge help for tools', () => {
 });
 
 describe('forge tool add / get / list / remove', () => {
+  it("refuses a python: step that does not compile, at its YAML file:line:col, in tool add and forge validate; a placeholder in it is read as a name", async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const added = await forge(['tool', 'add', 'report', '--description', 'A report.', '--parameter', 'sym', 'Symbol', '--tag', 'read', '--step', 'quote', 'python: print({sym})', '--step', 'format', "python: x = {sym}\nprint(f'{x')\n"], dir, env);
+    expect(added.code).toBe(1);
+    expect(added.stdout + added.stderr).toMatch(/tools\/report\.yaml:\d+:\d+ FORGE_PY_SYNTAX f-string/);
+    expect(existsSync(join(dir, 'tools', 'report.yaml'))).toBe(false);
+
+    // Written by hand: forge validate reports it where it is in the file.
+    mkdirSync(join(dir, 'tools'), { recursive: true });
+    writeFileSync(join(dir, 'tools', 'report.yaml'), 'description: A report.\ntags: [read]\nparameters:\n  sym: { type: string }\nsteps:\n  - name: format\n    python: |\n      x = {sym}\n      def f(v)\n          return v\n');
+    const validated = await forge(['validate'], dir, env);
+    expect(validated.code).toBe(1);
+    expect(validated.stdout + validated.stderr).toContain('tools/report.yaml:9:15 FORGE_PY_SYNTAX');
+
+    // Placeholders in code, in strings and in an f-string's text compile as what they stand for.
+    writeFileSync(join(dir, 'tools', 'report.yaml'), "description: A report.\ntags: [read]\nparameters:\n  sym: { type: string }\npython: |\n  x = {sym}\n  print(f'{sym}: {{x}}', '''{sym}''', x)\n");
+    const valid = await forge(['validate'], dir, env);
+    expect(valid.stdout + valid.stderr).not.toContain('FORGE_PY_SYNTAX');
+    expect(valid.code).toBe(0);
+  });
+
   it('adds a tool to the project, checked as the build checks it, that runs straight away', async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig() });

@@ -42,6 +42,6 @@ export function createYamlToolFactory(host: YamlToolHost, loaded: ReadonlyMap<st
     const definition = loaded.get(spec.name) ?? loadYamlToolFile(file);
     const mismatch = platformMismatch(definition.platforms);
     if (mismatch) throw new NotForThisPlatform(spec.name, mismatch);
-    return createYamlTool(spec, definition, host);
+    return createYamlTool(spec, definition, host, file);
   };
 }

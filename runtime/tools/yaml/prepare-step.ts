@@ -11,7 +11,7 @@ import { PYTHON_TOOL_ENV } from '../custom/tool-env.ts';
 import { renderArgv } from './argv.ts';
 import type { ArgTemplate, EnvironmentEntry, YamlStep, YamlToolDefinition } from './definition.ts';
 import { ValueRefused } from './escape.ts';
-import { renderScript, type CompiledScript } from './script.ts';
+import { renderScript, renderScriptLines, type CompiledScript } from './script.ts';
 import { renderText, renderValue, type Resolve, type Template } from './template.ts';
 
 export type PreparedStep =
@@ -21,7 +21,8 @@ export type PreparedStep =
       form: 'bash' | 'sh' | 'python' | 'run' | 'script';
       /** The program and its arguments; SCRIPT_FILE stands for the script's temp file until it is written. */
       argv: string[];
-      script?: { text: string; extension: string };
+      /** `lines`: for a python: step, the line of the step's script each line of `text` comes from (to place a traceback). */
+      script?: { text: string; extension: string; lines?: number[] };
       env: Record<string, string>;
       /** The variables the tool itself sets (for display: env also holds PATH, HOME...). */
       toolEnv: Record<string, string>;
@@ -94,10 +95,11 @@ function prepareAction(definition: YamlToolDefinition, step: YamlStep, resolve: 
     case 'bash':
     case 'sh':
     case 'python': {
-      const text = renderScript(action.script, resolve);
+      const { text, lines } = renderScriptLines(action.script, resolve);
       const program = action.kind === 'python' ? context.python : action.kind;
       if (action.kind === 'python') Object.assign(env, PYTHON_TOOL_ENV);
-      return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script: { text, extension: action.kind === 'python' ? '.py' : '.sh' }, env, toolEnv, cwd };
+      const script = action.kind === 'python' ? { text, extension: '.py', lines } : { text, extension: '.sh' };
+      return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script, env, toolEnv, cwd };
     }
     case 'run':
       return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve).filter((arg, i) => arg !== '' || !isFlagWord(definition, action.argv[i])), env, toolEnv, cwd };

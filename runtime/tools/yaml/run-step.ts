@@ -26,10 +26,11 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
   }
 
   let argv = prepared.argv;
+  let file: string | undefined;
   if (prepared.script) {
-    const file = join(options.ctx.tmpDir, `${options.scriptName}${prepared.script.extension}`);
+    file = join(options.ctx.tmpDir, `${options.scriptName}${prepared.script.extension}`);
     writeFileSync(file, prepared.script.text, { mode: 0o600 });
-    argv = argv.map((a) => a.split(SCRIPT_FILE).join(file));
+    argv = argv.map((a) => a.split(SCRIPT_FILE).join(file!));
   }
   // A step with its own timeout (cycod's step-level timeout:) stops at the sooner of its limit and the tool's.
   const stepLimit = prepared.timeoutMs !== undefined ? AbortSignal.timeout(timerDelay(prepared.timeoutMs)) : undefined;
@@ -55,11 +56,28 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
   }
   if (run.cancelled) return failed(run.stdout, stderr, { code: 'FORGE_TOOL_CANCELLED', message: 'was stopped' });
   if (run.exitCode !== 0) {
-    return { status: 'failed', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: run.exitCode, error: { code: 'FORGE_YAML_STEP_EXIT', message: howItEnded(run) } };
+    const python = file && prepared.script?.lines ? pythonErrorLine(stderr, file, prepared.script.lines) : undefined;
+    return { status: 'failed', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: run.exitCode, error: { code: 'FORGE_YAML_STEP_EXIT', message: howItEnded(run) }, ...(python ? { python } : {}) };
   }
   return { status: 'ok', output: parseOutput(run.stdout), stdout: run.stdout, stderr, exitCode: 0 };
 }
 
 function failed(stdout: string, stderr: string, error: StepResult['error'] & object): StepResult {
   return { status: 'failed', output: null, stdout, stderr, exitCode: null, error };
+}
+
+/**
+ * The line of the step's script that Python's error names (the innermost frame in the script
+ * file; `lines` maps the rendered script back to the script as written), and whether it is a
+ * syntax error (reported before anything ran: no traceback).
+ */
+function pythonErrorLine(stderr: string, file: string, lines: readonly number[]): StepResult['python'] {
+  const frame = `File ${JSON.stringify(file)}, line `;
+  const at = stderr.lastIndexOf(frame);
+  if (at < 0) return undefined;
+  const rendered = Number(/^\d+/.exec(stderr.slice(at + frame.length))?.[0]);
+  if (!rendered) return undefined;
+  const last = stderr.trimEnd().split('\n').pop() ?? '';
+  const syntax = !stderr.slice(0, at).includes('Traceback (most recent call last)') && /^(SyntaxError|IndentationError|TabError)\b/.test(last);
+  return { line: lines[rendered - 1] ?? rendered, syntax, scriptFile: file, lines };
 }

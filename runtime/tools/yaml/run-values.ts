@@ -14,6 +14,8 @@ export interface StepResult {
   exitCode: number | null;
   /** Why a failed step failed (a called tool's error, a process that could not start...). */
   error?: ToolError;
+  /** A failed python: step: the line of its script (as written in the YAML file) Python's error names, and whether the script did not compile. */
+  python?: { line: number; syntax: boolean; scriptFile: string; lines: readonly number[] };
 }
 
 export const SKIPPED: StepResult = { status: 'skipped', output: null, stdout: '', stderr: '', exitCode: null };

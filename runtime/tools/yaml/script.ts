@@ -58,6 +58,15 @@ export function compileScript(template: Template, language: ScriptLanguage): { s
 
 /** The script with every value escaped for where it stands. Throws ValueRefused for a value that cannot go there. */
 export function renderScript(script: CompiledScript, resolve: Resolve): string {
+  return renderScriptLines(script, resolve).text;
+}
+
+/**
+ * renderScript, and for each line of the text the line of the template it
+ * comes from (`lines[n - 1]` for line n): a value with newlines in it adds
+ * lines, which all come from the line its placeholder is on.
+ */
+export function renderScriptLines(script: CompiledScript, resolve: Resolve): { text: string; lines: number[] } {
   const refs = references(script.template);
   const inserted: string[] = refs.map((segment, n) => {
     const value = resolve(segment.ref);
@@ -77,7 +86,24 @@ export function renderScript(script: CompiledScript, resolve: Resolve): string {
 
   const out = joinScript(script, inserted);
   checkHeredocs(script, inserted, out);
-  return out;
+  return { text: out, lines: lineOrigins(script, inserted) };
+}
+
+/** The template line of each rendered line (the skeleton has the template's newlines: a placeholder holds none). */
+function lineOrigins(script: CompiledScript, inserted: string[]): number[] {
+  const lines = [1];
+  let line = 1;
+  const literal = (text: string) => {
+    for (const c of text) if (c === '\n') lines.push(++line);
+  };
+  let from = 0;
+  script.positions.forEach((p, n) => {
+    literal(script.skeleton.slice(from, p));
+    for (const c of inserted[n]) if (c === '\n') lines.push(line);
+    from = p;
+  });
+  literal(script.skeleton.slice(from));
+  return lines;
 }
 
 /** Where bash evaluates text as arithmetic, a value could run a command (a[$(id)]): numbers only there, and no such subscripts anywhere. */

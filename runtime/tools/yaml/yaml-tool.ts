@@ -15,7 +15,8 @@ import { ValueRefused } from './escape.ts';
 import { prepareStep, type PrepareContext, type PreparedStep } from './prepare-step.ts';
 import { runPreparedStep } from './run-step.ts';
 import { RunValues, SKIPPED, type StepResult } from './run-values.ts';
-import { renderValue, type Resolve } from './template.ts';
+import { lineInYamlFile } from './script-location.ts';
+import { references, renderValue, type Resolve } from './template.ts';
 
 export interface YamlToolHost {
   workDir: string;
@@ -69,7 +70,8 @@ export function yamlToolSpec(definition: YamlToolDefinition, source: ToolSpec['s
   });
 }
 
-export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, host: YamlToolHost): YamlTool {
+/** `file`: the tool's YAML file, where an error in a python: step is placed. */
+export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, host: YamlToolHost, file?: string): YamlTool {
   const needsPython = definition.steps.some((s) => s.action.kind === 'python');
   const baseEnv = () => toolEnvironment({ workDir: host.workDir, passthrough: host.envPassthrough });
   let calls = 0;
@@ -117,7 +119,7 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
     const record = (step: YamlStep, result: StepResult): StepResult => {
       values.record(step.name, result);
       if (result.status === 'failed' && !step.continueOnError && !failure) {
-        failure = stepFailure(spec.name, step, result);
+        failure = stepFailure(spec.name, step, result, file && spec.source ? { file, shown: spec.source.path } : undefined);
         controller.abort();
       }
       return result;
@@ -174,15 +176,15 @@ const CONTINUE_HINT = 'add continue-on-error: true to the step to go on after a 
  */
 const CALL_CODES: ReadonlySet<string> = new Set(['FORGE_TOOL_UNKNOWN', 'FORGE_TOOL_ARGS', 'FORGE_TOOL_NOT_COMPOSED']);
 
-function stepFailure(tool: string, step: YamlStep, result: StepResult): ToolResult {
-  const failure = stepError(tool, step, result);
+function stepFailure(tool: string, step: YamlStep, result: StepResult, yamlFile?: { file: string; shown: string }): ToolResult {
+  const failure = stepError(tool, step, result, yamlFile);
   // A refusal that may pass later (a busy process slot, a sub-tool's open circuit) keeps saying when.
   const retryAfterSeconds = result.error?.retryAfterSeconds;
   if (!failure.ok && retryAfterSeconds !== undefined) failure.error.retryAfterSeconds = retryAfterSeconds;
   return failure;
 }
 
-function stepError(tool: string, step: YamlStep, result: StepResult): ToolResult {
+function stepError(tool: string, step: YamlStep, result: StepResult, yamlFile?: { file: string; shown: string }): ToolResult {
   const error = result.error ?? { code: 'FORGE_YAML_STEP_EXIT', message: 'failed' };
   // A tool of one action (bash: with no steps:) has one step, named for no one: its failure is the tool's.
   const where = step.path.length === 0 ? `tool "${tool}" failed` : `tool "${tool}" failed at step "${step.name}"`;
@@ -200,10 +202,39 @@ function stepError(tool: string, step: YamlStep, result: StepResult): ToolResult
     );
   }
   const stderr = result.stderr.trim();
+  if (result.python && error.code === 'FORGE_YAML_STEP_EXIT') return pythonStepError(where, step, result, result.python, stderr, yamlFile);
   return fail(
     error.code === 'FORGE_YAML_STEP_EXIT' ? 'FORGE_YAML_STEP_FAILED' : error.code,
     `${where}: ${error.message}`,
     error.hint ?? (error.code === 'FORGE_YAML_STEP_EXIT' && steps ? CONTINUE_HINT : undefined),
     stderr || undefined,
   );
+}
+
+/**
+ * A python: step that failed with a Python error: the message says where in the YAML file (the
+ * temp script's path and lines mean nothing to the author), and so does the traceback. A script
+ * that does not compile fails every call: continue-on-error would not help it.
+ */
+function pythonStepError(where: string, step: YamlStep, result: StepResult, python: NonNullable<StepResult['python']>, stderr: string, yamlFile?: { file: string; shown: string }): ToolResult {
+  const key = [...step.path, 'python'];
+  const inFile = (line: number) => (yamlFile ? lineInYamlFile(yamlFile.file, key, line) : undefined);
+  // Each frame in the script: `File "/tmp/.../1-2-format.py", line 7` → `File "tools/t.yaml", line 14 (line 3 of the python: script)`.
+  const placed = (text: string) =>
+    text.split(`File ${JSON.stringify(python.scriptFile)}, line `).reduce((out, part) => {
+      const n = /^\d+/.exec(part)?.[0];
+      const line = python.lines[Number(n) - 1] ?? Number(n);
+      const fileLine = inFile(line);
+      const frame = fileLine ? `File ${JSON.stringify(yamlFile!.shown)}, line ${fileLine} (line ${line} of the python: script)` : `File "python: script", line ${line}`;
+      return `${out}${frame}${part.slice(n?.length ?? 0)}`;
+    });
+  const fileLine = inFile(python.line);
+  const at = `${fileLine ? `${yamlFile!.shown}:${fileLine}, ` : ''}line ${python.line} of the python: script`;
+  const details = placed(stderr) || undefined;
+  if (python.syntax) {
+    const raw = step.action.kind === 'python' && references(step.action.script.template).some((s) => s.raw);
+    const hint = raw ? 'a {RAW:...} value is inserted as code there: check the value, or use {NAME}, which inserts it as a Python literal' : 'fix the script there (forge validate and forge build report this before any call)';
+    return fail('FORGE_YAML_STEP_FAILED', `${where}: its python: script does not compile (${at})`, hint, details);
+  }
+  return fail('FORGE_YAML_STEP_FAILED', `${where} (${at}): ${placed(result.error?.message ?? 'failed')}`, step.path.length > 0 ? CONTINUE_HINT : undefined, details);
 }

@@ -270,3 +270,30 @@ describe('YAML tools for other platforms', () => {
     expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_TOOL_PLATFORM', message: `tool "elsewhere" runs on ${other}, not on ${currentPlatform()}` }]);
   });
 });
+
+describe('a python: step that fails with a Python error', () => {
+  async function runFile(yaml: string, args: Record<string, unknown>) {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'tools'));
+    writeFileSync(join(dir, 'tools', 't.yaml'), yaml);
+    const spec = { name: 't', description: 'T.', category: 'custom' as const, inputSchema: { type: 'object' }, tags: ['read'], source: { kind: 'yaml' as const, path: 'tools/t.yaml', sha256: '' } };
+    const { registry } = createRegistry([spec], { builtins: {}, yaml: createYamlToolFactory({ workDir: dir }), custom: { workDir: dir, resolveSource: (p) => join(dir, p), node: { worker: async () => ({ command: '', args: [] }), script: async () => ({ command: '', args: [] }) } } }, (s) => s.name);
+    const result = await registry.execute('t', args);
+    errorOf(result);
+    return result.ok ? { message: '', details: '', hint: '' } : result.error;
+  }
+
+  it('names the line of the YAML file, in the message and the traceback (a value with newlines does not shift it)', async () => {
+    const error = await runFile("description: T.\nparameters:\n  text: { type: string, default: \"a\\nb\\nc\" }\nsteps:\n  - name: first\n    bash: echo hi\n  - name: divide\n    python: |\n      s = '''{text}'''\n      def f(d):\n          return 1 / d\n      print(f(0))\n", { text: 'a\nb\nc' });
+    expect(error.message).toMatch(/^tool "t" failed at step "divide" \(tools\/t\.yaml:11, line 3 of the python: script\): exited with code 1/);
+    expect(error.details).toContain('File "tools/t.yaml", line 12 (line 4 of the python: script), in <module>');
+    expect(error.details).not.toContain('/tmp/');
+    expect(error.hint).toContain('continue-on-error');
+  });
+
+  it('says a script that does not compile does not compile, where, without the continue-on-error hint', async () => {
+    const error = await runFile('description: T.\nparameters:\n  code: { type: string, default: "x = (" }\nsteps:\n  - name: first\n    bash: echo hi\n  - name: broken\n    python: |\n      {RAW:code}\n      print(1)\n', { code: 'x = (' });
+    expect(error.message).toBe('tool "t" failed at step "broken": its python: script does not compile (tools/t.yaml:9, line 1 of the python: script)');
+    expect(error.hint).not.toContain('continue-on-error');
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * Where a line of a step's inline script is in its YAML file, at run time
+ * (a Python error names a line of the temp file the script was written to).
+ * Read only when such an error happens: the file is parsed again, with
+ * positions.
+ */
+import { readFileSync } from 'node:fs';
+import { isScalar, LineCounter, parseDocument } from '../../vendor/yaml.ts';
+import type { PathSegment } from './definition.ts';
+
+/**
+ * The file line of line `line` (1-based) of the string at `path`: a block
+ * scalar's content (`python: |`) starts on the line after its header; a
+ * one-line string is on its own line. Undefined when it cannot be told
+ * (no such string in the file, a quoted string over several lines).
+ */
+export function lineInYamlFile(file: string, path: readonly PathSegment[], line: number): number | undefined {
+  try {
+    const counter = new LineCounter();
+    const node = parseDocument(readFileSync(file, 'utf8'), { lineCounter: counter }).getIn(path, true);
+    if (!isScalar(node) || !node.range || typeof node.value !== 'string') return undefined;
+    const start = counter.linePos(node.range[0]).line;
+    if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') return start + line;
+    return !node.value.includes('\n') && line === 1 ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
