@@ -48,7 +48,7 @@ function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown, prefix:
     }
     case 'type': {
       const expected = (e.params as { type: string }).type;
-      return error(`${prefix}_TYPE`, `"${field}" must be ${article(expected)} ${expected}`, source.locate(path), typeHint(expected));
+      return error(`${prefix}_TYPE`, `"${field}" must be ${article(expected)} ${expected}`, source.locate(path), typeHint(expected, valueAt(data, path)));
     }
     case 'pattern': {
       const value = valueAt(data, path);
@@ -93,7 +93,13 @@ function article(word: string): string {
   return /^[aeiou]/.test(word) ? 'an' : 'a';
 }
 
-function typeHint(expected: string): string | undefined {
+/** What to write instead, told by what was written (`got`): a mapping is not fixed the way a number is. */
+function typeHint(expected: string, got: unknown): string | undefined {
+  if (expected === 'string' && got !== null && typeof got === 'object') {
+    return Array.isArray(got)
+      ? 'YAML reads an unquoted [...] or "- item" lines as a list: write one string, quoting the whole value'
+      : `YAML reads an unquoted {...} or "key: value" lines as a mapping: write one string, quoting the whole value, e.g. '{"a": {a.output}}'`;
+  }
   switch (expected) {
     case 'array':
       return 'write a list, e.g. [a, b] or one "- item" per line';

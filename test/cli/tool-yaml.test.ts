@@ -32,6 +32,15 @@ describe('forge help for tools', () => {
 });
 
 describe('forge tool add / get / list / remove', () => {
+  it('tells a mapping written where a string goes (an unquoted {...} output:) to quote the whole value', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/t.yaml': 'description: T.\nsteps:\n  - { name: quote, bash: echo 1 }\noutput: {"quote": {quote.output}}\n' });
+    const { code, stdout, stderr } = await forge(['validate'], dir);
+    expect(code).toBe(1);
+    expect(stdout + stderr).toContain('FORGE_YAML_TYPE "output" must be a string');
+    expect(stdout + stderr).toContain('YAML reads an unquoted {...}');
+    expect(stdout + stderr).not.toContain('if YAML reads it as a number');
+  });
+
   it("refuses a python: step that does not compile, at its YAML file:line:col, in tool add and forge validate; a placeholder in it is read as a name", async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig() });

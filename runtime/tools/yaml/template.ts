@@ -152,6 +152,30 @@ export function renderValue(template: Template, resolve: Resolve, env: Record<st
   return renderText(template, resolve, env);
 }
 
+/**
+ * A tool's `output:`: renderValue, except that in an output written as JSON
+ * (it starts with `{` or `[`) a placeholder standing as a value (after `:`,
+ * `[` or `,`, before `,`, `}` or `]`) whose value is
+ * nothing (a skipped step's output, a JSON null) renders as `null`, so that
+ * `{"quote": {quote.output}}` stays JSON when the quote step was skipped.
+ */
+export function renderOutput(template: Template, resolve: Resolve): unknown {
+  if (singleReference(template)) return renderValue(template, resolve);
+  const [first] = template.segments;
+  const json = first?.kind === 'text' && /^\s*[[{]/.test(first.text);
+  let out = '';
+  template.segments.forEach((s, n) => {
+    if (s.kind === 'text') out += s.text;
+    else if (s.kind === 'ref') {
+      const value = resolve(s.ref);
+      const after = template.segments[n + 1];
+      const jsonValue = json && /[:[,]\s*$/.test(out) && after?.kind === 'text' && /^\s*[,}\]]/.test(after.text);
+      out += (value === null || value === undefined) && jsonValue ? 'null' : textOf(value);
+    }
+  });
+  return out;
+}
+
 /** The literal text with every placeholder removed, and where each one stood in it (for the script lexers). */
 export function literalSkeleton(template: Template): { text: string; positions: number[] } {
   let text = '';

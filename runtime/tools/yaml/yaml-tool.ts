@@ -16,7 +16,7 @@ import { prepareStep, type PrepareContext, type PreparedStep } from './prepare-s
 import { runPreparedStep } from './run-step.ts';
 import { RunValues, SKIPPED, type StepResult } from './run-values.ts';
 import { lineInYamlFile } from './script-location.ts';
-import { references, renderValue, type Resolve } from './template.ts';
+import { references, renderOutput, type Resolve } from './template.ts';
 
 export interface YamlToolHost {
   workDir: string;
@@ -139,7 +139,7 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
       ctx.signal.removeEventListener('abort', stop);
     }
     if (failure) return failure;
-    if (definition.output) return ok(renderValue(definition.output, values.resolve));
+    if (definition.output) return ok(renderOutput(definition.output, values.resolve));
     const last = [...definition.steps].reverse().find((s) => values.result(s.name)?.status !== 'skipped');
     if (!last) return ok(null);
     // The tool's result is what the last step's references read: a JSON object or array (parsed exactly), else the exact output minus one trailing newline; a called tool's value as it is.

@@ -70,6 +70,27 @@ describe('YAML tool steps', () => {
     expect(await r.execute('t', { mode: 'fast', n: 2 })).toMatchObject({ ok: true, value: '2' });
   });
 
+  it('renders a skipped step in output: as null where it stands as a JSON value, and as nothing elsewhere', async () => {
+    const r = yamlRegistry(tempDir(), {
+      t: {
+        description: 'Skips.',
+        parameters: { wanted: { type: 'boolean', default: false } },
+        steps: [
+          { name: 'quote', bash: 'echo \'{"price": 3}\'', when: '{wanted}' },
+          { name: 'name', bash: 'echo ACME' },
+        ],
+        output: '{"quote": {quote.output}, "list": [{quote.output}], "name": "{name.output}"}',
+      },
+      text: { description: 'Skips.', steps: [{ name: 'quote', bash: 'echo 1', when: '1 == 2' }, { name: 'name', bash: 'echo ACME' }], output: 'x: {quote.output}, {name.output}' },
+    });
+    const skipped = await r.execute('t', { wanted: false });
+    expect(skipped).toMatchObject({ ok: true });
+    expect(JSON.parse((skipped as { value: string }).value)).toEqual({ quote: null, list: [null], name: 'ACME' });
+    expect(await r.execute('text', {})).toMatchObject({ ok: true, value: 'x: , ACME' });
+    const ran = await r.execute('t', { wanted: true });
+    expect(JSON.parse((ran as { value: string }).value)).toEqual({ quote: { price: 3 }, list: [{ price: 3 }], name: 'ACME' });
+  });
+
   it('builds the result from output:, with {{ }} as literal braces', async () => {
     const r = yamlRegistry(tempDir(), {
       t: { description: 'Output.', parameters: { who: { type: 'string' } }, steps: [{ name: 'a', bash: 'echo hi', output_var: 'greeting' }], output: '{{"text": "{greeting}, {who}"}}' },
