@@ -5,11 +5,6 @@
 // file; anything else runs dist/forge-cli.cjs, the whole CLI in one CommonJS
 // file, compiled with V8's code cache kept in Forge's cache (cli/code-cache.ts).
 
-// A regular expression that backtracks too much falls back to V8's linear-time engine
-// (runtime/regexp-safety.ts: schemas and patterns others wrote). Set first: V8 refuses
-// compiled code cached under other flags, and the caches below are made under these.
-require('node:v8').setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
-
 // Node 22.1+ also keeps V8's compiled code for what the CLI requires from packages
 // (esbuild's API) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 require('node:module').enableCompileCache?.();

@@ -13,6 +13,7 @@ import { defaultCacheDir, forgeVersion } from '../stages/forge-paths.ts';
 import { COMMON_OPTIONS, parseCommand, type OptionSpec } from './args.ts';
 import { BUILD_OPTIONS, buildRequest, cachedBuild, reportBuild } from './cached-build.ts';
 import { loadWithCodeCache } from './code-cache.ts';
+import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { printVersion } from './commands/version.ts';
 import { writeStdoutSync } from './stdio.ts';
 
@@ -67,6 +68,9 @@ function answerVersion(argv: string[]): number {
 
 /** The compiled CLI beside this file (dist/forge-cli.cjs), run with V8's code cache; a new cache is written as the process exits. */
 export function runCompiledCli(): void {
+  // Before the code cache is read: V8 refuses compiled code cached under other flags, and the CLI sets this
+  // one (regexp-safety.ts) before it runs any agent's schema. Not in the answers above: node:v8 brings streams.
+  guardRegExpBacktracking();
   const cli = loadWithCodeCache(join(dirname(fileURLToPath(import.meta.url)), 'forge-cli.cjs'), join(defaultCacheDir(), 'code-cache'), forgeVersion());
   process.once('exit', () => cli.save());
 }

@@ -12,7 +12,7 @@
  * they need it, and a pattern from an untrusted source that only the
  * backtracking engine can run is refused (backtrackingOnly).
  */
-import { setFlagsFromString } from 'node:v8';
+import { createRequire } from 'node:module';
 
 let guarded = false;
 
@@ -20,7 +20,8 @@ let guarded = false;
 export function guardRegExpBacktracking(): void {
   if (guarded) return;
   guarded = true;
-  setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+  // node:v8 is loaded here, not with this module: it brings node's streams, a cost `forge --version` need not pay.
+  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 }
 
 /** A backreference (\1, \k<name>) or a lookaround ((?=, (?!, (?<=, (?<!): what only the backtracking engine runs. */
