@@ -25,7 +25,6 @@ import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
 import { logText } from './telemetry/log-text.ts';
-import { guardRegExpBacktracking } from './regexp-safety.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -86,8 +85,6 @@ export const stderrLogger: Logger = {
 };
 
 export async function main(contents: BundleContents, argv = process.argv.slice(2)): Promise<number> {
-  // Schemas and patterns others wrote (forged tools, MCP servers, a model's search) run on this thread.
-  guardRegExpBacktracking();
   let [command, ...rest] = argv;
   if (command === '__worker') return startToolWorker(contents, rest[0]);
   if (command === '--stdio') command = 'stdio';

@@ -6,7 +6,8 @@
  * and SIGTERM for as long as it ran.
  *
  * V8 falls back to its linear-time engine once a match backtracks too much
- * (guardRegExpBacktracking, process-wide), which covers every pattern that
+ * (guardRegExpBacktracking, process-wide; set by the first schema pattern
+ * compiled, and by the CLI before its code cache is read), which covers every pattern that
  * engine can run: not backreferences or lookarounds, and nothing under the
  * `u` flag. So schema patterns compile without `u` (schemaRegExp) unless
  * they need it, and a pattern from an untrusted source that only the
