@@ -6,12 +6,13 @@
  * declare are installed. Exit 1 when something serve would refuse to start
  * without is missing (the sandbox forge.yaml requires, the Python packages).
  */
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { AgentManifest } from './manifest.ts';
 import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
+import { isExecutableFile } from './guard/command-guard.ts';
 import { generatedTokenFile } from './secrets.ts';
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import { expandEnv, templateVariables } from './tools/adapters/env-template.ts';
@@ -123,21 +124,13 @@ function mcpChecks(server: McpServerSettings, workDir: string, env: NodeJS.Proce
 
 /** Where a stdio server's command is (as spawn finds it: a path from the server's cwd, else on PATH), executable. */
 function findCommand(command: string, cwd: string, path: string): string | undefined {
-  const executable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  };
   if (command.includes('/')) {
     const file = resolve(cwd, command);
-    return executable(file) ? file : undefined;
+    return isExecutableFile(file) ? file : undefined;
   }
   for (const dir of path.split(delimiter).filter(Boolean)) {
     const file = join(dir, command);
-    if (executable(file)) return file;
+    if (isExecutableFile(file)) return file;
   }
   return undefined;
 }
