@@ -18,13 +18,11 @@ import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts'
 import { buildAgentCard } from './a2a/agent-card.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
-import { A2AStoreGuard } from './a2a/store-guard.ts';
+import { A2AStoreGuard, SEND_METHODS } from './a2a/store-guard.ts';
 import { McpDirectEndpoint } from './mcp-direct.ts';
 import { McpHttpEndpoint } from './mcp-http.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 import type { McpEndpoint } from './mcp-endpoint.ts';
-
-const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 
 export interface ProtocolEndpoints {
   a2a(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void>;

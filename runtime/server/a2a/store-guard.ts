@@ -29,7 +29,8 @@ const SERVER_ERROR = -32000;
 /** Long enough for a store that answers; a silent one (a partition) is not waited for past it. */
 const PING_TIMEOUT_MS = 2000;
 
-const SEND_METHODS = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
+/** The A2A methods that send a message (a new turn), in both protocol versions. */
+export const SEND_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 
 /** The request handler's methods that reach the task store, and take the call context last. */
 const ASYNC_METHODS = ['sendMessage', 'getTask', 'listTasks', 'cancelTask'] as const;
