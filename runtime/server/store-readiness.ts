@@ -7,6 +7,7 @@
 import type { StateStore } from '../state/store.ts';
 
 export const FAILURES_BEFORE_UNREADY = 3;
+/** Long enough for a store that answers; a silent one (a partition) is not waited for past it. */
 const PING_TIMEOUT_MS = 2000;
 
 export function storeReadiness(store: Pick<StateStore, 'ping'>, failuresBeforeUnready = FAILURES_BEFORE_UNREADY): () => Promise<string | undefined> {
@@ -14,7 +15,7 @@ export function storeReadiness(store: Pick<StateStore, 'ping'>, failuresBeforeUn
   let lastError = '';
   return async () => {
     try {
-      await Promise.race([store.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS).unref())]);
+      await pingWithin(() => store.ping());
       failures = 0;
     } catch (err) {
       failures++;
@@ -22,4 +23,18 @@ export function storeReadiness(store: Pick<StateStore, 'ping'>, failuresBeforeUn
     }
     return failures >= failuresBeforeUnready ? `the state store failed ${failures} checks in a row: ${lastError}` : undefined;
   };
+}
+
+/** `ping()`, failed if it does not answer within `ms`; its timer ends with it. */
+export async function pingWithin(ping: () => Promise<void>, ms = PING_TIMEOUT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([ping(), silent]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -16,6 +16,7 @@
  */
 import type { Logger } from '../../tools/model.ts';
 import { STATE_UNAVAILABLE_MESSAGE, StateUnavailableError } from '../../store-unavailable.ts';
+import { pingWithin } from '../store-readiness.ts';
 
 /** A JSON-RPC error object in the shape Forge's other refusals on /a2a and /mcp have (respond.ts). */
 export interface ForgeRpcError {
@@ -26,8 +27,6 @@ export interface ForgeRpcError {
 
 /** JSON-RPC's range for server errors, as the other refusals on /a2a answer. */
 const SERVER_ERROR = -32000;
-/** Long enough for a store that answers; a silent one (a partition) is not waited for past it. */
-const PING_TIMEOUT_MS = 2000;
 
 /** The A2A methods that send a message (a new turn), in both protocol versions. */
 export const SEND_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
@@ -55,7 +54,7 @@ export class A2AStoreGuard {
   async refuseSend(method: string): Promise<ForgeRpcError | undefined> {
     if (!this.ping || !SEND_METHODS.has(method)) return undefined;
     try {
-      await (this.pinging ??= pingWithin(this.ping, PING_TIMEOUT_MS).finally(() => (this.pinging = undefined)));
+      await (this.pinging ??= pingWithin(this.ping).finally(() => (this.pinging = undefined)));
       return undefined;
     } catch (err) {
       return this.refusal(method, new StateUnavailableError(err));
@@ -108,19 +107,5 @@ export class A2AStoreGuard {
   private refusal(method: string, err: StateUnavailableError): ForgeRpcError {
     this.log.warn(`a2a: ${method} answered ${err.code}: the state store cannot be reached (${err.reason})`);
     return stateUnavailableRpcError(err);
-  }
-}
-
-/** `ping()`, failed if it does not answer within `ms`; its timer ends with it. */
-async function pingWithin(ping: () => Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const silent = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([ping(), silent]);
-  } finally {
-    clearTimeout(timer);
   }
 }
