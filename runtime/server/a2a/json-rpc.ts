@@ -53,11 +53,13 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
       headers: req.headers,
       requestedVersion: headerVersion ?? (useLegacy ? '0.3' : '1.0'),
     });
+    // A failure the store caused is answered as Forge's; any other in the transport's own mapping.
+    const errorFor = (err: unknown) => storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
     let response: JsonRpcResponse | AsyncGenerator<JsonRpcResponse, void, undefined>;
     try {
       response = useLegacy ? await legacy.handle(parsed, context) : await v1.handle(parsed, context);
     } catch (err) {
-      const error = storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
+      const error = errorFor(err);
       return sendJson(res, 200, { jsonrpc: '2.0', id, error });
     }
     if (!(Symbol.asyncIterator in (response as object))) {
@@ -73,7 +75,7 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
         res.write(`data: ${JSON.stringify(event)}\n\n`);
       }
     } catch (err) {
-      const error = storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
+      const error = errorFor(err);
       if (!res.destroyed) res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
     } finally {
       res.end();
