@@ -41,7 +41,6 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
   const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
-  // A refusal that says when it may pass (a busy queue, an open circuit) tells the client when to send again.
   const retryAfter = result.ok ? undefined : result.error.retryAfterSeconds;
   // A refusal that may pass later (a full queue, an open circuit, the state store away) is the server's
   // state, shared by every caller: 503 with when to come back, not a 429 for this client.

@@ -71,8 +71,8 @@ export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' 
   const { manifest, registry } = options;
   // The registry holds the policy every call goes through; the agent asks the same one first.
   // Asked at each decision: `forge run --dev` puts a saved approval: in force in the registry (a registry without one gets the manifest's).
-  const fallback = registry.approval ? undefined : ApprovalPolicy.create(manifest.approval);
-  const gate = options.gate ?? policyGate(() => registry.approval ?? fallback!, (name) => registry.get(name));
+  let fallback: ApprovalPolicy | undefined;
+  const gate = options.gate ?? policyGate(() => registry.approval ?? (fallback ??= ApprovalPolicy.create(manifest.approval)), (name) => registry.get(name));
   return new Agent({
     manifest,
     // The gate has decided before the loop calls a tool, so the call runs as approved.
