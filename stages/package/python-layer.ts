@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { ForgeError } from '../../runtime/diagnostics.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
-import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { distributionKey } from '../../runtime/tools/custom/python-requirement.ts';
 import type { BaseImage } from './base-image.ts';
 import type { BlobCache } from '../blob-cache.ts';
 import { findBasePython } from './base-python.ts';
@@ -109,8 +109,8 @@ export function layerPipEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** " (declared in tools/x.py)" for the requirement pip names, as agent.json records where each was declared. */
 function declaredIn(agent: AgentManifest, requirement: string): string {
   const declared = agent.python?.declared_in ?? {};
-  const name = normalizeDistribution(requirementName(requirement) ?? requirement);
-  const files = declared[requirement] ?? Object.entries(declared).find(([r]) => normalizeDistribution(requirementName(r) ?? r) === name)?.[1];
+  const name = distributionKey(requirement);
+  const files = declared[requirement] ?? Object.entries(declared).find(([r]) => distributionKey(r) === name)?.[1];
   return files?.length ? ` (declared in ${files.join(', ')})` : '';
 }
 

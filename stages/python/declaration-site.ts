@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Location } from '../../runtime/diagnostics.ts';
-import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { distributionKey, normalizeDistribution } from '../../runtime/tools/custom/python-requirement.ts';
 
 /** `declaredIn`: the file as agent.json's `python.declared_in` names it (relative to the project root). */
 export function declarationSite(root: string, declaredIn: string, requirement: string, cwd = process.cwd()): Location {
@@ -21,8 +21,8 @@ export function declarationSite(root: string, declaredIn: string, requirement: s
   }
   // In a Python file only the comment block declares packages: an import of the same name is no declaration.
   const declaring = (line: string) => !absolute.endsWith('.py') || line.startsWith('#');
-  // The package's name as a whole word, compared as pip compares names (case, and - _ . alike): "six" is not "sixel".
-  const wanted = normalizeDistribution(requirementName(requirement) ?? requirement);
+  // The package's name as a whole word, compared as pip compares names: "six" is not "sixel".
+  const wanted = distributionKey(requirement);
   for (const [index, line] of lines.entries()) {
     if (!declaring(line)) continue;
     for (const word of line.matchAll(/[A-Za-z0-9][A-Za-z0-9._-]*/g)) {

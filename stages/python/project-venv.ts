@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { error, DiagnosticError } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
-import { normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { distributionKey } from '../../runtime/tools/custom/python-requirement.ts';
 import { declarationSite } from './declaration-site.ts';
 import { quickPipEnvironment } from './pip-environment.ts';
 import { describeSources, pipSources, unreachedNote } from './pip-sources.ts';
@@ -77,8 +77,8 @@ function pipDiagnostic(stderr: string, stdout: string, root: string, deps: Pytho
   // "Cannot be reached" only of what pip said it could not connect to.
   const reach = unreachedNote(stderr, sources);
   // The declared requirement of that name, compared as pip compares names ("six" is not "sixel").
-  const missing = notFound ? normalizeDistribution(requirementName(notFound) ?? notFound) : undefined;
-  const requirement = missing ? deps.dependencies.find((d) => normalizeDistribution(requirementName(d) ?? d) === missing) : undefined;
+  const missing = notFound ? distributionKey(notFound) : undefined;
+  const requirement = missing ? deps.dependencies.find((d) => distributionKey(d) === missing) : undefined;
   const declaredIn = requirement ? deps.declared_in[requirement] ?? [] : [];
   const message = notFound
     ? `cannot install the Python package ${notFound}${declaredIn.length ? ` (declared in ${declaredIn.join(', ')})` : ''}: not found in the sources pip used (${describeSources(sources)})${reach}`

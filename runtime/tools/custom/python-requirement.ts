@@ -13,6 +13,11 @@ export function normalizeDistribution(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, '-');
 }
 
+/** A requirement's distribution name as pip compares names (case, and - _ . alike): "Six>=1" and "six" are one. */
+export function distributionKey(requirement: string): string {
+  return normalizeDistribution(requirementName(requirement) ?? requirement);
+}
+
 /** Distributions whose import name is not their own name (the common ones). */
 const KNOWN_IMPORTS: Record<string, string[]> = {
   pyyaml: ['yaml'],
