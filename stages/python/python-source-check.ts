@@ -80,7 +80,7 @@ for script in req.get("inline", []):
     except ValueError:
         pass
     inline.append(entry)
-print(json.dumps({"inline": inline, **{"stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}}))
+print(json.dumps({"inline": inline, "stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}))
 `;
 
 interface CheckOutput {
