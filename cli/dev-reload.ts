@@ -166,11 +166,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     }
 
     for (const [name, problems] of brokenTools) {
-      const current = agent.registry.get(name);
-      const previous = current && !state.placeholders.has(current) ? toSpec(current) : undefined;
-      const placeholder = unavailableTool(name, problems, previous);
-      state.placeholders.add(placeholder);
-      swapIn(agent, placeholder, problems[0].file ?? name);
+      swapInUnavailable(agent, state, name, problems, problems[0].file ?? name);
       report.broken.push(name);
       options.log.warn(`tool ${name} cannot load; calls to it answer with the error until the file is fixed`);
     }
@@ -178,9 +174,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
     for (const tool of toRecreate(fresh, agent, state, support, adapters.replaced)) {
       let next: Tool;
       if (tool.loadErrors) {
-        const placeholder = unavailableTool(tool.spec.name, tool.loadErrors, tool.spec);
-        state.placeholders.add(placeholder);
-        swapIn(agent, placeholder, tool.origin);
+        swapInUnavailable(agent, state, tool.spec.name, tool.loadErrors, tool.origin, tool.spec);
         report.broken.push(tool.spec.name);
         options.log.warn(`tool ${tool.spec.name} cannot load; calls to it answer with the error until the file is fixed`);
         continue;
@@ -233,10 +227,15 @@ async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise
 
 /** An adapter tool the reload could not make again on the new runtime, listed with why (as a tool whose file breaks). */
 function markUnavailable(agent: SourceAgent, state: ReloadState, name: string, why: string): void {
+  swapInUnavailable(agent, state, name, [error('FORGE_TOOL_UNAVAILABLE', `tool "${name}" ${why}`)], name);
+}
+
+/** Lists `name` as unavailable, answering calls with `problems`; it describes itself as `spec`, else as the tool it replaces (not another placeholder). */
+function swapInUnavailable(agent: SourceAgent, state: ReloadState, name: string, problems: readonly Diagnostic[], origin: string, spec?: ToolSpec): void {
   const current = agent.registry.get(name);
-  const placeholder = unavailableTool(name, [error('FORGE_TOOL_UNAVAILABLE', `tool "${name}" ${why}`)], current && !state.placeholders.has(current) ? toSpec(current) : undefined);
+  const placeholder = unavailableTool(name, problems, spec ?? (current && !state.placeholders.has(current) ? toSpec(current) : undefined));
   state.placeholders.add(placeholder);
-  swapIn(agent, placeholder, name);
+  swapIn(agent, placeholder, origin);
 }
 
 /** Replaces (or adds) a tool; the old version finishes its calls first. True when there was one. */
