@@ -165,12 +165,20 @@ describe('the build records them', () => {
   });
 });
 
+/** The project built with --prod and deployed (deployBundle): a work dir with .forge-output/ in it. */
+async function builtAndDeployed(extra?: Record<string, string>): Promise<ReturnType<typeof deployBundle>> {
+  const dir = project(extra);
+  expect((await forge(['build', '--prod'], dir)).code).toBe(0);
+  return deployBundle(dir);
+}
+
+/** `node runtime.mjs ARGS` run from the deployed bundle's work dir. */
+const runtime = ({ workDir, bundle }: ReturnType<typeof deployBundle>, args: readonly string[], env: NodeJS.ProcessEnv) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: workDir, env });
+
 describe('the bundle', () => {
   it('refuses to start without the packages, and runs the tool with FORGE_PYTHON at a venv that has them', async () => {
-    const dir = project();
-    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
-    const { workDir, bundle } = deployBundle(dir);
-    const without = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet', '{"name": "Ada"}'], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3' } });
+    const deployed = await builtAndDeployed();
+    const without = await runtime(deployed, ['call', 'greet', '{"name": "Ada"}'], { FORGE_PYTHON: '/usr/bin/python3' });
     expect(without.code).toBe(1);
     expect(without.stderr).toContain('FORGE_PYTHON_DEPS the tools need Python packages that /usr/bin/python3');
     expect(without.stderr).toContain('forgetiny');
@@ -179,32 +187,28 @@ describe('the bundle', () => {
 
     const venv = join(tempDir('forge-venv-'), 'venv');
     execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
-    execFileSync('python3', ['-m', 'pip', '--python', join(venv, 'bin', 'python'), 'install', '-q', '-r', join(bundle, 'python-requirements.txt')], { env: { ...process.env, ...pipFrom(wheels) } });
-    const withVenv = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet', '{"name": "Ada"}'], { cwd: workDir, env: { FORGE_PYTHON: join(venv, 'bin', 'python') } });
+    execFileSync('python3', ['-m', 'pip', '--python', join(venv, 'bin', 'python'), 'install', '-q', '-r', join(deployed.bundle, 'python-requirements.txt')], { env: { ...process.env, ...pipFrom(wheels) } });
+    const withVenv = await runtime(deployed, ['call', 'greet', '{"name": "Ada"}'], { FORGE_PYTHON: join(venv, 'bin', 'python') });
     expect(withVenv.code, withVenv.stderr).toBe(0);
     expect(withVenv.stdout).toContain('hello Ada from forgetiny');
   }, 120_000);
 
   it('doctor reports the missing packages as serve would refuse them', async () => {
-    const dir = project();
-    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
-    const { workDir, bundle } = deployBundle(dir);
-    const doctor = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'doctor'], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' } });
+    const deployed = await builtAndDeployed();
+    const doctor = await runtime(deployed, ['doctor'], { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' });
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/FAIL +python +FORGE_PYTHON_DEPS the tools need Python packages that \/usr\/bin\/python3 does not have: forgetiny/);
     expect(doctor.stdout).toContain('hint: install them into a virtual environment');
     expect(doctor.stdout).toContain('-r .forge-output/python-requirements.txt');
-    const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve'], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' } });
+    const serve = await runtime(deployed, ['serve'], { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' });
     expect(serve.code).toBe(1);
     expect(serve.stderr).toContain('FORGE_PYTHON_DEPS');
   }, 120_000);
 
   it('serve says a usage mistake (--no-auth on 0.0.0.0) before the missing packages', async () => {
-    const dir = project();
-    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
-    const { workDir, bundle } = deployBundle(dir);
+    const deployed = await builtAndDeployed();
     for (const [args, env] of [[['--no-auth', '--host', '0.0.0.0'], {}], [['--no-auth'], { FORGE_HOST: '0.0.0.0' }]] as const) {
-      const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', ...args], { cwd: workDir, env: { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off', ...env } });
+      const serve = await runtime(deployed, ['serve', '--port', '0', ...args], { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off', ...env });
       expect(serve.code).toBe(2);
       expect(serve.stderr).toContain('--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not 0.0.0.0');
       expect(serve.stderr).toContain('serve [--host H]');
@@ -213,15 +217,13 @@ describe('the bundle', () => {
   }, 120_000);
 
   it('call runs a tool that reaches no Python without the packages', async () => {
-    const dir = project({ 'tools/title_case.ts': TITLE_CASE, 'tools/greet_twice.ts': COMPOSED_OF_GREET });
-    expect((await forge(['build', '--prod'], dir)).code).toBe(0);
-    const { workDir, bundle } = deployBundle(dir);
+    const deployed = await builtAndDeployed({ 'tools/title_case.ts': TITLE_CASE, 'tools/greet_twice.ts': COMPOSED_OF_GREET });
     const env = { FORGE_PYTHON: '/usr/bin/python3' };
-    const plain = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'title_case', '{"text": "hello there"}'], { cwd: workDir, env });
+    const plain = await runtime(deployed, ['call', 'title_case', '{"text": "hello there"}'], env);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toContain('Hello There');
     // A TypeScript tool that calls the Python tool still needs them.
-    const composed = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'greet_twice', '{"name": "Ada"}'], { cwd: workDir, env });
+    const composed = await runtime(deployed, ['call', 'greet_twice', '{"name": "Ada"}'], env);
     expect(composed.code).toBe(1);
     expect(composed.stderr).toContain('FORGE_PYTHON_DEPS');
   }, 120_000);
