@@ -26,7 +26,13 @@ const SCRIPT = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
 const SYNTAX_CODES = new Set(['FORGE_PY_SYNTAX', 'FORGE_SYNTAX']);
 
 export function isCodeFile(path: string): boolean {
-  return PYTHON.has(extname(path)) || SCRIPT.has(extname(path));
+  return codeLanguage(path) !== undefined;
+}
+
+/** The language a code file is in (node: TypeScript or JavaScript), or undefined for any other file. */
+export function codeLanguage(path: string): 'python' | 'node' | undefined {
+  const ext = extname(path);
+  return PYTHON.has(ext) ? 'python' : SCRIPT.has(ext) ? 'node' : undefined;
 }
 
 /**

@@ -17,7 +17,7 @@
  * (dev-settings.ts).
  */
 import { existsSync } from 'node:fs';
-import { extname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import { error, type Diagnostic } from '../runtime/diagnostics.ts';
@@ -35,7 +35,7 @@ import { StageContext } from '../stages/stage.ts';
 import { adaptersAtStart, reconnectAdapters, type DevAdapterState } from './dev-adapters.ts';
 import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
 import { applyApproval, applySettings, approvalRead, settingsAtStart, type DevSettingsState } from './dev-settings.ts';
-import { checkHelpers, filesNeedingBrokenHelpers, isCodeFile } from './dev-helpers.ts';
+import { checkHelpers, codeLanguage, filesNeedingBrokenHelpers, isCodeFile } from './dev-helpers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
 import { errorsByToolName } from './tool-file-errors.ts';
@@ -115,7 +115,6 @@ interface ReloadState {
   brokenHelpers: Map<string, Diagnostic[]>;
 }
 
-const CODE = { python: new Set(['.py']), node: new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']) };
 /** The kinds of tools whose code is the project's: each runs with forge.yaml's env_passthrough. */
 type CodeKind = 'python' | 'node' | 'yaml';
 
@@ -287,9 +286,8 @@ function helperPaths(paths: string[], project: Project, diagnostics: readonly Di
 function supportKinds(helpers: readonly string[]): Set<CodeKind> {
   const kinds = new Set<CodeKind>();
   for (const path of helpers) {
-    const ext = extname(path);
-    if (CODE.python.has(ext)) kinds.add('python');
-    if (CODE.node.has(ext)) kinds.add('node');
+    const language = codeLanguage(path);
+    if (language) kinds.add(language);
   }
   return kinds;
 }
