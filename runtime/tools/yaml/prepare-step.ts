@@ -95,10 +95,10 @@ function prepareAction(definition: YamlToolDefinition, step: YamlStep, resolve: 
     case 'bash':
     case 'sh':
     case 'python': {
-      const { text, lines } = renderScriptLines(action.script, resolve);
       const program = action.kind === 'python' ? context.python : action.kind;
       if (action.kind === 'python') Object.assign(env, PYTHON_TOOL_ENV);
-      const script = action.kind === 'python' ? { text, extension: '.py', lines } : { text, extension: '.sh' };
+      // Only a python: step's error is placed back in its script (run-step.ts): a shell step's lines are not worked out.
+      const script = action.kind === 'python' ? { ...renderScriptLines(action.script, resolve), extension: '.py' } : { text: renderScript(action.script, resolve), extension: '.sh' };
       return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script, env, toolEnv, cwd };
     }
     case 'run':
