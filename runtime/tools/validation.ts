@@ -111,24 +111,23 @@ export function describeArgumentError(e: ErrorObject, schema?: JSONSchema, args?
   }
 }
 
+type Step = (at: Record<string, unknown>, part: string) => unknown;
+
 /**
  * The object at `instancePath` (/a/b) below `root`, stepping with `step` (into arguments, or into a schema's
  * `properties`), then its `field` if given; {} where there is none.
  */
-function objectAt(root: unknown, instancePath: string, step: (at: Record<string, unknown>, part: string) => unknown, field?: string): Record<string, unknown> {
-  let at = root;
-  for (const part of instancePath.split('/').slice(1)) {
-    at = at !== null && typeof at === 'object' ? step(at as Record<string, unknown>, part.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
-  }
+function objectAt(root: unknown, instancePath: string, step: Step, field?: string): Record<string, unknown> {
+  let at = valueAt(root, instancePath, step);
   if (field !== undefined) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[field] : undefined;
   return at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>) : {};
 }
 
-/** The value at `instancePath` (/a/0/b) in `root`. */
-function valueAt(root: unknown, instancePath: string): unknown {
+/** The value at `instancePath` (/a/0/b) in `root`, stepping with `step` (into arguments unless told). */
+function valueAt(root: unknown, instancePath: string, step: Step = (at, part) => at[part]): unknown {
   let at = root;
   for (const part of instancePath.split('/').slice(1)) {
-    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    at = at !== null && typeof at === 'object' ? step(at as Record<string, unknown>, part.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
   }
   return at;
 }
