@@ -6,8 +6,9 @@
  * there as fields of its own (`Composed Of:`, `Tags:`).
  */
 import type { JSONSchema } from '../model.ts';
+import { PARAMETER_NAME } from '../yaml/parameters.ts';
 
-export const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+export const INPUT_NAME = PARAMETER_NAME;
 
 /** The property names of an input schema that are not parameter names. */
 export function invalidInputNames(schema: JSONSchema): string[] {

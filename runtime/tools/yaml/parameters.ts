@@ -10,6 +10,8 @@ import type { PathSegment } from './definition.ts';
 import { isRecord, type ProblemList } from './problems.ts';
 
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+/** What a parameter may be named (a docstring `Input:` line's names are read the same way). */
+export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const PARAMETER_FIELDS = new Set(['type', 'description', 'required', 'default', 'enum', 'items', 'flag', 'false-flag']);
 /** A flag is written into commands as is: letters, digits and - _ = . , : / only. */
 const FLAG_PATTERN = /^[A-Za-z0-9_=.,:/+-]*$/;
@@ -25,7 +27,7 @@ export function readParameters(value: unknown, path: PathSegment[], problems: Pr
   }
   for (const [name, raw] of Object.entries(isRecord(value) ? value : {})) {
     const at = [...path, name];
-    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) {
+    if (!PARAMETER_NAME.test(name)) {
       problems.error('FORGE_YAML_PARAMETER', `parameter name "${name}" must start with a letter and hold only letters, digits, "_" and "-"`, at, { at: 'key' });
       continue;
     }
