@@ -5,7 +5,7 @@
  */
 import type { ToolRegistry } from '../registry.ts';
 import type { EmergentSettings } from './forge-request.ts';
-import { isForged } from './forged-tool.ts';
+import { forgedTools } from './register-step.ts';
 
 export class ForgeQuota {
   private readonly calls = new Map<string, number[]>();
@@ -26,7 +26,7 @@ export class ForgeQuota {
 
   /** The refusal's message when one more tool would exceed max_tools (for this session, or for the agent). */
   roomFor(registry: ToolRegistry, session: string | undefined): string | undefined {
-    const forged = registry.list().filter(isForged).filter((t) => t.forged.owner !== '\0candidate');
+    const forged = forgedTools(registry);
     const max = this.settings.max_tools;
     if (forged.length >= max) return `the agent has ${forged.length} forged tools; the limit is ${max} (emergent.max_tools)`;
     const mine = forged.filter((t) => t.forged.owner === session).length;

@@ -81,6 +81,11 @@ export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: 
 
 /** Why one more forged tool would pass `max_tools` for the agent (undefined: there is room). */
 export function roomProblem(registry: ToolRegistry, settings: EmergentSettings): string | undefined {
-  const count = registry.list().filter((t) => isForged(t) && t.forged.owner !== '\0candidate').length;
+  const count = forgedTools(registry).length;
   return count >= settings.max_tools ? `the agent already has ${count} forged tools; the limit is ${settings.max_tools} (emergent.max_tools)` : undefined;
+}
+
+/** The forged tools `registry` serves, what max_tools counts: a candidate under test is not one yet. */
+export function forgedTools(registry: ToolRegistry): ForgedTool[] {
+  return registry.list().filter(isForged).filter((t) => t.forged.owner !== '\0candidate');
 }
