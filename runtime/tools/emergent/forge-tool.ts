@@ -16,7 +16,7 @@ import { watchActiveState } from '../../state/active-state.ts';
 import { ForgedStore, forgedRoot } from './forged-store.ts';
 import { ForgedSync } from './forged-sync.ts';
 import { putInForce, settingsInForce } from './emergent-policy.ts';
-import { createForgedTool, type ForgedToolHost } from './forged-tool.ts';
+import { CANDIDATE_OWNER, createForgedTool, type ForgedToolHost } from './forged-tool.ts';
 import { deterministicChecks, modelReview, verdictOf } from './judge-step.ts';
 import { discardCandidate, registerCandidate, registerForged, restoreForged } from './register-step.ts';
 import { testStep } from './test-step.ts';
@@ -102,7 +102,7 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
   if (problems.length) return refused(problems);
   let tool;
   try {
-    tool = createForgedTool(request, { tier: 'session', owner: '\0candidate' }, deps.toolHost(request.name));
+    tool = createForgedTool(request, { tier: 'session', owner: CANDIDATE_OWNER }, deps.toolHost(request.name));
   } catch (err) {
     return refused([{ code: 'FORGE_COMPOSE_INVALID', message: (err as Error).message }]);
   }

@@ -17,7 +17,7 @@ import type { Logger } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
 import type { ForgedRecords, StateStore } from '../../state/store.ts';
 import type { ForgedRecord, ForgedStore } from './forged-store.ts';
-import { createForgedTool, isForged, type ForgedToolHost } from './forged-tool.ts';
+import { CANDIDATE_OWNER, createForgedTool, isForged, type ForgedToolHost } from './forged-tool.ts';
 import { forgedMark, roomProblem } from './register-step.ts';
 import type { EmergentSettings } from './forge-request.ts';
 import { notAllowed } from './emergent-policy.ts';
@@ -162,7 +162,7 @@ export class ForgedSync {
 
   private isCandidate(name: string): boolean {
     const tool = this.registry.get(name);
-    return isForged(tool) && tool.forged.owner === '\0candidate';
+    return isForged(tool) && tool.forged.owner === CANDIDATE_OWNER;
   }
 
   /** Registers a record, or puts it in place of another forge of its name (one this process restored from its disk, or missed the removal of). */

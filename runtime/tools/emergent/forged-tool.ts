@@ -15,6 +15,9 @@ import { SandboxProcess, type BridgeHandler, type SandboxAllow, type SandboxLimi
 
 export { isForged, type ForgedMark, type ForgedTool } from './forged-mark.ts';
 
+/** The owner of a tool forge_tool is still testing: registered so its tests can call it, served to no one. */
+export const CANDIDATE_OWNER = '\0candidate';
+
 export interface ForgedToolHost {
   workDir: string;
   http: HttpClient;

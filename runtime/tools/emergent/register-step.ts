@@ -8,11 +8,11 @@ import type { ToolRegistry } from '../registry.ts';
 import type { ForgedRecord, ForgedStore } from './forged-store.ts';
 import type { EmergentSettings } from './forge-request.ts';
 import { notAllowed } from './emergent-policy.ts';
-import { createForgedTool, isForged, type ForgedTool, type ForgedToolHost } from './forged-tool.ts';
+import { CANDIDATE_OWNER, createForgedTool, isForged, type ForgedTool, type ForgedToolHost } from './forged-tool.ts';
 
 /** Registers a candidate, hidden from every session while its tests run. */
 export function registerCandidate(registry: ToolRegistry, tool: ForgedTool): string | undefined {
-  tool.forged = { tier: 'session', owner: '\0candidate' };
+  tool.forged = { tier: 'session', owner: CANDIDATE_OWNER };
   return registry.register(tool, `forged:${tool.name}`)?.message;
 }
 
@@ -48,7 +48,7 @@ export function restoreForged(registry: ToolRegistry, store: ForgedStore, host: 
     const refusal = notAllowed(record.request, settings);
     const existing = registry.get(name);
     // This very forge, registered before forge_tool was made again (a dev reload): it stays, unless the settings now refuse it.
-    if (isForged(existing) && existing.forged.forgedAt === record.forgedAt && existing.forged.owner !== '\0candidate') {
+    if (isForged(existing) && existing.forged.forgedAt === record.forgedAt && existing.forged.owner !== CANDIDATE_OWNER) {
       if (refusal) {
         registry.unregister(name);
         void registry.retire(existing).catch(() => {});
@@ -87,5 +87,5 @@ export function roomProblem(registry: ToolRegistry, settings: EmergentSettings):
 
 /** The forged tools `registry` serves, what max_tools counts: a candidate under test is not one yet. */
 export function forgedTools(registry: ToolRegistry): ForgedTool[] {
-  return registry.list().filter(isForged).filter((t) => t.forged.owner !== '\0candidate');
+  return registry.list().filter(isForged).filter((t) => t.forged.owner !== CANDIDATE_OWNER);
 }
