@@ -26,6 +26,18 @@ const environTool = '"""\nTool: pid1_environ\nDescription: Reads /proc/1/environ
 
 const serveArgs = ['node', '/opt/agent/runtime.mjs', 'serve', '--host', '127.0.0.1', '--port', '0'];
 
+/** Runs the image where runc refuses bwrap's namespaces, expects it to exit 1 without serving, and gives what it printed. */
+async function refusedStart(reference: string, args: string[], env?: Record<string, string>): Promise<string> {
+  const container = runcRun(unpackForRunc(reference, args, { sandbox: false, ...(env ? { env } : {}) }));
+  try {
+    expect(await container.exited).toBe(1);
+    expect(container.output()).not.toContain('listening on');
+    return container.output();
+  } finally {
+    await container.stop();
+  }
+}
+
 describe('forge package: the tool sandbox', () => {
   it('refuses a base without bubblewrap, saying how to get one or how to opt out', async () => {
     const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
@@ -93,15 +105,9 @@ describe('forge package: the tool sandbox', () => {
       await unisolated.stop();
     }
     // Asked to require it, the same container does not start, and names the way out.
-    const refused = runcRun(unpackForRunc(reference, serveArgs, { sandbox: false, env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_SANDBOX: 'required' } }));
-    try {
-      expect(await refused.exited).toBe(1);
-      expect(refused.output()).toContain('error: FORGE_SANDBOX=required in the environment refuses to run tools without a sandbox, but bubblewrap cannot create namespaces here');
-      expect(refused.output()).toMatch(/hint: let the container make namespaces .*FORGE_SANDBOX=auto/);
-      expect(refused.output()).not.toContain('listening on');
-    } finally {
-      await refused.stop();
-    }
+    const refused = await refusedStart(reference, serveArgs, { FORGE_AUTH_TOKEN: TOKEN, FORGE_SANDBOX: 'required' });
+    expect(refused).toContain('error: FORGE_SANDBOX=required in the environment refuses to run tools without a sandbox, but bubblewrap cannot create namespaces here');
+    expect(refused).toMatch(/hint: let the container make namespaces .*FORGE_SANDBOX=auto/);
   }, 240_000);
 
   it("refuses --no-sandbox when forge.yaml says sandbox: required, before building; the image keeps required (label too)", async () => {
@@ -128,13 +134,7 @@ describe('forge package: the tool sandbox', () => {
     expect(fromBundle.stderr).toContain('its forge.yaml says sandbox: required');
     expect(existsSync(out)).toBe(false);
     // Where the container refuses bwrap's namespaces, the image does not start.
-    const unisolated = runcRun(unpackForRunc(reference, [...serveArgs, '--no-auth'], { sandbox: false }));
-    try {
-      expect(await unisolated.exited).toBe(1);
-      expect(unisolated.output()).not.toContain('listening on');
-    } finally {
-      await unisolated.stop();
-    }
+    await refusedStart(reference, [...serveArgs, '--no-auth']);
   }, 240_000);
 
   it("with forge.yaml's sandbox: off, --no-sandbox sets no FORGE_SANDBOX: the image is off by forge.yaml and says so", async () => {
