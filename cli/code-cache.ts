@@ -21,7 +21,6 @@ import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { Script } from 'node:vm';
 
 /** Cache files not written for this long are removed when another is written (other installs, other Node versions). */
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -100,6 +99,9 @@ function compileWithCache(file: string, cacheDir: string, version: string) {
   } catch {
     // none yet
   }
+  // node:vm is required here, not imported with this module: the fast path (fast-path.ts) loads this
+  // module with the rest of its file, and compiling node:vm cost a cached build a few tenths of a millisecond.
+  const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   const cache: CachedModule['cache'] = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used';
   return { script, cache, cacheFile, prefix };

@@ -4,7 +4,7 @@
  * both as source (stages/) and compiled (dist/), so one URL works for both.
  */
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,5 +32,13 @@ export function forgePackageName(): string {
 /** Forge's machine-wide cache (base image blobs, runtime cores): FORGE_CACHE_DIR, else $XDG_CACHE_HOME/forge, else ~/.cache/forge. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.FORGE_CACHE_DIR) return env.FORGE_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'forge');
+  return join(env.XDG_CACHE_HOME || join(homeDirectory(), '.cache'), 'forge');
+}
+
+/**
+ * os.homedir(), with node:os required on first use: a cached build never asks, and loading it with
+ * this module (which the fast path loads) cost that build a few tenths of a millisecond.
+ */
+function homeDirectory(): string {
+  return (createRequire(forgeRoot + '/')('node:os') as typeof import('node:os')).homedir();
 }
