@@ -90,6 +90,25 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     }
   });
 
+  it('loads no Node module for a cached build that a bare node start does not, besides node:module (no vm, os, tty, streams or crypto)', async () => {
+    const probe = join(tempDir(), 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => process.stderr.write('modules=' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')))));`);
+    const loaded = async (args: string[], cwd: string) => {
+      const result = await runProcess(process.execPath, ['--require', probe, ...args], { cwd });
+      expect(result.code).toBe(0);
+      return JSON.parse(/modules=(.*)$/.exec(result.stderr)![1]) as string[];
+    };
+    const dir = fixtureProject('basic');
+    await forge(['build', '--prod'], dir);
+    const empty = join(tempDir(), 'empty.cjs');
+    writeFileSync(empty, '');
+    const bare = new Set(await loaded([empty], dir));
+    // What require('node:module') brings with it: the public module and the ES module loader behind createRequire.
+    const moduleItself = ['NativeModule module', 'NativeModule internal/modules/esm/assert', 'NativeModule internal/modules/esm/loader', 'NativeModule internal/source_map/source_map'];
+    const extra = (await loaded([join(repoRoot, 'bin', 'forge.cjs'), 'build', '--prod'], dir)).filter((m) => !bare.has(m) && !moduleItself.includes(m));
+    expect(extra).toEqual([]);
+  });
+
   it('ends quietly (exit 0, nothing on stderr) when the reader closes stdout first', async () => {
     const dir = fixtureProject('basic');
     await forge(['build'], dir);
