@@ -30,6 +30,7 @@ import { median, percentile, printRows, timeInterleaved, timeProcess, withoutMac
 import { suiteRow } from './suite-bench.ts';
 import { benchServer } from './server-bench.ts';
 import { benchVerify } from './verify-bench.ts';
+import { pipeEcho } from './pipe-floor.ts';
 import { forgeToolRows } from './forge-tool-bench.ts';
 import { benchTelemetry } from './telemetry-bench.ts';
 
@@ -94,7 +95,7 @@ try {
     { measure: 'forge tool run (a TS tool of the 200, no build)', result: ms(toolRun), ratio: toolRun / nodeStart, against: `node -e 0 ${ms(nodeStart)}` },
     { measure: 'Python call in process, cold (spawn)', result: ms(latency.cold, 2), against: `median of ${latency.coldRuns}` },
     { measure: 'Python worker, first call (its start included)', result: ms(latency.firstCall, 1), ratio: latency.firstCall / latency.pythonStart, against: `python3 -c 0 ${ms(latency.pythonStart, 1)}` },
-    { measure: 'Python call in process, warm (worker)', result: ms(latency.warm, 3), against: `median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}` },
+    { measure: 'Python call in process, warm (worker)', result: ms(latency.warm, 3), ratio: latency.warm / latency.pipe, against: `a bare pipe round trip to python3 ${ms(latency.pipe, 3)} (two wake-ups); median of ${latency.warmRuns}, p99 ${ms(latency.warmP99, 3)}` },
     ...server,
     ...(await forgeToolRows(runs)),
     ...telemetry,
@@ -140,13 +141,29 @@ async function pythonLatency(projectDir: string) {
     if (!result.ok) throw new Error(JSON.stringify(result));
   }
   await registry.execute('py_tool_0', { n: 0 }); // starts the worker
+  // The worker's calls and bare pipe round trips to another python3, in alternating blocks so that
+  // both see the same machine: the second is the floor under the first (pipe-floor.ts).
+  const echo = pipeEcho(await resolvePython());
   const warmTimes: number[] = [];
-  for (let i = 0; i < warmRuns; i++) {
-    const started = performance.now();
-    const result = await registry.execute('py_tool_0', { n: i });
-    warmTimes.push(performance.now() - started);
-    if (!result.ok) throw new Error(JSON.stringify(result));
+  const pipeTimes: number[] = [];
+  try {
+    for (let i = 0; i < 200; i++) await echo.trip();
+    for (let block = 0; block < 8; block++) {
+      for (let i = 0; i < warmRuns / 8; i++) {
+        const started = performance.now();
+        const result = await registry.execute('py_tool_0', { n: i });
+        warmTimes.push(performance.now() - started);
+        if (!result.ok) throw new Error(JSON.stringify(result));
+      }
+      for (let i = 0; i < warmRuns / 8; i++) {
+        const started = performance.now();
+        await echo.trip();
+        pipeTimes.push(performance.now() - started);
+      }
+    }
+  } finally {
+    echo.close();
   }
   await registry.close();
-  return { cold: median(coldTimes), coldRuns, firstCall: median(firstCalls), pythonStart, warm: median(warmTimes), warmP99: percentile(warmTimes, 99), warmRuns };
+  return { cold: median(coldTimes), coldRuns, firstCall: median(firstCalls), pythonStart, warm: median(warmTimes), warmP99: percentile(warmTimes, 99), warmRuns, pipe: median(pipeTimes) };
 }
