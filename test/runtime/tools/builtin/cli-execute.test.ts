@@ -20,7 +20,7 @@ if (mode === 'flood') process.stdout.write('x'.repeat(Number(rest[0])));
 if (mode === 'exit') process.exit(Number(rest[0]));
 if (mode === 'touch') fs.writeFileSync(rest[0], '');
 if (mode === 'await') {
-  const until = Date.now() + 4000;
+  const until = Date.now() + Number(rest[1]) * 1000;
   const look = () => (fs.existsSync(rest[0]) ? process.exit(0) : Date.now() > until ? process.exit(3) : setTimeout(look, 20));
   look();
 }
@@ -65,9 +65,11 @@ interface CliValue {
 describe('cli_execute runs allowed programs', () => {
   it('runs programs alongside each other, through a wrapper too (only git runs alone)', async () => {
     // The first waits for the file the second makes: run one after the other, the first would give up (exit 3).
+    // Its 20 s to wait (under a 25 s limit) are for a loaded machine's process starts; alongside, it waits for one.
+    const patient = await tools(['cli_execute'], { workDir: work, env, config: { cli_execute: { allowed_binaries: ['env', 'node'], timeout: 25 } } });
     const [waiting, making] = await Promise.all([
-      t.value<CliValue>('cli_execute', { binary: 'env', args: ['node', 'probe.js', 'await', 'made-alongside'] }),
-      t.value<CliValue>('cli_execute', { binary: 'env', args: ['node', 'probe.js', 'touch', 'made-alongside'] }),
+      patient.value<CliValue>('cli_execute', { binary: 'env', args: ['node', 'probe.js', 'await', 'made-alongside', '20'] }),
+      patient.value<CliValue>('cli_execute', { binary: 'env', args: ['node', 'probe.js', 'touch', 'made-alongside'] }),
     ]);
     expect([waiting.exit_code, making.exit_code]).toEqual([0, 0]);
   });
