@@ -243,6 +243,33 @@ describe('forge tool add / get / list / remove', () => {
   });
 });
 
+describe('forge tool run: an output: written as JSON', () => {
+  it('escapes a step\'s output and a parameter inside JSON strings, keeps a number a number, and fails on text standing as a value', async () => {
+    // Quotes, a backslash, a newline, a tab, a control character, non-ASCII and an attempt to add a key.
+    const text = 'say "hi" \\ C:\\new\nline 2\tcol\u0001 é 中 😀 end", "admin": true, "x": "';
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'notes.txt': text,
+      'tools/digest.yaml':
+        'description: Digests notes.\ntags: [read]\nparameters:\n  title: { type: string }\nsteps:\n  - { name: show, bash: cat notes.txt }\n  - { name: count, bash: "wc -c < notes.txt | tr -d \' \'" }\n' +
+        'output: \'{"title": "{title}", "summary": "{show.output}", "bytes": {count.output}}\'\n',
+      'tools/bare.yaml': 'description: Puts text where a value goes.\ntags: [read]\nsteps:\n  - { name: show, bash: cat notes.txt }\noutput: \'{"summary": {show.output}}\'\n',
+    });
+    const title = 'a "quoted", \\ title';
+    const run = await forge(['tool', 'run', 'digest', '--param', `title=${title}`], dir, scopes().env);
+    expect(run.code, run.stderr).toBe(0);
+    const value = JSON.parse(run.stdout);
+    expect(value).toEqual({ title, summary: text, bytes: Buffer.byteLength(text) });
+    expect(Object.keys(value)).not.toContain('admin');
+
+    const bare = await forge(['tool', 'run', 'bare'], dir, scopes().env);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain('FORGE_YAML_VALUE');
+    expect(bare.stderr).toContain('output: {show.output} stands as a JSON value');
+    expect(bare.stdout).not.toContain('admin');
+  });
+});
+
 describe('forge tool run --show-command / --dry-run', () => {
   const project = () =>
     writeProject({

@@ -8,7 +8,7 @@ import type { JSONSchema } from '../model.ts';
 import { TOOL_NAME_PATTERN } from '../names.ts';
 import type { Condition } from './condition.ts';
 import type { CompiledScript } from './script.ts';
-import type { Template } from './template.ts';
+import type { JsonPlace, Template } from './template.ts';
 
 export type PathSegment = string | number;
 
@@ -93,6 +93,8 @@ export interface YamlToolDefinition {
   steps: YamlStep[];
   parallel: boolean;
   output?: Template;
+  /** When output: is written as JSON: where each of its placeholders stands (in a string or as a value), found once when the tool loads. */
+  outputJson?: JsonPlace[];
   dependencies: ToolDependency[];
   singleConfirmation: boolean;
   /** Boolean parameters that stand for a command-line flag: {NAME} renders `on` when true, `off` (often nothing) when false. */

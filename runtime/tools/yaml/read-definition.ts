@@ -16,7 +16,7 @@ import { translateForeignTool } from './foreign-grammar.ts';
 import { readParameters } from './parameters.ts';
 import { isRecord, ProblemList } from './problems.ts';
 import { collectTemplates, readBoolean, readEnvironment, readStep, STEP_KINDS, type TemplateUse } from './read-step.ts';
-import { references } from './template.ts';
+import { jsonPlaces, references } from './template.ts';
 
 const TOOL_FIELDS = [
   'name', 'description', 'version', 'category', 'tags', 'platforms', 'timeout', 'working-directory', 'environment', 'parameters',
@@ -115,6 +115,8 @@ export function readYamlTool(raw: unknown, defaultName: string): { definition?: 
     if (typeof data.output !== 'string') problems.error('FORGE_YAML_TYPE', '"output" must be a template such as "{summary}"', ['output']);
     else {
       definition.output = problems.template(data.output, ['output']);
+      const places = jsonPlaces(definition.output);
+      if (places) definition.outputJson = places;
       outputUse = { template: definition.output, path: ['output'] };
     }
   }

@@ -8,6 +8,7 @@
  * placeholder segments. Values are inserted into that parsed form, so a
  * value that looks like a placeholder is never substituted a second time.
  */
+import { ForgeError } from '../../diagnostics.ts';
 
 export interface Reference {
   /** A parameter, a step, an output_var, or `input` (all the arguments). */
@@ -152,15 +153,71 @@ export function renderValue(template: Template, resolve: Resolve, env: Record<st
   return renderText(template, resolve, env);
 }
 
+/** Where a placeholder stands in an `output:` written as JSON: inside a JSON string, or as a value of its own. */
+export type JsonPlace = 'string' | 'value';
+
 /**
- * A tool's `output:`: renderValue, except that in an output written as JSON
- * (it starts with `{` or `[`) a placeholder standing as a value (after `:`,
- * `[` or `,`, before `,`, `}` or `]`) whose value is
- * nothing (a skipped step's output, a JSON null) renders as `null`, so that
- * `{"quote": {quote.output}}` stays JSON when the quote step was skipped.
+ * Whether an `output:` is written as JSON, and where each of its placeholders
+ * stands in it (in order), read once when the tool loads. It is JSON when it
+ * starts with `{` or `[` and is JSON apart from its placeholders: with each
+ * one outside a string read as `null` and each one inside a string as
+ * nothing, the text parses. `[{level}] {message}` starts like JSON but is
+ * not, so it stays plain text and its values go in as they are.
+ *
+ * Inside or outside a string is found by scanning the literal text, honouring
+ * backslash escapes. A placeholder right after a backslash inside a string
+ * (`"a\{x}"`) has no single meaning (the value's first character would be
+ * escaped), so such a template is not treated as JSON.
  */
-export function renderOutput(template: Template, resolve: Resolve): unknown {
+export function jsonPlaces(template: Template): JsonPlace[] | undefined {
+  const [first] = template.segments;
+  if (first?.kind !== 'text' || !/^\s*[[{]/.test(first.text)) return undefined;
+  const places: JsonPlace[] = [];
+  let probe = '';
+  let inString = false;
+  let escaped = false;
+  for (const s of template.segments) {
+    if (s.kind === 'env') return undefined;
+    if (s.kind === 'ref') {
+      if (escaped) return undefined;
+      places.push(inString ? 'string' : 'value');
+      // Spaces keep `null` a token of its own, so the probe parses only where any JSON value could stand.
+      probe += inString ? '' : ' null ';
+      continue;
+    }
+    for (const c of s.text) {
+      if (escaped) escaped = false;
+      else if (inString && c === '\\') escaped = true;
+      else if (c === '"') inString = !inString;
+    }
+    probe += s.text;
+  }
+  try {
+    JSON.parse(probe);
+  } catch {
+    return undefined;
+  }
+  return places;
+}
+
+/**
+ * A tool's `output:`. With `places` (it is JSON, see jsonPlaces) each value
+ * is made to fit where it stands, so no value can change the JSON around it:
+ * inside a string it is escaped as string content (quotes, backslashes,
+ * newlines, control characters); as a value it must be one JSON value (a
+ * number, true, an object... inserted as written; nothing is `null`), or the
+ * call fails (FORGE_YAML_VALUE) rather than return broken or rewritten JSON.
+ * `{RAW:...}` is inserted as it is.
+ *
+ * Otherwise renderValue, except that in an output that starts with `{` or `[`
+ * a placeholder standing as a value (after `:`, `[` or `,`, before `,`, `}`
+ * or `]`) whose value is nothing (a skipped step's output, a JSON null)
+ * renders as `null`, so that `{"quote": {quote.output}}` stays JSON when the
+ * quote step was skipped.
+ */
+export function renderOutput(template: Template, resolve: Resolve, places?: readonly JsonPlace[]): unknown {
   if (singleReference(template)) return renderValue(template, resolve);
+  if (places) return renderJson(template, resolve, places);
   const [first] = template.segments;
   const json = first?.kind === 'text' && /^\s*[[{]/.test(first.text);
   let out = '';
@@ -174,6 +231,40 @@ export function renderOutput(template: Template, resolve: Resolve): unknown {
     }
   });
   return out;
+}
+
+function renderJson(template: Template, resolve: Resolve, places: readonly JsonPlace[]): string {
+  let out = '';
+  let n = 0;
+  for (const s of template.segments) {
+    if (s.kind === 'text') out += s.text;
+    else if (s.kind === 'ref') {
+      const value = resolve(s.ref);
+      const place = places[n++];
+      // {RAW:...} goes in as it is, as everywhere else (the build warns about each use).
+      if (s.raw) out += (value === null || value === undefined) && place === 'value' ? 'null' : textOf(value);
+      else out += place === 'string' ? JSON.stringify(textOf(value)).slice(1, -1) : jsonValueText(s.ref, value);
+    }
+  }
+  return out;
+}
+
+/** A value standing as a JSON value: its text as today (numbers as written, objects as JSON), if that is one JSON value. */
+function jsonValueText(ref: Reference, value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  const text = textOf(value);
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    const shown = text.length > 60 ? `${text.slice(0, 60)}...` : text;
+    // The code escape.ts's ValueRefused has (not imported from there: escape.ts imports this file).
+    throw new ForgeError(
+      'FORGE_YAML_VALUE',
+      `output: {${ref.text}} stands as a JSON value, but its value ${JSON.stringify(shown)} is not one`,
+      `write "{${ref.text}}" (in quotes) in output: to insert it as a JSON string`,
+    );
+  }
 }
 
 /** The literal text with every placeholder removed, and where each one stood in it (for the script lexers). */

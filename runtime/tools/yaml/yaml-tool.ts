@@ -12,6 +12,7 @@ import { toolEnvironment } from '../custom/tool-env.ts';
 import { evaluate, truthy } from './condition.ts';
 import type { YamlStep, YamlToolDefinition } from './definition.ts';
 import { ValueRefused } from './escape.ts';
+import { ForgeError } from '../../diagnostics.ts';
 import { prepareStep, type PrepareContext, type PreparedStep } from './prepare-step.ts';
 import { runPreparedStep } from './run-step.ts';
 import { RunValues, SKIPPED, type StepResult } from './run-values.ts';
@@ -139,7 +140,15 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
       ctx.signal.removeEventListener('abort', stop);
     }
     if (failure) return failure;
-    if (definition.output) return ok(renderOutput(definition.output, values.resolve));
+    if (definition.output) {
+      try {
+        return ok(renderOutput(definition.output, values.resolve, definition.outputJson));
+      } catch (err) {
+        // A value that cannot stand where output: puts it (text where a JSON value goes): fail rather than return broken JSON.
+        if (!(err instanceof ForgeError) || err.code !== 'FORGE_YAML_VALUE') throw err;
+        return fail(err.code, `tool "${spec.name}": ${err.message}`, err.hint);
+      }
+    }
     const last = [...definition.steps].reverse().find((s) => values.result(s.name)?.status !== 'skipped');
     if (!last) return ok(null);
     // The tool's result is what the last step's references read: a JSON object or array (parsed exactly), else the exact output minus one trailing newline; a called tool's value as it is.

@@ -201,15 +201,19 @@ describe(`the injection corpus (${N} hostile values)`, () => {
     expect(existsSync(join(workDir, 'pwned'))).toBe(false);
   });
 
-  it('arrives as itself in output:', async () => {
+  it('arrives as itself in output:, in plain text and inside a JSON string', async () => {
     const workDir = tempDir('forge-inject-');
     const registry = yamlRegistry(workDir, {
       echo: { description: 'Echoes.', parameters: { V: { type: 'string' } }, sh: 'true', output: '{V}' },
-      framed: { description: 'Frames.', parameters: { V: { type: 'string' } }, sh: 'true', output: '[{V}]' },
+      framed: { description: 'Frames.', parameters: { V: { type: 'string' } }, sh: 'true', output: '<{V}>' },
+      json: { description: 'Frames.', parameters: { V: { type: 'string' } }, sh: 'true', output: '["{V}", "{V}"]' },
     });
     for (const value of HOSTILE) {
       expect(await registry.execute('echo', { V: value })).toMatchObject({ ok: true, value });
-      expect(await registry.execute('framed', { V: value })).toMatchObject({ ok: true, value: `[${value}]` });
+      expect(await registry.execute('framed', { V: value })).toMatchObject({ ok: true, value: `<${value}>` });
+      const json = await registry.execute('json', { V: value });
+      expect(json.ok, JSON.stringify(json)).toBe(true);
+      expect(JSON.parse((json as { value: string }).value)).toEqual([value, value]);
     }
   });
 

@@ -36,6 +36,23 @@ describe('templates', () => {
   });
 });
 
+describe('reading a YAML tool: an output: written as JSON', () => {
+  const outputJson = (output: string) => readYamlTool({ ...base, sh: 'true', output }, 't').definition?.outputJson;
+
+  it.each([
+    ['{"a": "{name}", "n": {n}}', ['string', 'value']],
+    ['[{n}, "x{name}y", {"{name}": [{n}]}]', ['value', 'string', 'string', 'value']],
+    ['{"a": "\\"{name}\\\\", "b": {n}}', ['string', 'value']],
+    ['{{"text": "{name}"}}', ['string']],
+  ])('finds where each placeholder of %j stands, once, when the tool loads', (output, places) => {
+    expect(outputJson(output)).toEqual(places);
+  });
+
+  it.each([['[{name}] {n}'], ['{name}'], ['x: "{name}"'], ['"{name}"'], ['{"a": "\\{name}"}'], ['{"a": {n}{n}}'], ['{"a": -{n}}'], ['{"a": {n},}']])('reads %j as plain text', (output) => {
+    expect(outputJson(output)).toBeUndefined();
+  });
+});
+
 describe('reading a YAML tool: placeholders are refused where no escaping is safe', () => {
   it.each([
     ['inside backticks', { bash: 'echo `echo {name}`' }],

@@ -98,6 +98,61 @@ describe('YAML tool steps', () => {
     expect(await r.execute('t', { who: 'Ada' })).toMatchObject({ ok: true, value: '{"text": "hi, Ada"}' });
   });
 
+  describe('output: written as JSON', () => {
+    // Quotes, backslashes (one before an n), a newline, a tab, control characters, non-ASCII, U+2028 and an attempt to add a key.
+    const TRICKY = 'say "hi" \\ C:\\new\nline 2\tcol\u0001\u001f\u007f é 中 😀 \u2028 end", "admin": true, "x": "';
+    const valueOf = (result: ToolResult) => {
+      expect(result.ok, JSON.stringify(result)).toBe(true);
+      return JSON.parse((result as { value: string }).value) as Record<string, unknown>;
+    };
+
+    it('escapes a step\'s output inside a JSON string, and keeps a number standing as a value a number', async () => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'text.txt'), TRICKY);
+      const r = yamlRegistry(dir, {
+        t: {
+          description: 'JSON.',
+          steps: [{ name: 'show', bash: 'cat text.txt' }, { name: 'count', bash: 'echo 42' }, { name: 'obj', bash: 'echo \'{"k": [1, "v"]}\'' }],
+          output: '{"summary": "{show.output}", "raw": "{show.stdout}", "n": {count.output}, "list": [{count.output}, {obj.output}], "label": "n={count.output}", "ok": true}',
+        },
+      });
+      const value = valueOf(await r.execute('t', {}));
+      expect(value).toEqual({ summary: TRICKY, raw: TRICKY, n: 42, list: [42, { k: [1, 'v'] }], label: 'n=42', ok: true });
+      expect(Object.keys(value)).not.toContain('admin');
+    });
+
+    it('escapes parameters and {input} inside a JSON string the same way, with the literal text\'s own \\" honoured', async () => {
+      const r = yamlRegistry(tempDir(), {
+        t: { description: 'JSON.', parameters: { text: { type: 'string' }, limit: { type: 'number' } }, sh: 'true', output: '{"said": "she said \\"{text}\\" twice", "limit": {limit}, "args": "{input}"}' },
+      });
+      const value = valueOf(await r.execute('t', { text: TRICKY, limit: 2.5 }));
+      expect(value).toEqual({ said: `she said "${TRICKY}" twice`, limit: 2.5, args: JSON.stringify({ text: TRICKY, limit: 2.5 }) });
+    });
+
+    it('fails the call when text that is not one JSON value stands as a value, instead of returning broken or rewritten JSON', async () => {
+      const r = yamlRegistry(tempDir(), {
+        t: { description: 'JSON.', parameters: { v: { type: 'string' } }, sh: 'true', output: '{"n": {v}, "admin": false}' },
+      });
+      for (const v of ['hello', '1, "admin": true', '1} {"admin": true', '']) {
+        expect(errorOf(await r.execute('t', { v }))).toMatchObject({
+          code: 'FORGE_YAML_VALUE',
+          message: expect.stringContaining('output: {v} stands as a JSON value'),
+          hint: expect.stringContaining('"{v}"'),
+        });
+      }
+      expect(await r.execute('t', { v: ' -3.5e2 ' })).toMatchObject({ ok: true, value: '{"n":  -3.5e2 , "admin": false}' });
+    });
+
+    it('leaves an output that only starts like JSON as plain text, its values as they are', async () => {
+      const r = yamlRegistry(tempDir(), {
+        t: { description: 'Text.', parameters: { level: { type: 'string' }, msg: { type: 'string' } }, sh: 'true', output: '[{level}] "{msg}"' },
+        json: { description: 'JSON.', parameters: { msg: { type: 'string' } }, sh: 'true', output: '["{msg}"]' },
+      });
+      expect(await r.execute('t', { level: 'INFO', msg: 'a "b" \\ c' })).toMatchObject({ ok: true, value: '[INFO] "a "b" \\ c"' });
+      expect(valueOf(await r.execute('json', { msg: 'a "b" \\ c' }))).toEqual(['a "b" \\ c']);
+    });
+  });
+
   it('reuses a cached step\'s result for identical inputs within one call, and only within it', async () => {
     const dir = tempDir();
     const counting = (name: string, word: string) => ({ name, bash: `echo run >> runs.txt; echo ${word}`, cache: true });
