@@ -153,6 +153,9 @@ export function renderValue(template: Template, resolve: Resolve, env: Record<st
   return renderText(template, resolve, env);
 }
 
+/** An `output:` whose first text starts with `{` or `[` may be JSON (jsonPlaces decides; renderOutput's null rule uses this alone). */
+const STARTS_LIKE_JSON = /^\s*[[{]/;
+
 /** Where a placeholder stands in an `output:` written as JSON: inside a JSON string, or as a value of its own. */
 export type JsonPlace = 'string' | 'value';
 
@@ -171,7 +174,7 @@ export type JsonPlace = 'string' | 'value';
  */
 export function jsonPlaces(template: Template): JsonPlace[] | undefined {
   const [first] = template.segments;
-  if (first?.kind !== 'text' || !/^\s*[[{]/.test(first.text)) return undefined;
+  if (first?.kind !== 'text' || !STARTS_LIKE_JSON.test(first.text)) return undefined;
   const places: JsonPlace[] = [];
   let probe = '';
   let inString = false;
@@ -219,7 +222,7 @@ export function renderOutput(template: Template, resolve: Resolve, places?: read
   if (singleReference(template)) return renderValue(template, resolve);
   if (places) return renderJson(template, resolve, places);
   const [first] = template.segments;
-  const json = first?.kind === 'text' && /^\s*[[{]/.test(first.text);
+  const json = first?.kind === 'text' && STARTS_LIKE_JSON.test(first.text);
   let out = '';
   template.segments.forEach((s, n) => {
     if (s.kind === 'text') out += s.text;
