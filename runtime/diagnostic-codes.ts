@@ -279,7 +279,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_YAML_TOOL_REF: { severity: 'error', when: 'build', meaning: '"tool:" must name a tool, such as summarize or user/summarize' },
   FORGE_YAML_TYPE: { severity: 'error', when: 'build', meaning: 'a value in a YAML tool file has the wrong type' },
   FORGE_YAML_UNKNOWN_FIELD: { severity: 'error', when: 'build', meaning: 'a YAML tool file has a field its schema does not know' },
-  FORGE_YAML_VALUE: { severity: 'error', when: 'build', meaning: 'a value in a YAML tool file is not one its schema allows' },
+  FORGE_YAML_VALUE: { severity: 'error', when: 'build', meaning: 'a value in a YAML tool file is not one its schema allows; at run time, a value that cannot stand where a command or a JSON output: puts it' },
   FORGE_YAML_WARNING: { severity: 'warning', when: 'build', meaning: 'the YAML parser warned about the file' },
 } as const satisfies Record<`FORGE_${string}`, CodeInfo>;
 
