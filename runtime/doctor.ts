@@ -9,6 +9,8 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { AgentManifest } from './manifest.ts';
+import type { DiagnosticCode } from './diagnostic-codes.ts';
+import { formatLocation, type Location } from './diagnostics.ts';
 import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
@@ -17,14 +19,41 @@ import { generatedTokenFile } from './secrets.ts';
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import { expandEnv, templateVariables } from './tools/adapters/env-template.ts';
 
-export interface DoctorReport {
+export interface DoctorCheck {
+  name: string;
   ok: boolean;
   /** `warning`: nothing serve refuses, but worth a look (ok stays true). */
-  checks: { name: string; ok: boolean; warning?: boolean; detail: string; hint?: string }[];
+  warning?: boolean;
+  detail: string;
+  hint?: string;
+  /** An adapter problem: the code the agent reports when it meets it (FORGE_MCP_CONNECT, FORGE_MCP_SKIPPED, FORGE_API_AUTH). */
+  code?: DiagnosticCode;
+  /** Where in forge.yaml, when doctor reads forge.yaml (`forge doctor`; a bundle has no forge.yaml). */
+  file?: string;
+  line?: number;
+  column?: number;
 }
 
-/** `bundleDir`: the built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages. */
-export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'> & Partial<Pick<AgentManifest, 'apis' | 'mcp'>>, workDir: string, env: NodeJS.ProcessEnv = process.env, bundleDir?: string): Promise<DoctorReport> {
+export interface DoctorReport {
+  ok: boolean;
+  checks: DoctorCheck[];
+}
+
+/** forge.yaml's location of a path in it (`['mcp', 'servers', 0, 'command']`). */
+export type LocateInConfig = (path: readonly (string | number)[]) => Location;
+
+/**
+ * `bundleDir`: the built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages.
+ * `locate`: where forge.yaml says what a problem is about (`forge doctor`, which reads forge.yaml; the servers and
+ * APIs are then forge.yaml's, in its order).
+ */
+export async function doctor(
+  manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'> & { apis?: readonly Pick<ApiSettings, 'name' | 'auth'>[]; mcp?: { servers: readonly McpServerSettings[] } },
+  workDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  bundleDir?: string,
+  locate?: LocateInConfig,
+): Promise<DoctorReport> {
   const probe = await probeSandbox(env);
   const mode = env.FORGE_SANDBOX ?? manifest.sandbox?.mode ?? 'auto';
   const isolated = probe.isolation === 'bubblewrap' && mode !== 'off';
@@ -60,8 +89,8 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' |
     else if (manifest.model.base_url) checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${manifest.model.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` });
     else checks.push({ name: 'model key', ok: false, detail, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)` });
   }
-  for (const api of manifest.apis ?? []) checks.push(apiCheck(api, env));
-  for (const server of manifest.mcp?.servers ?? []) checks.push(...mcpChecks(server, workDir, env));
+  (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
+  (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));
   if (manifest.python && bundleDir !== undefined) {
     // The check serve and stdio make before they start, with its message and hint.
     const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
@@ -73,19 +102,29 @@ export async function doctor(manifest: Pick<AgentManifest, 'sandbox' | 'model' |
   return { ok: checks.every((c) => c.ok), checks };
 }
 
+/** `file`, `line` and `column` of a forge.yaml path, when doctor has forge.yaml (the source line is for eyes: left out). */
+function at(locate: LocateInConfig | undefined, path: readonly (string | number)[]): Pick<DoctorCheck, 'file' | 'line' | 'column'> {
+  if (!locate) return {};
+  const { file, line, column } = locate(path);
+  return { ...(file ? { file } : {}), ...(line ? { line } : {}), ...(column ? { column } : {}) };
+}
+
 /** The variables an API's auth reads at every call: each one missing fails every call with FORGE_API_AUTH. */
-function apiCheck(api: ApiSettings, env: NodeJS.ProcessEnv): DoctorReport['checks'][number] {
+function apiCheck(api: Pick<ApiSettings, 'name' | 'auth'>, index: number, env: NodeJS.ProcessEnv, locate: LocateInConfig | undefined): DoctorCheck {
   const name = `api ${api.name}`;
   const auth = api.auth;
-  const vars = !auth ? [] : auth.type === 'bearer' ? [auth.token_env] : auth.type === 'api_key' ? [auth.value_env] : [auth.username_env, auth.password_env];
+  const vars: [string, string][] = !auth ? [] : auth.type === 'bearer' ? [['token_env', auth.token_env]] : auth.type === 'api_key' ? [['value_env', auth.value_env]] : [['username_env', auth.username_env], ['password_env', auth.password_env]];
   if (!vars.length) return { name, ok: true, detail: 'no auth: nothing to set' };
-  const missing = vars.filter((v) => !env[v]);
-  if (!missing.length) return { name, ok: true, detail: `${vars.join(', ')} (environment)` };
+  const missing = vars.filter(([, v]) => !env[v]);
+  if (!missing.length) return { name, ok: true, detail: `${vars.map(([, v]) => v).join(', ')} (environment)` };
+  const names = missing.map(([, v]) => v);
   return {
     name,
     ok: false,
-    detail: `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set: every call to API "${api.name}" fails with FORGE_API_AUTH`,
-    hint: `set ${missing.join(' and ')} (auth: of API "${api.name}" in forge.yaml)`,
+    detail: `${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} not set: every call to API "${api.name}" fails with FORGE_API_AUTH`,
+    hint: `set ${names.join(' and ')} (auth: of API "${api.name}" in forge.yaml)`,
+    code: 'FORGE_API_AUTH',
+    ...at(locate, ['apis', index, 'auth', missing[0][0]]),
   };
 }
 
@@ -94,29 +133,39 @@ function apiCheck(api: ApiSettings, env: NodeJS.ProcessEnv): DoctorReport['check
  * whether a stdio server's command is there. A required server that cannot connect stops the start; an
  * optional one is skipped with its tools: FAIL and warn.
  */
-function mcpChecks(server: McpServerSettings, workDir: string, env: NodeJS.ProcessEnv): DoctorReport['checks'] {
+function mcpChecks(server: McpServerSettings, index: number, workDir: string, env: NodeJS.ProcessEnv, locate: LocateInConfig | undefined): DoctorCheck[] {
   const name = `mcp ${server.name}`;
   const where = `mcp.servers[${server.name}]`;
-  const fails = server.required ? { ok: false } : { ok: true, warning: true };
+  const inConfig = (...path: (string | number)[]) => at(locate, ['mcp', 'servers', index, ...path]);
+  // The codes the agent reports when the server does not connect (adapter-runtime.ts).
+  const fails = server.required ? { ok: false, code: 'FORGE_MCP_CONNECT' as const } : { ok: true, warning: true, code: 'FORGE_MCP_SKIPPED' as const };
   const consequence = server.required ? 'the server does not connect and the agent does not start' : 'the server is skipped, and its tools with it';
-  const templates: [string, string][] = [
-    ...(server.url ? [[`${where}.url`, server.url] as [string, string]] : []),
-    ...Object.entries(server.headers ?? {}).map(([k, v]): [string, string] => [`${where}.headers.${k}`, v]),
-    ...Object.entries(server.env ?? {}).map(([k, v]): [string, string] => [`${where}.env.${k}`, v]),
-    ...(server.command && !server.package ? [[`${where}.command`, server.command] as [string, string]] : []),
-    ...(server.package?.args ?? server.args ?? []).map((a, i): [string, string] => [`${where}.args[${i}]`, a]),
+  // [as messages name it, its path under the server in forge.yaml, the text]. Only forge doctor locates: a bundle's pinned package has no forge.yaml args.
+  const templates: [string, (string | number)[], string][] = [
+    ...(server.url ? [[`${where}.url`, ['url'], server.url] as [string, (string | number)[], string]] : []),
+    ...Object.entries(server.headers ?? {}).map(([k, v]): [string, (string | number)[], string] => [`${where}.headers.${k}`, ['headers', k], v]),
+    ...Object.entries(server.env ?? {}).map(([k, v]): [string, (string | number)[], string] => [`${where}.env.${k}`, ['env', k], v]),
+    ...(server.command && !server.package ? [[`${where}.command`, ['command'], server.command] as [string, (string | number)[], string]] : []),
+    ...(server.package?.args ?? server.args ?? []).map((a, i): [string, (string | number)[], string] => [`${where}.args[${i}]`, ['args', i], a]),
   ];
-  const missing = new Map<string, string[]>();
-  for (const [path, text] of templates) for (const v of templateVariables(text)) if (env[v] === undefined) missing.set(v, [...(missing.get(v) ?? []), path]);
-  const checks: DoctorReport['checks'] = [];
-  for (const [variable, paths] of missing) {
-    checks.push({ name, ...fails, detail: `${variable} is not set (used in ${paths.join(', ')}): ${consequence}`, hint: `set ${variable} in the environment the agent runs in` });
+  const missing = new Map<string, { shown: string[]; first: (string | number)[] }>();
+  for (const [shown, path, text] of templates) {
+    for (const v of templateVariables(text)) {
+      if (env[v] !== undefined) continue;
+      const seen = missing.get(v);
+      if (seen) seen.shown.push(shown);
+      else missing.set(v, { shown: [shown], first: path });
+    }
+  }
+  const checks: DoctorCheck[] = [];
+  for (const [variable, { shown, first }] of missing) {
+    checks.push({ name, ...fails, detail: `${variable} is not set (used in ${shown.join(', ')}): ${consequence}`, hint: `set ${variable} in the environment the agent runs in`, ...inConfig(...first) });
   }
   if (server.transport === 'stdio' && !server.package && server.command && !templateVariables(server.command).some((v) => missing.has(v))) {
     const command = expandEnv(server.command, env, `${where}.command`);
     const path = (server.env?.PATH !== undefined && !templateVariables(server.env.PATH).some((v) => missing.has(v)) ? expandEnv(server.env.PATH, env, `${where}.env.PATH`) : env.PATH) ?? '';
     const found = findCommand(command, resolve(workDir, server.cwd ?? '.'), path);
-    if (!found) checks.push({ name, ...fails, detail: `command "${command}" is not found${command.includes('/') ? '' : ' on PATH'}: ${consequence}`, hint: `install ${command} on this machine, or change ${where}.command in forge.yaml` });
+    if (!found) checks.push({ name, ...fails, detail: `command "${command}" is not found${command.includes('/') ? '' : ' on PATH'}: ${consequence}`, hint: `install ${command} on this machine, or change ${where}.command in forge.yaml`, ...inConfig('command') });
     else if (!missing.size) checks.push({ name, ok: true, detail: `stdio: ${found}` });
   } else if (!missing.size) checks.push({ name, ok: true, detail: server.transport === 'http' ? `http: every variable it names is set` : `stdio: the pinned package ${server.package ? `${server.package.name}@${server.package.version}` : ''}`.trim() });
   return checks;
@@ -135,8 +184,14 @@ function findCommand(command: string, cwd: string, path: string): string | undef
   return undefined;
 }
 
+/** A check's line; under a problem, its `file:line:column CODE` (as diagnostics start) and its hint. */
 export function formatDoctor(report: DoctorReport): string {
   const width = Math.max(...report.checks.map((c) => c.name.length));
-  const hint = (c: DoctorReport['checks'][number]) => (c.hint ? `\n${' '.repeat(width + 8)}hint: ${c.hint}` : '');
-  return report.checks.map((c) => `${!c.ok ? 'FAIL' : c.warning ? 'warn' : 'ok  '}  ${c.name.padEnd(width)}  ${c.detail}${hint(c)}`).join('\n') + '\n';
+  const indent = '\n' + ' '.repeat(width + 8);
+  const where = (c: DoctorCheck) => {
+    const text = [formatLocation(c), c.code ?? ''].filter(Boolean).join(' ');
+    return text ? `${indent}${text}` : '';
+  };
+  const hint = (c: DoctorCheck) => (c.hint ? `${indent}hint: ${c.hint}` : '');
+  return report.checks.map((c) => `${!c.ok ? 'FAIL' : c.warning ? 'warn' : 'ok  '}  ${c.name.padEnd(width)}  ${c.detail}${where(c)}${hint(c)}`).join('\n') + '\n';
 }

@@ -61,7 +61,12 @@ export interface LoadHooks {
   onDiscovered?: (config: ProjectConfig, files: readonly SourceFile[]) => void;
 }
 
-export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true, onDiscovered }: LoadHooks = {}): Promise<Project> {
+/**
+ * forge.yaml resolved: loadProject's first stage, alone (`forge doctor`: no
+ * tool is discovered, no MCP server started, no spec read). Throws
+ * BuildStopped when there is no config to use; its problems are on ctx.
+ */
+export async function loadProjectConfig(options: Pick<ProjectOptions, 'configFile' | 'scopesOnly'>, ctx: StageContext): Promise<ProjectConfig> {
   const config = await runStage(ctx, 'load-config', async () => {
     const file = locateConfig(options, ctx.cwd);
     if (!file && options.scopesOnly) {
@@ -78,7 +83,11 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext, { 
     return loaded.config;
   });
   if (!config) throw new BuildStopped('load-config');
-  const project = config;
+  return config;
+}
+
+export async function loadProject(options: ProjectOptions, ctx: StageContext, { checkSchemas: check = true, onDiscovered }: LoadHooks = {}): Promise<Project> {
+  const project = await loadProjectConfig(options, ctx);
   // Reaching MCP servers takes a while: it overlaps finding and parsing the custom tools.
   const adaptersStarted = performance.now();
   const discovering = discoverAdapters(project, {

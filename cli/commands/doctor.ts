@@ -1,25 +1,47 @@
 import { doctor, formatDoctor } from '../../runtime/doctor.ts';
+import { loadProjectConfig } from '../../stages/load-project.ts';
+import type { ProjectConfig } from '../../stages/config/project-config.ts';
+import { BuildStopped, StageContext } from '../../stages/stage.ts';
 import { parseCommand } from '../args.ts';
-import { loadProjectForCli } from '../project-loader.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
 
 export const usage = `usage: forge doctor [--json]
 
 Checks what this machine gives the agent's guards: the sandbox around tool
 processes (bubblewrap: private PID namespace, read-only system, hidden
 state), memory/CPU caps (prlimit), the work dir, where the auth token comes
-from, and the model key. Exits 1 when forge.yaml says sandbox: required and
-this machine cannot provide it. Outside a project, it checks with
-forge.yaml's defaults. The built bundle has the same check:
-node .forge-output/runtime.mjs doctor.
+from and the model key; and what forge.yaml's MCP servers and APIs need
+here: the environment variables their \${VAR} and auth: name, and each stdio
+server's command (a problem shows its place in forge.yaml and the code the
+agent would report). Exits 1 when something is missing that the agent
+cannot start or call without (the sandbox forge.yaml requires, the model
+key, a required server's variable or command, an API's auth variable).
+Outside a project, it checks with forge.yaml's defaults. The built bundle
+has the same check: node .forge-output/runtime.mjs doctor.
 `;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommand(argv, {});
-  // Outside a project it checks the machine with forge.yaml's defaults (the work dir: here).
-  const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json ?? false, scopesOnly: values.config === undefined });
-  if (!project) return 1;
-  const { config } = project;
-  const report = await doctor({ sandbox: config.sandbox, model: config.model }, config.workDir);
+  // forge.yaml only, resolved as the build resolves it: no tool discovery, and no MCP server started or
+  // spec fetched (what the build would do), as the bundle's doctor starts none. Outside a project it checks
+  // the machine with forge.yaml's defaults (the work dir: here).
+  const ctx = new StageContext(process.cwd(), false);
+  let config: ProjectConfig | undefined;
+  try {
+    config = await loadProjectConfig({ configFile: values.config, scopesOnly: values.config === undefined }, ctx);
+  } catch (err) {
+    if (!(err instanceof BuildStopped)) throw err;
+  }
+  if (!values.json) printDiagnostics(ctx.diagnostics);
+  if (!config) return 1;
+  // The adapters' checks as the bundle makes them, on forge.yaml's servers and APIs, each problem at its place in forge.yaml.
+  const report = await doctor(
+    { sandbox: config.sandbox, model: config.model, apis: config.apis, mcp: { servers: config.mcpServers } },
+    config.workDir,
+    process.env,
+    undefined,
+    (path) => config.source.locate(path),
+  );
   process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
   return report.ok ? 0 : 1;
 }

@@ -1,3 +1,5 @@
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
 
@@ -53,5 +55,50 @@ describe('forge doctor', () => {
     const { code, stdout } = await forge(['doctor'], project, { FORGE_STATE_DIR: tempDir(), FORGE_BWRAP: '/bin/false' });
     expect(code).toBe(1);
     expect(stdout).toMatch(/^FAIL {2}isolation {2}none: bubblewrap cannot create namespaces here/m);
+  });
+
+  it("checks forge.yaml's MCP servers before a build, as the bundle's doctor does: a secret not set and a stdio command not there, each with its code, hint and place in forge.yaml", async () => {
+    // minimalConfig is 3 lines: mcp: is line 4, the header's ${VAR} line 10 (column 24), the command line 13 (column 16).
+    const servers = (command: string) => minimalConfig(
+      'mcp:\n' +
+      '  servers:\n' +
+      '    - name: docs\n' +
+      '      transport: http\n' +
+      '      url: https://docs.example.invalid/mcp\n' +
+      '      headers:\n' +
+      '        Authorization: Bearer ${FORGE_DOCTOR_TEST_DOCS_TOKEN}\n' +
+      '    - name: notes\n' +
+      '      transport: stdio\n' +
+      `      command: ${command}\n`,
+    );
+    const env = { FORGE_STATE_DIR: tempDir() };
+    const broken = writeProject({ 'forge.yaml': servers('forge-doctor-test-no-such-server') });
+    const text = await forge(['doctor'], broken, env);
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stdout).toMatch(/^FAIL {2}mcp docs +FORGE_DOCTOR_TEST_DOCS_TOKEN is not set \(used in mcp\.servers\[docs\]\.headers\.Authorization\): the server does not connect and the agent does not start\n +forge\.yaml:10:24 FORGE_MCP_CONNECT\n +hint: set FORGE_DOCTOR_TEST_DOCS_TOKEN in the environment the agent runs in$/m);
+    expect(text.stdout).toMatch(/^FAIL {2}mcp notes +command "forge-doctor-test-no-such-server" is not found on PATH: the server does not connect and the agent does not start\n +forge\.yaml:13:16 FORGE_MCP_CONNECT\n +hint: install forge-doctor-test-no-such-server on this machine, or change mcp\.servers\[notes\]\.command in forge\.yaml$/m);
+    const json = await forge(['doctor', '--json'], broken, env);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.checks).toContainEqual({
+      name: 'mcp docs', ok: false, code: 'FORGE_MCP_CONNECT', file: 'forge.yaml', line: 10, column: 24,
+      detail: 'FORGE_DOCTOR_TEST_DOCS_TOKEN is not set (used in mcp.servers[docs].headers.Authorization): the server does not connect and the agent does not start',
+      hint: 'set FORGE_DOCTOR_TEST_DOCS_TOKEN in the environment the agent runs in',
+    });
+    expect(report.checks).toContainEqual(expect.objectContaining({ name: 'mcp notes', ok: false, code: 'FORGE_MCP_CONNECT', file: 'forge.yaml', line: 13, column: 16 }));
+
+    // The secret set and a command that is there (a server that would leave a mark if doctor started it): no problem, and nothing started.
+    const fine = writeProject({ 'forge.yaml': servers('./server.sh') });
+    const mark = join(fine, 'started');
+    writeFileSync(join(fine, 'server.sh'), `#!/bin/sh\ntouch '${mark}'\n`);
+    chmodSync(join(fine, 'server.sh'), 0o755);
+    const ok = await forge(['doctor'], fine, { ...env, FORGE_DOCTOR_TEST_DOCS_TOKEN: 'secret-token' });
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^ok {4}mcp docs +http: every variable it names is set$/m);
+    expect(ok.stdout).toMatch(new RegExp(`^ok {4}mcp notes +stdio: ${join(fine, 'server.sh').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+    expect(ok.stdout).not.toMatch(/FAIL|FORGE_MCP/);
+    expect(ok.stdout + ok.stderr).not.toContain('secret-token');
+    expect(existsSync(mark), 'doctor started the stdio server').toBe(false);
   });
 });
