@@ -14,13 +14,10 @@
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { JSONSchema } from '../../runtime/tools/model.ts';
+import { SCHEMA_MAPS, SCHEMA_VALUES } from '../../runtime/tools/schema-keywords.ts';
 
 const KNOWN_FORMATS = new Set(Object.keys(fullFormats));
 const DOCUMENTATION_ONLY = new Set(['xml', 'discriminator', 'externalDocs', 'example', 'x-examples']);
-/** Keywords whose value is a map of names to schemas. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-/** Keywords whose value is a schema or a list of schemas. */
-const SCHEMA_VALUES = new Set(['items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
 /** `document`: where refs that do not resolve in the schema itself are looked up (an OpenAPI document). */
 export function normalizeExternalSchema(schema: JSONSchema, document?: Record<string, unknown>): JSONSchema {
