@@ -22,6 +22,7 @@ import { runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import { error, type Diagnostic } from '../runtime/diagnostics.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
+import { uncheckedPatternsWarning } from '../runtime/tools/local-schema.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
 import { checkSources } from '../stages/check-sources.ts';
@@ -189,6 +190,9 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
         }
         continue;
       }
+      // As the start says it (createRegistry): an adapter tool made again may bring a new schema.
+      const unchecked = uncheckedPatternsWarning(tool.spec);
+      if (unchecked) printDiagnostics([{ ...unchecked, file: tool.origin }]);
       (swapIn(agent, next, tool.origin) ? report.changed : report.added).push(tool.spec.name);
     }
     agent.project = project;

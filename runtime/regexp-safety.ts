@@ -11,7 +11,9 @@
  * engine can run: not backreferences or lookarounds, and nothing under the
  * `u` flag. So schema patterns compile without `u` (schemaRegExp) unless
  * they need it, and a pattern from an untrusted source that only the
- * backtracking engine can run is refused (backtrackingOnly).
+ * backtracking engine can run is refused (backtrackingOnly) — or, in an
+ * MCP server's or an OpenAPI document's schema, not checked here at all
+ * (tools/local-schema.ts).
  */
 import { createRequire } from 'node:module';
 

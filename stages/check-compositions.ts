@@ -9,6 +9,7 @@
 import { error, type Location } from '../runtime/diagnostics.ts';
 import { MAX_COMPOSITION_DEPTH } from '../runtime/tools/limits.ts';
 import { stepArgsProblems } from '../runtime/tools/yaml/step-args.ts';
+import { checkedInputSchema } from '../runtime/tools/local-schema.ts';
 import type { ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
 
@@ -79,7 +80,7 @@ function checkStepArguments(tools: readonly ProjectTool[], byName: ReadonlyMap<s
   for (const tool of tools) {
     const yaml = tool.yaml;
     if (!yaml) continue;
-    for (const problem of stepArgsProblems(yaml.definition, (name) => byName.get(name)?.spec.inputSchema)) {
+    for (const problem of stepArgsProblems(yaml.definition, (name) => checkedInputSchema(byName.get(name)?.spec))) {
       ctx.report(error('FORGE_STEP_ARGS', problem.message, yaml.locate(problem.path), problem.hint));
     }
   }

@@ -222,7 +222,8 @@ async function dryRun(
 ): Promise<number> {
   const tool = registry.get(name);
   const { checkArguments } = await import('../../runtime/tools/validation.ts');
-  const checked = tool ? checkArguments(tool.inputSchema, args) : undefined;
+  const { checkedInputSchema } = await import('../../runtime/tools/local-schema.ts');
+  const checked = tool ? checkArguments(checkedInputSchema(tool), args) : undefined;
   const problem = !tool ? `no tool named "${name}"` : !checked!.ok ? `invalid arguments for "${name}": ${checked!.errors.join('; ')}` : undefined;
   if (problem) {
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, dryRun: true, error: problem }, null, 2) + '\n');

@@ -8,12 +8,14 @@ import type { ErrorObject } from 'ajv';
 import { fail, type Logger, type ToolResult, type ToolSpec } from './model.ts';
 import { exactNumber } from './exact-output.ts';
 import { compileSchema } from './validation.ts';
+import { checkedOutputSchema } from './local-schema.ts';
 
 export function checkOutput(tool: ToolSpec, result: ToolResult, options: { strict: boolean; log: Logger }): ToolResult {
-  if (!result.ok || !tool.outputSchema) return result;
+  const schema = checkedOutputSchema(tool);
+  if (!result.ok || !schema) return result;
   let validate;
   try {
-    validate = compileSchema(tool.outputSchema);
+    validate = compileSchema(schema);
   } catch {
     return result; // a schema that does not compile is the build's schema check's to report
   }

@@ -15,6 +15,7 @@ import { fail, type ExecuteOptions, type JSONSchema, type Logger, type Tool, typ
 import { checkToolName } from './names.ts';
 import { MAX_ARGUMENT_DEPTH, MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments, nestsDeeperThan } from './validation.ts';
+import { checkedInputSchema } from './local-schema.ts';
 import { checkOutput } from './output-check.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 import { timerDelay } from '../duration.ts';
@@ -290,7 +291,7 @@ export class ToolRegistry implements ToolRunner {
     }
     let checked;
     try {
-      checked = checkArguments(tool.inputSchema, args);
+      checked = checkArguments(checkedInputSchema(tool), args);
     } catch (err) {
       // Forge's own errors keep their code: a validator library refused by the bundle check is FORGE_BUNDLE_TAMPERED, not a bad schema.
       if (err instanceof ForgeError) return thrownToResult(name, err);

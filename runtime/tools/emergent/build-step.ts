@@ -15,6 +15,7 @@ import type { ToolRegistry } from '../registry.ts';
 import { checkToolName } from '../names.ts';
 import { schemaProblem } from '../validation.ts';
 import { stepArgsProblems } from '../yaml/step-args.ts';
+import { checkedInputSchema } from '../local-schema.ts';
 import { composeDefinition, requestPath } from './compose-definition.ts';
 import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
@@ -96,7 +97,7 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
       const composed = composeDefinition(request);
       for (const message of composed.problems) problems.push({ code: 'FORGE_COMPOSE_INVALID', message });
       // Arguments a step always passes wrong would fail every call: refused here, as a project's build does.
-      for (const problem of composed.definition ? stepArgsProblems(composed.definition, (tool) => registry.get(tool)?.inputSchema) : []) {
+      for (const problem of composed.definition ? stepArgsProblems(composed.definition, (tool) => checkedInputSchema(registry.get(tool))) : []) {
         problems.push({ code: 'FORGE_STEP_ARGS', message: `${requestPath(problem.path)}: ${problem.message}`, hint: problem.hint });
       }
     }

@@ -1,0 +1,127 @@
+/**
+ * The schemas an adapter tool's arguments and result are checked against
+ * here. A `pattern` from an MCP server or an OpenAPI document runs on the
+ * server's one thread at every call; V8's linear-time fallback
+ * (regexp-safety.ts) takes over every pattern that engine can run, but not
+ * a backreference, a lookaround or a Unicode property escape, so
+ * `^(?=(a+)+$)` against forty a's and a "!" held every front end, /healthz
+ * and SIGTERM. A forged tool with such a pattern is refused; an adapter's
+ * tool is the service's, not ours to refuse, and the service checks its own
+ * input — so such a pattern is left out of the check made here, and the
+ * start says so (FORGE_ADAPTER_PATTERN). Every other pattern is checked as
+ * before, and what clients are shown (tools/list, GET /tools, agent.json)
+ * is the schema as the service declared it.
+ */
+import { warning, type Diagnostic } from '../diagnostics.ts';
+import { unprotectedPattern } from '../regexp-safety.ts';
+import type { JSONSchema, ToolSpec } from './model.ts';
+import { SCHEMA_MAPS, SCHEMA_VALUES } from './schema-keywords.ts';
+
+/** A pattern left out of the local check: where (a JSON pointer into the schema), the pattern, and why. */
+export interface UncheckedPattern {
+  at: string;
+  pattern: string;
+  why: string;
+}
+
+interface LocalSchema {
+  schema: JSONSchema;
+  unchecked: UncheckedPattern[];
+}
+
+/** One per schema object: the validator compiles (and keeps) each object it is given. */
+const local = new WeakMap<JSONSchema, LocalSchema>();
+
+/** `schema` without the patterns only the backtracking engine runs; `schema` itself when it has none. */
+export function withoutUnprotectedPatterns(schema: JSONSchema): LocalSchema {
+  let found = local.get(schema);
+  if (!found) {
+    const unchecked: UncheckedPattern[] = [];
+    const pruned = prune(schema, '', unchecked) as JSONSchema;
+    found = { schema: unchecked.length ? pruned : schema, unchecked };
+    local.set(schema, found);
+  }
+  return found;
+}
+
+/** The schema `tool`'s arguments are checked against here: an adapter tool's without unprotected patterns, any other's as declared. */
+export function checkedInputSchema(tool: ToolSpec): JSONSchema;
+export function checkedInputSchema(tool: ToolSpec | undefined): JSONSchema | undefined;
+export function checkedInputSchema(tool: ToolSpec | undefined): JSONSchema | undefined {
+  if (!tool) return undefined;
+  return tool.adapter ? withoutUnprotectedPatterns(tool.inputSchema).schema : tool.inputSchema;
+}
+
+/** The schema `tool`'s result is checked against here (as checkedInputSchema). */
+export function checkedOutputSchema(tool: ToolSpec): JSONSchema | undefined {
+  return tool.adapter && tool.outputSchema ? withoutUnprotectedPatterns(tool.outputSchema).schema : tool.outputSchema;
+}
+
+/** What an adapter tool's schemas hold that is not checked here, each with which schema ("input", "output"). */
+export function uncheckedPatterns(tool: ToolSpec): (UncheckedPattern & { schema: 'input' | 'output' })[] {
+  if (!tool.adapter) return [];
+  const input = withoutUnprotectedPatterns(tool.inputSchema).unchecked.map((u) => ({ ...u, schema: 'input' as const }));
+  const output = tool.outputSchema ? withoutUnprotectedPatterns(tool.outputSchema).unchecked.map((u) => ({ ...u, schema: 'output' as const })) : [];
+  return [...input, ...output];
+}
+
+/** What the start says, once, of an adapter tool whose schemas have patterns not checked here; undefined when they have none. */
+export function uncheckedPatternsWarning(tool: ToolSpec): Diagnostic | undefined {
+  const unchecked = uncheckedPatterns(tool);
+  if (!unchecked.length) return undefined;
+  const service = tool.adapter?.kind === 'mcp' ? `MCP server "${tool.adapter.server}"` : `API "${tool.adapter?.api}"`;
+  const listed = unchecked.map((u) => `${u.schema} schema ${u.at}: ${JSON.stringify(u.pattern)} (${u.why})`).join('; ');
+  return warning(
+    'FORGE_ADAPTER_PATTERN',
+    `tool "${tool.name}": ${unchecked.length === 1 ? 'a pattern' : 'patterns'} of ${service} only the backtracking regexp engine runs, which could hold the agent's one thread, ${unchecked.length === 1 ? 'is' : 'are'} not checked here: ${listed}`,
+    {},
+    `${service} still checks what it is sent; the rest of the schema is checked here as before`,
+  );
+}
+
+/** A copy of the schema at `node` without unprotected patterns, stepping only where schemas are (not into `default` or `enum` data). */
+function prune(node: unknown, at: string, unchecked: UncheckedPattern[]): unknown {
+  if (Array.isArray(node)) return node.map((item, i) => prune(item, `${at}/${i}`, unchecked));
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  let propertiesUnknown = false;
+  for (const [key, value] of Object.entries(node)) {
+    const here = `${at}/${pointer(key)}`;
+    if (key === 'pattern' && typeof value === 'string') {
+      const why = unprotectedPattern(value);
+      if (why) unchecked.push({ at: here, pattern: value, why });
+      else out[key] = value;
+    } else if (key === 'patternProperties' && isObject(value)) {
+      const kept: Record<string, unknown> = {};
+      for (const [pattern, schema] of Object.entries(value)) {
+        const why = unprotectedPattern(pattern);
+        if (why) unchecked.push({ at: `${here}/${pointer(pattern)}`, pattern, why });
+        else kept[pattern] = prune(schema, `${here}/${pointer(pattern)}`, unchecked);
+        propertiesUnknown ||= why !== undefined;
+      }
+      out[key] = kept;
+    } else if (SCHEMA_MAPS.has(key) && isObject(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, prune(schema, `${here}/${pointer(name)}`, unchecked)]));
+    } else if (SCHEMA_VALUES.has(key)) {
+      out[key] = prune(value, here, unchecked);
+    } else {
+      out[key] = value;
+    }
+  }
+  // Which properties a left-out patternProperties key matched is not known here, so neither is which are
+  // "additional": checking them would refuse arguments the service takes. The service checks them.
+  if (propertiesUnknown) {
+    delete out.additionalProperties;
+    delete out.unevaluatedProperties;
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A key as a JSON pointer segment. */
+function pointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
