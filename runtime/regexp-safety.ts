@@ -37,19 +37,6 @@ export function backtrackingOnly(pattern: string): string | undefined {
   return found[0].endsWith('<') || /\\[1-9]$/.test(found[0]) ? 'a backreference' : 'a lookaround';
 }
 
-/** Every regular expression a JSON Schema holds (`pattern`, `patternProperties`' keys), with where. */
-export function schemaPatterns(schema: unknown, at = ''): { at: string; pattern: string }[] {
-  if (schema === null || typeof schema !== 'object') return [];
-  if (Array.isArray(schema)) return schema.flatMap((item, i) => schemaPatterns(item, `${at}/${i}`));
-  const found: { at: string; pattern: string }[] = [];
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'pattern' && typeof value === 'string') found.push({ at: `${at}/pattern`, pattern: value });
-    if (key === 'patternProperties' && value && typeof value === 'object') for (const pattern of Object.keys(value)) found.push({ at: `${at}/patternProperties`, pattern });
-    found.push(...schemaPatterns(value, `${at}/${key}`));
-  }
-  return found;
-}
-
 /** `\p{…}`, `\P{…}`, `\u{…}` or a character outside the BMP: what means something else, or nothing, without the u flag. */
 const NEEDS_UNICODE = /\\[pP]\{|\\u\{|[\u{10000}-\u{10FFFF}]/u;
 

@@ -44,6 +44,11 @@ export function withoutUnprotectedPatterns(schema: JSONSchema): LocalSchema {
   return found;
 }
 
+/** The patterns of `schema` only the backtracking engine runs, found where schemas are (never in `default` or `enum` data). */
+export function unprotectedPatterns(schema: unknown): UncheckedPattern[] {
+  return schema !== null && typeof schema === 'object' ? withoutUnprotectedPatterns(schema as JSONSchema).unchecked : [];
+}
+
 /** The schema `tool`'s arguments are checked against here: an adapter tool's without unprotected patterns, any other's as declared. */
 export function checkedInputSchema(tool: ToolSpec): JSONSchema;
 export function checkedInputSchema(tool: ToolSpec | undefined): JSONSchema | undefined;

@@ -23,7 +23,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await agent?.stop();
+  // SIGKILL: were a runaway match holding the server again, SIGTERM would wait on it past the hook's timeout.
+  await agent?.stop('SIGKILL');
 });
 
 const forgeRequest = (name: string, pattern: string, input: string) => ({
@@ -60,5 +61,15 @@ describe('a regular expression from a forge request', () => {
     const refused = await call('forge_tool', forgeRequest('backtracking_only', pattern, 'aaa'));
     expect(refused.body).toMatchObject({ ok: true, value: { success: false, errors: [{ code: 'FORGE_SCHEMA_INVALID', message: expect.stringContaining(`uses ${what.startsWith('a Unicode') ? 'a Unicode property or code point escape' : what === 'a backreference' ? 'a backreference' : 'a lookaround'}`) }] } });
     expect(refused.body.value.errors[0].message).toContain(JSON.stringify(pattern));
+  }, 60_000);
+
+  it('is looked for where schemas are: a field named "pattern" in a default or an example is data, and the tool is forged', async () => {
+    const request = forgeRequest('data_pattern', '^[a-z]+$', 'abc');
+    request.inputSchema.properties = {
+      ...request.inputSchema.properties,
+      filter: { type: 'object', default: { pattern: '^(?=a)(a+)+\\1$' }, examples: [{ pattern: '(?<!b)a' }] },
+    } as typeof request.inputSchema.properties;
+    const forged = await call('forge_tool', request);
+    expect(forged.body).toMatchObject({ ok: true, value: { success: true } });
   }, 60_000);
 });

@@ -21,7 +21,7 @@ import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeReques
 import { readAllowlist } from './forged-tool.ts';
 import { invalidInputNames } from './input-names.ts';
 import { visibleTo } from './forged-mark.ts';
-import { schemaPatterns, unprotectedPattern } from '../../regexp-safety.ts';
+import { unprotectedPatterns } from '../local-schema.ts';
 
 export const FORGE_TOOL_NAME = 'forge_tool';
 
@@ -43,9 +43,8 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
     const problem = schemaProblem(request[key]);
     if (problem) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key} is not a valid JSON Schema: ${problem}` });
     // Checked on the server's thread at every call: only what the linear-time engine can take over (regexp-safety.ts).
-    for (const { at, pattern } of schemaPatterns(request[key])) {
-      const why = unprotectedPattern(pattern);
-      if (why) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key}${at}: the pattern ${JSON.stringify(pattern)} uses ${why}, which could hold the server for as long as it backtracks`, hint: 'write the pattern without backreferences or lookarounds, or check the value in the code' });
+    for (const { at, pattern, why } of unprotectedPatterns(request[key])) {
+      problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key}${at}: the pattern ${JSON.stringify(pattern)} uses ${why}, which could hold the server for as long as it backtracks`, hint: 'write the pattern without backreferences or lookarounds, or check the value in the code' });
     }
   }
   if (request.inputSchema.type !== 'object') problems.push({ code: 'FORGE_SCHEMA_INVALID', message: 'inputSchema must describe an object (type: object): a tool takes named arguments' });
