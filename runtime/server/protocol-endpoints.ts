@@ -55,13 +55,15 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   const mcp: McpEndpoint = options.mcpSessions
     ? new McpHttpEndpoint(() => createMcpServer(mcpIdentity, sessionTools(`mcp:${randomUUID()}`)))
     : new McpDirectEndpoint(mcpIdentity, tools);
-  const executor = new ForgeAgentExecutor(agent, options.state?.tasks);
+  // Only a shared store (Postgres) goes away while the process runs; files do not need the ping.
+  const storeGuard = new A2AStoreGuard(options.state?.shared ? () => options.state!.ping() : undefined, options.log);
+  // A turn that loses the store once under way tells the guard, which answers its request.
+  const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err));
   const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
   const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
-    // Only a shared store (Postgres) goes away while the process runs; files do not need the ping.
-    new A2AStoreGuard(options.state?.shared ? () => options.state!.ping() : undefined, options.log),
+    storeGuard,
   );
   return { a2a, mcp, executor, close: () => stopCancels?.() };
 }

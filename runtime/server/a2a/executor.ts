@@ -11,6 +11,8 @@
  * expire, and the task is failed by another); a cancel request reaches the
  * replica running the turn through the store's cancel channel; at shutdown,
  * turns still running when the grace period ends are failed, not left working.
+ * A turn that loses the state store once under way ends failed, and tells the
+ * request (noteStoreAway) so that its client is answered FORGE_STATE_UNAVAILABLE.
  */
 import { redactSecrets } from '../../known-secrets.ts';
 import { AgentEvent } from '../../vendor/protocol.ts';
@@ -20,6 +22,7 @@ import type { Task } from '@a2a-js/sdk';
 import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
 import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
 import type { TaskLease, TaskRecords } from '../../state/store.ts';
+import { StateUnavailableError } from '../../store-unavailable.ts';
 import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
 
 /** The reason a turn is aborted with when the process stops before it finished. */
@@ -34,6 +37,12 @@ export class ForgeAgentExecutor implements AgentExecutor {
     private readonly agent: Agent,
     /** Where leases are held (absent: no leases, e.g. in tests of the executor alone). */
     private readonly tasks?: Pick<TaskRecords, 'hold'>,
+    /**
+     * Told of a turn that failed because the state store went away (its lease, its conversation): the
+     * task ends failed either way, which the SDK answers as a result; this lets the request's answer be
+     * FORGE_STATE_UNAVAILABLE instead (A2AStoreGuard.note, by the request's call context).
+     */
+    private readonly noteStoreAway?: (context: object, err: StateUnavailableError) => void,
   ) {}
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
@@ -127,6 +136,10 @@ export class ForgeAgentExecutor implements AgentExecutor {
       const shutdown = controller.signal.reason === SHUTDOWN;
       const leaseLost = controller.signal.reason === LEASE_LOST;
       const cancelled = controller.signal.aborted && !shutdown && !leaseLost;
+      // The store's own class only: a tool's failure never throws here (it is a result to the model).
+      const storeAway = !controller.signal.aborted && err instanceof StateUnavailableError;
+      // Noted before the last state is published: the SDK answers the request once that is saved (or kept).
+      if (storeAway) this.noteStoreAway?.(request.context, err);
       const state = cancelled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
       const text = shutdown
         ? 'the agent stopped before the task finished; send it again'
@@ -134,7 +147,10 @@ export class ForgeAgentExecutor implements AgentExecutor {
           ? 'the replica running this task lost its connection to the state store, and the task was given up; send it again'
           : cancelled
             ? 'cancelled'
-            : redactSecrets((err as Error).message);
+            : storeAway
+              ? // The driver's line ("read ECONNRESET") is for the log (the request's warning), not the task.
+                'the state store could not be reached during this turn; send it again'
+              : redactSecrets((err as Error).message);
       publishLast(state, [textPart(text)]);
     } finally {
       this.running.delete(taskId);

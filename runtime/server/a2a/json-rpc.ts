@@ -64,19 +64,28 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
     }
     if (!(Symbol.asyncIterator in (response as object))) {
       // The transport maps every failure to its own error object: one the store caused is answered as Forge's.
-      const storeFailure = (response as JsonRpcResponse).error ? storeGuard?.answerFor(parsed.method, context) : undefined;
-      return sendJson(res, 200, storeFailure ? { ...(response as JsonRpcResponse), error: storeFailure } : response);
+      // So is a result whose turn lost the store (the executor ended its task failed, and noted why).
+      const storeFailure = storeGuard?.answerFor(parsed.method, context);
+      return sendJson(res, 200, storeFailure ? { jsonrpc: '2.0', id: (response as JsonRpcResponse).id, error: storeFailure } : response);
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    let endedStoreAway = false;
     try {
       for await (const event of response as AsyncGenerator<JsonRpcResponse>) {
         if (res.destroyed) break;
-        res.write(`data: ${JSON.stringify(event)}\n\n`);
+        // The turn lost the store (the executor noted it before publishing the task failed): the client's
+        // last event is Forge's error. The SDK's stream is drained, not left: it saves (or keeps) each event
+        // before yielding it, the task's failed state among them.
+        if (endedStoreAway) continue;
+        const storeFailure = storeGuard?.answerFor(parsed.method, context);
+        endedStoreAway = storeFailure !== undefined;
+        res.write(`data: ${JSON.stringify(storeFailure ? { jsonrpc: '2.0', id, error: storeFailure } : event)}\n\n`);
       }
     } catch (err) {
+      // A stream that already ended in Forge's error for the store away gets no second one.
       const error = errorFor(err);
-      if (!res.destroyed) res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
+      if (!res.destroyed && !endedStoreAway) res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
     } finally {
       res.end();
     }

@@ -11,8 +11,14 @@
  * - Any other failure of the store inside an SDK method is answered the same
  *   way: the handler's methods are wrapped, and the failure is noted against
  *   the request's call context, which the transport's own mapping loses.
+ * - A turn that loses the store once under way (its conversation or lease
+ *   cannot be written) does not throw into the SDK: the executor ends its
+ *   task failed, which the SDK answers as a result (message/send's task, or
+ *   message/stream's last event). The executor notes the failure against the
+ *   request's call context too (RequestContext.context), and the answer, or
+ *   the stream's last event, is Forge's error instead.
  *
- * Both answer FORGE_STATE_UNAVAILABLE with a hint to retry, and log one line.
+ * Each answers FORGE_STATE_UNAVAILABLE with a hint to retry, and logs one line.
  */
 import type { Logger } from '../../tools/model.ts';
 import { STATE_UNAVAILABLE_MESSAGE, StateUnavailableError } from '../../store-unavailable.ts';
@@ -98,7 +104,8 @@ export class A2AStoreGuard {
     return this.refusal(String(method), failure);
   }
 
-  private note(context: unknown, err: unknown): unknown {
+  /** Notes `err` against a request's call context when it is the store away; returns `err`, to be thrown on. */
+  note(context: unknown, err: unknown): unknown {
     // The store raises this class for a store away (runtime/state/pool-client.ts); any other error is the SDK's to answer.
     if (err instanceof StateUnavailableError && context && typeof context === 'object') this.failures.set(context, err);
     return err;
