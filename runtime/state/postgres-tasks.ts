@@ -6,10 +6,10 @@
  *
  * While the store is away (a failover, a pooler's restart), a turn goes on:
  * its task's states are kept in the process and written when the store is
- * back, its loads answered from what it last saved, and its lease kept
- * until then. Each write names its writer (the replica, and the write's
- * number): a kept state lands only if no other replica wrote the task
- * meanwhile. A finished task stays as it first finished.
+ * back, its loads answered from what it last saved (or its lease found),
+ * and its lease kept until then. Each write names its writer (the replica,
+ * and the write's number): a kept state lands only if no other replica
+ * wrote the task meanwhile. A finished task stays as it first finished.
  */
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
@@ -186,8 +186,10 @@ export class PostgresTasks implements TaskRecords {
 
   /**
    * The SDK loads a task before applying each of its events. While the store is away, a task whose turn
-   * runs here loads as this process last saved it (no other process writes it while the lease is held,
-   * but to finish it, which the save's rule keeps); any other load is tried again for a few seconds.
+   * runs here loads as this process last saved it, or as the turn's lease found it (no other process
+   * writes it while the lease is held, but to finish it, which the save's rule keeps); any other load is
+   * tried again for a few seconds. A load that fails ends the SDK's handling of the request (its client is
+   * told to send the message again) while the turn would run on, unobserved: its tools would run twice.
    */
   async load(taskId: string, _context?: ServerCallContext): Promise<TaskType | undefined> {
     const kept = this.kept.get(taskId);
@@ -198,12 +200,31 @@ export class PostgresTasks implements TaskRecords {
       ({ rows } = await select());
     } catch (err) {
       if (!isStoreAway(err)) throw err;
-      const held = this.held.get(taskId);
-      if (held?.row) return rowTask(held.row);
-      if (held?.found) return Task.fromJSON(held.found);
+      const known = await this.heldCopy(taskId);
+      if (known) return known.task;
       ({ rows } = await retryWhileStoreAway(select));
     }
     return rows.length ? Task.fromJSON(rows[0].data) : undefined;
+  }
+
+  /**
+   * The task as a turn holding it here knows it, for a load while the store is away: as this process last
+   * saved or kept it, or as the lease found it, where `task` is undefined if the lease found no task and
+   * none was saved since (a new task: the SDK loads it before its first event, before any save). The SDK
+   * starts that load as the turn starts taking its lease: a lease still being taken is waited for (one that
+   * cannot be taken ends its turn, and the load is tried again as any other). Undefined: no turn here knows.
+   */
+  private async heldCopy(taskId: string): Promise<{ task: TaskType | undefined } | undefined> {
+    const held = this.held.get(taskId);
+    if (!held) return undefined;
+    if (!held.row && !(await held.taken.then(() => true, () => false))) return undefined;
+    const kept = this.kept.get(taskId);
+    if (kept) return { task: rowTask(kept.values) };
+    if (held.row) return { task: rowTask(held.row) };
+    if (held.found) return { task: Task.fromJSON(held.found) };
+    // The lease found no row (writer null, nothing found), and no save of the task began here since: not stored yet.
+    if (held.writer === null) return { task: undefined };
+    return undefined;
   }
 
   private noteSaved(values: TaskRow): void {

@@ -51,6 +51,8 @@ interface Running {
   gate: Awaited<ReturnType<typeof relay>>;
   llm: ScriptedServer;
   warnings: string[];
+  /** The calls of the tool `lookup`. */
+  looked: number;
 }
 const running: Running[] = [];
 
@@ -64,14 +66,19 @@ afterEach(async () => {
   }
 });
 
-/** An agent on a Postgres store reached through a relay that the model's second request cuts. */
-async function startAgent(): Promise<Running> {
+type Script = Parameters<typeof startScriptedOpenAI>[0];
+
+/**
+ * An agent on a Postgres store reached through a relay that the model's second request cuts, or that
+ * `script` (given the relay) cuts; `lookup` counts its calls in `looked`.
+ */
+async function startAgent(script?: (gate: Running['gate']) => Script): Promise<Running> {
   // A database of its own: the task the test waits for is the only one there.
   const database = await postgres.createDatabase(`drop_${process.pid}_${++databases}`);
   const direct = new pg.Client({ connectionString: database });
   await direct.connect();
   const gate = await relay(postgres.port);
-  const llm = await startScriptedOpenAI([
+  const llm = await startScriptedOpenAI(script?.(gate) ?? [
     { toolCalls: [{ name: 'lookup', arguments: {} }] },
     // The store away from here on: the turn was let in (the ping passed) and is under way.
     async () => {
@@ -83,8 +90,9 @@ async function startAgent(): Promise<Running> {
       return { text: 'an answer the store never keeps' };
     },
   ]);
+  const started = { looked: 0 } as Running;
   const registry = new ToolRegistry({ workDir: process.cwd() });
-  registry.register({ name: 'lookup', description: 'lookup tool', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ population: 709000 }) }, 'test');
+  registry.register({ name: 'lookup', description: 'lookup tool', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => (started.looked++, ok({ population: 709000 })) }, 'test');
   const warnings: string[] = [];
   const log = { debug() {}, info() {}, warn: (line: string) => void warnings.push(line) };
   // A short lease: the conversation's save tries again for as long as one lasts before it gives up.
@@ -96,7 +104,7 @@ async function startAgent(): Promise<Running> {
     manifest, registry, workDir: tempDir(), host: '127.0.0.1', port, http: new HttpClient(), log,
     env: { FORGE_AUTH_TOKEN: TOKEN }, publicUrl: `http://127.0.0.1:${port}`, state: store,
   });
-  const started = { agent, store, direct, gate, llm, warnings };
+  Object.assign(started, { agent, store, direct, gate, llm, warnings });
   running.push(started);
   return started;
 }
@@ -189,5 +197,79 @@ describe('the state store goes away in the middle of an A2A message', () => {
     // The turn's events up to the store's loss came through; the failed status is answered as the error.
     expect(kinds(events).slice(0, 2)).toEqual(['task', `status ${TaskState.TASK_STATE_WORKING}`]);
     expect(kinds(events)).not.toContain(`status ${TaskState.TASK_STATE_FAILED}`);
+  }, 60_000);
+});
+
+describe("the state store goes away before the SDK's first load of a new task, after its turn took the lease", () => {
+  /**
+   * The SDK loads a task before applying each of its events, the first one too, and that load races the
+   * turn: here it is held back (a hook on the task store) until the model's first request has cut the relay.
+   * The turn's lease was taken by then, and found no task (none was saved yet), so the load, with the store
+   * away, has no state of the task to answer from. The store is back once that load has settled, and the
+   * model's answer runs the tool `lookup`: a turn the SDK gave up on would run it with no one listening,
+   * after its client was told to send the message again.
+   */
+  async function startRacing() {
+    // Its promise in an object: a promise resolved with a promise would take on its outcome.
+    let loadSeen!: (load: { settled: Promise<unknown> }) => void;
+    const firstLoad = new Promise<{ settled: Promise<unknown> }>((resolve) => (loadSeen = resolve));
+    let cut!: () => void;
+    const relayCut = new Promise<void>((resolve) => (cut = resolve));
+    const started = await startAgent((gate) => [
+      async () => {
+        gate.down();
+        cut();
+        await (await firstLoad).settled;
+        gate.up();
+        return { toolCalls: [{ name: 'lookup', arguments: {} }] };
+      },
+      { text: 'the answer' },
+    ]);
+    const tasks = started.store.tasks;
+    const load = tasks.load.bind(tasks);
+    let hooked = false;
+    tasks.load = (taskId, context) => {
+      if (hooked) return load(taskId, context);
+      hooked = true;
+      const loading = relayCut.then(() => load(taskId, context));
+      loadSeen({ settled: loading.catch(() => {}) });
+      return loading;
+    };
+    return started;
+  }
+
+  /** The task as it lands in the store: completed, once the turn's states reach it. */
+  const landedCompleted = ({ direct }: Running) =>
+    waitUntil(async () => (await direct.query<{ state: number }>('SELECT state FROM forge_tasks')).rows.find((r) => r.state === TaskState.TASK_STATE_COMPLETED), 20_000, 'the completed task saved');
+
+  it('message/send (v0.3) answers the turn, which ran lookup once, and the task lands completed', async () => {
+    const started = await startRacing();
+    const transport = new LegacyJsonRpcTransport({ endpoint: `${started.agent.url}/a2a`, fetchImpl: authFetch });
+    const outcome: any = await transport.sendMessage(send(userMessage('hi'))).then(
+      (result) => ({ result, looked: started.looked }),
+      (err) => ({ error: rpcError(err), looked: started.looked }),
+    );
+    // Told to send it again, the client would run lookup twice: the turn must not go on after that.
+    await waitUntil(() => (started.llm.bodies.length === 2 ? true : undefined), 20_000, 'the turn to end').catch(() => {});
+    expect({ ...outcome, lookedByNow: started.looked }).toMatchObject({ result: { status: { state: TaskState.TASK_STATE_COMPLETED } }, looked: 1, lookedByNow: 1 });
+    await landedCompleted(started);
+  }, 60_000);
+
+  it('SendStreamingMessage (v1.0) streams the turn to its completed end, which ran lookup once', async () => {
+    const started = await startRacing();
+    const client = await v1Client(started.agent.url);
+    const events: any[] = [];
+    let error: unknown;
+    try {
+      for await (const event of client.sendMessageStream(send(userMessage('hi')))) events.push(event);
+    } catch (err) {
+      error = err;
+    }
+    const looked = started.looked;
+    await waitUntil(() => (started.llm.bodies.length === 2 ? true : undefined), 20_000, 'the turn to end').catch(() => {});
+    expect(error && rpcError(error)).toBeUndefined();
+    expect(kinds(events).at(-1)).toBe(`status ${TaskState.TASK_STATE_COMPLETED}`);
+    expect({ looked, lookedByNow: started.looked }).toEqual({ looked: 1, lookedByNow: 1 });
+    await landedCompleted(started);
   }, 60_000);
 });

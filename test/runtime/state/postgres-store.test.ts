@@ -17,8 +17,10 @@ import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { MIGRATION_LOCK, MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
 import { openPool } from '../../../runtime/state/pool-client.ts';
+import { PostgresTasks } from '../../../runtime/state/postgres-tasks.ts';
 import { openPostgresStore, type PostgresStateStore, type PostgresStoreOptions } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError } from '../../../runtime/state/store.ts';
+import { StateUnavailableError } from '../../../runtime/store-unavailable.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
@@ -553,6 +555,78 @@ describe('the Postgres state store when connections drop', { concurrent: true },
       await lease.release();
     } finally {
       await gate.close();
+    }
+  });
+
+  it('loads a new task, whose lease found it not stored and which was not saved since, as no task while the store is away, without waiting for the store', async () => {
+    const { gate, store } = await storeBehindRelay();
+    try {
+      const lease = await store.tasks.hold('new-here');
+      gate.down();
+      const started = Date.now();
+      // The SDK's load before a new task's first event: a failure would end its handling of the request.
+      await expect(store.tasks.load('new-here')).resolves.toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(2000);
+      gate.up();
+      await lease.release();
+    } finally {
+      await gate.close();
+    }
+  });
+
+  /**
+   * Tasks on a pool whose lease statements wait for the test, and whose loads find the store away: the
+   * SDK's first load of a new task fails while its turn is still taking the lease.
+   */
+  async function tasksTakingLease() {
+    // A store opened on the database first: it migrates it.
+    const { url } = await stores(1);
+    const pool = openPool({ connectionString: url });
+    let letLeaseThrough!: (ok: boolean) => void;
+    const leaseGoes = new Promise<boolean>((resolve) => (letLeaseThrough = resolve));
+    const racing = {
+      query: async (...args: Parameters<pg.Pool['query']>) => {
+        const text = String(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+        if (text.startsWith('SELECT data FROM forge_tasks')) throw new StateUnavailableError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+        if (text.includes('forge_task_leases') && text.includes('INSERT')) {
+          if (!(await leaseGoes)) throw new StateUnavailableError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+        }
+        return (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      },
+    } as unknown as pg.Pool;
+    const tasks = new PostgresTasks(racing, 'racer', 3000);
+    return { tasks, pool, letLeaseThrough };
+  }
+
+  it('answers a load that finds the store away while its turn is still taking the lease once the lease is taken, as what the lease found', async () => {
+    const { tasks, pool, letLeaseThrough } = await tasksTakingLease();
+    try {
+      const holding = tasks.hold('taking');
+      const loading = tasks.load('taking');
+      const started = Date.now();
+      letLeaseThrough(true);
+      const lease = await holding;
+      await expect(loading).resolves.toBeUndefined();
+      // Not the 3 s a load no turn here knows is tried again for.
+      expect(Date.now() - started).toBeLessThan(2000);
+      await lease.release();
+    } finally {
+      await tasks.close();
+      await pool.end();
+    }
+  });
+
+  it('tries a load again, as any other, when its turn could not take the lease (the turn ends failed, and runs nothing)', async () => {
+    const { tasks, pool, letLeaseThrough } = await tasksTakingLease();
+    try {
+      const holding = tasks.hold('not-taken');
+      const loading = tasks.load('not-taken');
+      letLeaseThrough(false);
+      await expect(holding).rejects.toThrow();
+      await expect(loading).rejects.toThrow(StateUnavailableError);
+    } finally {
+      await tasks.close();
+      await pool.end();
     }
   });
 
