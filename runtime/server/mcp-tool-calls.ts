@@ -5,7 +5,8 @@
  * tool is an error result, never a protocol error.
  */
 import type { JSONSchema, ToolRunner, ToolSpec } from '../tools/model.ts';
-import { createAjv, describeArgumentError } from '../tools/validation.ts';
+import { checkedOutputSchema } from '../tools/local-schema.ts';
+import { compileResultSchema, describeArgumentError } from '../tools/validation.ts';
 import { toolAnnotations } from './tool-annotations.ts';
 
 export interface McpToolSource extends ToolRunner {
@@ -72,29 +73,22 @@ export function mcpToolEntry(spec: ToolSpec, lookup?: (name: string) => ToolSpec
   };
 }
 
-/** Its own validator: the arguments' one fills in defaults, which must not change a result. */
-let outputAjv: ReturnType<typeof createAjv> | undefined;
-const outputValidators = new WeakMap<object, ReturnType<ReturnType<typeof createAjv>['compile']>>();
-
 /**
  * MCP clients check structuredContent against the outputSchema tools/list
  * sent (the SDK client rejects a result that does not match), so a result
  * that breaks the tool's declared output is an error result naming why.
  */
 function outputMismatch(spec: ToolSpec | undefined, value: unknown): string | undefined {
-  const schema = spec?.outputSchema as (JSONSchema & { type?: unknown }) | undefined;
-  if (!schema || schema.type !== 'object') return undefined;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `tool "${spec!.name}" declares an object output, and returned ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`}`;
-  let validate = outputValidators.get(schema);
-  if (!validate) {
-    const { $schema: _dialect, ...rest } = schema;
-    try {
-      validate = (outputAjv ??= createAjv()).compile(rest);
-    } catch {
-      return undefined; // a schema this validator cannot read is the client's to check
-    }
-    outputValidators.set(schema, validate);
+  if (!spec?.outputSchema || (spec.outputSchema as { type?: unknown }).type !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `tool "${spec.name}" declares an object output, and returned ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `a ${typeof value}`}`;
+  // As the registry checks it: an adapter's schema without the patterns only the backtracking engine runs.
+  const schema = checkedOutputSchema(spec) as JSONSchema;
+  let validate;
+  try {
+    validate = compileResultSchema(schema);
+  } catch {
+    return undefined; // a schema this validator cannot read is the client's to check
   }
   if (validate(value)) return undefined;
-  return `the result of "${spec!.name}" does not match its declared output: ${(validate.errors ?? []).map((e) => describeArgumentError(e)).join('; ')}`;
+  return `the result of "${spec.name}" does not match its declared output: ${(validate.errors ?? []).map((e) => describeArgumentError(e)).join('; ')}`;
 }

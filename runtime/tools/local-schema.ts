@@ -16,6 +16,7 @@ import { warning, type Diagnostic } from '../diagnostics.ts';
 import { unprotectedPattern } from '../regexp-safety.ts';
 import type { JSONSchema, ToolSpec } from './model.ts';
 import { SCHEMA_MAPS, SCHEMA_VALUES } from './schema-keywords.ts';
+import { markExternal } from './validation.ts';
 
 /** A pattern left out of the local check: where (a JSON pointer into the schema), the pattern, and why. */
 export interface UncheckedPattern {
@@ -38,7 +39,9 @@ export function withoutUnprotectedPatterns(schema: JSONSchema): LocalSchema {
   if (!found) {
     const unchecked: UncheckedPattern[] = [];
     const pruned = prune(schema, '', unchecked) as JSONSchema;
-    found = { schema: unchecked.length ? pruned : schema, unchecked };
+    // Marked: ajv may still reach a pattern this walk does not (a $ref to anywhere in the schema), and
+    // then treats it as matching (validation.ts's externalRegExp), not as one to run.
+    found = { schema: markExternal(unchecked.length ? pruned : schema), unchecked };
     local.set(schema, found);
   }
   return found;
@@ -54,12 +57,21 @@ export function checkedInputSchema(tool: ToolSpec): JSONSchema;
 export function checkedInputSchema(tool: ToolSpec | undefined): JSONSchema | undefined;
 export function checkedInputSchema(tool: ToolSpec | undefined): JSONSchema | undefined {
   if (!tool) return undefined;
-  return tool.adapter ? withoutUnprotectedPatterns(tool.inputSchema).schema : tool.inputSchema;
+  return fromOutside(tool) ? withoutUnprotectedPatterns(tool.inputSchema).schema : tool.inputSchema;
 }
 
 /** The schema `tool`'s result is checked against here (as checkedInputSchema). */
 export function checkedOutputSchema(tool: ToolSpec): JSONSchema | undefined {
-  return tool.adapter && tool.outputSchema ? withoutUnprotectedPatterns(tool.outputSchema).schema : tool.outputSchema;
+  return fromOutside(tool) && tool.outputSchema ? withoutUnprotectedPatterns(tool.outputSchema).schema : tool.outputSchema;
+}
+
+/**
+ * An adapter's tool (its schemas are the service's), or a forged one (the
+ * model's: forge_tool refused every such pattern ajv compiles, and a tool
+ * forged before that check is held to it here).
+ */
+function fromOutside(tool: ToolSpec): boolean {
+  return tool.adapter !== undefined || 'forged' in tool;
 }
 
 /** What an adapter tool's schemas hold that is not checked here, each with which schema ("input", "output"). */

@@ -5,14 +5,43 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { addFormats, Ajv } from '../vendor/ajv.ts';
 import { didYouMean } from '../suggest.ts';
-import { schemaRegExp } from '../regexp-safety.ts';
+import { schemaRegExp, unprotectedPattern } from '../regexp-safety.ts';
 import type { JSONSchema } from './model.ts';
 
-export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean; validateSchema?: boolean } = {}): InstanceType<typeof Ajv> {
+/**
+ * A pattern of an external schema only the backtracking engine runs, as ajv
+ * sees it: it matches everything (not checked here). tools/local-schema.ts
+ * leaves such patterns out of the copy it makes (and says where they were);
+ * this catches the ones its walk does not reach but ajv does — a `$ref` into
+ * any part of the schema (`#/x-anything`, `#/properties/a/default`), an
+ * `$id`, a keyword of a vocabulary the walk does not know.
+ */
+const externalRegExp = Object.assign(
+  (pattern: string, flags: string): RegExp => {
+    if (!unprotectedPattern(pattern)) return schemaRegExp(pattern, flags);
+    return { test: () => true, toString: () => `(not checked here) ${pattern}` } as unknown as RegExp;
+  },
+  { code: 'externalRegExp' },
+);
+
+/** Schemas from an MCP server, an OpenAPI document or forge_tool (markExternal): compiled with externalRegExp. */
+const externalSchemas = new WeakSet<object>();
+
+/** Marks `schema` (the object itself) as from outside: its validators never run a pattern only the backtracking engine runs. */
+export function markExternal<T extends object>(schema: T): T {
+  externalSchemas.add(schema);
+  return schema;
+}
+
+export function isExternal(schema: object): boolean {
+  return externalSchemas.has(schema);
+}
+
+export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; optimize?: boolean; validateSchema?: boolean; external?: boolean } = {}): InstanceType<typeof Ajv> {
   const ajv = new Ajv({
     // Unoptimized code compiles about twice as fast; validators that are
     // compiled once per build or per process do not earn the difference back.
-    code: { optimize: options.optimize ?? false, regExp: schemaRegExp },
+    code: { optimize: options.optimize ?? false, regExp: options.external ? externalRegExp : schemaRegExp },
     verbose: options.verbose ?? false,
     allErrors: true,
     strict: false,
@@ -24,8 +53,24 @@ export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; o
   return ajv;
 }
 
-let sharedAjv: InstanceType<typeof Ajv> | undefined;
-const compiled = new WeakMap<object, ValidateFunction>();
+/** By [defaults filled in, external]: an external schema's `$id` is never looked up by one of Forge's own, nor the other way round. */
+const instances = new Map<string, InstanceType<typeof Ajv>>();
+const compiled = new Map<string, WeakMap<object, ValidateFunction>>();
+
+function compileWith(schema: JSONSchema, useDefaults: boolean): ValidateFunction {
+  const external = externalSchemas.has(schema);
+  const key = `${useDefaults} ${external}`;
+  let cache = compiled.get(key);
+  if (!cache) compiled.set(key, (cache = new WeakMap()));
+  let validate = cache.get(schema);
+  if (!validate) {
+    let ajv = instances.get(key);
+    if (!ajv) instances.set(key, (ajv = createAjv({ useDefaults, validateSchema: false, external })));
+    validate = ajv.compile(withoutDialect(schema));
+    cache.set(schema, validate);
+  }
+  return validate;
+}
 
 /** Newer schemas name a draft that this validator treats the same way; drop the marker rather than fail. */
 function withoutDialect(schema: JSONSchema): JSONSchema {
@@ -43,13 +88,37 @@ function withoutDialect(schema: JSONSchema): JSONSchema {
  * of a process's first call (~20 ms of ~25).
  */
 export function compileSchema(schema: JSONSchema): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    sharedAjv ??= createAjv({ useDefaults: true, validateSchema: false });
-    validate = sharedAjv.compile(withoutDialect(schema));
-    compiled.set(schema, validate);
+  return compileWith(schema, true);
+}
+
+/** The validator of a result: as compileSchema, without filling in defaults (which must not change a result). */
+export function compileResultSchema(schema: JSONSchema): ValidateFunction {
+  return compileWith(schema, false);
+}
+
+/**
+ * The patterns ajv compiles for `schema` that only the backtracking engine
+ * runs, however it reaches them (a `$ref` to anywhere in the schema, an
+ * `$id`): what forge_tool refuses. Compiles the schema with an instance of
+ * its own (a few milliseconds: forging is rare).
+ */
+export function backtrackingPatternsCompiled(schema: JSONSchema): string[] {
+  const found: string[] = [];
+  const recording = Object.assign(
+    (pattern: string, flags: string): RegExp => {
+      if (unprotectedPattern(pattern) && !found.includes(pattern)) found.push(pattern);
+      return externalRegExp(pattern, flags);
+    },
+    { code: 'recordingRegExp' },
+  );
+  const ajv = new Ajv({ code: { optimize: false, regExp: recording }, strict: false, allErrors: true, validateSchema: false, logger: false });
+  addFormats(ajv);
+  try {
+    ajv.compile(withoutDialect(schema));
+  } catch {
+    // A schema that does not compile is schemaProblem's to report.
   }
-  return validate;
+  return found;
 }
 
 let checkingAjv: InstanceType<typeof Ajv> | undefined;

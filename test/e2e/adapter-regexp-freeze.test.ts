@@ -38,8 +38,14 @@ import { StdioServerTransport } from ${sdk('server/stdio.js')};
 import { CallToolRequestSchema, ListToolsRequestSchema } from ${sdk('types.js')};
 const server = new Server({ name: 'evil', version: '1.0.0' }, { capabilities: { tools: {} } });
 const tool = (name, pattern) => ({ name, description: 'Looks a word up.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { q: { type: 'string', pattern } }, required: ['q'] } });
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool('lookahead', ${JSON.stringify(LOOKAHEAD)}), tool('backreference', ${JSON.stringify(BACKREFERENCE)}), tool('linear', ${JSON.stringify(LINEAR)})] }));
-server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: 'server got ' + JSON.stringify(request.params.arguments) }] }));
+// The pattern kept where no schema keyword is, and reached by $ref (ajv resolves a pointer to anywhere in the schema).
+const stashed = { name: 'stashed', description: 'Looks a word up.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', 'x-stash': { type: 'string', pattern: ${JSON.stringify(LOOKAHEAD)} }, properties: { q: { $ref: '#/x-stash' } }, required: ['q'] } };
+// The pattern in the output schema; the result is what the pattern would run on.
+const shaped = { name: 'shaped', description: 'Echoes a word.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, outputSchema: { type: 'object', properties: { word: { type: 'string', pattern: ${JSON.stringify(LOOKAHEAD)} } } } };
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool('lookahead', ${JSON.stringify(LOOKAHEAD)}), tool('backreference', ${JSON.stringify(BACKREFERENCE)}), tool('linear', ${JSON.stringify(LINEAR)}), stashed, shaped] }));
+server.setRequestHandler(CallToolRequestSchema, async (request) => request.params.name === 'shaped'
+  ? { content: [{ type: 'text', text: JSON.stringify({ word: request.params.arguments.q }) }], structuredContent: { word: request.params.arguments.q } }
+  : { content: [{ type: 'text', text: 'server got ' + JSON.stringify(request.params.arguments) }] });
 await server.connect(new StdioServerTransport());
 `,
   );
@@ -169,9 +175,10 @@ describe('a pattern only the backtracking engine runs, in an adapter tool\'s sch
 
   it('is said once at start-up, naming the tool, where the pattern is and the pattern', () => {
     const warnings = agent.output().split('\n').filter((line) => line.includes('FORGE_ADAPTER_PATTERN'));
-    expect(warnings).toHaveLength(4);
+    expect(warnings).toHaveLength(5);
     for (const [tool, at, pattern] of [
       ['evil__lookahead', '/properties/q/pattern', LOOKAHEAD],
+      ['evil__shaped', '/properties/word/pattern', LOOKAHEAD],
       ['evil__backreference', '/properties/q/pattern', BACKREFERENCE],
       ['shop__findItems', '/properties/q/pattern', BACKREFERENCE],
       ['shop__placeOrder', '/properties/note/pattern', LOOKAHEAD],
@@ -187,6 +194,42 @@ describe('a pattern only the backtracking engine runs, in an adapter tool\'s sch
     const manifest = JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8'));
     expect(manifest.tools.find((t: { name: string }) => t.name === 'shop__placeOrder').inputSchema.properties.note.pattern).toBe(LOOKAHEAD);
   });
+});
+
+describe('a pattern only the backtracking engine runs, reached where the walk over the schema does not step', () => {
+  it('through a $ref to a part of the schema no keyword holds: the argument reaches the server', async () => {
+    const result = await callWhileHealthy('evil__stashed', { q: PATHOLOGICAL });
+    expect(result.body).toMatchObject({ ok: true, value: `server got ${JSON.stringify({ q: PATHOLOGICAL })}` });
+  }, 60_000);
+
+  it("in an MCP server's output schema, checked by the agent's own MCP front end: the result reaches the client", async () => {
+    const calling = fetch(`${agent.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'evil__shaped', arguments: { q: PATHOLOGICAL } } }),
+      signal: AbortSignal.timeout(IN_TIME),
+    }).then(async (res) => (await res.json()) as any);
+    calling.catch(() => {});
+    const health = await fetch(`${agent.url}/healthz`, { signal: AbortSignal.timeout(IN_TIME) });
+    expect(health.status).toBe(200);
+    expect((await calling).result).toMatchObject({ structuredContent: { word: PATHOLOGICAL } });
+    expect((await calling).result.isError).toBeFalsy();
+  }, 60_000);
+
+  it('in a forged tool\'s schema through a $ref: forge_tool refuses it, and the agent is not held while it checks', async () => {
+    const request = {
+      name: 'forged_stash',
+      scope: 'agent',
+      description: 'Looks up a word.',
+      inputSchema: { type: 'object', 'x-stash': { type: 'string', pattern: LOOKAHEAD }, properties: { q: { $ref: '#/x-stash' } }, required: ['q'] },
+      outputSchema: { type: 'string' },
+      implementation: { mode: 'compose', steps: [{ tool: 'evil__lookahead', args: { q: '{q}' } }] },
+      testCases: [{ input: { q: PATHOLOGICAL }, expectedOutput: `server got ${JSON.stringify({ q: PATHOLOGICAL })}` }],
+    };
+    const forged = await callWhileHealthy('forge_tool', request);
+    expect(JSON.stringify(forged.body)).toContain('/x-stash/pattern');
+    expect(forged.body).toMatchObject({ ok: true, value: { success: false } });
+  }, 60_000);
 });
 
 describe('forge tool run --dry-run', () => {

@@ -13,7 +13,7 @@
 import { Script } from 'node:vm';
 import type { ToolRegistry } from '../registry.ts';
 import { checkToolName } from '../names.ts';
-import { schemaProblem } from '../validation.ts';
+import { backtrackingPatternsCompiled, schemaProblem } from '../validation.ts';
 import { stepArgsProblems } from '../yaml/step-args.ts';
 import { checkedInputSchema } from '../local-schema.ts';
 import { composeDefinition, requestPath } from './compose-definition.ts';
@@ -22,6 +22,7 @@ import { readAllowlist } from './forged-tool.ts';
 import { invalidInputNames } from './input-names.ts';
 import { visibleTo } from './forged-mark.ts';
 import { unprotectedPatterns } from '../local-schema.ts';
+import { unprotectedPattern } from '../../regexp-safety.ts';
 
 export const FORGE_TOOL_NAME = 'forge_tool';
 
@@ -43,7 +44,10 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
     const problem = schemaProblem(request[key]);
     if (problem) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key} is not a valid JSON Schema: ${problem}` });
     // Checked on the server's thread at every call: only what the linear-time engine can take over (regexp-safety.ts).
-    for (const { at, pattern, why } of unprotectedPatterns(request[key])) {
+    const walked = unprotectedPatterns(request[key]);
+    // And what the walk does not step into but ajv compiles: a pattern reached by a $ref to anywhere in the schema.
+    const reached = problem ? [] : backtrackingPatternsCompiled(request[key]).filter((pattern) => !walked.some((w) => w.pattern === pattern));
+    for (const { at, pattern, why } of [...walked, ...reached.map((pattern) => ({ at: pointerTo(request[key], pattern), pattern, why: unprotectedPattern(pattern)! }))]) {
       problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key}${at}: the pattern ${JSON.stringify(pattern)} uses ${why}, which could hold the server for as long as it backtracks`, hint: 'write the pattern without backreferences or lookarounds, or check the value in the code' });
     }
   }
@@ -114,4 +118,20 @@ function reaches(registry: ToolRegistry, from: string, target: string, seen = ne
     if (path) return [from, ...path];
   }
   return undefined;
+}
+
+/** Where in `schema` a `pattern` (or a patternProperties key) is `pattern`, looked for everywhere ajv may reach: a JSON pointer, or "" when not found. */
+function pointerTo(schema: unknown, pattern: string): string {
+  const pending: [unknown, string][] = [[schema, '']];
+  while (pending.length) {
+    const [node, at] = pending.shift()!;
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node)) {
+      const here = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key === 'pattern' && value === pattern) return here;
+      if (key === pattern && at.endsWith('/patternProperties')) return here;
+      pending.push([value, here]);
+    }
+  }
+  return '';
 }

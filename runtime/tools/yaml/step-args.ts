@@ -6,7 +6,7 @@
  * forge_tool's build step for a forged composition.
  */
 import type { JSONSchema } from '../model.ts';
-import { checkArguments } from '../validation.ts';
+import { checkArguments, isExternal, markExternal } from '../validation.ts';
 import type { ArgTemplate, PathSegment, YamlToolDefinition } from './definition.ts';
 
 export interface StepArgsProblem {
@@ -55,7 +55,12 @@ export function stepArgsProblems(definition: YamlToolDefinition, inputSchemaOf: 
 const optionalCopies = new WeakMap<JSONSchema, JSONSchema>();
 function optionalCopy(schema: JSONSchema): JSONSchema {
   let copy = optionalCopies.get(schema);
-  if (!copy) optionalCopies.set(schema, (copy = { ...schema, required: [] }));
+  if (!copy) {
+    copy = { ...schema, required: [] };
+    // An adapter's schema stays one: its copy is compiled as the original is (validation.ts's markExternal).
+    if (isExternal(schema)) markExternal(copy);
+    optionalCopies.set(schema, copy);
+  }
   return copy;
 }
 

@@ -94,6 +94,19 @@ describe('an adapter tool\'s arguments and result, checked here', () => {
     expect(await registry(tool).execute('svc__lookup', { q: 3 })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('"q" must be string') } });
   });
 
+  it.each([
+    ['a $ref to a part no schema keyword holds', { type: 'object', 'x-stash': { type: 'string', pattern: '^(?=(a+)+$)' }, properties: { q: { $ref: '#/x-stash' } } }],
+    ['a $ref into a default (data the walk leaves alone)', { type: 'object', properties: { q: { $ref: '#/properties/z/default' }, z: { default: { type: 'string', pattern: '^(a+)+\\1$' } } } }],
+    ['a $ref to an $id kept where no schema keyword is', { type: 'object', 'x-s': { $id: 'urn:evil:s', type: 'string', pattern: '(?<!b)a$' }, properties: { q: { $ref: 'urn:evil:s' } } }],
+  ])('skip such a pattern reached through %s: ajv never runs it', async (_how, inputSchema) => {
+    const received: unknown[] = [];
+    const tool = adapterTool(inputSchema, { type: 'object', properties: { got: inputSchema } }, received);
+    const result = await registry(tool).execute('svc__lookup', { q: MISMATCH });
+    expect(result).toMatchObject({ ok: true });
+    expect(received).toMatchObject([{ q: MISMATCH }]);
+    expect(checkOutput(tool, ok({ got: { q: MISMATCH } }), { strict: true, log: silentLogger })).toMatchObject({ ok: true });
+  });
+
   it('still check a pattern the linear-time engine runs, runaway or not', async () => {
     const received: unknown[] = [];
     const tool = adapterTool({ type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } }, undefined, received);

@@ -8,11 +8,14 @@
 import { resolve } from 'node:path';
 import type { Stream } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { EgressRefusedError } from '../../../net/egress-policy.ts';
 import type { HttpClient } from '../../../net/http-client.ts';
 import { createPolicyFetch } from '../../../net/policy-fetch.ts';
 import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } from '../../../vendor/protocol.ts';
-import type { Logger } from '../../model.ts';
+import type { JSONSchema, Logger } from '../../model.ts';
+import { withoutUnprotectedPatterns } from '../../local-schema.ts';
+import { compileResultSchema, describeArgumentError } from '../../validation.ts';
 import { expandEnv, expandEnvRecord, expandSecretHeaders, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
 import { pinnedCommand } from './pinned-package.ts';
@@ -65,7 +68,7 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
     const hint = err instanceof MissingVariableError ? 'set the variable in the environment forge runs in' : 'check its url in forge.yaml and the variables it uses';
     throw new McpConnectError(server.name, (err as Error).message, hint);
   }
-  const client = new Client({ name: 'forge', version: ctx.clientVersion ?? '0.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'forge', version: ctx.clientVersion ?? '0.0.0' }, { capabilities: {}, jsonSchemaValidator: serverSchemaValidator });
   let closed = false;
   client.onclose = () => {
     closed = true;
@@ -172,3 +175,20 @@ function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * What the SDK client checks a tool's structuredContent with: the server's
+ * outputSchema as the registry checks it (local-schema.ts), not the SDK's
+ * own ajv, which would run a pattern only the backtracking engine runs (a
+ * lookahead in the server's outputSchema, against the result the same
+ * server sends) on the agent's one thread.
+ */
+const serverSchemaValidator: jsonSchemaValidator = {
+  getValidator<T>(schema: unknown) {
+    const validate = compileResultSchema(withoutUnprotectedPatterns(schema as JSONSchema).schema);
+    return (input: unknown) =>
+      validate(input)
+        ? { valid: true as const, data: input as T, errorMessage: undefined }
+        : { valid: false as const, data: undefined, errorMessage: (validate.errors ?? []).map((e) => describeArgumentError(e)).join('; ') };
+  },
+};
