@@ -164,7 +164,8 @@ export type JsonPlace = 'string' | 'value';
  * stands in it (in order), read once when the tool loads. It is JSON when it
  * starts with `{` or `[` and is JSON apart from its placeholders: with each
  * one outside a string read as `null` and each one inside a string as
- * nothing, the text parses. `[{level}] {message}` starts like JSON but is
+ * nothing, the text parses — as one document, or as objects and arrays one
+ * after another (JSON Lines, or documents in a row), each parsing. `[{level}] {message}` starts like JSON but is
  * not, so it stays plain text and its values go in as they are.
  *
  * Inside or outside a string is found by scanning the literal text, honouring
@@ -176,9 +177,14 @@ export function jsonPlaces(template: Template): JsonPlace[] | undefined {
   const [first] = template.segments;
   if (first?.kind !== 'text' || !STARTS_LIKE_JSON.test(first.text)) return undefined;
   const places: JsonPlace[] = [];
+  // The probe, cut after each object or array that closes at the top: JSON Lines (one document a line)
+  // and documents in a row are read as JSON too, each parsed on its own — one a consumer reads line by
+  // line is as much JSON as one it reads whole, and its values must not add a record either.
+  const documents: string[] = [];
   let probe = '';
   let inString = false;
   let escaped = false;
+  let depth = 0;
   for (const s of template.segments) {
     if (s.kind === 'env') return undefined;
     if (s.kind === 'ref') {
@@ -189,16 +195,26 @@ export function jsonPlaces(template: Template): JsonPlace[] | undefined {
       continue;
     }
     for (const c of s.text) {
+      probe += c;
       if (escaped) escaped = false;
       else if (inString && c === '\\') escaped = true;
       else if (c === '"') inString = !inString;
+      else if (!inString && (c === '{' || c === '[')) depth++;
+      else if (!inString && (c === '}' || c === ']') && --depth === 0) {
+        documents.push(probe);
+        probe = '';
+      }
     }
-    probe += s.text;
   }
-  try {
-    JSON.parse(probe);
-  } catch {
-    return undefined;
+  if (probe.trim()) documents.push(probe);
+  // Each document an object or an array: `[{level}] {message}` is text that starts like JSON, not two documents.
+  for (const document of documents) {
+    if (!STARTS_LIKE_JSON.test(document)) return undefined;
+    try {
+      JSON.parse(document);
+    } catch {
+      return undefined;
+    }
   }
   return places;
 }

@@ -143,6 +143,25 @@ describe('YAML tool steps', () => {
       expect(await r.execute('t', { v: ' -3.5e2 ' })).toMatchObject({ ok: true, value: '{"n":  -3.5e2 , "admin": false}' });
     });
 
+    it('escapes values in an output of one JSON document a line (JSON Lines) or several in a row, as in one', async () => {
+      // A step's output that closes its line's object and starts a record of its own.
+      const SPLICE = 'x"}\n{"admin": true, "z": "';
+      const dir = tempDir();
+      writeFileSync(join(dir, 'text.txt'), SPLICE);
+      const r = yamlRegistry(dir, {
+        lines: { description: 'JSON Lines.', steps: [{ name: 'show', bash: 'cat text.txt' }], output: '{"line": 1, "text": "{show.output}"}\n{"line": 2, "text": "{show.stdout}"}\n' },
+        pretty: { description: 'Two documents.', parameters: { n: { type: 'string' } }, steps: [{ name: 'show', bash: 'cat text.txt' }], output: '{\n  "text": "{show.output}"\n}\n[\n  {n}\n]' },
+      });
+      const lines = await r.execute('lines', {});
+      expect(lines.ok, JSON.stringify(lines)).toBe(true);
+      const records = (lines as { value: string }).value.trim().split('\n').map((line) => JSON.parse(line));
+      expect(records).toEqual([{ line: 1, text: SPLICE }, { line: 2, text: SPLICE }]);
+      // A value standing as a value is still one JSON value.
+      expect(errorOf(await r.execute('pretty', { n: '1]\n{"admin": true} [' }))).toMatchObject({ code: 'FORGE_YAML_VALUE' });
+      const pretty = await r.execute('pretty', { n: '7' });
+      expect(pretty).toMatchObject({ ok: true, value: `{\n  "text": ${JSON.stringify(SPLICE)}\n}\n[\n  7\n]` });
+    });
+
     it('leaves an output that only starts like JSON as plain text, its values as they are', async () => {
       const r = yamlRegistry(tempDir(), {
         t: { description: 'Text.', parameters: { level: { type: 'string' }, msg: { type: 'string' } }, sh: 'true', output: '[{level}] "{msg}"' },
