@@ -165,8 +165,11 @@ function mcpChecks(server: McpServerSettings, index: number, workDir: string, en
     const command = expandEnv(server.command, env, `${where}.command`);
     const path = (server.env?.PATH !== undefined && !templateVariables(server.env.PATH).some((v) => missing.has(v)) ? expandEnv(server.env.PATH, env, `${where}.env.PATH`) : env.PATH) ?? '';
     const found = findCommand(command, resolve(workDir, server.cwd ?? '.'), path);
-    if (!found) checks.push({ name, ...fails, detail: `command "${command}" is not found${command.includes('/') ? '' : ' on PATH'}: ${consequence}`, hint: `install ${command} on this machine, or change ${where}.command in forge.yaml`, ...inConfig('command') });
-    else if (!missing.size) checks.push({ name, ok: true, detail: `stdio: ${found}` });
+    // What a ${VAR} holds is never shown (doctor's output may well go to a shared log): a command naming one is shown as written.
+    const named = templateVariables(server.command).length > 0;
+    const shown = named ? server.command : command;
+    if (!found) checks.push({ name, ...fails, detail: `command "${shown}" is not found${command.includes('/') ? '' : ' on PATH'}: ${consequence}`, hint: `install ${shown} on this machine, or change ${where}.command in forge.yaml`, ...inConfig('command') });
+    else if (!missing.size) checks.push({ name, ok: true, detail: `stdio: ${named ? `${server.command} (found)` : found}` });
   } else if (!missing.size) checks.push({ name, ok: true, detail: server.transport === 'http' ? `http: every variable it names is set` : `stdio: the pinned package ${server.package ? `${server.package.name}@${server.package.version}` : ''}`.trim() });
   return checks;
 }

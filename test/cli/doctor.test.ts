@@ -101,4 +101,25 @@ describe('forge doctor', () => {
     expect(ok.stdout + ok.stderr).not.toContain('secret-token');
     expect(existsSync(mark), 'doctor started the stdio server').toBe(false);
   });
+
+  it("never prints a variable's value: a stdio command that names one is shown as forge.yaml writes it", async () => {
+    const SECRET = 'sk-doctor-test-secret-value';
+    const config = (command: string) => minimalConfig(`mcp:\n  servers:\n    - name: notes\n      transport: stdio\n      command: ${JSON.stringify(command)}\n`);
+    const env = { FORGE_STATE_DIR: tempDir(), FORGE_DOCTOR_TEST_SECRET: SECRET };
+    const missing = writeProject({ 'forge.yaml': config('${FORGE_DOCTOR_TEST_SECRET}-server') });
+    for (const args of [['doctor'], ['doctor', '--json']]) {
+      const run = await forge(args, missing, env);
+      expect(run.code).toBe(1);
+      expect(run.stdout + run.stderr).not.toContain(SECRET);
+      expect(run.stdout).toContain('${FORGE_DOCTOR_TEST_SECRET}-server');
+    }
+    // A command that is there, its path made with the variable.
+    const there = writeProject({ 'forge.yaml': config('./${FORGE_DOCTOR_TEST_SECRET}.sh') });
+    writeFileSync(join(there, `${SECRET}.sh`), '#!/bin/sh\n');
+    chmodSync(join(there, `${SECRET}.sh`), 0o755);
+    const found = await forge(['doctor'], there, env);
+    expect(found.code, found.stdout + found.stderr).toBe(0);
+    expect(found.stdout + found.stderr).not.toContain(SECRET);
+    expect(found.stdout).toMatch(/^ok {4}mcp notes +stdio: \.\/\$\{FORGE_DOCTOR_TEST_SECRET\}\.sh \(found\)$/m);
+  });
 });
