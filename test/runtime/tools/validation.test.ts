@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { checkArguments, compileSchema, schemaProblem } from '../../../runtime/tools/validation.ts';
 
 describe('argument validation', () => {
@@ -37,5 +38,30 @@ describe('argument validation', () => {
     expect(schemaProblem(schema)).toMatch(/description must be string/);
     expect(compileSchema(schema)({ n: 1 })).toBe(true);
     expect(compileSchema(schema)({ n: 'one' })).toBe(false);
+  });
+});
+
+describe('format: url', () => {
+  const schema = { type: 'object', properties: { u: { type: 'string', format: 'url' } } };
+  const valid = (u: string) => checkArguments(schema, { u }).ok;
+
+  it('is checked in time linear in the value: the format\'s own regexp (a lookahead, the u flag) backtracks over a userinfo of colons or @s for minutes', () => {
+    // An MCP server's outputSchema may say format: url of a result the same server sends (or a caller an argument's).
+    for (const u of [`http://${':'.repeat(200_000)}`, `http://${'a@'.repeat(100_000)}`, `http://${'a:'.repeat(100_000)}@`, `http://x${'@a'.repeat(100_000)}/`]) {
+      const started = performance.now();
+      expect(valid(u)).toBe(false);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+  });
+
+  it('accepts and refuses what the format\'s own regexp does', () => {
+    const own = fullFormats.url as RegExp;
+    const samples = [
+      'http://example.com', 'https://example.com:8080/a/b?c=d#e', 'ftp://user:pass@ftp.example.org/file', 'http://a/b@example.com', 'http://u@p@example.com/x@y',
+      'http://10.0.0.1/', 'http://8.8.8.8', 'http://192.168.1.1', 'http://localhost', 'http://exa mple.com', 'http://example.com/ space', 'http://@example.com',
+      'HTTP://EXAMPLE.COM', 'http://ex-ample.co.uk', 'http://-bad.com', 'http://example.com:1', 'http://example.com:123456', 'mailto:a@b.com', 'http://münchen.de/',
+      'http://example.com@', 'http://a@b@', 'http://user@10.1.2.3', 'http://user@8.8.8.8:80/x', 'http://a.b', 'http://a.bc', 'http://example.com//x@y@z', '',
+    ];
+    for (const u of samples) expect(valid(u), u).toBe(own.test(u));
   });
 });
