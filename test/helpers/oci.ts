@@ -175,6 +175,91 @@ export function pushBaseImage(registry: string, options: BaseImageOptions & { ta
 }
 
 /**
+ * Base layers unpacked by umoci, one directory per layer digest, kept between
+ * test files and runs as the base images are: every image a test unpacks
+ * starts with a test base's layer (110 MB of node, Python and libraries), and
+ * umoci un-gzipping and writing it cost 2 s of CPU per image, a copy of it 0.3 s.
+ */
+const BASE_ROOTFS = join(tmpdir(), 'forge-tests-base-rootfs');
+
+/** The layer is a blob of a test base image (assembled by baseImageLayout). */
+function isBaseLayer(digest: string): boolean {
+  const file = digest.replace(':', '/');
+  return existsSync(BASE_IMAGES) && readdirSync(BASE_IMAGES).some((name) => existsSync(join(BASE_IMAGES, name, 'blobs', file)));
+}
+
+interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+}
+
+/**
+ * Adds to the layout an image of some of `tag`'s layers (the config's diff_ids
+ * cut to match, which umoci checks), tagged `as`.
+ */
+function tagLayers(layout: string, tag: string, as: string, pick: (layers: Descriptor[]) => Descriptor[]): void {
+  const blobFile = (digest: string) => join(layout, 'blobs', ...digest.split(':'));
+  const writeBlob = (mediaType: string, data: string): Descriptor => {
+    const digest = `sha256:${createHash('sha256').update(data).digest('hex')}`;
+    writeFileSync(blobFile(digest), data);
+    return { mediaType, digest, size: Buffer.byteLength(data) };
+  };
+  const indexFile = join(layout, 'index.json');
+  const index = JSON.parse(readFileSync(indexFile, 'utf8'));
+  const at = index.manifests.find((m: { annotations?: Record<string, string> }) => m.annotations?.['org.opencontainers.image.ref.name'] === tag);
+  const manifest = JSON.parse(readFileSync(blobFile(at.digest), 'utf8'));
+  const config = JSON.parse(readFileSync(blobFile(manifest.config.digest), 'utf8'));
+  const layers = pick(manifest.layers);
+  const picked = layers.map((layer) => manifest.layers.indexOf(layer));
+  config.rootfs.diff_ids = picked.map((i) => config.rootfs.diff_ids[i]);
+  const configDescriptor = writeBlob(manifest.config.mediaType, JSON.stringify(config));
+  const manifestDescriptor = writeBlob(at.mediaType, JSON.stringify({ ...manifest, config: configDescriptor, layers }));
+  index.manifests.push({ ...manifestDescriptor, annotations: { 'org.opencontainers.image.ref.name': as } });
+  writeFileSync(indexFile, JSON.stringify(index));
+}
+
+/**
+ * Unpacks the layout's image `tag` into `rootfs` with umoci (raw unpack, not unpack: no mtree of every file
+ * for a repack that never comes). When its first layer is a test base's, that layer's rootfs, unpacked by
+ * umoci once per digest, is copied in (cp -a: owners, modes, links and xattrs as umoci wrote them) and
+ * umoci unpacks the image's other layers over it, as it would in one unpack of them all.
+ */
+function unpackRootfs(layout: string, tag: string, rootfs: string): void {
+  const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8'));
+  const at = index.manifests.find((m: { annotations?: Record<string, string> }) => m.annotations?.['org.opencontainers.image.ref.name'] === tag);
+  const layers: Descriptor[] = JSON.parse(readFileSync(join(layout, 'blobs', ...at.digest.split(':')), 'utf8')).layers;
+  if (layers.length < 2 || !isBaseLayer(layers[0].digest)) {
+    execFileSync('umoci', ['raw', 'unpack', '--image', `${layout}:${tag}`, rootfs]);
+    return;
+  }
+  const cached = join(BASE_ROOTFS, layers[0].digest.replace(':', '-'));
+  if (!existsSync(cached)) {
+    tagLayers(layout, tag, 'base-layer', (all) => all.slice(0, 1));
+    mkdirSync(BASE_ROOTFS, { recursive: true });
+    const made = `${cached}.${process.pid}.${Date.now()}`;
+    try {
+      execFileSync('umoci', ['raw', 'unpack', '--image', `${layout}:base-layer`, made]);
+    } catch (err) {
+      rmSync(made, { recursive: true, force: true });
+      throw err;
+    }
+    // Another worker may have unpacked the same layer meanwhile: the first rename wins, and both are the same.
+    try {
+      renameSync(made, cached);
+    } catch (err) {
+      if (!existsSync(cached)) throw err;
+      rmSync(made, { recursive: true, force: true });
+    }
+    // The layers of base images that are gone (an older recipe, node or Python) are never used again: 120 MB each.
+    for (const old of readdirSync(BASE_ROOTFS)) if (/^sha256-[0-9a-f]{64}$/.test(old) && !isBaseLayer(old.replace('-', ':'))) rmSync(join(BASE_ROOTFS, old), { recursive: true, force: true });
+  }
+  execFileSync('cp', ['-a', cached, rootfs]);
+  tagLayers(layout, tag, 'upper-layers', (all) => all.slice(1));
+  execFileSync('umoci', ['raw', 'unpack', '--image', `${layout}:upper-layers`, rootfs]);
+}
+
+/**
  * Unpacks an image from the registry with skopeo + umoci into a runc bundle,
  * with the host's network (so a test can reach the server; `network: false`
  * keeps it offline) and a command of the test's choosing. Returns the bundle directory.
@@ -192,8 +277,7 @@ export function unpackForRunc(reference: string, args?: string[], options: { net
   const bundle = join(work, 'bundle');
   const image = `${join(work, 'layout')}:image`;
   mkdirSync(bundle);
-  // raw unpack, not unpack: no mtree of every file for a repack that never comes (a second of CPU per image).
-  execFileSync('umoci', ['raw', 'unpack', '--image', image, join(bundle, 'rootfs')]);
+  unpackRootfs(join(work, 'layout'), 'image', join(bundle, 'rootfs'));
   const configFile = join(bundle, 'config.json');
   execFileSync('umoci', ['raw', 'runtime-config', '--image', image, '--rootfs', join(bundle, 'rootfs'), configFile]);
   const config = JSON.parse(readFileSync(configFile, 'utf8'));
