@@ -7,7 +7,7 @@
  *
  * Location: Forge's machine-wide cache (defaultCacheDir in forge-paths.ts).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheDir } from './forge-paths.ts';
 import { nodeCrypto } from './node-crypto.ts';
@@ -32,6 +32,14 @@ export class BlobCache {
   get(digest: string): Buffer | undefined {
     const path = this.blobPath(digest);
     return existsSync(path) ? readFileSync(path) : undefined;
+  }
+
+  /** Copies the blob to `file` (the kernel copies it: not read into memory); false when it is not cached. */
+  copyTo(digest: string, file: string): boolean {
+    const path = this.blobPath(digest);
+    if (!existsSync(path)) return false;
+    copyFileSync(path, file);
+    return true;
   }
 
   /** Stores data under its digest, refusing data that does not hash to it. */

@@ -102,7 +102,8 @@ async function pullBaseImage(reference: ImageReference, platform: Platform, cach
   const manifest = parsed as ImageManifest;
   const configBytes = await blob(client, reference.repository, manifest.config.digest, cache);
   const config = JSON.parse(configBytes.toString('utf8')) as ImageConfigFile;
-  for (const layer of manifest.layers) await blob(client, reference.repository, layer.digest, cache);
+  // Fetched into the cache unless there already; not read (tens of MB each): they are copied or sent from there.
+  for (const layer of manifest.layers) if (!cache.has(layer.digest)) await blob(client, reference.repository, layer.digest, cache);
   return {
     reference,
     digest,

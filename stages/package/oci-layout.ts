@@ -23,11 +23,15 @@ function blobPath(digest: string): string {
   return `blobs/${digest.replace(':', '/')}`;
 }
 
+/** The layout's files; the blobs (the base's layers are tens of MB) copied from Forge's cache, not read into memory. */
 export function writeOciDirectory(dir: string, manifest: Buffer, manifestDescriptor: Descriptor, blobs: ImageBlobs, refName: string): void {
-  for (const [path, data] of layoutFiles(manifest, manifestDescriptor, blobs, refName)) {
+  const write = (path: string, data: (file: string) => void) => {
     mkdirSync(join(dir, path, '..'), { recursive: true });
-    writeFileSync(join(dir, path), data);
-  }
+    data(join(dir, path));
+  };
+  for (const d of blobs.descriptors) write(blobPath(d.digest), (file) => blobs.writeTo(d.digest, file));
+  // Then the manifest, index.json and oci-layout, which name them.
+  for (const [path, data] of layoutFiles(manifest, manifestDescriptor, { ...blobs, descriptors: [] }, refName)) write(path, (file) => writeFileSync(file, data));
 }
 
 export async function ociArchive(manifest: Buffer, manifestDescriptor: Descriptor, blobs: ImageBlobs, refName: string): Promise<Buffer> {
