@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -251,9 +251,15 @@ function unpackRootfs(layout: string, tag: string, rootfs: string): void {
       if (!existsSync(cached)) throw err;
       rmSync(made, { recursive: true, force: true });
     }
-    // The layers of base images that are gone (an older recipe, node or Python) are never used again: 120 MB each.
-    for (const old of readdirSync(BASE_ROOTFS)) if (/^sha256-[0-9a-f]{64}$/.test(old) && !isBaseLayer(old.replace('-', ':'))) rmSync(join(BASE_ROOTFS, old), { recursive: true, force: true });
+    // The layers of base images that are gone (an older recipe, node or Python) are never used again: 120 MB
+    // each. Only those unused for an hour: another checkout's suite on this machine may still be copying one.
+    for (const old of readdirSync(BASE_ROOTFS)) {
+      const at = join(BASE_ROOTFS, old);
+      if (/^sha256-[0-9a-f]{64}$/.test(old) && !isBaseLayer(old.replace('-', ':')) && Date.now() - statSync(at).mtimeMs > 3_600_000) rmSync(at, { recursive: true, force: true });
+    }
   }
+  // Its mtime says when it was last used (for the pruning above).
+  utimesSync(cached, new Date(), new Date());
   execFileSync('cp', ['-a', cached, rootfs]);
   tagLayers(layout, tag, 'upper-layers', (all) => all.slice(1));
   execFileSync('umoci', ['raw', 'unpack', '--image', `${layout}:upper-layers`, rootfs]);
