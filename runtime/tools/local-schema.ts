@@ -139,6 +139,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A key as a JSON pointer segment. */
-function pointer(key: string): string {
+export function pointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -15,13 +15,12 @@ import type { ToolRegistry } from '../registry.ts';
 import { checkToolName } from '../names.ts';
 import { backtrackingPatternsCompiled, schemaProblem } from '../validation.ts';
 import { stepArgsProblems } from '../yaml/step-args.ts';
-import { checkedInputSchema } from '../local-schema.ts';
+import { checkedInputSchema, pointer, unprotectedPatterns } from '../local-schema.ts';
 import { composeDefinition, requestPath } from './compose-definition.ts';
 import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
 import { invalidInputNames } from './input-names.ts';
 import { visibleTo } from './forged-mark.ts';
-import { unprotectedPatterns } from '../local-schema.ts';
 import { unprotectedPattern } from '../../regexp-safety.ts';
 
 export const FORGE_TOOL_NAME = 'forge_tool';
@@ -127,7 +126,7 @@ function pointerTo(schema: unknown, pattern: string): string {
     const [node, at] = pending.shift()!;
     if (node === null || typeof node !== 'object') continue;
     for (const [key, value] of Object.entries(node)) {
-      const here = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const here = `${at}/${pointer(key)}`;
       if (key === 'pattern' && value === pattern) return here;
       if (key === pattern && at.endsWith('/patternProperties')) return here;
       pending.push([value, here]);
