@@ -96,20 +96,20 @@ function linearUrlFormat(ajv: InstanceType<typeof Ajv>): void {
 }
 
 /** By [defaults filled in, external]: an external schema's `$id` is never looked up by one of Forge's own, nor the other way round. */
-const instances = new Map<string, InstanceType<typeof Ajv>>();
-const compiled = new Map<string, WeakMap<object, ValidateFunction>>();
+interface Compiler {
+  ajv?: InstanceType<typeof Ajv>;
+  readonly cache: WeakMap<object, ValidateFunction>;
+}
+const compilers: Compiler[] = [0, 1, 2, 3].map(() => ({ cache: new WeakMap() }));
 
 function compileWith(schema: JSONSchema, useDefaults: boolean): ValidateFunction {
   const external = externalSchemas.has(schema);
-  const key = `${useDefaults} ${external}`;
-  let cache = compiled.get(key);
-  if (!cache) compiled.set(key, (cache = new WeakMap()));
-  let validate = cache.get(schema);
+  const compiler = compilers[(useDefaults ? 2 : 0) + (external ? 1 : 0)]!;
+  let validate = compiler.cache.get(schema);
   if (!validate) {
-    let ajv = instances.get(key);
-    if (!ajv) instances.set(key, (ajv = createAjv({ useDefaults, validateSchema: false, external })));
-    validate = ajv.compile(withoutDialect(schema));
-    cache.set(schema, validate);
+    compiler.ajv ??= createAjv({ useDefaults, validateSchema: false, external });
+    validate = compiler.ajv.compile(withoutDialect(schema));
+    compiler.cache.set(schema, validate);
   }
   return validate;
 }
