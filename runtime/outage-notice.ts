@@ -23,11 +23,6 @@ export class OutageNotice {
     },
   ) {}
 
-  /** Whether the last attempt failed. */
-  get failing(): boolean {
-    return this.failures > 0;
-  }
-
   failed(err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     if (this.failures++ === 0) {

@@ -31,7 +31,7 @@ export function guardRegExpBacktracking(): void {
 const BACKTRACKING_ONLY = /(?<!\\)(?:\\\\)*(?:\\[1-9]|\\k<|\((?:\?<?[=!]))/;
 
 /** Why the linear-time engine cannot take over `pattern`, or undefined when it can. */
-export function backtrackingOnly(pattern: string): string | undefined {
+function backtrackingOnly(pattern: string): string | undefined {
   const found = BACKTRACKING_ONLY.exec(pattern);
   if (!found) return undefined;
   return found[0].endsWith('<') || /\\[1-9]$/.test(found[0]) ? 'a backreference' : 'a lookaround';

@@ -14,7 +14,7 @@
 import { ForgeError } from './diagnostics.ts';
 
 export const STATE_UNAVAILABLE_MESSAGE = 'the state store cannot be reached right now';
-export const STATE_UNAVAILABLE_HINT = 'the agent is running, but its state store is not answering (a restart or failover); retry in a few seconds';
+const STATE_UNAVAILABLE_HINT = 'the agent is running, but its state store is not answering (a restart or failover); retry in a few seconds';
 
 /**
  * The state store's connection failed or was refused for now. Its message names the driver's one line
