@@ -12,7 +12,7 @@
 import { extractScriptDocstring } from '../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { JSONSchema } from '../runtime/tools/model.ts';
-import { INPUT_NAME } from '../runtime/tools/emergent/input-names.ts';
+import { PARAMETER_NAME } from '../runtime/tools/yaml/parameters.ts';
 
 type Section = 'Input' | 'Output';
 
@@ -24,7 +24,7 @@ export function sectionLines(schema: JSONSchema | undefined, section: Section): 
   const required = Array.isArray(schema?.required) ? (schema.required as unknown[]) : [];
   return Object.entries(properties).map(([name, raw]) => {
     // Names were checked when the tool was forged (input-names.ts); the promote command refuses others.
-    if (!INPUT_NAME.test(name)) throw new Error(`"${name}" is not a parameter name`);
+    if (!PARAMETER_NAME.test(name)) throw new Error(`"${name}" is not a parameter name`);
     return parameterLine(name, isRecord(raw) ? raw : {}, required.includes(name), section);
   });
 }

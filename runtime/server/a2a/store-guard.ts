@@ -41,7 +41,7 @@ export const SEND_METHODS: ReadonlySet<string> = new Set(['message/send', 'messa
 const ASYNC_METHODS = ['sendMessage', 'getTask', 'listTasks', 'cancelTask'] as const;
 const STREAM_METHODS = ['sendMessageStream', 'resubscribe'] as const;
 
-export function stateUnavailableRpcError(err: StateUnavailableError): ForgeRpcError {
+function stateUnavailableRpcError(err: StateUnavailableError): ForgeRpcError {
   return { code: SERVER_ERROR, message: STATE_UNAVAILABLE_MESSAGE, data: { code: err.code, ...(err.hint ? { hint: err.hint } : {}) } };
 }
 

@@ -23,7 +23,7 @@ export function settingsInForce(registry: ToolRegistry, fallback: EmergentSettin
 }
 
 /** The tools a forged tool composes (compose steps) or may call (`tool:NAME` in its allowlist). */
-export function toolsUsed(request: ForgeRequest): string[] {
+function toolsUsed(request: ForgeRequest): string[] {
   const impl = request.implementation;
   const names = impl.mode === 'compose' ? impl.steps.map((s) => s.tool) : readAllowlist(impl.allowlist).tools;
   return [...new Set(names)];

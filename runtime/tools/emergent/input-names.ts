@@ -8,11 +8,9 @@
 import type { JSONSchema } from '../model.ts';
 import { PARAMETER_NAME } from '../yaml/parameters.ts';
 
-export const INPUT_NAME = PARAMETER_NAME;
-
 /** The property names of an input schema that are not parameter names. */
 export function invalidInputNames(schema: JSONSchema): string[] {
   const properties = schema.properties;
   if (!properties || typeof properties !== 'object' || Array.isArray(properties)) return [];
-  return Object.keys(properties).filter((name) => !INPUT_NAME.test(name));
+  return Object.keys(properties).filter((name) => !PARAMETER_NAME.test(name));
 }
