@@ -9,20 +9,22 @@ import { isScalar, LineCounter, parseDocument } from '../../vendor/yaml.ts';
 import type { PathSegment } from './definition.ts';
 
 /**
- * The file line of line `line` (1-based) of the string at `path`: a block
- * scalar's content (`python: |`) starts on the line after its header; a
- * one-line string is on its own line. Undefined when it cannot be told
- * (no such string in the file, a quoted string over several lines).
+ * The file line of each line `line` (1-based) of the string at `path`, the
+ * file read and parsed once: a block scalar's content (`python: |`) starts
+ * on the line after its header; a one-line string is on its own line.
+ * Undefined when it cannot be told (no such string in the file, a quoted
+ * string over several lines).
  */
-export function lineInYamlFile(file: string, path: readonly PathSegment[], line: number): number | undefined {
+export function linesInYamlFile(file: string, path: readonly PathSegment[]): (line: number) => number | undefined {
   try {
     const counter = new LineCounter();
     const node = parseDocument(readFileSync(file, 'utf8'), { lineCounter: counter }).getIn(path, true);
-    if (!isScalar(node) || !node.range || typeof node.value !== 'string') return undefined;
+    if (!isScalar(node) || !node.range || typeof node.value !== 'string') return () => undefined;
     const start = counter.linePos(node.range[0]).line;
-    if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') return start + line;
-    return !node.value.includes('\n') && line === 1 ? start : undefined;
+    if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') return (line) => start + line;
+    const oneLine = !node.value.includes('\n');
+    return (line) => (oneLine && line === 1 ? start : undefined);
   } catch {
-    return undefined;
+    return () => undefined;
   }
 }

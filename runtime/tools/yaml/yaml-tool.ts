@@ -16,7 +16,7 @@ import { ForgeError } from '../../diagnostics.ts';
 import { prepareStep, type PrepareContext, type PreparedStep } from './prepare-step.ts';
 import { runPreparedStep } from './run-step.ts';
 import { RunValues, SKIPPED, type StepResult } from './run-values.ts';
-import { lineInYamlFile } from './script-location.ts';
+import { linesInYamlFile } from './script-location.ts';
 import { references, renderOutput, type Resolve } from './template.ts';
 
 export interface YamlToolHost {
@@ -226,8 +226,8 @@ function stepError(tool: string, step: YamlStep, result: StepResult, yamlFile?: 
  * that does not compile fails every call: continue-on-error would not help it.
  */
 function pythonStepError(where: string, step: YamlStep, result: StepResult, python: NonNullable<StepResult['python']>, stderr: string, yamlFile?: { file: string; shown: string }): ToolResult {
-  const key = [...step.path, 'python'];
-  const inFile = (line: number) => (yamlFile ? lineInYamlFile(yamlFile.file, key, line) : undefined);
+  // The YAML file is read once for the message and every frame of the traceback.
+  const inFile = yamlFile ? linesInYamlFile(yamlFile.file, [...step.path, 'python']) : () => undefined;
   // Each frame in the script: `File "/tmp/.../1-2-format.py", line 7` → `File "tools/t.yaml", line 14 (line 3 of the python: script)`.
   const placed = (text: string) =>
     text.split(`File ${JSON.stringify(python.scriptFile)}, line `).reduce((out, part) => {
