@@ -7,14 +7,14 @@
  * without is missing (the sandbox forge.yaml requires, the Python packages).
  */
 import { existsSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { AgentManifest } from './manifest.ts';
 import type { DiagnosticCode } from './diagnostic-codes.ts';
 import { formatLocation, type Location } from './diagnostics.ts';
 import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
-import { isExecutableFile } from './guard/command-guard.ts';
+import { findOnPath, isExecutableFile } from './guard/command-guard.ts';
 import { generatedTokenFile } from './secrets.ts';
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import { expandEnv, templateVariables } from './tools/adapters/env-template.ts';
@@ -180,11 +180,7 @@ function findCommand(command: string, cwd: string, path: string): string | undef
     const file = resolve(cwd, command);
     return isExecutableFile(file) ? file : undefined;
   }
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const file = join(dir, command);
-    if (isExecutableFile(file)) return file;
-  }
-  return undefined;
+  return findOnPath(command, path);
 }
 
 /** A check's line; under a problem, its `file:line:column CODE` (as diagnostics start) and its hint. */
