@@ -11,8 +11,9 @@ import { compileSchema } from './validation.ts';
 import { checkedOutputSchema } from './local-schema.ts';
 
 export function checkOutput(tool: ToolSpec, result: ToolResult, options: { strict: boolean; log: Logger }): ToolResult {
+  if (!result.ok) return result;
   const schema = checkedOutputSchema(tool);
-  if (!result.ok || !schema) return result;
+  if (!schema) return result;
   let validate;
   try {
     validate = compileSchema(schema);
