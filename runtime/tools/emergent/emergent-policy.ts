@@ -36,6 +36,8 @@ export function toolAllowed(tool: string, settings: EmergentSettings): boolean {
 
 /** Why the settings no longer let a forged tool run ("it uses ..."), undefined when they do. */
 export function notAllowed(request: ForgeRequest, settings: EmergentSettings): string | undefined {
+  // Empty allows any tool: nothing to work out (this runs at every call of a forged tool).
+  if (!settings.allow_tools.length) return undefined;
   const refused = toolsUsed(request).filter((tool) => !toolAllowed(tool, settings));
   if (!refused.length) return undefined;
   return `it uses ${refused.map((t) => `"${t}"`).join(', ')}, which emergent.allow_tools (${settings.allow_tools.join(', ')}) does not allow`;
