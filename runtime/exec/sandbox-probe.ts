@@ -50,8 +50,16 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
  */
 function tryBubblewrap(bwrap: string): Promise<{ refusal?: string; ownUserNamespace?: boolean }> {
   // Absolute programs: the probe must not depend on the PATH it was given. None found: the last, as it is.
-  const found = PROBE_COMMANDS.find((c) => findOnPath(c.program, {})) ?? PROBE_COMMANDS[PROBE_COMMANDS.length - 1];
-  const command = [findOnPath(found.program, {}) ?? found.program, ...found.args];
+  let command: string[] | undefined;
+  for (const c of PROBE_COMMANDS) {
+    const program = findOnPath(c.program, {});
+    if (program) {
+      command = [program, ...c.args];
+      break;
+    }
+  }
+  const last = PROBE_COMMANDS[PROBE_COMMANDS.length - 1];
+  command ??= [last.program, ...last.args];
   const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', ...command];
   return new Promise((resolve) => {
     // Generous: on a loaded machine a slow start is not a refusal (a refusal answers at once).
