@@ -75,7 +75,7 @@ function fromOutside(tool: ToolSpec): boolean {
 }
 
 /** What an adapter tool's schemas hold that is not checked here, each with which schema ("input", "output"). */
-export function uncheckedPatterns(tool: ToolSpec): (UncheckedPattern & { schema: 'input' | 'output' })[] {
+function uncheckedPatterns(tool: ToolSpec): (UncheckedPattern & { schema: 'input' | 'output' })[] {
   if (!tool.adapter) return [];
   const input = withoutUnprotectedPatterns(tool.inputSchema).unchecked.map((u) => ({ ...u, schema: 'input' as const }));
   const output = tool.outputSchema ? withoutUnprotectedPatterns(tool.outputSchema).unchecked.map((u) => ({ ...u, schema: 'output' as const })) : [];

@@ -18,8 +18,10 @@ const plainOutput: StartOutput = {
   problem: (text) => process.stderr.write(`${text}\n`),
 };
 
-/** Returns an exit code when the process must stop (or verify ran alone), undefined to go on. */
-/** `out`: where its lines go (the serving log's format); the default writes them as they are. */
+/**
+ * Returns an exit code when the process must stop (or verify ran alone), undefined to go on.
+ * `out`: where its lines go (the serving log's format); the default writes them as they are.
+ */
 export function verifyAtStart(bundleFile: string, command: string, env: NodeJS.ProcessEnv = process.env, out: StartOutput = plainOutput): number | undefined {
   const alone = command === 'verify';
   if (!alone && command !== 'serve' && command !== 'stdio') return undefined;

@@ -483,7 +483,7 @@ function splitTopLevel(text: string): { text: string; offset: number }[] {
  * {object}, a single word), which is then read as the parameter's type;
  * `prose` when it is words ("Default: the account's currency.").
  */
-export function descriptionDefault(description: string): { value: string; index: number; prose?: undefined } | { prose: true; value?: undefined; index: number } | undefined {
+function descriptionDefault(description: string): { value: string; index: number; prose?: undefined } | { prose: true; value?: undefined; index: number } | undefined {
   const found = /(?:^|[\s(;,.])(Default:)[ \t]*/i.exec(description);
   if (!found) return undefined;
   const index = found.index + found[0].indexOf(found[1]);
