@@ -45,16 +45,27 @@ export async function checkHelpers(broken: Map<string, Diagnostic[]>, project: P
   const toCheck = new Set([...changed, ...broken.keys()]);
   for (const path of toCheck) if (!existsSync(path)) broken.delete(path);
   const files = [...toCheck].filter(existsSync).map((path) => asSourceFile(path, project));
-  if (!files.length) return [];
-  const diagnostics = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
+  const found = await syntaxErrors(project, files);
   const reported: Diagnostic[] = [];
   for (const file of files) {
-    const errors = diagnostics.filter((d) => SYNTAX_CODES.has(d.code) && d.file !== undefined && [file.absolute, file.display, file.relative].includes(d.file));
+    const errors = found.get(file.absolute) ?? [];
     if (errors.length) broken.set(file.absolute, errors);
     else broken.delete(file.absolute);
     if (changed.includes(file.absolute)) reported.push(...errors);
   }
   return reported;
+}
+
+/** The compiler errors (what `forge validate` runs) of each of `files` that does not compile, by absolute path. */
+export async function syntaxErrors(project: Project, files: readonly SourceFile[]): Promise<Map<string, Diagnostic[]>> {
+  const byFile = new Map<string, Diagnostic[]>();
+  if (!files.length) return byFile;
+  const diagnostics = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
+  for (const file of files) {
+    const errors = diagnostics.filter((d) => SYNTAX_CODES.has(d.code) && d.file !== undefined && [file.absolute, file.display, file.relative].includes(d.file));
+    if (errors.length) byFile.set(file.absolute, errors);
+  }
+  return byFile;
 }
 
 /**

@@ -25,7 +25,6 @@ import { createTool } from '../runtime/tools/create-tools.ts';
 import { uncheckedPatternsWarning } from '../runtime/tools/local-schema.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
-import { checkSources } from '../stages/check-sources.ts';
 import { loadConfig } from '../stages/config/load-config.ts';
 import { REQUIREMENTS_FILE } from '../stages/python/python-dependencies.ts';
 import { filterTools } from '../stages/filter-tools.ts';
@@ -36,7 +35,7 @@ import { StageContext } from '../stages/stage.ts';
 import { adaptersAtStart, reconnectAdapters, type DevAdapterState } from './dev-adapters.ts';
 import { pythonAtStart, refreshProjectPython, type DevPythonState } from './dev-python.ts';
 import { applyApproval, applySettings, approvalRead, settingsAtStart, type DevSettingsState } from './dev-settings.ts';
-import { checkHelpers, codeLanguage, filesNeedingBrokenHelpers, isCodeFile } from './dev-helpers.ts';
+import { checkHelpers, codeLanguage, filesNeedingBrokenHelpers, isCodeFile, syntaxErrors } from './dev-helpers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
 import { errorsByToolName } from './tool-file-errors.ts';
@@ -213,16 +212,13 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
  * docstring broke: it stays listed and calls answer with the error, instead
  * of failing in the worker with a traceback.
  */
-const SYNTAX_CODES = new Set(['FORGE_PY_SYNTAX', 'FORGE_SYNTAX']);
-
 async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise<Diagnostic[]> {
-  const files = tools.flatMap((t) => (t.file && !t.scope && !t.loadErrors && t.file.kind !== 'yaml' ? [t.file] : []));
-  if (!files.length) return [];
+  const byFile = await syntaxErrors(project, tools.flatMap((t) => (t.file && !t.scope && !t.loadErrors && t.file.kind !== 'yaml' ? [t.file] : [])));
   const found: Diagnostic[] = [];
-  const diagnostics = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
   for (const tool of tools) {
-    const errors = diagnostics.filter((d) => SYNTAX_CODES.has(d.code) && d.file !== undefined && tool.file && [tool.file.absolute, tool.file.display, tool.file.relative].includes(d.file));
-    if (errors.length) tool.loadErrors = errors;
+    const errors = tool.file && byFile.get(tool.file.absolute);
+    if (!errors) continue;
+    tool.loadErrors = errors;
     found.push(...errors);
   }
   return found;
