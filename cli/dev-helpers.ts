@@ -12,13 +12,13 @@
  * `require()` with a relative path): enough to name the tools a broken
  * helper takes down, without running any of them.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { checkSources } from '../stages/check-sources.ts';
 import type { SourceFile } from '../stages/discover-tools.ts';
 import type { Project } from '../stages/load-project.ts';
-import { isIgnoredFile, PRUNED_DIRS } from '../stages/source-tree.ts';
+import { walkSourceTree } from '../stages/source-tree.ts';
 
 const PYTHON = new Set(['.py']);
 const SCRIPT = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
@@ -106,18 +106,9 @@ function asSourceFile(absolute: string, project: Project): SourceFile {
   } as SourceFile;
 }
 
+/** The code files in tool_dirs, by the walk tool discovery makes (source-tree.ts). */
 function codeFilesIn(dirs: readonly string[]): string[] {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (PRUNED_DIRS.has(entry.name) || isIgnoredFile(entry.name)) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && isCodeFile(path)) found.push(path);
-    }
-  };
-  for (const dir of dirs) if (existsSync(dir)) walk(dir);
-  return found;
+  return dirs.flatMap((dir) => walkSourceTree(dir).files.map((file) => join(dir, file)).filter(isCodeFile));
 }
 
 /** The code files in tool_dirs a file imports, as far as its import lines tell. */
