@@ -10,6 +10,7 @@ import { didYouMean } from '../runtime/suggest.ts';
 import { CATALOG, findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
 import { toSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig, ToolEntry } from './config/project-config.ts';
+import { pointerToPath } from './config/schema-errors.ts';
 import type { ParsedSources } from './parse-docstrings.ts';
 import { byName, type ProjectTool } from './project-tool.ts';
 import type { StageContext } from './stage.ts';
@@ -109,7 +110,7 @@ async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown>
   const validate = compileSchema(schema);
   if (validate(entry.config)) return;
   for (const e of validate.errors ?? []) {
-    const path = e.instancePath ? e.instancePath.slice(1).split('/').map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~'))) : [];
+    const path = pointerToPath(e.instancePath, entry.config);
     const field = path.join('.');
     const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
     const known = Object.keys((schema.properties as Record<string, unknown>) ?? {});

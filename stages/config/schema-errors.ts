@@ -60,7 +60,7 @@ function toDiagnostic(e: ErrorObject, source: YamlSource, data: unknown, prefix:
 }
 
 /** "/tools/2/config" → ['tools', 2, 'config'] (array indexes as numbers). */
-function pointerToPath(pointer: string, data: unknown): PathSegment[] {
+export function pointerToPath(pointer: string, data: unknown): PathSegment[] {
   if (!pointer) return [];
   const out: PathSegment[] = [];
   let node = data;
