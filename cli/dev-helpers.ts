@@ -42,9 +42,11 @@ export function codeLanguage(path: string): 'python' | 'node' | undefined {
  * reported again at every save of another file).
  */
 export async function checkHelpers(broken: Map<string, Diagnostic[]>, project: Project, changed: readonly string[]): Promise<Diagnostic[]> {
-  const toCheck = new Set([...changed, ...broken.keys()]);
-  for (const path of toCheck) if (!existsSync(path)) broken.delete(path);
-  const files = [...toCheck].filter(existsSync).map((path) => asSourceFile(path, project));
+  const files: SourceFile[] = [];
+  for (const path of new Set([...changed, ...broken.keys()])) {
+    if (existsSync(path)) files.push(asSourceFile(path, project));
+    else broken.delete(path);
+  }
   const found = await syntaxErrors(project, files);
   const reported: Diagnostic[] = [];
   for (const file of files) {

@@ -133,7 +133,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh));
   const helpers = helperPaths(paths, project, ctx.diagnostics, state);
   // A helper that does not compile takes down the tools importing it, with its error at its line (dev-helpers.ts).
-  printDiagnostics(await checkHelpers(state.brokenHelpers, project, helpers.filter((p) => existsSync(p))));
+  printDiagnostics(await checkHelpers(state.brokenHelpers, project, helpers));
   const needing = filesNeedingBrokenHelpers(state.brokenHelpers, project);
   for (const tool of fresh) if (!tool.loadErrors && tool.file && needing.has(tool.file.absolute)) tool.loadErrors = needing.get(tool.file.absolute);
   // Changed declarations install as the start does; a tool whose packages are not there answers with why, not an ImportError.
