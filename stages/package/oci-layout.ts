@@ -9,13 +9,13 @@ import tarStream from 'tar-stream';
 import type { ImageBlobs } from './image-blobs.ts';
 import { OCI_INDEX, type Descriptor } from './media-types.ts';
 
-function layoutFiles(manifest: Buffer, manifestDescriptor: Descriptor, blobs: ImageBlobs, refName: string): Map<string, Buffer> {
+/** The files that name the blobs: oci-layout, index.json and the manifest (the config and layers are the caller's). */
+function indexFiles(manifest: Buffer, manifestDescriptor: Descriptor, refName: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   files.set('oci-layout', Buffer.from(JSON.stringify({ imageLayoutVersion: '1.0.0' })));
   const index = { schemaVersion: 2, mediaType: OCI_INDEX, manifests: [{ ...manifestDescriptor, annotations: { 'org.opencontainers.image.ref.name': refName } }] };
   files.set('index.json', Buffer.from(JSON.stringify(index)));
   files.set(blobPath(manifestDescriptor.digest), manifest);
-  for (const d of blobs.descriptors) files.set(blobPath(d.digest), blobs.read(d.digest));
   return files;
 }
 
@@ -31,11 +31,12 @@ export function writeOciDirectory(dir: string, manifest: Buffer, manifestDescrip
   };
   for (const d of blobs.descriptors) write(blobPath(d.digest), (file) => blobs.writeTo(d.digest, file));
   // Then the manifest, index.json and oci-layout, which name them.
-  for (const [path, data] of layoutFiles(manifest, manifestDescriptor, { ...blobs, descriptors: [] }, refName)) write(path, (file) => writeFileSync(file, data));
+  for (const [path, data] of indexFiles(manifest, manifestDescriptor, refName)) write(path, (file) => writeFileSync(file, data));
 }
 
 export async function ociArchive(manifest: Buffer, manifestDescriptor: Descriptor, blobs: ImageBlobs, refName: string): Promise<Buffer> {
-  const files = layoutFiles(manifest, manifestDescriptor, blobs, refName);
+  const files = indexFiles(manifest, manifestDescriptor, refName);
+  for (const d of blobs.descriptors) files.set(blobPath(d.digest), blobs.read(d.digest));
   const pack = tarStream.pack();
   const chunks: Buffer[] = [];
   pack.on('data', (c: unknown) => chunks.push(c as Buffer));
