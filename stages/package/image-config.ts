@@ -11,6 +11,7 @@ import { sha256Digest } from '../blob-cache.ts';
 import { formatImageReference } from './image-reference.ts';
 import { OCI_CONFIG, OCI_MANIFEST, type Descriptor, type ImageManifest } from './media-types.ts';
 import type { Layer } from './layer-writer.ts';
+import type { ImageSandboxMode } from './package-image.ts';
 
 export const BUNDLE_DIR = '/opt/agent';
 export const WORK_DIR = '/workspace';
@@ -25,7 +26,7 @@ export interface AgentImageSettings {
   user: string;
   env: Record<string, string>;
   /** The mode the image's tools run in, from forge.yaml and --no-sandbox (label dev.forge.sandbox). */
-  sandbox: 'required' | 'auto' | 'off';
+  sandbox: ImageSandboxMode;
   createdSeconds: number;
 }
 

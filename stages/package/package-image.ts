@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SandboxSettings } from '../../runtime/exec/tool-sandbox.ts';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { DiagnosticError, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { BaseFiles } from './base-files.ts';
@@ -70,7 +71,7 @@ export interface PackagedImage {
  * `auto`: bubblewrap where the container allows it, else a warning; `off`: never
  * (forge.yaml's `sandbox: off`, or --no-sandbox).
  */
-export type ImageSandboxMode = 'required' | 'auto' | 'off';
+export type ImageSandboxMode = SandboxSettings['mode'];
 
 /** --no-sandbox asked of an agent whose forge.yaml requires the sandbox: the caller's mistake, not the base's. */
 export class SandboxModeConflict extends Error {
