@@ -81,7 +81,7 @@ function plainTypeText(schema: JSONSchema): string {
 }
 
 function defaultText(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? 'null';
+  return JSON.stringify(value) ?? 'null';
 }
 
 /**
