@@ -101,11 +101,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Python runs when the tool is Python, runs a python: step, or calls (directly or not) a tool that does.
   const started = chosen ?? project.tools.find((t) => t.spec.name === name);
-  const needsPython = started !== undefined && toolsReached(started, project.tools, (t) => t.spec).some((t) => runsPython(t.spec));
+  const reached = started ? toolsReached(started, project.tools, (t) => t.spec) : [];
+  const needsPython = reached.some((t) => runsPython(t.spec));
   if (needsPython) {
     // A Python file that does not compile is reported as forge validate reports it (file:line:col and
     // the line), not as the worker's SyntaxError once it has started.
-    const syntax = await pythonSyntaxErrors(project, started);
+    const syntax = await pythonSyntaxErrors(project, reached);
     if (syntax.length) {
       if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(syntax) }, null, 2) + '\n');
       else {
@@ -191,9 +192,9 @@ function printConcerning(project: Project, diagnostics: readonly Diagnostic[], o
   if (others) process.stderr.write(`${c.dim(`· ${others} problem${others === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
 }
 
-/** FORGE_PY_SYNTAX for the Python files of the tool and of the tools it calls that do not compile. */
-async function pythonSyntaxErrors(project: Project, tool: ProjectTool): Promise<Diagnostic[]> {
-  const files = [...new Set(toolsReached(tool, project.tools, (t) => t.spec).flatMap((t) => (t.file?.absolute.endsWith('.py') ? [t.file.absolute] : [])))];
+/** FORGE_PY_SYNTAX for the Python files of the tools a run reaches (the tool and those it calls) that do not compile. */
+async function pythonSyntaxErrors(project: Project, reached: readonly ProjectTool[]): Promise<Diagnostic[]> {
+  const files = [...new Set(reached.flatMap((t) => (t.file?.absolute.endsWith('.py') ? [t.file.absolute] : [])))];
   if (!files.length) return [];
   const found = await checkPythonSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd() });
   return found.filter((d) => d.code === 'FORGE_PY_SYNTAX');
