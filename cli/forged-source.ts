@@ -36,21 +36,21 @@ export function forgedSources(record: ForgedRecord): PromotedSources {
     const header = `# Forged by the running agent on ${record.forgedAt}, promoted with \`forge tool promote\`.\n# Test cases: ${request.name}.tests.json\n`;
     return { files: [{ file: `${request.name}.yaml`, text: header + stringify(composeDocument(request)) }, tests] };
   }
-  const hosts = readAllowlist(request.implementation.allowlist).hosts;
+  const allow = readAllowlist(request.implementation.allowlist);
   return {
-    files: [{ file: `${request.name}.js`, text: javascriptTool(record) }, tests],
+    files: [{ file: `${request.name}.js`, text: javascriptTool(record, allow) }, tests],
     notice: {
       message: `${request.name} no longer runs in the forge sandbox: it is project code now, with full Node`,
-      details: [...SANDBOX_LOSSES.map((loss) => `no longer enforced: ${loss}`), `still enforced: ${keptNote(hosts)}`],
+      details: [...SANDBOX_LOSSES.map((loss) => `no longer enforced: ${loss}`), `still enforced: ${keptNote(allow.hosts)}`],
       hint: PROMOTED_HINT,
     },
   };
 }
 
-function javascriptTool(record: ForgedRecord): string {
+/** `allow`: the forged tool's allowlist, as forgedSources read it. */
+function javascriptTool(record: ForgedRecord, allow: ReturnType<typeof readAllowlist>): string {
   const { request } = record;
   if (request.implementation.mode !== 'sandbox') throw new Error('not sandboxed code');
-  const allow = readAllowlist(request.implementation.allowlist);
   const inputs = sectionLines(request.inputSchema, 'Input');
   const outputs = sectionLines(request.outputSchema, 'Output');
   const doc = [
