@@ -1,5 +1,6 @@
 /** Loads the project for a CLI command and prints what the stages reported. */
-import { loadProject, type Project } from '../stages/load-project.ts';
+import type { ProjectConfig } from '../stages/config/project-config.ts';
+import { loadProject, loadProjectConfig, type Project } from '../stages/load-project.ts';
 import { BuildStopped, StageContext } from '../stages/stage.ts';
 import { diagnosticJson, printDiagnostics } from './diagnostics-output.ts';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
@@ -14,15 +15,26 @@ export interface LoadedProject {
  * with errors are left out and the rest stay usable (tool list/describe/run).
  */
 export async function loadProjectForCli(configFile: string | undefined, options: { strict: boolean; json: boolean; extraRoots?: string[]; scopesOnly?: boolean }): Promise<LoadedProject> {
+  const { loaded, diagnostics } = await loadForCli((ctx) => loadProject({ configFile, extraRoots: options.extraRoots, scopesOnly: options.scopesOnly }, ctx), options);
+  return { project: loaded, diagnostics };
+}
+
+/** forge.yaml alone, resolved as the build resolves it (loadProjectConfig: no tool discovered, no MCP server started). */
+export async function loadConfigForCli(configFile: string | undefined, options: { json: boolean; scopesOnly?: boolean }): Promise<ProjectConfig | undefined> {
+  return (await loadForCli((ctx) => loadProjectConfig({ configFile, scopesOnly: options.scopesOnly }, ctx), { strict: false, json: options.json })).loaded;
+}
+
+/** Runs a load, printing what its stages reported (unless --json); undefined when a stage stopped it. */
+async function loadForCli<T>(load: (ctx: StageContext) => Promise<T>, options: { strict: boolean; json: boolean }): Promise<{ loaded?: T; diagnostics: Diagnostic[] }> {
   const ctx = new StageContext(process.cwd(), options.strict);
-  let project: Project | undefined;
+  let loaded: T | undefined;
   try {
-    project = await loadProject({ configFile, extraRoots: options.extraRoots, scopesOnly: options.scopesOnly }, ctx);
+    loaded = await load(ctx);
   } catch (err) {
     if (!(err instanceof BuildStopped)) throw err;
   }
   if (!options.json) printDiagnostics(ctx.diagnostics);
-  return { project, diagnostics: ctx.diagnostics };
+  return { loaded, diagnostics: ctx.diagnostics };
 }
 
 export function diagnosticsJson(diagnostics: readonly Diagnostic[]) {

@@ -1,9 +1,6 @@
 import { doctor, formatDoctor } from '../../runtime/doctor.ts';
-import { loadProjectConfig } from '../../stages/load-project.ts';
-import type { ProjectConfig } from '../../stages/config/project-config.ts';
-import { BuildStopped, StageContext } from '../../stages/stage.ts';
 import { parseCommand } from '../args.ts';
-import { printDiagnostics } from '../diagnostics-output.ts';
+import { loadConfigForCli } from '../project-loader.ts';
 
 export const usage = `usage: forge doctor [--json]
 
@@ -25,14 +22,7 @@ export async function run(argv: string[]): Promise<number> {
   // forge.yaml only, resolved as the build resolves it: no tool discovery, and no MCP server started or
   // spec fetched (what the build would do), as the bundle's doctor starts none. Outside a project it checks
   // the machine with forge.yaml's defaults (the work dir: here).
-  const ctx = new StageContext(process.cwd(), false);
-  let config: ProjectConfig | undefined;
-  try {
-    config = await loadProjectConfig({ configFile: values.config, scopesOnly: values.config === undefined }, ctx);
-  } catch (err) {
-    if (!(err instanceof BuildStopped)) throw err;
-  }
-  if (!values.json) printDiagnostics(ctx.diagnostics);
+  const config = await loadConfigForCli(values.config, { json: values.json ?? false, scopesOnly: values.config === undefined });
   if (!config) return 1;
   // The adapters' checks as the bundle makes them, on forge.yaml's servers and APIs, each problem at its place in forge.yaml.
   const report = await doctor(
