@@ -171,32 +171,28 @@ describe('the state store goes away in the middle of an A2A message', () => {
     expect(rpcError(err), String(err)).toMatchObject(UNAVAILABLE);
   }, 60_000);
 
-  it('message/stream (v0.3) ends with FORGE_STATE_UNAVAILABLE', async () => {
-    const { agent, llm } = await startAgent();
-    const transport = new LegacyJsonRpcTransport({ endpoint: `${agent.url}/a2a`, fetchImpl: authFetch });
+  /** A streamed turn that loses the store: its events up to the loss come through, and the failed status is answered as the error. */
+  async function expectStreamUnavailable(llm: { bodies: unknown[] }, stream: () => AsyncIterable<unknown>) {
     const events: unknown[] = [];
     const err = await failure(async () => {
-      for await (const event of transport.sendMessageStream(send(userMessage('hi')))) events.push(event);
+      for await (const event of stream()) events.push(event);
     });
     expect(llm.bodies).toHaveLength(2);
     expect(rpcError(err), `${err} after ${JSON.stringify(events)}`).toMatchObject(UNAVAILABLE);
-    // The turn's events up to the store's loss came through; the failed status is answered as the error.
     expect(kinds(events).slice(0, 2)).toEqual(['task', `status ${TaskState.TASK_STATE_WORKING}`]);
     expect(kinds(events)).not.toContain(`status ${TaskState.TASK_STATE_FAILED}`);
+  }
+
+  it('message/stream (v0.3) ends with FORGE_STATE_UNAVAILABLE', async () => {
+    const { agent, llm } = await startAgent();
+    const transport = new LegacyJsonRpcTransport({ endpoint: `${agent.url}/a2a`, fetchImpl: authFetch });
+    await expectStreamUnavailable(llm, () => transport.sendMessageStream(send(userMessage('hi'))));
   }, 60_000);
 
   it('SendStreamingMessage (v1.0) ends with FORGE_STATE_UNAVAILABLE', async () => {
     const { agent, llm } = await startAgent();
     const client = await v1Client(agent.url);
-    const events: unknown[] = [];
-    const err = await failure(async () => {
-      for await (const event of client.sendMessageStream(send(userMessage('hi')))) events.push(event);
-    });
-    expect(llm.bodies).toHaveLength(2);
-    expect(rpcError(err), `${err} after ${JSON.stringify(events)}`).toMatchObject(UNAVAILABLE);
-    // The turn's events up to the store's loss came through; the failed status is answered as the error.
-    expect(kinds(events).slice(0, 2)).toEqual(['task', `status ${TaskState.TASK_STATE_WORKING}`]);
-    expect(kinds(events)).not.toContain(`status ${TaskState.TASK_STATE_FAILED}`);
+    await expectStreamUnavailable(llm, () => client.sendMessageStream(send(userMessage('hi'))));
   }, 60_000);
 });
 
