@@ -26,6 +26,13 @@ const environTool = '"""\nTool: pid1_environ\nDescription: Reads /proc/1/environ
 
 const serveArgs = ['node', '/opt/agent/runtime.mjs', 'serve', '--host', '127.0.0.1', '--port', '0'];
 
+/** The pushed image sets no FORGE_SANDBOX in its environment, and its dev.forge.sandbox label is `label`. */
+function expectSandboxUnsetIn(reference: string, label: string): void {
+  const config = inspectConfig(reference);
+  expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
+  expect(config.config.Labels['dev.forge.sandbox']).toBe(label);
+}
+
 /** Runs the image where runc refuses bwrap's namespaces, expects it to exit 1 without serving, and gives what it printed. */
 async function refusedStart(reference: string, args: string[], env?: Record<string, string>): Promise<string> {
   const container = runcRun(unpackForRunc(reference, args, { sandbox: false, ...(env ? { env } : {}) }));
@@ -76,9 +83,7 @@ describe('forge package: the tool sandbox', () => {
     const reference = `${fx.registry.address}/agents/sandboxed:1`;
     const packaged = await forge(['package', '--base', fx.base, '--push', reference], project, fx.env());
     expect(packaged.code, packaged.stderr).toBe(0);
-    const config = inspectConfig(reference);
-    expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
-    expect(config.config.Labels['dev.forge.sandbox']).toBe('auto');
+    expectSandboxUnsetIn(reference, 'auto');
 
     const container = runcRun(unpackForRunc(reference, serveArgs, { env: { FORGE_AUTH_TOKEN: TOKEN } }));
     try {
@@ -125,9 +130,7 @@ describe('forge package: the tool sandbox', () => {
     const reference = `${fx.registry.address}/agents/required:1`;
     const packaged = await forge(['package', '--base', fx.base, '--push', reference], project, fx.env());
     expect(packaged.code, packaged.stderr).toBe(0);
-    const config = inspectConfig(reference);
-    expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
-    expect(config.config.Labels['dev.forge.sandbox']).toBe('required');
+    expectSandboxUnsetIn(reference, 'required');
     // A built bundle says the same through its agent.json.
     const fromBundle = await forge(['package', '--bundle', '.forge-output', '--base', fx.base, '--no-sandbox', '--out', out], project, fx.env());
     expect(fromBundle.code).toBe(2);
@@ -145,9 +148,7 @@ describe('forge package: the tool sandbox', () => {
     expect(packaged.code, packaged.stderr).toBe(0);
     expect(packaged.stderr).toContain("the image runs tools WITHOUT a sandbox (forge.yaml's sandbox: off)");
     expect(packaged.stderr).not.toContain('FORGE_SANDBOX');
-    const config = inspectConfig(reference);
-    expect(config.config.Env.filter((e: string) => e.startsWith('FORGE_SANDBOX='))).toEqual([]);
-    expect(config.config.Labels['dev.forge.sandbox']).toBe('off');
+    expectSandboxUnsetIn(reference, 'off');
     const container = runcRun(unpackForRunc(reference, [...serveArgs, '--no-auth']));
     try {
       const [, url] = await container.waitFor(/listening on (http:\/\/\S+)/);
