@@ -17,6 +17,7 @@ import type { Pool, PoolClient, PoolConfig } from 'pg';
 import type { Logger } from '../tools/model.ts';
 import pg from './pg-client.ts';
 import { StateUnavailableError } from '../store-unavailable.ts';
+import { STORED_TEXT_CONFIG } from './postgres-text.ts';
 
 /**
  * SQLSTATEs of a store that is away for now: a lost or refused connection (class 08), a server shutting
@@ -62,6 +63,8 @@ export function openPool(config: PoolConfig, log?: Logger): Pool {
   let checkRefused = false;
   const pool = new pg.Pool({
     ...config,
+    // Strings Postgres cannot hold (NUL, half a surrogate pair) written escaped and read back as they were.
+    ...STORED_TEXT_CONFIG,
     // Awaited before the client is handed out, so its holder's first statement is not queued behind it.
     // A connection lost meanwhile fails the connect, as a store away (the pool ends the client).
     onConnect: async (connected) => {

@@ -11,6 +11,7 @@ import type { PostgresNotifications } from './postgres-notifications.ts';
 import { StateConflictError, type ConversationStore, type Session } from './store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { retryWhileStoreAway } from './pool-client.ts';
+import { storedJson, toStoredText } from './postgres-text.ts';
 
 const ACQUIRE = `
   INSERT INTO forge_conversations (id, version, data, turn_owner, turn_expires)
@@ -86,7 +87,7 @@ export class PostgresConversations implements ConversationStore {
   }
 
   private async acquire(id: string, owner: string): Promise<{ version: number; data: StoredData }> {
-    const hash = createHash('md5').update(id).digest('hex');
+    const hash = createHash('md5').update(toStoredText(id)).digest('hex');
     for (;;) {
       let wake!: () => void;
       const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -94,7 +95,7 @@ export class PostgresConversations implements ConversationStore {
       if (!set) this.waiters.set(hash, (set = new Set()));
       set.add(wake);
       try {
-        const { rows } = await this.pool.query<{ version: string; data: StoredData }>(ACQUIRE, [id, owner, JSON.stringify({ messages: [] }), this.holdMs]);
+        const { rows } = await this.pool.query<{ version: string; data: StoredData }>(ACQUIRE, [id, owner, storedJson({ messages: [] }), this.holdMs]);
         if (rows.length) return { version: Number(rows[0].version), data: rows[0].data };
         await Promise.race([woken, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
       } finally {
@@ -109,12 +110,12 @@ export class PostgresConversations implements ConversationStore {
    * store is away keeps what it did when the store is back, unless another turn took over.
    */
   private async save(session: Session, owner: string, version: number): Promise<void> {
-    const data = JSON.stringify({ messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) } satisfies StoredData);
+    const data = storedJson({ messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) } satisfies StoredData);
     let tries = 0;
     const { rowCount } = await retryWhileStoreAway(() => (tries++, this.pool.query(SAVE, [session.id, owner, data, version])), this.holdMs);
     if (rowCount) return;
     // A try before a lost connection may have been saved without the answer reaching this process.
-    if (tries > 1 && (await this.pool.query(SAVED, [session.id, version, JSON.stringify(session.messages), session.messages.length])).rowCount) return;
+    if (tries > 1 && (await this.pool.query(SAVED, [session.id, version, storedJson(session.messages), session.messages.length])).rowCount) return;
     throw new StateConflictError(`conversation "${session.id}" was taken over while this turn ran (its hold expired); the turn's changes were not saved`);
   }
 }

@@ -14,6 +14,7 @@ import type { Pool } from 'pg';
 import type { ForgedRecord } from '../tools/emergent/forged-store.ts';
 import type { PostgresNotifications } from './postgres-notifications.ts';
 import { inTransaction } from './pool-client.ts';
+import { storedJson } from './postgres-text.ts';
 import type { ForgedChange, ForgedRecords } from './store.ts';
 
 /** pg_advisory_xact_lock key serializing add's name and count checks. */
@@ -36,7 +37,7 @@ export class PostgresForged implements ForgedRecords {
       if (rows[0].taken) return { code: 'FORGE_TOOL_COLLISION', message: `tool "${name}" was forged on another replica meanwhile` };
       if (Number(rows[0].total) >= maxTools) return { code: 'FORGE_FORGE_QUOTA', message: `the agent has ${rows[0].total} forged tools; the limit is ${maxTools} (emergent.max_tools)` };
       if (record.owner && Number(rows[0].mine) >= maxTools) return { code: 'FORGE_FORGE_QUOTA', message: `this session has forged ${rows[0].mine} tools; the limit is ${maxTools} (emergent.max_tools)` };
-      await client.query('INSERT INTO forge_forged_tools (name, owner, record) VALUES ($1, $2, $3::json)', [name, record.owner ?? null, JSON.stringify(record)]);
+      await client.query('INSERT INTO forge_forged_tools (name, owner, record) VALUES ($1, $2, $3::json)', [name, record.owner ?? null, storedJson(record)]);
       // Sent when the transaction commits: a replica that hears it finds the row.
       await client.query("SELECT pg_notify('forge_forged', $1)", [name]);
       return undefined;

@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../tools/model.ts';
+import { fromStoredText } from './postgres-text.ts';
 
 export type Channel = 'forge_cancel' | 'forge_turn' | 'forge_forged';
 const CHANNELS: Channel[] = ['forge_cancel', 'forge_turn', 'forge_forged'];
@@ -37,7 +38,8 @@ export class PostgresNotifications {
   async start(): Promise<void> {
     const client = this.connect();
     client.on('notification', (message) => {
-      for (const listener of this.listeners.get(message.channel as Channel) ?? []) runSafely(() => listener(message.payload ?? ''));
+      // A payload is a parameter of pg_notify, written as every parameter is (postgres-text.ts).
+      for (const listener of this.listeners.get(message.channel as Channel) ?? []) runSafely(() => listener(fromStoredText(message.payload ?? '')));
     });
     // A client is given up once; its later 'error' and 'end' events change nothing. Before it is
     // connected, a failure is the caller's to handle (one attempt, one retry): counting its events

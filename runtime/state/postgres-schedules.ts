@@ -10,6 +10,7 @@
  */
 import type { Pool } from 'pg';
 import { inTransaction } from './pool-client.ts';
+import { storedJson } from './postgres-text.ts';
 import { HISTORY_LIMIT, ScheduleStoreError } from '../scheduler/schedule-store.ts';
 import { scheduleKey, type FiringRecord, type ScheduledTask } from '../scheduler/scheduled-task.ts';
 import type { ScheduleEntry, ScheduleRecords } from './store.ts';
@@ -76,7 +77,7 @@ export class PostgresSchedules implements ScheduleRecords {
   }
 
   async appendHistory(record: FiringRecord): Promise<void> {
-    await this.pool.query('INSERT INTO forge_schedule_history (task_id, record) VALUES ($1, $2::jsonb)', [record.id, JSON.stringify(record)]);
+    await this.pool.query('INSERT INTO forge_schedule_history (task_id, record) VALUES ($1, $2::jsonb)', [record.id, storedJson(record)]);
     if (++this.appends % TRIM_EVERY === 0) {
       await this.pool.query('DELETE FROM forge_schedule_history WHERE seq <= (SELECT max(seq) FROM forge_schedule_history) - $1', [HISTORY_LIMIT]);
       await this.pool.query(`DELETE FROM forge_schedule_firings WHERE claimed_at < now() - interval '1 day'`);

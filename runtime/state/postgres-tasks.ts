@@ -20,6 +20,7 @@ import { delay } from '../duration.ts';
 import { failTask } from './fail-task.ts';
 import { DEFAULT_PAGE_SIZE, pageCursor, pageToken } from './task-page.ts';
 import { isStoreAway, retryWhileStoreAway } from './pool-client.ts';
+import { storedJson } from './postgres-text.ts';
 import type { Logger } from '../tools/model.ts';
 import { OutageNotice } from '../outage-notice.ts';
 import type { TaskLease, TaskRecords } from './store.ts';
@@ -83,7 +84,7 @@ function rowTask(row: TaskRow): TaskType {
 }
 
 function taskRow(task: TaskType): TaskRow {
-  return [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))];
+  return [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', storedJson(Task.toJSON(task))];
 }
 
 /** Postgres's SQLSTATE for an insert whose key names no row. */

@@ -25,7 +25,7 @@ import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
-import { pagesWhileTasksArrive } from '../../helpers/task-paging.ts';
+import { listRequest, pagesWhileTasksArrive } from '../../helpers/task-paging.ts';
 import { relay } from '../../helpers/tcp-relay.ts';
 
 let postgres: TestPostgres;
@@ -242,6 +242,43 @@ describe('the Postgres state store', () => {
     const heard = new Promise<string>((resolve) => b.cancels.subscribe(resolve));
     await a.cancels.request('task-42');
     expect(await heard).toBe('task-42');
+  });
+
+  it('keeps text Postgres cannot hold (NUL, U+0001, half a surrogate pair) as it was, in ids, values and keys: conversations, tasks, schedules and cancel requests', async () => {
+    const { stores: [a, b] } = await stores(2);
+    const texts = ['nul \0 here', 'U+0001 \u0001 and \u00010, written as a NUL is', 'half a pair \ud800 and \udc00', '\\u0000 as six characters', 'a pair 😀'];
+    const id = 'conversation \0 \u0001 \ud800';
+    await a.conversations.withTurn(id, async (session) => {
+      for (const content of texts) session.messages.push({ role: 'user', content });
+      session.messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'call \0', name: 'echo', arguments: { ['key \0 \udfff']: texts[2] } }] });
+    });
+    // Another instance reads what was written, and its turn's compare-and-swap finds the version it read.
+    const read = await b.conversations.read(id);
+    expect(read.messages.map((m) => m.content)).toEqual([...texts, '']);
+    expect(read.messages.at(-1)).toEqual({ role: 'assistant', content: '', toolCalls: [{ id: 'call \0', name: 'echo', arguments: { ['key \0 \udfff']: texts[2] } }] });
+    await b.conversations.withTurn(id, async (session) => void session.messages.push({ role: 'assistant', content: texts[0] }));
+    expect((await a.conversations.read(id)).messages.map((m) => m.content)).toEqual([...texts, '', texts[0]]);
+    // A conversation whose id differs only where the escaping works is another conversation.
+    expect((await a.conversations.read('conversation \u00010 \u0001 \ud800')).messages).toEqual([]);
+
+    const taskId = 'task \0 \udfff';
+    const parts = texts.map((value) => ({ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }));
+    const message = { messageId: 'm \0', contextId: id, taskId, role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+    await a.tasks.save({ id: taskId, contextId: id, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [message], metadata: undefined });
+    const loaded = await b.tasks.load(taskId);
+    expect(loaded?.contextId).toBe(id);
+    expect(loaded?.history[0].parts.map((p) => (p.content?.$case === 'text' ? p.content.value : undefined))).toEqual(texts);
+    const listed = await b.tasks.list({ ...listRequest(), contextId: id });
+    expect(listed.tasks.map((t) => t.id)).toEqual([taskId]);
+
+    await a.schedules.saveTask({ id: 'beat \0', cron: '@every 1m', task: texts.join(' | ') }, 10);
+    expect((await b.schedules.runtimeTasks()).map((t) => [t.id, t.task])).toEqual([['beat \0', texts.join(' | ')]]);
+    await a.schedules.appendHistory({ id: 'beat \0', source: 'runtime', scheduled_for: '2030-01-01T00:00:00Z', fired_at: '2030-01-01T00:00:00Z', duration_ms: 1, status: 'failed', error: texts[2] });
+    expect((await b.schedules.history({ id: 'beat \0' })).map((r) => r.error)).toEqual([texts[2]]);
+
+    const heard = new Promise<string>((resolve) => b.cancels.subscribe(resolve));
+    await a.cancels.request(taskId);
+    expect(await heard).toBe(taskId);
   });
 
   it('keeps a cancel request only while a turn holds the task, finds it at the renewal, and lets it go with the lease', async () => {
@@ -1054,8 +1091,10 @@ describe('the Postgres state store when connections drop', { concurrent: true },
     await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'unsavable'));
     const lease = await store.tasks.hold('unsavable');
     const releasing = lease.release(TaskState.TASK_STATE_COMPLETED);
-    // Text with a NUL in it: Postgres refuses the row, the store being there.
-    const unsavable = Task.fromJSON({ id: 'unsavable', contextId: 'ctx\u0000', status: { state: TaskState[TaskState.TASK_STATE_COMPLETED], timestamp: new Date().toISOString() } });
+    // A trigger refuses the row, the store being there (as a constraint would).
+    await asAdmin(url, "CREATE FUNCTION refuse_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$");
+    await asAdmin(url, "CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON forge_tasks FOR EACH ROW WHEN (NEW.context_id = 'refused') EXECUTE FUNCTION refuse_row()");
+    const unsavable = Task.fromJSON({ id: 'unsavable', contextId: 'refused', status: { state: TaskState[TaskState.TASK_STATE_COMPLETED], timestamp: new Date().toISOString() } });
     await expect(store.tasks.save(unsavable)).rejects.toThrow();
     await releasing;
     // Neither let go nor renewed any more (the reaper is stopped here): the lease row stays, and expires.

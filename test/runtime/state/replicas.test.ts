@@ -114,6 +114,18 @@ describe.each([
     expect(seen.status.state).toBe('completed');
   });
 
+  it('keeps a message holding NUL, U+0001 and half a surrogate pair as it was sent, in its task and its conversation, on every replica', async () => {
+    const contextId = `odd-text-${store}`;
+    const text = 'nul \0, U+0001 \u0001 then 0, half a pair \ud800 and \udfff';
+    const done = await sendMessage(fleet.replicas[0].url, { text, contextId });
+    expect(done.status.state, JSON.stringify(done.status)).toBe('completed');
+    expect(done.artifacts[0].parts[0].text).toBe(`ok: ${text}`);
+    const last = fleet.replicas.at(-1)!;
+    expect((await getTask(last.url, done.id)).history[0].parts[0].text).toBe(text);
+    const count = await sendMessage(last.url, { text: 'count', contextId });
+    expect(JSON.parse(count.artifacts[0].parts[0].text)).toEqual([text, 'count']);
+  });
+
   it('keeps all of 50 concurrent messages to one conversation, sent through the load balancer', async () => {
     const contextId = `busy-${store}`;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => sendMessage(fleet.proxy.url, { text: `note ${i}`, contextId })));
