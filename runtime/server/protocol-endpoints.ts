@@ -16,6 +16,7 @@ import type { StateStore } from '../state/store.ts';
 import type { Logger } from '../tools/model.ts';
 import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import { buildAgentCard } from './a2a/agent-card.ts';
+import { refuseLongContextIds } from './a2a/context-ids.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { A2AStoreGuard, SEND_METHODS } from './a2a/store-guard.ts';
@@ -60,6 +61,7 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   // A turn that loses the store once under way tells the guard, which answers its request.
   const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err));
   const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
+  refuseLongContextIds(requestHandler);
   const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,

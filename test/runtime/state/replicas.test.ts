@@ -6,8 +6,12 @@
  * abrupt stops — now works. The single-process cases run again on the
  * default `file:` store.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Role, type Message } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentProcess } from '../../helpers/agent-process.ts';
@@ -124,6 +128,33 @@ describe.each([
     expect((await getTask(last.url, done.id)).history[0].parts[0].text).toBe(text);
     const count = await sendMessage(last.url, { text: 'count', contextId });
     expect(JSON.parse(count.artifacts[0].parts[0].text)).toEqual([text, 'count']);
+  });
+
+  it('refuses a message whose contextId is over 256 characters as malformed, on both protocol generations, sending and streaming, and takes one of 256 characters of any kind', async () => {
+    const url = fleet.replicas[0].url;
+    const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...auth } });
+    const message = (text: string, contextId: string): Message => ({ messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] });
+    const request = (text: string, contextId: string) => ({ tenant: '', message: message(text, contextId), configuration: undefined, metadata: undefined });
+    const v1 = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })] })).createFromUrl(url);
+    const legacy = new LegacyJsonRpcTransport({ endpoint: `${url}/a2a`, fetchImpl: authFetch });
+    const drain = async (events: AsyncIterable<unknown>) => {
+      for await (const _ of events);
+    };
+    const tooLong = 'c'.repeat(257);
+    const asked = llm.bodies.length;
+    for (const send of [() => v1.sendMessage(request('hi', tooLong)), () => drain(v1.sendMessageStream(request('hi', tooLong))), () => legacy.sendMessage(request('hi', tooLong)), () => drain(legacy.sendMessageStream(request('hi', tooLong)))]) {
+      const refused = await send().then(() => undefined, (err: any) => (err?.cause?.envelopeCode !== undefined ? err.cause : err));
+      expect(refused?.envelopeCode ?? refused?.code, String(refused)).toBe(-32602);
+      expect(String(refused?.message)).toContain('contextId is 257 characters long; at most 256 are taken');
+    }
+    expect(llm.bodies.length).toBe(asked);
+    // The longest id, of characters that take the most room once stored: random, so no store can compress it.
+    const kinds = ['\0', '\ud800', '\udfff', '€', '😀'.slice(0, 1), 'a', '\u0001'];
+    const longest = Array.from({ length: 256 }, () => kinds[Math.floor(Math.random() * kinds.length)]).join('');
+    const done = await sendMessage(url, { text: 'first', contextId: longest });
+    expect(done.status.state, JSON.stringify(done.status)).toBe('completed');
+    const count = await sendMessage(fleet.replicas.at(-1)!.url, { text: 'count', contextId: longest });
+    expect(JSON.parse(count.artifacts[0].parts[0].text)).toEqual(['first', 'count']);
   });
 
   it('keeps all of 50 concurrent messages to one conversation, sent through the load balancer', async () => {
