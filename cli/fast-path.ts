@@ -61,7 +61,7 @@ function knownSwitches<T extends OptionSpec>(argv: readonly string[], options: T
 }
 
 function answerVersion(argv: string[]): number {
-  const { values } = parseCommand(argv, {});
+  const values = knownSwitches(argv, {}) ?? parseCommand(argv, {}).values;
   printVersion(values.json, writeStdoutSync);
   return 0;
 }

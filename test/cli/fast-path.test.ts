@@ -90,7 +90,7 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     }
   });
 
-  it('loads no Node module for a cached build that a bare node start does not, besides node:module (no vm, os, tty, streams or crypto)', async () => {
+  it('loads no Node module for a cached build or --version that a bare node start does not, besides node:module (no vm, os, tty, streams, crypto or util)', async () => {
     const probe = join(tempDir(), 'probe.cjs');
     writeFileSync(probe, `process.on('exit', () => process.stderr.write('modules=' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')))));`);
     const loaded = async (args: string[], cwd: string) => {
@@ -105,8 +105,10 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     const bare = new Set(await loaded([empty], dir));
     // What require('node:module') brings with it: the public module and the ES module loader behind createRequire.
     const moduleItself = ['NativeModule module', 'NativeModule internal/modules/esm/assert', 'NativeModule internal/modules/esm/loader', 'NativeModule internal/source_map/source_map'];
-    const extra = (await loaded([join(repoRoot, 'bin', 'forge.cjs'), 'build', '--prod'], dir)).filter((m) => !bare.has(m) && !moduleItself.includes(m));
-    expect(extra).toEqual([]);
+    for (const args of [['build', '--prod'], ['--version'], ['version', '--json']]) {
+      const extra = (await loaded([join(repoRoot, 'bin', 'forge.cjs'), ...args], dir)).filter((m) => !bare.has(m) && !moduleItself.includes(m));
+      expect({ args, extra }).toEqual({ args, extra: [] });
+    }
   });
 
   it('ends quietly (exit 0, nothing on stderr) when the reader closes stdout first', async () => {
