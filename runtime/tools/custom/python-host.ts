@@ -124,6 +124,7 @@ def main():
         raise TypeError("a %s has no JSON form; return dicts, lists, strings, numbers, booleans or None" % name)
 
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=plain).encode
+    encode_ascii = json.JSONEncoder(allow_nan=False, default=plain).encode
 
     def reply(message):
         try:
@@ -131,7 +132,13 @@ def main():
         except (TypeError, ValueError) as exc:
             text = json.dumps({"id": message.get("id"), "ok": False,
                                "error": {"type": "TypeError", "message": "result is not JSON serializable: %s" % exc}})
-        out.write(text + "\n")
+        try:
+            out.write(text + "\n")
+        except UnicodeEncodeError:
+            # Half of a surrogate pair (a str can hold one: json.loads makes one of "\ud800") has no
+            # UTF-8 form. Written as \u escapes it comes back to the caller exactly as the tool had it.
+            # The whole line is encoded before any of it is written: nothing went out.
+            out.write(encode_ascii(message) + "\n")
         out.flush()
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))

@@ -25,8 +25,8 @@ function registryWith(kind: 'python' | 'typescript') {
   writeFileSync(
     join(dir, file),
     kind === 'python'
-      ? '"""\nTool: nap\nDescription: Sleeps, or dies.\n\nInput:\n  seconds (float): How long.\n  die (bool, optional): Exit instead.\n"""\nimport os, time\n\ndef execute(args):\n    if args.get("die"):\n        os._exit(7)\n    time.sleep(args["seconds"])\n    return "rested"\n'
-      : '/**\n * Tool: nap\n * Description: Sleeps, or dies.\n *\n * Input:\n *   seconds (float): How long.\n *   die (bool, optional): Exit instead.\n */\nexport async function execute(args: { seconds: number; die?: boolean }) {\n  if (args.die) process.exit(7);\n  await new Promise((r) => setTimeout(r, args.seconds * 1000));\n  return "rested";\n}\n',
+      ? '"""\nTool: nap\nDescription: Sleeps, or dies, or echoes.\n\nInput:\n  seconds (float): How long.\n  die (bool, optional): Exit instead.\n  text (str, optional): Given back, in the result or in an error.\n  fail (bool, optional): Raise an error naming the text.\n"""\nimport os, time\n\ndef execute(args):\n    if args.get("die"):\n        os._exit(7)\n    if "text" in args:\n        if args.get("fail"):\n            raise ValueError(args["text"])\n        return {"text": args["text"], "key " + args["text"]: 1}\n    time.sleep(args["seconds"])\n    return "rested"\n'
+      : '/**\n * Tool: nap\n * Description: Sleeps, or dies, or echoes.\n *\n * Input:\n *   seconds (float): How long.\n *   die (bool, optional): Exit instead.\n *   text (str, optional): Given back, in the result or in an error.\n *   fail (bool, optional): Throw an error naming the text.\n */\nexport async function execute(args: { seconds: number; die?: boolean; text?: string; fail?: boolean }) {\n  if (args.die) process.exit(7);\n  if (args.text !== undefined) {\n    if (args.fail) throw new Error(args.text);\n    return { text: args.text, [`key ${args.text}`]: 1 };\n  }\n  await new Promise((r) => setTimeout(r, args.seconds * 1000));\n  return "rested";\n}\n',
   );
   const { spec } = parseToolFile({ absolute: join(dir, file), relative: file, display: file, kind });
   const registry = new ToolRegistry({ workDir: dir, log: silentLogger });
@@ -74,6 +74,14 @@ describe.each(['python', 'typescript'] as const)('a %s worker', (kind) => {
       expect(await next, `round ${round}`).toMatchObject({ ok: true, value: 'rested' });
     }
   }, 120_000);
+
+  it('gives back text holding NUL, U+0001 and half a surrogate pair as it was, in a result (keys too) and in an error, and serves the next call', async () => {
+    const registry = registryWith(kind);
+    const text = 'nul \0, U+0001 \u0001, half a pair \ud800 and \udfff, a pair 😀, é';
+    expect((await registry.execute('nap', { seconds: 0, text })) as unknown).toMatchObject({ ok: true, value: { text, [`key ${text}`]: 1 } });
+    expect(await registry.execute('nap', { seconds: 0, text, fail: true })).toMatchObject({ ok: false, error: { message: expect.stringContaining(text) } });
+    expect(await registry.execute('nap', { seconds: 0 })).toMatchObject({ ok: true, value: 'rested' });
+  }, 60_000);
 
   it('settles only the call its dying worker was running', async () => {
     const registry = registryWith(kind);
