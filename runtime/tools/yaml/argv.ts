@@ -5,7 +5,7 @@
  * placeholder inside its word — so a value is always exactly one argument,
  * whatever spaces or quotes it holds.
  */
-import { ValueRefused } from './escape.ts';
+import { refuseUnholdable } from './escape.ts';
 import { renderText, type Resolve, type Segment, type Template, type TemplateProblem } from './template.ts';
 
 export function splitCommand(template: Template): { words: Template[]; problems: TemplateProblem[] } {
@@ -63,7 +63,7 @@ export function splitCommand(template: Template): { words: Template[]; problems:
 export function renderArgv(words: readonly Template[], resolve: Resolve): string[] {
   return words.map((word) => {
     const arg = renderText(word, resolve);
-    if (arg.includes('\0')) throw new ValueRefused('a value contains a NUL character, which a process argument cannot hold');
+    refuseUnholdable(arg, 'a value', 'a process argument');
     return arg;
   });
 }

@@ -12,7 +12,8 @@
  *   Python raw string      closed, a plain literal, reopened: r'a' 'value' r'b'
  *   comments               newlines become spaces
  *
- * A value the target cannot hold (a NUL byte in a shell script) is refused.
+ * A value the target cannot hold (a NUL byte in a shell script, half of a
+ * surrogate pair anywhere a process is given bytes) is refused.
  */
 import type { PythonContext, PythonString } from './python-context.ts';
 import type { ShellContext } from './shell-context.ts';
@@ -37,8 +38,16 @@ export function shellWord(text: string, plainAllowed = true): string {
   return plainAllowed && PLAIN_WORD.test(text) ? text : singleQuoted(text);
 }
 
-function refuseNul(text: string, where: string) {
-  if (text.includes('\0')) throw new ValueRefused(`contains a NUL character, which ${where} cannot hold`);
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Refuses text a process cannot be given exactly: its arguments, environment and scripts are C
+ * strings (no NUL) of bytes, and a string becomes them as UTF-8, in which half of a surrogate pair
+ * (JSON.parse makes one of "\ud800") has no form: Node would pass U+FFFD instead.
+ */
+export function refuseUnholdable(text: string, subject: string, target: string): void {
+  const problem = text.includes('\0') ? 'a NUL character' : LONE_SURROGATE.test(text) ? 'half of a surrogate pair (no UTF-8 form)' : undefined;
+  if (problem) throw new ValueRefused(`${subject} contains ${problem}, which ${target} cannot hold`);
 }
 
 /**
@@ -50,7 +59,7 @@ export function escapeForShell(context: Exclude<ShellContext, { kind: 'unsupport
     return value.map((item) => escapeForShell(context, item, plainAllowed)).join(' ');
   }
   const text = textOf(value);
-  refuseNul(text, 'a shell script');
+  refuseUnholdable(text, 'a value', 'a shell script');
   switch (context.kind) {
     case 'bare':
       return shellWord(text, plainAllowed);

@@ -10,7 +10,7 @@ import { isWithin } from '../../guard/path-guard.ts';
 import { PYTHON_TOOL_ENV } from '../custom/tool-env.ts';
 import { renderArgv } from './argv.ts';
 import type { ArgTemplate, EnvironmentEntry, YamlStep, YamlToolDefinition } from './definition.ts';
-import { ValueRefused } from './escape.ts';
+import { refuseUnholdable, ValueRefused } from './escape.ts';
 import { renderScript, renderScriptLines, type CompiledScript } from './script.ts';
 import { renderText, renderValue, type Resolve, type Template } from './template.ts';
 
@@ -126,7 +126,7 @@ function renderEnvironment(entries: readonly EnvironmentEntry[], resolve: Resolv
   const out: Record<string, string> = {};
   for (const { name, value } of entries) {
     const text = renderText(value, resolve, parent);
-    if (text.includes('\0')) throw new ValueRefused(`the value of environment variable ${name} contains a NUL character, which the environment cannot hold`);
+    refuseUnholdable(text, `the value of environment variable ${name}`, 'the environment');
     out[name] = text;
   }
   return out;
@@ -136,7 +136,7 @@ function renderEnvironment(entries: readonly EnvironmentEntry[], resolve: Resolv
 function workingDirectory(template: Template | undefined, resolve: Resolve, context: PrepareContext): string {
   if (!template) return context.workDir;
   const rendered = renderText(template, resolve, context.baseEnv);
-  if (rendered.includes('\0')) throw new ValueRefused('working-directory contains a NUL character, which a path cannot hold');
+  refuseUnholdable(rendered, 'working-directory', 'a path');
   const target = resolvePath(context.workDir, rendered);
   if (!isWithin(context.workDir, target)) throw new ValueRefused(`working-directory "${rendered}" is outside the work dir`);
   if (!statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw new ValueRefused(`working-directory "${rendered}" does not exist`);

@@ -6,7 +6,7 @@
  * by a real script as the hex of its bytes and compared byte for byte. Every
  * payload that would run a command creates a file named "pwned"; none may exist.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../../helpers/project.ts';
@@ -237,10 +237,17 @@ describe('values a context cannot hold are refused, not mangled', () => {
     ['sh', { sh: "printf %s '{V}'" }],
     ['run:', { run: ['printf', '%s', '{V}'] }],
     ['environment:', { environment: { V: '{V}' }, sh: 'printf %s "$V"' }],
-  ])('a NUL character in %s', async (_name, tool) => {
-    const registry = yamlRegistry(tempDir('forge-inject-'), { t: { description: 'NUL.', parameters: { V: { type: 'string' } }, ...tool } });
-    const result = await registry.execute('t', { V: 'a\0b' });
-    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_YAML_VALUE', message: expect.stringContaining('NUL') } });
+    ['working-directory:', { 'working-directory': '{V}', sh: 'pwd' }],
+  ])('a NUL character, or half of a surrogate pair (which Node would pass as U+FFFD), in %s', async (_name, tool) => {
+    const workDir = tempDir('forge-inject-');
+    mkdirSync(join(workDir, 'x😀')); // for working-directory
+    const registry = yamlRegistry(workDir, { t: { description: 'NUL.', parameters: { V: { type: 'string' } }, ...tool } });
+    expect(await registry.execute('t', { V: 'a\0b' })).toMatchObject({ ok: false, error: { code: 'FORGE_YAML_VALUE', message: expect.stringContaining('contains a NUL character') } });
+    for (const V of ['a\ud800b', 'a\udfff', '\udbff']) {
+      expect(await registry.execute('t', { V })).toMatchObject({ ok: false, error: { code: 'FORGE_YAML_VALUE', message: expect.stringContaining('contains half of a surrogate pair') } });
+    }
+    // A whole pair is a character like any other.
+    expect(await registry.execute('t', { V: 'x😀' })).toMatchObject({ ok: true });
   });
 
   it('keeps a NUL character in a Python string', async () => {
