@@ -22,6 +22,20 @@ describe('a tool\'s own output', () => {
     }
   });
 
+  it('reaches the log with its controls shown escaped: a C1 CSI or a bidi override in a tool\'s stderr does not reach the operator\'s terminal', async () => {
+    const rude = '"""\nTool: rude\nDescription: Prints controls.\nTags: read\n"""\nimport sys\n\ndef execute(args):\n    print("clear \\u009b2J title \\u009d0;owned\\u009c flip \\u202eexe.txt", file=sys.stderr)\n    return "done"\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/rude.py': rude });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project });
+    try {
+      await fetch(`${agent.url}/tools/rude`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await agent.waitFor(/rude │ clear .*txt/);
+      expect(agent.output()).toContain('rude │ clear \\x9b2J title \\x9d0;owned\\x9c flip \\u{202e}exe.txt');
+      expect(agent.output()).not.toMatch(/[\u0080-\u009f\u202e]/);
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it('shows with --verbose on forge tool run, and stays off stdout (the result)', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/noisy.py': noisy });
     const quiet = await forge(['tool', 'run', 'noisy', '--param', 'x=1'], project);

@@ -37,6 +37,18 @@ describe('logText', () => {
     expect(logText('\x1b[2K\x1b[1Gclean')).toBe('\\x1b[2K\\x1b[1Gclean');
     expect(logText('a\tb\r\nc')).toBe('a\tb\n  c');
   });
+
+  it('shows C1 controls, Unicode line separators and bidi overrides escaped: a terminal or a log viewer obeys them too', () => {
+    expect(logText('\u009b2J\u009d0;owned\u009c')).toBe('\\x9b2J\\x9d0;owned\\x9c');
+    expect(logText('next\u0085[forge] forged')).toBe('next\\x85[forge] forged');
+    expect(logText('a\u2028[forge] b\u2029c')).toBe('a\\u{2028}[forge] b\\u{2029}c');
+    expect(logText('file \u202etxt.exe')).toBe('file \\u{202e}txt.exe');
+  });
+
+  it('indents a line that starts with a Unicode space: U+FEFF has no width, so the line would show at its first column', () => {
+    expect(logText('x\n\ufeff[forge] ✓ approved')).toBe('x\n  \ufeff[forge] ✓ approved');
+    expect(logText('x\n\u00a0[forge] ✓ approved')).toBe('x\n  \u00a0[forge] ✓ approved');
+  });
 });
 
 describe('the text loggers', () => {

@@ -1,0 +1,23 @@
+/**
+ * Text someone else chose, made safe to show on a terminal: a model's answer,
+ * a tool's error or stderr, an MCP server's name or a tool description. A
+ * terminal obeys what the bytes say, so every character that is an order
+ * rather than a glyph is shown escaped instead: C0 controls but the newline
+ * and the tab (a carriage return rewrites the line, ESC starts a sequence
+ * that sets the title, writes the clipboard, draws an OSC 8 link or clears
+ * the screen), DEL, the C1 controls (U+009B is a whole CSI on a terminal
+ * that reads 8-bit controls, U+0085 a new line), the Unicode line and
+ * paragraph separators (a line break to many log viewers), and the bidi
+ * overrides and isolates, which reorder what is shown after them (an
+ * approval prompt's arguments, a file name). Only `\r\n` is kept, as `\n`.
+ */
+const UNSHOWN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function terminalText(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(UNSHOWN, escaped);
+}
+
+function escaped(char: string): string {
+  const code = char.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+}
