@@ -9,6 +9,7 @@ import { parseCommand } from '../args.ts';
 import { cliLogger } from '../cli-logger.ts';
 import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
 import { color as c } from '../terminal.ts';
+import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 
 export const usage = `usage: forge chat [--dev] [--session NAME]
 
@@ -43,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     for (const { model, variable } of missing) log.warn(`${variable} is not set: model ${model} will fail and the next one will be tried`);
   }
   // A person is here: a sub-tool that needs confirmation mid-call is asked too.
-  const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${request.parents.join(' → ')} → ${request.tool} ${short(JSON.stringify(request.args))} (${request.reason})? [y/N] `)) ?? '').trim()) };
+  const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${terminalLine(request.parents.join(' → '))} → ${terminalLine(request.tool)} ${short(JSON.stringify(request.args))} (${terminalLine(request.reason)})? [y/N] `)) ?? '').trim()) };
   const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, subApprover });
   const session = values.session ?? `chat-${randomUUID()}`;
   const lines = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
@@ -64,11 +65,11 @@ export async function run(argv: string[]): Promise<number> {
 
   process.stdout.write(`${c.bold(manifest.agent_id)} ${c.dim(`— ${registry.list().length} tools, session ${session}; /exit to leave`)}\n`);
   const onEvent = (event: AgentEvent) => {
-    if (event.type === 'text') process.stdout.write(event.delta);
-    else if (event.type === 'tool-call') process.stdout.write(`\n${c.cyan('→')} ${event.call.name} ${c.dim(short(JSON.stringify(event.call.arguments)))}\n`);
+    if (event.type === 'text') process.stdout.write(terminalText(event.delta));
+    else if (event.type === 'tool-call') process.stdout.write(`\n${c.cyan('→')} ${terminalLine(event.call.name)} ${c.dim(short(JSON.stringify(event.call.arguments)))}\n`);
     else if (event.type === 'tool-result') {
       const r = event.result;
-      process.stdout.write(r.ok ? `${c.green('←')} ${event.call.name} ${c.dim(short(typeof r.value === 'string' ? r.value : JSON.stringify(r.value)))}\n` : `${c.red('←')} ${event.call.name} ${c.red(`${r.error.code}: ${r.error.message}`)}\n`);
+      process.stdout.write(r.ok ? `${c.green('←')} ${terminalLine(event.call.name)} ${c.dim(short(typeof r.value === 'string' ? r.value : JSON.stringify(r.value)))}\n` : `${c.red('←')} ${terminalLine(event.call.name)} ${c.red(terminalLine(`${r.error.code}: ${r.error.message}`))}\n`);
     }
   };
   try {
@@ -84,17 +85,17 @@ export async function run(argv: string[]): Promise<number> {
         while (outcome.status === 'input-required') {
           const answers = new Map<string, boolean>();
           for (const request of outcome.requests) {
-            const answer = await ask(`\n${c.yellow('?')} run ${request.tool} ${short(JSON.stringify(request.arguments))} (${request.reason})? [y/N] `);
+            const answer = await ask(`\n${c.yellow('?')} run ${terminalLine(request.tool)} ${short(JSON.stringify(request.arguments))} (${terminalLine(request.reason)})? [y/N] `);
             answers.set(request.callId, /^y(es)?$/i.test((answer ?? '').trim()));
           }
           outcome = await agent.resume(session, answers, { onEvent, stream: true });
         }
       } catch (err) {
-        process.stdout.write(`\n${c.red('✘')} ${(err as Error).message}\n`);
+        process.stdout.write(`\n${c.red('✘')} ${terminalText((err as Error).message)}\n`);
         if (err instanceof NoModelError) return 1;
         continue;
       }
-      if (outcome.status === 'max-iterations') process.stdout.write(`\n${c.yellow(outcome.text.split('\n').at(-1)!)}`);
+      if (outcome.status === 'max-iterations') process.stdout.write(`\n${c.yellow(terminalLine(outcome.text.split('\n').at(-1)!))}`);
       process.stdout.write('\n');
     }
   } finally {
@@ -104,6 +105,7 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** A call's arguments or result on its one line, cut short; what the model or a tool chose is shown, not obeyed. */
 function short(text: string): string {
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+  return terminalLine(text.length > 160 ? `${text.slice(0, 157)}...` : text);
 }

@@ -21,3 +21,8 @@ function escaped(char: string): string {
   const code = char.charCodeAt(0);
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
 }
+
+/** The same on one line, where a line break would start a line that is not the text's (`→ tool …`, `? run … [y/N]`): shown as `\n`. */
+export function terminalLine(text: string): string {
+  return terminalText(text).replace(/\n/g, '\\n');
+}

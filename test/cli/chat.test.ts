@@ -66,3 +66,15 @@ describe('forge chat without its model key', () => {
     expect(stderr).toContain('hint: export CHAT_KEY_NEVER_SET=...');
   });
 });
+
+describe('forge chat shows what the model and its tools chose, and does not obey it', () => {
+  it('escape sequences, C1 controls and bidi overrides in an answer, a call\'s arguments and an approval prompt are shown escaped', async () => {
+    const write = { id: 'w', name: 'file_write', arguments: { path: 'report\u202etxt.exe', content: '\u009b2J' } };
+    const answer = 'done \x1b]0;owned\x07 \x1b]8;;http://evil.example\x07click\x1b]8;;\x07 \u009b2J\nnext';
+    const { code, stdout, stderr } = await chat([{ toolCalls: [write] }, { text: answer }], 'write it\nn\n/exit\n');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('? run file_write {"path":"report\\u{202e}txt.exe","content":"\\x9b2J"}');
+    expect(stdout).toContain('done \\x1b]0;owned\\x07 \\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07 \\x9b2J\nnext');
+    expect(stdout).not.toMatch(/[\x1b\x07\u0080-\u009f\u202e]/);
+  });
+});
