@@ -3,6 +3,7 @@ import { mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
 import { parseCommand } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, formatMs } from '../terminal.ts';
+import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 
 export const usage = `usage: forge mcp list [--json]
 
@@ -61,12 +62,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${mark} ${c.bold(r.name)}  ${c.dim(`${r.transport}${r.required ? '' : ', optional'}`)}  ${r.target}\n`);
     if (r.ok) {
       const leftOut = r.tools!.leftOut.length ? `, ${r.tools!.leftOut.length} left out by tools.allow/deny` : '';
-      process.stdout.write(`    ${r.server!.name} ${r.server!.version} · ${r.tools!.used.length} of ${r.tools!.total} tools used${leftOut} · ${formatMs(r.ms)}\n`);
-      if (values.verbose) process.stdout.write(`    ${c.dim(r.tools!.used.join(', '))}\n`);
+      process.stdout.write(`    ${terminalLine(r.server!.name)} ${terminalLine(r.server!.version)} · ${r.tools!.used.length} of ${r.tools!.total} tools used${leftOut} · ${formatMs(r.ms)}\n`);
+      if (values.verbose) process.stdout.write(`    ${c.dim(terminalLine(r.tools!.used.join(', ')))}\n`);
     } else {
-      process.stdout.write(`    ${r.error!.message}\n`);
-      if (r.error!.hint) process.stdout.write(`    ${c.cyan('hint:')} ${r.error!.hint}\n`);
-      if (r.error!.details) process.stdout.write(c.dim(r.error!.details.split('\n').slice(-5).map((l) => `    | ${l}`).join('\n')) + '\n');
+      process.stdout.write(`    ${terminalLine(r.error!.message)}\n`);
+      if (r.error!.hint) process.stdout.write(`    ${c.cyan('hint:')} ${terminalLine(r.error!.hint)}\n`);
+      if (r.error!.details) process.stdout.write(c.dim(terminalText(r.error!.details).split('\n').slice(-5).map((l) => `    | ${l}`).join('\n')) + '\n');
     }
   }
   return ok ? 0 : 1;

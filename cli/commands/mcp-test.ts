@@ -10,6 +10,7 @@ import type { McpServerConfig } from '../../stages/config/adapter-config.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
+import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge mcp test NAME [--call TOOL [--args JSON]] [--timeout MS] [--json]
@@ -85,9 +86,9 @@ async function testServer(
     const e = err as McpConnectError;
     if (json) process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint, details: e.details } }, null, 2) + '\n');
     else {
-      process.stderr.write(`${errColor.red('✘')} ${e.message}\n`);
-      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${e.hint}\n`);
-      if (e.details) process.stderr.write(errColor.dim(e.details.split('\n').map((l) => `  | ${l}`).join('\n')) + '\n');
+      process.stderr.write(`${errColor.red('✘')} ${terminalLine(e.message)}\n`);
+      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalLine(e.hint)}\n`);
+      if (e.details) process.stderr.write(errColor.dim(terminalText(e.details).split('\n').map((l) => `  | ${l}`).join('\n')) + '\n');
     }
     return 1;
   }
@@ -98,11 +99,11 @@ async function testServer(
   const tools = session.tools.map((t, i) => ({ name: t.name, agentName: specs[i].name, used: filter.allows(t.name), description: t.description ?? '' }));
   if (!json) {
     process.stdout.write(`${c.green('✓')} connected to ${c.bold(server.name)} (${server.transport}: ${describeTarget(server)}) in ${formatMs(connectMs)}\n`);
-    process.stdout.write(`  server  ${session.info.name} ${session.info.version}\n`);
+    process.stdout.write(`  server  ${terminalLine(session.info.name)} ${terminalLine(session.info.version)}\n`);
     process.stdout.write(`  tools   ${tools.length}${tools.some((t) => !t.used) ? ` (${tools.filter((t) => !t.used).length} left out by tools.allow/deny)` : ''}\n`);
     const width = Math.max(...tools.map((t) => t.agentName.length), 4);
     for (const t of tools) {
-      const line = `    ${t.agentName.padEnd(width)}  ${t.description.split('\n')[0].slice(0, 70)}`;
+      const line = `    ${t.agentName.padEnd(width)}  ${terminalLine(t.description.split('\n')[0].slice(0, 70))}`;
       process.stdout.write((t.used ? line : c.dim(`${line} (left out)`)) + '\n');
     }
   }
@@ -134,8 +135,8 @@ async function testServer(
     process.stdout.write(`\n${c.dim(`${spec.name} (${formatMs(result.durationMs ?? 0)}):`)}\n`);
     process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');
   } else {
-    process.stderr.write(`${errColor.red('✘')} ${errColor.dim(result.error.code)} ${result.error.message}\n`);
-    if (result.error.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${result.error.hint}\n`);
+    process.stderr.write(`${errColor.red('✘')} ${errColor.dim(result.error.code)} ${terminalText(result.error.message)}\n`);
+    if (result.error.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalText(result.error.hint)}\n`);
   }
   return result.ok ? 0 : 1;
 }

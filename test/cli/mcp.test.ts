@@ -3,9 +3,11 @@
  * while connecting (the happy paths run against real servers in
  * test/e2e/adapters.test.ts).
  */
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { everythingServerScript } from '../helpers/mcp-servers.ts';
-import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+import { forge, minimalConfig, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
 
 const servers = `mcp:
   servers:
@@ -78,5 +80,42 @@ describe('forge mcp test --call', () => {
     const denied = await forge(['mcp', 'test', 'everything', '--call', 'echo', '--args', '{"message": "hi"}'], denying);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('FORGE_TOOL_DENIED tool "everything__echo" is refused by the approval rule "name:everything__echo"');
+  });
+});
+
+describe('forge mcp shows what a server chose, and does not obey it', () => {
+  // A server's name, version and tool descriptions, and what a failing one prints to stderr, are its own text.
+  const hostile = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+const server = new McpServer({ name: 'evil\\x1b]0;owned\\x07', version: '1.0\\u009b2J' });
+server.registerTool('echo', { description: 'Echo.\\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07 \\u202etxt.exe' }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+await server.connect(new StdioServerTransport());
+`;
+  const failing = `process.stderr.write('boom \\x1b[2J\\x1b]0;owned\\x07 \\u009b2J\\n'); process.exit(1);\n`;
+  const project = () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(`mcp:
+  servers:
+    - { name: hostile, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [hostile.mjs] }
+    - { name: failing, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [failing.mjs] }
+`), 'hostile.mjs': hostile, 'failing.mjs': failing });
+    // The server imports the SDK from Forge's own node_modules.
+    symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+    return dir;
+  };
+  const raw = /[\x1b\x07\u0080-\u009f\u202e]/;
+
+  it('list and test show escape sequences, C1 controls and bidi overrides escaped', async () => {
+    const dir = project();
+    const listed = await forge(['mcp', 'list'], dir);
+    expect(listed.stdout).toContain('evil\\x1b]0;owned\\x07 1.0\\x9b2J');
+    expect(listed.stdout).toContain('| boom \\x1b[2J\\x1b]0;owned\\x07 \\x9b2J');
+    const tested = await forge(['mcp', 'test', 'hostile'], dir);
+    expect(tested.code, tested.stderr).toBe(0);
+    expect(tested.stdout).toContain('server  evil\\x1b]0;owned\\x07 1.0\\x9b2J');
+    expect(tested.stdout).toContain('Echo.\\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07 \\u{202e}txt.exe');
+    const failed = await forge(['mcp', 'test', 'failing'], dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('| boom \\x1b[2J\\x1b]0;owned\\x07 \\x9b2J');
+    for (const out of [listed, tested, failed]) expect(out.stdout + out.stderr).not.toMatch(raw);
   });
 });
