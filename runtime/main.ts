@@ -25,6 +25,7 @@ import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
 import { logText } from './telemetry/log-text.ts';
+import { terminalText } from './telemetry/terminal-text.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -447,7 +448,7 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
   const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true, sees: 'everything' });
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
-  else process.stderr.write(`error: ${result.error.message}${result.error.hint ? `\nhint: ${result.error.hint}` : ''}\n`);
+  else process.stderr.write(`error: ${terminalText(result.error.message)}${result.error.hint ? `\nhint: ${terminalText(result.error.hint)}` : ''}\n`);
   return result.ok ? 0 : 1;
 }
 

@@ -20,6 +20,8 @@ import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
+import { logText } from '../../runtime/telemetry/log-text.ts';
+import { terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge tool run NAME [JSON] [--param K=V ...] [--input JSON] [--timeout MS] [--show-command] [--dry-run] [--json]
@@ -134,7 +136,7 @@ export async function run(argv: string[]): Promise<number> {
   const workDir = project.config.workDir;
   // Tools report problems found when they start (an allowed binary not installed) as warnings;
   // with --verbose, what a tool prints (its stderr) shows too.
-  const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(message)}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${message}\n`) };
+  const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(logText(message))}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${logText(message)}\n`) };
   // The same sandbox as forge run, forge chat and the bundle: trying a tool here shows the limits it will run under.
   if (!values['dry-run']) {
     try {
@@ -167,9 +169,10 @@ export async function run(argv: string[]): Promise<number> {
       if (values.verbose) process.stderr.write(c.dim(`${name} finished in ${formatMs(result.durationMs ?? 0)}\n`));
     } else {
       const e = result.error;
-      process.stderr.write(`${errColor.red('✘')} ${errColor.dim(e.code)} ${e.message}\n`);
-      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${e.hint}\n`);
-      if (values.verbose && e.details) process.stderr.write(`${errColor.dim(e.details)}\n`);
+      // A failure's text is often someone else's: a service's error body, a tool's stderr tail.
+      process.stderr.write(`${errColor.red('✘')} ${errColor.dim(e.code)} ${terminalText(e.message)}\n`);
+      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalText(e.hint)}\n`);
+      if (values.verbose && e.details) process.stderr.write(`${errColor.dim(terminalText(e.details))}\n`);
     }
     return result.ok ? 0 : 1;
   } finally {
