@@ -4,6 +4,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { approveEverything, type ApprovalRequest, type Approver } from './approver.ts';
+import { terminalLine } from '../telemetry/terminal-text.ts';
 
 /** Whether there is a person at a terminal to ask. */
 export function hasTerminal(): boolean {
@@ -30,10 +31,11 @@ export class TerminalApprover implements Approver {
   }
 
   private async ask(request: ApprovalRequest): Promise<boolean> {
-    const lines = [`\n? "${request.tool}" needs your confirmation: ${request.reason}`];
-    if (request.parents.length) lines.push(`  called by: ${request.parents.join(' → ')}`);
-    if (request.covers?.length) lines.push(`  this also confirms every call it makes to: ${request.covers.join(', ')}`);
-    lines.push(`  arguments: ${truncate(JSON.stringify(request.args ?? {}), 600)}`);
+    // The arguments may come from anywhere a step read (a web page, a file): shown, never obeyed by the terminal.
+    const lines = [`\n? "${terminalLine(request.tool)}" needs your confirmation: ${terminalLine(request.reason)}`];
+    if (request.parents.length) lines.push(`  called by: ${terminalLine(request.parents.join(' → '))}`);
+    if (request.covers?.length) lines.push(`  this also confirms every call it makes to: ${terminalLine(request.covers.join(', '))}`);
+    lines.push(`  arguments: ${terminalLine(truncate(JSON.stringify(request.args ?? {}), 600))}`);
     this.output.write(lines.join('\n') + '\n');
     // Imported here: any node: module a bundled file imports statically loads when the bundle starts.
     const { createInterface } = await import('node:readline');
