@@ -3,6 +3,7 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
+import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { sharedRecords, withSharedForged } from '../shared-forged.ts';
 import { UsageError } from '../usage-error.ts';
 import { resolve } from 'node:path';
@@ -43,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (!records.length) process.stdout.write(`no forged tools in ${where}\n`);
     const width = Math.max(4, ...records.map((r) => r.request.name.length));
-    for (const r of records) process.stdout.write(`${r.request.name.padEnd(width)}  ${r.request.implementation.mode.padEnd(7)}  ${r.tier.padEnd(7)}  ${r.request.description.split('\n')[0]}\n`);
+    for (const r of records) process.stdout.write(`${terminalLine(r.request.name).padEnd(width)}  ${r.request.implementation.mode.padEnd(7)}  ${r.tier.padEnd(7)}  ${terminalLine(r.request.description.split('\n')[0])}\n`);
     return 0;
   }
   if (action !== 'show' && action !== 'remove') throw new UsageError(`unknown action "${action}"`, 'list, show or remove');
@@ -81,18 +82,19 @@ function summary(r: ForgedRecord) {
   return { name: r.request.name, mode: r.request.implementation.mode, tier: r.tier, owner: r.owner, forgedAt: r.forgedAt, description: r.request.description, approved: r.verdict.approved };
 }
 
+/** A forged tool as its reviewer reads it. Every field but the dates is the model's (or the judge's) text: shown, never obeyed, so no escape sequence can hide a line of the code. */
 function describe(r: ForgedRecord): string {
   const impl = r.request.implementation;
   const body = impl.mode === 'sandbox' ? impl.code : impl.steps.map((s) => `${s.tool} ${JSON.stringify(s.args ?? {})}${s.output_var ? ` → ${s.output_var}` : ''}`).join('\n');
   return [
-    `${c.bold(r.request.name)}  (${impl.mode}, ${r.tier}${r.owner ? ` of ${r.owner}` : ''}, forged ${r.forgedAt})`,
+    `${c.bold(terminalLine(r.request.name))}  (${impl.mode}, ${r.tier}${r.owner ? ` of ${terminalLine(r.owner)}` : ''}, forged ${r.forgedAt})`,
     '',
-    `  ${r.request.description}`,
+    `  ${terminalText(r.request.description).replace(/\n/g, '\n  ')}`,
     '',
-    `  verdict   ${r.verdict.approved ? 'approved' : 'refused'}: ${r.verdict.reasoning}`,
+    `  verdict   ${r.verdict.approved ? 'approved' : 'refused'}: ${terminalText(r.verdict.reasoning).replace(/\n/g, '\n            ')}`,
     `  tests     ${r.testResults.filter((t) => t.passed).length} of ${r.testResults.length} passed`,
     '',
-    ...body.split('\n').map((line) => `  | ${line}`),
+    ...terminalText(body).split('\n').map((line) => `  | ${line}`),
     '',
   ].join('\n');
 }
