@@ -25,7 +25,7 @@ import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
 import { logText } from './telemetry/log-text.ts';
-import { terminalText } from './telemetry/terminal-text.ts';
+import { terminalLine, terminalText } from './telemetry/terminal-text.ts';
 
 export interface BundleContents {
   builtins: Record<string, BuiltinDefinition<any>>;
@@ -408,7 +408,7 @@ function toolsCommand({ registry, values }: StartedRuntime): number {
     process.stdout.write(JSON.stringify(tools.map(({ name, category, description, tags }) => ({ name, category, description, tags })), null, 2) + '\n');
   } else {
     const width = Math.max(4, ...tools.map((t) => t.name.length));
-    for (const t of tools) process.stdout.write(`${t.name.padEnd(width)}  ${t.category.padEnd(7)}  ${firstLine(t.description)}\n`);
+    for (const t of tools) process.stdout.write(`${t.name.padEnd(width)}  ${t.category.padEnd(7)}  ${terminalLine(firstLine(t.description))}\n`);
   }
   return 0;
 }

@@ -8,6 +8,7 @@ import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { fieldRows, renderFields } from '../schema-text.ts';
 import { color as c } from '../terminal.ts';
+import { terminalStrings, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge tool describe NAME [--json]
@@ -60,8 +61,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ ok: true, enabled, tool: spec, ...(guide ? { guide } : {}) }, null, 2) + '\n');
     return 0;
   }
-  process.stdout.write(renderDescription(spec, where ?? '', enabled) + '\n');
-  if (guide) process.stdout.write('\n' + guide.split('\n').map((line) => (line ? `  ${line}` : '')).join('\n') + '\n');
+  // A description, a field, a path may be an MCP server's or an API document's text: shown, never obeyed.
+  process.stdout.write(renderDescription(terminalStrings(spec), terminalText(where ?? ''), enabled) + '\n');
+  if (guide) process.stdout.write('\n' + terminalText(guide).split('\n').map((line) => (line ? `  ${line}` : '')).join('\n') + '\n');
   return 0;
 }
 

@@ -8,6 +8,7 @@ import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
+import { terminalLine } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge tool list [--category C] [--scope local|user|global|any] [-l|-u|-g|-a] [--all] [--json]
@@ -141,7 +142,8 @@ async function scopeRows(scope: SharedScope, json: boolean): Promise<Row[]> {
   return rows;
 }
 
+/** The description's first line, cut short; an MCP server's or an API document's text, shown and never obeyed. */
 function firstSentence(text: string): string {
   const line = text.split('\n')[0];
-  return line.length > 72 ? line.slice(0, 69) + '...' : line;
+  return terminalLine(line.length > 72 ? line.slice(0, 69) + '...' : line);
 }

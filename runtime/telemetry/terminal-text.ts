@@ -26,3 +26,11 @@ function escaped(char: string): string {
 export function terminalLine(text: string): string {
   return terminalText(text).replace(/\n/g, '\\n');
 }
+
+/** Every string in a value (keys too) through terminalText: a tool spec someone else wrote (an MCP server's, an OpenAPI document's, a forged tool's), rendered field by field. */
+export function terminalStrings<T>(value: T): T {
+  if (typeof value === 'string') return terminalText(value) as T;
+  if (Array.isArray(value)) return value.map(terminalStrings) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [terminalText(k), terminalStrings(v)])) as T;
+  return value;
+}

@@ -3,11 +3,11 @@
  * while connecting (the happy paths run against real servers in
  * test/e2e/adapters.test.ts).
  */
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { everythingServerScript } from '../helpers/mcp-servers.ts';
-import { forge, minimalConfig, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
+import { forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 const servers = `mcp:
   servers:
@@ -117,5 +117,20 @@ await server.connect(new StdioServerTransport());
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('| boom \\x1b[2J\\x1b]0;owned\\x07 \\x9b2J');
     for (const out of [listed, tested, failed]) expect(out.stdout + out.stderr).not.toMatch(raw);
+  });
+
+  it('forge tool list and describe, and the bundle\'s tools, show an adapter tool\'s description escaped', async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'forge.yaml'), readFileSync(join(dir, 'forge.yaml'), 'utf8').replace(/\n.*name: failing.*\n/, '\n'));
+    const description = 'Echo.\\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07 \\u{202e}txt.exe';
+    const listed = await forge(['tool', 'list'], dir);
+    expect(listed.stdout, listed.stderr).toContain(description);
+    const described = await forge(['tool', 'describe', 'hostile__echo'], dir);
+    expect(described.stdout, described.stderr).toContain(`  ${description}`);
+    const built = await forge(['build'], dir);
+    expect(built.code, built.stderr).toBe(0);
+    const tools = await runProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'tools'], { cwd: dir });
+    expect(tools.stdout, tools.stderr).toContain(description);
+    for (const out of [listed, described, tools]) expect(out.stdout + out.stderr).not.toMatch(raw);
   });
 });
