@@ -46,6 +46,8 @@ export interface AgentServerOptions {
   state?: StateStore;
   /** Keep MCP sessions in this process (one process only); default: stateless, any replica answers. */
   mcpSessions?: boolean;
+  /** How many A2A turns run or wait at once in this process (default 256; FORGE_MAX_TURNS). */
+  maxTurns?: number;
   /** A reason the agent cannot serve (the state store is unreachable), for /readyz. */
   notReady?: () => Promise<string | undefined>;
 }

@@ -20,6 +20,7 @@ import { refuseLongContextIds } from './a2a/context-ids.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { A2AStoreGuard, SEND_METHODS } from './a2a/store-guard.ts';
+import { DEFAULT_MAX_TURNS, TurnLimit } from './a2a/turn-limit.ts';
 import { McpDirectEndpoint } from './mcp-direct.ts';
 import { McpHttpEndpoint } from './mcp-http.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
@@ -46,6 +47,8 @@ export interface ProtocolOptions {
   mcpSessions?: boolean;
   state?: StateStore;
   log: Logger;
+  /** How many A2A turns run or wait at once in this process (default 256; FORGE_MAX_TURNS). */
+  maxTurns?: number;
 }
 
 export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpoints {
@@ -59,13 +62,15 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   // Only a shared store (Postgres) goes away while the process runs; files do not need the ping.
   const storeGuard = new A2AStoreGuard(options.state?.shared ? () => options.state!.ping() : undefined, options.log);
   // A turn that loses the store once under way tells the guard, which answers its request.
-  const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err));
+  const turns = new TurnLimit(options.maxTurns ?? DEFAULT_MAX_TURNS);
+  const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err), turns);
   const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
   refuseLongContextIds(requestHandler);
   const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
     storeGuard,
+    turns,
   );
   return { a2a, mcp, executor, close: () => stopCancels?.() };
 }

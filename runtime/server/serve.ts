@@ -30,6 +30,7 @@ import type { ConversationStore, StateStore } from '../state/store.ts';
 import { delay } from '../duration.ts';
 import { stopTiming, type StopTiming } from './lifecycle.ts';
 import { mcpSessionsWanted } from './mcp-endpoint.ts';
+import { maxTurnsSetting } from './a2a/turn-limit.ts';
 import { storeReadiness } from './store-readiness.ts';
 
 export interface ServeOptions {
@@ -128,6 +129,7 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
     limits: options.limits,
     state,
     mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
+    maxTurns: maxTurnsSetting(env),
     notReady: storeReadiness(state),
     unhealthyTools: () =>
       options.registry

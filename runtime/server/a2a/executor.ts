@@ -24,6 +24,7 @@ import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
 import type { TaskLease, TaskRecords } from '../../state/store.ts';
 import { StateUnavailableError } from '../../store-unavailable.ts';
 import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
+import type { TurnLimit } from './turn-limit.ts';
 
 /** The reason a turn is aborted with when the process stops before it finished. */
 export const SHUTDOWN = Symbol('shutdown');
@@ -43,6 +44,8 @@ export class ForgeAgentExecutor implements AgentExecutor {
      * FORGE_STATE_UNAVAILABLE instead (A2AStoreGuard.note, by the request's call context).
      */
     private readonly noteStoreAway?: (context: object, err: StateUnavailableError) => void,
+    /** Counts the turns running or waiting for their conversation in this process (FORGE_MAX_TURNS). */
+    private readonly turns?: Pick<TurnLimit, 'started' | 'ended'>,
   ) {}
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
@@ -80,6 +83,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
 
     const controller = new AbortController();
     this.running.set(taskId, controller);
+    this.turns?.started(request.context);
     let lease: TaskLease | undefined;
     /** The state the turn ends in, published last: the lease is let go once it is saved. */
     let lastState: TaskState | undefined;
@@ -153,6 +157,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
               : redactSecrets((err as Error).message);
       publishLast(state, [textPart(text)]);
     } finally {
+      this.turns?.ended();
       this.running.delete(taskId);
       await lease?.release(lastState).catch(() => {});
     }

@@ -11,7 +11,8 @@ import { defaultServerCallContextBuilder, JsonRpcTransportHandler, Unauthenticat
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '../../vendor/protocol.ts';
 import { sendJson } from '../respond.ts';
-import type { A2AStoreGuard } from './store-guard.ts';
+import { SEND_METHODS, type A2AStoreGuard } from './store-guard.ts';
+import type { TurnLimit } from './turn-limit.ts';
 
 type JsonRpcResponse = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
 
@@ -24,7 +25,7 @@ export function isLegacyRequest(headerVersion: string | undefined, method: unkno
   return typeof method === 'string' && method.includes('/');
 }
 
-export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined, storeGuard?: A2AStoreGuard) {
+export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined, storeGuard?: A2AStoreGuard, turns?: TurnLimit) {
   storeGuard?.guard(requestHandler);
   const v1 = new JsonRpcTransportHandler(requestHandler);
   const legacy = new LegacyJsonRpcTransportHandler(requestHandler);
@@ -53,6 +54,17 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
       headers: req.headers,
       requestedVersion: headerVersion ?? (useLegacy ? '0.3' : '1.0'),
     });
+    // A message takes room for its turn before the SDK sees it, and gives back what no turn took when the request ends.
+    const turnLimit = typeof parsed.method === 'string' && SEND_METHODS.has(parsed.method) ? turns : undefined;
+    if (turnLimit && !turnLimit.reserve(context)) return sendJson(res, 200, { jsonrpc: '2.0', id, error: turnLimit.refusal() });
+    try {
+      await dispatch(parsed, id, useLegacy, context, res);
+    } finally {
+      turnLimit?.release(context);
+    }
+  };
+
+  async function dispatch(parsed: Record<string, unknown>, id: string | number | null, useLegacy: boolean, context: ReturnType<typeof defaultServerCallContextBuilder>, res: ServerResponse): Promise<void> {
     // A failure the store caused is answered as Forge's; any other in the transport's own mapping.
     const errorFor = (err: unknown) => storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
     let response: JsonRpcResponse | AsyncGenerator<JsonRpcResponse, void, undefined>;
@@ -89,5 +101,5 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
     } finally {
       res.end();
     }
-  };
+  }
 }
