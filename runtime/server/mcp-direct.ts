@@ -10,7 +10,8 @@
  *
  * A GET opens the spec's standalone event stream, tied to no session: it
  * carries only notifications/tools/list_changed, sent when this process's
- * tool set changes (hot reload, a forged tool), so clients list again.
+ * tool set changes (hot reload, a forged tool), so clients list again. At
+ * most MAX_MCP_STREAMS are kept; past that the oldest is closed.
  * DELETE is 405 (there is no session to end).
  *
  * notifications/cancelled stops a call in flight (the SDK client sends one
@@ -33,6 +34,16 @@ import { sendJson } from './respond.ts';
 
 /** The SDK transport's limit on one batch. */
 const MAX_BATCH_SIZE = 100;
+
+/**
+ * Standing event streams kept at once, as many as MCP sessions (mcp-http.ts). A stream costs
+ * its client nothing to hold and never ends on its own (a client that vanished without a FIN
+ * stays until the connection cap): without a cap, GET /mcp alone took every connection the
+ * server accepts, and /healthz, REST and every other client were refused. Past the cap the
+ * oldest stream is closed, connection and all; a live client opens another (the spec lets a
+ * server close the stream at any time).
+ */
+export const MAX_MCP_STREAMS = 256;
 
 interface JsonRpcMessage {
   jsonrpc: '2.0';
@@ -113,7 +124,13 @@ export class McpDirectEndpoint implements McpEndpoint {
   }
 
   private openStream(res: ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    if (this.streams.size >= MAX_MCP_STREAMS) {
+      const [oldest] = this.streams;
+      this.streams.delete(oldest);
+      oldest.end();
+    }
+    // The connection ends with the stream: one closed (past the cap, at shutdown) frees its connection at once.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
     res.flushHeaders();
     this.streams.add(res);
     res.on('close', () => this.streams.delete(res));

@@ -4,6 +4,7 @@
  * transport, and the wire answers the same statuses for bad requests.
  */
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +14,7 @@ import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts'
 import { fail, ok, type Tool } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
 
 const running: RunningAgent[] = [];
 afterEach(async () => {
@@ -33,12 +35,12 @@ function slowEcho(): Tool {
   };
 }
 
-async function agentUrl(extra: Tool[] = []): Promise<string> {
+async function agentUrl(extra: Tool[] = [], limits?: { maxConnections: number }): Promise<string> {
   const registry = new ToolRegistry({ workDir: tempDir() });
   registry.register(slowEcho(), 'echo');
   for (const tool of extra) registry.register(tool, tool.name);
   const manifest = { agent_id: 'direct', version: '2.0.0', description: '', tools: registry.list() } as unknown as AgentManifest;
-  const agent = await serveAgent({ manifest, registry, workDir: registry.workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger });
+  const agent = await serveAgent({ manifest, registry, workDir: registry.workDir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger, limits });
   running.push(agent);
   return `${agent.url}/mcp`;
 }
@@ -87,6 +89,22 @@ describe('stateless MCP over HTTP', () => {
     const parse = await fetch(url, { method: 'POST', headers: HEADERS, body: '{not json' });
     expect(parse.status).toBe(400);
     expect((await post(url, Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))).status).toBe(400);
+  });
+
+  it('keeps at most 256 standing event streams (the oldest closed first), so GET streams never take every connection', async () => {
+    // Room for the streams and a few more: without the cap, streams alone fill the server's connections for good.
+    const url = await agentUrl([], { maxConnections: MAX_MCP_STREAMS + 4 });
+    const sockets: (Socket & { ended: boolean })[] = [];
+    try {
+      for (let i = 0; i < MAX_MCP_STREAMS + 4; i++) sockets.push(await openStandingStream(url));
+      // The four oldest are closed, connection and all; the newest stay open.
+      await waitUntil(() => (sockets.slice(0, 4).every((s) => s.ended) ? true : undefined), 5000, 'the oldest streams to be closed');
+      expect(sockets.slice(4).some((s) => s.ended)).toBe(false);
+      const ping = await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' });
+      expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
   });
 
   it('answers a batch in one body, a notification with 202, an unknown method with -32601', async () => {
@@ -170,6 +188,21 @@ describe('stateless MCP over HTTP', () => {
     }
   });
 });
+
+/** How many standing event streams one process keeps (mcp-direct.ts), as many as MCP sessions (mcp-http.ts). */
+const MAX_MCP_STREAMS = 256;
+
+/** A raw client that opens GET /mcp's event stream and never sends or reads anything more; resolves once the 200 came. */
+function openStandingStream(url: string): Promise<Socket & { ended: boolean }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = Object.assign(connect(Number(port), hostname), { ended: false });
+    socket.on('error', reject);
+    socket.on('close', () => (socket.ended = true));
+    socket.once('data', (chunk) => (String(chunk).startsWith('HTTP/1.1 200') ? resolve(socket) : reject(new Error(String(chunk)))));
+    socket.write(`GET /mcp HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+  });
+}
 
 /** A POST from another loopback address (another client host, as far as the server can tell); its status. */
 function postFrom(localAddress: string, url: string, body: unknown): Promise<number> {
