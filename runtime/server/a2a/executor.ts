@@ -24,6 +24,7 @@ import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
 import type { TaskLease, TaskRecords } from '../../state/store.ts';
 import { StateUnavailableError } from '../../store-unavailable.ts';
 import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
+import { TextChunks } from './text-chunks.ts';
 import type { TurnLimit } from './turn-limit.ts';
 
 /** The reason a turn is aborted with when the process stops before it finished. */
@@ -88,21 +89,28 @@ export class ForgeAgentExecutor implements AgentExecutor {
     /** The state the turn ends in, published last: the lease is let go once it is saved. */
     let lastState: TaskState | undefined;
     const publishLast = (state: TaskState, parts: Parameters<typeof agentMessage>[2]) => {
+      chunks.flush();
       lastState = state;
       bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, state, agentMessage(taskId, contextId, parts))));
     };
     const artifactId = `answer-${message.messageId || taskId}`;
     let streamed = false;
+    // The model's pieces go out gathered in chunks (text-chunks.ts: the SDK saves the whole task at each one).
+    const chunks = new TextChunks((text) => {
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(text)], metadata: undefined, extensions: [] }, append: streamed, lastChunk: false, metadata: undefined }));
+      streamed = true;
+    });
     const onEvent = (event: LoopEvent) => {
       switch (event.type) {
         case 'text':
-          bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(event.delta)], metadata: undefined, extensions: [] }, append: streamed, lastChunk: false, metadata: undefined }));
-          streamed = true;
+          chunks.add(event.delta);
           break;
         case 'tool-call':
+          chunks.flush();
           bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart(`calling ${event.call.name}`), dataPart({ toolCall: { id: event.call.id, name: event.call.name, arguments: event.call.arguments } })]))));
           break;
         case 'tool-result':
+          chunks.flush();
           bus.publish(AgentEvent.statusUpdate(statusEvent(taskId, contextId, TaskState.TASK_STATE_WORKING, agentMessage(taskId, contextId, [textPart(`${event.call.name} ${event.result.ok ? 'returned' : 'failed'}`), dataPart({ toolResult: { id: event.call.id, name: event.call.name, ok: event.result.ok, ...(event.result.ok ? {} : { error: event.result.error }) } })]))));
           break;
         case 'approval-needed':
@@ -134,6 +142,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
         return;
       }
       // The whole answer replaces the streamed chunks: one clean part in the stored task.
+      chunks.flush();
       bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: 'answer', description: '', parts: [textPart(outcome.text)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
       publishLast(TaskState.TASK_STATE_COMPLETED, [textPart(outcome.text)]);
     } catch (err) {
@@ -157,6 +166,7 @@ export class ForgeAgentExecutor implements AgentExecutor {
               : redactSecrets((err as Error).message);
       publishLast(state, [textPart(text)]);
     } finally {
+      chunks.stop();
       this.turns?.ended();
       this.running.delete(taskId);
       await lease?.release(lastState).catch(() => {});
