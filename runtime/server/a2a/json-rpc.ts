@@ -83,9 +83,16 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     let endedStoreAway = false;
+    // A message's stream is read to its turn's end even once its client hung up: the SDK saves each event
+    // only as the stream is read, and a stream left there left its task `working` for good (kept in memory
+    // by the file store, with its history) after the turn had ended. Other streams (resubscribe) just stop.
+    const drainAfterHangUp = typeof parsed.method === 'string' && SEND_METHODS.has(parsed.method);
     try {
       for await (const event of response as AsyncGenerator<JsonRpcResponse>) {
-        if (res.destroyed) break;
+        if (res.destroyed) {
+          if (drainAfterHangUp) continue;
+          break;
+        }
         // The turn lost the store (the executor noted it before publishing the task failed): the client's
         // last event is Forge's error. The SDK's stream is drained, not left: it saves (or keeps) each event
         // before yielding it, the task's failed state among them.
