@@ -36,6 +36,14 @@ import { sendJson } from './respond.ts';
 const MAX_BATCH_SIZE = 100;
 
 /**
+ * The messages of one batch answered at once. A batch is one request, and it held one connection
+ * while all its calls ran together: with the connection cap (1024) that let clients run a hundred
+ * times as many tool calls at once as connections, each reading files, fetching, holding memory.
+ * Past this many, a batch's calls wait for its earlier ones (the answers keep the batch's order).
+ */
+export const BATCH_CALLS_AT_ONCE = 8;
+
+/**
  * Standing event streams kept at once, as many as MCP sessions (mcp-http.ts). A stream costs
  * its client nothing to hold and never ends on its own (a client that vanished without a FIN
  * stays until the connection cap): without a cap, GET /mcp alone took every connection the
@@ -105,7 +113,7 @@ export class McpDirectEndpoint implements McpEndpoint {
       this.open.delete(controller);
     });
     const address = req.socket.remoteAddress ?? '';
-    const answers = await Promise.all(messages.map((m) => this.answerTracked(m, address, controller.signal)));
+    const answers = await inTurns(messages, BATCH_CALLS_AT_ONCE, (m) => this.answerTracked(m, address, controller.signal));
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     // Only notifications, responses and cancelled calls: accepted, nothing to say.
     if (responses.length === 0) {
@@ -192,6 +200,20 @@ export class McpDirectEndpoint implements McpEndpoint {
         return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     }
   }
+}
+
+/** `answer` for every item, at most `atOnce` running at a time; the results in the items' order. */
+async function inTurns<T, R>(items: T[], atOnce: number, answer: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await answer(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
+  return results;
 }
 
 /** 7 and "7" are different ids. */

@@ -107,6 +107,27 @@ describe('stateless MCP over HTTP', () => {
     }
   });
 
+  it('runs at most 8 calls of one batch at once, and answers all 100 in the batch\'s order', async () => {
+    let now = 0;
+    let most = 0;
+    const counted: Tool = {
+      name: 'counted', description: 'Counts the calls running with it.', category: 'custom', tags: ['read'], inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+      execute: async (args) => {
+        most = Math.max(most, ++now);
+        // Every call of the batch has been started by now if they all run together.
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        now--;
+        return ok({ n: (args as { n: number }).n });
+      },
+    };
+    const url = await agentUrl([counted]);
+    const response = await post(url, Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'counted', arguments: { n: i } } })));
+    const answers = (await response.json()) as { id: number; result: { structuredContent: { n: number } } }[];
+    expect(answers.map((a) => [a.id, a.result.structuredContent.n])).toEqual(Array.from({ length: 100 }, (_, i) => [i, i]));
+    expect(most).toBeLessThanOrEqual(8);
+  });
+
   it('answers a batch in one body, a notification with 202, an unknown method with -32601', async () => {
     const url = await agentUrl();
     const notice = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' });
