@@ -20,6 +20,7 @@ import { refuseLongContextIds } from './a2a/context-ids.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
 import { A2AStoreGuard, SEND_METHODS } from './a2a/store-guard.ts';
+import { SubscriberBuses } from './a2a/subscriber-buses.ts';
 import { DEFAULT_MAX_TURNS, TurnLimit } from './a2a/turn-limit.ts';
 import { McpDirectEndpoint } from './mcp-direct.ts';
 import { McpHttpEndpoint } from './mcp-http.ts';
@@ -64,13 +65,16 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   // A turn that loses the store once under way tells the guard, which answers its request.
   const turns = new TurnLimit(options.maxTurns ?? DEFAULT_MAX_TURNS);
   const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err), turns);
-  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor);
+  // A resubscribe stream whose client hangs up ends then, not when its task next moves (subscriber-buses.ts).
+  const buses = new SubscriberBuses();
+  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor, buses);
   refuseLongContextIds(requestHandler);
   const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
     storeGuard,
     turns,
+    (context) => buses.hangUp(context),
   );
   return { a2a, mcp, executor, close: () => stopCancels?.() };
 }

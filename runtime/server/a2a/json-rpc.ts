@@ -25,7 +25,7 @@ export function isLegacyRequest(headerVersion: string | undefined, method: unkno
   return typeof method === 'string' && method.includes('/');
 }
 
-export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined, storeGuard?: A2AStoreGuard, turns?: TurnLimit) {
+export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, beforeDispatch?: (method: string) => { code: number; message: string } | undefined, storeGuard?: A2AStoreGuard, turns?: TurnLimit, onHangUp?: (context: object) => void) {
   storeGuard?.guard(requestHandler);
   const v1 = new JsonRpcTransportHandler(requestHandler);
   const legacy = new LegacyJsonRpcTransportHandler(requestHandler);
@@ -87,6 +87,8 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
     // only as the stream is read, and a stream left there left its task `working` for good (kept in memory
     // by the file store, with its history) after the turn had ended. Other streams (resubscribe) just stop.
     const drainAfterHangUp = typeof parsed.method === 'string' && SEND_METHODS.has(parsed.method);
+    // A resubscribe waits on its task's events, which a paused task may never send: its subscription ends with its client.
+    if (!drainAfterHangUp) res.on('close', () => !res.writableFinished && onHangUp?.(context));
     try {
       for await (const event of response as AsyncGenerator<JsonRpcResponse>) {
         if (res.destroyed) {
