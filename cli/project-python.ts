@@ -20,13 +20,21 @@ export async function prepareProjectPython(root: string, tools: readonly Project
 
 /** The packages the tools declare (PEP 723 blocks, requirements.txt); none when they declare none. */
 export function declaredPythonPackages(root: string, tools: readonly ProjectTool[]): PythonDependencies | undefined {
-  const files = [...new Set(tools.filter((t) => t.file?.kind === 'python' && !t.scope).map((t) => t.file!.absolute))];
-  return collectPythonDependencies(root, files).dependencies;
+  return collectPythonDependencies(root, pythonToolFiles(tools)).dependencies;
+}
+
+/** The project's own Python tool files (not those of the user or global scope). */
+function pythonToolFiles(tools: readonly ProjectTool[]): string[] {
+  return [...new Set(tools.filter((t) => t.file?.kind === 'python' && !t.scope).map((t) => t.file!.absolute))];
 }
 
 /** Installs the declared packages (nothing when the environment already has them); the diagnostics say why not. */
 export async function installProjectPython(root: string, tools: readonly ProjectTool[], log?: (line: string) => void): Promise<Diagnostic[]> {
-  const dependencies = declaredPythonPackages(root, tools);
+  const facts = collectPythonDependencies(root, pythonToolFiles(tools));
+  // A dependency pip would not read as written was left out of the list: the tool declaring it would run without it.
+  const refused = facts.diagnostics.filter((d) => d.code === 'FORGE_PY_DEPENDENCY');
+  if (refused.length) return refused;
+  const dependencies = facts.dependencies;
   if (!dependencies) return [];
   try {
     process.env.FORGE_PYTHON = await ensureProjectVenv(root, dependencies, { log });

@@ -174,6 +174,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_PYTHON_VENV: { severity: 'error', when: 'run', meaning: 'the project\'s Python virtual environment cannot be made' },
   FORGE_PY_CHECK: { severity: 'warning', when: 'build', meaning: 'Python files are not checked: no interpreter to compile them' },
   FORGE_IMPORT: { severity: 'error', when: 'build', meaning: 'a TypeScript or JavaScript import names a package or file that is not there' },
+  FORGE_PY_DEPENDENCY: { severity: 'error', when: 'build', meaning: 'a PEP 723 dependency is not a PEP 508 requirement pip would read as written (an option, a line break, ${VAR}); it is not installed' },
   FORGE_PY_IMPORT: { severity: 'error', when: 'build', meaning: 'a Python import is neither standard library, a module beside the tool, nor a declared dependency' },
   FORGE_PY_METADATA: { severity: 'error', when: 'build', meaning: 'a PEP 723 `# /// script` block is malformed or repeated' },
   FORGE_PY_REQUIREMENTS: { severity: 'warning', when: 'build', meaning: 'a requirements.txt line is ignored (a pip option, not a requirement)' },

@@ -6,6 +6,7 @@
  */
 import { parse, TomlError } from 'smol-toml';
 import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { requirementProblem } from './pep508.ts';
 
 export interface ScriptMetadata {
   dependencies: string[];
@@ -44,9 +45,28 @@ export function readScriptMetadata(text: string, file: string): { metadata?: Scr
     diagnostics.push(error('FORGE_PY_METADATA', '`dependencies` must be a list of strings', { file, line: line + 1 + lineIndex(toml, 'dependencies'), column: 3 }, 'dependencies = ["requests>=2.31"]'));
     return { diagnostics };
   }
-  const metadata: ScriptMetadata = { dependencies: deps as string[], line };
+  // A dependency pip would not read as the requirement written is left out (it never reaches pip) and refused.
+  const sites = stringSites(block[2], line + 1, lineIndex(toml, 'dependencies'));
+  const accepted: string[] = [];
+  (deps as string[]).forEach((dep, i) => {
+    const problem = requirementProblem(dep);
+    if (!problem) return void accepted.push(dep);
+    const site = sites[i] ?? { line: line + 1 + lineIndex(toml, 'dependencies'), column: 3 };
+    diagnostics.push(error('FORGE_PY_DEPENDENCY', `the dependency ${JSON.stringify(dep)} is not a PEP 508 requirement pip would read as written: ${problem}`, { file, ...site }, 'write a package requirement, e.g. "requests>=2.31"; give pip its sources through the environment (PIP_INDEX_URL, PIP_FIND_LINKS), not in a dependency'));
+  });
+  const metadata: ScriptMetadata = { dependencies: accepted, line };
   if (typeof data['requires-python'] === 'string') metadata.requiresPython = data['requires-python'];
   return { metadata, diagnostics };
+}
+
+/** Where each string literal of the block starts, from the `dependencies` line on (1-based file line and column). */
+function stringSites(blockText: string, firstLine: number, fromIndex: number): { line: number; column: number }[] {
+  const sites: { line: number; column: number }[] = [];
+  blockText.split('\n').forEach((text, i) => {
+    if (i < fromIndex) return;
+    for (const m of text.matchAll(/"(?:[^"\\]|\\.)*"|'[^']*'/g)) sites.push({ line: firstLine + i, column: m.index + 1 });
+  });
+  return sites;
 }
 
 function lineIndex(toml: string, key: string): number {

@@ -4,7 +4,7 @@
  * reported, since the image build would not see what they point to.
  */
 import { warning, type Diagnostic } from '../../runtime/diagnostics.ts';
-import { requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { requirementProblem } from './pep508.ts';
 
 export function readRequirementsFile(text: string, file: string): { requirements: string[]; diagnostics: Diagnostic[] } {
   const requirements: string[] = [];
@@ -16,8 +16,10 @@ export function readRequirementsFile(text: string, file: string): { requirements
       diagnostics.push(warning('FORGE_PY_REQUIREMENTS', `"${line}" is a pip option, not a requirement; it is ignored`, { file, line: i + 1, column: 1, lineText: raw }, 'pass pip options through the environment instead (PIP_INDEX_URL, PIP_FIND_LINKS)'));
       return;
     }
-    if (!requirementName(line)) {
-      diagnostics.push(warning('FORGE_PY_REQUIREMENTS', `"${line}" is not a requirement`, { file, line: i + 1, column: 1, lineText: raw }));
+    // What pip would read differently from the requirement written (options after it, a line break pip splits on, ${VAR}) is not passed on.
+    const problem = requirementProblem(line);
+    if (problem) {
+      diagnostics.push(warning('FORGE_PY_REQUIREMENTS', `"${line}" is not a requirement (${problem}); it is ignored`, { file, line: i + 1, column: 1, lineText: raw }));
       return;
     }
     requirements.push(line);

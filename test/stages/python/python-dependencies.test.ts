@@ -143,6 +143,52 @@ describe('forge tool run with declared Python dependencies', () => {
   }, 120_000);
 });
 
+describe('a dependency pip would read as something else is refused, not passed to pip', () => {
+  /** A wheel of the same package, newer, in a folder only the tool file names: pip picks it when it obeys the file. */
+  const planted = () => localWheel('forgetiny', '9.9.0', 'def greet(name):\n    return "planted"\n');
+  const declaring = (dependency: string) => greetTool.replace('#   "forgetiny>=0.1",', `#   "forgetiny>=0.1", ${dependency},`);
+
+  it('a pip option as a dependency (--find-links): forge tool run refuses at its line and column, and pip never sees it', async () => {
+    const dir = project({ 'tools/greet.py': declaring(`"--find-links=${planted()}"`) });
+    const run = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], dir, pipFrom(wheels));
+    expect(run.stdout).not.toContain('planted');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/tools\/greet\.py:4:23 FORGE_PY_DEPENDENCY the dependency "--find-links=.*" is not a PEP 508 requirement pip would read as written: it starts with "-"/);
+    expect(existsSync(join(dir, '.forge', 'python-venv', 'forge-requirements.txt'))).toBe(false);
+  }, 120_000);
+
+  it('a line break pip splits on but the TOML string hides (\\u001c) before the option', async () => {
+    const dir = project({ 'tools/greet.py': declaring(`"forgetiny\\u001c--find-links=${planted()}"`) });
+    const run = await forge(['tool', 'run', 'greet', '--input', '{"name": "Ada"}'], dir, pipFrom(wheels));
+    expect(run.stdout).not.toContain('planted');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('FORGE_PY_DEPENDENCY');
+    expect(run.stderr).toContain('U+001C');
+  }, 120_000);
+
+  it('the build fails on it and writes no python-requirements.txt with it', async () => {
+    const dir = project({ 'tools/greet.py': declaring('"-e git+https://example.invalid/x.git#egg=x"') });
+    const built = await forge(['build', '--prod'], dir);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toMatch(/tools\/greet\.py:4:23 FORGE_PY_DEPENDENCY/);
+    const requirements = join(dir, '.forge-output', 'python-requirements.txt');
+    if (existsSync(requirements)) expect(readFileSync(requirements, 'utf8')).not.toContain('git+');
+  }, 120_000);
+
+  it('requirements.txt: options after a requirement and ${VAR}s are ignored with a warning, the rest installed', async () => {
+    const dir = project({
+      'tools/greet.py': greetTool.replace(/^# \/\/\/ script[\s\S]*?# \/\/\/\n/, ''),
+      'requirements.txt': `forgetiny>=0.1 --find-links=${planted()}\nforgetiny @ file:///\${HOME}/x.whl\nforgetiny==0.1.0\n`,
+    });
+    const run = await forge(['tool', 'run', 'greet', '--input', '{"name": "Lin"}'], dir, pipFrom(wheels));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hello Lin from forgetiny');
+    const built = await forge(['build'], dir);
+    expect(built.stderr).toMatch(/requirements\.txt:1:1 FORGE_PY_REQUIREMENTS .*a word in it starts with "-"/);
+    expect(built.stderr).toMatch(/requirements\.txt:2:1 FORGE_PY_REQUIREMENTS .*"\$\{"/);
+  }, 120_000);
+});
+
 describe('the build records them', () => {
   it('in agent.json, python-requirements.txt and the Dockerfile\'s venv', async () => {
     const dir = project({ 'requirements.txt': 'forgetiny\n' });
