@@ -26,6 +26,7 @@ import type { BlobCache } from '../blob-cache.ts';
 import { findBasePython } from './base-python.ts';
 import { quickPipEnvironment } from '../python/pip-environment.ts';
 import { describeSources, pipSources, unreachedNote } from '../python/pip-sources.ts';
+import { requirementProblem } from '../python/pep508.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 
 const run = promisify(execFile);
@@ -46,6 +47,11 @@ const PIP_PLATFORMS: Record<string, string[]> = {
 export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: BlobCache, options: { mtime: number; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<PythonLayer | undefined> {
   const dependencies = agent.python?.dependencies ?? [];
   if (!dependencies.length) return undefined;
+  // agent.json may come from elsewhere (--bundle): the build's check is made again before pip reads the list.
+  for (const dependency of dependencies) {
+    const problem = requirementProblem(dependency);
+    if (problem) throw new ForgeError('FORGE_PY_DEPENDENCY', `the bundle's agent.json declares the Python dependency ${JSON.stringify(dependency)}, which is not a PEP 508 requirement pip would read as written: ${problem}`, "rebuild the bundle with forge build --prod: its dependencies come from the tools' # /// script blocks and requirements.txt, which the build checks");
+  }
   const python = await findBasePython(base, cache);
   if (!python) {
     throw new ForgeError(
@@ -59,7 +65,7 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
   const hostPython = await resolvePython(options.env);
   const target = mkdtempSync(join(tmpdir(), 'forge-venv-'));
   try {
-    const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-compile', '--only-binary=:all:', '--implementation', 'cp', '--python-version', python.version, ...platforms.flatMap((p) => ['--platform', p]), '--target', target, ...dependencies];
+    const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-compile', '--only-binary=:all:', '--implementation', 'cp', '--python-version', python.version, ...platforms.flatMap((p) => ['--platform', p]), '--target', target, '--', ...dependencies];
     options.log?.(`python: installing ${dependencies.join(', ')} for Python ${python.version} on linux/${base.config.architecture}`);
     const pipEnv = layerPipEnvironment(options.env ?? process.env);
     try {

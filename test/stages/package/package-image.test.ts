@@ -13,6 +13,7 @@ import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpe
 import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startTokenService } from '../../helpers/registry-token-server.ts';
 import { startServer } from '../../helpers/http-server.ts';
+import { localWheel } from '../../helpers/python-wheel.ts';
 import { files, usePackageFixture, type PackageFixture } from './package-fixture.ts';
 
 const fx = usePackageFixture();
@@ -193,6 +194,24 @@ describe('forge package: what stops it is a coded diagnostic with a way out, not
       await guarded.stop();
     }
   }, 180_000);
+
+  it("refuses a --bundle whose agent.json lists a pip option as a Python dependency, before pip reads it", async () => {
+    const python = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.py': '# /// script\n# dependencies = ["forgetiny>=0.1"]\n# ///\n"""\nTool: greet\nDescription: Greets.\nTags: read\n"""\ndef execute(args):\n    return "hi"\n',
+    });
+    expect((await forge(['build', '--prod'], python)).code).toBe(0);
+    const agentFile = join(python, '.forge-output', 'agent.json');
+    const agent = JSON.parse(readFileSync(agentFile, 'utf8'));
+    // A wheel only this option names: pip obeying it would install it.
+    const planted = localWheel('forgetiny', '0.2.0', 'def greet(name):\n    return "planted"\n');
+    agent.python.dependencies = [`--find-links=${planted}`, 'forgetiny>=0.1'];
+    writeFileSync(agentFile, JSON.stringify(agent));
+    const result = await forge(['package', '--bundle', '.forge-output', '--base', base, '--out', join(tempDir(), 'x')], python, { ...env(), PIP_NO_INDEX: '1', PIP_FIND_LINKS: tempDir('forge-no-wheels-') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`FORGE_PY_DEPENDENCY the bundle's agent.json declares the Python dependency "--find-links=${planted}"`);
+    noCrash(result.stderr);
+  }, 240_000);
 
   it('a declared Python package pip cannot install, naming the file that declares it', async () => {
     const python = writeProject({
