@@ -213,6 +213,27 @@ describe('forge package: what stops it is a coded diagnostic with a way out, not
     noCrash(result.stderr);
   }, 240_000);
 
+  it("refuses a --bundle whose agent.json pins an MCP server to an npm option, before npm reads it", async () => {
+    const registry = await startServer((_req, res) => res.writeHead(404).end('{}'));
+    try {
+      const mcp = writeProject({ 'forge.yaml': minimalConfig() });
+      expect((await forge(['build', '--prod'], mcp)).code).toBe(0);
+      const agentFile = join(mcp, '.forge-output', 'agent.json');
+      const agent = JSON.parse(readFileSync(agentFile, 'utf8'));
+      // "--registry=URL/@1.0.0" is an npm option: every other package would come from that registry.
+      const pin = (name: string, server: string) => ({ name: server, transport: 'stdio', command: 'npx', args: ['-y', name], package: { name, version: '1.0.0', args: [] } });
+      agent.mcp = { servers: [pin(`--registry=${registry.url}/`, 'planted'), pin('forge-test-mcp-server', 'files')] };
+      writeFileSync(agentFile, JSON.stringify(agent));
+      const result = await forge(['package', '--bundle', '.forge-output', '--base', base, '--out', join(tempDir(), 'x')], mcp, { ...env(), npm_config_cache: tempDir('forge-npm-cache-') });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`FORGE_PACKAGE_MCP the bundle's agent.json pins MCP server "planted" to a package npm would not read as one: "--registry=${registry.url}/" is not an npm package name`);
+      expect(registry.requests).toEqual([]);
+      noCrash(result.stderr);
+    } finally {
+      registry.server.close();
+    }
+  }, 240_000);
+
   it('a declared Python package pip cannot install, naming the file that declares it', async () => {
     const python = writeProject({
       'forge.yaml': minimalConfig(),
