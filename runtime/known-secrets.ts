@@ -23,6 +23,11 @@ export function rememberSecret(value: string | undefined): void {
   ordered = new WeakMap();
 }
 
+/** Whether any secret is remembered: with none, nothing needs looking at. */
+export function knowsSecrets(): boolean {
+  return known.size > 0;
+}
+
 /** `text` with every remembered secret (and every one of `extra`) replaced by [REDACTED]. */
 export function redactSecrets(text: string, extra: readonly string[] = NONE): string {
   if (!known.size && !extra.length) return text;

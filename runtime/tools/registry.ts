@@ -17,6 +17,7 @@ import { MAX_ARGUMENT_DEPTH, MAX_COMPOSITION_DEPTH } from './limits.ts';
 import { checkArguments, nestsDeeperThan } from './validation.ts';
 import { checkedInputSchema } from './local-schema.ts';
 import { checkOutput } from './output-check.ts';
+import { redactedResult } from './redacted-result.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
 import { timerDelay } from '../duration.ts';
 import { someNames, unknownTool } from './unknown-tool.ts';
@@ -263,7 +264,8 @@ export class ToolRegistry implements ToolRunner {
   private async call(name: string, args: unknown, options: ExecuteOptions, frame: CallFrame): Promise<ToolResult> {
     const started = performance.now();
     const outcome: { approval?: ApprovalOutcome } = {};
-    const result = await this.run(name, args, options, frame, outcome);
+    // Masked here, the one door every result passes, before the model, a client, a listener (logs, traces, the studio) sees it.
+    const result = redactedResult(await this.run(name, args, options, frame, outcome));
     const durationMs = performance.now() - started;
     result.durationMs = durationMs;
     for (const listener of this.listeners) listener({ name, args, result, durationMs, depth: frame.depth, session: frame.session, ...outcome });

@@ -5,6 +5,7 @@ import { MAX_COMPOSITION_DEPTH, ToolRegistry } from '../../../runtime/tools/regi
 import { clientCalls } from '../../../runtime/server/client-calls.ts';
 import { sessionView } from '../../../runtime/tools/emergent/session-view.ts';
 import { StateUnavailableError } from '../../../runtime/store-unavailable.ts';
+import { secretFromEnv } from '../../../runtime/secrets.ts';
 
 function tool(name: string, overrides: Partial<Tool> = {}): Tool {
   return {
@@ -362,5 +363,24 @@ describe('ToolRegistry', () => {
     await r.execute('t', {});
     await r.execute('missing', {});
     expect(events).toEqual(['t:true:true', 'missing:false:true']);
+  });
+
+  it('masks the secrets the runtime holds in every result, before the caller or a listener sees it', async () => {
+    // As the runtime reads a model key: from then on it is known, whatever the variable is called.
+    const key = secretFromEnv({ ODD_NAME: 'mk-registry-0123456789' }, 'ODD_NAME')!;
+    const r = registry();
+    r.register(tool('dump_env', { execute: async () => ok({ lines: [`ODD_NAME=${key}`], [key]: { nested: `x${key}x` }, count: 1 }) }), 'x');
+    r.register(tool('leaky_error', { execute: async () => fail('FORGE_TOOL_FAILED', `bad key ${key}`, `rotate ${key}`, `stderr: ${key}`) }), 'x');
+    r.register(tool('thrower', { execute: async () => { throw new Error(`cannot use ${key}`); } }), 'x');
+    const heard: string[] = [];
+    r.onCall((e) => heard.push(JSON.stringify(e.result)));
+
+    const dumped = await r.execute('dump_env', {});
+    expect(dumped).toMatchObject({ ok: true, value: { lines: ['ODD_NAME=[REDACTED]'], '[REDACTED]': { nested: 'x[REDACTED]x' }, count: 1 } });
+    expect(await r.execute('leaky_error', {})).toMatchObject({ ok: false, error: { message: 'bad key [REDACTED]', hint: 'rotate [REDACTED]', details: 'stderr: [REDACTED]' } });
+    const thrown = await r.execute('thrower', {});
+    expect(thrown).toMatchObject({ ok: false, error: { message: 'tool "thrower" failed: cannot use [REDACTED]' } });
+    expect(JSON.stringify(thrown)).not.toContain(key);
+    expect(heard.join('\n')).not.toContain(key);
   });
 });

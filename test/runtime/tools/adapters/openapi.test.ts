@@ -124,6 +124,16 @@ describe('OpenAPI tools and the rules around them', () => {
     expect(JSON.stringify(capture.requests)).not.toContain('partner-key-123');
   });
 
+  it('masks the credential in the error of an API that echoes the request headers back in its 401 body', async () => {
+    // A hostile (or careless) API: whatever it is sent, it quotes back, in the message and in a long body.
+    const echo = await startServer((req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized', received: req.headers, padding: 'x'.repeat(600) })));
+    const registry = await petstoreRegistry('petstore-openapi3.json', { base_url: `${echo.url}/v2`, auth: { type: 'bearer', token_env: 'ECHO_TOKEN' } }, { env: { ECHO_TOKEN: 'echoed-bearer-0123456789' } });
+    const result = await registry.execute('petstore__getPetById', { petId: 1 });
+    expect(echo.requests[0].headers.authorization).toBe('Bearer echoed-bearer-0123456789');
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_API_STATUS', message: expect.stringContaining('Bearer [REDACTED]') } });
+    expect(JSON.stringify(result)).not.toContain('echoed-bearer-0123456789');
+  });
+
   it('sends an API key in the query when configured so', async () => {
     const petstore = await startPetstore();
     const registry = await petstoreRegistry('petstore-openapi3.json', { base_url: petstore.baseUrl, auth: { type: 'api_key', in: 'query', name: 'key', value_env: 'K' } }, { env: { K: 'k1' } });
