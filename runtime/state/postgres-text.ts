@@ -20,8 +20,9 @@
  */
 import type { ClientConfig, CustomTypesConfig, PoolConfig, QueryConfig } from 'pg';
 import pg from './pg-client.ts';
+import { LONE_SURROGATE } from '../lone-surrogate.ts';
 
-const ESCAPED_CHARACTER = /[\0\u0001]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ESCAPED_CHARACTER = new RegExp(`[\\0\\u0001]|${LONE_SURROGATE.source}`, 'g');
 const ESCAPE = /\u0001(?:([01])|s([0-9a-f]{4}))/g;
 /** In JSON text: an escaped backslash (skipped, so that `\\u0000` stays text) or a \u escape of a character above. */
 const ESCAPED_IN_JSON = /\\(?:\\|u(000[01]|d[89a-f][0-9a-f]{2}))/g;

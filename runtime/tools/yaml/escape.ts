@@ -19,6 +19,7 @@ import type { PythonContext, PythonString } from './python-context.ts';
 import type { ShellContext } from './shell-context.ts';
 import { textOf } from './template.ts';
 import { ForgeError } from '../../diagnostics.ts';
+import { LONE_SURROGATE } from '../../lone-surrogate.ts';
 
 /** A value refused for where it would go; the tool fails with this message. */
 export class ValueRefused extends ForgeError {
@@ -37,8 +38,6 @@ function singleQuoted(text: string): string {
 export function shellWord(text: string, plainAllowed = true): string {
   return plainAllowed && PLAIN_WORD.test(text) ? text : singleQuoted(text);
 }
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Refuses text a process cannot be given exactly: its arguments, environment and scripts are C
