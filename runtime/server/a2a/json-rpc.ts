@@ -54,17 +54,18 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
       headers: req.headers,
       requestedVersion: headerVersion ?? (useLegacy ? '0.3' : '1.0'),
     });
+    const sendsMessage = typeof parsed.method === 'string' && SEND_METHODS.has(parsed.method);
     // A message takes room for its turn before the SDK sees it, and gives back what no turn took when the request ends.
-    const turnLimit = typeof parsed.method === 'string' && SEND_METHODS.has(parsed.method) ? turns : undefined;
+    const turnLimit = sendsMessage ? turns : undefined;
     if (turnLimit && !turnLimit.reserve(context)) return sendJson(res, 200, { jsonrpc: '2.0', id, error: turnLimit.refusal() });
     try {
-      await dispatch(parsed, id, useLegacy, context, res);
+      await dispatch(parsed, id, useLegacy, sendsMessage, context, res);
     } finally {
       turnLimit?.release(context);
     }
   };
 
-  async function dispatch(parsed: Record<string, unknown>, id: string | number | null, useLegacy: boolean, context: ReturnType<typeof defaultServerCallContextBuilder>, res: ServerResponse): Promise<void> {
+  async function dispatch(parsed: Record<string, unknown>, id: string | number | null, useLegacy: boolean, sendsMessage: boolean, context: ReturnType<typeof defaultServerCallContextBuilder>, res: ServerResponse): Promise<void> {
     // A failure the store caused is answered as Forge's; any other in the transport's own mapping.
     const errorFor = (err: unknown) => storeGuard?.answerFor(parsed.method, context) ?? (useLegacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err));
     let response: JsonRpcResponse | AsyncGenerator<JsonRpcResponse, void, undefined>;
@@ -86,13 +87,12 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
     // A message's stream is read to its turn's end even once its client hung up: the SDK saves each event
     // only as the stream is read, and a stream left there left its task `working` for good (kept in memory
     // by the file store, with its history) after the turn had ended. Other streams (resubscribe) just stop.
-    const drainAfterHangUp = typeof parsed.method === 'string' && SEND_METHODS.has(parsed.method);
     // A resubscribe waits on its task's events, which a paused task may never send: its subscription ends with its client.
-    if (!drainAfterHangUp) res.on('close', () => !res.writableFinished && onHangUp?.(context));
+    if (!sendsMessage) res.on('close', () => !res.writableFinished && onHangUp?.(context));
     try {
       for await (const event of response as AsyncGenerator<JsonRpcResponse>) {
         if (res.destroyed) {
-          if (drainAfterHangUp) continue;
+          if (sendsMessage) continue;
           break;
         }
         // The turn lost the store (the executor noted it before publishing the task failed): the client's
