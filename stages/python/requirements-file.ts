@@ -49,7 +49,8 @@ function logicalLines(text: string): { text: string; line: number; lineText: str
   const out: { text: string; line: number; lineText: string }[] = [];
   let pending: { text: string; line: number; lineText: string } | undefined;
   text.split(/\r?\n/).forEach((raw, i) => {
-    const continued = /(^|[^\\])\\$/.test(raw) && !/(^|\s)#/.test(raw);
+    // pip's rule: a line ending in a backslash goes on with the next, unless it is a comment line.
+    const continued = raw.endsWith('\\') && !/^\s*#/.test(raw);
     const piece = continued ? raw.slice(0, -1) : raw;
     if (pending) pending.text += ` ${piece}`;
     else pending = { text: piece, line: i + 1, lineText: raw };
