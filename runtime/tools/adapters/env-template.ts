@@ -44,9 +44,26 @@ export function expandEnvRecord(record: Record<string, string> | undefined, env:
  */
 export function expandSecretHeaders(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
   const out = expandEnvRecord(record, env, where);
-  for (const [key, template] of Object.entries(record ?? {})) {
-    for (const [, name] of template.matchAll(TEMPLATE)) if (name) rememberSecret(env[name]);
-    if (template !== out[key]) rememberSecret(out[key]);
-  }
+  for (const [key, template] of Object.entries(record ?? {})) rememberExpanded(template, out[key], env);
   return out;
+}
+
+/** What a ${VAR} places in a process's environment but is no credential: the search path a stdio server may be given. */
+const NOT_SECRET_ENV = new Set(['PATH', 'HOME', 'LANG', 'TMPDIR', 'TERM', 'USER', 'SHELL', 'PWD']);
+
+/**
+ * A stdio MCP server's env from forge.yaml, expanded. It is how forge.yaml
+ * hands a server its credential (GITHUB_TOKEN: ${GITHUB_TOKEN}), and a server
+ * that fails often quotes it on stderr, which its error shows: remembered,
+ * value and whole entry, for redaction.
+ */
+export function expandSecretEnv(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
+  const out = expandEnvRecord(record, env, where);
+  for (const [key, template] of Object.entries(record ?? {})) if (!NOT_SECRET_ENV.has(key.toUpperCase())) rememberExpanded(template, out[key], env);
+  return out;
+}
+
+function rememberExpanded(template: string, expanded: string | undefined, env: NodeJS.ProcessEnv): void {
+  for (const [, name] of template.matchAll(TEMPLATE)) if (name) rememberSecret(env[name]);
+  if (template !== expanded) rememberSecret(expanded);
 }

@@ -16,7 +16,8 @@ import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClie
 import type { JSONSchema, Logger } from '../../model.ts';
 import { withoutUnprotectedPatterns } from '../../local-schema.ts';
 import { compileResultSchema, describeArgumentError } from '../../validation.ts';
-import { expandEnv, expandEnvRecord, expandSecretHeaders, MissingVariableError } from '../env-template.ts';
+import { redactSecrets } from '../../../known-secrets.ts';
+import { expandEnv, expandSecretEnv, expandSecretHeaders, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
 import { pinnedCommand } from './pinned-package.ts';
 import type { RemoteTool } from './remote-tool.ts';
@@ -49,11 +50,15 @@ export class McpConnectError extends Error {
     message: string,
     readonly hint?: string,
     /** The end of the server's stderr, for a process. */
-    readonly details?: string,
+    details?: string,
   ) {
-    super(`MCP server "${server}": ${message}`);
+    // The server's words (its stderr, an error it sent) may quote a credential it was given: masked here, where every caller gets them.
+    super(redactSecrets(`MCP server "${server}": ${message}`));
     this.name = 'McpConnectError';
+    this.details = details === undefined ? undefined : redactSecrets(details);
   }
+
+  readonly details?: string;
 }
 
 const STDERR_TAIL = 4_000;
@@ -118,7 +123,7 @@ function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (
     command: pinned?.command ?? expandEnv(server.command ?? '', ctx.env, `${where}.command`),
     args: pinned?.args ?? (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
     // The SDK's safe defaults (PATH, HOME, USER...), plus what forge.yaml passes; never the whole environment.
-    env: { ...getDefaultEnvironment(), ...expandEnvRecord(server.env, ctx.env, `${where}.env`) },
+    env: { ...getDefaultEnvironment(), ...expandSecretEnv(server.env, ctx.env, `${where}.env`) },
     cwd: resolve(ctx.workDir, server.cwd ?? '.'),
     stderr: 'pipe',
   });

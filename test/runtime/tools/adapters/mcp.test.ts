@@ -227,6 +227,20 @@ describe('start-up', () => {
     await runtime.close();
   });
 
+  it("masks the credential forge.yaml passes in a stdio server's env when the failing server prints it on stderr", async () => {
+    const token = 'svc-token-0123456789abcdef';
+    // A server that quotes its credential in its last words, as many do ("invalid token ghp_...").
+    const server: McpServerSettings = {
+      name: 'docs', transport: 'stdio', command: process.execPath, args: ['-e', 'console.error(`401: token ${process.env.SVC_TOKEN} is revoked`); process.exit(1)'],
+      env: { SVC_TOKEN: '${DOCS_SVC_TOKEN}' }, timeout_ms: 10_000, required: true,
+    };
+    const runtime = createAdapterRuntime({ mcp: { servers: [server] } }, { mcp }, { http: loopbackOnly(), env: { ...process.env, DOCS_SVC_TOKEN: token }, log: silentLogger, workDir: tempDir() });
+    const started = await startAdapterTools(runtime, [spec('docs', 'search')]);
+    await runtime.close();
+    expect(started.diagnostics).toMatchObject([{ code: 'FORGE_MCP_CONNECT', message: expect.stringContaining('401: token [REDACTED] is revoked') }]);
+    expect(JSON.stringify(started.diagnostics)).not.toContain(token);
+  });
+
   it('leaves out, with a warning, a recorded tool the server no longer offers', async () => {
     const runtime = runtimeFor([everythingStdioServer()]);
     const started = await startAdapterTools(runtime, [spec('everything', 'echo'), spec('everything', 'retired-tool')]);
