@@ -22,6 +22,7 @@
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
+import { LONE_SURROGATE } from '../lone-surrogate.ts';
 import { isWithin, resolvePhysical } from './path-guard.ts';
 
 export const SHELLS: readonly string[] = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'ash', 'csh', 'tcsh', 'fish', 'busybox', 'pwsh', 'powershell', 'rbash', 'elvish', 'nu', 'xonsh'];
@@ -119,6 +120,8 @@ export function checkArguments(args: readonly string[], context: ArgumentContext
     if (/[\n\r]/.test(arg)) return argumentRefusal(i, shown, 'contains a line break');
     if (/file:\/\//i.test(arg)) return argumentRefusal(i, shown, 'contains a file:// URL');
     if (arg.includes('\0')) return argumentRefusal(i, shown, 'contains a NUL byte');
+    // Node would pass U+FFFD in its place: the program would get an argument other than the one checked.
+    if (LONE_SURROGATE.test(arg)) return argumentRefusal(i, shown, 'contains half of a surrogate pair, which has no UTF-8 form');
     if ((launcher || EXEC_OPTIONS.includes(args[i - 1] ?? '')) && namesShell(arg, context.workDir)) {
       return { code: 'FORGE_CLI_SHELL', message: `argument ${i + 1} (${shown}) would make ${context.binary.name} run a shell`, hint: 'cli_execute never runs shells, directly or through another program' };
     }

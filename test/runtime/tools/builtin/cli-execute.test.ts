@@ -162,7 +162,7 @@ describe('cli_execute refuses', () => {
     expect(await t.call('cli_execute', { binary: 'not-installed-anywhere' })).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_MISSING' } });
   });
 
-  it.each([['$(id)'], ['x`id`'], ['line\nbreak'], ['carriage\rreturn'], ['file:///etc/passwd'], ['--url=FILE://host/x']])('the argument %j', async (arg) => {
+  it.each([['$(id)'], ['x`id`'], ['line\nbreak'], ['carriage\rreturn'], ['file:///etc/passwd'], ['--url=FILE://host/x'], ['nul\0byte'], ['half\ud800pair'], ['\udc00']])('the argument %j', async (arg) => {
     expect(await t.call('cli_execute', { binary: 'cat', args: [arg] })).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_ARGUMENT' } });
   });
 
