@@ -4,6 +4,7 @@
  * style (form, exploded or not; deepObject), headers and cookies, and the
  * body as JSON or as a form.
  */
+import { LONE_SURROGATE } from '../../../lone-surrogate.ts';
 import type { OpenApiBinding, OpenApiParameter } from '../settings.ts';
 
 export interface ApiRequest {
@@ -24,16 +25,16 @@ export function buildApiRequest(binding: OpenApiBinding, baseUrl: string, args: 
     if (value === undefined || value === null) continue;
     switch (param.in) {
       case 'path':
-        path = path.split(`{${param.name}}`).join(pathValue(param.name, simpleValue(value)));
+        path = path.split(`{${param.name}}`).join(pathValue(param.name, exactText(param, simpleValue(value))));
         break;
       case 'query':
-        query.push(...queryPairs(param, value));
+        for (const [key, text] of queryPairs(param, value)) query.push([exactText(param, key), exactText(param, text)]);
         break;
       case 'header':
-        headers[param.name.toLowerCase()] = simpleValue(value);
+        headers[param.name.toLowerCase()] = headerValue(param, simpleValue(value));
         break;
       case 'cookie':
-        cookies.push(`${param.name}=${encodeURIComponent(simpleValue(value))}`);
+        cookies.push(`${param.name}=${encodeURIComponent(exactText(param, simpleValue(value)))}`);
         break;
     }
   }
@@ -46,6 +47,7 @@ export function buildApiRequest(binding: OpenApiBinding, baseUrl: string, args: 
   const body = binding.body ? bodyValue(binding.body, args) : undefined;
   if (binding.body && body !== undefined) {
     headers['content-type'] = binding.body.contentType;
+    // JSON writes half of a surrogate pair as an escape; a form would silently turn it into U+FFFD.
     request.body = binding.body.contentType === 'application/x-www-form-urlencoded' ? formBody(body) : JSON.stringify(body);
   }
   return request;
@@ -58,7 +60,6 @@ function bodyValue(body: NonNullable<OpenApiBinding['body']>, args: Record<strin
   return Object.keys(object).length || body.required ? object : undefined;
 }
 
-/** The "simple" style: arrays and objects as comma-separated values. */
 /**
  * A path parameter's value, percent-encoded (a "/" in it stays inside the segment). An empty value,
  * "." or ".." would change which endpoint is called (/items/ is the collection, /items/.. its parent:
@@ -69,6 +70,25 @@ function pathValue(name: string, text: string): string {
   return encodeURIComponent(text);
 }
 
+/**
+ * Refuses half of a surrogate pair (JSON.parse makes one of "\ud800"): a URL and a form are UTF-8,
+ * which has no form for it, and would carry U+FFFD instead (encodeURIComponent throws "URI malformed").
+ */
+function exactText(of: OpenApiParameter | string, text: string): string {
+  const subject = typeof of === 'string' ? of : `parameter "${of.name}"`;
+  if (LONE_SURROGATE.test(text)) throw new Error(`${subject} holds half of a surrogate pair, which has no UTF-8 form`);
+  return text;
+}
+
+/** What Node sends as a header value: Latin-1 without control characters (a tab allowed), so no line break either. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+function headerValue(param: OpenApiParameter, text: string): string {
+  if (!HEADER_VALUE.test(text)) throw new Error(`header parameter "${param.name}" may hold only Latin-1 characters without line breaks or other control characters`);
+  return text;
+}
+
+/** The "simple" style: arrays and objects as comma-separated values. */
 function simpleValue(value: unknown): string {
   if (Array.isArray(value)) return value.map(String).join(',');
   if (value && typeof value === 'object') return Object.entries(value).flat().map(String).join(',');
@@ -93,9 +113,11 @@ function queryPairs(param: OpenApiParameter, value: unknown): [string, string][]
 function formBody(value: unknown): string {
   const form = new URLSearchParams();
   for (const [key, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
-    if (Array.isArray(v)) for (const item of v) form.append(key, String(item));
-    else if (v && typeof v === 'object') form.append(key, JSON.stringify(v));
-    else if (v !== undefined) form.append(key, String(v));
+    const field = `form field "${key}"`;
+    const append = (text: string) => form.append(exactText(field, key), exactText(field, text));
+    if (Array.isArray(v)) for (const item of v) append(String(item));
+    else if (v && typeof v === 'object') append(JSON.stringify(v));
+    else if (v !== undefined) append(String(v));
   }
   return form.toString();
 }

@@ -178,3 +178,40 @@ describe('buildApiRequest', () => {
     expect(request).toMatchObject({ method: 'PUT', headers: { 'x-trace': 'abc', cookie: 'session=s%201', 'content-type': 'application/json' }, body: '[1,2]' });
   });
 });
+
+describe('buildApiRequest refuses what a request cannot carry exactly, naming the parameter', () => {
+  const binding: OpenApiBinding = {
+    kind: 'openapi', api: 'a', operationId: 'send', method: 'post', path: '/items/{id}',
+    parameters: [{ name: 'id', in: 'path', arg: 'id' }, { name: 'q', in: 'query', arg: 'q' }, { name: 'X-Note', in: 'header', arg: 'note' }, { name: 'session', in: 'cookie', arg: 'session' }],
+    body: { contentType: 'application/x-www-form-urlencoded', required: false, properties: ['text'] },
+  };
+
+  it.each([
+    ['a path parameter with half of a surrogate pair', { id: 'a\ud800' }, /parameter "id" holds half of a surrogate pair/],
+    ['a query value with half of a surrogate pair (a URL would carry U+FFFD)', { id: 1, q: '\udc00x' }, /parameter "q" holds half of a surrogate pair/],
+    ['a query key from an object with half of a surrogate pair', { id: 1, q: { ['k\ud800']: 1 } }, /parameter "q" holds half of a surrogate pair/],
+    ['a cookie with half of a surrogate pair', { id: 1, session: '\ud800' }, /parameter "session" holds half of a surrogate pair/],
+    ['a form field with half of a surrogate pair', { id: 1, text: 'x\udbff' }, /form field "text" holds half of a surrogate pair/],
+    ['a header with a line break (no second header)', { id: 1, note: 'a\r\nX-Injected: 1' }, /header parameter "X-Note" may hold only Latin-1/],
+    ['a header beyond Latin-1', { id: 1, note: '€' }, /header parameter "X-Note" may hold only Latin-1/],
+    ['a header with a control character', { id: 1, note: 'a\u007fb' }, /header parameter "X-Note" may hold only Latin-1/],
+  ])('%s', (_what, args, message) => {
+    expect(() => buildApiRequest(binding, 'https://api.test', args)).toThrow(message);
+  });
+
+  it('sends Latin-1 and a tab in a header, and any well-formed text elsewhere, as given', () => {
+    const request = buildApiRequest(binding, 'https://api.test', { id: 'é€😀', q: '😀', note: 'ü\tx', session: '€', text: '😀' });
+    expect(request.url.href).toBe('https://api.test/items/%C3%A9%E2%82%AC%F0%9F%98%80?q=%F0%9F%98%80');
+    expect(request).toMatchObject({ headers: { 'x-note': 'ü\tx', cookie: 'session=%E2%82%AC' }, body: 'text=%F0%9F%98%80' });
+  });
+
+  it('is an error result of the tool, with the reason, and nothing is sent', async () => {
+    const api = await startServer((_req, res) => res.end('{}'));
+    const settings: ApiSettings = { name: 'a', spec: 'a.json', base_url: api.url, timeout_ms: 5_000 };
+    const registry = new ToolRegistry({ workDir: tempDir() });
+    const spec = { name: 'a__send', description: 'send', category: 'adapter' as const, inputSchema: { type: 'object' as const, properties: { id: { type: 'string' }, note: { type: 'string' } } }, adapter: binding };
+    registry.register(createOpenApiTool(spec as never, settings, { http: loopbackOnly(), env: {} }), 'a.json');
+    expect(await registry.execute('a__send', { id: 'x\ud800', note: 'n' })).toMatchObject({ ok: false, error: { code: 'FORGE_API_REQUEST', message: 'a__send: cannot build the request: parameter "id" holds half of a surrogate pair, which has no UTF-8 form' } });
+    expect(api.requests).toHaveLength(0);
+  });
+});
