@@ -28,20 +28,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
-import { callParamsError, callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
+import { callParamsError, callToolResult, listToolsResult, MCP_CALLS_AT_ONCE, type McpToolSource } from './mcp-tool-calls.ts';
 import type { McpEndpoint } from './mcp-endpoint.ts';
 import { sendJson } from './respond.ts';
 
 /** The SDK transport's limit on one batch. */
 const MAX_BATCH_SIZE = 100;
-
-/**
- * The messages of one batch answered at once. A batch is one request, and it held one connection
- * while all its calls ran together: with the connection cap (1024) that let clients run a hundred
- * times as many tool calls at once as connections, each reading files, fetching, holding memory.
- * Past this many, a batch's calls wait for its earlier ones (the answers keep the batch's order).
- */
-export const BATCH_CALLS_AT_ONCE = 8;
 
 /**
  * Standing event streams kept at once, as many as MCP sessions (mcp-http.ts). A stream costs
@@ -113,7 +105,7 @@ export class McpDirectEndpoint implements McpEndpoint {
       this.open.delete(controller);
     });
     const address = req.socket.remoteAddress ?? '';
-    const answers = await inTurns(messages, BATCH_CALLS_AT_ONCE, (m) => this.answerTracked(m, address, controller.signal));
+    const answers = await inTurns(messages, MCP_CALLS_AT_ONCE, (m) => this.answerTracked(m, address, controller.signal));
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     // Only notifications, responses and cancelled calls: accepted, nothing to say.
     if (responses.length === 0) {

@@ -7,13 +7,17 @@
  */
 import { Server } from '../vendor/protocol.ts';
 import { ListToolsRequestSchema } from '../vendor/protocol.ts';
-import { callParamsError, callToolResult, listToolsResult, type McpToolSource } from './mcp-tool-calls.ts';
+import { ProcessSlots } from '../exec/process-slots.ts';
+import { callParamsError, callToolResult, listToolsResult, MCP_CALLS_AT_ONCE, type McpToolSource } from './mcp-tool-calls.ts';
 
 export type { McpToolSource } from './mcp-tool-calls.ts';
 
 export function createMcpServer(identity: { name: string; version: string }, tools: McpToolSource): Server {
   const server = new Server({ name: identity.name, version: identity.version }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => listToolsResult(tools));
+  // One server object is one client (a stateful session, stdio): its calls past MCP_CALLS_AT_ONCE wait
+  // their turn, however they arrive (one batch of 100, or many requests).
+  const turns = new ProcessSlots(MCP_CALLS_AT_ONCE, Number.POSITIVE_INFINITY);
   // tools/call is answered by the fallback handler, which the SDK hands the request unparsed: its own
   // schema parse answered bad arguments with -32603 and a zod dump, where stateless HTTP answers -32602.
   server.fallbackRequestHandler = async (request, extra) => {
@@ -21,7 +25,14 @@ export function createMcpServer(identity: { name: string; version: string }, too
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
     const invalid = callParamsError(params);
     if (invalid) throw rpcError(-32602, invalid);
-    return callToolResult(tools, params.name as string, params.arguments ?? {}, extra.signal);
+    const turn = await turns.acquire(extra.signal);
+    // Cancelled while waiting: the SDK sends nothing for a cancelled request.
+    if (!('release' in turn)) throw rpcError(-32800, 'Request cancelled');
+    try {
+      return await callToolResult(tools, params.name as string, params.arguments ?? {}, extra.signal);
+    } finally {
+      turn.release();
+    }
   };
   // A client is told when the tool set changes (hot reload, a forged tool) and lists again.
   const unsubscribe = tools.onToolsChanged?.(() => {

@@ -19,6 +19,15 @@ export interface McpToolSource extends ToolRunner {
   onToolsChanged?(listener: () => void): () => void;
 }
 
+/**
+ * Tool calls one MCP client runs at once: a stateless batch (one request holding one connection,
+ * mcp-direct.ts), a stateful session or a stdio client (mcp-server.ts). Without it one batch of 100
+ * calls ran all of them together, so the connection cap (1024) let clients run a hundred times as
+ * many tool calls at once as connections, each reading files, fetching, holding memory. Past this
+ * many, calls wait their turn.
+ */
+export const MCP_CALLS_AT_ONCE = 8;
+
 export interface CallToolResult {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;
