@@ -9,7 +9,7 @@ import { parseCommand } from '../args.ts';
 import { cliLogger } from '../cli-logger.ts';
 import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
 import { color as c } from '../terminal.ts';
-import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
+import { TerminalStream, terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 
 export const usage = `usage: forge chat [--dev] [--session NAME]
 
@@ -56,8 +56,10 @@ export async function run(argv: string[]): Promise<number> {
     closed = true;
     waiting?.(undefined);
   });
+  // The model's streamed answer; what it still holds is shown before anything else is.
+  const answer = new TerminalStream();
   const ask = (prompt: string): Promise<string | undefined> => {
-    process.stdout.write(prompt);
+    process.stdout.write(answer.end() + prompt);
     if (queue.length) return Promise.resolve(queue.shift());
     if (closed) return Promise.resolve(undefined);
     return new Promise((resolve) => (waiting = resolve));
@@ -65,8 +67,9 @@ export async function run(argv: string[]): Promise<number> {
 
   process.stdout.write(`${c.bold(manifest.agent_id)} ${c.dim(`— ${registry.list().length} tools, session ${session}; /exit to leave`)}\n`);
   const onEvent = (event: AgentEvent) => {
-    if (event.type === 'text') process.stdout.write(terminalText(event.delta));
-    else if (event.type === 'tool-call') process.stdout.write(`\n${c.cyan('→')} ${terminalLine(event.call.name)} ${c.dim(short(JSON.stringify(event.call.arguments)))}\n`);
+    if (event.type === 'text') return void process.stdout.write(answer.write(event.delta));
+    process.stdout.write(answer.end());
+    if (event.type === 'tool-call') process.stdout.write(`\n${c.cyan('→')} ${terminalLine(event.call.name)} ${c.dim(short(JSON.stringify(event.call.arguments)))}\n`);
     else if (event.type === 'tool-result') {
       const r = event.result;
       process.stdout.write(r.ok ? `${c.green('←')} ${terminalLine(event.call.name)} ${c.dim(short(typeof r.value === 'string' ? r.value : JSON.stringify(r.value)))}\n` : `${c.red('←')} ${terminalLine(event.call.name)} ${c.red(terminalLine(`${r.error.code}: ${r.error.message}`))}\n`);
@@ -91,10 +94,11 @@ export async function run(argv: string[]): Promise<number> {
           outcome = await agent.resume(session, answers, { onEvent, stream: true });
         }
       } catch (err) {
-        process.stdout.write(`\n${c.red('✘')} ${terminalText((err as Error).message)}\n`);
+        process.stdout.write(`${answer.end()}\n${c.red('✘')} ${terminalText((err as Error).message)}\n`);
         if (err instanceof NoModelError) return 1;
         continue;
       }
+      process.stdout.write(answer.end());
       if (outcome.status === 'max-iterations') process.stdout.write(`\n${c.yellow(terminalLine(outcome.text.split('\n').at(-1)!))}`);
       process.stdout.write('\n');
     }

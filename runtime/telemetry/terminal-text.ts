@@ -22,6 +22,30 @@ function escaped(char: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
+/**
+ * terminalText for text that arrives in pieces (a model's streamed answer). A piece may end inside
+ * a `\r\n`, which would show as `\x0d` and a line break, or inside a surrogate pair, which
+ * would be written as two U+FFFD: such a last character waits for the next piece, or for `end`.
+ */
+export class TerminalStream {
+  private held = '';
+
+  write(piece: string): string {
+    const text = this.held + piece;
+    const last = text.charCodeAt(text.length - 1);
+    const split = last === 0x0d || (last >= 0xd800 && last <= 0xdbff);
+    this.held = split ? text.slice(-1) : '';
+    return terminalText(split ? text.slice(0, -1) : text);
+  }
+
+  /** What is still held: before anything else is shown, and at the end. */
+  end(): string {
+    const held = this.held;
+    this.held = '';
+    return terminalText(held);
+  }
+}
+
 /** The same on one line, where a line break would start a line that is not the text's (`→ tool …`, `? run … [y/N]`): shown as `\n`. */
 export function terminalLine(text: string): string {
   return terminalText(text).replace(/\n/g, '\\n');

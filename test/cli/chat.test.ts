@@ -54,6 +54,14 @@ describe('forge chat', () => {
     expect(stdout.split('Streamed answer.')).toHaveLength(2);
     expect(stdout.split('JSON answer.')).toHaveLength(2);
   });
+
+  it('shows a streamed answer whole where its pieces split a \\r\\n or a surrogate pair', async () => {
+    // The scripted server streams five UTF-16 units a piece: "abcd\r" "\nefgh" "wxyz\ud83d" "\ude00 ok".
+    const { code, stdout, stderr } = await chat([{ text: 'abcd\r\nefghwxyz😀 ok' }], 'hi\n/exit\n');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('abcd\nefghwxyz😀 ok');
+    expect(stdout).not.toContain('\ufffd');
+  });
 });
 
 describe('forge chat without its model key', () => {
