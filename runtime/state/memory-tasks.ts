@@ -3,9 +3,14 @@
  * a task's turn cannot outlive it). Leases are not needed: the process that
  * would hold one is the only one that could see the task.
  *
- * Memory is bounded: every unfinished task is kept (submitted, working,
- * input-required — a paused approval must stay resumable), but of the
- * finished ones (completed, failed, canceled, rejected) only the latest
+ * Memory is bounded. Running tasks (submitted, working) are bounded by the
+ * turn limit (FORGE_MAX_TURNS). Of the paused ones (input-required: an
+ * approval must stay resumable; auth-required) the latest `maxPaused`, no
+ * more than about `maxPausedBytes`: a client that starts turns that pause
+ * and never answers them is not bounded by the turn limit, and a paused task
+ * dropped is what a restart does to every task of this store (its
+ * conversation, pending approval and all, stays on disk). Of the finished
+ * ones (completed, failed, canceled, rejected) only the latest
  * `maxFinished`, and no more than about `maxFinishedBytes` of them. The SDK's
  * InMemoryTaskStore kept every task with its whole history for the life of
  * the process, so clients sending large messages could exhaust the heap. An
@@ -20,57 +25,83 @@ import { DEFAULT_PAGE_SIZE, isAfter, newestFirst, pageCursor, pageToken } from '
 
 export const DEFAULT_FINISHED_TASKS = 1000;
 export const DEFAULT_FINISHED_TASK_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_PAUSED_TASKS = 10_000;
+export const DEFAULT_PAUSED_TASK_BYTES = 256 * 1024 * 1024;
 
 /** TaskState's terminal values (numbers, so that saving a task does not load the SDK). */
 const FINISHED_STATES = new Set([3 /* COMPLETED */, 4 /* FAILED */, 5 /* CANCELED */, 7 /* REJECTED */]);
+/** The states a task waits in for its client, with no turn running. */
+const PAUSED_STATES = new Set([6 /* INPUT_REQUIRED */, 8 /* AUTH_REQUIRED */]);
 
 export interface MemoryTaskLimits {
   /** How many finished tasks are kept (the latest ones). */
   maxFinished?: number;
   /** About how many bytes of finished tasks are kept (the latest one always is). */
   maxFinishedBytes?: number;
+  /** How many paused tasks are kept (the latest ones). */
+  maxPaused?: number;
+  /** About how many bytes of paused tasks are kept (the latest one always is). */
+  maxPausedBytes?: number;
 }
 
-interface FinishedEntry {
-  task: Task;
-  size: number;
+/** Tasks kept up to a count and about a size, the oldest dropped first (a Map keeps insertion order). */
+class LatestTasks {
+  readonly tasks = new Map<string, { task: Task; size: number }>();
+  bytes = 0;
+
+  constructor(
+    private readonly maxCount: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  add(key: string, task: Task): void {
+    const size = approximateSize(task);
+    this.tasks.set(key, { task, size });
+    this.bytes += size;
+    // The newest stays, so a client can still get what it just got back.
+    for (const oldest of this.tasks.keys()) {
+      if (this.tasks.size <= 1 || (this.tasks.size <= this.maxCount && this.bytes <= this.maxBytes)) return;
+      this.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    const entry = this.tasks.get(key);
+    if (!entry) return;
+    this.tasks.delete(key);
+    this.bytes -= entry.size;
+  }
 }
 
 export class MemoryTasks implements TaskRecords {
-  private readonly live = new Map<string, Task>();
-  /** In the order they finished (a Map keeps insertion order): the oldest is evicted first. */
-  private readonly finished = new Map<string, FinishedEntry>();
-  private finishedBytes = 0;
-  private readonly maxFinished: number;
-  private readonly maxFinishedBytes: number;
+  /** Submitted and working: as many as turns run, which FORGE_MAX_TURNS bounds. */
+  private readonly running = new Map<string, Task>();
+  private readonly paused: LatestTasks;
+  private readonly finished: LatestTasks;
 
   constructor(limits: MemoryTaskLimits = {}) {
-    this.maxFinished = Math.max(1, limits.maxFinished ?? DEFAULT_FINISHED_TASKS);
-    this.maxFinishedBytes = limits.maxFinishedBytes ?? DEFAULT_FINISHED_TASK_BYTES;
+    this.finished = new LatestTasks(Math.max(1, limits.maxFinished ?? DEFAULT_FINISHED_TASKS), limits.maxFinishedBytes ?? DEFAULT_FINISHED_TASK_BYTES);
+    this.paused = new LatestTasks(Math.max(1, limits.maxPaused ?? DEFAULT_PAUSED_TASKS), limits.maxPausedBytes ?? DEFAULT_PAUSED_TASK_BYTES);
   }
 
-  /** How many tasks are held now, unfinished and finished (for tests and diagnostics). */
-  retained(): { live: number; finished: number; finishedBytes: number } {
-    return { live: this.live.size, finished: this.finished.size, finishedBytes: this.finishedBytes };
+  /** How many tasks are held now (for tests and diagnostics). */
+  retained(): { running: number; paused: number; pausedBytes: number; finished: number; finishedBytes: number } {
+    return { running: this.running.size, paused: this.paused.tasks.size, pausedBytes: this.paused.bytes, finished: this.finished.tasks.size, finishedBytes: this.finished.bytes };
   }
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const key = keyOf(context, task.id);
     this.forget(key);
     const copy = structuredClone(task);
-    if (!FINISHED_STATES.has(task.status?.state ?? 0)) {
-      this.live.set(key, copy);
-      return;
-    }
-    const size = approximateSize(copy);
-    this.finished.set(key, { task: copy, size });
-    this.finishedBytes += size;
-    this.evict();
+    const state = task.status?.state ?? 0;
+    if (FINISHED_STATES.has(state)) this.finished.add(key, copy);
+    else if (PAUSED_STATES.has(state)) this.paused.add(key, copy);
+    else this.running.set(key, copy);
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const key = keyOf(context, taskId);
-    const task = this.live.get(key) ?? this.finished.get(key)?.task;
+    const task = this.running.get(key) ?? this.paused.tasks.get(key)?.task ?? this.finished.tasks.get(key)?.task;
     return task && structuredClone(task);
   }
 
@@ -78,7 +109,7 @@ export class MemoryTasks implements TaskRecords {
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const scope = scopeOf(context);
     const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter).getTime() : undefined;
-    const tasks = [...this.live.entries(), ...[...this.finished.entries()].map(([key, entry]) => [key, entry.task] as const)]
+    const tasks = [...this.running.entries(), ...[...this.paused.tasks.entries(), ...this.finished.tasks.entries()].map(([key, entry]) => [key, entry.task] as const)]
       .filter(([key]) => key.startsWith(scope))
       .map(([, task]) => task)
       .filter((task) => !params.contextId || task.contextId === params.contextId)
@@ -113,20 +144,9 @@ export class MemoryTasks implements TaskRecords {
   }
 
   private forget(key: string): void {
-    this.live.delete(key);
-    const entry = this.finished.get(key);
-    if (!entry) return;
+    this.running.delete(key);
+    this.paused.delete(key);
     this.finished.delete(key);
-    this.finishedBytes -= entry.size;
-  }
-
-  /** Drops the oldest finished tasks past either limit; the newest stays, so a client can still get what it just got back. */
-  private evict(): void {
-    for (const key of this.finished.keys()) {
-      if (this.finished.size <= 1) return;
-      if (this.finished.size <= this.maxFinished && this.finishedBytes <= this.maxFinishedBytes) return;
-      this.forget(key);
-    }
   }
 }
 

@@ -56,6 +56,6 @@ describe('A2A stream whose client hangs up', () => {
       return task?.status.state === 'TASK_STATE_COMPLETED' ? task.status.state : undefined;
     }, 5000, 'the task to be saved completed');
     expect(state).toBe('TASK_STATE_COMPLETED');
-    expect((agent.state.tasks as unknown as MemoryTasks).retained()).toMatchObject({ live: 0, finished: 1 });
+    expect((agent.state.tasks as unknown as MemoryTasks).retained()).toMatchObject({ running: 0, finished: 1 });
   });
 });

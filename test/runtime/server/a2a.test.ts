@@ -217,7 +217,7 @@ describe('A2A tasks kept in memory (the file: store)', () => {
 
     const finished: Task[] = [];
     for (let i = 0; i < 5; i++) finished.push((await client.sendMessage(send(userMessage(`quick ${i}`)))) as Task);
-    expect((state.tasks as MemoryTasks).retained()).toMatchObject({ live: 1, finished: 3 });
+    expect((state.tasks as MemoryTasks).retained()).toMatchObject({ running: 1, finished: 3 });
     expect((await client.getTask({ tenant: '', id: runningId, historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
     expect(artifactText(await client.getTask({ tenant: '', id: finished[4].id, historyLength: undefined }))).toBe('answer 4');
     const evicted = await client.getTask({ tenant: '', id: finished[0].id, historyLength: undefined }).catch((e: Error) => e);
@@ -225,7 +225,7 @@ describe('A2A tasks kept in memory (the file: store)', () => {
 
     release();
     while (!(await stream.next()).done);
-    expect((state.tasks as MemoryTasks).retained()).toMatchObject({ live: 0, finished: 3 });
+    expect((state.tasks as MemoryTasks).retained()).toMatchObject({ running: 0, finished: 3 });
     expect(artifactText(await client.getTask({ tenant: '', id: runningId, historyLength: undefined }))).toBe('the slow one');
   });
 });

@@ -1,7 +1,7 @@
 /**
- * The `file:` store's A2A tasks stay within bounds: finished tasks past the
- * count or size limit are dropped oldest first, unfinished ones (running,
- * paused for approval) never are. (The end-to-end case, with the SDK client,
+ * The `file:` store's A2A tasks stay within bounds: finished tasks past their
+ * count or size limit are dropped oldest first, and so are paused ones past
+ * theirs; running ones (which the turn limit bounds) never are. (The end-to-end case, with the SDK client,
  * is in test/runtime/server/a2a.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
@@ -19,12 +19,12 @@ function task(id: string, state: TaskState, text = ''): Task {
 }
 
 describe('MemoryTasks', () => {
-  it('keeps at most about the byte limit of finished tasks, and every paused one', async () => {
+  it('keeps at most about the byte limit of finished tasks, and the paused one', async () => {
     const tasks = new MemoryTasks({ maxFinished: 100, maxFinishedBytes: 5_000_000 });
     await tasks.save(task('paused', TaskState.TASK_STATE_INPUT_REQUIRED, 'p'.repeat(1_000_000)), context);
     for (let i = 0; i < 20; i++) await tasks.save(task(`big-${i}`, TaskState.TASK_STATE_COMPLETED, 'x'.repeat(1_000_000)), context);
-    const { live, finished, finishedBytes } = tasks.retained();
-    expect(live).toBe(1);
+    const { paused, finished, finishedBytes } = tasks.retained();
+    expect(paused).toBe(1);
     expect(finished).toBe(2); // two megabyte strings take about 4 MB
     expect(finishedBytes).toBeLessThanOrEqual(5_000_000);
     expect(await tasks.load('paused', context)).toBeDefined();
@@ -36,12 +36,30 @@ describe('MemoryTasks', () => {
     const tasks = new MemoryTasks({ maxFinished: 2 });
     await tasks.save(task('a', TaskState.TASK_STATE_WORKING), context);
     for (const id of ['b', 'c', 'd']) await tasks.save(task(id, TaskState.TASK_STATE_FAILED), context);
-    expect(tasks.retained()).toMatchObject({ live: 1, finished: 2 });
+    expect(tasks.retained()).toMatchObject({ running: 1, finished: 2 });
     await tasks.save(task('a', TaskState.TASK_STATE_CANCELED), context);
-    expect(tasks.retained()).toMatchObject({ live: 0, finished: 2 });
+    expect(tasks.retained()).toMatchObject({ running: 0, finished: 2 });
     expect((await tasks.list({ tenant: '', contextId: 'c', status: 0, pageSize: 1, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false }, context)).totalSize).toBe(2);
     expect(await tasks.load('c', context)).toBeUndefined();
     expect((await tasks.load('a', context))?.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('keeps the latest paused tasks past their count or size, never dropping a running one', async () => {
+    const tasks = new MemoryTasks({ maxPaused: 3, maxPausedBytes: 5_000_000 });
+    await tasks.save(task('running', TaskState.TASK_STATE_WORKING, 'r'.repeat(1_000_000)), context);
+    // A client that starts turns that pause for approval, and never answers.
+    for (let i = 0; i < 10; i++) await tasks.save(task(`asks-${i}`, i % 2 ? TaskState.TASK_STATE_AUTH_REQUIRED : TaskState.TASK_STATE_INPUT_REQUIRED), context);
+    expect(tasks.retained()).toMatchObject({ running: 1, paused: 3 });
+    expect((await Promise.all(['asks-6', 'asks-7', 'asks-8', 'asks-9'].map((id) => tasks.load(id, context)))).map((t) => t?.id)).toEqual([undefined, 'asks-7', 'asks-8', 'asks-9']);
+    for (let i = 0; i < 10; i++) await tasks.save(task(`big-${i}`, TaskState.TASK_STATE_INPUT_REQUIRED, 'x'.repeat(1_000_000)), context);
+    const { paused, pausedBytes } = tasks.retained();
+    expect(paused).toBe(2); // two megabyte strings take about 4 MB
+    expect(pausedBytes).toBeLessThanOrEqual(5_000_000);
+    expect(await tasks.load('running', context)).toBeDefined();
+    // Answered, a paused task runs again and is no longer counted as paused.
+    await tasks.save(task('big-9', TaskState.TASK_STATE_WORKING), context);
+    expect(tasks.retained()).toMatchObject({ running: 2, paused: 1, pausedBytes: expect.any(Number) });
+    expect(tasks.retained().pausedBytes).toBeLessThan(2_100_000);
   });
 
   it('lists each task once, newest first, while newer tasks arrive between pages', async () => {
