@@ -99,7 +99,8 @@ export async function run(argv: string[]): Promise<number> {
         continue;
       }
       process.stdout.write(answer.end());
-      if (outcome.status === 'max-iterations') process.stdout.write(`\n${c.yellow(terminalLine(outcome.text.split('\n').at(-1)!))}`);
+      // The note the loop adds is not streamed: shown after the answer, as the A2A task's text has it.
+      if (outcome.status === 'max-iterations' || (outcome.status === 'completed' && outcome.endedEarly)) process.stdout.write(`\n${c.yellow(terminalLine(outcome.text.split('\n').at(-1)!))}`);
       process.stdout.write('\n');
     }
   } finally {

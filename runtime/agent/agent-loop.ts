@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { fail, type ToolResult, type ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
-import type { ChatMessage, ModelProvider, ToolCall } from './messages.ts';
+import { endedEarly, unparsedArguments, type ChatMessage, type ModelProvider, type ToolCall } from './messages.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
@@ -45,9 +45,12 @@ export interface ApprovalRequest {
  * What the loop decided for one call: the gate's answer, or `unknown` when
  * no tool had the name at the time — such a call is refused like any unknown
  * name, even if a tool of that name appears before it runs (forged by a
- * sibling call), since the gate never saw it.
+ * sibling call), since the gate never saw it. `malformed` and `cut-off`:
+ * its arguments are not JSON, written wrong or cut off at the model's output
+ * limit; it is refused without running or asking anyone, and the model is
+ * told why (a cut-off file_write would otherwise be retried as it was).
  */
-export type CallDecision = GateDecision | 'unknown';
+export type CallDecision = GateDecision | 'unknown' | 'malformed' | 'cut-off';
 
 /**
  * A paused batch of tool calls: what the gate decided, and which calls wait
@@ -64,7 +67,8 @@ export interface PendingApproval {
 export type ApprovalAnswers = ReadonlyMap<string, boolean> | Readonly<Record<string, boolean>>;
 
 export type AgentOutcome =
-  | { status: 'completed'; text: string }
+  /** `endedEarly`: the provider ended the answer (its output limit, its filter); `text` ends with a note saying so. */
+  | { status: 'completed'; text: string; endedEarly?: 'cut-off' | 'filtered' }
   | { status: 'input-required'; pending: PendingApproval; requests: ApprovalRequest[] }
   | { status: 'max-iterations'; text: string };
 
@@ -156,10 +160,15 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     lastText = response.text;
     const calls = normalizeCallIds(response.toolCalls, messages);
     messages.push({ role: 'assistant', content: response.text, ...(calls.length ? { toolCalls: calls } : {}) });
-    if (calls.length === 0) return { status: 'completed', text: response.text };
+    const early = endedEarly(response.stopReason);
+    if (calls.length === 0) return early ? { status: 'completed', text: `${response.text ? `${response.text}\n\n` : ''}${EARLY_NOTES[early]}`, endedEarly: early } : { status: 'completed', text: response.text };
 
     const decisions = new Map<string, CallDecision>();
     for (const call of calls) {
+      if (unparsedArguments(call.arguments) !== undefined) {
+        decisions.set(call.id, early === 'cut-off' ? 'cut-off' : 'malformed');
+        continue;
+      }
       // A tool this turn did not list may exist by now (forged on another replica): the gate decides on it like on the others.
       if (!byName.has(call.name) && options.tools.resolve) {
         const found = await options.tools.resolve(call.name);
@@ -222,6 +231,7 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
       const result: ToolResult = await traceToolCall({ name: call.name, registered: decision !== 'unknown' && registered.has(call.name), sessionTool: ownTools.has(call.name), callId: call.id, decision: asked, answer: asked === 'ask' ? decision : undefined, frontend: 'agent' }, call.arguments, async () => {
         if (decision === 'deny') return { ok: false, error: { code: 'FORGE_APPROVAL_DENIED', message: `the call to "${call.name}" was denied ${deniedBy}`, hint: 'do not retry it; continue without it or ask the user' } };
         if (decision === 'unknown') return notOffered(call.name, options.tools);
+        if (decision === 'malformed' || decision === 'cut-off') return unparsed(call, decision);
         return options.tools.execute(call.name, call.arguments, { signal: options.signal, instrumented: true });
       });
       options.onEvent?.({ type: 'tool-result', call, result });
@@ -244,6 +254,21 @@ function notOffered(name: string, tools: AgentTools): ToolResult {
   const names = tools.list().map((spec) => spec.name);
   if (names.includes(name)) return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" existed when the model called it`, 'it exists now: call it again');
   return unknownTool(name, names);
+}
+
+/** The note a completed turn's text ends with when the provider ended the answer. */
+const EARLY_NOTES = {
+  'cut-off': "[cut off: the answer reached the model's output token limit; raise model.max_tokens in forge.yaml]",
+  filtered: "[stopped: the model's provider ended the answer (its content filter or a refusal)]",
+};
+
+/** A call whose arguments are not JSON: never run (nor put to a person), the model told why and shown what it sent. */
+function unparsed(call: ToolCall, why: 'malformed' | 'cut-off'): ToolResult {
+  const raw = unparsedArguments(call.arguments)!;
+  const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
+  return why === 'cut-off'
+    ? fail('FORGE_TOOL_ARGS', `the arguments of this call to "${call.name}" were cut off at the output token limit, so it did not run (${raw.length} characters arrived: ${shown})`, 'send less in one call: split the work into several smaller calls (write a long file in parts)')
+    : fail('FORGE_TOOL_ARGS', `the arguments of this call to "${call.name}" are not JSON, so it did not run: ${shown}`, 'send the arguments as one JSON object, as the tool\'s input schema describes');
 }
 
 function reasonFor(spec: ToolSpec): string {

@@ -68,12 +68,32 @@ export class ProviderError extends Error {
   }
 }
 
-/** Arguments arrive as a JSON string; a model that sends broken JSON gets the text back in an error. */
+/** Arguments arrive as a JSON string; a model that sends broken JSON gets the text back in an error (see unparsedArguments). */
 export function parseToolArguments(raw: string): unknown {
   if (raw.trim() === '') return {};
   try {
     return JSON.parse(raw);
   } catch {
-    return { __unparsed_arguments: raw };
+    return { [UNPARSED]: raw };
   }
+}
+
+const UNPARSED = '__unparsed_arguments';
+
+/** The text of arguments that were not JSON (parseToolArguments kept it so), else undefined. */
+export function unparsedArguments(args: unknown): string | undefined {
+  if (args === null || typeof args !== 'object' || !Object.hasOwn(args, UNPARSED)) return undefined;
+  const raw = (args as Record<string, unknown>)[UNPARSED];
+  return Object.keys(args).length === 1 && typeof raw === 'string' ? raw : undefined;
+}
+
+/**
+ * Why a model's answer ended early, from the provider's stop reason: `cut-off` at its output token
+ * limit (OpenAI's `length`, Anthropic's `max_tokens`), `filtered` by the provider (OpenAI's
+ * `content_filter`, Anthropic's `refusal`). Undefined for an answer that ended as the model chose.
+ */
+export function endedEarly(stopReason: string): 'cut-off' | 'filtered' | undefined {
+  if (stopReason === 'length' || stopReason === 'max_tokens') return 'cut-off';
+  if (stopReason === 'content_filter' || stopReason === 'refusal') return 'filtered';
+  return undefined;
 }

@@ -55,6 +55,12 @@ describe('forge chat', () => {
     expect(stdout.split('JSON answer.')).toHaveLength(2);
   });
 
+  it('says when the answer was cut off at the output limit', async () => {
+    const { code, stdout, stderr } = await chat([{ text: 'The report begins', ends: 'cut-off' }], 'hi\n/exit\n');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain("The report begins\n[cut off: the answer reached the model's output token limit; raise model.max_tokens in forge.yaml]");
+  });
+
   it('shows a streamed answer whole where its pieces split a \\r\\n or a surrogate pair', async () => {
     // The scripted server streams five UTF-16 units a piece: "abcd\r" "\nefgh" "wxyz\ud83d" "\ude00 ok".
     const { code, stdout, stderr } = await chat([{ text: 'abcd\r\nefghwxyz😀 ok' }], 'hi\n/exit\n');

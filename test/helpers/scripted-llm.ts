@@ -15,6 +15,18 @@ export interface ScriptedTurn {
   status?: number;
   /** Answer JSON even to a streaming request, as some gateways and local servers do. */
   json?: boolean;
+  /**
+   * How the provider ends the answer, when not as the model chose: `cut-off` at the output token
+   * limit (OpenAI `length`, Anthropic `max_tokens`; the last tool call's arguments end halfway, as
+   * they do then), `filtered` (OpenAI `content_filter`, Anthropic `refusal`).
+   */
+  ends?: 'cut-off' | 'filtered';
+}
+
+/** A call's arguments as sent: cut off halfway when it is the last call of an answer cut off at the limit. */
+function sentArguments(turn: ScriptedTurn, index: number, json: string): string {
+  const last = index === (turn.toolCalls?.length ?? 0) - 1;
+  return turn.ends === 'cut-off' && last ? json.slice(0, Math.floor(json.length / 2)) : json;
 }
 
 export interface ScriptedServer extends TestServer {
@@ -44,8 +56,8 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     bodies.push(body);
     const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
-    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
-    const finish = calls.length ? 'tool_calls' : 'stop';
+    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: sentArguments(turn, i, JSON.stringify(c.arguments)) } }));
+    const finish = turn.ends === 'cut-off' ? 'length' : turn.ends === 'filtered' ? 'content_filter' : calls.length ? 'tool_calls' : 'stop';
     // Token counts as a server reports them (a rough count: what matters is that they arrive).
     const usage = { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8 };
     if (!body.stream || turn.json) {
@@ -79,7 +91,7 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     const blocks: any[] = [];
     if (turn.text) blocks.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id === null ? undefined : (c.id ?? `toolu_${bodies.length}_${i}`), name: c.name, input: c.arguments }));
-    const stopReason = turn.toolCalls?.length ? 'tool_use' : 'end_turn';
+    const stopReason = turn.ends === 'cut-off' ? 'max_tokens' : turn.ends === 'filtered' ? 'refusal' : turn.toolCalls?.length ? 'tool_use' : 'end_turn';
     if (!body.stream || turn.json) {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: stopReason }));
     }
@@ -89,7 +101,7 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
         events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
         for (const piece of block.text.match(/.{1,5}/gs) ?? []) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } } });
       } else {
-        const json = JSON.stringify(block.input);
+        const json = sentArguments(turn, index - (turn.text ? 1 : 0), JSON.stringify(block.input));
         const half = Math.floor(json.length / 2);
         events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } } });
         events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } } });

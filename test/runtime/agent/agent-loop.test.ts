@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentTools } from '../../../runtime/agent/agent-loop.ts';
-import type { ChatMessage } from '../../../runtime/agent/messages.ts';
+import { parseToolArguments, type ChatMessage } from '../../../runtime/agent/messages.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { fail, ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
@@ -164,6 +164,51 @@ describe.each([
     if (paused.status !== 'input-required') throw new Error('expected a pause');
     const resumed = await resumeAgentTurn(messages, paused.pending, { c1: false }, { model: client(server), tools, gate: { decide: () => 'ask' } });
     expect(resumed.status === 'completed' && resumed.text).toContain('FORGE_APPROVAL_DENIED');
+  });
+
+  // Anthropic's JSON answer carries a call's input as an object, never cut: only its stream cuts one off.
+  it.each(_name === 'OpenAI' ? [false, true] : [true])('does not run a call cut off at the output limit, nor ask a person about it, and tells the model to send less (streaming: %s)', async (stream) => {
+    const server = await start([
+      { text: 'Writing.', toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }, { name: 'writer', arguments: { path: 'report.md', content: 'x'.repeat(400) } }], ends: 'cut-off' },
+      (body) => ({ text: toolResults(body).join('\n') }),
+    ]);
+    const written: unknown[] = [];
+    const tools = registry([{ name: 'lookup', execute: async () => ok({ temperature: 10 }) }, { name: 'writer', tags: ['write'], execute: async (args) => (written.push(args), ok('written')) }]);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'report' }], { model: client(server), tools, gate: { decide: (spec) => (spec.name === 'writer' ? 'ask' : 'allow') }, stream });
+    expect(outcome.status).toBe('completed');
+    expect(written).toEqual([]);
+    const results = outcome.status === 'completed' ? outcome.text : '';
+    expect(results).toContain('{"temperature":10}');
+    expect(results).toContain('FORGE_TOOL_ARGS: the arguments of this call to "writer" were cut off at the output token limit, so it did not run');
+    expect(results).toContain('split the work into several smaller calls');
+  });
+
+  it.each([
+    ['cut-off', "[cut off: the answer reached the model's output token limit; raise model.max_tokens in forge.yaml]"],
+    ['filtered', "[stopped: the model's provider ended the answer (its content filter or a refusal)]"],
+  ] as const)('ends a text answer the provider ended early (%s) with a note saying so', async (ends, note) => {
+    for (const stream of [false, true]) {
+      const server = await start([{ text: 'The first half of', ends }]);
+      const outcome = await runAgentTurn([{ role: 'user', content: 'x' }], { model: client(server), tools: registry([]), gate: { decide: () => 'allow' }, stream });
+      expect(outcome).toEqual({ status: 'completed', text: `The first half of\n\n${note}`, endedEarly: ends });
+    }
+  });
+});
+
+describe('a call whose arguments are not JSON', () => {
+  it('does not run, is not put to a person, and the model is shown what it sent', async () => {
+    const ran: string[] = [];
+    const tools = registry([{ name: 'deleter', tags: ['write'], execute: async (args) => (ran.push(JSON.stringify(args)), ok('deleted')) }]);
+    let asks = 0;
+    const answers = [
+      { text: '', toolCalls: [{ id: 'c1', name: 'deleter', arguments: parseToolArguments('{"path": "a.txt",}') }], stopReason: 'tool_calls', model: 'scripted' },
+      { text: 'ok', toolCalls: [], stopReason: 'stop', model: 'scripted' },
+    ];
+    const messages: ChatMessage[] = [{ role: 'user', content: 'delete it' }];
+    const outcome = await runAgentTurn(messages, { model: { label: 'scripted', complete: async () => answers.shift()! }, tools, gate: { decide: () => (asks++, 'ask') } });
+    expect(outcome).toEqual({ status: 'completed', text: 'ok' });
+    expect([ran, asks]).toEqual([[], 0]);
+    expect(messages.find((m) => m.role === 'tool')?.content).toContain('FORGE_TOOL_ARGS: the arguments of this call to "deleter" are not JSON, so it did not run: {"path": "a.txt",}');
   });
 });
 
