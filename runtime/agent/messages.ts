@@ -62,6 +62,8 @@ export class ProviderError extends Error {
     readonly status?: number,
     /** True once text has been streamed to the caller: falling back would repeat it. */
     readonly streamed = false,
+    /** Set when asking the same model again may succeed (providers/retries.ts): `afterMs`, how long it asked to wait. */
+    readonly transient?: { afterMs?: number },
   ) {
     super(redactSecrets(`${provider}: ${message}`));
     this.name = 'ProviderError';

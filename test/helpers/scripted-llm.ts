@@ -13,6 +13,8 @@ export interface ScriptedTurn {
   toolCalls?: { id?: string | null; name: string; arguments: unknown }[];
   /** Answer with this HTTP status and an error body instead. */
   status?: number;
+  /** Headers of that error answer (`retry-after`, `retry-after-ms`). */
+  headers?: Record<string, string>;
   /** Answer JSON even to a streaming request, as some gateways and local servers do. */
   json?: boolean;
   /**
@@ -38,7 +40,8 @@ type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn | Promis
 
 function nextTurn(script: Step[], bodies: Record<string, any>[]): ScriptedTurn | Promise<ScriptedTurn> {
   const step = script[bodies.length - 1];
-  if (!step) return { status: 500, text: `script has no step ${bodies.length}` };
+  // A client error, which no model client asks again: a test that runs past its script fails at once.
+  if (!step) return { status: 400, text: `script has no step ${bodies.length}` };
   return typeof step === 'function' ? step(bodies.at(-1)!) : step;
 }
 
@@ -55,7 +58,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     const body = JSON.parse(req.body);
     bodies.push(body);
     const turn = await nextTurn(script, bodies);
-    if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
+    if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json', ...turn.headers }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: sentArguments(turn, i, JSON.stringify(c.arguments)) } }));
     const finish = turn.ends === 'cut-off' ? 'length' : turn.ends === 'filtered' ? 'content_filter' : calls.length ? 'tool_calls' : 'stop';
     // Token counts as a server reports them (a rough count: what matters is that they arrive).
@@ -87,7 +90,7 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     const body = JSON.parse(req.body);
     bodies.push(body);
     const turn = await nextTurn(script, bodies);
-    if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
+    if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json', ...turn.headers }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
     const blocks: any[] = [];
     if (turn.text) blocks.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id === null ? undefined : (c.id ?? `toolu_${bodies.length}_${i}`), name: c.name, input: c.arguments }));

@@ -1,7 +1,7 @@
 /** The Anthropic messages wire format (tool_use / tool_result content blocks). */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { incompleteStream, postToProvider, readAll } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -104,7 +104,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
         message?: { usage?: { input_tokens?: number } };
         usage?: { output_tokens?: number };
-        error?: { message?: string };
+        error?: { type?: string; message?: string };
       };
       try {
         data = JSON.parse(event.data);
@@ -136,13 +136,14 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
           finished = true;
           break;
         case 'error':
-          throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, text.length > 0);
+          // Anthropic sends "overloaded_error" mid-stream as it answers 529 before one: worth asking again.
+          throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, text.length > 0, data.error?.type === 'overloaded_error' ? {} : undefined);
       }
     }
   } catch (err) {
-    if (err instanceof ProviderError) throw err;
-    throw new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, text.length > 0);
+    throw brokenStream(label, err, text.length > 0);
   }
+
   if (!finished) throw incompleteStream(label, 'no message_stop', text.length > 0);
   const toolCalls: ToolCall[] = [...blocks.entries()]
     .sort((a, b) => a[0] - b[0])

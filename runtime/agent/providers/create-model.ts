@@ -1,6 +1,7 @@
 /**
  * The model client from agent.json's `model:`: the main model, then each
- * fallback in order when one fails. API keys come from the environment, or a file its <NAME>_FILE variable names.
+ * fallback in order when one fails (each asked again first on a failure that
+ * may pass: retries.ts). API keys come from the environment, or a file its <NAME>_FILE variable names.
  */
 import type { ModelRef, ModelSettings } from '../../manifest.ts';
 import type { HttpClient } from '../../net/http-client.ts';
@@ -9,6 +10,7 @@ import { createAnthropicProvider } from './anthropic.ts';
 import { secretFromEnv } from '../../secrets.ts';
 import { createOpenAIProvider } from './openai.ts';
 import { tracedModel } from '../../telemetry/instrument-model.ts';
+import { withRetries, type RetryNotice } from './retries.ts';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
@@ -41,10 +43,16 @@ export interface ModelClient extends ModelProvider {
   readonly chain: readonly string[];
 }
 
-export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, onFallback?: (failed: string, error: Error) => void): ModelClient {
-  // Each model is traced on its own, so a fallback shows as one failed call and the next one.
-  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => tracedModel(createProvider(ref, http, env)));
-  return withFallbacks(providers, onFallback);
+/** What a model client reports as it goes: asking a model again, and moving on to the next. */
+export interface ModelNotices {
+  retry?: RetryNotice;
+  fallback?: (failed: string, error: Error) => void;
+}
+
+export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, notices: ModelNotices = {}): ModelClient {
+  // Each model is traced on its own, each try too, so a retry or a fallback shows as a failed call and the next one.
+  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => withRetries(tracedModel(createProvider(ref, http, env)), notices.retry));
+  return withFallbacks(providers, notices.fallback);
 }
 
 export function withFallbacks(providers: readonly ModelProvider[], onFallback?: (failed: string, error: Error) => void): ModelClient {

@@ -4,7 +4,7 @@
  */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { incompleteStream, postToProvider, readAll } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -130,8 +130,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
       }
     }
   } catch (err) {
-    if (err instanceof ProviderError) throw err;
-    throw new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, text.length > 0);
+    throw brokenStream(label, err, text.length > 0);
   }
   if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', text.length > 0);
   const toolCalls: ToolCall[] = [...calls.entries()]

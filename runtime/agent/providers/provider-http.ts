@@ -4,7 +4,7 @@
  * a ProviderError with the provider's own message, so the next fallback is
  * tried. Both wire formats share this.
  */
-import type { HttpClient, HttpStream } from '../../net/http-client.ts';
+import { HttpError, type HttpClient, type HttpStream } from '../../net/http-client.ts';
 import { ProviderError } from '../messages.ts';
 import { describeErrorBody } from './http-errors.ts';
 
@@ -19,12 +19,35 @@ export async function postToProvider(
   try {
     response = await http.stream({ url: request.url, method: 'POST', headers: request.headers, body: JSON.stringify(request.body), timeoutMs: request.timeoutMs ?? PROVIDER_TIMEOUT_MS, signal: request.signal });
   } catch (err) {
-    throw new ProviderError(label, (err as Error).message);
+    // A connection refused, reset or dropped may work the next time; a timeout, an egress refusal or a bad URL would not.
+    const dropped = err instanceof HttpError && err.code === 'FORGE_HTTP_NETWORK';
+    throw new ProviderError(label, (err as Error).message, undefined, false, dropped ? {} : undefined);
   }
   if (response.status < 200 || response.status >= 300) {
-    throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(await readAll(response))}`, response.status);
+    const transient = TRANSIENT_STATUSES(response.status) ? { afterMs: retryAfterMs(response.headers) } : undefined;
+    throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(await readAll(response))}`, response.status, false, transient);
   }
   return { response, streaming: (response.headers['content-type'] ?? '').includes('text/event-stream') };
+}
+
+/**
+ * The answers the OpenAI and Anthropic SDKs ask again on: a timeout (408), a conflict (409), rate
+ * limited (429), the server's own failures (5xx; Anthropic's 529 is "overloaded").
+ */
+function TRANSIENT_STATUSES(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** How long the provider asked to wait: `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: Record<string, string>, now = Date.now()): number | undefined {
+  const ms = Number(headers['retry-after-ms']);
+  if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers['retry-after'];
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** The whole body as UTF-8, decoded once: a character split across two chunks stays whole. */
@@ -41,5 +64,11 @@ export async function readAll(response: HttpStream): Promise<string> {
  * connection — the next fallback is tried when nothing was streamed yet.
  */
 export function incompleteStream(label: string, missing: string, streamed: boolean): ProviderError {
-  return new ProviderError(label, `stream ended before the answer was complete (${missing})`, undefined, streamed);
+  return new ProviderError(label, `stream ended before the answer was complete (${missing})`, undefined, streamed, {});
+}
+
+/** A stream that broke (reset, cut by a proxy) before its end: asked again when nothing has been streamed yet. */
+export function brokenStream(label: string, err: unknown, streamed: boolean): ProviderError {
+  if (err instanceof ProviderError) return err;
+  return new ProviderError(label, `stream broke off: ${(err as Error).message}`, undefined, streamed, {});
 }

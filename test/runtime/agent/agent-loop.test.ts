@@ -3,6 +3,7 @@ import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, type AgentEvent, type AgentTools } from '../../../runtime/agent/agent-loop.ts';
 import { parseToolArguments, type ChatMessage } from '../../../runtime/agent/messages.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
+import { MODEL_RETRIES } from '../../../runtime/agent/providers/retries.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { fail, ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
@@ -325,25 +326,29 @@ describe.each([
   });
 });
 
+/** A failure the provider asks to be tried again on at once (the tests need not wait out the backoff). */
+const busy = (status: number, text: string) => ({ status, text, headers: { 'retry-after-ms': '0' } });
+
 describe('model fallbacks', () => {
-  it('falls back to the next model when a provider fails', async () => {
-    const failing = await startScriptedOpenAI([{ status: 503, text: 'overloaded' }]);
+  it('falls back to the next model when a provider fails, after asking it again twice', async () => {
+    const failing = await startScriptedOpenAI([busy(503, 'overloaded'), busy(503, 'overloaded'), busy(503, 'still overloaded')]);
     const backup = await startScriptedAnthropic([{ text: 'from the backup' }]);
     const failures: string[] = [];
     const model = createModelClient(
       { provider: 'openai', name: 'main', base_url: `${failing.url}/v1`, fallbacks: [{ provider: 'anthropic', name: 'backup', base_url: backup.url }] },
       http,
       {},
-      (label, err) => failures.push(`${label}: ${err.message}`),
+      { fallback: (label, err) => failures.push(`${label}: ${err.message}`) },
     );
     expect(model.chain).toEqual(['openai:main', 'anthropic:backup']);
     const outcome = await runAgentTurn([{ role: 'user', content: 'hi' }], { model, tools: registry([]), gate: { decide: () => 'allow' }, stream: true });
     expect(outcome).toEqual({ status: 'completed', text: 'from the backup' });
-    expect(failures).toEqual(['openai:main: openai:main: HTTP 503: overloaded']);
+    expect(failing.bodies).toHaveLength(1 + MODEL_RETRIES);
+    expect(failures).toEqual(['openai:main: openai:main: HTTP 503: still overloaded']);
   });
 
   it('names every model when all of them fail', async () => {
-    const a = await startScriptedOpenAI([{ status: 500, text: 'a broke' }]);
+    const a = await startScriptedOpenAI([busy(500, 'a broke'), busy(500, 'a broke'), busy(500, 'a broke')]);
     const model = createModelClient({ provider: 'openai', name: 'a', base_url: `${a.url}/v1`, fallbacks: [{ provider: 'openai', name: 'b', base_url: 'http://127.0.0.1:1/v1' }] }, http, {});
     const error = await model.complete({ messages: [{ role: 'user', content: 'x' }], tools: [] }).catch((e: Error) => e);
     expect((error as Error).message).toContain('HTTP 500: a broke');

@@ -120,8 +120,9 @@ describe('agent metrics', () => {
     expect({ granted: after.granted - before.granted, asked: after.asked - before.asked, denied: after.denied - before.denied }).toEqual({ granted: 1, asked: 0, denied: 0 });
   });
 
-  it('shows a fallback as a failed model span followed by the next model, under the same turn', async () => {
-    const broken = await startScriptedOpenAI([{ status: 503, text: 'overloaded' }]);
+  it('shows each try and a fallback as a failed model span followed by the next, under the same turn', async () => {
+    // Asked again twice (at once, as it says), then the fallback.
+    const broken = await startScriptedOpenAI(Array.from({ length: 3 }, () => ({ status: 503, text: 'overloaded', headers: { 'retry-after-ms': '0' } })));
     const good = await startScriptedOpenAI([{ text: 'Hello from the fallback.' }]);
     const spans: FinishedSpan[] = [];
     cleanups.push(addSpanProcessor((s) => spans.push(s)));
@@ -129,7 +130,7 @@ describe('agent metrics', () => {
     expect(outcome).toMatchObject({ status: 'completed', text: 'Hello from the fallback.' });
     const models = spans.filter((s) => s.name.startsWith('chat '));
     const turn = spans.find((s) => s.name === 'invoke_agent metrics-agent')!;
-    expect(models.map((s) => [s.name, s.status.code])).toEqual([['chat model-0', 'error'], ['chat model-1', 'unset']]);
+    expect(models.map((s) => [s.name, s.status.code])).toEqual([['chat model-0', 'error'], ['chat model-0', 'error'], ['chat model-0', 'error'], ['chat model-1', 'unset']]);
     expect(models[0].status.message).toContain('overloaded');
     for (const s of models) expect(s.parentSpanId).toBe(turn.spanId);
     expect(modelCalls.get({ model: 'openai:model-0', outcome: 'error' })).toBeGreaterThanOrEqual(1);

@@ -154,8 +154,10 @@ describe('OTLP/HTTP trace export', () => {
     writeFileSync(keyFile, `${fileKey}\n`);
     const receiver = await startReceiver();
     // The main model gets the tool's result holding both keys, then its gateway echoes the key it was sent; so does the fallback's.
-    const main = await startScriptedOpenAI([{ toolCalls: [{ id: 'call_notes', name: 'read_notes', arguments: {} }] }, { status: 500, text: `invalid x-api-key: Bearer ${mainKey}` }]);
-    const fallback = await startScriptedOpenAI([{ status: 500, text: `key ${fileKey} is revoked` }]);
+    // Each failure three times: asked again twice (at once, as it says) before the next model.
+    const thrice = (text: string) => Array.from({ length: 3 }, () => ({ status: 500, text, headers: { 'retry-after-ms': '0' } }));
+    const main = await startScriptedOpenAI([{ toolCalls: [{ id: 'call_notes', name: 'read_notes', arguments: {} }] }, ...thrice(`invalid x-api-key: Bearer ${mainKey}`)]);
+    const fallback = await startScriptedOpenAI(thrice(`key ${fileKey} is revoked`));
     const registry = new ToolRegistry({ workDir: process.cwd() });
     registry.register({ name: 'read_notes', description: 'Reads notes.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ text: `FAKE=${mainKey}\nFILE=${fileKey}` }) }, 'test');
     const model = { provider: 'openai', name: 'scripted', base_url: `${main.url}/v1`, api_key_env: 'FAKE_KEY', fallbacks: [{ provider: 'openai', name: 'backup', base_url: `${fallback.url}/v1`, api_key_env: 'BACKUP_CREDS' }] };
@@ -175,10 +177,11 @@ describe('OTLP/HTTP trace export', () => {
     expect(status).toContain('invalid x-api-key: Bearer [REDACTED]');
     const tool = await until(() => receiver.spans().find((s) => s.name === 'execute_tool read_notes'), 'the tool span');
     expect(attr(tool, 'gen_ai.tool.call.result')).toBe(JSON.stringify({ text: 'FAKE=[REDACTED]\nFILE=[REDACTED]' }));
-    await until(() => (receiver.spans().filter((s) => s.name.startsWith('chat ')).length === 3 ? true : undefined), 'the three model spans');
+    await until(() => (receiver.spans().filter((s) => s.name.startsWith('chat ')).length === 7 ? true : undefined), 'the seven model spans');
     const exported = JSON.stringify(receiver.batches.map((b) => b.body));
     expect(exported).toContain('[REDACTED]');
     expect(logs.join('\n')).toContain('failed, trying the next');
+    expect(logs.join('\n')).toContain('failed, asking it again in 0.0 s');
     for (const key of [mainKey, fileKey]) {
       expect(status).not.toContain(key);
       expect(exported).not.toContain(key);
