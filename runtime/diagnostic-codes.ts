@@ -151,6 +151,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_METHOD: { severity: 'error', when: 'run', meaning: 'the HTTP method is not allowed on this endpoint' },
   FORGE_NOT_FOUND: { severity: 'error', when: 'run', meaning: 'no endpoint at this path' },
   FORGE_NOT_WAITING: { severity: 'error', when: 'run', meaning: 'the conversation is not waiting for an approval' },
+  FORGE_MODEL_CONTEXT: { severity: 'error', when: 'run', meaning: 'the latest message and the turn\'s tool results alone are too long for the model\'s context window' },
   FORGE_MODEL_KEY: { severity: 'error', when: 'run', meaning: 'the API key variable a model needs is not set' },
   FORGE_NO_MODEL: { severity: 'error', when: 'run', meaning: 'the agent has no model configured' },
   FORGE_ORIGIN_REFUSED: { severity: 'error', when: 'run', meaning: 'a request from a web page of another origin (any endpoint without a token, /mcp always)' },

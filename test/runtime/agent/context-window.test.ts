@@ -1,0 +1,127 @@
+/**
+ * A conversation that outgrows the model's context window: the earliest
+ * turns are left out of what is sent (never a tool call without its result),
+ * learned from the provider's refusal, while the conversation is kept whole.
+ */
+import { describe, expect, it } from 'vitest';
+import { Agent } from '../../../runtime/agent/agent.ts';
+import { isContextTooLong } from '../../../runtime/agent/context-window.ts';
+import { ProviderError } from '../../../runtime/agent/messages.ts';
+import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
+import { FileConversations } from '../../../runtime/state/file-conversations.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { ok } from '../../../runtime/tools/model.ts';
+import { ToolRegistry } from '../../../runtime/tools/registry.ts';
+import { tempDir } from '../../helpers/project.ts';
+import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
+
+/** Each provider's words for a request past the context window. */
+const TOO_LONG = {
+  openai: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens. Please reduce the length of the messages.",
+  anthropic: 'prompt is too long: 9001 tokens > 8192 maximum',
+};
+
+/**
+ * A model that takes at most `limit` characters of messages: it calls `note` on a new question and
+ * answers once it has the note's result. Every request it takes is kept, and every refusal counted.
+ */
+async function windowedModel(provider: 'openai' | 'anthropic', limit: number) {
+  const taken: Record<string, any>[] = [];
+  let refused = 0;
+  const step = (body: Record<string, any>): ScriptedTurn => {
+    if (JSON.stringify(body.messages).length > limit) return (refused++, { status: 400, text: TOO_LONG[provider] });
+    taken.push(body);
+    const last = body.messages.at(-1);
+    const asked = last.role === 'user' && (typeof last.content === 'string' || last.content.some((part: { type: string }) => part.type === 'text'));
+    return asked ? { toolCalls: [{ name: 'note', arguments: { n: taken.length } }] } : { text: `answer ${taken.length}` };
+  };
+  const server = await (provider === 'openai' ? startScriptedOpenAI : startScriptedAnthropic)(Array.from({ length: 400 }, () => step));
+  return { server, taken, refusals: () => refused };
+}
+
+function agentOn(provider: 'openai' | 'anthropic', url: string, sessions = new FileConversations(tempDir())) {
+  const registry = new ToolRegistry({ workDir: process.cwd() });
+  registry.register({ name: 'note', description: 'Takes a note.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async (args) => ok({ noted: args, padding: 'n'.repeat(300) }) }, 'test');
+  const agent = new Agent({
+    manifest: { agent_id: 'long', version: '1.0.0', description: 'Keeps notes.' },
+    tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+    model: createModelClient({ provider, name: 'windowed', base_url: provider === 'openai' ? `${url}/v1` : url }, new HttpClient(), {}),
+    gate: { decide: () => 'allow' },
+    sessions,
+  });
+  return { agent, sessions };
+}
+
+/** The tool-call ids of a request's assistant messages and the ids its tool results answer, in either wire format. */
+function callsAndResults(body: Record<string, any>) {
+  const calls: string[] = [];
+  const results: string[] = [];
+  for (const m of body.messages) {
+    for (const c of m.tool_calls ?? []) calls.push(c.id);
+    if (m.role === 'tool') results.push(m.tool_call_id);
+    if (Array.isArray(m.content)) {
+      for (const part of m.content) {
+        if (part.type === 'tool_use') calls.push(part.id);
+        if (part.type === 'tool_result') results.push(part.tool_use_id);
+      }
+    }
+  }
+  return { calls, results };
+}
+
+describe.each(['openai', 'anthropic'] as const)('a %s conversation longer than the context window', (provider) => {
+  it('goes on: the earliest turns are left out of what is sent, learned once, and the conversation is kept whole', async () => {
+    const model = await windowedModel(provider, 9000);
+    const { agent, sessions } = agentOn(provider, model.server.url);
+    for (let i = 0; i < 30; i++) {
+      const outcome = await agent.send('daily', `question ${i}: ${'q'.repeat(400)}`);
+      expect(outcome, `turn ${i}`).toMatchObject({ status: 'completed', text: expect.stringMatching(/^answer \d+$/) });
+    }
+    // Learned from the first refusal or two, not paid again at every turn.
+    expect(model.refusals()).toBeGreaterThan(0);
+    expect(model.refusals()).toBeLessThanOrEqual(3);
+    const last = model.taken.at(-1)!;
+    const sent = JSON.stringify(last.messages);
+    expect(sent).toContain('question 29');
+    expect(sent).not.toContain('question 0:');
+    expect(JSON.stringify(provider === 'openai' ? last.messages[0] : last.system)).toMatch(/The \d+ earliest messages of this conversation are not shown/);
+    // What is sent starts with the user's message, and every tool result goes with its call.
+    for (const body of model.taken) {
+      const first = provider === 'openai' ? body.messages[1] : body.messages[0];
+      expect(first.role).toBe('user');
+      const { calls, results } = callsAndResults(body);
+      for (const id of results) expect(calls).toContain(id);
+    }
+    // Kept whole: every turn's question, call, result and answer.
+    expect((await sessions.read('daily')).messages).toHaveLength(30 * 4);
+  });
+
+  it('refuses with FORGE_MODEL_CONTEXT when the turn alone is too long, saying what to do', async () => {
+    const model = await windowedModel(provider, 2000);
+    const { agent } = agentOn(provider, model.server.url);
+    expect(await agent.send('c', 'short question')).toMatchObject({ status: 'completed' });
+    const error = await agent.send('c', 'x'.repeat(5000)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FORGE_MODEL_CONTEXT', message: expect.stringContaining(`too long for model ${provider}:windowed on their own`), hint: expect.stringContaining('larger context window') });
+  });
+});
+
+describe('a provider saying a request is too long', () => {
+  it.each([
+    ['OpenAI', "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", 400],
+    ['OpenAI, by code', '{"code":"context_length_exceeded"}', 400],
+    ['Anthropic', 'prompt is too long: 205000 tokens > 200000 maximum', 400],
+    ['llama.cpp', 'the request exceeds the available context size, try increasing it', 400],
+    ['Gemini (OpenAI endpoint)', 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).', 400],
+    ['a gateway', 'Request Entity Too Large', 413],
+  ])('is recognised: %s', (_who, message, status) => {
+    expect(isContextTooLong(new ProviderError('p', message, status))).toBe(true);
+  });
+
+  it.each([
+    ['a bad key', 'Incorrect API key provided', 401],
+    ['a rate limit', 'Rate limit reached for requests', 429],
+    ['a bad argument', "Invalid value for 'temperature'", 400],
+  ])('is not confused with %s', (_what, message, status) => {
+    expect(isContextTooLong(new ProviderError('p', message, status))).toBe(false);
+  });
+});
