@@ -8,7 +8,7 @@ import type { AgentManifest } from '../manifest.ts';
 import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, waitingCalls, type AgentEvent, type AgentOutcome, type AgentTools, type ApprovalAnswers, type PendingApproval } from './agent-loop.ts';
 import { LearnedWindows } from './context-window.ts';
-import type { ModelProvider } from './messages.ts';
+import type { ChatMessage, ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { traceTurn } from '../telemetry/instrument-turn.ts';
@@ -33,7 +33,16 @@ export interface AgentOptions extends AgentModel {
   tools: AgentTools;
   gate?: ApprovalGate;
   sessions: ConversationStore;
+  /** The most messages a conversation keeps (default MAX_KEPT_MESSAGES). */
+  maxKeptMessages?: number;
 }
+
+/**
+ * The most messages a conversation keeps, its latest. A conversation is saved whole at every turn and
+ * a schedule's grows at every run (every 5 minutes is 35 MB of JSON rewritten at each run after a
+ * month): past this, its earliest turns are dropped, as whole turns. Far more than a model is sent.
+ */
+export const MAX_KEPT_MESSAGES = 2000;
 
 export interface TurnOptions {
   onEvent?: (event: AgentEvent) => void;
@@ -85,7 +94,7 @@ export class Agent {
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
+      return this.finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 
@@ -96,8 +105,15 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
+      return this.finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
+  }
+
+  /** Records a paused turn in the session and keeps the conversation within its limit (the store saves it when the turn ends). */
+  private finish(session: Session, outcome: AgentOutcome, taskId?: string): AgentOutcome {
+    if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
+    keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES);
+    return outcome;
   }
 
   private requireModel(): ModelProvider {
@@ -129,10 +145,13 @@ export class Agent {
   }
 }
 
-/** Records a paused turn in the session (the store saves it when the turn ends). */
-function finish(session: Session, outcome: AgentOutcome, taskId?: string): AgentOutcome {
-  if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
-  return outcome;
+/** The earliest turns past `max` messages dropped, whole: the kept part starts with a user's message. */
+export function keepLatest(messages: ChatMessage[], max: number): void {
+  let cut = messages.length - max;
+  if (cut <= 0) return;
+  while (cut < messages.length && messages[cut].role !== 'user') cut++;
+  // One turn longer than the limit (a user message and many tool calls) is kept whole.
+  if (cut < messages.length) messages.splice(0, cut);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
+import { Agent, keepLatest, MAX_KEPT_MESSAGES, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
 import type { PendingApproval } from '../../../runtime/agent/agent-loop.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
@@ -61,5 +61,39 @@ describe('parseApprovalAnswer', () => {
     ['nobody said yes', undefined, undefined],
   ])('%j with data %j → %j', (text, data, expected) => {
     expect(parseApprovalAnswer(text, data, pending)).toEqual(expected && new Map(Object.entries(expected)));
+  });
+});
+
+describe('a conversation past the messages it keeps', () => {
+  it('drops its earliest turns whole at the end of a turn, keeping the latest and starting with a user message', async () => {
+    const llm = await startScriptedOpenAI(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? { toolCalls: [{ name: 'deleter', arguments: {} }] } : { text: `answer ${i}` })));
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'deleter', description: 'd', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('deleted') }, 'test');
+    const sessions = new FileConversations(tempDir());
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
+      sessions,
+      maxKeptMessages: 10,
+    });
+    for (let i = 0; i < 20; i++) await agent.send('schedule-daily', `run ${i}`);
+    const kept = (await sessions.read('schedule-daily')).messages;
+    // Four messages a turn (question, call, result, answer): two whole turns fit in ten.
+    expect(kept.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    expect(kept.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['run 18', 'run 19']);
+  });
+
+  it('keeps the default limit, and keeps a turn longer than the limit whole', () => {
+    const turns = (n: number) => Array.from({ length: n }, (_, i) => [{ role: 'user' as const, content: `q${i}` }, { role: 'assistant' as const, content: `a${i}` }]).flat();
+    const many = turns(MAX_KEPT_MESSAGES / 2);
+    keepLatest(many, MAX_KEPT_MESSAGES);
+    expect(many).toHaveLength(MAX_KEPT_MESSAGES);
+    many.push(...turns(1));
+    keepLatest(many, MAX_KEPT_MESSAGES);
+    expect([many.length, many[0].content, many.at(-1)!.content]).toEqual([MAX_KEPT_MESSAGES, 'q1', 'a0']);
+    const long = [{ role: 'user' as const, content: 'one long turn' }, ...Array.from({ length: 30 }, () => ({ role: 'assistant' as const, content: 'step' }))];
+    keepLatest(long, 10);
+    expect(long).toHaveLength(31);
   });
 });
