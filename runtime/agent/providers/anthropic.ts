@@ -14,7 +14,9 @@ export interface AnthropicOptions {
   baseUrl?: string;
   apiKey?: string;
   http: HttpClient;
+  /** To the response's headers, and the longest gap in its body (provider-http.ts). */
   timeoutMs?: number;
+  idleMs?: number;
 }
 
 type Block =
@@ -43,7 +45,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
       if (request.temperature !== undefined) body.temperature = request.temperature;
 
-      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, signal: request.signal });
+      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
       return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };

@@ -15,7 +15,9 @@ export interface OpenAIOptions {
   /** Local servers (Ollama, llama.cpp) usually need none. */
   apiKey?: string;
   http: HttpClient;
+  /** To the response's headers, and the longest gap in its body (provider-http.ts). */
   timeoutMs?: number;
+  idleMs?: number;
 }
 
 interface WireToolCall {
@@ -47,7 +49,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
       }
       if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
       if (request.temperature !== undefined) body.temperature = request.temperature;
-      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, signal: request.signal });
+      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
       return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };

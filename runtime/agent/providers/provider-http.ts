@@ -4,20 +4,29 @@
  * a ProviderError with the provider's own message, so the next fallback is
  * tried. Both wire formats share this.
  */
-import { HttpError, type HttpClient, type HttpStream } from '../../net/http-client.ts';
+import { HttpError, MAX_TIMEOUT_MS, type HttpClient, type HttpStream } from '../../net/http-client.ts';
 import { ProviderError } from '../messages.ts';
 import { describeErrorBody } from './http-errors.ts';
 
-export const PROVIDER_TIMEOUT_MS = 120_000;
+/**
+ * How long a model may take to answer: its response's headers within PROVIDER_TIMEOUT_MS (an answer
+ * sent whole as JSON comes all at once after it is generated), then no gap in the body longer than
+ * PROVIDER_IDLE_MS. A streamed answer may take as long as it keeps coming: a long one from a slow
+ * local model (4,000 tokens at 10 a second is 7 minutes) is not cut off by a deadline on the whole,
+ * and a reasoning model may think for minutes before its first word.
+ */
+export const PROVIDER_TIMEOUT_MS = MAX_TIMEOUT_MS;
+export const PROVIDER_IDLE_MS = 300_000;
 
 export async function postToProvider(
   label: string,
   http: HttpClient,
-  request: { url: string; headers: Record<string, string>; body: unknown; timeoutMs?: number; signal?: AbortSignal },
+  request: { url: string; headers: Record<string, string>; body: unknown; timeoutMs?: number; idleMs?: number; signal?: AbortSignal },
 ): Promise<{ response: HttpStream; streaming: boolean }> {
   let response: HttpStream;
   try {
-    response = await http.stream({ url: request.url, method: 'POST', headers: request.headers, body: JSON.stringify(request.body), timeoutMs: request.timeoutMs ?? PROVIDER_TIMEOUT_MS, signal: request.signal });
+    const answered = await http.stream({ url: request.url, method: 'POST', headers: request.headers, body: JSON.stringify(request.body), timeoutMs: request.timeoutMs ?? PROVIDER_TIMEOUT_MS, timeoutHeadersOnly: true, signal: request.signal });
+    response = { ...answered, body: whileFlowing(answered, request.idleMs ?? PROVIDER_IDLE_MS) };
   } catch (err) {
     // A connection refused, reset or dropped may work the next time; a timeout, an egress refusal or a bad URL would not.
     const dropped = err instanceof HttpError && err.code === 'FORGE_HTTP_NETWORK';
@@ -48,6 +57,33 @@ export function retryAfterMs(headers: Record<string, string>, now = Date.now()):
   if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The body's chunks, the connection closed with FORGE_HTTP_TIMEOUT when none arrives for `idleMs`. */
+async function* whileFlowing(response: HttpStream, idleMs: number): AsyncGenerator<Buffer> {
+  const chunks = response.body[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    for (;;) {
+      const next = chunks.next();
+      // The read the timer won goes on failing once the connection is closed: nobody waits for it then.
+      next.catch(() => {});
+      let timer: NodeJS.Timeout | undefined;
+      const idle = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new HttpError(`no data for ${idleMs / 1000} s`, 'FORGE_HTTP_TIMEOUT')), idleMs);
+      });
+      try {
+        const chunk = await Promise.race([next, idle]);
+        if (chunk.done) return void (ended = true);
+        yield chunk.value;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  } finally {
+    // Given up on (too long a gap, or the reader stopped): the connection goes, and nothing is left reading it.
+    if (!ended) response.close();
+  }
 }
 
 /** The whole body as UTF-8, decoded once: a character split across two chunks stays whole. */
