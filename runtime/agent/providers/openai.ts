@@ -37,22 +37,47 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
+  // What this model refused to take, learned from its answers (see refusedSetting).
+  const refused = new Set<'max_tokens' | 'temperature'>();
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined;
-      const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
-      // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
-      if (stream) body.stream_options = { include_usage: true };
-      if (request.tools.length) {
-        body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+      for (;;) {
+        const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
+        // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
+        if (stream) body.stream_options = { include_usage: true };
+        if (request.tools.length) {
+          body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+        }
+        if (request.maxTokens !== undefined) body[refused.has('max_tokens') ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
+        if (request.temperature !== undefined && !refused.has('temperature')) body.temperature = request.temperature;
+        try {
+          const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
+          return streaming ? readStream(label, response, request.onText) : readJson(label, response);
+        } catch (err) {
+          const setting = refusedSetting(err, body);
+          if (!setting || refused.has(setting)) throw err;
+          refused.add(setting);
+        }
       }
-      if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
-      return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };
+}
+
+/**
+ * A setting forge.yaml gave that this model refuses, as OpenAI's reasoning models (o-series, GPT-5)
+ * do: `max_tokens` ("Unsupported parameter … Use 'max_completion_tokens' instead", which other
+ * OpenAI-compatible servers may not know, so it is only sent once refused) and a `temperature` other
+ * than their own ("Unsupported value: 'temperature' does not support 0.7"). It is then sent as they
+ * take it, and so from then on, rather than failing every turn.
+ */
+function refusedSetting(err: unknown, body: Record<string, unknown>): 'max_tokens' | 'temperature' | undefined {
+  if (!(err instanceof ProviderError) || err.status !== 400) return undefined;
+  const named = /Unsupported (?:parameter|value): '(\w+)'/.exec(err.message)?.[1];
+  if (named === 'max_tokens' && 'max_tokens' in body) return 'max_tokens';
+  if (named === 'temperature' && 'temperature' in body) return 'temperature';
+  return undefined;
 }
 
 function toWire(request: ModelRequest): WireMessage[] {
