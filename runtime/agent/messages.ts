@@ -73,11 +73,23 @@ export class ProviderError extends Error {
 /** Arguments arrive as a JSON string; a model that sends broken JSON gets the text back in an error (see unparsedArguments). */
 export function parseToolArguments(raw: string): unknown {
   if (raw.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     return { [UNPARSED]: raw };
   }
+  // Some servers encode the arguments twice ("{\"path\": …}" as a JSON string). Arguments are an
+  // object, never a string, so the object inside is what the model meant.
+  if (typeof value === 'string') {
+    try {
+      const inner: unknown = JSON.parse(value);
+      if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) return inner;
+    } catch {
+      // a plain string: the tool's check refuses it as not an object
+    }
+  }
+  return value;
 }
 
 const UNPARSED = '__unparsed_arguments';

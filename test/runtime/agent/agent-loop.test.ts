@@ -196,6 +196,18 @@ describe.each([
   });
 });
 
+describe('a call whose arguments a server encoded twice', () => {
+  it.each([false, true])('runs with the object inside (streaming: %s)', async (stream) => {
+    // The scripted server encodes the arguments it is given: a JSON text is sent as a JSON string of it.
+    const server = await startScriptedOpenAI([{ toolCalls: [{ name: 'lookup', arguments: JSON.stringify({ city: 'Oslo' }) }] }, (body) => ({ text: lastToolResult(body) })]);
+    const seen: unknown[] = [];
+    const tools = registry([{ name: 'lookup', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, execute: async (args) => (seen.push(args), ok('found')) }]);
+    const outcome = await runAgentTurn([{ role: 'user', content: 'go' }], { model: openai(server), tools, gate: { decide: () => 'allow' }, stream });
+    expect(seen).toEqual([{ city: 'Oslo' }]);
+    expect(outcome).toEqual({ status: 'completed', text: 'found' });
+  });
+});
+
 describe('a call whose arguments are not JSON', () => {
   it('does not run, is not put to a person, and the model is shown what it sent', async () => {
     const ran: string[] = [];
