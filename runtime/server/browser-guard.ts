@@ -7,7 +7,8 @@
  * is rebound to 127.0.0.1 reads every answer as same-origin. So without a
  * token the Host must be a loopback name (a rebound name is not), an
  * Origin, when sent, must be the agent's own, and a request body must be
- * `application/json` (a simple request cannot send that type). MCP's
+ * `application/json` (a simple request cannot send that type) — the studio's
+ * too, whose /studio/api/approve answers the agent's approvals. MCP's
  * Streamable HTTP spec asks every server to check Origin, so /mcp checks it
  * with a token too; the SDK clients, curl and scripts send no Origin.
  */
@@ -60,10 +61,10 @@ export function browserRefusal(req: IncomingMessage, path: string, settings: Gua
   return undefined;
 }
 
-/** A POST with a body to an endpoint that reads it as JSON: REST calls, MCP, A2A. */
+/** A POST with a body to an endpoint that reads it as JSON: REST calls, MCP, A2A, the studio's chat and approvals. */
 function needsJson(req: IncomingMessage, path: string): boolean {
   if (req.method !== 'POST' || !hasBody(req)) return false;
-  return path === '/mcp' || path === '/a2a' || path === '/' || path.startsWith('/tools/');
+  return path === '/mcp' || path === '/a2a' || path === '/' || path.startsWith('/tools/') || path.startsWith('/studio/api/');
 }
 
 /** application/json, with any parameters (charset=utf-8, charset=UTF8 ...): a browser's form or text/plain post never is. */
