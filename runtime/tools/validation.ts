@@ -47,6 +47,8 @@ export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; o
     strict: false,
     useDefaults: options.useDefaults ?? false,
     coerceTypes: false,
+    // `required` means sent: an argument named constructor or __proto__ is not found on Object.prototype.
+    ownProperties: true,
     validateSchema: options.validateSchema ?? true,
   });
   addFormats(ajv);

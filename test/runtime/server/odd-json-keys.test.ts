@@ -35,6 +35,12 @@ beforeAll(async () => {
     inputSchema: { type: 'object', required: ['path'], additionalProperties: false, properties: { path: { type: 'string' } } },
     execute: async (args) => ok(args),
   }, 'test');
+  // A schema (an MCP server's, an OpenAPI document's, a forged tool's) may name its arguments so too.
+  registry.register({
+    name: 'odd_names', description: 'Odd names.', category: 'custom', tags: ['read'],
+    inputSchema: JSON.parse('{"type":"object","required":["__proto__","constructor"],"properties":{"__proto__":{"type":"object"},"constructor":{}}}'),
+    execute: async (args) => ok({ own: Object.keys(args as object) }),
+  }, 'test');
   const manifest = { agent_id: 'odd-keys', version: '1.0.0', description: '', tools: registry.list(), model: { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` } } as unknown as AgentManifest;
   agent = await serveAgent({ manifest, registry, workDir: tempDir(), host: '127.0.0.1', port: 0, env: { FORGE_AUTH_TOKEN: TOKEN }, http: new HttpClient(), log: silentLogger });
 });
@@ -70,6 +76,15 @@ describe('odd JSON keys', () => {
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('FORGE_TOOL_ARGS');
     expect(res.json.error.message).toMatch(/path|__proto__/);
+  });
+
+  it('a required argument named __proto__ or constructor is required of the call, not found on Object.prototype', async () => {
+    const missing = await post('/tools/odd_names', '{}');
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.message).toMatch(/missing required argument "(__proto__|constructor)"/);
+    expect((await post('/tools/odd_names', '{"__proto__": {}}')).status).toBe(400);
+    const given = await post('/tools/odd_names', '{"__proto__": {"a": 1}, "constructor": "Ada"}');
+    expect(given).toMatchObject({ status: 200, json: { value: { own: ['__proto__', 'constructor'] } } });
   });
 
   it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__'])('the tool name %s is no tool, over REST and MCP', async (name) => {
