@@ -41,12 +41,12 @@ afterAll(async () => {
 });
 
 /** node:http, since fetch will not send a Host header of our choosing. */
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any }> {
+function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+      res.on('end', () => resolve({ status: res.statusCode!, json: /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : undefined, headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body);
@@ -121,6 +121,23 @@ describe('an agent with a token', () => {
     expect((await send(guarded.port, 'POST', '/mcp', { ...auth, ...MCP_HEADERS, origin: `http://127.0.0.1:${guarded.port}` }, MCP_LIST)).status).toBe(200);
     // REST with the token: a browser never sends it on its own, so the token is the proof.
     expect((await send(guarded.port, 'POST', '/tools/writer', { ...auth, origin: 'https://tools.example', host: 'agent.example', 'content-type': 'text/plain' }, '{}')).status).toBe(200);
+  });
+});
+
+describe('CORS', () => {
+  it('no answer lets another origin read it or send more: no Access-Control-* header, to a preflight or a request, with a token or without', async () => {
+    const paths = ['/tools', '/tools/writer', '/mcp', '/a2a', '/', '/.well-known/agent-card.json', '/healthz', '/readyz', '/metrics', '/studio'];
+    for (const agent of [open, guarded]) {
+      const own = { host: `127.0.0.1:${agent.port}` };
+      for (const path of paths) {
+        const preflight = await send(agent.port, 'OPTIONS', path, { ...own, origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' });
+        const request = await send(agent.port, 'GET', path, { ...own, origin: 'https://evil.example', ...(agent === guarded ? { authorization: `Bearer ${TOKEN}` } : {}) });
+        for (const answer of [preflight, request]) {
+          expect(Object.keys(answer.headers).filter((h) => h.startsWith('access-control-')), `${answer === preflight ? 'OPTIONS' : 'GET'} ${path}`).toEqual([]);
+          expect(answer.status, path).not.toBe(204);
+        }
+      }
+    }
   });
 });
 
