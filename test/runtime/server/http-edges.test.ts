@@ -244,6 +244,26 @@ describe('the connection cap', () => {
   });
 });
 
+describe('request heads an attacker sends', () => {
+  it('closes a connection that sends nothing at the header deadline', async () => {
+    const idle = await open();
+    const started = Date.now();
+    await idle.closed(5000);
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
+  it.each([
+    ['a 100 kB header', `GET /healthz HTTP/1.1\r\nHost: agent\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, 431],
+    ['5000 headers', `GET /healthz HTTP/1.1\r\nHost: agent\r\n${Array.from({ length: 5000 }, (_, i) => `X-${i}: y\r\n`).join('')}\r\n`, 431],
+    ['Content-Length beside Transfer-Encoding (request smuggling)', 'POST /tools/echo HTTP/1.1\r\nHost: agent\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['no Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400],
+  ])('%s is refused and its connection closed', async (_name, head, status) => {
+    const conn = await open();
+    conn.socket.write(head);
+    expect(await conn.closed(3000)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  });
+});
+
 describe('bodies over the size limit', () => {
   it.each([
     ['MCP', '/mcp', (json: any) => expect(json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'FORGE_BODY_TOO_LARGE' } } })],
