@@ -187,7 +187,8 @@ class Parser {
 
   private name(token: Extract<Token, { kind: 'name' }>, depth: number): number {
     const lower = token.value.toLowerCase();
-    const fn = FUNCTIONS[lower];
+    // Own names only: "constructor" and "__proto__" are Object.prototype's, not the calculator's.
+    const fn = Object.hasOwn(FUNCTIONS, lower) ? FUNCTIONS[lower] : undefined;
     if (this.peek().kind === 'op' && (this.peek() as { value: string }).value === '(') {
       if (!fn) {
         const near = closestMatch(lower, Object.keys(FUNCTIONS));
@@ -214,7 +215,7 @@ class Parser {
       }
       return fn.apply(args, token.column);
     }
-    if (lower in CONSTANTS) return CONSTANTS[lower];
+    if (Object.hasOwn(CONSTANTS, lower)) return CONSTANTS[lower];
     if (fn) throw new ExpressionError(`${lower} is a function: call it as ${lower}(...) (column ${token.column})`, token.column);
     const near = closestMatch(lower, [...Object.keys(CONSTANTS), ...Object.keys(FUNCTIONS)]);
     throw new ExpressionError(`unknown name "${token.value}" at column ${token.column}`, token.column, near ? `did you mean "${near}"?` : `constants: ${Object.keys(CONSTANTS).join(', ')}`);

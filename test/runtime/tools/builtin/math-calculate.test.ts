@@ -53,6 +53,11 @@ describe('math_calculate', () => {
     ['1 + $', 'unexpected character "$" at column 5'],
     ['sqr(4)', 'unknown function "sqr" at column 1'],
     ['foo + 1', 'unknown name "foo" at column 1'],
+    // Names Object.prototype has are no constants or functions of the calculator.
+    ['constructor + 1', 'unknown name "constructor" at column 1'],
+    ['__proto__', 'unknown name "__proto__" at column 1'],
+    ['Constructor(1)', 'unknown function "Constructor" at column 1'],
+    ['__proto__(2)', 'unknown function "__proto__" at column 1'],
     ['sqrt(-1)', 'sqrt of a negative number'],
     ['log(0)', 'not positive'],
     ['(-8) ^ 0.5', 'not a real number'],
