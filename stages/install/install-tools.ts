@@ -43,7 +43,8 @@ export interface InstallPlan {
 
 interface SourceManifest {
   tools?: string[];
-  sources: Record<string, string>;
+  /** A Map: a dependency named constructor or __proto__ finds only what sources: gives it. */
+  sources: Map<string, string>;
 }
 
 interface Dependency {
@@ -104,7 +105,7 @@ export async function planInstall(source: string, options: { deps: boolean; exis
     }
     const existing = await options.existing(dep.name);
     if (existing && fits(existing.version)) return;
-    const sourceOfDep = manifest.sources[dep.name];
+    const sourceOfDep = manifest.sources.get(dep.name);
     if (!options.deps || !sourceOfDep) {
       const why = existing ? `${existing.where} has ${dep.name} ${shown(existing.version)}, which does not satisfy ${dep.range}` : `${dep.name} is not installed`;
       const hint = !sourceOfDep ? `${from.label} names no source for "${dep.name}" (forge-tools.yaml sources:); install it first` : `run with --deps to install it from ${sourceOfDep}`;
@@ -129,7 +130,7 @@ export async function planInstall(source: string, options: { deps: boolean; exis
 }
 
 function readManifest(src: FetchedSource, diagnostics: Diagnostic[]): SourceManifest {
-  const manifest: SourceManifest = { sources: {} };
+  const manifest: SourceManifest = { sources: new Map() };
   let data: unknown;
   const file = join(src.dir, 'forge-tools.yaml');
   try {
@@ -146,7 +147,7 @@ function readManifest(src: FetchedSource, diagnostics: Diagnostic[]): SourceMani
   }
   const { tools, sources } = data as { tools?: unknown; sources?: unknown };
   if (Array.isArray(tools)) manifest.tools = tools.map(String);
-  if (sources && typeof sources === 'object' && !Array.isArray(sources)) for (const [k, v] of Object.entries(sources)) manifest.sources[k] = String(v);
+  if (sources && typeof sources === 'object' && !Array.isArray(sources)) for (const [k, v] of Object.entries(sources)) manifest.sources.set(k, String(v));
   return manifest;
 }
 

@@ -136,6 +136,18 @@ describe('forge tool install', () => {
     expect(readdirSync(join(home, 'tools'))).toEqual(['greet.yml']);
   });
 
+  it('a dependency named like a member of Object.prototype (constructor) has no source unless sources: names one', async () => {
+    const { env } = scopes();
+    const folder = tempDir();
+    mkdirSync(join(folder, 'tools'));
+    writeFileSync(join(folder, 'tools', 'meta.yaml'), tool('meta', '1.0.0', 'steps:\n  - tool: constructor\n    args: { text: "{text}" }\n', ['constructor']));
+    const result = await forge(['tool', 'install', folder, '-u', '--deps'], tempDir(), env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('FORGE_INSTALL_DEPENDENCY');
+    expect(result.stderr).toContain('names no source for "constructor"');
+    expect(result.stderr).not.toMatch(/native code|is not a function/);
+  });
+
   it('says what is wrong with a source that is not one', async () => {
     const { env } = scopes();
     const missing = await forge(['tool', 'install', join(tempDir(), 'nope'), '-u'], tempDir(), env);
