@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../../runtime/agent/agent.ts';
 import { isAuthorized, refuseUnauthorized } from '../../runtime/server/auth.ts';
 import type { ExtraRoutes } from '../../runtime/server/observability-routes.ts';
+import { httpLimits } from '../../runtime/server/http-limits.ts';
 import { readBody } from '../../runtime/server/request-body.ts';
 import { sendError, sendJson } from '../../runtime/server/respond.ts';
 import type { ToolRegistry } from '../../runtime/tools/registry.ts';
@@ -34,6 +35,8 @@ const MAX_CHAT_BODY = 256 * 1024;
 
 export function createStudio(options: { agentId: string; registry: ToolRegistry }): Studio {
   const feed = createStudioFeed(options.registry);
+  // The server's body deadlines (FORGE_HTTP_LIMITS): a chat body that stalls is a 408, as on /tools, /mcp and /a2a.
+  const limits = httpLimits();
   let agent: Agent | undefined;
   let token: string | undefined;
   let attached = false;
@@ -47,7 +50,7 @@ export function createStudio(options: { agentId: string; registry: ToolRegistry 
     const kind = path === '/studio/api/chat' ? 'chat' : path === '/studio/api/approve' ? 'approve' : undefined;
     if (kind && req.method === 'POST') {
       if (!agent?.hasModel) return sendError(res, 409, 'FORGE_NO_MODEL', 'no model configured', 'add a `model:` section to forge.yaml to chat; tools can still be run');
-      const request = parseChatRequest(await readBody(req, MAX_CHAT_BODY), kind);
+      const request = parseChatRequest(await readBody(req, MAX_CHAT_BODY, { idleTimeoutMs: limits.bodyIdleTimeoutMs, totalTimeoutMs: limits.bodyTimeoutMs }), kind);
       if (typeof request === 'string') return sendError(res, 400, 'FORGE_BAD_REQUEST', request);
       if (kind === 'approve' && !(await agent.pending(request.contextId))) return sendError(res, 409, 'FORGE_NOT_WAITING', `conversation "${request.contextId}" is not waiting for an approval`);
       return streamTurn(res, agent, options.registry, request);

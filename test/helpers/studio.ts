@@ -10,13 +10,13 @@ export const greet = `"""\nTool: greet\nDescription: Greets someone, as plainly 
 export const saveNote = `"""\nTool: save_note\nDescription: Saves a note to notes.txt.\nTags: write\n\nInput:\n  text (str): The note.\n"""\n\ndef execute(args):\n    with open("notes.txt", "a") as f:\n        f.write(args["text"] + "\\n")\n    return {"saved": True, "chars": len(args["text"])}\n`;
 
 /** The agent, up (its url known), and its project dir; the studio's API takes `token` (none: `--no-auth`). */
-export async function startStudioAgent(llmUrl: string, token: string | undefined): Promise<{ agent: AgentProcess; project: string }> {
+export async function startStudioAgent(llmUrl: string, token: string | undefined, env: NodeJS.ProcessEnv = {}): Promise<{ agent: AgentProcess; project: string }> {
   const project = writeProject({
     'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llmUrl}/v1\n`),
     'tools/greet.py': greet,
     'tools/save_note.py': saveNote,
   });
   const args = [forgeBin, 'run', '--dev', '--port', '0', ...(token === undefined ? ['--no-auth'] : [])];
-  const agent = await startAgentProcess(process.execPath, args, { cwd: project, env: { FORGE_AUTH_TOKEN: token } });
+  const agent = await startAgentProcess(process.execPath, args, { cwd: project, env: { FORGE_AUTH_TOKEN: token, ...env } });
   return { agent, project };
 }
