@@ -98,6 +98,15 @@ describe('an agent without a token', () => {
     expect(writes).toEqual([]);
   });
 
+  it('refuses a cross-origin EventSource or fetch of a stream or a listing (GET with a foreign Origin)', async () => {
+    const own = `127.0.0.1:${open.port}`;
+    for (const [path, accept] of [['/mcp', 'text/event-stream'], ['/tools', 'application/json'], ['/.well-known/agent-card.json', 'application/json']]) {
+      const res = await send(open.port, 'GET', path, { host: own, origin: 'https://evil.example', accept });
+      expect(res.status, path).toBe(403);
+      expect(res.json.error.data?.code ?? res.json.error.code, path).toBe('FORGE_ORIGIN_REFUSED');
+    }
+  });
+
   it('refuses a rebound DNS name on every endpoint, /mcp included', async () => {
     const rebound = { host: `evil.example:${open.port}`, origin: `http://evil.example:${open.port}` };
     const mcp = await send(open.port, 'POST', '/mcp', { ...rebound, ...MCP_HEADERS }, MCP_LIST);
