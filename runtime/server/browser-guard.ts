@@ -61,9 +61,13 @@ export function browserRefusal(req: IncomingMessage, path: string, settings: Gua
   return undefined;
 }
 
-/** A POST with a body to an endpoint that reads it as JSON: REST calls, MCP, A2A, the studio's chat and approvals. */
+/**
+ * A POST to an endpoint that reads its body as JSON (REST calls, MCP, A2A, the studio's chat and
+ * approvals) with a body, or with a content type (a form with no fields posts an empty one).
+ * A script's POST without a body and without a type (curl -X POST) is served.
+ */
 function needsJson(req: IncomingMessage, path: string): boolean {
-  if (req.method !== 'POST' || !hasBody(req)) return false;
+  if (req.method !== 'POST' || (!hasBody(req) && req.headers['content-type'] === undefined)) return false;
   return path === '/mcp' || path === '/a2a' || path === '/' || path.startsWith('/tools/') || path.startsWith('/studio/api/');
 }
 

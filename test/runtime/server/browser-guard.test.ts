@@ -95,6 +95,9 @@ describe('an agent without a token', () => {
     const a2a = await send(open.port, 'POST', '/a2a', { 'content-type': 'text/plain' }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }));
     expect(a2a.status).toBe(415);
     expect(a2a.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { code: 'FORGE_CONTENT_TYPE' } } });
+    // A form with no fields posts an empty body, typed as a form: a tool called with no arguments is still a call.
+    const emptyForm = await send(open.port, 'POST', '/tools/writer', { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '0' });
+    expect(emptyForm.status).toBe(415);
     expect(writes).toEqual([]);
   });
 
