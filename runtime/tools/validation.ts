@@ -263,9 +263,19 @@ export interface ArgumentCheck {
 export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck {
   const validate = compileSchema(schema);
   const copy = args === undefined ? {} : structuredClone(args);
-  if (validate(copy)) return { ok: true, args: copy, errors: [] };
+  // Checked without a prototype: an argument named constructor (or __proto__) left out is missing and
+  // gets its default, as any other does, instead of being Object.prototype's member.
+  const plain = isPlainObject(copy);
+  if (plain) Object.setPrototypeOf(copy, null);
+  const valid = validate(copy);
+  if (plain) Object.setPrototypeOf(copy, Object.prototype);
+  if (valid) return { ok: true, args: copy, errors: [] };
   const errors = (validate.errors ?? []).map((e) => describeArgumentError(e, schema, copy));
   return { ok: false, args: copy, errors: [...new Set(errors)] };
+}
+
+function isPlainObject(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /**

@@ -221,6 +221,11 @@ class DocstringParser {
       return;
     }
     const name = nameMatch[1];
+    if (name === '__proto__') {
+      // JSON Schema validators (ajv) skip a property of that name: it could be neither checked nor passed.
+      this.error('FORGE_DOCSTRING_SYNTAX', 'a parameter cannot be named "__proto__"', line, indent, 'choose another name, e.g. proto');
+      return;
+    }
     let pos = nameMatch[0].length;
     if (text[pos] !== '(') {
       this.error(

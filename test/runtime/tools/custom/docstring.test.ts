@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { definesExecute, extractPythonDocstring, extractScriptDocstring, scriptToolProblem } from '../../../../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../../../../runtime/tools/custom/docstring.ts';
-import { createAjv } from '../../../../runtime/tools/validation.ts';
+import { checkArguments, createAjv } from '../../../../runtime/tools/validation.ts';
 
 // The build does not compile docstring schemas again (stages/check-schemas.ts):
 // every construct the grammar can produce is compiled here instead.
@@ -354,5 +354,29 @@ describe('a tool file that would run as a script', () => {
     for (const body of ['export function execute<T>(args: T) { return args; }', 'export default async function execute(args) {}', 'function execute() {}\nexport default execute;']) {
       expect(definesExecute('typescript', body), body).toBe(true);
     }
+  });
+});
+
+describe('parameters named like members of Object.prototype', () => {
+  it('constructor is a parameter like any other: defaulted when left out, required when it has no default', () => {
+    const { tool, diagnostics } = parsePy(`Tool: odd_names
+Description: Odd names.
+Tags: read
+
+Input:
+  constructor (str, default=x): Who built it.
+  tostring (str): Kept as text.`);
+    expect(diagnostics).toEqual([]);
+    const schema = tool!.inputSchema;
+    expect(checkArguments(schema, { tostring: 'a' })).toEqual({ ok: true, args: { tostring: 'a', constructor: 'x' }, errors: [] });
+    expect(checkArguments(schema, { tostring: 'a', constructor: 'Ada' }).args).toEqual({ tostring: 'a', constructor: 'Ada' });
+    const required = parsePy('Tool: t\nDescription: T.\n\nInput:\n  constructor (str): Who built it.').tool!.inputSchema;
+    expect(checkArguments(required, {}).errors).toEqual(['missing required argument "constructor"']);
+    expect(Object.getPrototypeOf(checkArguments(required, { constructor: 'Ada' }).args)).toBe(Object.prototype);
+  });
+
+  it('refuses a parameter named __proto__, which a schema validator skips', () => {
+    const { diagnostics } = parsePy('Tool: t\nDescription: T.\n\nInput:\n  __proto__ (dict): A mapping.');
+    expect(diagnostics).toMatchObject([{ code: 'FORGE_DOCSTRING_SYNTAX', message: 'a parameter cannot be named "__proto__"' }]);
   });
 });
