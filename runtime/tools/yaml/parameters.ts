@@ -31,7 +31,12 @@ export function readParameters(value: unknown, path: PathSegment[], problems: Pr
       problems.error('FORGE_YAML_PARAMETER', `parameter name "${name}" must start with a letter and hold only letters, digits, "_" and "-"`, at, { at: 'key' });
       continue;
     }
-    if (RESERVED_NAMES.has(name)) {
+    if (name === '__proto__') {
+      // JSON Schema validators (ajv) skip a property of that name: it could be neither checked nor passed.
+      problems.error('FORGE_YAML_PARAMETER', 'a parameter cannot be named "__proto__"', at, { at: 'key', hint: 'choose another name, such as proto' });
+      continue;
+    }
+        if (RESERVED_NAMES.has(name)) {
       problems.error('FORGE_YAML_PARAMETER', `"${name}" is reserved: {input} stands for all the arguments at once`, at, { at: 'key', hint: 'choose another name, such as text or data' });
       continue;
     }

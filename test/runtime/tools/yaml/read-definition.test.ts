@@ -108,6 +108,8 @@ describe('reading a YAML tool: references and structure', () => {
     [{ steps: [{ tool: 'summarize@^1.0.0' }] }, 'FORGE_YAML_TOOL_REF', '"tool:" must name a tool'],
     [{ steps: [{ tool: 'user/sum marize' }] }, 'FORGE_YAML_TOOL_REF', '"tool:" must name a tool'],
     [{ bash: 'true', parameters: { input: { type: 'string' } } }, 'FORGE_YAML_PARAMETER', '"input" is reserved'],
+    // A schema validator skips a property of that name: it could be neither checked nor passed.
+    [{ bash: 'true', parameters: JSON.parse('{"__proto__": {"type": "string"}}') }, 'FORGE_YAML_PARAMETER', 'a parameter cannot be named "__proto__"'],
     [{ bash: 'true', parameters: { x: { type: 'strng' } } }, 'FORGE_YAML_PARAMETER', 'unknown type "strng"'],
     [{ bash: 'true', parameters: { x: { type: 'integer', default: 'one' } } }, 'FORGE_YAML_PARAMETER', 'the default of parameter "x" is not a integer'],
     [{ bash: 'true', tgas: ['read'] }, 'FORGE_YAML_FIELD', 'unknown field "tgas"'],
