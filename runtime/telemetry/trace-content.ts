@@ -8,10 +8,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { REDACTED, redactSecrets } from '../known-secrets.ts';
-
-const SECRET_KEY = /(authorization|api[-_]?key|token|secret|password|passwd|cookie|credential|private[-_]?key)/i;
-/** Environment names that hold a secret besides SECRET_KEY's: FAKE_KEY, OPENROUTER_KEY, AZURE_OPENAI_KEY. */
-const SECRET_ENV = /(^|_)KEY$/i;
+import { SECRET_KEY, secretLookingEnvName } from '../secret-names.ts';
 const MAX_CONTENT = 8192;
 /** A secret file (a key, a token) is small; a larger file named by *_FILE is something else. */
 const MAX_SECRET_FILE = 4096;
@@ -34,7 +31,7 @@ function collectSecrets(env: NodeJS.ProcessEnv): string[] {
   for (const [key, value] of Object.entries(env)) {
     if (typeof value !== 'string') continue;
     if (key.endsWith('_FILE')) values.push(...fileSecret(value));
-    else if (SECRET_KEY.test(key) || SECRET_ENV.test(key)) values.push(value);
+    else if (secretLookingEnvName(key)) values.push(value);
   }
   return values.filter((v) => v.length >= 8);
 }

@@ -2,8 +2,13 @@
  * The environment a custom tool process gets: nothing from the parent but
  * PATH and LANG, HOME pointed at the work dir, and the variables forge.yaml
  * passes through by name. Secrets in the agent's own environment (API keys)
- * never reach a tool unless passed through on purpose.
+ * never reach a tool unless passed through on purpose. A value passed under
+ * a secret-looking name (GITHUB_TOKEN) is remembered for redaction: a tool
+ * that prints or returns it shows [REDACTED] in its result and the logs.
  */
+import { rememberSecret } from '../../known-secrets.ts';
+import { secretLookingEnvName } from '../../secret-names.ts';
+
 export interface ToolEnvOptions {
   workDir: string;
   passthrough?: readonly string[];
@@ -21,7 +26,9 @@ export function toolEnvironment(options: ToolEnvOptions): Record<string, string>
   if (parent.SYSTEMROOT) env.SYSTEMROOT = parent.SYSTEMROOT; // Windows processes need it to start
   for (const name of options.passthrough ?? []) {
     const value = parent[name];
-    if (value !== undefined) env[name] = value;
+    if (value === undefined) continue;
+    env[name] = value;
+    if (secretLookingEnvName(name)) rememberSecret(value);
   }
   return { ...env, ...options.extra };
 }
