@@ -4,6 +4,7 @@
  * failure, 2 usage error.
  */
 import { DiagnosticError, error, ForgeError } from '../runtime/diagnostics.ts';
+import { redactSecrets } from '../runtime/known-secrets.ts';
 import { didYouMean } from '../runtime/suggest.ts';
 import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
@@ -98,8 +99,9 @@ export async function main(argv: string[]): Promise<number> {
       printDiagnostics([error(err.code, err.message, {}, err.hint)]);
       return 1;
     }
-    process.stderr.write(`${c.red('error:')} ${(err as Error).message ?? String(err)}\n`);
-    if (verbose) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+    // An unexpected failure's text may quote what others wrote (a gateway, a server): masked like a log line.
+    process.stderr.write(`${c.red('error:')} ${redactSecrets((err as Error).message ?? String(err))}\n`);
+    if (verbose) process.stderr.write(`${redactSecrets((err as Error).stack ?? '')}\n`);
     else process.stderr.write(c.dim('(run with --verbose for the stack trace)\n'));
     return 1;
   }

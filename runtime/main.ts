@@ -25,6 +25,7 @@ import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
 import { logText } from './telemetry/log-text.ts';
+import { redactSecrets } from './known-secrets.ts';
 import { terminalLine, terminalText } from './telemetry/terminal-text.ts';
 
 export interface BundleContents {
@@ -99,7 +100,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     // In the log's format: with --log-format json, a failure to start (a port in use) is one JSON line too.
     invocation.problem(`forge runtime: ${(err as Error).message}`);
     if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
-    else if (process.env.FORGE_VERBOSE) process.stderr.write(`${(err as Error).stack}\n`);
+    else if (process.env.FORGE_VERBOSE) process.stderr.write(`${redactSecrets(String((err as Error).stack))}\n`);
     return 1;
   }
 }
@@ -244,7 +245,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   }
   const json = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : undefined;
   const log = json ?? stderrLogger;
-  const problem = json ? (text: string, level: 'error' | 'warn' = 'error') => json[level](text) : (text: string) => void process.stderr.write(`${text}\n`);
+  const problem = json ? (text: string, level: 'error' | 'warn' = 'error') => json[level](text) : (text: string) => void process.stderr.write(`${redactSecrets(text)}\n`);
   let port: number | undefined;
   let timeoutMs: number | undefined;
   try {

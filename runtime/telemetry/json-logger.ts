@@ -2,8 +2,10 @@
  * Log lines for machines (`--log-format json`): one JSON object per line,
  * with the time, the level, the message, and the trace and span ids of the
  * work that logged it (when tracing is on), so a log search and a trace
- * viewer point at each other.
+ * viewer point at each other. The message is masked as a text line is
+ * (log-text.ts): outside text in it may quote a secret the runtime holds.
  */
+import { redactSecrets } from '../known-secrets.ts';
 import type { Logger } from '../tools/model.ts';
 import { activeSpan } from './tracer.ts';
 
@@ -19,7 +21,7 @@ export type JsonLogger = Logger & { error(message: string): void };
 export function jsonLogger(write: (line: string) => void, options: { verbose?: boolean; fields?: Record<string, string> } = {}): JsonLogger {
   const line = (level: string, msg: string) => {
     const span = activeSpan();
-    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg, ...options.fields };
+    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg: redactSecrets(msg), ...options.fields };
     if (span?.recording) {
       record.trace_id = span.context.traceId;
       record.span_id = span.context.spanId;

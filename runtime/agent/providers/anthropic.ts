@@ -3,6 +3,7 @@ import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
 import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
+import { shortBody } from './http-errors.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const API_VERSION = '2023-06-01';
@@ -77,7 +78,7 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ProviderError(label, `answered with something that is not JSON: ${raw.slice(0, 200)}`);
+    throw new ProviderError(label, `answered with something that is not JSON: ${shortBody(raw, 200)}`);
   }
   let text = '';
   const toolCalls: ToolCall[] = [];

@@ -1,3 +1,5 @@
+import { redactSecrets } from '../../known-secrets.ts';
+
 /** A provider's error body, as short readable text (both providers put a message in `error.message`). */
 export function describeErrorBody(body: string): string {
   try {
@@ -8,5 +10,11 @@ export function describeErrorBody(body: string): string {
   } catch {
     // not JSON
   }
-  return body.length > 300 ? `${body.slice(0, 300)}…` : body;
+  return shortBody(body, 300);
+}
+
+/** `body` cut to `max` characters, masked first: a key the cut split in two would no longer be recognised, and its first half would show. */
+export function shortBody(body: string, max: number): string {
+  const masked = redactSecrets(body);
+  return masked.length > max ? `${masked.slice(0, max)}…` : masked;
 }

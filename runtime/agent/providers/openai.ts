@@ -6,6 +6,7 @@ import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
 import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
+import { shortBody } from './http-errors.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -102,7 +103,7 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ProviderError(label, `answered with something that is not JSON: ${text.slice(0, 200)}`);
+    throw new ProviderError(label, `answered with something that is not JSON: ${shortBody(text, 200)}`);
   }
   const choice = parsed.choices?.[0];
   if (!choice?.message) throw new ProviderError(label, 'answered without a choice');
