@@ -1,4 +1,10 @@
-/** What --show-command and --dry-run print: each command exactly as it runs. */
+/**
+ * What --show-command and --dry-run print: each command exactly as it runs,
+ * but for the secrets the runtime holds (a token env_passthrough hands the
+ * tool, placed by ${API_TOKEN} in a step's environment): masked,
+ * as in a log, since this output is pasted into issues and CI logs.
+ */
+import { redactSecrets } from '../runtime/known-secrets.ts';
 import { shellWord } from '../runtime/tools/yaml/escape.ts';
 import { SCRIPT_FILE, type PreparedStep } from '../runtime/tools/yaml/prepare-step.ts';
 
@@ -19,11 +25,11 @@ export interface ShownCommand {
 export function toShown(tool: string, step: string, prepared: PreparedStep | undefined, workDir: string, extra: { when?: string; problem?: string } = {}): ShownCommand {
   const shown: ShownCommand = { tool, step, ...(extra.when ? { when: extra.when } : {}), ...(extra.problem ? { problem: extra.problem } : {}) };
   if (!prepared) return shown;
-  if (prepared.kind === 'tool') return { ...shown, call: { tool: prepared.tool, args: prepared.args } };
-  shown.argv = prepared.argv.map((a) => a.split(SCRIPT_FILE).join('<script>'));
-  if (prepared.script) shown.script = prepared.script.text;
+  if (prepared.kind === 'tool') return { ...shown, call: { tool: prepared.tool, args: JSON.parse(redactSecrets(JSON.stringify(prepared.args))) } };
+  shown.argv = prepared.argv.map((a) => redactSecrets(a.split(SCRIPT_FILE).join('<script>')));
+  if (prepared.script) shown.script = redactSecrets(prepared.script.text);
   if (prepared.cwd !== workDir) shown.cwd = prepared.cwd;
-  if (Object.keys(prepared.toolEnv).length) shown.env = prepared.toolEnv;
+  if (Object.keys(prepared.toolEnv).length) shown.env = Object.fromEntries(Object.entries(prepared.toolEnv).map(([k, v]) => [k, redactSecrets(v)]));
   return shown;
 }
 

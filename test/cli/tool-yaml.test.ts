@@ -301,6 +301,21 @@ describe('forge tool run --show-command / --dry-run', () => {
     expect(existsSync(join(dir, 'said.txt'))).toBe(false);
   });
 
+  it('masks a passed-through token in the commands it shows, in text and --json', async () => {
+    const token = 'api-tok-7c6b5a4f3e2d1c0b';
+    const dir = writeProject({
+      'forge.yaml': minimalConfig('env_passthrough: [API_TOKEN]\n'),
+      'tools/call-api.yaml': 'description: Calls the API.\ntags: [read]\nenvironment:\n  AUTH: "Bearer ${API_TOKEN}"\nrun: printf "%s" ok\n',
+    });
+    const env = { ...scopes().env, API_TOKEN: token };
+    const text = await forge(['tool', 'run', 'call-api', '--show-command'], dir, env);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain("env: AUTH='Bearer [REDACTED]'");
+    const json = await forge(['tool', 'run', 'call-api', '--show-command', '--json', '--dry-run'], dir, env);
+    expect(json.code, json.stderr).toBe(0);
+    for (const out of [text.stdout + text.stderr, json.stdout + json.stderr]) expect(out).not.toContain(token);
+  });
+
   it('includes the commands in --json output', async () => {
     const { stdout } = await forge(['tool', 'run', 'report', '--param', 'name=x', '--show-command', '--json'], project(), scopes().env);
     const result = JSON.parse(stdout);
