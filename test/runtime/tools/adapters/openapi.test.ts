@@ -134,6 +134,15 @@ describe('OpenAPI tools and the rules around them', () => {
     expect(JSON.stringify(result)).not.toContain('echoed-bearer-0123456789');
   });
 
+  it('masks a credential its 401 body quotes where the error message cuts the body (1000 characters)', async () => {
+    const token = 'cut-bearer-0123456789abcdef';
+    const echo = await startServer((_req, res) => res.writeHead(401, { 'content-type': 'text/plain' }).end(`${'x'.repeat(990)} ${token} and more`));
+    const registry = await petstoreRegistry('petstore-openapi3.json', { base_url: `${echo.url}/v2`, auth: { type: 'bearer', token_env: 'CUT_TOKEN' } }, { env: { CUT_TOKEN: token } });
+    const result = await registry.execute('petstore__getPetById', { petId: 1 });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_API_STATUS', message: expect.stringContaining(' [REDACT') } });
+    expect(JSON.stringify(result)).not.toContain(token.slice(0, 8));
+  });
+
   it('sends an API key in the query when configured so', async () => {
     const petstore = await startPetstore();
     const registry = await petstoreRegistry('petstore-openapi3.json', { base_url: petstore.baseUrl, auth: { type: 'api_key', in: 'query', name: 'key', value_env: 'K' } }, { env: { K: 'k1' } });
