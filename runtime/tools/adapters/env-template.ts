@@ -1,9 +1,11 @@
 /**
  * `${VAR}` in forge.yaml values (MCP headers, env, args and URLs) is read
  * from the environment when a connection is made, so agent.json never holds
- * the secret itself. `$${` writes a literal `${`.
+ * the secret itself. `$${` writes a literal `${`. What a ${VAR} puts where a
+ * credential goes is remembered for redaction (known-secrets.ts).
  */
 import { rememberSecret } from '../../known-secrets.ts';
+import { secretLookingEnvName } from '../../secret-names.ts';
 
 export class MissingVariableError extends Error {
   constructor(
@@ -46,6 +48,36 @@ export function expandSecretHeaders(record: Record<string, string> | undefined, 
   const out = expandEnvRecord(record, env, where);
   for (const [key, template] of Object.entries(record ?? {})) rememberExpanded(template, out[key], env);
   return out;
+}
+
+/**
+ * A URL from forge.yaml (an MCP server's, a pinned webhook's), expanded. A
+ * ${VAR} in it anywhere but the host is a credential — a key in the query
+ * (?api_key=${KEY}), a path segment, a password, or the whole URL
+ * (${SLACK_WEBHOOK_URL}) — and an error quoting the URL would show it:
+ * remembered for redaction. One that only names the host is not.
+ */
+export function expandSecretUrl(template: string, env: NodeJS.ProcessEnv, where: string): string {
+  const expanded = expandEnv(template, env, where);
+  const host = URL.canParse(expanded) ? new URL(expanded).host : '';
+  for (const name of templateVariables(template)) {
+    const value = env[name];
+    if (value && !host.includes(value)) rememberSecret(value);
+  }
+  return expanded;
+}
+
+/**
+ * A stdio MCP server's args from forge.yaml, expanded. A ${VAR} with a
+ * secret-looking name (--api-key=${SEARCH_API_KEY}) is remembered for
+ * redaction; others (a directory, ${DATA_DIR}) are the server's data.
+ */
+export function expandSecretArgs(args: readonly string[], env: NodeJS.ProcessEnv, where: string): string[] {
+  return args.map((arg, i) => {
+    const expanded = expandEnv(arg, env, `${where}[${i}]`);
+    for (const name of templateVariables(arg)) if (secretLookingEnvName(name)) rememberSecret(env[name]);
+    return expanded;
+  });
 }
 
 /** What a ${VAR} places in a process's environment but is no credential: the search path a stdio server may be given. */

@@ -14,7 +14,7 @@
  */
 import { httpFailure } from '../../net/http-failure.ts';
 import { MAX_TIMEOUT_MS } from '../../net/http-client.ts';
-import { expandEnv, expandSecretHeaders } from '../adapters/env-template.ts';
+import { expandSecretHeaders, expandSecretUrl } from '../adapters/env-template.ts';
 import { responseValue } from '../adapters/response-value.ts';
 import { cap, ERROR_EXCERPT_CHARS } from '../adapters/text-cap.ts';
 import { fail, ok } from '../model.ts';
@@ -96,7 +96,7 @@ export default defineBuiltin({
       let pinnedHeaders: Record<string, string>;
       try {
         // A pinned webhook's URL and headers are forge.yaml's: their ${VAR}s are read now. A URL the model gives is taken as it is.
-        if (webhook !== undefined) url = expandEnv(url, env, `webhooks.${webhook}.url`);
+        if (webhook !== undefined) url = expandSecretUrl(url, env, `webhooks.${webhook}.url`);
         pinnedHeaders = typeof target === 'string' ? {} : expandSecretHeaders(target.headers, env, `webhooks.${webhook}.headers`);
       } catch (err) {
         // A variable the URL or the headers name is not set (MissingVariableError).

@@ -17,7 +17,7 @@ import type { JSONSchema, Logger } from '../../model.ts';
 import { withoutUnprotectedPatterns } from '../../local-schema.ts';
 import { compileResultSchema, describeArgumentError } from '../../validation.ts';
 import { redactSecrets } from '../../../known-secrets.ts';
-import { expandEnv, expandSecretEnv, expandSecretHeaders, MissingVariableError } from '../env-template.ts';
+import { expandEnv, expandSecretArgs, expandSecretEnv, expandSecretHeaders, expandSecretUrl, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
 import { pinnedCommand } from './pinned-package.ts';
 import type { RemoteTool } from './remote-tool.ts';
@@ -107,7 +107,7 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
 function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (chunk: string) => void): Transport {
   const where = `mcp.servers[${server.name}]`;
   if (server.transport === 'http') {
-    const expanded = expandEnv(server.url ?? '', ctx.env, `${where}.url`);
+    const expanded = expandSecretUrl(server.url ?? '', ctx.env, `${where}.url`);
     // The template, not the expanded URL, goes into the message: a variable may hold a secret.
     if (!URL.canParse(expanded)) throw new Error(`${where}.url "${server.url}" does not make a valid URL`);
     const url = new URL(expanded);
@@ -121,7 +121,7 @@ function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (
   const pinned = pinnedCommand(server, ctx.env);
   const transport = new StdioClientTransport({
     command: pinned?.command ?? expandEnv(server.command ?? '', ctx.env, `${where}.command`),
-    args: pinned?.args ?? (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `${where}.args[${i}]`)),
+    args: pinned?.args ?? expandSecretArgs(server.args ?? [], ctx.env, `${where}.args`),
     // The SDK's safe defaults (PATH, HOME, USER...), plus what forge.yaml passes; never the whole environment.
     env: { ...getDefaultEnvironment(), ...expandSecretEnv(server.env, ctx.env, `${where}.env`) },
     cwd: resolve(ctx.workDir, server.cwd ?? '.'),

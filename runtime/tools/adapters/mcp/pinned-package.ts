@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { McpServerSettings } from '../settings.ts';
-import { expandEnv } from '../env-template.ts';
+import { expandSecretArgs } from '../env-template.ts';
 
 export interface PinnedPackage {
   name: string;
@@ -36,7 +36,7 @@ export function packageFolders(env: NodeJS.ProcessEnv): string[] {
 export function pinnedCommand(server: McpServerSettings, env: NodeJS.ProcessEnv): { command: string; args: string[] } | undefined {
   const pinned = server.package;
   if (!pinned) return undefined;
-  const pin = { ...pinned, args: pinned.args.map((a, i) => expandEnv(a, env, `mcp.servers[${server.name}].args[${i}]`)) };
+  const pin = { ...pinned, args: expandSecretArgs(pinned.args, env, `mcp.servers[${server.name}].args`) };
   if (pin.bin) {
     for (const folder of packageFolders(env)) {
       const dir = join(folder, pin.name);

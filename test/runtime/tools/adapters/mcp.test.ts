@@ -18,6 +18,7 @@ import type { ToolSpec } from '../../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../../runtime/tools/registry.ts';
 import { everythingStdioServer, filesystemServer, startEverythingHttp } from '../../../helpers/mcp-servers.ts';
 import { repoRoot, tempDir } from '../../../helpers/project.ts';
+import { startServer } from '../../../helpers/http-server.ts';
 
 const loopbackOnly = () => new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: [], allowed_addresses: ['127.0.0.1'] }));
 
@@ -239,6 +240,26 @@ describe('start-up', () => {
     await runtime.close();
     expect(started.diagnostics).toMatchObject([{ code: 'FORGE_MCP_CONNECT', message: expect.stringContaining('401: token [REDACTED] is revoked') }]);
     expect(JSON.stringify(started.diagnostics)).not.toContain(token);
+  });
+
+  it("masks a key forge.yaml puts in an HTTP server's URL, or in a stdio server's args, when the server quotes it back", async () => {
+    const urlKey = 'url-key-0123456789abcdef';
+    const argKey = 'arg-key-fedcba9876543210';
+    // A hosted server that takes its key in the query, and answers a bad one quoting the request.
+    const hosted = await startServer((req, res) => res.writeHead(401, { 'content-type': 'text/plain' }).end(`denied: ${req.url}`));
+    const servers: McpServerSettings[] = [
+      { name: 'hosted', transport: 'http', url: `${hosted.url}/mcp?api_key=\${HOSTED_KEY}`, timeout_ms: 10_000, required: true },
+      { name: 'search', transport: 'stdio', command: process.execPath, args: ['-e', 'console.error(`key ${process.argv[1]} is revoked`); process.exit(1)', '--', '${SEARCH_API_KEY}'], timeout_ms: 10_000, required: true },
+    ];
+    const runtime = createAdapterRuntime({ mcp: { servers } }, { mcp }, { http: loopbackOnly(), env: { ...process.env, HOSTED_KEY: urlKey, SEARCH_API_KEY: argKey }, log: silentLogger, workDir: tempDir() });
+    const started = await startAdapterTools(runtime, [spec('hosted', 'search'), spec('search', 'find')]);
+    await runtime.close();
+    expect(hosted.requests[0].url).toBe(`/mcp?api_key=${urlKey}`);
+    expect(started.diagnostics).toMatchObject([
+      { code: 'FORGE_MCP_CONNECT', message: expect.stringContaining('denied: /mcp?api_key=[REDACTED]') },
+      { code: 'FORGE_MCP_CONNECT', message: expect.stringContaining('key [REDACTED] is revoked') },
+    ]);
+    for (const key of [urlKey, argKey]) expect(JSON.stringify(started.diagnostics)).not.toContain(key);
   });
 
   it('leaves out, with a warning, a recorded tool the server no longer offers', async () => {

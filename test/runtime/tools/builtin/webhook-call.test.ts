@@ -70,6 +70,16 @@ describe('webhook_call', () => {
     expect(hook.requests).toHaveLength(1);
   });
 
+  it("masks the secret a pinned webhook's URL holds (a Slack-style path) when the endpoint quotes it back", async () => {
+    const hook = await startServer((req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end(`no hook at ${req.url}`));
+    const secretPath = 'T0001/B0002/hookSecret0123456789';
+    const { registry } = webhookRegistry({ webhooks: { alert: `${hook.url}/services/\${ALERT_HOOK_PATH}` } }, { env: { ALERT_HOOK_PATH: secretPath } });
+    const result = await registry.execute('webhook_call', { webhook: 'alert', payload: 1 });
+    expect(hook.requests[0].url).toBe(`/services/${secretPath}`);
+    expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining('no hook at /services/[REDACTED]') } });
+    expect(JSON.stringify(result)).not.toContain(secretPath);
+  });
+
   it('turns an error status into a tool error with the body', async () => {
     const hook = await startServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('queue is full'));
     const { registry } = webhookRegistry({});
