@@ -158,6 +158,8 @@ interface Invocation {
   positionals: string[];
   logFormat: string | undefined;
   log: Logger;
+  /** What the server shows the person on purpose (a token it generated): written as it is, unmasked. */
+  announce(line: string): void;
   /** A command's own complaint (a refusal to start, a missing directory): as it is, or one JSON line with --log-format json. */
   problem(text: string, level?: 'error' | 'warn'): void;
 }
@@ -256,7 +258,8 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     problem((err as Error).message);
     return 2;
   }
-  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log, problem };
+  const announce = (line: string) => (json ? json.shown(line) : void process.stderr.write(`${line}\n`));
+  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log, announce, problem };
 }
 
 interface OpenedBundle extends Invocation {
@@ -388,7 +391,7 @@ async function serveCommand(runtime: StartedRuntime): Promise<number> {
     publicUrl: values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
     http,
     log,
-    announce: (line) => (logFormat === 'json' ? log.info(line) : process.stderr.write(`${line}\n`)),
+    announce: runtime.announce,
   });
   stopOnSignals(running, log);
   const listening = `${manifest.agent_id} ${manifest.version} listening on ${running.url} (${registry.list().length} tools${manifest.model ? `, model ${manifest.model.provider}:${manifest.model.name}` : ', no model'})`;

@@ -115,7 +115,7 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
       publicUrl: values['public-url'],
       http,
       log,
-      announce: (line) => (log.json ? log.info(line) : process.stderr.write(`${c.yellow(line)}\n`)),
+      announce: (line) => (log.json ? log.json.shown(line) : process.stderr.write(`${c.yellow(line)}\n`)),
       extraRoutes: studio?.routes,
     });
     source.loop = running.agent;
@@ -129,7 +129,8 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
   stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);
   if (log.json) {
     // The banner as one log line: a log shipper reading this process's output finds no plain text in it.
-    log.info(`${manifest.agent_id} ${manifest.version}${values.dev ? ' (dev)' : ''} listening on ${running.url} (${registry.list().length} tools, ${manifest.model ? `model ${manifest.model.provider}:${manifest.model.name}` : 'no model'}; a2a ${running.url}/a2a, mcp ${running.url}/mcp, rest ${running.url}/tools${studio ? `, studio ${studioLink(running.url, running.token)}` : ''})`);
+    // Shown as it is: the studio link carries the token.
+    log.json.shown(`${manifest.agent_id} ${manifest.version}${values.dev ? ' (dev)' : ''} listening on ${running.url} (${registry.list().length} tools, ${manifest.model ? `model ${manifest.model.provider}:${manifest.model.name}` : 'no model'}; a2a ${running.url}/a2a, mcp ${running.url}/mcp, rest ${running.url}/tools${studio ? `, studio ${studioLink(running.url, running.token)}` : ''})`);
     return new Promise(() => {});
   }
   process.stdout.write(

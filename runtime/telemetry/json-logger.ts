@@ -15,13 +15,17 @@ export function parseLogFormat(value: string | undefined): LogFormat | undefined
   return value === 'json' || value === 'text' ? value : undefined;
 }
 
-/** A JSON logger also writes `error` lines: a command's own failures (a port in use, a bad setting). */
-export type JsonLogger = Logger & { error(message: string): void };
+/**
+ * A JSON logger also writes `error` lines: a command's own failures (a port in use, a bad setting);
+ * and `shown` lines, info lines written as they are: what the server shows the person on purpose,
+ * a token it generated or the studio link that carries it, which masking would make useless.
+ */
+export type JsonLogger = Logger & { error(message: string): void; shown(message: string): void };
 
 export function jsonLogger(write: (line: string) => void, options: { verbose?: boolean; fields?: Record<string, string> } = {}): JsonLogger {
-  const line = (level: string, msg: string) => {
+  const line = (level: string, msg: string, masked = true) => {
     const span = activeSpan();
-    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg: redactSecrets(msg), ...options.fields };
+    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg: masked ? redactSecrets(msg) : msg, ...options.fields };
     if (span?.recording) {
       record.trace_id = span.context.traceId;
       record.span_id = span.context.spanId;
@@ -33,5 +37,6 @@ export function jsonLogger(write: (line: string) => void, options: { verbose?: b
     info: (m) => line('info', m),
     warn: (m) => line('warn', m),
     error: (m) => line('error', m),
+    shown: (m) => line('info', m, false),
   };
 }

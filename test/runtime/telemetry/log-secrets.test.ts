@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { startServer } from '../../helpers/http-server.ts';
-import { forgeBin, minimalConfig, writeProject } from '../../helpers/project.ts';
+import { join } from 'node:path';
+import { deployBundle, forge, forgeBin, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 
 const MODEL_KEY = 'fk-gateway-0123456789abcdef';
 const SERVICE_TOKEN = 'svc-tok-4f1e2d3c5b6a7988';
@@ -44,6 +45,40 @@ describe.each(['text', 'json'])('log lines in %s format', (format) => {
         expect(agent.output()).not.toContain(secret.slice(0, 10));
         expect(status).not.toContain(secret.slice(0, 10));
       }
+    } finally {
+      await agent.stop();
+    }
+  });
+});
+
+describe('what the server shows on purpose', () => {
+  /** The agent token a JSON log line shows once, checked by using it. */
+  async function shownToken(agent: { url: string; output(): string }): Promise<string> {
+    const lines = agent.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string });
+    const token = /shown once\): (\S+)/.exec(lines.map((l) => l.msg).join('\n'))?.[1];
+    expect(token, agent.output()).toMatch(/^[\w-]{16,}$/);
+    expect((await fetch(`${agent.url}/tools`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    return token!;
+  }
+
+  it('forge run --dev --log-format json shows the token it generated, and the studio link with it, unmasked', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--log-format', 'json'], { cwd: project, env: { FORGE_STATE_DIR: tempDir(), FORGE_AUTH_TOKEN: '' } });
+    try {
+      const token = await shownToken(agent);
+      expect(agent.output()).toContain(`/studio#token=${token}`);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('the bundle with --log-format json shows the token it generated, unmasked', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    expect((await forge(['build', '--prod'], project)).code).toBe(0);
+    const { bundle, workDir } = deployBundle(project);
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--log-format', 'json'], { cwd: workDir, env: { FORGE_STATE_DIR: tempDir(), FORGE_AUTH_TOKEN: '' } });
+    try {
+      await shownToken(agent);
     } finally {
       await agent.stop();
     }
