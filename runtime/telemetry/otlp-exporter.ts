@@ -8,6 +8,7 @@
  * egress policy, and must not trace its own requests.
  */
 import { request as httpRequest } from 'node:http';
+import { rememberSecret } from '../known-secrets.ts';
 import type { Logger } from '../tools/model.ts';
 import type { AttributeValue, FinishedSpan } from './tracer.ts';
 import { timerDelay } from '../duration.ts';
@@ -65,6 +66,23 @@ function parsePairs(text: string | undefined): Record<string, string> {
   return out;
 }
 
+/**
+ * The collector's credentials (OTEL_EXPORTER_OTLP_HEADERS='x-api-key=…', a
+ * password or a key in the endpoint's URL) are secrets the runtime holds:
+ * remembered, so that a log line quoting the endpoint masks them.
+ */
+function rememberCollectorCredentials(settings: OtlpSettings): void {
+  for (const value of Object.values(settings.headers)) {
+    rememberSecret(value);
+    rememberSecret(/^(?:Bearer|Basic)\s+(\S+)$/i.exec(value)?.[1]);
+  }
+  if (!URL.canParse(settings.url)) return;
+  const url = new URL(settings.url);
+  rememberSecret(url.password);
+  rememberSecret(decodeURIComponent(url.password));
+  for (const value of url.searchParams.values()) rememberSecret(value);
+}
+
 /** A positive number of milliseconds from the environment, as a timer can hold it. */
 function positiveMs(text: string | undefined): number | undefined {
   const n = Number(text);
@@ -72,6 +90,7 @@ function positiveMs(text: string | undefined): number | undefined {
 }
 
 export function startOtlpExporter(settings: OtlpSettings, log: Logger): OtlpExporter {
+  rememberCollectorCredentials(settings);
   let queue: FinishedSpan[] = [];
   let sending: Promise<void> = Promise.resolve();
   let warned = false;

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { startServer } from '../../helpers/http-server.ts';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { deployBundle, forge, forgeBin, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 
@@ -45,6 +46,31 @@ describe.each(['text', 'json'])('log lines in %s format', (format) => {
         expect(agent.output()).not.toContain(secret.slice(0, 10));
         expect(status).not.toContain(secret.slice(0, 10));
       }
+    } finally {
+      await agent.stop();
+    }
+  });
+});
+
+describe('a trace collector that cannot be reached', () => {
+  it("is named in the log without the password or key its endpoint's URL carries", async () => {
+    const password = 'collector-pass-0123456789';
+    const key = 'collector-key-9876543210';
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/ping.py': '"""\nTool: ping\nDescription: Pings.\nTags: read\n"""\ndef execute(args):\n    return "pong"\n' });
+    const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://forge:${password}@127.0.0.1:${closed}/v1/traces?api_key=${key}`, OTEL_BSP_SCHEDULE_DELAY: '50' };
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: project, env });
+    try {
+      // A call makes spans to send.
+      await fetch(`${agent.url}/tools/ping`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await agent.waitFor('traces could not be sent');
+      expect(agent.output()).toContain(`http://forge:[REDACTED]@127.0.0.1:${closed}/v1/traces?api_key=[REDACTED]`);
+      for (const secret of [password, key]) expect(agent.output()).not.toContain(secret);
     } finally {
       await agent.stop();
     }
