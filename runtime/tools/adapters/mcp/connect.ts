@@ -16,6 +16,7 @@ import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClie
 import type { JSONSchema, Logger } from '../../model.ts';
 import { withoutUnprotectedPatterns } from '../../local-schema.ts';
 import { compileResultSchema, describeArgumentError } from '../../validation.ts';
+import { lastLines } from '../../../exec/output-buffer.ts';
 import { redactSecrets } from '../../../known-secrets.ts';
 import { expandEnv, expandSecretArgs, expandSecretEnv, expandSecretHeaders, expandSecretUrl, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
@@ -66,9 +67,16 @@ const STDERR_TAIL = 4_000;
 /** Connects and lists the server's tools; every failure is an McpConnectError. */
 export async function connectMcpServer(server: McpServerSettings, ctx: McpContext): Promise<McpSession> {
   let stderr = '';
+  let stderrCut = false;
+  const onStderr = (chunk: string) => {
+    stderr += chunk;
+    if (stderr.length <= STDERR_TAIL) return;
+    stderr = stderr.slice(-STDERR_TAIL);
+    stderrCut = true;
+  };
   let transport: Transport;
   try {
-    transport = createTransport(server, ctx, (chunk) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)));
+    transport = createTransport(server, ctx, onStderr);
   } catch (err) {
     const hint = err instanceof MissingVariableError ? 'set the variable in the environment forge runs in' : 'check its url in forge.yaml and the variables it uses';
     throw new McpConnectError(server.name, (err as Error).message, hint);
@@ -100,7 +108,8 @@ export async function connectMcpServer(server: McpServerSettings, ctx: McpContex
     await stop();
     // Let the process's last words arrive before quoting them.
     await new Promise((r) => setTimeout(r, 20));
-    throw toConnectError(server, err, stderr.trim(), ctx.inBundle, ctx.env);
+    // Whole lines only: a secret the cut went through would no longer be recognised, and its end would show.
+    throw toConnectError(server, err, lastLines(stderr, STDERR_TAIL, stderrCut).trimStart(), ctx.inBundle, ctx.env);
   }
 }
 

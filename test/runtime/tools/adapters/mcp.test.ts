@@ -262,6 +262,20 @@ describe('start-up', () => {
     for (const key of [urlKey, argKey]) expect(JSON.stringify(started.diagnostics)).not.toContain(key);
   });
 
+  it('quotes whole lines of a long stderr, so a token the 4000-character tail cuts through does not show its end', async () => {
+    const token = 'tail-token-0123456789abcdef';
+    // The token ends its line; what follows is just short of the tail, so the cut falls inside the token.
+    const server: McpServerSettings = {
+      name: 'noisy', transport: 'stdio', command: process.execPath, args: ['-e', `console.error('using token ' + process.env.NOISY_TOKEN + '\\n' + 'b'.repeat(3990)); process.exit(1)`],
+      env: { NOISY_TOKEN: '\${NOISY_SECRET}' }, timeout_ms: 10_000, required: true,
+    };
+    const runtime = createAdapterRuntime({ mcp: { servers: [server] } }, { mcp }, { http: loopbackOnly(), env: { ...process.env, NOISY_SECRET: token }, log: silentLogger, workDir: tempDir() });
+    const started = await startAdapterTools(runtime, [spec('noisy', 'x')]);
+    await runtime.close();
+    expect(JSON.stringify(started.diagnostics)).not.toContain(token.slice(-8));
+    expect(started.diagnostics).toMatchObject([{ code: 'FORGE_MCP_CONNECT', message: expect.stringContaining(`\n    …${'b'.repeat(3990)}`) }]);
+  });
+
   it('leaves out, with a warning, a recorded tool the server no longer offers', async () => {
     const runtime = runtimeFor([everythingStdioServer()]);
     const started = await startAdapterTools(runtime, [spec('everything', 'echo'), spec('everything', 'retired-tool')]);
