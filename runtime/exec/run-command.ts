@@ -76,9 +76,9 @@ export function commandOutput(result: CommandResult): Record<string, unknown> {
   };
 }
 
-/** The end of a stopped command's output, for the details of its error. */
+/** The end of a stopped command's output, for the details of its error: whole lines, so a secret the cut went through does not show its end unmasked. */
 export function outputTail(result: CommandResult, chars = 2000): string {
-  return `stdout: ${result.stdout.slice(-chars)}\nstderr: ${result.stderr.slice(-chars)}`;
+  return `stdout: ${lastLines(result.stdout, chars)}\nstderr: ${lastLines(result.stderr, chars)}`;
 }
 
 /** How a failed run ended, with the last lines of its stderr: "exited with code 3: <reason>". */

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { lastLines } from '../../exec/output-buffer.ts';
 import { runCommand } from '../../exec/run-command.ts';
 import { shellQuote } from '../../exec/shell-quote.ts';
 import { PathGuard } from '../../guard/path-guard.ts';
@@ -74,7 +75,7 @@ export default defineBuiltin({
         if (result.spawnError) return fail('FORGE_TEST_SPAWN', `the shell ${config.shell} could not be started: ${result.spawnError.code ?? result.spawnError.message}`);
         const output = [result.stdout, result.stderr].filter(Boolean).join('\n');
         if (result.timedOut) {
-          return fail('FORGE_TEST_TIMEOUT', `the tests did not finish within ${formatDuration(timeoutMs)} and were stopped`, 'pass a longer timeout, or run fewer tests with args', output.slice(-4000));
+          return fail('FORGE_TEST_TIMEOUT', `the tests did not finish within ${formatDuration(timeoutMs)} and were stopped`, 'pass a longer timeout, or run fewer tests with args', lastLines(output, 4000));
         }
         const counts = readTestCounts(output);
         return ok({
@@ -83,7 +84,8 @@ export default defineBuiltin({
           command,
           summary: counts ?? null,
           duration_ms: result.durationMs,
-          output: output.length > OUTPUT_TAIL_CHARS ? `…${output.slice(-OUTPUT_TAIL_CHARS)}` : output,
+          // Whole lines: a secret the cut went through would not be recognised, and its end would show.
+          output: output.length > OUTPUT_TAIL_CHARS ? lastLines(output, OUTPUT_TAIL_CHARS) : output,
           output_truncated: output.length > OUTPUT_TAIL_CHARS || result.stdoutTruncated || result.stderrTruncated,
         });
       },

@@ -18,6 +18,10 @@ if (mode === 'argv') console.log(JSON.stringify(rest));
 if (mode === 'where') console.log(JSON.stringify({ cwd: process.cwd(), env: Object.keys(process.env).sort(), home: process.env.HOME, token: process.env.GITHUB_TOKEN ?? null }));
 if (mode === 'flood') process.stdout.write('x'.repeat(Number(rest[0])));
 if (mode === 'exit') process.exit(Number(rest[0]));
+if (mode === 'print-token-and-hang') {
+  process.stdout.write('token ' + process.env.GITHUB_TOKEN + '\\n' + 'b'.repeat(Number(rest[0])));
+  setInterval(() => {}, 1000);
+}
 if (mode === 'touch') fs.writeFileSync(rest[0], '');
 if (mode === 'await') {
   const until = Date.now() + Number(rest[1]) * 1000;
@@ -108,6 +112,16 @@ describe('cli_execute runs allowed programs', () => {
 
   it('accepts an allowed binary by its absolute path', async () => {
     expect(await t.value<CliValue>('cli_execute', { binary: '/bin/cat', args: ['src/a.txt'] })).toMatchObject({ stdout: 'inside\n' });
+  });
+
+  it("quotes whole lines of a stopped program's output, so a token the tail cuts through does not show its end", async () => {
+    const token = 'ghp_tail0123456789abcdef';
+    const roomy = await tools(['cli_execute'], { workDir: work, env: { ...env, GITHUB_TOKEN: token }, config: { cli_execute: { allowed_binaries: ['node'], env_passthrough: ['GITHUB_TOKEN'], max_output_bytes: 16_384 } } });
+    // 1990 characters after the token's line: the 2000-character tail begins inside the token.
+    const result = await roomy.call('cli_execute', { binary: 'node', args: ['probe.js', 'print-token-and-hang', '1990'], timeout: 1 });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_TIMEOUT' } });
+    expect(JSON.stringify(result)).not.toContain(token.slice(-9));
+    expect(result).toMatchObject({ error: { details: expect.stringContaining(`stdout: …${'b'.repeat(1990)}`) } });
   });
 
   it('accepts by name a binary allowed by its absolute path', async () => {
