@@ -40,3 +40,23 @@ export function redactSecrets(text: string, extra: readonly string[] = NONE): st
   for (const secret of secrets) if (text.includes(secret)) text = text.split(secret).join(REDACTED);
   return text;
 }
+
+/** The shortest piece of a secret a cut may leave that is masked: shorter ones say nothing of it. */
+const MIN_CUT_PIECE = 4;
+
+/**
+ * `text` that was cut from a longer one (the head of a program's output, the
+ * tail of its stderr), masked, and with the piece of a remembered secret the
+ * cut went through masked too: at the `end` of a head, the secret's start;
+ * at the `start` of a tail, its end. Whole, the piece would not be recognised.
+ */
+export function redactCutText(text: string, cut: 'start' | 'end'): string {
+  text = redactSecrets(text);
+  for (const secret of known) {
+    for (let n = Math.min(secret.length - 1, text.length); n >= MIN_CUT_PIECE; n--) {
+      if (cut === 'end' && text.endsWith(secret.slice(0, n))) return text.slice(0, -n) + REDACTED;
+      if (cut === 'start' && text.startsWith(secret.slice(-n))) return REDACTED + text.slice(n);
+    }
+  }
+  return text;
+}

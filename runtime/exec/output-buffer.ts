@@ -1,7 +1,9 @@
 /**
  * Byte-capped collectors for child process output: the head of stdout (the
- * result) and the tail of stderr (where the error usually is).
+ * result) and the tail of stderr (where the error usually is). What was cut
+ * is masked, with the piece of a secret the cut went through (known-secrets.ts).
  */
+import { redactCutText } from '../known-secrets.ts';
 
 export class HeadBuffer {
   private readonly chunks: Buffer[] = [];
@@ -25,7 +27,8 @@ export class HeadBuffer {
   }
 
   toString(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    return this.overflowed ? redactCutText(text, 'end') : text;
   }
 }
 
@@ -46,7 +49,8 @@ export class TailBuffer {
   }
 
   toString(): string {
-    return this.buffer.toString('utf8');
+    const text = this.buffer.toString('utf8');
+    return this.dropped ? redactCutText(text, 'start') : text;
   }
 
   /** The last lines, up to `maxChars`, for an error message. */

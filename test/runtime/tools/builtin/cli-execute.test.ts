@@ -18,6 +18,7 @@ if (mode === 'argv') console.log(JSON.stringify(rest));
 if (mode === 'where') console.log(JSON.stringify({ cwd: process.cwd(), env: Object.keys(process.env).sort(), home: process.env.HOME, token: process.env.GITHUB_TOKEN ?? null }));
 if (mode === 'flood') process.stdout.write('x'.repeat(Number(rest[0])));
 if (mode === 'exit') process.exit(Number(rest[0]));
+if (mode === 'flood-then-token') process.stdout.write('a'.repeat(Number(rest[0])) + process.env.GITHUB_TOKEN);
 if (mode === 'print-token-and-hang') {
   process.stdout.write('token ' + process.env.GITHUB_TOKEN + '\\n' + 'b'.repeat(Number(rest[0])));
   setInterval(() => {}, 1000);
@@ -122,6 +123,14 @@ describe('cli_execute runs allowed programs', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_TIMEOUT' } });
     expect(JSON.stringify(result)).not.toContain(token.slice(-9));
     expect(result).toMatchObject({ error: { details: expect.stringContaining(`stdout: …${'b'.repeat(1990)}`) } });
+  });
+
+  it('masks the start of a token its output cap (max_output_bytes) cuts through', async () => {
+    const token = 'ghp_head0123456789abcdef';
+    const capped = await tools(['cli_execute'], { workDir: work, env: { ...env, GITHUB_TOKEN: token }, config: { cli_execute: { allowed_binaries: ['node'], env_passthrough: ['GITHUB_TOKEN'], max_output_bytes: 1024 } } });
+    // 1012 characters, then the token: the first 12 of its characters fit under the cap.
+    const value = await capped.value<CliValue>('cli_execute', { binary: 'node', args: ['probe.js', 'flood-then-token', '1012'] });
+    expect(value).toMatchObject({ stdout_truncated: true, stdout: `${'a'.repeat(1012)}[REDACTED]` });
   });
 
   it('accepts by name a binary allowed by its absolute path', async () => {
