@@ -30,13 +30,17 @@ const RELEASE = `
   SELECT pg_notify('forge_turn', md5(id)) FROM freed`;
 
 /**
- * Whether a save of `messages` over version $2 landed: the conversation is past that version and its
- * messages begin with these (a turn that took the conversation over after it kept them; one that took
- * over before it would not have them).
+ * Whether the save of turn $5 over version $2 landed: the conversation is past that version and its
+ * latest saves name the turn. Its messages beginning with the turn's ($3, $4 of them) is not enough:
+ * a turn that took the conversation over after it may have dropped its earliest messages (a
+ * conversation at its limit, Agent's keepLatest, drops some at every turn). They are still asked for
+ * when the saves were not kept (a turn saved by an older Forge since).
  */
 const SAVED = `
-  SELECT 1 FROM forge_conversations c WHERE id = $1 AND version > $2 AND $3::jsonb = (
-    SELECT coalesce(jsonb_agg(m ORDER BY n), '[]'::jsonb) FROM jsonb_array_elements(c.data->'messages') WITH ORDINALITY AS e(m, n) WHERE n <= $4)`;
+  SELECT 1 FROM forge_conversations c WHERE id = $1 AND version > $2 AND (coalesce(c.data->'saves', '[]'::jsonb) @> jsonb_build_array($5::text) OR $3::jsonb = (
+    SELECT coalesce(jsonb_agg(m ORDER BY n), '[]'::jsonb) FROM jsonb_array_elements(c.data->'messages') WITH ORDINALITY AS e(m, n) WHERE n <= $4))`;
+/** How many of a conversation's latest saves it names (SAVED): far more than can land in the time a save is retried. */
+const SAVES_KEPT = 16;
 /** How often a waiting turn tries again without a notification. */
 const POLL_MS = 250;
 
@@ -71,15 +75,16 @@ export class PostgresConversations implements ConversationStore {
     const renew = setInterval(() => void this.pool.query(RENEW, [id, owner, this.holdMs]).catch(() => {}), Math.max(100, this.holdMs / 3));
     renew.unref();
     const session = toSession(id, data);
+    const saves = [...(Array.isArray(data?.saves) ? data.saves.filter((s) => typeof s === 'string') : []), owner].slice(-SAVES_KEPT);
     let saved = false;
     try {
       const result = await work(session);
       saved = true;
-      await this.save(session, owner, version);
+      await this.save(session, owner, version, saves);
       return result;
     } catch (err) {
       // What the turn did before failing stays (as it would in memory), unless the save itself failed.
-      if (!saved) await this.save(session, owner, version).catch(() => this.pool.query(RELEASE, [id, owner]).catch(() => {}));
+      if (!saved) await this.save(session, owner, version, saves).catch(() => this.pool.query(RELEASE, [id, owner]).catch(() => {}));
       throw err;
     } finally {
       clearInterval(renew);
@@ -109,18 +114,19 @@ export class PostgresConversations implements ConversationStore {
    * Tried again on a lost connection for up to a hold (renewed meanwhile): a turn that ends while the
    * store is away keeps what it did when the store is back, unless another turn took over.
    */
-  private async save(session: Session, owner: string, version: number): Promise<void> {
-    const data = storedJson({ messages: session.messages, ...(session.pending ? { pending: session.pending } : {}) } satisfies StoredData);
+  private async save(session: Session, owner: string, version: number, saves: string[]): Promise<void> {
+    const data = storedJson({ messages: session.messages, ...(session.pending ? { pending: session.pending } : {}), saves } satisfies StoredData);
     let tries = 0;
     const { rowCount } = await retryWhileStoreAway(() => (tries++, this.pool.query(SAVE, [session.id, owner, data, version])), this.holdMs);
     if (rowCount) return;
     // A try before a lost connection may have been saved without the answer reaching this process.
-    if (tries > 1 && (await this.pool.query(SAVED, [session.id, version, storedJson(session.messages), session.messages.length])).rowCount) return;
+    if (tries > 1 && (await this.pool.query(SAVED, [session.id, version, storedJson(session.messages), session.messages.length, owner])).rowCount) return;
     throw new StateConflictError(`conversation "${session.id}" was taken over while this turn ran (its hold expired); the turn's changes were not saved`);
   }
 }
 
-type StoredData = Pick<Session, 'messages' | 'pending'>;
+/** `saves`: the turns that saved it last, latest last (SAVED). */
+type StoredData = Pick<Session, 'messages' | 'pending'> & { saves?: string[] };
 
 function toSession(id: string, data: StoredData | undefined): Session {
   return { id, messages: data?.messages ?? [], ...(data?.pending ? { pending: data.pending } : {}) };

@@ -19,7 +19,8 @@ import { MIGRATION_LOCK, MIGRATIONS } from '../../../runtime/state/postgres-migr
 import { openPool } from '../../../runtime/state/pool-client.ts';
 import { PostgresTasks } from '../../../runtime/state/postgres-tasks.ts';
 import { openPostgresStore, type PostgresStateStore, type PostgresStoreOptions } from '../../../runtime/state/postgres-store.ts';
-import { StateConflictError } from '../../../runtime/state/store.ts';
+import { StateConflictError, type Session } from '../../../runtime/state/store.ts';
+import { keepLatest } from '../../../runtime/agent/agent.ts';
 import { StateUnavailableError } from '../../../runtime/store-unavailable.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
@@ -910,6 +911,25 @@ describe('the Postgres state store when connections drop', { concurrent: true },
       await cutting.conversations.withTurn('landed', async (session) => void session.messages.push({ role: 'user', content: 'kept' }));
       expect(cutting.wasCut()).toBe(true);
       expect((await store.conversations.read('landed')).messages.map((m) => m.content)).toEqual(['kept', 'next turn']);
+    } finally {
+      await cutting.end();
+    }
+  });
+
+  it("knows a turn's save landed when the answer was lost, though the next turn dropped the conversation's earliest messages (its limit)", async () => {
+    const { url, stores: [store] } = await stores(1);
+    // A conversation at its limit: every turn drops its earliest turn as it adds one (Agent's keepLatest).
+    const limit = 4;
+    await store.conversations.withTurn('capped', async (session) => void session.messages.push({ role: 'user', content: 'first' }, { role: 'assistant', content: 'one' }));
+    const turn = (ask: string, answer: string) => async (session: Session) => {
+      session.messages.push({ role: 'user', content: ask }, { role: 'assistant', content: answer });
+      keepLatest(session.messages, limit);
+    };
+    const cutting = conversationsLosingFirstSave(url, true, () => store.conversations.withTurn('capped', turn('third', 'three')));
+    try {
+      await cutting.conversations.withTurn('capped', turn('second', 'two'));
+      expect(cutting.wasCut()).toBe(true);
+      expect((await store.conversations.read('capped')).messages.map((m) => m.content)).toEqual(['second', 'two', 'third', 'three']);
     } finally {
       await cutting.end();
     }
