@@ -10,8 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { fail, type ToolResult, type ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
-import { charsFrom, ContextTooLongError, isContextTooLong, systemWithWindow, windowStart, type ContextWindow } from './context-window.ts';
-import { endedEarly, unparsedArguments, type ChatMessage, type ModelProvider, type ModelResponse, type ToolCall } from './messages.ts';
+import { endedEarly, unparsedArguments, type ChatMessage, type ModelProvider, type ToolCall } from './messages.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET, toolResultText } from './tool-output.ts';
 import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
@@ -82,8 +81,6 @@ export interface AgentLoopOptions {
   toolOutputBudget?: number;
   maxTokens?: number;
   temperature?: number;
-  /** How much of the conversation the model takes (learned per model); without it the whole is sent, and a refusal is final. */
-  window?: ContextWindow;
   /** Stream the model's text through onEvent as it arrives. */
   stream?: boolean;
   signal?: AbortSignal;
@@ -149,17 +146,16 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     // The tools as they are now: one forged in the previous step is offered, and gated, like any other.
     const byName = new Map(options.tools.list().map((s) => [s.name, s]));
     let streamed = false;
-    const response = await completeInWindow(messages, options, (sent, system) =>
-      options.model.complete({
-        system,
-        messages: sent,
-        tools: [...byName.values()].map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema })),
-        maxTokens: options.maxTokens,
-        temperature: options.temperature,
-        signal: options.signal,
-        onText: options.stream ? (delta) => ((streamed = true), options.onEvent?.({ type: 'text', delta })) : undefined,
-      }),
-    );
+    // A model client sends as much of the conversation as each of its models takes (context-window.ts).
+    const response = await options.model.complete({
+      system: options.system,
+      messages,
+      tools: [...byName.values()].map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema })),
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      signal: options.signal,
+      onText: options.stream ? (delta) => ((streamed = true), options.onEvent?.({ type: 'text', delta })) : undefined,
+    });
     // Not streamed, or a provider that answered a streaming request with JSON: the text is shown whole, once.
     if (!streamed && response.text) options.onEvent?.({ type: 'text', delta: response.text });
     lastText = response.text;
@@ -193,30 +189,6 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     await runCalls(calls, decisions, messages, options, 'by the approval policy');
   }
   return { status: 'max-iterations', text: `${lastText ? `${lastText}\n\n` : ''}[stopped: the agent reached max_iterations (${maxIterations}) before finishing]` };
-}
-
-/**
- * Asks the model with as much of the conversation as its context window takes (context-window.ts):
- * on "too long", the earliest turns are left out and it is asked again, until only the turn is left.
- */
-async function completeInWindow(messages: ChatMessage[], options: AgentLoopOptions, complete: (sent: ChatMessage[], system: string | undefined) => Promise<ModelResponse>): Promise<ModelResponse> {
-  for (;;) {
-    const start = windowStart(messages, options.window?.maxChars());
-    try {
-      return await complete(start ? messages.slice(start) : messages, systemWithWindow(options.system, start));
-    } catch (err) {
-      if (!isContextTooLong(err) || !options.window || options.signal?.aborted) throw err;
-      const chars = charsFrom(messages, start);
-      // Only the turn itself is left to send: nothing more can be left out.
-      if (start === lastUserIndex(messages)) throw new ContextTooLongError(options.model.label, chars, err.message);
-      options.window.refused(chars);
-    }
-  }
-}
-
-function lastUserIndex(messages: readonly ChatMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return i;
-  return 0;
 }
 
 /** Ids as providers write them (OpenAI call_…, Anthropic toolu_…, vLLM chatcmpl-tool-…); Anthropic accepts no other characters. */

@@ -7,7 +7,6 @@
 import type { AgentManifest } from '../manifest.ts';
 import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, waitingCalls, type AgentEvent, type AgentOutcome, type AgentTools, type ApprovalAnswers, type PendingApproval } from './agent-loop.ts';
-import { LearnedWindows } from './context-window.ts';
 import type { ChatMessage, ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
@@ -54,8 +53,6 @@ export interface TurnOptions {
 
 export class Agent {
   private options: AgentOptions;
-  /** How much of a conversation each model takes, learned as providers refuse more (context-window.ts). */
-  private readonly windows = new LearnedWindows();
 
   constructor(options: AgentOptions) {
     this.options = { ...options };
@@ -137,7 +134,6 @@ export class Agent {
       maxIterations: this.options.maxIterations,
       maxTokens: this.options.maxTokens,
       temperature: this.options.temperature,
-      window: this.windows.for(model.label),
       stream: turn.stream,
       signal: turn.signal,
       onEvent: turn.onEvent,

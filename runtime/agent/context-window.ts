@@ -6,32 +6,49 @@
  * `num_ctx` or a gateway's limit): the whole conversation is sent until the
  * provider answers that it is too long; then the earliest turns are left
  * out, the sent part shrinking to 60 % until the provider takes it, and
- * that size is kept for the model for the rest of the process.
+ * that size is kept for the model for the rest of the process. Each model
+ * of a client learns its own (withWindow wraps each, under the fallbacks):
+ * a fallback with a smaller window neither cuts what the main model is sent
+ * nor is spared its cut because the main model failed first.
  *
  * A conversation is cut only where a user's message begins, so a tool call
  * and its result are always sent together (both wire formats refuse a
  * result without its call), and what is sent starts with a user message.
  */
 import { ForgeError } from '../diagnostics.ts';
-import { ProviderError, type ChatMessage } from './messages.ts';
+import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse } from './messages.ts';
 
-/** How much of a conversation a model took: learned per model, at most this many characters of messages. */
-export interface ContextWindow {
-  maxChars(): number | undefined;
-  /** The provider refused this many characters as too long. */
-  refused(chars: number): void;
+/**
+ * One model asked with as much of the conversation as its window takes: on "too long", the earliest
+ * turns are left out and it is asked again, until only the turn is left (then FORGE_MODEL_CONTEXT).
+ * The window is this model's alone, learned from its own refusals.
+ */
+export function withWindow(provider: ModelProvider): ModelProvider {
+  // At most this many characters of messages, once the model refused more.
+  let maxChars: number | undefined;
+  return {
+    label: provider.label,
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const { messages } = request;
+      for (;;) {
+        const start = windowStart(messages, maxChars);
+        try {
+          return await provider.complete(start ? { ...request, messages: messages.slice(start), system: systemWithWindow(request.system, start) } : request);
+        } catch (err) {
+          if (!isContextTooLong(err) || request.signal?.aborted) throw err;
+          const chars = charsFrom(messages, start);
+          // Only the turn itself is left to send: nothing more can be left out.
+          if (start === lastUserIndex(messages)) throw new ContextTooLongError(provider.label, chars, err.message);
+          maxChars = Math.min(maxChars ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK));
+        }
+      }
+    },
+  };
 }
 
-/** Windows learned per model, for one process. */
-export class LearnedWindows {
-  private readonly byModel = new Map<string, number>();
-
-  for(model: string): ContextWindow {
-    return {
-      maxChars: () => this.byModel.get(model),
-      refused: (chars) => this.byModel.set(model, Math.min(this.byModel.get(model) ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK))),
-    };
-  }
+function lastUserIndex(messages: readonly ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return i;
+  return 0;
 }
 
 /** Each refusal leaves out the earliest turns until at most this share of what was refused is sent. */
@@ -51,7 +68,7 @@ export class ContextTooLongError extends ForgeError {
  * The provider's words for a conversation too long for the model: OpenAI and vLLM ("maximum context
  * length", context_length_exceeded), Anthropic ("prompt is too long"), llama.cpp ("exceeds the
  * available context size"), Gemini's OpenAI endpoint ("input token count … exceeds"), and a gateway's
- * 413. With fallbacks, any model's failure among them counts.
+ * 413.
  */
 const TOO_LONG = /maximum context length|context_length_exceeded|context length|prompt is too long|exceeds? the (available )?context|exceed_context_size|context window|input token count.*exceeds|too many (input )?tokens/i;
 

@@ -11,6 +11,7 @@ import { secretFromEnv } from '../../secrets.ts';
 import { createOpenAIProvider } from './openai.ts';
 import { tracedModel } from '../../telemetry/instrument-model.ts';
 import { withRetries, type RetryNotice } from './retries.ts';
+import { ContextTooLongError, withWindow } from '../context-window.ts';
 
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
@@ -51,7 +52,8 @@ export interface ModelNotices {
 
 export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, notices: ModelNotices = {}): ModelClient {
   // Each model is traced on its own, each try too, so a retry or a fallback shows as a failed call and the next one.
-  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => withRetries(tracedModel(createProvider(ref, http, env)), notices.retry));
+  // Each learns its own context window: a fallback's may be smaller than the main model's, or larger.
+  const providers = [settings, ...(settings.fallbacks ?? [])].map((ref) => withWindow(withRetries(tracedModel(createProvider(ref, http, env)), notices.retry)));
   return withFallbacks(providers, notices.fallback);
 }
 
@@ -60,7 +62,7 @@ export function withFallbacks(providers: readonly ModelProvider[], onFallback?: 
     label: providers[0]?.label ?? 'none',
     chain: providers.map((p) => p.label),
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      const failures: string[] = [];
+      const failures: Error[] = [];
       for (const [index, provider] of providers.entries()) {
         try {
           return await provider.complete(request);
@@ -70,11 +72,13 @@ export function withFallbacks(providers: readonly ModelProvider[], onFallback?: 
           if (err instanceof ProviderError && err.streamed) throw err;
           // One model and no fallback: its own error, with no talk of fallbacks that do not exist.
           if (providers.length === 1) throw err;
-          failures.push((err as Error).message);
+          failures.push(err as Error);
           if (index < providers.length - 1) onFallback?.(provider.label, err as Error);
         }
       }
-      throw new ProviderError('models', `every model failed: ${failures.join('; ')}`);
+      // The turn too long for every model: FORGE_MODEL_CONTEXT, as with one model.
+      if (failures.every((f) => f instanceof ContextTooLongError)) throw failures[0];
+      throw new ProviderError('models', `every model failed: ${failures.map((f) => f.message).join('; ')}`);
     },
   };
 }

@@ -125,3 +125,27 @@ describe('a provider saying a request is too long', () => {
     expect(isContextTooLong(new ProviderError('p', message, status))).toBe(false);
   });
 });
+
+describe('a model with a fallback whose context window is smaller', () => {
+  it("learns each model's window apart: the fallback's refusal does not cut what the main model is sent", async () => {
+    // The main model takes any length, and is down for three requests (a try and its two retries) when told.
+    let down = 0;
+    const main = await startScriptedOpenAI(Array.from({ length: 100 }, () => (): ScriptedTurn => (down > 0 ? (down--, { status: 503, headers: { 'retry-after-ms': '0' }, text: 'overloaded' }) : { text: 'main answer' })));
+    // The fallback takes at most 3,000 characters of messages.
+    const fallback = await startScriptedOpenAI(Array.from({ length: 100 }, () => (body: Record<string, any>): ScriptedTurn => (JSON.stringify(body.messages).length > 3000 ? { status: 400, text: TOO_LONG.openai } : { text: 'fallback answer' })));
+    const agent = new Agent({
+      manifest: { agent_id: 'long', version: '1.0.0', description: 'Answers.' },
+      tools: { list: () => [], execute: async () => ok(null) },
+      model: createModelClient({ provider: 'openai', name: 'big', base_url: `${main.url}/v1`, fallbacks: [{ provider: 'openai', name: 'small', base_url: `${fallback.url}/v1` }] }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    for (let i = 0; i < 10; i++) expect(await agent.send('c', `question ${i}: ${'q'.repeat(400)}`)).toMatchObject({ status: 'completed', text: 'main answer' });
+    down = 3;
+    expect(await agent.send('c', `question 10: ${'q'.repeat(400)}`)).toMatchObject({ status: 'completed' });
+    expect(await agent.send('c', `question 11: ${'q'.repeat(400)}`)).toMatchObject({ status: 'completed', text: 'main answer' });
+    // The main model, which never refused, is sent the whole conversation again.
+    const last = main.bodies.at(-1)!;
+    expect(JSON.stringify(last.messages)).toContain('question 0:');
+    expect(JSON.stringify(last.messages)).not.toContain('earliest messages of this conversation are not shown');
+  });
+});
