@@ -148,4 +148,20 @@ describe('a model with a fallback whose context window is smaller', () => {
     expect(JSON.stringify(last.messages)).toContain('question 0:');
     expect(JSON.stringify(last.messages)).not.toContain('earliest messages of this conversation are not shown');
   });
+  it('cuts what the main model is sent to its own smaller window rather than leaving every long turn to the fallback, and a turn too long for both fails with FORGE_MODEL_CONTEXT', async () => {
+    const windowed = (limit: number, answer: string) => startScriptedOpenAI(Array.from({ length: 100 }, () => (body: Record<string, any>): ScriptedTurn => (JSON.stringify(body.messages).length > limit ? { status: 400, text: TOO_LONG.openai } : { text: answer })));
+    const main = await windowed(3000, 'main answer');
+    const fallback = await windowed(6000, 'fallback answer');
+    const agent = new Agent({
+      manifest: { agent_id: 'long', version: '1.0.0', description: 'Answers.' },
+      tools: { list: () => [], execute: async () => ok(null) },
+      model: createModelClient({ provider: 'openai', name: 'small', base_url: `${main.url}/v1`, fallbacks: [{ provider: 'openai', name: 'big', base_url: `${fallback.url}/v1` }] }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    for (let i = 0; i < 12; i++) expect(await agent.send('c', `question ${i}: ${'q'.repeat(400)}`), `turn ${i}`).toMatchObject({ status: 'completed', text: 'main answer' });
+    expect(fallback.bodies).toHaveLength(0);
+    expect(JSON.stringify(main.bodies.at(-1)!.messages)).not.toContain('question 0:');
+    const error = await agent.send('c', 'x'.repeat(7000)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FORGE_MODEL_CONTEXT', message: expect.stringContaining('too long for model openai:small on their own') });
+  });
 });
