@@ -91,7 +91,7 @@ export class Agent {
         session.pending = undefined;
       }
       session.messages.push({ role: 'user', content: text });
-      return this.finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
+      return this.finish(session, () => traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 
@@ -102,15 +102,23 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return this.finish(session, await traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
+      return this.finish(session, () => traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
     });
   }
 
-  /** Records a paused turn in the session and keeps the conversation within its limit (the store saves it when the turn ends). */
-  private finish(session: Session, outcome: AgentOutcome, taskId?: string): AgentOutcome {
-    if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
-    keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES);
-    return outcome;
+  /**
+   * Runs a turn, records it in the session if it paused, and keeps the conversation within its limit
+   * (the store saves it when the turn ends) also when the turn fails: what a failed turn did stays, and
+   * a schedule whose every run fails (a revoked key, a turn too long alone) would otherwise grow for good.
+   */
+  private async finish(session: Session, run: () => Promise<AgentOutcome>, taskId?: string): Promise<AgentOutcome> {
+    try {
+      const outcome = await run();
+      if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
+      return outcome;
+    } finally {
+      keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES);
+    }
   }
 
   private requireModel(): ModelProvider {

@@ -84,6 +84,25 @@ describe('a conversation past the messages it keeps', () => {
     expect(kept.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['run 18', 'run 19']);
   });
 
+  it('drops its earliest turns also when turns fail, as a schedule whose model refuses every run keeps failing', async () => {
+    // Every run: the tool is called, then the model refuses (a turn too long alone, a revoked key): the turn fails.
+    const llm = await startScriptedOpenAI(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? { toolCalls: [{ name: 'reader', arguments: {} }] } : { status: 400, text: 'refused' })));
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'reader', description: 'r', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('a large result') }, 'test');
+    const sessions = new FileConversations(tempDir());
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
+      sessions,
+      maxKeptMessages: 6,
+    });
+    for (let i = 0; i < 20; i++) await expect(agent.send('schedule-daily', `run ${i}`)).rejects.toThrow('refused');
+    const kept = (await sessions.read('schedule-daily')).messages;
+    expect(kept.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant', 'tool']);
+    expect(kept.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['run 18', 'run 19']);
+  });
+
   it('keeps the default limit, and keeps a turn longer than the limit whole', () => {
     const turns = (n: number) => Array.from({ length: n }, (_, i) => [{ role: 'user' as const, content: `q${i}` }, { role: 'assistant' as const, content: `a${i}` }]).flat();
     const many = turns(MAX_KEPT_MESSAGES / 2);
