@@ -84,6 +84,8 @@ export interface AgentLoopOptions {
   /** Stream the model's text through onEvent as it arrives. */
   stream?: boolean;
   signal?: AbortSignal;
+  /** The conversation's id, sent with each model request (what is learned of its context window is its own). */
+  conversation?: string;
   onEvent?: (event: AgentEvent) => void;
 }
 
@@ -154,6 +156,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
       maxTokens: options.maxTokens,
       temperature: options.temperature,
       signal: options.signal,
+      conversation: options.conversation,
       onText: options.stream ? (delta) => ((streamed = true), options.onEvent?.({ type: 'text', delta })) : undefined,
     });
     // Not streamed, or a provider that answered a streaming request with JSON: the text is shown whole, once.

@@ -144,6 +144,7 @@ export class Agent {
       temperature: this.options.temperature,
       stream: turn.stream,
       signal: turn.signal,
+      conversation: contextId,
       onEvent: turn.onEvent,
     };
   }

@@ -6,9 +6,13 @@
  * `num_ctx` or a gateway's limit): the whole conversation is sent until the
  * provider answers that it is too long; then the earliest turns are left
  * out, the sent part shrinking to 60 % until the provider takes it, and
- * that size is kept for the model for the rest of the process. Each model
- * of a client learns its own (withWindow wraps each, under the fallbacks):
- * a fallback with a smaller window neither cuts what the main model is sent
+ * that size is kept for the conversation and the model for the rest of the
+ * process. Per conversation, since the size is in characters and a window
+ * in tokens: a conversation whose text takes more tokens a character
+ * (another language, encoded data) is refused at fewer characters, and
+ * would otherwise cut what every other conversation is sent. Each model of
+ * a client learns its own (withWindow wraps each, under the fallbacks): a
+ * fallback with a smaller window neither cuts what the main model is sent
  * nor is spared its cut because the main model failed first.
  *
  * A conversation is cut only where a user's message begins, so a tool call
@@ -18,20 +22,24 @@
 import { ForgeError } from '../diagnostics.ts';
 import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse } from './messages.ts';
 
+/** Conversations whose window a model keeps, the latest (a Map keeps insertion order). */
+export const WINDOWS_KEPT = 10_000;
+
 /**
  * One model asked with as much of the conversation as its window takes: on "too long", the earliest
  * turns are left out and it is asked again, until only the turn is left (then FORGE_MODEL_CONTEXT).
- * The window is this model's alone, learned from its own refusals.
+ * The window is this model's alone and the conversation's (request.conversation), learned from its own refusals.
  */
 export function withWindow(provider: ModelProvider): ModelProvider {
-  // At most this many characters of messages, once the model refused more.
-  let maxChars: number | undefined;
+  // Per conversation: at most this many characters of messages, once the model refused more.
+  const maxChars = new Map<string, number>();
   return {
     label: provider.label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const { messages } = request;
+      const key = request.conversation ?? '';
       for (;;) {
-        const start = windowStart(messages, maxChars);
+        const start = windowStart(messages, maxChars.get(key));
         try {
           return await provider.complete(start ? { ...request, messages: messages.slice(start), system: systemWithWindow(request.system, start) } : request);
         } catch (err) {
@@ -39,7 +47,10 @@ export function withWindow(provider: ModelProvider): ModelProvider {
           const chars = charsFrom(messages, start);
           // Only the turn itself is left to send: nothing more can be left out.
           if (start === lastUserIndex(messages)) throw new ContextTooLongError(provider.label, chars, err.message);
-          maxChars = Math.min(maxChars ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK));
+          const learned = Math.min(maxChars.get(key) ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK));
+          maxChars.delete(key);
+          maxChars.set(key, learned);
+          if (maxChars.size > WINDOWS_KEPT) maxChars.delete(maxChars.keys().next().value!);
         }
       }
     },

@@ -31,6 +31,8 @@ export interface ModelRequest {
   maxTokens?: number;
   temperature?: number;
   signal?: AbortSignal;
+  /** The conversation this request goes on with (its context id): a context window is learned per conversation (context-window.ts). */
+  conversation?: string;
   /** Called with each piece of text as it streams in; providers stream when it is set. */
   onText?: (delta: string) => void;
 }

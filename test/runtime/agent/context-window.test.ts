@@ -165,3 +165,24 @@ describe('a model with a fallback whose context window is smaller', () => {
     expect(error).toMatchObject({ code: 'FORGE_MODEL_CONTEXT', message: expect.stringContaining('too long for model openai:small on their own') });
   });
 });
+
+describe('conversations of one model whose text is not alike', () => {
+  it("learns each conversation's window apart: one whose text takes more tokens a character does not cut what the others are sent", async () => {
+    // A model that takes 3,000 tokens: a token is four ASCII characters, or one other character (as CJK text, or encoded data, often is).
+    const tokens = (text: string) => [...text].reduce((n, c) => n + (c.charCodeAt(0) < 128 ? 0.25 : 1), 0);
+    const model = await startScriptedOpenAI(Array.from({ length: 200 }, () => (body: Record<string, any>): ScriptedTurn => (tokens(JSON.stringify(body.messages)) > 3000 ? { status: 400, text: TOO_LONG.openai } : { text: 'answer' })));
+    const agent = new Agent({
+      manifest: { agent_id: 'shared', version: '1.0.0', description: 'Answers everyone.' },
+      tools: { list: () => [], execute: async () => ok(null) },
+      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${model.url}/v1` }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    for (let i = 0; i < 10; i++) await agent.send('english', `question ${i}: ${'q'.repeat(400)}`);
+    // Another client's conversation, dense in tokens, outgrows the window.
+    for (let i = 0; i < 12; i++) expect(await agent.send('dense', `問題 ${i}: ${'語'.repeat(400)}`)).toMatchObject({ status: 'completed' });
+    expect(model.bodies.some((b) => JSON.stringify(b.messages).includes('earliest messages of this conversation are not shown'))).toBe(true);
+    // The first conversation, about 5,000 characters (1,300 tokens), is still sent whole.
+    await agent.send('english', `question 10: ${'q'.repeat(400)}`);
+    expect(JSON.stringify(model.bodies.at(-1)!.messages)).toContain('question 0:');
+  });
+});
