@@ -157,6 +157,8 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
       temperature: options.temperature,
       signal: options.signal,
       conversation: options.conversation,
+      // Always a stream from the provider, shown or not: a long answer to a turn that shows nothing (a schedule's) is not cut off.
+      stream: true,
       onText: options.stream ? (delta) => ((streamed = true), options.onEvent?.({ type: 'text', delta })) : undefined,
     });
     // Not streamed, or a provider that answered a streaming request with JSON: the text is shown whole, once.

@@ -33,6 +33,12 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** The conversation this request goes on with (its context id): a context window is learned per conversation (context-window.ts). */
   conversation?: string;
+  /**
+   * Ask for the answer as a stream even with no onText: a long answer then has no deadline on the whole,
+   * only on its gaps (provider-http.ts), where an answer sent whole as JSON must come within the deadline
+   * on the response.
+   */
+  stream?: boolean;
   /** Called with each piece of text as it streams in; providers stream when it is set. */
   onText?: (delta: string) => void;
 }

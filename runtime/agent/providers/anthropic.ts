@@ -40,7 +40,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      const stream = request.onText !== undefined;
+      const stream = request.onText !== undefined || request.stream === true;
       const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages: toWire(request.messages), stream };
       if (request.system) body.system = request.system;
       if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
@@ -93,6 +93,9 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
 async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
   let text = '';
   let stopReason = 'end_turn';
+  // Text the caller was shown (onText): asked again, or of another model, it would be shown twice. Text of a
+  // stream no one is shown (a schedule's turn) is not: a stream that breaks is asked again like any.
+  const shown = (): boolean => onText !== undefined && text.length > 0;
   let inputTokens: number | undefined;
   let outputTokens = 0;
   const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
@@ -140,14 +143,14 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
           break;
         case 'error':
           // Anthropic sends "overloaded_error" mid-stream as it answers 529 before one: worth asking again.
-          throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, text.length > 0, data.error?.type === 'overloaded_error' ? {} : undefined);
+          throw new ProviderError(label, data.error?.message ?? 'stream error', undefined, shown(), data.error?.type === 'overloaded_error' ? {} : undefined);
       }
     }
   } catch (err) {
-    throw brokenStream(label, err, text.length > 0);
+    throw brokenStream(label, err, shown());
   }
 
-  if (!finished) throw incompleteStream(label, 'no message_stop', text.length > 0);
+  if (!finished) throw incompleteStream(label, 'no message_stop', shown());
   const toolCalls: ToolCall[] = [...blocks.entries()]
     .sort((a, b) => a[0] - b[0])
     .filter(([, b]) => b.type === 'tool_use')

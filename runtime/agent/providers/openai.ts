@@ -43,7 +43,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      const stream = request.onText !== undefined;
+      const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
         const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
@@ -119,6 +119,9 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
 async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
   let text = '';
   let stopReason = 'stop';
+  // Text the caller was shown (onText): asked again, or of another model, it would be shown twice. Text of a
+  // stream no one is shown (a schedule's turn) is not: a stream that breaks is asked again like any.
+  const shown = (): boolean => onText !== undefined && text.length > 0;
   let usage: ModelResponse['usage'];
   // Tool calls arrive in pieces, keyed by index: the first piece has the id and name.
   const calls = new Map<number, { id: string; name: string; args: string }>();
@@ -136,7 +139,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
       } catch {
         continue; // keep-alive comments and the like
       }
-      if (chunk.error) throw new ProviderError(label, chunk.error.message ?? 'stream error', undefined, text.length > 0);
+      if (chunk.error) throw new ProviderError(label, chunk.error.message ?? 'stream error', undefined, shown());
       if (chunk.usage) usage = usageOf(chunk.usage).usage;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -158,9 +161,9 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
       }
     }
   } catch (err) {
-    throw brokenStream(label, err, text.length > 0);
+    throw brokenStream(label, err, shown());
   }
-  if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', text.length > 0);
+  if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', shown());
   const toolCalls: ToolCall[] = [...calls.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([index, c]) => ({ id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) }));
