@@ -84,14 +84,21 @@ export class Agent {
   send(contextId: string, text: string, turn: TurnOptions = {}): Promise<AgentOutcome> {
     return this.options.sessions.withTurn(contextId, async (session) => {
       const model = this.requireModel();
-      // A new message while approval was pending means the person moved on: the paused
-      // calls are refused (the model learns it with the new message, in one turn).
-      if (session.pending) {
-        await settlePending(session.messages, session.pending, {}, { tools: this.toolsFor(contextId) });
-        session.pending = undefined;
-      }
-      session.messages.push({ role: 'user', content: text });
-      return this.finish(session, () => traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId))), turn.taskId);
+      return this.finish(
+        session,
+        async () => {
+          // A new message while approval was pending means the person moved on: the paused
+          // calls are refused (the model learns it with the new message, in one turn).
+          if (session.pending) {
+            const pending = session.pending;
+            session.pending = undefined;
+            await settlePending(session.messages, pending, {}, { tools: this.toolsFor(contextId) });
+          }
+          session.messages.push({ role: 'user', content: text });
+          return traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId)));
+        },
+        turn.taskId,
+      );
     });
   }
 
@@ -116,6 +123,9 @@ export class Agent {
       const outcome = await run();
       if (outcome.status === 'input-required') session.pending = { ...outcome.pending, ...(taskId ? { taskId } : {}) };
       return outcome;
+    } catch (err) {
+      answerUnansweredCalls(session.messages);
+      throw err;
     } finally {
       keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES);
     }
@@ -148,6 +158,24 @@ export class Agent {
       onEvent: turn.onEvent,
     };
   }
+}
+
+/**
+ * A turn that failed between the model's tool calls and their results (a tool lookup or the
+ * store threw, a resumed batch failed to settle) left calls without results: both wire formats
+ * refuse such a conversation, so every later turn of it would fail. Each gets a result saying so.
+ */
+export function answerUnansweredCalls(messages: ChatMessage[]): void {
+  const at = messages.findLastIndex((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
+  if (at < 0) return;
+  const call = messages[at];
+  if (call.role !== 'assistant') return;
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+  const missing = (call.toolCalls ?? []).filter((c) => !answered.has(c.id));
+  // Results go right after their calls' message and its other results: nothing else can come between.
+  let insertAt = at + 1;
+  while (insertAt < messages.length && messages[insertAt].role === 'tool') insertAt++;
+  messages.splice(insertAt, 0, ...missing.map((c) => ({ role: 'tool' as const, toolCallId: c.id, name: c.name, content: 'FORGE_TOOL_CANCELLED: the turn failed before this call ran', isError: true })));
 }
 
 /** The earliest turns past `max` messages dropped, whole: the kept part starts with a user's message. */

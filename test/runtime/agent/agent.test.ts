@@ -116,3 +116,26 @@ describe('a conversation past the messages it keeps', () => {
     expect(long).toHaveLength(31);
   });
 });
+
+describe('a turn that fails between the model\'s calls and their results', () => {
+  it('leaves each call answered, so the next turn of the conversation can be sent', async () => {
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ id: 'c1', name: 'deleter', arguments: {} }, { id: 'c2', name: 'deleter', arguments: {} }] }, { text: 'next turn answered' }]);
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'deleter', description: 'd', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('deleted') }, 'test');
+    let decided = 0;
+    const sessions = new FileConversations(tempDir());
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
+      // The gate fails on the first turn, after the model's calls are in the conversation.
+      gate: { decide: () => { if (decided++ === 0) throw new Error('policy store unreachable'); return 'allow'; } },
+      sessions,
+    });
+    await expect(agent.send('c', 'delete both')).rejects.toThrow('policy store unreachable');
+    expect(await agent.send('c', 'try again')).toEqual({ status: 'completed', text: 'next turn answered' });
+    const sent = llm.bodies[1].messages as { role: string; tool_calls?: { id: string }[]; tool_call_id?: string; content: string }[];
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'user']);
+    expect(sent.slice(3, 5).map((m) => [m.tool_call_id, m.content])).toEqual([['c1', 'FORGE_TOOL_CANCELLED: the turn failed before this call ran'], ['c2', 'FORGE_TOOL_CANCELLED: the turn failed before this call ran']]);
+  });
+});
