@@ -165,12 +165,13 @@ describe('a bundle whose cli_execute allows a binary that is not installed', () 
 describe('a bundle with every tool Forge ships', () => {
   // The budget was 1.5 MB before wave 2 added, to every bundle, the tool sandbox, the launcher
   // policy, verified file access, exact output, both state stores (pg gzipped), telemetry and
-  // bundle verification (about 150 kB); forge_tool adds about 80 kB when enabled.
-  it('stays under 1.75 MB, forge_tool included', async () => {
+  // bundle verification (about 150 kB); forge_tool adds about 80 kB when enabled. 1.8 MB since the
+  // model retries, learned context windows and secret masking of logs and outputs (about 8 kB).
+  it('stays under 1.8 MB, forge_tool included', async () => {
     // forge_tool is enabled by emergent:, not under tools:.
     const project = writeProject({ 'forge.yaml': `agent_id: everything\nversion: 1.0.0\nemergent: true\ntools:\n${CATALOG.filter((e) => e.name !== 'forge_tool').map((e) => `  - ${e.name}`).join('\n')}\n` });
     const built = await forge(['build'], project);
     expect(built.code, built.stderr).toBe(0);
-    expect(bundleCodeSize(join(project, '.forge-output'))).toBeLessThan(1.75 * 1024 * 1024);
+    expect(bundleCodeSize(join(project, '.forge-output'))).toBeLessThan(1.8 * 1024 * 1024);
   });
 });
