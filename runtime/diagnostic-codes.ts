@@ -138,6 +138,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_JSON_QUERY: { severity: 'error', when: 'run', meaning: 'invalid JMESPath query ...: ...' },
   FORGE_JSON_SYNTAX: { severity: 'error', when: 'run', meaning: 'the text is not valid JSON' },
   FORGE_JSON_TOO_DEEP: { severity: 'error', when: 'run', meaning: 'the JSON body nests deeper than the server accepts' },
+  FORGE_LISTEN: { severity: 'error', when: 'run', meaning: 'the server cannot listen where it was asked: the port is in use, needs privileges, or the host is not an address of this machine' },
   FORGE_MATH_ERROR: { severity: 'error', when: 'run', meaning: 'the expression does not parse or cannot be evaluated' },
   FORGE_MCP_CALL: { severity: 'error', when: 'run', meaning: 'the MCP server rejected the call' },
   FORGE_MCP_CONNECT: { severity: 'error', when: 'run', meaning: 'a required MCP server cannot be reached' },

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseArgsProblem } from './parse-args-problem.ts';
+import { ForgeError } from './diagnostics.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
 import { nodeLineWarning } from './node-lines.ts';
@@ -98,7 +99,8 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     return await runInvocation(contents, invocation);
   } catch (err) {
     // In the log's format: with --log-format json, a failure to start (a port in use) is one JSON line too.
-    invocation.problem(`forge runtime: ${(err as Error).message}`);
+    // An expected failure (a port in use) keeps its code and hint, as forge's diagnostics do; no stack.
+    invocation.problem(err instanceof ForgeError ? `error: ${err.code} ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}` : `forge runtime: ${(err as Error).message}`);
     if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
     else if (process.env.FORGE_VERBOSE) process.stderr.write(`${redactSecrets(String((err as Error).stack))}\n`);
     return 1;

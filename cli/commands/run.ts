@@ -122,6 +122,10 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
     if (manifest.model !== modelAtStart) running.agent.useModel(agentModel(manifest.model, { http, log }));
     studio?.attach(running.agent, running.token);
   } catch (err) {
+    // Nothing is served: the watcher and the tool workers would keep the process running after its error.
+    stopWatching();
+    studio?.close();
+    await registry.close();
     // A setting serve refuses: a usage error in text, a JSON line (run's catch) in json.
     if (err instanceof AuthConfigError && !log.json) throw new UsageError(err.message);
     throw err;

@@ -19,6 +19,7 @@ import { AgentRoutes } from './agent-routes.ts';
 import { BodyTimeoutError, BodyTooLargeError } from './request-body.ts';
 import { applyServerLimits, closeUnlessBodyRead, httpLimits, JsonTooDeepError, serverOptions, type HttpLimits } from './http-limits.ts';
 import { requestPath } from './request-target.ts';
+import { listenFailure } from './listen-failure.ts';
 import { sendFailure } from './respond.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { traceRequest } from '../telemetry/trace-request.ts';
@@ -83,7 +84,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   applyServerLimits(server, limits);
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, options.host, options.port)));
     server.listen(options.port, options.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
