@@ -426,7 +426,7 @@ function describeCommand({ manifest, positionals }: StartedRuntime): number {
   }
   const spec = manifest.tools.find((t) => t.name === name);
   if (!spec) {
-    process.stderr.write(`error: no tool named "${name}"\nhint: ${unknownToolHint(name, manifest.tools.map((t) => t.name))}\n`);
+    process.stderr.write(`error: FORGE_TOOL_UNKNOWN no tool named "${name}"\nhint: ${unknownToolHint(name, manifest.tools.map((t) => t.name))}\n`);
     return 1;
   }
   process.stdout.write(JSON.stringify(spec, null, 2) + '\n');
@@ -443,8 +443,7 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
     try {
       args = JSON.parse(json);
     } catch (err) {
-      process.stderr.write(`arguments are not valid JSON: ${(err as Error).message}\n`);
-      return 2;
+      return usageError(`the arguments are not valid JSON: ${(err as Error).message}\n  hint: give them as one JSON object after the tool's name, quoted: node runtime.mjs call ${name} '{"key": "value"}'`, 'call');
     }
   }
   // The person named this tool, so it is approved; what it calls goes through the policy.
@@ -454,7 +453,7 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
   const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true, sees: 'everything' });
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
-  else process.stderr.write(`error: ${terminalText(result.error.message)}${result.error.hint ? `\nhint: ${terminalText(result.error.hint)}` : ''}\n`);
+  else process.stderr.write(`error: ${result.error.code} ${terminalText(result.error.message)}${result.error.hint ? `\nhint: ${terminalText(result.error.hint)}` : ''}\n`);
   return result.ok ? 0 : 1;
 }
 

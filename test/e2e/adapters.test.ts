@@ -153,7 +153,7 @@ describe('adapter tools from the built bundle, in an empty directory', () => {
   it('exits 1 with the error an MCP tool returned', async () => {
     const { code, stderr } = await runtime(['call', 'everything__get-resource-reference', '{"resourceId": 0}']);
     expect(code).toBe(1);
-    expect(stderr).toContain('error: everything__get-resource-reference: Invalid resourceId: 0. Must be a finite positive integer.');
+    expect(stderr).toContain('error: FORGE_MCP_TOOL_ERROR everything__get-resource-reference: Invalid resourceId: 0. Must be a finite positive integer.');
   });
 
   it("says a tool forge.yaml's tools.deny leaves out is left out, never suggesting another of the server's tools, from the bundle and from sources", async () => {

@@ -187,10 +187,17 @@ describe('the runtime core', () => {
     for (const command of ['call', 'describe']) {
       const typo = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), command, 'shuot'], { cwd: bundle });
       expect(typo).toMatchObject({ code: 1, stdout: '' });
-      expect(typo.stderr).toContain('error: no tool named "shuot"\nhint: did you mean "shout"?\n');
+      expect(typo.stderr).toContain('error: FORGE_TOOL_UNKNOWN no tool named "shuot"\nhint: did you mean "shout"?\n');
       const none = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), command, 'weather'], { cwd: bundle });
-      expect(none.stderr).toContain('error: no tool named "weather"\nhint: the tools you can call: shout, uuid_generate\n');
+      expect(none.stderr).toContain('error: FORGE_TOOL_UNKNOWN no tool named "weather"\nhint: the tools you can call: shout, uuid_generate\n');
     }
+    // A failed call names its code, as forge tool run does; arguments that are not JSON are a usage error that says how to give them.
+    const noText = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{}'], { cwd: bundle });
+    expect(noText).toMatchObject({ code: 1, stdout: '' });
+    expect(noText.stderr).toContain('error: FORGE_TOOL_ARGS invalid arguments for "shout": missing required argument "text"\nhint: its arguments: text (required)\n');
+    const notJson = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{text: hi}'], { cwd: bundle });
+    expect(notJson).toMatchObject({ code: 2, stdout: '' });
+    expect(notJson.stderr).toMatch(/^the arguments are not valid JSON: .*\n  hint: give them as one JSON object after the tool's name, quoted: node runtime.mjs call shout '\{"key": "value"\}'\n\n  call NAME \[JSON\]/);
     // A platform's PORT with a stray space still names the port; an empty one is unset.
     const port = await freePort();
     const spaced = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--no-auth'], { cwd: bundle, env: { PORT: ` ${port} ` } });
