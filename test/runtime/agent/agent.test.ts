@@ -64,19 +64,25 @@ describe('parseApprovalAnswer', () => {
   });
 });
 
+/** An agent on the file store with one read tool, keeping at most `maxKeptMessages` messages. */
+function keepingAgent(llmUrl: string, tool: string, maxKeptMessages: number) {
+  const registry = new ToolRegistry({ workDir: process.cwd() });
+  registry.register({ name: tool, description: tool, category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok(`${tool} done`) }, 'test');
+  const sessions = new FileConversations(tempDir());
+  const agent = new Agent({
+    manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+    tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+    model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llmUrl}/v1` }, new HttpClient(), {}),
+    sessions,
+    maxKeptMessages,
+  });
+  return { agent, sessions };
+}
+
 describe('a conversation past the messages it keeps', () => {
   it('drops its earliest turns whole at the end of a turn, keeping the latest and starting with a user message', async () => {
     const llm = await startScriptedOpenAI(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? { toolCalls: [{ name: 'deleter', arguments: {} }] } : { text: `answer ${i}` })));
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'deleter', description: 'd', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('deleted') }, 'test');
-    const sessions = new FileConversations(tempDir());
-    const agent = new Agent({
-      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
-      sessions,
-      maxKeptMessages: 10,
-    });
+    const { agent, sessions } = keepingAgent(llm.url, 'deleter', 10);
     for (let i = 0; i < 20; i++) await agent.send('schedule-daily', `run ${i}`);
     const kept = (await sessions.read('schedule-daily')).messages;
     // Four messages a turn (question, call, result, answer): two whole turns fit in ten.
@@ -87,16 +93,7 @@ describe('a conversation past the messages it keeps', () => {
   it('drops its earliest turns also when turns fail, as a schedule whose model refuses every run keeps failing', async () => {
     // Every run: the tool is called, then the model refuses (a turn too long alone, a revoked key): the turn fails.
     const llm = await startScriptedOpenAI(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? { toolCalls: [{ name: 'reader', arguments: {} }] } : { status: 400, text: 'refused' })));
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'reader', description: 'r', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('a large result') }, 'test');
-    const sessions = new FileConversations(tempDir());
-    const agent = new Agent({
-      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
-      sessions,
-      maxKeptMessages: 6,
-    });
+    const { agent, sessions } = keepingAgent(llm.url, 'reader', 6);
     for (let i = 0; i < 20; i++) await expect(agent.send('schedule-daily', `run ${i}`)).rejects.toThrow('refused');
     const kept = (await sessions.read('schedule-daily')).messages;
     expect(kept.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant', 'tool']);

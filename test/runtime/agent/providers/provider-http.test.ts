@@ -15,15 +15,20 @@ import { startServer } from '../../../helpers/http-server.ts';
 const ask = (onText?: (delta: string) => void) => ({ messages: [{ role: 'user' as const, content: 'hi' }], tools: [], onText });
 const piece = (res: ServerResponse, text: string) => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`);
 
+/** 12 pieces 50 ms apart, then the end: 600 ms in all, with no gap near a 400 ms limit. */
+async function streamSlowly(res: ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (let i = 0; i < 12; i++) {
+    piece(res, `${i} `);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+}
+
 describe('a streamed answer', () => {
   it('that takes longer than the timeout in all, while it keeps coming, is whole', async () => {
     const server = await startServer(async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (let i = 0; i < 12; i++) {
-        piece(res, `${i} `);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+      await streamSlowly(res);
     });
     // 12 pieces 50 ms apart: 600 ms in all, past a 400 ms timeout, with no gap near it.
     const model = createOpenAIProvider({ model: 'slow', baseUrl: `${server.url}/v1`, http: new HttpClient(), timeoutMs: 400, idleMs: 400 });
@@ -60,12 +65,7 @@ describe('an answer to a turn that shows nothing as it comes (a schedule\'s)', (
         await new Promise((resolve) => setTimeout(resolve, 600));
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'whole' }, finish_reason: 'stop' }] }));
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (let i = 0; i < 12; i++) {
-        piece(res, `${i} `);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+      await streamSlowly(res);
     });
     const model = createOpenAIProvider({ model: 'slow', baseUrl: `${server.url}/v1`, http: new HttpClient(), timeoutMs: 400, idleMs: 400 });
     const outcome = await runAgentTurn([{ role: 'user', content: 'write the report' }], { model, tools: { list: () => [], execute: async () => ({ ok: true, value: null }) }, gate: { decide: () => 'allow' } });
