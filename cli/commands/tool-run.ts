@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { assembleRuntime } from '../../runtime/assemble.ts';
 import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
-import { DiagnosticError, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { DiagnosticError, error, type Diagnostic } from '../../runtime/diagnostics.ts';
 import type { ToolRegistry } from '../../runtime/tools/registry.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
@@ -18,6 +18,7 @@ import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
+import { toolFailureLocation, tracebackKind } from '../tool-failure-location.ts';
 import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { logText } from '../../runtime/telemetry/log-text.ts';
@@ -169,9 +170,13 @@ export async function run(argv: string[]): Promise<number> {
       if (values.verbose) process.stderr.write(c.dim(`${name} finished in ${formatMs(result.durationMs ?? 0)}\n`));
     } else {
       const e = result.error;
+      // A tool that threw is shown at the line of the project's code it threw from, like a compiler's error;
+      // its traceback (or stack) with --verbose.
+      const at = toolFailureLocation(e.details, project.config.toolDirs.map((d) => d.absolute));
+      const trace = tracebackKind(e.details);
+      const hint = e.hint ?? (trace && !values.verbose ? `--verbose shows the ${trace}` : undefined);
       // A failure's text is often someone else's: a service's error body, a tool's stderr tail.
-      process.stderr.write(`${errColor.red('✘')} ${errColor.dim(e.code)} ${terminalText(e.message)}\n`);
-      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalText(e.hint)}\n`);
+      printDiagnostics([error(e.code, terminalText(e.message), at ? { ...at, lineText: at.lineText === undefined ? undefined : terminalText(at.lineText) } : {}, hint === undefined ? undefined : terminalText(hint))]);
       if (values.verbose && e.details) process.stderr.write(`${errColor.dim(terminalText(e.details))}\n`);
     }
     return result.ok ? 0 : 1;

@@ -1,0 +1,28 @@
+/** `forge tool run` of a tool that throws: shown at the line of the project's code it threw from, the traceback with --verbose. */
+import { describe, expect, it } from 'vitest';
+import { forge, minimalConfig, writeProject } from '../helpers/project.ts';
+
+const python = '"""\nTool: py_throws\nDescription: Throws.\n\nInput:\n  x (str): x.\n"""\nfrom helper import check\n\ndef execute(args):\n    return check(args["x"])\n';
+const helper = 'def check(x):\n    table = {}\n    return {"v": table[x] + 1}\n';
+const typescript = '/**\n * Tool: ts_throws\n * Description: Throws.\n *\n * Input:\n *   x (str): x.\n */\nexport function execute(args: { x: string }) {\n  throw new Error(`boom ${args.x}`);\n}\n';
+
+describe('forge tool run of a tool that throws', () => {
+  const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/py_throws.py': python, 'tools/helper.py': helper, 'tools/ts_throws.ts': typescript });
+
+  it.each([
+    ['py_throws', `✘ tools/helper.py:3:18 FORGE_TOOL_FAILED tool "py_throws" failed: KeyError: 'a'\n  3 │     return {"v": table[x] + 1}\n    │                  ^\n  hint: --verbose shows the traceback\n`],
+    ['ts_throws', '✘ tools/ts_throws.ts:9:9 FORGE_TOOL_FAILED tool "ts_throws" failed: boom a\n  9 │   throw new Error(`boom ${args.x}`);\n    │         ^\n  hint: --verbose shows the stack trace\n'],
+  ])('%s: at the innermost line of the project, its code and a hint, no traceback', async (tool, shown) => {
+    const result = await forge(['tool', 'run', tool, '--param', 'x=a'], project);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(shown);
+  }, 60_000);
+
+  it('--verbose adds the traceback under it', async () => {
+    const result = await forge(['tool', 'run', 'py_throws', '--param', 'x=a', '--verbose'], project);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`✘ tools/helper.py:3:18 FORGE_TOOL_FAILED tool "py_throws" failed: KeyError: 'a'\n`);
+    expect(result.stderr).toContain('Traceback (most recent call last):');
+    expect(result.stderr).not.toContain('hint: --verbose');
+  }, 60_000);
+});
