@@ -4,6 +4,7 @@ import { loadProject, loadProjectConfig, type Project } from '../stages/load-pro
 import { BuildStopped, StageContext } from '../stages/stage.ts';
 import { diagnosticJson, printDiagnostics } from './diagnostics-output.ts';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
+import { locateConfig } from '../stages/config/find-config.ts';
 
 export interface LoadedProject {
   project?: Project;
@@ -42,4 +43,13 @@ export function diagnosticsJson(diagnostics: readonly Diagnostic[]) {
     errors: diagnostics.filter((d) => d.severity === 'error').map(diagnosticJson),
     warnings: diagnostics.filter((d) => d.severity === 'warning').map(diagnosticJson),
   };
+}
+
+/**
+ * For a tool not found where there is no project (`forge tool run` works anywhere, with the user and
+ * global scopes' tools): why the project's tools are not there either. Undefined inside a project.
+ */
+export function outsideProjectHint(configFile: string | undefined): string | undefined {
+  if (locateConfig({ configFile }, process.cwd())) return undefined;
+  return 'no forge.yaml in this directory or any parent, so only the user and global scopes\' tools are found: cd into your project, or run `forge init` to create one';
 }

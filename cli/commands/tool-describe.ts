@@ -4,9 +4,11 @@ import { toSpec, type ToolSpec } from '../../runtime/tools/model.ts';
 import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
-import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { diagnosticsJson, loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { fieldRows, renderFields } from '../schema-text.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
+import { error } from '../../runtime/diagnostics.ts';
 import { color as c } from '../terminal.ts';
 import { terminalStrings, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
@@ -51,9 +53,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!spec) {
     const names = project?.tools.map((t) => t.spec.name) ?? [];
-    const hint = didYouMean(name, names) ?? 'run `forge tool list` to see the tools';
+    const hint = didYouMean(name, names) ?? outsideProjectHint(values.config) ?? 'run `forge tool list` to see the tools';
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: `no tool named "${name}"`, hint, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
-    else process.stderr.write(`${c.red('✘')} ${c.dim('FORGE_TOOL_UNKNOWN')} no tool named "${name}" (${hint})\n`);
+    else printDiagnostics([error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, hint)]);
     return 1;
   }
   const guide = spec.category === 'builtin' ? (await findCatalogEntry(name)?.load())?.default.guide?.() : undefined;

@@ -16,7 +16,7 @@ import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
-import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { diagnosticsJson, loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { toolFailureLocation, tracebackKind } from '../tool-failure-location.ts';
 import { prepareProjectPython } from '../project-python.ts';
@@ -83,6 +83,14 @@ export async function run(argv: string[]): Promise<number> {
   // Errors in the tool's own file (it did not load, or another file defines it too).
   const own = errorsByToolName(project, diagnostics).get(name) ?? [];
   if (!values.json) printConcerning(project, diagnostics, own, chosen);
+  // Outside a project only the user and global scopes are searched: say so, not "there are no tools to call".
+  const noProject = !chosen && scope !== 'user' && scope !== 'global' ? outsideProjectHint(values.config) : undefined;
+  if (noProject) {
+    const message = `no tool named "${name}"`;
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message, hint: noProject } }, null, 2) + '\n');
+    else printDiagnostics([error('FORGE_TOOL_UNKNOWN', message, {}, noProject)]);
+    return 1;
+  }
   if (scope && !chosen) {
     const message = `the ${scope} scope has no tool named "${name}"`;
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message } }, null, 2) + '\n');

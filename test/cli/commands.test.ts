@@ -92,6 +92,12 @@ describe('forge (usage)', () => {
     expect(stderr).toContain('FORGE_CONFIG_NOT_FOUND');
     expect(stderr).toContain('forge init');
   });
+
+  it.each([['tool', 'run', 'greet'], ['tool', 'describe', 'greet']])('forge %s %s outside a project says there is no forge.yaml, not "there are no tools to call"', async (...args) => {
+    const { code, stderr } = await forge(args, tempDir());
+    expect(code).toBe(1);
+    expect(stderr).toBe('✘ FORGE_TOOL_UNKNOWN no tool named "greet"\n  hint: no forge.yaml in this directory or any parent, so only the user and global scopes\' tools are found: cd into your project, or run `forge init` to create one\n');
+  });
 });
 
 describe('forge validate', () => {
