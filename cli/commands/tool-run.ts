@@ -19,6 +19,7 @@ import { parseParams } from '../param-values.ts';
 import { diagnosticsJson, loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { toolFailureLocation, tracebackKind } from '../tool-failure-location.ts';
+import { workDirPathHint } from '../work-dir-paths.ts';
 import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { logText } from '../../runtime/telemetry/log-text.ts';
@@ -182,7 +183,8 @@ export async function run(argv: string[]): Promise<number> {
       // its traceback (or stack) with --verbose.
       const at = toolFailureLocation(e.details, project.config.toolDirs.map((d) => d.absolute));
       const trace = tracebackKind(e.details);
-      const hint = e.hint ?? (trace && !values.verbose ? `--verbose shows the ${trace}` : undefined);
+      // Run from a subdirectory, a path given as the shell sees it names another file (or none) in the work dir.
+      const hint = workDirPathHint(args, process.cwd(), workDir) ?? e.hint ?? (trace && !values.verbose ? `--verbose shows the ${trace}` : undefined);
       // A failure's text is often someone else's: a service's error body, a tool's stderr tail.
       printDiagnostics([error(e.code, terminalText(e.message), at ? { ...at, lineText: at.lineText === undefined ? undefined : terminalText(at.lineText) } : {}, hint === undefined ? undefined : terminalText(hint))]);
       if (values.verbose && e.details) process.stderr.write(`${errColor.dim(terminalText(e.details))}\n`);
