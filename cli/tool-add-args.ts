@@ -95,7 +95,7 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
         }
         if (settings.type !== undefined) {
           const type = ({ str: 'string', int: 'integer', float: 'number', bool: 'boolean', list: 'array' } as Record<string, string>)[settings.type] ?? settings.type;
-          if (!(PARAMETER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--parameter ${name}: unknown type "${settings.type}"`, `types: ${PARAMETER_TYPES.join(', ')}`);
+          if (!(PARAMETER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--parameter ${name}: unknown type "${settings.type}"`, [didYouMean(settings.type, PARAMETER_TYPES), `types: ${PARAMETER_TYPES.join(', ')}`].filter(Boolean).join(' '));
           parameter.type = type;
         }
         if (settings.required !== undefined) {

@@ -165,7 +165,7 @@ describe('forge tool add / get / list / remove', () => {
     [['tool', 'add', 'x', '--bash', 'echo'], 'missing --description'],
     [['tool', 'add', 'x', '--description', 'd'], 'the tool needs something to run'],
     [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--run', 'b'], 'give one of --bash'],
-    [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--parameter', 'n', 'N', 'type=strng'], 'unknown type "strng"'],
+    [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--parameter', 'n', 'N', 'type=strng'], 'unknown type "strng" (did you mean "string"? types: string, number'],
     [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--scope', 'team'], 'unknown scope "team"'],
     [['tool', 'add', 'x', '--description', 'd', '--bash', 'a', '--paramter', 'n', 'N'], 'unknown option --paramter (did you mean "--parameter"?)'],
   ])('exits 2 for %j', async (args, message) => {
