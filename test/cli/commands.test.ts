@@ -100,6 +100,20 @@ describe('forge (usage)', () => {
   });
 });
 
+describe("README's Commands table", () => {
+  it('has a row for every command and tool subcommand --help lists', async () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('\n## Commands\n'), readme.indexOf('\n## ', readme.indexOf('\n## Commands\n') + 1));
+    const listed = (help: string) => [...help.slice(help.search(/^(sub)?commands:$/m)).split('\n\n')[0].matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1]);
+    const commands = listed((await forge(['--help'], tempDir())).stdout);
+    const subcommands = listed((await forge(['tool', '--help'], tempDir())).stdout);
+    expect(commands).toContain('doctor');
+    expect(subcommands).toContain('install');
+    const missing = [...commands.filter((c) => c !== 'tool').map((c) => `forge ${c}`), ...subcommands.map((c) => `forge tool ${c}`)].filter((c) => !table.includes('`' + c));
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('forge validate', () => {
   it('accepts a valid project', async () => {
     const { code, stdout } = await forge(['validate'], fixtureProject('basic'));
