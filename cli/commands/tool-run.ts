@@ -3,7 +3,8 @@ import { assembleRuntime } from '../../runtime/assemble.ts';
 import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
 import { DiagnosticError, error, type Diagnostic } from '../../runtime/diagnostics.ts';
-import type { ToolRegistry } from '../../runtime/tools/registry.ts';
+import { argumentsHint, type ToolRegistry } from '../../runtime/tools/registry.ts';
+import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
@@ -243,10 +244,15 @@ async function dryRun(
   const { checkArguments } = await import('../../runtime/tools/validation.ts');
   const { checkedInputSchema } = await import('../../runtime/tools/local-schema.ts');
   const checked = tool ? checkArguments(checkedInputSchema(tool), args) : undefined;
-  const problem = !tool ? `no tool named "${name}"` : !checked!.ok ? `invalid arguments for "${name}": ${checked!.errors.join('; ')}` : undefined;
+  // The same code, words and hint as the call itself would answer with.
+  const problem = !tool
+    ? error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, unknownToolHint(name, registry.list().map((t) => t.name)))
+    : !checked!.ok
+      ? error('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked!.errors.join('; ')}`, {}, argumentsHint(checkedInputSchema(tool)))
+      : undefined;
   if (problem) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, dryRun: true, error: problem }, null, 2) + '\n');
-    else process.stderr.write(`${errColor.red('✘')} ${problem}\n`);
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, dryRun: true, error: { code: problem.code, message: problem.message, hint: problem.hint } }, null, 2) + '\n');
+    else printDiagnostics([problem]);
     return 1;
   }
   if (values['show-command'] && isYamlTool(tool)) {

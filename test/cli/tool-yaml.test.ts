@@ -292,7 +292,11 @@ describe('forge tool run --show-command / --dry-run', () => {
     const dir = project();
     const bad = await forge(['tool', 'run', 'report', '--dry-run', '--param', 'n=3'], dir, scopes().env);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('missing required argument "name"');
+    // As the call itself would answer: the code, and what the tool takes.
+    expect(bad.stderr).toBe('✘ FORGE_TOOL_ARGS invalid arguments for "report": missing required argument "name"\n  hint: its arguments: name (required), n\n');
+    const typo = await forge(['tool', 'run', 'reprot', '--dry-run'], dir, scopes().env);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('✘ FORGE_TOOL_UNKNOWN no tool named "reprot"\n  hint: did you mean "report"?\n');
     const good = await forge(['tool', 'run', 'report', '--dry-run', '--show-command', '--param', 'name=x'], dir, scopes().env);
     expect(good.code).toBe(0);
     expect(good.stdout).toContain('the arguments are valid for report; nothing was run');
