@@ -27,7 +27,8 @@ function coerce(name: string, text: string, schema: JSONSchema | undefined): unk
     case 'integer':
     case 'number': {
       const n = Number(text);
-      if (text.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--param ${name} must be a number, got "${text}"`);
+      const what = type === 'integer' ? 'a whole number' : 'a number';
+      if (text.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) throw new UsageError(`--param ${name} must be ${what}, got "${text}"`);
       return n;
     }
     case 'boolean':

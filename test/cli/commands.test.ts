@@ -300,7 +300,11 @@ describe('forge tool run', () => {
   it('exits 2 for a --param value that does not fit its type', async () => {
     const { code, stderr } = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--param', 'times=many'], fixtureProject('basic'));
     expect(code).toBe(2);
-    expect(stderr).toContain('--param times must be a number, got "many"');
+    expect(stderr).toContain('--param times must be a whole number, got "many"');
+    // An int takes a whole number: 2.5 is refused here, as a usage error, not sent to fail validation.
+    const half = await forge(['tool', 'run', 'echo_py', '--param', 'message=x', '--param', 'times=2.5'], fixtureProject('basic'));
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain('--param times must be a whole number, got "2.5"');
   });
 
   it.each([
