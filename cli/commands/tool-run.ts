@@ -11,7 +11,7 @@ import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { runsPython, toolsReached } from '../../runtime/tools/reach.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
-import { checkPythonSources } from '../../stages/python/python-source-check.ts';
+import { checkSources } from '../../stages/check-sources.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -116,18 +116,18 @@ export async function run(argv: string[]): Promise<number> {
   const started = chosen ?? project.tools.find((t) => t.spec.name === name);
   const reached = started ? toolsReached(started, project.tools, (t) => t.spec) : [];
   const needsPython = reached.some((t) => runsPython(t.spec));
-  if (needsPython) {
-    // A Python file that does not compile is reported as forge validate reports it (file:line:col and
-    // the line), not as the worker's SyntaxError once it has started.
-    const syntax = await pythonSyntaxErrors(project, reached);
-    if (syntax.length) {
-      if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(syntax) }, null, 2) + '\n');
-      else {
-        printDiagnostics(syntax);
-        process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${syntax.length === 1 ? 'a Python file does' : 'Python files do'} not compile (above)\n`);
-      }
-      return 1;
+  // A Python, TypeScript or JavaScript file that does not compile is reported as forge validate reports it
+  // (file:line:col and the line), not as the worker's SyntaxError once it has started, nor inside a
+  // FORGE_TOOL_START message.
+  const syntax = await syntaxErrors(project, reached);
+  if (syntax.length) {
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(syntax) }, null, 2) + '\n');
+    else {
+      printDiagnostics(syntax);
+      const language = syntax.every((d) => d.code === 'FORGE_PY_SYNTAX') ? 'Python ' : '';
+      process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${syntax.length === 1 ? `a ${language}file does` : `${language}files do`} not compile (above)\n`);
     }
+    return 1;
   }
   if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
 
@@ -211,12 +211,12 @@ function printConcerning(project: Project, diagnostics: readonly Diagnostic[], o
   if (others) process.stderr.write(`${c.dim(`· ${others} problem${others === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
 }
 
-/** FORGE_PY_SYNTAX for the Python files of the tools a run reaches (the tool and those it calls) that do not compile. */
-async function pythonSyntaxErrors(project: Project, reached: readonly ProjectTool[]): Promise<Diagnostic[]> {
-  const files = [...new Set(reached.flatMap((t) => (t.file?.absolute.endsWith('.py') ? [t.file.absolute] : [])))];
+/** FORGE_PY_SYNTAX and FORGE_SYNTAX for the code files of the tools a run reaches (the tool and those it calls) that do not compile. */
+async function syntaxErrors(project: Project, reached: readonly ProjectTool[]): Promise<Diagnostic[]> {
+  const files = [...new Map(reached.flatMap((t) => (t.file && ['python', 'typescript', 'javascript'].includes(t.file.kind) ? [[t.file.absolute, t.file] as const] : []))).values()];
   if (!files.length) return [];
-  const found = await checkPythonSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd() });
-  return found.filter((d) => d.code === 'FORGE_PY_SYNTAX');
+  const found = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
+  return found.filter((d) => d.code === 'FORGE_PY_SYNTAX' || d.code === 'FORGE_SYNTAX');
 }
 
 /** Errors reported in the files of the tool or of any tool it calls, directly or not (a missing or unsatisfied dependency). */

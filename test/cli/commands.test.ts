@@ -231,6 +231,16 @@ describe('forge tool run', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [{ code: 'FORGE_PY_SYNTAX', file: 'tools/broken.py', line: 9, column: 18 }] });
   });
 
+  it('reports a TypeScript tool that does not compile as forge validate does (file:line:col, FORGE_SYNTAX and the line), not inside a FORGE_TOOL_START message', async () => {
+    const tool = '/**\n * Tool: broken_ts\n * Description: Broken.\n */\nexport function execute(args: { x: string } {\n  return 1;\n}\n';
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken_ts.ts': tool });
+    const { code, stderr } = await forge(['tool', 'run', 'broken_ts'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toBe('✘ tools/broken_ts.ts:5:45 FORGE_SYNTAX Expected ")" but found "{"\n  5 │ export function execute(args: { x: string } {\n    │                                             ^\n✘ tool "broken_ts" cannot run: a file does not compile (above)\n');
+    const json = await forge(['tool', 'run', 'broken_ts', '--json'], dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [{ code: 'FORGE_SYNTAX', file: 'tools/broken_ts.ts', line: 5, column: 45 }] });
+  });
+
   it('takes null for an Optional[T] argument (a Python tool gets None), from JSON and from --param, and describes it so', async () => {
     const tool = '"""\nTool: maybe\nDescription: Says what it got.\n\nInput:\n  z (Optional[int]): Z.\n  kind (Optional[enum(a|b)]): Kind.\n"""\n\ndef execute(args):\n    return {"z": repr(args.get("z")), "kind": repr(args.get("kind"))}\n';
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/maybe.py': tool });
