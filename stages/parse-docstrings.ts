@@ -70,7 +70,7 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
   const extracted = kind === 'python' ? extractPythonDocstring(text) : extractScriptDocstring(text);
   if (extracted.kind === 'none') return { sha256, diagnostics: [] };
   if (extracted.kind === 'unterminated') {
-    return { sha256, diagnostics: [error('FORGE_DOCSTRING_SYNTAX', 'the docstring is never closed', { file: file.display, line: extracted.line, column: extracted.column }, kind === 'python' ? 'close it with """' : 'close it with */')] };
+    return { sha256, diagnostics: [error('FORGE_DOCSTRING_SYNTAX', 'the docstring is never closed', { file: file.display, line: extracted.line, column: extracted.column, lineText: text.split(/\r?\n/)[extracted.line - 1] }, kind === 'python' ? 'close it with """' : 'close it with */')] };
   }
   const { tool, diagnostics } = parseDocstring(extracted.docstring, file.display);
   if (!tool) return { sha256, diagnostics };

@@ -231,6 +231,15 @@ describe('forge tool run', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, errors: [{ code: 'FORGE_PY_SYNTAX', file: 'tools/broken.py', line: 9, column: 18 }] });
   });
 
+  it.each([
+    ['tools/open.py', '"""\nTool: open\nDescription: Never closed.\n\ndef execute(args):\n    return 1\n', '✘ tools/open.py:1:1 FORGE_DOCSTRING_SYNTAX the docstring is never closed\n  1 │ """\n    │ ^\n  hint: close it with """\n'],
+    ['tools/open.ts', '/**\n * Tool: open\n * Description: Never closed.\nexport function execute() { return 1; }\n', '✘ tools/open.ts:1:1 FORGE_DOCSTRING_SYNTAX the docstring is never closed\n  1 │ /**\n    │ ^\n  hint: close it with */\n'],
+  ])('shows a docstring never closed (%s) at its opening line, with a caret', async (file, text, shown) => {
+    const { code, stderr } = await forge(['validate'], writeProject({ 'forge.yaml': minimalConfig(), [file]: text }));
+    expect(code).toBe(1);
+    expect(stderr).toBe(shown);
+  });
+
   it('reports a TypeScript tool that does not compile as forge validate does (file:line:col, FORGE_SYNTAX and the line), not inside a FORGE_TOOL_START message', async () => {
     const tool = '/**\n * Tool: broken_ts\n * Description: Broken.\n */\nexport function execute(args: { x: string } {\n  return 1;\n}\n';
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken_ts.ts': tool });
