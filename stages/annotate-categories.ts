@@ -105,7 +105,7 @@ async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown>
     ctx.report(error('FORGE_CONFIG_TOOL', `tool "${entry.name}" takes no config`, at([], 'key'), `write it as "- ${entry.name}"`));
     return;
   }
-  const { compileSchema } = await import('../runtime/tools/validation.ts');
+  const { compileSchema, typeWords } = await import('../runtime/tools/validation.ts');
   // Defaults in the schema are filled into the config, so agent.json records what the tool will use.
   const validate = compileSchema(schema);
   if (validate(entry.config)) return;
@@ -114,7 +114,7 @@ async function checkToolConfig(entry: ToolEntry, schema: Record<string, unknown>
     const field = path.join('.');
     const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
     const known = Object.keys((schema.properties as Record<string, unknown>) ?? {});
-    const message = extra ? `unknown config field "${extra}" for tool "${entry.name}"` : `config${field ? `.${field}` : ''} of tool "${entry.name}" ${e.message}`;
+    const message = extra ? `unknown config field "${extra}" for tool "${entry.name}"` : `config${field ? `.${field}` : ''} of tool "${entry.name}" ${e.keyword === 'type' ? `must be ${typeWords((e.params as { type: string | string[] }).type)}` : e.message}`;
     // An unknown field at its key (where the misspelling is); a wrong value at the value.
     const where = extra ? at([...path, extra], 'key') : at(path);
     ctx.report(error('FORGE_CONFIG_TOOL', message, where, extra ? (didYouMean(extra, known) ?? `known fields: ${known.join(', ')}`) : undefined));

@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import { fail, type Logger, type ToolResult, type ToolSpec } from './model.ts';
 import { exactNumber } from './exact-output.ts';
-import { compileSchema } from './validation.ts';
+import { compileSchema, typeWords } from './validation.ts';
 import { checkedOutputSchema } from './local-schema.ts';
 
 export function checkOutput(tool: ToolSpec, result: ToolResult, options: { strict: boolean; log: Logger }): ToolResult {
@@ -59,5 +59,6 @@ function valueAt(value: unknown, pointer: string): unknown {
 function describeOutputError(e: ErrorObject): string {
   const field = e.instancePath.slice(1).replace(/\//g, '.');
   if (e.keyword === 'required') return `missing "${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}"`;
-  return `${field ? `"${field}"` : 'the result'} ${e.message}`;
+  const problem = e.keyword === 'type' ? `must be ${typeWords((e.params as { type: string | string[] }).type)}` : e.message;
+  return `${field ? `"${field}"` : 'the result'} ${problem}`;
 }

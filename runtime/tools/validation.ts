@@ -217,8 +217,12 @@ export function describeArgumentError(e: ErrorObject, schema?: JSONSchema, args?
       const passed = args === undefined ? '' : ` (got ${got === undefined ? 'nothing' : truncate(JSON.stringify(got))}${meant ? `; ${meant}` : ''})`;
       return `argument "${field}" must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${passed}`;
     }
-    case 'type':
-      return `argument "${field || '(root)'}" must be ${(e.params as { type: string }).type}`;
+    case 'type': {
+      // "must be an integer (got "two")": the words the config's errors use, and what was passed.
+      const got = args === undefined ? undefined : valueAt(args, e.instancePath);
+      const passed = args === undefined || got === undefined ? '' : ` (got ${truncate(JSON.stringify(got))})`;
+      return `argument "${field || '(root)'}" must be ${typeWords((e.params as { type: string | string[] }).type)}${passed}`;
+    }
     default:
       return field ? `argument "${field}" ${e.message}` : `arguments ${e.message}`;
   }
@@ -243,6 +247,13 @@ function valueAt(root: unknown, instancePath: string, step: Step = (at, part) =>
     at = at !== null && typeof at === 'object' ? step(at as Record<string, unknown>, part.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
   }
   return at;
+}
+
+const TYPE_WORDS: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean', object: 'an object', array: 'an array', null: 'null' };
+
+/** A JSON Schema type ("integer", or "string,null" / ["string", "null"]) as words: "an integer", "a string or null". */
+export function typeWords(type: string | string[]): string {
+  return (Array.isArray(type) ? type : String(type).split(',')).map((t) => TYPE_WORDS[t] ?? t).join(' or ');
 }
 
 function truncate(text: string): string {

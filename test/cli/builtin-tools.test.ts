@@ -72,7 +72,7 @@ describe('forge.yaml for the tools Forge ships', () => {
     const { code, stderr } = await forge(['validate'], dir);
     expect(code).toBe(1);
     expect(stderr).toContain(`forge.yaml:${lineOf('max_bytes')}:7 FORGE_CONFIG_TOOL unknown config field "max_bytes" for tool "cli_execute"`);
-    expect(stderr).toContain(`forge.yaml:${lineOf('allowed_binaries')}:31 FORGE_CONFIG_TOOL config.allowed_binaries.1 of tool "cli_execute" must be string`);
+    expect(stderr).toContain(`forge.yaml:${lineOf('allowed_binaries')}:31 FORGE_CONFIG_TOOL config.allowed_binaries.1 of tool "cli_execute" must be a string`);
     expect(stderr).toContain(`forge.yaml:${lineOf('{ a: 1 }')}:5 FORGE_CONFIG_TOOL tool "json_parse" takes no config`);
   });
 

@@ -54,7 +54,7 @@ describe('declared outputs', () => {
     const warned = await forge(['tool', 'run', 'liar'], lenient);
     expect(warned.code).toBe(0);
     expect(JSON.parse(warned.stdout)).toEqual({ count: 'many' });
-    expect(warned.stderr).toMatch(/tool "liar" returned output that does not match its declared Output: "count" must be integer/);
+    expect(warned.stderr).toMatch(/tool "liar" returned output that does not match its declared Output: "count" must be an integer/);
 
     const strict = writeProject({ 'forge.yaml': minimalConfig('strict_outputs: true\n'), 'tools/liar.py': liar() });
     const failed = await forge(['tool', 'run', 'liar', '--json'], strict);

@@ -32,7 +32,7 @@ describe('a YAML step calling a tool whose schema uses $ref', () => {
     const wrong = await caller('wrong', 'description: Wrong.\nsteps:\n  - tool: d__make\n    args: { item: { n: two } }\n');
     const ctx = new StageContext('/', false);
     checkCompositions([callee(REF_SCHEMA), fits, wrong], ctx);
-    expect(ctx.diagnostics.map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual(['tools/wrong.yaml:4 FORGE_STEP_ARGS step "step1" passes item={"n":"two"} to "d__make": argument "item.n" must be integer']);
+    expect(ctx.diagnostics.map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual(['tools/wrong.yaml:4 FORGE_STEP_ARGS step "step1" passes item={"n":"two"} to "d__make": argument "item.n" must be an integer (got "two")']);
   });
 
   it('leaves a schema the validator cannot compile to the schema check, instead of stopping the build', async () => {

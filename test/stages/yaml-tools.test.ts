@@ -131,7 +131,7 @@ describe('YAML tools in forge build', () => {
     expect(result.errors.map((e) => `${e.file}:${e.line}:${e.column} ${e.code} ${e.message}`).sort()).toEqual([
       'tools/extra.yaml:6:36 FORGE_STEP_ARGS step "step1" passes "volume", which "shout" does not take',
       'tools/missing.yaml:4:11 FORGE_STEP_ARGS step "step1" does not pass "txt", which "shout" needs',
-      'tools/typed.yaml:4:29 FORGE_STEP_ARGS step "step1" passes times="lots" to "shout": argument "times" must be integer',
+      'tools/typed.yaml:4:29 FORGE_STEP_ARGS step "step1" passes times="lots" to "shout": argument "times" must be an integer (got "lots")',
     ]);
     expect(result.errors[0].hint).toBe('"shout" takes: txt, times');
   });

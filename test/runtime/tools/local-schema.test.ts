@@ -91,7 +91,7 @@ describe('an adapter tool\'s arguments and result, checked here', () => {
     expect(result).toMatchObject({ ok: true });
     expect(received).toEqual([{ q: MISMATCH }]);
     // The rest of the schema is still checked.
-    expect(await registry(tool).execute('svc__lookup', { q: 3 })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('"q" must be string') } });
+    expect(await registry(tool).execute('svc__lookup', { q: 3 })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('"q" must be a string') } });
   });
 
   it.each([

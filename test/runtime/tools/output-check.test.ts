@@ -32,9 +32,9 @@ describe('checkOutput and exact numbers', () => {
   });
 
   it.each([
-    ['a short number sent as a string', '{"big": "42"}', '"big" must be integer'],
-    ['text that is no number', '{"big": "12abc"}', '"big" must be integer'],
-    ['an exact decimal where an integer is declared', '{"big": 0.10000000000000000001}', '"big" must be integer'],
+    ['a short number sent as a string', '{"big": "42"}', '"big" must be an integer'],
+    ['text that is no number', '{"big": "12abc"}', '"big" must be an integer'],
+    ['an exact decimal where an integer is declared', '{"big": 0.10000000000000000001}', '"big" must be an integer'],
   ])('fails %s', (_name, json, problem) => {
     const result = strict(json);
     expect(result.ok).toBe(false);

@@ -67,7 +67,7 @@ describe('ToolRegistry', () => {
     if (result.ok) return;
     expect(result.error.code).toBe('FORGE_TOOL_ARGS');
     expect(result.error.message).toContain('missing required argument "city"');
-    expect(result.error.message).toContain('argument "days" must be integer');
+    expect(result.error.message).toContain('argument "days" must be an integer');
     expect(result.error.message).toContain('unknown argument "extra"');
     // What it takes, for any caller (a model, a script, a bundle with no forge command to describe it).
     expect(result.error.hint).toBe('its arguments: days, city (required)');

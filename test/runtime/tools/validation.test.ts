@@ -8,7 +8,7 @@ describe('argument validation', () => {
     const args = { n: 1 };
     expect(checkArguments(schema, args)).toEqual({ ok: true, args: { n: 1, label: 'x' }, errors: [] });
     expect(args).toEqual({ n: 1 });
-    expect(checkArguments(schema, { n: 'one', extra: true }).errors).toEqual(['unknown argument "extra"', 'argument "n" must be integer']);
+    expect(checkArguments(schema, { n: 'one', extra: true }).errors).toEqual(['unknown argument "extra"', 'argument "n" must be an integer (got "one")']);
   });
 
   it('names the declared argument an unknown one is closest to, nested ones too, and none when nothing is close', () => {

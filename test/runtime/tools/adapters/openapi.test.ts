@@ -92,7 +92,7 @@ describe.each(['petstore-openapi3.json', 'petstore-swagger2.json'])('Petstore op
   it('checks arguments before sending anything', async () => {
     const before = petstore.requests.length;
     const result = await registry.execute('petstore__getPetById', { petId: 'one' });
-    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('"petId" must be integer') } });
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('"petId" must be an integer') } });
     expect(petstore.requests).toHaveLength(before);
   });
 });
