@@ -4,6 +4,8 @@ import { basename, join, relative, resolve, sep } from 'node:path';
 import { forgePackageName, forgeVersion, templatesDir } from '../../stages/forge-paths.ts';
 import { renderTemplate } from '../../stages/render-template.ts';
 import { parseCommand } from '../args.ts';
+import { reportFailure } from '../command-failure.ts';
+import { UsageError } from '../usage-error.ts';
 import { color as c } from '../terminal.ts';
 
 export const usage = `usage: forge init [DIR] [--id AGENT_ID]
@@ -27,12 +29,12 @@ export async function run(argv: string[]): Promise<number> {
   const dir = resolve(positionals[0] ?? '.');
   const agentId = values.id ?? agentIdFrom(basename(dir));
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(agentId)) {
-    process.stderr.write(`${c.red('✘')} "${agentId}" is not a valid agent id (use lowercase letters, digits and dashes)\n`);
-    return 2;
+    throw new UsageError(`"${agentId}" is not a valid agent id`, `use lowercase letters, digits and dashes, at most 63, e.g. --id ${agentIdFrom(agentId)}`);
   }
+  const existing = join(relative(process.cwd(), dir) || '.', 'forge.yaml');
   if (existsSync(join(dir, 'forge.yaml'))) {
-    process.stderr.write(`${c.red('✘')} ${join(relative(process.cwd(), dir) || '.', 'forge.yaml')} already exists; not overwriting it\n`);
-    return 1;
+    const elsewhere = positionals[0] ? '' : ': forge init NAME makes a new one in NAME/';
+    return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${existing} already exists; not overwriting it`, `this is a project already (forge tool list, forge build)${elsewhere}`);
   }
   const source = join(templatesDir, 'init');
   const values_ = { agent_id: agentId, schema_url: schemaUrl(dir) };

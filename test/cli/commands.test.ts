@@ -437,7 +437,17 @@ describe('forge init', () => {
     mkdirSync(join(dir, 'tools'));
     const { code, stderr } = await forge(['init'], dir);
     expect(code).toBe(1);
-    expect(stderr).toContain('already exists');
+    expect(stderr).toBe('✘ FORGE_FILE_EXISTS forge.yaml already exists; not overwriting it\n  hint: this is a project already (forge tool list, forge build): forge init NAME makes a new one in NAME/\n');
     expect(readFileSync(join(dir, 'forge.yaml'), 'utf8')).toBe('mine');
+    // --json: one JSON object on stdout, as every command's failure.
+    const json = await forge(['init', '--json'], dir);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'FORGE_FILE_EXISTS' });
+  });
+
+  it('refuses an agent id it cannot use as a usage error, naming one it can', async () => {
+    const { code, stderr } = await forge(['init', 'x', '--id', 'Bad Id!'], tempDir());
+    expect(code).toBe(2);
+    expect(stderr).toContain('error: "Bad Id!" is not a valid agent id (use lowercase letters, digits and dashes, at most 63, e.g. --id bad-id)\n\nusage: forge init');
   });
 });
