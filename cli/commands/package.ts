@@ -5,6 +5,8 @@ import type { AgentManifest } from '../../runtime/manifest.ts';
 import { locateConfig } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
+import { diagnosticsJson } from '../project-loader.ts';
+import { DiagnosticError, error, ForgeError } from '../../runtime/diagnostics.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c, formatMs } from '../terminal.ts';
 import { buildOrReuse } from './build.ts';
@@ -53,6 +55,18 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
+  try {
+    return await packageAgent(argv);
+  } catch (err) {
+    // With --json a failure is one JSON object on stdout too (a registry that cannot be reached, a base without bubblewrap).
+    if (!argv.includes('--json') || !(err instanceof ForgeError || err instanceof DiagnosticError)) throw err;
+    const diagnostics = err instanceof ForgeError ? [error(err.code, err.message, {}, err.hint)] : err.diagnostics;
+    process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    return 1;
+  }
+}
+
+async function packageAgent(argv: string[]): Promise<number> {
   const started = performance.now();
   const { values } = parseCommand(argv, {
     base: { type: 'string' },
@@ -111,7 +125,11 @@ export async function run(argv: string[]): Promise<number> {
   if (values.bundle) bundleDir = resolve(cwd, values.bundle);
   else {
     const built = await buildOrReuse({ cwd, configFile: values.config, prod: true, offline: values.offline });
-    printDiagnostics([...built.errors, ...built.warnings]);
+    if (values.json && !built.ok) {
+      process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson([...built.errors, ...built.warnings]) }, null, 2) + '\n');
+      return 1;
+    }
+    if (!values.json) printDiagnostics([...built.errors, ...built.warnings]);
     if (!built.ok) {
       process.stderr.write(`${c.red('✘')} build failed; nothing packaged\n`);
       return 1;
