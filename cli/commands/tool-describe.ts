@@ -54,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!spec) {
     const names = project?.tools.map((t) => t.spec.name) ?? [];
     const hint = didYouMean(name, names) ?? outsideProjectHint(values.config) ?? 'run `forge tool list` to see the tools';
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: `no tool named "${name}"`, hint, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, code: 'FORGE_TOOL_UNKNOWN', error: `no tool named "${name}"`, hint, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
     else printDiagnostics([error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, hint)]);
     return 1;
   }

@@ -93,6 +93,14 @@ describe('forge (usage)', () => {
     expect(stderr).toContain('forge init');
   });
 
+  it('forge tool describe --json of a tool it does not have gives the code, as forge tool get does', async () => {
+    const described = await forge(['tool', 'describe', 'greet', '--json'], tempDir());
+    const got = await forge(['tool', 'get', 'greet', '--json'], tempDir());
+    expect(described.code).toBe(1);
+    expect(JSON.parse(described.stdout)).toMatchObject({ ok: false, code: 'FORGE_TOOL_UNKNOWN', error: 'no tool named "greet"' });
+    expect(JSON.parse(got.stdout)).toMatchObject({ ok: false, code: 'FORGE_TOOL_UNKNOWN' });
+  });
+
   it.each([['tool', 'run', 'greet'], ['tool', 'describe', 'greet']])('forge %s %s outside a project says there is no forge.yaml, not "there are no tools to call"', async (...args) => {
     const { code, stderr } = await forge(args, tempDir());
     expect(code).toBe(1);
