@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger, ToolResult } from '../tools/model.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { sendError, sendJson } from './respond.ts';
+import { unknownToolHint } from '../tools/unknown-tool.ts';
 
 const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_UNKNOWN: 404,
@@ -25,8 +26,10 @@ export function listTools(res: ServerResponse, tools: McpToolSource): void {
 }
 
 export function describeTool(res: ServerResponse, tools: McpToolSource, name: string): void {
-  const spec = tools.list().find((t) => t.name === name);
-  if (!spec) return sendError(res, 404, 'FORGE_TOOL_UNKNOWN', `no tool named "${name}"`);
+  const listed = tools.list();
+  const spec = listed.find((t) => t.name === name);
+  // The hint a call to it gets (POST): the likely name, else the tools there are.
+  if (!spec) return sendError(res, 404, 'FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, unknownToolHint(name, listed.map((t) => t.name)));
   sendJson(res, 200, spec);
 }
 

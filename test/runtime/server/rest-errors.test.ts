@@ -69,6 +69,16 @@ describe('REST failures before the tool runs', () => {
     expect(await answer.json()).toMatchObject({ ok: false, error: { code, message: expect.any(String) } });
   });
 
+  it('GET /tools/:name of a misspelt tool gives the hint a call to it gets', async () => {
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const described = await fetch(`${agent.url}/tools/shrde`, { headers });
+    const called = await fetch(`${agent.url}/tools/shrde`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    expect(described.status).toBe(404);
+    const error = { code: 'FORGE_TOOL_UNKNOWN', message: 'no tool named "shrde"', hint: 'did you mean "shred"?' };
+    expect(await described.json()).toEqual({ ok: false, error });
+    expect(await called.json()).toMatchObject({ ok: false, error });
+  });
+
   it('answers a missing token in that shape too', async () => {
     const answer = await fetch(`${agent.url}/tools/shred`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(answer.status).toBe(401);
