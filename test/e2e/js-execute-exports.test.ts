@@ -58,7 +58,7 @@ describe('a JS/TS tool whose execute is not a named export', () => {
     const said = validated.stdout + validated.stderr;
     expect(said).toContain('tools/unexported.ts:9:16');
     expect(said).toMatch(/FORGE_EXECUTE_NOT_EXPORTED[^]*export it: export function execute\(args\)/);
-    expect(said).toMatch(/tools\/misspelt\.py:1:1[^]*FORGE_SCRIPT_READS_NOTHING[^]*check its spelling/);
+    expect(said).toMatch(/tools\/misspelt\.py:10:5 FORGE_SCRIPT_READS_NOTHING[^]*only "exceute"[^]*did you mean "execute"\?/);
     expect(said).not.toMatch(/tools\/(reads|takes_none)\.py/);
   });
 

@@ -5,6 +5,7 @@
  * Python: the module docstring (the first statement, a triple-quoted string).
  * TypeScript/JavaScript: the first block comment that has a `Tool:` line.
  */
+import { closestMatch } from '../../suggest.ts';
 
 export interface DocLine {
   text: string;
@@ -175,6 +176,17 @@ export function scriptToolProblem(kind: 'python' | 'typescript' | 'javascript', 
     }
   }
   if (!takesInput) return undefined;
+  // A function whose name is execute misspelt (def exceute, function excute): there, with the name it meant.
+  const functions = kind === 'python' ? /^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(/gm : /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?function[ \t]*\*?[ \t]*(\w+)/gm;
+  const misspelt = [...source.matchAll(functions)].find((m) => m[1] !== 'execute' && closestMatch(m[1], ['execute']) === 'execute');
+  if (misspelt) {
+    return {
+      code: 'FORGE_SCRIPT_READS_NOTHING',
+      message: `the tool declares inputs but defines no execute${kind === 'python' ? '(args)' : ' export'}, only "${misspelt[1]}", and never reads its standard input: every call would answer with what it prints`,
+      hint: `did you mean "execute"?`,
+      ...at(misspelt.index + misspelt[0].lastIndexOf(misspelt[1])),
+    };
+  }
   return {
     code: 'FORGE_SCRIPT_READS_NOTHING',
     message: `the tool declares inputs but defines no execute${kind === 'python' ? '(args)' : ' export'} and never reads its standard input, where a script gets them: every call would answer with what it prints`,

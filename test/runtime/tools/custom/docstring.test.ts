@@ -350,6 +350,18 @@ describe('a tool file that would run as a script', () => {
     expect(scriptToolProblem('python', 'print("hello")', false)).toBeUndefined();
   });
 
+  it.each([
+    ['python', 'import os\n\ndef exceute(args):\n    return args\n', 3, 5, 'exceute'],
+    ['python', 'async def execut(args):\n    return args\n', 1, 11, 'execut'],
+    ['typescript', 'export async function exectue(args) {\n  return args;\n}\n', 1, 23, 'exectue'],
+  ] as const)('points a misspelt execute (%s) at its name, with the name it meant', (kind, source, line, column, name) => {
+    expect(scriptToolProblem(kind, source, true)).toMatchObject({ code: 'FORGE_SCRIPT_READS_NOTHING', line, column, message: expect.stringContaining(`only "${name}"`), hint: 'did you mean "execute"?' });
+  });
+
+  it('keeps its general hint when no function is named like execute', () => {
+    expect(scriptToolProblem('python', 'def main(args):\n    return args\n', true)).toMatchObject({ line: 1, column: 1, hint: expect.stringContaining('check its spelling') });
+  });
+
   it('finds execute exported with type parameters, as a default export, or as the default export itself', () => {
     for (const body of ['export function execute<T>(args: T) { return args; }', 'export default async function execute(args) {}', 'function execute() {}\nexport default execute;']) {
       expect(definesExecute('typescript', body), body).toBe(true);
