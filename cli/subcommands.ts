@@ -17,9 +17,10 @@ export function listSubcommands(subcommands: Subcommands): string {
 
 export async function runSubcommand(parent: string, subcommands: Subcommands, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name.startsWith('-')) throw new UsageError(name ? `"${name}" is not a ${parent} subcommand` : 'missing subcommand');
+  const known = `subcommands: ${Object.keys(subcommands).join(', ')}`;
+  if (!name || name.startsWith('-')) throw new UsageError(name ? `"${name}" is not a ${parent} subcommand` : 'missing subcommand', known);
   const sub = subcommands[name];
-  if (!sub) throw new UsageError(`unknown subcommand "${name}"`, didYouMean(name, Object.keys(subcommands)));
+  if (!sub) throw new UsageError(`unknown subcommand "${name}"`, didYouMean(name, Object.keys(subcommands)) ?? known);
   const command = await sub.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(command.usage);

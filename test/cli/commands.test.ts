@@ -39,6 +39,16 @@ describe('forge (usage)', () => {
     expect(sub.stderr.endsWith('\n\nusage: forge tool describe NAME [--json]\n\nfor more, run: forge tool describe --help\n')).toBe(true);
   });
 
+  it.each([
+    [['tool'], 'error: missing subcommand (subcommands: list, describe, run, add, get, remove, promote, forged, check, install)\n'],
+    [['mcp', 'zzz'], 'error: unknown subcommand "zzz" (subcommands: list, test)\n'],
+    [['tool', 'lst'], 'error: unknown subcommand "lst" (did you mean "list"?)\n'],
+  ])('names the subcommands when none, or none it knows, is given: forge %j', async (args, said) => {
+    const { code, stderr } = await forge(args, tempDir());
+    expect(code).toBe(2);
+    expect(stderr.startsWith(said)).toBe(true);
+  });
+
   it('names every option a command describes in its synopsis (or says [options])', async () => {
     const incomplete: string[] = [];
     for (const file of readdirSync(join(repoRoot, 'cli', 'commands')).filter((f) => f.endsWith('.ts'))) {
