@@ -36,8 +36,8 @@ export async function run(argv: string[]): Promise<number> {
     const missing = missingApiKeys(manifest.model);
     const chain = 1 + (manifest.model.fallbacks?.length ?? 0);
     if (missing.length === chain) {
-      for (const { model, variable } of missing) process.stderr.write(`${c.red('✘')} ${c.dim('FORGE_MODEL_KEY')} ${variable} is not set: model ${model} needs its API key\n`);
-      process.stderr.write(`  ${c.cyan('hint:')} export ${missing[0].variable}=..., or name the variable that holds the key with model.api_key_env in forge.yaml\n`);
+      for (const { model, variable } of missing) process.stderr.write(`${c.red('✘')} ${c.dim('FORGE_MODEL_KEY')} ${variable} is not set (nor ${variable}_FILE): model ${model} needs its API key\n`);
+      process.stderr.write(`  ${c.cyan('hint:')} export ${missing[0].variable}=... (or ${missing[0].variable}_FILE=a file holding it), or name the variable that holds the key with model.api_key_env in forge.yaml\n`);
       await registry.close();
       return 1;
     }

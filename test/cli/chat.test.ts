@@ -76,8 +76,16 @@ describe('forge chat without its model key', () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(model) });
     const { code, stderr } = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'hello\n' });
     expect(code).toBe(1);
-    expect(stderr).toContain('FORGE_MODEL_KEY CHAT_KEY_NEVER_SET is not set: model openai:gpt-4o-mini needs its API key');
-    expect(stderr).toContain('hint: export CHAT_KEY_NEVER_SET=...');
+    expect(stderr).toContain('FORGE_MODEL_KEY CHAT_KEY_NEVER_SET is not set (nor CHAT_KEY_NEVER_SET_FILE): model openai:gpt-4o-mini needs its API key');
+    expect(stderr).toContain('hint: export CHAT_KEY_NEVER_SET=... (or CHAT_KEY_NEVER_SET_FILE=a file holding it)');
+  });
+
+  it('takes the key from the file NAME_FILE names, as the README says', async () => {
+    const model = 'model:\n  provider: openai\n  name: gpt-4o-mini\n  api_key_env: CHAT_KEY_IN_FILE\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(model), 'secret/key': 'sk-test\n' });
+    const { code, stderr } = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: '/exit\n', env: { CHAT_KEY_IN_FILE_FILE: join(project, 'secret/key') } });
+    expect(stderr).not.toContain('FORGE_MODEL_KEY');
+    expect(code, stderr).toBe(0);
   });
 });
 

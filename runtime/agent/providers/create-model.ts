@@ -28,7 +28,7 @@ export interface MissingKey {
 }
 
 /**
- * Models whose API key variable is unset. A model with its own base_url (a
+ * Models whose API key variable is unset, and its _FILE variable too. A model with its own base_url (a
  * local server, a proxy) may need no key, so only models on a provider's
  * own endpoint are counted.
  */
@@ -36,7 +36,8 @@ export function missingApiKeys(settings: ModelSettings, env: NodeJS.ProcessEnv =
   return [settings, ...(settings.fallbacks ?? [])]
     .filter((ref) => !ref.base_url)
     .map((ref) => ({ model: `${ref.provider}:${ref.name}`, variable: ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider] }))
-    .filter(({ variable }) => !env[variable]);
+    // NAME_FILE naming a file is a key too (secretFromEnv reads it; one it cannot read fails at start, saying so).
+    .filter(({ variable }) => !env[variable] && !env[`${variable}_FILE`]?.trim());
 }
 
 export interface ModelClient extends ModelProvider {
