@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { Agent, type AgentModel } from '../agent/agent.ts';
 import type { ApprovalGate } from '../agent/approval-gate.ts';
-import { createModelClient } from '../agent/providers/create-model.ts';
+import { createModelClient, missingApiKeys } from '../agent/providers/create-model.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { HttpClient } from '../net/http-client.ts';
 import type { Logger } from '../tools/model.ts';
@@ -115,6 +115,10 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   await activateState(state, options.log);
   // Which store the conversations and tasks go to: a missing FORGE_STATE_URL shows here, not after a restart lost them.
   options.log.info(`state: ${state.kind === 'file' ? `file store at ${state.where}` : `postgres at ${state.where} (this replica: ${state.replicaId})`}`);
+  // A model without its key answers every message with the provider's 401 (or a network error): said at start.
+  for (const { model, variable } of options.manifest.model ? missingApiKeys(options.manifest.model, env) : []) {
+    options.log.warn(`model ${model} has no API key (FORGE_MODEL_KEY): ${variable} is not set, nor ${variable}_FILE; messages to it will fail until it is (the tools are served)`);
+  }
   const agent = createAgent({ ...options, sessions: state.conversations });
   const telemetry = await startTelemetry(options);
   const server = await startAgentServer({

@@ -78,6 +78,25 @@ describe('forge run', () => {
     expect(result.stderr).toContain('broken');
   });
 
+  it('says at start when the model has no API key, and serves the tools', async () => {
+    const model = 'model:\n  provider: openai\n  name: gpt-4o-mini\n  api_key_env: RUN_KEY_NEVER_SET\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(model), 'tools/greet.py': greet('Hello') });
+    const agent = await run(project, []);
+    try {
+      await agent.waitFor('model openai:gpt-4o-mini has no API key (FORGE_MODEL_KEY): RUN_KEY_NEVER_SET is not set, nor RUN_KEY_NEVER_SET_FILE; messages to it will fail until it is (the tools are served)');
+      expect(await call(agent.url, 'greet', { name: 'Ada' })).toMatchObject({ ok: true });
+    } finally {
+      await agent.stop();
+    }
+    // With the key in a file, nothing to say.
+    const withFile = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth'], { cwd: project, env: { RUN_KEY_NEVER_SET_FILE: join(project, 'forge.yaml') } });
+    try {
+      expect(withFile.output()).not.toContain('FORGE_MODEL_KEY');
+    } finally {
+      await withFile.stop();
+    }
+  });
+
   it('exits 2 for --no-auth on a public host', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig() });
     const result = await runProcess(process.execPath, [forgeBin, 'run', '--host', '0.0.0.0', '--no-auth', '--port', '0'], { cwd: project });
