@@ -100,7 +100,9 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
   } catch (err) {
     // In the log's format: with --log-format json, a failure to start (a port in use) is one JSON line too.
     // An expected failure (a port in use) keeps its code and hint, as forge's diagnostics do; no stack.
-    invocation.problem(err instanceof ForgeError ? `error: ${err.code} ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}` : `forge runtime: ${(err as Error).message}`);
+    const coded = err instanceof ForgeError ? err : undefined;
+    if (coded && invocation.logFormat !== 'json') invocation.problem(`error: ${coded.code} ${coded.message}${coded.hint ? `\nhint: ${coded.hint}` : ''}`);
+    else invocation.problem(`forge runtime: ${coded ? `${coded.code} ${coded.message}${coded.hint ? ` (${coded.hint})` : ''}` : (err as Error).message}`);
     if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
     else if (process.env.FORGE_VERBOSE) process.stderr.write(`${redactSecrets(String((err as Error).stack))}\n`);
     return 1;

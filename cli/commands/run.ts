@@ -4,6 +4,7 @@ import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { agentModel, serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { routeConsoleToLog } from '../../runtime/server/sdk-console.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
+import { ForgeError } from '../../runtime/diagnostics.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
 import { watchForChanges } from '../dev-reload.ts';
@@ -57,7 +58,9 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) throw err;
-    log.json.error(`forge run: ${(err as Error).message}`);
+    // A failure with a code (a port in use) keeps it and its hint on the line.
+    const coded = err instanceof ForgeError ? `${err.code} ${err.message}${err.hint ? ` (${err.hint})` : ''}` : undefined;
+    log.json.error(`forge run: ${coded ?? (err as Error).message}`);
     log.debug((err as Error).stack ?? '');
     return 1;
   }

@@ -95,7 +95,7 @@ describe('--log-format json', () => {
     const taken = await withPortTaken((port) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', String(port), '--log-format', 'json'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } }));
     expect(taken.code).toBe(1);
     const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
-    expect(String(failure?.msg)).toMatch(/^error: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there/);
+    expect(String(failure?.msg)).toMatch(/^forge runtime: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there \(stop that process, or choose another port: --port \d+\)$/);
   }, 60_000);
 
   it("forge run --dev writes nothing but JSON lines: its banner, the auth token's note, and its failure to start", async () => {
@@ -110,7 +110,7 @@ describe('--log-format json', () => {
     expect(taken.code).toBe(1);
     expect(taken.stdout).toBe('');
     const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
-    expect(String(failure?.msg)).toMatch(/^forge run: cannot listen on 127\.0\.0\.1:\d+: another process is listening there/);
+    expect(String(failure?.msg)).toMatch(/^forge run: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there \(stop that process, or choose another port: --port \d+\)$/);
   }, 60_000);
 
   it('a setting serve refuses is a JSON line too (exit 2): --no-auth on a host that is not loopback, from FORGE_HOST or the command line, and an auth token file that is not there', async () => {
