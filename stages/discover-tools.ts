@@ -2,9 +2,10 @@
  * Stage: discover tools. Lists the files in every tool_dir that may be tools
  * (.py .ts .js .mjs .yaml .yml) and the support files that travel with them.
  */
-import { existsSync, readlinkSync, statSync, type Stats } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { existsSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import { error, warning } from '../runtime/diagnostics.ts';
+import { closestMatch } from '../runtime/suggest.ts';
 import type { SourceKind } from '../runtime/tools/model.ts';
 import type { ProjectConfig, ToolDir } from './config/project-config.ts';
 import { walkSourceTree } from './source-tree.ts';
@@ -30,12 +31,24 @@ export interface SourceFile {
 
 const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript', '.yaml': 'yaml', '.yml': 'yaml' };
 
+/** A directory beside a missing tool dir whose name is close to it (tool_dirs: [tool] beside tools/): did you mean it? */
+function nearDirectory(absolute: string, written: string): string | undefined {
+  let siblings: string[];
+  try {
+    siblings = readdirSync(dirname(absolute), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+  } catch {
+    return undefined;
+  }
+  const near = closestMatch(basename(absolute), siblings);
+  return near ? `did you mean "${join(dirname(written), near)}"? (that folder is there; or create "${written}")` : undefined;
+}
+
 export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceFile[] {
   const files: SourceFile[] = [];
   for (const dir of config.toolDirs) {
     if (!existsSync(dir.absolute) || !statSync(dir.absolute).isDirectory()) {
       if (dir.explicit) {
-        ctx.report(warning('FORGE_TOOL_DIR_MISSING', `tool directory "${dir.path}" does not exist`, dir.at, 'create it, or remove it from tool_dirs'));
+        ctx.report(warning('FORGE_TOOL_DIR_MISSING', `tool directory "${dir.path}" does not exist`, dir.at, nearDirectory(dir.absolute, dir.path) ?? 'create it, or remove it from tool_dirs'));
       }
       continue;
     }

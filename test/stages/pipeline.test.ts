@@ -277,7 +277,13 @@ describe('forge build: failures', () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig('tool_dirs: [tools, nowhere]\n'), 'tools/.keep': '' });
     const result = await build({ cwd: dir });
     expect(result.ok).toBe(true);
-    expect(result.warnings).toMatchObject([{ code: 'FORGE_TOOL_DIR_MISSING', line: 4 }]);
+    expect(result.warnings).toMatchObject([{ code: 'FORGE_TOOL_DIR_MISSING', line: 4, hint: 'create it, or remove it from tool_dirs' }]);
+  });
+
+  it('names the folder a missing tool directory is likely a misspelling of', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig('tool_dirs: [tool]\n'), 'tools/.keep': '' });
+    const result = await build({ cwd: dir });
+    expect(result.warnings).toMatchObject([{ code: 'FORGE_TOOL_DIR_MISSING', line: 4, column: 13, hint: 'did you mean "tools"? (that folder is there; or create "tool")' }]);
   });
 
   it('builds a project with no tools at all', async () => {
