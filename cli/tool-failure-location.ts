@@ -45,9 +45,3 @@ export function toolFailureLocation(details: string | undefined, toolDirs: reado
   return { file: relative(cwd, frame.file) || frame.file, line: frame.line, ...(column ? { column } : {}), ...(lineText !== undefined ? { lineText } : {}) };
 }
 
-/** What --verbose adds to a failure whose details are a traceback or a stack (a stderr tail is in the message already). */
-export function tracebackKind(details: string | undefined): 'traceback' | 'stack trace' | undefined {
-  if (!details) return undefined;
-  if (/^Traceback \(most recent call last\):/m.test(details)) return 'traceback';
-  return javascriptFrames(details).length ? 'stack trace' : undefined;
-}

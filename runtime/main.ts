@@ -25,6 +25,7 @@ import { jsonLogger } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
+import { tracebackKind } from './tools/traceback-kind.ts';
 import { logText } from './telemetry/log-text.ts';
 import { redactSecrets } from './known-secrets.ts';
 import { terminalLine, terminalText } from './telemetry/terminal-text.ts';
@@ -455,7 +456,14 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
   const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true, sees: 'everything' });
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
-  else process.stderr.write(`error: ${result.error.code} ${terminalText(result.error.message)}${result.error.hint ? `\nhint: ${terminalText(result.error.hint)}` : ''}\n`);
+  else {
+    // A tool that threw: its traceback with FORGE_VERBOSE=1 (as for the runtime's own failures), or in --json's error.details.
+    const trace = tracebackKind(result.error.details);
+    const verbose = Boolean(process.env.FORGE_VERBOSE);
+    const hint = result.error.hint ?? (trace && !verbose ? `FORGE_VERBOSE=1 shows the ${trace} (or --json, in error.details)` : undefined);
+    process.stderr.write(`error: ${result.error.code} ${terminalText(result.error.message)}${hint ? `\nhint: ${terminalText(hint)}` : ''}\n`);
+    if (trace && verbose) process.stderr.write(`${terminalText(result.error.details!)}\n`);
+  }
   return result.ok ? 0 : 1;
 }
 
