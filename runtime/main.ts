@@ -79,6 +79,7 @@ environment:
   PORT, FORGE_HOST                    where serve listens (flags win)
   FORGE_VERIFY_KEY                    an Ed25519 public key (PEM or file): serve and verify require a valid signature
   FORGE_VERIFY=off                    serve without checking the bundle against checksums.json
+  FORGE_VERBOSE=1                     print stack traces, and the traceback of a tool a call failed in
 `;
 
 /** Log lines go to stderr: stdout belongs to results and, under --stdio, to the protocol. */
