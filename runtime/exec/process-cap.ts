@@ -40,13 +40,13 @@ type ProbeAnswer = Pick<SandboxProbe, 'isolation' | 'bwrap' | 'prlimit' | 'ownUs
 /** Why tool sandboxes get no process cap here, or undefined when they do. */
 export function processCapProblem(probe: ProbeAnswer, facts: ProcessCapFacts = hostFacts(probe.bwrap)): string | undefined {
   if (probe.isolation !== 'bubblewrap') return 'tool processes run without a sandbox';
-  if (!probe.prlimit) return 'prlimit (util-linux) is not available';
-  if (facts.uid === 0) return 'the agent runs as root, whose sandboxes get no user namespace to count in, and the host\'s root starts processes past any cap (run the agent as a user of its own, as the generated image does)';
-  if (probe.ownUserNamespace === false) return 'bwrap gives a sandbox no user namespace of its own here (a set-user-ID bwrap makes none), so a cap would count all of the user\'s processes';
+  if (!probe.prlimit) return 'prlimit, from util-linux, is not available';
+  if (facts.uid === 0) return 'the agent runs as root, whose sandboxes get no user namespace to count in, and the host\'s root starts processes past any cap: run the agent as a user of its own, as the generated image does';
+  if (probe.ownUserNamespace === false) return 'bwrap gives a sandbox no user namespace of its own here, as a set-user-ID bwrap makes none, so a cap would count all of the user\'s processes';
   if (probe.ownUserNamespace === undefined && facts.setuidBwrap) return 'bwrap is set-user-ID, so a sandbox has no user namespace of its own to count its processes in';
   const [major, minor] = facts.kernel.split(/[.-]/).map(Number);
   if (!(major > PER_NAMESPACE_COUNT[0] || (major === PER_NAMESPACE_COUNT[0] && minor >= PER_NAMESPACE_COUNT[1]))) {
-    return `Linux ${facts.kernel} counts a cap over all of the user's processes (5.14 and later count each sandbox's own)`;
+    return `Linux ${facts.kernel} counts a cap over all of the user's processes; 5.14 and later count each sandbox's own`;
   }
   return undefined;
 }

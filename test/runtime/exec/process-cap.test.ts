@@ -27,6 +27,11 @@ describe('processCapProblem', () => {
     expect(processCapProblem(probe, facts)).toMatch(why);
   });
 
+  it('says why without parentheses of its own: forge doctor and the start line put it in theirs', () => {
+    for (const facts of [{ ...user, uid: 0 }, { ...user, setuidBwrap: true }, { ...user, kernel: '5.10.0' }]) expect(processCapProblem(sandboxed, facts)).not.toMatch(/[()]/);
+    for (const probe of [{ ...sandboxed, prlimit: undefined }, { ...sandboxed, ownUserNamespace: false }]) expect(processCapProblem(probe, user)).not.toMatch(/[()]/);
+  });
+
   it('reads this host: as root (the suite and the CI run as root) there is no cap', () => {
     expect(process.getuid?.()).toBe(0);
     expect(processCapProblem(sandboxed)).toMatch(/runs as root/);
