@@ -12,7 +12,7 @@
  * them (importlib.metadata.packages_distributions), else by their name.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { error, warning, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
@@ -202,9 +202,13 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
       continue;
     }
     const local = localModules([dirname(result.file), ...options.toolDirs], listed);
+    let lines: string[] | undefined;
     for (const imp of result.imports) {
       if (known.has(imp.name) || local.has(imp.name) || declared.has(imp.name)) continue;
-      diagnostics.push(undeclaredImport(imp.name, { file, line: imp.line, column: imp.col }, output.installed, 'a PEP 723 block at the top of the file (# /// script, # dependencies = ["NAME"], # ///) or in requirements.txt'));
+      // The import's line under the location, as for every other located diagnostic.
+      lines ??= sourceLines(result.file);
+      const lineText = lines[imp.line - 1];
+      diagnostics.push(undeclaredImport(imp.name, { file, line: imp.line, column: imp.col, ...(lineText !== undefined ? { lineText } : {}) }, output.installed, 'a PEP 723 block at the top of the file (# /// script, # dependencies = ["NAME"], # ///) or in requirements.txt'));
     }
   }
   // A YAML tool's python: step has no PEP 723 block of its own: requirements.txt declares for it.
@@ -225,6 +229,14 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
     }
   }
   return diagnostics;
+}
+
+function sourceLines(file: string): string[] {
+  try {
+    return readFileSync(file, 'utf8').split(/\r?\n/);
+  } catch {
+    return [];
+  }
 }
 
 /** FORGE_PY_IMPORT for `name`, naming the package to declare (`where` says where, NAME standing for it). */

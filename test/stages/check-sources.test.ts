@@ -58,7 +58,7 @@ describe('imports', () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/fetch.py': `${doc('fetch')}import json\nimport os.path\nfrom collections import OrderedDict\n\ndef execute(args):\n    import requests\n    return requests.get(args["url"]).text\n` });
     const validate = await forge(['validate'], dir);
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toContain('tools/fetch.py:11:5 FORGE_PY_IMPORT "requests" is neither in the standard library nor declared');
+    expect(validate.stderr).toContain('tools/fetch.py:11:5 FORGE_PY_IMPORT "requests" is neither in the standard library nor declared\n  11 │     import requests\n     │     ^\n');
     expect(validate.stderr).toContain('# dependencies = ["requests"]');
     expect(validate.stderr).not.toContain('"json"');
     expect(validate.stderr).toContain('declare the package that provides it');
