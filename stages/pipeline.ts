@@ -17,6 +17,7 @@
  * the output directory only when the whole build succeeded, so a failed
  * build leaves the previous output as it was.
  */
+import { removeOnInterrupt } from './remove-on-interrupt.ts';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -86,6 +87,9 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
   let bundling: Promise<BundleOutput> | undefined;
   let writer: OutputWriter | undefined;
   let reportSourceCheck: (() => Promise<void>) | undefined;
+  let previous: string | undefined;
+  // Ctrl-C mid-build: the staging directory (or the old output being deleted) goes with the process.
+  const disarm = removeOnInterrupt(() => [staging, previous]);
   try {
     let pythonStarted: StartedPythonCheck | undefined;
     const project = await loadProject(
@@ -172,7 +176,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
 
     await output.flush();
     // Swap the new output in; the old one is deleted while the cache record is written.
-    const previous = existsSync(outDir) ? `${staging}.previous` : undefined;
+    previous = existsSync(outDir) ? `${staging}.previous` : undefined;
     if (previous) renameSync(outDir, previous);
     renameSync(staging, outDir);
     staging = undefined;
@@ -207,6 +211,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     };
     writeCacheRecord(cacheFile(config.root, key), record);
     await removingPrevious;
+    previous = undefined;
     return result(ctx, true, summary);
   } catch (err) {
     if (!(err instanceof BuildStopped)) throw err;
@@ -218,6 +223,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     await bundling?.catch(() => {});
     await writer?.flush().catch(() => {});
     if (staging) rmSync(staging, { recursive: true, force: true });
+    disarm();
   }
 }
 
