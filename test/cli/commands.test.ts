@@ -419,6 +419,8 @@ describe('forge init', () => {
     const dir = join(parent, 'My Agent');
     for (const file of ['forge.yaml', 'tools/greet.py', 'tools/word_count.ts', '.gitignore']) expect(existsSync(join(dir, file)), file).toBe(true);
     expect(readFileSync(join(dir, 'forge.yaml'), 'utf8')).toContain('agent_id: my-agent');
+    // What forge build and forge package write by default stays out of git.
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.forge-output/', '.forge-image/', '.forge/']));
 
     expect((await forge(['validate'], dir)).code).toBe(0);
     const greet = await forge(['tool', 'run', 'greet', '--param', 'name=Ada', '--param', 'language=fr'], dir);
