@@ -8,6 +8,7 @@ import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
+import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
 import { runsPython, toolsReached } from '../../runtime/tools/reach.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
@@ -92,6 +93,14 @@ export async function run(argv: string[]): Promise<number> {
     const message = `no tool named "${name}"`;
     if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message, hint: noProject } }, null, 2) + '\n');
     else printDiagnostics([error('FORGE_TOOL_UNKNOWN', message, {}, noProject)]);
+    return 1;
+  }
+  // A builtin not enabled: what to write, not "no tool named" beside the names of the others.
+  if (!chosen && !scope && findCatalogEntry(name)) {
+    const message = `"${name}" ships with Forge but is not enabled in this project`;
+    const hint = `enable it under tools: in forge.yaml (- ${name}); forge tool describe ${name} shows what it does`;
+    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message, hint } }, null, 2) + '\n');
+    else printDiagnostics([error('FORGE_TOOL_UNKNOWN', message, {}, hint)]);
     return 1;
   }
   if (scope && !chosen) {

@@ -103,6 +103,12 @@ describe('forge (usage)', () => {
     expect(stderr).toContain('forge init');
   });
 
+  it('forge tool run of a builtin the project has not enabled says how to enable it', async () => {
+    const { code, stderr } = await forge(['tool', 'run', 'glob_search', '{"pattern": "*.txt"}'], writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') }));
+    expect(code).toBe(1);
+    expect(stderr).toBe('✘ FORGE_TOOL_UNKNOWN "glob_search" ships with Forge but is not enabled in this project\n  hint: enable it under tools: in forge.yaml (- glob_search); forge tool describe glob_search shows what it does\n');
+  });
+
   it('forge tool describe --json of a tool it does not have gives the code, as forge tool get does', async () => {
     const described = await forge(['tool', 'describe', 'greet', '--json'], tempDir());
     const got = await forge(['tool', 'get', 'greet', '--json'], tempDir());
