@@ -3,11 +3,12 @@
  * ids of the work that logged (a dev call log line carries the trace the
  * request came in with), for `forge run` and for the built bundle.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
-import { deployBundle, forge, forgeBin, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
+import { deployBundle, forge, forgeBin, minimalConfig, repoRoot, runProcess, writeProject } from '../helpers/project.ts';
 
 const echo = '"""\nTool: echo\nDescription: Echo.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return args\n';
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -95,7 +96,11 @@ describe('--log-format json', () => {
     const taken = await withPortTaken((port) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', String(port), '--log-format', 'json'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } }));
     expect(taken.code).toBe(1);
     const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
-    expect(String(failure?.msg)).toMatch(/^forge runtime: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there \(stop that process, or choose another port: --port \d+\)$/);
+    const listenFailure = /^forge runtime: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there \(stop that process, or choose another port: --port \d+\)$/;
+    expect(String(failure?.msg)).toMatch(listenFailure);
+    // The README quotes that line as it is.
+    const quoted = /`(\{"level":"error","msg":"forge runtime: [^`]*)`/.exec(readFileSync(join(repoRoot, 'README.md'), 'utf8'))?.[1];
+    expect(JSON.parse(quoted ?? '{}').msg).toMatch(listenFailure);
   }, 60_000);
 
   it("forge run --dev writes nothing but JSON lines: its banner, the auth token's note, and its failure to start", async () => {
