@@ -297,11 +297,12 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic, error }, { LOOPBACK_HOSTS }] = await Promise.all([
+  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic, error }, { LOOPBACK_HOSTS }, { publicUrlProblem }] = await Promise.all([
     import('./assemble.ts'),
     import('./bundle-code.ts'),
     import('./diagnostics.ts'),
     import('./server/auth.ts'),
+    import('./server/public-url.ts'),
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
@@ -315,6 +316,14 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
       return 2;
     }
     return usageError(refusal, command);
+  }
+  const urlProblem = command === 'serve' ? publicUrlProblem(invocation.values['public-url'] ?? process.env.FORGE_PUBLIC_URL) : undefined;
+  if (urlProblem) {
+    if (invocation.logFormat === 'json') {
+      invocation.problem(urlProblem);
+      return 2;
+    }
+    return usageError(urlProblem, command);
   }
   // Declared Python packages must be there before a tool can need them; `call` needs them only when its tool reaches Python.
   if (manifest.python && runsTools(command) && (command !== 'call' || (await callReachesPython(manifest, invocation.positionals[0])))) {

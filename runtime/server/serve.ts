@@ -16,6 +16,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { startAgentServer, type RunningServer } from './agent-server.ts';
 import type { HttpLimits } from './http-limits.ts';
 import { AuthConfigError, resolveAuth } from './auth.ts';
+import { publicUrlProblem } from './public-url.ts';
 import { clientCalls } from './client-calls.ts';
 import { ApprovalPolicy } from '../guard/approval-policy.ts';
 import type { Approver } from '../guard/approver.ts';
@@ -109,6 +110,9 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
 
 async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore): Promise<RunningAgent> {
   const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host, shared: state.shared });
+  // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot connect.
+  const urlProblem = publicUrlProblem(options.publicUrl);
+  if (urlProblem) throw new AuthConfigError(urlProblem);
   if (state.shared && !options.publicUrl) {
     throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
   }

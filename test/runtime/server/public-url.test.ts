@@ -1,0 +1,26 @@
+/** --public-url that is no http(s) URL is refused at start, as a usage error, by forge run and the bundle's serve alike. */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { publicUrlProblem } from '../../../runtime/server/public-url.ts';
+import { deployBundle, forge, forgeBin, minimalConfig, runProcess, writeProject } from '../../helpers/project.ts';
+
+describe('publicUrlProblem', () => {
+  it.each([['https://agent.example.com', false], ['http://10.0.0.5:8080/base', false], [undefined, false], ['notaurl', true], ['ftp://x', true], ['agent.example.com', true], ['http://', true]])('%s: refused %s', (url, refused) => {
+    expect(publicUrlProblem(url) !== undefined).toBe(refused);
+  });
+});
+
+describe('a --public-url that is no URL', () => {
+  it('forge run and the bundle refuse it with exit 2 before serving', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    const said = '--public-url (or FORGE_PUBLIC_URL) must be an http:// or https:// URL, not "notaurl"';
+    const run = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--public-url', 'notaurl'], { cwd: project });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`error: ${said}\n\nusage: forge run`);
+    expect((await forge(['build'], project)).code).toBe(0);
+    const { bundle } = deployBundle(project);
+    const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: bundle, env: { FORGE_PUBLIC_URL: 'notaurl' } });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain(`${said}\n\n  serve [--host H]`);
+  }, 60_000);
+});
