@@ -109,10 +109,11 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
 }
 
 async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore): Promise<RunningAgent> {
-  const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host, shared: state.shared });
   // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot connect.
+  // Checked before a token is generated for a start that will not happen.
   const urlProblem = publicUrlProblem(options.publicUrl);
   if (urlProblem) throw new AuthConfigError(urlProblem);
+  const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host, shared: state.shared });
   if (state.shared && !options.publicUrl) {
     throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
   }
