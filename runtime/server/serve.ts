@@ -5,6 +5,7 @@
  * client, the HTTP server, and a graceful shutdown on SIGTERM/SIGINT (drain,
  * finish in-flight work, fail what is left) that also stops the tool workers.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, type AgentModel } from '../agent/agent.ts';
 import type { ApprovalGate } from '../agent/approval-gate.ts';
@@ -126,30 +127,39 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   }
   const agent = createAgent({ ...options, sessions: state.conversations });
   const telemetry = await startTelemetry(options);
-  const server = await startAgentServer({
-    manifest: options.manifest,
-    // Read at each call: `forge run --dev` updates the manifest's approval: when forge.yaml is saved.
-    tools: clientCalls(options.registry, undefined, () => options.manifest.approval?.clients),
-    agent,
-    auth,
-    host: options.host,
-    port: options.port,
-    publicUrl: options.publicUrl,
-    log: options.log,
-    metricsPublic: options.manifest.metrics === 'public',
-    extraRoutes: options.extraRoutes,
-    limits: options.limits,
-    state,
-    mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
-    maxTurns: maxTurnsSetting(env),
-    notReady: storeReadiness(state),
-    unhealthyTools: () =>
-      options.registry
-        .list()
-        .map((tool) => ({ name: tool.name, health: tool.health?.() }))
-        .filter((t) => t.health && !t.health.healthy)
-        .map((t) => ({ name: t.name, detail: t.health!.detail, ...(t.health!.circuit ? { circuit: t.health!.circuit } : {}) })),
-  });
+  let server: Awaited<ReturnType<typeof startAgentServer>>;
+  try {
+    server = await startAgentServer({
+      manifest: options.manifest,
+      // Read at each call: `forge run --dev` updates the manifest's approval: when forge.yaml is saved.
+      tools: clientCalls(options.registry, undefined, () => options.manifest.approval?.clients),
+      agent,
+      auth,
+      host: options.host,
+      port: options.port,
+      publicUrl: options.publicUrl,
+      log: options.log,
+      metricsPublic: options.manifest.metrics === 'public',
+      extraRoutes: options.extraRoutes,
+      limits: options.limits,
+      state,
+      mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
+      maxTurns: maxTurnsSetting(env),
+      notReady: storeReadiness(state),
+      unhealthyTools: () =>
+        options.registry
+          .list()
+          .map((tool) => ({ name: tool.name, health: tool.health?.() }))
+          .filter((t) => t.health && !t.health.healthy)
+          .map((t) => ({ name: t.name, detail: t.health!.detail, ...(t.health!.circuit ? { circuit: t.health!.circuit } : {}) })),
+    });
+  } catch (err) {
+    // Not started (a port in use): a token generated for this start was never shown, so it is not kept either;
+    // the next start generates one and shows it, instead of only naming a file.
+    if (auth.generatedAt) rmSync(auth.generatedAt, { force: true });
+    await telemetry.shutdown().catch(() => {});
+    throw err;
+  }
   if (auth.generatedAt) options.announce?.(`auth token (saved in ${auth.generatedAt}, outside the work dir; shown once): ${auth.token}`);
   else if (auth.movedFrom) options.announce?.(`auth token moved out of the work dir: ${auth.movedFrom} -> ${auth.file}`);
   // Every later start says where the token is (never the token): a person who missed the first start finds it.

@@ -2,7 +2,9 @@
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deployBundle, forge, forgeBin, minimalConfig, runProcess, writeProject } from '../../helpers/project.ts';
+import { readdirSync } from 'node:fs';
+import { startAgentProcess } from '../../helpers/agent-process.ts';
+import { deployBundle, forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 
 const greet = '"""\nTool: greet\nDescription: Greet someone.\nTags: read\n\nInput:\n  name (str): Who.\n"""\n\ndef execute(args):\n    return "hi " + args["name"]\n';
 
@@ -27,6 +29,20 @@ describe('a port in use', () => {
     expect(result.stderr).not.toContain('stack trace');
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 30_000);
+
+  it('keeps no token generated for a start that failed: the next start shows the one it makes', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet });
+    const env = { FORGE_STATE_DIR: tempDir('forge-state-') };
+    const failed = await runProcess(process.execPath, [forgeBin, 'run', '--port', String(port)], { cwd: project, env });
+    expect(failed.code).toBe(1);
+    expect(readdirSync(env.FORGE_STATE_DIR).filter((f) => f.startsWith('token-'))).toEqual([]);
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0'], { cwd: project, env });
+    try {
+      await agent.waitFor(/auth token \(saved in .*; shown once\): \S+/);
+    } finally {
+      await agent.stop();
+    }
+  }, 60_000);
 
   it("the bundle's serve says the same, with its code and hint", async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet });
