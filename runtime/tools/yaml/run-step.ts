@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { howItEnded, runCommand } from '../../exec/run-command.ts';
+import { launcherNotFound } from '../../exec/launcher-not-found.ts';
 import { parseOutput, TOOL_PROCESS_OUTPUT } from '../custom/custom-tool.ts';
 import type { ToolContext } from '../model.ts';
 import { SCRIPT_FILE, type PreparedStep } from './prepare-step.ts';
@@ -46,9 +47,10 @@ export async function runPreparedStep(prepared: PreparedStep, options: StepRunOp
   });
   const { stderr } = run;
   if (run.busy) return failed('', '', processesBusy(`"${argv[0]}"`));
-  if (run.spawnError) {
-    const missing = (run.spawnError as NodeJS.ErrnoException).code === 'ENOENT';
-    return failed(run.stdout, stderr, { code: 'FORGE_TOOL_START', message: missing ? `"${argv[0]}" was not found` : `"${argv[0]}" could not be started: ${run.spawnError.message}` });
+  if (run.spawnError || launcherNotFound(run.exitCode, stderr, argv[0])) {
+    const missing = !run.spawnError || (run.spawnError as NodeJS.ErrnoException).code === 'ENOENT';
+    const hint = 'install it where PATH finds it, or give its full path';
+    return failed(run.stdout, stderr, missing ? { code: 'FORGE_TOOL_START', message: `"${argv[0]}" was not found`, hint } : { code: 'FORGE_TOOL_START', message: `"${argv[0]}" could not be started: ${run.spawnError!.message}` });
   }
   if (run.outputLimitHit) return failed(run.stdout, stderr, { code: 'FORGE_TOOL_OUTPUT_LIMIT', message: 'wrote more output than the limit and was stopped', hint: 'write large results to a file' });
   if (run.cancelled && stepLimit?.aborted && !options.signal.aborted) {
