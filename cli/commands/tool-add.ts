@@ -1,3 +1,4 @@
+import { SECURITY_TAGS } from '../../runtime/guard/security-tags.ts';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
@@ -99,6 +100,10 @@ export async function run(argv: string[]): Promise<number> {
     .map((p) => ` --param ${p.name}=...`)
     .join('');
   process.stdout.write(`${c.green('✓')} added ${args.name} to ${shown}\n  try it: forge tool run ${args.scope === 'local' ? '' : `${args.scope}/`}${args.name}${example} --show-command\n`);
+  // Without a security tag the approval policy treats it as the riskiest kind: said here, not found out from the agent.
+  if (!args.tags.some((t) => (SECURITY_TAGS as readonly string[]).includes(t))) {
+    process.stdout.write(`  ${c.cyan('note:')} no --tag read, write or run: it counts as a run tool, which the agent asks a person to confirm unless forge.yaml's approval: says otherwise\n`);
+  }
   return 0;
 }
 

@@ -119,6 +119,16 @@ describe('forge tool add / get / list / remove', () => {
     expect(existsSync(join(dir, 'tools/greet.py'))).toBe(true);
   });
 
+  it('says that a tool added without a security tag counts as run, and says nothing when it has one', async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const untagged = await forge(['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi'], dir, env);
+    expect(untagged.code, untagged.stderr).toBe(0);
+    expect(untagged.stdout).toContain("note: no --tag read, write or run: it counts as a run tool, which the agent asks a person to confirm unless forge.yaml's approval: says otherwise\n");
+    const tagged = await forge(['tool', 'add', 'ho', '--description', 'Says ho.', '--bash', 'echo ho', '--tag', 'read'], dir, env);
+    expect(tagged.stdout).not.toContain('note:');
+  });
+
   it('writes steps, environment and platforms', async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/shout.yaml': 'description: Shouts.\ntags: [read]\nparameters:\n  text: { type: string }\nbash: printf %s {text} | tr a-z A-Z\n' });
