@@ -17,7 +17,7 @@
  * the output directory only when the whole build succeeded, so a failed
  * build leaves the previous output as it was.
  */
-import { removeOnInterrupt } from './remove-on-interrupt.ts';
+import { removeOnInterrupt, removeStaleStaging } from './remove-on-interrupt.ts';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -117,6 +117,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const supportFiles = project.supportFiles.filter((f) => !strippedFiles.has(f.absolute));
 
     checkOutDir(outDir, config.root, config.toolDirs.map((d) => d.absolute), ctx);
+    removeStaleStaging(outDir);
     staging = join(dirname(outDir), `.${basename(outDir)}.staging-${process.pid}`);
     rmSync(staging, { recursive: true, force: true });
     const output = new OutputWriter(staging);

@@ -4,7 +4,8 @@
  * of the signal as it would have (exit 130 for Ctrl-C). The last complete
  * output is untouched, since only a finished build replaces it.
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -20,4 +21,31 @@ export function removeOnInterrupt(paths: () => readonly (string | undefined)[]):
   }
   for (const signal of SIGNALS) process.on(signal, onSignal);
   return disarm;
+}
+
+/**
+ * Staging directories beside `outDir` left by builds that could not clean up (killed with SIGKILL, a
+ * machine that went down): those of a process that is no longer running are removed.
+ */
+export function removeStaleStaging(outDir: string): void {
+  const pattern = new RegExp(`^\\.${basename(outDir).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.staging-(\\d+)(?:\\.previous)?$`);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(outDir));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = pattern.exec(name)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) rmSync(join(dirname(outDir), name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

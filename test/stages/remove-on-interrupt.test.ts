@@ -1,6 +1,6 @@
 /** Ctrl-C during forge build: no staging directory is left beside the output, and the last complete output stays as it was. */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forge, forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
@@ -28,5 +28,14 @@ describe('forge build interrupted', () => {
     expect(signal ?? code).toBe('SIGINT');
     expect(staging()).toEqual([]);
     expect(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8')).toBe(before);
+  }, 60_000);
+
+  it('the next build removes a staging directory a killed build left, not one of a build still running', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    // pid 4194304 is past Linux's highest: no process has it. This test's own process is running.
+    for (const pid of [4194304, process.pid]) mkdirSync(join(project, `..forge-output.staging-${pid}`, 'tools'), { recursive: true });
+    mkdirSync(join(project, '..forge-output.staging-4194304.previous'));
+    expect((await forge(['build'], project)).code).toBe(0);
+    expect(readdirSync(project).filter((name) => name.includes('.staging-'))).toEqual([`..forge-output.staging-${process.pid}`]);
   }, 60_000);
 });
