@@ -4,7 +4,7 @@
  * of the signal as it would have (exit 130 for Ctrl-C). The last complete
  * output is untouched, since only a finished build replaces it.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -37,7 +37,11 @@ export function removeStaleStaging(outDir: string): void {
   }
   for (const name of names) {
     const pid = pattern.exec(name)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && !isRunning(Number(pid))) rmSync(join(dirname(outDir), name), { recursive: true, force: true });
+    if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    // A build of another PID namespace (a container sharing the folder) looks gone from here: one touched
+    // in the last minute may be such a build, still writing.
+    const path = join(dirname(outDir), name);
+    if (Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 60_000) rmSync(path, { recursive: true, force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 /** Ctrl-C during forge build: no staging directory is left beside the output, and the last complete output stays as it was. */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forge, forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
@@ -35,7 +35,11 @@ describe('forge build interrupted', () => {
     // pid 4194304 is past Linux's highest: no process has it. This test's own process is running.
     for (const pid of [4194304, process.pid]) mkdirSync(join(project, `..forge-output.staging-${pid}`, 'tools'), { recursive: true });
     mkdirSync(join(project, '..forge-output.staging-4194304.previous'));
+    // Left a while ago: one touched in the last minute may be a build in another PID namespace.
+    const old = new Date(Date.now() - 5 * 60_000);
+    for (const name of ['..forge-output.staging-4194304', '..forge-output.staging-4194304.previous']) utimesSync(join(project, name), old, old);
+    mkdirSync(join(project, '..forge-output.staging-4194303'));
     expect((await forge(['build'], project)).code).toBe(0);
-    expect(readdirSync(project).filter((name) => name.includes('.staging-'))).toEqual([`..forge-output.staging-${process.pid}`]);
+    expect(readdirSync(project).filter((name) => name.includes('.staging-')).sort()).toEqual(['..forge-output.staging-4194303', `..forge-output.staging-${process.pid}`].sort());
   }, 60_000);
 });
