@@ -30,6 +30,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
 import { callParamsError, callToolResult, listToolsResult, MCP_CALLS_AT_ONCE, type McpToolSource } from './mcp-tool-calls.ts';
 import type { McpEndpoint } from './mcp-endpoint.ts';
+import { ProcessSlots } from '../exec/process-slots.ts';
 import { sendJson } from './respond.ts';
 
 /** The SDK transport's limit on one batch. */
@@ -105,7 +106,20 @@ export class McpDirectEndpoint implements McpEndpoint {
       this.open.delete(controller);
     });
     const address = req.socket.remoteAddress ?? '';
-    const answers = await inTurns(messages, MCP_CALLS_AT_ONCE, (m) => this.answerTracked(m, address, controller.signal));
+    // At most MCP_CALLS_AT_ONCE of the batch run together; the rest wait their turn, answered in the batch's order.
+    const turns = new ProcessSlots(MCP_CALLS_AT_ONCE, Number.POSITIVE_INFINITY);
+    const answers = await Promise.all(
+      messages.map(async (m) => {
+        const turn = await turns.acquire(controller.signal);
+        // The client went away while this message waited: no one is left to answer.
+        if (!('release' in turn)) return undefined;
+        try {
+          return await this.answerTracked(m, address, controller.signal);
+        } finally {
+          turn.release();
+        }
+      }),
+    );
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     // Only notifications, responses and cancelled calls: accepted, nothing to say.
     if (responses.length === 0) {
@@ -192,20 +206,6 @@ export class McpDirectEndpoint implements McpEndpoint {
         return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     }
   }
-}
-
-/** `answer` for every item, at most `atOnce` running at a time; the results in the items' order. */
-async function inTurns<T, R>(items: T[], atOnce: number, answer: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await answer(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
-  return results;
 }
 
 /** 7 and "7" are different ids. */

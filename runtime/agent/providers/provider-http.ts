@@ -33,7 +33,7 @@ export async function postToProvider(
     throw new ProviderError(label, (err as Error).message, undefined, false, dropped ? {} : undefined);
   }
   if (response.status < 200 || response.status >= 300) {
-    const transient = TRANSIENT_STATUSES(response.status) ? { afterMs: retryAfterMs(response.headers) } : undefined;
+    const transient = isTransientStatus(response.status) ? { afterMs: retryAfterMs(response.headers) } : undefined;
     throw new ProviderError(label, `HTTP ${response.status}: ${describeErrorBody(await readAll(response))}`, response.status, false, transient);
   }
   return { response, streaming: (response.headers['content-type'] ?? '').includes('text/event-stream') };
@@ -43,7 +43,7 @@ export async function postToProvider(
  * The answers the OpenAI and Anthropic SDKs ask again on: a timeout (408), a conflict (409), rate
  * limited (429), the server's own failures (5xx; Anthropic's 529 is "overloaded").
  */
-function TRANSIENT_STATUSES(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
