@@ -46,7 +46,7 @@ async function agentUrl(extra: Tool[] = [], limits?: { maxConnections: number })
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const post = (url: string, body: unknown, headers: Record<string, string> = HEADERS) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+const post = (url: string, body: unknown, headers: Record<string, string> = HEADERS, signal?: AbortSignal) => fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
 
 describe('stateless MCP over HTTP', () => {
   it('serves the SDK client: initialize, list, calls from many clients at once, errors as results', async () => {
@@ -126,6 +126,30 @@ describe('stateless MCP over HTTP', () => {
     const answers = (await response.json()) as { id: number; result: { structuredContent: { n: number } } }[];
     expect(answers.map((a) => [a.id, a.result.structuredContent.n])).toEqual(Array.from({ length: 100 }, (_, i) => [i, i]));
     expect(most).toBeLessThanOrEqual(8);
+  });
+
+  it('does not start the calls of a batch still waiting their turn when its client goes away', async () => {
+    const started: number[] = [];
+    let stopped = 0;
+    const held: Tool = {
+      name: 'held', description: 'Runs until its call is cancelled.', category: 'custom', tags: ['read'], inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+      execute: async (args, ctx) => {
+        started.push((args as { n: number }).n);
+        await new Promise((resolve) => ctx.signal?.addEventListener('abort', resolve, { once: true }));
+        stopped++;
+        return ok({});
+      },
+    };
+    const url = await agentUrl([held]);
+    const hangUp = new AbortController();
+    const batch = post(url, Array.from({ length: 30 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'held', arguments: { n: i } } })), HEADERS, hangUp.signal);
+    await waitUntil(() => (started.length === 8 ? true : undefined), 5000, 'the first turns to start');
+    hangUp.abort();
+    await batch.catch(() => {});
+    // The server saw the hang-up when the running calls are cancelled; their turns are then free, and none of the waiting calls may take one.
+    await waitUntil(() => (stopped === 8 ? true : undefined), 5000, 'the running calls to be cancelled');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('answers a batch in one body, a notification with 202, an unknown method with -32601', async () => {
