@@ -59,31 +59,32 @@ export function retryAfterMs(headers: Record<string, string>, now = Date.now()):
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The body's chunks, the connection closed with FORGE_HTTP_TIMEOUT when none arrives for `idleMs`. */
+/**
+ * The body's chunks, the connection closed with FORGE_HTTP_TIMEOUT when none arrives for `idleMs`.
+ * One timer, pushed back at each chunk (a streamed answer has one per token).
+ */
 async function* whileFlowing(response: HttpStream, idleMs: number): AsyncGenerator<Buffer> {
-  const chunks = response.body[Symbol.asyncIterator]();
+  let idle = false;
+  const timer = setTimeout(() => {
+    idle = true;
+    response.close();
+  }, idleMs);
   let ended = false;
   try {
-    for (;;) {
-      const next = chunks.next();
-      // The read the timer won goes on failing once the connection is closed: nobody waits for it then.
-      next.catch(() => {});
-      let timer: NodeJS.Timeout | undefined;
-      const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new HttpError(`no data for ${idleMs / 1000} s`, 'FORGE_HTTP_TIMEOUT')), idleMs);
-      });
-      try {
-        const chunk = await Promise.race([next, idle]);
-        if (chunk.done) return void (ended = true);
-        yield chunk.value;
-      } finally {
-        clearTimeout(timer);
-      }
+    for await (const chunk of response.body) {
+      timer.refresh();
+      yield chunk;
     }
+    ended = !idle;
+  } catch (err) {
+    if (!idle) throw err;
   } finally {
-    // Given up on (too long a gap, or the reader stopped): the connection goes, and nothing is left reading it.
-    if (!ended) response.close();
+    clearTimeout(timer);
+    // Given up on (the reader stopped): the connection goes, and nothing is left reading it.
+    if (!ended && !idle) response.close();
   }
+  // Closed for the gap, the body ends (or fails) as a closed socket does: said as what it was.
+  if (idle) throw new HttpError(`no data for ${idleMs / 1000} s`, 'FORGE_HTTP_TIMEOUT');
 }
 
 /** The whole body as UTF-8, decoded once: a character split across two chunks stays whole. */
