@@ -90,10 +90,11 @@ export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' 
 /** The model client and its turn settings (forge.yaml's `model:`), at start and when `forge run --dev` sees it saved. */
 export function agentModel(settings: AgentManifest['model'], options: Pick<ServeOptions, 'http' | 'env' | 'log'>): AgentModel {
   // The model's connections apart from the tools': a tool a caller steers never shares a socket with a conversation's model call.
-  const model = settings ? createModelClient(settings, options.http.withOwnPool(), options.env ?? process.env, {
-        retry: (model, err, delayMs) => options.log.warn(`model ${model} failed, asking it again in ${(delayMs / 1000).toFixed(1)} s: ${err.message}`),
-        fallback: (failed, err) => options.log.warn(`model ${failed} failed, trying the next: ${err.message}`),
-      }) : undefined;
+  const notices = {
+    retry: (model: string, err: Error, delayMs: number) => options.log.warn(`model ${model} failed, asking it again in ${(delayMs / 1000).toFixed(1)} s: ${err.message}`),
+    fallback: (failed: string, err: Error) => options.log.warn(`model ${failed} failed, trying the next: ${err.message}`),
+  };
+  const model = settings ? createModelClient(settings, options.http.withOwnPool(), options.env ?? process.env, notices) : undefined;
   return { model, maxIterations: settings?.max_iterations, maxTokens: settings?.max_tokens, temperature: settings?.temperature };
 }
 
