@@ -96,6 +96,6 @@ export function expandSecretEnv(record: Record<string, string> | undefined, env:
 }
 
 function rememberExpanded(template: string, expanded: string | undefined, env: NodeJS.ProcessEnv): void {
-  for (const [, name] of template.matchAll(TEMPLATE)) if (name) rememberSecret(env[name]);
+  for (const name of templateVariables(template)) rememberSecret(env[name]);
   if (template !== expanded) rememberSecret(expanded);
 }
