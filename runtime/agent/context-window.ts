@@ -18,6 +18,13 @@
  * A conversation is cut only where a user's message begins, so a tool call
  * and its result are always sent together (both wire formats refuse a
  * result without its call), and what is sent starts with a user message.
+ *
+ * A cut stays where it is while what follows it fits, and a new one leaves
+ * out more than it must (RECUT): providers cache a request's beginning
+ * (OpenAI and vLLM on their own, Anthropic where it is marked), and a cut
+ * that moved at every turn would change that beginning, and the note in the
+ * system prompt, at every turn, so that no turn of a long conversation was
+ * ever read from the cache.
  */
 import { ForgeError } from '../diagnostics.ts';
 import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse } from './messages.ts';
@@ -31,15 +38,17 @@ export const WINDOWS_KEPT = 10_000;
  * The window is this model's alone and the conversation's (request.conversation), learned from its own refusals.
  */
 export function withWindow(provider: ModelProvider): ModelProvider {
-  // Per conversation: at most this many characters of messages, once the model refused more.
-  const maxChars = new Map<string, number>();
+  // Per conversation, once the model refused more: at most this many characters of messages, and where the last cut was.
+  const windows = new Map<string, Window>();
   return {
     label: provider.label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const { messages } = request;
       const key = request.conversation ?? '';
       for (;;) {
-        const start = windowStart(messages, maxChars.get(key));
+        const window = windows.get(key);
+        const start = window ? windowStart(messages, window.maxChars, window.start) : 0;
+        if (window) window.start = start;
         try {
           return await provider.complete(start ? { ...request, messages: messages.slice(start), system: systemWithWindow(request.system, start) } : request);
         } catch (err) {
@@ -47,14 +56,19 @@ export function withWindow(provider: ModelProvider): ModelProvider {
           const chars = charsFrom(messages, start);
           // Only the turn itself is left to send: nothing more can be left out.
           if (start === lastUserIndex(messages)) throw new ContextTooLongError(provider.label, chars, err.message);
-          const learned = Math.min(maxChars.get(key) ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK));
-          maxChars.delete(key);
-          maxChars.set(key, learned);
-          if (maxChars.size > WINDOWS_KEPT) maxChars.delete(maxChars.keys().next().value!);
+          windows.delete(key);
+          windows.set(key, { maxChars: Math.min(window?.maxChars ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK)) });
+          if (windows.size > WINDOWS_KEPT) windows.delete(windows.keys().next().value!);
         }
       }
     },
   };
+}
+
+/** A conversation's learned window: the most characters of messages its model takes, and the index of the message the last cut began at. */
+interface Window {
+  maxChars: number;
+  start?: number;
 }
 
 function lastUserIndex(messages: readonly ChatMessage[]): number {
@@ -64,6 +78,13 @@ function lastUserIndex(messages: readonly ChatMessage[]): number {
 
 /** Each refusal leaves out the earliest turns until at most this share of what was refused is sent. */
 const SHRINK = 0.6;
+
+/**
+ * A new cut leaves at most this share of the window filled, so that the turns after it fit without
+ * moving it: with turns of a twentieth of the window, about seven turns share one cut, each read from
+ * the provider's cache but the first.
+ */
+const RECUT = 2 / 3;
 
 export class ContextTooLongError extends ForgeError {
   constructor(model: string, chars: number, cause: string) {
@@ -95,11 +116,17 @@ export function charsFrom(messages: readonly ChatMessage[], start: number): numb
 }
 
 /**
- * The index of the first message to send: the earliest user message from which the rest fits in
- * `maxChars`, else the latest user message (the turn itself is always sent whole). 0 without a limit.
+ * The index of the first message to send: the last cut's (`previous`) while the rest from it fits in
+ * `maxChars`; else a new cut, at the earliest user message from which the rest fits in a share of it
+ * (RECUT), else at the latest user message (the turn itself is always sent whole).
  */
-export function windowStart(messages: readonly ChatMessage[], maxChars: number | undefined): number {
-  if (maxChars === undefined) return 0;
+export function windowStart(messages: readonly ChatMessage[], maxChars: number, previous?: number): number {
+  // A user's message still: a conversation whose earliest turns were dropped (keepLatest) has moved under the index.
+  if (previous !== undefined && messages[previous]?.role === 'user' && charsFrom(messages, previous) <= maxChars) return previous;
+  return latestFitting(messages, Math.floor(maxChars * RECUT));
+}
+
+function latestFitting(messages: readonly ChatMessage[], maxChars: number): number {
   let chars = 0;
   let start: number | undefined;
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -96,6 +96,22 @@ describe.each(['openai', 'anthropic'] as const)('a %s conversation longer than t
     expect((await sessions.read('daily')).messages).toHaveLength(30 * 4);
   });
 
+  it("keeps a cut where it is while the turns after it fit, so that a provider's prompt cache can hit: what is sent begins alike turn after turn", async () => {
+    const model = await windowedModel(provider, 30_000);
+    const { agent } = agentOn(provider, model.server.url);
+    for (let i = 0; i < 70; i++) expect(await agent.send('long', `question ${i}: ${'q'.repeat(400)}`), `turn ${i}`).toMatchObject({ status: 'completed' });
+    // What a request begins with: the system prompt (which notes the cut) and the first message sent.
+    const beginning = (body: Record<string, any>) => JSON.stringify(provider === 'openai' ? body.messages.slice(0, 2) : [body.system, body.messages[0]]);
+    const cut = model.taken.filter((body) => beginning(body).includes('earliest messages of this conversation are not shown'));
+    expect(cut.length).toBeGreaterThan(40);
+    let moves = 0;
+    for (let i = 1; i < cut.length; i++) if (beginning(cut[i]) !== beginning(cut[i - 1])) moves++;
+    // About 1,000 characters a turn against a window learned as about 18,000: a cut that moved at every turn moved
+    // about 40 times, one that leaves room for the next turns moves every six turns or so.
+    expect(moves).toBeLessThanOrEqual(cut.length / 6);
+    expect(moves).toBeGreaterThan(0);
+  });
+
   it('refuses with FORGE_MODEL_CONTEXT when the turn alone is too long, saying what to do', async () => {
     const model = await windowedModel(provider, 2000);
     const { agent } = agentOn(provider, model.server.url);
