@@ -13,6 +13,8 @@ export interface ModelRef {
   name: string;
   base_url?: string;
   api_key_env?: string;
+  /** Mark requests for the provider's prompt cache where it must be asked for (Anthropic); default true. */
+  prompt_cache?: boolean;
 }
 
 export interface ModelSettings extends ModelRef {

@@ -50,7 +50,17 @@ export interface ModelResponse {
   /** Which model answered ("openai:gpt-4o-mini"), for logs and fallbacks. */
   model: string;
   /** Tokens the provider reported (absent when it reported none). */
-  usage?: { inputTokens: number; outputTokens: number };
+  usage?: TokenUsage;
+}
+
+export interface TokenUsage {
+  /** Every input token, those read from and written to the provider's prompt cache among them. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (billed at a fraction of the price). */
+  cacheReadTokens?: number;
+  /** Input tokens written to it (Anthropic bills these at a little more than the price). */
+  cacheWriteTokens?: number;
 }
 
 export interface ModelProvider {

@@ -31,6 +31,8 @@ export function tracedModel<P extends ModelProvider>(provider: P): P {
           'gen_ai.response.finish_reasons': [response.stopReason],
           'gen_ai.usage.input_tokens': response.usage?.inputTokens,
           'gen_ai.usage.output_tokens': response.usage?.outputTokens,
+          'gen_ai.usage.cache_read.input_tokens': response.usage?.cacheReadTokens,
+          'gen_ai.usage.cache_creation.input_tokens': response.usage?.cacheWriteTokens,
           'forge.model.tool_calls': response.toolCalls.length,
           'gen_ai.output.messages': traceContent({ text: response.text, toolCalls: response.toolCalls }),
         });
@@ -40,6 +42,8 @@ export function tracedModel<P extends ModelProvider>(provider: P): P {
       if (response.usage) {
         modelTokens.inc({ model: provider.label, type: 'input' }, response.usage.inputTokens);
         modelTokens.inc({ model: provider.label, type: 'output' }, response.usage.outputTokens);
+        if (response.usage.cacheReadTokens) modelTokens.inc({ model: provider.label, type: 'cache_read' }, response.usage.cacheReadTokens);
+        if (response.usage.cacheWriteTokens) modelTokens.inc({ model: provider.label, type: 'cache_write' }, response.usage.cacheWriteTokens);
       }
       return response;
     } catch (err) {

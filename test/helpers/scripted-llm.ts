@@ -5,6 +5,7 @@
  * script; every request body is kept for assertions.
  */
 import type { ServerResponse } from 'node:http';
+import { AnthropicPromptCache } from './anthropic-prompt-cache.ts';
 import { startServer, type TestServer } from './http-server.ts';
 
 export interface ScriptedTurn {
@@ -23,6 +24,8 @@ export interface ScriptedTurn {
    * they do then), `filtered` (OpenAI `content_filter`, Anthropic `refusal`).
    */
   ends?: 'cut-off' | 'filtered';
+  /** OpenAI: the prompt tokens its prompt cache served (usage.prompt_tokens_details.cached_tokens). */
+  cachedTokens?: number;
 }
 
 /** A call's arguments as sent: cut off halfway when it is the last call of an answer cut off at the limit. */
@@ -33,6 +36,8 @@ function sentArguments(turn: ScriptedTurn, index: number, json: string): string 
 
 export interface ScriptedServer extends TestServer {
   bodies: Record<string, any>[];
+  /** The usage each answer reported, in order (Anthropic's: see anthropic-prompt-cache.ts). */
+  usages: Record<string, any>[];
 }
 
 /** A step may answer later (a Promise): a slow or hanging model. */
@@ -53,6 +58,7 @@ function sse(res: ServerResponse, events: { event?: string; data: unknown }[]) {
 
 export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServer> {
   const bodies: Record<string, any>[] = [];
+  const usages: Record<string, any>[] = [];
   const server = await startServer(async (req, res) => {
     if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
     const body = JSON.parse(req.body);
@@ -62,7 +68,12 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: sentArguments(turn, i, JSON.stringify(c.arguments)) } }));
     const finish = turn.ends === 'cut-off' ? 'length' : turn.ends === 'filtered' ? 'content_filter' : calls.length ? 'tool_calls' : 'stop';
     // Token counts as a server reports them (a rough count: what matters is that they arrive).
-    const usage = { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8 };
+    const usage = {
+      prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4),
+      completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8,
+      ...(turn.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: turn.cachedTokens } } : {}),
+    };
+    usages.push(usage);
     if (!body.stream || turn.json) {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }], usage }));
     }
@@ -80,11 +91,14 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     events.push({ data: '[DONE]' });
     sse(res, events);
   });
-  return Object.assign(server, { bodies });
+  return Object.assign(server, { bodies, usages });
 }
 
 export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedServer> {
   const bodies: Record<string, any>[] = [];
+  const usages: Record<string, any>[] = [];
+  // Reports each answer's usage as the API does: what was read from the prompt cache and written to it apart.
+  const cache = new AnthropicPromptCache();
   const server = await startServer(async (req, res) => {
     if (req.url !== '/v1/messages') return res.writeHead(404).end();
     const body = JSON.parse(req.body);
@@ -95,10 +109,13 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     if (turn.text) blocks.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id === null ? undefined : (c.id ?? `toolu_${bodies.length}_${i}`), name: c.name, input: c.arguments }));
     const stopReason = turn.ends === 'cut-off' ? 'max_tokens' : turn.ends === 'filtered' ? 'refusal' : turn.toolCalls?.length ? 'tool_use' : 'end_turn';
+    const usage = cache.take(body);
+    const outputTokens = Math.ceil(JSON.stringify(blocks).length / 4);
+    usages.push({ ...usage, output_tokens: outputTokens });
     if (!body.stream || turn.json) {
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: stopReason }));
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: blocks, stop_reason: stopReason, usage: { ...usage, output_tokens: outputTokens } }));
     }
-    const events: { event: string; data: unknown }[] = [{ event: 'message_start', data: { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [] } } }];
+    const events: { event: string; data: unknown }[] = [{ event: 'message_start', data: { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [], usage: { ...usage, output_tokens: 1 } } } }];
     blocks.forEach((block, index) => {
       if (block.type === 'text') {
         events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
@@ -112,9 +129,9 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
       }
       events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
     });
-    events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason } } });
+    events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason }, usage: { output_tokens: outputTokens } } });
     events.push({ event: 'message_stop', data: { type: 'message_stop' } });
     sse(res, events);
   });
-  return Object.assign(server, { bodies });
+  return Object.assign(server, { bodies, usages });
 }

@@ -1,4 +1,13 @@
-/** The Anthropic messages wire format (tool_use / tool_result content blocks). */
+/**
+ * The Anthropic messages wire format (tool_use / tool_result content blocks).
+ *
+ * Anthropic caches a request's beginning only where it is marked
+ * (cache_control), and an agent sends the same tools, system prompt and
+ * conversation again at every step of a turn and every turn after: marked,
+ * a step pays a tenth of the input price for all but what is new since the
+ * last one (a mark costs a quarter more once, on what it writes). Unmarked
+ * (model.prompt_cache: false), every step pays for all of it.
+ */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
 import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
@@ -18,12 +27,18 @@ export interface AnthropicOptions {
   /** To the response's headers, and the longest gap in its body (provider-http.ts). */
   timeoutMs?: number;
   idleMs?: number;
+  /** Mark the request for Anthropic's prompt cache (default true). */
+  promptCache?: boolean;
 }
 
-type Block =
+/** Where a request is marked for the prompt cache: the cache keeps what comes before the mark, and the mark's block. */
+const CACHE_MARK = { type: 'ephemeral' } as const;
+
+type Block = (
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
+) & { cache_control?: typeof CACHE_MARK };
 
 interface WireMessage {
   role: 'user' | 'assistant';
@@ -41,15 +56,35 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
-      const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages: toWire(request.messages), stream };
+      const messages = toWire(request.messages);
+      const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages, stream };
       if (request.system) body.system = request.system;
       if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
       if (request.temperature !== undefined) body.temperature = request.temperature;
+      if (options.promptCache !== false) markForCache(body, messages);
 
       const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
       return streaming ? readStream(label, response, request.onText) : readJson(label, response);
     },
   };
+}
+
+/**
+ * Three marks of the four a request may carry. The system prompt's keeps the tools and the prompt
+ * (the same at every step; without a system prompt, the last tool's). The last message's keeps the
+ * conversation for the next step. The one on the message the previous step ended with (the one
+ * before the model's latest answer) lets this step read what that step kept: the cache looks back
+ * only 20 blocks from a mark, and one answer with many tool calls and their results adds more.
+ */
+function markForCache(body: Record<string, unknown>, messages: WireMessage[]): void {
+  if (typeof body.system === 'string') body.system = [{ type: 'text', text: body.system, cache_control: CACHE_MARK }];
+  else if (Array.isArray(body.tools) && body.tools.length) body.tools[body.tools.length - 1].cache_control = CACHE_MARK;
+  const lastAnswer = messages.findLastIndex((m) => m.role === 'assistant');
+  for (const message of [messages[lastAnswer - 1], messages.at(-1)]) {
+    // An empty text block may not be marked (nor sent): a message that ends with one is left unmarked.
+    const block = message?.content.at(-1);
+    if (block && !(block.type === 'text' && !block.text)) block.cache_control = CACHE_MARK;
+  }
 }
 
 /** Consecutive tool results travel together in one user message, as the API requires. */
@@ -74,7 +109,7 @@ function toWire(messages: readonly ChatMessage[]): WireMessage[] {
 
 async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
   const raw = await readAll(response);
-  let parsed: { content?: Block[]; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number } };
+  let parsed: { content?: Block[]; stop_reason?: string; usage?: WireUsage };
   try {
     parsed = JSON.parse(raw);
   } catch {
@@ -86,8 +121,8 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
     if (block.type === 'text') text += block.text;
     else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input ?? {} });
   }
-  const usage = typeof parsed.usage?.input_tokens === 'number' ? { usage: { inputTokens: parsed.usage.input_tokens, outputTokens: parsed.usage.output_tokens ?? 0 } } : {};
-  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label, ...usage };
+  const usage = usageOf(parsed.usage, parsed.usage?.output_tokens);
+  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label, ...(usage ? { usage } : {}) };
 }
 
 async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
@@ -96,7 +131,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   // Text the caller was shown (onText): asked again, or of another model, it would be shown twice. Text of a
   // stream no one is shown (a schedule's turn) is not: a stream that breaks is asked again like any.
   const shown = (): boolean => onText !== undefined && text.length > 0;
-  let inputTokens: number | undefined;
+  let inputUsage: WireUsage | undefined;
   let outputTokens = 0;
   const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
   // message_stop says the answer is whole; without it the stream was cut short.
@@ -108,7 +143,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         index?: number;
         content_block?: { type: string; id?: string; name?: string };
         delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
-        message?: { usage?: { input_tokens?: number } };
+        message?: { usage?: WireUsage };
         usage?: { output_tokens?: number };
         error?: { type?: string; message?: string };
       };
@@ -132,7 +167,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
           break;
         }
         case 'message_start':
-          if (typeof data.message?.usage?.input_tokens === 'number') inputTokens = data.message.usage.input_tokens;
+          inputUsage = data.message?.usage;
           break;
         case 'message_delta':
           if (data.delta?.stop_reason) stopReason = data.delta.stop_reason;
@@ -155,5 +190,25 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
     .sort((a, b) => a[0] - b[0])
     .filter(([, b]) => b.type === 'tool_use')
     .map(([, b]) => ({ id: b.id, name: b.name, arguments: parseToolArguments(b.json) }));
-  return { text, toolCalls, stopReason, model: label, ...(inputTokens !== undefined ? { usage: { inputTokens, outputTokens } } : {}) };
+  const usage = usageOf(inputUsage, outputTokens);
+  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}) };
+}
+
+interface WireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/**
+ * Anthropic's input_tokens leaves out what was read from the cache and written to it; the usage
+ * reported counts every input token (as OpenAI's prompt_tokens does, and OpenTelemetry's
+ * gen_ai.usage.input_tokens asks), with the cached parts besides.
+ */
+function usageOf(usage: WireUsage | undefined, outputTokens: number | undefined): ModelResponse['usage'] {
+  if (typeof usage?.input_tokens !== 'number') return undefined;
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  return { inputTokens: usage.input_tokens + cacheRead + cacheWrite, outputTokens: outputTokens ?? 0, ...(cacheRead ? { cacheReadTokens: cacheRead } : {}), ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}) };
 }

@@ -19,7 +19,7 @@ export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.Proc
   // <NAME>_FILE names a file holding the key (a mounted secret), so it need not sit in the environment.
   const apiKey = secretFromEnv(env, ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]);
   const options = { model: ref.name, baseUrl: ref.base_url, apiKey, http };
-  return ref.provider === 'anthropic' ? createAnthropicProvider(options) : createOpenAIProvider(options);
+  return ref.provider === 'anthropic' ? createAnthropicProvider({ ...options, promptCache: ref.prompt_cache }) : createOpenAIProvider(options);
 }
 
 export interface MissingKey {

@@ -173,9 +173,12 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
 interface WireUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  /** What of the prompt OpenAI (and vLLM, with prefix caching) read from its cache: it caches on its own. */
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
 }
 
 function usageOf(usage: WireUsage | undefined | null): { usage?: ModelResponse['usage'] } {
   if (!usage || typeof usage.prompt_tokens !== 'number') return {};
-  return { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens ?? 0 } };
+  const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens ?? 0, ...(cacheRead ? { cacheReadTokens: cacheRead } : {}) } };
 }
