@@ -65,7 +65,7 @@ async function startTracedAgent(extraEnv: Record<string, string> = {}) {
   const receiver = await startReceiver();
   const llm = await startScriptedOpenAI([
     { toolCalls: [{ id: 'call_lookup', name: 'lookup', arguments: { city: 'Lyon', api_key: 'sk-should-not-appear' } }] },
-    { text: 'Lyon has 522,000 people.' },
+    { text: 'Lyon has 522,000 people.', cachedTokens: 256 },
   ]);
   const registry = new ToolRegistry({ workDir: process.cwd() });
   registry.register({ name: 'lookup', description: 'Looks a city up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ population: 522000 }) }, 'test');
@@ -117,6 +117,8 @@ describe('OTLP/HTTP trace export', () => {
       expect(Number(attr(model, 'gen_ai.usage.input_tokens'))).toBeGreaterThan(0);
       expect(Number(attr(model, 'gen_ai.usage.output_tokens'))).toBeGreaterThan(0);
     }
+    // What the provider's prompt cache served, on the call it served.
+    expect(models.map((m) => attr(m, 'gen_ai.usage.cache_read.input_tokens')).sort()).toEqual(['256', undefined]);
     expect(tool.parentSpanId).toBe(turn.spanId);
     expect(attr(tool, 'gen_ai.tool.name')).toBe('lookup');
     expect(attr(tool, 'gen_ai.tool.call.id')).toBe('call_lookup');
