@@ -172,7 +172,8 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     const decisions = new Map<string, CallDecision>();
     for (const call of calls) {
       if (unparsedArguments(call.arguments) !== undefined) {
-        decisions.set(call.id, early === 'cut-off' ? 'cut-off' : 'malformed');
+        // The output limit cuts the answer's end: only its last call was cut; an earlier one was written wrong.
+        decisions.set(call.id, early === 'cut-off' && call === calls.at(-1) ? 'cut-off' : 'malformed');
         continue;
       }
       // A tool this turn did not list may exist by now (forged on another replica): the gate decides on it like on the others.

@@ -223,6 +223,25 @@ describe('a call whose arguments are not JSON', () => {
     expect([ran, asks]).toEqual([[], 0]);
     expect(messages.find((m) => m.role === 'tool')?.content).toContain('FORGE_TOOL_ARGS: the arguments of this call to "deleter" are not JSON, so it did not run: {"path": "a.txt",}');
   });
+  it('of an answer cut off at the output limit: only its last call is said to be cut off, an earlier one to be written wrong', async () => {
+    const answers = [
+      {
+        text: '',
+        toolCalls: [
+          { id: 'c1', name: 'deleter', arguments: parseToolArguments('{"path": "a.txt",}') },
+          { id: 'c2', name: 'deleter', arguments: parseToolArguments('{"path": "b.t') },
+        ],
+        stopReason: 'length',
+        model: 'scripted',
+      },
+      { text: 'ok', toolCalls: [], stopReason: 'stop', model: 'scripted' },
+    ];
+    const messages: ChatMessage[] = [{ role: 'user', content: 'delete them' }];
+    await runAgentTurn(messages, { model: { label: 'scripted', complete: async () => answers.shift()! }, tools: registry([{ name: 'deleter', tags: ['write'] }]), gate: { decide: () => 'allow' } });
+    const results = messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results[0]).toContain('are not JSON, so it did not run: {"path": "a.txt",}');
+    expect(results[1]).toContain('were cut off at the output token limit, so it did not run');
+  });
 });
 
 describe('a tool registered during a turn', () => {
