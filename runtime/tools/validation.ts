@@ -274,12 +274,12 @@ export interface ArgumentCheck {
 export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck {
   const validate = compileSchema(schema);
   const copy = args === undefined ? {} : structuredClone(args);
-  // Checked without a prototype: an argument named constructor (or __proto__) left out is missing and
-  // gets its default, as any other does, instead of being Object.prototype's member.
-  const plain = isPlainObject(copy);
-  if (plain) Object.setPrototypeOf(copy, null);
+  // Checked without prototypes: an argument named constructor (or __proto__) left out is missing and
+  // gets its default, as any other does, instead of being Object.prototype's member; at any depth.
+  const plain = plainObjectsIn(copy);
+  for (const object of plain) Object.setPrototypeOf(object, null);
   const valid = validate(copy);
-  if (plain) Object.setPrototypeOf(copy, Object.prototype);
+  for (const object of plain) Object.setPrototypeOf(object, Object.prototype);
   if (valid) return { ok: true, args: copy, errors: [] };
   const errors = (validate.errors ?? []).map((e) => describeArgumentError(e, schema, copy));
   return { ok: false, args: copy, errors: [...new Set(errors)] };
@@ -287,6 +287,19 @@ export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck
 
 function isPlainObject(value: unknown): value is object {
   return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** Every plain object in `value` (a structured clone: plain objects and arrays), found without recursion. */
+function plainObjectsIn(value: unknown): object[] {
+  const found: object[] = [];
+  const pending = [value];
+  while (pending.length) {
+    const item = pending.pop();
+    if (item === null || typeof item !== 'object') continue;
+    if (isPlainObject(item)) found.push(item);
+    if (isPlainObject(item) || Array.isArray(item)) for (const child of Object.values(item)) pending.push(child);
+  }
+  return found;
 }
 
 /**

@@ -387,6 +387,20 @@ Input:
     expect(Object.getPrototypeOf(checkArguments(required, { constructor: 'Ada' }).args)).toBe(Object.prototype);
   });
 
+  it('constructor nested in an object or an array gets its default too', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        build: { type: 'object', properties: { constructor: { type: 'string', default: 'x' } } },
+        builds: { type: 'array', items: { type: 'object', properties: { constructor: { type: 'string', default: 'y' } } } },
+      },
+    };
+    const { args } = checkArguments(schema, { build: {}, builds: [{}, { constructor: 'Ada' }] });
+    expect(args).toEqual({ build: { constructor: 'x' }, builds: [{ constructor: 'y' }, { constructor: 'Ada' }] });
+    const built = args as { build: object; builds: object[] };
+    for (const object of [args as object, built.build, ...built.builds]) expect(Object.getPrototypeOf(object)).toBe(Object.prototype);
+  });
+
   it('refuses a parameter named __proto__, which a schema validator skips', () => {
     const { diagnostics } = parsePy('Tool: t\nDescription: T.\n\nInput:\n  __proto__ (dict): A mapping.');
     expect(diagnostics).toMatchObject([{ code: 'FORGE_DOCSTRING_SYNTAX', message: 'a parameter cannot be named "__proto__"' }]);
