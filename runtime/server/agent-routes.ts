@@ -10,7 +10,7 @@ import { sessionView } from '../tools/emergent/session-view.ts';
 import { agentCardJson, buildAgentCard, legacyAgentCard } from './a2a/agent-card.ts';
 import type { AgentServerOptions } from './agent-server.ts';
 import { isAuthorized, refuseUnauthorized } from './auth.ts';
-import { browserRefusal } from './browser-guard.ts';
+import { browserRefusal, parseHost } from './browser-guard.ts';
 import { decodePathSegment, JsonTooDeepError, jsonNestsDeeperThan, type HttpLimits } from './http-limits.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { serveObservabilityRoutes } from './observability-routes.ts';
@@ -82,8 +82,12 @@ export class AgentRoutes {
   }
 
   private async agentCard(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const { manifest, publicUrl, host, port, auth } = this.options;
-    const card = buildAgentCard(manifest, publicUrl ?? `http://${req.headers.host ?? `${host}:${port}`}`, auth.token !== undefined);
+    const { manifest, publicUrl, auth } = this.options;
+    // The name the client reached the agent by, unless it is no host and port ("evil.example/x?"): the card sends
+    // the client's calls, with its token, to the URL it names.
+    // Else the address the connection came in on (the listening one may be 0.0.0.0, or port 0).
+    const reached = req.headers.host === undefined ? undefined : parseHost(req.headers.host);
+    const card = buildAgentCard(manifest, publicUrl ?? reached?.origin ?? localOrigin(req), auth.token !== undefined);
     const version = req.headers['a2a-version'] as string | undefined;
     const legacy = path === '/.well-known/agent.json' || !version || /^0\./.test(version);
     return sendJson(res, 200, legacy ? legacyAgentCard(card) : await agentCardJson(card), { vary: 'A2A-Version' });
@@ -132,4 +136,10 @@ function parseJson(body: Buffer): unknown {
   } catch {
     return PARSE_FAILED;
   }
+}
+
+/** http://address:port of the connection's own end, as a URL writes it ([::1] in brackets). */
+function localOrigin(req: IncomingMessage): string {
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }

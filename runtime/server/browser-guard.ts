@@ -110,7 +110,8 @@ function hostnameOf(host: string): string | undefined {
   return parseHost(host)?.hostname;
 }
 
-function parseHost(host: string): URL | undefined {
+/** A Host header as a URL ("http://name:port"), or undefined for one that is no host and port. */
+export function parseHost(host: string): URL | undefined {
   try {
     const url = new URL(`http://${host}`);
     // "evil.example/x@127.0.0.1" and the like are no host header.

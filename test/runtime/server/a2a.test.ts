@@ -4,6 +4,7 @@
  * scripted OpenAI-compatible model on loopback.
  */
 import { randomUUID } from 'node:crypto';
+import { get } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
@@ -266,6 +267,25 @@ describe('A2A JSON-RPC errors', () => {
     const response = await fetch(`${agent.url}/a2a`, { method: 'POST', body, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } });
     expect(response.status).toBe(200);
     expect(((await response.json()) as any).error.code).toBe(code);
+  });
+
+  it("names the agent in its card by the Host the client reached it by, unless that Host is no host and port: the client sends its calls, with its token, where the card says", async () => {
+    const { agent } = await startAgent([]);
+    const cardUrl = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        get(`${agent.url}/.well-known/agent-card.json`, { headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve(JSON.parse(body).url));
+        }).on('error', reject);
+      });
+    expect(await cardUrl('agent.internal:9000')).toMatch(/^http:\/\/agent\.internal:9000\//);
+    const own = new URL(agent.url);
+    for (const hostile of ['evil.example/steal?x=', 'evil.example#', 'user@evil.example', 'evil.example:9000/x', '[::1]/x']) {
+      const url = await cardUrl(hostile);
+      expect(url, hostile).toMatch(new RegExp(`^http://${own.hostname.replace(/\./g, '\\.')}:${own.port}/`));
+      expect(url, hostile).not.toContain('evil');
+    }
   });
 
   it('refuses calls without the token, but serves the card and health', async () => {
