@@ -34,6 +34,8 @@ export interface AgentOptions extends AgentModel {
   sessions: ConversationStore;
   /** The most messages a conversation keeps (default MAX_KEPT_MESSAGES). */
   maxKeptMessages?: number;
+  /** The most characters of text and call arguments it keeps (default MAX_KEPT_CHARS). */
+  maxKeptChars?: number;
 }
 
 /**
@@ -42,6 +44,13 @@ export interface AgentOptions extends AgentModel {
  * month): past this, its earliest turns are dropped, as whole turns. Far more than a model is sent.
  */
 export const MAX_KEPT_MESSAGES = 2000;
+
+/**
+ * The most characters of text and call arguments a conversation keeps, its latest: 2,000 messages of
+ * 16,000-character tool results (the output budget) would be 32 MB saved at every turn. About two
+ * million tokens: more than any model's context window takes.
+ */
+export const MAX_KEPT_CHARS = 8_000_000;
 
 export interface TurnOptions {
   onEvent?: (event: AgentEvent) => void;
@@ -127,7 +136,7 @@ export class Agent {
       answerUnansweredCalls(session.messages);
       throw err;
     } finally {
-      keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES);
+      keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES, this.options.maxKeptChars ?? MAX_KEPT_CHARS);
     }
   }
 
@@ -178,13 +187,32 @@ export function answerUnansweredCalls(messages: ChatMessage[]): void {
   messages.splice(insertAt, 0, ...missing.map((c) => ({ role: 'tool' as const, toolCallId: c.id, name: c.name, content: 'FORGE_TOOL_CANCELLED: the turn failed before this call ran', isError: true })));
 }
 
-/** The earliest turns past `max` messages dropped, whole: the kept part starts with a user's message. */
-export function keepLatest(messages: ChatMessage[], max: number): void {
-  let cut = messages.length - max;
+/**
+ * The earliest turns past `max` messages, or past `maxChars` characters of text and arguments, dropped
+ * whole: the kept part starts with a user's message.
+ */
+export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_KEPT_CHARS): void {
+  let cut = Math.max(0, messages.length - max);
+  let chars = 0;
+  for (let i = messages.length - 1; i >= cut; i--) {
+    chars += charsOf(messages[i]);
+    if (chars > maxChars) {
+      cut = i + 1;
+      break;
+    }
+  }
   if (cut <= 0) return;
   while (cut < messages.length && messages[cut].role !== 'user') cut++;
-  // One turn longer than the limit (a user message and many tool calls) is kept whole.
-  if (cut < messages.length) messages.splice(0, cut);
+  // The latest turn longer than the limit on its own (a user message and many tool calls) is kept whole, and only it.
+  if (cut === messages.length) cut = messages.findLastIndex((m) => m.role === 'user');
+  if (cut > 0) messages.splice(0, cut);
+}
+
+/** A message's size as kept: its text and its calls' arguments (cheaper than its JSON, and close to it). */
+function charsOf(message: ChatMessage): number {
+  let chars = message.content.length;
+  if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : JSON.stringify(call.arguments ?? null).length);
+  return chars;
 }
 
 /**

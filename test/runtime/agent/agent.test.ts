@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, keepLatest, MAX_KEPT_MESSAGES, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
+import type { ChatMessage } from '../../../runtime/agent/messages.ts';
+import { Agent, keepLatest, MAX_KEPT_CHARS, MAX_KEPT_MESSAGES, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
 import type { PendingApproval } from '../../../runtime/agent/agent-loop.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
@@ -111,6 +112,30 @@ describe('a conversation past the messages it keeps', () => {
     const long = [{ role: 'user' as const, content: 'one long turn' }, ...Array.from({ length: 30 }, () => ({ role: 'assistant' as const, content: 'step' }))];
     keepLatest(long, 10);
     expect(long).toHaveLength(31);
+    // Only it: the turns before it go.
+    const after = [...turns(5), { role: 'user' as const, content: 'one long turn' }, ...Array.from({ length: 30 }, () => ({ role: 'assistant' as const, content: 'step' }))];
+    keepLatest(after, 10);
+    expect([after.length, after[0].content]).toEqual([31, 'one long turn']);
+  });
+
+  it('keeps at most MAX_KEPT_CHARS characters of text and arguments, dropping the earliest turns whole, and a longer latest turn alone', () => {
+    const turn = (i: number, size: number): ChatMessage[] => [
+      { role: 'user', content: `q${i}` },
+      { role: 'assistant', content: '', toolCalls: [{ id: `c${i}`, name: 'fetch', arguments: { url: 'u'.repeat(size) } }] },
+      { role: 'tool', toolCallId: `c${i}`, name: 'fetch', content: 'r'.repeat(size) },
+      { role: 'assistant', content: `a${i}` },
+    ];
+    const size = 100_000;
+    const messages = Array.from({ length: 60 }, (_, i) => turn(i, size)).flat();
+    keepLatest(messages, MAX_KEPT_MESSAGES);
+    // Each turn is about 200,000 characters, the arguments among them: the latest 39 fit in 8,000,000.
+    const kept = messages.filter((m) => m.role === 'user').map((m) => m.content);
+    expect(kept).toEqual(Array.from({ length: 39 }, (_, i) => `q${i + 21}`));
+    expect(messages[0].role).toBe('user');
+    const huge = [...turn(0, 10), ...turn(1, MAX_KEPT_CHARS)];
+    keepLatest(huge, MAX_KEPT_MESSAGES);
+    expect(huge.map((m) => m.role === 'user' && m.content).filter(Boolean)).toEqual(['q1']);
+    expect(huge).toHaveLength(4);
   });
 });
 
