@@ -26,6 +26,11 @@ export interface ScriptedTurn {
   ends?: 'cut-off' | 'filtered';
   /** OpenAI: the prompt tokens its prompt cache served (usage.prompt_tokens_details.cached_tokens). */
   cachedTokens?: number;
+  /**
+   * OpenAI, streaming: the index of each tool call's pieces as Ollama sends it (`reused`: 0 for every
+   * call of the answer) or older Ollama and some gateways (`missing`), instead of 0, 1, 2…
+   */
+  toolCallIndex?: 'reused' | 'missing';
 }
 
 /** A call's arguments as sent: cut off halfway when it is the last call of an answer cut off at the limit. */
@@ -80,9 +85,10 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     const events: { data: unknown }[] = [];
     // Text in several pieces, and each tool call's arguments split in two, as real servers do.
     for (const piece of (turn.text ?? '').match(/.{1,5}/gs) ?? []) events.push({ data: { choices: [{ index: 0, delta: { content: piece } }] } });
-    calls.forEach((c, index) => {
+    calls.forEach((c, n) => {
       const args = c.function.arguments;
       const half = Math.floor(args.length / 2);
+      const index = turn.toolCallIndex === 'reused' ? 0 : turn.toolCallIndex === 'missing' ? undefined : n;
       events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: args.slice(0, half) } }] } }] } });
       events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] } }] } });
     });

@@ -123,8 +123,9 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   // stream no one is shown (a schedule's turn) is not: a stream that breaks is asked again like any.
   const shown = (): boolean => onText !== undefined && text.length > 0;
   let usage: ModelResponse['usage'];
-  // Tool calls arrive in pieces, keyed by index: the first piece has the id and name.
-  const calls = new Map<number, { id: string; name: string; args: string }>();
+  // Tool calls arrive in pieces, keyed by index: the first piece has the id and name. In the order they began.
+  const calls: StreamedCall[] = [];
+  const byIndex = new Map<number, StreamedCall>();
   // A finish_reason or [DONE] says the answer is whole; without either the stream was cut short.
   let finished = false;
   try {
@@ -133,7 +134,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         finished = true;
         break;
       }
-      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
+      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
       try {
         chunk = JSON.parse(event.data);
       } catch {
@@ -149,11 +150,10 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         onText?.(delta.content);
       }
       for (const piece of delta?.tool_calls ?? []) {
-        const call = calls.get(piece.index) ?? { id: '', name: '', args: '' };
+        const call = callOf(piece, calls, byIndex);
         if (piece.id) call.id = piece.id;
         if (piece.function?.name) call.name += piece.function.name;
         if (piece.function?.arguments) call.args += piece.function.arguments;
-        calls.set(piece.index, call);
       }
       if (choice.finish_reason) {
         stopReason = choice.finish_reason;
@@ -164,10 +164,29 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
     throw brokenStream(label, err, shown());
   }
   if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', shown());
-  const toolCalls: ToolCall[] = [...calls.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([index, c]) => ({ id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) }));
+  const toolCalls: ToolCall[] = calls.map((c, n) => ({ id: c.id || `call_${n}`, name: c.name, arguments: parseToolArguments(c.args) }));
   return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}) };
+}
+
+interface StreamedCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/**
+ * The call a streamed piece belongs to: the one begun at its index, unless the piece begins another (an
+ * id of its own: Ollama sends every call of an answer at index 0); without an index (some gateways and
+ * older Ollama), the latest call, unless it begins another. Merged, two calls would run as one with
+ * both arguments run together.
+ */
+function callOf(piece: { index?: number; id?: string }, calls: StreamedCall[], byIndex: Map<number, StreamedCall>): StreamedCall {
+  const current = typeof piece.index === 'number' ? byIndex.get(piece.index) : calls.at(-1);
+  if (current && !(piece.id && current.id && piece.id !== current.id)) return current;
+  const call = { id: '', name: '', args: '' };
+  calls.push(call);
+  if (typeof piece.index === 'number') byIndex.set(piece.index, call);
+  return call;
 }
 
 interface WireUsage {

@@ -1,7 +1,9 @@
 /**
- * The OpenAI wire format with models that refuse a setting forge.yaml gave:
- * OpenAI's reasoning models take max_completion_tokens, not max_tokens, and
- * only their own temperature. Refused once, sent as they take it from then on.
+ * The OpenAI wire format with servers that differ from OpenAI: models that
+ * refuse a setting forge.yaml gave (OpenAI's reasoning models take
+ * max_completion_tokens, not max_tokens, and only their own temperature;
+ * refused once, sent as they take it from then on), and servers that number
+ * streamed tool calls their own way (Ollama).
  */
 import { describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from '../../../../runtime/agent/providers/openai.ts';
@@ -41,5 +43,20 @@ describe('an OpenAI model that refuses max_tokens and a temperature', () => {
     const model = createOpenAIProvider({ model: 'old', baseUrl: `${server.url}/v1`, http: new HttpClient() });
     await expect(model.complete(ask)).rejects.toThrow("Unsupported parameter: 'tools'");
     expect(server.bodies).toHaveLength(1);
+  });
+});
+
+/** Each call's pieces are numbered by index, 0, 1, 2… in OpenAI's stream; not by every server that speaks it. */
+describe('streamed tool calls from a server that numbers them its own way', () => {
+  const calls = [
+    { id: 'call_a', name: 'file_write', arguments: { path: 'hello.py', content: 'print("hello")' } },
+    { id: 'call_b', name: 'file_write', arguments: { path: 'world.py', content: 'print("world")' } },
+  ];
+
+  it.each(['reused', 'missing'] as const)('keeps the calls of one answer apart when the index is %s (Ollama)', async (toolCallIndex) => {
+    const server = await startScriptedOpenAI([{ toolCalls: calls, toolCallIndex }]);
+    const client = createOpenAIProvider({ model: 'ollama', baseUrl: `${server.url}/v1`, http: new HttpClient() });
+    const response = await client.complete({ messages: [{ role: 'user', content: 'write both' }], tools: [], stream: true });
+    expect(response.toolCalls).toEqual(calls);
   });
 });
