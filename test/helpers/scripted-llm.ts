@@ -31,6 +31,8 @@ export interface ScriptedTurn {
    * call of the answer) or older Ollama and some gateways (`missing`), instead of 0, 1, 2…
    */
   toolCallIndex?: 'reused' | 'missing';
+  /** OpenAI: each call's arguments as a JSON object, as llama.cpp's server has sent them, not a JSON string. */
+  argumentsAsObject?: boolean;
 }
 
 /** A call's arguments as sent: cut off halfway when it is the last call of an answer cut off at the limit. */
@@ -70,7 +72,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     bodies.push(body);
     const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json', ...turn.headers }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
-    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: sentArguments(turn, i, JSON.stringify(c.arguments)) } }));
+    const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: turn.argumentsAsObject ? c.arguments : sentArguments(turn, i, JSON.stringify(c.arguments)) } }));
     const finish = turn.ends === 'cut-off' ? 'length' : turn.ends === 'filtered' ? 'content_filter' : calls.length ? 'tool_calls' : 'stop';
     // Token counts as a server reports them (a rough count: what matters is that they arrive).
     const usage = {
@@ -87,8 +89,10 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     for (const piece of (turn.text ?? '').match(/.{1,5}/gs) ?? []) events.push({ data: { choices: [{ index: 0, delta: { content: piece } }] } });
     calls.forEach((c, n) => {
       const args = c.function.arguments;
-      const half = Math.floor(args.length / 2);
       const index = turn.toolCallIndex === 'reused' ? 0 : turn.toolCallIndex === 'missing' ? undefined : n;
+      // An object comes whole, in the call's first piece.
+      if (typeof args !== 'string') return events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: args } }] } }] } });
+      const half = Math.floor(args.length / 2);
       events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: args.slice(0, half) } }] } }] } });
       events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] } }] } });
     });

@@ -27,6 +27,15 @@ interface WireToolCall {
   function: { name: string; arguments: string };
 }
 
+/**
+ * A call's arguments as text: a JSON string in OpenAI's format, but an object as llama.cpp's server
+ * has sent them (read as text, an object was "[object Object]", and the call failed as not JSON).
+ */
+function argumentsText(raw: unknown): string {
+  if (raw === undefined || raw === null) return '';
+  return typeof raw === 'string' ? raw : JSON.stringify(raw);
+}
+
 type WireMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[] }
@@ -109,7 +118,7 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
   if (!choice?.message) throw new ProviderError(label, 'answered without a choice');
   return {
     text: choice.message.content ?? '',
-    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: parseToolArguments(c.function.arguments ?? '') })),
+    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: parseToolArguments(argumentsText(c.function.arguments)) })),
     stopReason: choice.finish_reason ?? 'stop',
     model: label,
     ...usageOf(parsed.usage),
@@ -134,7 +143,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         finished = true;
         break;
       }
-      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
+      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: unknown } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
       try {
         chunk = JSON.parse(event.data);
       } catch {
@@ -153,7 +162,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         const call = callOf(piece, calls, byIndex);
         if (piece.id) call.id = piece.id;
         if (piece.function?.name) call.name += piece.function.name;
-        if (piece.function?.arguments) call.args += piece.function.arguments;
+        if (piece.function?.arguments) call.args += argumentsText(piece.function.arguments);
       }
       if (choice.finish_reason) {
         stopReason = choice.finish_reason;

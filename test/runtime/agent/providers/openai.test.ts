@@ -3,7 +3,8 @@
  * refuse a setting forge.yaml gave (OpenAI's reasoning models take
  * max_completion_tokens, not max_tokens, and only their own temperature;
  * refused once, sent as they take it from then on), and servers that number
- * streamed tool calls their own way (Ollama).
+ * streamed tool calls their own way (Ollama) or send their arguments as an
+ * object (llama.cpp).
  */
 import { describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from '../../../../runtime/agent/providers/openai.ts';
@@ -58,5 +59,11 @@ describe('streamed tool calls from a server that numbers them its own way', () =
     const client = createOpenAIProvider({ model: 'ollama', baseUrl: `${server.url}/v1`, http: new HttpClient() });
     const response = await client.complete({ messages: [{ role: 'user', content: 'write both' }], tools: [], stream: true });
     expect(response.toolCalls).toEqual(calls);
+  });
+
+  it.each([false, true])('reads arguments sent as a JSON object, as llama.cpp has sent them (streaming: %s)', async (stream) => {
+    const server = await startScriptedOpenAI([{ toolCalls: calls, argumentsAsObject: true }]);
+    const client = createOpenAIProvider({ model: 'llama', baseUrl: `${server.url}/v1`, http: new HttpClient() });
+    expect((await client.complete({ messages: [{ role: 'user', content: 'write both' }], tools: [], stream })).toolCalls).toEqual(calls);
   });
 });
