@@ -113,6 +113,9 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     if (req.url !== '/v1/messages') return res.writeHead(404).end();
     const body = JSON.parse(req.body);
     bodies.push(body);
+    // Refused before the script is asked, as the API refuses it: a message without content, or an empty text block.
+    const invalid = emptyContent(body);
+    if (invalid) return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: invalid } }));
     const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json', ...turn.headers }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
     const blocks: any[] = [];
@@ -144,4 +147,16 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     sse(res, events);
   });
   return Object.assign(server, { bodies, usages });
+}
+
+/** The messages API's words for messages it refuses (empty, or not alternating), or undefined. */
+function emptyContent(body: Record<string, any>): string | undefined {
+  for (const [i, m] of (body.messages ?? []).entries()) {
+    // The API combines consecutive messages of one role; Bedrock's and others' refuse them: kept apart here.
+    if (i > 0 && body.messages[i - 1].role === m.role) return `messages.${i}: roles must alternate between "user" and "assistant"`;
+    const last = i === body.messages.length - 1 && m.role === 'assistant';
+    if ((typeof m.content === 'string' ? m.content === '' : m.content.length === 0) && !last) return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
+    for (const block of Array.isArray(m.content) ? m.content : []) if (block.type === 'text' && !block.text.trim()) return `messages.${i}: text content blocks must contain non-whitespace text`;
+  }
+  return undefined;
 }

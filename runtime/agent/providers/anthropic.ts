@@ -87,16 +87,23 @@ function markForCache(body: Record<string, unknown>, messages: WireMessage[]): v
   }
 }
 
-/** Consecutive tool results travel together in one user message, as the API requires. */
+/** Consecutive tool results travel together in one user message, as the API requires; messages alternate. */
 function toWire(messages: readonly ChatMessage[]): WireMessage[] {
   const out: WireMessage[] = [];
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
+    if (m.role === 'user') {
+      // After a left-out answer, two user messages meet: one message, as the API would combine them anyway.
+      const last = out.at(-1);
+      if (last?.role === 'user') last.content.push({ type: 'text', text: m.content });
+      else out.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
+    }
     else if (m.role === 'assistant') {
       const content: Block[] = [];
-      if (m.content) content.push({ type: 'text', text: m.content });
+      if (m.content.trim()) content.push({ type: 'text', text: m.content });
       for (const call of m.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
-      out.push({ role: 'assistant', content });
+      // An answer of nothing (Claude at times ends a turn so) is left out: the API refuses a message without
+      // content or with a blank text block, and would refuse every later turn of the conversation.
+      if (content.length) out.push({ role: 'assistant', content });
     } else {
       const block: Block = { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) };
       const last = out.at(-1);

@@ -8,7 +8,7 @@ import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { ok, type Tool } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
-import { startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
+import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
 
 async function agentWith(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[]) {
   const llm = await startScriptedOpenAI(script);
@@ -159,5 +159,22 @@ describe('a turn that fails between the model\'s calls and their results', () =>
     const sent = llm.bodies[1].messages as { role: string; tool_calls?: { id: string }[]; tool_call_id?: string; content: string }[];
     expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'user']);
     expect(sent.slice(3, 5).map((m) => [m.tool_call_id, m.content])).toEqual([['c1', 'FORGE_TOOL_CANCELLED: the turn failed before this call ran'], ['c2', 'FORGE_TOOL_CANCELLED: the turn failed before this call ran']]);
+  });
+});
+
+describe('an Anthropic model that answers with nothing', () => {
+  it('leaves the conversation sendable: the empty answer is not sent back as a message without content, which the API refuses', async () => {
+    // Claude at times ends a turn with no text after a tool's result.
+    const llm = await startScriptedAnthropic([{ toolCalls: [{ name: 'reader', arguments: {} }] }, { text: '' }, { text: 'second answer' }]);
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'reader', description: 'Reads.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('read') }, 'test');
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'anthropic', name: 'm', base_url: llm.url }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    expect(await agent.send('c', 'first')).toMatchObject({ status: 'completed', text: '' });
+    expect(await agent.send('c', 'second')).toMatchObject({ status: 'completed', text: 'second answer' });
   });
 });
