@@ -19,6 +19,19 @@ export function statusEvent(taskId: string, contextId: string, state: TaskState,
   return { taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined };
 }
 
+/**
+ * What the model is given of a new message: its text parts, and each data part as JSON (structured
+ * input another agent sends), in their order. File parts are not read. Blank when it has neither.
+ */
+export function messageForModel(message: Message): string {
+  const pieces: string[] = [];
+  for (const part of message.parts) {
+    if (part.content?.$case === 'text') pieces.push(part.content.value);
+    else if (part.content?.$case === 'data') pieces.push(JSON.stringify(part.content.value));
+  }
+  return pieces.join('\n');
+}
+
 /** The text of a message (text parts joined) and its first data part, if any. */
 export function readMessage(message: Message): { text: string; data: unknown } {
   let text = '';

@@ -23,7 +23,7 @@ import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
 import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';
 import type { TaskLease, TaskRecords } from '../../state/store.ts';
 import { StateUnavailableError } from '../../store-unavailable.ts';
-import { agentMessage, dataPart, readMessage, statusEvent, textPart } from './a2a-messages.ts';
+import { agentMessage, dataPart, messageForModel, readMessage, statusEvent, textPart } from './a2a-messages.ts';
 import { TextChunks } from './text-chunks.ts';
 import type { TurnLimit } from './turn-limit.ts';
 
@@ -132,7 +132,13 @@ export class ForgeAgentExecutor implements AgentExecutor {
         }
         outcome = await this.agent.resume(contextId, answers, turn);
       } else {
-        outcome = await this.agent.send(contextId, text, turn);
+        const asked = messageForModel(message);
+        // Nothing for the model to read (no text, or only files): refused, not sent as an empty message (which Anthropic refuses).
+        if (!asked.trim()) {
+          publishLast(TaskState.TASK_STATE_REJECTED, [textPart('the message has no text to act on: send the task as a text part (or a data part); file parts are not read')]);
+          return;
+        }
+        outcome = await this.agent.send(contextId, asked, turn);
       }
 
       if (outcome.status === 'input-required') {

@@ -109,6 +109,26 @@ describe('A2A with the v1.0 client', () => {
     expect(llm.bodies[0].messages[0]).toMatchObject({ role: 'system' });
   });
 
+  it("gives the model a data part's JSON with the text, as structured input another agent sends", async () => {
+    const { agent, llm } = await startAgent([{ text: 'noted' }]);
+    const client = await v1Client(agent.url);
+    const task = (await client.sendMessage(send(userMessage('Book this:', {}, { city: 'Oslo', nights: 2 })))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(llm.bodies[0].messages.at(-1)).toEqual({ role: 'user', content: 'Book this:\n{"city":"Oslo","nights":2}' });
+  });
+
+  it('rejects a message with nothing to read (no text, or only a file), asking the model nothing', async () => {
+    const { agent, llm } = await startAgent([{ text: 'never' }]);
+    const client = await v1Client(agent.url);
+    const file: Message['parts'][number] = { content: { $case: 'url', value: 'https://example.com/report.pdf' }, metadata: undefined, filename: 'report.pdf', mediaType: 'application/pdf' };
+    for (const parts of [[], [file], userMessage('   ').parts]) {
+      const task = (await client.sendMessage(send({ ...userMessage(''), parts }))) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+      expect(task.status?.message?.parts[0].content).toMatchObject({ value: expect.stringContaining('the message has no text to act on') });
+    }
+    expect(llm.bodies).toHaveLength(0);
+  });
+
   it('streams the task: working updates for the tool call, then the answer', async () => {
     const { agent } = await startAgent([{ toolCalls: [{ name: 'lookup', arguments: {} }] }, { text: 'A streamed answer.' }]);
     const client = await v1Client(agent.url);
