@@ -48,7 +48,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
   // What this model refused to take, learned from its answers (see refusedSetting).
-  const refused = new Set<'max_tokens' | 'temperature'>();
+  const refused = new Set<RefusableSetting>();
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -56,7 +56,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
       for (;;) {
         const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
-        if (stream) body.stream_options = { include_usage: true };
+        if (stream && !refused.has('stream_options')) body.stream_options = { include_usage: true };
         if (request.tools.length) {
           body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
         }
@@ -76,19 +76,27 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
 }
 
 /**
- * A setting forge.yaml gave that this model refuses, as OpenAI's reasoning models (o-series, GPT-5)
+ * A setting this model refuses: one forge.yaml gave, as OpenAI's reasoning models (o-series, GPT-5)
  * do: `max_tokens` ("Unsupported parameter … Use 'max_completion_tokens' instead", which other
  * OpenAI-compatible servers may not know, so it is only sent once refused) and a `temperature` other
  * than their own ("Unsupported value: 'temperature' does not support 0.7"). It is then sent as they
- * take it, and so from then on, rather than failing every turn.
+ * take it, and so from then on, rather than failing every turn. Or the request for token counts in a
+ * stream (stream_options), which some servers do not know: then the stream comes without them.
  */
-function refusedSetting(err: unknown, body: Record<string, unknown>): 'max_tokens' | 'temperature' | undefined {
-  if (!(err instanceof ProviderError) || err.status !== 400) return undefined;
+function refusedSetting(err: unknown, body: Record<string, unknown>): RefusableSetting | undefined {
+  if (!(err instanceof ProviderError) || (err.status !== 400 && err.status !== 422)) return undefined;
+  // Servers that do not know stream_options (for the token counts) refuse it by name, in their own words:
+  // "Unrecognized request argument supplied: stream_options" (older Azure), "extra_forbidden" (a 422).
+  if ('stream_options' in body && /\bstream_options\b/.test(err.message)) return 'stream_options';
+  if (err.status !== 400) return undefined;
   const named = /Unsupported (?:parameter|value): '(\w+)'/.exec(err.message)?.[1];
   if (named === 'max_tokens' && 'max_tokens' in body) return 'max_tokens';
   if (named === 'temperature' && 'temperature' in body) return 'temperature';
   return undefined;
 }
+
+/** What a model may refuse and be asked again without: see refusedSetting. */
+type RefusableSetting = 'max_tokens' | 'temperature' | 'stream_options';
 
 function toWire(request: ModelRequest): WireMessage[] {
   const out: WireMessage[] = [];

@@ -47,6 +47,21 @@ describe('an OpenAI model that refuses max_tokens and a temperature', () => {
   });
 });
 
+describe('a server that does not know stream_options', () => {
+  it.each([
+    ['older Azure', 400, 'Unrecognized request argument supplied: stream_options'],
+    ['a strict server', 422, '[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]'],
+  ])('(%s) is asked again without it, and from then on (the stream comes without token counts)', async (_who, status, message) => {
+    const strict = (body: Record<string, any>): ScriptedTurn => ('stream_options' in body ? { status, text: message } : { text: 'streamed' });
+    const server = await startScriptedOpenAI([strict, strict, strict]);
+    const client = createOpenAIProvider({ model: 'strict', baseUrl: `${server.url}/v1`, http: new HttpClient() });
+    const ask = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [], stream: true };
+    expect(await client.complete(ask)).toMatchObject({ text: 'streamed' });
+    expect(await client.complete(ask)).toMatchObject({ text: 'streamed' });
+    expect(server.bodies.map((b) => 'stream_options' in b)).toEqual([true, false, false]);
+  });
+});
+
 /** Each call's pieces are numbered by index, 0, 1, 2… in OpenAI's stream; not by every server that speaks it. */
 describe('streamed tool calls from a server that numbers them its own way', () => {
   const calls = [
