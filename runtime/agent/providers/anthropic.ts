@@ -52,21 +52,35 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': API_VERSION };
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
 
+  // A server of this format that refused the cache's marks by name (not Anthropic's: a proxy, a local server) is sent none.
+  let marks = options.promptCache !== false;
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
-      const messages = toWire(request.messages);
-      const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages, stream };
-      if (request.system) body.system = request.system;
-      if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      if (options.promptCache !== false) markForCache(body, messages);
-
-      const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
-      return streaming ? readStream(label, response, request.onText) : readJson(label, response);
+      for (;;) {
+        const messages = toWire(request.messages);
+        const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages, stream };
+        if (request.system) body.system = request.system;
+        if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+        if (request.temperature !== undefined) body.temperature = request.temperature;
+        const marked = marks;
+        if (marked) markForCache(body, messages);
+        try {
+          const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
+          return streaming ? readStream(label, response, request.onText) : readJson(label, response);
+        } catch (err) {
+          if (!marked || !refusesMarks(err)) throw err;
+          marks = false;
+        }
+      }
     },
   };
+}
+
+/** A 400 or 422 that names cache_control: the server does not take the cache's marks. */
+function refusesMarks(err: unknown): boolean {
+  return err instanceof ProviderError && (err.status === 400 || err.status === 422) && /\bcache_control\b/.test(err.message);
 }
 
 /**

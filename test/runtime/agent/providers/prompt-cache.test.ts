@@ -116,6 +116,14 @@ describe('Anthropic prompt caching', () => {
     }
     expect(server.usages.every((u) => u.cache_read_input_tokens === 0)).toBe(true);
   });
+
+  it('is sent without marks, from then on, by a server of the format that refuses them by name (a proxy, a local server)', async () => {
+    const strict = (body: Record<string, any>): ScriptedTurn => (JSON.stringify(body).includes('cache_control') ? { status: 400, text: 'system.0.cache_control: Extra inputs are not permitted' } : { text: 'fine' });
+    const server = await startScriptedAnthropic([strict, strict, strict]);
+    const client = createModelClient(anthropic(server, 'strict'), new HttpClient(), {});
+    for (let i = 0; i < 2; i++) expect(await client.complete({ system: 'Be brief.', messages: [{ role: 'user', content: 'hello' }], tools: [] })).toMatchObject({ text: 'fine' });
+    expect(server.bodies.map((b) => JSON.stringify(b).includes('cache_control'))).toEqual([true, false, false]);
+  });
 });
 
 describe('OpenAI prompt caching', () => {
