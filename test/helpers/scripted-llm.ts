@@ -33,6 +33,8 @@ export interface ScriptedTurn {
   toolCallIndex?: 'reused' | 'missing';
   /** OpenAI: each call's arguments as a JSON object, as llama.cpp's server has sent them, not a JSON string. */
   argumentsAsObject?: boolean;
+  /** OpenAI, streaming: each call's name in every piece of it, as some vLLM parsers and NVIDIA NIM send it, not in its first only. */
+  nameInEveryPiece?: boolean;
 }
 
 /** A call's arguments as sent: cut off halfway when it is the last call of an answer cut off at the limit. */
@@ -94,7 +96,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
       if (typeof args !== 'string') return events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: args } }] } }] } });
       const half = Math.floor(args.length / 2);
       events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: args.slice(0, half) } }] } }] } });
-      events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(half) } }] } }] } });
+      events.push({ data: { choices: [{ index: 0, delta: { tool_calls: [{ index, function: { ...(turn.nameInEveryPiece ? { name: c.function.name } : {}), arguments: args.slice(half) } }] } }] } });
     });
     events.push({ data: { choices: [{ index: 0, delta: {}, finish_reason: finish }] } });
     if (body.stream_options?.include_usage) events.push({ data: { choices: [], usage } });

@@ -28,6 +28,16 @@ interface WireToolCall {
 }
 
 /**
+ * A call's tool name without the special tokens gpt-oss's chat format leaks into it on some servers
+ * ("lookup<|channel|>commentary" from vLLM and Ollama): no tool's name holds "<|".
+ */
+function toolName(raw: string | undefined): string {
+  const name = raw ?? '';
+  const leak = name.indexOf('<|');
+  return leak > 0 ? name.slice(0, leak) : name;
+}
+
+/**
  * A call's arguments as text: a JSON string in OpenAI's format, but an object as llama.cpp's server
  * has sent them (read as text, an object was "[object Object]", and the call failed as not JSON).
  */
@@ -126,7 +136,7 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
   if (!choice?.message) throw new ProviderError(label, 'answered without a choice');
   return {
     text: choice.message.content ?? '',
-    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: parseToolArguments(argumentsText(c.function.arguments)) })),
+    toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: toolName(c.function.name), arguments: parseToolArguments(argumentsText(c.function.arguments)) })),
     stopReason: choice.finish_reason ?? 'stop',
     model: label,
     ...usageOf(parsed.usage),
@@ -169,7 +179,9 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
       for (const piece of delta?.tool_calls ?? []) {
         const call = callOf(piece, calls, byIndex);
         if (piece.id) call.id = piece.id;
-        if (piece.function?.name) call.name += piece.function.name;
+        // The name comes whole in a call's first piece; some servers send it again in every piece (vLLM's
+        // parsers, NVIDIA NIM), which appended made "read_fileread_file".
+        if (piece.function?.name && !call.name.endsWith(piece.function.name)) call.name += piece.function.name;
         if (piece.function?.arguments) call.args += argumentsText(piece.function.arguments);
       }
       if (choice.finish_reason) {
@@ -181,7 +193,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
     throw brokenStream(label, err, shown());
   }
   if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', shown());
-  const toolCalls: ToolCall[] = calls.map((c, n) => ({ id: c.id || `call_${n}`, name: c.name, arguments: parseToolArguments(c.args) }));
+  const toolCalls: ToolCall[] = calls.map((c, n) => ({ id: c.id || `call_${n}`, name: toolName(c.name), arguments: parseToolArguments(c.args) }));
   return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}) };
 }
 

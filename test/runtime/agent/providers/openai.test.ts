@@ -2,9 +2,8 @@
  * The OpenAI wire format with servers that differ from OpenAI: models that
  * refuse a setting forge.yaml gave (OpenAI's reasoning models take
  * max_completion_tokens, not max_tokens, and only their own temperature;
- * refused once, sent as they take it from then on), and servers that number
- * streamed tool calls their own way (Ollama) or send their arguments as an
- * object (llama.cpp).
+ * refused once, sent as they take it from then on), and servers that send
+ * tool calls their own way (Ollama, llama.cpp, vLLM, NVIDIA NIM).
  */
 import { describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from '../../../../runtime/agent/providers/openai.ts';
@@ -62,8 +61,8 @@ describe('a server that does not know stream_options', () => {
   });
 });
 
-/** Each call's pieces are numbered by index, 0, 1, 2… in OpenAI's stream; not by every server that speaks it. */
-describe('streamed tool calls from a server that numbers them its own way', () => {
+/** Tool calls as servers other than OpenAI's send them: numbered their own way, named again, with leaked tokens, arguments as objects. */
+describe('tool calls from servers that send them their own way', () => {
   const calls = [
     { id: 'call_a', name: 'file_write', arguments: { path: 'hello.py', content: 'print("hello")' } },
     { id: 'call_b', name: 'file_write', arguments: { path: 'world.py', content: 'print("world")' } },
@@ -74,6 +73,18 @@ describe('streamed tool calls from a server that numbers them its own way', () =
     const client = createOpenAIProvider({ model: 'ollama', baseUrl: `${server.url}/v1`, http: new HttpClient() });
     const response = await client.complete({ messages: [{ role: 'user', content: 'write both' }], tools: [], stream: true });
     expect(response.toolCalls).toEqual(calls);
+  });
+
+  it('takes a name sent again in every piece of its call once (vLLM parsers, NVIDIA NIM)', async () => {
+    const server = await startScriptedOpenAI([{ toolCalls: calls, nameInEveryPiece: true }]);
+    const client = createOpenAIProvider({ model: 'nim', baseUrl: `${server.url}/v1`, http: new HttpClient() });
+    expect((await client.complete({ messages: [{ role: 'user', content: 'write both' }], tools: [], stream: true })).toolCalls).toEqual(calls);
+  });
+
+  it.each([false, true])("drops the chat format's special tokens gpt-oss leaks into a name (streaming: %s)", async (stream) => {
+    const server = await startScriptedOpenAI([{ toolCalls: [{ ...calls[0], name: 'file_write<|channel|>commentary' }] }]);
+    const client = createOpenAIProvider({ model: 'gpt-oss', baseUrl: `${server.url}/v1`, http: new HttpClient() });
+    expect((await client.complete({ messages: [{ role: 'user', content: 'write' }], tools: [], stream })).toolCalls).toEqual([calls[0]]);
   });
 
   it.each([false, true])('reads arguments sent as a JSON object, as llama.cpp has sent them (streaming: %s)', async (stream) => {
