@@ -208,11 +208,12 @@ export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_
   if (cut > 0) messages.splice(0, cut);
 }
 
-/** A message's size as kept: its text and its calls' arguments (cheaper than its JSON, and close to it). */
+/** A message's size as kept: its text, its calls' arguments and reasoning (cheaper than its JSON, and close to it). */
 function charsOf(message: ChatMessage): number {
   let chars = message.content.length;
-  if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : JSON.stringify(call.arguments ?? null).length);
-  return chars;
+  if (message.role !== 'assistant') return chars;
+  for (const call of message.toolCalls ?? []) chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : JSON.stringify(call.arguments ?? null).length);
+  return chars + (message.reasoning?.text.length ?? 0);
 }
 
 /**

@@ -14,7 +14,8 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  /** `reasoning`: what a thinking model reasoned before these calls, kept for the model that wrote it (see ModelResponse). */
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; reasoning?: Reasoning }
   /** `form`: what the content's text does not say itself, to read the result back (parseToolResultText). */
   | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean; form?: ToolTextForm };
 
@@ -51,6 +52,18 @@ export interface ModelResponse {
   model: string;
   /** Tokens the provider reported (absent when it reported none). */
   usage?: TokenUsage;
+  /**
+   * The reasoning a thinking model sent besides its answer (OpenAI format: `reasoning_content`, as
+   * DeepSeek and Kimi send it). Those two refuse a conversation whose tool calls come back without the
+   * reasoning that led to them, so it is kept with the calls and sent back to the model that wrote it.
+   */
+  reasoning?: string;
+}
+
+/** A thinking model's reasoning, and the model that wrote it (its provider label). */
+export interface Reasoning {
+  model: string;
+  text: string;
 }
 
 export interface TokenUsage {

@@ -35,6 +35,8 @@ export interface ScriptedTurn {
   argumentsAsObject?: boolean;
   /** OpenAI, streaming: each call's name in every piece of it, as some vLLM parsers and NVIDIA NIM send it, not in its first only. */
   nameInEveryPiece?: boolean;
+  /** OpenAI: a thinking model's reasoning, sent as `reasoning_content` before the answer (DeepSeek, Kimi). */
+  reasoning?: string;
 }
 
 /** A call's arguments as sent: cut off halfway when it is the last call of an answer cut off at the limit. */
@@ -84,9 +86,10 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     };
     usages.push(usage);
     if (!body.stream || turn.json) {
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }], usage }));
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, reasoning_content: turn.reasoning, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }], usage }));
     }
     const events: { data: unknown }[] = [];
+    for (const piece of (turn.reasoning ?? '').match(/.{1,5}/gs) ?? []) events.push({ data: { choices: [{ index: 0, delta: { reasoning_content: piece } }] } });
     // Text in several pieces, and each tool call's arguments split in two, as real servers do.
     for (const piece of (turn.text ?? '').match(/.{1,5}/gs) ?? []) events.push({ data: { choices: [{ index: 0, delta: { content: piece } }] } });
     calls.forEach((c, n) => {

@@ -48,7 +48,7 @@ function argumentsText(raw: unknown): string {
 
 type WireMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[]; reasoning_content?: string }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
@@ -64,7 +64,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
-        const body: Record<string, unknown> = { model: options.model, messages: toWire(request), stream };
+        const body: Record<string, unknown> = { model: options.model, messages: toWire(request, label), stream };
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
         if (stream && !refused.has('stream_options')) body.stream_options = { include_usage: true };
         if (request.tools.length) {
@@ -108,7 +108,7 @@ function refusedSetting(err: unknown, body: Record<string, unknown>): RefusableS
 /** What a model may refuse and be asked again without: see refusedSetting. */
 type RefusableSetting = 'max_tokens' | 'temperature' | 'stream_options';
 
-function toWire(request: ModelRequest): WireMessage[] {
+function toWire(request: ModelRequest, label: string): WireMessage[] {
   const out: WireMessage[] = [];
   if (request.system) out.push({ role: 'system', content: request.system });
   for (const m of request.messages as ChatMessage[]) {
@@ -118,6 +118,8 @@ function toWire(request: ModelRequest): WireMessage[] {
       if (m.toolCalls?.length) {
         message.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } }));
       }
+      // To the model that wrote it only: another server may refuse a field it does not know.
+      if (m.reasoning?.model === label) message.reasoning_content = m.reasoning.text;
       out.push(message);
     } else out.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
   }
@@ -126,7 +128,7 @@ function toWire(request: ModelRequest): WireMessage[] {
 
 async function readJson(label: string, response: HttpStream): Promise<ModelResponse> {
   const text = await readAll(response);
-  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }[]; usage?: WireUsage };
+  let parsed: { choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[]; reasoning_content?: string | null }; finish_reason?: string }[]; usage?: WireUsage };
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -140,6 +142,7 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
     stopReason: choice.finish_reason ?? 'stop',
     model: label,
     ...usageOf(parsed.usage),
+    ...(choice.message.reasoning_content ? { reasoning: choice.message.reasoning_content } : {}),
   };
 }
 
@@ -150,6 +153,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   // stream no one is shown (a schedule's turn) is not: a stream that breaks is asked again like any.
   const shown = (): boolean => onText !== undefined && text.length > 0;
   let usage: ModelResponse['usage'];
+  let reasoning = '';
   // Tool calls arrive in pieces, keyed by index: the first piece has the id and name. In the order they began.
   const calls: StreamedCall[] = [];
   const byIndex = new Map<number, StreamedCall>();
@@ -161,7 +165,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         finished = true;
         break;
       }
-      let chunk: { choices?: { delta?: { content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: unknown } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
+      let chunk: { choices?: { delta?: { content?: string | null; reasoning_content?: string | null; tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: unknown } }[] }; finish_reason?: string | null }[]; error?: { message?: string }; usage?: WireUsage };
       try {
         chunk = JSON.parse(event.data);
       } catch {
@@ -176,6 +180,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
         text += delta.content;
         onText?.(delta.content);
       }
+      if (delta?.reasoning_content) reasoning += delta.reasoning_content;
       for (const piece of delta?.tool_calls ?? []) {
         const call = callOf(piece, calls, byIndex);
         if (piece.id) call.id = piece.id;
@@ -194,7 +199,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   }
   if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', shown());
   const toolCalls: ToolCall[] = calls.map((c, n) => ({ id: c.id || `call_${n}`, name: toolName(c.name), arguments: parseToolArguments(c.args) }));
-  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}) };
+  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}), ...(reasoning ? { reasoning } : {}) };
 }
 
 interface StreamedCall {

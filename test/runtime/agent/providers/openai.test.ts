@@ -3,11 +3,18 @@
  * refuse a setting forge.yaml gave (OpenAI's reasoning models take
  * max_completion_tokens, not max_tokens, and only their own temperature;
  * refused once, sent as they take it from then on), and servers that send
- * tool calls their own way (Ollama, llama.cpp, vLLM, NVIDIA NIM).
+ * tool calls their own way (Ollama, llama.cpp, vLLM, NVIDIA NIM), and
+ * thinking models that must be sent their reasoning back (DeepSeek, Kimi).
  */
 import { describe, expect, it } from 'vitest';
+import { Agent } from '../../../../runtime/agent/agent.ts';
+import { createModelClient } from '../../../../runtime/agent/providers/create-model.ts';
 import { createOpenAIProvider } from '../../../../runtime/agent/providers/openai.ts';
 import { HttpClient } from '../../../../runtime/net/http-client.ts';
+import { FileConversations } from '../../../../runtime/state/file-conversations.ts';
+import { ok } from '../../../../runtime/tools/model.ts';
+import { ToolRegistry } from '../../../../runtime/tools/registry.ts';
+import { tempDir } from '../../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedTurn } from '../../../helpers/scripted-llm.ts';
 
 /** A model that answers as OpenAI's reasoning models do to max_tokens and to a temperature. */
@@ -91,5 +98,58 @@ describe('tool calls from servers that send them their own way', () => {
     const server = await startScriptedOpenAI([{ toolCalls: calls, argumentsAsObject: true }]);
     const client = createOpenAIProvider({ model: 'llama', baseUrl: `${server.url}/v1`, http: new HttpClient() });
     expect((await client.complete({ messages: [{ role: 'user', content: 'write both' }], tools: [], stream })).toolCalls).toEqual(calls);
+  });
+});
+
+/** DeepSeek's words for a conversation whose tool calls come back without the reasoning that led to them. */
+const MISSING_REASONING = 'The `reasoning_content` in the thinking mode must be passed back to the API.';
+
+/** A thinking model that refuses, as DeepSeek does, an assistant message with tool calls but no reasoning_content. */
+function thinkingModel(steps: ScriptedTurn[]) {
+  return steps.map((step) => (body: Record<string, any>): ScriptedTurn => {
+    const bare = body.messages.some((m: Record<string, unknown>) => m.role === 'assistant' && m.tool_calls && typeof m.reasoning_content !== 'string');
+    return bare ? { status: 400, text: MISSING_REASONING } : step;
+  });
+}
+
+describe('a thinking model that must be sent its reasoning back with its tool calls (DeepSeek, Kimi)', () => {
+  it.each([false, true])('gets the reasoning behind each call in the turns after it (streaming: %s)', async (stream) => {
+    const server = await startScriptedOpenAI(
+      thinkingModel([
+        { reasoning: 'The user wants Oslo: look it up.', toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] },
+        { reasoning: 'Found it.', text: 'Oslo has 709,000 people.' },
+        { reasoning: 'Now Lyon.', toolCalls: [{ name: 'lookup', arguments: { city: 'Lyon' } }] },
+        { text: 'Lyon has 522,000 people.' },
+      ]),
+    );
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'lookup', description: 'Looks a city up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ found: true }) }, 'test');
+    const agent = new Agent({
+      manifest: { agent_id: 'thinker', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'openai', name: 'deepseek-v4-flash', base_url: `${server.url}/v1` }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    const send = (text: string) => agent.send('c', text, stream ? { stream: true, onEvent: () => {} } : {});
+    expect(await send('How many people live in Oslo?')).toMatchObject({ status: 'completed', text: 'Oslo has 709,000 people.' });
+    expect(await send('And Lyon?')).toMatchObject({ status: 'completed', text: 'Lyon has 522,000 people.' });
+    const assistants = server.bodies.at(-1)!.messages.filter((m: Record<string, unknown>) => m.role === 'assistant');
+    expect(assistants.map((m: Record<string, unknown>) => m.reasoning_content)).toEqual(['The user wants Oslo: look it up.', undefined, 'Now Lyon.']);
+  });
+
+  it('is not sent to another model: a fallback gets the calls without the reasoning it did not write', async () => {
+    const thinker = await startScriptedOpenAI([{ reasoning: 'Look it up.', toolCalls: [{ name: 'lookup', arguments: {} }] }, { status: 400, text: 'a client error no retry helps' }]);
+    const other = await startScriptedOpenAI([{ text: 'done' }]);
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'lookup', description: 'Looks up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('found') }, 'test');
+    const agent = new Agent({
+      manifest: { agent_id: 'thinker', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'openai', name: 'thinker', base_url: `${thinker.url}/v1`, fallbacks: [{ provider: 'openai', name: 'other', base_url: `${other.url}/v1` }] }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    expect(await agent.send('c', 'go')).toMatchObject({ status: 'completed', text: 'done' });
+    expect(JSON.stringify(thinker.bodies[1])).toContain('"reasoning_content":"Look it up."');
+    expect(JSON.stringify(other.bodies[0])).not.toContain('reasoning_content');
   });
 });
