@@ -166,7 +166,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     lastText = response.text;
     const calls = normalizeCallIds(response.toolCalls, messages);
     // A thinking model's reasoning goes with its calls (DeepSeek and Kimi refuse calls sent back without it); without calls it is not needed.
-    messages.push({ role: 'assistant', content: response.text, ...(calls.length ? { toolCalls: calls, ...(response.reasoning ? { reasoning: { model: response.model, text: response.reasoning } } : {}) } : {}) });
+    messages.push({ role: 'assistant', content: response.text, ...(calls.length ? { toolCalls: calls, ...(response.reasoning ? { reasoning: { model: response.model, ...response.reasoning } } : {}) } : {}) });
     const early = endedEarly(response.stopReason);
     if (calls.length === 0) return early ? { status: 'completed', text: `${response.text ? `${response.text}\n\n` : ''}${EARLY_NOTES[early]}`, endedEarly: early } : { status: 'completed', text: response.text };
 

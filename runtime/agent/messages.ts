@@ -54,16 +54,22 @@ export interface ModelResponse {
   usage?: TokenUsage;
   /**
    * The reasoning a thinking model sent besides its answer (OpenAI format: `reasoning_content`, as
-   * DeepSeek and Kimi send it). Those two refuse a conversation whose tool calls come back without the
-   * reasoning that led to them, so it is kept with the calls and sent back to the model that wrote it.
+   * DeepSeek and Kimi send it; Anthropic format: thinking blocks). They refuse a conversation whose
+   * tool calls come back without the reasoning that led to them, so it is kept with the calls and sent
+   * back to the model that wrote it.
    */
-  reasoning?: string;
+  reasoning?: ReasoningParts;
+}
+
+/** A thinking model's reasoning: its text, and (Anthropic format) the signed blocks it came in, to send back as they were. */
+export interface ReasoningParts {
+  text: string;
+  blocks?: Record<string, unknown>[];
 }
 
 /** A thinking model's reasoning, and the model that wrote it (its provider label). */
-export interface Reasoning {
+export interface Reasoning extends ReasoningParts {
   model: string;
-  text: string;
 }
 
 export interface TokenUsage {

@@ -35,7 +35,10 @@ export interface ScriptedTurn {
   argumentsAsObject?: boolean;
   /** OpenAI, streaming: each call's name in every piece of it, as some vLLM parsers and NVIDIA NIM send it, not in its first only. */
   nameInEveryPiece?: boolean;
-  /** OpenAI: a thinking model's reasoning, sent as `reasoning_content` before the answer (DeepSeek, Kimi). */
+  /**
+   * A thinking model's reasoning: OpenAI, `reasoning_content` before the answer (DeepSeek, Kimi);
+   * Anthropic, a thinking block first, signed with `thinkingSignature(reasoning)`.
+   */
   reasoning?: string;
 }
 
@@ -124,6 +127,7 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json', ...turn.headers }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: turn.text ?? 'scripted failure' } }));
     const blocks: any[] = [];
+    if (turn.reasoning) blocks.push({ type: 'thinking', thinking: turn.reasoning, signature: thinkingSignature(turn.reasoning) });
     if (turn.text) blocks.push({ type: 'text', text: turn.text });
     (turn.toolCalls ?? []).forEach((c, i) => blocks.push({ type: 'tool_use', id: c.id === null ? undefined : (c.id ?? `toolu_${bodies.length}_${i}`), name: c.name, input: c.arguments }));
     const stopReason = turn.ends === 'cut-off' ? 'max_tokens' : turn.ends === 'filtered' ? 'refusal' : turn.toolCalls?.length ? 'tool_use' : 'end_turn';
@@ -135,11 +139,15 @@ export async function startScriptedAnthropic(script: Step[]): Promise<ScriptedSe
     }
     const events: { event: string; data: unknown }[] = [{ event: 'message_start', data: { type: 'message_start', message: { id: 'msg_1', role: 'assistant', content: [], usage: { ...usage, output_tokens: 1 } } } }];
     blocks.forEach((block, index) => {
-      if (block.type === 'text') {
+      if (block.type === 'thinking') {
+        events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } });
+        for (const piece of block.thinking.match(/.{1,5}/gs) ?? []) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } } });
+        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } } });
+      } else if (block.type === 'text') {
         events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
         for (const piece of block.text.match(/.{1,5}/gs) ?? []) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } } });
       } else {
-        const json = sentArguments(turn, index - (turn.text ? 1 : 0), JSON.stringify(block.input));
+        const json = sentArguments(turn, index - (turn.text ? 1 : 0) - (turn.reasoning ? 1 : 0), JSON.stringify(block.input));
         const half = Math.floor(json.length / 2);
         events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } } });
         events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } } });
@@ -164,4 +172,9 @@ function emptyContent(body: Record<string, any>): string | undefined {
     for (const block of Array.isArray(m.content) ? m.content : []) if (block.type === 'text' && !block.text.trim()) return `messages.${i}: text content blocks must contain non-whitespace text`;
   }
   return undefined;
+}
+
+/** The signature the scripted Anthropic server gives a thinking block (the real API's is opaque, and checked when sent back). */
+export function thinkingSignature(thinking: string): string {
+  return `sig-${Buffer.from(thinking).toString('base64')}`;
 }

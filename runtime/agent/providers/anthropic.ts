@@ -36,6 +36,8 @@ const CACHE_MARK = { type: 'ephemeral' } as const;
 
 type Block = (
   | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
 ) & { cache_control?: typeof CACHE_MARK };
@@ -59,7 +61,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
-        const messages = toWire(request.messages);
+        const messages = toWire(request.messages, label);
         const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages, stream };
         if (request.system) body.system = request.system;
         if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
@@ -102,7 +104,7 @@ function markForCache(body: Record<string, unknown>, messages: WireMessage[]): v
 }
 
 /** Consecutive tool results travel together in one user message, as the API requires; messages alternate. */
-function toWire(messages: readonly ChatMessage[]): WireMessage[] {
+function toWire(messages: readonly ChatMessage[], label: string): WireMessage[] {
   const out: WireMessage[] = [];
   for (const m of messages) {
     if (m.role === 'user') {
@@ -112,7 +114,9 @@ function toWire(messages: readonly ChatMessage[]): WireMessage[] {
       else out.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
     }
     else if (m.role === 'assistant') {
-      const content: Block[] = [];
+      // A thinking model's signed blocks come first, as it sent them, and to it alone: with thinking on, the API
+      // refuses tool calls sent back without them; another model could not check their signatures.
+      const content: Block[] = m.reasoning?.model === label && m.reasoning.blocks ? (m.reasoning.blocks.map((b) => ({ ...b })) as Block[]) : [];
       if (m.content.trim()) content.push({ type: 'text', text: m.content });
       for (const call of m.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
       // An answer of nothing (Claude at times ends a turn so) is left out: the API refuses a message without
@@ -138,12 +142,14 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
   }
   let text = '';
   const toolCalls: ToolCall[] = [];
+  const thinking: Block[] = [];
   for (const block of parsed.content ?? []) {
     if (block.type === 'text') text += block.text;
     else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input ?? {} });
+    else if (block.type === 'thinking' || block.type === 'redacted_thinking') thinking.push(block);
   }
   const usage = usageOf(parsed.usage, parsed.usage?.output_tokens);
-  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label, ...(usage ? { usage } : {}) };
+  return { text, toolCalls, stopReason: parsed.stop_reason ?? 'end_turn', model: label, ...(usage ? { usage } : {}), ...reasoningOf(thinking) };
 }
 
 async function readStream(label: string, response: HttpStream, onText?: (delta: string) => void): Promise<ModelResponse> {
@@ -154,7 +160,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   const shown = (): boolean => onText !== undefined && text.length > 0;
   let inputUsage: WireUsage | undefined;
   let outputTokens = 0;
-  const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
+  const blocks = new Map<number, { type: string; id: string; name: string; json: string; thinking: string; signature: string; data: string }>();
   // message_stop says the answer is whole; without it the stream was cut short.
   let finished = false;
   try {
@@ -162,8 +168,8 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
       let data: {
         type?: string;
         index?: number;
-        content_block?: { type: string; id?: string; name?: string };
-        delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+        content_block?: { type: string; id?: string; name?: string; thinking?: string; signature?: string; data?: string };
+        delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string };
         message?: { usage?: WireUsage };
         usage?: { output_tokens?: number };
         error?: { type?: string; message?: string };
@@ -175,7 +181,15 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
       }
       switch (data.type ?? event.event) {
         case 'content_block_start':
-          blocks.set(data.index ?? 0, { type: data.content_block?.type ?? 'text', id: data.content_block?.id ?? '', name: data.content_block?.name ?? '', json: '' });
+          blocks.set(data.index ?? 0, {
+            type: data.content_block?.type ?? 'text',
+            id: data.content_block?.id ?? '',
+            name: data.content_block?.name ?? '',
+            json: '',
+            thinking: data.content_block?.thinking ?? '',
+            signature: data.content_block?.signature ?? '',
+            data: data.content_block?.data ?? '',
+          });
           break;
         case 'content_block_delta': {
           const block = blocks.get(data.index ?? 0);
@@ -184,6 +198,10 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
             onText?.(data.delta.text);
           } else if (data.delta?.type === 'input_json_delta' && block) {
             block.json += data.delta.partial_json ?? '';
+          } else if (data.delta?.type === 'thinking_delta' && block) {
+            block.thinking += data.delta.thinking ?? '';
+          } else if (data.delta?.type === 'signature_delta' && block) {
+            block.signature += data.delta.signature ?? '';
           }
           break;
         }
@@ -207,12 +225,18 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   }
 
   if (!finished) throw incompleteStream(label, 'no message_stop', shown());
-  const toolCalls: ToolCall[] = [...blocks.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .filter(([, b]) => b.type === 'tool_use')
-    .map(([, b]) => ({ id: b.id, name: b.name, arguments: parseToolArguments(b.json) }));
+  const ordered = [...blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
+  const toolCalls: ToolCall[] = ordered.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, name: b.name, arguments: parseToolArguments(b.json) }));
+  const thinking = ordered.flatMap((b): Block[] => (b.type === 'thinking' ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }] : b.type === 'redacted_thinking' ? [{ type: 'redacted_thinking', data: b.data }] : []));
   const usage = usageOf(inputUsage, outputTokens);
-  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}) };
+  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}), ...reasoningOf(thinking) };
+}
+
+/** A thinking model's blocks as the response's reasoning: their text, and the blocks to send back whole. */
+function reasoningOf(thinking: Block[]): Pick<ModelResponse, 'reasoning'> {
+  if (!thinking.length) return {};
+  const text = thinking.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('\n');
+  return { reasoning: { text, blocks: thinking.map((b) => ({ ...b })) } };
 }
 
 interface WireUsage {

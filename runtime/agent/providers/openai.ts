@@ -142,7 +142,7 @@ async function readJson(label: string, response: HttpStream): Promise<ModelRespo
     stopReason: choice.finish_reason ?? 'stop',
     model: label,
     ...usageOf(parsed.usage),
-    ...(choice.message.reasoning_content ? { reasoning: choice.message.reasoning_content } : {}),
+    ...(choice.message.reasoning_content ? { reasoning: { text: choice.message.reasoning_content } } : {}),
   };
 }
 
@@ -199,7 +199,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
   }
   if (!finished) throw incompleteStream(label, 'no finish_reason or [DONE]', shown());
   const toolCalls: ToolCall[] = calls.map((c, n) => ({ id: c.id || `call_${n}`, name: toolName(c.name), arguments: parseToolArguments(c.args) }));
-  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}), ...(reasoning ? { reasoning } : {}) };
+  return { text, toolCalls, stopReason, model: label, ...(usage ? { usage } : {}), ...(reasoning ? { reasoning: { text: reasoning } } : {}) };
 }
 
 interface StreamedCall {

@@ -8,7 +8,7 @@ import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { ok, type Tool } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
-import { startScriptedAnthropic, startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
+import { startScriptedAnthropic, startScriptedOpenAI, thinkingSignature, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
 
 async function agentWith(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[]) {
   const llm = await startScriptedOpenAI(script);
@@ -176,5 +176,35 @@ describe('an Anthropic model that answers with nothing', () => {
     });
     expect(await agent.send('c', 'first')).toMatchObject({ status: 'completed', text: '' });
     expect(await agent.send('c', 'second')).toMatchObject({ status: 'completed', text: 'second answer' });
+  });
+});
+
+describe('an Anthropic-format model that thinks (extended thinking, DeepSeek through its Anthropic endpoint)', () => {
+  /** As the API answers a tool call sent back without the signed thinking block it came after. */
+  const thinkingModel = (steps: ScriptedTurn[]) =>
+    steps.map((step) => (body: Record<string, any>): ScriptedTurn => {
+      for (const m of body.messages.filter((m: { role: string }) => m.role === 'assistant')) {
+        const first = m.content[0];
+        if (m.content.some((b: { type: string }) => b.type === 'tool_use') && (first.type !== 'thinking' || first.signature !== thinkingSignature(first.thinking))) {
+          return { status: 400, text: 'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block' };
+        }
+      }
+      return step;
+    });
+
+  it.each([false, true])('gets its signed thinking blocks back, as they were, before its tool calls (streaming: %s)', async (stream) => {
+    const llm = await startScriptedAnthropic(thinkingModel([{ reasoning: 'Read the file first.', toolCalls: [{ name: 'reader', arguments: {} }] }, { text: 'It says hello.' }, { text: 'Still hello.' }]));
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'reader', description: 'Reads.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('hello') }, 'test');
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'anthropic', name: 'thinker', base_url: llm.url }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    const turn = stream ? { stream: true, onEvent: () => {} } : {};
+    expect(await agent.send('c', 'What does the file say?', turn)).toMatchObject({ status: 'completed', text: 'It says hello.' });
+    expect(await agent.send('c', 'And now?', turn)).toMatchObject({ status: 'completed', text: 'Still hello.' });
+    expect(llm.bodies.at(-1)!.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Read the file first.', signature: thinkingSignature('Read the file first.') });
   });
 });
