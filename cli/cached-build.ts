@@ -9,7 +9,8 @@ import { cacheFile, cacheKey, readCacheRecord, staleReason } from '../stages/bui
 import { locateConfig } from '../stages/config/find-config.ts';
 import type { BuildResult, BuildSummary } from '../stages/pipeline.ts';
 import { renderSummary, renderTimings } from './build-summary.ts';
-import { diagnosticJson, printDiagnostics } from './diagnostics-output.ts';
+import { diagnosticsJson, failureJson, jsonDocument } from '../runtime/failure-json.ts';
+import { printDiagnostics } from './diagnostics-output.ts';
 import { color as c, formatMs } from './terminal.ts';
 
 /** `forge build`'s own options (parseCommand adds the common ones). */
@@ -54,8 +55,7 @@ export function cachedBuild(request: BuildRequest): { result: BuildResult } | { 
 /** Prints a build's result: diagnostics, then the summary (or the failure), or all of it as JSON. */
 export function reportBuild(result: BuildResult, json: boolean, cwd: string, ms: number, verbose: boolean, write: (text: string) => void = (text) => process.stdout.write(text)): void {
   if (json) {
-    const out = { ...result, errors: result.errors.map(diagnosticJson), warnings: result.warnings.map(diagnosticJson), durationMs: Math.round(ms) };
-    write(JSON.stringify(out, null, 2) + '\n');
+    write(jsonDocument(buildJson(result, Math.round(ms))));
     return;
   }
   printDiagnostics([...result.errors, ...result.warnings]);
@@ -66,6 +66,13 @@ export function reportBuild(result: BuildResult, json: boolean, cwd: string, ms:
     return;
   }
   write(`${renderSummary(result.summary!, cwd)}\n${c.green('✓')} ${result.cached ? 'up to date (cached)' : 'built'} in ${formatMs(ms)}\n`);
+}
+
+/** The build's result as data; a failed build in the shape every command fails with (its first error as `error`). */
+function buildJson(result: BuildResult, durationMs: number): object {
+  const { errors, warnings, ...rest } = result;
+  if (!result.ok) return failureJson([...errors, ...warnings], { ...rest, durationMs });
+  return { ...rest, ...diagnosticsJson([...errors, ...warnings]), durationMs };
 }
 
 /** The request `forge build`'s parsed options make. */

@@ -32,8 +32,5 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
   for (const d of diagnostics) process.stderr.write(renderDiagnostic(d) + '\n');
 }
 
-/** JSON form: the data without the source line (which is for eyes, not programs). */
-export function diagnosticJson(d: Diagnostic): Omit<Diagnostic, 'lineText'> {
-  const { lineText: _lineText, notes, ...rest } = d;
-  return notes ? { ...rest, notes: notes.map(({ lineText: _noteLine, ...n }) => n) } : rest;
-}
+/** The JSON form is shared with the bundle's commands (runtime/failure-json.ts). */
+export { diagnosticJson } from '../runtime/failure-json.ts';

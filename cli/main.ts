@@ -3,7 +3,7 @@
  * and a cached `forge build` stay instant. Exit codes: 0 ok, 1 build or tool
  * failure, 2 usage error.
  */
-import { DiagnosticError, error, ForgeError } from '../runtime/diagnostics.ts';
+import { DiagnosticError, error, ForgeError, type Diagnostic } from '../runtime/diagnostics.ts';
 import { redactSecrets } from '../runtime/known-secrets.ts';
 import { didYouMean } from '../runtime/suggest.ts';
 import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
@@ -11,6 +11,7 @@ import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
 import { defaultCacheDir } from '../stages/forge-paths.ts';
 import { shimAnswersIn } from '../stages/python/shim-answers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
+import { writeFailureJson } from './command-failure.ts';
 import { renderUsageError, UsageError } from './usage-error.ts';
 import { errColor as c } from './terminal.ts';
 
@@ -71,10 +72,13 @@ export async function main(argv: string[]): Promise<number> {
   const entry = COMMANDS[name];
   if (!entry) {
     const hint = didYouMean(name, Object.keys(COMMANDS));
+    writeFailureJson(rest.includes('--json'), [error('FORGE_USAGE', `unknown command "${name}"`, {}, hint)]);
     process.stderr.write(`${c.red('error:')} unknown command "${name}"${hint ? ` (${hint})` : ''}\n\n${MAIN_USAGE}`);
     return 2;
   }
   const verbose = rest.includes('--verbose') || rest.includes('-v');
+  // Read before parsing: a command line parseArgs refuses still asked for JSON.
+  const json = rest.includes('--json');
   // A version manager's python3 shim is asked once per version choice, not once per command.
   keepShimAnswers(shimAnswersIn(defaultCacheDir()));
   const command = await entry.load();
@@ -87,22 +91,26 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
+      // With --json the synopsis still goes to stderr, for the person reading a CI log.
+      writeFailureJson(json, [error('FORGE_USAGE', err.message, {}, err.hint)]);
       process.stderr.write(renderUsageError(err, command.usage, name));
       return 2;
     }
-    if (err instanceof DiagnosticError) {
-      printDiagnostics(err.diagnostics);
-      return 1;
-    }
+    if (err instanceof DiagnosticError) return reportDiagnostics(json, err.diagnostics);
     // An expected failure that keeps its code (a registry that cannot be reached): a diagnostic, not a crash.
-    if (err instanceof ForgeError) {
-      printDiagnostics([error(err.code, err.message, {}, err.hint)]);
-      return 1;
-    }
+    if (err instanceof ForgeError) return reportDiagnostics(json, [error(err.code, err.message, {}, err.hint)]);
     // An unexpected failure's text may quote what others wrote (a gateway, a server): masked like a log line.
+    writeFailureJson(json, [error('FORGE_INTERNAL', redactSecrets((err as Error).message ?? String(err)), {}, 'run with --verbose for the stack trace')]);
     process.stderr.write(`${c.red('error:')} ${redactSecrets((err as Error).message ?? String(err))}\n`);
     if (verbose) process.stderr.write(`${redactSecrets((err as Error).stack ?? '')}\n`);
     else process.stderr.write(c.dim('(run with --verbose for the stack trace)\n'));
     return 1;
   }
+}
+
+/** A failure that unwound to here: the JSON document with --json, the compiler-style lines otherwise. */
+function reportDiagnostics(json: boolean, diagnostics: Diagnostic[]): 1 {
+  if (json) writeFailureJson(true, diagnostics);
+  else printDiagnostics(diagnostics);
+  return 1;
 }

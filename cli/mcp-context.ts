@@ -7,7 +7,7 @@ import { loadConfig } from '../stages/config/load-config.ts';
 import type { ProjectConfig } from '../stages/config/project-config.ts';
 import { mcpHttpClient } from '../stages/adapters/mcp-http-client.ts';
 import { forgeVersion } from '../stages/forge-paths.ts';
-import { diagnosticsJson } from './project-loader.ts';
+import { writeFailureJson } from './command-failure.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 
 export interface McpCommandContext {
@@ -22,7 +22,7 @@ export async function loadMcpContext(configFile: string | undefined, json: boole
     ? await loadConfig(file)
     : { config: undefined, diagnostics: [error('FORGE_CONFIG_NOT_FOUND', 'no forge.yaml in this directory or any parent', {}, 'run `forge init` to create a project')] };
   if (!config || hasErrors(diagnostics)) {
-    if (json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    if (json) writeFailureJson(true, diagnostics);
     else printDiagnostics(diagnostics);
     return undefined;
   }

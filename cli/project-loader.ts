@@ -2,7 +2,7 @@
 import type { ProjectConfig } from '../stages/config/project-config.ts';
 import { loadProject, loadProjectConfig, type Project } from '../stages/load-project.ts';
 import { BuildStopped, StageContext } from '../stages/stage.ts';
-import { diagnosticJson, printDiagnostics } from './diagnostics-output.ts';
+import { printDiagnostics } from './diagnostics-output.ts';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { locateConfig } from '../stages/config/find-config.ts';
 
@@ -21,8 +21,9 @@ export async function loadProjectForCli(configFile: string | undefined, options:
 }
 
 /** forge.yaml alone, resolved as the build resolves it (loadProjectConfig: no tool discovered, no MCP server started). */
-export async function loadConfigForCli(configFile: string | undefined, options: { json: boolean; scopesOnly?: boolean }): Promise<ProjectConfig | undefined> {
-  return (await loadForCli((ctx) => loadProjectConfig({ configFile, scopesOnly: options.scopesOnly }, ctx), { strict: false, json: options.json })).loaded;
+export async function loadConfigForCli(configFile: string | undefined, options: { json: boolean; scopesOnly?: boolean }): Promise<{ config?: ProjectConfig; diagnostics: Diagnostic[] }> {
+  const { loaded, diagnostics } = await loadForCli((ctx) => loadProjectConfig({ configFile, scopesOnly: options.scopesOnly }, ctx), { strict: false, json: options.json });
+  return { config: loaded, diagnostics };
 }
 
 /** Runs a load, printing what its stages reported (unless --json); undefined when a stage stopped it. */
@@ -38,12 +39,7 @@ async function loadForCli<T>(load: (ctx: StageContext) => Promise<T>, options: {
   return { loaded, diagnostics: ctx.diagnostics };
 }
 
-export function diagnosticsJson(diagnostics: readonly Diagnostic[]) {
-  return {
-    errors: diagnostics.filter((d) => d.severity === 'error').map(diagnosticJson),
-    warnings: diagnostics.filter((d) => d.severity === 'warning').map(diagnosticJson),
-  };
-}
+export { diagnosticsJson } from '../runtime/failure-json.ts';
 
 /**
  * For a tool not found where there is no project (`forge tool run` works anywhere, with the user and

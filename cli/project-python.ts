@@ -9,13 +9,17 @@ import type { PythonDependencies } from '../runtime/manifest.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { collectPythonDependencies } from '../stages/python/python-dependencies.ts';
 import { ensureProjectVenv } from '../stages/python/project-venv.ts';
+import { writeFailureJson } from './command-failure.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { errColor as c } from './terminal.ts';
 
-export async function prepareProjectPython(root: string, tools: readonly ProjectTool[], options: { quiet?: boolean } = {}): Promise<boolean> {
-  const problems = await installProjectPython(root, tools, options.quiet ? undefined : (line) => process.stderr.write(c.dim(`${line}\n`)));
-  printDiagnostics(problems);
-  return problems.length === 0;
+export async function prepareProjectPython(root: string, tools: readonly ProjectTool[], options: { json?: boolean } = {}): Promise<boolean> {
+  const problems = await installProjectPython(root, tools, options.json ? undefined : (line) => process.stderr.write(c.dim(`${line}\n`)));
+  if (!problems.length) return true;
+  // With --json the problems are the command's one JSON document (the pip lines were left out above).
+  if (options.json) writeFailureJson(true, problems);
+  else printDiagnostics(problems);
+  return false;
 }
 
 /** The packages the tools declare (PEP 723 blocks, requirements.txt); none when they declare none. */

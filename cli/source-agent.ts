@@ -35,7 +35,7 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   const { project } = await loadProjectForCli(options.configFile, { strict: !options.dev, json: options.json ?? false });
   if (!project) return undefined;
   const selected = filterTools(project.tools, { prod: !options.dev });
-  if (!(await prepareProjectPython(project.config.root, selected.tools, { quiet: options.json }))) return undefined;
+  if (!(await prepareProjectPython(project.config.root, selected.tools, { json: options.json }))) return undefined;
   const { resolved, code } = await resolveProject(project, { tools: selected.tools, prod: !options.dev });
   // A running agent connects its MCP servers at start: a required one that fails stops it
   // here; the tools of an optional one that is down are left out. forge.yaml was validated, so its rules parse.

@@ -12,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseArgsProblem } from './parse-args-problem.ts';
-import { ForgeError } from './diagnostics.ts';
+import { error, ForgeError } from './diagnostics.ts';
+import { jsonDocument, toolFailureJson, writeFailureJson } from './failure-json.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
 import { nodeLineWarning } from './node-lines.ts';
@@ -103,6 +104,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     // In the log's format: with --log-format json, a failure to start (a port in use) is one JSON line too.
     // An expected failure (a port in use) keeps its code and hint, as forge's diagnostics do; no stack.
     const coded = err instanceof ForgeError ? err : undefined;
+    writeFailureJson(invocation.values.json, [coded ? error(coded.code, coded.message, {}, coded.hint) : error('FORGE_INTERNAL', redactSecrets((err as Error).message), {}, 'FORGE_VERBOSE=1 shows the stack trace')]);
     if (coded && invocation.logFormat !== 'json') invocation.problem(`error: ${coded.code} ${coded.message}${coded.hint ? `\nhint: ${coded.hint}` : ''}`);
     else invocation.problem(`forge runtime: ${coded ? `${coded.code} ${coded.message}${coded.hint ? ` (${coded.hint})` : ''}` : (err as Error).message}`);
     if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
@@ -192,10 +194,15 @@ function parseCommandLine(rest: string[]) {
 }
 
 /** parseArgs's complaint as forge's CLI words its own: the option, a near one, and where `call` takes its arguments. */
-function usageProblem(err: unknown, command: string | undefined): string {
+function usageProblem(err: unknown, command: string | undefined): UsageProblem {
   const problem = parseArgsProblem(err, Object.keys(COMMAND_LINE_OPTIONS));
   const hint = command === 'call' && problem.unknownOption ? "call takes the tool's arguments as JSON after its name: node runtime.mjs call NAME '{\"key\": \"value\"}'" : problem.hint;
-  return `${problem.message}${hint ? `\n  hint: ${hint}` : ''}`;
+  return { message: problem.message, hint };
+}
+
+interface UsageProblem {
+  message: string;
+  hint?: string;
 }
 
 /** The commands, and the arguments each takes besides its options (none unless said). */
@@ -214,13 +221,15 @@ const ARGUMENTS_TAKEN: Record<string, { count: number; what?: string }> = {
  * there is no such command), and where the rest is. The whole usage (about 40 lines) pushed the
  * problem off a small screen. Exit code 2.
  */
-function usageError(problem: string, command: string | undefined): number {
+function usageError(problem: UsageProblem, command: string | undefined, json: boolean): number {
+  // With --json a script gets the failure on stdout as every command's; the synopsis stays on stderr for a person.
+  writeFailureJson(json, [error('FORGE_USAGE', problem.message, {}, problem.hint)]);
   const commands = USAGE.slice(USAGE.indexOf('commands:\n'), USAGE.indexOf('\n\n', USAGE.indexOf('commands:\n'))).split('\n');
   const own = commands.findIndex((line) => line.startsWith(`  ${command === 'stdio' ? '--stdio' : command} `));
   let end = own + 1;
   while (own >= 0 && end < commands.length && commands[end].startsWith('      ')) end++;
   const lines = own >= 0 ? commands.slice(own, end) : commands;
-  process.stderr.write(`${problem}\n\n${lines.join('\n')}\n\nfor more, run: node runtime.mjs help\n`);
+  process.stderr.write(`${problem.message}${problem.hint ? `\n  hint: ${problem.hint}` : ''}\n\n${lines.join('\n')}\n\nfor more, run: node runtime.mjs help\n`);
   return 2;
 }
 
@@ -230,7 +239,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   try {
     parsed = parseCommandLine(rest);
   } catch (err) {
-    return usageError(usageProblem(err, command), command);
+    return usageError(usageProblem(err, command), command, rest.includes('--json'));
   }
   if (!command || command === 'help' || command === '--help' || parsed.values.help) {
     process.stdout.write(USAGE);
@@ -238,17 +247,20 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   }
   // Before the bundle is opened: a mistyped command starts nothing.
   if (!Object.hasOwn(ARGUMENTS_TAKEN, command)) {
-    return usageError(`unknown command "${command}"`, undefined);
+    return usageError({ message: `unknown command "${command}"` }, undefined, parsed.values.json);
   }
   const takes = ARGUMENTS_TAKEN[command];
   if (parsed.positionals.length > takes.count) {
     // Never dropped: an unquoted JSON argument with a space arrives as two, and half of it would run.
-    return usageError(`unexpected argument "${parsed.positionals[takes.count]}"\n  hint: ${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces`, command);
+    const hint = `${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces`;
+    return usageError({ message: `unexpected argument "${parsed.positionals[takes.count]}"`, hint }, command, parsed.values.json);
   }
   // First: every later complaint is written in the format asked for.
   const logFormat = parsed.values['log-format'] ?? process.env.FORGE_LOG_FORMAT;
   if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') {
-    process.stderr.write(`--log-format must be text or json, not "${logFormat}"\n`);
+    const message = `--log-format must be text or json, not "${logFormat}"`;
+    writeFailureJson(parsed.values.json, [error('FORGE_USAGE', message)]);
+    process.stderr.write(`${message}\n`);
     return 2;
   }
   const json = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : undefined;
@@ -261,6 +273,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     if (command === 'serve') port = parsed.values.port !== undefined ? parsePort(parsed.values.port, '--port') : process.env.PORT?.trim() ? parsePort(process.env.PORT.trim(), 'PORT') : undefined;
     if (command === 'call' && parsed.values.timeout !== undefined) timeoutMs = parseMilliseconds(parsed.values.timeout, '--timeout');
   } catch (err) {
+    writeFailureJson(parsed.values.json, [error('FORGE_USAGE', (err as Error).message)]);
     problem((err as Error).message);
     return 2;
   }
@@ -309,13 +322,13 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   // A usage mistake is said before what the machine lacks (Python packages, a work dir): it is the first thing to fix.
   const host = command === 'serve' ? (invocation.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1') : undefined;
   if (host !== undefined && invocation.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
-    const refusal = `--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}\n  hint: serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN`;
+    const refusal = { message: `--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}`, hint: 'serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN' };
     // The host may come from FORGE_HOST or forge.yaml: with --log-format json it is one JSON line, as every other complaint of serve's.
     if (invocation.logFormat === 'json') {
-      invocation.problem(refusal);
+      invocation.problem(`${refusal.message}\n  hint: ${refusal.hint}`);
       return 2;
     }
-    return usageError(refusal, command);
+    return usageError(refusal, command, invocation.values.json);
   }
   const urlProblem = command === 'serve' ? publicUrlProblem(invocation.values['public-url'] ?? process.env.FORGE_PUBLIC_URL) : undefined;
   if (urlProblem) {
@@ -323,13 +336,14 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
       invocation.problem(urlProblem);
       return 2;
     }
-    return usageError(urlProblem, command);
+    return usageError({ message: urlProblem }, command, invocation.values.json);
   }
   // Declared Python packages must be there before a tool can need them; `call` needs them only when its tool reaches Python.
   if (manifest.python && runsTools(command) && (command !== 'call' || (await callReachesPython(manifest, invocation.positionals[0])))) {
     const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
     const missing = await checkPythonDependencies(manifest.python, requirementsFileShown(dirname(bundleFile)));
     if (missing) {
+      writeFailureJson(invocation.values.json, [missing]);
       invocation.problem(formatDiagnostic(missing));
       return 1;
     }
@@ -338,7 +352,9 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   const workDir = resolve(invocation.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
   // Not made here: a mistyped --workdir would start an agent on an empty directory (doctor says so too).
   if (runsTools(command) && !statSync(workDir, { throwIfNoEntry: false })?.isDirectory()) {
-    invocation.problem(formatDiagnostic(error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory")));
+    const missing = error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory");
+    writeFailureJson(invocation.values.json, [missing]);
+    invocation.problem(formatDiagnostic(missing));
     return 1;
   }
   return { ...invocation, bundleFile, manifest, workDir, host, probing, formatDiagnostic, assembleRuntime, bundleCodeSource };
@@ -353,9 +369,9 @@ async function callReachesPython(manifest: AgentManifest, name: string | undefin
 }
 
 async function doctorCommand({ manifest, workDir, values, bundleFile }: OpenedBundle): Promise<number> {
-  const { doctor, formatDoctor } = await import('./doctor.ts');
+  const [{ doctor, formatDoctor }, { doctorJson }, { jsonDocument }] = await Promise.all([import('./doctor.ts'), import('./doctor-json.ts'), import('./failure-json.ts')]);
   const report = await doctor(manifest, workDir, process.env, dirname(bundleFile));
-  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
+  process.stdout.write(values.json ? jsonDocument(doctorJson(report)) : formatDoctor(report));
   return report.ok ? 0 : 1;
 }
 
@@ -372,7 +388,9 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
       if (command === 'serve') log.info(describeSandbox(status));
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
-      bundle.problem(`error: ${err.message}\nhint: ${err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml'}`);
+      const hint = err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml';
+      writeFailureJson(values.json, [error('FORGE_SANDBOX_REQUIRED', err.message, {}, hint)]);
+      bundle.problem(`error: ${err.message}\nhint: ${hint}`);
       return 1;
     }
   }
@@ -384,7 +402,10 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     ...(command === 'call' && bundle.positionals[0] ? { connectFor: bundle.positionals[0] } : {}),
   });
   for (const d of built.diagnostics) bundle.problem(bundle.formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
-  if (!built.ok) return built.usage ? 2 : 1;
+  if (!built.ok) {
+    writeFailureJson(values.json, built.diagnostics);
+    return built.usage ? 2 : 1;
+  }
   return { ...bundle, ...built };
 }
 
@@ -432,14 +453,16 @@ function toolsCommand({ registry, values }: StartedRuntime): number {
   return 0;
 }
 
-function describeCommand({ manifest, positionals }: StartedRuntime): number {
+function describeCommand({ manifest, positionals, values }: StartedRuntime): number {
   const [name] = positionals;
   if (!name) {
-    return usageError('describe needs a tool name', 'describe');
+    return usageError({ message: 'describe needs a tool name' }, 'describe', values.json);
   }
   const spec = manifest.tools.find((t) => t.name === name);
   if (!spec) {
-    process.stderr.write(`error: FORGE_TOOL_UNKNOWN no tool named "${name}"\nhint: ${unknownToolHint(name, manifest.tools.map((t) => t.name))}\n`);
+    const hint = unknownToolHint(name, manifest.tools.map((t) => t.name));
+    writeFailureJson(values.json, [error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, hint)]);
+    process.stderr.write(`error: FORGE_TOOL_UNKNOWN no tool named "${name}"\nhint: ${hint}\n`);
     return 1;
   }
   process.stdout.write(JSON.stringify(spec, null, 2) + '\n');
@@ -449,14 +472,15 @@ function describeCommand({ manifest, positionals }: StartedRuntime): number {
 async function callCommand({ registry, positionals, values, timeoutMs }: StartedRuntime): Promise<number> {
   const [name, json] = positionals;
   if (!name) {
-    return usageError('call needs a tool name', 'call');
+    return usageError({ message: 'call needs a tool name' }, 'call', values.json);
   }
   let args: unknown = {};
   if (json !== undefined) {
     try {
       args = JSON.parse(json);
     } catch (err) {
-      return usageError(`the arguments are not valid JSON: ${(err as Error).message}\n  hint: give them as one JSON object after the tool's name, quoted: node runtime.mjs call ${name} '{"key": "value"}'`, 'call');
+      const hint = `give them as one JSON object after the tool's name, quoted: node runtime.mjs call ${name} '{"key": "value"}'`;
+      return usageError({ message: `the arguments are not valid JSON: ${(err as Error).message}`, hint }, 'call', values.json);
     }
   }
   // The person named this tool, so it is approved; what it calls goes through the policy.
@@ -464,7 +488,8 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
   const { personApprover } = await import('./guard/terminal-approver.ts');
   // The person at the bundle's command line: every session's forged tools are theirs to run.
   const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true, sees: 'everything' });
-  if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  // A failed call in the shape every command fails with (its error also first of `errors`).
+  if (values.json) process.stdout.write(jsonDocument(result.ok ? result : toolFailureJson(result)));
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
   else {
     // A tool that threw: its traceback with FORGE_VERBOSE=1 (as for the runtime's own failures), or in --json's error.details.

@@ -1,5 +1,8 @@
 import { doctor, formatDoctor } from '../../runtime/doctor.ts';
+import { doctorJson } from '../../runtime/doctor-json.ts';
+import { jsonDocument } from '../../runtime/failure-json.ts';
 import { parseCommand } from '../args.ts';
+import { writeFailureJson } from '../command-failure.ts';
 import { loadConfigForCli } from '../project-loader.ts';
 
 export const usage = `usage: forge doctor [--json]
@@ -22,8 +25,12 @@ export async function run(argv: string[]): Promise<number> {
   // forge.yaml only, resolved as the build resolves it: no tool discovery, and no MCP server started or
   // spec fetched (what the build would do), as the bundle's doctor starts none. Outside a project it checks
   // the machine with forge.yaml's defaults (the work dir: here).
-  const config = await loadConfigForCli(values.config, { json: values.json ?? false, scopesOnly: values.config === undefined });
-  if (!config) return 1;
+  const { config, diagnostics } = await loadConfigForCli(values.config, { json: values.json, scopesOnly: values.config === undefined });
+  if (!config) {
+    // Without --json loadConfigForCli printed them.
+    writeFailureJson(values.json, diagnostics);
+    return 1;
+  }
   // The adapters' checks as the bundle makes them, on forge.yaml's servers and APIs, each problem at its place in forge.yaml.
   const report = await doctor(
     { sandbox: config.sandbox, model: config.model, apis: config.apis, mcp: { servers: config.mcpServers } },
@@ -32,6 +39,6 @@ export async function run(argv: string[]): Promise<number> {
     undefined,
     (path) => config.source.locate(path),
   );
-  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : formatDoctor(report));
+  process.stdout.write(values.json ? jsonDocument(doctorJson(report)) : formatDoctor(report));
   return report.ok ? 0 : 1;
 }

@@ -1,5 +1,7 @@
 import { connectMcpServer, type McpConnectError } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
+import { error, type Diagnostic, type DiagnosticCode } from '../../runtime/diagnostics.ts';
+import { failureJson, jsonDocument } from '../../runtime/failure-json.ts';
 import { parseCommand } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, formatMs } from '../terminal.ts';
@@ -22,7 +24,7 @@ interface ServerRow {
   ms: number;
   server?: { name: string; version: string };
   tools?: { total: number; used: string[]; leftOut: string[] };
-  error?: { message: string; hint?: string; details?: string };
+  error?: { code: DiagnosticCode; message: string; hint?: string; details?: string };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -43,14 +45,16 @@ export async function run(argv: string[]): Promise<number> {
         return { ...row, ok: true, ms: performance.now() - started, server: session.info, tools: { total: names.length, used: names.filter((n) => filter.allows(n)), leftOut: names.filter((n) => !filter.allows(n)) } };
       } catch (err) {
         const e = err as McpConnectError;
-        return { ...row, ok: false, ms: performance.now() - started, error: { message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) } };
+        return { ...row, ok: false, ms: performance.now() - started, error: { code: e.code ?? 'FORGE_MCP_CONNECT', message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) } };
       }
     }),
   );
   const ok = rows.every((r) => r.ok);
 
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok, servers: rows.map((r) => ({ ...r, ms: Math.round(r.ms) })) }, null, 2) + '\n');
+    const servers = rows.map((r) => ({ ...r, ms: Math.round(r.ms) }));
+    // A server that failed is also one of the failure's errors, in the shape every command fails with.
+    process.stdout.write(jsonDocument(ok ? { ok, servers } : failureJson(serverErrors(rows), { servers })));
     return ok ? 0 : 1;
   }
   if (rows.length === 0) {
@@ -71,4 +75,9 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   return ok ? 0 : 1;
+}
+
+/** Each server that failed, as a diagnostic (its stderr tail stays in its row's error.details). */
+function serverErrors(rows: readonly ServerRow[]): Diagnostic[] {
+  return rows.flatMap((r) => (r.error ? [error(r.error.code, r.error.message, {}, r.error.hint)] : []));
 }

@@ -1,3 +1,4 @@
+import { jsonDocument, toolFailureJson } from '../../runtime/failure-json.ts';
 import type { McpConnectError, McpSession } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { McpConnections } from '../../runtime/tools/adapters/mcp/connections.ts';
 import { createMcpTool } from '../../runtime/tools/adapters/mcp/mcp-tool.ts';
@@ -84,7 +85,7 @@ async function testServer(
     session = await connections.session(server.name);
   } catch (err) {
     const e = err as McpConnectError;
-    if (json) process.stdout.write(JSON.stringify({ ok: false, error: { code: e.code, message: e.message, hint: e.hint, details: e.details } }, null, 2) + '\n');
+    if (json) process.stdout.write(jsonDocument(toolFailureJson({ error: { code: e.code, message: e.message, hint: e.hint, details: e.details } })));
     else {
       process.stderr.write(`${errColor.red('✘')} ${terminalLine(e.message)}\n`);
       if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalLine(e.hint)}\n`);
@@ -120,7 +121,8 @@ async function testServer(
   if (!filter.allows(session.tools[specs.indexOf(spec)].name)) {
     const message = `${spec.name} is left out by mcp.servers[${server.name}].tools (allow/deny), so the agent never calls it`;
     const hint = 'allow it in forge.yaml to test it';
-    if (json) process.stdout.write(JSON.stringify({ ok: false, server: session.info, tool: spec.name, result: { ok: false, error: { code: 'FORGE_TOOL_DENIED', message, hint } } }, null, 2) + '\n');
+    const result = { ok: false as const, error: { code: 'FORGE_TOOL_DENIED' as const, message, hint } };
+    if (json) process.stdout.write(jsonDocument(toolFailureJson(result, {}, { server: session.info, tool: spec.name, result })));
     else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_DENIED')} ${message}\n  ${errColor.cyan('hint:')} ${hint}\n`);
     return 1;
   }
@@ -130,7 +132,9 @@ async function testServer(
   registry.register(createMcpTool(spec, connections), `forge mcp test ${server.name}`);
   const result = await registry.execute(spec.name, args, { timeoutMs, approved: true });
   if (json) {
-    process.stdout.write(JSON.stringify({ ok: result.ok, server: session.info, tool: spec.name, result }, null, 2) + '\n');
+    // `result` stays as the call answered; a failed call also gets the keys every failure has.
+    const fields = { server: session.info, tool: spec.name, result };
+    process.stdout.write(jsonDocument(result.ok ? { ok: true, ...fields } : toolFailureJson(result, {}, fields)));
   } else if (result.ok) {
     process.stdout.write(`\n${c.dim(`${spec.name} (${formatMs(result.durationMs ?? 0)}):`)}\n`);
     process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');

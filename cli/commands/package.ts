@@ -5,8 +5,7 @@ import type { AgentManifest } from '../../runtime/manifest.ts';
 import { locateConfig } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
-import { diagnosticsJson } from '../project-loader.ts';
-import { DiagnosticError, error, ForgeError } from '../../runtime/diagnostics.ts';
+import { writeFailureJson } from '../command-failure.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c, formatMs } from '../terminal.ts';
 import { buildOrReuse } from './build.ts';
@@ -54,19 +53,8 @@ examples:
   forge package --base node:22-bookworm-slim --out support.tar
 `;
 
+// A registry that cannot be reached or a base without bubblewrap throws: cli/main.ts reports it (one JSON document with --json).
 export async function run(argv: string[]): Promise<number> {
-  try {
-    return await packageAgent(argv);
-  } catch (err) {
-    // With --json a failure is one JSON object on stdout too (a registry that cannot be reached, a base without bubblewrap).
-    if (!argv.includes('--json') || !(err instanceof ForgeError || err instanceof DiagnosticError)) throw err;
-    const diagnostics = err instanceof ForgeError ? [error(err.code, err.message, {}, err.hint)] : err.diagnostics;
-    process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
-    return 1;
-  }
-}
-
-async function packageAgent(argv: string[]): Promise<number> {
   const started = performance.now();
   const { values } = parseCommand(argv, {
     base: { type: 'string' },
@@ -126,7 +114,7 @@ async function packageAgent(argv: string[]): Promise<number> {
   else {
     const built = await buildOrReuse({ cwd, configFile: values.config, prod: true, offline: values.offline });
     if (values.json && !built.ok) {
-      process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson([...built.errors, ...built.warnings]) }, null, 2) + '\n');
+      writeFailureJson(true, [...built.errors, ...built.warnings]);
       return 1;
     }
     if (!values.json) printDiagnostics([...built.errors, ...built.warnings]);

@@ -82,7 +82,7 @@ export async function run(argv: string[]): Promise<number> {
     checked.diagnostics.push(...compiled.filter((d) => d.code === 'FORGE_PY_SYNTAX'));
   }
   if (!args.json) printDiagnostics(checked.diagnostics);
-  const refuse = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(args.json, code, message, hint, { diagnostics: checked.diagnostics.map(diagnosticJson) });
+  const refuse = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(args.json, code, message, hint, checked.diagnostics);
   const firstError = checked.diagnostics.find((d) => d.severity === 'error');
   if (firstError) return refuse(firstError.code, `${args.name} was not added: the tool has errors`);
   if (localNames?.has(args.name)) return refuse('FORGE_TOOL_COLLISION', `the project already has a tool named "${args.name}"`, 'choose another name');

@@ -3,6 +3,7 @@ import { didYouMean } from '../../runtime/suggest.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { referencesOf, type Reference } from '../../stages/resolve-tool-dependencies.ts';
 import { parseCommand } from '../args.ts';
+import { failureJson, jsonDocument } from '../../runtime/failure-json.ts';
 import { reportFailure } from '../command-failure.ts';
 import { diagnosticJson, printDiagnostics } from '../diagnostics-output.ts';
 import { loadProjectForCli } from '../project-loader.ts';
@@ -29,7 +30,8 @@ export async function run(argv: string[]): Promise<number> {
   const loaded = await loadProjectForCli(values.config, { strict: false, json: true });
   const project = loaded.project;
   if (!project) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, diagnostics: loaded.diagnostics.map(diagnosticJson) }, null, 2) + '\n');
+    // `diagnostics` stays beside the shared keys: tool check's JSON has always listed them there.
+    if (values.json) process.stdout.write(jsonDocument(failureJson(loaded.diagnostics, { diagnostics: loaded.diagnostics.map(diagnosticJson) })));
     else printDiagnostics(loaded.diagnostics);
     return 1;
   }
@@ -41,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
     // A file that declares NAME but does not load: its errors say why, not "no tool named".
     const own = root ? [] : (errorsByToolName(project, diagnostics).get(name) ?? []);
     if (own.length) {
-      if (values.json) process.stdout.write(JSON.stringify({ ok: false, diagnostics: own.map(diagnosticJson) }, null, 2) + '\n');
+      if (values.json) process.stdout.write(jsonDocument(failureJson(own, { diagnostics: own.map(diagnosticJson) })));
       else {
         printDiagnostics(own);
         process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot be checked: its file has errors (above)\n`);
@@ -57,7 +59,8 @@ export async function run(argv: string[]): Promise<number> {
   const ok = !hasErrors(diagnostics);
   if (values.json) {
     const tree = checked.filter((t) => references(t).length).map((t) => ({ tool: t.spec.name, needs: references(t).map((r) => describe(r, project.tools)) }));
-    process.stdout.write(JSON.stringify({ ok, tools: tree, diagnostics: diagnostics.map(diagnosticJson) }, null, 2) + '\n');
+    const fields = { tools: tree, diagnostics: diagnostics.map(diagnosticJson) };
+    process.stdout.write(jsonDocument(ok ? { ok, ...fields } : failureJson(diagnostics, fields)));
     return ok ? 0 : 1;
   }
   printDiagnostics(diagnostics);

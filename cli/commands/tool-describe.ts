@@ -4,7 +4,8 @@ import { toSpec, type ToolSpec } from '../../runtime/tools/model.ts';
 import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
-import { diagnosticsJson, loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
+import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
+import { writeFailureJson } from '../command-failure.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { fieldRows, renderFields } from '../schema-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
@@ -35,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   // if it were fine: forge tool run refuses it, and which file would be shown is a guess.
   const own = project ? (errorsByToolName(project, diagnostics).get(name) ?? []) : [];
   if (own.length) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(own) }, null, 2) + '\n');
+    if (values.json) writeFailureJson(true, own);
     else process.stderr.write(`${c.red('✘')} tool "${name}" cannot be described: its file has errors (above)\n`);
     return 1;
   }
@@ -54,8 +55,10 @@ export async function run(argv: string[]): Promise<number> {
   if (!spec) {
     const names = project?.tools.map((t) => t.spec.name) ?? [];
     const hint = didYouMean(name, names) ?? outsideProjectHint(values.config) ?? 'run `forge tool list` to see the tools';
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, code: 'FORGE_TOOL_UNKNOWN', error: `no tool named "${name}"`, hint, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
-    else printDiagnostics([error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, hint)]);
+    const unknown = error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, hint);
+    // The project's own problems come after it: one of them may be why the tool is not there.
+    if (values.json) writeFailureJson(true, [unknown, ...diagnostics]);
+    else printDiagnostics([unknown]);
     return 1;
   }
   const guide = spec.category === 'builtin' ? (await findCatalogEntry(name)?.load())?.default.guide?.() : undefined;

@@ -106,7 +106,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   if (!values.json) printDiagnostics(diagnostics);
-  if (hasErrors(diagnostics)) return reportFailure(values.json, (diagnostics.find((d) => d.severity === 'error')?.code ?? 'FORGE_INSTALL_SOURCE'), `nothing was installed from ${source}`, undefined, { diagnostics: diagnostics.map(diagnosticJson) });
+  if (hasErrors(diagnostics)) return reportFailure(values.json, (diagnostics.find((d) => d.severity === 'error')?.code ?? 'FORGE_INSTALL_SOURCE'), `nothing was installed from ${source}`, undefined, diagnostics);
   mkdirSync(dir, { recursive: true });
   for (const w of writes) writeFileSync(w.file, w.text);
 

@@ -7,6 +7,7 @@ import { ToolScope, type SharedScope } from '../../stages/scopes.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { writeFailureJson } from '../command-failure.ts';
 import { color as c } from '../terminal.ts';
 import { terminalLine } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
@@ -63,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   } else {
     const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, scopesOnly: scope === 'any' && values.config === undefined });
     if (!project) {
-      if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+      writeFailureJson(values.json, diagnostics);
       return 1;
     }
     extra = diagnosticsJson(diagnostics);

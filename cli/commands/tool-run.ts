@@ -18,7 +18,9 @@ import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
-import { diagnosticsJson, loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
+import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
+import { writeFailureJson } from '../command-failure.ts';
+import { jsonDocument, toolFailureJson } from '../../runtime/failure-json.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { toolFailureLocation } from '../tool-failure-location.ts';
 import { tracebackKind } from '../../runtime/tools/traceback-kind.ts';
@@ -79,8 +81,7 @@ export async function run(argv: string[]): Promise<number> {
   // Printed below, once the tool is known: what concerns it, not every other file's problems.
   const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: true, extraRoots: scope === 'local' ? [] : [reference], scopesOnly: values.config === undefined });
   if (!project) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
-    else printDiagnostics(diagnostics);
+    reportDiagnostics(values.json, diagnostics);
     return 1;
   }
   const chosen = project.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
@@ -90,26 +91,24 @@ export async function run(argv: string[]): Promise<number> {
   // Outside a project only the user and global scopes are searched: say so, not "there are no tools to call".
   const noProject = !chosen && scope !== 'user' && scope !== 'global' ? outsideProjectHint(values.config) : undefined;
   if (noProject) {
-    const message = `no tool named "${name}"`;
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message, hint: noProject } }, null, 2) + '\n');
-    else printDiagnostics([error('FORGE_TOOL_UNKNOWN', message, {}, noProject)]);
+    reportDiagnostics(values.json, [error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, noProject)]);
     return 1;
   }
   // A builtin not enabled: what to write, not "no tool named" beside the names of the others.
   if (!chosen && !scope && findCatalogEntry(name)) {
     const message = `"${name}" ships with Forge but is not enabled in this project`;
     const hint = `enable it under tools: in forge.yaml (- ${name}); forge tool describe ${name} shows what it does`;
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message, hint } }, null, 2) + '\n');
-    else printDiagnostics([error('FORGE_TOOL_UNKNOWN', message, {}, hint)]);
+    reportDiagnostics(values.json, [error('FORGE_TOOL_UNKNOWN', message, {}, hint)]);
     return 1;
   }
   if (scope && !chosen) {
     const message = `the ${scope} scope has no tool named "${name}"`;
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message } }, null, 2) + '\n');
+    if (values.json) writeFailureJson(true, [error('FORGE_TOOL_UNKNOWN', message)]);
     else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_UNKNOWN')} ${message}\n`);
     return 1;
   }
   if (chosen?.unavailable) {
+    writeFailureJson(values.json, [error('FORGE_TOOL_PLATFORM', `tool "${name}" ${chosen.unavailable}`)]);
     process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_PLATFORM')} tool "${name}" ${chosen.unavailable}\n`);
     return 1;
   }
@@ -118,7 +117,7 @@ export async function run(argv: string[]): Promise<number> {
   const blocking = [...new Set([...own, ...(chosen ? dependencyErrors(project, diagnostics, chosen) : [])])];
   if (blocking.length) {
     // forge run and forge build stop here too: a tool whose dependencies are missing would fail mid-call.
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(blocking) }, null, 2) + '\n');
+    if (values.json) writeFailureJson(true, blocking);
     else process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${own.length ? 'its file has errors' : 'its dependencies have errors'} (above)\n`);
     return 1;
   }
@@ -131,7 +130,7 @@ export async function run(argv: string[]): Promise<number> {
   // FORGE_TOOL_START message.
   const syntax = await syntaxErrors(project, reached);
   if (syntax.length) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, ...diagnosticsJson(syntax) }, null, 2) + '\n');
+    if (values.json) writeFailureJson(true, syntax);
     else {
       printDiagnostics(syntax);
       const language = syntax.every((d) => d.code === 'FORGE_PY_SYNTAX') ? 'Python ' : '';
@@ -139,14 +138,14 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 1;
   }
-  if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { quiet: values.json }))) return 1;
+  if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { json: values.json }))) return 1;
 
   let approval: ApprovalChoice;
   try {
     approval = approvalFromOptions(project.config.approval, values);
   } catch (err) {
     if (!(err instanceof DiagnosticError)) throw err;
-    printDiagnostics(err.diagnostics);
+    reportDiagnostics(values.json, err.diagnostics);
     return 2;
   }
   const shown: ShownCommand[] = [];
@@ -174,7 +173,10 @@ export async function run(argv: string[]): Promise<number> {
     onCommand: values['show-command'] ? (e) => show(toShown(e.tool, e.step, e.prepared, workDir)) : undefined,
   });
   if (!values.json) printDiagnostics(assembled.diagnostics);
-  if (!assembled.ok) return 1;
+  if (!assembled.ok) {
+    writeFailureJson(values.json, assembled.diagnostics);
+    return 1;
+  }
   const { registry } = assembled;
   try {
     const tool = registry.get(name);
@@ -183,8 +185,11 @@ export async function run(argv: string[]): Promise<number> {
 
     // The person at the command line: every session's forged tools are theirs to run.
     const result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true, sees: 'everything' });
+    const commands = values['show-command'] ? { commands: shown } : {};
     if (values.json) {
-      process.stdout.write(JSON.stringify(values['show-command'] ? { ...result, commands: shown } : result, null, 2) + '\n');
+      // A failed call in the shape every command fails with; its error where the project's code threw, if it did.
+      const at = result.ok ? undefined : toolFailureLocation(result.error.details, project.config.toolDirs.map((d) => d.absolute));
+      process.stdout.write(jsonDocument(result.ok ? { ...result, ...commands } : toolFailureJson(result, at ?? {}, commands)));
     } else if (result.ok) {
       process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');
       if (values.verbose) process.stderr.write(c.dim(`${name} finished in ${formatMs(result.durationMs ?? 0)}\n`));
@@ -261,7 +266,7 @@ async function dryRun(
       ? error('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked!.errors.join('; ')}`, {}, argumentsHint(checkedInputSchema(tool)))
       : undefined;
   if (problem) {
-    if (values.json) process.stdout.write(JSON.stringify({ ok: false, dryRun: true, error: { code: problem.code, message: problem.message, hint: problem.hint } }, null, 2) + '\n');
+    if (values.json) writeFailureJson(true, [problem], { dryRun: true });
     else printDiagnostics([problem]);
     return 1;
   }
@@ -293,4 +298,10 @@ function argumentsObject(rest: string[], option: string | undefined): Record<str
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError(`${where} must be a JSON object`, ARGUMENTS_HINT);
   return input as Record<string, unknown>;
+}
+
+/** Diagnostics that end the run: the JSON document with --json, the compiler-style lines otherwise. */
+function reportDiagnostics(json: boolean, diagnostics: readonly Diagnostic[]): void {
+  if (json) writeFailureJson(true, diagnostics);
+  else printDiagnostics(diagnostics);
 }

@@ -1,6 +1,7 @@
 import { hasErrors } from '../../runtime/diagnostics.ts';
 import { parseCommand } from '../args.ts';
-import { diagnosticsJson, loadProjectForCli } from '../project-loader.ts';
+import { diagnosticsJson, failureJson, jsonDocument } from '../../runtime/failure-json.ts';
+import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { checkProjectFiles } from '../source-check.ts';
@@ -25,7 +26,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const ok = project !== undefined && !hasErrors(diagnostics);
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok, tools: project?.tools.map((t) => t.spec.name) ?? [], ...diagnosticsJson(diagnostics) }, null, 2) + '\n');
+    const tools = project?.tools.map((t) => t.spec.name) ?? [];
+    process.stdout.write(jsonDocument(ok ? { ok, tools, ...diagnosticsJson(diagnostics) } : failureJson(diagnostics, { tools })));
   } else if (ok) {
     const n = project!.tools.length;
     process.stdout.write(`${c.green('✓')} ${project!.config.displayFile} and ${n} tool${n === 1 ? '' : 's'} are valid\n`);
