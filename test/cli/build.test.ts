@@ -96,7 +96,7 @@ describe('forge build (the command)', () => {
     const { code, stdout } = await forge(['build', '--json'], dir);
     expect(code).toBe(1);
     expect(JSON.parse(stdout).errors).toEqual([
-      { severity: 'error', code: 'FORGE_CONFIG_UNKNOWN_FIELD', message: 'unknown field "modle"', file: 'forge.yaml', line: 3, column: 1, hint: 'did you mean "model"?' },
+      { severity: 'error', code: 'FORGE_CONFIG_UNKNOWN_FIELD', message: 'unknown field "modle"', file: 'forge.yaml', line: 3, column: 1, hint: 'did you mean "model"?', location: { file: 'forge.yaml', line: 3, column: 1, lineText: 'modle: {}' } },
     ]);
   });
 });

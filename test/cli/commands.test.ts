@@ -113,8 +113,8 @@ describe('forge (usage)', () => {
     const described = await forge(['tool', 'describe', 'greet', '--json'], tempDir());
     const got = await forge(['tool', 'get', 'greet', '--json'], tempDir());
     expect(described.code).toBe(1);
-    expect(JSON.parse(described.stdout)).toMatchObject({ ok: false, code: 'FORGE_TOOL_UNKNOWN', error: 'no tool named "greet"' });
-    expect(JSON.parse(got.stdout)).toMatchObject({ ok: false, code: 'FORGE_TOOL_UNKNOWN' });
+    expect(JSON.parse(described.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN', message: 'no tool named "greet"' } });
+    expect(JSON.parse(got.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' } });
   });
 
   it.each([['tool', 'run', 'greet'], ['tool', 'describe', 'greet']])('forge %s %s outside a project says there is no forge.yaml, not "there are no tools to call"', async (...args) => {
@@ -468,7 +468,7 @@ describe('forge init', () => {
     // --json: one JSON object on stdout, as every command's failure.
     const json = await forge(['init', '--json'], dir);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'FORGE_FILE_EXISTS' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_EXISTS' } });
   });
 
   it('refuses an agent id it cannot use as a usage error, naming one it can', async () => {

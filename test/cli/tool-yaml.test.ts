@@ -114,7 +114,7 @@ describe('forge tool add / get / list / remove', () => {
       expect(text.code, args.join(' ')).toBe(1);
       expect(text.stderr).toMatch(new RegExp(`✘ ${code} ${message.source}`));
       const json = await forge([...args, '--json'], dir, env);
-      expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code, error: expect.stringMatching(message) });
+      expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code, message: expect.stringMatching(message) } });
     }
     expect(existsSync(join(dir, 'tools/greet.py'))).toBe(true);
   });
