@@ -12,7 +12,7 @@ import { defaultCacheDir } from '../stages/forge-paths.ts';
 import { shimAnswersIn } from '../stages/python/shim-answers.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { writeFailureJson } from './command-failure.ts';
-import { renderUsageError, UsageError } from './usage-error.ts';
+import { reportUsageError, UsageError } from './usage-error.ts';
 import { errColor as c } from './terminal.ts';
 
 export interface Command {
@@ -90,12 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await command.run(rest);
   } catch (err) {
-    if (err instanceof UsageError) {
-      // With --json the synopsis still goes to stderr, for the person reading a CI log.
-      writeFailureJson(json, [error('FORGE_USAGE', err.message, {}, err.hint)]);
-      process.stderr.write(renderUsageError(err, command.usage, name));
-      return 2;
-    }
+    if (err instanceof UsageError) return reportUsageError(err, command.usage, name, rest);
     if (err instanceof DiagnosticError) return reportDiagnostics(json, err.diagnostics);
     // An expected failure that keeps its code (a registry that cannot be reached): a diagnostic, not a crash.
     if (err instanceof ForgeError) return reportDiagnostics(json, [error(err.code, err.message, {}, err.hint)]);

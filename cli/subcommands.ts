@@ -5,7 +5,7 @@
  */
 import { didYouMean } from '../runtime/suggest.ts';
 import type { Command } from './main.ts';
-import { renderUsageError, UsageError } from './usage-error.ts';
+import { reportUsageError, UsageError } from './usage-error.ts';
 
 export type Subcommands = Record<string, { summary: string; load: () => Promise<Command> }>;
 
@@ -29,10 +29,7 @@ export async function runSubcommand(parent: string, subcommands: Subcommands, ar
   try {
     return await command.run(rest);
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(renderUsageError(err, command.usage, `${parent} ${name}`));
-      return 2;
-    }
+    if (err instanceof UsageError) return reportUsageError(err, command.usage, `${parent} ${name}`, rest);
     throw err;
   }
 }

@@ -1,3 +1,5 @@
+import { error } from '../runtime/diagnostics.ts';
+import { writeFailureJson } from '../runtime/failure-json.ts';
 import { errColor } from './terminal.ts';
 
 /** A mistake in how a command was invoked: printed with the command's synopsis, exit code 2. */
@@ -19,4 +21,15 @@ export class UsageError extends Error {
 export function renderUsageError(err: UsageError, usage: string, command: string): string {
   const synopsis = usage.split('\n\n')[0].trimEnd();
   return `${errColor.red('error:')} ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${synopsis}\n\nfor more, run: forge ${command} --help\n`;
+}
+
+/**
+ * Reports a usage error, exit code 2: with --json (read from the raw arguments, which parseArgs may
+ * have refused) also as the failure every command prints on stdout; the synopsis stays on stderr,
+ * for the person reading a CI log.
+ */
+export function reportUsageError(err: UsageError, usage: string, command: string, argv: readonly string[]): 2 {
+  writeFailureJson(argv.includes('--json'), [error('FORGE_USAGE', err.message, {}, err.hint)]);
+  process.stderr.write(renderUsageError(err, usage, command));
+  return 2;
 }

@@ -1,0 +1,186 @@
+/**
+ * Every command that takes --json fails with one shape, so a script or a CI job reads any command's
+ * failure the same way: stdout is one JSON document `{ ok: false, error, errors, warnings, ... }`,
+ * `error` is the first of `errors`, and each entry is a diagnostic (code, message, hint, where).
+ * Run as the real `forge` command and the real bundle; each command's success is one JSON document too.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DIAGNOSTIC_CODES } from '../../runtime/diagnostic-codes.ts';
+import { forge, minimalConfig, runProcess, tempDir, writeProject, type ProcessResult } from '../helpers/project.ts';
+
+type Json = Record<string, any>;
+
+const DIAGNOSTIC_KEYS = ['severity', 'code', 'message', 'hint', 'file', 'line', 'column', 'location', 'notes', 'details', 'retryAfterSeconds'];
+
+/** One diagnostic entry: a catalog code, words, an optional hint, and its place both flat and as esbuild's `location`. */
+function expectDiagnostic(entry: Json, severity: 'error' | 'warning'): void {
+  expect(Object.keys(entry).filter((key) => !DIAGNOSTIC_KEYS.includes(key)), JSON.stringify(entry)).toEqual([]);
+  expect(entry.severity).toBe(severity);
+  expect(Object.keys(DIAGNOSTIC_CODES)).toContain(entry.code);
+  expect(entry.message).toEqual(expect.any(String));
+  expect(entry.message).not.toBe('');
+  if (entry.hint !== undefined) expect(entry.hint).toEqual(expect.any(String));
+  if (entry.file === undefined) expect(entry.location).toBeUndefined();
+  else expect(entry.location).toMatchObject({ file: entry.file, ...(entry.line ? { line: entry.line } : {}), ...(entry.column ? { column: entry.column } : {}) });
+  for (const note of entry.notes ?? []) expect(note.text).toEqual(expect.any(String));
+}
+
+/** The shared checker: the exit code as documented, stdout one JSON document in the failure shape, `error.code` as expected. */
+function expectFailure(run: ProcessResult, exitCode: number, code: string): Json {
+  expect(run.code, run.stderr).toBe(exitCode);
+  const doc = JSON.parse(run.stdout) as Json;
+  expect(doc.ok).toBe(false);
+  expect(doc.errors.length, run.stdout).toBeGreaterThan(0);
+  expect(doc.warnings).toEqual(expect.any(Array));
+  expect(doc.error).toEqual(doc.errors[0]);
+  expect(doc.error.code).toBe(code);
+  for (const entry of doc.errors) expectDiagnostic(entry, 'error');
+  for (const entry of doc.warnings) expectDiagnostic(entry, 'warning');
+  return doc;
+}
+
+/** A success: exit 0 and one JSON document (`ok: true` where the command's answer is an object with `ok`). */
+function expectSuccess(run: ProcessResult): Json {
+  expect(run.code, run.stderr).toBe(0);
+  const doc = JSON.parse(run.stdout) as Json;
+  if (!Array.isArray(doc) && 'ok' in doc) expect(doc.ok).toBe(true);
+  return doc;
+}
+
+const GREET = 'description: Greets someone.\ntags: [read]\nparameters:\n  name: { type: string, description: Who to greet. }\nbash: echo "Hello, {name}!"\n';
+const FAILS = 'description: Always fails.\ntags: [read]\nbash: exit 3\n';
+const BROKEN_PY = '"""\nTool: broken\nDescription: Broken.\n\nInput:\n  when (strng): When.\n"""\nprint(1)\n';
+
+let dirs: Record<'good' | 'broken' | 'badYaml' | 'empty' | 'mcp' | 'keyless' | 'fresh', string>;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => {
+  env = { FORGE_HOME: tempDir('forge-home-'), FORGE_GLOBAL_TOOLS: tempDir('forge-global-'), FORGE_STATE_DIR: tempDir('forge-state-'), FORGE_TEST_NO_SUCH_KEY: '' };
+  dirs = {
+    good: writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'), 'tools/greet.yaml': GREET, 'tools/fails.yaml': FAILS }),
+    broken: writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': BROKEN_PY }),
+    badYaml: writeProject({ 'forge.yaml': 'agent_id: [oops\n' }),
+    empty: tempDir('forge-no-project-'),
+    mcp: writeProject({ 'forge.yaml': minimalConfig('mcp:\n  servers:\n    - name: dead\n      transport: stdio\n      command: /nonexistent/forge-test-server\n') }),
+    keyless: writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n  api_key_env: FORGE_TEST_NO_SUCH_KEY\n') }),
+    fresh: tempDir('forge-init-'),
+  };
+});
+
+const run = (dir: keyof typeof dirs, args: string[]) => forge([...args, '--json'], dirs[dir], env);
+
+interface Case {
+  command: string;
+  fails: { dir: keyof typeof dirs; args: string[]; exit: number; code: string };
+  /** What the README or the command's earlier JSON already had, still there. */
+  documented?: (doc: Json) => void;
+  succeeds?: { dir: keyof typeof dirs; args: string[] };
+}
+
+const CASES: Case[] = [
+  {
+    command: 'forge build',
+    fails: { dir: 'broken', args: ['build'], exit: 1, code: 'FORGE_DOCSTRING_TYPE' },
+    documented: (doc) => {
+      expect(doc.errors[0]).toMatchObject({ file: 'tools/broken.py', line: 6, column: 9, hint: 'did you mean "string"?', location: { file: 'tools/broken.py', line: 6, column: 9, lineText: '  when (strng): When.' } });
+      expect(doc).toMatchObject({ cached: false, timings: expect.any(Array), durationMs: expect.any(Number) });
+    },
+    succeeds: { dir: 'good', args: ['build'] },
+  },
+  { command: 'forge build (a usage error)', fails: { dir: 'good', args: ['build', '--bogus'], exit: 2, code: 'FORGE_USAGE' } },
+  { command: 'forge validate', fails: { dir: 'broken', args: ['validate'], exit: 1, code: 'FORGE_DOCSTRING_TYPE' }, documented: (doc) => expect(doc.tools).toEqual([]), succeeds: { dir: 'good', args: ['validate'] } },
+  { command: 'forge tool list', fails: { dir: 'empty', args: ['tool', 'list'], exit: 1, code: 'FORGE_CONFIG_NOT_FOUND' }, succeeds: { dir: 'good', args: ['tool', 'list'] } },
+  { command: 'forge tool list (a usage error)', fails: { dir: 'good', args: ['tool', 'list', '--category', 'nope'], exit: 2, code: 'FORGE_USAGE' } },
+  { command: 'forge tool describe', fails: { dir: 'good', args: ['tool', 'describe', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' }, succeeds: { dir: 'good', args: ['tool', 'describe', 'greet'] } },
+  { command: 'forge tool describe (a file with errors)', fails: { dir: 'broken', args: ['tool', 'describe', 'broken'], exit: 1, code: 'FORGE_DOCSTRING_TYPE' } },
+  { command: 'forge tool describe (no name)', fails: { dir: 'good', args: ['tool', 'describe'], exit: 2, code: 'FORGE_USAGE' } },
+  {
+    command: 'forge tool run (a tool that fails)',
+    fails: { dir: 'good', args: ['tool', 'run', 'fails'], exit: 1, code: 'FORGE_YAML_STEP_FAILED' },
+    // The README's tool error result: { ok: false, error: { code, message, hint } }, and the call's duration.
+    documented: (doc) => expect(doc).toMatchObject({ error: { message: 'tool "fails" failed: exited with code 3' }, durationMs: expect.any(Number) }),
+    succeeds: { dir: 'good', args: ['tool', 'run', 'greet', '--param', 'name=Ada'] },
+  },
+  { command: 'forge tool run (no such tool)', fails: { dir: 'good', args: ['tool', 'run', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' }, documented: (doc) => expect(doc.error.hint).toMatch(/fails, greet/) },
+  { command: 'forge tool run (a builtin not enabled)', fails: { dir: 'good', args: ['tool', 'run', 'json_parse'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' } },
+  { command: 'forge tool run (outside a project)', fails: { dir: 'empty', args: ['tool', 'run', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' } },
+  { command: 'forge tool run (a file with errors)', fails: { dir: 'broken', args: ['tool', 'run', 'broken'], exit: 1, code: 'FORGE_DOCSTRING_TYPE' } },
+  {
+    command: 'forge tool run --dry-run',
+    fails: { dir: 'good', args: ['tool', 'run', 'greet', '--dry-run'], exit: 1, code: 'FORGE_TOOL_ARGS' },
+    documented: (doc) => expect(doc.dryRun).toBe(true),
+    succeeds: { dir: 'good', args: ['tool', 'run', 'greet', '--param', 'name=Ada', '--dry-run'] },
+  },
+  { command: 'forge tool run (a usage error)', fails: { dir: 'good', args: ['tool', 'run', 'greet', '--timeout', 'soon'], exit: 2, code: 'FORGE_USAGE' } },
+  { command: 'forge tool check', fails: { dir: 'good', args: ['tool', 'check', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' }, succeeds: { dir: 'good', args: ['tool', 'check'] } },
+  { command: 'forge tool check (a file with errors)', fails: { dir: 'broken', args: ['tool', 'check', 'broken'], exit: 1, code: 'FORGE_DOCSTRING_TYPE' }, documented: (doc) => expect(doc.diagnostics).toEqual(doc.errors) },
+  { command: 'forge tool get', fails: { dir: 'good', args: ['tool', 'get', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' }, succeeds: { dir: 'good', args: ['tool', 'get', 'greet'] } },
+  { command: 'forge tool remove', fails: { dir: 'good', args: ['tool', 'remove', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' } },
+  { command: 'forge tool add', fails: { dir: 'good', args: ['tool', 'add', 'greet', '--description', 'Again.', '--bash', 'echo hi'], exit: 1, code: 'FORGE_FILE_EXISTS' } },
+  { command: 'forge tool install', fails: { dir: 'good', args: ['tool', 'install', '/nonexistent/forge-tools'], exit: 1, code: 'FORGE_INSTALL_SOURCE' } },
+  { command: 'forge tool forged', fails: { dir: 'empty', args: ['tool', 'forged', 'list'], exit: 1, code: 'FORGE_CONFIG_NOT_FOUND' }, succeeds: { dir: 'good', args: ['tool', 'forged', 'list'] } },
+  { command: 'forge tool promote', fails: { dir: 'good', args: ['tool', 'promote', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' } },
+  { command: 'forge init', fails: { dir: 'good', args: ['init'], exit: 1, code: 'FORGE_FILE_EXISTS' }, succeeds: { dir: 'fresh', args: ['init'] } },
+  {
+    command: 'forge mcp list',
+    fails: { dir: 'mcp', args: ['mcp', 'list'], exit: 1, code: 'FORGE_MCP_CONNECT' },
+    documented: (doc) => expect(doc.servers).toMatchObject([{ name: 'dead', ok: false, error: { code: 'FORGE_MCP_CONNECT', message: doc.error.message } }]),
+    succeeds: { dir: 'good', args: ['mcp', 'list'] },
+  },
+  { command: 'forge mcp test', fails: { dir: 'mcp', args: ['mcp', 'test', 'dead'], exit: 1, code: 'FORGE_MCP_CONNECT' } },
+  { command: 'forge mcp test (no such server)', fails: { dir: 'mcp', args: ['mcp', 'test', 'nope'], exit: 2, code: 'FORGE_USAGE' } },
+  {
+    command: 'forge doctor',
+    fails: { dir: 'keyless', args: ['doctor'], exit: 1, code: 'FORGE_DOCTOR_CHECK' },
+    documented: (doc) => {
+      expect(doc.checks).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'model key', ok: false })]));
+      expect(doc.error.message).toMatch(/^model key: FORGE_TEST_NO_SUCH_KEY/);
+    },
+    succeeds: { dir: 'good', args: ['doctor'] },
+  },
+  { command: 'forge doctor (a forge.yaml that does not parse)', fails: { dir: 'badYaml', args: ['doctor'], exit: 1, code: 'FORGE_YAML_SYNTAX' } },
+  { command: 'forge package (a usage error)', fails: { dir: 'good', args: ['package', '--bogus'], exit: 2, code: 'FORGE_USAGE' } },
+  { command: 'forge version (a usage error)', fails: { dir: 'good', args: ['version', 'extra'], exit: 2, code: 'FORGE_USAGE' }, succeeds: { dir: 'good', args: ['version'] } },
+  { command: 'forge (an unknown command)', fails: { dir: 'good', args: ['frobnicate'], exit: 2, code: 'FORGE_USAGE' } },
+];
+
+describe('forge --json failures share one shape', () => {
+  it.each(CASES)('$command', async ({ fails, documented, succeeds }) => {
+    const doc = expectFailure(await run(fails.dir, fails.args), fails.exit, fails.code);
+    documented?.(doc);
+    if (succeeds) expectSuccess(await run(succeeds.dir, succeeds.args));
+  });
+
+  it('the human text of a usage error stays on stderr, out of the JSON', async () => {
+    const result = await run('good', ['build', '--bogus']);
+    expectFailure(result, 2, 'FORGE_USAGE');
+    expect(result.stderr).toContain('usage: forge build');
+  });
+});
+
+describe('node runtime.mjs --json failures share the same shape', () => {
+  let bundle: string;
+  beforeAll(async () => {
+    expect((await forge(['build'], dirs.good, env)).code).toBe(0);
+    bundle = join(dirs.good, '.forge-output', 'runtime.mjs');
+  }, 120_000);
+  const runtime = (args: string[]) => runProcess(process.execPath, [bundle, ...args, '--json'], { cwd: dirs.good, env: { ...env, FORGE_VERBOSE: '' } });
+
+  it.each([
+    { command: 'call (a tool that fails)', args: ['call', 'fails'], exit: 1, code: 'FORGE_YAML_STEP_FAILED', succeeds: ['call', 'greet', '{"name": "Ada"}'] },
+    { command: 'call (no such tool)', args: ['call', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN' },
+    { command: 'call (arguments that are not JSON)', args: ['call', 'greet', '{name'], exit: 2, code: 'FORGE_USAGE' },
+    { command: 'call (an unknown option)', args: ['call', 'greet', '--bogus'], exit: 2, code: 'FORGE_USAGE' },
+    { command: 'call (a work dir that is not there)', args: ['call', 'greet', '--workdir', '/nonexistent/forge-work'], exit: 1, code: 'FORGE_WORKDIR_MISSING' },
+    { command: 'describe', args: ['describe', 'nope'], exit: 1, code: 'FORGE_TOOL_UNKNOWN', succeeds: ['describe', 'greet'] },
+    { command: 'tools (an extra argument)', args: ['tools', 'extra'], exit: 2, code: 'FORGE_USAGE', succeeds: ['tools'] },
+    { command: 'doctor (an extra argument)', args: ['doctor', 'extra'], exit: 2, code: 'FORGE_USAGE', succeeds: ['doctor'] },
+    { command: 'an unknown command', args: ['frobnicate'], exit: 2, code: 'FORGE_USAGE' },
+  ] as { command: string; args: string[]; exit: number; code: string; succeeds?: string[] }[])('$command', async ({ args, exit, code, succeeds }) => {
+    const doc = expectFailure(await runtime(args), exit, code);
+    // A failed call keeps the tool error result the README documents, and its duration.
+    if (args[0] === 'call' && exit === 1 && code !== 'FORGE_WORKDIR_MISSING') expect(doc).toMatchObject({ error: { code, message: expect.any(String) }, durationMs: expect.any(Number) });
+    if (succeeds) expectSuccess(await runtime(succeeds));
+  });
+});
