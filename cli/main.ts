@@ -3,15 +3,14 @@
  * and a cached `forge build` stay instant. Exit codes: 0 ok, 1 build or tool
  * failure, 2 usage error.
  */
-import { DiagnosticError, error, ForgeError, type Diagnostic } from '../runtime/diagnostics.ts';
+import { DiagnosticError, error, ForgeError } from '../runtime/diagnostics.ts';
 import { redactSecrets } from '../runtime/known-secrets.ts';
 import { didYouMean } from '../runtime/suggest.ts';
 import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
 import { defaultCacheDir } from '../stages/forge-paths.ts';
 import { shimAnswersIn } from '../stages/python/shim-answers.ts';
-import { printDiagnostics } from './diagnostics-output.ts';
-import { writeFailureJson } from './command-failure.ts';
+import { reportDiagnostics, writeFailureJson } from './command-failure.ts';
 import { reportUsageError, UsageError } from './usage-error.ts';
 import { errColor as c } from './terminal.ts';
 
@@ -72,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
   const entry = COMMANDS[name];
   if (!entry) {
     const hint = didYouMean(name, Object.keys(COMMANDS));
-    writeFailureJson(rest.includes('--json'), [error('FORGE_USAGE', `unknown command "${name}"`, {}, hint)]);
+    writeFailureJson(argv.includes('--json'), [error('FORGE_USAGE', `unknown command "${name}"`, {}, hint)]);
     process.stderr.write(`${c.red('error:')} unknown command "${name}"${hint ? ` (${hint})` : ''}\n\n${MAIN_USAGE}`);
     return 2;
   }
@@ -91,9 +90,15 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) return reportUsageError(err, command.usage, name, rest);
-    if (err instanceof DiagnosticError) return reportDiagnostics(json, err.diagnostics);
+    if (err instanceof DiagnosticError) {
+      reportDiagnostics(json, err.diagnostics);
+      return 1;
+    }
     // An expected failure that keeps its code (a registry that cannot be reached): a diagnostic, not a crash.
-    if (err instanceof ForgeError) return reportDiagnostics(json, [error(err.code, err.message, {}, err.hint)]);
+    if (err instanceof ForgeError) {
+      reportDiagnostics(json, [error(err.code, err.message, {}, err.hint)]);
+      return 1;
+    }
     // An unexpected failure's text may quote what others wrote (a gateway, a server): masked like a log line.
     writeFailureJson(json, [error('FORGE_INTERNAL', redactSecrets((err as Error).message ?? String(err)), {}, 'run with --verbose for the stack trace')]);
     process.stderr.write(`${c.red('error:')} ${redactSecrets((err as Error).message ?? String(err))}\n`);
@@ -101,11 +106,4 @@ export async function main(argv: string[]): Promise<number> {
     else process.stderr.write(c.dim('(run with --verbose for the stack trace)\n'));
     return 1;
   }
-}
-
-/** A failure that unwound to here: the JSON document with --json, the compiler-style lines otherwise. */
-function reportDiagnostics(json: boolean, diagnostics: Diagnostic[]): 1 {
-  if (json) writeFailureJson(true, diagnostics);
-  else printDiagnostics(diagnostics);
-  return 1;
 }

@@ -19,7 +19,7 @@ import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
 import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
-import { writeFailureJson } from '../command-failure.ts';
+import { reportDiagnostics, writeFailureJson } from '../command-failure.ts';
 import { jsonDocument, toolFailureJson } from '../../runtime/failure-json.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { toolFailureLocation } from '../tool-failure-location.ts';
@@ -298,10 +298,4 @@ function argumentsObject(rest: string[], option: string | undefined): Record<str
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError(`${where} must be a JSON object`, ARGUMENTS_HINT);
   return input as Record<string, unknown>;
-}
-
-/** Diagnostics that end the run: the JSON document with --json, the compiler-style lines otherwise. */
-function reportDiagnostics(json: boolean, diagnostics: readonly Diagnostic[]): void {
-  if (json) writeFailureJson(true, diagnostics);
-  else printDiagnostics(diagnostics);
 }
