@@ -1,6 +1,7 @@
 /**
  * The OpenAI chat-completions wire format: OpenAI itself, and through
- * `base_url` Azure-style gateways, Ollama, vLLM, LM Studio and llama.cpp.
+ * `base_url` Azure OpenAI (its key in the api-key header), gateways, Ollama,
+ * vLLM, LM Studio and llama.cpp.
  */
 import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
@@ -25,6 +26,26 @@ interface WireToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
+}
+
+/**
+ * The chat-completions endpoint under `base`, its query kept: an Azure deployment's URL carries its
+ * `?api-version=…` (appended after the query, the path was part of the version and Azure answered 404).
+ */
+function chatCompletionsUrl(base: string): string {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    return `${base.replace(/\/+$/, '')}/chat/completions`; // not a URL: the request says so when it is made
+  }
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+  return url.href;
+}
+
+/** Azure OpenAI's hosts (its own, and Azure AI Foundry's), where a key goes in the api-key header. */
+function isAzureOpenAI(url: string): boolean {
+  return /^https?:\/\/[^/?#]*\.(openai\.azure\.com|cognitiveservices\.azure\.com|services\.ai\.azure\.com)(:\d+)?([/?#]|$)/i.test(url);
 }
 
 /**
@@ -53,9 +74,11 @@ type WireMessage =
 
 export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
   const label = `openai:${options.model}`;
-  const url = `${(options.baseUrl ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/chat/completions`;
+  const url = chatCompletionsUrl(options.baseUrl ?? OPENAI_DEFAULT_BASE_URL);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  // Azure OpenAI takes a key in its api-key header: a Bearer token there must be Microsoft Entra ID's.
+  if (options.apiKey && isAzureOpenAI(url)) headers['api-key'] = options.apiKey;
+  else if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
   // What this model refused to take, learned from its answers (see refusedSetting).
   const refused = new Set<RefusableSetting>();

@@ -10,10 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../../../runtime/agent/agent.ts';
 import { createModelClient } from '../../../../runtime/agent/providers/create-model.ts';
 import { createOpenAIProvider } from '../../../../runtime/agent/providers/openai.ts';
-import { HttpClient } from '../../../../runtime/net/http-client.ts';
+import { HttpClient, type HostLookup } from '../../../../runtime/net/http-client.ts';
 import { FileConversations } from '../../../../runtime/state/file-conversations.ts';
 import { ok } from '../../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../../runtime/tools/registry.ts';
+import { startServer } from '../../../helpers/http-server.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedTurn } from '../../../helpers/scripted-llm.ts';
 
@@ -151,5 +152,28 @@ describe('a thinking model that must be sent its reasoning back with its tool ca
     expect(await agent.send('c', 'go')).toMatchObject({ status: 'completed', text: 'done' });
     expect(JSON.stringify(thinker.bodies[1])).toContain('"reasoning_content":"Look it up."');
     expect(JSON.stringify(other.bodies[0])).not.toContain('reasoning_content');
+  });
+});
+
+describe('Azure OpenAI', () => {
+  it("is called at a deployment's URL with its api-version kept, the key in its api-key header", async () => {
+    const KEY = 'azure-key-123';
+    // As Azure answers: the deployment's path and api-version, and a key in api-key (a Bearer token must be Entra ID's).
+    const azure = await startServer((req, res) => {
+      if (req.url !== '/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21') return res.writeHead(404).end('{"error":{"code":"404","message":"Resource not found"}}');
+      if (req.headers['api-key'] !== KEY || req.headers.authorization) return res.writeHead(401).end('{"error":{"code":"401","message":"Access denied due to invalid subscription key"}}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hello from Azure' }, finish_reason: 'stop' }] }));
+    });
+    const lookup: HostLookup = (_host, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    const port = new URL(azure.url).port;
+    const client = createOpenAIProvider({ model: 'gpt-4o', baseUrl: `http://my-resource.openai.azure.com:${port}/openai/deployments/gpt-4o?api-version=2024-10-21`, apiKey: KEY, http: new HttpClient(undefined, { lookup }) });
+    expect(await client.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).toMatchObject({ text: 'hello from Azure' });
+  });
+
+  it('sends any other server the key as a Bearer token', async () => {
+    const server = await startScriptedOpenAI([{ text: 'hi' }]);
+    await createOpenAIProvider({ model: 'm', baseUrl: `${server.url}/v1`, apiKey: 'sk-1', http: new HttpClient() }).complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    expect(server.requests[0].headers).toMatchObject({ authorization: 'Bearer sk-1' });
+    expect(server.requests[0].headers).not.toHaveProperty('api-key');
   });
 });
