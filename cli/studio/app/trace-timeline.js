@@ -48,7 +48,9 @@ function details(span, rows) {
   const kind = kindOf(span);
   const parts = [];
   if (kind === 'model') {
-    if (a['gen_ai.usage.input_tokens'] !== undefined) parts.push(`${a['gen_ai.usage.input_tokens']} in / ${a['gen_ai.usage.output_tokens']} out tokens`);
+    // What the provider's prompt cache served is a fraction of the price: shown apart, as part of the input.
+    const cached = a['gen_ai.usage.cache_read.input_tokens'] ? ` (${a['gen_ai.usage.cache_read.input_tokens']} cached)` : '';
+    if (a['gen_ai.usage.input_tokens'] !== undefined) parts.push(`${a['gen_ai.usage.input_tokens']} in${cached} / ${a['gen_ai.usage.output_tokens']} out tokens`);
     if (a['forge.model.tool_calls']) parts.push(`${a['forge.model.tool_calls']} tool call${a['forge.model.tool_calls'] > 1 ? 's' : ''}`);
     const siblings = rows.filter((r) => r.span.parentSpanId === span.parentSpanId && kindOf(r.span) === 'model').map((r) => r.span);
     const previous = siblings[siblings.indexOf(span) - 1];

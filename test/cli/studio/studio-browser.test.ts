@@ -30,7 +30,7 @@ describe('the studio in a browser', () => {
   it('runs a tool from its form, chats with an approval, shows the trace, and picks up a new tool live', async () => {
     const llm = await startScriptedOpenAI([
       { text: 'I will save that note for you.', toolCalls: [{ id: 'call_save', name: 'save_note', arguments: { text: 'buy milk' } }] },
-      (body) => ({ text: `Done: the note is saved (${JSON.parse(body.messages.at(-1).content).chars} characters).` }),
+      (body) => ({ text: `Done: the note is saved (${JSON.parse(body.messages.at(-1).content).chars} characters).`, cachedTokens: 48 }),
       { toolCalls: [{ id: 'call_save_2', name: 'save_note', arguments: { text: 'eggs' } }] },
       { text: 'Understood, I did not save it.' },
     ]);
@@ -83,7 +83,8 @@ describe('the studio in a browser', () => {
       await timeline.getByText('invoke_agent test-agent').waitFor();
       await timeline.getByText('execute_tool save_note').waitFor();
       await timeline.getByText('chat scripted').waitFor();
-      await timeline.getByText(/\d+ in \/ \d+ out tokens/).first().waitFor();
+      // The resumed turn's model call: what the provider's prompt cache served, apart.
+      await timeline.getByText(/\d+ in \(48 cached\) \/ \d+ out tokens/).waitFor();
       await timeline.getByText('custom · gate: ask → approved').waitFor();
       // The earlier turn (the one that asked) is there too.
       const options = await page.locator('#trace-select option').allTextContents();
