@@ -276,7 +276,9 @@ export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck
   const copy = args === undefined ? {} : structuredClone(args);
   // Checked without prototypes: an argument named constructor (or __proto__) left out is missing and
   // gets its default, as any other does, instead of being Object.prototype's member; at any depth.
-  const plain = plainObjectsIn(copy);
+  // Only for a schema that names such a member: ajv compares objects (uniqueItems, enum, const) by
+  // their constructor and valueOf, which an object without a prototype has not.
+  const plain = namesPrototypeMember(schema) ? plainObjectsIn(copy) : [];
   for (const object of plain) Object.setPrototypeOf(object, null);
   const valid = validate(copy);
   for (const object of plain) Object.setPrototypeOf(object, Object.prototype);
@@ -287,6 +289,27 @@ export function checkArguments(schema: JSONSchema, args: unknown): ArgumentCheck
 
 function isPlainObject(value: unknown): value is object {
   return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** Per schema: whether a name in it (a property's, a required one's) is a member of Object.prototype. */
+const namingPrototypeMember = new WeakMap<object, boolean>();
+
+function namesPrototypeMember(schema: JSONSchema): boolean {
+  let names = namingPrototypeMember.get(schema);
+  if (names === undefined) {
+    names = false;
+    const pending: unknown[] = [schema];
+    while (pending.length && !names) {
+      const item = pending.pop();
+      if (typeof item === 'string') names = item in Object.prototype;
+      else if (item !== null && typeof item === 'object') {
+        if (!Array.isArray(item) && Object.keys(item).some((key) => key in Object.prototype)) names = true;
+        pending.push(...Object.values(item));
+      }
+    }
+    namingPrototypeMember.set(schema, names);
+  }
+  return names;
 }
 
 /** Every plain object in `value` (a structured clone: plain objects and arrays), found without recursion. */

@@ -41,6 +41,22 @@ describe('argument validation', () => {
   });
 });
 
+describe('objects compared by value (uniqueItems, enum, const)', () => {
+  // Regression: checked without prototypes, two objects of an argument were compared by ajv's deep equality,
+  // which calls valueOf (uniqueItems: a TypeError, every call of the tool failed) and compares constructors (enum).
+  it('checks an array of objects that must be unique, and an enum of objects', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        items: { type: 'array', uniqueItems: true, items: { type: 'object' } },
+        mode: { enum: [{ kind: 'fast' }, { kind: 'slow' }] },
+      },
+    };
+    expect(checkArguments(schema, { items: [{ a: 1 }, { a: 2 }], mode: { kind: 'fast' } })).toEqual({ ok: true, args: { items: [{ a: 1 }, { a: 2 }], mode: { kind: 'fast' } }, errors: [] });
+    expect(checkArguments(schema, { items: [{ a: 1 }, { a: 1 }] }).ok).toBe(false);
+  });
+});
+
 describe('format: url', () => {
   const schema = { type: 'object', properties: { u: { type: 'string', format: 'url' } } };
   const valid = (u: string) => checkArguments(schema, { u }).ok;
