@@ -87,7 +87,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
-        const body: Record<string, unknown> = { model: options.model, messages: toWire(request, label), stream };
+        const body: Record<string, unknown> = { model: options.model, messages: toWire(request, label, refused.has('reasoning_content')), stream };
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
         if (stream && !refused.has('stream_options')) body.stream_options = { include_usage: true };
         if (request.tools.length) {
@@ -122,16 +122,23 @@ function refusedSetting(err: unknown, body: Record<string, unknown>): RefusableS
   // "Unrecognized request argument supplied: stream_options" (older Azure), "extra_forbidden" (a 422).
   if ('stream_options' in body && /\bstream_options\b/.test(err.message)) return 'stream_options';
   if (err.status !== 400) return undefined;
+  // A thinking model (DeepSeek) that wants reasoning_content with every call sent back, also where it had none.
+  if (/\breasoning_content\b/.test(err.message) && (body.messages as WireMessage[]).some((m) => m.role === 'assistant' && m.tool_calls && m.reasoning_content === undefined)) return 'reasoning_content';
   const named = /Unsupported (?:parameter|value): '(\w+)'/.exec(err.message)?.[1];
   if (named === 'max_tokens' && 'max_tokens' in body) return 'max_tokens';
   if (named === 'temperature' && 'temperature' in body) return 'temperature';
   return undefined;
 }
 
-/** What a model may refuse and be asked again without: see refusedSetting. */
-type RefusableSetting = 'max_tokens' | 'temperature' | 'stream_options';
+/**
+ * What a model may refuse and be asked again without: see refusedSetting. `reasoning_content`: a call sent back
+ * without it, which a thinking model refuses even where it wrote none (DeepSeek calls a tool at times without
+ * reasoning a token; a fallback's calls, or those of a conversation kept before, have none of its reasoning).
+ */
+type RefusableSetting = 'max_tokens' | 'temperature' | 'stream_options' | 'reasoning_content';
 
-function toWire(request: ModelRequest, label: string): WireMessage[] {
+/** `everyCall`: every assistant message with calls carries reasoning_content, empty where this model wrote none. */
+function toWire(request: ModelRequest, label: string, everyCall: boolean): WireMessage[] {
   const out: WireMessage[] = [];
   if (request.system) out.push({ role: 'system', content: request.system });
   for (const m of request.messages as ChatMessage[]) {
@@ -143,6 +150,7 @@ function toWire(request: ModelRequest, label: string): WireMessage[] {
       }
       // To the model that wrote it only: another server may refuse a field it does not know.
       if (m.reasoning?.model === label) message.reasoning_content = m.reasoning.text;
+      else if (everyCall && message.tool_calls) message.reasoning_content = '';
       out.push(message);
     } else out.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
   }

@@ -138,6 +138,36 @@ describe('a thinking model that must be sent its reasoning back with its tool ca
     expect(assistants.map((m: Record<string, unknown>) => m.reasoning_content)).toEqual(['The user wants Oslo: look it up.', undefined, 'Now Lyon.']);
   });
 
+  // Regression: DeepSeek V4 at times calls a tool without reasoning a token; kept without reasoning, that call was
+  // sent back without reasoning_content, which DeepSeek refuses, at that step and every later turn of the conversation.
+  it.each([false, true])('a call it made without reasoning goes back with empty reasoning once the model asks for it (streaming: %s)', async (stream) => {
+    const server = await startScriptedOpenAI(
+      thinkingModel([
+        { toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] },
+        // Refused (the call goes back without reasoning_content), then asked again:
+        { reasoning: 'Found it.', text: 'Oslo has 709,000 people.' },
+        { reasoning: 'Found it.', text: 'Oslo has 709,000 people.' },
+        { reasoning: 'Now Lyon.', toolCalls: [{ name: 'lookup', arguments: { city: 'Lyon' } }] },
+        { text: 'Lyon has 522,000 people.' },
+      ]),
+    );
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'lookup', description: 'Looks a city up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ found: true }) }, 'test');
+    const agent = new Agent({
+      manifest: { agent_id: 'thinker', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'openai', name: 'deepseek-v4-flash', base_url: `${server.url}/v1` }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    const send = (text: string) => agent.send('c', text, stream ? { stream: true, onEvent: () => {} } : {});
+    expect(await send('How many people live in Oslo?')).toMatchObject({ status: 'completed', text: 'Oslo has 709,000 people.' });
+    expect(await send('And Lyon?')).toMatchObject({ status: 'completed', text: 'Lyon has 522,000 people.' });
+    const assistants = server.bodies.at(-1)!.messages.filter((m: Record<string, unknown>) => m.role === 'assistant');
+    expect(assistants.map((m: Record<string, unknown>) => m.reasoning_content)).toEqual(['', undefined, 'Now Lyon.']);
+    // Refused once, then sent so from then on.
+    expect(server.bodies).toHaveLength(5);
+  });
+
   it('is not sent to another model: a fallback gets the calls without the reasoning it did not write', async () => {
     const thinker = await startScriptedOpenAI([{ reasoning: 'Look it up.', toolCalls: [{ name: 'lookup', arguments: {} }] }, { status: 400, text: 'a client error no retry helps' }]);
     const other = await startScriptedOpenAI([{ text: 'done' }]);
