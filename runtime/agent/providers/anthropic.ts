@@ -36,7 +36,7 @@ const CACHE_MARK = { type: 'ephemeral' } as const;
 
 type Block = (
   | { type: 'text'; text: string }
-  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'thinking'; thinking: string; signature?: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
@@ -56,12 +56,14 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
 
   // A server of this format that refused the cache's marks by name (not Anthropic's: a proxy, a local server) is sent none.
   let marks = options.promptCache !== false;
+  // A model that refused a tool call sent back without a thinking block before it (DeepSeek's endpoint): see asksThinking.
+  let everyCallThinks = false;
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
-        const messages = toWire(request.messages, label);
+        const messages = toWire(request.messages, label, everyCallThinks);
         const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages, stream };
         if (request.system) body.system = request.system;
         if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
@@ -72,8 +74,9 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
           const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
           return streaming ? readStream(label, response, request.onText) : readJson(label, response);
         } catch (err) {
-          if (!marked || !refusesMarks(err)) throw err;
-          marks = false;
+          if (marked && refusesMarks(err)) marks = false;
+          else if (!everyCallThinks && asksThinking(err, messages)) everyCallThinks = true;
+          else throw err;
         }
       }
     },
@@ -83,6 +86,21 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
 /** A 400 or 422 that names cache_control: the server does not take the cache's marks. */
 function refusesMarks(err: unknown): boolean {
   return err instanceof ProviderError && (err.status === 400 || err.status === 422) && /\bcache_control\b/.test(err.message);
+}
+
+/**
+ * A 400 that asks for the thinking behind a tool call sent back without any ("The `content[].thinking` in the
+ * thinking mode must be passed back to the API": DeepSeek's endpoint, which thinks unless told not to, also where
+ * it made a call without thinking a token; a fallback's calls, or those of a conversation kept before, have none of
+ * its thinking). Such calls are then sent after an empty thinking block, which it takes.
+ */
+function asksThinking(err: unknown, messages: WireMessage[]): boolean {
+  return err instanceof ProviderError && err.status === 400 && /\bthinking\b.*\bpassed back\b/s.test(err.message) && messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use') && !thinks(m));
+}
+
+function thinks(message: WireMessage): boolean {
+  const first = message.content[0]?.type;
+  return first === 'thinking' || first === 'redacted_thinking';
 }
 
 /**
@@ -103,8 +121,11 @@ function markForCache(body: Record<string, unknown>, messages: WireMessage[]): v
   }
 }
 
-/** Consecutive tool results travel together in one user message, as the API requires; messages alternate. */
-function toWire(messages: readonly ChatMessage[], label: string): WireMessage[] {
+/**
+ * Consecutive tool results travel together in one user message, as the API requires; messages alternate.
+ * `everyCallThinks`: a message with tool calls and no thinking block of this model's begins with an empty one.
+ */
+function toWire(messages: readonly ChatMessage[], label: string, everyCallThinks: boolean): WireMessage[] {
   const out: WireMessage[] = [];
   for (const m of messages) {
     if (m.role === 'user') {
@@ -119,6 +140,7 @@ function toWire(messages: readonly ChatMessage[], label: string): WireMessage[] 
       const content: Block[] = m.reasoning?.model === label && m.reasoning.blocks ? (m.reasoning.blocks.map((b) => ({ ...b })) as Block[]) : [];
       if (m.content.trim()) content.push({ type: 'text', text: m.content });
       for (const call of m.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
+      if (everyCallThinks && m.toolCalls?.length && !thinks({ role: 'assistant', content })) content.unshift({ type: 'thinking', thinking: '' });
       // An answer of nothing (Claude at times ends a turn so) is left out: the API refuses a message without
       // content or with a blank text block, and would refuse every later turn of the conversation.
       if (content.length) out.push({ role: 'assistant', content });

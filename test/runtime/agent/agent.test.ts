@@ -207,4 +207,32 @@ describe('an Anthropic-format model that thinks (extended thinking, DeepSeek thr
     expect(await agent.send('c', 'And now?', turn)).toMatchObject({ status: 'completed', text: 'Still hello.' });
     expect(llm.bodies.at(-1)!.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Read the file first.', signature: thinkingSignature('Read the file first.') });
   });
+
+  // Regression: DeepSeek's Anthropic endpoint (thinking on by default) refuses a tool call sent back without a thinking
+  // block; one it made without thinking a token went back without one, and that step and every later turn failed.
+  it.each([false, true])('a call it made without thinking goes back after an empty thinking block once the model asks for one (streaming: %s)', async (stream) => {
+    const refusal = 'The `content[].thinking` in the thinking mode must be passed back to the API.';
+    // As DeepSeek checks: a thinking block (its signature unchecked) before every tool call sent back.
+    const deepSeek = (steps: ScriptedTurn[]) =>
+      steps.map((step) => (body: Record<string, any>): ScriptedTurn => {
+        const bare = body.messages.some((m: { role: string; content: { type: string; thinking?: unknown }[] }) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use') && !(m.content[0].type === 'thinking' && typeof m.content[0].thinking === 'string'));
+        return bare ? { status: 400, text: refusal } : step;
+      });
+    const answer = { reasoning: 'It is read.', text: 'It says hello.' };
+    const llm = await startScriptedAnthropic(deepSeek([{ toolCalls: [{ name: 'reader', arguments: {} }] }, answer, answer, { text: 'Still hello.' }]));
+    const registry = new ToolRegistry({ workDir: process.cwd() });
+    registry.register({ name: 'reader', description: 'Reads.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('hello') }, 'test');
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
+      model: createModelClient({ provider: 'anthropic', name: 'deepseek-v4-flash', base_url: llm.url }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    const turn = stream ? { stream: true, onEvent: () => {} } : {};
+    expect(await agent.send('c', 'What does the file say?', turn)).toMatchObject({ status: 'completed', text: 'It says hello.' });
+    expect(await agent.send('c', 'And now?', turn)).toMatchObject({ status: 'completed', text: 'Still hello.' });
+    expect(llm.bodies.at(-1)!.messages[1].content[0]).toEqual({ type: 'thinking', thinking: '' });
+    // Refused once, then sent so from then on.
+    expect(llm.bodies).toHaveLength(4);
+  });
 });
