@@ -77,6 +77,10 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
     if (req.url !== '/v1/chat/completions') return res.writeHead(404).end();
     const body = JSON.parse(req.body);
     bodies.push(body);
+    // Refused before the script is asked, as OpenAI refuses it: an assistant message of no content and no calls.
+    if (body.messages.some((m: Record<string, unknown>) => m.role === 'assistant' && m.content == null && !m.tool_calls)) {
+      return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: "Invalid value for 'content': expected a string, got null.", type: 'invalid_request_error' } }));
+    }
     const turn = await nextTurn(script, bodies);
     if (turn.status) return res.writeHead(turn.status, { 'content-type': 'application/json', ...turn.headers }).end(JSON.stringify({ error: { message: turn.text ?? 'scripted failure' } }));
     const calls = (turn.toolCalls ?? []).map((c, i) => ({ id: c.id === null ? undefined : (c.id ?? `call_${bodies.length}_${i}`), type: 'function', function: { name: c.name, arguments: turn.argumentsAsObject ? c.arguments : sentArguments(turn, i, JSON.stringify(c.arguments)) } }));

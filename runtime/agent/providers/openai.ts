@@ -142,8 +142,15 @@ function toWire(request: ModelRequest, label: string, everyCall: boolean): WireM
   const out: WireMessage[] = [];
   if (request.system) out.push({ role: 'system', content: request.system });
   for (const m of request.messages as ChatMessage[]) {
-    if (m.role === 'user') out.push({ role: 'user', content: m.content });
-    else if (m.role === 'assistant') {
+    if (m.role === 'user') {
+      // After a left-out answer, two user messages meet: one message, as chat templates that want turns to alternate take it.
+      const last = out.at(-1);
+      if (last?.role === 'user') last.content += `\n\n${m.content}`;
+      else out.push({ role: 'user', content: m.content });
+    } else if (m.role === 'assistant') {
+      // An answer of nothing (a reasoning model that spent its output limit thinking, a filtered one) is left out:
+      // OpenAI refuses an assistant message whose content is null without calls, and would refuse every later turn.
+      if (!m.content && !m.toolCalls?.length) continue;
       const message: WireMessage = { role: 'assistant', content: m.content || null };
       if (m.toolCalls?.length) {
         message.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) } }));

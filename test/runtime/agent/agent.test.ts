@@ -179,6 +179,24 @@ describe('an Anthropic model that answers with nothing', () => {
   });
 });
 
+describe('an OpenAI model that answers with nothing', () => {
+  // Regression: sent back as an assistant message of content null and no calls, which OpenAI refuses ("expected a
+  // string, got null"), so every later turn of the conversation failed.
+  it.each([false, true])('leaves the conversation sendable: a reasoning model that spent its output limit thinking (streaming: %s)', async (stream) => {
+    const llm = await startScriptedOpenAI([{ text: '', ends: 'cut-off' }, { text: 'second answer' }]);
+    const agent = new Agent({
+      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
+      tools: { list: () => [], execute: async () => ok(null) },
+      model: createModelClient({ provider: 'openai', name: 'm', base_url: `${llm.url}/v1` }, new HttpClient(), {}),
+      sessions: new FileConversations(tempDir()),
+    });
+    const turn = stream ? { stream: true, onEvent: () => {} } : {};
+    expect(await agent.send('c', 'first', turn)).toMatchObject({ status: 'completed', endedEarly: 'cut-off' });
+    expect(await agent.send('c', 'second', turn)).toMatchObject({ status: 'completed', text: 'second answer' });
+    expect(llm.bodies[1].messages.slice(1)).toEqual([{ role: 'user', content: 'first\n\nsecond' }]);
+  });
+});
+
 describe('an Anthropic-format model that thinks (extended thinking, DeepSeek through its Anthropic endpoint)', () => {
   /** As the API answers a tool call sent back without the signed thinking block it came after. */
   const thinkingModel = (steps: ScriptedTurn[]) =>
