@@ -26,6 +26,8 @@ export interface ScriptedTurn {
   ends?: 'cut-off' | 'filtered';
   /** OpenAI: the prompt tokens its prompt cache served (usage.prompt_tokens_details.cached_tokens). */
   cachedTokens?: number;
+  /** OpenAI format: the same as DeepSeek reports it, in its own fields (usage.prompt_cache_hit_tokens, and the rest as prompt_cache_miss_tokens). */
+  cacheHitTokens?: number;
   /**
    * OpenAI, streaming: the index of each tool call's pieces as Ollama sends it (`reused`: 0 for every
    * call of the answer) or older Ollama and some gateways (`missing`), instead of 0, 1, 2…
@@ -91,6 +93,7 @@ export async function startScriptedOpenAI(script: Step[]): Promise<ScriptedServe
       completion_tokens: Math.ceil((turn.text ?? '').length / 4) + calls.length * 8,
       ...(turn.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: turn.cachedTokens } } : {}),
     };
+    if (turn.cacheHitTokens !== undefined) Object.assign(usage, { prompt_cache_hit_tokens: turn.cacheHitTokens, prompt_cache_miss_tokens: Math.max(0, usage.prompt_tokens - turn.cacheHitTokens) });
     usages.push(usage);
     if (!body.stream || turn.json) {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, reasoning_content: turn.reasoning, tool_calls: calls.length ? calls : undefined }, finish_reason: finish }], usage }));

@@ -266,10 +266,12 @@ interface WireUsage {
   completion_tokens?: number;
   /** What of the prompt OpenAI (and vLLM, with prefix caching) read from its cache: it caches on its own. */
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  /** The same, as DeepSeek reports it (it caches on its own too). */
+  prompt_cache_hit_tokens?: number | null;
 }
 
 function usageOf(usage: WireUsage | undefined | null): { usage?: ModelResponse['usage'] } {
   if (!usage || typeof usage.prompt_tokens !== 'number') return {};
-  const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
   return { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens ?? 0, ...(cacheRead ? { cacheReadTokens: cacheRead } : {}) } };
 }

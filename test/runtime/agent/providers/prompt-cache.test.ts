@@ -138,4 +138,14 @@ describe('OpenAI prompt caching', () => {
     expect(modelTokens.get({ model: `openai:${name}`, type: 'cache_read' })).toBe(1024);
     expect(JSON.stringify(server.bodies)).not.toContain('cache_control');
   });
+
+  // Regression: DeepSeek reports what its cache served in its own field, which was not read: no cache read was ever counted.
+  it("counts what DeepSeek's cache served, reported in its own field (prompt_cache_hit_tokens)", async () => {
+    const server = await startScriptedOpenAI([{ text: 'one', cacheHitTokens: 0 }, { text: 'two', cacheHitTokens: 640 }]);
+    const name = `deepseek-${randomUUID()}`;
+    const client = createModelClient({ provider: 'openai', name, base_url: `${server.url}/v1` }, new HttpClient(), {});
+    expect((await client.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [] })).usage).not.toHaveProperty('cacheReadTokens');
+    expect((await client.complete({ messages: [{ role: 'user', content: 'hello again' }], tools: [], stream: true })).usage).toMatchObject({ cacheReadTokens: 640 });
+    expect(modelTokens.get({ model: `openai:${name}`, type: 'cache_read' })).toBe(640);
+  });
 });
