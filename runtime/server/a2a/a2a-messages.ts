@@ -20,16 +20,47 @@ export function statusEvent(taskId: string, contextId: string, state: TaskState,
 }
 
 /**
- * What the model is given of a new message: its text parts, and each data part as JSON (structured
- * input another agent sends), in their order. File parts are not read. Blank when it has neither.
+ * What the model is given of a new message, part by part in their order: text as it is, a data part as
+ * JSON (structured input another agent sends), a file as its text when it is text (a report, a CSV, a
+ * JSON document), else a line naming it, so that the model can say what it cannot read. Blank when the
+ * message has no part with anything in it.
  */
 export function messageForModel(message: Message): string {
   const pieces: string[] = [];
   for (const part of message.parts) {
     if (part.content?.$case === 'text') pieces.push(part.content.value);
     else if (part.content?.$case === 'data') pieces.push(JSON.stringify(part.content.value));
+    else if (part.content?.$case === 'raw') pieces.push(fileForModel(part.filename, part.mediaType, part.content.value));
+    else if (part.content?.$case === 'url') pieces.push(`[file ${part.filename || 'unnamed'} (${part.mediaType || 'no media type'}) at ${part.content.value}: not fetched]`);
   }
   return pieces.join('\n');
+}
+
+/** The most characters of one file a model is given: the rest is cut, and the cut said. */
+export const MAX_FILE_CHARS = 100_000;
+
+/** Media types that are never text, whatever their bytes decode to. */
+const NOT_TEXT = /^(image|audio|video|font)\/|^application\/(pdf|zip|gzip|x-tar|octet-stream|vnd\.)/i;
+
+function fileForModel(filename: string, mediaType: string, bytes: Uint8Array): string {
+  const name = filename || 'unnamed';
+  const type = mediaType || 'no media type';
+  const text = NOT_TEXT.test(mediaType) ? undefined : utf8Text(bytes);
+  if (text === undefined) return `[file ${name} (${type}, ${bytes.length} bytes): not shown, only text files are read]`;
+  if (text.length <= MAX_FILE_CHARS) return `[file ${name} (${type})]\n${text}`;
+  // Not between the two halves of a surrogate pair: half of one is refused by some providers' JSON.
+  const end = /[\ud800-\udbff]/.test(text[MAX_FILE_CHARS - 1]) ? MAX_FILE_CHARS - 1 : MAX_FILE_CHARS;
+  return `[file ${name} (${type})]\n${text.slice(0, end)}\n[… ${text.length - end} more characters of ${name} cut]`;
+}
+
+/** The bytes as text when they are UTF-8 without NULs (a binary file seldom is), else undefined. */
+function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.includes('\0') ? undefined : text;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The text of a message (text parts joined) and its first data part, if any. */

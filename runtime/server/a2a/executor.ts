@@ -133,9 +133,9 @@ export class ForgeAgentExecutor implements AgentExecutor {
         outcome = await this.agent.resume(contextId, answers, turn);
       } else {
         const asked = messageForModel(message);
-        // Nothing for the model to read (no text, or only files): refused, not sent as an empty message (which Anthropic refuses).
+        // Nothing for the model to read (no parts, blank text): refused, not sent as an empty message (which Anthropic refuses).
         if (!asked.trim()) {
-          publishLast(TaskState.TASK_STATE_REJECTED, [textPart('the message has no text to act on: send the task as a text part (or a data part); file parts are not read')]);
+          publishLast(TaskState.TASK_STATE_REJECTED, [textPart('the message has no text to act on: send the task as a text part (or a data or file part)')]);
           return;
         }
         outcome = await this.agent.send(contextId, asked, turn);

@@ -12,6 +12,7 @@ import { LegacyJsonRpcTransport, parseLegacyAgentCard } from '@a2a-js/sdk/compat
 import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { MAX_FILE_CHARS } from '../../../runtime/server/a2a/a2a-messages.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import type { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
@@ -117,11 +118,35 @@ describe('A2A with the v1.0 client', () => {
     expect(llm.bodies[0].messages.at(-1)).toEqual({ role: 'user', content: 'Book this:\n{"city":"Oslo","nights":2}' });
   });
 
-  it('rejects a message with nothing to read (no text, or only a file), asking the model nothing', async () => {
+  it('gives the model a text file as its text, and names a file it cannot read, so that it can say so', async () => {
+    const { agent, llm } = await startAgent([{ text: 'read' }]);
+    const client = await v1Client(agent.url);
+    const file = (filename: string, mediaType: string, bytes: Buffer): Message['parts'][number] => ({ content: { $case: 'raw', value: bytes }, metadata: undefined, filename, mediaType });
+    const long = 'é'.repeat(MAX_FILE_CHARS + 10);
+    const parts = [
+      ...userMessage('Summarise these:').parts,
+      file('notes.md', 'text/markdown', Buffer.from('# Notes\nShip on Friday.')),
+      file('data.csv', '', Buffer.from('city,people\nOslo,709000\n')),
+      file('photo.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a])),
+      file('blob', '', Buffer.from([0xff, 0xfe, 0x00, 0x01])),
+      file('long.txt', 'text/plain', Buffer.from(long)),
+      { content: { $case: 'url', value: 'https://example.com/report.pdf' }, metadata: undefined, filename: 'report.pdf', mediaType: 'application/pdf' } as Message['parts'][number],
+    ];
+    const task = (await client.sendMessage(send({ ...userMessage(''), parts }))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const sent: string = llm.bodies[0].messages.at(-1).content;
+    expect(sent).toContain('Summarise these:\n[file notes.md (text/markdown)]\n# Notes\nShip on Friday.');
+    expect(sent).toContain('[file data.csv (no media type)]\ncity,people\nOslo,709000');
+    expect(sent).toContain('[file photo.png (image/png, 6 bytes): not shown, only text files are read]');
+    expect(sent).toContain('[file blob (no media type, 4 bytes): not shown, only text files are read]');
+    expect(sent).toContain(`[file long.txt (text/plain)]\n${'é'.repeat(MAX_FILE_CHARS)}\n[… 10 more characters of long.txt cut]`);
+    expect(sent).toContain('[file report.pdf (application/pdf) at https://example.com/report.pdf: not fetched]');
+  });
+
+  it('rejects a message with nothing in it (no parts, blank text), asking the model nothing', async () => {
     const { agent, llm } = await startAgent([{ text: 'never' }]);
     const client = await v1Client(agent.url);
-    const file: Message['parts'][number] = { content: { $case: 'url', value: 'https://example.com/report.pdf' }, metadata: undefined, filename: 'report.pdf', mediaType: 'application/pdf' };
-    for (const parts of [[], [file], userMessage('   ').parts]) {
+    for (const parts of [[], userMessage('   ').parts]) {
       const task = (await client.sendMessage(send({ ...userMessage(''), parts }))) as Task;
       expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
       expect(task.status?.message?.parts[0].content).toMatchObject({ value: expect.stringContaining('the message has no text to act on') });
