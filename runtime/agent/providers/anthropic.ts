@@ -16,8 +16,13 @@ import { shortBody } from './http-errors.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const API_VERSION = '2023-06-01';
-/** The messages API requires max_tokens. */
-const DEFAULT_MAX_TOKENS = 4096;
+/**
+ * The messages API requires max_tokens. Not more by default: Anthropic counts a request's max_tokens
+ * against the output tokens a minute an account may use when the request starts (8,000 for Sonnet and
+ * Opus at the first tier), so a larger default would refuse every request of a new account. A
+ * model.max_tokens past a model's own output limit is asked again at the limit the model states.
+ */
+export const DEFAULT_MAX_TOKENS = 4096;
 
 export interface AnthropicOptions {
   model: string;
@@ -58,13 +63,16 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   let marks = options.promptCache !== false;
   // A model that refused a tool call sent back without a thinking block before it (DeepSeek's endpoint): see asksThinking.
   let everyCallThinks = false;
+  // The most output tokens this model said it takes, once it refused more (see outputLimit).
+  let maxOutput: number | undefined;
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
         const messages = toWire(request.messages, label, everyCallThinks);
-        const body: Record<string, unknown> = { model: options.model, max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS, messages, stream };
+        const maxTokens = Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, maxOutput ?? Number.POSITIVE_INFINITY);
+        const body: Record<string, unknown> = { model: options.model, max_tokens: maxTokens, messages, stream };
         if (request.system) body.system = request.system;
         if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
         if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -74,13 +82,26 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
           const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
           return streaming ? readStream(label, response, request.onText) : readJson(label, response);
         } catch (err) {
+          const limit = outputLimit(err, maxTokens);
           if (marked && refusesMarks(err)) marks = false;
           else if (!everyCallThinks && asksThinking(err, messages)) everyCallThinks = true;
+          else if (limit !== undefined) maxOutput = limit;
           else throw err;
         }
       }
     },
   };
+}
+
+/**
+ * The output limit a model states when it refuses max_tokens ("max_tokens: 16384 > 8192, which is the
+ * maximum allowed number of output tokens for claude-3-5-haiku-…"), when lower than what was asked.
+ */
+function outputLimit(err: unknown, asked: number): number | undefined {
+  if (!(err instanceof ProviderError) || err.status !== 400) return undefined;
+  const stated = /max_tokens: (\d+) > (\d+)/.exec(err.message);
+  const limit = stated ? Number(stated[2]) : undefined;
+  return limit !== undefined && limit > 0 && limit < asked ? limit : undefined;
 }
 
 /** A 400 or 422 that names cache_control: the server does not take the cache's marks. */

@@ -1,0 +1,33 @@
+/**
+ * The Anthropic wire format with a model.max_tokens past a model's own
+ * output limit: the model states its limit, and is asked again at it, and
+ * from then on at most that.
+ */
+import { describe, expect, it } from 'vitest';
+import { createAnthropicProvider, DEFAULT_MAX_TOKENS } from '../../../../runtime/agent/providers/anthropic.ts';
+import { HttpClient } from '../../../../runtime/net/http-client.ts';
+import { startScriptedAnthropic, type ScriptedTurn } from '../../../helpers/scripted-llm.ts';
+
+/** A model whose output limit is 8,192 tokens, refusing more as the API does. */
+const limited = (body: Record<string, any>): ScriptedTurn =>
+  body.max_tokens > 8192 ? { status: 400, text: `max_tokens: ${body.max_tokens} > 8192, which is the maximum allowed number of output tokens for claude-3-5-haiku-20241022` } : { text: `took ${body.max_tokens}` };
+
+describe('an Anthropic model asked for more output tokens than it gives', () => {
+  it('is asked again at the limit it states, and from then on at most that', async () => {
+    const server = await startScriptedAnthropic([limited, limited, limited, limited]);
+    const model = createAnthropicProvider({ model: 'claude-3-5-haiku-20241022', baseUrl: server.url, http: new HttpClient() });
+    const ask = { messages: [{ role: 'user' as const, content: 'write a lot' }], tools: [], maxTokens: 64_000 };
+    expect(await model.complete(ask)).toMatchObject({ text: 'took 8192' });
+    expect(await model.complete(ask)).toMatchObject({ text: 'took 8192' });
+    // A smaller request keeps its own.
+    expect(await model.complete({ ...ask, maxTokens: 1000 })).toMatchObject({ text: 'took 1000' });
+    expect(server.bodies.map((b) => b.max_tokens)).toEqual([64_000, 8192, 8192, 1000]);
+  });
+
+  it('is asked for the default without model.max_tokens, which the first tier of output tokens a minute allows', async () => {
+    const server = await startScriptedAnthropic([limited]);
+    await createAnthropicProvider({ model: 'm', baseUrl: server.url, http: new HttpClient() }).complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    expect(server.bodies[0].max_tokens).toBe(DEFAULT_MAX_TOKENS);
+    expect(DEFAULT_MAX_TOKENS).toBeLessThan(8000);
+  });
+});
