@@ -82,6 +82,8 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
 
   // What this model refused to take, learned from its answers (see refusedSetting).
   const refused = new Set<RefusableSetting>();
+  // The most output tokens this model said it gives, once it refused more (see outputLimit).
+  let maxOutput: number | undefined;
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -93,19 +95,34 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
         if (request.tools.length) {
           body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
         }
-        if (request.maxTokens !== undefined) body[refused.has('max_tokens') ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
+        if (request.maxTokens !== undefined) body[refused.has('max_tokens') ? 'max_completion_tokens' : 'max_tokens'] = Math.min(request.maxTokens, maxOutput ?? Number.POSITIVE_INFINITY);
         if (request.temperature !== undefined && !refused.has('temperature')) body.temperature = request.temperature;
         try {
           const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
           return streaming ? readStream(label, response, request.onText) : readJson(label, response);
         } catch (err) {
           const setting = refusedSetting(err, body);
-          if (!setting || refused.has(setting)) throw err;
-          refused.add(setting);
+          const limit = outputLimit(err, body);
+          if (setting && !refused.has(setting)) refused.add(setting);
+          else if (limit !== undefined) maxOutput = limit;
+          else throw err;
         }
       }
     },
   };
+}
+
+/**
+ * The output limit a model states when it refuses model.max_tokens ("max_tokens is too large: 64000.
+ * This model supports at most 16384 completion tokens, whereas you provided 64000."), when lower than
+ * what was asked: it is asked again at that limit, and from then on.
+ */
+function outputLimit(err: unknown, body: Record<string, unknown>): number | undefined {
+  if (!(err instanceof ProviderError) || err.status !== 400) return undefined;
+  const asked = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
+  const stated = /supports at most (\d+) completion tokens/.exec(err.message);
+  const limit = stated ? Number(stated[1]) : undefined;
+  return asked !== undefined && limit !== undefined && limit > 0 && limit < asked ? limit : undefined;
 }
 
 /**

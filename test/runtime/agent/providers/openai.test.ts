@@ -54,6 +54,19 @@ describe('an OpenAI model that refuses max_tokens and a temperature', () => {
   });
 });
 
+describe('an OpenAI model asked for more output tokens than it gives', () => {
+  it('is asked again at the limit it states, and from then on at most that', async () => {
+    const limited = (body: Record<string, any>): ScriptedTurn =>
+      body.max_tokens > 16384 ? { status: 400, text: `max_tokens is too large: ${body.max_tokens}. This model supports at most 16384 completion tokens, whereas you provided ${body.max_tokens}.` } : { text: `took ${body.max_tokens}` };
+    const server = await startScriptedOpenAI([limited, limited, limited]);
+    const model = createOpenAIProvider({ model: 'gpt-4o', baseUrl: `${server.url}/v1`, http: new HttpClient() });
+    const many = { messages: [{ role: 'user' as const, content: 'write a lot' }], tools: [], maxTokens: 64_000 };
+    expect(await model.complete(many)).toMatchObject({ text: 'took 16384' });
+    expect(await model.complete(many)).toMatchObject({ text: 'took 16384' });
+    expect(server.bodies.map((b) => b.max_tokens)).toEqual([64_000, 16384, 16384]);
+  });
+});
+
 describe('a server that does not know stream_options', () => {
   it.each([
     ['older Azure', 400, 'Unrecognized request argument supplied: stream_options'],
