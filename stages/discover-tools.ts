@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { error, warning } from '../runtime/diagnostics.ts';
+import ignore, { type Ignore } from 'ignore';
 import { closestMatch } from '../runtime/suggest.ts';
 import type { SourceKind } from '../runtime/tools/model.ts';
 import type { ProjectConfig, ToolDir } from './config/project-config.ts';
@@ -43,8 +44,23 @@ function nearDirectory(absolute: string, written: string): string | undefined {
   return near ? `did you mean "${join(dirname(written), near)}"? (that folder is there; or create "${written}")` : undefined;
 }
 
+/**
+ * The path forge.yaml's `ignore:` patterns are matched against: relative to
+ * forge.yaml, or, for a tool dir outside the project (../shared), within
+ * that tool dir.
+ */
+export function ignorePath(file: Pick<SourceFile, 'relative' | 'withinDir'>): string {
+  return file.relative.startsWith('../') ? file.withinDir : file.relative;
+}
+
+/** forge.yaml's `ignore:` (gitignore syntax), or undefined when it lists nothing. */
+function ignoreMatcher(config: ProjectConfig): Ignore | undefined {
+  return config.ignore.length ? ignore().add(config.ignore) : undefined;
+}
+
 export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceFile[] {
   const files: SourceFile[] = [];
+  const ignored = ignoreMatcher(config);
   for (const dir of config.toolDirs) {
     if (!existsSync(dir.absolute) || !statSync(dir.absolute).isDirectory()) {
       if (dir.explicit) {
@@ -54,13 +70,15 @@ export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceF
     }
     for (const withinDir of walkSourceTree(dir.absolute).files) {
       const absolute = join(dir.absolute, withinDir);
+      const fromRoot = relative(config.root, absolute).split('\\').join('/');
+      if (ignored?.ignores(ignorePath({ relative: fromRoot, withinDir }))) continue;
       const stat = readableStat(absolute, relative(ctx.cwd, absolute) || absolute, ctx);
       if (!stat) continue;
       const { size, mtimeMs } = stat;
       files.push({
         stat: { size, mtimeMs },
         absolute,
-        relative: relative(config.root, absolute).split('\\').join('/'),
+        relative: fromRoot,
         withinDir,
         display: relative(ctx.cwd, absolute) || absolute,
         kind: KINDS[extname(withinDir)] ?? 'other',

@@ -3,7 +3,8 @@
  *
  *   load config → discover tools → parse docstrings (meanwhile: discover
  *   adapters — MCP servers, OpenAPI specs) → annotate categories
- *   → check schemas → filter (--prod strips dev tools) → pin MCP packages
+ *   → check schemas → filter (--prod strips dev tools) → check secret files
+ *   → pin MCP packages
  *   → emit agent.json → emit Dockerfile → emit k8s/ → bundle runtime
  *   → emit build-manifest.json + checksums.json → emit archive → check sources
  *
@@ -34,6 +35,7 @@ import { categoryCounts, createManifest, emitManifest } from './emit-manifest.ts
 import { filterTools } from './filter-tools.ts';
 import { defaultCacheDir, forgeRoot, templatesDir } from './forge-paths.ts';
 import { checkSchemas } from './check-schemas.ts';
+import { checkSecretFiles } from './check-secret-files.ts';
 import { loadEsbuild, warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
@@ -151,6 +153,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ctx.report(...selected.problems);
       return selected;
     });
+    await runStage(ctx, 'check-secret-files', () => ctx.report(...checkSecretFiles(sourceFiles, new Set(selected.tools.flatMap((t) => (t.file ? [t.file] : []))), prod)));
     const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
       const pinned = await pinning;
       ctx.report(...pinned.diagnostics);

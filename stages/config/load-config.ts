@@ -87,6 +87,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     workDirSetting: (data.workdir as string | undefined) ?? '.',
     sandbox: resolveSandboxConfig(data.sandbox as Parameters<typeof resolveSandboxConfig>[0], source, diagnostics),
     toolDirs,
+    ignore: (data.ignore as string[] | undefined) ?? [],
     tools,
     envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
     strictOutputs: data.strict_outputs === true,

@@ -44,6 +44,8 @@ export interface ProjectConfig {
   /** forge.yaml's `sandbox:` (mode and per-tool memory/CPU/network). */
   sandbox: SandboxSettings;
   toolDirs: ToolDir[];
+  /** forge.yaml's `ignore:`: gitignore-style patterns of tool-dir files that are neither tools nor shipped. */
+  ignore: string[];
   tools: ToolEntry[];
   envPassthrough: string[];
   egress: EgressSettings;
