@@ -211,6 +211,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_STARTING: { severity: 'error', when: 'run', meaning: 'the studio is still starting' },
   FORGE_STATE_CONFIG: { severity: 'error', when: 'run', meaning: 'the state store (FORGE_STATE_URL) is misconfigured' },
   FORGE_STATE_CONFLICT: { severity: 'error', when: 'run', meaning: 'another replica changed the stored record first' },
+  FORGE_STATE_IN_USE: { severity: 'error', when: 'run', meaning: 'another live Forge server (its pid named) already serves from this file: state dir (.forge/ in the work dir); a second one would not see its A2A tasks and would run the schedules twice, so it does not start' },
   FORGE_STATE_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'the state store (FORGE_STATE_URL) cannot be reached right now; try again in a moment' },
   FORGE_STEP_ARGS: { severity: 'error', when: 'build', meaning: 'a YAML step\'s args (or a forged composition step\'s) do not fit the tool it calls (a name it does not take, a required one missing, a value of the wrong type)' },
   FORGE_SYNTAX: { severity: 'error', when: 'build', meaning: 'a TypeScript or JavaScript tool does not parse' },

@@ -27,7 +27,8 @@ import type { ExtraRoutes } from './observability-routes.ts';
 import { countFiring, startTelemetry } from '../telemetry/serve-telemetry.ts';
 import { setActiveState } from '../state/active-state.ts';
 import { FileConversations } from '../state/file-conversations.ts';
-import { openStateStore } from '../state/open-store.ts';
+import { leaseFrom, openStateStore } from '../state/open-store.ts';
+import { lockFileStore, type FileStoreLock } from '../state/file-store-lock.ts';
 import type { ConversationStore, StateStore } from '../state/store.ts';
 import { delay } from '../duration.ts';
 import { stopTiming, type StopTiming } from './lifecycle.ts';
@@ -101,16 +102,26 @@ export function agentModel(settings: AgentManifest['model'], options: Pick<Serve
 export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const env = options.env ?? process.env;
   const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log }));
+  let lock: FileStoreLock | undefined;
   try {
-    return await serveWithState(options, env, state);
+    lock = await lockStateDir(state, env, options.log);
+    const running = await serveWithState(options, env, state, lock);
+    lock?.serving(running.url);
+    return running;
   } catch (err) {
+    lock?.release();
     void setActiveState(undefined);
     if (!options.state) await state.close().catch(() => {});
     throw err;
   }
 }
 
-async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore): Promise<RunningAgent> {
+/** A file store serves one process: this one holds its directory while it serves (Postgres is shared by design). */
+async function lockStateDir(state: StateStore, env: NodeJS.ProcessEnv, log: Logger): Promise<FileStoreLock | undefined> {
+  return state.kind === 'file' ? lockFileStore(state.where, { leaseMs: leaseFrom(env), log }) : undefined;
+}
+
+async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore, lock: FileStoreLock | undefined): Promise<RunningAgent> {
   // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot connect.
   // Checked before a token is generated for a start that will not happen.
   const urlProblem = publicUrlProblem(options.publicUrl);
@@ -174,6 +185,8 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
       server.drain();
       if (drainMs > 0) await delay(drainMs);
       await Promise.race([scheduler.stop(), delay(graceMs ?? 10_000)]);
+      // No schedule runs here any more: a successor (a restart) may take the state dir while in-flight calls finish.
+      lock?.release();
       await server.close(graceMs);
       await options.registry.close();
       await telemetry.shutdown();

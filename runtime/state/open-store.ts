@@ -47,7 +47,8 @@ export async function openStateStore(settings: StateSettings): Promise<StateStor
   throw new StateConfigError(`unknown state store "${redact(url)}"`, 'use file: (the default, one process) or postgres://user:password@host:5432/database (replicas)');
 }
 
-function leaseFrom(env: NodeJS.ProcessEnv): number {
+/** FORGE_LEASE: how long a hold outlives a process that stopped renewing it. */
+export function leaseFrom(env: NodeJS.ProcessEnv): number {
   const text = env.FORGE_LEASE?.trim();
   if (!text) return DEFAULT_LEASE_MS;
   const ms = parseDuration(text);
