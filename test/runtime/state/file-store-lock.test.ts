@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCK_FILE, lockFileStore, machineId, type LockHolder } from '../../../runtime/state/file-store-lock.ts';
 import { startAgentProcess, type AgentProcess } from '../../helpers/agent-process.ts';
-import { forge, forgeBin, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+import { forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 
 const greet = '"""\nTool: greet\nDescription: Greets.\n"""\n\ndef execute(args):\n    return "hi"\n';
 
@@ -89,6 +89,21 @@ describe('two forge run on one .forge/', () => {
     const tool = await forge(['tool', 'run', 'greet'], one);
     expect(tool.stdout + tool.stderr).not.toContain('FORGE_STATE_IN_USE');
     expect(tool.code).toBe(0);
+  });
+});
+
+describe('two bundle processes on one work dir', () => {
+  it('refuses the second runtime.mjs serve, as forge run does', async () => {
+    const project = agentProject();
+    expect((await forge(['build'], project)).code).toBe(0);
+    const bundle = join(project, '.forge-output', 'runtime.mjs');
+    const workDir = tempDir();
+    const env = { FORGE_WORKDIR: workDir };
+    const first = await startAgentProcess(process.execPath, [bundle, 'serve', '--port', '0', '--no-auth'], { cwd: workDir, env });
+    const { code, stderr } = await runProcess(process.execPath, [bundle, 'serve', '--port', '0', '--no-auth'], { cwd: workDir, env });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`error: FORGE_STATE_IN_USE the file state store ${join(workDir, '.forge')} is in use by another Forge process (pid ${first.child.pid} on this machine, serving ${first.url}`);
+    expect(stderr).toContain('hint: stop that process first');
   });
 });
 
