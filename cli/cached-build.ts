@@ -48,7 +48,7 @@ export function cachedBuild(request: BuildRequest): { result: BuildResult } | { 
     : record.live?.length && !request.offline
       ? `${record.live.join(', ')} ${record.live.length === 1 ? 'is' : 'are'} asked on every build (--offline reuses the last answer)`
       : staleReason(record, key);
-  if (record && !stale) return { result: { ok: true, cached: true, errors: [], warnings: [], summary: record.summary, timings: [] } };
+  if (record && !stale) return { result: { ok: true, cached: true, errors: [], warnings: record.warnings ?? [], summary: record.summary, timings: [] } };
   return { stale: stale as string };
 }
 

@@ -11,6 +11,7 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { forgeVersion } from './forge-paths.ts';
 import { nodeCrypto } from './node-crypto.ts';
 import { walkSourceTree } from './source-tree.ts';
@@ -40,6 +41,8 @@ export interface CacheRecord<Summary = unknown> {
   directories: { path: string; mtimeMs: number | null }[];
   outputs: FileStamp[];
   summary: Summary;
+  /** The build's warnings: a cache hit repeats them (a key file about to ship must not go quiet on the second build). */
+  warnings?: Diagnostic[];
   /**
    * Inputs no file stat can vouch for (MCP servers asked, specs fetched from
    * the web): a build that asks them again cannot be a cache hit; one with

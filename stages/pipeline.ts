@@ -211,6 +211,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       directories: [...config.toolDirs.map((d) => d.absolute), ...project.scopeDirs].flatMap((dir) => stampDirectories(dir)),
       outputs: output.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
       summary,
+      ...(ctx.diagnostics.length ? { warnings: ctx.diagnostics.filter((d) => d.severity === 'warning') } : {}),
       ...(project.adapters.live.length ? { live: project.adapters.live } : {}),
     };
     writeCacheRecord(cacheFile(config.root, key), record);

@@ -65,13 +65,16 @@ describe('check-secret-files', () => {
     expect(existsSync(join(project, '.forge-output'))).toBe(false);
   });
 
-  it('warns in a dev build, saying --prod refuses it', async () => {
+  it('warns in a dev build, saying --prod refuses it, and again when the next build is a cache hit', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greetPy, 'tools/id_rsa': SECRETS['tools/id_rsa'] });
     const { code, stdout, stderr } = await forge(['build'], project);
     const output = stdout + stderr;
     expect(code, output).toBe(0);
     expect(output).toContain('tools/id_rsa FORGE_SECRET_FILE tools/id_rsa looks like a secret');
     expect(output).toContain('forge build --prod refuses it');
+    const again = await forge(['build'], project);
+    expect(again.stdout).toContain('up to date (cached)');
+    expect(again.stdout + again.stderr).toContain('tools/id_rsa FORGE_SECRET_FILE tools/id_rsa looks like a secret');
   });
 
   it('refuses forge package too, which builds with --prod', async () => {
