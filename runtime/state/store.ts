@@ -148,13 +148,9 @@ export class StateConflictError extends ForgeError {
   }
 }
 
-export class StateConfigError extends Error {
-  readonly code = 'FORGE_STATE_CONFIG';
-  constructor(
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
-    this.name = 'StateConfigError';
+/** A ForgeError: the CLI and the bundle print its code and hint, not a stack. */
+export class StateConfigError extends ForgeError {
+  constructor(message: string, hint?: string) {
+    super('FORGE_STATE_CONFIG', message, hint);
   }
 }

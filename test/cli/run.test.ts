@@ -14,6 +14,18 @@ const call = async (url: string, tool: string, args: unknown): Promise<any> => (
 const toolNames = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
 describe('forge run', () => {
+  it.each([
+    ['an unknown state store', { FORGE_STATE_URL: 'redis://cache:6379' }, 'unknown state store "redis://cache:6379"', 'use file:'],
+    ['a lease too short', { FORGE_LEASE: '1ms' }, 'FORGE_LEASE="1ms" is not a duration of at least 200ms', 'with its unit'],
+  ])('refuses %s with FORGE_STATE_CONFIG and its hint, no stack trace', async (_what, env, message, hint) => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const { code, stderr } = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth'], { cwd: project, env: { ...process.env, ...env } });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`FORGE_STATE_CONFIG ${message}`);
+    expect(stderr).toContain(hint);
+    expect(stderr).not.toMatch(/--verbose for the stack|\n\s+at /);
+  });
+
   it('serves the tools from sources, without dev tools', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet('Hello'), 'tools/dev_only.py': devTool });
     const agent = await run(project, []);
