@@ -34,7 +34,12 @@ export function isSharedStateUrl(url: string): boolean {
 
 export async function openStateStore(settings: StateSettings): Promise<StateStore> {
   const url = stateUrl(settings);
-  if (url === 'file:' || url === 'file' || url.startsWith('file:')) return createFileStore(settings.workDir);
+  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir);
+  // A path is not taken: the store, its lock and the sandbox's hiding of it are all .forge/ in the work dir.
+  // Taken silently, state meant for a mounted volume would be lost with the container.
+  if (url.startsWith('file:')) {
+    throw new StateConfigError(`the file: store keeps its state in .forge/ in the work dir, not at "${url.slice('file:'.length)}"`, 'write file: alone; to keep the state elsewhere (a volume), mount that folder at .forge/ in the work dir');
+  }
   if (isSharedStateUrl(url)) {
     const leaseMs = leaseFrom(settings.env);
     const { openPostgresStore } = await import('./postgres-store.ts');

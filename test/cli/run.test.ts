@@ -17,6 +17,8 @@ describe('forge run', () => {
   it.each([
     ['an unknown state store', { FORGE_STATE_URL: 'redis://cache:6379' }, 'unknown state store "redis://cache:6379"', 'use file:'],
     ['a lease too short', { FORGE_LEASE: '1ms' }, 'FORGE_LEASE="1ms" is not a duration of at least 200ms', 'with its unit'],
+    // Taken silently, state meant for a mounted volume would stay in the container, and go with it.
+    ['a path for the file store', { FORGE_STATE_URL: 'file:/data/state' }, 'the file: store keeps its state in .forge/ in the work dir, not at "/data/state"', 'mount that folder at .forge/'],
   ])('refuses %s with FORGE_STATE_CONFIG and its hint, no stack trace', async (_what, env, message, hint) => {
     const project = writeProject({ 'forge.yaml': minimalConfig() });
     const { code, stderr } = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth'], { cwd: project, env: { ...process.env, ...env } });

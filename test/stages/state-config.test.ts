@@ -20,4 +20,13 @@ describe('state: in forge.yaml', () => {
     expect(built.stderr).toContain('"state" holds a password');
     expect(built.stderr).toContain('PGPASSWORD');
   });
+
+  it('refuses a path after file:, at its line, saying where the state is kept', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('state: file:/data/state\n') });
+    const built = await forge(['build'], project);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toMatch(/forge\.yaml:4:\d+ FORGE_CONFIG_VALUE/);
+    expect(built.stderr).toContain('mount that folder there');
+    expect(await forge(['build'], writeProject({ 'forge.yaml': minimalConfig('state: "file:"\n') }))).toMatchObject({ code: 0 });
+  });
 });
