@@ -136,7 +136,7 @@ export class Agent {
       answerUnansweredCalls(session.messages);
       throw err;
     } finally {
-      keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES, this.options.maxKeptChars ?? MAX_KEPT_CHARS);
+      keepLatest(session.messages, this.options.maxKeptMessages ?? MAX_KEPT_MESSAGES, this.options.maxKeptChars ?? MAX_KEPT_CHARS, KEPT_AFTER_CUT);
     }
   }
 
@@ -188,10 +188,21 @@ export function answerUnansweredCalls(messages: ChatMessage[]): void {
 }
 
 /**
- * The earliest turns past `max` messages, or past `maxChars` characters of text and arguments, dropped
- * whole: the kept part starts with a user's message.
+ * Past a limit, a conversation keeps this share of it: dropping the earliest turn at every turn would
+ * change the beginning of what is sent at every turn, and a provider's prompt cache would never serve it.
  */
-export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_KEPT_CHARS): void {
+export const KEPT_AFTER_CUT = 0.9;
+
+/**
+ * The earliest turns past `max` messages, or past `maxChars` characters of text and arguments, dropped
+ * whole: the kept part starts with a user's message. Past either limit, `kept` (a share) of each is kept.
+ */
+export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_KEPT_CHARS, kept = 1): void {
+  if (kept < 1) {
+    if (messages.length <= max && totalChars(messages) <= maxChars) return;
+    max = Math.floor(max * kept);
+    maxChars = Math.floor(maxChars * kept);
+  }
   let cut = Math.max(0, messages.length - max);
   let chars = 0;
   for (let i = messages.length - 1; i >= cut; i--) {
@@ -206,6 +217,12 @@ export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_
   // The latest turn longer than the limit on its own (a user message and many tool calls) is kept whole, and only it.
   if (cut === messages.length) cut = messages.findLastIndex((m) => m.role === 'user');
   if (cut > 0) messages.splice(0, cut);
+}
+
+function totalChars(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const message of messages) chars += charsOf(message);
+  return chars;
 }
 
 /** A message's size as kept: its text, its calls' arguments and reasoning (cheaper than its JSON, and close to it). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../runtime/agent/messages.ts';
-import { Agent, keepLatest, MAX_KEPT_CHARS, MAX_KEPT_MESSAGES, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
+import { Agent, keepLatest, KEPT_AFTER_CUT, MAX_KEPT_CHARS, MAX_KEPT_MESSAGES, NoModelError, parseApprovalAnswer } from '../../../runtime/agent/agent.ts';
 import type { PendingApproval } from '../../../runtime/agent/agent-loop.ts';
 import { createModelClient } from '../../../runtime/agent/providers/create-model.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
@@ -116,6 +116,22 @@ describe('a conversation past the messages it keeps', () => {
     const after = [...turns(5), { role: 'user' as const, content: 'one long turn' }, ...Array.from({ length: 30 }, () => ({ role: 'assistant' as const, content: 'step' }))];
     keepLatest(after, 10);
     expect([after.length, after[0].content]).toEqual([31, 'one long turn']);
+  });
+
+  it('past its limit keeps a share of it, so that what it begins with stays the same for many turns (a prompt cache can serve it)', () => {
+    const turns = (from: number, n: number) => Array.from({ length: n }, (_, i) => [{ role: 'user' as const, content: `q${from + i}` }, { role: 'assistant' as const, content: `a${from + i}` }]).flat();
+    const messages = turns(0, 50);
+    const firsts: string[] = [];
+    for (let turn = 50; turn < 150; turn++) {
+      messages.push(...turns(turn, 1));
+      keepLatest(messages, 100, MAX_KEPT_CHARS, KEPT_AFTER_CUT);
+      expect(messages.length).toBeLessThanOrEqual(100);
+      firsts.push(messages[0].content);
+    }
+    // Dropping a turn at every turn changed the first message 100 times; keeping 90 of 100 leaves room for five
+    // turns of two messages, so it changes every sixth turn.
+    expect(new Set(firsts).size).toBeLessThanOrEqual(20);
+    expect(messages.at(-1)!.content).toBe('a149');
   });
 
   it('keeps at most MAX_KEPT_CHARS characters of text and arguments, dropping the earliest turns whole, and a longer latest turn alone', () => {
