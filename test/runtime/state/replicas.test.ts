@@ -25,7 +25,9 @@ import { relay } from '../../helpers/tcp-relay.ts';
 let postgres: TestPostgres;
 let llm: ScriptedServer;
 let bundle: string;
-let hung = 0;
+/** Turns the model never answers, by the text that asked: blocks run side by side, each waits on its own. */
+const hung = new Map<string, number>();
+const hungOn = (text: string) => hung.get(text) ?? 0;
 /** Answers held back until the test lets them go. */
 let held = 0;
 let letHeldAnswerGo: (() => void) | undefined;
@@ -36,8 +38,8 @@ function model(body: Record<string, any>) {
   if (last.role === 'tool') return { text: `done: ${last.content}` };
   const text = String(last.content);
   if (text === 'approve-me') return { toolCalls: [{ name: 'danger', arguments: { message: 'boom' } }] };
-  if (text === 'hang') {
-    hung++;
+  if (text.startsWith('hang')) {
+    hung.set(text, hungOn(text) + 1);
     return new Promise<never>(() => {}); // a model that never answers: the turn is mid-flight when its replica dies
   }
   if (text === 'hold-then-echo') {
@@ -63,6 +65,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await postgres?.stop();
 });
+
+/** Sends a message the model never answers to `contextId`; resolves with its task once the turn has reached the model. */
+async function hangTurn(url: string, contextId: string): Promise<{ id: string }> {
+  const text = `hang ${contextId}`;
+  const before = hungOn(text);
+  const task = await sendMessage(url, { text, contextId }, false);
+  await waitUntil(() => (hungOn(text) > before ? true : undefined), 15_000, 'the turn to reach the model');
+  return task;
+}
 
 let databases = 0;
 const newDatabase = () => postgres.createDatabase(`fleet_${process.pid}_${++databases}`);
@@ -96,18 +107,25 @@ async function startFleet(count: number, stateUrl: string): Promise<Fleet> {
   };
 }
 
+/*
+ * The file's blocks run side by side ({ concurrent: true }): each has its own fleet and proxy, and
+ * mostly waits on timers (leases, drains, a schedule's firings), so one after the other took 65 s
+ * where side by side takes the longest block's time. The tests of a fleet's block run in order
+ * (it.sequential): they share its replicas, and some replace them.
+ */
+
 /** Scenarios that hold for one process on files and for many on Postgres. */
 describe.each([
   { store: 'postgres', replicas: 3 },
   { store: 'file', replicas: 1 },
-])('on the $store store with $replicas replica(s)', ({ store, replicas }) => {
+])('on the $store store with $replicas replica(s)', { concurrent: true }, ({ store, replicas }) => {
   let fleet: Fleet;
   beforeAll(async () => {
     fleet = await startFleet(replicas, store === 'postgres' ? await newDatabase() : 'file:');
   }, 60_000);
   afterAll(() => fleet?.stop());
 
-  it('completes an A2A task paused for approval on one replica when it is approved through another', async () => {
+  it.sequential('completes an A2A task paused for approval on one replica when it is approved through another', async () => {
     const [first, second] = [fleet.replicas[0], fleet.replicas.at(-1)!];
     const paused = await sendMessage(first.url, { text: 'approve-me', contextId: `approval-${store}` });
     expect(paused.status.state).toBe('input-required');
@@ -118,7 +136,7 @@ describe.each([
     expect(seen.status.state).toBe('completed');
   });
 
-  it('keeps a message holding NUL, U+0001 and half a surrogate pair as it was sent, in its task and its conversation, on every replica', async () => {
+  it.sequential('keeps a message holding NUL, U+0001 and half a surrogate pair as it was sent, in its task and its conversation, on every replica', async () => {
     const contextId = `odd-text-${store}`;
     const text = 'nul \0, U+0001 \u0001 then 0, half a pair \ud800 and \udfff';
     const done = await sendMessage(fleet.replicas[0].url, { text, contextId });
@@ -130,7 +148,7 @@ describe.each([
     expect(JSON.parse(count.artifacts[0].parts[0].text)).toEqual([text, 'count']);
   });
 
-  it('refuses a message whose contextId is over 256 characters as malformed, on both protocol generations, sending and streaming, and takes one of 256 characters of any kind', async () => {
+  it.sequential('refuses a message whose contextId is over 256 characters as malformed, on both protocol generations, sending and streaming, and takes one of 256 characters of any kind', async () => {
     const url = fleet.replicas[0].url;
     const authFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...auth } });
     const message = (text: string, contextId: string): Message => ({ messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] });
@@ -141,13 +159,15 @@ describe.each([
       for await (const _ of events);
     };
     const tooLong = 'c'.repeat(257);
-    const asked = llm.bodies.length;
-    for (const send of [() => v1.sendMessage(request('hi', tooLong)), () => drain(v1.sendMessageStream(request('hi', tooLong))), () => legacy.sendMessage(request('hi', tooLong)), () => drain(legacy.sendMessageStream(request('hi', tooLong)))]) {
+    // Its own text: the other blocks' messages reach the model meanwhile.
+    const refusedText = `never for the model (${store})`;
+    const refusedRequest = () => request(refusedText, tooLong);
+    for (const send of [() => v1.sendMessage(refusedRequest()), () => drain(v1.sendMessageStream(refusedRequest())), () => legacy.sendMessage(refusedRequest()), () => drain(legacy.sendMessageStream(refusedRequest()))]) {
       const refused = await send().then(() => undefined, (err: any) => (err?.cause?.envelopeCode !== undefined ? err.cause : err));
       expect(refused?.envelopeCode ?? refused?.code, String(refused)).toBe(-32602);
       expect(String(refused?.message)).toContain('contextId is 257 characters long; at most 256 are taken');
     }
-    expect(llm.bodies.length).toBe(asked);
+    expect(llm.bodies.filter((body) => JSON.stringify(body).includes(refusedText))).toEqual([]);
     // The longest id, of characters that take the most room once stored: random, so no store can compress it.
     const kinds = ['\0', '\ud800', '\udfff', '€', '😀'.slice(0, 1), 'a', '\u0001'];
     const longest = Array.from({ length: 256 }, () => kinds[Math.floor(Math.random() * kinds.length)]).join('');
@@ -157,7 +177,7 @@ describe.each([
     expect(JSON.parse(count.artifacts[0].parts[0].text)).toEqual(['first', 'count']);
   });
 
-  it('keeps all of 50 concurrent messages to one conversation, sent through the load balancer', async () => {
+  it.sequential('keeps all of 50 concurrent messages to one conversation, sent through the load balancer', async () => {
     const contextId = `busy-${store}`;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => sendMessage(fleet.proxy.url, { text: `note ${i}`, contextId })));
     expect(results.map((r) => r.status.state)).toEqual(Array(50).fill('completed'));
@@ -167,7 +187,7 @@ describe.each([
     if (replicas > 1) expect(fleet.proxy.served.size).toBe(replicas);
   }, 60_000);
 
-  it('fires an @every 1s schedule once per due time, and schedule_set on one replica shows on all', async () => {
+  it.sequential('fires an @every 1s schedule once per due time, and schedule_set on one replica shows on all', async () => {
     const set = await callTool(fleet.replicas[0].url, 'schedule_set', { id: `beat-${store}`, cron: '@every 1s', task: 'tick' });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     for (const replica of fleet.replicas) {
@@ -188,7 +208,7 @@ describe.each([
     expect(entries.every((e) => e.status === 'ok' || e.status === 'skipped')).toBe(true);
   }, 40_000);
 
-  it('serves a file that file_create made on one replica from every replica', async () => {
+  it.sequential('serves a file that file_create made on one replica from every replica', async () => {
     const made = await callTool(fleet.replicas[0].url, 'file_create', { filename: `report-${store}.md`, content: '# Report\n' });
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const { url } = made.body.value as { url: string };
@@ -204,7 +224,7 @@ describe.each([
     expect((await fetch(`${fleet.replicas[0].url}/files/..%2F..%2Fetc%2Fpasswd`, { headers: auth })).status).toBe(404);
   });
 
-  it('answers MCP calls on whichever replica the load balancer picks, without a session', async () => {
+  it.sequential('answers MCP calls on whichever replica the load balancer picks, without a session', async () => {
     const client = new Client({ name: 'fleet-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${fleet.proxy.url}/mcp`), { requestInit: { headers: auth } }));
     try {
@@ -224,20 +244,18 @@ describe.each([
   });
 });
 
-describe('replicas on Postgres', () => {
+describe('replicas on Postgres', { concurrent: true }, () => {
   let fleet: Fleet;
   beforeAll(async () => {
     fleet = await startFleet(3, await newDatabase());
   }, 60_000);
   afterAll(() => fleet?.stop());
 
-  it('fails the task of a replica killed mid-turn, through the lease, instead of leaving it working', async () => {
+  it.sequential('fails the task of a replica killed mid-turn, through the lease, instead of leaving it working', async () => {
     const victim = fleet.replicas[0];
     const victimId = /state: postgres at \S+ \(this replica: ([\w-]+)\)/.exec(victim.output())?.[1];
     expect(victimId, victim.output()).toBeDefined();
-    const before = hung;
-    const task = await sendMessage(victim.url, { text: 'hang', contextId: 'doomed' }, false);
-    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    const task = await hangTurn(victim.url, 'doomed');
     await waitUntil(async () => ((await getTask(fleet.replicas[1].url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task to be working');
     await victim.stop('SIGKILL');
     fleet.proxy.remove(victim.url);
@@ -255,11 +273,9 @@ describe('replicas on Postgres', () => {
     fleet.replicas.splice(0, 1, await fleet.start());
   }, 60_000);
 
-  it('cancels a turn running on one replica when the cancel reaches another', async () => {
+  it.sequential('cancels a turn running on one replica when the cancel reaches another', async () => {
     const [runner, other] = fleet.replicas.slice(1, 3);
-    const before = hung;
-    const task = await sendMessage(runner.url, { text: 'hang', contextId: 'to-cancel' }, false);
-    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    const task = await hangTurn(runner.url, 'to-cancel');
     const response = await fetch(`${other.url}/a2a`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/cancel', params: { id: task.id } }) });
     expect(((await response.json()) as any).result.status.state).toBe('canceled');
     // The turn on the first replica was aborted, so the conversation is free for the next message at once.
@@ -277,9 +293,7 @@ describe('replicas on Postgres', () => {
     const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url });
     try {
       const other = fleet.replicas[1];
-      const before = hung;
-      const task = await sendMessage(runner.url, { text: 'hang', contextId }, false);
-      await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+      const task = await hangTurn(runner.url, contextId);
       // Its saves of the task done: the A2A SDK stops saving a task's events after one save fails.
       await waitUntil(async () => ((await getTask(other.url, task.id)).status.state === 'working' ? true : undefined), 15_000, 'the task saved as working');
       await body({ gate, other, task });
@@ -289,7 +303,7 @@ describe('replicas on Postgres', () => {
     }
   }
 
-  it('cancels a turn on a replica that never heard the cancel (its connections to the store were cut as it was sent), when it next renews the lease', async () => {
+  it.sequential('cancels a turn on a replica that never heard the cancel (its connections to the store were cut as it was sent), when it next renews the lease', async () => {
     await withHungTurnBehindRelay('cancel-unheard', async ({ gate, other, task }) => {
       // Sent while the runner has no LISTEN connection: the notification is lost to it.
       gate.down();
@@ -304,7 +318,7 @@ describe('replicas on Postgres', () => {
     });
   }, 30_000);
 
-  it('stops a turn whose lease was reaped while its replica could not reach the store, instead of running on', async () => {
+  it.sequential('stops a turn whose lease was reaped while its replica could not reach the store, instead of running on', async () => {
     await withHungTurnBehindRelay('lease-lost', async ({ gate, other, task }) => {
       // Cut off past its lease (3 s here): another replica reaps the lease and fails the task.
       gate.down();
@@ -320,7 +334,17 @@ describe('replicas on Postgres', () => {
     });
   }, 60_000);
 
-  it('finishes a turn that ends while its replica cannot reach the store: its task and conversation are saved when the store is back', async () => {
+});
+
+// A fleet of its own, so that these run beside the tests above rather than after them.
+describe('replicas on Postgres, stopping and restarting', { concurrent: true }, () => {
+  let fleet: Fleet;
+  beforeAll(async () => {
+    fleet = await startFleet(3, await newDatabase());
+  }, 60_000);
+  afterAll(() => fleet?.stop());
+
+  it.sequential('finishes a turn that ends while its replica cannot reach the store: its task and conversation are saved when the store is back', async () => {
     const gate = await relay(postgres.port);
     // A lease longer than the outage: the fleet does not give the task up meanwhile.
     const runner = await startReplica({ bundle, stateUrl: fleet.stateUrl.replace(`:${postgres.port}/`, `:${gate.port}/`), publicUrl: fleet.proxy.url, env: { FORGE_LEASE: '30s' } });
@@ -350,11 +374,9 @@ describe('replicas on Postgres', () => {
     }
   }, 60_000);
 
-  it('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
+  it.sequential('fails a turn still running when the shutdown grace period ends, instead of leaving it working', async () => {
     const replica = await startReplica({ bundle, stateUrl: fleet.stateUrl, publicUrl: fleet.proxy.url, env: { FORGE_SHUTDOWN_GRACE: '1s', FORGE_DRAIN_DELAY: '100ms' } });
-    const before = hung;
-    const task = await sendMessage(replica.url, { text: 'hang', contextId: 'shutdown' }, false);
-    await waitUntil(() => (hung > before ? true : undefined), 15_000, 'the turn to reach the model');
+    const task = await hangTurn(replica.url, 'shutdown');
     expect(await replica.stop('SIGTERM')).toBe(0);
     const seen = await getTask(fleet.replicas[0].url, task.id);
     expect(seen.status.state).toBe('failed');
@@ -362,7 +384,7 @@ describe('replicas on Postgres', () => {
     expect((await sendMessage(fleet.replicas[0].url, { text: 'next', contextId: 'shutdown' })).status.state).toBe('completed');
   }, 30_000);
 
-  it('loses no request of 32 concurrent clients during a rolling restart', async () => {
+  it.sequential('loses no request of 32 concurrent clients during a rolling restart', async () => {
     let running = true;
     const outcomes = { ok: 0, failed: [] as string[] };
     const client = async (n: number) => {
@@ -393,13 +415,14 @@ describe('replicas on Postgres', () => {
     expect(outcomes.ok).toBeGreaterThan(100);
   }, 90_000);
 
-  it('advertises the service address in the agent card, not the pod', async () => {
+  it.sequential('advertises the service address in the agent card, not the pod', async () => {
     const card = (await (await fetch(`${fleet.replicas[0].url}/.well-known/agent.json`)).json()) as { url: string };
     expect(card.url).toBe(`${fleet.proxy.url}/a2a`);
   });
 });
 
-describe('starting a replica on a shared store', () => {
+// Each test here starts and stops what it needs: they run side by side too.
+describe('starting a replica on a shared store', { concurrent: true }, () => {
   const serve = (env: NodeJS.ProcessEnv) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: '', ...env } });
 
   it('refuses to generate a token per replica', async () => {
