@@ -4,7 +4,7 @@
  * a project with a Python and a TypeScript tool, and a package cache.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry } from '../../helpers/oci.ts';
+import { pushBaseImage, runcRun, startRegistry, unpackForRunc, type LoopbackRegistry, type RuncContainer } from '../../helpers/oci.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 
 export interface PackageFixture {
@@ -47,13 +47,26 @@ export function usePackageFixture(): PackageFixture {
 }
 
 /**
+ * Resolves with the container's exit code once all it printed has been read. runcRun's `exited` resolves
+ * at the process's exit, when its pipes may still hold the last of its output (seen with several
+ * containers at once: a tool's answer missing). Here rather than in oci.ts: that file's text names the
+ * cached base images, and a change to it has every checkout on the machine assemble them again.
+ */
+export async function exitedWithOutput(container: RuncContainer): Promise<number | null> {
+  const { child } = container;
+  await container.exited;
+  if (!child.stdout!.readableEnded || !child.stderr!.readableEnded) await new Promise((resolve) => child.once('close', resolve));
+  return container.exited;
+}
+
+/**
  * Calls a tool in a runc container of the image (`node runtime.mjs call TOOL INPUT`):
  * expects it to exit 0 and returns what it printed. `network: false` keeps the container offline.
  */
 export async function callInImage(reference: string, tool: string, input = '{}', options: { network?: boolean } = {}): Promise<string> {
   const container = runcRun(unpackForRunc(reference, ['node', '/opt/agent/runtime.mjs', 'call', tool, input], options));
   try {
-    expect(await container.exited, container.output()).toBe(0);
+    expect(await exitedWithOutput(container), container.output()).toBe(0);
     return container.output();
   } finally {
     await container.stop();

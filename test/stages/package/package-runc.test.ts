@@ -12,7 +12,7 @@ import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/proje
 import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
 import { FILESYSTEM_PACKAGE, filesystemVersion, npxMcpProject } from '../../helpers/npx-project.ts';
 
-import { callInImage, usePackageFixture, type PackageFixture } from './package-fixture.ts';
+import { callInImage, exitedWithOutput, usePackageFixture, type PackageFixture } from './package-fixture.ts';
 
 const fx = usePackageFixture();
 // The fixture's fields under the names the tests use (its beforeAll runs first).
@@ -44,7 +44,7 @@ describe('forge package, run in runc', () => {
     appendFileSync(join(tampered, 'rootfs/opt/agent/runtime.mjs'), '\n// changed in the image\n');
     const refused = runcRun(tampered);
     try {
-      expect(await refused.exited).toBe(1);
+      expect(await exitedWithOutput(refused)).toBe(1);
       expect(refused.output()).toContain('runtime.mjs was changed after the build');
     } finally {
       await refused.stop();

@@ -11,10 +11,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, runcRun, unpackForRunc } from '../../helpers/oci.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
-import { callInImage, files, usePackageFixture } from './package-fixture.ts';
+import { callInImage, exitedWithOutput, files, usePackageFixture } from './package-fixture.ts';
 
 const fx = usePackageFixture();
 const TOKEN = 'package-sandbox-secret-token';
@@ -37,7 +37,7 @@ function expectSandboxUnsetIn(reference: string, label: string): void {
 async function refusedStart(reference: string, args: string[], env?: Record<string, string>): Promise<string> {
   const container = runcRun(unpackForRunc(reference, args, { sandbox: false, ...(env ? { env } : {}) }));
   try {
-    expect(await container.exited).toBe(1);
+    expect(await exitedWithOutput(container)).toBe(1);
     expect(container.output()).not.toContain('listening on');
     return container.output();
   } finally {
@@ -45,9 +45,18 @@ async function refusedStart(reference: string, args: string[], env?: Record<stri
   }
 }
 
-describe('forge package: the tool sandbox', () => {
+/*
+ * The tests run side by side (each packages its own project to its own reference, and most of their time
+ * is spent waiting on forge package, the registry and runc): one after the other took 49 s alone.
+ */
+describe.concurrent('forge package: the tool sandbox', () => {
+  /** A base without bubblewrap, pushed once for the tests that use it. */
+  let bare: string;
+  beforeAll(() => {
+    bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
+  });
+
   it('refuses a base without bubblewrap, saying how to get one or how to opt out', async () => {
-    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
     const out = join(tempDir(), 'image');
     const result = await forge(['package', '--base', bare, '--out', out], fx.project, fx.env());
     expect(result.code).toBe(1);
@@ -59,9 +68,9 @@ describe('forge package: the tool sandbox', () => {
   }, 240_000);
 
   it('--no-sandbox packages it anyway, and the image says at start that tools run unsandboxed', async () => {
-    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
     const reference = `${fx.registry.address}/agents/unsandboxed:1`;
-    const packaged = await forge(['package', '--base', bare, '--no-sandbox', '--push', reference], fx.project, fx.env());
+    // A project of its own: the test before packages fx.project at the same time.
+    const packaged = await forge(['package', '--base', bare, '--no-sandbox', '--push', reference], writeProject(files), fx.env());
     expect(packaged.code, packaged.stderr).toBe(0);
     expect(packaged.stderr).toContain('the image runs tools WITHOUT a sandbox (--no-sandbox; FORGE_SANDBOX=off)');
     const config = inspectConfig(reference);
@@ -117,7 +126,6 @@ describe('forge package: the tool sandbox', () => {
 
   it("refuses --no-sandbox when forge.yaml says sandbox: required, before building; the image keeps required (label too)", async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: required\n'), 'tools/echo.py': files['tools/echo.py'] });
-    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
     const out = join(tempDir(), 'image');
     const refused = await forge(['package', '--base', bare, '--no-sandbox', '--out', out], project, fx.env());
     expect(refused.code).toBe(2);
@@ -142,7 +150,6 @@ describe('forge package: the tool sandbox', () => {
 
   it("with forge.yaml's sandbox: off, --no-sandbox sets no FORGE_SANDBOX: the image is off by forge.yaml and says so", async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig('sandbox: off\n'), 'tools/echo.py': files['tools/echo.py'] });
-    const bare = pushBaseImage(fx.registry.address, { python: true, sandbox: false, tag: 'no-bwrap' });
     const reference = `${fx.registry.address}/agents/off-by-config:1`;
     const packaged = await forge(['package', '--base', bare, '--no-sandbox', '--push', reference], project, fx.env());
     expect(packaged.code, packaged.stderr).toBe(0);
@@ -161,7 +168,7 @@ describe('forge package: the tool sandbox', () => {
   }, 240_000);
 });
 
-describe('forge package: the interpreters YAML tools run', () => {
+describe.concurrent('forge package: the interpreters YAML tools run', () => {
   const yamlTools = {
     'forge.yaml': minimalConfig(),
     'tools/count_lines.yaml': 'description: Counts lines.\ntags: [read]\nparameters:\n  text: { type: string, description: The text. }\nbash: printf "%s" {text} | wc -l\n',
