@@ -18,11 +18,13 @@ const ALONE = ['test/cli/studio/studio-browser.test.ts'];
  * sandboxes, many processes) would start late and run on alone at the end.
  */
 const LONGEST = [
-  'test/runtime/state/replicas.test.ts',
   'test/runtime/state/postgres-store.test.ts',
+  'test/runtime/state/replicas.test.ts',
+  'test/e2e/install-package.test.ts',
   'test/stages/package/package-runc.test.ts',
   'test/e2e/sandbox-attacks.test.ts',
   'test/e2e/adapters.test.ts',
+  'test/stages/package/package-sandbox.test.ts',
   'test/e2e/exact-output/exact-output-cli.test.ts',
   'test/runtime/guard/file-tool-escapes.test.ts',
   'test/cli/dev-reload.test.ts',
