@@ -49,8 +49,9 @@ async function stores(count: number, leaseMs = 3000, poolSize?: number): Promise
   return { url, stores: made };
 }
 
-describe('the Postgres state store', () => {
-  it('migrates once when eight instances open a fresh database at the same moment', async () => {
+// Runs beside the block below (which waits on leases, timeouts and cut connections), its own tests in order.
+describe('the Postgres state store', { concurrent: true }, () => {
+  it.sequential('migrates once when eight instances open a fresh database at the same moment', async () => {
     const { url } = await stores(8);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -64,7 +65,7 @@ describe('the Postgres state store', () => {
     }
   });
 
-  it('opens a database a newer Forge migrated further (a rollback), says so, and works', async () => {
+  it.sequential('opens a database a newer Forge migrated further (a rollback), says so, and works', async () => {
     const { url } = await stores(1);
     await asAdmin(url, 'INSERT INTO forge_migrations (version) VALUES ($1)', [MIGRATIONS.length + 5]);
     const warnings: string[] = [];
@@ -74,7 +75,7 @@ describe('the Postgres state store', () => {
     await store.ping();
   });
 
-  it("migrates a table in use without holding up other replicas' statements on it behind a long transaction, then opens when that ends", async () => {
+  it.sequential("migrates a table in use without holding up other replicas' statements on it behind a long transaction, then opens when that ends", async () => {
     // A database as a Forge with only the first four migrations left it, with a task in it.
     const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
     await asAdmin(url, 'CREATE TABLE forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
@@ -103,7 +104,7 @@ describe('the Postgres state store', () => {
     }
   });
 
-  it('gives up a migration behind a transaction that outlasts its deadline: the store does not open, says why, changes nothing, and leaves no connection or lock behind', async () => {
+  it.sequential('gives up a migration behind a transaction that outlasts its deadline: the store does not open, says why, changes nothing, and leaves no connection or lock behind', async () => {
     const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
     await asAdmin(url, 'CREATE TABLE forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     for (let version = 1; version <= 4; version++) await asAdmin(url, `${MIGRATIONS[version - 1]}; INSERT INTO forge_migrations (version) VALUES (${version})`);
@@ -130,7 +131,7 @@ describe('the Postgres state store', () => {
     }
   });
 
-  it('hands each due time to exactly one of three instances checking at once', async () => {
+  it.sequential('hands each due time to exactly one of three instances checking at once', async () => {
     const { stores: [a, b, c] } = await stores(3);
     const entry = { key: 'runtime:beat', signature: 'every-1s', schedule: parseSchedule('@every 1s') };
     const start = new Date('2030-01-01T00:00:00Z');
@@ -151,7 +152,7 @@ describe('the Postgres state store', () => {
     return { fired, tick: async () => (await made.tick(), await made.idle()) };
   }
 
-  it('fires a schedule deleted and set again (same id, same expression) before the next check', async () => {
+  it.sequential('fires a schedule deleted and set again (same id, same expression) before the next check', async () => {
     const { stores: [a] } = await stores(1);
     const clock = { now: new Date('2030-01-01T00:00:00Z') };
     const one = scheduler(a.schedules, clock);
@@ -166,7 +167,7 @@ describe('the Postgres state store', () => {
     expect(one.fired).toEqual(['beat']);
   });
 
-  it('fires a schedule another instance deleted and set again between two checks of this one', async () => {
+  it.sequential('fires a schedule another instance deleted and set again between two checks of this one', async () => {
     const { stores: [a, b] } = await stores(2);
     const clock = { now: new Date('2030-01-01T00:00:00Z') };
     const onB = scheduler(b.schedules, clock);
@@ -181,7 +182,7 @@ describe('the Postgres state store', () => {
     expect(onB.fired).toEqual(['beat', 'beat']);
   });
 
-  it('does not fire a schedule set again at the due time a check put back for its deleted predecessor', async () => {
+  it.sequential('does not fire a schedule set again at the due time a check put back for its deleted predecessor', async () => {
     const { stores: [a, b] } = await stores(2);
     const clock = { now: new Date('2030-01-01T00:00:00Z') };
     await a.schedules.saveTask({ id: 'beat', cron: '@every 1m', task: 't' }, 100);
@@ -204,12 +205,12 @@ describe('the Postgres state store', () => {
     expect(one.fired).toEqual(['beat']);
   });
 
-  it('lists each task once, newest first, while newer tasks arrive between pages', async () => {
+  it.sequential('lists each task once, newest first, while newer tasks arrive between pages', async () => {
     const { stores: [a] } = await stores(1);
     expect(await pagesWhileTasksArrive(a.tasks)).toEqual([['e', 'd', 'c'], ['b', 'a']]);
   });
 
-  it('keeps the schedule limit when twenty schedule_set calls race for the last places', async () => {
+  it.sequential('keeps the schedule limit when twenty schedule_set calls race for the last places', async () => {
     const { stores: [a, b] } = await stores(2);
     const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).schedules.saveTask({ id: `s${i}`, cron: '@hourly', task: 't' }, 5)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
@@ -218,7 +219,7 @@ describe('the Postgres state store', () => {
     expect(await a.schedules.runtimeTasks()).toHaveLength(5);
   });
 
-  it('refuses to save a turn whose hold expired and was taken by another instance', async () => {
+  it.sequential('refuses to save a turn whose hold expired and was taken by another instance', async () => {
     const { url, stores: [a, b] } = await stores(2, 300);
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => (release = resolve));
@@ -238,14 +239,14 @@ describe('the Postgres state store', () => {
     expect((await a.conversations.read('ctx')).messages.map((m) => m.content)).toEqual(['from b']);
   });
 
-  it('delivers a cancel request from one instance to the others', async () => {
+  it.sequential('delivers a cancel request from one instance to the others', async () => {
     const { stores: [a, b] } = await stores(2);
     const heard = new Promise<string>((resolve) => b.cancels.subscribe(resolve));
     await a.cancels.request('task-42');
     expect(await heard).toBe('task-42');
   });
 
-  it('keeps text Postgres cannot hold (NUL, U+0001, half a surrogate pair) as it was, in ids, values and keys: conversations, tasks, schedules and cancel requests', async () => {
+  it.sequential('keeps text Postgres cannot hold (NUL, U+0001, half a surrogate pair) as it was, in ids, values and keys: conversations, tasks, schedules and cancel requests', async () => {
     const { stores: [a, b] } = await stores(2);
     const texts = ['nul \0 here', 'U+0001 \u0001 and \u00010, written as a NUL is', 'half a pair \ud800 and \udc00', '\\u0000 as six characters', 'a pair 😀'];
     const id = 'conversation \0 \u0001 \ud800';
@@ -282,7 +283,7 @@ describe('the Postgres state store', () => {
     expect(await heard).toBe(taskId);
   });
 
-  it('keeps a cancel request only while a turn holds the task, finds it at the renewal, and lets it go with the lease', async () => {
+  it.sequential('keeps a cancel request only while a turn holds the task, finds it at the renewal, and lets it go with the lease', async () => {
     const { url, stores: [runner, other] } = await stores(2, 300);
     const found: string[] = [];
     runner.cancels.subscribe((taskId) => found.push(taskId));
@@ -324,7 +325,7 @@ describe('the Postgres state store', () => {
     return { runner, found, cancel };
   }
 
-  it('finds a cancel handled elsewhere before its turn took the lease, whose notification it missed, as it takes the lease', async () => {
+  it.sequential('finds a cancel handled elsewhere before its turn took the lease, whose notification it missed, as it takes the lease', async () => {
     // A lease whose first renewal comes after the test: the hold itself must find it.
     const { runner, found, cancel } = await cancelledElsewhere(60_000);
     await cancel('early'); // no lease existed to keep the request under
@@ -333,7 +334,7 @@ describe('the Postgres state store', () => {
     await lease.release();
   });
 
-  it('finds at the renewal a task canceled elsewhere whose request was not kept and whose notification it missed', async () => {
+  it.sequential('finds at the renewal a task canceled elsewhere whose request was not kept and whose notification it missed', async () => {
     const { runner, found, cancel } = await cancelledElsewhere(300);
     const lease = await runner.tasks.hold('later');
     await cancel('later');
@@ -341,7 +342,7 @@ describe('the Postgres state store', () => {
     await lease.release();
   });
 
-  it('fails a working task whose lease holder stopped renewing, and leaves a finished one alone', async () => {
+  it.sequential('fails a working task whose lease holder stopped renewing, and leaves a finished one alone', async () => {
     const { stores: [a, b] } = await stores(2, 300);
     const task = (id: string, state: TaskState) => Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[state], timestamp: new Date().toISOString() } });
     await a.tasks.save(task('working', TaskState.TASK_STATE_WORKING));
