@@ -32,11 +32,14 @@ const hungOn = (text: string) => hung.get(text) ?? 0;
 let held = 0;
 let letHeldAnswerGo: (() => void) | undefined;
 
-/** The model: answers by the last message, so replicas may ask in any order. */
+/**
+ * The model: answers by the last message, so replicas may ask in any order; by its last paragraph, as a
+ * message after a turn that never answered (a cancelled, failed or hung one) is sent joined to its question.
+ */
 function model(body: Record<string, any>) {
   const last = body.messages.at(-1);
   if (last.role === 'tool') return { text: `done: ${last.content}` };
-  const text = String(last.content);
+  const text = String(last.content).split('\n\n').at(-1)!;
   if (text === 'approve-me') return { toolCalls: [{ name: 'danger', arguments: { message: 'boom' } }] };
   if (text.startsWith('hang')) {
     hung.set(text, hungOn(text) + 1);
