@@ -366,6 +366,16 @@ describe('the sandbox as a whole', () => {
   });
 });
 
+/**
+ * A work dir of its own, with the attack script, for a server started beside the suite's: one work dir's
+ * `file:` store serves one server (a second is refused, FORGE_STATE_IN_USE).
+ */
+function ownWorkDir(): string {
+  const dir = tempDir('forge-hostile-own-');
+  writeFileSync(join(dir, 'attack.py'), ATTACK_SCRIPT);
+  return dir;
+}
+
 describe('at server shutdown', () => {
   it.each([
     ['py_worker', 'SIGKILL'],
@@ -374,7 +384,7 @@ describe('at server shutdown', () => {
     ['local_shell', 'SIGKILL'],
   ] as const)('kills the children of a %s call in flight when the server gets %s', async (kind, signal) => {
     // A short grace period: the call lingers 60 s, so SIGTERM's path ends with the grace running out and the turn's processes killed.
-    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_SHUTDOWN_GRACE: '1s' } });
+    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: ownWorkDir(), env: { FORGE_AUTH_TOKEN: TOKEN, FORGE_SHUTDOWN_GRACE: '1s' } });
     const marker = `shutdown-${kind}-${Date.now()}`;
     const json = JSON.stringify({ action: 'stray', marker, linger: 60 });
     const args = kind === 'local_shell' ? { command: `python3 attack.py '${json}'`, timeout: 120 } : { payload: { action: 'stray', marker, linger: 60 } };
@@ -392,7 +402,8 @@ describe('at server shutdown', () => {
 describe('a generated token', () => {
   it('lives outside the work dir, and no tool process can read it', async () => {
     const stateDir = join(tempDir('forge-state-'), 'forge');
-    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_STATE_DIR: stateDir } });
+    const ownDir = ownWorkDir();
+    const server = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: ownDir, env: { FORGE_STATE_DIR: stateDir } });
     try {
       await server.waitFor(/auth token \(saved in (\S+), outside the work dir; shown once\): (\S+)/);
       const [, file, token] = /auth token \(saved in (\S+), outside the work dir; shown once\): (\S+)/.exec(server.output())!;
@@ -405,7 +416,7 @@ describe('a generated token', () => {
       expect([{ listing: [] }, { error: 'No such file or directory' }]).toContainEqual(result.value[stateDir]);
       // Every later start names the file, never the token: a person who missed the first start finds it there.
       await server.stop('SIGTERM');
-      const again = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_STATE_DIR: stateDir } });
+      const again = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: ownDir, env: { FORGE_STATE_DIR: stateDir } });
       try {
         await again.waitFor(`auth token: in ${file}\n`);
         expect(again.output()).not.toContain(token);
