@@ -8,6 +8,7 @@ import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { ok, type Tool } from '../../../runtime/tools/model.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
+import { agentWithTools } from '../../helpers/tool-agent.ts';
 import { startScriptedAnthropic, startScriptedOpenAI, thinkingSignature, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
 
 async function agentWith(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[]) {
@@ -182,14 +183,7 @@ describe('an Anthropic model that answers with nothing', () => {
   it('leaves the conversation sendable: the empty answer is not sent back as a message without content, which the API refuses', async () => {
     // Claude at times ends a turn with no text after a tool's result.
     const llm = await startScriptedAnthropic([{ toolCalls: [{ name: 'reader', arguments: {} }] }, { text: '' }, { text: 'second answer' }]);
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'reader', description: 'Reads.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('read') }, 'test');
-    const agent = new Agent({
-      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'anthropic', name: 'm', base_url: llm.url }, new HttpClient(), {}),
-      sessions: new FileConversations(tempDir()),
-    });
+    const agent = agentWithTools({ provider: 'anthropic', name: 'm', base_url: llm.url }, [{ name: 'reader', execute: async () => ok('read') }]);
     expect(await agent.send('c', 'first')).toMatchObject({ status: 'completed', text: '' });
     expect(await agent.send('c', 'second')).toMatchObject({ status: 'completed', text: 'second answer' });
   });
@@ -228,14 +222,7 @@ describe('an Anthropic-format model that thinks (extended thinking, DeepSeek thr
 
   it.each([false, true])('gets its signed thinking blocks back, as they were, before its tool calls (streaming: %s)', async (stream) => {
     const llm = await startScriptedAnthropic(thinkingModel([{ reasoning: 'Read the file first.', toolCalls: [{ name: 'reader', arguments: {} }] }, { text: 'It says hello.' }, { text: 'Still hello.' }]));
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'reader', description: 'Reads.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('hello') }, 'test');
-    const agent = new Agent({
-      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'anthropic', name: 'thinker', base_url: llm.url }, new HttpClient(), {}),
-      sessions: new FileConversations(tempDir()),
-    });
+    const agent = agentWithTools({ provider: 'anthropic', name: 'thinker', base_url: llm.url }, [{ name: 'reader', execute: async () => ok('hello') }]);
     const turn = stream ? { stream: true, onEvent: () => {} } : {};
     expect(await agent.send('c', 'What does the file say?', turn)).toMatchObject({ status: 'completed', text: 'It says hello.' });
     expect(await agent.send('c', 'And now?', turn)).toMatchObject({ status: 'completed', text: 'Still hello.' });
@@ -254,14 +241,7 @@ describe('an Anthropic-format model that thinks (extended thinking, DeepSeek thr
       });
     const answer = { reasoning: 'It is read.', text: 'It says hello.' };
     const llm = await startScriptedAnthropic(deepSeek([{ toolCalls: [{ name: 'reader', arguments: {} }] }, answer, answer, { text: 'Still hello.' }]));
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'reader', description: 'Reads.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('hello') }, 'test');
-    const agent = new Agent({
-      manifest: { agent_id: 'a', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'anthropic', name: 'deepseek-v4-flash', base_url: llm.url }, new HttpClient(), {}),
-      sessions: new FileConversations(tempDir()),
-    });
+    const agent = agentWithTools({ provider: 'anthropic', name: 'deepseek-v4-flash', base_url: llm.url }, [{ name: 'reader', execute: async () => ok('hello') }]);
     const turn = stream ? { stream: true, onEvent: () => {} } : {};
     expect(await agent.send('c', 'What does the file say?', turn)).toMatchObject({ status: 'completed', text: 'It says hello.' });
     expect(await agent.send('c', 'And now?', turn)).toMatchObject({ status: 'completed', text: 'Still hello.' });

@@ -7,16 +7,12 @@
  * thinking models that must be sent their reasoning back (DeepSeek, Kimi).
  */
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../../../runtime/agent/agent.ts';
-import { createModelClient } from '../../../../runtime/agent/providers/create-model.ts';
 import { createOpenAIProvider } from '../../../../runtime/agent/providers/openai.ts';
 import { HttpClient, type HostLookup } from '../../../../runtime/net/http-client.ts';
-import { FileConversations } from '../../../../runtime/state/file-conversations.ts';
 import { ok } from '../../../../runtime/tools/model.ts';
-import { ToolRegistry } from '../../../../runtime/tools/registry.ts';
 import { startServer } from '../../../helpers/http-server.ts';
-import { tempDir } from '../../../helpers/project.ts';
-import { startScriptedOpenAI, type ScriptedTurn } from '../../../helpers/scripted-llm.ts';
+import { agentWithTools } from '../../../helpers/tool-agent.ts';
+import { startScriptedOpenAI, type ScriptedServer, type ScriptedTurn } from '../../../helpers/scripted-llm.ts';
 
 /** A model that answers as OpenAI's reasoning models do to max_tokens and to a temperature. */
 const reasoningModel = (body: Record<string, any>): ScriptedTurn => {
@@ -126,6 +122,16 @@ function thinkingModel(steps: ScriptedTurn[]) {
   });
 }
 
+/** Two turns (Oslo, then Lyon) of an agent on `server`; the reasoning_content of each answer in the last request. */
+async function reasoningSentBack(server: ScriptedServer, stream: boolean): Promise<unknown[]> {
+  const agent = agentWithTools({ provider: 'openai', name: 'deepseek-v4-flash', base_url: `${server.url}/v1` }, [{ name: 'lookup', execute: async () => ok({ found: true }) }]);
+  const send = (text: string) => agent.send('c', text, stream ? { stream: true, onEvent: () => {} } : {});
+  expect(await send('How many people live in Oslo?')).toMatchObject({ status: 'completed', text: 'Oslo has 709,000 people.' });
+  expect(await send('And Lyon?')).toMatchObject({ status: 'completed', text: 'Lyon has 522,000 people.' });
+  const assistants = server.bodies.at(-1)!.messages.filter((m: Record<string, unknown>) => m.role === 'assistant');
+  return assistants.map((m: Record<string, unknown>) => m.reasoning_content);
+}
+
 describe('a thinking model that must be sent its reasoning back with its tool calls (DeepSeek, Kimi)', () => {
   it.each([false, true])('gets the reasoning behind each call in the turns after it (streaming: %s)', async (stream) => {
     const server = await startScriptedOpenAI(
@@ -136,19 +142,7 @@ describe('a thinking model that must be sent its reasoning back with its tool ca
         { text: 'Lyon has 522,000 people.' },
       ]),
     );
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'lookup', description: 'Looks a city up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ found: true }) }, 'test');
-    const agent = new Agent({
-      manifest: { agent_id: 'thinker', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'openai', name: 'deepseek-v4-flash', base_url: `${server.url}/v1` }, new HttpClient(), {}),
-      sessions: new FileConversations(tempDir()),
-    });
-    const send = (text: string) => agent.send('c', text, stream ? { stream: true, onEvent: () => {} } : {});
-    expect(await send('How many people live in Oslo?')).toMatchObject({ status: 'completed', text: 'Oslo has 709,000 people.' });
-    expect(await send('And Lyon?')).toMatchObject({ status: 'completed', text: 'Lyon has 522,000 people.' });
-    const assistants = server.bodies.at(-1)!.messages.filter((m: Record<string, unknown>) => m.role === 'assistant');
-    expect(assistants.map((m: Record<string, unknown>) => m.reasoning_content)).toEqual(['The user wants Oslo: look it up.', undefined, 'Now Lyon.']);
+    expect(await reasoningSentBack(server, stream)).toEqual(['The user wants Oslo: look it up.', undefined, 'Now Lyon.']);
   });
 
   // Regression: DeepSeek V4 at times calls a tool without reasoning a token; kept without reasoning, that call was
@@ -164,19 +158,7 @@ describe('a thinking model that must be sent its reasoning back with its tool ca
         { text: 'Lyon has 522,000 people.' },
       ]),
     );
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'lookup', description: 'Looks a city up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok({ found: true }) }, 'test');
-    const agent = new Agent({
-      manifest: { agent_id: 'thinker', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'openai', name: 'deepseek-v4-flash', base_url: `${server.url}/v1` }, new HttpClient(), {}),
-      sessions: new FileConversations(tempDir()),
-    });
-    const send = (text: string) => agent.send('c', text, stream ? { stream: true, onEvent: () => {} } : {});
-    expect(await send('How many people live in Oslo?')).toMatchObject({ status: 'completed', text: 'Oslo has 709,000 people.' });
-    expect(await send('And Lyon?')).toMatchObject({ status: 'completed', text: 'Lyon has 522,000 people.' });
-    const assistants = server.bodies.at(-1)!.messages.filter((m: Record<string, unknown>) => m.role === 'assistant');
-    expect(assistants.map((m: Record<string, unknown>) => m.reasoning_content)).toEqual(['', undefined, 'Now Lyon.']);
+    expect(await reasoningSentBack(server, stream)).toEqual(['', undefined, 'Now Lyon.']);
     // Refused once, then sent so from then on.
     expect(server.bodies).toHaveLength(5);
   });
@@ -184,14 +166,7 @@ describe('a thinking model that must be sent its reasoning back with its tool ca
   it('is not sent to another model: a fallback gets the calls without the reasoning it did not write', async () => {
     const thinker = await startScriptedOpenAI([{ reasoning: 'Look it up.', toolCalls: [{ name: 'lookup', arguments: {} }] }, { status: 400, text: 'a client error no retry helps' }]);
     const other = await startScriptedOpenAI([{ text: 'done' }]);
-    const registry = new ToolRegistry({ workDir: process.cwd() });
-    registry.register({ name: 'lookup', description: 'Looks up.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => ok('found') }, 'test');
-    const agent = new Agent({
-      manifest: { agent_id: 'thinker', version: '1.0.0', description: '' },
-      tools: { list: () => registry.list(), execute: (n, a, o) => registry.execute(n, a, o) },
-      model: createModelClient({ provider: 'openai', name: 'thinker', base_url: `${thinker.url}/v1`, fallbacks: [{ provider: 'openai', name: 'other', base_url: `${other.url}/v1` }] }, new HttpClient(), {}),
-      sessions: new FileConversations(tempDir()),
-    });
+    const agent = agentWithTools({ provider: 'openai', name: 'thinker', base_url: `${thinker.url}/v1`, fallbacks: [{ provider: 'openai', name: 'other', base_url: `${other.url}/v1` }] }, [{ name: 'lookup', execute: async () => ok('found') }]);
     expect(await agent.send('c', 'go')).toMatchObject({ status: 'completed', text: 'done' });
     expect(JSON.stringify(thinker.bodies[1])).toContain('"reasoning_content":"Look it up."');
     expect(JSON.stringify(other.bodies[0])).not.toContain('reasoning_content');
