@@ -59,6 +59,6 @@ export async function sandboxSourceAgent(source: SourceAgent, log: Logger): Prom
   } catch (err) {
     if (!(err instanceof SandboxRequiredError)) throw err;
     await source.registry.close();
-    throw new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`);
+    throw new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED');
   }
 }

@@ -1,12 +1,16 @@
-import { error } from '../runtime/diagnostics.ts';
+import { error, type DiagnosticCode } from '../runtime/diagnostics.ts';
 import { writeFailureJson } from '../runtime/failure-json.ts';
 import { errColor } from './terminal.ts';
 
-/** A mistake in how a command was invoked: printed with the command's synopsis, exit code 2. */
+/**
+ * A mistake in how a command was invoked: printed with the command's synopsis, exit code 2. `code`: what
+ * --json names it, FORGE_USAGE unless the refusal has a code of its own (the sandbox forge.yaml requires).
+ */
 export class UsageError extends Error {
   constructor(
     message: string,
     readonly hint?: string,
+    readonly code: DiagnosticCode = 'FORGE_USAGE',
   ) {
     super(message);
     this.name = 'UsageError';
@@ -29,7 +33,7 @@ export function renderUsageError(err: UsageError, usage: string, command: string
  * for the person reading a CI log.
  */
 export function reportUsageError(err: UsageError, usage: string, command: string, argv: readonly string[]): 2 {
-  writeFailureJson(argv.includes('--json'), [error('FORGE_USAGE', err.message, {}, err.hint)]);
+  writeFailureJson(argv.includes('--json'), [error(err.code, err.message, {}, err.hint)]);
   process.stderr.write(renderUsageError(err, usage, command));
   return 2;
 }

@@ -70,7 +70,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_DEBUG_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'there is no running agent to inspect here' },
   FORGE_DOCSTRING_CATEGORY: { severity: 'error', when: 'build', meaning: 'a tool in tool_dirs cannot declare category ...' },
   FORGE_DOCSTRING_COMPOSED: { severity: 'error', when: 'build', meaning: 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools' },
-  FORGE_DOCTOR_CHECK: { severity: 'error', when: 'run', meaning: 'a doctor check failed (the sandbox forge.yaml requires, the model key, the work dir); its line says what and how to fix it' },
+  FORGE_DOCTOR_CHECK: { severity: 'error', when: 'run', meaning: 'a doctor check failed that has no code of its own (the auth token file); its line says what and how to fix it. The sandbox forge.yaml requires, the model key and the work dir fail with the code the agent refuses with (FORGE_SANDBOX_REQUIRED, FORGE_MODEL_KEY, FORGE_WORKDIR_MISSING)' },
   FORGE_EXECUTE_NOT_EXPORTED: { severity: 'warning', when: 'build', meaning: 'execute is defined but not exported where Forge looks, so the tool runs as a script' },
   FORGE_SANDBOX_REQUIRED: { severity: 'error', when: 'run', meaning: 'forge.yaml (or FORGE_SANDBOX) requires the tool sandbox and this machine cannot give it: the command refuses to run tools' },
   FORGE_SCRIPT_READS_NOTHING: { severity: 'warning', when: 'build', meaning: 'a tool with inputs and no execute never reads its standard input, where a script gets them' },

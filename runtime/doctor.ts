@@ -26,7 +26,7 @@ export interface DoctorCheck {
   warning?: boolean;
   detail: string;
   hint?: string;
-  /** An adapter problem: the code the agent reports when it meets it (FORGE_MCP_CONNECT, FORGE_MCP_SKIPPED, FORGE_API_AUTH). */
+  /** The code the agent reports when it meets the problem (FORGE_SANDBOX_REQUIRED, FORGE_MODEL_KEY, FORGE_MCP_CONNECT, FORGE_API_AUTH...). */
   code?: DiagnosticCode;
   /** Where in forge.yaml, when doctor reads forge.yaml (`forge doctor`; a bundle has no forge.yaml). */
   file?: string;
@@ -64,6 +64,8 @@ export async function doctor(
     detail: isolated
       ? `bubblewrap at ${probe.bwrap}: tool processes get private PID/IPC/UTS namespaces, a read-only system, a private /tmp, hidden state and secrets`
       : `none: ${mode === 'off' ? 'sandbox: off' : probe.reason}${mode === 'required' ? ' (forge.yaml requires the sandbox: serve will refuse to start)' : ''}`,
+    // A failing check carries the code the agent refuses with, so doctor --json names the same problem the same way.
+    ...(!isolated && mode === 'required' ? { code: 'FORGE_SANDBOX_REQUIRED' as const } : {}),
   });
   const memory = manifest.sandbox?.memory_bytes;
   const processes = manifest.sandbox?.processes;
@@ -76,7 +78,7 @@ export async function doctor(
       ? `at most ${cap} processes per tool sandbox (the agent's own hard limit, below the ${wanted} asked for)`
       : `at most ${cap}${processes ? '' : ' (default)'} processes per tool sandbox`;
   checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
-  checks.push({ name: 'workdir', ok: existsSync(workDir), detail: existsSync(workDir) ? workDir : `${workDir} does not exist` });
+  checks.push({ name: 'workdir', ok: existsSync(workDir), detail: existsSync(workDir) ? workDir : `${workDir} does not exist`, ...(existsSync(workDir) ? {} : { code: 'FORGE_WORKDIR_MISSING' as const }) });
   const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : (existsSync(generatedTokenFile(workDir, env)) ? `in ${generatedTokenFile(workDir, env)} (generated at an earlier start)` : `generated into ${generatedTokenFile(workDir, env)} at the first start`);
   checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });
   if (manifest.model) {
@@ -87,7 +89,7 @@ export async function doctor(
     // A server at base_url may take no key (a local one); a hosted one answers 401 without it.
     if (present) checks.push({ name: 'model key', ok: true, detail });
     else if (manifest.model.base_url) checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${manifest.model.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` });
-    else checks.push({ name: 'model key', ok: false, detail, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)` });
+    else checks.push({ name: 'model key', ok: false, detail, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)`, code: 'FORGE_MODEL_KEY' });
   }
   (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
   (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));

@@ -163,7 +163,7 @@ export async function run(argv: string[]): Promise<number> {
       await startToolSandbox(project.config.sandbox, workDir, log, process.env, [project.config.root]);
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
-      throw new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`);
+      throw new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED');
     }
   }
   const { resolved, code } = await resolveProject(project);

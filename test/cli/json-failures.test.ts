@@ -132,7 +132,8 @@ const CASES: Case[] = [
   { command: 'forge mcp test (no such server)', fails: { dir: 'mcp', args: ['mcp', 'test', 'nope'], exit: 2, code: 'FORGE_USAGE' } },
   {
     command: 'forge doctor',
-    fails: { dir: 'keyless', args: ['doctor'], exit: 1, code: 'FORGE_DOCTOR_CHECK' },
+    // The code the agent warns with when it serves without the key, not doctor's catch-all.
+    fails: { dir: 'keyless', args: ['doctor'], exit: 1, code: 'FORGE_MODEL_KEY' },
     documented: (doc) => {
       expect(doc.checks).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'model key', ok: false })]));
       expect(doc.error.message).toMatch(/^model key: FORGE_TEST_NO_SUCH_KEY/);
@@ -156,6 +157,26 @@ describe('forge --json failures share one shape', () => {
     const result = await run('good', ['build', '--bogus']);
     expectFailure(result, 2, 'FORGE_USAGE');
     expect(result.stderr).toContain('usage: forge build');
+  });
+});
+
+describe('a sandbox that is required and missing is one code wherever it is met', () => {
+  // bwrap that cannot make namespaces, and FORGE_SANDBOX=required: every command that would run a tool refuses.
+  const refused = { FORGE_BWRAP: '/bin/false', FORGE_SANDBOX: 'required' };
+
+  it('forge tool run (exit 2, as before), forge doctor, and the bundle\'s call and doctor all say FORGE_SANDBOX_REQUIRED', async () => {
+    const runWith = (args: string[]) => forge([...args, '--json'], dirs.good, { ...env, ...refused });
+    expectFailure(await runWith(['tool', 'run', 'greet', '--param', 'name=Ada']), 2, 'FORGE_SANDBOX_REQUIRED');
+    expectFailure(await runWith(['doctor']), 1, 'FORGE_SANDBOX_REQUIRED');
+    expect((await forge(['build'], dirs.good, env)).code).toBe(0);
+    const bundle = (args: string[]) => runProcess(process.execPath, [join(dirs.good, '.forge-output', 'runtime.mjs'), ...args, '--json'], { cwd: dirs.good, env: { ...env, ...refused } });
+    expectFailure(await bundle(['call', 'greet', '{"name": "Ada"}']), 1, 'FORGE_SANDBOX_REQUIRED');
+    expectFailure(await bundle(['doctor']), 1, 'FORGE_SANDBOX_REQUIRED');
+  }, 120_000);
+
+  it('forge doctor names a missing work dir as the bundle refuses it', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('workdir: ./not-made\n') });
+    expectFailure(await forge(['doctor', '--json'], project, env), 1, 'FORGE_WORKDIR_MISSING');
   });
 });
 
