@@ -1,9 +1,11 @@
 import { redactSecrets } from '../../known-secrets.ts';
 
-/** A provider's error body, as short readable text (both providers put a message in `error.message`). */
+/** A provider's error body, as short readable text (both formats put a message in `error.message`). */
 export function describeErrorBody(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: string } | string; message?: string };
+    const json = JSON.parse(body) as unknown;
+    // Gemini's OpenAI-compatible endpoint answers a list of one error.
+    const parsed = (Array.isArray(json) ? json[0] : json) as { error?: { message?: string } | string; message?: string };
     if (typeof parsed.error === 'string') return parsed.error;
     if (parsed.error?.message) return parsed.error.message;
     if (parsed.message) return parsed.message;

@@ -8,6 +8,7 @@ import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider
 import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 import { shortBody } from './http-errors.ts';
+import { refusedSchemaKeywords, withoutKeywords } from './schema-keywords.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -84,6 +85,8 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
   const refused = new Set<RefusableSetting>();
   // The most output tokens this model said it gives, once it refused more (see outputLimit).
   let maxOutput: number | undefined;
+  // JSON Schema keywords this model refused in tool parameters (schema-keywords.ts).
+  const droppedKeywords = new Set<string>();
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -93,7 +96,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
         if (stream && !refused.has('stream_options')) body.stream_options = { include_usage: true };
         if (request.tools.length) {
-          body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+          body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: withoutKeywords(t.inputSchema, droppedKeywords) } }));
         }
         if (request.maxTokens !== undefined) body[refused.has('max_tokens') ? 'max_completion_tokens' : 'max_tokens'] = Math.min(request.maxTokens, maxOutput ?? Number.POSITIVE_INFINITY);
         if (request.temperature !== undefined && !refused.has('temperature')) body.temperature = request.temperature;
@@ -103,8 +106,10 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
         } catch (err) {
           const setting = refusedSetting(err, body);
           const limit = outputLimit(err, body);
+          const keywords = err instanceof ProviderError && err.status === 400 && body.tools ? refusedSchemaKeywords(err.message).filter((k) => !droppedKeywords.has(k)) : [];
           if (setting && !refused.has(setting)) refused.add(setting);
           else if (limit !== undefined) maxOutput = limit;
+          else if (keywords.length) for (const keyword of keywords) droppedKeywords.add(keyword);
           else throw err;
         }
       }

@@ -195,3 +195,58 @@ describe('Azure OpenAI', () => {
     expect(server.requests[0].headers).not.toHaveProperty('api-key');
   });
 });
+
+describe('a server that takes only part of JSON Schema in tool parameters (Gemini)', () => {
+  /** As Gemini's OpenAI-compatible endpoint answers a keyword it does not know: a list of one error, naming each. */
+  const KNOWN = new Set(['type', 'properties', 'required', 'description', 'items', 'enum', 'format', 'nullable', 'anyOf', 'minimum', 'maximum']);
+  function unknownKeywords(schema: unknown, at: string, found: string[]): string[] {
+    if (Array.isArray(schema)) schema.forEach((item, i) => unknownKeywords(item, `${at}[${i}]`, found));
+    else if (schema && typeof schema === 'object') {
+      for (const [key, value] of Object.entries(schema)) {
+        if (!KNOWN.has(key)) found.push(`Invalid JSON payload received. Unknown name "${key.replace(/^\$ref$/, 'ref')}" at '${at}': Cannot find field.`);
+        else if (key === 'properties') for (const [name, sub] of Object.entries(value as object)) unknownKeywords(sub, `${at}.properties[${name}].value`, found);
+        else if (key === 'items' || key === 'anyOf') unknownKeywords(value, `${at}.${key}`, found);
+      }
+    }
+    return found;
+  }
+
+  it('is sent the tools without the keywords it refused, from then on; the tool still checks its arguments whole', async () => {
+    const sent: Record<string, any>[] = [];
+    const gemini = await startServer((req, res) => {
+      const body = JSON.parse(req.body);
+      sent.push(body);
+      const refusals = body.tools.flatMap((t: any, i: number) => unknownKeywords(t.function.parameters, `tools[0].function_declarations[${i}].parameters`, []));
+      if (refusals.length) return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify([{ error: { code: 400, message: refusals.join('\n'), status: 'INVALID_ARGUMENT' } }]));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] }));
+    });
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      additionalProperties: false,
+      required: ['mode'],
+      properties: {
+        mode: { const: 'fast', description: 'How.' },
+        // A property named like a keyword is a name, not a keyword: it stays.
+        const: { type: 'string' },
+        tags: { type: 'array', items: { $ref: '#/definitions/tag' } },
+      },
+      definitions: { tag: { type: 'string' } },
+    };
+    const model = createOpenAIProvider({ model: 'gemini-2.5-flash', baseUrl: `${gemini.url}/v1beta/openai`, http: new HttpClient() });
+    const ask = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [{ name: 'pick', description: 'Picks.', inputSchema: schema }] };
+    expect(await model.complete(ask)).toMatchObject({ text: 'fine' });
+    expect(await model.complete(ask)).toMatchObject({ text: 'fine' });
+    // Refused once naming all it does not know, then sent without them, and so from then on.
+    expect(sent).toHaveLength(3);
+    expect(sent[2].tools[0].function.parameters).toEqual({ type: 'object', required: ['mode'], properties: { mode: { description: 'How.' }, const: { type: 'string' }, tags: { type: 'array', items: {} } } });
+    // The schema the tool checks its arguments with is untouched.
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it("reads the message of the list of one error Gemini's endpoint answers", async () => {
+    const gemini = await startServer((_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify([{ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } }])));
+    const model = createOpenAIProvider({ model: 'gemini-2.5-flash', baseUrl: `${gemini.url}/v1beta/openai`, http: new HttpClient() });
+    await expect(model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow('HTTP 400: API key not valid. Please pass a valid API key.');
+  });
+});
