@@ -42,9 +42,7 @@ const saves = {
   },
 };
 
-// Side by side: each test has its own project and dev server, and most of their time is spent waiting on
-// the watcher's settle time and the reload (the 50 saves alone wait 50 times; one after the other: 22 s).
-describe.concurrent('forge run --dev hot reload', () => {
+describe('forge run --dev hot reload', () => {
   it('sees every one of 50 saves made in place, by rename-over, and by delete and re-create', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/counter.py': versioned('counter', 0), 'tools/other.py': versioned('other', 0) });
     const agent = await devServer(project);
