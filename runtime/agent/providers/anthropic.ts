@@ -12,7 +12,7 @@ import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
 import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
-import { shortBody } from './http-errors.ts';
+import { shortBody, statedOutputLimit } from './http-errors.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const API_VERSION = '2023-06-01';
@@ -63,7 +63,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   let marks = options.promptCache !== false;
   // A model that refused a tool call sent back without a thinking block before it (DeepSeek's endpoint): see asksThinking.
   let everyCallThinks = false;
-  // The most output tokens this model said it takes, once it refused more (see outputLimit).
+  // The most output tokens this model said it takes, once it refused more (statedOutputLimit).
   let maxOutput: number | undefined;
   return {
     label,
@@ -82,7 +82,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
           const { response, streaming } = await postToProvider(label, options.http, { url, headers, body, timeoutMs: options.timeoutMs, idleMs: options.idleMs, signal: request.signal });
           return streaming ? readStream(label, response, request.onText) : readJson(label, response);
         } catch (err) {
-          const limit = outputLimit(err, maxTokens);
+          const limit = statedOutputLimit(err, maxTokens);
           if (marked && refusesMarks(err)) marks = false;
           else if (!everyCallThinks && asksThinking(err, messages)) everyCallThinks = true;
           else if (limit !== undefined) maxOutput = limit;
@@ -91,17 +91,6 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       }
     },
   };
-}
-
-/**
- * The output limit a model states when it refuses max_tokens ("max_tokens: 16384 > 8192, which is the
- * maximum allowed number of output tokens for claude-3-5-haiku-…"), when lower than what was asked.
- */
-function outputLimit(err: unknown, asked: number): number | undefined {
-  if (!(err instanceof ProviderError) || err.status !== 400) return undefined;
-  const stated = /max_tokens: (\d+) > (\d+)/.exec(err.message);
-  const limit = stated ? Number(stated[2]) : undefined;
-  return limit !== undefined && limit > 0 && limit < asked ? limit : undefined;
 }
 
 /** A 400 or 422 that names cache_control: the server does not take the cache's marks. */
@@ -116,11 +105,11 @@ function refusesMarks(err: unknown): boolean {
  * its thinking). Such calls are then sent after an empty thinking block, which it takes.
  */
 function asksThinking(err: unknown, messages: WireMessage[]): boolean {
-  return err instanceof ProviderError && err.status === 400 && /\bthinking\b.*\bpassed back\b/s.test(err.message) && messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use') && !thinks(m));
+  return err instanceof ProviderError && err.status === 400 && /\bthinking\b.*\bpassed back\b/s.test(err.message) && messages.some((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use') && !thinks(m.content));
 }
 
-function thinks(message: WireMessage): boolean {
-  const first = message.content[0]?.type;
+function thinks(content: readonly Block[]): boolean {
+  const first = content[0]?.type;
   return first === 'thinking' || first === 'redacted_thinking';
 }
 
@@ -161,7 +150,7 @@ function toWire(messages: readonly ChatMessage[], label: string, everyCallThinks
       const content: Block[] = m.reasoning?.model === label && m.reasoning.blocks ? (m.reasoning.blocks.map((b) => ({ ...b })) as Block[]) : [];
       if (m.content.trim()) content.push({ type: 'text', text: m.content });
       for (const call of m.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
-      if (everyCallThinks && m.toolCalls?.length && !thinks({ role: 'assistant', content })) content.unshift({ type: 'thinking', thinking: '' });
+      if (everyCallThinks && m.toolCalls?.length && !thinks(content)) content.unshift({ type: 'thinking', thinking: '' });
       // An answer of nothing (Claude at times ends a turn so) is left out: the API refuses a message without
       // content or with a blank text block, and would refuse every later turn of the conversation.
       if (content.length) out.push({ role: 'assistant', content });
@@ -279,7 +268,7 @@ async function readStream(label: string, response: HttpStream, onText?: (delta: 
 function reasoningOf(thinking: Block[]): Pick<ModelResponse, 'reasoning'> {
   if (!thinking.length) return {};
   const text = thinking.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('\n');
-  return { reasoning: { text, blocks: thinking.map((b) => ({ ...b })) } };
+  return { reasoning: { text, blocks: thinking } };
 }
 
 interface WireUsage {

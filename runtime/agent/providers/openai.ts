@@ -7,7 +7,7 @@ import type { HttpClient, HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
 import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
 import { readEvents } from './sse.ts';
-import { shortBody } from './http-errors.ts';
+import { shortBody, statedOutputLimit } from './http-errors.ts';
 import { refusedSchemaKeywords, withoutKeywords } from './schema-keywords.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -83,7 +83,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
 
   // What this model refused to take, learned from its answers (see refusedSetting).
   const refused = new Set<RefusableSetting>();
-  // The most output tokens this model said it gives, once it refused more (see outputLimit).
+  // The most output tokens this model said it gives, once it refused more (statedOutputLimit).
   let maxOutput: number | undefined;
   // JSON Schema keywords this model refused in tool parameters (schema-keywords.ts).
   const droppedKeywords = new Set<string>();
@@ -105,7 +105,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
           return streaming ? readStream(label, response, request.onText) : readJson(label, response);
         } catch (err) {
           const setting = refusedSetting(err, body);
-          const limit = outputLimit(err, body);
+          const limit = statedOutputLimit(err, (body.max_tokens ?? body.max_completion_tokens) as number | undefined);
           const keywords = err instanceof ProviderError && err.status === 400 && body.tools ? refusedSchemaKeywords(err.message).filter((k) => !droppedKeywords.has(k)) : [];
           if (setting && !refused.has(setting)) refused.add(setting);
           else if (limit !== undefined) maxOutput = limit;
@@ -115,19 +115,6 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
       }
     },
   };
-}
-
-/**
- * The output limit a model states when it refuses model.max_tokens ("max_tokens is too large: 64000.
- * This model supports at most 16384 completion tokens, whereas you provided 64000."), when lower than
- * what was asked: it is asked again at that limit, and from then on.
- */
-function outputLimit(err: unknown, body: Record<string, unknown>): number | undefined {
-  if (!(err instanceof ProviderError) || err.status !== 400) return undefined;
-  const asked = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
-  const stated = /supports at most (\d+) completion tokens/.exec(err.message);
-  const limit = stated ? Number(stated[1]) : undefined;
-  return asked !== undefined && limit !== undefined && limit > 0 && limit < asked ? limit : undefined;
 }
 
 /**
