@@ -198,16 +198,14 @@ export const KEPT_AFTER_CUT = 0.9;
  * whole: the kept part starts with a user's message. Past either limit, `kept` (a share) of each is kept.
  */
 export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_KEPT_CHARS, kept = 1): void {
-  if (kept < 1) {
-    if (messages.length <= max && totalChars(messages) <= maxChars) return;
-    max = Math.floor(max * kept);
-    maxChars = Math.floor(maxChars * kept);
-  }
-  let cut = Math.max(0, messages.length - max);
-  let chars = 0;
-  for (let i = messages.length - 1; i >= cut; i--) {
-    chars += charsOf(messages[i]);
-    if (chars > maxChars) {
+  const sizes = messages.map(charsOf);
+  if (messages.length <= max && sizes.reduce((sum, size) => sum + size, 0) <= maxChars) return;
+  const keptMessages = Math.floor(max * kept);
+  const keptChars = Math.floor(maxChars * kept);
+  let cut = Math.max(0, messages.length - keptMessages);
+  for (let i = messages.length - 1, chars = 0; i >= cut; i--) {
+    chars += sizes[i];
+    if (chars > keptChars) {
       cut = i + 1;
       break;
     }
@@ -217,12 +215,6 @@ export function keepLatest(messages: ChatMessage[], max: number, maxChars = MAX_
   // The latest turn longer than the limit on its own (a user message and many tool calls) is kept whole, and only it.
   if (cut === messages.length) cut = messages.findLastIndex((m) => m.role === 'user');
   if (cut > 0) messages.splice(0, cut);
-}
-
-function totalChars(messages: readonly ChatMessage[]): number {
-  let chars = 0;
-  for (const message of messages) chars += charsOf(message);
-  return chars;
 }
 
 /** A message's size as kept: its text, its calls' arguments and reasoning (cheaper than its JSON, and close to it). */

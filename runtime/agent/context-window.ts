@@ -55,7 +55,7 @@ export function withWindow(provider: ModelProvider): ModelProvider {
           if (!isContextTooLong(err) || request.signal?.aborted) throw err;
           const chars = charsFrom(messages, start);
           // Only the turn itself is left to send: nothing more can be left out.
-          if (start === lastUserIndex(messages)) throw new ContextTooLongError(provider.label, chars, err.message);
+          if (start === Math.max(0, messages.findLastIndex((m) => m.role === 'user'))) throw new ContextTooLongError(provider.label, chars, err.message);
           windows.delete(key);
           windows.set(key, { maxChars: Math.min(window?.maxChars ?? Number.POSITIVE_INFINITY, Math.floor(chars * SHRINK)) });
           if (windows.size > WINDOWS_KEPT) windows.delete(windows.keys().next().value!);
@@ -69,11 +69,6 @@ export function withWindow(provider: ModelProvider): ModelProvider {
 interface Window {
   maxChars: number;
   start?: number;
-}
-
-function lastUserIndex(messages: readonly ChatMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return i;
-  return 0;
 }
 
 /** Each refusal leaves out the earliest turns until at most this share of what was refused is sent. */
