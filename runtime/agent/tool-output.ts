@@ -5,6 +5,7 @@
  * the conversation. And the way back (parseToolResultText): the result a
  * stored tool message stands for, as a page shows it again.
  */
+import { cutEnd } from '../lone-surrogate.ts';
 import type { ToolResult } from '../tools/model.ts';
 
 export const DEFAULT_TOOL_OUTPUT_BUDGET = 16_000;
@@ -68,5 +69,6 @@ export function parseToolResultText(message: { text: string; isError?: boolean; 
 
 export function truncate(text: string, budget: number): string {
   if (text.length <= budget) return text;
-  return `${text.slice(0, budget)}\n[output truncated: showing ${budget} of ${text.length} characters]`;
+  const end = cutEnd(text, budget);
+  return `${text.slice(0, end)}\n[output truncated: showing ${end} of ${text.length} characters]`;
 }

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState } from '../../vendor/protocol.ts';
 import type { Message, Part, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import { cutEnd } from '../../lone-surrogate.ts';
 
 export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
@@ -48,8 +49,7 @@ function fileForModel(filename: string, mediaType: string, bytes: Uint8Array): s
   const text = NOT_TEXT.test(mediaType) ? undefined : utf8Text(bytes);
   if (text === undefined) return `[file ${name} (${type}, ${bytes.length} bytes): not shown, only text files are read]`;
   if (text.length <= MAX_FILE_CHARS) return `[file ${name} (${type})]\n${text}`;
-  // Not between the two halves of a surrogate pair: half of one is refused by some providers' JSON.
-  const end = /[\ud800-\udbff]/.test(text[MAX_FILE_CHARS - 1]) ? MAX_FILE_CHARS - 1 : MAX_FILE_CHARS;
+  const end = cutEnd(text, MAX_FILE_CHARS);
   return `[file ${name} (${type})]\n${text.slice(0, end)}\n[… ${text.length - end} more characters of ${name} cut]`;
 }
 

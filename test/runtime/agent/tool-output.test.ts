@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseToolResultText, toolResultText } from '../../../runtime/agent/tool-output.ts';
+import { LONE_SURROGATE } from '../../../runtime/lone-surrogate.ts';
 import { fail, ok, type ToolResult } from '../../../runtime/tools/model.ts';
 
 const roundTrip = (result: ToolResult, budget?: number) => parseToolResultText(toolResultText(result, budget));
@@ -43,5 +44,16 @@ describe('a tool result as text, and back', () => {
     expect(parseToolResultText(cut)).toEqual({ ok: true, value: cut.text });
     const cutError = toolResultText(fail('FORGE_TOOL_FAILED', 'it broke', 'y'.repeat(50)), 40);
     expect(parseToolResultText(cutError)).toEqual({ ok: false, error: { code: 'FORGE_TOOL_FAILED', message: cutError.text.slice('Error FORGE_TOOL_FAILED: '.length) } });
+  });
+});
+
+describe('a tool result past the budget', () => {
+  it('is never cut between the halves of a surrogate pair: what the model is sent is well-formed text', () => {
+    // Each budget falls at every offset within the pairs of a text of emoji.
+    for (let budget = 10; budget < 14; budget++) {
+      const { text } = toolResultText(ok('😀'.repeat(20)), budget);
+      expect(LONE_SURROGATE.test(text), `budget ${budget}`).toBe(false);
+      expect(text).toMatch(/\[output truncated: showing \d+ of 40 characters\]$/);
+    }
   });
 });

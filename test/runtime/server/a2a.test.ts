@@ -122,7 +122,8 @@ describe('A2A with the v1.0 client', () => {
     const { agent, llm } = await startAgent([{ text: 'read' }]);
     const client = await v1Client(agent.url);
     const file = (filename: string, mediaType: string, bytes: Buffer): Message['parts'][number] => ({ content: { $case: 'raw', value: bytes }, metadata: undefined, filename, mediaType });
-    const long = 'é'.repeat(MAX_FILE_CHARS + 10);
+    // An emoji across the cut: the cut falls before it, not between its halves.
+    const long = `${'é'.repeat(MAX_FILE_CHARS - 1)}😀${'é'.repeat(9)}`;
     const parts = [
       ...userMessage('Summarise these:').parts,
       file('notes.md', 'text/markdown', Buffer.from('# Notes\nShip on Friday.')),
@@ -139,7 +140,7 @@ describe('A2A with the v1.0 client', () => {
     expect(sent).toContain('[file data.csv (no media type)]\ncity,people\nOslo,709000');
     expect(sent).toContain('[file photo.png (image/png, 6 bytes): not shown, only text files are read]');
     expect(sent).toContain('[file blob (no media type, 4 bytes): not shown, only text files are read]');
-    expect(sent).toContain(`[file long.txt (text/plain)]\n${'é'.repeat(MAX_FILE_CHARS)}\n[… 10 more characters of long.txt cut]`);
+    expect(sent).toContain(`[file long.txt (text/plain)]\n${'é'.repeat(MAX_FILE_CHARS - 1)}\n[… 11 more characters of long.txt cut]`);
     expect(sent).toContain('[file report.pdf (application/pdf) at https://example.com/report.pdf: not fetched]');
   });
 
