@@ -53,6 +53,14 @@ approval: { auto_approve: ["tag:read"], auto_deny: ["name:local_shell"] }
   });
 });
 
+describe('loadConfig: model settings', () => {
+  it('takes prompt_cache on a model and on each fallback', async () => {
+    const { config, diagnostics } = await load('agent_id: a\nversion: 1.0.0\nmodel:\n  provider: anthropic\n  name: claude-sonnet-4-5\n  prompt_cache: false\n  fallbacks: [{ provider: anthropic, name: claude-haiku-4-5, prompt_cache: true }]\n');
+    expect(diagnostics).toEqual([]);
+    expect(config!.model).toMatchObject({ prompt_cache: false, fallbacks: [{ prompt_cache: true }] });
+  });
+});
+
 describe('loadConfig: errors name file:line:column, the field and a hint', () => {
   it.each([
     ['a misspelt key', 'agent_id: a\nversion: 1.0.0\ndescripton: x\n', 'FORGE_CONFIG_UNKNOWN_FIELD', 3, 1, 'did you mean "description"?'],
