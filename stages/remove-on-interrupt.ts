@@ -6,6 +6,7 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isProcessAlive } from '../runtime/process-alive.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -37,19 +38,10 @@ export function removeStaleStaging(outDir: string): void {
   }
   for (const name of names) {
     const pid = pattern.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || isProcessAlive(Number(pid))) continue;
     // A build of another PID namespace (a container sharing the folder) looks gone from here: one touched
     // in the last minute may be such a build, still writing.
     const path = join(dirname(outDir), name);
     if (Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 60_000) rmSync(path, { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -20,6 +20,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ForgeError } from '../diagnostics.ts';
+import { isProcessAlive } from '../process-alive.ts';
 import type { Logger } from '../tools/model.ts';
 
 export const LOCK_FILE = 'owner.lock';
@@ -104,19 +105,10 @@ function readHolder(file: string): LockHolder | undefined {
 async function isStale(file: string, holder: LockHolder, me: LockHolder, options: LockOptions): Promise<boolean> {
   if (holder.host === me.host && holder.machine === me.machine) {
     // A pid here: the holder is known at once (a pid reused by another program shows as no renewals).
-    if (holder.pid === me.pid || !isAlive(holder.pid)) return true;
+    if (holder.pid === me.pid || !isProcessAlive(holder.pid)) return true;
     return renewedAgo(file) > options.leaseMs;
   }
   return !(await stillRenewed(file, holder, options));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function renewedAgo(file: string): number {
