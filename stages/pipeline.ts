@@ -196,6 +196,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       egress: { mode: manifest.egress.mode, allowedDomains: manifest.egress.allowed_domains, allowedAddresses: manifest.egress.allowed_addresses ?? [] },
     };
 
+    const built = result(ctx, true, summary);
     const key = cacheKey(config.file, outDir, prod);
     // Discovered files are stamped with the stat taken before they were read and
     // the hash of what was read: a file edited during the build looks changed next time.
@@ -211,13 +212,13 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       directories: [...config.toolDirs.map((d) => d.absolute), ...project.scopeDirs].flatMap((dir) => stampDirectories(dir)),
       outputs: output.list().map((a) => stampFile(join(outDir, a.path), false)).filter((s): s is FileStamp => s !== undefined),
       summary,
-      ...(ctx.diagnostics.length ? { warnings: ctx.diagnostics.filter((d) => d.severity === 'warning') } : {}),
+      ...(built.warnings.length ? { warnings: built.warnings } : {}),
       ...(project.adapters.live.length ? { live: project.adapters.live } : {}),
     };
     writeCacheRecord(cacheFile(config.root, key), record);
     await removingPrevious;
     previous = undefined;
-    return result(ctx, true, summary);
+    return built;
   } catch (err) {
     if (!(err instanceof BuildStopped)) throw err;
     // Python's errors and the bundler's come from one run, as a user fixing them would want.
