@@ -36,7 +36,7 @@ export function readParameters(value: unknown, path: PathSegment[], problems: Pr
       problems.error('FORGE_YAML_PARAMETER', 'a parameter cannot be named "__proto__"', at, { at: 'key', hint: 'choose another name, such as proto' });
       continue;
     }
-        if (RESERVED_NAMES.has(name)) {
+    if (RESERVED_NAMES.has(name)) {
       problems.error('FORGE_YAML_PARAMETER', `"${name}" is reserved: {input} stands for all the arguments at once`, at, { at: 'key', hint: 'choose another name, such as text or data' });
       continue;
     }
