@@ -129,7 +129,9 @@ describe('a lock left by a process elsewhere', () => {
     const file = plantLock(project, { host: 'other-container', machine: 'another boot pid:[1]', pid: 1, url: 'http://10.0.0.7:8080' }, 0);
     const renewing = setInterval(() => utimesSync(file, new Date(), new Date()), 200);
     try {
-      const { code, output } = await serveAgain(project, { FORGE_LEASE: '1s' });
+      // A lease the renewals above keep fresh even when this process is starved for a while under load:
+      // a lease gone stale between two of them would let the second start, and serve (and never end).
+      const { code, output } = await serveAgain(project, { FORGE_LEASE: '5s' });
       expect(code).toBe(1);
       expect(output).toContain('FORGE_STATE_IN_USE');
       expect(output).toContain('(pid 1 on other-container, another container or machine, serving http://10.0.0.7:8080, since 2026-01-01T00:00:00.000Z)');
