@@ -3,12 +3,13 @@
  * first runs, and never trips over a lock its holder cannot renew any more
  * (a crash here, a container gone, a reload of its own process).
  */
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCK_FILE, lockFileStore, machineId, type LockHolder } from '../../../runtime/state/file-store-lock.ts';
 import { startAgentProcess, type AgentProcess } from '../../helpers/agent-process.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
 import { forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 
 const greet = '"""\nTool: greet\nDescription: Greets.\n"""\n\ndef execute(args):\n    return "hi"\n';
@@ -58,6 +59,21 @@ describe('two forge run on one .forge/', () => {
     expect(output).not.toMatch(/\n\s+at |--verbose for the stack/);
     expect(await healthy(first.url)).toBe(true);
     expect(holder(project).pid).toBe(first.child.pid);
+  });
+
+  it('renews its lock while it serves: the time a server in another container judges it alive by', async () => {
+    const project = agentProject();
+    const first = await serve(project, { FORGE_LEASE: '1s' });
+    try {
+      const file = join(project, '.forge', LOCK_FILE);
+      // Once the URL is recorded (a rewrite, which sets the time too), any later change of the time is a renewal.
+      await waitUntil(() => (holder(project).url ? true : undefined), 10_000, 'the lock to record the URL');
+      const recorded = statSync(file).mtimeMs;
+      await waitUntil(() => (statSync(file).mtimeMs > recorded ? true : undefined), 10_000, 'the lock to be renewed');
+      expect(holder(project).pid).toBe(first.child.pid);
+    } finally {
+      await first.stop('SIGTERM');
+    }
   });
 
   it('starts the second once the first stopped: SIGTERM removes the lock', async () => {
