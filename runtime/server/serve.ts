@@ -104,6 +104,10 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log }));
   let lock: FileStoreLock | undefined;
   try {
+    // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot
+    // connect. Checked first: before a token is generated, and before a lock from another container is waited on.
+    const urlProblem = publicUrlProblem(options.publicUrl);
+    if (urlProblem) throw new AuthConfigError(urlProblem);
     lock = await lockStateDir(state, env, options.log);
     const running = await serveWithState(options, env, state, lock);
     lock?.serving(running.url);
@@ -122,10 +126,6 @@ async function lockStateDir(state: StateStore, env: NodeJS.ProcessEnv, log: Logg
 }
 
 async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore, lock: FileStoreLock | undefined): Promise<RunningAgent> {
-  // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot connect.
-  // Checked before a token is generated for a start that will not happen.
-  const urlProblem = publicUrlProblem(options.publicUrl);
-  if (urlProblem) throw new AuthConfigError(urlProblem);
   const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host, shared: state.shared });
   if (state.shared && !options.publicUrl) {
     throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
