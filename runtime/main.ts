@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseArgsProblem } from './parse-args-problem.ts';
-import { error, ForgeError } from './diagnostics.ts';
+import { error, ForgeError, formatDiagnostic } from './diagnostics.ts';
 import { jsonDocument, toolFailureJson, writeFailureJson } from './failure-json.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
@@ -287,7 +287,6 @@ interface OpenedBundle extends Invocation {
   workDir: string;
   /** The sandbox probe, started before verification (commands that run tools). */
   probing?: Promise<SandboxProbe>;
-  formatDiagnostic: typeof import('./diagnostics.ts').formatDiagnostic;
   /** Where `serve` listens (--host, FORGE_HOST, forge.yaml's server.host, or 127.0.0.1). */
   host?: string;
   assembleRuntime: typeof import('./assemble.ts').assembleRuntime;
@@ -310,10 +309,9 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ assembleRuntime }, { bundleCodeSource }, { formatDiagnostic, error }, { LOOPBACK_HOSTS }, { publicUrlProblem }] = await Promise.all([
+  const [{ assembleRuntime }, { bundleCodeSource }, { LOOPBACK_HOSTS }, { publicUrlProblem }] = await Promise.all([
     import('./assemble.ts'),
     import('./bundle-code.ts'),
-    import('./diagnostics.ts'),
     import('./server/auth.ts'),
     import('./server/public-url.ts'),
   ]);
@@ -357,7 +355,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     invocation.problem(formatDiagnostic(missing));
     return 1;
   }
-  return { ...invocation, bundleFile, manifest, workDir, host, probing, formatDiagnostic, assembleRuntime, bundleCodeSource };
+  return { ...invocation, bundleFile, manifest, workDir, host, probing, assembleRuntime, bundleCodeSource };
 }
 
 /** The tool `call` runs is Python, runs a python: step, or calls one that does (a name no tool has: no, the call reports it). */
@@ -369,7 +367,7 @@ async function callReachesPython(manifest: AgentManifest, name: string | undefin
 }
 
 async function doctorCommand({ manifest, workDir, values, bundleFile }: OpenedBundle): Promise<number> {
-  const [{ doctor, formatDoctor }, { doctorJson }, { jsonDocument }] = await Promise.all([import('./doctor.ts'), import('./doctor-json.ts'), import('./failure-json.ts')]);
+  const [{ doctor, formatDoctor }, { doctorJson }] = await Promise.all([import('./doctor.ts'), import('./doctor-json.ts')]);
   const report = await doctor(manifest, workDir, process.env, dirname(bundleFile));
   process.stdout.write(values.json ? jsonDocument(doctorJson(report)) : formatDoctor(report));
   return report.ok ? 0 : 1;
@@ -401,7 +399,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     connect: command !== 'describe',
     ...(command === 'call' && bundle.positionals[0] ? { connectFor: bundle.positionals[0] } : {}),
   });
-  for (const d of built.diagnostics) bundle.problem(bundle.formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
+  for (const d of built.diagnostics) bundle.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
   if (!built.ok) {
     writeFailureJson(values.json, built.diagnostics);
     return built.usage ? 2 : 1;
