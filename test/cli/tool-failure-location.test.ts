@@ -25,4 +25,17 @@ describe('forge tool run of a tool that throws', () => {
     expect(result.stderr).toContain('Traceback (most recent call last):');
     expect(result.stderr).not.toContain('hint: --verbose');
   }, 60_000);
+
+  it('--json gives the same place in error, and the traceback in error.details', async () => {
+    const result = await forge(['tool', 'run', 'py_throws', '--param', 'x=a', '--json'], project);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'FORGE_TOOL_FAILED',
+      file: 'tools/helper.py',
+      line: 3,
+      column: 18,
+      location: { file: 'tools/helper.py', line: 3, column: 18, lineText: '    return {"v": table[x] + 1}' },
+      details: expect.stringContaining('Traceback (most recent call last):'),
+    });
+  }, 60_000);
 });

@@ -34,6 +34,10 @@ describe("the bundle's call of a tool that throws", () => {
     const verbose = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'throws'], { cwd: bundle, env: { FORGE_VERBOSE: '1' } });
     expect(verbose.stderr).toContain('error: FORGE_TOOL_FAILED tool "throws" failed: ValueError: bad value\nTraceback (most recent call last):');
     expect(verbose.stderr).toContain('raise ValueError("bad value")');
+    // The hint's other way: --json carries the traceback in error.details.
+    const json = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'throws', '--json'], { cwd: bundle });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'FORGE_TOOL_FAILED', details: expect.stringMatching(/^Traceback \(most recent call last\):[\s\S]*raise ValueError\("bad value"\)/) });
     // Its help names the variable.
     expect((await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'help'], { cwd: bundle })).stdout).toContain('FORGE_VERBOSE=1');
   }, 60_000);
