@@ -8,8 +8,6 @@ import { writeFailureJson } from '../runtime/failure-json.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { errColor } from './terminal.ts';
 
-export { writeFailureJson };
-
 /**
  * One refusal (✘, its code and hint). `related`: the diagnostics behind it (what a refused install
  * found), listed after it in --json's `errors` and `warnings`. Returns the exit code.

@@ -31,6 +31,3 @@ function sourceLines(at: Location, indent: string): string[] {
 export function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
   for (const d of diagnostics) process.stderr.write(renderDiagnostic(d) + '\n');
 }
-
-/** The JSON form is shared with the bundle's commands (runtime/failure-json.ts). */
-export { diagnosticJson } from '../runtime/failure-json.ts';

@@ -10,7 +10,8 @@ import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { keepShimAnswers } from '../runtime/tools/custom/python-interpreter.ts';
 import { defaultCacheDir } from '../stages/forge-paths.ts';
 import { shimAnswersIn } from '../stages/python/shim-answers.ts';
-import { reportDiagnostics, writeFailureJson } from './command-failure.ts';
+import { writeFailureJson } from '../runtime/failure-json.ts';
+import { reportDiagnostics } from './command-failure.ts';
 import { reportUsageError, UsageError } from './usage-error.ts';
 import { errColor as c } from './terminal.ts';
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../stages/config/load-config.ts';
 import type { ProjectConfig } from '../stages/config/project-config.ts';
 import { mcpHttpClient } from '../stages/adapters/mcp-http-client.ts';
 import { forgeVersion } from '../stages/forge-paths.ts';
-import { writeFailureJson } from './command-failure.ts';
+import { writeFailureJson } from '../runtime/failure-json.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 
 export interface McpCommandContext {

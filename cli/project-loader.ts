@@ -39,8 +39,6 @@ async function loadForCli<T>(load: (ctx: StageContext) => Promise<T>, options: {
   return { loaded, diagnostics: ctx.diagnostics };
 }
 
-export { diagnosticsJson } from '../runtime/failure-json.ts';
-
 /**
  * For a tool not found where there is no project (`forge tool run` works anywhere, with the user and
  * global scopes' tools): why the project's tools are not there either. Undefined inside a project.

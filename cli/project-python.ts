@@ -9,7 +9,7 @@ import type { PythonDependencies } from '../runtime/manifest.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { collectPythonDependencies } from '../stages/python/python-dependencies.ts';
 import { ensureProjectVenv } from '../stages/python/project-venv.ts';
-import { writeFailureJson } from './command-failure.ts';
+import { writeFailureJson } from '../runtime/failure-json.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { errColor as c } from './terminal.ts';
 

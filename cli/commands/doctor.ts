@@ -1,8 +1,7 @@
 import { doctor, formatDoctor } from '../../runtime/doctor.ts';
 import { doctorJson } from '../../runtime/doctor-json.ts';
-import { jsonDocument } from '../../runtime/failure-json.ts';
+import { jsonDocument, writeFailureJson } from '../../runtime/failure-json.ts';
 import { parseCommand } from '../args.ts';
-import { writeFailureJson } from '../command-failure.ts';
 import { loadConfigForCli } from '../project-loader.ts';
 
 export const usage = `usage: forge doctor [--json]

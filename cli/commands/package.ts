@@ -5,7 +5,7 @@ import type { AgentManifest } from '../../runtime/manifest.ts';
 import { locateConfig } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
-import { writeFailureJson } from '../command-failure.ts';
+import { writeFailureJson } from '../../runtime/failure-json.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c, formatMs } from '../terminal.ts';
 import { buildOrReuse } from './build.ts';

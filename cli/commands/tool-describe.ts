@@ -5,7 +5,7 @@ import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry
 import { didYouMean } from '../../runtime/suggest.ts';
 import { parseCommand } from '../args.ts';
 import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
-import { writeFailureJson } from '../command-failure.ts';
+import { writeFailureJson } from '../../runtime/failure-json.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { fieldRows, renderFields } from '../schema-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
