@@ -101,8 +101,9 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     // An unexpected failure's text may quote what others wrote (a gateway, a server): masked like a log line.
-    writeFailureJson(json, [error('FORGE_INTERNAL', redactSecrets((err as Error).message ?? String(err)), {}, 'run with --verbose for the stack trace')]);
-    process.stderr.write(`${c.red('error:')} ${redactSecrets((err as Error).message ?? String(err))}\n`);
+    const message = redactSecrets((err as Error).message ?? String(err));
+    writeFailureJson(json, [error('FORGE_INTERNAL', message, {}, 'run with --verbose for the stack trace')]);
+    process.stderr.write(`${c.red('error:')} ${message}\n`);
     if (verbose) process.stderr.write(`${redactSecrets((err as Error).stack ?? '')}\n`);
     else process.stderr.write(c.dim('(run with --verbose for the stack trace)\n'));
     return 1;
