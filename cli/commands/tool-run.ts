@@ -186,18 +186,17 @@ export async function run(argv: string[]): Promise<number> {
     // The person at the command line: every session's forged tools are theirs to run.
     const result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true, sees: 'everything' });
     const commands = values['show-command'] ? { commands: shown } : {};
+    // A tool that threw: the line of the project's code it threw from, where its failure is placed (text and --json) like a compiler's error.
+    const at = result.ok ? undefined : toolFailureLocation(result.error.details, project.config.toolDirs.map((d) => d.absolute));
     if (values.json) {
-      // A failed call in the shape every command fails with; its error where the project's code threw, if it did.
-      const at = result.ok ? undefined : toolFailureLocation(result.error.details, project.config.toolDirs.map((d) => d.absolute));
+      // A failed call in the shape every command fails with.
       process.stdout.write(jsonDocument(result.ok ? { ...result, ...commands } : toolFailureJson(result, at ?? {}, commands)));
     } else if (result.ok) {
       process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');
       if (values.verbose) process.stderr.write(c.dim(`${name} finished in ${formatMs(result.durationMs ?? 0)}\n`));
     } else {
       const e = result.error;
-      // A tool that threw is shown at the line of the project's code it threw from, like a compiler's error;
-      // its traceback (or stack) with --verbose.
-      const at = toolFailureLocation(e.details, project.config.toolDirs.map((d) => d.absolute));
+      // Its traceback (or stack) with --verbose.
       const trace = tracebackKind(e.details);
       // Run from a subdirectory, a path given as the shell sees it names another file (or none) in the work dir.
       const hint = workDirPathHint(args, process.cwd(), workDir) ?? e.hint ?? (trace && !values.verbose ? `--verbose shows the ${trace}` : undefined);
