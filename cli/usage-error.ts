@@ -22,7 +22,7 @@ export class UsageError extends Error {
  * first blank line), and where the rest is. The whole usage (options, examples) would push the error off
  * a small screen; `--help` prints it.
  */
-export function renderUsageError(err: UsageError, usage: string, command: string): string {
+function renderUsageError(err: UsageError, usage: string, command: string): string {
   const synopsis = usage.split('\n\n')[0].trimEnd();
   return `${errColor.red('error:')} ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${synopsis}\n\nfor more, run: forge ${command} --help\n`;
 }
