@@ -6,6 +6,7 @@
  * declare are installed. Exit 1 when something serve would refuse to start
  * without is missing (the sandbox forge.yaml requires, the Python packages).
  */
+import { workDirProblem } from './work-dir.ts';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AgentManifest } from './manifest.ts';
@@ -78,8 +79,8 @@ export async function doctor(
       ? `at most ${cap} processes per tool sandbox (the agent's own hard limit, below the ${wanted} asked for)`
       : `at most ${cap}${processes ? '' : ' (default)'} processes per tool sandbox`;
   checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
-  const workDirThere = existsSync(workDir);
-  checks.push({ name: 'workdir', ok: workDirThere, detail: workDirThere ? workDir : `${workDir} does not exist`, ...(workDirThere ? {} : { code: 'FORGE_WORKDIR_MISSING' as const }) });
+  const workDirMissing = workDirProblem(workDir);
+  checks.push({ name: 'workdir', ok: !workDirMissing, detail: workDirMissing ?? workDir, ...(workDirMissing ? { code: 'FORGE_WORKDIR_MISSING' as const } : {}) });
   const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : (existsSync(generatedTokenFile(workDir, env)) ? `in ${generatedTokenFile(workDir, env)} (generated at an earlier start)` : `generated into ${generatedTokenFile(workDir, env)} at the first start`);
   checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });
   if (manifest.model) {

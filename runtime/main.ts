@@ -7,7 +7,8 @@
  * The build generates a small module that imports this file, the enabled
  * builtin tools and the TypeScript tools, and calls run() with them.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { workDirProblem } from './work-dir.ts';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -349,8 +350,9 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   // The same boundary `forge run` uses: forge.yaml's workdir:, here relative to where the bundle is run.
   const workDir = resolve(invocation.values.workdir ?? process.env.FORGE_WORKDIR ?? manifest.workdir ?? '.');
   // Not made here: a mistyped --workdir would start an agent on an empty directory (doctor says so too).
-  if (runsTools(command) && !statSync(workDir, { throwIfNoEntry: false })?.isDirectory()) {
-    const missing = error('FORGE_WORKDIR_MISSING', `the working directory ${workDir} does not exist`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory");
+  const workDirMissing = runsTools(command) ? workDirProblem(workDir) : undefined;
+  if (workDirMissing) {
+    const missing = error('FORGE_WORKDIR_MISSING', `the working directory ${workDirMissing}`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory");
     writeFailureJson(invocation.values.json, [missing]);
     invocation.problem(formatDiagnostic(missing));
     return 1;

@@ -178,6 +178,18 @@ describe('a sandbox that is required and missing is one code wherever it is met'
     const project = writeProject({ 'forge.yaml': minimalConfig('workdir: ./not-made\n') });
     expectFailure(await forge(['doctor', '--json'], project, env), 1, 'FORGE_WORKDIR_MISSING');
   });
+
+  it('forge doctor and the bundle both refuse a work dir that is a file, in the same words', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('workdir: ./a-file\n'), 'a-file': 'not a directory\n' });
+    const doctor = await forge(['doctor', '--json'], project, env);
+    expectFailure(doctor, 1, 'FORGE_WORKDIR_MISSING');
+    expect(doctor.stdout).toContain('a-file is not a directory');
+    const built = await forge(['build'], project, env);
+    expect(built.code, built.stderr).toBe(0);
+    const call = await runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'call', 'x', '{}', '--json'], { cwd: project, env });
+    expectFailure(call, 1, 'FORGE_WORKDIR_MISSING');
+    expect(call.stdout).toContain('a-file is not a directory');
+  });
 });
 
 describe('node runtime.mjs --json failures share the same shape', () => {
