@@ -15,6 +15,8 @@ export interface ModelRef {
   api_key_env?: string;
   /** Mark requests for the provider's prompt cache where it must be asked for (Anthropic); default true. */
   prompt_cache?: boolean;
+  /** Fields added to every request to this model (reasoning_effort, thinking...): settings Forge has no name for. */
+  extra_body?: Record<string, unknown>;
 }
 
 export interface ModelSettings extends ModelRef {

@@ -12,6 +12,7 @@ import * as precompiled from './generated/forge-yaml-validator.mjs';
 import { schemaValidator } from './schema-validator.ts';
 import { resolveAdapterConfig } from './adapter-config.ts';
 import { checkStateConfig } from './state-config.ts';
+import { checkModelConfig } from './model-config.ts';
 import { checkEgressConfig } from './egress-config.ts';
 import { resolveSandboxConfig } from './sandbox-config.ts';
 import type { ProjectConfig } from './project-config.ts';
@@ -106,6 +107,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
   resolveEmergent(config, data.emergent, diagnostics);
   diagnostics.push(...checkEgressConfig(config.egress, source));
   diagnostics.push(...checkStateConfig(config.state, source));
+  diagnostics.push(...checkModelConfig(config.model, source));
   if (hasErrors(diagnostics)) return { diagnostics };
   return { config, diagnostics };
 }

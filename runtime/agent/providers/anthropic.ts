@@ -8,9 +8,9 @@
  * last one (a mark costs a quarter more once, on what it writes). Unmarked
  * (model.prompt_cache: false), every step pays for all of it.
  */
-import type { HttpClient, HttpStream } from '../../net/http-client.ts';
+import type { HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll, type ProviderOptions } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 import { shortBody, statedOutputLimit } from './http-errors.ts';
 
@@ -24,14 +24,7 @@ const API_VERSION = '2023-06-01';
  */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-export interface AnthropicOptions {
-  model: string;
-  baseUrl?: string;
-  apiKey?: string;
-  http: HttpClient;
-  /** To the response's headers, and the longest gap in its body (provider-http.ts). */
-  timeoutMs?: number;
-  idleMs?: number;
+export interface AnthropicOptions extends ProviderOptions {
   /** Mark the request for Anthropic's prompt cache (default true). */
   promptCache?: boolean;
 }
@@ -72,7 +65,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       for (;;) {
         const messages = toWire(request.messages, label, everyCallThinks);
         const maxTokens = Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, maxOutput ?? Number.POSITIVE_INFINITY);
-        const body: Record<string, unknown> = { model: options.model, max_tokens: maxTokens, messages, stream };
+        const body: Record<string, unknown> = { ...options.extraBody, model: options.model, max_tokens: maxTokens, messages, stream };
         if (request.system) body.system = request.system;
         if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
         if (request.temperature !== undefined) body.temperature = request.temperature;

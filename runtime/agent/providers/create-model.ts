@@ -18,7 +18,7 @@ const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KE
 export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.ProcessEnv): ModelProvider {
   // <NAME>_FILE names a file holding the key (a mounted secret), so it need not sit in the environment.
   const apiKey = secretFromEnv(env, ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]);
-  const options = { model: ref.name, baseUrl: ref.base_url, apiKey, http };
+  const options = { model: ref.name, baseUrl: ref.base_url, apiKey, http, extraBody: ref.extra_body };
   return ref.provider === 'anthropic' ? createAnthropicProvider({ ...options, promptCache: ref.prompt_cache }) : createOpenAIProvider(options);
 }
 

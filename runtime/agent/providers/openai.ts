@@ -3,25 +3,14 @@
  * `base_url` Azure OpenAI (its key in the api-key header), gateways, Ollama,
  * vLLM, LM Studio and llama.cpp.
  */
-import type { HttpClient, HttpStream } from '../../net/http-client.ts';
+import type { HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { brokenStream, incompleteStream, postToProvider, readAll } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll, type ProviderOptions } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 import { shortBody, statedOutputLimit } from './http-errors.ts';
 import { refusedSchemaKeywords, withoutKeywords } from './schema-keywords.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-export interface OpenAIOptions {
-  model: string;
-  baseUrl?: string;
-  /** Local servers (Ollama, llama.cpp) usually need none. */
-  apiKey?: string;
-  http: HttpClient;
-  /** To the response's headers, and the longest gap in its body (provider-http.ts). */
-  timeoutMs?: number;
-  idleMs?: number;
-}
 
 interface WireToolCall {
   id: string;
@@ -73,7 +62,7 @@ type WireMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: WireToolCall[]; reasoning_content?: string }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
+export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
   const label = `openai:${options.model}`;
   const url = chatCompletionsUrl(options.baseUrl ?? OPENAI_DEFAULT_BASE_URL);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -92,7 +81,7 @@ export function createOpenAIProvider(options: OpenAIOptions): ModelProvider {
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
-        const body: Record<string, unknown> = { model: options.model, messages: toWire(request, label, refused.has('reasoning_content')), stream };
+        const body: Record<string, unknown> = { ...options.extraBody, model: options.model, messages: toWire(request, label, refused.has('reasoning_content')), stream };
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
         if (stream && !refused.has('stream_options')) body.stream_options = { include_usage: true };
         if (request.tools.length) {

@@ -18,6 +18,20 @@ import { describeErrorBody } from './http-errors.ts';
 export const PROVIDER_TIMEOUT_MS = MAX_TIMEOUT_MS;
 export const PROVIDER_IDLE_MS = 300_000;
 
+/** How to reach one model, in either wire format. */
+export interface ProviderOptions {
+  model: string;
+  baseUrl?: string;
+  /** Local servers (Ollama, llama.cpp) usually need none. */
+  apiKey?: string;
+  http: HttpClient;
+  /** To the response's headers, and the longest gap in its body (see above). */
+  timeoutMs?: number;
+  idleMs?: number;
+  /** Fields added to every request (model.extra_body): Forge's own fields are written over them. */
+  extraBody?: Record<string, unknown>;
+}
+
 export async function postToProvider(
   label: string,
   http: HttpClient,

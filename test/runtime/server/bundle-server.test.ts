@@ -268,6 +268,32 @@ describe('sessions', () => {
   });
 });
 
+describe('model.extra_body in the built bundle', () => {
+  it("adds each model's own fields to its requests, and Forge's fields stay Forge's", async () => {
+    const { startScriptedAnthropic, startScriptedOpenAI } = await import('../../helpers/scripted-llm.ts');
+    const main = await startScriptedOpenAI([{ status: 400, text: 'this deployment is paused' }]);
+    const fallback = await startScriptedAnthropic([{ text: 'thought it over' }]);
+    const project = writeProject({
+      'forge.yaml': minimalConfig(
+        `model:\n  provider: openai\n  name: scripted\n  base_url: ${main.url}/v1\n  extra_body: { reasoning_effort: low, chat_template_kwargs: { enable_thinking: false } }\n` +
+          `  fallbacks:\n    - provider: anthropic\n      name: claude-scripted\n      base_url: ${fallback.url}\n      extra_body: { thinking: { type: enabled, budget_tokens: 1024 } }\n`,
+      ),
+    });
+    expect((await forge(['build'], project)).code).toBe(0);
+    const agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd: tempDir() });
+    try {
+      const sent = await fetch(`${agent.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm-extra', parts: [{ kind: 'text', text: 'think it over' }] } } }) }).then((r) => r.json() as Promise<any>);
+      expect(sent.result.artifacts[0].parts[0].text).toBe('thought it over');
+    } finally {
+      await agent.stop();
+    }
+    expect(main.bodies[0]).toMatchObject({ model: 'scripted', reasoning_effort: 'low', chat_template_kwargs: { enable_thinking: false } });
+    expect(main.bodies[0]).not.toHaveProperty('thinking');
+    expect(fallback.bodies[0]).toMatchObject({ model: 'claude-scripted', thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user' }] });
+    expect(fallback.bodies[0]).not.toHaveProperty('reasoning_effort');
+  });
+});
+
 // State (tokens, sessions) goes to the work dir, never into the bundle.
 it('did not write into the bundle directory', () => {
   expect(existsSync(join(bundle, '.forge'))).toBe(false);

@@ -59,6 +59,25 @@ describe('loadConfig: model settings', () => {
     expect(diagnostics).toEqual([]);
     expect(config!.model).toMatchObject({ prompt_cache: false, fallbacks: [{ prompt_cache: true }] });
   });
+
+  it('takes extra_body on a model and on each fallback, as written', async () => {
+    const { config, diagnostics } = await load('agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openai\n  name: gpt-5\n  extra_body: { reasoning_effort: low, chat_template_kwargs: { enable_thinking: false } }\n  fallbacks:\n    - provider: anthropic\n      name: claude-sonnet-4-5\n      extra_body:\n        thinking: { type: enabled, budget_tokens: 2048 }\n');
+    expect(diagnostics).toEqual([]);
+    expect(config!.model).toMatchObject({
+      extra_body: { reasoning_effort: 'low', chat_template_kwargs: { enable_thinking: false } },
+      fallbacks: [{ extra_body: { thinking: { type: 'enabled', budget_tokens: 2048 } } }],
+    });
+  });
+
+  it("refuses in extra_body the fields Forge writes itself, at the field, naming the setting to use", async () => {
+    const { config, diagnostics } = await load('agent_id: a\nversion: 1.0.0\nmodel:\n  provider: openai\n  name: gpt-5\n  extra_body:\n    max_completion_tokens: 100\n    messages: []\n  fallbacks:\n    - provider: anthropic\n      name: claude-sonnet-4-5\n      extra_body: { temperature: 1, top_k: 5 }\n');
+    expect(config).toBeUndefined();
+    expect(diagnostics.map((d) => [d.code, d.line, d.column, d.message, d.hint])).toEqual([
+      ['FORGE_CONFIG_VALUE', 7, 5, '"model.extra_body" sets "max_completion_tokens", which Forge writes in every request itself', 'set model.max_tokens instead: it applies to every model of the chain'],
+      ['FORGE_CONFIG_VALUE', 8, 5, '"model.extra_body" sets "messages", which Forge writes in every request itself', expect.stringContaining("extra_body adds fields Forge does not write")],
+      ['FORGE_CONFIG_VALUE', 12, 21, '"model.fallbacks[0].extra_body" sets "temperature", which Forge writes in every request itself', 'set model.temperature instead: it applies to every model of the chain'],
+    ]);
+  });
 });
 
 describe('loadConfig: errors name file:line:column, the field and a hint', () => {

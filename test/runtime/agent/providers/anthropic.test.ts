@@ -31,3 +31,17 @@ describe('an Anthropic model asked for more output tokens than it gives', () => 
     expect(DEFAULT_MAX_TOKENS).toBeLessThan(8000);
   });
 });
+
+describe('extra fields (model.extra_body)', () => {
+  it("are sent with every request, and cannot replace Forge's own (an agent.json edited by hand)", async () => {
+    const server = await startScriptedAnthropic([{ text: 'a' }, { text: 'b' }]);
+    const extraBody = { thinking: { type: 'enabled', budget_tokens: 1024 }, model: 'other', messages: [], max_tokens: 1 };
+    const model = createAnthropicProvider({ model: 'claude', baseUrl: server.url, http: new HttpClient(), extraBody });
+    await model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    await model.complete({ messages: [{ role: 'user', content: 'again' }], tools: [] });
+    expect(server.bodies.map((b) => [b.model, b.thinking, b.max_tokens, b.messages.length])).toEqual([
+      ['claude', extraBody.thinking, DEFAULT_MAX_TOKENS, 1],
+      ['claude', extraBody.thinking, DEFAULT_MAX_TOKENS, 1],
+    ]);
+  });
+});

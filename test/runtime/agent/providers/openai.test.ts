@@ -250,3 +250,17 @@ describe('a server that takes only part of JSON Schema in tool parameters (Gemin
     await expect(model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow('HTTP 400: API key not valid. Please pass a valid API key.');
   });
 });
+
+describe('extra fields (model.extra_body)', () => {
+  it("are sent with every request, and cannot replace Forge's own (an agent.json edited by hand)", async () => {
+    const server = await startScriptedOpenAI([{ text: 'a' }, { text: 'b' }]);
+    const extraBody = { reasoning_effort: 'minimal', model: 'other', messages: [], stream: true };
+    const client = createOpenAIProvider({ model: 'gpt', baseUrl: `${server.url}/v1`, http: new HttpClient(), extraBody });
+    await client.complete(ask);
+    await client.complete(ask);
+    expect(server.bodies.map((b) => [b.model, b.reasoning_effort, b.stream, b.messages.length])).toEqual([
+      ['gpt', 'minimal', false, 1],
+      ['gpt', 'minimal', false, 1],
+    ]);
+  });
+});
