@@ -200,7 +200,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_SCHEDULE_STORE: { severity: 'error', when: 'run', meaning: 'the schedule store cannot be read or written' },
   FORGE_SCHEDULE_UNKNOWN: { severity: 'error', when: 'run', meaning: 'no schedule with id ...' },
   FORGE_SCHEMA_INVALID: { severity: 'error', when: 'build', meaning: 'tool ... has an input schema that cannot be compiled: ...' },
-  FORGE_SECRET_FILE: { severity: 'error', when: 'build', meaning: 'a file in a tool dir looks like a private key or credentials (by its name, or a PEM private key inside) and would ship in the bundle: an error with --prod (and forge package), a warning otherwise; keep it out with ignore: in forge.yaml' },
+  FORGE_SECRET_FILE: { severity: 'error', when: 'build', meaning: 'a file in a tool dir looks like a private key or credentials (by its name, or a PEM private key inside) and would ship in the bundle: an error with --prod (and forge package), a warning otherwise; keep it out with ignore: in forge.yaml, or list one that is no secret under not_secrets:' },
   FORGE_SHELL_SPAWN: { severity: 'error', when: 'run', meaning: 'the shell ... could not be started: ...' },
   FORGE_SHELL_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the command did not finish within ... and was stopped, with every process it started' },
   FORGE_SHELL_TIMEOUT_LIMIT: { severity: 'error', when: 'run', meaning: 'timeout ... s is above the configured limit of ... s' },

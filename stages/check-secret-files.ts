@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import ignore from 'ignore';
 import { error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
 import { ignorePath, type SourceFile } from './discover-tools.ts';
 
@@ -59,9 +60,12 @@ function readText(path: string): string {
  * `files`: every file the bundle will ship; `tools`: those that declare a
  * tool (code, judged by content only).
  */
-export function checkSecretFiles(files: readonly SourceFile[], tools: ReadonlySet<SourceFile>, prod: boolean): Diagnostic[] {
+export function checkSecretFiles(files: readonly SourceFile[], tools: ReadonlySet<SourceFile>, prod: boolean, notSecrets: readonly string[] = []): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  // forge.yaml's not_secrets: files that only look like secrets (a test fixture's key), shipped on purpose.
+  const shippedOnPurpose = notSecrets.length ? ignore().add(notSecrets) : undefined;
   for (const file of files) {
+    if (shippedOnPurpose?.ignores(ignorePath(file))) continue;
     const reason = secretReason(file, tools.has(file));
     if (!reason) continue;
     const message = `${file.display} looks like a secret (${reason}) and would ship in the bundle and every image made from it`;
@@ -71,6 +75,6 @@ export function checkSecretFiles(files: readonly SourceFile[], tools: ReadonlySe
 }
 
 function hintFor(file: SourceFile, prod: boolean): string {
-  const keepOut = `move it out of the tool directory and give it to the agent at run time (an environment variable, or a file mounted into the container), or list it under ignore: in forge.yaml (ignore: [${ignorePath(file)}]) to keep it out of the bundle`;
+  const keepOut = `move it out of the tool directory and give it to the agent at run time (an environment variable, or a file mounted into the container), or list it under ignore: in forge.yaml (ignore: [${ignorePath(file)}]) to keep it out of the bundle; if it is no secret (a test fixture), list it under not_secrets: (not_secrets: [${ignorePath(file)}])`;
   return prod ? keepOut : `${keepOut}; forge build --prod refuses it`;
 }

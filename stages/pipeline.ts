@@ -153,7 +153,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ctx.report(...selected.problems);
       return selected;
     });
-    await runStage(ctx, 'check-secret-files', () => ctx.report(...checkSecretFiles(sourceFiles, new Set(selected.tools.flatMap((t) => (t.file ? [t.file] : []))), prod)));
+    await runStage(ctx, 'check-secret-files', () => ctx.report(...checkSecretFiles(sourceFiles, new Set(selected.tools.flatMap((t) => (t.file ? [t.file] : []))), prod, config.notSecrets)));
     const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
       const pinned = await pinning;
       ctx.report(...pinned.diagnostics);

@@ -5,13 +5,15 @@ import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { checkProjectFiles } from '../source-check.ts';
+import { checkSecretFiles } from '../../stages/check-secret-files.ts';
 
 export const usage = `usage: forge validate [--config FILE] [--json]
 
 Checks forge.yaml against its schema and parses every tool's docstring,
 without building; compiles the Python tools with the interpreter they run
 with (and checks their imports against the declared packages) and parses the
-TypeScript/JavaScript tools with esbuild. Exits 1 if anything is wrong; each problem is printed
+TypeScript/JavaScript tools with esbuild, and warns of files the bundle
+would ship that look like secrets. Exits 1 if anything is wrong; each problem is printed
 with its file:line:column and a hint.
 `;
 
@@ -21,6 +23,9 @@ export async function run(argv: string[]): Promise<number> {
   if (project && !hasErrors(diagnostics)) {
     // Syntax of every tool source, and Python imports against the declared packages.
     const sources = await checkProjectFiles(project);
+    // Files the bundle would ship that look like secrets: a warning here, as in a dev build (--prod refuses them).
+    const toolFiles = project.tools.flatMap((t) => (t.file ? [t.file] : []));
+    sources.push(...checkSecretFiles([...toolFiles, ...project.supportFiles], new Set(toolFiles), false, project.config.notSecrets));
     if (!values.json) printDiagnostics(sources);
     diagnostics.push(...sources);
   }

@@ -89,6 +89,7 @@ export async function loadConfigText(file: string, text: string, cwd = process.c
     sandbox: resolveSandboxConfig(data.sandbox as Parameters<typeof resolveSandboxConfig>[0], source, diagnostics),
     toolDirs,
     ignore: (data.ignore as string[] | undefined) ?? [],
+    notSecrets: (data.not_secrets as string[] | undefined) ?? [],
     tools,
     envPassthrough: (data.env_passthrough as string[] | undefined) ?? [],
     strictOutputs: data.strict_outputs === true,

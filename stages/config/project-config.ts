@@ -46,6 +46,8 @@ export interface ProjectConfig {
   toolDirs: ToolDir[];
   /** forge.yaml's `ignore:`: gitignore-style patterns of tool-dir files that are neither tools nor shipped. */
   ignore: string[];
+  /** forge.yaml's `not_secrets:`: patterns (as `ignore:`) of files that look like secrets and ship on purpose. */
+  notSecrets: string[];
   tools: ToolEntry[];
   envPassthrough: string[];
   egress: EgressSettings;

@@ -59,7 +59,7 @@ describe('check-secret-files', () => {
     for (const file of Object.keys(SECRETS)) expect(output).toContain(`✘ ${file} FORGE_SECRET_FILE ${file} looks like a secret`);
     expect(output).toContain('tools/server.pem looks like a secret (it holds a PEM private key)');
     expect(output).toContain("tools/id_rsa looks like a secret (its name says it is an SSH private key)");
-    expect(output).toContain('hint: move it out of the tool directory and give it to the agent at run time (an environment variable, or a file mounted into the container), or list it under ignore: in forge.yaml (ignore: [tools/id_rsa]) to keep it out of the bundle');
+    expect(output).toContain('hint: move it out of the tool directory and give it to the agent at run time (an environment variable, or a file mounted into the container), or list it under ignore: in forge.yaml (ignore: [tools/id_rsa]) to keep it out of the bundle; if it is no secret (a test fixture), list it under not_secrets: (not_secrets: [tools/id_rsa])');
     for (const file of Object.keys(ORDINARY)) expect(output).not.toContain(`${file} FORGE_SECRET_FILE`);
     expect(output).not.toMatch(/\n\s+at /);
     expect(existsSync(join(project, '.forge-output'))).toBe(false);
@@ -108,6 +108,31 @@ describe('check-secret-files', () => {
       expect(inArchive).not.toContain(`tools/${path}`);
     }
     expect(shipped).toContain('data/cities.json');
+  });
+
+  it('ships with --prod the files forge.yaml lists under not_secrets, and still refuses every other', async () => {
+    const fixtures = ['tools/tls/api.key', 'tools/my-project-4f2a.json'];
+    const project = writeProject({ 'forge.yaml': minimalConfig('not_secrets:\n  - tools/tls/\n  - "my-project-*.json"\n'), 'tools/greet.py': greetPy, ...SECRETS });
+    const refused = await forge(['build', '--prod'], project);
+    expect(refused.code).toBe(1);
+    const flagged = Object.keys(SECRETS).filter((file) => (refused.stdout + refused.stderr).includes(`${file} FORGE_SECRET_FILE`));
+    expect(flagged).toEqual(Object.keys(SECRETS).filter((file) => !fixtures.includes(file)));
+    const onlyFixtures = writeProject({ 'forge.yaml': minimalConfig('not_secrets: [tools/tls/, "my-project-*.json"]\n'), 'tools/greet.py': greetPy, ...Object.fromEntries(fixtures.map((f) => [f, SECRETS[f]])) });
+    const built = await forge(['build', '--prod'], onlyFixtures);
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+    expect(built.stdout + built.stderr).not.toContain('FORGE_SECRET_FILE');
+    expect(shippedTools(onlyFixtures)).toEqual(['greet.py', 'my-project-4f2a.json', 'tls/api.key']);
+  });
+
+  it('is a warning of forge validate, text and JSON, which passes; not_secrets quiets it', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greetPy, 'tools/id_rsa': SECRETS['tools/id_rsa'] });
+    const text = await forge(['validate'], project);
+    expect(text.code, text.stdout + text.stderr).toBe(0);
+    expect(text.stderr).toContain('tools/id_rsa FORGE_SECRET_FILE tools/id_rsa looks like a secret');
+    const json = JSON.parse((await forge(['validate', '--json'], project)).stdout);
+    expect(json).toMatchObject({ ok: true, warnings: [{ code: 'FORGE_SECRET_FILE', file: 'tools/id_rsa' }] });
+    const quiet = writeProject({ 'forge.yaml': minimalConfig('not_secrets: [tools/id_rsa]\n'), 'tools/greet.py': greetPy, 'tools/id_rsa': SECRETS['tools/id_rsa'] });
+    expect((await forge(['validate'], quiet)).stderr).not.toContain('FORGE_SECRET_FILE');
   });
 
   it('ignores a whole folder named with a trailing slash', async () => {
