@@ -15,8 +15,10 @@ import type { ToolRegistry } from '../runtime/tools/registry.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import type { Project } from '../stages/load-project.ts';
 import { resolveProject } from '../stages/resolve-agent.ts';
+import { writeFailureJson } from '../runtime/failure-json.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
+import { reportDiagnostics } from './command-failure.ts';
 import { prepareProjectPython } from './project-python.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -32,16 +34,26 @@ export interface SourceAgent {
 
 export async function loadSourceAgent(options: { configFile?: string; dev: boolean; log: Logger; json?: boolean }): Promise<SourceAgent | undefined> {
   // A broken tool file must not stop a dev server (it is reported and left out); anything else must be right.
-  const { project } = await loadProjectForCli(options.configFile, { strict: !options.dev, json: options.json ?? false });
-  if (!project) return undefined;
+  const json = options.json ?? false;
+  const { project, diagnostics } = await loadProjectForCli(options.configFile, { strict: !options.dev, json });
+  // Without --json the loader printed why; with it, that is the command's one JSON document, as forge build prints it.
+  if (!project) {
+    writeFailureJson(json, diagnostics);
+    return undefined;
+  }
+  // With --json the loader printed nothing: an agent that starts still shows its warnings (and the tools --dev left out) on stderr.
+  if (json) printDiagnostics(diagnostics);
   const selected = filterTools(project.tools, { prod: !options.dev });
-  if (!(await prepareProjectPython(project.config.root, selected.tools, { json: options.json }))) return undefined;
+  if (!(await prepareProjectPython(project.config.root, selected.tools, { json }))) return undefined;
   const { resolved, code } = await resolveProject(project, { tools: selected.tools, prod: !options.dev });
   // A running agent connects its MCP servers at start: a required one that fails stops it
   // here; the tools of an optional one that is down are left out. forge.yaml was validated, so its rules parse.
   const assembled = await assembleRuntime(resolved, code, { log: options.log, connect: true });
+  if (!assembled.ok) {
+    reportDiagnostics(json, assembled.diagnostics);
+    return undefined;
+  }
   printDiagnostics(assembled.diagnostics);
-  if (!assembled.ok) return undefined;
   const { registry, http, adapters } = assembled;
   return { project, manifest: resolved.manifest, registry, http, adapters };
 }

@@ -26,7 +26,7 @@ options:
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommand(argv, { dev: { type: 'boolean', default: false }, session: { type: 'string' } });
   const log = cliLogger(values.verbose);
-  const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
+  const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log, json: values.json });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
   // The model directs every call: the same sandbox around tool processes as `forge run` and the bundle.

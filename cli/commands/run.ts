@@ -84,7 +84,7 @@ function parseRunCommand(argv: string[]) {
 async function serve(values: RunValues, port: number | undefined, log: ReturnType<typeof runLogger>): Promise<number> {
   // The protocol SDKs' console lines (an A2A failure's stack) go through the log, in its format.
   routeConsoleToLog(log);
-  const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log });
+  const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log, json: values.json });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));

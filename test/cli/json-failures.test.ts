@@ -160,6 +160,20 @@ describe('forge --json failures share one shape', () => {
   });
 });
 
+describe('forge run and forge chat fail to load a project as forge build does', () => {
+  // Neither serves: the project does not load. A script reads the same document forge build --json prints.
+  it.each([
+    { project: 'a forge.yaml that does not parse', dir: 'badYaml', code: 'FORGE_YAML_SYNTAX' },
+    { project: 'a tool docstring with an unknown type', dir: 'broken', code: 'FORGE_DOCSTRING_TYPE' },
+  ] as { project: string; dir: keyof typeof dirs; code: string }[])('$project', async ({ dir, code }) => {
+    const build = expectFailure(await run(dir, ['build']), 1, code);
+    for (const command of [['run'], ['chat'], ['run', '--chat']]) {
+      const doc = expectFailure(await run(dir, command), 1, code);
+      expect({ errors: doc.errors, warnings: doc.warnings }, command.join(' ')).toEqual({ errors: build.errors, warnings: build.warnings });
+    }
+  }, 60_000);
+});
+
 describe('a sandbox that is required and missing is one code wherever it is met', () => {
   // bwrap that cannot make namespaces, and FORGE_SANDBOX=required: every command that would run a tool refuses.
   const refused = { FORGE_BWRAP: '/bin/false', FORGE_SANDBOX: 'required' };
