@@ -96,11 +96,11 @@ export async function doctor(
   (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
   (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));
   if (manifest.python && bundleDir !== undefined) {
-    // The check serve and stdio make before they start, with its message and hint.
+    // The check serve and stdio make before they start, with its code (no interpreter: FORGE_PYTHON_MISSING; packages: FORGE_PYTHON_DEPS), message and hint.
     const { checkPythonDependencies, requirementsFileShown } = await import('./tools/custom/python-dependencies-check.ts');
     const missing = await checkPythonDependencies(manifest.python, requirementsFileShown(bundleDir), env);
     checks.push(missing
-      ? { name: 'python', ok: false, detail: `${missing.code} ${missing.message}`, ...(missing.hint ? { hint: missing.hint } : {}) }
+      ? { name: 'python', ok: false, detail: missing.message, code: missing.code, ...(missing.hint ? { hint: missing.hint } : {}) }
       : { name: 'python', ok: true, detail: `the declared packages are installed (${manifest.python.dependencies.join(', ')})` });
   }
   return { ok: checks.every((c) => c.ok), checks };

@@ -35,7 +35,8 @@ export async function checkPythonDependencies(deps: PythonDependencies, requirem
   try {
     python = await resolvePython(env);
   } catch (err) {
-    return error('FORGE_PYTHON_DEPS', `the tools need Python packages (${names.join(', ')}), but ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON to a virtual environment\'s python');
+    // No interpreter at all: the code a Python tool's call fails with (PythonNotFoundError), not that of missing packages.
+    return error('FORGE_PYTHON_MISSING', `the tools need Python packages (${names.join(', ')}), but ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON to a virtual environment\'s python');
   }
   const missing = await new Promise<string[] | string>((resolve) => {
     const child = execFile(python, ['-c', ASK], { env, timeout: 30_000 }, (err, stdout, stderr) => {

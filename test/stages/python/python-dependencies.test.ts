@@ -259,12 +259,31 @@ describe('the bundle', () => {
     const deployed = await builtAndDeployed();
     const doctor = await runtime(deployed, ['doctor'], { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' });
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/FAIL +python +FORGE_PYTHON_DEPS the tools need Python packages that \/usr\/bin\/python3 does not have: forgetiny/);
+    // The code on its own line under the check, as every other check shows it.
+    expect(doctor.stdout).toMatch(/FAIL +python +the tools need Python packages that \/usr\/bin\/python3 does not have: forgetiny\S*\n +FORGE_PYTHON_DEPS\n/);
     expect(doctor.stdout).toContain('hint: install them into a virtual environment');
     expect(doctor.stdout).toContain('-r .forge-output/python-requirements.txt');
     const serve = await runtime(deployed, ['serve'], { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' });
     expect(serve.code).toBe(1);
     expect(serve.stderr).toContain('FORGE_PYTHON_DEPS');
+  }, 120_000);
+
+  it('doctor --json names a missing interpreter FORGE_PYTHON_MISSING and missing packages FORGE_PYTHON_DEPS, the codes serve refuses with', async () => {
+    const deployed = await builtAndDeployed();
+    // The interpreter FORGE_PYTHON names is not there: the code a Python tool's call fails with too, not doctor's catch-all.
+    const noPython = { FORGE_PYTHON: '/nonexistent/forge-test/python3', FORGE_SANDBOX: 'off' };
+    const missing = await runtime(deployed, ['doctor', '--json'], noPython);
+    expect(missing.code, missing.stderr).toBe(1);
+    const doc = JSON.parse(missing.stdout);
+    expect(doc.error).toMatchObject({ code: 'FORGE_PYTHON_MISSING', message: expect.stringContaining('FORGE_PYTHON=/nonexistent/forge-test/python3 is not a working Python interpreter'), hint: expect.stringContaining('FORGE_PYTHON') });
+    expect(doc.checks).toContainEqual(expect.objectContaining({ name: 'python', ok: false, code: 'FORGE_PYTHON_MISSING' }));
+    const serve = await runtime(deployed, ['serve'], noPython);
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain('FORGE_PYTHON_MISSING');
+    // An interpreter without the packages.
+    const lacking = await runtime(deployed, ['doctor', '--json'], { FORGE_PYTHON: '/usr/bin/python3', FORGE_SANDBOX: 'off' });
+    expect(lacking.code, lacking.stderr).toBe(1);
+    expect(JSON.parse(lacking.stdout).error).toMatchObject({ code: 'FORGE_PYTHON_DEPS', message: expect.stringContaining('forgetiny') });
   }, 120_000);
 
   it('serve says a usage mistake (--no-auth on 0.0.0.0) before the missing packages', async () => {
