@@ -4,6 +4,7 @@ import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
 import { DiagnosticError, error, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { argumentsHint, type ToolRegistry } from '../../runtime/tools/registry.ts';
+import { fail, type ToolResult } from '../../runtime/tools/model.ts';
 import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
@@ -41,6 +42,7 @@ directory.
 
 The arguments are one JSON object after the name (as the bundle's
 \`node runtime.mjs call NAME JSON\` takes them), --input, or --param.
+Ctrl-C stops the tool and exits 130 (FORGE_TOOL_CANCELLED).
 
 options:
   --param K=V     an argument; the value is converted to the parameter's type
@@ -184,7 +186,14 @@ export async function run(argv: string[]): Promise<number> {
     if (values['dry-run']) return await dryRun(name, args, registry, values, show, shown);
 
     // The person at the command line: every session's forged tools are theirs to run.
-    const result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true, sees: 'everything' });
+    const interrupt = interruptible();
+    let result: ToolResult;
+    try {
+      result = await registry.execute(name, args, { timeoutMs, approver: approval.approver, approved: true, sees: 'everything', signal: interrupt.signal });
+    } finally {
+      interrupt.disarm();
+    }
+    if (interrupt.signal.aborted) result = interrupted(name, result.durationMs);
     const commands = values['show-command'] ? { commands: shown } : {};
     // A tool that threw: the line of the project's code it threw from, where its failure is placed (text and --json) like a compiler's error.
     const at = result.ok ? undefined : toolFailureLocation(result.error.details, project.config.toolDirs.map((d) => d.absolute));
@@ -204,10 +213,29 @@ export async function run(argv: string[]): Promise<number> {
       printDiagnostics([error(e.code, terminalText(e.message), at ? { ...at, lineText: at.lineText === undefined ? undefined : terminalText(at.lineText) } : {}, hint === undefined ? undefined : terminalText(hint))]);
       if (values.verbose && e.details) process.stderr.write(`${errColor.dim(terminalText(e.details))}\n`);
     }
-    return result.ok ? 0 : 1;
+    return interrupt.signal.aborted ? 130 : result.ok ? 0 : 1;
   } finally {
     await assembled.close();
   }
+}
+
+/**
+ * Ctrl-C (SIGINT) while the tool runs: the call is cancelled, which stops the tool's process tree (a
+ * worker runs in its own process group, out of the terminal's reach), and the command reports it and
+ * exits 130 instead of dying with nothing printed (no JSON for a script to read). Once only: a second
+ * Ctrl-C, while the command closes, ends it at once.
+ */
+function interruptible(): { signal: AbortSignal; disarm(): void } {
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort(new Error('interrupted (SIGINT)'));
+  process.once('SIGINT', onInterrupt);
+  return { signal: controller.signal, disarm: () => process.off('SIGINT', onInterrupt) };
+}
+
+/** The answer of a call Ctrl-C cancelled, whatever the tool's own answer was by then. */
+function interrupted(name: string, durationMs: number | undefined): ToolResult {
+  const hint = 'the run was interrupted (Ctrl-C, SIGINT) and the tool stopped; run it again, with --timeout MS to bound how long it may take';
+  return { ...fail('FORGE_TOOL_CANCELLED', `tool "${name}" was interrupted`, hint), ...(durationMs !== undefined ? { durationMs } : {}) };
 }
 
 /**

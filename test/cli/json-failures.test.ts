@@ -4,10 +4,13 @@
  * `error` is the first of `errors`, and each entry is a diagnostic (code, message, hint, where).
  * Run as the real `forge` command and the real bundle; each command's success is one JSON document too.
  */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIAGNOSTIC_CODES } from '../../runtime/diagnostic-codes.ts';
-import { forge, minimalConfig, runProcess, tempDir, writeProject, type ProcessResult } from '../helpers/project.ts';
+import { isAlive } from '../helpers/processes.ts';
+import { forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject, type ProcessResult } from '../helpers/project.ts';
 
 type Json = Record<string, any>;
 
@@ -170,6 +173,56 @@ describe('forge run and forge chat fail to load a project as forge build does', 
     for (const command of [['run'], ['chat'], ['run', '--chat']]) {
       const doc = expectFailure(await run(dir, command), 1, code);
       expect({ errors: doc.errors, warnings: doc.warnings }, command.join(' ')).toEqual({ errors: build.errors, warnings: build.warnings });
+    }
+  }, 60_000);
+});
+
+/** A Python tool that says it has started (its process's pid, in the work dir) and then takes far longer than the test waits. */
+const SLOW_PY = `"""
+Tool: slow
+Description: Sleeps.
+Tags: read
+"""
+import os
+import time
+
+
+def execute(args):
+    with open("slow.pid.tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename("slow.pid.tmp", "slow.pid")
+    time.sleep(600)
+    return "woke"
+`;
+
+describe('forge tool run --json interrupted', () => {
+  it('Ctrl-C (SIGINT) prints the failure document with FORGE_TOOL_CANCELLED, exits 130 and stops the tool process', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': SLOW_PY });
+    // Unsandboxed, so the pid the tool writes is one this test can see.
+    const child = spawn(process.execPath, [forgeBin, 'tool', 'run', 'slow', '--json'], { cwd: project, env: { ...process.env, NO_COLOR: '1', ...env, FORGE_SANDBOX: 'off' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
+    const pidFile = join(project, 'slow.pid');
+    let pid: number | undefined;
+    try {
+      while (child.exitCode === null && !existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(existsSync(pidFile), `the tool did not start: ${stderr}`).toBe(true);
+      pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(isAlive(pid)).toBe(true);
+      child.kill('SIGINT');
+      const [code, signal] = await exited;
+      expect(signal, stderr).toBeNull();
+      const doc = expectFailure({ code, stdout, stderr }, 130, 'FORGE_TOOL_CANCELLED');
+      expect(doc.error.message).toContain('"slow"');
+      expect(doc.error.hint).toEqual(expect.any(String));
+      expect(isAlive(pid), 'the tool process outlived forge').toBe(false);
+    } finally {
+      // A failed run leaves nothing sleeping behind it.
+      if (child.exitCode === null) child.kill('SIGKILL');
+      if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
     }
   }, 60_000);
 });
