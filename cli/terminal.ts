@@ -1,5 +1,5 @@
 /** Colors and sizes for terminal output; plain text when not a TTY or when NO_COLOR is set. */
-import { fstatSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 type Colors = ReturnType<typeof import('picocolors').createColors>;
@@ -23,10 +23,14 @@ function colorsFor(fd: 1 | 2): Colors {
   return (load('picocolors') as typeof import('picocolors')).createColors(true);
 }
 
-/** A terminal is a character device (so is /dev/null, which isatty then tells apart). */
+/**
+ * A terminal is a character device; so is /dev/null (`forge build > /dev/null`), told apart here by
+ * its device number rather than by node:tty, which would load net and streams to say so.
+ */
 function isTerminal(fd: number): boolean {
   try {
-    return fstatSync(fd).isCharacterDevice();
+    const stats = fstatSync(fd);
+    return stats.isCharacterDevice() && stats.rdev !== statSync('/dev/null', { throwIfNoEntry: false })?.rdev;
   } catch {
     return false;
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureProject, forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
@@ -109,6 +109,33 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
       const extra = (await loaded([join(repoRoot, 'bin', 'forge.cjs'), ...args], dir)).filter((m) => !bare.has(m) && !moduleItself.includes(m));
       expect({ args, extra }).toEqual({ args, extra: [] });
     }
+    // Output thrown away (`forge build > /dev/null`, a character device as a terminal is): no node:tty either.
+    const devNull = openSync('/dev/null', 'w');
+    try {
+      for (const args of [['build', '--prod'], ['--version']]) {
+        const child = spawn(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), ...args], { cwd: dir, stdio: ['ignore', devNull, 'pipe'] });
+        let stderr = '';
+        child.stderr!.on('data', (d) => (stderr += d));
+        expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+        const extra = (JSON.parse(/modules=(.*)$/.exec(stderr)![1]) as string[]).filter((m) => !bare.has(m) && !moduleItself.includes(m));
+        expect({ args, extra }).toEqual({ args, extra: [] });
+      }
+    } finally {
+      closeSync(devNull);
+    }
+  });
+
+  it("colors a cached build's summary on a terminal (a pseudo-terminal, as script(1) gives), and not in a pipe", async () => {
+    const dir = fixtureProject('basic');
+    await forge(['build'], dir);
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, 'bin', 'forge.cjs'))} build`;
+    const colorsAllowed = { NO_COLOR: undefined };
+    const onTerminal = await runProcess('script', ['-qec', command, '/dev/null'], { cwd: dir, env: colorsAllowed });
+    expect(onTerminal.stdout).toContain('up to date (cached)');
+    expect(onTerminal.stdout).toContain('\x1b[32m✓\x1b[39m');
+    const piped = await runProcess(process.execPath, [join(repoRoot, 'bin', 'forge.cjs'), 'build'], { cwd: dir, env: colorsAllowed });
+    expect(piped.stdout).toContain('✓ up to date (cached)');
+    expect(piped.stdout).not.toContain('\x1b[');
   });
 
   it('ends quietly (exit 0, nothing on stderr) when the reader closes stdout first', async () => {
