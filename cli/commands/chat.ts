@@ -7,6 +7,8 @@ import type { ApprovalRequest } from '../../runtime/guard/approver.ts';
 import { createAgent } from '../../runtime/server/serve.ts';
 import { parseCommand } from '../args.ts';
 import { cliLogger } from '../cli-logger.ts';
+import { reportDiagnostics } from '../command-failure.ts';
+import { error } from '../../runtime/diagnostics.ts';
 import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
 import { color as c } from '../terminal.ts';
 import { TerminalStream, terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
@@ -36,8 +38,8 @@ export async function run(argv: string[]): Promise<number> {
     const missing = missingApiKeys(manifest.model);
     const chain = 1 + (manifest.model.fallbacks?.length ?? 0);
     if (missing.length === chain) {
-      for (const { model, variable } of missing) process.stderr.write(`${c.red('✘')} ${c.dim('FORGE_MODEL_KEY')} ${variable} is not set (nor ${variable}_FILE): model ${model} needs its API key\n`);
-      process.stderr.write(`  ${c.cyan('hint:')} export ${missing[0].variable}=... (or ${missing[0].variable}_FILE=a file holding it), or name the variable that holds the key with model.api_key_env in forge.yaml\n`);
+      const hint = (variable: string) => `export ${variable}=... (or ${variable}_FILE=a file holding it), or name the variable that holds the key with model.api_key_env in forge.yaml`;
+      reportDiagnostics(values.json, missing.map(({ model, variable }) => error('FORGE_MODEL_KEY', `${variable} is not set (nor ${variable}_FILE): model ${model} needs its API key`, {}, hint(variable))));
       await registry.close();
       return 1;
     }

@@ -78,6 +78,9 @@ describe('forge chat without its model key', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('FORGE_MODEL_KEY CHAT_KEY_NEVER_SET is not set (nor CHAT_KEY_NEVER_SET_FILE): model openai:gpt-4o-mini needs its API key');
     expect(stderr).toContain('hint: export CHAT_KEY_NEVER_SET=... (or CHAT_KEY_NEVER_SET_FILE=a file holding it)');
+    const json = await runProcess(process.execPath, [forgeBin, 'chat', '--json'], { cwd: project, input: 'hello\n' });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_MODEL_KEY', message: 'CHAT_KEY_NEVER_SET is not set (nor CHAT_KEY_NEVER_SET_FILE): model openai:gpt-4o-mini needs its API key', hint: expect.stringContaining('export CHAT_KEY_NEVER_SET=...') } });
   });
 
   it('takes the key from the file NAME_FILE names, as the README says', async () => {
