@@ -23,7 +23,7 @@ import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import type { SandboxProbe } from './exec/sandbox-probe.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
-import { jsonLogger } from './telemetry/json-logger.ts';
+import { jsonLogger, type CodedProblem } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
@@ -107,7 +107,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     const coded = err instanceof ForgeError ? err : undefined;
     writeFailureJson(invocation.values.json, [coded ? error(coded.code, coded.message, {}, coded.hint) : error('FORGE_INTERNAL', redactSecrets((err as Error).message), {}, 'FORGE_VERBOSE=1 shows the stack trace')]);
     if (coded && invocation.logFormat !== 'json') invocation.problem(`error: ${coded.code} ${coded.message}${coded.hint ? `\nhint: ${coded.hint}` : ''}`);
-    else invocation.problem(`forge runtime: ${coded ? `${coded.code} ${coded.message}${coded.hint ? ` (${coded.hint})` : ''}` : (err as Error).message}`);
+    else invocation.problem(`forge runtime: ${coded ? `${coded.code} ${coded.message}${coded.hint ? ` (${coded.hint})` : ''}` : (err as Error).message}`, 'error', coded);
     if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
     else if (process.env.FORGE_VERBOSE) process.stderr.write(`${redactSecrets(String((err as Error).stack))}\n`);
     return 1;
@@ -170,7 +170,7 @@ interface Invocation {
   /** What the server shows the person on purpose (a token it generated): written as it is, unmasked. */
   announce(line: string): void;
   /** A command's own complaint (a refusal to start, a missing directory): as it is, or one JSON line with --log-format json. */
-  problem(text: string, level?: 'error' | 'warn'): void;
+  problem(text: string, level?: 'error' | 'warn', about?: CodedProblem): void;
 }
 
 type ParsedValues = ReturnType<typeof parseCommandLine>['values'];
@@ -266,7 +266,9 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   }
   const json = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : undefined;
   const log = json ?? stderrLogger;
-  const problem = json ? (text: string, level: 'error' | 'warn' = 'error') => json[level](text) : (text: string) => void process.stderr.write(`${redactSecrets(text)}\n`);
+  const problem = json
+    ? (text: string, level: 'error' | 'warn' = 'error', about?: CodedProblem) => (level === 'error' ? json.error(text, about) : json.warn(text))
+    : (text: string) => void process.stderr.write(`${redactSecrets(text)}\n`);
   let port: number | undefined;
   let timeoutMs: number | undefined;
   try {
@@ -343,7 +345,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     const missing = await checkPythonDependencies(manifest.python, requirementsFileShown(dirname(bundleFile)));
     if (missing) {
       writeFailureJson(invocation.values.json, [missing]);
-      invocation.problem(formatDiagnostic(missing));
+      invocation.problem(formatDiagnostic(missing), 'error', missing);
       return 1;
     }
   }
@@ -354,7 +356,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   if (workDirMissing) {
     const missing = error('FORGE_WORKDIR_MISSING', `the working directory ${workDirMissing}`, {}, "create it, or point --workdir, FORGE_WORKDIR or forge.yaml's workdir at an existing directory");
     writeFailureJson(invocation.values.json, [missing]);
-    invocation.problem(formatDiagnostic(missing));
+    invocation.problem(formatDiagnostic(missing), 'error', missing);
     return 1;
   }
   return { ...invocation, bundleFile, manifest, workDir, host, probing, assembleRuntime, bundleCodeSource };

@@ -53,14 +53,15 @@ export async function run(argv: string[]): Promise<number> {
   try {
     return await serve(values, port, log);
   } catch (err) {
+    const about = err instanceof ForgeError ? { code: err.code, hint: err.hint } : undefined;
     if (err instanceof AuthConfigError) {
-      log.json.error(`forge run: ${err.message}`);
+      log.json.error(`forge run: ${err.message}`, about);
       return 2;
     }
     if (err instanceof UsageError) throw err;
-    // A failure with a code (a port in use) keeps it and its hint on the line.
-    const coded = err instanceof ForgeError ? `${err.code} ${err.message}${err.hint ? ` (${err.hint})` : ''}` : undefined;
-    log.json.error(`forge run: ${coded ?? (err as Error).message}`);
+    // A failure with a code (a port in use) keeps it and its hint on the line, and as fields of their own.
+    const coded = about ? `${about.code} ${(err as Error).message}${about.hint ? ` (${about.hint})` : ''}` : undefined;
+    log.json.error(`forge run: ${coded ?? (err as Error).message}`, about);
     log.debug((err as Error).stack ?? '');
     return 1;
   }

@@ -20,12 +20,19 @@ export function parseLogFormat(value: string | undefined): LogFormat | undefined
  * and `shown` lines, info lines written as they are: what the server shows the person on purpose,
  * a token it generated or the studio link that carries it, which masking would make useless.
  */
-export type JsonLogger = Logger & { error(message: string): void; shown(message: string): void };
+export type JsonLogger = Logger & { error(message: string, about?: CodedProblem): void; shown(message: string): void };
+
+/** An error line's code and hint as fields of their own, so a log pipeline can alert on FORGE_LISTEN without parsing the message. */
+export interface CodedProblem {
+  code: string;
+  hint?: string;
+}
 
 export function jsonLogger(write: (line: string) => void, options: { verbose?: boolean; fields?: Record<string, string> } = {}): JsonLogger {
-  const line = (level: string, msg: string, masked = true) => {
+  const line = (level: string, msg: string, masked = true, about?: CodedProblem) => {
     const span = activeSpan();
-    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg: masked ? redactSecrets(msg) : msg, ...options.fields };
+    const coded = about ? { code: about.code, ...(about.hint ? { hint: redactSecrets(about.hint) } : {}) } : {};
+    const record: Record<string, unknown> = { time: new Date().toISOString(), level, msg: masked ? redactSecrets(msg) : msg, ...coded, ...options.fields };
     if (span?.recording) {
       record.trace_id = span.context.traceId;
       record.span_id = span.context.spanId;
@@ -36,7 +43,7 @@ export function jsonLogger(write: (line: string) => void, options: { verbose?: b
     debug: (m) => options.verbose && line('debug', m),
     info: (m) => line('info', m),
     warn: (m) => line('warn', m),
-    error: (m) => line('error', m),
+    error: (m, about) => line('error', m, true, about),
     shown: (m) => line('info', m, false),
   };
 }

@@ -98,9 +98,11 @@ describe('--log-format json', () => {
     const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
     const listenFailure = /^forge runtime: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there \(stop that process, or choose another port: --port \d+\)$/;
     expect(String(failure?.msg)).toMatch(listenFailure);
+    // The code and hint as fields of their own too, for a log pipeline to alert on.
+    expect(failure).toMatchObject({ code: 'FORGE_LISTEN', hint: expect.stringMatching(/^stop that process, or choose another port: --port \d+$/) });
     // The README quotes that line as it is.
     const quoted = /`(\{"level":"error","msg":"forge runtime: [^`]*)`/.exec(readFileSync(join(repoRoot, 'README.md'), 'utf8'))?.[1];
-    expect(JSON.parse(quoted ?? '{}').msg).toMatch(listenFailure);
+    expect(JSON.parse(quoted ?? '{}')).toMatchObject({ msg: expect.stringMatching(listenFailure), code: 'FORGE_LISTEN', hint: expect.stringContaining('choose another port') });
   }, 60_000);
 
   it("forge run --dev writes nothing but JSON lines: its banner, the auth token's note, and its failure to start", async () => {
@@ -116,6 +118,7 @@ describe('--log-format json', () => {
     expect(taken.stdout).toBe('');
     const failure = everyLineJson(taken.stderr).find((l) => l.level === 'error');
     expect(String(failure?.msg)).toMatch(/^forge run: FORGE_LISTEN cannot listen on 127\.0\.0\.1:\d+: another process is listening there \(stop that process, or choose another port: --port \d+\)$/);
+    expect(failure).toMatchObject({ code: 'FORGE_LISTEN', hint: expect.stringMatching(/^stop that process, or choose another port: --port \d+$/) });
   }, 60_000);
 
   it('a setting serve refuses is a JSON line too (exit 2): --no-auth on a host that is not loopback, from FORGE_HOST or the command line, and an auth token file that is not there', async () => {
