@@ -13,8 +13,12 @@
  *   third of FORGE_LEASE; a lock not touched for a lease is stale. A fresh one
  *   is watched until it would go stale, so a container restarted after a
  *   crash only starts later, and a live twin is refused.
+ *
+ * Of processes that start together over one stale lock, exactly one takes it
+ * over and the others refuse: a lock that exists changes hands only under a
+ * claim on its exact content (swap), never by removing it and creating anew.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -53,15 +57,36 @@ interface LockOptions {
 export async function lockFileStore(stateDir: string, options: LockOptions): Promise<FileStoreLock | undefined> {
   const file = join(stateDir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, host: hostname(), machine: machineId(), since: new Date().toISOString(), token: randomUUID() };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const taken = tryCreate(stateDir, file, me, options.log);
+  const mine = JSON.stringify(me) + '\n';
+  let holder: LockHolder | undefined;
+  // Each turn but a wait on a takeover under way follows a change made by another process meanwhile.
+  for (let changes = 0; changes < MAX_CHANGES; ) {
+    const taken = tryCreate(stateDir, file, mine, options.log);
     if (taken !== 'exists') return taken ? holdLock(file, me, options) : undefined;
-    const holder = readHolder(file);
+    const seen = readLock(file);
+    if (seen === undefined) {
+      changes++; // removed meanwhile (released): created anew on the next turn
+      continue;
+    }
+    holder = parseHolder(seen);
     if (holder && !(await isStale(file, holder, me, options))) throw inUse(stateDir, holder, me);
-    removeLock(file);
+    // Stale, or no lock at all: replaced by this process's own, unless another process replaced it first.
+    const outcome = swap(file, file, seen, mine, me, options.leaseMs);
+    if (outcome === 'done') return holdLock(file, me, options);
+    if (outcome === 'failed') {
+      options.log?.debug(`state: no lock on ${stateDir}: the stale lock could not be replaced`);
+      return undefined;
+    }
+    if (outcome === 'busy') await delay(BUSY_WAIT_MS);
+    else changes++;
   }
-  return undefined;
+  throw inUse(stateDir, holder, me);
 }
+
+/** How often the lock may change hands under one start before it gives up (refusing, never serving unlocked). */
+const MAX_CHANGES = 50;
+/** How long a start waits for another process's takeover, which takes a few file operations, to finish. */
+const BUSY_WAIT_MS = 20;
 
 /** Boot id and pid namespace (Linux; empty elsewhere): with the host name, what makes a pid mean a process here. */
 export function machineId(): string {
@@ -76,12 +101,12 @@ export function machineId(): string {
 }
 
 /** true: created; 'exists': someone holds it; false: the dir cannot be written (a read-only work dir serves without a lock). */
-function tryCreate(stateDir: string, file: string, me: LockHolder, log?: Logger): boolean | 'exists' {
+function tryCreate(stateDir: string, file: string, content: string, log?: Logger): boolean | 'exists' {
   // Written whole, then linked into place: another process never reads a lock half-written.
-  const draft = `${file}.${me.pid}-${me.token}`;
+  const draft = draftFor(file);
   try {
     mkdirSync(stateDir, { recursive: true });
-    writeFileSync(draft, JSON.stringify(me) + '\n');
+    writeFileSync(draft, content);
     linkSync(draft, file);
     return true;
   } catch (err) {
@@ -93,12 +118,119 @@ function tryCreate(stateDir: string, file: string, me: LockHolder, log?: Logger)
   }
 }
 
-function readHolder(file: string): LockHolder | undefined {
+/** A lock's bytes, undefined when there is none; one that cannot be read counts as empty (no lock at all, stale). */
+function readLock(file: string): Buffer | undefined {
   try {
-    const holder = JSON.parse(readFileSync(file, 'utf8')) as LockHolder;
+    return readFileSync(file);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : Buffer.alloc(0);
+  }
+}
+
+/** The holder a lock names; undefined for one that is not a lock (written by something else, or damaged): stale. */
+function parseHolder(content: Buffer): LockHolder | undefined {
+  try {
+    const holder = JSON.parse(content.toString('utf8')) as LockHolder;
     return typeof holder.pid === 'number' && typeof holder.token === 'string' ? holder : undefined;
   } catch {
-    return undefined; // gone meanwhile, or half-written by a process that crashed: stale either way
+    return undefined;
+  }
+}
+
+function readHolder(file: string): LockHolder | undefined {
+  const content = readLock(file);
+  return content && parseHolder(content);
+}
+
+type Outcome = 'done' | 'changed' | 'busy' | 'failed';
+
+/**
+ * Replaces `file` (the lock, or a claim on it) by `next`, or removes it, if it
+ * still holds `expected`: the one way a lock that exists changes hands.
+ *
+ * Reading a lock and then replacing it is two steps, and two processes that
+ * both read the same stale lock would both replace it, the later evicting the
+ * earlier. So the step is taken under a claim: a file named after the exact
+ * bytes to be replaced, created exclusively (link()), which only one process
+ * can hold. The holder of the claim re-reads the file: still those bytes, it
+ * replaces them (rename(), atomic); any other, it leaves them, for a process
+ * that read the same bytes but comes late must not evict the one that took
+ * over before it (the claim is removed once the lock changed, so it can be
+ * had again, but its re-read then finds the lock changed). Everything between
+ * claim and removal is synchronous: a claim by a live process is a takeover
+ * under way, waited on ('busy'); one by a process that died meanwhile is
+ * taken over in turn, by a claim on the claim.
+ */
+function swap(lockFile: string, file: string, expected: Buffer, next: string | undefined, me: LockHolder, leaseMs: number): Outcome {
+  const claim = claimFile(lockFile, expected);
+  const claimed = takeClaim(lockFile, claim, me, leaseMs);
+  if (claimed !== 'held') return claimed;
+  try {
+    if (!expected.equals(readLock(file) ?? NOTHING)) return 'changed';
+    return (next === undefined ? remove(file) : place(file, next)) ? 'done' : 'failed';
+  } finally {
+    removeLock(claim);
+  }
+}
+
+const NOTHING = Buffer.from('\u0000absent');
+
+/** The claim a process holds while it replaces a lock (or a claim) whose content is `content`. */
+export function claimFile(lockFile: string, content: Buffer): string {
+  return `${lockFile}.claim-${createHash('sha256').update(content).digest('hex').slice(0, 32)}`;
+}
+
+function takeClaim(lockFile: string, claim: string, me: LockHolder, leaseMs: number): 'held' | 'changed' | 'busy' | 'failed' {
+  // Each claim's content is its own (a token of its own), so a claim on it names it alone.
+  const content = () => JSON.stringify({ ...me, token: randomUUID() }) + '\n';
+  const draft = draftFor(lockFile);
+  try {
+    writeFileSync(draft, content());
+    linkSync(draft, claim);
+    return 'held';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return 'failed';
+  } finally {
+    removeLock(draft);
+  }
+  const seen = readLock(claim);
+  if (seen === undefined) return 'changed'; // that takeover ended meanwhile
+  const claimant = parseHolder(seen);
+  if (claimant && !claimLeft(claim, claimant, me, leaseMs)) return 'busy';
+  const outcome = swap(lockFile, claim, seen, content(), me, leaseMs);
+  return outcome === 'done' ? 'held' : outcome;
+}
+
+/** Whether a claim was left by a process that stopped before it removed it (it is held for a few file operations). */
+function claimLeft(claim: string, claimant: LockHolder, me: LockHolder, leaseMs: number): boolean {
+  // This process takes and removes its claims without yielding: one of its own was left behind.
+  if (claimant.host === me.host && claimant.machine === me.machine && (claimant.pid === me.pid || !isProcessAlive(claimant.pid))) return true;
+  return renewedAgo(claim) > leaseMs;
+}
+
+function draftFor(lockFile: string): string {
+  return `${lockFile}.${process.pid}-${randomUUID()}`;
+}
+
+/** Writes whole, then renames into place, so that a reader never sees the file half-written. */
+function place(file: string, content: string): boolean {
+  const draft = draftFor(file);
+  try {
+    writeFileSync(draft, content);
+    renameSync(draft, file);
+    return true;
+  } catch {
+    removeLock(draft);
+    return false;
+  }
+}
+
+function remove(file: string): boolean {
+  try {
+    unlinkSync(file);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -136,12 +268,14 @@ function removeLock(file: string): void {
   }
 }
 
-function inUse(stateDir: string, holder: LockHolder, me: LockHolder): ForgeError {
-  const where = holder.host === me.host && holder.machine === me.machine ? 'on this machine' : `on ${holder.host}, another container or machine`;
-  const serving = holder.url ? `, serving ${holder.url}` : '';
+/** `holder` undefined: the lock kept changing hands while this process looked (MAX_CHANGES), so who holds it is not known. */
+function inUse(stateDir: string, holder: LockHolder | undefined, me: LockHolder): ForgeError {
+  const where = holder?.host === me.host && holder.machine === me.machine ? 'on this machine' : `on ${holder?.host}, another container or machine`;
+  const serving = holder?.url ? `, serving ${holder.url}` : '';
+  const who = holder ? `pid ${holder.pid} ${where}${serving}, since ${holder.since}` : 'its lock kept changing hands while this one started';
   return new ForgeError(
     'FORGE_STATE_IN_USE',
-    `the file state store ${stateDir} is in use by another Forge process (pid ${holder.pid} ${where}${serving}, since ${holder.since}): A2A tasks live in that process and both would run the schedules, so this one does not start`,
+    `the file state store ${stateDir} is in use by another Forge process (${who}): A2A tasks live in that process and both would run the schedules, so this one does not start`,
     "stop that process first; to run both, give each its own work dir (its .forge/ is the state dir: forge.yaml's workdir:, or --workdir or FORGE_WORKDIR for the bundle), or share a postgres:// store between replicas (state: in forge.yaml, or FORGE_STATE_URL)",
   );
 }
@@ -149,7 +283,6 @@ function inUse(stateDir: string, holder: LockHolder, me: LockHolder): ForgeError
 /** Renews the lock while this process serves; a process that lost it (it stopped renewing for a lease) says so once. */
 function holdLock(file: string, me: LockHolder, options: LockOptions): FileStoreLock {
   let holder = me;
-  const ours = () => readHolder(file)?.token === me.token;
   const renew = setInterval(() => {
     const current = readHolder(file);
     if (current?.token !== me.token) {
@@ -161,17 +294,22 @@ function holdLock(file: string, me: LockHolder, options: LockOptions): FileStore
     touch(file);
   }, Math.max(100, Math.floor(options.leaseMs / 3)));
   renew.unref();
+  // Removed, and rewritten, the way a lock changes hands (swap): a process taking over this one meanwhile keeps what it took.
+  const replace = (next: string | undefined) => {
+    const current = readLock(file);
+    if (current && parseHolder(current)?.token === me.token) swap(file, file, current, next, me, options.leaseMs);
+  };
   const release = () => {
     clearInterval(renew);
     process.off('exit', release);
-    if (ours()) removeLock(file);
+    replace(undefined);
   };
   // A process that exits without stopping (an uncaught error) leaves no lock behind.
   process.on('exit', release);
   return {
     serving: (url) => {
       holder = { ...holder, url };
-      if (ours()) rewrite(file, holder);
+      replace(JSON.stringify(holder) + '\n');
     },
     release,
   };
@@ -183,16 +321,5 @@ function touch(file: string): void {
     utimesSync(file, now, now);
   } catch {
     // removed meanwhile: the next renewal finds it is no longer this process's
-  }
-}
-
-/** Replaces the lock's content in one rename, so that a reader never sees it half-written. */
-function rewrite(file: string, holder: LockHolder): void {
-  const draft = `${file}.${holder.pid}-${holder.token}`;
-  try {
-    writeFileSync(draft, JSON.stringify(holder) + '\n');
-    renameSync(draft, file);
-  } catch {
-    removeLock(draft);
   }
 }
