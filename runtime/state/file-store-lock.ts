@@ -59,6 +59,7 @@ export async function lockFileStore(stateDir: string, options: LockOptions): Pro
   const me: LockHolder = { pid: process.pid, host: hostname(), machine: machineId(), since: new Date().toISOString(), token: randomUUID() };
   const mine = JSON.stringify(me) + '\n';
   let holder: LockHolder | undefined;
+  let busyFor = 0;
   // Each turn but a wait on a takeover under way follows a change made by another process meanwhile.
   for (let changes = 0; changes < MAX_CHANGES; ) {
     const taken = tryCreate(stateDir, file, mine, options.log);
@@ -77,16 +78,33 @@ export async function lockFileStore(stateDir: string, options: LockOptions): Pro
       options.log?.debug(`state: no lock on ${stateDir}: the stale lock could not be replaced`);
       return undefined;
     }
-    if (outcome === 'busy') await delay(BUSY_WAIT_MS);
-    else changes++;
+    if (outcome !== 'busy') changes++;
+    else if ((busyFor += BUSY_WAIT_MS) > MAX_BUSY_MS) throw claimStuck(stateDir);
+    else await delay(BUSY_WAIT_MS);
   }
   throw inUse(stateDir, holder, me);
 }
 
+/**
+ * A takeover that never ends: a claim beside the lock whose claimant still seems alive, past any
+ * takeover's few file operations: its process is stopped, or it crashed and its pid is another's
+ * now. Refused, not waited on forever (a start that hangs says nothing) and not taken over (the
+ * claimant, if only stopped, would go on and take the lock too).
+ */
+function claimStuck(stateDir: string): ForgeError {
+  return new ForgeError(
+    'FORGE_STATE_IN_USE',
+    `the file state store ${stateDir} is being taken over by another Forge process, which has not finished in ${MAX_BUSY_MS / 1000} s: a claim file (${LOCK_FILE}.claim-…) beside the lock names a process that still runs`,
+    `if no other Forge process is starting on this store (its pid may be another program's now), remove ${join(stateDir, `${LOCK_FILE}.claim-*`)} and start again`,
+  );
+}
+
 /** How often the lock may change hands under one start before it gives up (refusing, never serving unlocked). */
 const MAX_CHANGES = 50;
-/** How long a start waits for another process's takeover, which takes a few file operations, to finish. */
+/** How long a start waits at a time for another process's takeover, which takes a few file operations, to finish. */
 const BUSY_WAIT_MS = 20;
+/** How long in all before it judges that takeover stuck (claimStuck). */
+const MAX_BUSY_MS = 5_000;
 
 /** Boot id and pid namespace (Linux; empty elsewhere): with the host name, what makes a pid mean a process here. */
 export function machineId(): string {

@@ -198,4 +198,20 @@ describe('a takeover cut short', () => {
       claimant.kill('SIGKILL');
     }
   });
+
+  it('that never ends (its claimant lives on: stopped, or a crashed one whose pid another program took) is refused after a while, naming the claim file, not waited on forever', async () => {
+    const { dir, file, stale } = planted();
+    const claimant = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(claimFile(file, stale), claimBy(claimant.pid!));
+      await expect(lockFileStore(dir, { leaseMs: 60_000 })).rejects.toMatchObject({
+        code: 'FORGE_STATE_IN_USE',
+        message: expect.stringContaining('which has not finished in 5 s'),
+        hint: expect.stringContaining(join(dir, 'owner.lock.claim-*')),
+      });
+      expect(readFileSync(file)).toEqual(stale);
+    } finally {
+      claimant.kill('SIGKILL');
+    }
+  }, 30_000);
 });
