@@ -1,6 +1,9 @@
 /**
  * agent.json: what the build knows about the agent, and all the runtime
- * needs to serve it. schemas/agent.schema.json describes the same shape.
+ * needs to serve it. schemas/agent.schema.json describes the same shape: it
+ * is generated from AgentManifest and the types it references (`npm run
+ * schemas:agent`; test/stages/agent-schema.test.ts fails when it is stale),
+ * so their doc comments are the schema's descriptions.
  */
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import type { Category, ToolSpec } from './tools/model.ts';
@@ -55,6 +58,7 @@ export interface ScheduleSettings {
   timezone?: string;
 }
 
+/** The manifest a Forge build writes (agent.json): the agent's identity, model, every tool's spec, egress, approval and the settings the runtime serves it with. */
 export interface AgentManifest {
   tool_interface_version: number;
   agent_id: string;

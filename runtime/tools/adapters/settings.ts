@@ -5,6 +5,7 @@
  * `token_env`) that are read when the agent runs.
  */
 
+/** An MCP server whose tools are adapter tools. */
 export interface McpServerSettings {
   /** ^[a-z][a-z0-9-]{0,30}$; its tools are named `<name>__<tool>`. */
   name: string;
