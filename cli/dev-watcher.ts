@@ -6,8 +6,19 @@
  * watches on every rename, sees new folders, and reports deletes.
  * Changes arrive in batches: an editor's save is several events, and one
  * reload per save is what a person means.
+ *
+ * A folder that appears while watching is one chokidar reads first and
+ * watches after: a file or folder put in it between the two (`git
+ * checkout`, an unpacked archive, an editor's rename-over save into a folder
+ * just made) is never reported, and a sub-folder missed so is never
+ * watched, so every later save in it is lost. So each new folder is also
+ * watched here (fs.watch, that folder only) from the moment chokidar
+ * reports it, which is before chokidar reads it, and each folder found in
+ * one is watched before it is listed: what happens in them is reported from
+ * these watches, whatever chokidar sees of it.
  */
-import { basename } from 'node:path';
+import { watch as watchNative, lstatSync, readdirSync, type FSWatcher } from 'node:fs';
+import { basename, join, sep } from 'node:path';
 import { watch } from 'chokidar';
 import { isIgnoredFile, PRUNED_DIRS } from '../stages/source-tree.ts';
 
@@ -20,29 +31,116 @@ export interface SourceWatcher {
 export async function watchSources(paths: string[], onBatch: (paths: string[]) => void, options: { settleMs?: number; depth?: number } = {}): Promise<SourceWatcher> {
   const roots = new Set(paths);
   const touched = new Set<string>();
+  // What to look at when the events settle, in folders watched here; true: list the folder's entries too.
+  const toCheck = new Map<string, boolean>();
+  // New folders, watched here as well as by chokidar (see above).
+  const bridges = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  // Dependency folders, caches, hidden files and bytecode change often and never hold tools.
+  const skipped = (path: string) => !roots.has(path) && (PRUNED_DIRS.has(basename(path)) || isIgnoredFile(basename(path)));
   const watcher = watch(paths, {
     ignoreInitial: true,
     // A save that replaces the file (unlink + add within a moment) arrives as one change.
     atomic: true,
-    // Dependency folders, caches, hidden files and bytecode change often and never hold tools.
-    ignored: (path) => !roots.has(path) && (PRUNED_DIRS.has(basename(path)) || isIgnoredFile(basename(path))),
+    ignored: skipped,
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
   });
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(flush, options.settleMs ?? 120);
+  };
+  const flush = () => {
+    if (closed) return;
+    if (toCheck.size) reconcile();
+    if (!touched.size) return;
+    const batch = [...touched];
+    touched.clear();
+    onBatch(batch);
+  };
   const note = (path: string) => {
     touched.add(path);
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      const batch = [...touched];
-      touched.clear();
-      onBatch(batch);
-    }, options.settleMs ?? 120);
+    schedule();
   };
-  for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) watcher.on(event, note);
+  /** Watches a new folder until it is deleted; what happens in it is looked at when the events settle. */
+  const bridge = (dir: string) => {
+    if (closed || bridges.has(dir)) return;
+    let native: FSWatcher;
+    try {
+      native = watchNative(dir, (_event, name) => {
+        if (!name) return;
+        const path = join(dir, name.toString());
+        if (!toCheck.has(path)) toCheck.set(path, false);
+        schedule();
+      });
+    } catch {
+      return; // Gone already: its parent's watch reports that.
+    }
+    native.on('error', () => unbridge(dir));
+    bridges.set(dir, native);
+  };
+  const unbridge = (dir: string) => {
+    for (const [path, native] of bridges) {
+      if (path !== dir && !path.startsWith(dir + sep)) continue;
+      native.close();
+      bridges.delete(path);
+    }
+  };
+  /**
+   * Reports what happened at the checked paths, entries of folders watched here: a file saved or deleted, and
+   * a new folder with all it holds (watched before it is listed, so nothing put in it after is unseen). What
+   * chokidar reports as well is one path in the batch, and one reload.
+   */
+  const reconcile = () => {
+    const checks = [...toCheck];
+    toCheck.clear();
+    const visit = (path: string, listEntries: boolean) => {
+      if (skipped(path)) return;
+      let isDir: boolean;
+      try {
+        isDir = lstatSync(path).isDirectory();
+      } catch {
+        // Deleted (or renamed away): the reload drops what it was.
+        note(path);
+        unbridge(path);
+        return;
+      }
+      if (!isDir) return note(path);
+      const fresh = !bridges.has(path);
+      bridge(path);
+      if (!fresh && !listEntries) return;
+      note(path);
+      let names: string[];
+      try {
+        names = readdirSync(path);
+      } catch {
+        return;
+      }
+      for (const name of names) visit(join(path, name), false);
+    };
+    for (const [path, listEntries] of checks) visit(path, listEntries);
+  };
+  for (const event of ['add', 'change', 'unlink'] as const) watcher.on(event, note);
+  watcher.on('addDir', (path) => {
+    note(path);
+    // Only where every depth is watched: a folder below `depth` is reported and never watched, by design.
+    if (options.depth !== undefined) return;
+    // chokidar emits this before it reads the folder: watched from here, nothing put in it is missed.
+    bridge(path);
+    // And listed once the events settle, in case chokidar read it before saying so.
+    toCheck.set(path, true);
+  });
+  watcher.on('unlinkDir', (path) => {
+    note(path);
+    unbridge(path);
+  });
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     close: async () => {
+      closed = true;
       clearTimeout(timer);
+      for (const native of bridges.values()) native.close();
+      bridges.clear();
       await watcher.close();
     },
   };

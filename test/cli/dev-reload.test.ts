@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
-import { forgeBin, minimalConfig, writeProject } from '../helpers/project.ts';
+import { forgeBin, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
 import { addNumbers, calcJson } from '../helpers/forge-requests.ts';
 
 const versioned = (name: string, version: number) =>
@@ -188,6 +188,39 @@ describe('forge run --dev hot reload', () => {
       await agent.stop();
     }
   }, 120_000);
+
+  it('sees saves in a sub-folder made while a folder moved in with many files is still being read, in each of 15 rounds', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one') });
+    const elsewhere = tempDir('forge-staged-');
+    const agent = await devServer(project);
+    try {
+      for (let round = 0; round < 15; round++) {
+        // A folder made elsewhere and moved in whole, as a checkout or an unpacked archive: the watcher takes a
+        // while to read its files, and a sub-folder made meanwhile must still be watched.
+        const staged = join(elsewhere, `package-${round}`);
+        mkdirSync(staged);
+        for (let n = 0; n < 300; n++) writeFileSync(join(staged, `notes-${n}.txt`), '');
+        const folder = join(project, 'tools', `package-${round}`);
+        const tool = `round${round}`;
+        const file = join(folder, 'sub', `${tool}.yaml`);
+        renameSync(staged, folder);
+        // A different moment of the read in each round (a place in it, not a duration anything waits for).
+        await new Promise((r) => setTimeout(r, round % 10));
+        mkdirSync(join(folder, 'sub'));
+        saves.renameOver(file, yamlTool(tool, 'one'));
+        await until(async () => (await post(agent.url, tool)).body.value === 'one', `round ${round}: ${tool} saying one`, agent);
+        // The save a person makes next: seen only if the sub-folder is watched.
+        saves.renameOver(file, yamlTool(tool, 'two'));
+        await until(async () => (await post(agent.url, tool)).body.value === 'two', `round ${round}: ${tool} saying two`, agent);
+        rmSync(folder, { recursive: true });
+        await until(async () => !(await names(agent.url)).includes(tool), `round ${round}: ${tool} removed`, agent);
+      }
+      expect(await names(agent.url)).toEqual(['first']);
+      expect(agent.child.exitCode).toBeNull();
+    } finally {
+      await agent.stop();
+    }
+  }, 600_000);
 
   it('keeps a tool that stops loading listed; calls answer with its diagnostic (REST 503, MCP error) until it is fixed', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': versioned('greet', 1) });

@@ -1,0 +1,60 @@
+/**
+ * cli/dev-watcher.ts on real files: a folder that appears while watching is
+ * read by chokidar before it is watched, and what lands in it between the
+ * two must not be lost.
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'vitest';
+import { watchSources } from '../../cli/dev-watcher.ts';
+import { tempDir } from '../helpers/project.ts';
+
+/** An editor's save: a new file, renamed over the old one. */
+const renameOver = (file: string, text: string) => {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+};
+
+describe('watchSources', () => {
+  it('sees saves in a sub-folder made while a new folder with many files is being read, in each of 30 rounds', async () => {
+    const root = tempDir('forge-watch-');
+    const tools = join(root, 'tools');
+    mkdirSync(tools);
+    const reported = new Set<string>();
+    const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
+    /** Waits until `path` is reported; the watcher is asynchronous, and a miss is a wait that never ends. */
+    const reportedSoon = async (path: string, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!reported.has(path)) {
+        if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      for (let round = 0; round < 30; round++) {
+        // A folder made elsewhere and moved in whole, as a checkout or an unpacked archive: chokidar takes a while
+        // to read its files, and before it has read them all it does not watch the folder.
+        const staged = join(root, `staged-${round}`);
+        mkdirSync(staged);
+        for (let n = 0; n < 300; n++) writeFileSync(join(staged, `notes-${n}.txt`), '');
+        const folder = join(tools, `package-${round}`);
+        const tool = join(folder, 'sub', 'tool.py');
+        renameSync(staged, folder);
+        // A different moment of the read in each round (a place in it, not a duration anything waits for).
+        await new Promise((r) => setTimeout(r, round % 10));
+        mkdirSync(join(folder, 'sub'));
+        renameOver(tool, 'one');
+        await reportedSoon(folder, `round ${round}: the new folder`);
+        await reportedSoon(tool, `round ${round}: the first save`);
+        reported.clear();
+        // The save a person makes next: it is only seen if the sub-folder is watched.
+        renameOver(tool, 'two');
+        await reportedSoon(tool, `round ${round}: the second save`);
+        rmSync(folder, { recursive: true });
+        await reportedSoon(folder, `round ${round}: the folder's delete`);
+      }
+    } finally {
+      await watcher.close();
+    }
+  }, 600_000);
+});
