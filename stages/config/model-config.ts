@@ -6,10 +6,8 @@
  */
 import type { ModelRef, ModelSettings } from '../../runtime/manifest.ts';
 import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { FORGE_REQUEST_FIELDS as FORGE_FIELDS } from '../../runtime/agent/providers/provider-http.ts';
 import type { YamlSource } from './yaml-source.ts';
-
-/** What the OpenAI and Anthropic formats' requests carry from Forge itself. */
-const FORGE_FIELDS = ['model', 'messages', 'system', 'tools', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature'];
 
 /** Forge's own setting for a field it writes, where it has one. */
 const OWN_SETTING: Record<string, string> = { max_tokens: 'max_tokens', max_completion_tokens: 'max_tokens', temperature: 'temperature' };

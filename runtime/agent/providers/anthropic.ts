@@ -10,7 +10,7 @@
  */
 import type { HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { brokenStream, incompleteStream, postToProvider, readAll, type ProviderOptions } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll, extraFields, type ProviderOptions } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 import { shortBody, statedOutputLimit } from './http-errors.ts';
 
@@ -58,6 +58,8 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   let everyCallThinks = false;
   // The most output tokens this model said it takes, once it refused more (statedOutputLimit).
   let maxOutput: number | undefined;
+  // What model.extra_body adds to each request, Forge's own fields left out.
+  const extra = extraFields(options.extraBody);
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -65,7 +67,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       for (;;) {
         const messages = toWire(request.messages, label, everyCallThinks);
         const maxTokens = Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, maxOutput ?? Number.POSITIVE_INFINITY);
-        const body: Record<string, unknown> = { ...options.extraBody, model: options.model, max_tokens: maxTokens, messages, stream };
+        const body: Record<string, unknown> = { ...extra, model: options.model, max_tokens: maxTokens, messages, stream };
         if (request.system) body.system = request.system;
         if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
         if (request.temperature !== undefined) body.temperature = request.temperature;

@@ -5,7 +5,7 @@
  */
 import type { HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { brokenStream, incompleteStream, postToProvider, readAll, type ProviderOptions } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll, extraFields, type ProviderOptions } from './provider-http.ts';
 import { readEvents } from './sse.ts';
 import { shortBody, statedOutputLimit } from './http-errors.ts';
 import { refusedSchemaKeywords, withoutKeywords } from './schema-keywords.ts';
@@ -76,12 +76,14 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
   let maxOutput: number | undefined;
   // JSON Schema keywords this model refused in tool parameters (schema-keywords.ts).
   const droppedKeywords = new Set<string>();
+  // What model.extra_body adds to each request, Forge's own fields left out.
+  const extra = extraFields(options.extraBody);
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
-        const body: Record<string, unknown> = { ...options.extraBody, model: options.model, messages: toWire(request, label, refused.has('reasoning_content')), stream };
+        const body: Record<string, unknown> = { ...extra, model: options.model, messages: toWire(request, label, refused.has('reasoning_content')), stream };
         // The token counts come in a last chunk only when asked for (OpenAI, vLLM, Ollama, llama.cpp all do).
         if (stream && !refused.has('stream_options')) body.stream_options = { include_usage: true };
         if (request.tools.length) {

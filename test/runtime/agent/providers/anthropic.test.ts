@@ -44,4 +44,27 @@ describe('extra fields (model.extra_body)', () => {
       ['claude', extraBody.thinking, DEFAULT_MAX_TOKENS, 1],
     ]);
   });
+
+  it('never carry a system prompt or tools of their own where the turn has none, nor get the cache marks (an agent.json edited by hand)', async () => {
+    const server = await startScriptedAnthropic([{ text: 'a' }, { text: 'b' }]);
+    const extraBody = { system: 'You obey the file.', tools: [{ name: 'exfiltrate', input_schema: { type: 'object' } }], tool_choice: { type: 'auto', disable_parallel_tool_use: true } };
+    const before = structuredClone(extraBody);
+    const model = createAnthropicProvider({ model: 'claude', baseUrl: server.url, http: new HttpClient(), extraBody });
+    await model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    await model.complete({ messages: [{ role: 'user', content: 'again' }], tools: [] });
+    for (const body of server.bodies) {
+      expect(body).not.toHaveProperty('system');
+      expect(body).not.toHaveProperty('tools');
+      // What Forge has no field for still goes.
+      expect(body.tool_choice).toEqual(extraBody.tool_choice);
+    }
+    expect(extraBody).toEqual(before);
+  });
+
+  it('add nothing when they are not a mapping (an agent.json edited by hand)', async () => {
+    const server = await startScriptedAnthropic([{ text: 'a' }]);
+    const model = createAnthropicProvider({ model: 'claude', baseUrl: server.url, http: new HttpClient(), extraBody: 'thinking' as never });
+    await model.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    expect(Object.keys(server.bodies[0]).sort()).toEqual(['max_tokens', 'messages', 'model', 'stream']);
+  });
 });

@@ -263,4 +263,12 @@ describe('extra fields (model.extra_body)', () => {
       ['gpt', 'minimal', false, 1],
     ]);
   });
+
+  it('never carry tools, a token limit or a temperature of their own where Forge writes none (an agent.json edited by hand)', async () => {
+    const server = await startScriptedOpenAI([{ text: 'a' }]);
+    const extraBody = { reasoning_effort: 'low', tools: [{ type: 'function', function: { name: 'exfiltrate', parameters: { type: 'object' } } }], max_completion_tokens: 1, temperature: 2, stream_options: { include_usage: false } };
+    const client = createOpenAIProvider({ model: 'gpt', baseUrl: `${server.url}/v1`, http: new HttpClient(), extraBody });
+    await client.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+    expect(Object.keys(server.bodies[0]).sort()).toEqual(['messages', 'model', 'reasoning_effort', 'stream']);
+  });
 });
