@@ -222,7 +222,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_TOOL_ARGS: { severity: 'error', when: 'run', meaning: 'invalid arguments for ...: ...' },
   FORGE_TOOL_BUILTIN: { severity: 'error', when: 'build', meaning: 'the tool ships with Forge: it has no file to get or remove; forge.yaml\'s tools: enables it' },
   FORGE_TOOL_BUSY: { severity: 'error', when: 'run', meaning: 'too many calls wait already, for the tool\'s worker (FORGE_TOOL_QUEUE, default 32) or for one of the runtime\'s tool process slots (FORGE_TOOL_PROCESSES, FORGE_TOOL_PROCESS_QUEUE); the call is refused at once' },
-  FORGE_TOOL_CANCELLED: { severity: 'error', when: 'run', meaning: 'tool ... was cancelled (its caller went away, or Ctrl-C during forge tool run, which stops the tool and exits 130)' },
+  FORGE_TOOL_CANCELLED: { severity: 'error', when: 'run', meaning: 'tool ... was cancelled (its caller went away, or Ctrl-C during forge tool run, which stops the tool and exits 130; SIGTERM and SIGHUP too, exiting 143 and 129)' },
   FORGE_TOOL_CATEGORY: { severity: 'error', when: 'build', meaning: 'tool ... shipped with Forge declares category "custom"' },
   FORGE_TOOL_CIRCUIT_OPEN: { severity: 'error', when: 'run', meaning: 'the tool\'s worker failed repeatedly; calls are refused until it recovers' },
   FORGE_TOOL_COLLISION: { severity: 'error', when: 'build', meaning: 'tool ... is defined twice: ... and ...' },

@@ -42,7 +42,8 @@ directory.
 
 The arguments are one JSON object after the name (as the bundle's
 \`node runtime.mjs call NAME JSON\` takes them), --input, or --param.
-Ctrl-C stops the tool and exits 130 (FORGE_TOOL_CANCELLED).
+Ctrl-C stops the tool and exits 130 (FORGE_TOOL_CANCELLED); SIGTERM and SIGHUP
+stop it too, exiting 143 and 129.
 
 options:
   --param K=V     an argument; the value is converted to the parameter's type
@@ -193,7 +194,8 @@ export async function run(argv: string[]): Promise<number> {
     } finally {
       interrupt.disarm();
     }
-    if (interrupt.signal.aborted) result = interrupted(name, result.durationMs);
+    const stoppedBy = interrupt.received();
+    if (stoppedBy) result = interrupted(name, result.durationMs, stoppedBy);
     const commands = values['show-command'] ? { commands: shown } : {};
     // A tool that threw: the line of the project's code it threw from, where its failure is placed (text and --json) like a compiler's error.
     const at = result.ok ? undefined : toolFailureLocation(result.error.details, project.config.toolDirs.map((d) => d.absolute));
@@ -213,28 +215,45 @@ export async function run(argv: string[]): Promise<number> {
       printDiagnostics([error(e.code, terminalText(e.message), at ? { ...at, lineText: at.lineText === undefined ? undefined : terminalText(at.lineText) } : {}, hint === undefined ? undefined : terminalText(hint))]);
       if (values.verbose && e.details) process.stderr.write(`${errColor.dim(terminalText(e.details))}\n`);
     }
-    return interrupt.signal.aborted ? 130 : result.ok ? 0 : 1;
+    return stoppedBy ? 128 + STOP_SIGNALS[stoppedBy] : result.ok ? 0 : 1;
   } finally {
     await assembled.close();
   }
 }
 
+/** The signals that end `forge tool run` early: Ctrl-C, a `kill` or a supervisor's stop (timeout, CI), the terminal closing. */
+const STOP_SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+
 /**
- * Ctrl-C (SIGINT) while the tool runs: the call is cancelled, which stops the tool's process tree (a
- * worker runs in its own process group, out of the terminal's reach), and the command reports it and
- * exits 130 instead of dying with nothing printed (no JSON for a script to read). Once only: a second
- * Ctrl-C, while the command closes, ends it at once.
+ * Ctrl-C (SIGINT) while the tool runs, or SIGTERM or SIGHUP: the call is cancelled, which stops the tool's
+ * process tree (a worker runs in its own process group, out of the terminal's reach, and any signal's default
+ * would end this process and leave it running), and the command reports it and exits 128 + the signal's number
+ * (130 for Ctrl-C) instead of dying with nothing printed (no JSON for a script to read). Once only: a second
+ * signal, while the command closes, ends it at once.
  */
-function interruptible(): { signal: AbortSignal; disarm(): void } {
+function interruptible(): { signal: AbortSignal; received(): StopSignal | undefined; disarm(): void } {
   const controller = new AbortController();
-  const onInterrupt = () => controller.abort(new Error('interrupted (SIGINT)'));
-  process.once('SIGINT', onInterrupt);
-  return { signal: controller.signal, disarm: () => process.off('SIGINT', onInterrupt) };
+  let received: StopSignal | undefined;
+  const listeners = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((name) => {
+    const listener = () => {
+      disarm();
+      received = name;
+      controller.abort(new Error(`interrupted (${name})`));
+    };
+    process.on(name, listener);
+    return [name, listener] as const;
+  });
+  const disarm = () => {
+    for (const [name, listener] of listeners) process.off(name, listener);
+  };
+  return { signal: controller.signal, received: () => received, disarm };
 }
 
-/** The answer of a call Ctrl-C cancelled, whatever the tool's own answer was by then. */
-function interrupted(name: string, durationMs: number | undefined): ToolResult {
-  const hint = 'the run was interrupted (Ctrl-C, SIGINT) and the tool stopped; run it again, with --timeout MS to bound how long it may take';
+/** The answer of a call a signal cancelled, whatever the tool's own answer was by then. */
+function interrupted(name: string, durationMs: number | undefined, signal: StopSignal): ToolResult {
+  const how = signal === 'SIGINT' ? 'Ctrl-C, SIGINT' : signal;
+  const hint = `the run was interrupted (${how}) and the tool stopped; run it again, with --timeout MS to bound how long it may take`;
   return { ...fail('FORGE_TOOL_CANCELLED', `tool "${name}" was interrupted`, hint), ...(durationMs !== undefined ? { durationMs } : {}) };
 }
 
