@@ -114,7 +114,8 @@ export function runtimeFactories(resolved: ResolvedAgent, code: CodeSource, opti
     approval: options.approval,
     yaml: code.yamlTools?.({ workDir, envPassthrough: manifest.env_passthrough, onCommand: options.onCommand }),
     schedules: (manifest.schedules ?? []).map((s) => ({ ...s, source: 'config' as const })),
-    agentConfig: describeAgent(resolved),
+    // Read at each look: forge run --dev puts a saved model: (and the other live sections) in the manifest.
+    agentConfig: () => describeAgent(resolved),
     custom: { workDir, envPassthrough: manifest.env_passthrough, resolveSource: code.resolveSource, node: code.node },
     strictOutputs: manifest.strict_outputs,
     // Loaded on first use: only an agent whose forge_tool asks its model to judge pays for it here.

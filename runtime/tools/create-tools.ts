@@ -29,7 +29,10 @@ export interface ToolFactories {
   env?: NodeJS.ProcessEnv;
   /** The schedules declared in forge.yaml, for the schedule tools. */
   schedules?: readonly ScheduledTask[];
-  /** What debug_console shows as the agent's config (agent.json, or the resolved forge.yaml). */
+  /**
+   * What debug_console shows as the agent's config (agent.json, or the resolved forge.yaml), and forge_tool's
+   * judge takes the model from; a function is asked at each look (forge run --dev changes it on a save).
+   */
   agentConfig?: unknown;
   /** Set by createRegistry: the running agent, for debug_console. */
   agent?: AgentIntrospection;
@@ -86,7 +89,7 @@ export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactor
   registry.onCall((event) => calls.record(event));
   factories = {
     ...factories,
-    agent: factories.agent ?? { tools: (session) => registry.listFor(session).map(toSpec), recentCalls: () => calls.list(), config: () => factories.agentConfig ?? {} },
+    agent: factories.agent ?? { tools: (session) => registry.listFor(session).map(toSpec), recentCalls: () => calls.list(), config: () => (typeof factories.agentConfig === 'function' ? factories.agentConfig() : factories.agentConfig) ?? {} },
     registry,
   };
   const diagnostics: Diagnostic[] = [];

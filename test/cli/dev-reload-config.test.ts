@@ -97,6 +97,25 @@ describe('forge run --dev and forge.yaml sections', () => {
     }
   }, 120_000);
 
+  it("sends a saved model.extra_body from the next turn, and the agent's config (debug_console, forge_tool's judge) shows the saved model", async () => {
+    const llm = await startScriptedOpenAI([{ text: 'one' }, { text: 'two' }]);
+    const config = (effort: string) => minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n  extra_body: { reasoning_effort: ${effort} }\ntools:\n  - debug_console\n`);
+    const project = writeProject({ 'forge.yaml': config('low') });
+    const agent = await devServer(project);
+    const shown = async () => (await post(agent.url, 'debug_console', { section: 'config' })).body.value?.config?.model?.extra_body;
+    try {
+      expect((await send(agent.url, 'hello', 'c1')).text).toContain('one');
+      expect(await shown()).toEqual({ reasoning_effort: 'low' });
+      writeFileSync(join(project, 'forge.yaml'), config('high'));
+      await agent.waitFor(/forge\.yaml: [^\n]*model \(openai:scripted\)[^\n]*changed/);
+      expect((await send(agent.url, 'hello again', 'c2')).text).toContain('two');
+      expect(llm.bodies.map((b) => b.reasoning_effort)).toEqual(['low', 'high']);
+      expect(await shown()).toEqual({ reasoning_effort: 'high' });
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('puts a saved approval policy in force for REST calls and the agent loop, looser and tighter alike', async () => {
     const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'writer', arguments: {} }] }, { toolCalls: [{ name: 'writer', arguments: {} }] }, { text: 'all written' }]);
     const config = (approval: string) => minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\napproval:\n  clients: policy\n${approval}`);
