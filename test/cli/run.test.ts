@@ -1,8 +1,9 @@
 /** `forge run` and `forge chat` from a project's sources: dev mode, hot reload, the terminal conversation. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
+import { isAlive } from '../helpers/processes.ts';
 import { forgeBin, runProcess, writeProject, minimalConfig } from '../helpers/project.ts';
 import { startScriptedOpenAI } from '../helpers/scripted-llm.ts';
 
@@ -117,6 +118,36 @@ describe('forge run', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('loopback');
   });
+});
+
+/** A Python tool that says it has started (its worker's pid, in the work dir) and then takes far longer than the test waits. */
+const SLOW_PY = '"""\nTool: slow\nDescription: Sleeps.\nTags: read\n"""\nimport os\nimport time\n\n\ndef execute(args):\n    with open("slow.pid.tmp", "w") as f:\n        f.write(str(os.getpid()))\n    os.rename("slow.pid.tmp", "slow.pid")\n    time.sleep(600)\n    return "woke"\n';
+
+describe('forge run stopped twice (Ctrl-C, then Ctrl-C again while it finishes a call)', () => {
+  it.each(['SIGINT', 'SIGTERM'] as NodeJS.Signals[])('%s twice exits at once and takes the busy tool worker with it', async (signal) => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': SLOW_PY });
+    // Unsandboxed, so the pid the tool writes is one this test can see.
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth'], { cwd: project, env: { FORGE_SANDBOX: 'off' } });
+    const pidFile = join(project, 'slow.pid');
+    let pid: number | undefined;
+    try {
+      const pending = fetch(`${agent.url}/tools/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
+      while (agent.child.exitCode === null && !existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+      pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(isAlive(pid)).toBe(true);
+      agent.child.kill(signal);
+      // The first waits for the call; the second does not.
+      await agent.waitFor(`${signal}: finishing in-flight requests`);
+      const code = await agent.stop(signal);
+      expect(code, agent.output()).toBe(130);
+      await pending;
+      // SIGKILL is sent before forge exits; on a loaded machine the worker may take a moment to be gone.
+      for (let i = 0; i < 200 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(isAlive(pid), 'the tool worker outlived forge run').toBe(false);
+    } finally {
+      if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe('forge chat', () => {
