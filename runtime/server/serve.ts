@@ -247,10 +247,13 @@ function startScheduledTasks(options: ServeOptions, agent: Agent, state: StateSt
 /**
  * SIGTERM/SIGINT → drain (readyz 503 while still serving), finish in-flight
  * work within the grace period, then exit. A second signal exits at once.
+ * SIGHUP (the terminal of a `forge run` closed) stops it the same way: its
+ * default would end the process with no 'exit' event, leaving the tool
+ * process groups of calls in flight running.
  */
 export function stopOnSignals(agent: { stop(graceMs?: number, drainMs?: number): Promise<void>; timing?: StopTiming }, log: Logger): void {
   let signalled = false;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(signal, () => {
       if (signalled) process.exit(130);
       signalled = true;

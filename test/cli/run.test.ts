@@ -123,8 +123,8 @@ describe('forge run', () => {
 /** A Python tool that says it has started (its worker's pid, in the work dir) and then takes far longer than the test waits. */
 const SLOW_PY = '"""\nTool: slow\nDescription: Sleeps.\nTags: read\n"""\nimport os\nimport time\n\n\ndef execute(args):\n    with open("slow.pid.tmp", "w") as f:\n        f.write(str(os.getpid()))\n    os.rename("slow.pid.tmp", "slow.pid")\n    time.sleep(600)\n    return "woke"\n';
 
-describe('forge run stopped twice (Ctrl-C, then Ctrl-C again while it finishes a call)', () => {
-  it.each(['SIGINT', 'SIGTERM'] as NodeJS.Signals[])('%s twice exits at once and takes the busy tool worker with it', async (signal) => {
+describe('forge run stopped twice (Ctrl-C, then Ctrl-C again while it finishes a call; SIGTERM; SIGHUP, its terminal closed)', () => {
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[])('%s twice exits at once and takes the busy tool worker with it', async (signal) => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/slow.py': SLOW_PY });
     // Unsandboxed, so the pid the tool writes is one this test can see.
     const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth'], { cwd: project, env: { FORGE_SANDBOX: 'off' } });
