@@ -45,6 +45,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     for (const { model, variable } of missing) log.warn(`${variable} is not set: model ${model} will fail and the next one will be tried`);
   }
+  // Ctrl-C (a signal where stdin is no terminal, or once readline has closed), SIGTERM, a closed terminal's SIGHUP:
+  // the chat ends at once, and the tool processes of a call in flight with it (killed as the process exits,
+  // process-tree.ts). Their default would end it with no 'exit' event, leaving them running in their own groups.
+  for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) process.once(signal, () => process.exit(128 + number));
   // A person is here: a sub-tool that needs confirmation mid-call is asked too.
   const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${terminalLine(request.parents.join(' → '))} → ${terminalLine(request.tool)} ${short(JSON.stringify(request.args))} (${terminalLine(request.reason)})? [y/N] `)) ?? '').trim()) };
   const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, subApprover });

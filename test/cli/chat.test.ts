@@ -1,7 +1,9 @@
 /** `forge chat` against a scripted model: what the model's answers can and cannot make the terminal conversation do. */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isAlive } from '../helpers/processes.ts';
 import { forgeBin, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedTurn } from '../helpers/scripted-llm.ts';
 
@@ -102,4 +104,41 @@ describe('forge chat shows what the model and its tools chose, and does not obey
     expect(stdout).toContain('done \\x1b]0;owned\\x07 \\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07 \\x9b2J\nnext');
     expect(stdout).not.toMatch(/[\x1b\x07\u0080-\u009f\u202e]/);
   });
+});
+
+/** A Python tool that says it has started (its worker's pid, in the work dir) and then takes far longer than the test waits. */
+const SLOW_PY = '"""\nTool: slow\nDescription: Sleeps.\nTags: read\n"""\nimport os\nimport time\n\n\ndef execute(args):\n    with open("slow.pid.tmp", "w") as f:\n        f.write(str(os.getpid()))\n    os.rename("slow.pid.tmp", "slow.pid")\n    time.sleep(600)\n    return "woke"\n';
+
+describe('forge chat stopped while a tool runs', () => {
+  it.each([
+    { signal: 'SIGINT', exit: 130 },
+    { signal: 'SIGTERM', exit: 143 },
+    { signal: 'SIGHUP', exit: 129 },
+  ] as { signal: NodeJS.Signals; exit: number }[])('$signal ends it ($exit) and the tool worker with it', async ({ signal: sent, exit }) => {
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'done' }]);
+    const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`), 'tools/slow.py': SLOW_PY });
+    // Unsandboxed, so the pid the tool writes is one this test can see.
+    const child = spawn(process.execPath, [forgeBin, 'chat'], { cwd: project, env: { ...process.env, NO_COLOR: '1', FORGE_SANDBOX: 'off' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
+    child.stdin.write('sleep\n');
+    const pidFile = join(project, 'slow.pid');
+    let pid: number | undefined;
+    try {
+      while (child.exitCode === null && !existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(existsSync(pidFile), `the tool did not start: ${output}`).toBe(true);
+      pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(isAlive(pid)).toBe(true);
+      child.kill(sent);
+      expect(await exited, output).toEqual([exit, null]);
+      // SIGKILL is sent before forge exits; on a loaded machine the worker may take a moment to be gone.
+      for (let i = 0; i < 200 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(isAlive(pid), 'the tool worker outlived forge chat').toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 60_000);
 });
