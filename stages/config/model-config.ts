@@ -6,7 +6,7 @@
  */
 import type { ModelRef, ModelSettings } from '../../runtime/manifest.ts';
 import { error, type Diagnostic } from '../../runtime/diagnostics.ts';
-import { FORGE_REQUEST_FIELDS as FORGE_FIELDS } from '../../runtime/agent/providers/provider-http.ts';
+import { FORGE_REQUEST_FIELDS as FORGE_FIELDS } from '../../runtime/agent/providers/request-fields.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 /** Forge's own setting for a field it writes, where it has one. */

@@ -10,7 +10,8 @@
  */
 import type { HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
-import { brokenStream, incompleteStream, postToProvider, readAll, extraFields, type ProviderOptions } from './provider-http.ts';
+import { brokenStream, incompleteStream, postToProvider, readAll, type ProviderOptions } from './provider-http.ts';
+import { extraFields } from './request-fields.ts';
 import { readEvents } from './sse.ts';
 import { shortBody, statedOutputLimit } from './http-errors.ts';
 
