@@ -24,6 +24,7 @@ import type { DiagnosticCode } from '../../diagnostic-codes.ts';
 import { parseDuration } from '../../duration.ts';
 import { error, warning, type Diagnostic } from '../../diagnostics.ts';
 import { didYouMean, likelyTypo } from '../../suggest.ts';
+import { misspeltSecurityTag, misspeltSecurityTagText } from '../../guard/security-tags.ts';
 import type { JSONSchema } from '../model.ts';
 import { checkToolName } from '../names.ts';
 import type { DocLine, ExtractedDocstring } from './docstring-source.ts';
@@ -442,6 +443,12 @@ class DocstringParser {
         continue;
       }
       if (!tags.includes(tag)) tags.push(tag);
+    }
+    const misspelt = misspeltSecurityTag(tags);
+    if (misspelt) {
+      const { message, hint } = misspeltSecurityTagText(misspelt);
+      const offset = field.at.text.search(new RegExp(`(?<![A-Za-z0-9_.:-])${misspelt.tag.replace(/[.]/g, '\\.')}(?![A-Za-z0-9_.:-])`, 'i'));
+      this.diagnostics.push(warning('FORGE_TAG_TYPO', message, this.at(field.at, Math.max(0, offset)), hint));
     }
     return tags;
   }

@@ -8,6 +8,7 @@
  * edited by hand fails clearly instead of crashing.
  */
 import { parseDuration } from '../../duration.ts';
+import { misspeltSecurityTag, misspeltSecurityTagText } from '../../guard/security-tags.ts';
 import { didYouMean } from '../../suggest.ts';
 import { checkToolName } from '../names.ts';
 import { conditionReferences } from './condition.ts';
@@ -242,6 +243,12 @@ function readTags(value: unknown, problems: ProblemList): string[] {
     if (!/^[a-z0-9][a-z0-9_.:-]*$/.test(tag)) problems.error('FORGE_YAML_TAG', `tag "${raw}" may only contain letters, digits, "_", "-", "." and ":"`, Array.isArray(value) ? ['tags', i] : ['tags']);
     else if (!tags.includes(tag)) tags.push(tag);
   });
+  const misspelt = misspeltSecurityTag(tags);
+  if (misspelt) {
+    const { message, hint } = misspeltSecurityTagText(misspelt);
+    const i = Array.isArray(value) ? value.findIndex((raw) => String(raw).trim().toLowerCase() === misspelt.tag) : -1;
+    problems.warning('FORGE_TAG_TYPO', message, i >= 0 ? ['tags', i] : ['tags'], { hint });
+  }
   return tags;
 }
 
