@@ -3,6 +3,8 @@
  * remove`: in the scope named, or in resolution order (the project's
  * tool_dirs, then the user scope, then the global scope).
  */
+import { didYouMean } from '../runtime/suggest.ts';
+import { someNames } from '../runtime/tools/unknown-tool.ts';
 import { parseToolReference } from '../runtime/tools/yaml/definition.ts';
 import type { Project } from '../stages/load-project.ts';
 import { isScopeName, SCOPE_NAMES, ToolScope, type ScopeName } from '../stages/scopes.ts';
@@ -52,4 +54,10 @@ export async function findToolFile(name: string, scopes: readonly ScopeName[], p
     if (tool) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: 'yaml' }, names };
   }
   return { names };
+}
+
+/** The hint for a name no scope searched has: the one it likely meant, else the tools that are there. */
+export function toolsThereHint(name: string, names: readonly string[]): string {
+  const unique = [...new Set(names)].sort();
+  return didYouMean(name, unique) ?? (unique.length ? `the tools there: ${someNames(unique)}` : 'there are no tools there');
 }

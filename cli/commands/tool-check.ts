@@ -1,5 +1,5 @@
 import { hasErrors } from '../../runtime/diagnostics.ts';
-import { didYouMean } from '../../runtime/suggest.ts';
+import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { referencesOf, type Reference } from '../../stages/resolve-tool-dependencies.ts';
 import { parseCommand } from '../args.ts';
@@ -50,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       return 1;
     }
-    if (!root) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, didYouMean(name, project.tools.map((t) => t.spec.name)));
+    if (!root) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, unknownToolHint(name, project.tools.map((t) => t.spec.name)));
     checked = closure(root, project.tools);
     // A problem with what NAME needs is reported in one of the files of its closure.
     const files = new Set(checked.map((t) => t.file?.display).filter(Boolean));

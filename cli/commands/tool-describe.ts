@@ -3,6 +3,7 @@ import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
 import { toSpec, type ToolSpec } from '../../runtime/tools/model.ts';
 import { DEFAULT_TIMEOUT_MS, formatDuration } from '../../runtime/tools/registry.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
+import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import { parseCommand } from '../args.ts';
 import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
 import { writeFailureJson } from '../../runtime/failure-json.ts';
@@ -54,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (!spec) {
     const names = project?.tools.map((t) => t.spec.name) ?? [];
-    const hint = didYouMean(name, names) ?? outsideProjectHint(values.config) ?? 'run `forge tool list` to see the tools';
+    const hint = didYouMean(name, names) ?? outsideProjectHint(values.config) ?? unknownToolHint(name, names);
     const unknown = error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, hint);
     // The project's own problems come after it: one of them may be why the tool is not there.
     if (values.json) writeFailureJson(true, [unknown, ...diagnostics]);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { didYouMean } from '../../runtime/suggest.ts';
+import { toolsThereHint } from '../find-tool-file.ts';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { findToolFile, scopeOf } from '../find-tool-file.ts';
@@ -30,7 +30,7 @@ export async function run(argv: string[]): Promise<number> {
   const search = await findToolFile(name, scopes, project);
   if (!search.found) {
     const message = search.builtin ? `"${name}" ships with Forge and has no file of its own` : `no tool named "${name}" in ${scopes.length === 1 ? `the ${scopes[0]} scope` : 'the project, the user scope or the global scope'}`;
-    return reportFailure(values.json, search.builtin ? 'FORGE_TOOL_BUILTIN' : 'FORGE_TOOL_UNKNOWN', message, search.builtin ? `see it with forge tool describe ${name}` : didYouMean(name, search.names));
+    return reportFailure(values.json, search.builtin ? 'FORGE_TOOL_BUILTIN' : 'FORGE_TOOL_UNKNOWN', message, search.builtin ? `see it with forge tool describe ${name}` : toolsThereHint(name, search.names));
   }
   const { found } = search;
   const content = readFileSync(found.path, 'utf8');
