@@ -61,6 +61,8 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
   const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest), settings: settingsAtStart(agent.manifest, agent.project), brokenHelpers: new Map() };
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
+  /** The last save of forge.yaml did not load. */
+  let configBroken = false;
   const enqueue = (paths: string[]) => {
     // Reloads run one at a time, and one may be running pip for minutes: a saved approval: (a tightened one
     // above all) does not wait for it. Rules that do not load are left to the reload, which prints why.
@@ -68,7 +70,13 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
       const read = approvalRead(state.settings);
       void loadConfig(config.file).then(
         (loaded) => {
-          if (loaded.config) return applyApproval(agent, state.settings, read, loaded.config.approval, options.log);
+          if (loaded.config) {
+            // The save that fixes it is said too: after "does not load", silence would leave it in doubt.
+            if (configBroken) options.log.info('forge.yaml loads again');
+            configBroken = false;
+            return applyApproval(agent, state.settings, read, loaded.config.approval, options.log);
+          }
+          configBroken = true;
           // Its errors are printed by the reload; what matters here is that a deny just written is not in force.
           options.log.warn("forge.yaml does not load, so nothing in it is in force yet: the approval rules of its last save that loaded still decide every call");
         },

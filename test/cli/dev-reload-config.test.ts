@@ -141,6 +141,12 @@ describe('forge run --dev and forge.yaml sections', () => {
       writeFileSync(join(project, 'forge.yaml'), `${config('  auto_approve: ["tag:read", "tag:write"]\n')}servr: {}\n`);
       await agent.waitFor(/forge\.yaml does not load, so nothing in it is in force yet: the approval rules of its last save that loaded still decide every call/);
       expect(await post(agent.url, 'writer')).toMatchObject({ status: 403, body: { error: { code: 'FORGE_TOOL_DENIED' } } });
+
+      // The save that fixes it says so, and what it says is in force.
+      expect(agent.output()).not.toContain('forge.yaml loads again');
+      writeFileSync(join(project, 'forge.yaml'), config('  auto_approve: ["tag:read", "tag:write"]\n'));
+      await agent.waitFor(/forge\.yaml loads again/);
+      await until(async () => (await post(agent.url, 'writer')).status === 200, 'the fixed save in force', agent);
     } finally {
       await agent.stop();
     }
