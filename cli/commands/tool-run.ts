@@ -14,6 +14,7 @@ import { runsPython, toolsReached } from '../../runtime/tools/reach.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
+import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -131,7 +132,10 @@ export async function run(argv: string[]): Promise<number> {
   // A Python, TypeScript or JavaScript file that does not compile is reported as forge validate reports it
   // (file:line:col and the line), not as the worker's SyntaxError once it has started, nor inside a
   // FORGE_TOOL_START message.
-  const syntax = await syntaxErrors(project, reached);
+  const { syntax, unbuildable } = await sourceErrors(project, reached);
+  // What else the build refuses in those files (an undeclared import this machine happens to have) runs
+  // here, but is said: otherwise the tool works under forge tool run and the build is the first to object.
+  if (!values.json && !syntax.length) printDiagnostics(unbuildable.map((d) => ({ ...d, severity: 'warning' as const, hint: `${d.hint ? `${d.hint}; ` : ''}forge build refuses this, though it runs here` })));
   if (syntax.length) {
     if (values.json) writeFailureJson(true, syntax);
     else {
@@ -272,12 +276,19 @@ function printConcerning(project: Project, diagnostics: readonly Diagnostic[], o
   if (others) process.stderr.write(`${c.dim(`· ${others} problem${others === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
 }
 
-/** FORGE_PY_SYNTAX and FORGE_SYNTAX for the code files of the tools a run reaches (the tool and those it calls) that do not compile. */
-async function syntaxErrors(project: Project, reached: readonly ProjectTool[]): Promise<Diagnostic[]> {
+/**
+ * The source check's errors in the code files of the tools a run reaches (the tool and those it calls):
+ * FORGE_PY_SYNTAX and FORGE_SYNTAX (a file that does not compile), and the others the build refuses.
+ */
+async function sourceErrors(project: Project, reached: readonly ProjectTool[]): Promise<{ syntax: Diagnostic[]; unbuildable: Diagnostic[] }> {
   const files = [...new Map(reached.flatMap((t) => (t.file && ['python', 'typescript', 'javascript'].includes(t.file.kind) ? [[t.file.absolute, t.file] as const] : []))).values()];
-  if (!files.length) return [];
-  const found = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), cwd: process.cwd(), scripts: true });
-  return found.filter((d) => d.code === 'FORGE_PY_SYNTAX' || d.code === 'FORGE_SYNTAX');
+  if (!files.length) return { syntax: [], unbuildable: [] };
+  // The Python packages declared as forge validate and the build read them: the project's files and requirements.txt.
+  const python = project.files.filter((f) => !f.scope && f.kind === 'python').map((f) => f.absolute);
+  const { dependencies } = collectPythonDependencies(project.config.root, python, process.cwd());
+  const found = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: process.cwd(), scripts: true });
+  const isSyntax = (d: Diagnostic) => d.code === 'FORGE_PY_SYNTAX' || d.code === 'FORGE_SYNTAX';
+  return { syntax: found.filter(isSyntax), unbuildable: found.filter((d) => !isSyntax(d) && d.severity === 'error') };
 }
 
 /** Errors reported in the files of the tool or of any tool it calls, directly or not (a missing or unsatisfied dependency). */
