@@ -27,6 +27,7 @@ import { jsonLogger, type CodedProblem } from './telemetry/json-logger.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
+import { didYouMean } from './suggest.ts';
 import { tracebackKind } from './tools/traceback-kind.ts';
 import { logText } from './telemetry/log-text.ts';
 import { redactSecrets } from './known-secrets.ts';
@@ -230,7 +231,8 @@ function usageError(problem: UsageProblem, command: string | undefined, json: bo
   let end = own + 1;
   while (own >= 0 && end < commands.length && commands[end].startsWith('      ')) end++;
   const lines = own >= 0 ? commands.slice(own, end) : commands;
-  process.stderr.write(`${problem.message}${problem.hint ? `\n  hint: ${problem.hint}` : ''}\n\n${lines.join('\n')}\n\nfor more, run: node runtime.mjs help\n`);
+  // "error:" as the bundle's other failures and forge's own usage errors begin.
+  process.stderr.write(`error: ${problem.message}${problem.hint ? `\n  hint: ${problem.hint}` : ''}\n\n${lines.join('\n')}\n\nfor more, run: node runtime.mjs help\n`);
   return 2;
 }
 
@@ -248,7 +250,8 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
   }
   // Before the bundle is opened: a mistyped command starts nothing.
   if (!Object.hasOwn(ARGUMENTS_TAKEN, command)) {
-    return usageError({ message: `unknown command "${command}"` }, undefined, parsed.values.json);
+    const meant = didYouMean(command, [...Object.keys(ARGUMENTS_TAKEN).filter((c) => c !== 'stdio'), 'help']);
+    return usageError({ message: `unknown command "${command}"`, ...(meant ? { hint: meant } : {}) }, undefined, parsed.values.json);
   }
   const takes = ARGUMENTS_TAKEN[command];
   if (parsed.positionals.length > takes.count) {
@@ -277,7 +280,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     if (command === 'call' && parsed.values.timeout !== undefined) timeoutMs = parseMilliseconds(parsed.values.timeout, '--timeout');
   } catch (err) {
     writeFailureJson(parsed.values.json, [error('FORGE_USAGE', (err as Error).message)]);
-    problem((err as Error).message);
+    problem(json ? (err as Error).message : `error: ${(err as Error).message}`);
     return 2;
   }
   const announce = (line: string) => (json ? json.shown(line) : void process.stderr.write(`${line}\n`));

@@ -22,6 +22,6 @@ describe('an option parseArgs refuses', () => {
     const { bundle } = deployBundle(project);
     const result = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port'], { cwd: bundle });
     expect(result.code).toBe(2);
-    expect(result.stderr.startsWith('--port needs a value\n')).toBe(true);
+    expect(result.stderr.startsWith('error: --port needs a value\n'), result.stderr).toBe(true);
   }, 60_000);
 });

@@ -168,7 +168,7 @@ describe('the runtime core', () => {
       const refused = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...argv], { cwd: bundle, env });
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe('');
-      expect(refused.stderr.startsWith(said)).toBe(true);
+      expect(refused.stderr.startsWith(`error: ${said}`), refused.stderr).toBe(true);
       expect(refused.stderr.split('\n').length).toBeLessThan(10);
     }
     // A work dir that is not there is refused, never made (a mistyped --workdir would start on an empty one).
@@ -179,10 +179,10 @@ describe('the runtime core', () => {
       expect(refusedDir.stderr).toContain(`FORGE_WORKDIR_MISSING the working directory ${missing} does not exist`);
       expect(existsSync(missing)).toBe(false);
     }
-    // A usage error shows the command's own synopsis.
+    // A usage error begins "error:", as the bundle's other failures and forge's own usage errors, and shows the command's own synopsis.
     const nameless = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call'], { cwd: bundle });
     expect(nameless).toMatchObject({ code: 2, stdout: '' });
-    expect(nameless.stderr).toMatch(/^call needs a tool name\n\n  call NAME \[JSON\] \[--timeout MS\] \[--json\]\n +run a tool with JSON arguments and print its result\n\nfor more, run: node runtime.mjs help\n$/);
+    expect(nameless.stderr).toMatch(/^error: call needs a tool name\n\n  call NAME \[JSON\] \[--timeout MS\] \[--json\]\n +run a tool with JSON arguments and print its result\n\nfor more, run: node runtime.mjs help\n$/);
     // A tool it does not have: the likely one, else what it has; never a forge command, which a deployed bundle lacks.
     for (const command of ['call', 'describe']) {
       const typo = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), command, 'shuot'], { cwd: bundle });
@@ -197,7 +197,7 @@ describe('the runtime core', () => {
     expect(noText.stderr).toContain('error: FORGE_TOOL_ARGS invalid arguments for "shout": missing required argument "text"\nhint: its arguments: text (required)\n');
     const notJson = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{text: hi}'], { cwd: bundle });
     expect(notJson).toMatchObject({ code: 2, stdout: '' });
-    expect(notJson.stderr).toMatch(/^the arguments are not valid JSON: .*\n  hint: give them as one JSON object after the tool's name, quoted: node runtime.mjs call shout '\{"key": "value"\}'\n\n  call NAME \[JSON\]/);
+    expect(notJson.stderr).toMatch(/^error: the arguments are not valid JSON: .*\n  hint: give them as one JSON object after the tool's name, quoted: node runtime.mjs call shout '\{"key": "value"\}'\n\n  call NAME \[JSON\]/);
     // A platform's PORT with a stray space still names the port; an empty one is unset.
     const port = await freePort();
     const spaced = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--no-auth'], { cwd: bundle, env: { PORT: ` ${port} ` } });
@@ -210,7 +210,7 @@ describe('the runtime core', () => {
     const mistyped = await runProcess(process.execPath, [join(broken, 'runtime.mjs'), 'sevre', '--port', '8080'], { cwd: broken });
     expect(mistyped.code).toBe(2);
     // Short: the commands, not the whole usage (its environment, approval and options), which would push the problem off a small screen.
-    expect(mistyped.stderr).toMatch(/^unknown command "sevre"\n\ncommands:\n  serve .*\n[^]*  doctor .*\n\nfor more, run: node runtime.mjs help\n$/);
+    expect(mistyped.stderr).toMatch(/^error: unknown command "sevre"\n  hint: did you mean "serve"\?\n\ncommands:\n  serve .*\n[^]*  doctor .*\n\nfor more, run: node runtime.mjs help\n$/);
     expect(mistyped.stderr).not.toContain('environment:');
     writeFileSync(join(bundle, CORE_FILE), `${readFileSync(join(bundle, CORE_FILE), 'utf8')}\n`);
     const verified = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'verify'], { cwd: bundle });
