@@ -446,8 +446,16 @@ export function formatDuration(ms: number): string {
  * over MCP or A2A, a script over REST, a person at a bundle with no forge command), not only one at the CLI.
  */
 export function argumentsHint(schema: JSONSchema): string {
-  const names = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+  const properties = (schema.properties as Record<string, JSONSchema> | undefined) ?? {};
+  const names = Object.keys(properties);
   if (!names.length) return 'it takes no arguments';
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return `its arguments: ${someNames(names.map((n) => (required.has(n) ? `${n} (required)` : n)))}`;
+  // Each with its type: a value of the wrong type ("2" for an integer) is the commonest mistake it answers.
+  const label = (n: string) => {
+    const type = properties[n]?.type;
+    const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+    const parts = [...(types.length ? [types.join(' or ')] : []), ...(required.has(n) ? ['required'] : [])];
+    return parts.length ? `${n} (${parts.join(', ')})` : n;
+  };
+  return `its arguments: ${someNames(names.map(label))}`;
 }

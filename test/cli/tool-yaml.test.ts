@@ -303,7 +303,7 @@ describe('forge tool run --show-command / --dry-run', () => {
     const bad = await forge(['tool', 'run', 'report', '--dry-run', '--param', 'n=3'], dir, scopes().env);
     expect(bad.code).toBe(1);
     // As the call itself would answer: the code, and what the tool takes.
-    expect(bad.stderr).toBe('✘ FORGE_TOOL_ARGS invalid arguments for "report": missing required argument "name"\n  hint: its arguments: name (required), n\n');
+    expect(bad.stderr).toBe('✘ FORGE_TOOL_ARGS invalid arguments for "report": missing required argument "name"\n  hint: its arguments: name (string, required), n (integer)\n');
     const typo = await forge(['tool', 'run', 'reprot', '--dry-run'], dir, scopes().env);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('✘ FORGE_TOOL_UNKNOWN no tool named "reprot"\n  hint: did you mean "report"?\n');

@@ -194,7 +194,7 @@ describe('the runtime core', () => {
     // A failed call names its code, as forge tool run does; arguments that are not JSON are a usage error that says how to give them.
     const noText = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{}'], { cwd: bundle });
     expect(noText).toMatchObject({ code: 1, stdout: '' });
-    expect(noText.stderr).toContain('error: FORGE_TOOL_ARGS invalid arguments for "shout": missing required argument "text"\nhint: its arguments: text (required)\n');
+    expect(noText.stderr).toContain('error: FORGE_TOOL_ARGS invalid arguments for "shout": missing required argument "text"\nhint: its arguments: text (string, required)\n');
     const notJson = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{text: hi}'], { cwd: bundle });
     expect(notJson).toMatchObject({ code: 2, stdout: '' });
     expect(notJson.stderr).toMatch(/^error: the arguments are not valid JSON: .*\n  hint: give them as one JSON object after the tool's name, quoted: node runtime.mjs call shout '\{"key": "value"\}'\n\n  call NAME \[JSON\]/);

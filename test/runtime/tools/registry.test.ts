@@ -69,8 +69,8 @@ describe('ToolRegistry', () => {
     expect(result.error.message).toContain('missing required argument "city"');
     expect(result.error.message).toContain('argument "days" must be an integer');
     expect(result.error.message).toContain('unknown argument "extra"');
-    // What it takes, for any caller (a model, a script, a bundle with no forge command to describe it).
-    expect(result.error.hint).toBe('its arguments: days, city (required)');
+    // What it takes, with the types, for any caller (a model, a script, a bundle with no forge command to describe it).
+    expect(result.error.hint).toBe('its arguments: days (integer), city (string, required)');
   });
 
   it('answers an unknown name with only the tools the calling session may see, and a name of any length briefly', async () => {
@@ -143,7 +143,7 @@ describe('ToolRegistry', () => {
     r.register(tool('many', { inputSchema: { type: 'object', properties: many, additionalProperties: false } }), 'x');
     expect(await r.execute('none', { x: 1 })).toMatchObject({ ok: false, error: { hint: 'it takes no arguments' } });
     const result = await r.execute('many', { x: 1 });
-    expect(result).toMatchObject({ ok: false, error: { hint: `its arguments: ${Array.from({ length: 20 }, (_, i) => `a${i}`).join(', ')}, and 3 more` } });
+    expect(result).toMatchObject({ ok: false, error: { hint: `its arguments: ${Array.from({ length: 20 }, (_, i) => `a${i} (string)`).join(', ')}, and 3 more` } });
   });
 
   it('fills schema defaults without changing the caller\'s object', async () => {
