@@ -136,6 +136,19 @@ describe('YAML tools in forge build', () => {
     expect(result.errors[0].hint).toBe('"shout" takes: txt, times');
   });
 
+  it('names the argument a misspelt one likely is', async () => {
+    const shout = 'description: Shout.\nparameters:\n  txt: { type: string, description: Text. }\n  times: { type: integer, description: Times., default: 1 }\nbash: echo {txt}\n';
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/shout.yaml': shout,
+      'tools/typo.yaml': 'description: Typo.\nsteps:\n  - tool: shout\n    args: { txt: hi, tims: 2 }\n',
+    });
+    const result = await build({ cwd: dir });
+    expect(result.errors.map((e) => ({ at: `${e.file}:${e.line}:${e.column}`, message: e.message, hint: e.hint }))).toEqual([
+      { at: 'tools/typo.yaml:4:28', message: 'step "step1" passes "tims", which "shout" does not take', hint: 'did you mean "times"? "shout" takes: txt, times' },
+    ]);
+  });
+
   it('refuses a production build where a tool calls a dev tool', async () => {
     const dir = writeProject({
       'forge.yaml': minimalConfig(),

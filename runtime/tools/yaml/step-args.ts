@@ -5,6 +5,7 @@
  * found before the tool ships: at build for a project's YAML tools, in
  * forge_tool's build step for a forged composition.
  */
+import { didYouMean } from '../../suggest.ts';
 import type { JSONSchema } from '../model.ts';
 import { checkArguments, isExternal, markExternal } from '../validation.ts';
 import type { ArgTemplate, PathSegment, YamlToolDefinition } from './definition.ts';
@@ -28,9 +29,10 @@ export function stepArgsProblems(definition: YamlToolDefinition, inputSchemaOf: 
     const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
     const at = (key?: string): PathSegment[] => (key === undefined ? [...step.path, 'args'] : [...step.path, 'args', key]);
     const hint = `"${action.tool}" takes: ${Object.keys(properties).join(', ') || 'no arguments'}`;
-    const report = (message: string, key?: string) => problems.push({ path: at(key), message, hint });
+    const report = (message: string, key?: string, before?: string) => problems.push({ path: at(key), message, hint: before ? `${before} ${hint}` : hint });
     for (const key of Object.keys(action.args)) {
-      if (!(key in properties) && schema.additionalProperties === false) report(`step "${step.name}" passes "${key}", which "${action.tool}" does not take`, key);
+      // A misspelt name ("nam") is said as one, with the name it likely is.
+      if (!(key in properties) && schema.additionalProperties === false) report(`step "${step.name}" passes "${key}", which "${action.tool}" does not take`, key, didYouMean(key, Object.keys(properties).filter((name) => !(name in action.args!))));
     }
     const missing = ((schema.required ?? []) as string[]).filter((name) => !(name in action.args!) && properties[name]?.default === undefined);
     if (missing.length) report(`step "${step.name}" does not pass ${missing.map((m) => `"${m}"`).join(', ')}, which "${action.tool}" needs`);
