@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../runtime/manifest.ts';
 import { esbuild } from './esbuild-api.ts';
-import { fromEsbuildMessage } from './esbuild-messages.ts';
+import { asSyntaxError, fromEsbuildMessage } from './esbuild-messages.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { inlinePython } from './python/inline-python.ts';
 import { checkPythonSources, type InlinePython, type StartedPythonCheck } from './python/python-source-check.ts';
@@ -48,7 +48,7 @@ async function parseScript(file: SourceFile, cwd: string): Promise<Diagnostic[]>
   } catch (err) {
     const failure = err as { errors?: import('esbuild').Message[] };
     if (!failure.errors) throw err;
-    return failure.errors.map((m) => ({ ...fromEsbuildMessage(m, 'error', '/', cwd), code: 'FORGE_SYNTAX' }));
+    return failure.errors.map((m) => asSyntaxError(fromEsbuildMessage(m, 'error', '/', cwd)));
   }
 }
 

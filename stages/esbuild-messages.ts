@@ -30,8 +30,17 @@ export function fromEsbuildError(message: Message, absWorkingDir: string, cwd: s
   const diagnostic = fromEsbuildMessage(message, 'error', absWorkingDir, cwd);
   const unresolved = /^Could not resolve "(.+)"$/.exec(message.text);
   if (unresolved) return { ...diagnostic, code: 'FORGE_IMPORT', hint: importHint(unresolved[1]) };
-  if (message.location && doesNotParse(join(absWorkingDir, message.location.file), message.location.line)) return { ...diagnostic, code: 'FORGE_SYNTAX' };
+  if (message.location && doesNotParse(join(absWorkingDir, message.location.file), message.location.line)) return asSyntaxError(diagnostic);
   return diagnostic;
+}
+
+/**
+ * A parse error as FORGE_SYNTAX. esbuild's "Unexpected end of file" stands past the last line, far from
+ * the mistake, and says nothing of it: the hint says what it is.
+ */
+export function asSyntaxError(diagnostic: Diagnostic): Diagnostic {
+  const hint = diagnostic.hint ?? (/^Unexpected end of file\b/.test(diagnostic.message) ? 'something opened earlier in the file is never closed: a brace, bracket or parenthesis, a string, template or comment' : undefined);
+  return { ...diagnostic, code: 'FORGE_SYNTAX', ...(hint ? { hint } : {}) };
 }
 
 function importHint(specifier: string): string {

@@ -32,6 +32,18 @@ describe('syntax', () => {
     expect(out.errors).toEqual([expect.objectContaining({ code: 'FORGE_SYNTAX', file: 'tools/bad.ts', line: 7, column: 18 })]);
   });
 
+  it('says what an "Unexpected end of file" is, at validate and build: something left open', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/open.ts': `${tsDoc('open_ts')}export function execute(args: { a: number }) {\n  return { a: args.a\n}\n` });
+    const hint = 'something opened earlier in the file is never closed: a brace, bracket or parenthesis, a string, template or comment';
+    const validate = await forge(['validate', '--json'], dir);
+    expect(validate.code).toBe(1);
+    expect(JSON.parse(validate.stdout).errors).toEqual([expect.objectContaining({ code: 'FORGE_SYNTAX', file: 'tools/open.ts', message: 'Unexpected end of file', hint })]);
+    const build = await forge(['build'], dir);
+    expect(build.code).toBe(1);
+    expect(build.stderr).toContain(`FORGE_SYNTAX Unexpected end of file`);
+    expect(build.stderr).toContain(`  hint: ${hint}\n`);
+  });
+
   it('a --prod build leaves the Python of the dev tools it strips unchecked; a dev build checks it', async () => {
     // The build starts the interpreter on every Python file it finds, before it knows which tools
     // --prod strips: the answer for a stripped tool must not fail the build.
