@@ -474,7 +474,7 @@ function describeCommand({ manifest, positionals, values }: StartedRuntime): num
   return 0;
 }
 
-async function callCommand({ registry, positionals, values, timeoutMs }: StartedRuntime): Promise<number> {
+async function callCommand({ registry, positionals, values, timeoutMs, bundleFile }: StartedRuntime): Promise<number> {
   const [name, json] = positionals;
   if (!name) {
     return usageError({ message: 'call needs a tool name' }, 'call', values.json);
@@ -493,15 +493,20 @@ async function callCommand({ registry, positionals, values, timeoutMs }: Started
   const { personApprover } = await import('./guard/terminal-approver.ts');
   // The person at the bundle's command line: every session's forged tools are theirs to run.
   const result = await registry.execute(name, args, { timeoutMs, approver: personApprover(values.yes), approved: true, sees: 'everything' });
+  // A tool that threw: the line of the bundle's tool file it threw from, as forge tool run places it (a TypeScript
+  // tool is compiled into runtime.mjs, which has no such line to show).
+  const at = result.ok ? undefined : (await import('./tools/tool-failure-location.ts')).toolFailureLocation(result.error.details, [join(dirname(bundleFile), 'tools')]);
   // A failed call in the shape every command fails with (its error also first of `errors`).
-  if (values.json) process.stdout.write(jsonDocument(result.ok ? result : toolFailureJson(result)));
+  if (values.json) process.stdout.write(jsonDocument(result.ok ? result : toolFailureJson(result, at ?? {})));
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
   else {
     // A tool that threw: its traceback with FORGE_VERBOSE=1 (as for the runtime's own failures), or in --json's error.details.
     const trace = tracebackKind(result.error.details);
     const verbose = Boolean(process.env.FORGE_VERBOSE);
     const hint = result.error.hint ?? (trace && !verbose ? `FORGE_VERBOSE=1 shows the ${trace} (or --json, in error.details)` : undefined);
-    process.stderr.write(`error: ${result.error.code} ${terminalText(result.error.message)}${hint ? `\nhint: ${terminalText(hint)}` : ''}\n`);
+    const where = at ? `${at.file}:${at.line}${at.column ? `:${at.column}` : ''} ` : '';
+    const source = at?.lineText !== undefined ? `\n  ${at.line} │ ${terminalText(at.lineText)}` : '';
+    process.stderr.write(`error: ${terminalText(where)}${result.error.code} ${terminalText(result.error.message)}${source}${hint ? `\nhint: ${terminalText(hint)}` : ''}\n`);
     if (trace && verbose) process.stderr.write(`${terminalText(result.error.details!)}\n`);
   }
   return result.ok ? 0 : 1;

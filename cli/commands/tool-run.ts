@@ -24,7 +24,7 @@ import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
 import { reportDiagnostics } from '../command-failure.ts';
 import { jsonDocument, toolFailureJson, writeFailureJson } from '../../runtime/failure-json.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
-import { toolFailureLocation } from '../tool-failure-location.ts';
+import { toolFailureLocation } from '../../runtime/tools/tool-failure-location.ts';
 import { tracebackKind } from '../../runtime/tools/traceback-kind.ts';
 import { workDirPathHint } from '../work-dir-paths.ts';
 import { prepareProjectPython } from '../project-python.ts';

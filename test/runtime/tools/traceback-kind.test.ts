@@ -30,9 +30,9 @@ describe("the bundle's call of a tool that throws", () => {
   it('says how to see the traceback, and shows it with FORGE_VERBOSE=1', async () => {
     const plain = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'throws'], { cwd: bundle });
     expect(plain.code).toBe(1);
-    expect(plain.stderr).toBe('error: FORGE_TOOL_FAILED tool "throws" failed: ValueError: bad value\nhint: FORGE_VERBOSE=1 shows the traceback (or --json, in error.details)\n');
+    expect(plain.stderr).toBe('error: tools/throws.py:7:5 FORGE_TOOL_FAILED tool "throws" failed: ValueError: bad value\n  7 │     raise ValueError("bad value")\nhint: FORGE_VERBOSE=1 shows the traceback (or --json, in error.details)\n');
     const verbose = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'throws'], { cwd: bundle, env: { FORGE_VERBOSE: '1' } });
-    expect(verbose.stderr).toContain('error: FORGE_TOOL_FAILED tool "throws" failed: ValueError: bad value\nTraceback (most recent call last):');
+    expect(verbose.stderr).toContain('error: tools/throws.py:7:5 FORGE_TOOL_FAILED tool "throws" failed: ValueError: bad value\n  7 │     raise ValueError("bad value")\nTraceback (most recent call last):');
     expect(verbose.stderr).toContain('raise ValueError("bad value")');
     // The hint's other way: --json carries the traceback in error.details.
     const json = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'throws', '--json'], { cwd: bundle });

@@ -1,12 +1,13 @@
 /**
  * Where in the project's own code a tool's call failed: the innermost frame
  * of a Python traceback or a JavaScript stack that is a file under one of the
- * tool dirs, with its source line. `forge tool run` prints a failure there
- * like a compiler's diagnostic (the traceback itself with --verbose).
+ * tool dirs, with its source line. `forge tool run` and the bundle's `call`
+ * print a failure there like a compiler's diagnostic (the traceback itself
+ * with --verbose, or FORGE_VERBOSE=1).
  */
 import { readFileSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import type { Location } from '../runtime/diagnostics.ts';
+import type { Location } from '../diagnostics.ts';
 
 interface Frame {
   file: string;

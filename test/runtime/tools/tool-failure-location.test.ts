@@ -1,6 +1,7 @@
-/** `forge tool run` of a tool that throws: shown at the line of the project's code it threw from, the traceback with --verbose. */
+/** `forge tool run` (and the bundle's `call`) of a tool that throws: shown at the line of the project's code it threw from, the traceback with --verbose. */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forge, minimalConfig, writeProject } from '../helpers/project.ts';
+import { deployBundle, forge, minimalConfig, runProcess, writeProject } from '../../helpers/project.ts';
 
 const python = '"""\nTool: py_throws\nDescription: Throws.\n\nInput:\n  x (str): x.\n"""\nfrom helper import check\n\ndef execute(args):\n    return check(args["x"])\n';
 const helper = 'def check(x):\n    table = {}\n    return {"v": table[x] + 1}\n';
@@ -37,5 +38,21 @@ describe('forge tool run of a tool that throws', () => {
       location: { file: 'tools/helper.py', line: 3, column: 18, lineText: '    return {"v": table[x] + 1}' },
       details: expect.stringContaining('Traceback (most recent call last):'),
     });
+  }, 60_000);
+});
+
+describe("the bundle's call of a Python tool that throws", () => {
+  it('is shown at the line of the bundled tool file it threw from, as forge tool run shows it, and so is --json', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/py_throws.py': python, 'tools/helper.py': helper });
+    const built = await forge(['build'], project);
+    expect(built.code, built.stderr).toBe(0);
+    const { bundle } = deployBundle(project);
+    const call = (...extra: string[]) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'py_throws', '{"x": "a"}', ...extra], { cwd: bundle });
+    const text = await call();
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe(`error: tools/helper.py:3:18 FORGE_TOOL_FAILED tool "py_throws" failed: KeyError: 'a'\n  3 │     return {"v": table[x] + 1}\nhint: FORGE_VERBOSE=1 shows the traceback (or --json, in error.details)\n`);
+    const json = await call('--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'FORGE_TOOL_FAILED', file: 'tools/helper.py', line: 3, column: 18, location: { lineText: '    return {"v": table[x] + 1}' } });
   }, 60_000);
 });
