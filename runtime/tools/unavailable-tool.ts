@@ -23,7 +23,8 @@ export function unavailableTool(name: string, problems: readonly Diagnostic[], p
     inputSchema: { type: 'object' },
     ...(previous?.source ? { source: previous.source } : {}),
     async execute() {
-      return fail(UNAVAILABLE_CODE, `tool "${name}" cannot load: ${first ? formatDiagnostic(first) : 'its source has errors'}`, first?.hint ?? 'fix what the location points at (forge run --dev reloads it when saved)', why);
+      // Its hint is the answer's hint (REST, MCP and the model each show it), not said twice in the message too.
+      return fail(UNAVAILABLE_CODE, `tool "${name}" cannot load: ${first ? formatDiagnostic({ ...first, hint: undefined }) : 'its source has errors'}`, first?.hint ?? 'fix what the location points at (forge run --dev reloads it when saved)', why);
     },
     health: () => ({ healthy: false, detail: `cannot load: ${first?.message ?? 'its source has errors'}` }),
   };

@@ -234,6 +234,9 @@ describe('forge run --dev hot reload', () => {
       expect(rest.status).toBe(503);
       expect(rest.body.error.code).toBe('FORGE_TOOL_UNAVAILABLE');
       expect(rest.body.error.message).toMatch(/tools\/greet\.py:\d+(:\d+)? FORGE_DOCSTRING_\w+ .*strng/);
+      // The diagnostic's hint is the answer's hint, not repeated in its message.
+      expect(rest.body.error.hint).toBe('did you mean "string"?');
+      expect(rest.body.error.message).not.toContain('did you mean');
 
       await client.connect(new StreamableHTTPClientTransport(new URL(`${agent.url}/mcp`)));
       const listed = await client.listTools();
