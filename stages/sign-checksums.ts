@@ -5,6 +5,7 @@
  */
 import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { error } from '../runtime/diagnostics.ts';
 import { CHECKSUMS_FILE, SIGNATURE_FILE } from '../runtime/verify/verify-bundle.ts';
 import type { OutputWriter } from './output-writer.ts';
@@ -12,14 +13,19 @@ import type { StageContext } from './stage.ts';
 
 export function signChecksums(keyFile: string, writer: OutputWriter, ctx: StageContext): void {
   let key;
+  // Named as the other diagnostics name files: from where the command runs.
+  const shown = relative(ctx.cwd, keyFile) || keyFile;
   try {
     key = createPrivateKey(readFileSync(keyFile, 'utf8'));
   } catch (err) {
-    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key ${keyFile}: ${(err as Error).message.split('\n')[0]}`, { file: keyFile }, 'pass an Ed25519 private key in PEM form: openssl genpkey -algorithm ed25519 -out sign.pem'));
+    // Node's "ENOENT: no such file or directory, open '/abs/path'" said the path a third time, in its own words.
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message.split('\n')[0];
+    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key: ${why}`, { file: shown }, 'pass an Ed25519 private key in PEM form: openssl genpkey -algorithm ed25519 -out sign.pem'));
     return;
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    ctx.report(error('FORGE_SIGN_KEY', `${keyFile} is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`, { file: keyFile }, 'openssl genpkey -algorithm ed25519 -out sign.pem'));
+    ctx.report(error('FORGE_SIGN_KEY', `it is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`, { file: shown }, 'openssl genpkey -algorithm ed25519 -out sign.pem'));
     return;
   }
   const signature = sign(null, writer.read(CHECKSUMS_FILE), key);

@@ -226,9 +226,10 @@ describe('signed bundles (forge build --sign)', () => {
     const p = writeProject(files);
     const built = await forge(['build', '--sign', rsa], p);
     expect(built.code).toBe(1);
-    expect(built.stderr).toMatch(/FORGE_SIGN_KEY .*is a rsa key; bundles are signed with Ed25519/);
+    expect(built.stderr).toMatch(/FORGE_SIGN_KEY it is a rsa key; bundles are signed with Ed25519/);
     const missing = await forge(['build', '--sign', join(p, 'nope.pem')], p);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('FORGE_SIGN_KEY cannot read the signing key');
+    // The file named once, from where the command runs, and why in words, not Node's "ENOENT: ..., open '...'".
+    expect(missing.stderr).toContain('✘ nope.pem FORGE_SIGN_KEY cannot read the signing key: there is no such file\n');
   });
 });
