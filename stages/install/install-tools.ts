@@ -74,7 +74,7 @@ export async function planInstall(source: string, options: { deps: boolean; exis
       src = await fetchSource(spec, base);
     } catch (err) {
       if (!(err instanceof SourceError)) throw err;
-      diagnostics.push(error('FORGE_INSTALL_SOURCE', `${chain.length ? `${chain.join(' → ')}: ` : ''}${err.message}`, {}, chain.length ? 'fix the source named in forge-tools.yaml' : undefined));
+      diagnostics.push(error('FORGE_INSTALL_SOURCE', `${chain.length ? `${chain.join(' → ')}: ` : ''}${err.message}`, {}, chain.length ? `fix the source named in forge-tools.yaml${err.hint ? `: ${err.hint}` : ''}` : err.hint));
       return;
     }
     fetched.push(src);

@@ -27,8 +27,8 @@ export interface FetchedSource {
 }
 
 export class SourceError extends ForgeError {
-  constructor(message: string) {
-    super('FORGE_INSTALL_SOURCE', message);
+  constructor(message: string, hint?: string) {
+    super('FORGE_INSTALL_SOURCE', message, hint);
   }
 }
 
@@ -41,7 +41,7 @@ export async function fetchSource(source: string, base: string = process.cwd()):
   if (path && existsSync(path) && statSync(path).isDirectory() && !isGitRepository(path)) {
     return { dir: path, label: source, kind: 'folder', base: path, cleanup: () => {} };
   }
-  if (path && !existsSync(path) && !looksLikeGitUrl(source)) throw new SourceError(`${source}: no such folder, tarball or git repository`);
+  if (path && !existsSync(path) && !looksLikeGitUrl(source)) throw new SourceError(`${source}: no such folder, tarball or git repository`, `${path} does not exist; a source is a folder, an npm package tarball (.tgz) or a git repository (a URL such as https://host/tools.git, or file:///srv/git/tools.git)`);
   const location = source.startsWith('file://') ? fileURLToPath(source) : path && existsSync(path) ? path : base;
   return cloneGit(path && existsSync(path) ? path : source, source, location);
 }

@@ -150,9 +150,12 @@ describe('forge tool install', () => {
 
   it('says what is wrong with a source that is not one', async () => {
     const { env } = scopes();
-    const missing = await forge(['tool', 'install', join(tempDir(), 'nope'), '-u'], tempDir(), env);
+    const nope = join(tempDir(), 'nope');
+    const missing = await forge(['tool', 'install', nope, '-u'], tempDir(), env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no such folder, tarball or git repository');
+    // And what a source may be.
+    expect(missing.stderr).toContain(`  hint: ${nope} does not exist; a source is a folder, an npm package tarball (.tgz) or a git repository (a URL such as https://host/tools.git, or file:///srv/git/tools.git)\n`);
     const badRepo = await forge(['tool', 'install', 'file:///nonexistent/repo.git', '-u'], tempDir(), env);
     expect(badRepo.code).toBe(1);
     expect(badRepo.stderr).toContain('git clone file:///nonexistent/repo.git failed');
