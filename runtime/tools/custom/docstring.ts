@@ -23,7 +23,7 @@
 import type { DiagnosticCode } from '../../diagnostic-codes.ts';
 import { parseDuration } from '../../duration.ts';
 import { error, warning, type Diagnostic } from '../../diagnostics.ts';
-import { didYouMean, likelyTypo } from '../../suggest.ts';
+import { closestMatch, didYouMean, likelyTypo } from '../../suggest.ts';
 import { misspeltSecurityTag, misspeltSecurityTagText } from '../../guard/security-tags.ts';
 import type { JSONSchema } from '../model.ts';
 import { checkToolName } from '../names.ts';
@@ -283,7 +283,12 @@ class DocstringParser {
         param.defaultText = { raw: dflt[1], at: line, offset };
         param.required = false;
       } else {
-        this.error('FORGE_DOCSTRING_SYNTAX', `unknown parameter option "${modifier}"`, line, offset, 'options are: optional, required, default=VALUE');
+        // A misspelt option ("optinal", "defualt=1") is said as one, written as it likely was meant.
+        const [, word, value] = /^([^=:]*)(.*)$/s.exec(modifier)!;
+        const meant = closestMatch(word.trim(), ['optional', 'required', 'default']);
+        const written = meant === 'default' ? `default${/^[=:]/.test(value.trim()) ? value.trim() : '=VALUE'}` : meant;
+        const hint = written ? `did you mean "${written}"? ` : '';
+        this.error('FORGE_DOCSTRING_SYNTAX', `unknown parameter option "${modifier}"`, line, offset, `${hint}options are: optional, required, default=VALUE`);
       }
     }
     if (this.params[section].some((p) => p.name === name)) {
@@ -309,7 +314,7 @@ class DocstringParser {
       if (defaultText !== undefined) {
         const coerced = coerceDefault(defaultText, p.schema);
         if (coerced.error && p.defaultText) {
-          this.error('FORGE_DOCSTRING_DEFAULT', `parameter "${p.name}": ${coerced.error}`, p.at, p.defaultText.offset);
+          this.error('FORGE_DOCSTRING_DEFAULT', `parameter "${p.name}": ${coerced.error}`, p.at, p.defaultText.offset, `a default is a value of the parameter's type, ${p.typeText}; or leave it out and make the parameter optional`);
         } else if (coerced.error) {
           const where = locateIn(p.descriptionAt, fromDescription!.index);
           this.error(
