@@ -9,6 +9,7 @@ import type { Logger, ToolResult } from '../tools/model.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import { sendError, sendJson } from './respond.ts';
 import { unknownToolHint } from '../tools/unknown-tool.ts';
+import { tracebackKind } from '../tools/traceback-kind.ts';
 
 const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_UNKNOWN: 404,
@@ -60,5 +61,7 @@ function withoutDetails(result: ToolResult, name: string, log: Logger): ToolResu
   if (result.ok || result.error.details === undefined) return result;
   const { details, ...error } = result.error;
   log.warn(`tool ${name} failed over REST (${error.code}): ${details}`);
-  return { ...result, error };
+  // Said where they went: a caller holding only the message knows where to look.
+  const kept = tracebackKind(details) ?? 'details';
+  return { ...result, error: { ...error, hint: error.hint ?? `the ${kept} ${kept === 'details' ? 'are' : 'is'} in the server's log` } };
 }

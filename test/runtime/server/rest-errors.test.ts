@@ -52,6 +52,8 @@ describe('REST errors', () => {
     const body = JSON.parse(text);
     expect(body.error).toMatchObject({ code: 'FORGE_TOOL_FAILED', message: expect.stringContaining('the disk is on fire') });
     expect(body.error).not.toHaveProperty('details');
+    // Where they are instead.
+    expect(body.error.hint).toBe("the stack trace is in the server's log");
     expect(text).not.toContain(process.cwd());
     expect(text).not.toMatch(/\n\s+at /);
     expect(logged.join('\n')).toMatch(/tool boom failed over REST \(FORGE_TOOL_FAILED\): Error: the disk is on fire\n\s+at /);
