@@ -24,3 +24,16 @@ export function parseDuration(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/i.exec(text.trim());
   return m ? timerDelay(Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()])) : undefined;
 }
+
+/**
+ * A command line's --timeout: milliseconds as a bare number (30000, what it always took) or a duration
+ * with its unit (30s, 2m, 500ms, as docstrings and forge.yaml write them); undefined when it is neither
+ * or under 1 ms.
+ */
+export function parseTimeoutOption(text: string): number | undefined {
+  const ms = /^\d+$/.test(text.trim()) ? timerDelay(Number(text.trim())) : parseDuration(text);
+  return ms !== undefined && ms >= 1 ? ms : undefined;
+}
+
+/** What a --timeout takes, for its error message. */
+export const TIMEOUT_OPTION_FORMS = 'milliseconds (30000) or a duration (30s, 2m, 500ms), at least 1 ms';

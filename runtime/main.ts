@@ -24,6 +24,7 @@ import type { Logger } from './tools/model.ts';
 import type { SandboxProbe } from './exec/sandbox-probe.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { jsonLogger, type CodedProblem } from './telemetry/json-logger.ts';
+import { parseTimeoutOption, TIMEOUT_OPTION_FORMS } from './duration.ts';
 import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
@@ -54,7 +55,7 @@ commands:
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
   verify                              check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
-  call NAME [JSON] [--timeout MS] [--json]
+  call NAME [JSON] [--timeout T] [--json]
                                       run a tool with JSON arguments and print its result
   doctor [--json]                     check the tool sandbox, memory caps, work dir and secrets here
 
@@ -533,8 +534,9 @@ function parsePort(value: string, name: string): number {
 }
 
 function parseMilliseconds(value: string, name: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${name} must be a whole number of milliseconds, at least 1, not "${value}"`);
-  return Number(value);
+  const ms = parseTimeoutOption(value);
+  if (ms === undefined) throw new Error(`${name} takes ${TIMEOUT_OPTION_FORMS}, not "${value}"`);
+  return ms;
 }
 
 

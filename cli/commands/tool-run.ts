@@ -16,7 +16,8 @@ import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
 import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
-import { parseCommand, parseInteger } from '../args.ts';
+import { parseCommand } from '../args.ts';
+import { parseTimeoutOption, TIMEOUT_OPTION_FORMS } from '../../runtime/duration.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
@@ -33,7 +34,7 @@ import { logText } from '../../runtime/telemetry/log-text.ts';
 import { terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge tool run NAME [JSON] [--param K=V ...] [--input JSON] [--timeout MS] [--show-command] [--dry-run] [--json]
+export const usage = `usage: forge tool run NAME [JSON] [--param K=V ...] [--input JSON] [--timeout T] [--show-command] [--dry-run] [--json]
 
 Runs one tool from the project's sources — no build, no LLM — with the same
 argument checks, environment, timeout and approval policy the agent's
@@ -50,7 +51,7 @@ options:
   --param K=V     an argument; the value is converted to the parameter's type
                   (numbers, true/false, a,b,c or JSON for lists, JSON for objects)
   --input JSON    all arguments as one JSON object (--param values win)
-  --timeout MS    stop the tool after this many milliseconds
+  --timeout T     stop the tool after T: milliseconds (30000) or a duration (30s, 2m)
   --show-command  print each command a YAML tool runs, exactly as it runs it
   --dry-run       check the arguments and run nothing (with --show-command:
                   print what would run; results of earlier steps show as <step.output>)
@@ -79,7 +80,8 @@ export async function run(argv: string[]): Promise<number> {
   if (!reference) throw new UsageError('missing tool name');
   const { scope, name } = parseToolReference(reference);
   if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
-  const timeoutMs = parseInteger('timeout', values.timeout, 1);
+  const timeoutMs = values.timeout === undefined ? undefined : parseTimeoutOption(values.timeout);
+  if (values.timeout !== undefined && timeoutMs === undefined) throw new UsageError(`--timeout takes ${TIMEOUT_OPTION_FORMS}, got "${values.timeout}"`);
   const input = argumentsObject(positionals.slice(1), values.input);
 
   // Printed below, once the tool is known: what concerns it, not every other file's problems.
@@ -257,7 +259,7 @@ function interruptible(): { signal: AbortSignal; received(): StopSignal | undefi
 /** The answer of a call a signal cancelled, whatever the tool's own answer was by then. */
 function interrupted(name: string, durationMs: number | undefined, signal: StopSignal): ToolResult {
   const how = signal === 'SIGINT' ? 'Ctrl-C, SIGINT' : signal;
-  const hint = `the run was interrupted (${how}) and the tool stopped; run it again, with --timeout MS to bound how long it may take`;
+  const hint = `the run was interrupted (${how}) and the tool stopped; run it again, with --timeout (30s) to bound how long it may take`;
   return { ...fail('FORGE_TOOL_CANCELLED', `tool "${name}" was interrupted`, hint), ...(durationMs !== undefined ? { durationMs } : {}) };
 }
 

@@ -142,6 +142,8 @@ describe('the runtime core', () => {
     const { bundle } = deployBundle(a);
     const called = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{"text": "hi"}'], { cwd: bundle });
     expect(called.stdout.trim()).toBe('shouted: HI');
+    // --timeout takes a duration as docstrings write it, or milliseconds.
+    for (const timeout of ['30s', '30000']) expect((await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{"text": "hi"}', '--timeout', timeout], { cwd: bundle })).stdout.trim()).toBe('shouted: HI');
     // forge tool run's --input is no option of the bundle's call: it says where the arguments go, not Node's parser text.
     const asToolRun = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '--input', '{"text": "hi"}'], { cwd: bundle });
     expect(asToolRun.code).toBe(2);
@@ -158,7 +160,8 @@ describe('the runtime core', () => {
       [['tools', 'extra'], 'unexpected argument "extra"\n  hint: tools takes no arguments besides its options;'],
       [['serve', '--port', '99999'], '--port must be a port number (0 to 65535), not "99999"\n'],
       [['serve', '--port='], '--port must be a port number (0 to 65535), not ""\n'],
-      [['call', 'shout', '{"text": "hi"}', '--timeout', '5s'], '--timeout must be a whole number of milliseconds, at least 1, not "5s"\n'],
+      [['call', 'shout', '{"text": "hi"}', '--timeout', 'soon'], '--timeout takes milliseconds (30000) or a duration (30s, 2m, 500ms), at least 1 ms, not "soon"\n'],
+      [['call', 'shout', '{"text": "hi"}', '--timeout', '0s'], '--timeout takes milliseconds (30000) or a duration (30s, 2m, 500ms), at least 1 ms, not "0s"\n'],
       [['serve', '--port', '0x50'], '--port must be a port number (0 to 65535), not "0x50"\n'],
       [['serve', 'PORT=8o8o'], 'PORT must be a port number (0 to 65535), not "8o8o"\n'],
     ] as const) {
@@ -182,7 +185,7 @@ describe('the runtime core', () => {
     // A usage error begins "error:", as the bundle's other failures and forge's own usage errors, and shows the command's own synopsis.
     const nameless = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call'], { cwd: bundle });
     expect(nameless).toMatchObject({ code: 2, stdout: '' });
-    expect(nameless.stderr).toMatch(/^error: call needs a tool name\n\n  call NAME \[JSON\] \[--timeout MS\] \[--json\]\n +run a tool with JSON arguments and print its result\n\nfor more, run: node runtime.mjs help\n$/);
+    expect(nameless.stderr).toMatch(/^error: call needs a tool name\n\n  call NAME \[JSON\] \[--timeout T\] \[--json\]\n +run a tool with JSON arguments and print its result\n\nfor more, run: node runtime.mjs help\n$/);
     // A tool it does not have: the likely one, else what it has; never a forge command, which a deployed bundle lacks.
     for (const command of ['call', 'describe']) {
       const typo = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), command, 'shuot'], { cwd: bundle });
