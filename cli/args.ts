@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseArgsProblem } from '../runtime/parse-args-problem.ts';
+import { parseTimeoutOption, TIMEOUT_OPTION_FORMS } from '../runtime/duration.ts';
 import { UsageError } from './usage-error.ts';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -35,6 +36,14 @@ export function parseCommand<T extends OptionSpec>(argv: string[], options: T, m
     throw new UsageError(`unexpected argument "${parsed.positionals[maxArguments]}"`, `the command takes ${takes}; quote a value that has spaces`);
   }
   return parsed;
+}
+
+/** A --timeout in milliseconds: a bare number of them, or a duration (30s, 2m, 500ms). */
+export function parseTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseTimeoutOption(value);
+  if (ms === undefined) throw new UsageError(`--timeout takes ${TIMEOUT_OPTION_FORMS}, got "${value}"`);
+  return ms;
 }
 
 export function parseInteger(name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {

@@ -7,6 +7,7 @@ import { didYouMean } from '../runtime/suggest.ts';
 import { PARAMETER_TYPES } from '../runtime/tools/yaml/parameters.ts';
 import { isScopeName, type ScopeName } from '../stages/scopes.ts';
 import { UsageError } from './usage-error.ts';
+import { parseTimeout } from './args.ts';
 import { checkToolName } from '../runtime/tools/names.ts';
 
 export interface AddedParameter {
@@ -113,9 +114,7 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
         out.platforms.push(...value(option).split(',').map((t) => t.trim()).filter(Boolean));
         break;
       case '--timeout': {
-        const text = value(option);
-        if (!/^\d+$/.test(text) || Number(text) === 0) throw new UsageError(`--timeout must be a positive number of milliseconds, got "${text}"`);
-        out.timeout = Number(text);
+        out.timeout = parseTimeout(value(option));
         break;
       }
       case '--env': {

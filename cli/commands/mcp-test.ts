@@ -8,13 +8,13 @@ import type { ApprovalSettings } from '../../runtime/manifest.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { agentToolSpec, mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
 import type { McpServerConfig } from '../../stages/config/adapter-config.ts';
-import { parseCommand, parseInteger } from '../args.ts';
+import { parseCommand, parseTimeout } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
 
-export const usage = `usage: forge mcp test NAME [--call TOOL [--args JSON]] [--timeout MS] [--json]
+export const usage = `usage: forge mcp test NAME [--call TOOL [--args JSON]] [--timeout T] [--json]
 
 Connects to the MCP server NAME from forge.yaml, shows what it is and every
 tool it offers (and which the agent leaves out), then — with --call — calls
@@ -24,7 +24,7 @@ the result flattened, an error result reported as an error.
 options:
   --call TOOL     the tool to call: its name on the server (read_file) or in the agent (fs__read_file)
   --args JSON     its arguments, as one JSON object (default {})
-  --timeout MS    stop the call after this many milliseconds
+  --timeout T     stop the call after T: milliseconds (30000) or a duration (30s, 2m)
   --json          print the result as JSON
 
 examples:
@@ -40,7 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   }, 1);
   const name = positionals[0];
   if (!name) throw new UsageError('missing server name');
-  const timeoutMs = parseInteger('timeout', values.timeout, 1);
+  const timeoutMs = parseTimeout(values.timeout);
   let args: unknown = {};
   if (values.args !== undefined) {
     if (!values.call) throw new UsageError('--args needs --call');

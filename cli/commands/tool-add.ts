@@ -17,7 +17,7 @@ import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge tool add NAME --description D (--bash C | --sh C | --python C | --run C | --step NAME C ...)
                       [--parameter NAME DESC [type=T] [required=true|false] [default=V] ...]
-                      [--tag T] [--platform P] [--timeout MS] [--env K=V] [--version V]
+                      [--tag T] [--platform P] [--timeout T] [--env K=V] [--version V]
                       [--scope local|user|global] [--force]
 
 Writes a YAML tool — NAME.yaml in the project's first tool_dir (local, the
@@ -35,7 +35,7 @@ options:
                       a parameter (repeat for several); required unless it has a default
   --tag T             read, write, run (what the approval policy goes by), or a free tag
   --platform P        linux, macos, windows (repeat; default: every platform)
-  --timeout MS        stop a call after this many milliseconds
+  --timeout T         stop a call after T: milliseconds (30000) or a duration (30s, 2m)
   --env K=V           an environment variable for the commands ({PARAM} and \${VAR} allowed)
   --version V         the tool's version, for other tools' dependencies (summarize@^1.0.0)
   --scope S           local (default), user or global

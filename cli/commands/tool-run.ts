@@ -16,8 +16,7 @@ import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
 import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
-import { parseCommand } from '../args.ts';
-import { parseTimeoutOption, TIMEOUT_OPTION_FORMS } from '../../runtime/duration.ts';
+import { parseCommand, parseTimeout } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
@@ -80,8 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!reference) throw new UsageError('missing tool name');
   const { scope, name } = parseToolReference(reference);
   if (scope && !['local', 'user', 'global'].includes(scope)) throw new UsageError(`unknown scope "${scope}"`, 'scopes: local, user, global');
-  const timeoutMs = values.timeout === undefined ? undefined : parseTimeoutOption(values.timeout);
-  if (values.timeout !== undefined && timeoutMs === undefined) throw new UsageError(`--timeout takes ${TIMEOUT_OPTION_FORMS}, got "${values.timeout}"`);
+  const timeoutMs = parseTimeout(values.timeout);
   const input = argumentsObject(positionals.slice(1), values.input);
 
   // Printed below, once the tool is known: what concerns it, not every other file's problems.

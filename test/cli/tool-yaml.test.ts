@@ -67,7 +67,7 @@ describe('forge tool add / get / list / remove', () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig() });
     const added = await forge(
-      ['tool', 'add', 'greet', '--description', 'Greets.', '--bash', 'echo "Hello, {name}! x{times}"', '--parameter', 'name', 'Who', '--parameter', 'times', 'How often', 'type=integer', 'default=2', '--tag', 'read', '--timeout', '5000', '--version', '1.2.0'],
+      ['tool', 'add', 'greet', '--description', 'Greets.', '--bash', 'echo "Hello, {name}! x{times}"', '--parameter', 'name', 'Who', '--parameter', 'times', 'How often', 'type=integer', 'default=2', '--tag', 'read', '--timeout', '5s', '--version', '1.2.0'],
       dir,
       env,
     );
@@ -76,6 +76,7 @@ describe('forge tool add / get / list / remove', () => {
     const text = readFileSync(join(dir, 'tools/greet.yaml'), 'utf8');
     expect(text).toContain('version: 1.2.0');
     expect(text).toContain('default: 2');
+    expect(text).toContain('timeout: 5000');
     const run = await forge(['tool', 'run', 'greet', '--param', "name=O'Brien"], dir, env);
     expect(run.stdout).toBe("Hello, O'Brien! x2\n");
   });
