@@ -26,7 +26,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { EgressRefusedError, openEgress, urlPort, type EgressPolicy } from './egress-policy.ts';
+import { EgressRefusedError, openEgress, urlPort, type EgressPolicy, type EgressRefusal } from './egress-policy.ts';
 import { withTraceparent } from '../telemetry/propagate.ts';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -301,19 +301,52 @@ export class HttpClient {
     });
   }
 
+  /**
+   * What the egress policy says about a request to `input` now, without
+   * sending one: its URL, then every address its host resolves to (as a
+   * request's connection would be checked). For a URL a caller hands over
+   * to be called later (a push notification's webhook): checked when it is
+   * given, and again by the request itself. A host that does not resolve
+   * fails with FORGE_HTTP_NETWORK, an unusable URL with FORGE_HTTP_URL.
+   */
+  async checkDestination(input: string | URL): Promise<{ refusal?: EgressRefusal; addresses: string[] }> {
+    const url = toUrl(input);
+    const refusal = this.egress.checkUrl(url);
+    if (refusal) return { refusal, addresses: [] };
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    const family = isIP(hostname);
+    const list: LookupAddress[] = family
+      ? [{ address: hostname, family }]
+      : await new Promise((resolve, reject) =>
+          this.lookup()(hostname, { all: true }, (err, found) => {
+            if (err || found.length === 0) reject(new HttpError(`${hostname} does not resolve: ${err?.code ?? 'no address'}`, 'FORGE_HTTP_NETWORK'));
+            else resolve(found);
+          }),
+        );
+    for (const a of list) {
+      const addressRefusal = this.egress.checkAddress(hostname, a.address, a.family as 4 | 6, urlPort(url));
+      if (addressRefusal) return { refusal: addressRefusal, addresses: list.map((entry) => entry.address) };
+    }
+    return { addresses: list.map((entry) => entry.address) };
+  }
+
+  private lookup(): HostLookup {
+    // node:dns is imported at the first lookup, not when the bundle loads.
+    return (
+      this.options.lookup ??
+      ((name, opts, cb) => {
+        import('node:dns').then(
+          (dns) => dns.lookup(name, opts, cb),
+          (err: NodeJS.ErrnoException) => cb(err, []),
+        );
+      })
+    );
+  }
+
   /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
   private checkedLookup(host: string, port: number): LookupFunction {
     return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-      // node:dns is imported at the first lookup, not when the bundle loads.
-      const lookup: HostLookup =
-        this.options.lookup ??
-        ((name, opts, cb) => {
-          import('node:dns').then(
-            (dns) => dns.lookup(name, opts, cb),
-            (err: NodeJS.ErrnoException) => cb(err, []),
-          );
-        });
-      lookup(hostname, { ...options, all: true }, (err, list) => {
+      this.lookup()(hostname, { ...options, all: true }, (err, list) => {
         if (err) return callback(err, '');
         if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         for (const a of list) {

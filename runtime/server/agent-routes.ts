@@ -115,9 +115,9 @@ export class AgentRoutes {
   }
 
   private protocol(): Promise<ProtocolEndpoints> {
-    const { manifest, agent, publicUrl, host, port, auth, mcpSessions, state, maxTurns } = this.options;
+    const { manifest, agent, publicUrl, host, port, auth, mcpSessions, state, maxTurns, http, pushDelivery } = this.options;
     return (this.protocols ??= import('./protocol-endpoints.ts').then((m) =>
-      m.createProtocolEndpoints({ manifest, tools: this.tools, sessionTools: (session) => sessionView(this.options.tools, session), agent, baseUrl: publicUrl ?? `http://${host}:${port}`, authRequired: auth.token !== undefined, mcpSessions, state, maxTurns, log: this.options.log }),
+      m.createProtocolEndpoints({ manifest, tools: this.tools, sessionTools: (session) => sessionView(this.options.tools, session), agent, baseUrl: publicUrl ?? `http://${host}:${port}`, authRequired: auth.token !== undefined, mcpSessions, state, maxTurns, http, pushDelivery, log: this.options.log }),
     ));
   }
 

@@ -15,6 +15,8 @@ import type { AuthSettings } from './auth.ts';
 import type { StateStore } from '../state/store.ts';
 import type { McpToolSource } from './mcp-server.ts';
 import type { ProtocolEndpoints } from './protocol-endpoints.ts';
+import type { HttpClient } from '../net/http-client.ts';
+import type { PushDelivery } from './a2a/push-notifications.ts';
 import { AgentRoutes } from './agent-routes.ts';
 import { BodyTimeoutError, BodyTooLargeError } from './request-body.ts';
 import { applyServerLimits, closeUnlessBodyRead, httpLimits, JsonTooDeepError, serverOptions, type HttpLimits } from './http-limits.ts';
@@ -51,6 +53,10 @@ export interface AgentServerOptions {
   maxTurns?: number;
   /** A reason the agent cannot serve (the state store is unreachable), for /readyz. */
   notReady?: () => Promise<string | undefined>;
+  /** The agent's HTTP client: A2A push notifications go out through it (and its egress policy). */
+  http: HttpClient;
+  /** How push notifications are tried (tests shorten the waits). */
+  pushDelivery?: PushDelivery;
 }
 
 export interface RunningServer {
@@ -161,6 +167,8 @@ async function closeServer(server: Server, closing: ClosingState): Promise<void>
     await Promise.allSettled(unfinished.map((id) => closing.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
   }
   for (const c of closing.controllers) c.abort();
+  // A finished task's last notifications go out before the store closes (a webhook that does not answer is not waited for long).
+  if (loaded) await Promise.race([loaded.notificationsSent(), new Promise((resolve) => setTimeout(resolve, Math.min(closing.graceMs, 2000)).unref())]);
   await loaded?.mcp.closeAll();
   server.closeAllConnections();
   await stopped;

@@ -1,6 +1,6 @@
 /**
  * The endpoints that speak a protocol through its SDK: A2A JSON-RPC (with
- * its executor, task store and cross-replica cancels) and MCP over
+ * its executor, task store, push notifications and cross-replica cancels) and MCP over
  * Streamable HTTP. agent-server.ts loads this module on the first request
  * that needs it, so the SDKs (several hundred kB of code to evaluate) are
  * not on the path from `serve` to the first answered request; health, REST
@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../agent/agent.ts';
 import type { AgentManifest } from '../manifest.ts';
+import type { HttpClient } from '../net/http-client.ts';
+import { MemoryPushConfigs } from '../state/memory-push-configs.ts';
 import type { StateStore } from '../state/store.ts';
 import type { Logger } from '../tools/model.ts';
 import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
@@ -19,6 +21,7 @@ import { buildAgentCard } from './a2a/agent-card.ts';
 import { refuseLongContextIds } from './a2a/context-ids.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
 import { createA2AJsonRpcHandler } from './a2a/json-rpc.ts';
+import { checkedPushConfigs, PolicyPushSender, refuseBadWebhooks, type PushDelivery } from './a2a/push-notifications.ts';
 import { A2AStoreGuard, SEND_METHODS } from './a2a/store-guard.ts';
 import { SubscriberBuses } from './a2a/subscriber-buses.ts';
 import { DEFAULT_MAX_TURNS, TurnLimit } from './a2a/turn-limit.ts';
@@ -34,6 +37,8 @@ export interface ProtocolEndpoints {
   executor: ForgeAgentExecutor;
   /** Stops forwarding cancels from other replicas. */
   close(): void;
+  /** Settles when the push notifications under way have been sent (or given up). */
+  notificationsSent(): Promise<void>;
 }
 
 export interface ProtocolOptions {
@@ -50,6 +55,10 @@ export interface ProtocolOptions {
   log: Logger;
   /** How many A2A turns run or wait at once in this process (default 256; FORGE_MAX_TURNS). */
   maxTurns?: number;
+  /** The agent's HTTP client (its egress policy): push notifications' webhooks are checked by it and called through it. */
+  http: HttpClient;
+  /** How push notifications are tried (tests shorten the waits). */
+  pushDelivery?: PushDelivery;
 }
 
 export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpoints {
@@ -67,8 +76,15 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err), turns);
   // A resubscribe stream whose client hangs up ends then, not when its task next moves (subscriber-buses.ts).
   const buses = new SubscriberBuses();
-  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor, buses);
+  // Webhooks are kept where the tasks are (any replica finds them), each checked against the egress policy first.
+  // Their own connections: a webhook is a caller's choice, like a tool's URL, and shares no socket with the tools.
+  const pushHttp = options.http.withOwnPool();
+  const pushStore = options.state?.pushConfigs ?? new MemoryPushConfigs();
+  const pushes = new PolicyPushSender(pushStore, pushHttp, options.log, options.pushDelivery);
+  const pushConfigs = checkedPushConfigs(pushStore, pushHttp, (taskId) => pushes.forget(taskId));
+  const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor, buses, pushConfigs, pushes);
   refuseLongContextIds(requestHandler);
+  refuseBadWebhooks(requestHandler, pushStore, pushHttp);
   const stopCancels = options.state ? forwardCancels(requestHandler, options.state, executor) : undefined;
   const a2a = createA2AJsonRpcHandler(requestHandler, (method) =>
     SEND_METHODS.has(method) && !agent.hasModel ? { code: -32004, message: 'no model configured: add a `model:` section (provider and name) to forge.yaml; tools are still served over MCP and REST' } : undefined,
@@ -76,7 +92,7 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
     turns,
     (context) => buses.hangUp(context),
   );
-  return { a2a, mcp, executor, close: () => stopCancels?.() };
+  return { a2a, mcp, executor, close: () => stopCancels?.(), notificationsSent: () => pushes.settled() };
 }
 
 /**

@@ -35,6 +35,7 @@ import { stopTiming, type StopTiming } from './lifecycle.ts';
 import { mcpSessionsWanted } from './mcp-endpoint.ts';
 import { maxTurnsSetting } from './a2a/turn-limit.ts';
 import { storeReadiness } from './store-readiness.ts';
+import type { PushDelivery } from './a2a/push-notifications.ts';
 
 export interface ServeOptions {
   manifest: AgentManifest;
@@ -59,6 +60,8 @@ export interface ServeOptions {
   state?: StateStore;
   /** Keep MCP sessions in this process (default: FORGE_MCP_SESSIONS=stateful, else stateless). */
   mcpSessions?: boolean;
+  /** How A2A push notifications are tried (tests shorten the waits). */
+  pushDelivery?: PushDelivery;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -155,6 +158,8 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
       extraRoutes: options.extraRoutes,
       limits: options.limits,
       state,
+      http: options.http,
+      pushDelivery: options.pushDelivery,
       mcpSessions: options.mcpSessions ?? mcpSessionsWanted(env),
       maxTurns: maxTurnsSetting(env),
       notReady: storeReadiness(state),

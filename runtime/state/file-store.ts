@@ -3,8 +3,8 @@
  * .forge/ in the work dir — conversations in sessions/ (lock file + version
  * check, so even two processes on one directory lose nothing), schedules in
  * schedules.json and schedule-history.jsonl, files in state-files/; A2A
- * tasks and cancel requests live in the process (finished tasks only up to
- * a limit: see memory-tasks.ts).
+ * tasks, their push notification configs and cancel requests live in the
+ * process (finished tasks only up to a limit: see memory-tasks.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { ScheduleStore } from '../scheduler/schedule-store.ts';
 import { FileConversations } from './file-conversations.ts';
 import { LocalFileRecords } from './file-records.ts';
 import { LocalCancels } from './local-cancels.ts';
+import { MemoryPushConfigs } from './memory-push-configs.ts';
 import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
 import type { StateStore } from './store.ts';
 
@@ -23,6 +24,7 @@ export function createFileStore(workDir: string, options: { tasks?: MemoryTaskLi
     replicaId: `${process.pid}-${randomUUID().slice(0, 8)}`,
     conversations: new FileConversations(join(workDir, '.forge', 'sessions')),
     tasks: new MemoryTasks(options.tasks),
+    pushConfigs: new MemoryPushConfigs(),
     cancels: new LocalCancels(),
     schedules: new ScheduleStore(workDir),
     files: new LocalFileRecords(join(workDir, '.forge', 'state-files')),

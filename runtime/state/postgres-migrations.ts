@@ -129,6 +129,16 @@ export const MIGRATIONS: readonly string[] = [
      RETURN NEW;
    END $$;
    CREATE TRIGGER forge_tasks_before_update BEFORE UPDATE ON forge_tasks FOR EACH ROW EXECUTE PROCEDURE forge_tasks_before_update();`,
+  // A2A push notification configs (webhooks), by task: no key to forge_tasks, since message/send sets one
+  // before its task is first saved. The config as the client gave it, and the protocol version it came over.
+  `CREATE TABLE forge_push_configs (
+     task_id text NOT NULL,
+     id text NOT NULL,
+     wire_version text NOT NULL,
+     config jsonb NOT NULL,
+     updated_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (task_id, id)
+   );`,
 ];
 
 /**

@@ -15,6 +15,7 @@ import { migrate, MIGRATIONS } from './postgres-migrations.ts';
 import { PostgresConversations } from './postgres-conversations.ts';
 import { PostgresForged } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
+import { PostgresPushConfigs } from './postgres-push-configs.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
 import { PostgresTasks } from './postgres-tasks.ts';
 import { redact } from './shown-url.ts';
@@ -98,6 +99,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     replicaId,
     conversations: new PostgresConversations(pool, notifications, replicaId, options.leaseMs),
     tasks,
+    pushConfigs: new PostgresPushConfigs(pool),
     cancels,
     schedules: new PostgresSchedules(pool, replicaId),
     files,

@@ -6,7 +6,7 @@
  * part of the runtime that remembers something goes through a StateStore,
  * so any replica can serve any request.
  */
-import type { TaskStore } from '@a2a-js/sdk/server';
+import type { PushNotificationStore, ServerCallContext, StoredPushNotificationConfig, TaskStore } from '@a2a-js/sdk/server';
 import type { TaskState } from '@a2a-js/sdk';
 import type { PendingApproval } from '../agent/agent-loop.ts';
 import type { ChatMessage } from '../agent/messages.ts';
@@ -49,6 +49,16 @@ export interface TaskRecords extends TaskStore {
   hold(taskId: string, onLost?: () => void): Promise<TaskLease>;
   /** Marks an unfinished task failed (a finished or paused one is left as it is); says whether it did. */
   fail(taskId: string, reason: string): Promise<boolean>;
+}
+
+/**
+ * Where clients' push notification configs (A2A webhooks) live: beside the
+ * tasks, so that whichever process runs a task finds its webhooks. Each
+ * config is kept with the protocol version it was set over (its
+ * notifications' body follows that version).
+ */
+export interface PushConfigRecords extends PushNotificationStore {
+  loadWithMetadata(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]>;
 }
 
 export interface CancelChannel {
@@ -131,6 +141,8 @@ export interface StateStore {
   readonly replicaId: string;
   conversations: ConversationStore;
   tasks: TaskRecords;
+  /** The tasks' push notification configs. */
+  pushConfigs: PushConfigRecords;
   cancels: CancelChannel;
   schedules: ScheduleRecords;
   files: FileRecords;

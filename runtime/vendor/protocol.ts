@@ -16,6 +16,6 @@ export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { AgentCard, Role, Task, TaskState } from '@a2a-js/sdk';
-export { AgentEvent, defaultServerCallContextBuilder, DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, UnauthenticatedUser } from '@a2a-js/sdk/server';
-export { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+export { AgentEvent, defaultServerCallContextBuilder, DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, UnauthenticatedUser, V1PushNotificationSerializer } from '@a2a-js/sdk/server';
+export { LegacyJsonRpcTransportHandler, V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
 export { RequestMalformedError } from '@a2a-js/sdk/errors';

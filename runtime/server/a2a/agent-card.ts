@@ -1,8 +1,9 @@
 /**
  * The agent's A2A card, derived from agent.json: one skill per tool, the
- * JSON-RPC endpoint for both protocol generations, streaming, and bearer
- * auth when it is on. `legacyAgentCard` is the same card in the v0.3 shape
- * (served at /.well-known/agent.json, and to clients that ask for v0.3).
+ * JSON-RPC endpoint for both protocol generations, streaming, push
+ * notifications (push-notifications.ts), and bearer auth when it is on.
+ * `legacyAgentCard` is the same card in the v0.3 shape (served at
+ * /.well-known/agent.json, and to clients that ask for v0.3).
  */
 import type { AgentCard } from '../../vendor/protocol.ts';
 import type { AgentManifest } from '../../manifest.ts';
@@ -18,7 +19,7 @@ export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authReq
     ],
     provider: undefined,
     version: manifest.version,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: authRequired ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'The agent token (FORGE_AUTH_TOKEN or .forge/runtime.token)', scheme: 'Bearer', bearerFormat: '' } } } } : {},
     securityRequirements: authRequired ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: ['text/plain', 'application/json'],
@@ -53,7 +54,7 @@ export function legacyAgentCard(card: AgentCard): Record<string, unknown> {
     url: primary.url,
     preferredTransport: 'JSONRPC',
     version: card.version,
-    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: false },
+    capabilities: { streaming: card.capabilities?.streaming ?? false, pushNotifications: card.capabilities?.pushNotifications ?? false },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
     skills: card.skills.map(({ id, name, description, tags }) => ({ id, name, description, tags })),

@@ -1,0 +1,268 @@
+/**
+ * A2A push notifications: a client registers a webhook for a task
+ * (tasks/pushNotificationConfig/set, CreateTaskPushNotificationConfig, or
+ * message/send's `configuration.pushNotificationConfig`), and the agent
+ * POSTs the task's updates there — a task paused for approval, a slow tool,
+ * then its end — while the client is gone.
+ *
+ * The SDK's request handler does the protocol; this file does the two
+ * things Forge decides:
+ *
+ * - where a webhook may point. A webhook is a URL a caller gives the agent
+ *   to call, so it is the first thing an attacker aims at the agent's own
+ *   network (169.254.169.254, a loopback admin port). It passes the agent's
+ *   egress policy (forge.yaml `egress:`) like every outbound request: its
+ *   host in allowed_domains (or an address in allowed_addresses), and a
+ *   loopback, private, link-local or metadata address only if
+ *   allowed_addresses lists it. A webhook on a public address must be
+ *   https (the token and the task travel in the request); plain http is
+ *   taken only for addresses allowed_addresses lets through (a sidecar,
+ *   a service on the private network). Checked when the config is set
+ *   (refused with invalid params, not stored) and again before every
+ *   notification (a name may resolve elsewhere by then).
+ * - how notifications go: through the agent's HttpClient (the policy sees
+ *   every resolved address; redirects are not followed), per task in order,
+ *   never in the task's way (the SDK does not wait for them). A failure is
+ *   tried again a bounded number of times (network errors, 408, 429, 5xx),
+ *   then logged with the task and the webhook (never its token, nor its
+ *   query string) and dropped.
+ *
+ * The config's token goes in X-A2A-Notification-Token, or its
+ * `authentication` (scheme and credentials) in Authorization, as the SDK's
+ * own sender does. The body follows the protocol version the config was set
+ * over: v1.0's StreamResponse JSON, or v0.3's task object.
+ */
+import type { SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import type { DefaultRequestHandler, PushNotificationSender, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
+import { classifyAddress, isPublic } from '../../guard/ip-address.ts';
+import { delay } from '../../duration.ts';
+import { EgressRefusedError } from '../../net/egress-policy.ts';
+import { HttpError, type HttpClient } from '../../net/http-client.ts';
+import { redact } from '../../state/shown-url.ts';
+import type { PushConfigRecords } from '../../state/store.ts';
+import type { Logger } from '../../tools/model.ts';
+import { RequestMalformedError, V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/protocol.ts';
+
+/** How many webhooks one task may have. */
+export const MAX_PUSH_CONFIGS_PER_TASK = 10;
+
+export interface PushDelivery {
+  /** Tries per notification, the first included (default 3). */
+  attempts?: number;
+  /** The wait before the first retry, doubled for each next one (default 1 s). */
+  retryDelayMs?: number;
+  /** One try's deadline (default 10 s). */
+  timeoutMs?: number;
+  /** How long a task's configs, once loaded, are used again before the store is asked again (default 1 s). */
+  cacheMs?: number;
+}
+
+/**
+ * Why `url` cannot be a webhook now, or undefined when it can: not an
+ * http(s) URL, refused by the egress policy, unresolvable, or plain http
+ * to a public address.
+ */
+export async function webhookProblem(url: string, http: HttpClient): Promise<string | undefined> {
+  if (!url) return 'the webhook url is missing';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'the webhook url is not a URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `the webhook must be an https URL, not ${parsed.protocol}`;
+  const shown = redact(url);
+  let addresses: string[];
+  try {
+    const checked = await http.checkDestination(parsed);
+    if (checked.refusal) return `the agent's egress policy refuses ${shown}: ${checked.refusal.rule}${checked.refusal.hint ? ` (${checked.refusal.hint})` : ''}`;
+    addresses = checked.addresses;
+  } catch (err) {
+    return `cannot check ${shown}: ${err instanceof HttpError ? err.message : String(err)}`;
+  }
+  if (parsed.protocol === 'http:' && addresses.some((address) => { const cls = classifyAddress(address); return !cls || isPublic(cls); })) {
+    return `${shown} is plain http to a public address: a webhook must be https, except on an address egress.allowed_addresses allows (loopback, a private network)`;
+  }
+  return undefined;
+}
+
+/** Why `config` cannot be kept for `taskId` (empty: a task not made yet), or undefined when it can. */
+async function configProblem(store: PushConfigRecords, http: HttpClient, taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<string | undefined> {
+  const problem = await webhookProblem(config.url, http);
+  if (problem) return problem;
+  if (!taskId) return undefined;
+  const existing = await store.load(taskId, context);
+  if (existing.length >= MAX_PUSH_CONFIGS_PER_TASK && !existing.some((c) => config.id && c.id === config.id)) {
+    return `task ${taskId} has ${existing.length} already, the most it may have; delete one first`;
+  }
+  return undefined;
+}
+
+/**
+ * The state store's configs, with each one checked before it is kept:
+ * whether from a set call or from message/send's configuration, a refused
+ * webhook answers the request with invalid params and is not stored (the
+ * message is not run).
+ */
+export function checkedPushConfigs(store: PushConfigRecords, http: HttpClient, onChange?: (taskId: string) => void): PushConfigRecords {
+  return {
+    async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+      const problem = await configProblem(store, http, taskId, context, config);
+      if (problem) throw new RequestMalformedError(`push notification config refused: ${problem}`);
+      await store.save(taskId, context, config);
+      onChange?.(taskId);
+    },
+    load: (taskId, context) => store.load(taskId, context),
+    loadWithMetadata: (taskId, context) => store.loadWithMetadata(taskId, context),
+    async delete(taskId: string, context: ServerCallContext, configId?: string): Promise<void> {
+      await store.delete(taskId, context, configId);
+      onChange?.(taskId);
+    },
+  };
+}
+
+/**
+ * A message whose configuration names a webhook that would be refused is
+ * refused before the SDK sees it: its streaming path makes the task's event
+ * bus before it saves the config, and a refusal there left that bus behind
+ * (one per refused request).
+ */
+export function refuseBadWebhooks(handler: DefaultRequestHandler, store: PushConfigRecords, http: HttpClient): void {
+  const check = async (params: SendMessageRequest, context: ServerCallContext) => {
+    const config = params?.configuration?.taskPushNotificationConfig;
+    if (!config) return;
+    const problem = await configProblem(store, http, params.message?.taskId ?? '', context, config);
+    if (problem) throw new RequestMalformedError(`push notification config refused: ${problem}`);
+  };
+  const send = handler.sendMessage.bind(handler);
+  handler.sendMessage = async (params, context) => {
+    await check(params, context);
+    return send(params, context);
+  };
+  const stream = handler.sendMessageStream.bind(handler);
+  handler.sendMessageStream = async function* (params, context) {
+    await check(params, context);
+    yield* stream(params, context);
+  };
+}
+
+type Failure = { message: string; retry: boolean };
+
+/** Sends each task update to the task's webhooks through the agent's HttpClient. */
+export class PolicyPushSender implements PushNotificationSender {
+  /** Each task's notifications, one after another (a later update never overtakes an earlier one). */
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly loaded = new Map<string, { at: number; configs: Promise<StoredPushNotificationConfig[]> }>();
+  private readonly serializers = { '1.0': new V1PushNotificationSerializer(), '0.3': new V03PushNotificationSerializer() };
+  private readonly attempts: number;
+  private readonly retryDelayMs: number;
+  private readonly timeoutMs: number;
+  private readonly cacheMs: number;
+
+  constructor(
+    private readonly store: PushConfigRecords,
+    private readonly http: HttpClient,
+    private readonly log: Logger,
+    delivery: PushDelivery = {},
+  ) {
+    this.attempts = Math.max(1, delivery.attempts ?? 3);
+    this.retryDelayMs = delivery.retryDelayMs ?? 1000;
+    this.timeoutMs = delivery.timeoutMs ?? 10_000;
+    this.cacheMs = delivery.cacheMs ?? 1000;
+  }
+
+  /** A config of the task was set or deleted here: the next update asks the store. */
+  forget(taskId: string): void {
+    this.loaded.delete(taskId);
+  }
+
+  /** Never rejects: a notification is the client's, not the task's. */
+  send(streamResponse: StreamResponse, context: ServerCallContext, task?: Task): Promise<void> {
+    const taskId = taskIdOf(streamResponse);
+    if (!taskId) return Promise.resolve();
+    // The task as it is now: the SDK may hand over the one it goes on updating.
+    let snapshot: { streamResponse: StreamResponse; task?: Task };
+    try {
+      snapshot = structuredClone({ streamResponse, task });
+    } catch (err) {
+      this.log.warn(`push notification for task ${taskId} not sent: ${(err as Error).message}`);
+      return Promise.resolve();
+    }
+    const previous = this.chains.get(taskId) ?? Promise.resolve();
+    const next = previous.then(() => this.notify(taskId, context, snapshot.streamResponse, snapshot.task)).catch((err: Error) => this.log.warn(`push notification for task ${taskId} not sent: ${err.message}`));
+    this.chains.set(taskId, next);
+    void next.then(() => {
+      if (this.chains.get(taskId) === next) this.chains.delete(taskId);
+    });
+    return next;
+  }
+
+  /** Waits for the notifications under way (a stop lets them finish, up to its grace period). */
+  async settled(): Promise<void> {
+    while (this.chains.size) await Promise.all([...this.chains.values()]);
+  }
+
+  private async notify(taskId: string, context: ServerCallContext, streamResponse: StreamResponse, task: Task | undefined): Promise<void> {
+    let configs: StoredPushNotificationConfig[];
+    try {
+      configs = await this.configsOf(taskId, context);
+    } catch (err) {
+      this.log.warn(`push notification for task ${taskId} not sent: cannot read its webhooks: ${(err as Error).message}`);
+      return;
+    }
+    await Promise.all(
+      configs.map(({ config, wireVersion }) => {
+        const serializer = wireVersion === '0.3' ? this.serializers['0.3'] : this.serializers['1.0'];
+        const { body, contentType } = serializer.serialize(streamResponse, task);
+        return this.deliver(taskId, config, body, contentType);
+      }),
+    );
+  }
+
+  private configsOf(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]> {
+    const cached = this.loaded.get(taskId);
+    if (cached && Date.now() - cached.at < this.cacheMs) return cached.configs;
+    const configs = this.store.loadWithMetadata(taskId, context);
+    this.loaded.set(taskId, { at: Date.now(), configs });
+    configs.catch(() => this.loaded.get(taskId)?.configs === configs && this.loaded.delete(taskId));
+    // Entries of tasks gone quiet are dropped as others are added.
+    for (const [id, entry] of this.loaded) if (Date.now() - entry.at >= this.cacheMs) this.loaded.delete(id);
+    return configs;
+  }
+
+  private async deliver(taskId: string, config: TaskPushNotificationConfig, body: string, contentType: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.attempt(config, body, contentType);
+      if (!failure) return;
+      if (!failure.retry || attempt >= this.attempts) {
+        this.log.warn(`push notification for task ${taskId} to ${redact(config.url)} failed${attempt > 1 ? ` after ${attempt} tries` : ''}: ${failure.message}`);
+        return;
+      }
+      await delay(this.retryDelayMs * 2 ** (attempt - 1));
+    }
+  }
+
+  private async attempt(config: TaskPushNotificationConfig, body: string, contentType: string): Promise<Failure | undefined> {
+    // Again now: the policy may have changed (forge run --dev), or the name resolve elsewhere.
+    const problem = await webhookProblem(config.url, this.http);
+    if (problem) return { message: `refused: ${problem}`, retry: false };
+    const headers: Record<string, string> = { 'content-type': contentType };
+    if (config.authentication?.scheme && config.authentication.credentials) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
+    else if (config.token) headers['x-a2a-notification-token'] = config.token;
+    try {
+      const response = await this.http.request({ url: config.url, method: 'POST', headers, body, timeoutMs: this.timeoutMs, maxResponseBytes: 4096, redirect: 'manual' });
+      if (response.status >= 200 && response.status < 300) return undefined;
+      if (response.status >= 300 && response.status < 400) return { message: `the webhook answered ${response.status} (a redirect, which notifications do not follow)`, retry: false };
+      return { message: `the webhook answered ${response.status}`, retry: response.status >= 500 || response.status === 408 || response.status === 429 };
+    } catch (err) {
+      if (err instanceof EgressRefusedError) return { message: err.message, retry: false };
+      return { message: (err as Error).message, retry: true };
+    }
+  }
+}
+
+function taskIdOf(streamResponse: StreamResponse): string {
+  const payload = streamResponse.payload;
+  if (!payload) return '';
+  return payload.$case === 'task' ? payload.value.id : payload.value.taskId;
+}

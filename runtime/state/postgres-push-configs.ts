@@ -1,0 +1,41 @@
+/**
+ * Push notification configs in Postgres, beside forge_tasks: a config set
+ * through one replica is found by whichever replica runs the task next (a
+ * paused task resumed elsewhere notifies its webhooks from there). Like the
+ * tasks, a config is the agent's, not a caller's: every caller presents the
+ * one bearer token. Kept with the protocol version it was set over.
+ */
+import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
+import type { ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { storedJson } from './postgres-text.ts';
+import type { PushConfigRecords } from './store.ts';
+
+export class PostgresPushConfigs implements PushConfigRecords {
+  constructor(private readonly pool: Pool) {}
+
+  async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+    // The SDK reads the id the store gave off the config it passed in.
+    if (!config.id) config.id = randomUUID();
+    await this.pool.query(
+      `INSERT INTO forge_push_configs (task_id, id, wire_version, config) VALUES ($1, $2, $3, $4::jsonb)
+       ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, updated_at = now()`,
+      [taskId, config.id, context.requestedVersion || '0.3', storedJson(config)],
+    );
+  }
+
+  async load(taskId: string, context: ServerCallContext): Promise<TaskPushNotificationConfig[]> {
+    return (await this.loadWithMetadata(taskId, context)).map((entry) => entry.config);
+  }
+
+  async loadWithMetadata(taskId: string, _context?: ServerCallContext): Promise<StoredPushNotificationConfig[]> {
+    const { rows } = await this.pool.query<{ wire_version: string; config: TaskPushNotificationConfig }>('SELECT wire_version, config FROM forge_push_configs WHERE task_id = $1 ORDER BY updated_at, id', [taskId]);
+    return rows.map((row) => ({ config: row.config, wireVersion: row.wire_version }));
+  }
+
+  async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
+    // As the SDK's store: no id means the config whose id is the task's.
+    await this.pool.query('DELETE FROM forge_push_configs WHERE task_id = $1 AND id = $2', [taskId, configId ?? taskId]);
+  }
+}
