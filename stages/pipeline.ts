@@ -3,7 +3,8 @@
  *
  *   load config → discover tools → parse docstrings (meanwhile: discover
  *   adapters — MCP servers, OpenAPI specs) → annotate categories
- *   → check schemas → filter (--prod strips dev tools) → check secret files
+ *   → check schemas → filter (--prod strips dev tools) → check approval rules
+ *   → check secret files
  *   → pin MCP packages
  *   → emit agent.json → emit Dockerfile → emit k8s/ → bundle runtime
  *   → emit build-manifest.json + checksums.json → emit archive → check sources
@@ -36,6 +37,7 @@ import { filterTools } from './filter-tools.ts';
 import { defaultCacheDir, forgeRoot, templatesDir } from './forge-paths.ts';
 import { checkSchemas } from './check-schemas.ts';
 import { checkSecretFiles } from './check-secret-files.ts';
+import { checkApprovalRules } from './check-approval-rules.ts';
 import { loadEsbuild, warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
 import { OutputWriter } from './output-writer.ts';
@@ -153,6 +155,8 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
       ctx.report(...selected.problems);
       return selected;
     });
+    // Against every tool, dev ones too: a rule for a tool --prod strips is no typo.
+    await runStage(ctx, 'check-approval-rules', () => ctx.report(...checkApprovalRules(config, project.tools)));
     await runStage(ctx, 'check-secret-files', () => ctx.report(...checkSecretFiles(sourceFiles, new Set(selected.tools.flatMap((t) => (t.file ? [t.file] : []))), prod, config.notSecrets)));
     const mcpServers = await runStage(ctx, 'pin-mcp-packages', async () => {
       const pinned = await pinning;
