@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { assembleRuntime } from '../../runtime/assemble.ts';
 import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
-import { DiagnosticError, error, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { DiagnosticError, error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { argumentsHint, type ToolRegistry } from '../../runtime/tools/registry.ts';
 import { fail, type ToolResult } from '../../runtime/tools/model.ts';
 import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
@@ -15,6 +15,7 @@ import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
 import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
+import { approvalRuleCheck } from '../../stages/check-approval-rules.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseTimeout } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -155,6 +156,17 @@ export async function run(argv: string[]): Promise<number> {
     reportDiagnostics(values.json, err.diagnostics);
     return 2;
   }
+  // A rule that matches no tool, as forge build says of forge.yaml's: a misspelt --auto-deny of a tool the project has is refused before anything runs.
+  const checkRule = approvalRuleCheck(project.tools, project.config.emergent !== undefined);
+  const unmatched = [
+    ...(values['auto-approve'] ?? []).map((rule) => checkRule('auto_approve', rule, '--auto-approve')),
+    ...(values['auto-deny'] ?? []).map((rule) => checkRule('auto_deny', rule, '--auto-deny')),
+  ].filter((d) => d !== undefined);
+  if (hasErrors(unmatched)) {
+    reportDiagnostics(values.json, unmatched);
+    return 2;
+  }
+  if (!values.json) printDiagnostics(unmatched);
   const shown: ShownCommand[] = [];
   const show = (command: ShownCommand) => {
     shown.push(command);

@@ -448,6 +448,18 @@ describe('approval from the command line', () => {
     expect(bad.stderr).toContain('is not an approval rule');
   });
 
+  it('refuses a --auto-deny rule that misspells a tool the project has before anything runs, and warns of a misspelt --auto-approve', async () => {
+    const dir = project();
+    const typo = await forge(['tool', 'run', 'each', '--yes', '--auto-deny', 'name:write_bb'], dir, scopes().env);
+    expect(typo.code, typo.stderr).toBe(2);
+    expect(typo.stderr).toContain('✘ FORGE_APPROVAL_UNMATCHED --auto-deny rule "name:write_bb" matches no tool: no tool is named "write_bb", so "write_b" is not refused\n  hint: did you mean "name:write_b"?');
+    expect(written(dir)).toBe('');
+    const approve = await forge(['tool', 'run', 'each', '--yes', '--auto-approve', 'tag:wirte'], dir, scopes().env);
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(approve.stderr).toContain('▲ FORGE_APPROVAL_UNMATCHED --auto-approve rule "tag:wirte" matches no tool: no tool is tagged "wirte"\n  hint: did you mean "tag:write"?');
+    expect(written(dir)).toBe('a\nb\n');
+  });
+
   it('follows forge.yaml\'s approval rules', async () => {
     const dir = project();
     writeFileSync(join(dir, 'forge.yaml'), minimalConfig('approval:\n  auto_approve: ["tag:*"]\n  auto_deny: ["name:write_a"]\n'));
