@@ -9,15 +9,23 @@
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
+import { approximateSize } from './memory-tasks.ts';
 import type { PushConfigRecords } from './store.ts';
 
 export const DEFAULT_PUSH_CONFIG_TASKS = 12_000;
+export const DEFAULT_PUSH_CONFIG_BYTES = 64 * 1024 * 1024;
 
 export class MemoryPushConfigs implements PushConfigRecords {
   /** By scope and task id, in the order they were last set (a Map keeps insertion order). */
   private readonly byTask = new Map<string, StoredPushNotificationConfig[]>();
+  /** About how many bytes the configs of each task (by the same key) take. */
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
 
-  constructor(private readonly maxTasks = DEFAULT_PUSH_CONFIG_TASKS) {}
+  constructor(
+    private readonly maxTasks = DEFAULT_PUSH_CONFIG_TASKS,
+    private readonly maxBytes = DEFAULT_PUSH_CONFIG_BYTES,
+  ) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     // The SDK reads the id the store gave off the config it passed in.
@@ -25,11 +33,12 @@ export class MemoryPushConfigs implements PushConfigRecords {
     const key = keyOf(context, taskId);
     const entries = (this.byTask.get(key) ?? []).filter((entry) => entry.config.id !== config.id);
     entries.push({ config: structuredClone(config), wireVersion: context.requestedVersion || '0.3' });
-    this.byTask.delete(key);
-    this.byTask.set(key, entries);
+    this.remove(key);
+    this.put(key, entries);
+    // The task just set stays, so a client can still read back what it set.
     for (const oldest of this.byTask.keys()) {
-      if (this.byTask.size <= this.maxTasks) break;
-      this.byTask.delete(oldest);
+      if (this.byTask.size <= 1 || (this.byTask.size <= this.maxTasks && this.bytes <= this.maxBytes)) break;
+      this.remove(oldest);
     }
   }
 
@@ -46,13 +55,36 @@ export class MemoryPushConfigs implements PushConfigRecords {
     // As the SDK's store: no id means the config whose id is the task's.
     const id = configId ?? taskId;
     const rest = (this.byTask.get(key) ?? []).filter((entry) => entry.config.id !== id);
-    if (rest.length) this.byTask.set(key, rest);
-    else this.byTask.delete(key);
+    if (rest.length) {
+      // In place: deleting a config does not make its task the most recently set.
+      this.bytes -= this.sizes.get(key) ?? 0;
+      this.byTask.set(key, rest);
+      this.sizes.set(key, approximateSize(rest));
+      this.bytes += this.sizes.get(key) ?? 0;
+    } else this.remove(key);
+  }
+
+  private put(key: string, entries: StoredPushNotificationConfig[]): void {
+    const size = approximateSize(entries);
+    this.byTask.set(key, entries);
+    this.sizes.set(key, size);
+    this.bytes += size;
+  }
+
+  private remove(key: string): void {
+    this.bytes -= this.sizes.get(key) ?? 0;
+    this.sizes.delete(key);
+    this.byTask.delete(key);
   }
 
   /** How many tasks have configs here (for tests). */
   get size(): number {
     return this.byTask.size;
+  }
+
+  /** About how many bytes the configs take (for tests). */
+  get retainedBytes(): number {
+    return this.bytes;
   }
 }
 

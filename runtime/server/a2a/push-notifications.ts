@@ -45,6 +45,12 @@ import { RequestMalformedError, V03PushNotificationSerializer, V1PushNotificatio
 
 /** How many webhooks one task may have. */
 export const MAX_PUSH_CONFIGS_PER_TASK = 10;
+/**
+ * How large one config may be (its URL, token and credentials, as JSON): a
+ * webhook's URL and a bearer token fit many times over, and every config is
+ * kept (in memory with the `file:` store) and read again for each update.
+ */
+export const MAX_PUSH_CONFIG_BYTES = 8 * 1024;
 
 export interface PushDelivery {
   /** Tries per notification, the first included (default 3). */
@@ -88,6 +94,8 @@ export async function webhookProblem(url: string, http: HttpClient): Promise<str
 
 /** Why `config` cannot be kept for `taskId` (empty: a task not made yet), or undefined when it can. */
 async function configProblem(store: PushConfigRecords, http: HttpClient, taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<string | undefined> {
+  const size = Buffer.byteLength(JSON.stringify(config ?? {}));
+  if (size > MAX_PUSH_CONFIG_BYTES) return `the config is ${size} bytes, more than the ${MAX_PUSH_CONFIG_BYTES} a webhook's URL, token and credentials may take`;
   const problem = await webhookProblem(config.url, http);
   if (problem) return problem;
   if (!taskId) return undefined;

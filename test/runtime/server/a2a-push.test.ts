@@ -247,6 +247,22 @@ describe('A2A push notifications (file: store)', () => {
     expect(webhook.requests).toEqual([]);
   });
 
+  it('refuses a config larger than MAX_PUSH_CONFIG_BYTES (a huge token or URL), over v1.0 and v0.3, in set and in message/send', async () => {
+    const webhook = await startWebhook();
+    const { agent, llm } = await startAgent([{ text: 'fine' }], webhook);
+    const client = await v1Client(agent.url);
+    const huge = { ...pushConfig(`${webhook.url}/hook`), token: 'k'.repeat(64 * 1024) };
+    await expect(client.sendMessage(send(userMessage('hi'), huge))).rejects.toThrow(/push notification config refused: the config is \d+ bytes, more than the 8192/);
+    expect(llm.bodies).toHaveLength(0);
+    const task = (await client.sendMessage(send(userMessage('hi')))) as Task;
+    await expect(client.createTaskPushNotificationConfig({ ...huge, taskId: task.id })).rejects.toThrow(/more than the 8192/);
+    const legacy = new LegacyJsonRpcTransport({ endpoint: `${agent.url}/a2a`, fetchImpl: authFetch });
+    await expect(legacy.createTaskPushNotificationConfig({ ...pushConfig(`${webhook.url}/hook?${'q'.repeat(64 * 1024)}`), taskId: task.id })).rejects.toThrow(/more than the 8192/);
+    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).configs).toEqual([]);
+    // A usual one is taken.
+    await expect(client.createTaskPushNotificationConfig(pushConfig(`${webhook.url}/hook`, task.id, 'usual'))).resolves.toMatchObject({ id: 'usual' });
+  });
+
   it('checks the webhook again when it sends: a name that now resolves to the metadata address is not called', async () => {
     const webhook = await startWebhook();
     let address = '127.0.0.1';

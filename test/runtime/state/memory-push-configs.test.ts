@@ -33,4 +33,20 @@ describe('MemoryPushConfigs', () => {
     expect((await store.load('a', context())).map((c) => c.id)).toEqual(['x', 'y']);
     expect((await store.load('c', context())).map((c) => c.id)).toEqual(['x']);
   });
+
+  it('keeps about maxBytes of configs, dropping the oldest set, however large each one is', async () => {
+    const store = new MemoryPushConfigs(1000, 64 * 1024);
+    const big = (taskId: string): TaskPushNotificationConfig => ({ ...config(taskId, 'x'), token: 'k'.repeat(8 * 1024) });
+    for (let i = 0; i < 100; i++) await store.save(`t${i}`, context(), big(`t${i}`));
+    expect(await store.load('t0', context())).toEqual([]);
+    expect(store.size).toBeLessThan(10);
+    expect(store.retainedBytes).toBeLessThanOrEqual(64 * 1024);
+    expect((await store.load('t99', context())).map((c) => c.id)).toEqual(['x']);
+    // A delete gives its bytes back.
+    await store.delete('t99', context(), 'x');
+    const left = store.retainedBytes;
+    for (let i = 0; i < 100; i++) await store.delete(`t${i}`, context(), 'x');
+    expect(store.retainedBytes).toBeLessThan(left || 1);
+    expect(store.size).toBe(0);
+  });
 });
