@@ -42,6 +42,14 @@ export class MemoryPushConfigs implements PushConfigRecords {
     }
   }
 
+  async saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number): Promise<boolean> {
+    // No await between the count and the save: nothing runs in between.
+    const others = (this.byTask.get(keyOf(context, taskId)) ?? []).filter((entry) => !config.id || entry.config.id !== config.id);
+    if (others.length >= max) return false;
+    await this.save(taskId, context, config);
+    return true;
+  }
+
   async load(taskId: string, context: ServerCallContext): Promise<TaskPushNotificationConfig[]> {
     return (await this.loadWithMetadata(taskId, context)).map((entry) => entry.config);
   }

@@ -12,17 +12,39 @@ import type { Pool } from 'pg';
 import { storedJson } from './postgres-text.ts';
 import type { PushConfigRecords } from './store.ts';
 
+const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config) VALUES ($1, $2, $3, $4::jsonb)
+  ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, updated_at = now()`;
+
 export class PostgresPushConfigs implements PushConfigRecords {
   constructor(private readonly pool: Pool) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     // The SDK reads the id the store gave off the config it passed in.
     if (!config.id) config.id = randomUUID();
-    await this.pool.query(
-      `INSERT INTO forge_push_configs (task_id, id, wire_version, config) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, updated_at = now()`,
-      [taskId, config.id, context.requestedVersion || '0.3', storedJson(config)],
-    );
+    await this.pool.query(SAVE, [taskId, config.id, context.requestedVersion || '0.3', storedJson(config)]);
+  }
+
+  async saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number): Promise<boolean> {
+    if (!config.id) config.id = randomUUID();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // One set of a task at a time, on every replica; the count below is a later statement, so it sees the sets committed before.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('forge_push_configs'), hashtext($1))", [taskId]);
+      const { rows } = await client.query<{ others: number }>('SELECT count(*)::int AS others FROM forge_push_configs WHERE task_id = $1 AND id <> $2', [taskId, config.id]);
+      if (rows[0].others >= max) {
+        await client.query('ROLLBACK');
+        return false;
+      }
+      await client.query(SAVE, [taskId, config.id, context.requestedVersion || '0.3', storedJson(config)]);
+      await client.query('COMMIT');
+      return true;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<TaskPushNotificationConfig[]> {

@@ -7,7 +7,7 @@
  * so any replica can serve any request.
  */
 import type { PushNotificationStore, ServerCallContext, StoredPushNotificationConfig, TaskStore } from '@a2a-js/sdk/server';
-import type { TaskState } from '@a2a-js/sdk';
+import type { TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
 import type { PendingApproval } from '../agent/agent-loop.ts';
 import type { ChatMessage } from '../agent/messages.ts';
 import type { Schedule } from '../scheduler/schedule-expression.ts';
@@ -59,6 +59,12 @@ export interface TaskRecords extends TaskStore {
  */
 export interface PushConfigRecords extends PushNotificationStore {
   loadWithMetadata(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]>;
+  /**
+   * Saves `config` unless its task already has `max` others (one of the same
+   * id is replaced): false when it does. Counted and saved as one step, so
+   * concurrent sets (through one replica or several) never pass the limit.
+   */
+  saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number): Promise<boolean>;
 }
 
 export interface CancelChannel {

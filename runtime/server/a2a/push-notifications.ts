@@ -117,9 +117,13 @@ export function checkedPushConfigs(store: PushConfigRecords, http: HttpClient, o
     async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
       const problem = await configProblem(store, http, taskId, context, config);
       if (problem) throw new RequestMalformedError(`push notification config refused: ${problem}`);
-      await store.save(taskId, context, config);
+      // Counted again as it is kept: sets running at once were all under the limit when checked.
+      if (!(await store.saveWithin(taskId, context, config, MAX_PUSH_CONFIGS_PER_TASK))) {
+        throw new RequestMalformedError(`push notification config refused: task ${taskId} has ${MAX_PUSH_CONFIGS_PER_TASK} already, the most it may have; delete one first`);
+      }
       onChange?.(taskId);
     },
+    saveWithin: (taskId, context, config, max) => store.saveWithin(taskId, context, config, max),
     load: (taskId, context) => store.load(taskId, context),
     loadWithMetadata: (taskId, context) => store.loadWithMetadata(taskId, context),
     async delete(taskId: string, context: ServerCallContext, configId?: string): Promise<void> {

@@ -362,6 +362,25 @@ describe('A2A push notifications (Postgres store, two replicas)', () => {
       await Promise.all(stores.map((s) => s.close()));
     }
   }, 60_000);
+
+  it('keeps the ten-webhook limit under concurrent sets on one task', async () => {
+    const url = await postgres.createDatabase('push_limit');
+    const webhook = await startWebhook();
+    const state = await openPostgresStore({ url, leaseMs: 2000 });
+    try {
+      const { agent } = await startAgent([{ text: 'fine' }], webhook, { state, port: await freePort() });
+      const client = await v1Client(agent.url);
+      const task = (await client.sendMessage(send(userMessage('hi')))) as Task;
+      const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => client.createTaskPushNotificationConfig(pushConfig(`${webhook.url}/hook${i}`, task.id, `h${i}`))));
+      const { configs } = await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
+      expect(configs).toHaveLength(10);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+      for (const r of results) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/has 10 already, the most it may have/);
+    } finally {
+      await Promise.all(running.splice(0).map((r) => r.stop(100)));
+      await state.close();
+    }
+  }, 60_000);
 });
 
 describe('A2A push notifications from the built bundle', () => {
