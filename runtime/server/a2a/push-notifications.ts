@@ -51,6 +51,15 @@ export const MAX_PUSH_CONFIGS_PER_TASK = 10;
  * kept (in memory with the `file:` store) and read again for each update.
  */
 export const MAX_PUSH_CONFIG_BYTES = 8 * 1024;
+/**
+ * How many of a task's updates wait behind the one being sent. A webhook
+ * that is slow or down (each notification up to 3 tries of 10 s) would
+ * otherwise hold a copy of the task for every update (a long answer is
+ * streamed in hundreds of chunks) for as long as it takes: past this, the
+ * oldest waiting is dropped; the latest, which says how the task stands, is
+ * always sent.
+ */
+export const MAX_WAITING_NOTIFICATIONS = 32;
 
 export interface PushDelivery {
   /** Tries per notification, the first included (default 3). */
@@ -61,6 +70,13 @@ export interface PushDelivery {
   timeoutMs?: number;
   /** How long a task's configs, once loaded, are used again before the store is asked again (default 1 s). */
   cacheMs?: number;
+  /** How many of a task's updates may wait behind the one being sent (default MAX_WAITING_NOTIFICATIONS). */
+  maxWaiting?: number;
+}
+
+/** An update waiting its turn; `snapshot` is cleared when it is dropped (the chain no longer holds the task). */
+interface Waiting {
+  snapshot?: { streamResponse: StreamResponse; task?: Task };
 }
 
 /**
@@ -164,12 +180,15 @@ type Failure = { message: string; retry: boolean };
 export class PolicyPushSender implements PushNotificationSender {
   /** Each task's notifications, one after another (a later update never overtakes an earlier one). */
   private readonly chains = new Map<string, Promise<void>>();
+  /** Each task's updates not yet under way, oldest first, and how many were dropped since it last had none. */
+  private readonly waiting = new Map<string, { items: Waiting[]; dropped: number }>();
   private readonly loaded = new Map<string, { at: number; configs: Promise<StoredPushNotificationConfig[]> }>();
   private readonly serializers = { '1.0': new V1PushNotificationSerializer(), '0.3': new V03PushNotificationSerializer() };
   private readonly attempts: number;
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
   private readonly cacheMs: number;
+  private readonly maxWaiting: number;
 
   constructor(
     private readonly store: PushConfigRecords,
@@ -181,6 +200,7 @@ export class PolicyPushSender implements PushNotificationSender {
     this.retryDelayMs = delivery.retryDelayMs ?? 1000;
     this.timeoutMs = delivery.timeoutMs ?? 10_000;
     this.cacheMs = delivery.cacheMs ?? 1000;
+    this.maxWaiting = Math.max(1, delivery.maxWaiting ?? MAX_WAITING_NOTIFICATIONS);
   }
 
   /** A config of the task was set or deleted here: the next update asks the store. */
@@ -200,8 +220,26 @@ export class PolicyPushSender implements PushNotificationSender {
       this.log.warn(`push notification for task ${taskId} not sent: ${(err as Error).message}`);
       return Promise.resolve();
     }
+    const item: Waiting = { snapshot };
+    const queue = this.waiting.get(taskId) ?? { items: [], dropped: 0 };
+    this.waiting.set(taskId, queue);
+    queue.items.push(item);
+    if (queue.items.length > this.maxWaiting) {
+      const oldest = queue.items.shift();
+      if (oldest) oldest.snapshot = undefined;
+      if (queue.dropped++ === 0) this.log.warn(`push notifications for task ${taskId} fall behind its updates (its webhooks are slow or failing): past ${this.maxWaiting} waiting, the oldest are dropped`);
+    }
     const previous = this.chains.get(taskId) ?? Promise.resolve();
-    const next = previous.then(() => this.notify(taskId, context, snapshot.streamResponse, snapshot.task)).catch((err: Error) => this.log.warn(`push notification for task ${taskId} not sent: ${err.message}`));
+    const next = previous
+      .then(() => {
+        const taken = item.snapshot;
+        if (!taken) return;
+        item.snapshot = undefined;
+        queue.items.splice(queue.items.indexOf(item), 1);
+        if (queue.items.length === 0 && this.waiting.get(taskId) === queue) this.waiting.delete(taskId);
+        return this.notify(taskId, context, taken.streamResponse, taken.task);
+      })
+      .catch((err: Error) => this.log.warn(`push notification for task ${taskId} not sent: ${err.message}`));
     this.chains.set(taskId, next);
     void next.then(() => {
       if (this.chains.get(taskId) === next) this.chains.delete(taskId);

@@ -1,0 +1,60 @@
+/**
+ * A webhook that is slow (or down) does not make the agent hold every update
+ * of a task for it: past MAX_WAITING_NOTIFICATIONS waiting behind the one
+ * under way, the oldest are dropped, and the latest (how the task ends) is
+ * still sent. A long answer streams hundreds of chunks, each a copy of the
+ * task, and each notification may take 3 tries of 10 s.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import type { ServerResponse } from 'node:http';
+import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
+import { HttpClient } from '../../../runtime/net/http-client.ts';
+import { MAX_WAITING_NOTIFICATIONS, PolicyPushSender } from '../../../runtime/server/a2a/push-notifications.ts';
+import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
+import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { startServer } from '../../helpers/http-server.ts';
+
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const update = (taskId: string, n: number): StreamResponse =>
+  ({ payload: { $case: 'statusUpdate', value: { taskId, contextId: 'c', status: { state: 2, message: undefined, timestamp: '' }, metadata: { n } } } }) as unknown as StreamResponse;
+
+describe('a slow webhook', () => {
+  it(`has at most ${MAX_WAITING_NOTIFICATIONS} of a task's updates waiting for it; the latest is sent`, async () => {
+    // The first request is held unanswered until the test lets it go; the rest are answered at once.
+    const held: ServerResponse[] = [];
+    const webhook = await startServer((_req, res) => {
+      if (held.length === 0 && webhook.requests.length === 1) held.push(res);
+      else res.end();
+    });
+    const http = new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: [], allowed_addresses: [`127.0.0.1:${webhook.port}`] }));
+    const store = new MemoryPushConfigs();
+    const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+    const config: TaskPushNotificationConfig = { tenant: '', id: 'h', taskId: 't1', url: `${webhook.url}/hook`, token: 'x', authentication: undefined };
+    await store.save('t1', context, config);
+    const warnings: string[] = [];
+    const sender = new PolicyPushSender(store, http, { debug: () => {}, info: () => {}, warn: (line) => warnings.push(line) }, { timeoutMs: 60_000 });
+
+    void sender.send(update('t1', 0), context);
+    await waitFor(() => held.length === 1, 'the first notification to reach the webhook');
+    for (let n = 1; n <= 200; n++) void sender.send(update('t1', n), context);
+    held[0].end();
+    await sender.settled();
+
+    const sent = webhook.requests.map((r) => (JSON.parse(r.body) as { statusUpdate: { metadata: { n: number } } }).statusUpdate.metadata.n);
+    expect(sent.length).toBeLessThanOrEqual(1 + MAX_WAITING_NOTIFICATIONS);
+    expect(sent[0]).toBe(0);
+    expect(sent.at(-1)).toBe(200);
+    // In order, none twice.
+    expect([...sent].sort((a, b) => a - b)).toEqual(sent);
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(warnings.filter((line) => line.includes('fall behind'))).toHaveLength(1);
+  });
+});
