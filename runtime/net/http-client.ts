@@ -68,6 +68,15 @@ export interface HttpRequest {
    * the first URL alone would let a redirect leave the list.
    */
   checkHop?: (url: URL) => string | undefined;
+  /**
+   * The caller's own rule on the addresses a connection may go to, over the
+   * egress policy's: asked about every address the host resolves to (or a
+   * literal one) as the connection is made, so it judges the address
+   * connected to, not one resolved earlier. A message refuses the request
+   * (FORGE_HTTP_REFUSED). A push notification's plain-http webhook is kept
+   * off public addresses by it.
+   */
+  checkConnectAddress?: (url: URL, address: string) => string | undefined;
   /** 'manual' hands a redirect response back unread instead of following it (fetch's `redirect: 'manual'`). */
   redirect?: 'follow' | 'manual';
   /**
@@ -220,7 +229,7 @@ export class HttpClient {
       for (;;) {
         const refusal = req.checkHop?.(url);
         if (refusal) throw new HttpError(redirects.length ? `redirected to ${url.href}, refused: ${refusal}` : refusal, 'FORGE_HTTP_REFUSED');
-        const response = await this.send(url, method, headers, body, controller.signal);
+        const response = await this.send(url, method, headers, body, controller.signal, req.checkConnectAddress);
         const status = response.statusCode ?? 0;
         const location = response.headers.location;
         if (!isRedirect(status) || !location || req.redirect === 'manual') {
@@ -247,13 +256,15 @@ export class HttpClient {
     }
   }
 
-  private async send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  private async send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal, checkConnect?: HttpRequest['checkConnectAddress']): Promise<IncomingMessage> {
     const refusal = this.egress.checkUrl(url);
     if (refusal) throw new EgressRefusedError(refusal);
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(hostname)) {
       const literalRefusal = this.egress.checkAddress(hostname, hostname, isIP(hostname) as 4 | 6, urlPort(url));
       if (literalRefusal) throw new EgressRefusedError(literalRefusal);
+      const callerRefusal = checkConnect?.(url, hostname);
+      if (callerRefusal) throw new HttpError(callerRefusal, 'FORGE_HTTP_REFUSED');
     }
     // The Host header is the URL's: the egress policy judged the URL's host, and a caller's own Host would
     // reach another site behind the same address (a CDN's, a shared server's virtual hosts). The framing is the client's.
@@ -271,7 +282,7 @@ export class HttpClient {
     const options: RequestOptions & { ca?: string | Buffer | (string | Buffer)[] } = {
       method,
       headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-      lookup: this.checkedLookup(hostname, urlPort(url)),
+      lookup: this.checkedLookup(hostname, urlPort(url), checkConnect && ((address) => checkConnect(url, address))),
       agent,
     };
     // Trusts what the process trusts: NODE_EXTRA_CA_CERTS, and CAs added to https.globalAgent (as corporate CA packages do).
@@ -344,7 +355,7 @@ export class HttpClient {
   }
 
   /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
-  private checkedLookup(host: string, port: number): LookupFunction {
+  private checkedLookup(host: string, port: number, checkConnect?: (address: string) => string | undefined): LookupFunction {
     return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
       this.lookup()(hostname, { ...options, all: true }, (err, list) => {
         if (err) return callback(err, '');
@@ -352,6 +363,8 @@ export class HttpClient {
         for (const a of list) {
           const refusal = this.egress.checkAddress(host, a.address, a.family as 4 | 6, port);
           if (refusal) return callback(new EgressRefusedError(refusal), '');
+          const callerRefusal = checkConnect?.(a.address);
+          if (callerRefusal) return callback(new HttpError(callerRefusal, 'FORGE_HTTP_REFUSED'), '');
         }
         if (options.all) callback(null, list);
         else callback(null, list[0].address, list[0].family);

@@ -102,10 +102,19 @@ export async function webhookProblem(url: string, http: HttpClient): Promise<str
   } catch (err) {
     return `cannot check ${shown}: ${err instanceof HttpError ? err.message : String(err)}`;
   }
-  if (parsed.protocol === 'http:' && addresses.some((address) => { const cls = classifyAddress(address); return !cls || isPublic(cls); })) {
-    return `${shown} is plain http to a public address: a webhook must be https, except on an address egress.allowed_addresses allows (loopback, a private network)`;
+  for (const address of addresses) {
+    const problem = plainHttpProblem(parsed, address);
+    if (problem) return problem;
   }
   return undefined;
+}
+
+/** Why a plain-http webhook may not go to `address` (a public one), or undefined. */
+function plainHttpProblem(url: URL, address: string): string | undefined {
+  if (url.protocol !== 'http:') return undefined;
+  const cls = classifyAddress(address);
+  if (cls && !isPublic(cls)) return undefined;
+  return `${redact(url.href)} is plain http to a public address: a webhook must be https, except on an address egress.allowed_addresses allows (loopback, a private network)`;
 }
 
 /** Why `config` cannot be kept for `taskId` (empty: a task not made yet), or undefined when it can. */
@@ -300,12 +309,13 @@ export class PolicyPushSender implements PushNotificationSender {
     if (config.authentication?.scheme && config.authentication.credentials) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
     else if (config.token) headers['x-a2a-notification-token'] = config.token;
     try {
-      const response = await this.http.request({ url: config.url, method: 'POST', headers, body, timeoutMs: this.timeoutMs, maxResponseBytes: 4096, redirect: 'manual' });
+      // The address connected to is checked too: the name may resolve elsewhere than when checked just now.
+      const response = await this.http.request({ url: config.url, method: 'POST', headers, body, timeoutMs: this.timeoutMs, maxResponseBytes: 4096, redirect: 'manual', checkConnectAddress: plainHttpProblem });
       if (response.status >= 200 && response.status < 300) return undefined;
       if (response.status >= 300 && response.status < 400) return { message: `the webhook answered ${response.status} (a redirect, which notifications do not follow)`, retry: false };
       return { message: `the webhook answered ${response.status}`, retry: response.status >= 500 || response.status === 408 || response.status === 429 };
     } catch (err) {
-      if (err instanceof EgressRefusedError) return { message: err.message, retry: false };
+      if (err instanceof EgressRefusedError || (err instanceof HttpError && err.code === 'FORGE_HTTP_REFUSED')) return { message: err.message, retry: false };
       return { message: (err as Error).message, retry: true };
     }
   }

@@ -1,0 +1,50 @@
+/**
+ * A plain-http webhook is allowed only because its name resolved to an
+ * address allowed_addresses lists (a sidecar, the private network). If the
+ * name resolves to a public address by the time the connection is made (DNS
+ * rebinding, between the check before each try and the connect), the
+ * notification is not sent: its token would cross the internet in clear.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamResponse } from '@a2a-js/sdk';
+import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
+import { HttpClient, type HostLookup } from '../../../runtime/net/http-client.ts';
+import { PolicyPushSender } from '../../../runtime/server/a2a/push-notifications.ts';
+import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
+import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { startServer } from '../../helpers/http-server.ts';
+
+const update = (taskId: string): StreamResponse =>
+  ({ payload: { $case: 'statusUpdate', value: { taskId, contextId: 'c', status: { state: 2, message: undefined, timestamp: '' }, metadata: undefined } } }) as unknown as StreamResponse;
+
+describe('a plain-http webhook whose name resolves elsewhere between the check and the connection', () => {
+  it('is not sent to the public address it now resolves to', async () => {
+    const webhook = await startServer((_req, res) => res.end());
+    // Every other lookup answers a public address: the check (before each try) sees loopback, the connection the public one.
+    let lookups = 0;
+    const lookup: HostLookup = (_name, _options, callback) => callback(null, [{ address: ++lookups % 2 === 1 ? '127.0.0.1' : '93.184.215.14', family: 4 }]);
+    const http = new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: ['hooks.example'], allowed_addresses: [`127.0.0.1:${webhook.port}`] }), { lookup });
+    const store = new MemoryPushConfigs();
+    const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+    await store.save('t1', context, { tenant: '', id: 'h', taskId: 't1', url: `http://hooks.example:${webhook.port}/hook`, token: 'hook-secret', authentication: undefined });
+    const warnings: string[] = [];
+    const sender = new PolicyPushSender(store, http, { debug: () => {}, info: () => {}, warn: (line) => warnings.push(line) }, { attempts: 1, timeoutMs: 3000 });
+    await sender.send(update('t1'), context);
+    expect(lookups).toBe(2);
+    expect(warnings).toEqual([expect.stringMatching(/push notification for task t1 to http:\/\/hooks\.example:\d+\/hook failed: .*plain http to a public address/)]);
+    expect(webhook.requests).toEqual([]);
+  });
+
+  it('is sent when the name still resolves to the allowed address', async () => {
+    const webhook = await startServer((_req, res) => res.end());
+    const lookup: HostLookup = (_name, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    const http = new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: ['hooks.example'], allowed_addresses: [`127.0.0.1:${webhook.port}`] }), { lookup });
+    const store = new MemoryPushConfigs();
+    const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+    await store.save('t1', context, { tenant: '', id: 'h', taskId: 't1', url: `http://hooks.example:${webhook.port}/hook`, token: 'hook-secret', authentication: undefined });
+    const warnings: string[] = [];
+    await new PolicyPushSender(store, http, { debug: () => {}, info: () => {}, warn: (line) => warnings.push(line) }, { attempts: 1 }).send(update('t1'), context);
+    expect(warnings).toEqual([]);
+    expect(webhook.requests.map((r) => r.headers['x-a2a-notification-token'])).toEqual(['hook-secret']);
+  });
+});
