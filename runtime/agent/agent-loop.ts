@@ -8,6 +8,7 @@
  * turn; `resumeAgentTurn` continues it with the person's answers.
  */
 import { randomUUID } from 'node:crypto';
+import { defaultMaxListeners, getMaxListeners, setMaxListeners } from 'node:events';
 import { fail, type ToolResult, type ToolSpec } from '../tools/model.ts';
 import type { ApprovalGate, GateDecision } from './approval-gate.ts';
 import { endedEarly, unparsedArguments, type ChatMessage, type ModelProvider, type ToolCall } from './messages.ts';
@@ -230,6 +231,12 @@ async function runCalls(calls: ToolCall[], decisions: ReadonlyMap<string, CallDe
   const registered = new Set(offered.map((spec) => spec.name));
   // This conversation's own forged tools: counted, by no name (metrics may be public).
   const ownTools = new Set(offered.filter(isSessionTool).map((spec) => spec.name));
+  // Each call listens to the turn's signal while it runs (the registry removes its listener when
+  // the call ends): an answer of 11 calls or more is no leak, and Node's warning of one would say it
+  // was. Raised by the answer's calls over the default, not over what is on it now, so listeners
+  // left behind from call to call would still be warned of.
+  const { signal } = options;
+  if (signal) setMaxListeners(Math.max(getMaxListeners(signal), defaultMaxListeners + calls.length), signal);
   const results = await Promise.all(
     calls.map(async (call): Promise<ToolResult> => {
       options.onEvent?.({ type: 'tool-call', call });
