@@ -17,7 +17,7 @@
  * one is watched before it is listed: what happens in them is reported from
  * these watches, whatever chokidar sees of it.
  */
-import { watch as watchNative, lstatSync, readdirSync, type FSWatcher } from 'node:fs';
+import { watch as watchNative, existsSync, lstatSync, readdirSync, type FSWatcher, type Stats } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { watch } from 'chokidar';
 import { isIgnoredFile, PRUNED_DIRS } from '../stages/source-tree.ts';
@@ -33,8 +33,9 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
   const touched = new Set<string>();
   // What to look at when the events settle, in folders watched here; true: list the folder's entries too.
   const toCheck = new Map<string, boolean>();
-  // New folders, watched here as well as by chokidar (see above).
-  const bridges = new Map<string, FSWatcher>();
+  // New folders, watched here as well as by chokidar (see above), with the inode each watch follows.
+  // dead: the folder it watched was deleted or moved away (one made again in its place may have the same inode).
+  const bridges = new Map<string, { native: FSWatcher; ino: number; dead: boolean }>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   // Dependency folders, caches, hidden files and bytecode change often and never hold tools.
@@ -70,17 +71,30 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
       native = watchNative(dir, (_event, name) => {
         if (!name) return;
         const path = join(dir, name.toString());
-        if (!toCheck.has(path)) toCheck.set(path, false);
+        // The folder's own delete or move is reported under its own name, with no such entry in it: its watch
+        // follows what went, and chokidar may say nothing of a folder deleted and made again, or replaced by a
+        // file, at once. So the folder itself is looked at.
+        if (name.toString() === basename(dir) && !existsSync(path)) {
+          const own = bridges.get(dir);
+          if (own?.native === native) own.dead = true;
+          if (!toCheck.has(dir)) toCheck.set(dir, false);
+        } else if (!toCheck.has(path)) toCheck.set(path, false);
         schedule();
       });
     } catch {
       return; // Gone already: its parent's watch reports that.
     }
     native.on('error', () => unbridge(dir));
-    bridges.set(dir, native);
+    let ino = -1;
+    try {
+      ino = lstatSync(dir).ino;
+    } catch {
+      // Gone already: looked at when the events settle, as a watch of another folder is not this one's.
+    }
+    bridges.set(dir, { native, ino, dead: false });
   };
   const unbridge = (dir: string) => {
-    for (const [path, native] of bridges) {
+    for (const [path, { native }] of bridges) {
       if (path !== dir && !path.startsWith(dir + sep)) continue;
       native.close();
       bridges.delete(path);
@@ -96,16 +110,25 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
     toCheck.clear();
     const visit = (path: string, listEntries: boolean) => {
       if (skipped(path)) return;
-      let isDir: boolean;
+      let stats: Stats;
       try {
-        isDir = lstatSync(path).isDirectory();
+        stats = lstatSync(path);
       } catch {
         // Deleted (or renamed away): the reload drops what it was.
         note(path);
         unbridge(path);
         return;
       }
-      if (!isDir) return note(path);
+      if (!stats.isDirectory()) {
+        // A folder replaced by a file: its watch follows what was deleted. (A link chokidar reported as a folder
+        // keeps the watch chokidar's addDir armed.)
+        if (!stats.isSymbolicLink()) unbridge(path);
+        return note(path);
+      }
+      // A folder deleted and made again (a checkout, `rm -r` and `mkdir`): the watch follows the one deleted, so
+      // the new one is watched and listed as any new folder is.
+      const own = bridges.get(path);
+      if (own && (own.dead || own.ino !== stats.ino)) unbridge(path);
       const fresh = !bridges.has(path);
       bridge(path);
       if (!fresh && !listEntries) return;
@@ -139,7 +162,7 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
     close: async () => {
       closed = true;
       clearTimeout(timer);
-      for (const native of bridges.values()) native.close();
+      for (const { native } of bridges.values()) native.close();
       bridges.clear();
       await watcher.close();
     },

@@ -57,4 +57,42 @@ describe('watchSources', () => {
       await watcher.close();
     }
   }, 600_000);
+
+  it('sees saves in a folder deleted and made again at once (a checkout), and in a sub-folder made in it later', async () => {
+    const root = tempDir('forge-watch-');
+    const tools = join(root, 'tools');
+    mkdirSync(tools);
+    const reported = new Set<string>();
+    const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
+    const reportedSoon = async (path: string, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!reported.has(path)) {
+        if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      // A new folder, so watched by watchSources itself as well as by chokidar, and a folder in it.
+      const pkg = join(tools, 'pkg');
+      mkdirSync(pkg);
+      await reportedSoon(pkg, 'the new folder');
+      for (let round = 0; round < 3; round++) {
+        const folder = join(pkg, `lib-${round}`);
+        mkdirSync(folder);
+        await reportedSoon(folder, `round ${round}: the folder`);
+        // Deleted and made again in one go: a watch of the deleted folder sees nothing of the new one.
+        rmSync(folder, { recursive: true });
+        mkdirSync(folder);
+        reported.clear();
+        renameOver(join(folder, 'tool.py'), 'one');
+        await reportedSoon(join(folder, 'tool.py'), `round ${round}: a save in the folder made again`);
+        mkdirSync(join(folder, 'sub'));
+        await reportedSoon(join(folder, 'sub'), `round ${round}: a sub-folder of the folder made again`);
+        renameOver(join(folder, 'sub', 'tool.py'), 'one');
+        await reportedSoon(join(folder, 'sub', 'tool.py'), `round ${round}: a save in the sub-folder`);
+      }
+    } finally {
+      await watcher.close();
+    }
+  }, 300_000);
 });
