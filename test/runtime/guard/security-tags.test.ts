@@ -44,4 +44,18 @@ describe('a misspelt security tag', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).warnings).toEqual([]);
   });
+
+  it('is not said of words a letter off a security tag that are labels of their own (ready, head, bread, fun)', async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig('tool_dirs: [tools]\n'),
+      'tools/lookup.py': PY.replace('network, reed', 'ready, head'),
+      'tools/note.yaml': YAML_TOOL.replace('[notes, wirte]', '[bread, fun, sun, lead]'),
+      'tools/other.yaml': YAML_TOOL.replace('[notes, wirte]', '[notes, writes]'),
+    });
+    const result = await forge(['validate', '--json'], dir);
+    expect(result.code).toBe(0);
+    const typos = (JSON.parse(result.stdout).warnings as { code: string; file: string; hint: string }[]).filter((w) => w.code === 'FORGE_TAG_TYPO');
+    // "writes" stays a typo of write; the others are words.
+    expect(typos.map((w) => [w.file, w.hint.split('?')[0]])).toEqual([['tools/other.yaml', 'did you mean "write"']]);
+  });
 });
