@@ -136,7 +136,7 @@ export async function run(argv: string[]): Promise<number> {
   const { syntax, unbuildable } = await sourceErrors(project, reached);
   // What else the build refuses in those files (an undeclared import this machine happens to have) runs
   // here, but is said: otherwise the tool works under forge tool run and the build is the first to object.
-  if (!values.json && !syntax.length) printDiagnostics(unbuildable.map((d) => ({ ...d, severity: 'warning' as const, hint: `${d.hint ? `${d.hint}; ` : ''}forge build refuses this, though it runs here` })));
+  if (!values.json && !syntax.length) printDiagnostics(unbuildable.map((d) => ({ ...d, severity: 'warning' as const, hint: `${d.hint ? `${d.hint}; ` : ''}forge build refuses this; forge tool run runs the tool anyway` })));
   if (syntax.length) {
     if (values.json) writeFailureJson(true, syntax);
     else {

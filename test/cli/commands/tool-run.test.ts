@@ -17,9 +17,20 @@ describe('forge tool run and what the build refuses', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ ok: true });
     expect(result.stderr).toContain('▲ tools/uses_pip.py:6:1 FORGE_PY_IMPORT "pip" is neither in the standard library nor declared\n');
-    expect(result.stderr).toContain('forge build refuses this, though it runs here');
+    expect(result.stderr).toContain('forge build refuses this; forge tool run runs the tool anyway');
     // The build does refuse it.
     expect((await forge(['validate'], dir)).stderr).toContain('✘ tools/uses_pip.py:6:1 FORGE_PY_IMPORT');
+  });
+
+  it('does not say a tool runs here when its undeclared import is one this Python lacks too', async () => {
+    const lacking = tool().replace('Imports pip.', 'Imports a package.').replace('import pip', 'import forge_no_such_package_anywhere');
+    const dir = writeProject({ 'forge.yaml': minimalConfig('tool_dirs: [tools]\n'), 'tools/uses_pip.py': lacking });
+    const result = await forge(['tool', 'run', 'uses_pip'], dir);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('▲ tools/uses_pip.py:6:1 FORGE_PY_IMPORT "forge_no_such_package_anywhere" is neither in the standard library nor declared\n');
+    expect(result.stderr).toContain("ModuleNotFoundError: No module named 'forge_no_such_package_anywhere'");
+    expect(result.stderr).not.toContain('though it runs here');
+    expect(result.stderr).toContain('forge build refuses this; forge tool run runs the tool anyway');
   });
 
   it('says nothing of an import declared in requirements.txt', async () => {
