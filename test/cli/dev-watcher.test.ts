@@ -95,4 +95,40 @@ describe('watchSources', () => {
       await watcher.close();
     }
   }, 300_000);
+
+  it('sees saves in a folder that was replaced by a file of its name and then made again', async () => {
+    const root = tempDir('forge-watch-');
+    const tools = join(root, 'tools');
+    mkdirSync(tools);
+    const reported = new Set<string>();
+    const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
+    const reportedSoon = async (path: string, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!reported.has(path)) {
+        if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      const pkg = join(tools, 'pkg');
+      mkdirSync(pkg);
+      await reportedSoon(pkg, 'the new folder');
+      const folder = join(pkg, 'lib');
+      mkdirSync(folder);
+      await reportedSoon(folder, 'the folder');
+      reported.clear();
+      rmSync(folder, { recursive: true });
+      writeFileSync(folder, 'a file now');
+      await reportedSoon(folder, 'the folder replaced by a file');
+      reported.clear();
+      rmSync(folder);
+      mkdirSync(folder);
+      await reportedSoon(folder, 'the folder made again');
+      mkdirSync(join(folder, 'sub'));
+      renameOver(join(folder, 'sub', 'tool.py'), 'one');
+      await reportedSoon(join(folder, 'sub', 'tool.py'), 'a save in a sub-folder of the folder made again');
+    } finally {
+      await watcher.close();
+    }
+  }, 120_000);
 });
