@@ -65,6 +65,8 @@ function withoutComment(field: string, value: string): string {
 
 const FIELDS = ['Tool', 'Description', 'Category', 'Tags', 'Timeout', 'Composed Of', 'Single Confirmation', 'Atomic'] as const;
 const SECTIONS = ['Input', 'Output'] as const;
+/** Other docstring styles' names (Google's Args:, numpydoc's Parameters:, Returns:) for Forge's sections. */
+const SECTION_ALIASES: Record<string, (typeof SECTIONS)[number]> = { args: 'Input', arguments: 'Input', parameters: 'Input', params: 'Input', returns: 'Output', return: 'Output', yields: 'Output' };
 type Field = (typeof FIELDS)[number];
 type Section = (typeof SECTIONS)[number];
 
@@ -156,7 +158,9 @@ class DocstringParser {
         }
         if (fieldShaped) {
           const typo = likelyTypo(key[1], [...FIELDS, ...SECTIONS]);
+          const alias = Object.hasOwn(SECTION_ALIASES, key[1].toLowerCase()) ? SECTION_ALIASES[key[1].toLowerCase()] : undefined;
           const hint =
+            (alias ? `did you mean "${alias}"? Forge's docstrings list ${alias === 'Input' ? "a tool's parameters under Input:" : 'what it returns under Output:'}` : undefined) ??
             (typo ? `did you mean "${typo}"?` : didYouMean(key[1], [...FIELDS, ...SECTIONS])) ??
             `known fields: ${[...FIELDS, ...SECTIONS].join(', ')}${continuing ? `; indent the line if it continues ${field}:` : ''}`;
           this.error('FORGE_DOCSTRING_FIELD', `unknown field or section "${key[1]}"`, line, 0, hint);
