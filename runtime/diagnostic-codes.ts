@@ -216,7 +216,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_STATE_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'the state store (FORGE_STATE_URL) cannot be reached right now; try again in a moment' },
   FORGE_STEP_ARGS: { severity: 'error', when: 'build', meaning: 'a YAML step\'s args (or a forged composition step\'s) do not fit the tool it calls (a name it does not take, a required one missing, a value of the wrong type)' },
   FORGE_SYNTAX: { severity: 'error', when: 'build', meaning: 'a TypeScript or JavaScript tool does not parse' },
-  FORGE_TAG_TYPO: { severity: 'warning', when: 'build', meaning: 'a tool has no security tag (read, write, run) but one a letter off it ("reed"): it counts as run, which a person confirms' },
+  FORGE_TAG_TYPO: { severity: 'warning', when: 'build', meaning: 'a tool has no security tag (read, write, run) but one a letter off it ("reed"): it counts as run, which by default a person confirms' },
   FORGE_TEST_COMMAND: { severity: 'error', when: 'run', meaning: 'no test command is configured and none was detected in the working directory' },
   FORGE_TEST_SPAWN: { severity: 'error', when: 'run', meaning: 'the shell ... could not be started: ...' },
   FORGE_TEST_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the tests did not finish within ... and were stopped' },

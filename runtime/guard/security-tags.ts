@@ -28,7 +28,7 @@ export function misspeltSecurityTag(tags: readonly string[]): { tag: string; mea
 
 export function misspeltSecurityTagText(found: { tag: string; meant: SecurityTag }): { message: string; hint: string } {
   return {
-    message: `tag "${found.tag}" is not a security tag, and the tool has none: it counts as a run tool, which a person confirms`,
+    message: `tag "${found.tag}" is not a security tag, and the tool has none: it counts as a run tool, which by default a person confirms`,
     hint: `did you mean "${found.meant}"? read, write and run set a tool's risk for the approval policy; other tags are free labels, and a tool given one of the three is not warned of`,
   };
 }

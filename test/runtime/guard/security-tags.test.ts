@@ -31,7 +31,7 @@ describe('a misspelt security tag', () => {
       { file: 'tools/note.yaml', line: 2, column: 15, hint: 'did you mean "write"' },
     ]);
     const text = await forge(['validate'], dir);
-    expect(text.stderr).toContain('▲ tools/lookup.py:4:16 FORGE_TAG_TYPO tag "reed" is not a security tag, and the tool has none: it counts as a run tool');
+    expect(text.stderr).toContain('▲ tools/lookup.py:4:16 FORGE_TAG_TYPO tag "reed" is not a security tag, and the tool has none: it counts as a run tool, which by default a person confirms\n');
   });
 
   it('is not said of free tags, nor when the tool has a security tag', async () => {
