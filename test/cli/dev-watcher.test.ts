@@ -15,21 +15,27 @@ const renameOver = (file: string, text: string) => {
   renameSync(`${file}.tmp`, file);
 };
 
+/** A tools/ folder in a temp dir under watchSources, and what it has reported. */
+async function watchedTools() {
+  const root = tempDir('forge-watch-');
+  const tools = join(root, 'tools');
+  mkdirSync(tools);
+  const reported = new Set<string>();
+  const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
+  /** Waits until `path` is reported; the watcher is asynchronous, and a miss is a wait that never ends. */
+  const reportedSoon = async (path: string, what: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!reported.has(path)) {
+      if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { root, tools, reported, watcher, reportedSoon };
+}
+
 describe('watchSources', () => {
   it('sees saves in a sub-folder made while a new folder with many files is being read, in each of 30 rounds', async () => {
-    const root = tempDir('forge-watch-');
-    const tools = join(root, 'tools');
-    mkdirSync(tools);
-    const reported = new Set<string>();
-    const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
-    /** Waits until `path` is reported; the watcher is asynchronous, and a miss is a wait that never ends. */
-    const reportedSoon = async (path: string, what: string) => {
-      const deadline = Date.now() + 30_000;
-      while (!reported.has(path)) {
-        if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const { root, tools, reported, watcher, reportedSoon } = await watchedTools();
     try {
       for (let round = 0; round < 30; round++) {
         // A folder made elsewhere and moved in whole, as a checkout or an unpacked archive: chokidar takes a while
@@ -59,18 +65,7 @@ describe('watchSources', () => {
   }, 600_000);
 
   it('sees saves in a folder deleted and made again at once (a checkout), and in a sub-folder made in it later', async () => {
-    const root = tempDir('forge-watch-');
-    const tools = join(root, 'tools');
-    mkdirSync(tools);
-    const reported = new Set<string>();
-    const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
-    const reportedSoon = async (path: string, what: string) => {
-      const deadline = Date.now() + 30_000;
-      while (!reported.has(path)) {
-        if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const { tools, reported, watcher, reportedSoon } = await watchedTools();
     try {
       // A new folder, so watched by watchSources itself as well as by chokidar, and a folder in it.
       const pkg = join(tools, 'pkg');
@@ -97,18 +92,7 @@ describe('watchSources', () => {
   }, 300_000);
 
   it('sees saves in a folder that was replaced by a file of its name and then made again', async () => {
-    const root = tempDir('forge-watch-');
-    const tools = join(root, 'tools');
-    mkdirSync(tools);
-    const reported = new Set<string>();
-    const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
-    const reportedSoon = async (path: string, what: string) => {
-      const deadline = Date.now() + 30_000;
-      while (!reported.has(path)) {
-        if (Date.now() > deadline) throw new Error(`${what}: ${path} was never reported`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const { tools, reported, watcher, reportedSoon } = await watchedTools();
     try {
       const pkg = join(tools, 'pkg');
       mkdirSync(pkg);

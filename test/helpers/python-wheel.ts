@@ -38,3 +38,32 @@ export function localWheel(name: string, version: string, code: string, options:
 export function pipFrom(findLinks?: string): Record<string, string> {
   return { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1', ...(findLinks ? { PIP_FIND_LINKS: findLinks } : {}) };
 }
+
+/**
+ * A Python tool that declares the local package `forgetiny` (localWheel) in a PEP 723 block and greets
+ * with it; with `output`, it declares an Output too and answers { greeting }.
+ */
+export function forgetinyGreetTool(options: { output?: boolean } = {}): string {
+  const output = options.output ? '\nOutput:\n  greeting (str): The greeting.\n' : '';
+  const value = options.output ? '{"greeting": forgetiny.greet(args["name"])}' : 'forgetiny.greet(args["name"])';
+  return `# /// script
+# requires-python = ">=3.8"
+# dependencies = [
+#   "forgetiny>=0.1",
+# ]
+# ///
+"""
+Tool: greet
+Description: Greets someone with the help of a third-party package.
+Tags: read
+
+Input:
+  name (str): Who to greet.
+${output}"""
+import forgetiny
+
+
+def execute(args):
+    return ${value}
+`;
+}

@@ -32,3 +32,18 @@ export function agentWithTools(model: ModelSettings, tools: TestTool[], options:
     ...options,
   });
 }
+
+/** Registers tools that record each call (`name {args}`, in the list returned) and answer `value`. */
+export function recordingTools(registry: ToolRegistry, tools: { name: string; tags: string[]; value: unknown }[]): string[] {
+  const calls: string[] = [];
+  for (const { name, tags, value } of tools) {
+    registry.register({ name, description: `${name} tool`, category: 'custom', tags, inputSchema: { type: 'object' }, execute: async (args) => (calls.push(`${name} ${JSON.stringify(args)}`), ok(value)) }, 'test');
+  }
+  return calls;
+}
+
+/** The read tool and the write tool the A2A tests talk to. */
+export const LOOKUP_AND_DELETE = [
+  { name: 'lookup', tags: ['read'], value: { population: 709000 } },
+  { name: 'delete_file', tags: ['write'], value: 'deleted' },
+];

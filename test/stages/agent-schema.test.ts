@@ -13,6 +13,7 @@ import { Ajv } from '../../runtime/vendor/ajv.ts';
 import { AGENT_SCHEMA_FILE, agentSchemaText } from '../../scripts/generate-agent-schema.ts';
 import { filesystemServerScript } from '../helpers/mcp-servers.ts';
 import { fixtureProject, fixturesDir, forge, repoRoot, tempDir } from '../helpers/project.ts';
+import { forgetinyGreetTool } from '../helpers/python-wheel.ts';
 
 const committed = readFileSync(AGENT_SCHEMA_FILE, 'utf8');
 const schema = JSON.parse(committed) as { properties: Record<string, unknown> };
@@ -37,29 +38,7 @@ describe('schemas/agent.schema.json', () => {
 });
 
 /** A Python tool that declares a third-party package in a PEP 723 block, and has an Output. */
-const GREET_PY = `# /// script
-# requires-python = ">=3.8"
-# dependencies = [
-#   "forgetiny>=0.1",
-# ]
-# ///
-"""
-Tool: greet
-Description: Greets someone with the help of a third-party package.
-Tags: read
-
-Input:
-  name (str): Who to greet.
-
-Output:
-  greeting (str): The greeting.
-"""
-import forgetiny
-
-
-def execute(args):
-    return {"greeting": forgetiny.greet(args["name"])}
-`;
+const GREET_PY = forgetinyGreetTool({ output: true });
 
 /** A project that sets every top-level field agent.json has (checked below), most of them in several ways. */
 function everythingProject(): string {

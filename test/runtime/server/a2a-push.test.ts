@@ -21,7 +21,8 @@ import { HttpClient, type HostLookup } from '../../../runtime/net/http-client.ts
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
 import { openPostgresStore } from '../../../runtime/state/postgres-store.ts';
 import type { StateStore } from '../../../runtime/state/store.ts';
-import { ok, type Logger, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
+import type { Logger, ToolSpec } from '../../../runtime/tools/model.ts';
+import { LOOKUP_AND_DELETE, recordingTools } from '../../helpers/tool-agent.ts';
 import { ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { startServer, type TestServer } from '../../helpers/http-server.ts';
 import { freePort } from '../../helpers/free-port.ts';
@@ -58,13 +59,7 @@ function capturingLog(): Logger & { lines: string[] } {
 async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn))[], webhook: TestServer, options: Options = {}) {
   const llm = options.llm ?? (await startScriptedOpenAI(script));
   const registry = new ToolRegistry({ workDir: process.cwd() });
-  const calls: string[] = [];
-  const tool = (name: string, tags: string[], value: unknown): Tool => ({
-    name, description: `${name} tool`, category: 'custom', tags, inputSchema: { type: 'object' },
-    execute: async (args) => (calls.push(`${name} ${JSON.stringify(args)}`), ok(value)),
-  });
-  registry.register(tool('lookup', ['read'], { population: 709000 }), 'test');
-  registry.register(tool('delete_file', ['write'], 'deleted'), 'test');
+  const calls = recordingTools(registry, LOOKUP_AND_DELETE);
   const egress = options.egress?.(llm) ?? { mode: 'allowlist', allowed_domains: [], allowed_addresses: [`127.0.0.1:${llm.port}`, `127.0.0.1:${webhook.port}`] };
   const manifest = {
     agent_id: 'push-test', version: '1.0.0', description: 'An agent for push notification tests.', tools: registry.list(),

@@ -17,7 +17,8 @@ import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts'
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import type { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
 import type { StateStore } from '../../../runtime/state/store.ts';
-import { ok, type Tool, type ToolSpec } from '../../../runtime/tools/model.ts';
+import type { ToolSpec } from '../../../runtime/tools/model.ts';
+import { LOOKUP_AND_DELETE, recordingTools } from '../../helpers/tool-agent.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
@@ -32,13 +33,7 @@ const TOKEN = 'test-token-123';
 async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn | Promise<ScriptedTurn>))[], options: { gate?: (spec: ToolSpec) => GateDecision; model?: boolean; state?: StateStore } = {}) {
   const llm = await startScriptedOpenAI(script);
   const registry = new ToolRegistry({ workDir: process.cwd() });
-  const calls: string[] = [];
-  const tool = (name: string, tags: string[], value: unknown): Tool => ({
-    name, description: `${name} tool`, category: 'custom', tags, inputSchema: { type: 'object' },
-    execute: async (args) => (calls.push(`${name} ${JSON.stringify(args)}`), ok(value)),
-  });
-  registry.register(tool('lookup', ['read'], { population: 709000 }), 'test');
-  registry.register(tool('delete_file', ['write'], 'deleted'), 'test');
+  const calls = recordingTools(registry, LOOKUP_AND_DELETE);
   const manifest = {
     agent_id: 'a2a-test', version: '1.2.3', description: 'An agent for A2A tests.', tools: registry.list(),
     ...(options.model === false ? {} : { model: { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` } }),

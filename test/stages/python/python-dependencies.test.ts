@@ -11,29 +11,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../helpers/free-port.ts';
 import { startServer } from '../../helpers/http-server.ts';
-import { localWheel, pipFrom } from '../../helpers/python-wheel.ts';
+import { forgetinyGreetTool, localWheel, pipFrom } from '../../helpers/python-wheel.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 
-const greetTool = `# /// script
-# requires-python = ">=3.8"
-# dependencies = [
-#   "forgetiny>=0.1",
-# ]
-# ///
-"""
-Tool: greet
-Description: Greets someone with the help of a third-party package.
-Tags: read
-
-Input:
-  name (str): Who to greet.
-"""
-import forgetiny
-
-
-def execute(args):
-    return forgetiny.greet(args["name"])
-`;
+const greetTool = forgetinyGreetTool();
 
 /** A TypeScript tool composed of greet: it reaches Python through it. */
 const COMPOSED_OF_GREET = `/**
