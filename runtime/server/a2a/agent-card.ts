@@ -19,7 +19,8 @@ export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authReq
     ],
     provider: undefined,
     version: manifest.version,
-    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    // Under egress deny-all every webhook is refused: the card does not offer what no client could use.
+    capabilities: { streaming: true, pushNotifications: manifest.egress?.mode !== 'deny-all', extensions: [], extendedAgentCard: false },
     securitySchemes: authRequired ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'The agent token (FORGE_AUTH_TOKEN or .forge/runtime.token)', scheme: 'Bearer', bearerFormat: '' } } } } : {},
     securityRequirements: authRequired ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: ['text/plain', 'application/json'],

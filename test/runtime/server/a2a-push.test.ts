@@ -138,6 +138,14 @@ describe('A2A push notifications (file: store)', () => {
     expect(legacy.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
   });
 
+  it('is not offered in the card under egress deny-all, where every webhook would be refused', async () => {
+    const webhook = await startWebhook();
+    const { agent } = await startAgent([], webhook, { egress: () => ({ mode: 'deny-all', allowed_domains: [], allowed_addresses: [] }) });
+    expect((await (await v1Client(agent.url)).getAgentCard()).capabilities?.pushNotifications).toBe(false);
+    const legacy = (await (await fetch(`${agent.url}/.well-known/agent.json`)).json()) as { capabilities: unknown };
+    expect(legacy.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
+  });
+
   it("POSTs a task's updates up to completed to the webhook message/send names, with its token", async () => {
     const webhook = await startWebhook();
     const { agent } = await startAgent([{ toolCalls: [{ name: 'lookup', arguments: { city: 'Oslo' } }] }, { text: 'Oslo has 709000 people.' }], webhook);
