@@ -119,16 +119,20 @@ function plainHttpProblem(url: URL, address: string): string | undefined {
 
 /** Why `config` cannot be kept for `taskId` (empty: a task not made yet), or undefined when it can. */
 async function configProblem(store: PushConfigRecords, http: HttpClient, taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<string | undefined> {
-  const size = Buffer.byteLength(JSON.stringify(config ?? {}));
-  if (size > MAX_PUSH_CONFIG_BYTES) return `the config is ${size} bytes, more than the ${MAX_PUSH_CONFIG_BYTES} a webhook's URL, token and credentials may take`;
-  const problem = await webhookProblem(config.url, http);
-  if (problem) return problem;
-  if (!taskId) return undefined;
+  const problem = await webhookProblemOf(config, http);
+  if (problem || !taskId) return problem;
   const existing = await store.load(taskId, context);
   if (existing.length >= MAX_PUSH_CONFIGS_PER_TASK && !existing.some((c) => config.id && c.id === config.id)) {
     return `task ${taskId} has ${existing.length} already, the most it may have; delete one first`;
   }
   return undefined;
+}
+
+/** Why `config` itself (its size, its webhook) cannot be kept, or undefined; how many its task has is not looked at. */
+async function webhookProblemOf(config: TaskPushNotificationConfig, http: HttpClient): Promise<string | undefined> {
+  const size = Buffer.byteLength(JSON.stringify(config ?? {}));
+  if (size > MAX_PUSH_CONFIG_BYTES) return `the config is ${size} bytes, more than the ${MAX_PUSH_CONFIG_BYTES} a webhook's URL, token and credentials may take`;
+  return webhookProblem(config.url, http);
 }
 
 /**
@@ -140,9 +144,9 @@ async function configProblem(store: PushConfigRecords, http: HttpClient, taskId:
 export function checkedPushConfigs(store: PushConfigRecords, http: HttpClient, onChange?: (taskId: string) => void): PushConfigRecords {
   return {
     async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
-      const problem = await configProblem(store, http, taskId, context, config);
+      const problem = await webhookProblemOf(config, http);
       if (problem) throw new RequestMalformedError(`push notification config refused: ${problem}`);
-      // Counted again as it is kept: sets running at once were all under the limit when checked.
+      // Counted as it is kept (saveWithin), not read and counted first: sets running at once would all pass a count made before.
       if (!(await store.saveWithin(taskId, context, config, MAX_PUSH_CONFIGS_PER_TASK))) {
         throw new RequestMalformedError(`push notification config refused: task ${taskId} has ${MAX_PUSH_CONFIGS_PER_TASK} already, the most it may have; delete one first`);
       }
