@@ -342,16 +342,7 @@ export class HttpClient {
   }
 
   private lookup(): HostLookup {
-    // node:dns is imported at the first lookup, not when the bundle loads.
-    return (
-      this.options.lookup ??
-      ((name, opts, cb) => {
-        import('node:dns').then(
-          (dns) => dns.lookup(name, opts, cb),
-          (err: NodeJS.ErrnoException) => cb(err, []),
-        );
-      })
-    );
+    return this.options.lookup ?? dnsLookup;
   }
 
   /** A dns.lookup that refuses (before connecting) any address the policy refuses. */
@@ -372,6 +363,14 @@ export class HttpClient {
     }) as LookupFunction;
   }
 }
+
+/** node:dns's lookup, imported at the first lookup, not when the bundle loads. */
+const dnsLookup: HostLookup = (name, opts, cb) => {
+  import('node:dns').then(
+    (dns) => dns.lookup(name, opts, cb),
+    (err: NodeJS.ErrnoException) => cb(err, []),
+  );
+};
 
 function toUrl(input: string | URL): URL {
   let url: URL;
