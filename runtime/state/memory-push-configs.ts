@@ -64,11 +64,9 @@ export class MemoryPushConfigs implements PushConfigRecords {
     const id = configId ?? taskId;
     const rest = (this.byTask.get(key) ?? []).filter((entry) => entry.config.id !== id);
     if (rest.length) {
-      // In place: deleting a config does not make its task the most recently set.
+      // In place (a Map keeps an existing key's position): deleting a config does not make its task the most recently set.
       this.bytes -= this.sizes.get(key) ?? 0;
-      this.byTask.set(key, rest);
-      this.sizes.set(key, approximateSize(rest));
-      this.bytes += this.sizes.get(key) ?? 0;
+      this.put(key, rest);
     } else this.remove(key);
   }
 
