@@ -273,11 +273,14 @@ export class PolicyPushSender implements PushNotificationSender {
       this.log.warn(`push notification for task ${taskId} not sent: cannot read its webhooks: ${(err as Error).message}`);
       return;
     }
+    // One body per protocol version, however many of the task's webhooks take it.
+    const bodies = new Map<'0.3' | '1.0', { body: string; contentType: string }>();
     await Promise.all(
       configs.map(({ config, wireVersion }) => {
-        const serializer = wireVersion === '0.3' ? this.serializers['0.3'] : this.serializers['1.0'];
-        const { body, contentType } = serializer.serialize(streamResponse, task);
-        return this.deliver(taskId, config, body, contentType);
+        const version = wireVersion === '0.3' ? '0.3' : '1.0';
+        let serialized = bodies.get(version);
+        if (!serialized) bodies.set(version, (serialized = this.serializers[version].serialize(streamResponse, task)));
+        return this.deliver(taskId, config, serialized.body, serialized.contentType);
       }),
     );
   }
