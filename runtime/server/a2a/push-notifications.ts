@@ -93,14 +93,13 @@ export async function webhookProblem(url: string, http: HttpClient): Promise<str
     return 'the webhook url is not a URL';
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `the webhook must be an https URL, not ${parsed.protocol}`;
-  const shown = redact(url);
   let addresses: string[];
   try {
     const checked = await http.checkDestination(parsed);
-    if (checked.refusal) return `the agent's egress policy refuses ${shown}: ${checked.refusal.rule}${checked.refusal.hint ? ` (${checked.refusal.hint})` : ''}`;
+    if (checked.refusal) return `the agent's egress policy refuses ${redact(url)}: ${checked.refusal.rule}${checked.refusal.hint ? ` (${checked.refusal.hint})` : ''}`;
     addresses = checked.addresses;
   } catch (err) {
-    return `cannot check ${shown}: ${err instanceof HttpError ? err.message : String(err)}`;
+    return `cannot check ${redact(url)}: ${err instanceof HttpError ? err.message : String(err)}`;
   }
   for (const address of addresses) {
     const problem = plainHttpProblem(parsed, address);
