@@ -7,6 +7,9 @@ type Colors = ReturnType<typeof import('picocolors').createColors>;
 /** Every color a no-op: what picocolors gives when colors are off. */
 const PLAIN = new Proxy({} as Colors, { get: (_, key) => (key === 'isColorSupported' ? false : String) });
 
+// Before colorsFor runs below: /dev/null's device number, read once by nullDevice().
+let nullRdev: number | undefined | null = null;
+
 export const color = colorsFor(1);
 export const errColor = colorsFor(2);
 
@@ -30,10 +33,16 @@ function colorsFor(fd: 1 | 2): Colors {
 function isTerminal(fd: number): boolean {
   try {
     const stats = fstatSync(fd);
-    return stats.isCharacterDevice() && stats.rdev !== statSync('/dev/null', { throwIfNoEntry: false })?.rdev;
+    return stats.isCharacterDevice() && stats.rdev !== nullDevice();
   } catch {
     return false;
   }
+}
+
+/** /dev/null's device number, read once (stdout and stderr are both asked about at start-up). */
+function nullDevice(): number | undefined {
+  if (nullRdev === null) nullRdev = statSync('/dev/null', { throwIfNoEntry: false })?.rdev;
+  return nullRdev;
 }
 
 
