@@ -9,6 +9,7 @@ import { parseCommand } from '../args.ts';
 import { cliLogger } from '../cli-logger.ts';
 import { reportDiagnostics } from '../command-failure.ts';
 import { error } from '../../runtime/diagnostics.ts';
+import { STOP_SIGNAL_NAMES, STOP_SIGNALS } from '../../runtime/stop-signals.ts';
 import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
 import { color as c } from '../terminal.ts';
 import { TerminalStream, terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
@@ -48,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
   // Ctrl-C (a signal where stdin is no terminal, or once readline has closed), SIGTERM, a closed terminal's SIGHUP:
   // the chat ends at once, and the tool processes of a call in flight with it (killed as the process exits,
   // process-tree.ts). Their default would end it with no 'exit' event, leaving them running in their own groups.
-  for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) process.once(signal, () => process.exit(128 + number));
+  for (const signal of STOP_SIGNAL_NAMES) process.once(signal, () => process.exit(128 + STOP_SIGNALS[signal]));
   // A person is here: a sub-tool that needs confirmation mid-call is asked too.
   const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${terminalLine(request.parents.join(' → '))} → ${terminalLine(request.tool)} ${short(JSON.stringify(request.args))} (${terminalLine(request.reason)})? [y/N] `)) ?? '').trim()) };
   const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, subApprover });

@@ -33,6 +33,7 @@ import { color as c, errColor, formatMs } from '../terminal.ts';
 import { logText } from '../../runtime/telemetry/log-text.ts';
 import { terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { UsageError } from '../usage-error.ts';
+import { STOP_SIGNAL_NAMES, STOP_SIGNALS, type StopSignal } from '../../runtime/stop-signals.ts';
 
 export const usage = `usage: forge tool run NAME [JSON] [--param K=V ...] [--input JSON] [--timeout T] [--show-command] [--dry-run] [--json]
 
@@ -237,10 +238,6 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-/** The signals that end `forge tool run` early: Ctrl-C, a `kill` or a supervisor's stop (timeout, CI), the terminal closing. */
-const STOP_SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
-type StopSignal = keyof typeof STOP_SIGNALS;
-
 /**
  * Ctrl-C (SIGINT) while the tool runs, or SIGTERM or SIGHUP: the call is cancelled, which stops the tool's
  * process tree (a worker runs in its own process group, out of the terminal's reach, and any signal's default
@@ -251,7 +248,7 @@ type StopSignal = keyof typeof STOP_SIGNALS;
 function interruptible(): { signal: AbortSignal; received(): StopSignal | undefined; disarm(): void } {
   const controller = new AbortController();
   let received: StopSignal | undefined;
-  const listeners = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((name) => {
+  const listeners = STOP_SIGNAL_NAMES.map((name) => {
     const listener = () => {
       disarm();
       received = name;

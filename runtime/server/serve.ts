@@ -35,6 +35,7 @@ import { stopTiming, type StopTiming } from './lifecycle.ts';
 import { mcpSessionsWanted } from './mcp-endpoint.ts';
 import { maxTurnsSetting } from './a2a/turn-limit.ts';
 import { storeReadiness } from './store-readiness.ts';
+import { STOP_SIGNAL_NAMES } from '../stop-signals.ts';
 import type { PushDelivery } from './a2a/push-notifications.ts';
 
 export interface ServeOptions {
@@ -258,7 +259,7 @@ function startScheduledTasks(options: ServeOptions, agent: Agent, state: StateSt
  */
 export function stopOnSignals(agent: { stop(graceMs?: number, drainMs?: number): Promise<void>; timing?: StopTiming }, log: Logger): void {
   let signalled = false;
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  for (const signal of STOP_SIGNAL_NAMES) {
     process.on(signal, () => {
       if (signalled) process.exit(130);
       signalled = true;
