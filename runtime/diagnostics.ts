@@ -93,6 +93,11 @@ export class ForgeError extends Error {
   }
 }
 
+/** A ForgeError on one line: its code, message and hint in parentheses (a log line, a server's refusal to start). */
+export function codedLine(err: ForgeError): string {
+  return `${err.code} ${err.message}${err.hint ? ` (${err.hint})` : ''}`;
+}
+
 /** Thrown where a diagnostic must unwind the stack (config loading, CLI usage). */
 export class DiagnosticError extends Error {
   constructor(readonly diagnostics: Diagnostic[]) {

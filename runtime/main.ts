@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseArgsProblem } from './parse-args-problem.ts';
-import { error, ForgeError, formatDiagnostic } from './diagnostics.ts';
+import { codedLine, error, ForgeError, formatDiagnostic } from './diagnostics.ts';
 import { jsonDocument, toolFailureJson, writeFailureJson } from './failure-json.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
@@ -109,7 +109,7 @@ export async function main(contents: BundleContents, argv = process.argv.slice(2
     const coded = err instanceof ForgeError ? err : undefined;
     writeFailureJson(invocation.values.json, [coded ? error(coded.code, coded.message, {}, coded.hint) : error('FORGE_INTERNAL', redactSecrets((err as Error).message), {}, 'FORGE_VERBOSE=1 shows the stack trace')]);
     if (coded && invocation.logFormat !== 'json') invocation.problem(`error: ${coded.code} ${coded.message}${coded.hint ? `\nhint: ${coded.hint}` : ''}`);
-    else invocation.problem(`forge runtime: ${coded ? `${coded.code} ${coded.message}${coded.hint ? ` (${coded.hint})` : ''}` : (err as Error).message}`, 'error', coded);
+    else invocation.problem(`forge runtime: ${coded ? codedLine(coded) : (err as Error).message}`, 'error', coded);
     if (invocation.logFormat === 'json') invocation.log.debug(`${(err as Error).stack}`);
     else if (process.env.FORGE_VERBOSE) process.stderr.write(`${redactSecrets(String((err as Error).stack))}\n`);
     return 1;

@@ -4,7 +4,7 @@ import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { agentModel, serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { routeConsoleToLog } from '../../runtime/server/sdk-console.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
-import { ForgeError } from '../../runtime/diagnostics.ts';
+import { codedLine, ForgeError } from '../../runtime/diagnostics.ts';
 import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
 import { watchForChanges } from '../dev-reload.ts';
@@ -53,15 +53,14 @@ export async function run(argv: string[]): Promise<number> {
   try {
     return await serve(values, port, log);
   } catch (err) {
-    const about = err instanceof ForgeError ? { code: err.code, hint: err.hint } : undefined;
+    const coded = err instanceof ForgeError ? err : undefined;
     if (err instanceof AuthConfigError) {
-      log.json.error(`forge run: ${err.message}`, about);
+      log.json.error(`forge run: ${err.message}`, coded);
       return 2;
     }
     if (err instanceof UsageError) throw err;
     // A failure with a code (a port in use) keeps it and its hint on the line, and as fields of their own.
-    const coded = about ? `${about.code} ${(err as Error).message}${about.hint ? ` (${about.hint})` : ''}` : undefined;
-    log.json.error(`forge run: ${coded ?? (err as Error).message}`, about);
+    log.json.error(`forge run: ${coded ? codedLine(coded) : (err as Error).message}`, coded);
     log.debug((err as Error).stack ?? '');
     return 1;
   }
