@@ -20,7 +20,7 @@ import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
 import { reportDiagnostics } from './command-failure.ts';
 import { prepareProjectPython } from './project-python.ts';
-import { UsageError } from './usage-error.ts';
+import { sandboxRequiredUsage } from './usage-error.ts';
 
 export interface SourceAgent {
   project: Project;
@@ -71,6 +71,6 @@ export async function sandboxSourceAgent(source: SourceAgent, log: Logger): Prom
   } catch (err) {
     if (!(err instanceof SandboxRequiredError)) throw err;
     await source.registry.close();
-    throw new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED');
+    throw sandboxRequiredUsage(err);
   }
 }

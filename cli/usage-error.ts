@@ -17,6 +17,11 @@ export class UsageError extends Error {
   }
 }
 
+/** forge.yaml's `sandbox: required` where it cannot be met (the sandbox's own hint, or how to meet it): a usage error. */
+export function sandboxRequiredUsage(err: { message: string; hint?: string }): UsageError {
+  return new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED');
+}
+
 /**
  * A usage error as the CLI prints it: the error and its hint, the command's synopsis (its usage up to the
  * first blank line), and where the rest is. The whole usage (options, examples) would push the error off

@@ -32,7 +32,7 @@ import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { logText } from '../../runtime/telemetry/log-text.ts';
 import { terminalText } from '../../runtime/telemetry/terminal-text.ts';
-import { UsageError } from '../usage-error.ts';
+import { sandboxRequiredUsage, UsageError } from '../usage-error.ts';
 import { STOP_SIGNAL_NAMES, STOP_SIGNALS, type StopSignal } from '../../runtime/stop-signals.ts';
 
 export const usage = `usage: forge tool run NAME [JSON] [--param K=V ...] [--input JSON] [--timeout T] [--show-command] [--dry-run] [--json]
@@ -183,7 +183,7 @@ export async function run(argv: string[]): Promise<number> {
       await startToolSandbox(project.config.sandbox, workDir, log, process.env, [project.config.root]);
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
-      throw new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED');
+      throw sandboxRequiredUsage(err);
     }
   }
   const { resolved, code } = await resolveProject(project);
