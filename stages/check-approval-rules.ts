@@ -17,7 +17,7 @@
  * added later). Rules that do not parse are refused earlier, by the schema.
  */
 import { error, warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
-import { isRule, isSecurityTag, parseRule, riskOf } from '../runtime/guard/approval-rules.ts';
+import { isRule, isSecurityTag, parseRule, riskOf, type RuleKind as Kind } from '../runtime/guard/approval-rules.ts';
 import { SECURITY_TAGS } from '../runtime/guard/security-tags.ts';
 import { closestMatch } from '../runtime/suggest.ts';
 import { CATALOG } from '../runtime/tools/catalog.ts';
@@ -27,7 +27,6 @@ import type { ProjectTool } from './project-tool.ts';
 
 const GLOB = /[*?[\]{}()!+@]/;
 
-type Kind = 'name' | 'tag' | 'category';
 type List = 'auto_approve' | 'auto_deny';
 
 /** `tools`: every tool of the project, before --prod strips the dev ones. */
@@ -62,8 +61,7 @@ export function approvalRuleCheck(tools: readonly ProjectTool[], emergent: boole
   return (list, text, shownAs, at = {}) => {
     const rule = parseRule(text);
     if (!isRule(rule)) return undefined; // refused where it is read
-    const kind = text.slice(0, text.indexOf(':')) as Kind;
-    const pattern = text.slice(text.indexOf(':') + 1);
+    const { kind, pattern } = rule;
     if (specs.some((s) => rule.matches(s))) return undefined;
     // A shipped tool, a security tag or a category counts whether or not this project has it.
     const probe = (value: string) => rule.matches({ name: value, tags: [value], category: value as Category });

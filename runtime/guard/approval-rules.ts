@@ -11,13 +11,19 @@ import { picomatch } from '../vendor/libs.ts';
 import type { ToolSpec } from '../tools/model.ts';
 import { SECURITY_TAGS, type SecurityTag } from './security-tags.ts';
 
-type RuleKind = 'tag' | 'name' | 'category';
+export type RuleKind = 'tag' | 'name' | 'category';
 const RULE_KINDS: readonly RuleKind[] = ['tag', 'name', 'category'];
 
 export interface ApprovalRule {
   /** As written: `tag:read`. */
   text: string;
   matches(tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): boolean;
+}
+
+/** A rule as forge.yaml writes it: what it matches by (`tag`), and the name or glob it matches (`read`). */
+export interface ParsedRule extends ApprovalRule {
+  kind: RuleKind;
+  pattern: string;
 }
 
 export function isSecurityTag(tag: string): tag is SecurityTag {
@@ -31,7 +37,7 @@ export function riskOf(tool: Pick<ToolSpec, 'tags'>): SecurityTag {
   return risk < 0 ? 'run' : SECURITY_TAGS[risk];
 }
 
-export function parseRule(text: string): ApprovalRule | { problem: string; hint: string } {
+export function parseRule(text: string): ParsedRule | { problem: string; hint: string } {
   const colon = text.indexOf(':');
   const kind = text.slice(0, colon) as RuleKind;
   const pattern = text.slice(colon + 1);
@@ -55,9 +61,9 @@ export function parseRule(text: string): ApprovalRule | { problem: string; hint:
       }
     }
   };
-  return { text, matches };
+  return { text, kind, pattern, matches };
 }
 
-export function isRule(parsed: ReturnType<typeof parseRule>): parsed is ApprovalRule {
+export function isRule(parsed: ReturnType<typeof parseRule>): parsed is ParsedRule {
   return 'matches' in parsed;
 }
