@@ -17,7 +17,7 @@
  * added later). Rules that do not parse are refused earlier, by the schema.
  */
 import { error, warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
-import { isRule, isSecurityTag, parseRule, riskOf, type RuleKind as Kind } from '../runtime/guard/approval-rules.ts';
+import { isRule, parseRule, ruleTags, type RuleKind as Kind } from '../runtime/guard/approval-rules.ts';
 import { SECURITY_TAGS } from '../runtime/guard/security-tags.ts';
 import { closestMatch } from '../runtime/suggest.ts';
 import { CATALOG } from '../runtime/tools/catalog.ts';
@@ -48,8 +48,8 @@ export function approvalRuleCheck(tools: readonly ProjectTool[], emergent: boole
   // What the agent has: an auto_deny typo one slip from one of these lets that tool run.
   const present: Record<Kind, Set<string>> = {
     name: new Set(specs.map((s) => s.name)),
-    // Security tags count by risk, as the rules match them: a tool tagged read and write has write, not read.
-    tag: new Set(specs.flatMap((s) => [...s.tags.filter((t) => !isSecurityTag(t)), riskOf(s)])),
+    // Tags as the rules see them: security tags by risk.
+    tag: new Set(specs.flatMap(ruleTags)),
     category: new Set(specs.map((s) => s.category)),
   };
   // What a rule may name without this project having it.

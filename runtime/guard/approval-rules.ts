@@ -37,6 +37,14 @@ export function riskOf(tool: Pick<ToolSpec, 'tags'>): SecurityTag {
   return risk < 0 ? 'run' : SECURITY_TAGS[risk];
 }
 
+/**
+ * The tags a tag: rule sees on a tool: security tags by risk (a tool tagged read and write has write, not
+ * read), every other tag as it is; a glob such as tag:* still sees every tag.
+ */
+export function ruleTags(tool: Pick<ToolSpec, 'tags'>): string[] {
+  return [...tool.tags.filter((t) => !isSecurityTag(t)), riskOf(tool)];
+}
+
 export function parseRule(text: string): ParsedRule | { problem: string; hint: string } {
   const colon = text.indexOf(':');
   const kind = text.slice(0, colon) as RuleKind;
@@ -53,12 +61,8 @@ export function parseRule(text: string): ParsedRule | { problem: string; hint: s
         return glob(tool.name);
       case 'category':
         return glob(tool.category);
-      case 'tag': {
-        const risk = riskOf(tool);
-        // Security tags are matched by risk; a glob such as tag:* still sees every tag.
-        const candidates = [...tool.tags.filter((t) => !isSecurityTag(t)), risk];
-        return candidates.some((t) => glob(t));
-      }
+      case 'tag':
+        return ruleTags(tool).some((t) => glob(t));
     }
   };
   return { text, kind, pattern, matches };
