@@ -44,8 +44,8 @@ export function holdsPrivateKey(text: string): boolean {
 function secretReason(file: SourceFile, isTool: boolean): string | undefined {
   const byName = isTool ? undefined : secretFileName(basename(file.withinDir));
   if (byName) return `its name says it is ${byName}`;
-  if (file.stat.size > CONTENT_LIMIT) return undefined;
-  return holdsPrivateKey(readText(file.absolute)) ? 'it holds a PEM private key' : undefined;
+  if (file.privateKey === undefined && file.stat.size > CONTENT_LIMIT) return undefined;
+  return (file.privateKey ?? holdsPrivateKey(readText(file.absolute))) ? 'it holds a PEM private key' : undefined;
 }
 
 function readText(path: string): string {

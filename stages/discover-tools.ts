@@ -28,6 +28,8 @@ export interface SourceFile {
   stat: { size: number; mtimeMs: number };
   /** sha256 of the content, once a stage has read it. */
   sha256?: string;
+  /** Whether the content holds a PEM private key, once a stage has read it (the secret check reads the rest). */
+  privateKey?: boolean;
 }
 
 const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript', '.yaml': 'yaml', '.yml': 'yaml' };

@@ -11,6 +11,7 @@ import type { YamlToolDefinition } from '../runtime/tools/yaml/definition.ts';
 import { definesExecute, extractPythonDocstring, extractScriptDocstring, scriptToolProblem } from '../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { SourceFile } from './discover-tools.ts';
+import { holdsPrivateKey } from './check-secret-files.ts';
 import type { StageContext } from './stage.ts';
 
 export interface ParsedTool {
@@ -48,6 +49,7 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
     }
     const parsed = parseToolFile(file);
     file.sha256 = parsed.sha256;
+    file.privateKey = parsed.privateKey;
     ctx.report(...parsed.diagnostics);
     // A tool whose declaration has errors is left out rather than registered half-right.
     if (parsed.spec && hasErrors(parsed.diagnostics)) continue;
@@ -58,13 +60,20 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
 }
 
 /** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; composedOfAt?: Record<string, Location>; sha256?: string; diagnostics: Diagnostic[] } {
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): ParsedToolFile & { privateKey?: boolean } {
   let text: string;
   try {
     text = readFileSync(file.absolute, 'utf8');
   } catch (err) {
     return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
   }
+  // The secret check needs the content too: judged here, the file is read once.
+  return { ...parseToolText(text, file), privateKey: holdsPrivateKey(text) };
+}
+
+type ParsedToolFile = { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; composedOfAt?: Record<string, Location>; sha256?: string; diagnostics: Diagnostic[] };
+
+function parseToolText(text: string, file: Pick<SourceFile, 'relative' | 'display' | 'kind'>): ParsedToolFile {
   const kind = file.kind as 'python' | 'typescript' | 'javascript';
   const sha256 = createHash('sha256').update(text).digest('hex');
   const extracted = kind === 'python' ? extractPythonDocstring(text) : extractScriptDocstring(text);

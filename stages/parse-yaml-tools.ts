@@ -20,6 +20,7 @@ export async function parseYamlTools(files: readonly SourceFile[], parsed: Parse
   yamlFiles.forEach((file, i) => {
     const result = read[i];
     if (result.sha256) file.sha256 = result.sha256;
+    file.privateKey = result.privateKey;
     ctx.report(...result.diagnostics);
     const tool = toParsedTool(file, result);
     if (tool) tools.push(tool);

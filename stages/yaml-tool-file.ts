@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { holdsPrivateKey } from './check-secret-files.ts';
 import { basename, extname } from 'node:path';
 import { error, hasErrors, warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
@@ -22,7 +23,7 @@ import { YamlSource } from './config/yaml-source.ts';
 import type { YamlToolFacts } from './parse-docstrings.ts';
 
 /** A file that is a tool without errors has all of spec, definition, at and locate; any other has none. */
-export type YamlToolFile = { sha256?: string; diagnostics: Diagnostic[] } & (
+export type YamlToolFile = { sha256?: string; privateKey?: boolean; diagnostics: Diagnostic[] } & (
   | { spec?: undefined }
   | {
       spec: ToolSpec;
@@ -50,7 +51,8 @@ export async function readYamlToolFile(file: { absolute: string; display: string
   } catch (err) {
     return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
   }
-  return readYamlToolText(text, file.display, basename(file.absolute, extname(file.absolute)), sourcePath);
+  // The secret check needs the content too: judged here, the file is read once.
+  return { ...(await readYamlToolText(text, file.display, basename(file.absolute, extname(file.absolute)), sourcePath)), privateKey: holdsPrivateKey(text) };
 }
 
 export async function readYamlToolText(text: string, display: string, defaultName: string, sourcePath: string): Promise<YamlToolFile> {

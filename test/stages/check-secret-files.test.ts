@@ -26,6 +26,10 @@ const SECRETS: Record<string, string> = {
   'tools/prod.env': 'OPENAI_API_KEY=sk-live\n',
   // A cloud service account key: an ordinary name, a private key inside a JSON string.
   'tools/my-project-4f2a.json': JSON.stringify({ type: 'service_account', private_key: PEM_KEY }),
+  // Tools of each kind with a key pasted into their code: judged by content, as their names are innocent.
+  'tools/deploy.py': `${greetPy.replace('Tool: greet', 'Tool: deploy')}\nKEY = """${PEM_KEY}"""\n`,
+  'tools/sign.ts': `${upperTs.replace('Tool: upper', 'Tool: sign')}\nexport const KEY = \`${PEM_KEY}\`;\n`,
+  'tools/push.yaml': `description: Pushes.\ntags: [read]\nrun: echo\n# ${PEM_KEY.replace(/\n/g, '\n# ')}\n`,
 };
 
 /** Files that are an ordinary part of a project: none is flagged. */
@@ -94,7 +98,7 @@ describe('check-secret-files', () => {
   });
 
   it('keeps the files forge.yaml ignores out of the bundle and its archive, and builds with --prod', async () => {
-    const ignore = 'ignore:\n  - "*.key"\n  - tools/id_rsa\n  - tools/server.pem\n  - tools/credentials.json\n  - tools/secrets.yaml\n  - tools/prod.env\n  - tools/my-project-*.json\n';
+    const ignore = 'ignore:\n  - "*.key"\n  - tools/id_rsa\n  - tools/server.pem\n  - tools/credentials.json\n  - tools/secrets.yaml\n  - tools/prod.env\n  - tools/my-project-*.json\n  - tools/deploy.py\n  - tools/sign.ts\n  - tools/push.yaml\n';
     const project = writeProject({ 'forge.yaml': minimalConfig(ignore), ...ORDINARY, ...SECRETS });
     const { code, stdout, stderr } = await forge(['build', '--prod'], project);
     const output = stdout + stderr;
