@@ -73,7 +73,7 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   const storeGuard = new A2AStoreGuard(options.state?.shared ? () => options.state!.ping() : undefined, options.log);
   // A turn that loses the store once under way tells the guard, which answers its request.
   const turns = new TurnLimit(options.maxTurns ?? DEFAULT_MAX_TURNS);
-  const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err), turns);
+  const executor = new ForgeAgentExecutor(agent, options.state?.tasks, (context, err) => void storeGuard.note(context, err), turns, options.log);
   // A resubscribe stream whose client hangs up ends then, not when its task next moves (subscriber-buses.ts).
   const buses = new SubscriberBuses();
   // Webhooks are kept where the tasks are (any replica finds them), each checked against the egress policy first.

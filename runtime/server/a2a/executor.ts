@@ -15,6 +15,7 @@
  * request (noteStoreAway) so that its client is answered FORGE_STATE_UNAVAILABLE.
  */
 import { redactSecrets } from '../../known-secrets.ts';
+import type { Logger } from '../../tools/model.ts';
 import { AgentEvent } from '../../vendor/protocol.ts';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { TaskState } from '../../vendor/protocol.ts';
@@ -47,6 +48,8 @@ export class ForgeAgentExecutor implements AgentExecutor {
     private readonly noteStoreAway?: (context: object, err: StateUnavailableError) => void,
     /** Counts the turns running or waiting for their conversation in this process (FORGE_MAX_TURNS). */
     private readonly turns?: Pick<TurnLimit, 'started' | 'ended'>,
+    /** Where a turn that ends failed is said, with its task and context: the task's status alone reaches only its client. */
+    private readonly log?: Pick<Logger, 'warn'>,
   ) {}
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
@@ -170,6 +173,8 @@ export class ForgeAgentExecutor implements AgentExecutor {
               ? // The driver's line ("read ECONNRESET") is for the log (the request's warning), not the task.
                 'the state store could not be reached during this turn; send it again'
               : redactSecrets((err as Error).message);
+      // The store's absence is said by the request's own warning (A2AStoreGuard); a cancel is the client's wish.
+      if (state === TaskState.TASK_STATE_FAILED && !storeAway) this.log?.warn(`task ${taskId} (context ${contextId}) failed: ${text}`);
       publishLast(state, [textPart(text)]);
     } finally {
       chunks.stop();

@@ -1,0 +1,75 @@
+/**
+ * What an operator finds in a replica's log (`--log-format json`) when a
+ * task goes wrong: two replicas of a built bundle on a real PostgreSQL. A
+ * task that ends failed — the model refused it, or the replica was stopped
+ * before the turn finished — is named in the log of the replica that ran it,
+ * with its context: its status reaches only the client that asked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentProcess } from '../../helpers/agent-process.ts';
+import { getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+import { deployBundle, forge, minimalConfig, writeProject } from '../../helpers/project.ts';
+import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+
+let postgres: TestPostgres;
+let llm: ScriptedServer;
+let bundle: string;
+let asked = 0;
+
+/** The model: refuses "refuse" (HTTP 400, which is not asked again), never answers "hang", answers the rest. */
+function model(body: Record<string, any>) {
+  const text = String(body.messages.at(-1).content);
+  asked++;
+  if (text === 'refuse') return { status: 400 };
+  if (text === 'hang') return new Promise<never>(() => {});
+  return { text: `ok: ${text}` };
+}
+
+beforeAll(async () => {
+  [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 1000 }, () => model))]);
+  const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`) });
+  const built = await forge(['build', '--prod'], project);
+  expect(built.code, built.stderr).toBe(0);
+  bundle = deployBundle(project).bundle;
+}, 60_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+const logLines = (replica: AgentProcess) =>
+  replica
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: string; msg: string });
+
+describe('a failed task in the log of the replica that ran it', () => {
+  it('names the task and its context, whether the model failed it or a stop cut its turn short', async () => {
+    const stateUrl = await postgres.createDatabase(`oplog_${process.pid}`);
+    const env = { FORGE_LOG_FORMAT: 'json', OPENAI_API_KEY: 'k', FORGE_DRAIN_DELAY: '0s', FORGE_SHUTDOWN_GRACE: '1s' };
+    const [first, second] = await Promise.all([0, 1].map(() => startReplica({ bundle, stateUrl, publicUrl: 'http://agent.test', env })));
+    try {
+      const refused = await sendMessage(first.url, { text: 'refuse', contextId: 'ctx-refused' });
+      expect(refused.status.state).toBe('failed');
+      const line = logLines(first).find((l) => l.msg.includes(refused.id));
+      expect(line).toMatchObject({ level: 'warn', msg: expect.stringMatching(new RegExp(`^task ${refused.id} \\(context ctx-refused\\) failed: openai:scripted: HTTP 400`)) });
+
+      // A turn the model never answers, on the other replica, which is then stopped: its grace ends first.
+      const before = asked;
+      const hung = await sendMessage(second.url, { text: 'hang', contextId: 'ctx-hung' }, false);
+      await waitUntil(() => (asked > before ? true : undefined), 15_000, 'the turn to reach the model');
+      expect(await second.stop('SIGTERM')).toBe(0);
+      expect(logLines(second)).toContainEqual({ time: expect.any(String), level: 'warn', msg: `task ${hung.id} (context ctx-hung) failed: the agent stopped before the task finished; send it again` });
+      // The other replica sees the task failed in the store, as its client will.
+      expect((await getTask(first.url, hung.id)).status.state).toBe('failed');
+      // A task that completes is no warning.
+      const done = await sendMessage(first.url, { text: 'hello', contextId: 'ctx-done' });
+      expect(done.status.state).toBe('completed');
+      expect(logLines(first).filter((l) => l.level === 'warn' && l.msg.startsWith('task '))).toHaveLength(1);
+    } finally {
+      await Promise.all([first.stop('SIGKILL'), second.stop('SIGKILL')]);
+    }
+  });
+});
