@@ -93,7 +93,13 @@ export function startOtlpExporter(settings: OtlpSettings, log: Logger): OtlpExpo
   rememberCollectorCredentials(settings);
   let queue: FinishedSpan[] = [];
   let sending: Promise<void> = Promise.resolve();
-  let warned = false;
+  /**
+   * The spans lost since the last batch the collector took (failed batches, a full queue), and since when:
+   * an outage is said once when it begins (a collector that is down must not flood the agent's log) and
+   * once when a batch goes through again, so that a collector down at start and up a minute later is not
+   * read as one that never took a span, and the next outage is said too.
+   */
+  let outage: { since: number; batches: number; spans: number } | undefined;
   const timer = setInterval(() => void flush(), settings.delayMs);
   timer.unref();
 
@@ -102,18 +108,31 @@ export function startOtlpExporter(settings: OtlpSettings, log: Logger): OtlpExpo
     const batch = queue;
     queue = [];
     sending = sending.then(() =>
-      post(settings, encode(batch, settings.resource)).catch((err: Error) => {
-        // Said once: a collector that is down must not flood the agent's log.
-        if (!warned) log.warn(`traces could not be sent to ${settings.url}: ${err.message} (further failures are not logged)`);
-        warned = true;
-      }),
+      post(settings, encode(batch, settings.resource)).then(
+        () => {
+          if (!outage) return;
+          const { since, batches, spans } = outage;
+          outage = undefined;
+          log.info(`traces: sent to ${settings.url} again, after ${batches} failed ${batches === 1 ? 'batch' : 'batches'} over ${Math.round((Date.now() - since) / 1000)} s (${spans} ${spans === 1 ? 'span' : 'spans'} lost)`);
+        },
+        (err: Error) => {
+          if (!outage) log.warn(`traces could not be sent to ${settings.url}: ${err.message} (the spans are dropped; a line will say when traces are sent again)`);
+          outage ??= { since: Date.now(), batches: 0, spans: 0 };
+          outage.batches++;
+          outage.spans += batch.length;
+        },
+      ),
     );
     return sending;
   };
 
   return {
     export(span) {
-      if (queue.length >= MAX_QUEUE) return; // dropped, as a full batch processor does
+      if (queue.length >= MAX_QUEUE) {
+        // Dropped, as a full batch processor does; counted with the outage that filled the queue.
+        if (outage) outage.spans++;
+        return;
+      }
       queue.push(span);
       if (queue.length >= MAX_BATCH) void flush();
     },

@@ -3,13 +3,18 @@
  * task goes wrong: two replicas of a built bundle on a real PostgreSQL. A
  * task that ends failed — the model refused it, or the replica was stopped
  * before the turn finished — is named in the log of the replica that ran it,
- * with its context: its status reaches only the client that asked.
+ * with its context: its status reaches only the client that asked. And a
+ * trace collector that is away is said when it goes and when it is back.
  */
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentProcess } from '../../helpers/agent-process.ts';
 import { getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
+import { startAgentProcess } from '../../helpers/agent-process.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
-import { deployBundle, forge, minimalConfig, writeProject } from '../../helpers/project.ts';
+import { deployBundle, forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
 
 let postgres: TestPostgres;
@@ -28,7 +33,7 @@ function model(body: Record<string, any>) {
 
 beforeAll(async () => {
   [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 1000 }, () => model))]);
-  const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`) });
+  const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - uuid_generate\n`) });
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
   bundle = deployBundle(project).bundle;
@@ -70,6 +75,49 @@ describe('a failed task in the log of the replica that ran it', () => {
       expect(logLines(first).filter((l) => l.level === 'warn' && l.msg.startsWith('task '))).toHaveLength(1);
     } finally {
       await Promise.all([first.stop('SIGKILL'), second.stop('SIGKILL')]);
+    }
+  });
+});
+
+/** An OTLP/HTTP receiver on `port` that keeps the names of the spans it gets. */
+async function startCollector(port: number): Promise<{ spans: string[]; close(): Promise<void> }> {
+  const spans: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    for (const resource of JSON.parse(body).resourceSpans) for (const scope of resource.scopeSpans) for (const span of scope.spans) spans.push(span.name);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { spans, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+}
+
+describe('a trace collector that is away for a while', () => {
+  it('is said when it goes, when traces are sent again (with the spans lost), and when it goes again', async () => {
+    const port = await freePort();
+    const env = { FORGE_AUTH_TOKEN: 'operator-token', FORGE_LOG_FORMAT: 'json', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '50' };
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env });
+    const call = async () => expect((await fetch(`${agent.url}/tools/uuid_generate`, { method: 'POST', headers: { authorization: 'Bearer operator-token', 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    const warnings = () => logLines(agent).filter((l) => l.msg.startsWith('traces could not be sent'));
+    try {
+      // Down at start (a collector sidecar not up yet): said once.
+      await call();
+      await agent.waitFor('traces could not be sent');
+      expect(warnings()).toEqual([expect.objectContaining({ level: 'warn', msg: expect.stringContaining(`http://127.0.0.1:${port}/v1/traces: connect ECONNREFUSED`) })]);
+
+      // Up: the next batch goes through, and the log says so with what was lost.
+      const collector = await startCollector(port);
+      await call();
+      await agent.waitFor('traces: sent to');
+      expect(logLines(agent)).toContainEqual(expect.objectContaining({ level: 'info', msg: expect.stringMatching(new RegExp(`^traces: sent to http://127\\.0\\.0\\.1:${port}/v1/traces again, after \\d+ failed batch(es)? over \\d+ s \\([1-9]\\d* spans? lost\\)$`)) }));
+      await waitUntil(() => (collector.spans.includes('execute_tool uuid_generate') ? true : undefined), 15_000, 'the span to reach the collector');
+
+      // Down again: a new outage is a new warning.
+      await collector.close();
+      await call();
+      await waitUntil(() => (warnings().length === 2 ? true : undefined), 15_000, 'a second warning');
+    } finally {
+      await agent.stop('SIGKILL');
     }
   });
 });
