@@ -104,7 +104,7 @@ export class Agent {
             await settlePending(session.messages, pending, {}, { tools: this.toolsFor(contextId) });
           }
           session.messages.push({ role: 'user', content: text });
-          return traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId)));
+          return traceTurn(this.options.manifest.agent_id, contextId, 'send', () => runAgentTurn(session.messages, this.loopOptions(model, turn, contextId)), turn.signal);
         },
         turn.taskId,
       );
@@ -118,7 +118,7 @@ export class Agent {
       const pending = session.pending;
       if (!pending) throw new Error(`context "${contextId}" is not waiting for an approval`);
       session.pending = undefined;
-      return this.finish(session, () => traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId))), turn.taskId);
+      return this.finish(session, () => traceTurn(this.options.manifest.agent_id, contextId, 'resume', () => resumeAgentTurn(session.messages, pending, answers, this.loopOptions(model, turn, contextId)), turn.signal), turn.taskId);
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * Model calls as spans ("chat <model>", GenAI semantic conventions) and
  * metrics: every attempt is one span, so a fallback shows as a failed call
- * followed by the next model's.
+ * followed by the next model's. A call its caller stopped counts as
+ * `canceled`: the model's error rate is the provider's failures.
  */
 import type { ModelProvider, ModelRequest, ModelResponse } from '../agent/messages.ts';
 import { modelCalls, modelDuration, modelTokens } from './forge-metrics.ts';
@@ -47,7 +48,8 @@ export function tracedModel<P extends ModelProvider>(provider: P): P {
       }
       return response;
     } catch (err) {
-      modelCalls.inc({ model: provider.label, outcome: 'error' });
+      // A call its caller stopped (a canceled turn, a stopping process) is no failure of the model's.
+      modelCalls.inc({ model: provider.label, outcome: request.signal?.aborted ? 'canceled' : 'error' });
       throw err;
     } finally {
       modelDuration.observe({ model: provider.label }, (performance.now() - started) / 1000);

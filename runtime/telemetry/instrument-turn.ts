@@ -7,7 +7,20 @@ import type { AgentOutcome } from '../agent/agent-loop.ts';
 import { approvals, turns, turnsInFlight } from './forge-metrics.ts';
 import { inSpan } from './tracer.ts';
 
-export async function traceTurn(agentId: string, contextId: string, kind: 'send' | 'resume', run: () => Promise<AgentOutcome>): Promise<AgentOutcome> {
+/**
+ * Whether a turn's signal was aborted by its client (an A2A `tasks/cancel`, a studio tab closed): a plain
+ * `abort()`, whose reason is the standard AbortError. A process that stops, or a task's lease lost, aborts
+ * with a reason of its own: the task ends failed, so the turn counts as an error.
+ */
+export function canceledByClient(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof DOMException && signal.reason.name === 'AbortError';
+}
+
+/**
+ * `signal`: the turn's. A turn its client canceled counts as `canceled`, not `error`: an alert on
+ * failed turns must not fire because people press stop.
+ */
+export async function traceTurn(agentId: string, contextId: string, kind: 'send' | 'resume', run: () => Promise<AgentOutcome>, signal?: AbortSignal): Promise<AgentOutcome> {
   turnsInFlight.add({}, 1);
   try {
     const outcome = await inSpan(
@@ -22,7 +35,7 @@ export async function traceTurn(agentId: string, contextId: string, kind: 'send'
     turns.inc({ status: outcome.status });
     return outcome;
   } catch (err) {
-    turns.inc({ status: 'error' });
+    turns.inc({ status: canceledByClient(signal) ? 'canceled' : 'error' });
     throw err;
   } finally {
     turnsInFlight.add({}, -1);

@@ -5,6 +5,7 @@
  * before the turn finished — is named in the log of the replica that ran it,
  * with its context: its status reaches only the client that asked. And a
  * trace collector that is away is said when it goes and when it is back.
+ * And in /metrics a task its client canceled is no error.
  */
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -116,6 +117,31 @@ describe('a trace collector that is away for a while', () => {
       await collector.close();
       await call();
       await waitUntil(() => (warnings().length === 2 ? true : undefined), 15_000, 'a second warning');
+    } finally {
+      await agent.stop('SIGKILL');
+    }
+  });
+});
+
+describe('a task its client cancels, in /metrics', () => {
+  it('counts its turn and its model call as canceled, not as errors an alert would fire on', async () => {
+    const token = 'operator-token';
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: token, OPENAI_API_KEY: 'k' } });
+    try {
+      const before = asked;
+      const message = { kind: 'message', role: 'user', messageId: 'cancel-me', parts: [{ kind: 'text', text: 'hang' }] };
+      const sent = await fetch(`${agent.url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message, configuration: { blocking: false } } }) });
+      const task = ((await sent.json()) as { result: { id: string } }).result;
+      await waitUntil(() => (asked > before ? true : undefined), 15_000, 'the turn to reach the model');
+      const canceled = await fetch(`${agent.url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { id: task.id } }) });
+      expect(((await canceled.json()) as { result: { status: { state: string } } }).result.status.state).toBe('canceled');
+      const scraped = await waitUntil(async () => {
+        const text = await (await fetch(`${agent.url}/metrics`, { headers })).text();
+        return /^forge_turns_total\{/m.test(text) ? text : undefined;
+      }, 15_000, 'the turn to be counted');
+      const samples = scraped.split('\n').filter((line) => /^forge_(turns_total|model_calls_total)\{/.test(line));
+      expect(samples).toEqual(['forge_model_calls_total{model="openai:scripted",outcome="canceled"} 1', 'forge_turns_total{status="canceled"} 1']);
     } finally {
       await agent.stop('SIGKILL');
     }
