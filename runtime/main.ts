@@ -330,7 +330,8 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     const refusal = { message: `--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}`, hint: 'serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN' };
     // The host may come from FORGE_HOST or forge.yaml: with --log-format json it is one JSON line, as every other complaint of serve's.
     if (invocation.logFormat === 'json') {
-      invocation.problem(`${refusal.message}\n  hint: ${refusal.hint}`);
+      // Its code and hint as fields of their own, as the refusals found once serve has started are.
+      invocation.problem(`FORGE_SERVE_CONFIG ${refusal.message} (${refusal.hint})`, 'error', { code: 'FORGE_SERVE_CONFIG', hint: refusal.hint });
       return 2;
     }
     return usageError(refusal, command, invocation.values.json);
@@ -338,7 +339,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   const urlProblem = command === 'serve' ? publicUrlProblem(invocation.values['public-url'] ?? process.env.FORGE_PUBLIC_URL) : undefined;
   if (urlProblem) {
     if (invocation.logFormat === 'json') {
-      invocation.problem(urlProblem);
+      invocation.problem(`FORGE_SERVE_CONFIG ${urlProblem}`, 'error', { code: 'FORGE_SERVE_CONFIG' });
       return 2;
     }
     return usageError({ message: urlProblem }, command, invocation.values.json);

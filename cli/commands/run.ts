@@ -130,7 +130,7 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
     studio?.close();
     await registry.close();
     // A setting serve refuses: a usage error in text, a JSON line (run's catch) in json.
-    if (err instanceof AuthConfigError && !log.json) throw new UsageError(err.message);
+    if (err instanceof AuthConfigError && !log.json) throw new UsageError(err.message, err.hint, err.code);
     throw err;
   }
   stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);

@@ -8,6 +8,7 @@
  * pod only. `--no-auth` is only allowed on a loopback
  * host: an open agent on a network is never one flag away.
  */
+import { ForgeError } from '../diagnostics.ts';
 import { rememberSecret } from '../known-secrets.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,12 @@ export interface AuthSettings {
 
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
-export class AuthConfigError extends Error {}
+/** A setting the server refuses to start with (FORGE_SERVE_CONFIG): a usage error of `forge run`, a coded line (and JSON fields) of the bundle's. */
+export class AuthConfigError extends ForgeError {
+  constructor(message: string, hint: string) {
+    super('FORGE_SERVE_CONFIG', message, hint);
+  }
+}
 
 export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
   const auth = findToken(options);
@@ -42,7 +48,7 @@ export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; 
 function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
   if (options.noAuth) {
     if (!LOOPBACK_HOSTS.has(options.host)) {
-      throw new AuthConfigError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${options.host}`);
+      throw new AuthConfigError(`--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${options.host}`, 'serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN');
     }
     return {};
   }
@@ -51,7 +57,7 @@ function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: b
   const fromFile = tokenFromFile(options.env.FORGE_AUTH_TOKEN_FILE);
   if (fromFile) return { token: fromFile, file: options.env.FORGE_AUTH_TOKEN_FILE!.trim() };
   if (options.shared) {
-    throw new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)');
+    throw new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)', 'give every replica the same token: FORGE_AUTH_TOKEN, or FORGE_AUTH_TOKEN_FILE naming a mounted secret');
   }
   const file = generatedTokenFile(options.workDir, options.env);
   hideFromTools(file);
@@ -80,9 +86,9 @@ function tokenFromFile(path: string | undefined): string | undefined {
   try {
     token = readFileSync(path.trim(), 'utf8').trim();
   } catch (err) {
-    throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'mount the token file there (a Secret volume), or set FORGE_AUTH_TOKEN instead');
   }
-  if (!token) throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which is empty`);
+  if (!token) throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which is empty`, 'write the token into that file, or set FORGE_AUTH_TOKEN instead');
   return token;
 }
 

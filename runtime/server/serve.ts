@@ -111,7 +111,7 @@ export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
     // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot
     // connect. Checked first: before a token is generated, and before a lock from another container is waited on.
     const urlProblem = publicUrlProblem(options.publicUrl);
-    if (urlProblem) throw new AuthConfigError(urlProblem);
+    if (urlProblem) throw new AuthConfigError(urlProblem, 'set it to the address clients reach the agent at: FORGE_PUBLIC_URL=https://agent.example.com');
     lock = await lockStateDir(state, env, options.log);
     const running = await serveWithState(options, env, state, lock);
     lock?.serving(running.url);
@@ -132,7 +132,7 @@ async function lockStateDir(state: StateStore, env: NodeJS.ProcessEnv, log: Logg
 async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, state: StateStore, lock: FileStoreLock | undefined): Promise<RunningAgent> {
   const auth = resolveAuth({ workDir: options.workDir, env, noAuth: options.noAuth ?? false, host: options.host, shared: state.shared });
   if (state.shared && !options.publicUrl) {
-    throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod');
+    throw new AuthConfigError('a shared state store (replicas) needs FORGE_PUBLIC_URL (or --public-url): the agent card must name the service clients reach, not one pod', 'set FORGE_PUBLIC_URL (the same for every replica) to the address clients reach the agent at, e.g. https://agent.example.com');
   }
   await activateState(state, options.log);
   // Which store the conversations and tasks go to: a missing FORGE_STATE_URL shows here, not after a restart lost them.

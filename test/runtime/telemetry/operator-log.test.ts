@@ -5,7 +5,8 @@
  * before the turn finished — is named in the log of the replica that ran it,
  * with its context: its status reaches only the client that asked. And a
  * trace collector that is away is said when it goes and when it is back.
- * And in /metrics a task its client canceled is no error.
+ * And in /metrics a task its client canceled is no error. A replica that
+ * refuses to start says why with a code and a hint a log pipeline can read.
  */
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fle
 import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
-import { deployBundle, forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
 
 let postgres: TestPostgres;
@@ -145,5 +146,27 @@ describe('a task its client cancels, in /metrics', () => {
     } finally {
       await agent.stop('SIGKILL');
     }
+  });
+});
+
+describe('a replica that refuses to start', () => {
+  it('says why with FORGE_SERVE_CONFIG and a hint, as fields of their own in JSON: a shared store without a public URL or a token, --no-auth off loopback', async () => {
+    const stateUrl = await postgres.createDatabase(`refusals_${process.pid}`);
+    const serve = (env: NodeJS.ProcessEnv, args: string[] = []) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', ...args], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: undefined, FORGE_PUBLIC_URL: undefined, FORGE_STATE_URL: undefined, ...env } });
+    const refusals = [
+      { env: { FORGE_STATE_URL: stateUrl, FORGE_AUTH_TOKEN: 'tok' }, says: 'needs FORGE_PUBLIC_URL', hint: /^set FORGE_PUBLIC_URL \(the same for every replica\)/, exit: 1 },
+      { env: { FORGE_STATE_URL: stateUrl, FORGE_PUBLIC_URL: 'https://agent.example.com' }, says: 'needs one token for every replica', hint: /^give every replica the same token/, exit: 1 },
+      { env: { FORGE_HOST: '0.0.0.0' }, args: ['--no-auth'], says: '--no-auth is only allowed on a loopback host', hint: /^serve on 127\.0\.0\.1/, exit: 2 },
+    ];
+    for (const { env, args, says, hint, exit } of refusals) {
+      const json = await serve({ ...env, FORGE_LOG_FORMAT: 'json' }, args);
+      expect(json.code, json.stderr).toBe(exit);
+      const line = json.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.level === 'error');
+      expect(line, json.stderr).toMatchObject({ code: 'FORGE_SERVE_CONFIG', hint: expect.stringMatching(hint), msg: expect.stringContaining(says) });
+    }
+    // In text, the code and the hint on lines of their own.
+    const text = await serve(refusals[0].env);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/^error: FORGE_SERVE_CONFIG a shared state store \(replicas\) needs FORGE_PUBLIC_URL.*\nhint: set FORGE_PUBLIC_URL/m);
   });
 });
