@@ -23,6 +23,7 @@ import { applyServerLimits, closeUnlessBodyRead, httpLimits, JsonTooDeepError, s
 import { requestPath } from './request-target.ts';
 import { listenFailure } from './listen-failure.ts';
 import { sendFailure } from './respond.ts';
+import { SERVER_STOPPING } from './rest-tools.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { traceRequest } from '../telemetry/trace-request.ts';
 
@@ -166,10 +167,13 @@ async function closeServer(server: Server, closing: ClosingState): Promise<void>
     if (closing.inFlight() > 0) await settled(2000);
     await Promise.allSettled(unfinished.map((id) => closing.state?.tasks.fail(id, 'the agent stopped before the task finished; send it again')));
   }
-  for (const c of closing.controllers) c.abort();
+  // REST and MCP calls still running are stopped, and answered (a cancelled call's error) before their connections
+  // close: a client whose call was accepted gets an answer, not an empty reply.
+  for (const c of closing.controllers) c.abort(SERVER_STOPPING);
+  await loaded?.mcp.closeAll();
+  if (closing.inFlight() > 0) await settled(2000);
   // A finished task's last notifications go out before the store closes (a webhook that does not answer is not waited for long).
   if (loaded) await Promise.race([loaded.notificationsSent(), new Promise((resolve) => setTimeout(resolve, Math.min(closing.graceMs, 2000)).unref())]);
-  await loaded?.mcp.closeAll();
   server.closeAllConnections();
   await stopped;
 }

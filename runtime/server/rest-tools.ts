@@ -34,6 +34,9 @@ export function describeTool(res: ServerResponse, tools: McpToolSource, name: st
   sendJson(res, 200, spec);
 }
 
+/** The reason a REST call is aborted with when the server stops before it finished (its grace period ended). */
+export const SERVER_STOPPING = Symbol('server stopping');
+
 export async function callTool(res: ServerResponse, tools: McpToolSource, name: string, body: Buffer, signal: AbortSignal, log: Logger): Promise<void> {
   let args: unknown = {};
   if (body.length) {
@@ -44,7 +47,11 @@ export async function callTool(res: ServerResponse, tools: McpToolSource, name: 
     }
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return sendError(res, 400, 'FORGE_BAD_JSON', 'the arguments must be a JSON object');
-  const result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
+  let result: ToolResult = await tools.execute(name, args, { signal, frontend: 'rest' });
+  // Stopped by the server's own stop, not by its caller: said so, with when to send it again (any replica, or this one restarted).
+  if (!result.ok && result.error.code === 'FORGE_TOOL_CANCELLED' && signal.reason === SERVER_STOPPING) {
+    result = { ...result, error: { code: 'FORGE_TOOL_CANCELLED', message: `tool "${name}" was stopped: the agent is shutting down and the call did not finish within its grace period`, hint: 'send the call again', retryAfterSeconds: 1 } };
+  }
   const retryAfter = result.ok ? undefined : result.error.retryAfterSeconds;
   // A refusal that may pass later (a full queue, an open circuit, the state store away) is the server's
   // state, shared by every caller: 503 with when to come back, not a 429 for this client.

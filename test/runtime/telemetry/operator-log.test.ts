@@ -7,7 +7,9 @@
  * trace collector that is away is said when it goes and when it is back.
  * And in /metrics a task its client canceled is no error. A replica that
  * refuses to start says why with a code and a hint a log pipeline can read.
+ * A call still running when a stop's grace period ends is answered, not cut.
  */
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +37,9 @@ function model(body: Record<string, any>) {
 
 beforeAll(async () => {
   [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 1000 }, () => model))]);
-  const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - uuid_generate\n`) });
+  // Tools that say they started (a file in the work dir), then run past any grace period.
+  const waits = Object.fromEntries(['rest', 'mcp'].map((via) => [`tools/wait_${via}.py`, `"""\nTool: wait_${via}\nDescription: Starts, then sleeps a minute.\nTags: read\n"""\nimport time\n\ndef execute(args):\n    open("started-${via}", "w").close()\n    time.sleep(60)\n    return "slept"\n`]));
+  const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - uuid_generate\n`), ...waits });
   const built = await forge(['build', '--prod'], project);
   expect(built.code, built.stderr).toBe(0);
   bundle = deployBundle(project).bundle;
@@ -168,5 +172,24 @@ describe('a replica that refuses to start', () => {
     const text = await serve(refusals[0].env);
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/^error: FORGE_SERVE_CONFIG a shared state store \(replicas\) needs FORGE_PUBLIC_URL.*\nhint: set FORGE_PUBLIC_URL/m);
+  });
+});
+
+describe("a call still running when a stop's grace period ends", () => {
+  it('is answered before its connection closes: REST with 503, Retry-After and why, MCP with an error result', async () => {
+    const token = 'operator-token';
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const cwd = tempDir();
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd, env: { FORGE_AUTH_TOKEN: token, FORGE_SHUTDOWN_GRACE: '1s' } });
+    const rest = fetch(`${agent.url}/tools/wait_rest`, { method: 'POST', headers, body: '{}' });
+    const mcp = fetch(`${agent.url}/mcp`, { method: 'POST', headers: { ...headers, accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait_mcp', arguments: {} } }) });
+    await waitUntil(() => (existsSync(join(cwd, 'started-rest')) && existsSync(join(cwd, 'started-mcp')) ? true : undefined), 20_000, 'both calls to start');
+    const exit = agent.stop('SIGTERM');
+    const restAnswer = await rest;
+    expect(restAnswer.status).toBe(503);
+    expect(restAnswer.headers.get('retry-after')).toBe('1');
+    expect(await restAnswer.json()).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_CANCELLED', message: 'tool "wait_rest" was stopped: the agent is shutting down and the call did not finish within its grace period', hint: 'send the call again' } });
+    expect(await (await mcp).json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('FORGE_TOOL_CANCELLED') }] } });
+    expect(await exit).toBe(0);
   });
 });
