@@ -74,7 +74,8 @@ export interface HttpRequest {
    * literal one) as the connection is made, so it judges the address
    * connected to, not one resolved earlier. A message refuses the request
    * (FORGE_HTTP_REFUSED). A push notification's plain-http webhook is kept
-   * off public addresses by it.
+   * off public addresses by it. Such a request opens a connection of its
+   * own: a pooled one was opened to an address this rule never saw.
    */
   checkConnectAddress?: (url: URL, address: string) => string | undefined;
   /** 'manual' hands a redirect response back unread instead of following it (fetch's `redirect: 'manual'`). */
@@ -278,7 +279,9 @@ export class HttpClient {
       this.httpPool = this.httpsPool = undefined;
       this.poolGeneration = this.shared.generation;
     }
-    const agent = tls ? (this.httpsPool ??= new tls.Agent(POOL_OPTIONS)) : (this.httpPool ??= new HttpAgent(POOL_OPTIONS));
+    // A caller's own address check sees only connections opened through the lookup below: a request it
+    // guards gets a connection of its own (closed after it), never a pooled one another request opened unchecked.
+    const agent = checkConnect ? false : tls ? (this.httpsPool ??= new tls.Agent(POOL_OPTIONS)) : (this.httpPool ??= new HttpAgent(POOL_OPTIONS));
     const options: RequestOptions & { ca?: string | Buffer | (string | Buffer)[] } = {
       method,
       headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },

@@ -18,8 +18,9 @@
  *   https (the token and the task travel in the request); plain http is
  *   taken only for addresses allowed_addresses lets through (a sidecar,
  *   a service on the private network). Checked when the config is set
- *   (refused with invalid params, not stored) and again before every
- *   notification (a name may resolve elsewhere by then).
+ *   (refused with invalid params, not stored) and again by every
+ *   notification's connection, on the address it connects to (a name may
+ *   resolve elsewhere by then).
  * - how notifications go: through the agent's HttpClient (the policy sees
  *   every resolved address; redirects are not followed), per task in order,
  *   never in the task's way (the SDK does not wait for them). A failure is
@@ -308,20 +309,19 @@ export class PolicyPushSender implements PushNotificationSender {
   }
 
   private async attempt(config: TaskPushNotificationConfig, body: string, contentType: string): Promise<Failure | undefined> {
-    // Again now: the policy may have changed (forge run --dev), or the name resolve elsewhere.
-    const problem = await webhookProblem(config.url, this.http);
-    if (problem) return { message: `refused: ${problem}`, retry: false };
     const headers: Record<string, string> = { 'content-type': contentType };
     if (config.authentication?.scheme && config.authentication.credentials) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;
     else if (config.token) headers['x-a2a-notification-token'] = config.token;
     try {
-      // The address connected to is checked too: the name may resolve elsewhere than when checked just now.
+      // Checked again as it is sent, by the one lookup its connection is made with (the policy may have changed
+      // since the config was set, the name resolve elsewhere): the egress policy and, for plain http, a public address.
+      // A second lookup to check first would judge an address the connection might not go to, and cost a lookup.
       const response = await this.http.request({ url: config.url, method: 'POST', headers, body, timeoutMs: this.timeoutMs, maxResponseBytes: 4096, redirect: 'manual', checkConnectAddress: plainHttpProblem });
       if (response.status >= 200 && response.status < 300) return undefined;
       if (response.status >= 300 && response.status < 400) return { message: `the webhook answered ${response.status} (a redirect, which notifications do not follow)`, retry: false };
       return { message: `the webhook answered ${response.status}`, retry: response.status >= 500 || response.status === 408 || response.status === 429 };
     } catch (err) {
-      if (err instanceof EgressRefusedError || (err instanceof HttpError && err.code === 'FORGE_HTTP_REFUSED')) return { message: err.message, retry: false };
+      if (err instanceof EgressRefusedError || (err instanceof HttpError && err.code === 'FORGE_HTTP_REFUSED')) return { message: `refused: ${err.message}`, retry: false };
       return { message: (err as Error).message, retry: true };
     }
   }

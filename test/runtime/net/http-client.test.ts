@@ -290,6 +290,19 @@ describe('HttpClient', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("asks checkConnectAddress about the address of every request's own connection: a kept-alive socket another request opened is not reused past it", async () => {
+    const server = await startServer((_req, res) => res.end('reached'));
+    const url = `http://localhost:${server.port}/`;
+    const pooled = new HttpClient({ checkUrl: () => undefined, checkAddress: () => undefined });
+    // A request without the caller's check (a tool's) leaves a socket to loopback alive in the client's pool.
+    expect((await pooled.request({ url })).status).toBe(200);
+    const asked: string[] = [];
+    const refuseLoopback = (_url: URL, address: string) => (asked.push(address), 'loopback is not for this caller');
+    await expect(pooled.request({ url, method: 'POST', body: 'token', checkConnectAddress: refuseLoopback })).rejects.toMatchObject({ code: 'FORGE_HTTP_REFUSED' });
+    expect(asked.length).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('hands back a redirect unfollowed with redirect: manual', async () => {
     const server = await startServer((_req, res) => res.writeHead(301, { location: '/moved' }).end());
     const response = await client.request({ url: server.url, redirect: 'manual' });
