@@ -17,14 +17,17 @@ import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
 import type { StateStore } from './store.ts';
 
 export function createFileStore(workDir: string, options: { tasks?: MemoryTaskLimits } = {}): StateStore {
+  // A task dropped takes its push configs with it; a config set for a task takes it only if the task is still held.
+  const pushConfigs: MemoryPushConfigs = new MemoryPushConfigs(undefined, undefined, (taskId, context) => tasks.has(taskId, context));
+  const tasks = new MemoryTasks({ ...options.tasks, onDropped: (key) => pushConfigs.forgetTask(key) });
   return {
     kind: 'file',
     shared: false,
     where: join(workDir, '.forge'),
     replicaId: `${process.pid}-${randomUUID().slice(0, 8)}`,
     conversations: new FileConversations(join(workDir, '.forge', 'sessions')),
-    tasks: new MemoryTasks(options.tasks),
-    pushConfigs: new MemoryPushConfigs(),
+    tasks,
+    pushConfigs,
     cancels: new LocalCancels(),
     schedules: new ScheduleStore(workDir),
     files: new LocalFileRecords(join(workDir, '.forge', 'state-files')),

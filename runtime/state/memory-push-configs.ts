@@ -1,16 +1,18 @@
 /**
  * Push notification configs in this process's memory, for the `file:`
  * store, whose tasks live here too (memory-tasks.ts): a config outlives
- * neither the process nor, for long, its task. Scoped like the tasks
- * (tenant + user). Bounded: at most `maxTasks` tasks' configs, the oldest
- * set dropped first (the task limits of memory-tasks.ts keep about as many
- * tasks); a task's own are bounded where configs are set (push-notifications.ts).
+ * neither the process nor its task (the file store drops a task's configs
+ * when memory-tasks.ts drops the task: forgetTask). Scoped like the tasks
+ * (tenant + user). Bounded besides: at most `maxTasks` tasks' configs, the
+ * oldest set dropped first (configs a message set for a task that never
+ * came to be); a task's own are bounded where configs are set
+ * (push-notifications.ts).
  */
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
-import { approximateSize } from './memory-tasks.ts';
-import type { PushConfigRecords } from './store.ts';
+import { approximateSize, keyOf } from './memory-tasks.ts';
+import type { PushConfigRecords, PushConfigSave } from './store.ts';
 
 export const DEFAULT_PUSH_CONFIG_TASKS = 12_000;
 export const DEFAULT_PUSH_CONFIG_BYTES = 64 * 1024 * 1024;
@@ -25,6 +27,8 @@ export class MemoryPushConfigs implements PushConfigRecords {
   constructor(
     private readonly maxTasks = DEFAULT_PUSH_CONFIG_TASKS,
     private readonly maxBytes = DEFAULT_PUSH_CONFIG_BYTES,
+    /** Whether the tasks' store holds the task now (absent: every task counts as held). */
+    private readonly holds: (taskId: string, context: ServerCallContext) => boolean = () => true,
   ) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
@@ -42,12 +46,18 @@ export class MemoryPushConfigs implements PushConfigRecords {
     }
   }
 
-  async saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number): Promise<boolean> {
-    // No await between the count and the save: nothing runs in between.
+  async saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number, existingTask = false): Promise<PushConfigSave> {
+    // No await between the checks and the save: nothing (no task dropped, no other set) runs in between.
+    if (existingTask && !this.holds(taskId, context)) return 'no task';
     const others = (this.byTask.get(keyOf(context, taskId)) ?? []).filter((entry) => !config.id || entry.config.id !== config.id);
-    if (others.length >= max) return false;
+    if (others.length >= max) return 'full';
     await this.save(taskId, context, config);
-    return true;
+    return 'saved';
+  }
+
+  /** Drops every config of the task held under `key` (memory-tasks.ts's keyOf): the task was dropped. */
+  forgetTask(key: string): void {
+    this.remove(key);
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<TaskPushNotificationConfig[]> {
@@ -92,9 +102,4 @@ export class MemoryPushConfigs implements PushConfigRecords {
   get retainedBytes(): number {
     return this.bytes;
   }
-}
-
-/** The scope memory-tasks.ts keeps a task under: its tenant and user. */
-function keyOf(context: ServerCallContext | undefined, taskId: string): string {
-  return `${context?.tenant ?? ''}\u0000${context?.user?.userName || 'unknown'}\u0000${taskId}`;
 }

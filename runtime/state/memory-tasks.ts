@@ -42,6 +42,8 @@ export interface MemoryTaskLimits {
   maxPaused?: number;
   /** About how many bytes of paused tasks are kept (the latest one always is). */
   maxPausedBytes?: number;
+  /** Told the key (keyOf) of each task dropped to keep within the limits: its push configs go with it. */
+  onDropped?: (key: string) => void;
 }
 
 /** Tasks kept up to a count and about a size, the oldest dropped first (a Map keeps insertion order). */
@@ -52,6 +54,7 @@ class LatestTasks {
   constructor(
     private readonly maxCount: number,
     private readonly maxBytes: number,
+    private readonly onDropped?: (key: string) => void,
   ) {}
 
   add(key: string, task: Task): void {
@@ -62,6 +65,7 @@ class LatestTasks {
     for (const oldest of this.tasks.keys()) {
       if (this.tasks.size <= 1 || (this.tasks.size <= this.maxCount && this.bytes <= this.maxBytes)) return;
       this.delete(oldest);
+      this.onDropped?.(oldest);
     }
   }
 
@@ -80,8 +84,14 @@ export class MemoryTasks implements TaskRecords {
   private readonly finished: LatestTasks;
 
   constructor(limits: MemoryTaskLimits = {}) {
-    this.finished = new LatestTasks(Math.max(1, limits.maxFinished ?? DEFAULT_FINISHED_TASKS), limits.maxFinishedBytes ?? DEFAULT_FINISHED_TASK_BYTES);
-    this.paused = new LatestTasks(Math.max(1, limits.maxPaused ?? DEFAULT_PAUSED_TASKS), limits.maxPausedBytes ?? DEFAULT_PAUSED_TASK_BYTES);
+    this.finished = new LatestTasks(Math.max(1, limits.maxFinished ?? DEFAULT_FINISHED_TASKS), limits.maxFinishedBytes ?? DEFAULT_FINISHED_TASK_BYTES, limits.onDropped);
+    this.paused = new LatestTasks(Math.max(1, limits.maxPaused ?? DEFAULT_PAUSED_TASKS), limits.maxPausedBytes ?? DEFAULT_PAUSED_TASK_BYTES, limits.onDropped);
+  }
+
+  /** Whether the task is held now (synchronous: nothing can drop it between this answer and what the caller does next in the same step). */
+  has(taskId: string, context: ServerCallContext): boolean {
+    const key = keyOf(context, taskId);
+    return this.running.has(key) || this.paused.tasks.has(key) || this.finished.tasks.has(key);
   }
 
   /** How many tasks are held now (for tests and diagnostics). */
@@ -155,7 +165,8 @@ function scopeOf(context: ServerCallContext | undefined): string {
   return `${context?.tenant ?? ''}\u0000${context?.user?.userName || 'unknown'}\u0000`;
 }
 
-function keyOf(context: ServerCallContext | undefined, taskId: string): string {
+/** The key a task is held under, and its push configs beside it (memory-push-configs.ts). */
+export function keyOf(context: ServerCallContext | undefined, taskId: string): string {
   return `${scopeOf(context)}${taskId}`;
 }
 

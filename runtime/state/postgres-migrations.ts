@@ -139,6 +139,15 @@ export const MIGRATIONS: readonly string[] = [
      updated_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (task_id, id)
    );`,
+  // A task's push configs go with it, whoever deletes its row (an operator's clean-up, a later Forge): in the
+  // same transaction, by the database. A set on the task holds a key-share lock on its row as it saves (Forge's
+  // saveWithin), so a delete waits for it and this one, a later statement, sees and deletes what it saved.
+  `CREATE FUNCTION forge_tasks_after_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     DELETE FROM forge_push_configs WHERE task_id = OLD.id;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER forge_tasks_after_delete AFTER DELETE ON forge_tasks FOR EACH ROW EXECUTE PROCEDURE forge_tasks_after_delete();`,
 ];
 
 /**

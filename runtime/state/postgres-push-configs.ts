@@ -3,14 +3,15 @@
  * through one replica is found by whichever replica runs the task next (a
  * paused task resumed elsewhere notifies its webhooks from there). Like the
  * tasks, a config is the agent's, not a caller's: every caller presents the
- * one bearer token. Kept with the protocol version it was set over.
+ * one bearer token. Kept with the protocol version it was set over, and
+ * for as long as its task's row: deleting the row deletes them.
  */
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { storedJson } from './postgres-text.ts';
-import type { PushConfigRecords } from './store.ts';
+import type { PushConfigRecords, PushConfigSave } from './store.ts';
 
 const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config) VALUES ($1, $2, $3, $4::jsonb)
   ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, updated_at = now()`;
@@ -24,21 +25,27 @@ export class PostgresPushConfigs implements PushConfigRecords {
     await this.pool.query(SAVE, [taskId, config.id, context.requestedVersion || '0.3', storedJson(config)]);
   }
 
-  async saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number): Promise<boolean> {
+  async saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number, existingTask = false): Promise<PushConfigSave> {
     if (!config.id) config.id = randomUUID();
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
       // One set of a task at a time, on every replica; the count below is a later statement, so it sees the sets committed before.
       await client.query("SELECT pg_advisory_xact_lock(hashtext('forge_push_configs'), hashtext($1))", [taskId]);
+      // The task's row, locked until this commits: a delete of it waits, then takes this config with it (migration 7's
+      // trigger); a delete that went first leaves no row here.
+      if (existingTask && !(await client.query('SELECT 1 FROM forge_tasks WHERE id = $1 FOR KEY SHARE', [taskId])).rowCount) {
+        await client.query('ROLLBACK');
+        return 'no task';
+      }
       const { rows } = await client.query<{ others: number }>('SELECT count(*)::int AS others FROM forge_push_configs WHERE task_id = $1 AND id <> $2', [taskId, config.id]);
       if (rows[0].others >= max) {
         await client.query('ROLLBACK');
-        return false;
+        return 'full';
       }
       await client.query(SAVE, [taskId, config.id, context.requestedVersion || '0.3', storedJson(config)]);
       await client.query('COMMIT');
-      return true;
+      return 'saved';
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;

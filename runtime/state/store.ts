@@ -53,19 +53,27 @@ export interface TaskRecords extends TaskStore {
 
 /**
  * Where clients' push notification configs (A2A webhooks) live: beside the
- * tasks, so that whichever process runs a task finds its webhooks. Each
- * config is kept with the protocol version it was set over (its
- * notifications' body follows that version).
+ * tasks, so that whichever process runs a task finds its webhooks, and no
+ * longer than them: a task dropped (the `file:` store's limits, a row
+ * deleted from forge_tasks) takes its configs with it. Each config is kept
+ * with the protocol version it was set over (its notifications' body
+ * follows that version).
  */
 export interface PushConfigRecords extends PushNotificationStore {
   loadWithMetadata(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]>;
   /**
    * Saves `config` unless its task already has `max` others (one of the same
-   * id is replaced): false when it does. Counted and saved as one step, so
+   * id is replaced): 'full' then. Counted and saved as one step, so
    * concurrent sets (through one replica or several) never pass the limit.
+   * `existingTask`: the config is for a task the store holds (a set, not a
+   * message starting one): 'no task' when the store no longer holds it,
+   * checked as it saves, so that a config set while its task is dropped is
+   * never kept without it.
    */
-  saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number): Promise<boolean>;
+  saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number, existingTask?: boolean): Promise<PushConfigSave>;
 }
+
+export type PushConfigSave = 'saved' | 'full' | 'no task';
 
 export interface CancelChannel {
   /** Asks whichever process runs the task to cancel it. */

@@ -18,4 +18,4 @@ export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 export { AgentCard, Role, Task, TaskState } from '@a2a-js/sdk';
 export { AgentEvent, defaultServerCallContextBuilder, DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, UnauthenticatedUser, V1PushNotificationSerializer } from '@a2a-js/sdk/server';
 export { LegacyJsonRpcTransportHandler, V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
-export { RequestMalformedError } from '@a2a-js/sdk/errors';
+export { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';

@@ -35,6 +35,7 @@
  */
 import type { SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { DefaultRequestHandler, PushNotificationSender, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { classifyAddress, isPublic } from '../../guard/ip-address.ts';
 import { delay } from '../../duration.ts';
 import { EgressRefusedError } from '../../net/egress-policy.ts';
@@ -42,7 +43,7 @@ import { HttpError, type HttpClient } from '../../net/http-client.ts';
 import { redact } from '../../state/shown-url.ts';
 import type { PushConfigRecords } from '../../state/store.ts';
 import type { Logger } from '../../tools/model.ts';
-import { RequestMalformedError, V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/protocol.ts';
+import { RequestMalformedError, TaskNotFoundError, V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/protocol.ts';
 
 /** How many webhooks one task may have. */
 export const MAX_PUSH_CONFIGS_PER_TASK = 10;
@@ -147,12 +148,15 @@ export function checkedPushConfigs(store: PushConfigRecords, http: HttpClient, o
       const problem = await webhookProblemOf(config, http);
       if (problem) throw new RequestMalformedError(`push notification config refused: ${problem}`);
       // Counted as it is kept (saveWithin), not read and counted first: sets running at once would all pass a count made before.
-      if (!(await store.saveWithin(taskId, context, config, MAX_PUSH_CONFIGS_PER_TASK))) {
+      // A set's task must still be there as it is kept: it may have been dropped since the SDK found it (during the check above).
+      const saved = await store.saveWithin(taskId, context, config, MAX_PUSH_CONFIGS_PER_TASK, settingOnExistingTask.getStore() === true);
+      if (saved === 'no task') throw new TaskNotFoundError(`Task not found: ${taskId}`);
+      if (saved === 'full') {
         throw new RequestMalformedError(`push notification config refused: task ${taskId} has ${MAX_PUSH_CONFIGS_PER_TASK} already, the most it may have; delete one first`);
       }
       onChange?.(taskId);
     },
-    saveWithin: (taskId, context, config, max) => store.saveWithin(taskId, context, config, max),
+    saveWithin: (taskId, context, config, max, existingTask) => store.saveWithin(taskId, context, config, max, existingTask),
     load: (taskId, context) => store.load(taskId, context),
     loadWithMetadata: (taskId, context) => store.loadWithMetadata(taskId, context),
     async delete(taskId: string, context: ServerCallContext, configId?: string): Promise<void> {
@@ -162,7 +166,11 @@ export function checkedPushConfigs(store: PushConfigRecords, http: HttpClient, o
   };
 }
 
+/** True while the SDK's set of a config on a task it found runs (its save is the checked store's). */
+const settingOnExistingTask = new AsyncLocalStorage<boolean>();
+
 /**
+ * The SDK's set is told apart from message/send's (see checkedPushConfigs).
  * A message whose configuration names a webhook that would be refused is
  * refused before the SDK sees it: its streaming path makes the task's event
  * bus before it saves the config, and a refusal there left that bus behind
@@ -175,6 +183,10 @@ export function refuseBadWebhooks(handler: DefaultRequestHandler, store: PushCon
     const problem = await configProblem(store, http, params.message?.taskId ?? '', context, config);
     if (problem) throw new RequestMalformedError(`push notification config refused: ${problem}`);
   };
+  // The SDK's set (CreateTaskPushNotificationConfig) saves through the store only once it found the task: the store is told so
+  // (a message/send's config may come before its task is first saved).
+  const create = handler.createTaskPushNotificationConfig.bind(handler);
+  handler.createTaskPushNotificationConfig = (params, context) => settingOnExistingTask.run(true, () => create(params, context));
   const send = handler.sendMessage.bind(handler);
   handler.sendMessage = async (params, context) => {
     await check(params, context);

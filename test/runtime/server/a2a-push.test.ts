@@ -19,6 +19,8 @@ import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import type { AgentManifest, EgressSettings } from '../../../runtime/manifest.ts';
 import { HttpClient, type HostLookup } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { createFileStore } from '../../../runtime/state/file-store.ts';
+import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
 import { openPostgresStore } from '../../../runtime/state/postgres-store.ts';
 import type { StateStore } from '../../../runtime/state/store.ts';
 import type { Logger, ToolSpec } from '../../../runtime/tools/model.ts';
@@ -321,6 +323,48 @@ describe('A2A push notifications (file: store)', () => {
       expect(line).not.toContain('query-secret');
     }
     expect(log.lines.filter((line) => line.includes(first.id))).toEqual([]);
+  });
+  it("a task the file store drops (past its finished-task limit) takes its webhooks with it", async () => {
+    const webhook = await startWebhook();
+    const state = createFileStore(tempDir(), { tasks: { maxFinished: 1 } });
+    const { agent } = await startAgent([{ text: 'one' }, { text: 'two' }], webhook, { state });
+    const client = await v1Client(agent.url);
+    const first = (await client.sendMessage(send(userMessage('one'), pushConfig(`${webhook.url}/hook`)))) as Task;
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((state.pushConfigs as MemoryPushConfigs).size).toBe(1);
+    // Another task finishes: the first is dropped, and its config with it.
+    await client.sendMessage(send(userMessage('two')));
+    await expect(client.getTask({ tenant: '', id: first.id, historyLength: 0 })).rejects.toThrow(/not found/i);
+    expect((state.pushConfigs as MemoryPushConfigs).size).toBe(0);
+  });
+
+  it('a set on a task the file store drops while the webhook is checked is answered task not found, and not kept', async () => {
+    const webhook = await startWebhook();
+    // Lookups are held while `holding`: the set waits in its check of the webhook's name.
+    const held: (() => void)[] = [];
+    let holding = false;
+    const lookup: HostLookup = (_name, _options, callback) => {
+      const answer = () => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+      if (holding) held.push(answer);
+      else answer();
+    };
+    const state = createFileStore(tempDir(), { tasks: { maxFinished: 1 } });
+    const egress = (llm: ScriptedServer): EgressSettings => ({ mode: 'allowlist', allowed_domains: ['hooks.example'], allowed_addresses: [`127.0.0.1:${llm.port}`, `127.0.0.1:${webhook.port}`] });
+    const { agent } = await startAgent([{ text: 'one' }, { text: 'two' }], webhook, { state, lookup, egress });
+    const client = await v1Client(agent.url);
+    const first = (await client.sendMessage(send(userMessage('one')))) as Task;
+    holding = true;
+    const set = client.createTaskPushNotificationConfig(pushConfig(`http://hooks.example:${webhook.port}/hook`, first.id, 'late')).then(
+      () => 'kept',
+      (err: unknown) => String(err),
+    );
+    await waitFor(() => (held.length ? true : undefined), 'the set checking its webhook');
+    holding = false;
+    await client.sendMessage(send(userMessage('two')));
+    for (const answer of held) answer();
+    expect(await set).toMatch(/not found/i);
+    expect((state.pushConfigs as MemoryPushConfigs).size).toBe(0);
+    expect(webhook.requests).toEqual([]);
   });
 });
 
