@@ -48,6 +48,10 @@ describe('HttpClient', () => {
       const response = await client.request({ url, method: 'POST', body: 'x' });
       expect(response.status).toBe(200);
       expect(response.body.toString()).toBe('secure POST');
+      // A request on a connection of its own (checkConnectAddress) trusts the same certificates.
+      const asked: string[] = [];
+      expect((await client.request({ url, checkConnectAddress: (_url, address) => void asked.push(address) })).status).toBe(200);
+      expect(asked).toEqual(['127.0.0.1']);
     } finally {
       delete https.globalAgent.options.ca;
       https.globalAgent.destroy();
