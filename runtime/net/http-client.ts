@@ -74,8 +74,10 @@ export interface HttpRequest {
    * literal one) as the connection is made, so it judges the address
    * connected to, not one resolved earlier. A message refuses the request
    * (FORGE_HTTP_REFUSED). A push notification's plain-http webhook is kept
-   * off public addresses by it. Such a request opens a connection of its
-   * own: a pooled one was opened to an address this rule never saw.
+   * off public addresses by it. Such a request reuses only connections
+   * opened under the same rule (the same function; a connection is reused
+   * for the same scheme, host and port): a pooled one another request
+   * opened went to an address this rule never saw.
    */
   checkConnectAddress?: (url: URL, address: string) => string | undefined;
   /** 'manual' hands a redirect response back unread instead of following it (fetch's `redirect: 'manual'`). */
@@ -124,6 +126,12 @@ export interface HttpClientOptions {
   lookup?: HostLookup;
 }
 
+/** A client's kept-alive connections, by scheme. */
+interface Pools {
+  http?: HttpAgent;
+  https?: HttpAgent;
+}
+
 /** The policy a client and the clients made from it share, so that one change (hot reload) reaches them all. */
 interface SharedEgress {
   policy: EgressPolicy;
@@ -133,8 +141,12 @@ interface SharedEgress {
 
 export class HttpClient {
   /** This client's connections: each was opened through its checked lookup, under its policy. */
-  private httpPool?: HttpAgent;
-  private httpsPool?: HttpAgent;
+  private pools: Pools = {};
+  /**
+   * The connections of requests with a caller's address check, by that check: each was opened through the
+   * lookup that asked it, so a request reuses only a connection its own rule judged (the push sender's one rule).
+   */
+  private checkedPools = new WeakMap<NonNullable<HttpRequest['checkConnectAddress']>, Pools>();
   /** The policy generation the pools were opened under. */
   private poolGeneration = 0;
   private readonly shared: SharedEgress;
@@ -276,12 +288,18 @@ export class HttpClient {
     const tls = https ? await import('node:https') : undefined;
     if (this.poolGeneration !== this.shared.generation) {
       // A request still running on an old connection finishes there; none starts on one.
-      this.httpPool = this.httpsPool = undefined;
+      this.pools = {};
+      this.checkedPools = new WeakMap();
       this.poolGeneration = this.shared.generation;
     }
-    // A caller's own address check sees only connections opened through the lookup below: a request it
-    // guards gets a connection of its own (closed after it), never a pooled one another request opened unchecked.
-    const agent = checkConnect ? false : tls ? (this.httpsPool ??= new tls.Agent(POOL_OPTIONS)) : (this.httpPool ??= new HttpAgent(POOL_OPTIONS));
+    // A caller's own address check sees only connections opened through the lookup below: a request it guards
+    // reuses only connections opened under the same check, never one another request opened without it.
+    let pools = this.pools;
+    if (checkConnect) {
+      pools = this.checkedPools.get(checkConnect) ?? {};
+      this.checkedPools.set(checkConnect, pools);
+    }
+    const agent = tls ? (pools.https ??= new tls.Agent(POOL_OPTIONS)) : (pools.http ??= new HttpAgent(POOL_OPTIONS));
     const options: RequestOptions & { ca?: string | Buffer | (string | Buffer)[] } = {
       method,
       headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },

@@ -18,9 +18,10 @@
  *   https (the token and the task travel in the request); plain http is
  *   taken only for addresses allowed_addresses lets through (a sidecar,
  *   a service on the private network). Checked when the config is set
- *   (refused with invalid params, not stored) and again by every
- *   notification's connection, on the address it connects to (a name may
- *   resolve elsewhere by then).
+ *   (refused with invalid params, not stored) and again as every
+ *   notification connects, on the address it connects to (a name may
+ *   resolve elsewhere by then; a kept-alive connection, shared only by
+ *   notifications, goes on to the address it was checked for).
  * - how notifications go: through the agent's HttpClient (the policy sees
  *   every resolved address; redirects are not followed), per task in order,
  *   never in the task's way (the SDK does not wait for them). A failure is

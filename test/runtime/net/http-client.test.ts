@@ -307,6 +307,19 @@ describe('HttpClient', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reuses, for requests with one checkConnectAddress, the connection that check judged', async () => {
+    const server = await startServer((req, res) => res.end(String(req.socket.remotePort)));
+    const url = `http://localhost:${server.port}/`;
+    const pooled = new HttpClient({ checkUrl: () => undefined, checkAddress: () => undefined });
+    const asked: string[] = [];
+    const check = (_url: URL, address: string) => void asked.push(address);
+    const first = (await pooled.request({ url, checkConnectAddress: check })).body.toString();
+    const askedOnce = asked.length;
+    expect(askedOnce).toBeGreaterThan(0);
+    expect((await pooled.request({ url, checkConnectAddress: check })).body.toString()).toBe(first);
+    expect(asked).toHaveLength(askedOnce);
+  });
+
   it('hands back a redirect unfollowed with redirect: manual', async () => {
     const server = await startServer((_req, res) => res.writeHead(301, { location: '/moved' }).end());
     const response = await client.request({ url: server.url, redirect: 'manual' });

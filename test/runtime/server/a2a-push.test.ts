@@ -269,7 +269,9 @@ describe('A2A push notifications (file: store)', () => {
   });
 
   it('checks the webhook again when it sends: a name that now resolves to the metadata address is not called', async () => {
-    const webhook = await startWebhook();
+    // Each connection closed after its answer: each notification connects anew, by the name as it resolves then
+    // (a kept-alive connection goes on to the address it was checked for).
+    const webhook = await startServer((_req, res) => res.setHeader('connection', 'close').end());
     let address = '127.0.0.1';
     const lookup: HostLookup = (_name, _options, callback) => callback(null, [{ address, family: 4 }]);
     const log = capturingLog();
