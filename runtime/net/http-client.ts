@@ -75,9 +75,10 @@ export interface HttpRequest {
    * connected to, not one resolved earlier. A message refuses the request
    * (FORGE_HTTP_REFUSED). A push notification's plain-http webhook is kept
    * off public addresses by it. Such a request reuses only connections
-   * opened under the same rule (the same function; a connection is reused
-   * for the same scheme, host and port): a pooled one another request
-   * opened went to an address this rule never saw.
+   * opened under the same rule (the same function, so pass one, not a
+   * closure made per request; a connection is reused for the same scheme,
+   * host and port): a pooled one another request opened went to an address
+   * this rule never saw.
    */
   checkConnectAddress?: (url: URL, address: string) => string | undefined;
   /** 'manual' hands a redirect response back unread instead of following it (fetch's `redirect: 'manual'`). */
