@@ -148,6 +148,10 @@ export const MIGRATIONS: readonly string[] = [
      RETURN NULL;
    END $$;
    CREATE TRIGGER forge_tasks_after_delete AFTER DELETE ON forge_tasks FOR EACH ROW EXECUTE PROCEDURE forge_tasks_after_delete();`,
+  // Configs kept before their task's first save (message/send's): marked, so that those whose task never
+  // came to be (its replica stopped in between) are found without reading every config (PostgresPushConfigs.sweep).
+  `ALTER TABLE forge_push_configs ADD COLUMN before_task boolean NOT NULL DEFAULT false;
+   CREATE INDEX forge_push_configs_before_task ON forge_push_configs (updated_at) WHERE before_task;`,
 ];
 
 /**

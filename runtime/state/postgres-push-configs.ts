@@ -13,8 +13,15 @@ import type { Pool } from 'pg';
 import { storedJson } from './postgres-text.ts';
 import type { PushConfigRecords, PushConfigSave } from './store.ts';
 
-const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config) VALUES ($1, $2, $3, $4::jsonb)
-  ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, updated_at = now()`;
+const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config, before_task) VALUES ($1, $2, $3, $4::jsonb, NOT EXISTS (SELECT 1 FROM forge_tasks WHERE id = $1))
+  ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, before_task = EXCLUDED.before_task, updated_at = now()`;
+
+/**
+ * How long a config kept before its task's first save waits for that save before it counts as the config
+ * of a task that never came to be. The save comes within the request, unless the store went away in between
+ * (then it comes when the store is back, from the replica that kept the task): a day is past both.
+ */
+export const BEFORE_TASK_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export class PostgresPushConfigs implements PushConfigRecords {
   constructor(private readonly pool: Pool) {}
@@ -61,6 +68,20 @@ export class PostgresPushConfigs implements PushConfigRecords {
   async loadWithMetadata(taskId: string, _context?: ServerCallContext): Promise<StoredPushNotificationConfig[]> {
     const { rows } = await this.pool.query<{ wire_version: string; config: TaskPushNotificationConfig }>('SELECT wire_version, config FROM forge_push_configs WHERE task_id = $1 ORDER BY updated_at, id', [taskId]);
     return rows.map((row) => ({ config: row.config, wireVersion: row.wire_version }));
+  }
+
+  /**
+   * Of the configs kept before their task's first save: those whose task was saved since are marked no
+   * longer so; those whose task still has no row after `graceMs` are deleted (its replica stopped before
+   * saving it: nothing will run it). Returns how many were deleted.
+   */
+  async sweep(graceMs = BEFORE_TASK_GRACE_MS): Promise<number> {
+    await this.pool.query('UPDATE forge_push_configs c SET before_task = false WHERE before_task AND EXISTS (SELECT 1 FROM forge_tasks t WHERE t.id = c.task_id)');
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM forge_push_configs c WHERE before_task AND updated_at < now() - $1 * interval '1 millisecond' AND NOT EXISTS (SELECT 1 FROM forge_tasks t WHERE t.id = c.task_id)`,
+      [graceMs],
+    );
+    return rowCount ?? 0;
   }
 
   async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {

@@ -36,6 +36,7 @@ export interface PostgresStoreOptions {
 
 export interface PostgresStateStore extends StateStore {
   tasks: PostgresTasks;
+  pushConfigs: PostgresPushConfigs;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
@@ -62,6 +63,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     for (const listener of [...cancelListeners]) listener(taskId);
   });
   tasks.startReaper();
+  const pushConfigs = new PostgresPushConfigs(pool);
+  // Hourly, on every replica (a sweep finds little: the configs of tasks never saved, past a day).
+  const sweeping = setInterval(() => void pushConfigs.sweep().catch((err: Error) => options.log?.warn(`state store: cannot sweep the push configs of tasks never saved: ${err.message}; tried again in an hour`)), 60 * 60 * 1000);
+  sweeping.unref();
 
   const cancels: CancelChannel = {
     request: async (taskId) => {
@@ -99,7 +104,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     replicaId,
     conversations: new PostgresConversations(pool, notifications, replicaId, options.leaseMs),
     tasks,
-    pushConfigs: new PostgresPushConfigs(pool),
+    pushConfigs,
     cancels,
     schedules: new PostgresSchedules(pool, replicaId),
     files,
@@ -112,6 +117,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // the statements still under way (they end at their timeout): closing waits 2 s in all, then leaves
       // them, so a stop stops.
       const until = delay(2000);
+      clearInterval(sweeping);
       await tasks.close(until);
       await Promise.race([Promise.all([notifications.close(), pool.end()]), until]);
     },

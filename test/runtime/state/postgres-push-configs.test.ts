@@ -78,6 +78,20 @@ describe('Postgres push configs and their task', () => {
     expect(await configRows('racing')).toEqual([]);
   });
 
+  it("deletes, past the grace, a message's config whose task was never saved (its replica stopped in between), and no other", async () => {
+    for (const taskId of ['abandoned', 'saved-later', 'recent']) expect(await store.pushConfigs.saveWithin(taskId, context, config(taskId, 'a'), 10)).toBe('saved');
+    await saveTask('saved-later');
+    await saveTask('set-after');
+    expect(await store.pushConfigs.saveWithin('set-after', context, config('set-after', 'a'), 10, true)).toBe('saved');
+    // All but 'recent' were kept two days ago.
+    await sql.query("UPDATE forge_push_configs SET updated_at = now() - interval '2 days' WHERE task_id IN ('abandoned', 'saved-later', 'set-after')");
+    expect(await store.pushConfigs.sweep()).toBe(1);
+    expect(await configRows('abandoned')).toEqual([]);
+    for (const taskId of ['saved-later', 'recent', 'set-after']) expect(await configRows(taskId)).toEqual(['a']);
+    // Only configs kept before their task are ever looked at again.
+    expect((await sql.query("SELECT task_id FROM forge_push_configs WHERE before_task AND task_id IN ('abandoned', 'saved-later', 'recent', 'set-after')")).rows).toEqual([{ task_id: 'recent' }]);
+  });
+
   it('leaves no config without its task when sets and deletes of the task race, round after round', async () => {
     for (let round = 0; round < 20; round++) {
       const taskId = `round-${round}`;
