@@ -7,25 +7,38 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { error } from '../runtime/diagnostics.ts';
+import { keyTypeText, undecodableKeyText } from '../runtime/verify/key-text.ts';
 import { CHECKSUMS_FILE, SIGNATURE_FILE } from '../runtime/verify/verify-bundle.ts';
 import type { OutputWriter } from './output-writer.ts';
 import type { StageContext } from './stage.ts';
 
+/** What --sign takes, and how to make one: said under every refusal of the key. */
+const SIGN_HINT = 'forge build --sign takes an Ed25519 private key in PEM form; make one with: openssl genpkey -algorithm ed25519 -out sign.pem';
+
 export function signChecksums(keyFile: string, writer: OutputWriter, ctx: StageContext): void {
-  let key;
   // Named as the other diagnostics name files: from where the command runs.
   const shown = relative(ctx.cwd, keyFile) || keyFile;
+  const refuse = (why: string) => ctx.report(error('FORGE_SIGN_KEY', `cannot use the signing key: ${why}`, { file: shown }, SIGN_HINT));
+  let text: string;
   try {
-    key = createPrivateKey(readFileSync(keyFile, 'utf8'));
+    text = readFileSync(keyFile, 'utf8');
   } catch (err) {
     // Node's "ENOENT: no such file or directory, open '/abs/path'" said the path a third time, in its own words.
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message.split('\n')[0];
-    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key: ${why}`, { file: shown }, 'pass an Ed25519 private key in PEM form: openssl genpkey -algorithm ed25519 -out sign.pem'));
+    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key: ${why}`, { file: shown }, SIGN_HINT));
+    return;
+  }
+  let key;
+  try {
+    key = createPrivateKey(text);
+  } catch {
+    // OpenSSL's "DECODER routines::unsupported" names neither the file nor what is wrong with it.
+    refuse(undecodableKeyText(text, 'private'));
     return;
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    ctx.report(error('FORGE_SIGN_KEY', `it is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`, { file: shown }, 'openssl genpkey -algorithm ed25519 -out sign.pem'));
+    refuse(`it is ${keyTypeText(key.asymmetricKeyType)}; bundles are signed with Ed25519`);
     return;
   }
   const signature = sign(null, writer.read(CHECKSUMS_FILE), key);

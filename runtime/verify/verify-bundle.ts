@@ -13,6 +13,7 @@ import { createHash, createPublicKey, verify as verifySignature, type KeyObject 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { error, type Diagnostic } from '../diagnostics.ts';
+import { keyTypeText, undecodableKeyText } from './key-text.ts';
 
 export const CHECKSUMS_FILE = 'checksums.json';
 export const SIGNATURE_FILE = 'checksums.json.sig';
@@ -79,7 +80,7 @@ export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): Ve
   return { ok: diagnostics.length === 0, files: Object.keys(listed).length, signed, diagnostics };
 }
 
-const KEY_HINT = 'set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`, in PEM form or as the path of a .pem file';
+const KEY_HINT = 'set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`, in PEM form or as the path of a .pem file (openssl pkey -in sign.pem -pubout -out sign.pub writes it from the signing key)';
 
 /** FORGE_VERIFY_KEY as a public key: PEM text, or the path of a file holding it. */
 function readVerifyKey(verifyKey: string): { key: KeyObject } | { message: string; hint: string; file?: string } {
@@ -94,10 +95,11 @@ function readVerifyKey(verifyKey: string): { key: KeyObject } | { message: strin
   let key: KeyObject;
   try {
     key = createPublicKey(pem);
-  } catch (err) {
-    return { message: `FORGE_VERIFY_KEY is not a public key in PEM form: ${(err as Error).message}`, hint: KEY_HINT, file };
+  } catch {
+    // OpenSSL's "DECODER routines::unsupported" says nothing of what the text holds instead.
+    return { message: `FORGE_VERIFY_KEY is not a public key in PEM form: ${undecodableKeyText(pem, 'public')}`, hint: KEY_HINT, file };
   }
-  if (key.asymmetricKeyType !== 'ed25519') return { message: `FORGE_VERIFY_KEY is a ${key.asymmetricKeyType} key; bundles are signed with Ed25519`, hint: KEY_HINT, file };
+  if (key.asymmetricKeyType !== 'ed25519') return { message: `FORGE_VERIFY_KEY is ${keyTypeText(key.asymmetricKeyType)}; bundles are signed with Ed25519`, hint: KEY_HINT, file };
   return { key };
 }
 

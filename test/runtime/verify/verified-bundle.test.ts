@@ -205,10 +205,14 @@ describe('signed bundles (forge build --sign)', () => {
     const notPem = join(tempDir(), 'key.txt');
     writeFileSync(notPem, 'not a key\n');
     const rsaPublic = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const garbled = join(tempDir(), 'garbled.pem');
+    writeFileSync(garbled, publicPem.replace(/\n[^-].{20}/, '\nthis-is-not-base64!!'));
     for (const [key, said] of [
       [join(tempDir(), 'missing.pem'), /missing\.pem FORGE_VERIFY_KEY FORGE_VERIFY_KEY names a file that cannot be read \(ENOENT\)/],
       [notPem, /key\.txt FORGE_VERIFY_KEY FORGE_VERIFY_KEY is not a public key in PEM form/],
-      [rsaPublic, /FORGE_VERIFY_KEY FORGE_VERIFY_KEY is a rsa key; bundles are signed with Ed25519/],
+      [rsaPublic, /FORGE_VERIFY_KEY FORGE_VERIFY_KEY is an RSA key; bundles are signed with Ed25519/],
+      // What the file holds instead, not OpenSSL's "error:1E08010C:DECODER routines::unsupported".
+      [garbled, /garbled\.pem FORGE_VERIFY_KEY FORGE_VERIFY_KEY is not a public key in PEM form: its "-----BEGIN PUBLIC KEY-----" block does not decode \(cut short or changed\?\)/],
     ] as const) {
       for (const command of [['verify'], ['serve', '--port', '0']]) {
         const { code, stderr } = await runtime(bundle, command, { FORGE_VERIFY_KEY: key });
@@ -216,6 +220,7 @@ describe('signed bundles (forge build --sign)', () => {
         expect(stderr).toMatch(said);
         expect(stderr).toContain('set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`');
         expect(stderr).not.toContain('TAMPERED');
+        expect(stderr).not.toContain('DECODER routines');
       }
     }
   });
@@ -226,10 +231,35 @@ describe('signed bundles (forge build --sign)', () => {
     const p = writeProject(files);
     const built = await forge(['build', '--sign', rsa], p);
     expect(built.code).toBe(1);
-    expect(built.stderr).toMatch(/FORGE_SIGN_KEY it is a rsa key; bundles are signed with Ed25519/);
+    expect(built.stderr).toMatch(/rsa\.pem FORGE_SIGN_KEY cannot use the signing key: it is an RSA key; bundles are signed with Ed25519/);
     const missing = await forge(['build', '--sign', join(p, 'nope.pem')], p);
     expect(missing.code).toBe(1);
     // The file named once, from where the command runs, and why in words, not Node's "ENOENT: ..., open '...'".
     expect(missing.stderr).toContain('✘ nope.pem FORGE_SIGN_KEY cannot read the signing key: there is no such file\n');
+  });
+
+  it('says what a signing key file holds instead of OpenSSL\'s "DECODER routines::unsupported", with how to make a key', async () => {
+    const dir = tempDir();
+    const publicFile = join(dir, 'sign.pub');
+    writeFileSync(publicFile, publicPem);
+    const garbled = join(dir, 'garbled.pem');
+    writeFileSync(garbled, readFileSync(privateFile, 'utf8').replace(/\n[^-].{20}/, '\nthis-is-not-base64!!'));
+    const openssh = join(dir, 'id_ed25519');
+    writeFileSync(openssh, '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n');
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'my signing key is in the vault\n');
+    const p = writeProject(files);
+    for (const [file, said] of [
+      [publicFile, 'sign.pub FORGE_SIGN_KEY cannot use the signing key: it is a public key; signing takes the private key (its public half is for FORGE_VERIFY_KEY)'],
+      [garbled, 'garbled.pem FORGE_SIGN_KEY cannot use the signing key: its "-----BEGIN PRIVATE KEY-----" block does not decode (cut short or changed?)'],
+      [openssh, "id_ed25519 FORGE_SIGN_KEY cannot use the signing key: it is an OpenSSH private key (ssh-keygen's format), not a PEM key"],
+      [text, 'notes.txt FORGE_SIGN_KEY cannot use the signing key: it holds no PEM key (no "-----BEGIN ...-----" line)'],
+    ] as const) {
+      const built = await forge(['build', '--sign', file], p);
+      expect(built.code, built.stderr).toBe(1);
+      expect(built.stderr).toContain(said);
+      expect(built.stderr).toContain('hint: forge build --sign takes an Ed25519 private key in PEM form; make one with: openssl genpkey -algorithm ed25519 -out sign.pem');
+      expect(built.stderr).not.toContain('DECODER routines');
+    }
   });
 });
