@@ -83,10 +83,13 @@ export function toolErrorJson(e: ToolError, at: Location = {}): DiagnosticJson {
   return { ...base, ...(e.details !== undefined ? { details: e.details } : {}), ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}) };
 }
 
-/** A failed tool call's result (`{ ok: false, error, durationMs }`) in the shared shape: the same error, in `errors` too. */
-export function toolFailureJson(result: { error: ToolError; durationMs?: number }, at: Location = {}, extra: Record<string, unknown> = {}): FailureJson {
+/**
+ * A failed tool call's result (`{ ok: false, error, durationMs }`) in the shared shape: the same error, in `errors` too.
+ * `warnings`: what the command warned of before the call (forge tool run: its project's warnings).
+ */
+export function toolFailureJson(result: { error: ToolError; durationMs?: number }, at: Location = {}, extra: Record<string, unknown> = {}, warnings: readonly Diagnostic[] = []): FailureJson {
   const entry = toolErrorJson(result.error, at);
-  return { ...extra, ...(result.durationMs !== undefined ? { durationMs: result.durationMs } : {}), ok: false, error: entry, errors: [entry], warnings: [] };
+  return { ...extra, ...(result.durationMs !== undefined ? { durationMs: result.durationMs } : {}), ok: false, error: entry, errors: [entry], warnings: warnings.map(diagnosticJson) };
 }
 
 /** With --json, the failure as the command's one JSON document on stdout; nothing otherwise (the caller prints its text). */

@@ -23,7 +23,7 @@ import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseParams } from '../param-values.ts';
 import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
 import { reportDiagnostics } from '../command-failure.ts';
-import { jsonDocument, toolFailureJson, writeFailureJson } from '../../runtime/failure-json.ts';
+import { diagnosticJson, jsonDocument, toolFailureJson, writeFailureJson } from '../../runtime/failure-json.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { toolFailureLocation } from '../../runtime/tools/tool-failure-location.ts';
 import { tracebackKind } from '../../runtime/tools/traceback-kind.ts';
@@ -93,28 +93,38 @@ export async function run(argv: string[]): Promise<number> {
   const chosen = project.tools.find((t) => t.spec.name === name && (scope === undefined || (scope === 'local' ? !t.scope : t.scope === scope)));
   // Errors in the tool's own file (it did not load, or another file defines it too).
   const own = errorsByToolName(project, diagnostics).get(name) ?? [];
-  if (!values.json) printConcerning(project, diagnostics, own, chosen);
+  // The warnings text mode prints on stderr as it goes, for --json's `warnings` (as forge build and forge validate
+  // --json carry theirs), in the document of a run that succeeds and of one that fails.
+  const warnings: Diagnostic[] = [];
+  const say = (found: readonly Diagnostic[]) => {
+    if (values.json) warnings.push(...found.filter((d) => d.severity === 'warning'));
+    else printDiagnostics(found);
+  };
+  const refuse = (found: readonly Diagnostic[], extra?: Record<string, unknown>) => (values.json ? writeFailureJson(true, [...found, ...warnings], extra) : printDiagnostics(found));
+  const { concerning, elsewhere } = concerningDiagnostics(project, diagnostics, own, chosen);
+  say(concerning);
+  if (elsewhere && !values.json) process.stderr.write(`${c.dim(`· ${elsewhere} problem${elsewhere === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
   // Outside a project only the user and global scopes are searched: say so, not "there are no tools to call".
   const noProject = !chosen && scope !== 'user' && scope !== 'global' ? outsideProjectHint(values.config) : undefined;
   if (noProject) {
-    reportDiagnostics(values.json, [error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, noProject)]);
+    refuse([error('FORGE_TOOL_UNKNOWN', `no tool named "${name}"`, {}, noProject)]);
     return 1;
   }
   // A builtin not enabled: what to write, not "no tool named" beside the names of the others.
   if (!chosen && !scope && findCatalogEntry(name)) {
     const message = `"${name}" ships with Forge but is not enabled in this project`;
     const hint = `enable it under tools: in forge.yaml (- ${name}); forge tool describe ${name} shows what it does`;
-    reportDiagnostics(values.json, [error('FORGE_TOOL_UNKNOWN', message, {}, hint)]);
+    refuse([error('FORGE_TOOL_UNKNOWN', message, {}, hint)]);
     return 1;
   }
   if (scope && !chosen) {
     const message = `the ${scope} scope has no tool named "${name}"`;
-    if (values.json) writeFailureJson(true, [error('FORGE_TOOL_UNKNOWN', message)]);
+    if (values.json) refuse([error('FORGE_TOOL_UNKNOWN', message)]);
     else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_UNKNOWN')} ${message}\n`);
     return 1;
   }
   if (chosen?.unavailable) {
-    writeFailureJson(values.json, [error('FORGE_TOOL_PLATFORM', `tool "${name}" ${chosen.unavailable}`)]);
+    if (values.json) refuse([error('FORGE_TOOL_PLATFORM', `tool "${name}" ${chosen.unavailable}`)]);
     process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_PLATFORM')} tool "${name}" ${chosen.unavailable}\n`);
     return 1;
   }
@@ -123,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
   const blocking = [...new Set([...own, ...(chosen ? dependencyErrors(project, diagnostics, chosen) : [])])];
   if (blocking.length) {
     // forge run and forge build stop here too: a tool whose dependencies are missing would fail mid-call.
-    if (values.json) writeFailureJson(true, blocking);
+    if (values.json) refuse(blocking);
     else process.stderr.write(`${errColor.red('✘')} tool "${name}" cannot run: ${own.length ? 'its file has errors' : 'its dependencies have errors'} (above)\n`);
     return 1;
   }
@@ -137,9 +147,9 @@ export async function run(argv: string[]): Promise<number> {
   const { syntax, unbuildable } = await sourceErrors(project, reached);
   // What else the build refuses in those files (an undeclared import this machine happens to have) runs
   // here, but is said: otherwise the tool works under forge tool run and the build is the first to object.
-  if (!values.json && !syntax.length) printDiagnostics(unbuildable.map((d) => ({ ...d, severity: 'warning' as const, hint: `${d.hint ? `${d.hint}; ` : ''}forge build refuses this; forge tool run runs the tool anyway` })));
+  if (!syntax.length) say(unbuildable.map((d) => ({ ...d, severity: 'warning' as const, hint: `${d.hint ? `${d.hint}; ` : ''}forge build refuses this; forge tool run runs the tool anyway` })));
   if (syntax.length) {
-    if (values.json) writeFailureJson(true, syntax);
+    if (values.json) refuse(syntax);
     else {
       printDiagnostics(syntax);
       const language = syntax.every((d) => d.code === 'FORGE_PY_SYNTAX') ? 'Python ' : '';
@@ -154,7 +164,7 @@ export async function run(argv: string[]): Promise<number> {
     approval = approvalFromOptions(project.config.approval, values);
   } catch (err) {
     if (!(err instanceof DiagnosticError)) throw err;
-    reportDiagnostics(values.json, err.diagnostics);
+    refuse(err.diagnostics);
     return 2;
   }
   // A rule that matches no tool, as forge build says of forge.yaml's: a misspelt --auto-deny of a tool the project has is refused before anything runs.
@@ -164,10 +174,10 @@ export async function run(argv: string[]): Promise<number> {
     ...(values['auto-deny'] ?? []).map((rule) => checkRule('auto_deny', rule, '--auto-deny')),
   ].filter((d) => d !== undefined);
   if (hasErrors(unmatched)) {
-    reportDiagnostics(values.json, unmatched);
+    refuse(unmatched);
     return 2;
   }
-  if (!values.json) printDiagnostics(unmatched);
+  say(unmatched);
   const shown: ShownCommand[] = [];
   const show = (command: ShownCommand) => {
     shown.push(command);
@@ -192,16 +202,16 @@ export async function run(argv: string[]): Promise<number> {
     approval: approval.policy,
     onCommand: values['show-command'] ? (e) => show(toShown(e.tool, e.step, e.prepared, workDir)) : undefined,
   });
-  if (!values.json) printDiagnostics(assembled.diagnostics);
   if (!assembled.ok) {
-    writeFailureJson(values.json, assembled.diagnostics);
+    refuse(assembled.diagnostics);
     return 1;
   }
+  say(assembled.diagnostics);
   const { registry } = assembled;
   try {
     const tool = registry.get(name);
     const args = { ...input, ...(tool ? parseParams(values.param ?? [], tool.inputSchema) : {}) };
-    if (values['dry-run']) return await dryRun(name, args, registry, values, show, shown);
+    if (values['dry-run']) return await dryRun(name, args, registry, values, show, shown, warnings);
 
     // The person at the command line: every session's forged tools are theirs to run.
     const interrupt = interruptible();
@@ -218,7 +228,7 @@ export async function run(argv: string[]): Promise<number> {
     const at = result.ok ? undefined : toolFailureLocation(result.error.details, project.config.toolDirs.map((d) => d.absolute));
     if (values.json) {
       // A failed call in the shape every command fails with.
-      process.stdout.write(jsonDocument(result.ok ? { ...result, ...commands } : toolFailureJson(result, at ?? {}, commands)));
+      process.stdout.write(jsonDocument(result.ok ? { ...result, warnings: warnings.map(diagnosticJson), ...commands } : toolFailureJson(result, at ?? {}, commands, warnings)));
     } else if (result.ok) {
       process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');
       if (values.verbose) process.stderr.write(c.dim(`${name} finished in ${formatMs(result.durationMs ?? 0)}\n`));
@@ -271,18 +281,16 @@ function interrupted(name: string, durationMs: number | undefined, signal: StopS
 }
 
 /**
- * Prints what concerns the tool asked for: forge.yaml's diagnostics, those of the tool's file and of the
- * files of the tools it calls; the other files' problems are counted (`forge validate` lists them).
- * A tool that is not there (or whose file does not load) gets everything: any of it may say why.
+ * What concerns the tool asked for: forge.yaml's diagnostics, those of the tool's file and of the files of
+ * the tools it calls; the other files' problems are counted (`forge validate` lists them). A tool that is
+ * not there (or whose file does not load) gets everything: any of it may say why.
  */
-function printConcerning(project: Project, diagnostics: readonly Diagnostic[], own: readonly Diagnostic[], chosen: ProjectTool | undefined): void {
-  if (!chosen || own.length) return printDiagnostics(diagnostics);
+function concerningDiagnostics(project: Project, diagnostics: readonly Diagnostic[], own: readonly Diagnostic[], chosen: ProjectTool | undefined): { concerning: Diagnostic[]; elsewhere: number } {
+  if (!chosen || own.length) return { concerning: [...diagnostics], elsewhere: 0 };
   const files = filesReached(project, chosen);
   const toolDirs = project.config.toolDirs.map((d) => d.absolute + '/');
   const elsewhere = (d: Diagnostic) => d.file !== undefined && !files.has(d.file) && !files.has(resolve(d.file)) && toolDirs.some((dir) => resolve(project.config.root, d.file!).startsWith(dir));
-  printDiagnostics(diagnostics.filter((d) => !elsewhere(d)));
-  const others = diagnostics.filter(elsewhere).length;
-  if (others) process.stderr.write(`${c.dim(`· ${others} problem${others === 1 ? '' : 's'} in other tools' files (forge validate lists them)`)}\n`);
+  return { concerning: diagnostics.filter((d) => !elsewhere(d)), elsewhere: diagnostics.filter(elsewhere).length };
 }
 
 /**
@@ -321,6 +329,7 @@ async function dryRun(
   values: { json: boolean; 'show-command': boolean },
   show: (command: ShownCommand) => void,
   shown: ShownCommand[],
+  warnings: readonly Diagnostic[],
 ): Promise<number> {
   const tool = registry.get(name);
   const { checkArguments } = await import('../../runtime/tools/validation.ts');
@@ -333,7 +342,7 @@ async function dryRun(
       ? error('FORGE_TOOL_ARGS', `invalid arguments for "${name}": ${checked!.errors.join('; ')}`, {}, argumentsHint(checkedInputSchema(tool)))
       : undefined;
   if (problem) {
-    if (values.json) writeFailureJson(true, [problem], { dryRun: true });
+    if (values.json) writeFailureJson(true, [problem, ...warnings], { dryRun: true });
     else printDiagnostics([problem]);
     return 1;
   }
@@ -342,7 +351,7 @@ async function dryRun(
       show(toShown(name, planned.step, planned.prepared, registry.workDir, { when: planned.when, problem: planned.problem }));
     }
   }
-  if (values.json) process.stdout.write(JSON.stringify({ ok: true, dryRun: true, args: checked!.args, ...(values['show-command'] ? { commands: shown } : {}) }, null, 2) + '\n');
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, dryRun: true, args: checked!.args, warnings: warnings.map(diagnosticJson), ...(values['show-command'] ? { commands: shown } : {}) }, null, 2) + '\n');
   else process.stdout.write(`${c.green('✓')} the arguments are valid for ${name}; nothing was run (--dry-run)\n`);
   return 0;
 }

@@ -18,6 +18,9 @@ describe('forge tool run and what the build refuses', () => {
     expect(JSON.parse(result.stdout)).toEqual({ ok: true });
     expect(result.stderr).toContain('▲ tools/uses_pip.py:6:1 FORGE_PY_IMPORT "pip" is neither in the standard library nor declared\n');
     expect(result.stderr).toContain('forge build refuses this; forge tool run runs the tool anyway');
+    // With --json, in the document's warnings, as text mode says it.
+    const json = JSON.parse((await forge(['tool', 'run', 'uses_pip', '--json'], dir)).stdout);
+    expect(json.warnings).toEqual([expect.objectContaining({ severity: 'warning', code: 'FORGE_PY_IMPORT', file: 'tools/uses_pip.py', line: 6, hint: expect.stringContaining('forge build refuses this; forge tool run runs the tool anyway') })]);
     // The build does refuse it.
     expect((await forge(['validate'], dir)).stderr).toContain('✘ tools/uses_pip.py:6:1 FORGE_PY_IMPORT');
   });
@@ -39,5 +42,49 @@ describe('forge tool run and what the build refuses', () => {
     expect(validate.stderr).not.toContain('FORGE_PY_IMPORT');
     const result = await forge(['tool', 'run', 'uses_pip'], dir);
     expect(result.stderr).not.toContain('FORGE_PY_IMPORT');
+  });
+});
+
+describe('forge tool run --json and the project\'s warnings', () => {
+  // A tool dir that is not there (forge.yaml), a tag a letter off "read" (the tool's file): warnings of the load
+  // that text mode prints on stderr.
+  const warned = () => writeProject({
+    'forge.yaml': minimalConfig('tool_dirs: [tools, nowhere]\n'),
+    'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: reed\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    if args["message"] == "boom":\n        raise ValueError("boom")\n    return {"echo": args["message"]}\n',
+  });
+  const expected = [
+    expect.objectContaining({ severity: 'warning', code: 'FORGE_TOOL_DIR_MISSING', file: 'forge.yaml', line: 4, hint: 'create it, or remove it from tool_dirs' }),
+    expect.objectContaining({ severity: 'warning', code: 'FORGE_TAG_TYPO', file: 'tools/echo.py', line: 4, column: 7 }),
+  ];
+
+  it('carries the warnings text mode prints, in `warnings` as forge build --json and forge validate --json do, in a run that succeeds and one that fails', async () => {
+    const dir = warned();
+    const text = await forge(['tool', 'run', 'echo', '--param', 'message=hi'], dir);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain('▲ forge.yaml:4:20 FORGE_TOOL_DIR_MISSING');
+    expect(text.stderr).toContain('▲ tools/echo.py:4:7 FORGE_TAG_TYPO');
+
+    const ok = await forge(['tool', 'run', 'echo', '--param', 'message=hi', '--json'], dir);
+    expect(ok.code, ok.stderr).toBe(0);
+    const doc = JSON.parse(ok.stdout);
+    expect(doc).toMatchObject({ ok: true, value: { echo: 'hi' } });
+    expect(doc.warnings).toEqual(expected);
+    // The same entries as validate's, location and all.
+    const validate = JSON.parse((await forge(['validate', '--json'], dir)).stdout);
+    expect(doc.warnings).toEqual(validate.warnings);
+
+    const failed = await forge(['tool', 'run', 'echo', '--param', 'message=boom', '--json'], dir);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED' }, warnings: expected });
+
+    const dry = await forge(['tool', 'run', 'echo', '--param', 'message=hi', '--dry-run', '--json'], dir);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ ok: true, dryRun: true, warnings: expected });
+  });
+
+  it('has an empty `warnings` when there is nothing to warn of', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig('tool_dirs: [tools]\n'), 'tools/echo.py': '"""\nTool: echo\nDescription: Echo.\nTags: read\n"""\n\ndef execute(args):\n    return "hi"\n' });
+    const { code, stdout, stderr } = await forge(['tool', 'run', 'echo', '--json'], dir);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ ok: true, value: 'hi', durationMs: expect.any(Number), warnings: [] });
   });
 });
