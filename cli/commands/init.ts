@@ -1,6 +1,7 @@
 import { shellQuote } from '../../runtime/exec/shell-quote.ts';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { fsFailure } from '../../runtime/tools/fs-results.ts';
 import { forgePackageName, forgeVersion, templatesDir } from '../../stages/forge-paths.ts';
 import { renderTemplate } from '../../stages/render-template.ts';
 import { parseCommand } from '../args.ts';
@@ -15,7 +16,8 @@ forge.yaml, a Python tool and a TypeScript tool in tools/, and .gitignore.
 \`forge build\` succeeds on it straight away.
 
 options:
-  --id AGENT_ID   the agent's id (default: from the directory name)
+  --id AGENT_ID   the agent's id (default: from the directory name, in lowercase
+                  letters, digits and dashes: "My Agent" gives my-agent)
 
 examples:
   forge init my-agent && cd my-agent && forge tool list
@@ -27,33 +29,62 @@ const RENAMES: Record<string, string> = { gitignore: '.gitignore' };
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, { id: { type: 'string' } }, 1);
   const dir = resolve(positionals[0] ?? '.');
-  const agentId = values.id ?? agentIdFrom(basename(dir));
+  const again = positionals[0] === undefined ? 'forge init' : `forge init ${shellQuote(positionals[0])}`;
+  const derived = values.id === undefined ? agentIdFrom(basename(dir)) : undefined;
+  // A directory name with no letter a-z or digit in it ("!!!", "日本語") gives no id: asked for, not made up.
+  if (derived === '') throw new UsageError(`cannot make an agent id from the directory name "${basename(dir)}": it has no letter a-z or digit 0-9`, `give one: ${again} --id my-agent`);
+  const agentId = values.id ?? derived!;
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(agentId)) {
-    throw new UsageError(`"${agentId}" is not a valid agent id`, `use lowercase letters, digits and dashes, at most 63, e.g. --id ${agentIdFrom(agentId)}`);
+    throw new UsageError(`"${agentId}" is not a valid agent id`, `use lowercase letters, digits and dashes, at most 63, e.g. --id ${agentIdFrom(agentId) || 'my-agent'}`);
   }
-  const existing = join(relative(process.cwd(), dir) || '.', 'forge.yaml');
+  const shownDir = relative(process.cwd(), dir) || '.';
+  const existing = join(shownDir, 'forge.yaml');
   if (existsSync(join(dir, 'forge.yaml'))) {
     const elsewhere = positionals[0] ? '' : ': forge init NAME makes a new one in NAME/';
     return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${existing} already exists; not overwriting it`, `this is a project already (forge tool list, forge build)${elsewhere}`);
   }
   const source = join(templatesDir, 'init');
+  const files = readdirSync(source, { recursive: true, withFileTypes: true })
+    .filter((file) => file.isFile())
+    .map((file) => {
+      const from = join(file.parentPath, file.name);
+      const rel = relative(source, from);
+      return { from, to: join(dir, RENAMES[rel] ?? rel) };
+    })
+    .filter(({ to }) => !existsSync(to)); // never overwrite a user's file
+  // A file where the project needs a directory (DIR itself, or its tools/) is said before anything is written.
+  const blocked = [...new Set(files.map(({ to }) => dirname(to)))].map(fileInTheWay).find((path) => path !== undefined);
+  if (blocked) {
+    const shown = relative(process.cwd(), blocked) || blocked;
+    const hint = blocked === dir ? `forge init NAME makes the project in a new directory NAME/: pick a name no file has` : `move ${shellQuote(shown)} away, or run forge init in another directory`;
+    return reportFailure(values.json, 'FORGE_FILE_NOT_DIRECTORY', `"${shown}" is a file, where forge init makes a directory; nothing was written`, hint);
+  }
   const values_ = { agent_id: agentId, schema_url: schemaUrl(dir) };
   const written: string[] = [];
-  for (const file of readdirSync(source, { recursive: true, withFileTypes: true })) {
-    if (!file.isFile()) continue;
-    const from = join(file.parentPath, file.name);
-    const rel = relative(source, from);
-    const to = join(dir, RENAMES[rel] ?? rel);
-    if (existsSync(to)) continue; // never overwrite a user's file
-    mkdirSync(resolve(to, '..'), { recursive: true });
-    writeFileSync(to, renderTemplate(readFileSync(from, 'utf8'), values_));
-    written.push(relative(process.cwd(), to));
+  const made: string[] = [];
+  for (const { from, to } of files) {
+    try {
+      const first = mkdirSync(dirname(to), { recursive: true });
+      if (first) made.push(first);
+      writeFileSync(to, renderTemplate(readFileSync(from, 'utf8'), values_), { flag: 'wx' });
+    } catch (err) {
+      // Half a project is worse than none: what this run wrote goes again, so forge init can simply be run again.
+      for (const file of written) rmSync(file, { force: true });
+      for (const madeDir of made.reverse()) rmSync(madeDir, { recursive: true, force: true });
+      const shown = relative(process.cwd(), to);
+      const { code, message } = fsFailure(err, shown).error;
+      return reportFailure(values.json, code, `cannot write the new project: ${message}; nothing was left behind`, `fix that and run ${again} again`);
+    }
+    written.push(to);
   }
+  const shownFiles = written.map((file) => relative(process.cwd(), file));
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: written }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: shownFiles }, null, 2) + '\n');
     return 0;
   }
-  process.stdout.write(`${c.green('✓')} created ${c.bold(agentId)}\n${written.map((f) => `  ${f}`).join('\n')}\n\nnext:\n`);
+  // An id made from the directory's name is said to be one: "My Agent" is not what forge.yaml holds.
+  const from = derived !== undefined && derived !== basename(dir) ? c.dim(` (the agent id, from the directory name "${basename(dir)}"; --id sets another)`) : '';
+  process.stdout.write(`${c.green('✓')} created ${c.bold(agentId)}${from}\n${shownFiles.map((f) => `  ${f}`).join('\n')}\n\nnext:\n`);
   const cd = relative(process.cwd(), dir);
   if (cd) process.stdout.write(`  cd ${shellQuote(cd)}\n`);
   process.stdout.write('  forge tool list\n  forge tool run greet --param name=Ada\n  forge build --prod\n');
@@ -73,7 +104,26 @@ export function schemaUrl(projectDir: string): string {
   return `https://unpkg.com/${name}@${forgeVersion()}/schemas/forge.schema.json`;
 }
 
+/**
+ * An agent id from a name: accents dropped ("Café" gives cafe), every other run of characters an id
+ * cannot hold one dash, at most 63 characters, no dash at either end. '' when nothing is left.
+ */
 function agentIdFrom(name: string): string {
-  const id = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63);
-  return id || 'my-agent';
+  const ascii = name.normalize('NFKD').replace(/\p{M}+/gu, '');
+  return ascii.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 63).replace(/-+$/, '');
+}
+
+/** The path, `dir` or one of its parents, that is a file (or anything but a directory); undefined when there is none. */
+function fileInTheWay(dir: string): string | undefined {
+  for (let path = dir; dirname(path) !== path; path = dirname(path)) {
+    let stat;
+    try {
+      stat = statSync(path, { throwIfNoEntry: false });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') continue; // a parent is the file: found further up
+      throw err;
+    }
+    if (stat) return stat.isDirectory() ? undefined : path;
+  }
+  return undefined;
 }

@@ -476,4 +476,57 @@ describe('forge init', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('error: "Bad Id!" is not a valid agent id (use lowercase letters, digits and dashes, at most 63, e.g. --id bad-id)\n\nusage: forge init');
   });
+
+  it('says the agent id it made from a directory name, dropping accents, and asks for one when the name has nothing to make it from, writing nothing', async () => {
+    const parent = tempDir('forge-init-');
+    const made = await forge(['init', 'Café Ü'], parent);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain('✓ created cafe-u (the agent id, from the directory name "Café Ü"; --id sets another)\n');
+    expect(readFileSync(join(parent, 'Café Ü', 'forge.yaml'), 'utf8')).toContain('agent_id: cafe-u\n');
+    // A name that is an id already is not said to be one.
+    expect((await forge(['init', 'plain'], parent)).stdout).toContain('✓ created plain\n');
+
+    const empty = tempDir('forge-init-');
+    const refused = await forge(['init', '!!!'], empty);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`error: cannot make an agent id from the directory name "!!!": it has no letter a-z or digit 0-9 (give one: forge init '!!!' --id my-agent)`);
+    const json = await forge(['init', '!!!', '--json'], empty);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_USAGE', hint: "give one: forge init '!!!' --id my-agent" } });
+    expect(readdirSync(empty)).toEqual([]);
+    // The id it names does make the project.
+    expect((await forge(['init', '!!!', '--id', 'my-agent'], empty)).code).toBe(0);
+  });
+
+  it('refuses a file where the project needs a directory with its code, before writing anything', async () => {
+    const cwd = tempDir('forge-init-');
+    writeFileSync(join(cwd, 'notes'), 'mine');
+    const onFile = await forge(['init', 'notes'], cwd);
+    expect(onFile.code).toBe(1);
+    expect(onFile.stderr).toBe('✘ FORGE_FILE_NOT_DIRECTORY "notes" is a file, where forge init makes a directory; nothing was written\n  hint: forge init NAME makes the project in a new directory NAME/: pick a name no file has\n');
+    const under = await forge(['init', 'notes/agent', '--json'], cwd);
+    expect(JSON.parse(under.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_DIRECTORY', message: expect.stringContaining('"notes" is a file') } });
+
+    mkdirSync(join(cwd, 'half'));
+    writeFileSync(join(cwd, 'half', 'tools'), 'mine');
+    const toolsFile = await forge(['init', 'half'], cwd);
+    expect(toolsFile.code).toBe(1);
+    expect(toolsFile.stderr).toContain('✘ FORGE_FILE_NOT_DIRECTORY "half/tools" is a file, where forge init makes a directory; nothing was written\n  hint: move half/tools away, or run forge init in another directory\n');
+    expect(readdirSync(join(cwd, 'half'))).toEqual(['tools']);
+    expect(readFileSync(join(cwd, 'notes'), 'utf8')).toBe('mine');
+  });
+
+  it('leaves nothing behind when a write fails halfway (a path past the system\'s length limit)', async () => {
+    // The project's directory path is long enough for forge.yaml and .gitignore, and too long for tools/greet.py (PATH_MAX 4096).
+    const cwd = tempDir('forge-init-');
+    let parent = cwd;
+    while (parent.length < 4083 - 201) parent = join(parent, 'd'.repeat(200));
+    mkdirSync(parent, { recursive: true });
+    const dir = join(parent, 'n'.repeat(4083 - parent.length - 1));
+    const { code, stdout } = await forge(['init', dir, '--json'], cwd);
+    expect(code).toBe(1);
+    const doc = JSON.parse(stdout);
+    expect(doc.error.code).toBe('FORGE_PATH_INVALID');
+    expect(doc.error.message).toMatch(/^cannot write the new project: ".*tools\/greet\.py" has a name that is too long; nothing was left behind$/);
+    expect(existsSync(dir)).toBe(false);
+  });
 });
