@@ -3,8 +3,11 @@
  * tool process isolation the sandbox probe found (and why not, if not),
  * memory/CPU caps, where the work dir and the generated token are, and
  * whether the secrets it needs are there and the Python packages the tools
- * declare are installed. Exit 1 when something serve would refuse to start
- * without is missing (the sandbox forge.yaml requires, the Python packages).
+ * declare are installed. Exit 1 when something is missing that the agent
+ * cannot start without (the sandbox forge.yaml requires, the Python packages,
+ * a required MCP server's variable or command) or that fails every call of
+ * its kind (an API's auth variable; the model key, where the agent is
+ * deployed: see DoctorOptions.missingModelKey).
  */
 import { workDirProblem } from './work-dir.ts';
 import { existsSync } from 'node:fs';
@@ -43,17 +46,29 @@ export interface DoctorReport {
 /** forge.yaml's location of a path in it (`['mcp', 'servers', 0, 'command']`). */
 export type LocateInConfig = (path: readonly (string | number)[]) => Location;
 
-/**
- * `bundleDir`: the built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages.
- * `locate`: where forge.yaml says what a problem is about (`forge doctor`, which reads forge.yaml; the servers and
- * APIs are then forge.yaml's, in its order).
- */
+export interface DoctorOptions {
+  /** The built bundle's directory (`node runtime.mjs doctor`), whose agent.json may declare Python packages. */
+  bundleDir?: string;
+  /**
+   * Where forge.yaml says what a problem is about (`forge doctor`, which reads forge.yaml; the servers and
+   * APIs are then forge.yaml's, in its order).
+   */
+  locate?: LocateInConfig;
+  /**
+   * A model key that is not set (and no base_url): `fail` where the agent is deployed (the bundle's doctor),
+   * as every message it is sent would fail; `warn` on a machine where a project is worked on (`forge doctor`),
+   * where the tools run and forge run starts without it, forge chat refuses with FORGE_MODEL_KEY itself, and
+   * the key the agent will have is the deployment's, not this machine's. A <KEY>_FILE that cannot be read
+   * fails either way: the agent refuses to start on it.
+   */
+  missingModelKey?: 'fail' | 'warn';
+}
+
 export async function doctor(
   manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'> & { apis?: readonly Pick<ApiSettings, 'name' | 'auth'>[]; mcp?: { servers: readonly McpServerSettings[] } },
   workDir: string,
   env: NodeJS.ProcessEnv = process.env,
-  bundleDir?: string,
-  locate?: LocateInConfig,
+  { bundleDir, locate, missingModelKey = 'fail' }: DoctorOptions = {},
 ): Promise<DoctorReport> {
   const probe = await probeSandbox(env);
   const mode = env.FORGE_SANDBOX ?? manifest.sandbox?.mode ?? 'auto';
@@ -90,8 +105,10 @@ export async function doctor(
     const detail = env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)`;
     // A server at base_url may take no key (a local one); a hosted one answers 401 without it.
     if (present) checks.push({ name: 'model key', ok: true, detail });
+    else if (file) checks.push({ name: 'model key', ok: false, detail: `${detail}: the agent refuses to start`, hint: `make ${file} hold the key, or unset ${keyEnv}_FILE and set ${keyEnv}`, code: 'FORGE_MODEL_KEY' });
     else if (manifest.model.base_url) checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${manifest.model.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` });
-    else checks.push({ name: 'model key', ok: false, detail, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)`, code: 'FORGE_MODEL_KEY' });
+    else if (missingModelKey === 'warn') checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: forge chat refuses to start, and the agent answers every message with an error; its tools run without it`, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key) to talk to the model here; where the agent is deployed, its doctor (node runtime.mjs doctor) fails without it`, code: 'FORGE_MODEL_KEY' });
+    else checks.push({ name: 'model key', ok: false, detail: `${detail}: the agent answers every message with an error`, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)`, code: 'FORGE_MODEL_KEY' });
   }
   (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
   (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));

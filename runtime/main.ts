@@ -377,7 +377,8 @@ async function callReachesPython(manifest: AgentManifest, name: string | undefin
 
 async function doctorCommand({ manifest, workDir, values, bundleFile }: OpenedBundle): Promise<number> {
   const [{ doctor, formatDoctor }, { doctorJson }] = await Promise.all([import('./doctor.ts'), import('./doctor-json.ts')]);
-  const report = await doctor(manifest, workDir, process.env, dirname(bundleFile));
+  // Where the agent is deployed: a model key not set fails (every message would).
+  const report = await doctor(manifest, workDir, process.env, { bundleDir: dirname(bundleFile), missingModelKey: 'fail' });
   process.stdout.write(values.json ? jsonDocument(doctorJson(report)) : formatDoctor(report));
   return report.ok ? 0 : 1;
 }

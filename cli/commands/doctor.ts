@@ -13,10 +13,12 @@ from and the model key; and what forge.yaml's MCP servers and APIs need
 here: the environment variables their \${VAR} and auth: name, and each stdio
 server's command (a problem shows its place in forge.yaml and the code the
 agent would report). Exits 1 when something is missing that the agent
-cannot start or call without (the sandbox forge.yaml requires, the model
-key, a required server's variable or command, an API's auth variable).
-Outside a project, it checks with forge.yaml's defaults. The built bundle
-has the same check: node .forge-output/runtime.mjs doctor.
+cannot start or call without (the sandbox forge.yaml requires, a required
+server's variable or command, an API's auth variable, a model key file that
+cannot be read). A model key that is not set is a warning here (forge chat
+needs it; the tools and forge run do not), and a failure in the built
+bundle's doctor, where the agent is deployed: node .forge-output/runtime.mjs
+doctor. Outside a project, it checks with forge.yaml's defaults.
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -35,8 +37,8 @@ export async function run(argv: string[]): Promise<number> {
     { sandbox: config.sandbox, model: config.model, apis: config.apis, mcp: { servers: config.mcpServers } },
     config.workDir,
     process.env,
-    undefined,
-    (path) => config.source.locate(path),
+    // A model key not set is a warning here: this machine's key is not the deployment's (the bundle's doctor fails without it).
+    { locate: (path) => config.source.locate(path), missingModelKey: 'warn' },
   );
   process.stdout.write(values.json ? jsonDocument(doctorJson(report)) : formatDoctor(report));
   return report.ok ? 0 : 1;

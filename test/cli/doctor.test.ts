@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 describe('forge doctor', () => {
   it('says what the machine gives the guards, from the project\'s forge.yaml', async () => {
@@ -32,7 +32,7 @@ describe('forge doctor', () => {
     });
   });
 
-  it('warns, and says why, when the model key is not set but base_url may need none; fails without base_url', async () => {
+  it('warns, and says why, when the model key is not set but base_url may need none', async () => {
     const env = { FORGE_STATE_DIR: tempDir(), OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: '' };
     const local = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: llama3\n  base_url: http://127.0.0.1:11434/v1\n') });
     const warned = await forge(['doctor'], local, env);
@@ -41,13 +41,40 @@ describe('forge doctor', () => {
     expect(warned.stdout).toContain('hint: fine for a server that needs none (Ollama, vLLM); otherwise set OPENAI_API_KEY or OPENAI_API_KEY_FILE');
     expect(warned.stdout).not.toMatch(/^ok .*model key/m);
     expect(JSON.parse((await forge(['doctor', '--json'], local, env)).stdout).checks).toContainEqual(expect.objectContaining({ name: 'model key', ok: true, warning: true }));
+  });
 
+  it('a model key not set is a warning for forge doctor, where the project is worked on, and a failure for the bundle\'s doctor, where it is deployed; the exit code follows the line', async () => {
+    const env = { FORGE_STATE_DIR: tempDir(), OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: '' };
     const hosted = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n') });
-    const failed = await forge(['doctor'], hosted, env);
-    expect(failed.code).toBe(1);
-    expect(failed.stdout).toMatch(/^FAIL {2}model key {2}OPENAI_API_KEY is not set \(nor OPENAI_API_KEY_FILE\)$/m);
+    const here = await forge(['doctor'], hosted, env);
+    expect(here.code, here.stdout).toBe(0);
+    expect(here.stdout).toMatch(/^warn {2}model key {2}OPENAI_API_KEY is not set \(nor OPENAI_API_KEY_FILE\): forge chat refuses to start, and the agent answers every message with an error; its tools run without it$/m);
+    expect(here.stdout).toContain('FORGE_MODEL_KEY');
+    expect(here.stdout).toContain('where the agent is deployed, its doctor (node runtime.mjs doctor) fails without it');
+    expect(here.stdout).not.toMatch(/^FAIL/m);
+    // --json: ok, the check a warning with the code forge chat refuses with.
+    const json = JSON.parse((await forge(['doctor', '--json'], hosted, env)).stdout);
+    expect(json.ok).toBe(true);
+    expect(json.checks).toContainEqual(expect.objectContaining({ name: 'model key', ok: true, warning: true, code: 'FORGE_MODEL_KEY' }));
+
+    expect((await forge(['build'], hosted, env)).code).toBe(0);
+    const bundleDoctor = (args: string[], extra: NodeJS.ProcessEnv = {}) => runProcess(process.execPath, [join(hosted, '.forge-output', 'runtime.mjs'), 'doctor', ...args], { cwd: hosted, env: { ...env, ...extra } });
+    const deployed = await bundleDoctor([]);
+    expect(deployed.code).toBe(1);
+    expect(deployed.stdout).toMatch(/^FAIL {2}model key {2}OPENAI_API_KEY is not set \(nor OPENAI_API_KEY_FILE\): the agent answers every message with an error$/m);
+    expect(JSON.parse((await bundleDoctor(['--json'])).stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_MODEL_KEY' } });
+
     const keyed = await forge(['doctor'], hosted, { ...env, OPENAI_API_KEY: 'sk-test' });
     expect(keyed.stdout).toMatch(/^ok {4}model key {2}OPENAI_API_KEY \(environment\)$/m);
+    expect((await bundleDoctor([], { OPENAI_API_KEY: 'sk-test' })).code).toBe(0);
+  });
+
+  it('fails on a model key file that is not there, in forge doctor too: the agent refuses to start on it', async () => {
+    const env = { FORGE_STATE_DIR: tempDir(), OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: join(tempDir(), 'no-key') };
+    const hosted = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n') });
+    const { code, stdout } = await forge(['doctor'], hosted, env);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^FAIL {2}model key {2}OPENAI_API_KEY_FILE=.*no-key \(missing\): the agent refuses to start$/m);
   });
 
   it('fails where sandbox: required cannot be met', async () => {

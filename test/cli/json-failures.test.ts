@@ -59,7 +59,7 @@ let dirs: Record<'good' | 'broken' | 'badYaml' | 'empty' | 'mcp' | 'keyless' | '
 let env: NodeJS.ProcessEnv;
 
 beforeAll(() => {
-  env = { FORGE_HOME: tempDir('forge-home-'), FORGE_GLOBAL_TOOLS: tempDir('forge-global-'), FORGE_STATE_DIR: tempDir('forge-state-'), FORGE_TEST_NO_SUCH_KEY: '' };
+  env = { FORGE_HOME: tempDir('forge-home-'), FORGE_GLOBAL_TOOLS: tempDir('forge-global-'), FORGE_STATE_DIR: tempDir('forge-state-'), FORGE_TEST_NO_SUCH_KEY: '', FORGE_TEST_NO_SUCH_KEY_FILE: join(tempDir('forge-keys-'), 'missing') };
   dirs = {
     good: writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'), 'tools/greet.yaml': GREET, 'tools/fails.yaml': FAILS }),
     broken: writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': BROKEN_PY }),
@@ -135,7 +135,7 @@ const CASES: Case[] = [
   { command: 'forge mcp test (no such server)', fails: { dir: 'mcp', args: ['mcp', 'test', 'nope'], exit: 2, code: 'FORGE_USAGE' } },
   {
     command: 'forge doctor',
-    // The code the agent warns with when it serves without the key, not doctor's catch-all.
+    // A model key file that is not there (the agent refuses to start on it), with the model key's code, not doctor's catch-all.
     fails: { dir: 'keyless', args: ['doctor'], exit: 1, code: 'FORGE_MODEL_KEY' },
     documented: (doc) => {
       expect(doc.checks).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'model key', ok: false })]));
