@@ -12,7 +12,7 @@
 import { workDirProblem } from './work-dir.ts';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AgentManifest } from './manifest.ts';
+import type { AgentManifest, ModelRef } from './manifest.ts';
 import type { DiagnosticCode } from './diagnostic-codes.ts';
 import { formatLocation, type Location } from './diagnostics.ts';
 import { formatByteSize } from './exec/byte-size.ts';
@@ -98,18 +98,7 @@ export async function doctor(
   checks.push({ name: 'workdir', ok: !workDirMissing, detail: workDirMissing ?? workDir, ...(workDirMissing ? { code: 'FORGE_WORKDIR_MISSING' as const } : {}) });
   const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : (existsSync(generatedTokenFile(workDir, env)) ? `in ${generatedTokenFile(workDir, env)} (generated at an earlier start)` : `generated into ${generatedTokenFile(workDir, env)} at the first start`);
   checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });
-  if (manifest.model) {
-    const keyEnv = manifest.model.api_key_env ?? (manifest.model.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
-    const file = env[`${keyEnv}_FILE`];
-    const present = !!env[keyEnv] || (!!file && existsSync(file));
-    const detail = env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)`;
-    // A server at base_url may take no key (a local one); a hosted one answers 401 without it.
-    if (present) checks.push({ name: 'model key', ok: true, detail });
-    else if (file) checks.push({ name: 'model key', ok: false, detail: `${detail}: the agent refuses to start`, hint: `make ${file} hold the key, or unset ${keyEnv}_FILE and set ${keyEnv}`, code: 'FORGE_MODEL_KEY' });
-    else if (manifest.model.base_url) checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${manifest.model.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` });
-    else if (missingModelKey === 'warn') checks.push({ name: 'model key', ok: true, warning: true, detail: `${detail}: forge chat refuses to start, and the agent answers every message with an error; its tools run without it`, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key) to talk to the model here; where the agent is deployed, its doctor (node runtime.mjs doctor) fails without it`, code: 'FORGE_MODEL_KEY' });
-    else checks.push({ name: 'model key', ok: false, detail: `${detail}: the agent answers every message with an error`, hint: `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)`, code: 'FORGE_MODEL_KEY' });
-  }
+  if (manifest.model) checks.push(...modelKeyChecks(manifest.model, env, missingModelKey));
   (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
   (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));
   if (manifest.python && bundleDir !== undefined) {
@@ -121,6 +110,34 @@ export async function doctor(
       : { name: 'python', ok: true, detail: `the declared packages are installed (${manifest.python.dependencies.join(', ')})` });
   }
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+/**
+ * The key of each model the agent may ask: its main model, then model.fallbacks in order (serve warns of
+ * each one missing). A key not set fails the bundle's doctor only when no model is left to answer: the agent
+ * falls back past a model whose calls fail, so one missing key beside a usable model is a warning.
+ */
+function modelKeyChecks(model: NonNullable<AgentManifest['model']>, env: NodeJS.ProcessEnv, missingModelKey: 'fail' | 'warn'): DoctorCheck[] {
+  const chain: ModelRef[] = [model, ...(model.fallbacks ?? [])];
+  const keyOf = (ref: ModelRef) => ref.api_key_env ?? (ref.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
+  const keyed = (ref: ModelRef) => !!env[keyOf(ref)] || !!env[`${keyOf(ref)}_FILE`];
+  // A model that can answer: its key is there (a file named is read at start), or its server may take none.
+  const usable = chain.filter((ref) => keyed(ref) || ref.base_url).length;
+  return chain.map((ref, i): DoctorCheck => {
+    const keyEnv = keyOf(ref);
+    const file = env[`${keyEnv}_FILE`];
+    // Named when there are several: which model's key it is.
+    const which = chain.length > 1 ? `${i === 0 ? 'model' : `fallback ${i}`} ${ref.provider}:${ref.name}: ` : '';
+    const detail = which + (env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)`);
+    const set = `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)`;
+    if (env[keyEnv] || (file && existsSync(file))) return { name: 'model key', ok: true, detail };
+    if (file) return { name: 'model key', ok: false, detail: `${detail}: the agent refuses to start`, hint: `make ${file} hold the key, or unset ${keyEnv}_FILE and set ${keyEnv}`, code: 'FORGE_MODEL_KEY' };
+    // A server at base_url may take no key (a local one); a hosted one answers 401 without it.
+    if (ref.base_url) return { name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${ref.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` };
+    if (usable) return { name: 'model key', ok: true, warning: true, detail: `${detail}: calls to it fail, and the agent goes on to another model of the chain`, hint: set, code: 'FORGE_MODEL_KEY' };
+    if (missingModelKey === 'warn') return { name: 'model key', ok: true, warning: true, detail: `${detail}: forge chat refuses to start, and the agent answers every message with an error; its tools run without it`, hint: `${set} to talk to the model here; where the agent is deployed, its doctor (node runtime.mjs doctor) fails without it`, code: 'FORGE_MODEL_KEY' };
+    return { name: 'model key', ok: false, detail: `${detail}: the agent answers every message with an error`, hint: set, code: 'FORGE_MODEL_KEY' };
+  });
 }
 
 /** `file`, `line` and `column` of a forge.yaml path, when doctor has forge.yaml (the source line is for eyes: left out). */

@@ -69,6 +69,21 @@ describe('forge doctor', () => {
     expect((await bundleDoctor([], { OPENAI_API_KEY: 'sk-test' })).code).toBe(0);
   });
 
+  it("checks the key of each of model.fallbacks, as serve warns of each: one missing beside a model that can answer is a warning, in the bundle's doctor too", async () => {
+    const env = { FORGE_STATE_DIR: tempDir(), OPENAI_API_KEY: 'sk-test', OPENAI_API_KEY_FILE: '', ANTHROPIC_API_KEY: '', ANTHROPIC_API_KEY_FILE: '' };
+    const project = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n  fallbacks:\n    - provider: anthropic\n      name: claude-sonnet-4\n') });
+    expect((await forge(['build'], project, env)).code).toBe(0);
+    const bundleDoctor = (extra: NodeJS.ProcessEnv = {}) => runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'doctor'], { cwd: project, env: { ...env, ...extra } });
+    const fallbackMissing = await bundleDoctor();
+    expect(fallbackMissing.code, fallbackMissing.stdout).toBe(0);
+    expect(fallbackMissing.stdout).toMatch(/^ok {4}model key {2}model openai:gpt-4o-mini: OPENAI_API_KEY \(environment\)$/m);
+    expect(fallbackMissing.stdout).toMatch(/^warn {2}model key {2}fallback 1 anthropic:claude-sonnet-4: ANTHROPIC_API_KEY is not set \(nor ANTHROPIC_API_KEY_FILE\): calls to it fail, and the agent goes on to another model of the chain$/m);
+    // No model left that can answer: every message fails.
+    const none = await bundleDoctor({ OPENAI_API_KEY: '' });
+    expect(none.code).toBe(1);
+    expect(none.stdout).toMatch(/^FAIL {2}model key {2}fallback 1 anthropic:claude-sonnet-4: ANTHROPIC_API_KEY is not set/m);
+  });
+
   it('fails on a model key file that is not there, in forge doctor too: the agent refuses to start on it', async () => {
     const env = { FORGE_STATE_DIR: tempDir(), OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: join(tempDir(), 'no-key') };
     const hosted = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n') });
