@@ -41,6 +41,18 @@ describe('forge tool add / get / list / remove', () => {
     expect(stdout + stderr).not.toContain('if YAML reads it as a number');
   });
 
+  it('says a default that does not fit its type with the article the type takes ("an integer", "an array", "a string")', async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/t.yaml': 'description: T.\ntags: [read]\nparameters:\n  n: { type: integer, default: one }\n  xs: { type: array, default: one }\n  s: { type: string, default: 1 }\nbash: echo {n}\n',
+    });
+    const { code, stderr } = await forge(['validate'], dir);
+    expect(code).toBe(1);
+    expect(stderr).toContain('FORGE_YAML_PARAMETER the default of parameter "n" is not an integer');
+    expect(stderr).toContain('FORGE_YAML_PARAMETER the default of parameter "xs" is not an array');
+    expect(stderr).toContain('FORGE_YAML_PARAMETER the default of parameter "s" is not a string');
+  });
+
   it("refuses a python: step that does not compile, at its YAML file:line:col, in tool add and forge validate; a placeholder in it is read as a name", async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig() });

@@ -62,7 +62,7 @@ export function readParameters(value: unknown, path: PathSegment[], problems: Pr
     }
     if (declared.default !== undefined) {
       if (!fitsType(declared.default, type as string)) {
-        problems.error('FORGE_YAML_PARAMETER', `the default of parameter "${name}" is not a ${type}`, [...at, 'default']);
+        problems.error('FORGE_YAML_PARAMETER', `the default of parameter "${name}" is not ${/^[aeiou]/.test(type as string) ? 'an' : 'a'} ${type}`, [...at, 'default']);
       } else schema.default = declared.default;
     }
     if (declared.required !== undefined && typeof declared.required !== 'boolean') {

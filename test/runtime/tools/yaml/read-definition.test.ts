@@ -111,7 +111,7 @@ describe('reading a YAML tool: references and structure', () => {
     // A schema validator skips a property of that name: it could be neither checked nor passed.
     [{ bash: 'true', parameters: JSON.parse('{"__proto__": {"type": "string"}}') }, 'FORGE_YAML_PARAMETER', 'a parameter cannot be named "__proto__"'],
     [{ bash: 'true', parameters: { x: { type: 'strng' } } }, 'FORGE_YAML_PARAMETER', 'unknown type "strng"'],
-    [{ bash: 'true', parameters: { x: { type: 'integer', default: 'one' } } }, 'FORGE_YAML_PARAMETER', 'the default of parameter "x" is not a integer'],
+    [{ bash: 'true', parameters: { x: { type: 'integer', default: 'one' } } }, 'FORGE_YAML_PARAMETER', 'the default of parameter "x" is not an integer'],
     [{ bash: 'true', tgas: ['read'] }, 'FORGE_YAML_FIELD', 'unknown field "tgas"'],
   ] as [Record<string, unknown>, string, string][])('%j → %s', (source, code, message) => {
     const data = 'parameters' in source ? { description: 'A tool.', ...source } : { ...base, ...source };
