@@ -59,24 +59,12 @@ export async function run(argv: string[]): Promise<number> {
     const hint = blocked === dir ? `forge init NAME makes the project in a new directory NAME/: pick a name no file has` : `move ${shellQuote(shown)} away, or run forge init in another directory`;
     return reportFailure(values.json, 'FORGE_FILE_NOT_DIRECTORY', `"${shown}" is a file, where forge init makes a directory; nothing was written`, hint);
   }
-  const values_ = { agent_id: agentId, schema_url: schemaUrl(dir) };
-  const written: string[] = [];
-  const made: string[] = [];
-  for (const { from, to } of files) {
-    try {
-      const first = mkdirSync(dirname(to), { recursive: true });
-      if (first) made.push(first);
-      writeFileSync(to, renderTemplate(readFileSync(from, 'utf8'), values_), { flag: 'wx' });
-    } catch (err) {
-      // Half a project is worse than none: what this run wrote goes again, so forge init can simply be run again.
-      for (const file of written) rmSync(file, { force: true });
-      for (const madeDir of made.reverse()) rmSync(madeDir, { recursive: true, force: true });
-      const shown = relative(process.cwd(), to);
-      const { code, message } = fsFailure(err, shown).error;
-      return reportFailure(values.json, code, `cannot write the new project: ${message}; nothing was left behind`, `fix that and run ${again} again`);
-    }
-    written.push(to);
+  const outcome = writeAll(files, { agent_id: agentId, schema_url: schemaUrl(dir) });
+  if ('failed' in outcome) {
+    const { code, message } = fsFailure(outcome.failed, relative(process.cwd(), outcome.at)).error;
+    return reportFailure(values.json, code, `cannot write the new project: ${message}; nothing was left behind`, `fix that and run ${again} again`);
   }
+  const written = outcome.written;
   const shownFiles = written.map((file) => relative(process.cwd(), file));
   if (values.json) {
     process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: shownFiles }, null, 2) + '\n');
@@ -111,6 +99,28 @@ export function schemaUrl(projectDir: string): string {
 function agentIdFrom(name: string): string {
   const ascii = name.normalize('NFKD').replace(/\p{M}+/gu, '');
   return ascii.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 63).replace(/-+$/, '');
+}
+
+/**
+ * Renders the templates into place. Half a project is worse than none: when a write fails, what this run
+ * wrote (files, and the directories it made) goes again, so that forge init can simply be run again.
+ */
+function writeAll(files: readonly { from: string; to: string }[], values: Record<string, string>): { written: string[] } | { failed: unknown; at: string } {
+  const written: string[] = [];
+  const made: string[] = [];
+  for (const { from, to } of files) {
+    try {
+      const first = mkdirSync(dirname(to), { recursive: true });
+      if (first) made.push(first);
+      writeFileSync(to, renderTemplate(readFileSync(from, 'utf8'), values), { flag: 'wx' });
+    } catch (err) {
+      for (const file of written) rmSync(file, { force: true });
+      for (const dir of made.reverse()) rmSync(dir, { recursive: true, force: true });
+      return { failed: err, at: to };
+    }
+    written.push(to);
+  }
+  return { written };
 }
 
 /** The path, `dir` or one of its parents, that is a file (or anything but a directory); undefined when there is none. */
