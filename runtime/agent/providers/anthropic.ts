@@ -11,19 +11,14 @@
 import type { HttpStream } from '../../net/http-client.ts';
 import { parseToolArguments, ProviderError, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResponse, type ToolCall } from '../messages.ts';
 import { brokenStream, incompleteStream, postToProvider, readAll, type ProviderOptions } from './provider-http.ts';
-import { extraFields } from './request-fields.ts';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS, extraFields } from './request-fields.ts';
 import { readEvents } from './sse.ts';
 import { shortBody, statedOutputLimit } from './http-errors.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const API_VERSION = '2023-06-01';
-/**
- * The messages API requires max_tokens. Not more by default: Anthropic counts a request's max_tokens
- * against the output tokens a minute an account may use when the request starts (8,000 for Sonnet and
- * Opus at the first tier), so a larger default would refuse every request of a new account. A
- * model.max_tokens past a model's own output limit is asked again at the limit the model states.
- */
-export const DEFAULT_MAX_TOKENS = 4096;
+/** A model.max_tokens past a model's own output limit is asked again at the limit the model states. */
+export const DEFAULT_MAX_TOKENS = ANTHROPIC_DEFAULT_MAX_TOKENS;
 
 export interface AnthropicOptions extends ProviderOptions {
   /** Mark the request for Anthropic's prompt cache (default true). */

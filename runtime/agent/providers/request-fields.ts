@@ -6,6 +6,14 @@
  * (system, tools, temperature, stream_options, max_tokens or max_completion_tokens), so merely writing over
  * them would let extra_body's stand where Forge sends none.
  */
+/**
+ * The max_tokens Forge sends Anthropic when model.max_tokens is unset (the messages API requires one). Not
+ * more by default: Anthropic counts a request's max_tokens against the output tokens a minute an account
+ * may use when the request starts (8,000 for Sonnet and Opus at the first tier), so a larger default would
+ * refuse every request of a new account. Here, not in anthropic.ts, so forge.yaml's thinking check reads it.
+ */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
 export const FORGE_REQUEST_FIELDS: readonly string[] = ['model', 'messages', 'system', 'tools', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature'];
 
 /**
