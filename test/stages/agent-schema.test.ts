@@ -64,7 +64,8 @@ model:
   prompt_cache: false
   extra_body: { thinking: { type: enabled, budget_tokens: 1024 } }
   max_tokens: 2048
-  temperature: 0.2
+  # 1: Anthropic takes no other with thinking on.
+  temperature: 1
   max_iterations: 12
   fallbacks:
     - provider: openai
