@@ -24,11 +24,20 @@ export interface ModelRef {
 
 export interface ModelSettings extends ModelRef {
   fallbacks?: ModelRef[];
-  max_tokens?: number;
+  /** @asType integer */ max_tokens?: number;
   temperature?: number;
-  /** Most model turns in one task before the agent stops. */
+  /**
+   * Most model turns in one task before the agent stops.
+   * @asType integer
+   */
   max_iterations?: number;
 }
+
+/**
+ * A TCP port.
+ * @asType integer
+ */
+type Port = number;
 
 export interface EgressSettings {
   mode: 'deny-all' | 'allowlist' | 'open';
@@ -40,7 +49,7 @@ export interface EgressSettings {
    * (a model gateway on :8443), for k8s/networkpolicy.yaml; the runtime's
    * policy does not read it (allowed_domains' host:port entries limit ports).
    */
-  endpoint_ports?: number[];
+  endpoint_ports?: Port[];
 }
 
 export interface ApprovalSettings {
@@ -60,7 +69,7 @@ export interface ScheduleSettings {
 
 /** The manifest a Forge build writes (agent.json): the agent's identity, model, every tool's spec, egress, approval and the settings the runtime serves it with. */
 export interface AgentManifest {
-  tool_interface_version: number;
+  /** @asType integer */ tool_interface_version: number;
   agent_id: string;
   version: string;
   description: string;
@@ -83,7 +92,7 @@ export interface AgentManifest {
   /** Third-party Python packages the tools declare (PEP 723 blocks, requirements.txt): installed into a venv by the Dockerfile and forge package. */
   python?: PythonDependencies;
   /** Where the agent listens by default (flags and PORT override it). */
-  server: { host: string; port: number };
+  server: { host: string; port: Port };
   /** forge.yaml `metrics: public`: /metrics without the bearer token (absent = private). */
   metrics?: 'public';
   /** Recurring tasks from forge.yaml (absent when there are none). */
@@ -100,7 +109,10 @@ export interface AgentManifest {
 }
 
 export interface RuntimeSettings {
-  /** The Node.js major line the container runs. */
+  /**
+   * The Node.js major line the container runs.
+   * @asType integer
+   */
   node: number;
   /** The base image reference; a `@sha256:` digest pins it. */
   image: string;

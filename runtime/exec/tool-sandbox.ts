@@ -22,9 +22,12 @@ import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, proce
 import type { SandboxProbe } from './sandbox-probe.ts';
 
 export interface ToolLimits {
-  memory_bytes?: number;
-  cpu_seconds?: number;
-  /** How many processes (threads included) the tool's sandbox may hold at once. */
+  /** @asType integer */ memory_bytes?: number;
+  /** @asType integer */ cpu_seconds?: number;
+  /**
+   * How many processes (threads included) the tool's sandbox may hold at once.
+   * @asType integer
+   */
   processes?: number;
   /** false: no network at all (loopback of its own only). */
   network?: boolean;

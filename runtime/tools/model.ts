@@ -43,7 +43,7 @@ export interface ToolSpec {
   tags: string[];
   composedOf?: string[];
   singleConfirmation?: boolean;
-  timeoutMs?: number;
+  /** @asType integer */ timeoutMs?: number;
   source?: ToolSource;
   /** Per-tool settings from forge.yaml's `tools: [{ name, config }]`. */
   config?: Record<string, unknown>;

@@ -197,6 +197,29 @@ describe('agent.json of real builds', () => {
     }
   });
 
+  it('refuses a count, port, timeout or limit that is not a whole number (each is read as one)', () => {
+    const variants: [string, (m: Record<string, any>) => void, string][] = [
+      ['a fractional port', (m) => (m.server.port = 8080.5), '/server/port'],
+      ['a fractional max_tokens', (m) => (m.model.max_tokens = 1024.5), '/model/max_tokens'],
+      ['a fractional max_iterations', (m) => (m.model.max_iterations = 2.5), '/model/max_iterations'],
+      ["a fractional tool's timeout", (m) => (m.tools[0].timeoutMs = 1500.5), '/tools/0/timeoutMs'],
+      ['a fractional MCP timeout', (m) => (m.mcp.servers[0].timeout_ms = 30000.5), '/mcp/servers/0/timeout_ms'],
+      ['a fractional endpoint port', (m) => (m.egress.endpoint_ports = [8443.5]), '/egress/endpoint_ports/0'],
+      ['a fractional process limit', (m) => (m.sandbox.tools.greet.processes = 64.5), '/sandbox/tools/greet/processes'],
+      ['a fractional Node.js line', (m) => (m.runtime.node = 20.5), '/runtime/node'],
+    ];
+    for (const [what, change, path] of variants) {
+      const manifest = structuredClone(everything) as unknown as Record<string, any>;
+      change(manifest);
+      expect(problems(manifest), what).toContain(`${path} must be integer {"type":"integer"}`);
+    }
+    // The same fields whole still pass.
+    const whole = structuredClone(everything) as unknown as Record<string, any>;
+    whole.egress.endpoint_ports = [8443];
+    whole.tools[0].timeoutMs = 1500;
+    expect(problems(whole)).toEqual([]);
+  });
+
   it('leaves open what the types leave open: tool schemas, tool config, forge_tool settings, extra_body', () => {
     const manifest = structuredClone(everything) as unknown as Record<string, any>;
     manifest.tools[0].inputSchema = { type: 'object', 'x-anything': [1, 2] };

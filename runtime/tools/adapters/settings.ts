@@ -18,7 +18,10 @@ export interface McpServerSettings {
   /** http: the Streamable HTTP endpoint and headers to send (values may hold `${VAR}`). */
   url?: string;
   headers?: Record<string, string>;
-  /** Connecting, and each call. */
+  /**
+   * Connecting, and each call.
+   * @asType integer
+   */
   timeout_ms: number;
   /** A required server that cannot be reached stops the agent's start-up; an optional one is skipped. */
   required: boolean;
@@ -40,7 +43,7 @@ export interface ApiSettings {
   /** Where calls go: forge.yaml's base_url, or the spec's first server. */
   base_url: string;
   auth?: ApiAuth;
-  timeout_ms: number;
+  /** @asType integer */ timeout_ms: number;
 }
 
 export interface McpBinding {
