@@ -15,7 +15,7 @@ import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
 import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
-import { approvalRuleCheck } from '../../stages/check-approval-rules.ts';
+import { unmatchedOptionRules } from '../../runtime/guard/unmatched-rules.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseTimeout } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -168,11 +168,11 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   // A rule that matches no tool, as forge build says of forge.yaml's: a misspelt --auto-deny of a tool the project has is refused before anything runs.
-  const checkRule = approvalRuleCheck(project.tools, project.config.emergent !== undefined);
-  const unmatched = [
-    ...(values['auto-approve'] ?? []).map((rule) => checkRule('auto_approve', rule, '--auto-approve')),
-    ...(values['auto-deny'] ?? []).map((rule) => checkRule('auto_deny', rule, '--auto-deny')),
-  ].filter((d) => d !== undefined);
+  const unmatched = unmatchedOptionRules(
+    project.tools.map((t) => t.spec),
+    project.config.emergent !== undefined,
+    { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] },
+  );
   if (hasErrors(unmatched)) {
     refuse(unmatched);
     return 2;

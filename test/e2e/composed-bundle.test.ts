@@ -84,4 +84,15 @@ describe('a bundle with YAML and composed tools', () => {
     expect(stderr).toContain('refused by the approval rule "name:note_*"');
     expect(existsSync(join(workDir, 'denied.txt'))).toBe(false);
   });
+
+  it("refuses a --auto-deny that misspells one of the bundle's tools before the call runs, and warns of a misspelt --auto-approve, as forge tool run does", async () => {
+    const typo = await call('save_shouted', { text: 'x', file: 'typo.txt' }, '--yes', '--auto-deny', 'name:note_wrte');
+    expect(typo.code, typo.stderr).toBe(2);
+    expect(typo.stderr).toContain('FORGE_APPROVAL_UNMATCHED --auto-deny rule "name:note_wrte" matches no tool: no tool is named "note_wrte", so "note_write" is not refused');
+    expect(typo.stderr).toContain('did you mean "name:note_write"?');
+    expect(existsSync(join(workDir, 'typo.txt'))).toBe(false);
+    const approve = await call('count', { text: 'a b' }, '--auto-approve', 'tag:wirte');
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(approve.stderr).toContain('FORGE_APPROVAL_UNMATCHED --auto-approve rule "tag:wirte" matches no tool: no tool is tagged "wirte"');
+  });
 });
