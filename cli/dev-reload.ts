@@ -25,6 +25,7 @@ import { createTool } from '../runtime/tools/create-tools.ts';
 import { uncheckedPatternsWarning } from '../runtime/tools/local-schema.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from '../runtime/tools/model.ts';
 import { unavailableTool } from '../runtime/tools/unavailable-tool.ts';
+import { checkApprovalRules } from '../stages/check-approval-rules.ts';
 import { loadConfig } from '../stages/config/load-config.ts';
 import { REQUIREMENTS_FILE } from '../stages/python/python-dependencies.ts';
 import { filterTools } from '../stages/filter-tools.ts';
@@ -58,7 +59,7 @@ interface ReloadOptions {
 /** Resolves once the watcher is armed (so no save after it is missed); the result stops watching. */
 export async function watchForChanges(agent: SourceAgent, options: ReloadOptions): Promise<() => void> {
   const { config } = agent.project;
-  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest), settings: settingsAtStart(agent.manifest, agent.project), brokenHelpers: new Map() };
+  const state: ReloadState = { placeholders: new WeakSet(), fileOf: new Map(), python: pythonAtStart(config.root, filterTools(agent.project.tools, { prod: false }).tools), adapters: adaptersAtStart(agent.manifest), settings: settingsAtStart(agent.manifest, agent.project), brokenHelpers: new Map(), unmatchedRules: new Set(checkApprovalRules(agent.project.config, agent.project.tools).map((d) => d.message)) };
   for (const tool of agent.project.tools) if (tool.file) state.fileOf.set(tool.file.absolute, tool.spec.name);
   let running = Promise.resolve();
   /** The last save of forge.yaml did not load. */
@@ -121,6 +122,8 @@ interface ReloadState {
   settings: DevSettingsState;
   /** Helper modules that do not compile, with why: the tools importing them stay unavailable until they do. */
   brokenHelpers: Map<string, Diagnostic[]>;
+  /** What forge.yaml's approval rules that matched no tool at the last load were told (messages): each is said once, not at every save. */
+  unmatchedRules: Set<string>;
 }
 
 /** The kinds of tools whose code is the project's: each runs with forge.yaml's env_passthrough. */
@@ -135,6 +138,12 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   if (!project) return report;
   // First, before anything slow or that may fail (helpers, pip, the adapters): the rules this reload read.
   applyApproval(agent, state.settings, read, project.config.approval, options.log);
+  // A rule that matches no tool now (a removed or renamed tool it named, a misspelt one just saved): warned of
+  // as at start, whatever its severity there, since the agent keeps running; once, not at every later save.
+  const unmatched = checkApprovalRules(project.config, project.tools).map((d) => ({ ...d, severity: 'warning' as const }));
+  const seen = state.unmatchedRules;
+  state.unmatchedRules = new Set(unmatched.map((d) => d.message));
+  printDiagnostics(unmatched.filter((d) => !seen.has(d.message)));
   let fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
   // with an error is checked again too, so that another file's save does not make it as if it compiled.

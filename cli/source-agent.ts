@@ -12,10 +12,12 @@ import type { HttpClient } from '../runtime/net/http-client.ts';
 import type { AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
 import type { Logger } from '../runtime/tools/model.ts';
 import type { ToolRegistry } from '../runtime/tools/registry.ts';
+import { checkApprovalRules } from '../stages/check-approval-rules.ts';
 import { filterTools } from '../stages/filter-tools.ts';
 import type { Project } from '../stages/load-project.ts';
 import { resolveProject } from '../stages/resolve-agent.ts';
 import { writeFailureJson } from '../runtime/failure-json.ts';
+import { hasErrors } from '../runtime/diagnostics.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { loadProjectForCli } from './project-loader.ts';
 import { reportDiagnostics } from './command-failure.ts';
@@ -43,6 +45,13 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   }
   // With --json the loader printed nothing: an agent that starts still shows its warnings (and the tools --dev left out) on stderr.
   if (json) printDiagnostics(diagnostics);
+  // forge.yaml's approval rules that match no tool, as forge build says: an auto_deny one slip from a tool this agent has would let it run unrefused.
+  const unmatched = checkApprovalRules(project.config, project.tools);
+  if (hasErrors(unmatched)) {
+    reportDiagnostics(json, unmatched);
+    return undefined;
+  }
+  printDiagnostics(unmatched);
   const selected = filterTools(project.tools, { prod: !options.dev });
   if (!(await prepareProjectPython(project.config.root, selected.tools, { json }))) return undefined;
   const { resolved, code } = await resolveProject(project, { tools: selected.tools, prod: !options.dev });

@@ -16,6 +16,7 @@ import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
 import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
 import { unmatchedOptionRules } from '../../runtime/guard/unmatched-rules.ts';
+import { checkApprovalRules } from '../../stages/check-approval-rules.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseTimeout } from '../args.ts';
 import { renderShown, toShown, type ShownCommand } from '../command-text.ts';
@@ -167,12 +168,12 @@ export async function run(argv: string[]): Promise<number> {
     refuse(err.diagnostics);
     return 2;
   }
-  // A rule that matches no tool, as forge build says of forge.yaml's: a misspelt --auto-deny of a tool the project has is refused before anything runs.
-  const unmatched = unmatchedOptionRules(
-    project.tools.map((t) => t.spec),
-    project.config.emergent !== undefined,
-    { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] },
-  );
+  // A rule that matches no tool, as forge build says: a misspelt auto_deny of a tool the project has is refused before anything runs.
+  // forge.yaml's rules too: the tool's sub-calls go through them as they would in the agent.
+  const unmatched = [
+    ...checkApprovalRules(project.config, project.tools),
+    ...unmatchedOptionRules(project.tools.map((t) => t.spec), project.config.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] }),
+  ];
   if (hasErrors(unmatched)) {
     refuse(unmatched);
     return 2;

@@ -460,6 +460,21 @@ describe('approval from the command line', () => {
     expect(bad.stderr).toContain('is not an approval rule');
   });
 
+  it("checks forge.yaml's own approval rules without any on the command line: a misspelt auto_deny of a tool the project has refuses the run, a misspelt auto_approve warns", async () => {
+    const dir = project();
+    const config = (approval: string) => writeFileSync(join(dir, 'forge.yaml'), minimalConfig(`approval:\n${approval}`));
+    config('  auto_deny: [name:write_bb]\n');
+    const typo = await forge(['tool', 'run', 'each', '--yes'], dir, scopes().env);
+    expect(typo.code, typo.stderr).toBe(2);
+    expect(typo.stderr).toContain('forge.yaml:5:15 FORGE_APPROVAL_UNMATCHED auto_deny rule "name:write_bb" matches no tool: no tool is named "write_bb", so "write_b" is not refused');
+    expect(written(dir)).toBe('');
+    config('  auto_approve: [name:write_aa]\n');
+    const approve = await forge(['tool', 'run', 'each', '--yes'], dir, scopes().env);
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(approve.stderr).toContain('forge.yaml:5:18 FORGE_APPROVAL_UNMATCHED auto_approve rule "name:write_aa" matches no tool: no tool is named "write_aa"');
+    expect(written(dir)).toBe('a\nb\n');
+  });
+
   it('refuses a --auto-deny rule that misspells a tool the project has before anything runs, and warns of a misspelt --auto-approve', async () => {
     const dir = project();
     const typo = await forge(['tool', 'run', 'each', '--yes', '--auto-deny', 'name:write_bb'], dir, scopes().env);
