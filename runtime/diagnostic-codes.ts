@@ -30,7 +30,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_APPROVAL_DENIED: { severity: 'error', when: 'run', meaning: 'the person or policy asked refused the call' },
   FORGE_APPROVAL_REQUIRED: { severity: 'error', when: 'run', meaning: 'the call needs a person\'s confirmation and there is no one to ask' },
   FORGE_APPROVAL_RULE: { severity: 'error', when: 'build', meaning: 'an approval rule does not parse' },
-  FORGE_APPROVAL_UNMATCHED: { severity: 'warning', when: 'build', meaning: 'an approval rule in forge.yaml matches no tool (a misspelt name:, tag: or category:), with the nearest one: an error for an auto_deny rule whose nearest match this agent has, which would run unrefused' },
+  FORGE_APPROVAL_UNMATCHED: { severity: 'warning', when: 'build', meaning: 'an approval rule in forge.yaml, or an --auto-approve/--auto-deny, matches no tool (a misspelt name:, tag: or category:), with the nearest one: an error for an auto_deny rule whose nearest match this agent has, which would run unrefused' },
   FORGE_BAD_JSON: { severity: 'error', when: 'run', meaning: 'the body is not valid JSON: ...' },
   FORGE_BAD_PATH: { severity: 'error', when: 'run', meaning: 'the request path is not a URL path, or has malformed percent-encoding' },
   FORGE_BAD_REQUEST: { severity: 'error', when: 'run', meaning: 'the request to the studio is malformed' },
