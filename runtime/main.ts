@@ -403,7 +403,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     }
   }
   // A rule that matches none of the agent's tools, as forge tool run and forge build say: a misspelt --auto-deny of one of them is refused before anything runs.
-  const { unmatchedOptionRules } = await import('./guard/unmatched-rules.ts');
+  const { unmatchedOptionRules } = await import('./tools/unmatched-rules.ts');
   const unmatched = unmatchedOptionRules(manifest.tools, manifest.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] });
   for (const d of unmatched) bundle.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
   if (unmatched.some((d) => d.severity === 'error')) {

@@ -15,11 +15,11 @@
  * surely meant to refuse, and it would run unrefused. A glob that matches
  * nothing is a warning without a suggestion (it may be meant for tools
  * added later). Rules that do not parse are refused earlier, by the schema.
- * The check itself is runtime/guard/unmatched-rules.ts, shared with the
+ * The check itself is runtime/tools/unmatched-rules.ts, shared with the
  * command line's rules.
  */
 import type { Diagnostic } from '../runtime/diagnostics.ts';
-import { approvalRuleCheck } from '../runtime/guard/unmatched-rules.ts';
+import { approvalRuleCheck } from '../runtime/tools/unmatched-rules.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { ProjectTool } from './project-tool.ts';
 

@@ -15,7 +15,7 @@ import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
 import { checkSources } from '../../stages/check-sources.ts';
 import { collectPythonDependencies } from '../../stages/python/python-dependencies.ts';
-import { unmatchedOptionRules } from '../../runtime/guard/unmatched-rules.ts';
+import { unmatchedOptionRules } from '../../runtime/tools/unmatched-rules.ts';
 import { checkApprovalRules } from '../../stages/check-approval-rules.ts';
 import { approvalFromOptions, APPROVAL_OPTIONS, APPROVAL_USAGE, type ApprovalChoice } from '../approval-options.ts';
 import { parseCommand, parseTimeout } from '../args.ts';

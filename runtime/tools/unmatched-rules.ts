@@ -7,11 +7,11 @@
  * rule is an error (that tool would run unrefused); the rest warn.
  */
 import { error, warning, type Diagnostic, type Location } from '../diagnostics.ts';
+import { isRule, parseRule, ruleTags, type RuleKind as Kind } from '../guard/approval-rules.ts';
+import { SECURITY_TAGS } from '../guard/security-tags.ts';
 import { closestMatch } from '../suggest.ts';
-import { CATALOG } from '../tools/catalog.ts';
-import { CATEGORIES, type Category, type ToolSpec } from '../tools/model.ts';
-import { isRule, parseRule, ruleTags, type RuleKind as Kind } from './approval-rules.ts';
-import { SECURITY_TAGS } from './security-tags.ts';
+import { CATALOG } from './catalog.ts';
+import { CATEGORIES, type Category, type ToolSpec } from './model.ts';
 
 const GLOB = /[*?[\]{}()!+@]/;
 
