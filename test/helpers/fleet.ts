@@ -5,7 +5,9 @@
  */
 import { join } from 'node:path';
 import { startAgentProcess, type AgentProcess } from './agent-process.ts';
-import { tempDir } from './project.ts';
+import { startPostgres, type TestPostgres } from './postgres.ts';
+import { deployBundle, forge, minimalConfig, tempDir, writeProject } from './project.ts';
+import { startScriptedOpenAI, type ScriptedServer, type Step } from './scripted-llm.ts';
 
 export const FLEET_TOKEN = 'fleet-token-for-tests';
 export const auth = { authorization: `Bearer ${FLEET_TOKEN}` };
@@ -17,6 +19,19 @@ export interface FleetSettings {
   env?: NodeJS.ProcessEnv;
   /** Its work dir (default: a fresh one, as a new pod gets); the same one again for a restart on the same disk. */
   workDir?: string;
+}
+
+/**
+ * What a fleet starts from: a real PostgreSQL, a model that answers each of `turns` turns with `answer`, and the
+ * bundle of a project on that model (forge.yaml's `tools:`, and tool files), built with --prod and deployed alone.
+ */
+export async function fleetParts(answer: Step, turns: number, project: { tools: string[]; files: Record<string, string> }): Promise<{ postgres: TestPostgres; llm: ScriptedServer; bundle: string }> {
+  const [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: turns }, () => answer))]);
+  const tools = project.tools.map((name) => `  - ${name}\n`).join('');
+  const dir = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n${tools}`), ...project.files });
+  const built = await forge(['build', '--prod'], dir);
+  if (built.code !== 0) throw new Error(`the fleet's bundle did not build:\n${built.stdout}${built.stderr}`);
+  return { postgres, llm, bundle: deployBundle(dir).bundle };
 }
 
 export function startReplica(settings: FleetSettings): Promise<AgentProcess> {

@@ -57,7 +57,7 @@ export interface ScriptedServer extends TestServer {
 }
 
 /** A step may answer later (a Promise): a slow or hanging model. */
-type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn | Promise<ScriptedTurn>);
+export type Step = ScriptedTurn | ((body: Record<string, any>) => ScriptedTurn | Promise<ScriptedTurn>);
 
 function nextTurn(script: Step[], bodies: Record<string, any>[]): ScriptedTurn | Promise<ScriptedTurn> {
   const step = script[bodies.length - 1];

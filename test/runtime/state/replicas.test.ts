@@ -15,11 +15,11 @@ import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AgentProcess } from '../../helpers/agent-process.ts';
-import { auth, callTool, FLEET_TOKEN, getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
+import { auth, callTool, FLEET_TOKEN, fleetParts, getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
-import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
+import { runProcess, tempDir } from '../../helpers/project.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../../helpers/round-robin-proxy.ts';
-import { startScriptedOpenAI, type ScriptedServer, type ScriptedTurn } from '../../helpers/scripted-llm.ts';
+import type { ScriptedServer, ScriptedTurn } from '../../helpers/scripted-llm.ts';
 import { relay } from '../../helpers/tcp-relay.ts';
 
 let postgres: TestPostgres;
@@ -54,15 +54,13 @@ function model(body: Record<string, any>) {
 }
 
 beforeAll(async () => {
-  [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 100_000 }, () => model))]);
-  const project = writeProject({
-    'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - file_create\n  - schedule_set\n  - schedule_list\n  - schedule_delete\n  - schedule_history\n`),
-    'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return {"echo": args["message"]}\n',
-    'tools/danger.py': '"""\nTool: danger\nDescription: Does something that needs approval.\nTags: write\n\nInput:\n  message (str): What to do.\n"""\n\ndef execute(args):\n    return {"did": args["message"]}\n',
-  });
-  const built = await forge(['build', '--prod'], project);
-  expect(built.code, built.stderr).toBe(0);
-  bundle = deployBundle(project).bundle;
+  ({ postgres, llm, bundle } = await fleetParts(model, 100_000, {
+    tools: ['file_create', 'schedule_set', 'schedule_list', 'schedule_delete', 'schedule_history'],
+    files: {
+      'tools/echo.py': '"""\nTool: echo\nDescription: Echo a message.\nTags: read\n\nInput:\n  message (str): The message.\n"""\n\ndef execute(args):\n    return {"echo": args["message"]}\n',
+      'tools/danger.py': '"""\nTool: danger\nDescription: Does something that needs approval.\nTags: write\n\nInput:\n  message (str): What to do.\n"""\n\ndef execute(args):\n    return {"did": args["message"]}\n',
+    },
+  }));
 }, 60_000);
 
 afterAll(async () => {

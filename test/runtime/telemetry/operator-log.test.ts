@@ -14,15 +14,13 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentProcess } from '../../helpers/agent-process.ts';
-import { getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
+import { fleetParts, getTask, sendMessage, startReplica, waitUntil } from '../../helpers/fleet.ts';
 import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { freePort } from '../../helpers/free-port.ts';
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
-import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
-import { startScriptedOpenAI, type ScriptedServer } from '../../helpers/scripted-llm.ts';
+import type { TestPostgres } from '../../helpers/postgres.ts';
+import { runProcess, tempDir } from '../../helpers/project.ts';
 
 let postgres: TestPostgres;
-let llm: ScriptedServer;
 let bundle: string;
 let asked = 0;
 
@@ -36,13 +34,9 @@ function model(body: Record<string, any>) {
 }
 
 beforeAll(async () => {
-  [postgres, llm] = await Promise.all([startPostgres(), startScriptedOpenAI(Array.from({ length: 1000 }, () => model))]);
   // Tools that say they started (a file in the work dir), then run past any grace period.
   const waits = Object.fromEntries(['rest', 'mcp'].map((via) => [`tools/wait_${via}.py`, `"""\nTool: wait_${via}\nDescription: Starts, then sleeps a minute.\nTags: read\n"""\nimport time\n\ndef execute(args):\n    open("started-${via}", "w").close()\n    time.sleep(60)\n    return "slept"\n`]));
-  const project = writeProject({ 'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\ntools:\n  - uuid_generate\n`), ...waits });
-  const built = await forge(['build', '--prod'], project);
-  expect(built.code, built.stderr).toBe(0);
-  bundle = deployBundle(project).bundle;
+  ({ postgres, bundle } = await fleetParts(model, 1000, { tools: ['uuid_generate'], files: waits }));
 }, 60_000);
 
 afterAll(async () => {
