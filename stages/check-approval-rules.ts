@@ -20,12 +20,13 @@
  */
 import type { Diagnostic } from '../runtime/diagnostics.ts';
 import { approvalRuleCheck } from '../runtime/tools/unmatched-rules.ts';
+import { CATALOG } from '../runtime/tools/catalog.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { ProjectTool } from './project-tool.ts';
 
 /** `tools`: every tool of the project, before --prod strips the dev ones. */
 export function checkApprovalRules(config: Pick<ProjectConfig, 'approval' | 'source' | 'emergent'>, tools: readonly ProjectTool[]): Diagnostic[] {
-  const check = approvalRuleCheck(tools.map((t) => t.spec), config.emergent !== undefined);
+  const check = approvalRuleCheck(tools.map((t) => t.spec), config.emergent !== undefined, CATALOG.map((entry) => entry.name));
   // Only the rules forge.yaml writes (the default tag:read always matches by risk).
   const written = config.source.toJS() as { approval?: Record<string, unknown> } | null;
   return (['auto_approve', 'auto_deny'] as const).flatMap((list) =>

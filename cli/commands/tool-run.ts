@@ -9,7 +9,7 @@ import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { parseToolReference } from '../../runtime/tools/yaml/definition.ts';
-import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
+import { CATALOG, findCatalogEntry } from '../../runtime/tools/catalog.ts';
 import { runsPython, toolsReached } from '../../runtime/tools/reach.ts';
 import { isYamlTool } from '../../runtime/tools/yaml/yaml-tool.ts';
 import { resolveProject } from '../../stages/resolve-agent.ts';
@@ -172,7 +172,7 @@ export async function run(argv: string[]): Promise<number> {
   // forge.yaml's rules too: the tool's sub-calls go through them as they would in the agent.
   const unmatched = [
     ...checkApprovalRules(project.config, project.tools),
-    ...unmatchedOptionRules(project.tools.map((t) => t.spec), project.config.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] }),
+    ...unmatchedOptionRules(project.tools.map((t) => t.spec), project.config.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] }, CATALOG.map((entry) => entry.name)),
   ];
   if (hasErrors(unmatched)) {
     refuse(unmatched);

@@ -10,7 +10,6 @@ import { error, warning, type Diagnostic, type Location } from '../diagnostics.t
 import { isRule, parseRule, ruleTags, type RuleKind as Kind } from '../guard/approval-rules.ts';
 import { SECURITY_TAGS } from '../guard/security-tags.ts';
 import { closestMatch } from '../suggest.ts';
-import { CATALOG } from './catalog.ts';
 import { CATEGORIES, type Category, type ToolSpec } from './model.ts';
 
 const GLOB = /[*?[\]{}()!+@]/;
@@ -19,8 +18,8 @@ export type RuleList = 'auto_approve' | 'auto_deny';
 type List = RuleList;
 
 /** The command line's --auto-approve and --auto-deny rules that match none of `specs`. */
-export function unmatchedOptionRules(specs: readonly ToolSpec[], emergent: boolean, rules: { autoApprove?: readonly string[]; autoDeny?: readonly string[] }): Diagnostic[] {
-  const check = approvalRuleCheck(specs, emergent);
+export function unmatchedOptionRules(specs: readonly ToolSpec[], emergent: boolean, rules: { autoApprove?: readonly string[]; autoDeny?: readonly string[] }, shipped: readonly string[] = []): Diagnostic[] {
+  const check = approvalRuleCheck(specs, emergent, shipped);
   return [
     ...(rules.autoApprove ?? []).map((rule) => check('auto_approve', rule, '--auto-approve')),
     ...(rules.autoDeny ?? []).map((rule) => check('auto_deny', rule, '--auto-deny')),
@@ -30,8 +29,13 @@ export function unmatchedOptionRules(specs: readonly ToolSpec[], emergent: boole
 /**
  * The check of one rule against `specs`: a diagnostic if it matches none,
  * named `shownAs` (auto_deny in forge.yaml, --auto-deny on the command line).
+ * `shipped`: the names of the tools Forge ships, which a rule may name
+ * without this project having them (the catalog's, from the CLI and the
+ * build). The bundle passes none: the catalog would put every shipped tool
+ * into its core, and a --prod bundle holds no trace of the tools it left
+ * out; a rule there naming one matches nothing, and is said to.
  */
-export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean): (list: List, text: string, shownAs: string, at?: Location) => Diagnostic | undefined {
+export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean, shipped: readonly string[] = []): (list: List, text: string, shownAs: string, at?: Location) => Diagnostic | undefined {
   // What the agent has: an auto_deny typo one slip from one of these lets that tool run.
   const present: Record<Kind, Set<string>> = {
     name: new Set(specs.map((s) => s.name)),
@@ -41,7 +45,7 @@ export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean)
   };
   // What a rule may name without this project having it.
   const known: Record<Kind, Set<string>> = {
-    name: new Set([...present.name, ...CATALOG.map((e) => e.name), 'forge_tool']),
+    name: new Set([...present.name, ...shipped]),
     tag: new Set([...present.tag, ...SECURITY_TAGS]),
     category: new Set([...present.category, ...CATEGORIES]),
   };
