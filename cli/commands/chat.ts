@@ -51,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   // process-tree.ts). Their default would end it with no 'exit' event, leaving them running in their own groups.
   for (const signal of STOP_SIGNAL_NAMES) process.once(signal, () => process.exit(128 + STOP_SIGNALS[signal]));
   // A person is here: a sub-tool that needs confirmation mid-call is asked too.
-  const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${terminalLine(request.parents.join(' → '))} → ${terminalLine(request.tool)} ${short(JSON.stringify(request.args))} (${terminalLine(request.reason)})? [y/N] `)) ?? '').trim()) };
+  const subApprover = { approve: async (request: ApprovalRequest) => /^y(es)?$/i.test(((await ask(`\n${c.yellow('?')} ${terminalLine(request.parents.join(' → '))} → ${terminalLine(request.tool)} ${whole(request.args)} (${terminalLine(request.reason)})? [y/N] `)) ?? '').trim()) };
   const agent = createAgent({ manifest, registry, workDir: project.config.workDir, http, log, subApprover });
   const session = values.session ?? `chat-${randomUUID()}`;
   const lines = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
@@ -95,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
         while (outcome.status === 'input-required') {
           const answers = new Map<string, boolean>();
           for (const request of outcome.requests) {
-            const answer = await ask(`\n${c.yellow('?')} run ${terminalLine(request.tool)} ${short(JSON.stringify(request.arguments))} (${terminalLine(request.reason)})? [y/N] `);
+            const answer = await ask(`\n${c.yellow('?')} run ${terminalLine(request.tool)} ${whole(request.arguments)} (${terminalLine(request.reason)})? [y/N] `);
             answers.set(request.callId, /^y(es)?$/i.test((answer ?? '').trim()));
           }
           outcome = await agent.resume(session, answers, { onEvent, stream: true });
@@ -115,6 +115,15 @@ export async function run(argv: string[]): Promise<number> {
     await registry.close();
   }
   return 0;
+}
+
+/**
+ * The arguments a person is asked to approve, all of them: the model orders the keys and sizes the
+ * values, so a cut line would show a long harmless value and hide the rest (a file_write's path
+ * after 200 characters of content). Escaped, on one line, as what the model chose is everywhere.
+ */
+function whole(args: unknown): string {
+  return terminalLine(JSON.stringify(args ?? {}));
 }
 
 /** A call's arguments or result on its one line, cut short; what the model or a tool chose is shown, not obeyed. */

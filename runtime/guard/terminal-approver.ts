@@ -35,7 +35,9 @@ export class TerminalApprover implements Approver {
     const lines = [`\n? "${terminalLine(request.tool)}" needs your confirmation: ${terminalLine(request.reason)}`];
     if (request.parents.length) lines.push(`  called by: ${terminalLine(request.parents.join(' → '))}`);
     if (request.covers?.length) lines.push(`  this also confirms every call it makes to: ${terminalLine(request.covers.join(', '))}`);
-    lines.push(`  arguments: ${terminalLine(truncate(JSON.stringify(request.args ?? {}), 600))}`);
+    // All of them: a step's arguments may come from what it read, and a cut line would show its long
+    // harmless part and hide the rest (the path after 600 characters of content).
+    lines.push(`  arguments: ${terminalLine(JSON.stringify(request.args ?? {}))}`);
     this.output.write(lines.join('\n') + '\n');
     // Imported here: any node: module a bundled file imports statically loads when the bundle starts.
     const { createInterface } = await import('node:readline');
@@ -52,8 +54,4 @@ export class TerminalApprover implements Approver {
       });
     });
   }
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -32,6 +32,18 @@ describe('forge chat asks before a write, whatever ids the model gives its calls
   });
 });
 
+describe('forge chat shows the person every argument of the call they approve', () => {
+  it('a path the model put after a long harmless value is shown, not cut off', async () => {
+    // The model orders the keys and sizes the values: 300 characters of notes first, then where they go.
+    const content = `Meeting notes: ${'agreed to ship on Friday. '.repeat(12)}`;
+    const write = { id: 'w', name: 'file_write', arguments: { content, path: 'deploy.sh' } };
+    const { code, stdout, stderr, project } = await chat([{ toolCalls: [write] }, { text: 'done' }], 'save my notes\nn\n/exit\n');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`? run file_write {"content":"${content}","path":"deploy.sh"}`);
+    expect(existsSync(join(project, 'deploy.sh'))).toBe(false);
+  });
+});
+
 describe('forge chat runs the tools the model calls in the same sandbox as forge run and the bundle', () => {
   it('a tool process sees its own PID namespace, not the host\'s, and none of the model key', async () => {
     const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'where_am_i', arguments: {} }] }, { text: 'done' }]);

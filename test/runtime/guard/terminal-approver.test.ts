@@ -29,4 +29,24 @@ describe('TerminalApprover', () => {
     expect(shown).toContain('arguments: {"path":"notes\\u{202e}txt.sh","content":"x\\u001b[2J\\x9b1A\\n? \\"file_read\\" needs your confirmation"}');
     expect(shown).not.toMatch(/[\x1b\u0080-\u009f\u202e]/);
   });
+
+  it('shows every argument, however long: a path after a long value is not cut off', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (d) => (shown += d));
+    const content = `#!/bin/sh\n# ${'harmless build notes '.repeat(40)}`;
+    const asked = new TerminalApprover(input, output).approve({
+      tool: 'file_write',
+      args: { content, path: 'deploy.sh' },
+      category: 'builtin',
+      tags: ['write'],
+      risk: 'write',
+      reason: 'it is tagged "write"',
+      parents: ['fetch_and_save'],
+    });
+    input.end('n\n');
+    expect(await asked).toBe(false);
+    expect(shown).toContain(`arguments: {"content":${JSON.stringify(content)},"path":"deploy.sh"}`);
+  });
 });
