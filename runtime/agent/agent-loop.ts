@@ -190,7 +190,10 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
     countGateDecisions(decisions);
     const waiting = calls.filter((c) => decisions.get(c.id) === 'ask');
     if (waiting.length) {
-      const requests = waiting.map((call) => ({ callId: call.id, tool: call.name, arguments: call.arguments, reason: reasonFor(byName.get(call.name)!) }));
+      const requests = waiting.map((call) => {
+        const spec = byName.get(call.name)!;
+        return { callId: call.id, tool: call.name, arguments: call.arguments, reason: reasonFor(spec, options.gate.covers?.(spec) ?? []) };
+      });
       options.onEvent?.({ type: 'approval-needed', requests });
       return { status: 'input-required', pending: { calls, decisions: Object.fromEntries(decisions) }, requests };
     }
@@ -286,7 +289,13 @@ function unparsed(call: ToolCall, why: 'malformed' | 'cut-off'): ToolResult {
     : fail('FORGE_TOOL_ARGS', `the arguments of this call to "${call.name}" are not JSON, so it did not run: ${shown}`, 'send the arguments as one JSON object, as the tool\'s input schema describes');
 }
 
-function reasonFor(spec: ToolSpec): string {
+/**
+ * Why a person must decide. A singleConfirmation tool's one approval also approves what it calls (the
+ * calls run without asking again, their arguments made by its steps): said, since the tool's own tags
+ * (it may be tagged read) would not tell the person that "yes" lets writes run.
+ */
+function reasonFor(spec: ToolSpec, covers: readonly string[]): string {
   const security = spec.tags.filter((t) => t === 'read' || t === 'write' || t === 'run');
-  return security.length ? `"${spec.name}" is tagged ${security.join(', ')}` : `"${spec.name}" has no security tag, so it counts as run`;
+  const own = security.length ? `"${spec.name}" is tagged ${security.join(', ')}` : `"${spec.name}" has no security tag, so it counts as run`;
+  return covers.length ? `${own}; approving it also approves every call it makes to ${covers.join(', ')}` : own;
 }

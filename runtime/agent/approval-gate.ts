@@ -9,6 +9,11 @@ export type GateDecision = 'allow' | 'deny' | 'ask';
 
 export interface ApprovalGate {
   decide(tool: ToolSpec, args: unknown): GateDecision;
+  /**
+   * For a call it asks about: the tools the one approval also approves (a singleConfirmation tool's
+   * sub-tools that would ask on their own), which the person must be told of before answering.
+   */
+  covers?(tool: ToolSpec): string[];
 }
 
 /** Every call runs (a person is driving, or no policy is configured). */

@@ -15,5 +15,8 @@ export function policyGate(policy: () => ApprovalPolicy, lookup: (name: string) 
       const { verdict, asks } = decideCall(lookup(spec.name) ?? spec, policy(), lookup);
       return verdict.decision === 'deny' ? 'deny' : asks ? 'ask' : 'allow';
     },
+    covers(spec) {
+      return decideCall(lookup(spec.name) ?? spec, policy(), lookup).covers;
+    },
   };
 }

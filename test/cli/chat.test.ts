@@ -44,6 +44,22 @@ describe('forge chat shows the person every argument of the call they approve', 
   });
 });
 
+describe('forge chat tells the person what one approval of a singleConfirmation tool lets run', () => {
+  it('a tool tagged read whose one confirmation covers a write says so in the question', async () => {
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ id: 's', name: 'tidy_notes', arguments: {} }] }, { text: 'done' }]);
+    const project = writeProject({
+      'forge.yaml': minimalConfig(`model:\n  provider: openai\n  name: scripted\n  base_url: ${llm.url}/v1\n`),
+      'tools/overwrite_notes.yaml': 'description: Overwrites the notes.\ntags: [write]\nbash: echo gone > notes.txt\n',
+      'tools/tidy_notes.yaml': 'description: Tidies the notes.\ntags: [read]\nsingle-confirmation: true\nsteps:\n  - tool: overwrite_notes\n',
+      'notes.txt': 'some notes\n',
+    });
+    const { code, stdout, stderr } = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'tidy up\nn\n/exit\n' });
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('? run tidy_notes {} ("tidy_notes" is tagged read; approving it also approves every call it makes to overwrite_notes)? [y/N]');
+    expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('some notes\n');
+  });
+});
+
 describe('forge chat runs the tools the model calls in the same sandbox as forge run and the bundle', () => {
   it('a tool process sees its own PID namespace, not the host\'s, and none of the model key', async () => {
     const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'where_am_i', arguments: {} }] }, { text: 'done' }]);
