@@ -43,17 +43,32 @@ const context = vm.createContext(Object.create(null), { name: 'forged-tool', cod
 let nextBridge = 1;
 const bridgeWaits = new Map();
 let currentId = 0;
-// The host side of the bridge: takes and gives strings only.
+// The host side of the bridge: takes and gives strings only. The code calls it on its own stack, which
+// it may have filled to the brim: it only queues the request (nothing is half done if it overflows,
+// and the context drops what it throws), and the queue is written out on a stack of its own.
+const outbox = [];
+let flushing = false;
+function flush() {
+  flushing = false;
+  // A request whose wait was never recorded (the stack ran out in between) is not sent: the code was told it failed.
+  for (const message of outbox.splice(0)) if (bridgeWaits.has(message.bridge)) send(message);
+}
 function bridge(kind, requestJson, settle) {
-  const id = nextBridge++;
-  bridgeWaits.set(id, settle);
-  send({ id: currentId, bridge: id, kind, request: String(requestJson) });
+  // Each try takes a number of its own, so no later request is sent under one that was queued and not waited for.
+  const message = { id: currentId, bridge: nextBridge++, kind, request: String(requestJson) };
+  if (!flushing) {
+    setImmediate(flush);
+    flushing = true;
+  }
+  outbox.push(message);
+  bridgeWaits.set(message.bridge, settle);
 }
 const makeApi = vm.runInContext(
   '(function (bridge, allowJson) {' +
   '  "use strict";' +
   '  const allow = JSON.parse(allowJson);' +
-  '  const ask = (kind, request) => new Promise((resolve, reject) => bridge(kind, JSON.stringify(request), (ok, text) => ok ? resolve(JSON.parse(text)) : reject(new Error(String(text)))));' +
+  // What the host's function throws (its stack overflowing: a RangeError of the host's realm) never reaches the code.
+  '  const ask = (kind, request) => new Promise((resolve, reject) => { const text = JSON.stringify(request); try { bridge(kind, text, (ok, answer) => ok ? resolve(JSON.parse(answer)) : reject(new Error(String(answer)))); } catch { reject(new Error("the call could not be made: the stack is full")); } });' +
   '  const tools = Object.freeze({ call: (name, args) => {' +
   '    if (!allow.tools.includes(String(name))) return Promise.reject(new Error("tool \\"" + name + "\\" is not in the allowlist (allowed: " + (allow.tools.join(", ") || "none") + ")"));' +
   '    return ask("tool", { name: String(name), args: args === undefined ? {} : args });' +

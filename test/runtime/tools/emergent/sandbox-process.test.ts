@@ -119,6 +119,40 @@ describe('sandbox process', () => {
     }
   });
 
+  it('hands the code no host object when a tools.call at the edge of the stack fails in the host\'s half of the bridge, and the call still ends', async () => {
+    // Each unwinding frame near the stack's end calls tools.call, until `calls` went out: some overflow in
+    // the context, some in the host's function behind it, whose RangeError (the host's, with the host's
+    // Object.prototype behind it) reached the code as the call's rejection (4 or 5 calls did that here);
+    // some overflowed inside the host's stdout write and left the process unable to answer at all (20).
+    const file = join(tempDir(), 'code.js');
+    writeFileSync(
+      file,
+      `async function execute(input) {
+        const seen = [];
+        const calls = [];
+        function rec() {
+          try { rec(); } catch (e) {
+            if (calls.length >= input.calls) throw e;
+            try { calls.push(tools.call('echo', {}).catch((r) => seen.push(r))); } catch (thrown) { seen.push(thrown); }
+            throw e;
+          }
+        }
+        try { rec(); } catch {}
+        await Promise.all(calls);
+        const foreign = seen.filter((r) => r === null || typeof r !== 'object' || !(r instanceof Error)).length;
+        // The bridge still answers a call made from a stack with room.
+        return { calls: calls.length, foreign, after: await tools.call('echo', {}) };
+      }`,
+    );
+    const sandbox = new SandboxProcess(file, { tools: ['echo'], hosts: [] }, { memoryMb: 64, timeoutMs: 5000 });
+    try {
+      const echo: BridgeHandler = async () => ({ ok: true, value: 'echoed' });
+      for (const calls of [4, 5, 20]) expect(await sandbox.call({ calls }, echo)).toMatchObject({ ok: true, value: { calls, foreign: 0, after: 'echoed' } });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('runs inside the host\'s bubblewrap sandbox when the agent installed one: no network, the code readable', async () => {
     const probe = await probeSandbox();
     expect(probe.isolation, probe.reason).toBe('bubblewrap'); // bubblewrap is part of the test machine (.ci/run)
