@@ -53,7 +53,48 @@ export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; o
   });
   addFormats(ajv);
   linearUrlFormat(ajv);
+  linearUniqueItems(ajv);
   return ajv;
+}
+
+/**
+ * ajv's `uniqueItems` compares every pair of items (deep equality) unless the
+ * schema pins the items to scalar types: a schema someone else wrote (a
+ * forged tool's, an MCP server's) saying only `uniqueItems: true` let one
+ * call of 100,000 distinct items hold the server's one thread for minutes.
+ * The same check in linear time: each item is written out once, its object
+ * keys sorted (JSON Schema's equality, as ajv's: {a, b} equals {b, a}, -0 equals 0),
+ * and looked up among those before it.
+ */
+function linearUniqueItems(ajv: InstanceType<typeof Ajv>): void {
+  ajv.removeKeyword('uniqueItems');
+  const validate: ((unique: boolean, items: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] } = (unique, items) => {
+    if (!unique) return true;
+    const seen = new Map<string, number>();
+    for (let i = 0; i < items.length; i++) {
+      const key = canonicalJson(items[i]);
+      const j = seen.get(key);
+      if (j !== undefined) {
+        // ajv's own error, as its built-in keyword words it.
+        validate.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i, j } }];
+        return false;
+      }
+      seen.set(key, i);
+    }
+    return true;
+  };
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate });
+}
+
+/** A JSON value as text with every object's keys in order: two values JSON Schema calls equal have the same text. */
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const object = value as Record<string, unknown>;
+  return `{${Object.keys(object)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
+    .join(',')}}`;
 }
 
 /**

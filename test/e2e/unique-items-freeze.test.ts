@@ -1,0 +1,52 @@
+/**
+ * `uniqueItems: true` in a schema someone else wrote (a forge request's
+ * inputSchema, an MCP server's) is checked on the server's one thread, and
+ * ajv checked it by comparing every pair of items: one call with 100,000
+ * distinct items (under a megabyte) held every front end for minutes. The
+ * built bundle here is attacked over REST by a token holder (approved by
+ * default), who forges the tool and calls it.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
+import { forge, tempDir, writeProject } from '../helpers/project.ts';
+
+const TOKEN = 'unique-token';
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+let agent: AgentProcess;
+
+beforeAll(async () => {
+  const project = writeProject({ 'forge.yaml': 'agent_id: unique\nversion: 1.0.0\ndescription: x\ntools: [math_calculate]\nemergent: { allow_agent_scope: true }\n' });
+  const built = await forge(['build'], project);
+  expect(built.code, built.stderr).toBe(0);
+  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+}, 120_000);
+
+afterAll(async () => {
+  // SIGKILL: were a pairwise check holding the server again, SIGTERM would wait on it past the hook's timeout.
+  await agent?.stop('SIGKILL');
+});
+
+const call = (tool: string, body: unknown) => fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+
+describe('uniqueItems in a forged tool\'s inputSchema', () => {
+  it('is checked without comparing every pair: a call with 100,000 distinct items is answered, and others meanwhile; a duplicate (keys in another order) is still refused', async () => {
+    const forged = await call('forge_tool', {
+      name: 'distinct_rows',
+      description: 'Counts rows that must all differ.',
+      scope: 'agent',
+      inputSchema: { type: 'object', properties: { rows: { type: 'array', uniqueItems: true } }, required: ['rows'] },
+      outputSchema: { type: 'object' },
+      implementation: { mode: 'sandbox', code: 'function execute(input) { return { rows: input.rows.length }; }' },
+      testCases: [{ input: { rows: [[1], [2]] }, expectedOutput: { rows: 2 } }],
+    });
+    expect(forged.body).toMatchObject({ ok: true, value: { success: true } });
+    const rows = Array.from({ length: 100_000 }, (_, i) => [i]);
+    const counting = call('distinct_rows', { rows });
+    const health = await fetch(`${agent.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    expect(health.status).toBe(200);
+    expect(await counting).toMatchObject({ status: 200, body: { ok: true, value: { rows: 100_000 } } });
+    const duplicate = await call('distinct_rows', { rows: [{ a: 1, b: 2 }, { c: 3 }, { b: 2, a: 1 }] });
+    expect(duplicate).toMatchObject({ status: 400, body: { ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('must NOT have duplicate items (items ## 0 and 2 are identical)') } } });
+  }, 60_000);
+});
