@@ -1,10 +1,15 @@
 /**
- * `uniqueItems: true` in a schema someone else wrote (a forge request's
- * inputSchema, an MCP server's) is checked on the server's one thread, and
- * ajv checked it by comparing every pair of items: one call with 100,000
- * distinct items (under a megabyte) held every front end for minutes. The
- * built bundle here is attacked over REST by a token holder (approved by
- * default), who forges the tool and calls it.
+ * A schema someone else wrote (a forge request's inputSchema, an MCP
+ * server's) is checked on the server's one thread, against arguments the
+ * attacker sends too. `uniqueItems: true` was checked by comparing every
+ * pair of items: one call with 100,000 distinct items (under a megabyte)
+ * held every front end for minutes. Schemas that reuse each other through
+ * `$ref` make the work exponential in a small argument: a definition whose
+ * items are anyOf [allOf [itself, not {}], itself] checks both branches at
+ * every level, twice the work per level (22 levels took a quarter second,
+ * 40 take days), so forge_tool refuses $ref. The built bundle here is
+ * attacked over REST by a token holder (approved by default), who forges
+ * the tools and calls them.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,5 +53,31 @@ describe('uniqueItems in a forged tool\'s inputSchema', () => {
     expect(await counting).toMatchObject({ status: 200, body: { ok: true, value: { rows: 100_000 } } });
     const duplicate = await call('distinct_rows', { rows: [{ a: 1, b: 2 }, { c: 3 }, { b: 2, a: 1 }] });
     expect(duplicate).toMatchObject({ status: 400, body: { ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining('must NOT have duplicate items (items ## 0 and 2 are identical)') } } });
+  }, 60_000);
+});
+
+describe('$ref in a forge request\'s schemas', () => {
+  const request = (name: string, inputSchema: Record<string, unknown>) => ({
+    name,
+    description: 'Takes nested lists.',
+    scope: 'agent',
+    inputSchema,
+    outputSchema: { type: 'object' },
+    implementation: { mode: 'sandbox', code: 'function execute(input) { return {}; }' },
+    testCases: [{ input: { x: [[]] }, expectedOutput: {} }],
+  });
+  const doubling = { type: 'array', items: { anyOf: [{ allOf: [{ $ref: '#/$defs/n' }, { not: {} }] }, { $ref: '#/$defs/n' }] } };
+
+  it.each([
+    ['at a property', 'nested_lists', { type: 'object', properties: { x: { $ref: '#/$defs/n' } }, $defs: { n: doubling } }, '/properties/x'],
+    ['at a property named "default"', 'nested_defaults', { type: 'object', properties: { default: { $ref: '#/$defs/n' }, x: { type: 'array' } }, $defs: { n: doubling } }, '/properties/default'],
+  ])('is refused %s, naming where, before any argument is checked against it', async (_where, name, inputSchema, at) => {
+    const refused = await call('forge_tool', request(name, inputSchema));
+    expect(refused.body).toMatchObject({ ok: true, value: { success: false, errors: [{ code: 'FORGE_SCHEMA_INVALID', message: expect.stringContaining(`inputSchema${at}: a $ref reuses a schema`) }] } });
+  }, 60_000);
+
+  it('is data in a default value, and the tool is forged', async () => {
+    const forged = await call('forge_tool', request('ref_in_default', { type: 'object', properties: { x: { type: 'array', default: [{ $ref: '#' }] } } }));
+    expect(forged.body).toMatchObject({ ok: true, value: { success: true } });
   }, 60_000);
 });

@@ -50,6 +50,16 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
       problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key}${at}: the pattern ${JSON.stringify(pattern)} uses ${why}, which could hold the server for as long as it backtracks`, hint: 'write the pattern without backreferences or lookarounds, or check the value in the code' });
     }
   }
+  for (const key of ['inputSchema', 'outputSchema'] as const) {
+    const at = refAt(request[key]);
+    if (at !== undefined) {
+      problems.push({
+        code: 'FORGE_SCHEMA_INVALID',
+        message: `${key}${at}: a $ref reuses a schema, and schemas that reuse each other (two branches of an anyOf naming one definition, and so on) make checking one small argument take exponential time on the server's thread`,
+        hint: 'write each subschema out where it is used',
+      });
+    }
+  }
   if (request.inputSchema.type !== 'object') problems.push({ code: 'FORGE_SCHEMA_INVALID', message: 'inputSchema must describe an object (type: object): a tool takes named arguments' });
   // A composition's inputs are YAML parameters, whose own check names them; sandboxed code's are not checked elsewhere.
   if (request.implementation.mode === 'sandbox') {
@@ -115,6 +125,30 @@ function reaches(registry: ToolRegistry, from: string, target: string, seen = ne
   for (const next of registry.get(from)?.composedOf ?? []) {
     const path = reaches(registry, next, target, seen);
     if (path) return [from, ...path];
+  }
+  return undefined;
+}
+
+/** Keywords whose value is data, not a schema: a "$ref" inside is a value like any other. */
+const DATA_KEYWORDS = new Set(['default', 'examples', 'enum', 'const']);
+/** Keywords whose value maps names to schemas: a name there ("default", "enum") is no keyword. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+
+/**
+ * Where in `schema` a `$ref` is (a JSON pointer to the object holding it), or undefined. Looked for in
+ * every object but the values of data keywords (a property's default may hold a "$ref" of its own).
+ */
+function refAt(schema: unknown): string | undefined {
+  const pending: [unknown, string, boolean][] = [[schema, '', false]];
+  while (pending.length) {
+    const [node, at, names] = pending.shift()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (!names && !Array.isArray(node) && typeof (node as Record<string, unknown>).$ref === 'string') return at;
+    for (const [key, value] of Object.entries(node)) {
+      const here = `${at}/${pointer(key)}`;
+      if (names || Array.isArray(node)) pending.push([value, here, false]);
+      else if (!DATA_KEYWORDS.has(key)) pending.push([value, here, NAME_MAPS.has(key)]);
+    }
   }
   return undefined;
 }
