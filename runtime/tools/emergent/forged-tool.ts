@@ -12,8 +12,15 @@ import type { EmergentSettings, ForgeRequest } from './forge-request.ts';
 import { NOT_ALLOWED_HINT, notAllowed, toolAllowed } from './emergent-policy.ts';
 import type { ForgedMark, ForgedTool } from './forged-mark.ts';
 import { SandboxProcess, type BridgeHandler, type SandboxAllow, type SandboxLimits } from './sandbox-process.ts';
+import { MAX_RESULT_CHARS } from './sandbox-worker.ts';
 
 export { isForged, type ForgedMark, type ForgedTool } from './forged-mark.ts';
+
+/**
+ * The most characters of values a forged composition's call may pass into its steps and output: four
+ * times what a sandboxed tool may return (MAX_RESULT_CHARS), room for a page passed through a few steps.
+ */
+export const MAX_COMPOSED_CHARS = 4 * MAX_RESULT_CHARS;
 
 /** The owner of a tool forge_tool is still testing: registered so its tests can call it, served to no one. */
 export const CANDIDATE_OWNER = '\0candidate';
@@ -61,7 +68,7 @@ function createUncheckedTool(request: ForgeRequest, mark: ForgedMark, host: Forg
     const { definition, problems } = composeDefinition(request);
     if (!definition) throw new Error(problems.join('; '));
     const spec = { ...yamlToolSpec(definition, undefined), ...base, tags: [...COMPOSITION_TAGS] };
-    return { ...createYamlTool(spec, definition, { workDir: host.workDir }), ...base, tags: spec.tags };
+    return { ...createYamlTool(spec, definition, { workDir: host.workDir, maxResolvedChars: MAX_COMPOSED_CHARS }), ...base, tags: spec.tags };
   }
   const allow = readAllowlist(request.implementation.allowlist);
   const sandbox = new SandboxProcess(host.codeFile, allow, host.limits);

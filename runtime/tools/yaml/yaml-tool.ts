@@ -17,12 +17,18 @@ import { prepareStep, type PrepareContext, type PreparedStep } from './prepare-s
 import { runPreparedStep } from './run-step.ts';
 import { RunValues, SKIPPED, type StepResult } from './run-values.ts';
 import { linesInYamlFile } from './script-location.ts';
-import { references, renderOutput, type Resolve } from './template.ts';
+import { references, renderOutput, textOf, type Resolve } from './template.ts';
 
 export interface YamlToolHost {
   workDir: string;
   envPassthrough?: readonly string[];
   maxOutputBytes?: number;
+  /**
+   * The most characters of values one call may put into its steps' arguments, conditions and output (a
+   * forged composition's: its templates are someone else's, and twenty steps each passing on two copies
+   * of the last one's result made a 1,000-character argument half a gigabyte, and the server ran out of memory).
+   */
+  maxResolvedChars?: number;
   /** Called with each command just before it runs (`forge tool run --show-command`). */
   onCommand?: (event: CommandEvent) => void;
 }
@@ -71,6 +77,23 @@ export function yamlToolSpec(definition: YamlToolDefinition, source: ToolSpec['s
   });
 }
 
+/**
+ * A resolver that counts the characters of the values it hands out (a value counts as the text it renders
+ * as) and refuses the one that takes a call past `max`: checked before a template joins them, so what
+ * was refused was never built.
+ */
+function budgeted(resolve: Resolve, max: number, tool: string): Resolve {
+  let used = 0;
+  return (ref) => {
+    const value = resolve(ref);
+    used += typeof value === 'string' ? value.length : textOf(value).length;
+    if (used > max) {
+      throw new ForgeError('FORGE_TOOL_OUTPUT_LIMIT', `tool "${tool}" put more than ${max} characters of values into its steps' arguments and its output in one call ({${ref.text}} went past it)`, 'pass smaller values from step to step, or fewer copies of them');
+    }
+    return value;
+  };
+}
+
 /** `file`: the tool's YAML file, where an error in a python: step is placed. */
 export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, host: YamlToolHost, file?: string): YamlTool {
   const needsPython = definition.steps.some((s) => s.action.kind === 'python');
@@ -88,6 +111,7 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
     }
     const call = ++calls;
     const values = new RunValues((args ?? {}) as Record<string, unknown>, definition.steps);
+    const resolve = host.maxResolvedChars === undefined ? values.resolve : budgeted(values.resolve, host.maxResolvedChars, spec.name);
     const context: PrepareContext = { workDir: host.workDir, baseEnv: baseEnv(), python };
     const controller = new AbortController();
     const stop = () => controller.abort();
@@ -99,10 +123,10 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
     const runStep = async (step: YamlStep, index: number): Promise<StepResult> => {
       if (definition.parallel) await Promise.all(step.needs.map((n) => done.get(n)));
       if (failure || controller.signal.aborted) return SKIPPED;
-      if (step.when && !truthy(evaluate(step.when, values.resolve))) return record(step, SKIPPED);
+      if (step.when && !truthy(evaluate(step.when, resolve))) return record(step, SKIPPED);
       let prepared: PreparedStep;
       try {
-        prepared = prepareStep(definition, step, values.resolve, context);
+        prepared = prepareStep(definition, step, resolve, context);
       } catch (err) {
         if (!(err instanceof ValueRefused)) throw err;
         return record(step, { ...SKIPPED, status: 'failed', error: { code: 'FORGE_YAML_VALUE', message: err.message } });
@@ -142,7 +166,7 @@ export function createYamlTool(spec: ToolSpec, definition: YamlToolDefinition, h
     if (failure) return failure;
     if (definition.output) {
       try {
-        return ok(renderOutput(definition.output, values.resolve, definition.outputJson));
+        return ok(renderOutput(definition.output, resolve, definition.outputJson));
       } catch (err) {
         // A value that cannot stand where output: puts it (text where a JSON value goes): fail rather than return broken JSON.
         if (!(err instanceof ForgeError) || err.code !== 'FORGE_YAML_VALUE') throw err;
