@@ -100,6 +100,10 @@ export async function forge(request: ForgeRequest, ctx: ToolContext, deps: Forge
   // Build.
   const problems = buildStep(request, registry, settings, session);
   if (problems.length) return refused(problems);
+  // A tool kept in the store that is not served (emergent.allow_tools or max_tools left it out) still holds its name:
+  // the candidate's code would be staged over its code.js, and a refused forge left it there, under the kept record,
+  // to be served without build, tests or judge once the settings let that record in again. Answered as any taken name.
+  if (store.holds(request.name)) return refused([{ code: 'FORGE_TOOL_COLLISION', message: `a tool named "${request.name}" already exists`, hint: 'choose another name' }]);
   let tool;
   try {
     tool = createForgedTool(request, { tier: 'session', owner: CANDIDATE_OWNER }, deps.toolHost(request.name));

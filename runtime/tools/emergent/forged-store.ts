@@ -89,6 +89,11 @@ export class ForgedStore {
     return records.sort((a, b) => (a.request.name < b.request.name ? -1 : 1));
   }
 
+  /** Whether a record is kept under `name` (served or not: allow_tools or max_tools may leave it unregistered). */
+  holds(name: string): boolean {
+    return existsSync(join(this.dir(name), 'tool.json'));
+  }
+
   /** Removes a refused candidate's staged code (a directory without a record). */
   removeUnrecorded(name: string): void {
     if (!existsSync(join(this.dir(name), 'tool.json'))) rmSync(this.dir(name), { recursive: true, force: true });

@@ -314,6 +314,29 @@ describe('forge_tool: emergent settings narrowed after a tool was forged', () =>
     expect(fewer.warnings).toContain('forged tool add_numbers is not registered: the agent already has 1 forged tools; the limit is 1 (emergent.max_tools)');
   });
 
+  it("refuses a forge of a name the store keeps for a tool it does not serve: the candidate's code was staged over that tool's, and came back under its record, untested", async () => {
+    const workDir = tempDir();
+    const first = await harness(workDir);
+    expect((await forgeIn(first, calcTwice)).errors).toEqual([]);
+    await first.registry.close();
+
+    const narrowed = await harness(workDir, { allow_tools: ['json_parse'] });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(narrowed.registry.has('calc_twice')).toBe(false);
+    // The kept tool's name, code that calls nothing (so allow_tools lets it through), and a test it fails on purpose.
+    const swap = { ...calcTwice, implementation: { mode: 'sandbox', code: 'function execute() { return { doubled: 666 }; }' } };
+    const refused = await forgeIn(narrowed, swap);
+    expect(refused).toMatchObject({ success: false, errors: [{ code: 'FORGE_TOOL_COLLISION', message: 'a tool named "calc_twice" already exists' }] });
+    await narrowed.registry.close();
+
+    // allow_tools widened again: the kept tool is served with its own code, the one its tests passed.
+    const widened = await harness(workDir);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(readFileSync(join(workDir, '.forge', 'forged', 'calc_twice', 'code.js'), 'utf8')).toBe(calcTwice.implementation.code);
+    expect(await widened.registry.execute('calc_twice', { expression: '1+2' }, { session: 'context:one' })).toMatchObject({ ok: true, value: { doubled: 6 } });
+    await widened.registry.close();
+  });
+
   it('checks the allow_tools in force at every call, and at every tools.call of code already running', async () => {
     const h = await harness();
     for (const request of [calcJson, calcTwice]) expect((await forgeIn(h, request)).errors).toEqual([]);
