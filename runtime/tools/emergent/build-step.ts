@@ -22,6 +22,7 @@ import { readAllowlist } from './forged-tool.ts';
 import { invalidInputNames } from './input-names.ts';
 import { visibleTo } from './forged-mark.ts';
 import { unprotectedPattern } from '../../regexp-safety.ts';
+import { refAt } from './schema-refs.ts';
 
 export const FORGE_TOOL_NAME = 'forge_tool';
 
@@ -125,30 +126,6 @@ function reaches(registry: ToolRegistry, from: string, target: string, seen = ne
   for (const next of registry.get(from)?.composedOf ?? []) {
     const path = reaches(registry, next, target, seen);
     if (path) return [from, ...path];
-  }
-  return undefined;
-}
-
-/** Keywords whose value is data, not a schema: a "$ref" inside is a value like any other. */
-const DATA_KEYWORDS = new Set(['default', 'examples', 'enum', 'const']);
-/** Keywords whose value maps names to schemas: a name there ("default", "enum") is no keyword. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
-
-/**
- * Where in `schema` a `$ref` is (a JSON pointer to the object holding it), or undefined. Looked for in
- * every object but the values of data keywords (a property's default may hold a "$ref" of its own).
- */
-function refAt(schema: unknown): string | undefined {
-  const pending: [unknown, string, boolean][] = [[schema, '', false]];
-  while (pending.length) {
-    const [node, at, names] = pending.shift()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (!names && !Array.isArray(node) && typeof (node as Record<string, unknown>).$ref === 'string') return at;
-    for (const [key, value] of Object.entries(node)) {
-      const here = `${at}/${pointer(key)}`;
-      if (names || Array.isArray(node)) pending.push([value, here, false]);
-      else if (!DATA_KEYWORDS.has(key)) pending.push([value, here, NAME_MAPS.has(key)]);
-    }
   }
   return undefined;
 }

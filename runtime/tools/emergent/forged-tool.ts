@@ -13,6 +13,7 @@ import { NOT_ALLOWED_HINT, notAllowed, toolAllowed } from './emergent-policy.ts'
 import type { ForgedMark, ForgedTool } from './forged-mark.ts';
 import { SandboxProcess, type BridgeHandler, type SandboxAllow, type SandboxLimits } from './sandbox-process.ts';
 import { MAX_RESULT_CHARS } from './sandbox-worker.ts';
+import { requestRef } from './schema-refs.ts';
 
 export { isForged, type ForgedMark, type ForgedTool } from './forged-mark.ts';
 
@@ -47,6 +48,9 @@ export function readAllowlist(allowlist: readonly string[] = []): SandboxAllow {
 }
 
 export function createForgedTool(request: ForgeRequest, mark: ForgedMark, host: ForgedToolHost): ForgedTool {
+  // Refused at build since; one kept from before (.forge/forged/, the shared store) is not made.
+  const ref = requestRef(request);
+  if (ref) throw new Error(`${ref} uses $ref, which forge_tool refuses: schemas that reuse each other make checking an argument take exponential time`);
   const tool = createUncheckedTool(request, mark, host);
   const run = tool.execute;
   // Every result honours outputSchema, whichever front end asked.

@@ -337,6 +337,18 @@ describe('forge_tool: emergent settings narrowed after a tool was forged', () =>
     await widened.registry.close();
   });
 
+  it('does not register a stored tool whose schema has a $ref (forged before forge_tool refused it): checking an argument against it could take exponential time', async () => {
+    const workDir = tempDir();
+    const doubling = { type: 'array', items: { anyOf: [{ allOf: [{ $ref: '#/$defs/n' }, { not: {} }] }, { $ref: '#/$defs/n' }] } };
+    const request = { ...addNumbers, name: 'nested_lists', scope: 'session', inputSchema: { type: 'object', properties: { x: { $ref: '#/$defs/n' } }, $defs: { n: doubling } }, testCases: [{ input: { x: [] }, expectedOutput: { sum: 3 } }] } as never;
+    new ForgedStore(forgedRoot(workDir)).save({ request, tier: 'session', owner: 'context:one', forgedAt: new Date().toISOString(), verdict: { approved: true, checks: [], reasoning: '' }, testResults: [{ input: { x: [] }, expected: { sum: 3 }, actual: { sum: 3 }, passed: true, durationMs: 1 }] });
+    const h = await harness(workDir);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(h.registry.has('nested_lists')).toBe(false);
+    expect(h.warnings).toContain('forged tool nested_lists is not registered: inputSchema/properties/x uses $ref, which forge_tool refuses: schemas that reuse each other make checking an argument take exponential time');
+    await h.registry.close();
+  });
+
   it('checks the allow_tools in force at every call, and at every tools.call of code already running', async () => {
     const h = await harness();
     for (const request of [calcJson, calcTwice]) expect((await forgeIn(h, request)).errors).toEqual([]);
