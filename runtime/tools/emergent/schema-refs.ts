@@ -17,9 +17,10 @@ const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definiti
  * every object but the values of data keywords (a property's default may hold a "$ref" of its own).
  */
 export function refAt(schema: unknown): string | undefined {
+  // Breadth first (the $ref nearest the top is named), read by index: shift() would make a large schema quadratic.
   const pending: [unknown, string, boolean][] = [[schema, '', false]];
-  while (pending.length) {
-    const [node, at, names] = pending.shift()!;
+  for (let next = 0; next < pending.length; next++) {
+    const [node, at, names] = pending[next]!;
     if (node === null || typeof node !== 'object') continue;
     if (!names && !Array.isArray(node) && typeof (node as Record<string, unknown>).$ref === 'string') return at;
     for (const [key, value] of Object.entries(node)) {
