@@ -6,27 +6,21 @@
  * built bundle here is attacked over REST by a token holder (approved by
  * default), who forges the composition and calls it.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
-import { forge, tempDir, writeProject } from '../helpers/project.ts';
+import type { AgentProcess } from '../helpers/agent-process.ts';
+import { startForgingAgent, type ForgingAgent } from '../helpers/forging-agent.ts';
 
-const TOKEN = 'doubling-token';
-const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 let agent: AgentProcess;
+let call: ForgingAgent['call'];
 
 beforeAll(async () => {
-  const project = writeProject({ 'forge.yaml': 'agent_id: doubling\nversion: 1.0.0\ndescription: x\ntools: [json_parse]\nemergent: { allow_agent_scope: true }\n' });
-  const built = await forge(['build'], project);
-  expect(built.code, built.stderr).toBe(0);
-  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+  ({ agent, call } = await startForgingAgent('doubling', ['json_parse']));
 }, 120_000);
 
 afterAll(async () => {
   await agent?.stop('SIGKILL');
 });
 
-const call = (tool: string, body: unknown) => fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
 /** Step i parses a JSON string holding two copies of step i-1's value: the value doubles at each step. */
 const STEPS = 20;

@@ -6,20 +6,15 @@
  * token holder (approved by default); the server must answer everyone
  * meanwhile, and a pattern only a backtracking engine can run is refused.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
-import { forge, tempDir, writeProject } from '../helpers/project.ts';
+import type { AgentProcess } from '../helpers/agent-process.ts';
+import { startForgingAgent, type ForgingAgent } from '../helpers/forging-agent.ts';
 
-const TOKEN = 'regexp-token';
-const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 let agent: AgentProcess;
+let call: ForgingAgent['call'];
 
 beforeAll(async () => {
-  const project = writeProject({ 'forge.yaml': 'agent_id: regexp\nversion: 1.0.0\ndescription: x\ntools: [math_calculate]\nemergent: { allow_agent_scope: true }\n' });
-  const built = await forge(['build'], project);
-  expect(built.code, built.stderr).toBe(0);
-  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+  ({ agent, call } = await startForgingAgent('regexp', ['math_calculate']));
 }, 120_000);
 
 afterAll(async () => {
@@ -37,7 +32,6 @@ const forgeRequest = (name: string, pattern: string, input: string) => ({
   testCases: [{ input: { s: input }, expectedOutput: {} }],
 });
 
-const call = (tool: string, body: unknown) => fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
 describe('a regular expression from a forge request', () => {
   it('that backtracks without bound does not hold the server: others are answered meanwhile, and so is the forge', async () => {

@@ -11,20 +11,15 @@
  * attacked over REST by a token holder (approved by default), who forges
  * the tools and calls them.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
-import { forge, tempDir, writeProject } from '../helpers/project.ts';
+import type { AgentProcess } from '../helpers/agent-process.ts';
+import { startForgingAgent, type ForgingAgent } from '../helpers/forging-agent.ts';
 
-const TOKEN = 'unique-token';
-const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 let agent: AgentProcess;
+let call: ForgingAgent['call'];
 
 beforeAll(async () => {
-  const project = writeProject({ 'forge.yaml': 'agent_id: unique\nversion: 1.0.0\ndescription: x\ntools: [math_calculate]\nemergent: { allow_agent_scope: true }\n' });
-  const built = await forge(['build'], project);
-  expect(built.code, built.stderr).toBe(0);
-  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+  ({ agent, call } = await startForgingAgent('unique', ['math_calculate']));
 }, 120_000);
 
 afterAll(async () => {
@@ -32,7 +27,6 @@ afterAll(async () => {
   await agent?.stop('SIGKILL');
 });
 
-const call = (tool: string, body: unknown) => fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
 describe('uniqueItems in a forged tool\'s inputSchema', () => {
   it('is checked without comparing every pair: a call with 100,000 distinct items is answered, and others meanwhile; a duplicate (keys in another order) is still refused', async () => {
