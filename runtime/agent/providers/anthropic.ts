@@ -17,8 +17,6 @@ import { shortBody, statedOutputLimit } from './http-errors.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const API_VERSION = '2023-06-01';
-/** A model.max_tokens past a model's own output limit is asked again at the limit the model states. */
-export const DEFAULT_MAX_TOKENS = ANTHROPIC_DEFAULT_MAX_TOKENS;
 
 export interface AnthropicOptions extends ProviderOptions {
   /** Mark the request for Anthropic's prompt cache (default true). */
@@ -62,7 +60,7 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
       const stream = request.onText !== undefined || request.stream === true;
       for (;;) {
         const messages = toWire(request.messages, label, everyCallThinks);
-        const maxTokens = Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, maxOutput ?? Number.POSITIVE_INFINITY);
+        const maxTokens = Math.min(request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, maxOutput ?? Number.POSITIVE_INFINITY);
         const body: Record<string, unknown> = { ...extra, model: options.model, max_tokens: maxTokens, messages, stream };
         if (request.system) body.system = request.system;
         if (request.tools.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));

@@ -4,7 +4,8 @@
  * from then on at most that.
  */
 import { describe, expect, it } from 'vitest';
-import { createAnthropicProvider, DEFAULT_MAX_TOKENS } from '../../../../runtime/agent/providers/anthropic.ts';
+import { createAnthropicProvider } from '../../../../runtime/agent/providers/anthropic.ts';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../../../../runtime/agent/providers/request-fields.ts';
 import { HttpClient } from '../../../../runtime/net/http-client.ts';
 import { startScriptedAnthropic, type ScriptedTurn } from '../../../helpers/scripted-llm.ts';
 
