@@ -93,6 +93,20 @@ describe('forge tool add / get / list / remove', () => {
     expect(run.stdout).toBe("Hello, O'Brien! x2\n");
   });
 
+  it("refuses a value the help's own du example would read as an option, with what to write instead", async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'secret.txt': 'tools/\0' });
+    const added = await forge(['tool', 'add', 'disk_usage', '--description', 'Size of a folder.', '--run', 'du -sh {path}', '--parameter', 'path', 'The folder', 'default=.', '--tag', 'read'], dir, env);
+    expect(added.code, added.stderr).toBe(0);
+    const attack = await forge(['tool', 'run', 'disk_usage', '--param', 'path=--files0-from=secret.txt'], dir, env);
+    expect(attack.code).toBe(1);
+    expect(attack.stderr).toContain('FORGE_YAML_VALUE');
+    expect(attack.stderr).toContain('so "du" would read it as an option');
+    expect(attack.stdout).not.toContain('tools');
+    const plain = await forge(['tool', 'run', 'disk_usage', '--param', 'path=.'], dir, env);
+    expect(plain.code, plain.stderr).toBe(0);
+  });
+
   it('describes a user-scope tool by name and as user/NAME, inside a project and outside one, as tool run finds it', async () => {
     const { env } = scopes();
     const outside = tempDir('forge-cwd-');

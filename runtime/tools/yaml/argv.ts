@@ -5,8 +5,10 @@
  * placeholder inside its word — so a value is always exactly one argument,
  * whatever spaces or quotes it holds.
  */
-import { refuseUnholdable } from './escape.ts';
-import { renderText, type Resolve, type Segment, type Template, type TemplateProblem } from './template.ts';
+import { basename } from 'node:path';
+import { refuseOption, refuseUnholdable, ValueRefused } from './escape.ts';
+import { OPTIONS_FIRST } from './shell-context.ts';
+import { renderText, type Reference, type Resolve, type Segment, type Template, type TemplateProblem } from './template.ts';
 
 export function splitCommand(template: Template): { words: Template[]; problems: TemplateProblem[] } {
   const words: Template[] = [];
@@ -60,9 +62,25 @@ export function splitCommand(template: Template): { words: Template[]; problems:
   return { words, problems };
 }
 
-export function renderArgv(words: readonly Template[], resolve: Resolve): string[] {
-  return words.map((word) => {
+/**
+ * The arguments for one call. A value that starts an argument (after the program, before any `--` or, for
+ * printf and echo, their first operand) must not start with "-" (see refuseOption), unless the tool's author
+ * wrote it (`authored`: a boolean's `flag:`).
+ */
+export function renderArgv(words: readonly Template[], resolve: Resolve, authored?: (ref: Reference) => boolean): string[] {
+  const program = words.length > 0 ? renderText(words[0], resolve) : '';
+  let operands = false;
+  return words.map((word, index) => {
+    const first = word.segments[0];
+    if (index > 0 && !operands && first?.kind === 'ref' && !first.raw && !authored?.(first.ref)) {
+      try {
+        refuseOption([resolve(first.ref)], basename(program) || 'the program');
+      } catch (err) {
+        throw new ValueRefused(`the value of {${first.ref.text}} ${(err as Error).message}`);
+      }
+    }
     const arg = renderText(word, resolve);
+    if (index > 0 && (arg === '--' || (OPTIONS_FIRST.has(basename(program)) && !arg.startsWith('-')))) operands = true;
     refuseUnholdable(arg, 'a value', 'a process argument');
     return arg;
   });

@@ -28,6 +28,26 @@ export class ValueRefused extends ForgeError {
   }
 }
 
+/**
+ * A value that starts an argument is read by most programs as an option when it starts with "-": `du -sh {path}`
+ * with path "--files0-from=/etc/shadow", `git log {ref}` with ref "--output=/work/x", `echo {text}` with text
+ * "-n". Escaping cannot help (the program, not the shell, reads it), so such a value is refused; numbers are
+ * left alone (a negative number is a value, and no option of consequence is spelt as one). `words`: what the
+ * value becomes there (the items of an array standing bare are arguments of their own).
+ */
+export function refuseOption(words: readonly unknown[], command: string): void {
+  for (const word of words) {
+    if (typeof word === 'number') continue;
+    const item = textOf(word);
+    if (!item.startsWith('-')) continue;
+    const shown = item.length > 40 ? `${item.slice(0, 40)}…` : item;
+    throw new ValueRefused(
+      `starts with "-" (${JSON.stringify(shown)}), so ${command === 'the program' ? 'the program' : `"${command}"`} would read it as an option, not as a value; ` +
+        'the tool can put -- before the placeholder (the end of options for most programs), ./ before a path, or write an option\'s value as --name={value}',
+    );
+  }
+}
+
 /** Words the shell reads as themselves: no quoting needed (keeps --show-command readable). */
 const PLAIN_WORD = /^[A-Za-z0-9_./:@%+,-]+$/;
 

@@ -12,7 +12,7 @@ import { renderArgv } from './argv.ts';
 import type { ArgTemplate, EnvironmentEntry, YamlStep, YamlToolDefinition } from './definition.ts';
 import { refuseUnholdable, ValueRefused } from './escape.ts';
 import { renderScript, renderScriptLines, type CompiledScript } from './script.ts';
-import { renderText, renderValue, type Resolve, type Template } from './template.ts';
+import { renderText, renderValue, type Reference, type Resolve, type Template } from './template.ts';
 
 export type PreparedStep =
   | {
@@ -69,6 +69,7 @@ function isFlagWord(definition: YamlToolDefinition, word: Template): boolean {
 
 function prepareAction(definition: YamlToolDefinition, step: YamlStep, resolve: Resolve, context: PrepareContext): PreparedStep {
   const action = step.action;
+  const authored = (ref: Reference) => ref.path.length === 0 && definition.flags?.[ref.root] !== undefined;
   if (action.kind === 'tool') {
     let args: unknown;
     if (action.args) args = Object.fromEntries(Object.entries(action.args).map(([k, v]) => [k, renderArg(v, resolve)]));
@@ -98,14 +99,14 @@ function prepareAction(definition: YamlToolDefinition, step: YamlStep, resolve: 
       const program = action.kind === 'python' ? context.python : action.kind;
       if (action.kind === 'python') Object.assign(env, PYTHON_TOOL_ENV);
       // Only a python: step's error is placed back in its script (run-step.ts): a shell step's lines are not worked out.
-      const script = action.kind === 'python' ? { ...renderScriptLines(action.script, resolve), extension: '.py' } : { text: renderScript(action.script, resolve), extension: '.sh' };
+      const script = action.kind === 'python' ? { ...renderScriptLines(action.script, resolve), extension: '.py' } : { text: renderScript(action.script, resolve, authored), extension: '.sh' };
       return { kind: 'process', form: action.kind, argv: [program, SCRIPT_FILE], script, env, toolEnv, cwd };
     }
     case 'run':
-      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve).filter((arg, i) => arg !== '' || !isFlagWord(definition, action.argv[i])), env, toolEnv, cwd };
+      return { kind: 'process', form: 'run', argv: renderArgv(action.argv, resolve, authored).filter((arg, i) => arg !== '' || !isFlagWord(definition, action.argv[i])), env, toolEnv, cwd };
     case 'script': {
-      const text = 'language' in action.body ? renderScript(action.body as CompiledScript, resolve) : renderText(action.body as Template, resolve);
-      let argv = renderArgv(action.interpreter, resolve);
+      const text = 'language' in action.body ? renderScript(action.body as CompiledScript, resolve, authored) : renderText(action.body as Template, resolve);
+      let argv = renderArgv(action.interpreter, resolve, authored);
       if (argv.some((a) => a.includes('{0}'))) argv = argv.map((a) => a.split('{0}').join(SCRIPT_FILE));
       else argv.push(SCRIPT_FILE);
       if (action.extension === '.py') Object.assign(env, PYTHON_TOOL_ENV);

@@ -3,10 +3,10 @@
  * compiled once when the tool loads: every placeholder's context is found
  * and checked then, so rendering a call only escapes and joins.
  */
-import { escapeForPython, escapeForShell, ValueRefused } from './escape.ts';
+import { escapeForPython, escapeForShell, refuseOption, ValueRefused } from './escape.ts';
 import { analyzePython, type PythonContext } from './python-context.ts';
 import { analyzeShell, type Heredoc, type ShellContext } from './shell-context.ts';
-import { literalSkeleton, references, textOf, type Resolve, type Template, type TemplateProblem } from './template.ts';
+import { literalSkeleton, references, textOf, type Reference, type Resolve, type Template, type TemplateProblem } from './template.ts';
 
 export type ScriptLanguage = 'bash' | 'sh' | 'python';
 
@@ -24,6 +24,8 @@ export interface CompiledScript {
   numeric: (string | undefined)[];
   /** The script evaluates text as arithmetic somewhere, so no value may carry an array subscript with an expansion. */
   evaluatesArithmetic: boolean;
+  /** Per placeholder: the command that would read a value starting with "-" there as an option. */
+  optionOf: (string | undefined)[];
 }
 
 /**
@@ -37,8 +39,9 @@ export function compileScript(template: Template, language: ScriptLanguage): { s
   let contexts: (ShellContext | PythonContext)[];
   let heredocs: Heredoc[] = [];
   let numeric: (string | undefined)[] = [];
+  let optionOf: (string | undefined)[] = [];
   if (language === 'python') contexts = analyzePython(text, positions);
-  else ({ contexts, heredocs, numeric } = analyzeShell(text, positions, language === 'bash' ? 'bash' : 'posix'));
+  else ({ contexts, heredocs, numeric, optionOf } = analyzeShell(text, positions, language === 'bash' ? 'bash' : 'posix'));
 
   const refs = references(template);
   const problems: TemplateProblem[] = [];
@@ -53,12 +56,15 @@ export function compileScript(template: Template, language: ScriptLanguage): { s
   });
   const mustQuote = positions.map((p) => /(\$[A-Za-z_][A-Za-z0-9_]*|[$~])$/.test(text.slice(Math.max(0, p - 64), p)));
   const evaluatesArithmetic = language !== 'python' && ARITHMETIC_CONSTRUCTS.test(text);
-  return { script: { language, template, skeleton: text, positions, contexts, heredocs, mustQuote, numeric, evaluatesArithmetic }, problems };
+  return { script: { language, template, skeleton: text, positions, contexts, heredocs, mustQuote, numeric, evaluatesArithmetic, optionOf }, problems };
 }
 
-/** The script with every value escaped for where it stands. Throws ValueRefused for a value that cannot go there. */
-export function renderScript(script: CompiledScript, resolve: Resolve): string {
-  return renderScriptLines(script, resolve).text;
+/**
+ * The script with every value escaped for where it stands. Throws ValueRefused for a value that cannot go there.
+ * `authored`: placeholders whose text the tool's author wrote (a boolean parameter's `flag:`), which may be options.
+ */
+export function renderScript(script: CompiledScript, resolve: Resolve, authored?: (ref: Reference) => boolean): string {
+  return renderScriptLines(script, resolve, authored).text;
 }
 
 /**
@@ -66,7 +72,7 @@ export function renderScript(script: CompiledScript, resolve: Resolve): string {
  * comes from (`lines[n - 1]` for line n): a value with newlines in it adds
  * lines, which all come from the line its placeholder is on.
  */
-export function renderScriptLines(script: CompiledScript, resolve: Resolve): { text: string; lines: number[] } {
+export function renderScriptLines(script: CompiledScript, resolve: Resolve, authored?: (ref: Reference) => boolean): { text: string; lines: number[] } {
   const refs = references(script.template);
   const inserted: string[] = refs.map((segment, n) => {
     const value = resolve(segment.ref);
@@ -75,6 +81,8 @@ export function renderScriptLines(script: CompiledScript, resolve: Resolve): { t
     try {
       if (context.kind === 'unsupported') throw new ValueRefused(`cannot be inserted ${context.reason}`);
       checkArithmetic(script, n, value);
+      const reader = script.optionOf[n];
+      if (reader && !authored?.(segment.ref)) refuseOption(context.kind === 'bare' && Array.isArray(value) ? value : [value], reader);
       return script.language === 'python'
         ? escapeForPython(context as Exclude<PythonContext, { kind: 'unsupported' }>, value)
         : escapeForShell(context as Exclude<ShellContext, { kind: 'unsupported' }>, value, !script.mustQuote[n]);

@@ -49,6 +49,14 @@ interface CodeFrame {
   /** The first word of the command in progress (eval runs its arguments as code). */
   command?: string;
   test?: { placeholders: number[]; text: string };
+  /** Where the current word starts in the text (while `current` is not empty). */
+  wordStart: number;
+  /** Placeholders already standing in the current word. */
+  valuesInWord: number;
+  /** The command in progress had a `--` argument: what follows are operands, never options. */
+  endOfOptions: boolean;
+  /** The word in progress is a redirection's target (`> {file}`, `<<< {text}`), not an argument. */
+  redirect: boolean;
 }
 
 type Frame =
@@ -64,8 +72,20 @@ const WORD_BREAK = /[\s;&|()<>]/;
 const ARITHMETIC_TEST = /(^|\s)-(eq|ne|lt|le|gt|ge|v)(\s|$)/;
 const INTEGER_DECLARATION = /\b(declare|typeset|local|export|readonly)\s+-[A-Za-z]*i/;
 
+/**
+ * Words that come before a command without being it (`if git ...`, `LC_ALL=C du ...`): the command
+ * in progress is the word after them.
+ */
+const COMMAND_PREFIX = /^(if|then|else|elif|do|while|until|time|!|\{|[A-Za-z_][A-Za-z0-9_]*=.*)$/;
+
+/** Commands whose words are never read as options: shell syntax, not a program's arguments. */
+const NO_OPTIONS = new Set(['case', 'for', 'select', '[[']);
+
+/** Commands that read options only before their first operand (`printf FORMAT ARGS`, bash's `echo`). */
+export const OPTIONS_FIRST: ReadonlySet<string> = new Set(['printf', 'echo']);
+
 function codeFrame(close: CodeFrame['close'], arith = false, depth = 0): CodeFrame {
-  return { mode: 'code', close, depth, caseDepth: 0, word: '', current: '', arith, letActive: false };
+  return { mode: 'code', close, depth, caseDepth: 0, word: '', current: '', arith, letActive: false, wordStart: 0, valuesInWord: 0, endOfOptions: false, redirect: false };
 }
 
 export interface ShellAnalysis {
@@ -73,6 +93,11 @@ export interface ShellAnalysis {
   heredocs: Heredoc[];
   /** Per placeholder: why only a number may stand there (bash arithmetic), if it is so. */
   numeric: (string | undefined)[];
+  /**
+   * Per placeholder that starts an argument of a command (before any `--`): that command, which would
+   * read a value starting with "-" as one of its options (`du -sh {path}` with path "--files0-from=...").
+   */
+  optionOf: (string | undefined)[];
 }
 
 export function analyzeShell(text: string, positions: readonly number[], dialect: ShellDialect = 'bash'): ShellAnalysis {
@@ -94,6 +119,7 @@ function unsupported(reason: string, hint: string): ShellContext {
 class ShellScanner {
   private readonly contexts: ShellContext[] = [];
   private readonly numeric: (string | undefined)[] = [];
+  private readonly optionOf: (string | undefined)[] = [];
   private readonly heredocs: Heredoc[] = [];
   /** Here-documents whose `<<WORD` was read; their bodies start on the next line. */
   private readonly pending: Omit<Heredoc, 'bodyStart' | 'bodyEnd'>[] = [];
@@ -135,7 +161,7 @@ class ShellScanner {
       if (doc.bodyStart < 0) doc.bodyStart = text.length;
       if (doc.bodyEnd < 0) doc.bodyEnd = text.length;
     }
-    return { contexts: this.contexts, heredocs: this.heredocs, numeric: this.numeric };
+    return { contexts: this.contexts, heredocs: this.heredocs, numeric: this.numeric, optionOf: this.optionOf };
   }
 
   /** Reads the character at `i` in `frame`'s mode; returns the offset to read next. */
@@ -199,10 +225,35 @@ class ShellScanner {
     while (this.next < positions.length && positions[this.next] < at) contexts[this.next++] = unsupported('inside a shell operator or keyword', 'separate the placeholder from the characters around it');
     while (this.next < positions.length && positions[this.next] === at) {
       this.numeric[this.next] = this.arithmeticReason();
+      this.optionOf[this.next] = this.optionReader(at);
+      const code = this.innermostCode();
+      if (code) code.valuesInWord++;
       for (const f of this.stack) if (f.mode === 'code' && f.test) f.test.placeholders.push(this.next);
       contexts[this.next++] = context();
       this.wordBefore = true;
     }
+  }
+
+  private innermostCode(): CodeFrame | undefined {
+    for (let n = this.stack.length - 1; n >= 0; n--) {
+      const f = this.stack[n];
+      if (f.mode === 'code') return f;
+    }
+    return undefined;
+  }
+
+  /**
+   * The command that would read a value starting with "-" standing at `at` as an option: the value
+   * starts one of its arguments (bare, or right inside the word's opening quotes), and no `--` came
+   * before it. Not the command's own name, a redirection's target or a here-document's text.
+   */
+  private optionReader(at: number): string | undefined {
+    const top = this.top();
+    if (top.mode !== 'code' && top.mode !== 'single' && top.mode !== 'double' && top.mode !== 'ansi') return undefined;
+    const frame = this.innermostCode();
+    if (!frame || frame.command === undefined || NO_OPTIONS.has(frame.command) || frame.endOfOptions || frame.redirect || frame.valuesInWord > 0) return undefined;
+    const startsWord = frame.current === '' ? !this.wordBefore : /^(\$?["'])+$/.test(this.text.slice(frame.wordStart, at));
+    return startsWord ? frame.command : undefined;
   }
 
   /** Placeholders strictly inside a multi-character token cannot be escaped. */
@@ -213,8 +264,22 @@ class ShellScanner {
   /** A word of a code frame ends: let, [[ and ]] change what follows. */
   private endWord(frame: CodeFrame, separator: string): void {
     const word = frame.current;
+    const valueWord = word === '' && frame.valuesInWord > 0;
     frame.current = '';
-    if (word && frame.command === undefined) frame.command = word;
+    frame.valuesInWord = 0;
+    if (valueWord) {
+      // A command named by a value (`{program} -x {arg}`): what follows are its arguments all the same.
+      if (frame.redirect) frame.redirect = false;
+      else if (frame.command === undefined) frame.command = 'the program';
+      else if (OPTIONS_FIRST.has(frame.command)) frame.endOfOptions = true;
+    }
+    if (word) {
+      if (frame.redirect) frame.redirect = false;
+      else if (frame.command === undefined) {
+        if (!COMMAND_PREFIX.test(word)) frame.command = word;
+      } else if (word === '--' || (OPTIONS_FIRST.has(frame.command) && !word.startsWith('-'))) frame.endOfOptions = true;
+    }
+    if (separator === '<' || separator === '>') frame.redirect = true;
     if (word === 'let') frame.letActive = true;
     else if (word === '[[') frame.test = { placeholders: [], text: '' };
     else if (word === ']]' && frame.test) {
@@ -224,6 +289,7 @@ class ShellScanner {
     if (/[;&|\n()]/.test(separator)) {
       frame.letActive = false;
       frame.command = undefined;
+      frame.endOfOptions = false;
     }
   }
 
@@ -300,7 +366,7 @@ class ShellScanner {
     const { text, stack } = this;
     const c = text[i];
     const d = text[i + 1];
-    this.trackWords(frame, c);
+    this.trackWords(frame, c, i);
     if (c === '(' && d === '(' && frame.current === '' && !this.wordBefore) {
       // ((...)): an arithmetic command, closed by its "))".
       stack.push(codeFrame(')', true, 1));
@@ -344,7 +410,7 @@ class ShellScanner {
   }
 
   /** Keeps a code frame's words current: case/esac nesting, [[ ]] text, let and assignments. */
-  private trackWords(frame: CodeFrame, c: string): void {
+  private trackWords(frame: CodeFrame, c: string, at: number): void {
     if (/[A-Za-z0-9_]/.test(c)) frame.word += c;
     else {
       if (frame.word === 'case') frame.caseDepth++;
@@ -353,7 +419,10 @@ class ShellScanner {
     }
     if (frame.test) frame.test.text += c;
     if (WORD_BREAK.test(c)) this.endWord(frame, c);
-    else if (c !== '\\') frame.current += c;
+    else if (c !== '\\') {
+      if (frame.current === '') frame.wordStart = at;
+      frame.current += c;
+    }
   }
 
   /** `$(`, `${`, `$'`, `$"`, a backtick: pushes the frame and returns the next offset. */
@@ -405,6 +474,9 @@ class ShellScanner {
       }
     }
     this.refuseInside(at, j + 1, "in a here-document's delimiter", 'write the delimiter literally, e.g. <<EOF');
+    // The delimiter was the redirection's target; the words after it are the command's again.
+    const code = this.innermostCode();
+    if (code) code.redirect = false;
     this.pending.push({ delimiter, quoted, stripTabs });
     return Math.min(j, text.length);
   }

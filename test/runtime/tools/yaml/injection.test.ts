@@ -148,8 +148,9 @@ const CONTEXTS: Record<string, Context> = {
   "python, in b'...'": { tool: { python: pyLines((n) => `print(b'{${n}}'.hex())`) } },
   "python, in rb'...'": { tool: { python: pyLines((n) => `print(rb'{${n}}'.hex())`) } },
   'python, after a comment with the value': { tool: { python: pyLines((n) => `# note: {${n}}\n${pyHex(`{${n}}`)}`) } },
+  // After `--`: values starting with "-" (-rf, --help) are refused where a program would read them as options.
   'run:, a list of arguments': {
-    tool: { run: ['python3', '-c', "import sys\nfor a in sys.argv[1:]: print(a.encode('utf-8', 'surrogateescape').hex())", ...names.map((n) => `{${n}}`)] },
+    tool: { run: ['python3', '-c', "import sys\nfor a in sys.argv[2:]: print(a.encode('utf-8', 'surrogateescape').hex())", '--', ...names.map((n) => `{${n}}`)] },
   },
   'run:, one string split into words': {
     tool: { run: `python3 -c "import sys\nfor a in sys.argv[1:]: print(a.encode('utf-8', 'surrogateescape').hex())" ${names.map((n) => `--v={${n}}`).join(' ')}` },
