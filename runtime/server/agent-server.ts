@@ -3,7 +3,7 @@
  * Streamable HTTP, and REST for tools — one node:http server, no framework.
  * Every endpoint but health and the agent card needs the bearer token.
  * drain() turns /readyz to 503 while still serving (the load balancer
- * stops sending); shutdown then stops accepting, lets in-flight requests
+ * stops sending), with no connection kept alive from then on; shutdown then stops accepting, lets in-flight requests
  * finish (up to a timeout), then closes what is left.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -26,6 +26,7 @@ import { sendFailure } from './respond.ts';
 import { SERVER_STOPPING } from './rest-tools.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { traceRequest } from '../telemetry/trace-request.ts';
+import { ClosingConnections } from './closing-connections.ts';
 
 export interface AgentServerOptions {
   manifest: AgentManifest;
@@ -75,8 +76,10 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   const routes = new AgentRoutes(options, limits);
   let inFlight = 0;
   let idle: (() => void) | undefined;
+  const connections = new ClosingConnections();
 
   const server = createServer(serverOptions(limits), (req, res) => {
+    connections.track(res);
     // An MCP client's standing event stream (GET /mcp) is not a call in flight.
     const counted = !(req.method === 'GET' && req.url?.startsWith('/mcp'));
     if (counted) inFlight++;
@@ -103,9 +106,10 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     server,
     drain() {
       routes.shuttingDown = true;
+      connections.begin(server);
     },
     close: (graceMs = 10_000) =>
-      closeServer(server, { graceMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), shutDown: () => (routes.shuttingDown = true) }),
+      closeServer(server, { graceMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
   };
 }
 

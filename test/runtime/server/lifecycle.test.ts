@@ -3,6 +3,8 @@
  * serving while /readyz says 503; MCP over HTTP keeps no session unless
  * FORGE_MCP_SESSIONS=stateful asks for one.
  */
+import { Agent as HttpAgent, get, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
@@ -38,6 +40,34 @@ describe('stopping', () => {
     expect((await fetch(`${agent.url}/tools`)).status).toBe(200);
     await stopped;
     await expect(fetch(`${agent.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('keeps no connection alive once the drain begins: idle ones are closed, and every answer says Connection: close', async () => {
+    const agent = await serve();
+    const { port } = new URL(agent.url);
+    // A client's keep-alive connection, waiting idle after its first answer.
+    const idle = connect(Number(port), '127.0.0.1');
+    let idleEnded = false;
+    idle.on('end', () => (idleEnded = true));
+    const firstAnswer = await new Promise<string>((resolve) => {
+      let text = '';
+      idle.on('data', (chunk) => {
+        text += chunk;
+        if (text.includes('\r\n\r\n')) resolve(text);
+      });
+      idle.write('GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n');
+    });
+    expect(firstAnswer).toMatch(/^connection: keep-alive\r$/im);
+
+    agent.drain(); // what SIGTERM does first
+    const pooled = new HttpAgent({ keepAlive: true });
+    const headersOf = (path: string) => new Promise<IncomingHttpHeaders>((resolve, reject) => get(`${agent.url}${path}`, { agent: pooled }, (res) => (res.resume(), resolve(res.headers))).on('error', reject));
+    expect((await headersOf('/healthz')).connection).toBe('close');
+    expect((await headersOf('/readyz')).connection).toBe('close');
+    // Closed by the server before either of those was asked: its end has reached this side by now.
+    expect(idleEnded).toBe(true);
+    pooled.destroy();
+    idle.destroy();
   });
 
   it('drains by default only in a cluster or with a shared store', () => {
