@@ -265,9 +265,19 @@ export function stopOnSignals(agent: { stop(graceMs?: number, drainMs?: number):
       signalled = true;
       const timing = agent.timing;
       log.info(`${signal}: ${timing?.drainMs ? `draining for ${timing.drainMs} ms, then ` : ''}finishing in-flight requests, then stopping`);
+      const started = performance.now();
+      const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s after ${signal}`;
+      // The last line, once the calls have ended, the store is closed and the traces are sent: an operator
+      // (or a log pipeline) sees the stop went through, and how much of the grace period it took.
       void agent.stop(timing?.graceMs, timing?.drainMs).then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => {
+          log.info(`stopped, ${took()}`);
+          process.exit(0);
+        },
+        (err: unknown) => {
+          log.warn(`stopping failed, ${took()}: ${(err as Error).message}`);
+          process.exit(1);
+        },
       );
     });
   }

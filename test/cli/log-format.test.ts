@@ -92,6 +92,8 @@ describe('--log-format json', () => {
     const lines = everyLineJson(agent.output());
     expect(lines.map((l) => l.msg)).toContain('auth token: FORGE_AUTH_TOKEN');
     expect(lines.some((l) => String(l.msg).includes('listening on'))).toBe(true);
+    // The last line says it stopped, once all is done, and how long the stop took.
+    expect(lines.at(-1)).toEqual({ time: expect.any(String), level: 'info', msg: expect.stringMatching(/^stopped, \d+\.\d s after SIGTERM$/) });
 
     const taken = await withPortTaken((port) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', String(port), '--log-format', 'json'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } }));
     expect(taken.code).toBe(1);
@@ -112,6 +114,7 @@ describe('--log-format json', () => {
     const lines = everyLineJson(agent.output());
     expect(lines.map((l) => l.msg)).toContain('auth token: FORGE_AUTH_TOKEN');
     expect(lines.some((l) => /listening on http:.*studio http:/.test(String(l.msg)))).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: expect.stringMatching(/^stopped, \d+\.\d s after SIGTERM$/) });
 
     const taken = await withPortTaken((port) => runProcess(process.execPath, [forgeBin, 'run', '--port', String(port), '--log-format', 'json'], { cwd: project, env: { FORGE_AUTH_TOKEN: 'tok' } }));
     expect(taken.code).toBe(1);
@@ -142,4 +145,14 @@ describe('--log-format json', () => {
     expect(text.stderr).toContain(`error: ${NO_AUTH}`);
     expect(text.stderr).toContain('usage: forge run');
   }, 90_000);
+});
+
+describe('the text log', () => {
+  it("ends with the line saying the stop is done, and how long it took, after the bundle's own stop line", async () => {
+    const { bundle, workDir } = await builtBundle();
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: workDir, env: { FORGE_AUTH_TOKEN: 'tok' } });
+    expect(await agent.stop('SIGTERM')).toBe(0);
+    const lines = agent.output().trimEnd().split('\n');
+    expect(lines.slice(-2)).toEqual(['[forge] SIGTERM: finishing in-flight requests, then stopping', expect.stringMatching(/^\[forge\] stopped, \d+\.\d s after SIGTERM$/)]);
+  }, 60_000);
 });
