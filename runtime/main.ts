@@ -316,7 +316,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the
   // registry, ajv, the HTTP client or the adapters, and starts sooner without them.
-  const [{ assembleRuntime }, { bundleCodeSource }, { LOOPBACK_HOSTS }, { publicUrlProblem }] = await Promise.all([
+  const [{ assembleRuntime }, { bundleCodeSource }, { LOOPBACK_HOSTS }, { publicUrlProblem, publicUrlSetting }] = await Promise.all([
     import('./assemble.ts'),
     import('./bundle-code.ts'),
     import('./server/auth.ts'),
@@ -336,7 +336,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     }
     return usageError(refusal, command, invocation.values.json);
   }
-  const urlProblem = command === 'serve' ? publicUrlProblem(invocation.values['public-url'] ?? process.env.FORGE_PUBLIC_URL) : undefined;
+  const urlProblem = command === 'serve' ? publicUrlProblem(publicUrlSetting(invocation.values['public-url'], process.env)) : undefined;
   if (urlProblem) {
     if (invocation.logFormat === 'json') {
       invocation.problem(`FORGE_SERVE_CONFIG ${urlProblem}`, 'error', { code: 'FORGE_SERVE_CONFIG' });
@@ -431,7 +431,7 @@ async function serveCommand(runtime: StartedRuntime): Promise<number> {
   const host = runtime.host ?? '127.0.0.1';
   // The servers (and the protocol SDKs they load) are imported only when
   // serving: `call`, `tools` and tool workers start without them.
-  const [{ serveAgent, stopOnSignals }, { routeConsoleToLog }] = await Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts')]);
+  const [{ serveAgent, stopOnSignals }, { routeConsoleToLog }, { publicUrlSetting }] = await Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts'), import('./server/public-url.ts')]);
   routeConsoleToLog(log);
   const running = await serveAgent({
     manifest,
@@ -440,7 +440,7 @@ async function serveCommand(runtime: StartedRuntime): Promise<number> {
     host,
     port,
     noAuth: values['no-auth'],
-    publicUrl: values['public-url'] ?? process.env.FORGE_PUBLIC_URL,
+    publicUrl: publicUrlSetting(values['public-url'], process.env),
     http,
     log,
     announce: runtime.announce,

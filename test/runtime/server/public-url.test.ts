@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { publicUrlProblem } from '../../../runtime/server/public-url.ts';
+import { startAgentProcess } from '../../helpers/agent-process.ts';
 import { deployBundle, forge, forgeBin, minimalConfig, runProcess, writeProject } from '../../helpers/project.ts';
 
 describe('publicUrlProblem', () => {
@@ -22,5 +23,22 @@ describe('a --public-url that is no URL', () => {
     const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: bundle, env: { FORGE_PUBLIC_URL: 'notaurl' } });
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain(`${said}\n\n  serve [--host H]`);
+  }, 60_000);
+});
+
+describe('FORGE_PUBLIC_URL set but empty', () => {
+  it('is unset, as a compose file or a Helm chart leaves it: the bundle serves, and its card names the address it was reached at', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    expect((await forge(['build'], project)).code).toBe(0);
+    const { bundle } = deployBundle(project);
+    for (const empty of ['', ' ']) {
+      const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: bundle, env: { FORGE_PUBLIC_URL: empty, FORGE_AUTH_TOKEN: 'tok' } });
+      try {
+        const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as { url: string };
+        expect(card.url).toBe(`${agent.url}/a2a`);
+      } finally {
+        expect(await agent.stop('SIGTERM')).toBe(0);
+      }
+    }
   }, 60_000);
 });
