@@ -2,7 +2,8 @@
  * Model calls as spans ("chat <model>", GenAI semantic conventions) and
  * metrics: every attempt is one span, so a fallback shows as a failed call
  * followed by the next model's. A call its caller stopped counts as
- * `canceled`: the model's error rate is the provider's failures.
+ * `canceled`, and its span is no error (an event says canceled): the
+ * model's error rate is the provider's failures.
  */
 import type { ModelProvider, ModelRequest, ModelResponse } from '../agent/messages.ts';
 import { modelCalls, modelDuration, modelTokens } from './forge-metrics.ts';
@@ -26,7 +27,10 @@ export function tracedModel<P extends ModelProvider>(provider: P): P {
     try {
       const response = await inSpan(`chat ${model}`, attributes, async (span) => {
         span.setAttribute('gen_ai.input.messages', traceContent(request.messages));
-        const response = await provider.complete(request);
+        const response = await provider.complete(request).catch((err: unknown) => {
+          if (request.signal?.aborted) span.addEvent('forge.model.canceled');
+          throw err;
+        });
         span.setAttributes({
           'gen_ai.response.model': response.model.split(':').slice(1).join(':') || response.model,
           'gen_ai.response.finish_reasons': [response.stopReason],
@@ -38,7 +42,7 @@ export function tracedModel<P extends ModelProvider>(provider: P): P {
           'gen_ai.output.messages': traceContent({ text: response.text, toolCalls: response.toolCalls }),
         });
         return response;
-      }, { kind: 'client' });
+      }, { kind: 'client', notAnError: () => request.signal?.aborted === true });
       modelCalls.inc({ model: provider.label, outcome: 'ok' });
       if (response.usage) {
         modelTokens.inc({ model: provider.label, type: 'input' }, response.usage.inputTokens);

@@ -18,24 +18,35 @@ export function canceledByClient(signal: AbortSignal | undefined): boolean {
 
 /**
  * `signal`: the turn's. A turn its client canceled counts as `canceled`, not `error`: an alert on
- * failed turns must not fire because people press stop.
+ * failed turns must not fire because people press stop. Its span is no error either (status unset,
+ * as OpenTelemetry asks of what is no failure): `forge.turn.status` says canceled, and an event when.
  */
 export async function traceTurn(agentId: string, contextId: string, kind: 'send' | 'resume', run: () => Promise<AgentOutcome>, signal?: AbortSignal): Promise<AgentOutcome> {
   turnsInFlight.add({}, 1);
+  const canceled = () => canceledByClient(signal);
   try {
     const outcome = await inSpan(
       `invoke_agent ${agentId}`,
       { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agentId, 'gen_ai.conversation.id': contextId, 'forge.turn.kind': kind },
       async (span) => {
-        const outcome = await run();
-        span.setAttribute('forge.turn.status', outcome.status);
-        return outcome;
+        try {
+          const outcome = await run();
+          span.setAttribute('forge.turn.status', outcome.status);
+          return outcome;
+        } catch (err) {
+          if (canceled()) {
+            span.setAttribute('forge.turn.status', 'canceled');
+            span.addEvent('forge.turn.canceled');
+          }
+          throw err;
+        }
       },
+      { notAnError: canceled },
     );
     turns.inc({ status: outcome.status });
     return outcome;
   } catch (err) {
-    turns.inc({ status: canceledByClient(signal) ? 'canceled' : 'error' });
+    turns.inc({ status: canceled() ? 'canceled' : 'error' });
     throw err;
   } finally {
     turnsInFlight.add({}, -1);

@@ -145,14 +145,18 @@ export function withSpan<T>(span: Span, work: () => T, extra: Partial<TraceScope
   return storage.run({ ...storage.getStore(), ...extra, span }, work);
 }
 
-/** Runs `work` as a span: ended when it settles, marked as an error when it throws. */
-export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind } = {}): Promise<T> {
+/**
+ * Runs `work` as a span: ended when it settles, marked as an error when it throws, unless `notAnError`
+ * says the throw is none (a turn its client canceled): that span's status stays unset, as OpenTelemetry
+ * asks of anything but a failure, and `work` says what happened in its attributes.
+ */
+export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind; notAnError?: () => boolean } = {}): Promise<T> {
   if (processors.size === 0) return work(NOOP_SPAN);
   const span = startSpan(name, attributes, { kind: options.kind });
   try {
     return await withSpan(span, () => work(span));
   } catch (err) {
-    span.setError((err as Error).message);
+    if (!options.notAnError?.()) span.setError((err as Error).message);
     throw err;
   } finally {
     span.end();

@@ -79,17 +79,26 @@ describe('a failed task in the log of the replica that ran it', () => {
   });
 });
 
-/** An OTLP/HTTP receiver on `port` that keeps the names of the spans it gets. */
-async function startCollector(port: number): Promise<{ spans: string[]; close(): Promise<void> }> {
+/** A span as OTLP/JSON carries it (the fields these tests read). */
+interface ReceivedSpan {
+  name: string;
+  status: { code?: number; message?: string };
+  attributes: { key: string; value: { stringValue?: string } }[];
+  events: { name: string }[];
+}
+
+/** An OTLP/HTTP receiver on `port` that keeps the names of the spans it gets, and the spans. */
+async function startCollector(port: number): Promise<{ spans: string[]; received: ReceivedSpan[]; close(): Promise<void> }> {
   const spans: string[] = [];
+  const received: ReceivedSpan[] = [];
   const server: Server = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
-    for (const resource of JSON.parse(body).resourceSpans) for (const scope of resource.scopeSpans) for (const span of scope.spans) spans.push(span.name);
+    for (const resource of JSON.parse(body).resourceSpans) for (const scope of resource.scopeSpans) for (const span of scope.spans) spans.push(span.name), received.push(span);
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { spans, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+  return { spans, received, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
 }
 
 describe('a trace collector that is away for a while', () => {
@@ -122,11 +131,14 @@ describe('a trace collector that is away for a while', () => {
   });
 });
 
-describe('a task its client cancels, in /metrics', () => {
-  it('counts its turn and its model call as canceled, not as errors an alert would fire on', async () => {
+describe('a task its client cancels, in /metrics and in its trace', () => {
+  it('counts its turn and its model call as canceled, not as errors an alert would fire on; its invoke_agent span is no error, and says canceled', async () => {
     const token = 'operator-token';
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: token, OPENAI_API_KEY: 'k' } });
+    const collectorPort = await freePort();
+    const collector = await startCollector(collectorPort);
+    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`, OTEL_BSP_SCHEDULE_DELAY: '50' };
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: token, OPENAI_API_KEY: 'k', ...tracing } });
     try {
       const before = asked;
       const message = { kind: 'message', role: 'user', messageId: 'cancel-me', parts: [{ kind: 'text', text: 'hang' }] };
@@ -141,8 +153,18 @@ describe('a task its client cancels, in /metrics', () => {
       }, 15_000, 'the turn to be counted');
       const samples = scraped.split('\n').filter((line) => /^forge_(turns_total|model_calls_total)\{/.test(line));
       expect(samples).toEqual(['forge_model_calls_total{model="openai:scripted",outcome="canceled"} 1', 'forge_turns_total{status="canceled"} 1']);
+
+      const turn = await waitUntil(() => collector.received.find((span) => span.name.startsWith('invoke_agent ')), 15_000, 'the turn span to reach the collector');
+      expect(turn.status.code ?? 0).toBe(0); // unset: no error
+      expect(turn.attributes).toContainEqual({ key: 'forge.turn.status', value: { stringValue: 'canceled' } });
+      expect(turn.events.map((e) => e.name)).toEqual(['forge.turn.canceled']);
+      // Its model call too, as forge_model_calls_total counts it.
+      const chat = await waitUntil(() => collector.received.find((span) => span.name.startsWith('chat ')), 15_000, 'the model span to reach the collector');
+      expect(chat.status.code ?? 0).toBe(0);
+      expect(chat.events.map((e) => e.name)).toEqual(['forge.model.canceled']);
     } finally {
       await agent.stop('SIGKILL');
+      await collector.close();
     }
   });
 });
