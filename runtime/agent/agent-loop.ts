@@ -87,6 +87,8 @@ export interface AgentLoopOptions {
   signal?: AbortSignal;
   /** The conversation's id, sent with each model request (what is learned of its context window is its own). */
   conversation?: string;
+  /** The A2A task the turn is for, sent with each model request (its retries name it in the log). */
+  task?: string;
   onEvent?: (event: AgentEvent) => void;
 }
 
@@ -158,6 +160,7 @@ async function loop(messages: ChatMessage[], options: AgentLoopOptions): Promise
       temperature: options.temperature,
       signal: options.signal,
       conversation: options.conversation,
+      task: options.task,
       // Always a stream from the provider, shown or not: a long answer to a turn that shows nothing (a schedule's) is not cut off.
       stream: true,
       onText: options.stream ? (delta) => ((streamed = true), options.onEvent?.({ type: 'text', delta })) : undefined,

@@ -164,6 +164,7 @@ export class Agent {
       stream: turn.stream,
       signal: turn.signal,
       conversation: contextId,
+      task: turn.taskId,
       onEvent: turn.onEvent,
     };
   }

@@ -34,6 +34,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** The conversation this request goes on with (its context id): a context window is learned per conversation (context-window.ts). */
   conversation?: string;
+  /** The A2A task the request is for: named, with the conversation, in what the model client logs (a retry, a fallback). */
+  task?: string;
   /**
    * Ask for the answer as a stream even with no onText: a long answer then has no deadline on the whole,
    * only on its gaps (provider-http.ts), where an answer sent whole as JSON must come within the deadline

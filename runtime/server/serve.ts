@@ -9,7 +9,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, type AgentModel } from '../agent/agent.ts';
 import type { ApprovalGate } from '../agent/approval-gate.ts';
-import { createModelClient, missingApiKeys } from '../agent/providers/create-model.ts';
+import { createModelClient, missingApiKeys, type ModelNotices } from '../agent/providers/create-model.ts';
+import type { ModelRequest } from '../agent/messages.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { HttpClient } from '../net/http-client.ts';
 import type { Logger } from '../tools/model.ts';
@@ -95,12 +96,20 @@ export function createAgent(options: Pick<ServeOptions, 'manifest' | 'registry' 
 /** The model client and its turn settings (forge.yaml's `model:`), at start and when `forge run --dev` sees it saved. */
 export function agentModel(settings: AgentManifest['model'], options: Pick<ServeOptions, 'http' | 'env' | 'log'>): AgentModel {
   // The model's connections apart from the tools': a tool a caller steers never shares a socket with a conversation's model call.
-  const notices = {
-    retry: (model: string, err: Error, delayMs: number) => options.log.warn(`model ${model} failed, asking it again in ${(delayMs / 1000).toFixed(1)} s: ${err.message}`),
-    fallback: (failed: string, err: Error) => options.log.warn(`model ${failed} failed, trying the next: ${err.message}`),
+  // Each names the task and conversation it was for, as the task's own lines do: with several turns in flight
+  // (and no trace ids, tracing off) an operator could not tell whose call was asked again.
+  const notices: ModelNotices = {
+    retry: (model, err, delayMs, request) => options.log.warn(`model ${model} failed${forWhom(request)}, asking it again in ${(delayMs / 1000).toFixed(1)} s: ${err.message}`),
+    fallback: (failed, err, request) => options.log.warn(`model ${failed} failed${forWhom(request)}, trying the next: ${err.message}`),
   };
   const model = settings ? createModelClient(settings, options.http.withOwnPool(), options.env ?? process.env, notices) : undefined;
   return { model, maxIterations: settings?.max_iterations, maxTokens: settings?.max_tokens, temperature: settings?.temperature };
+}
+
+/** ` for task T (context C)`, as much of it as the request knows (a scheduled task's turn has a context, no task). */
+function forWhom(request: Pick<ModelRequest, 'task' | 'conversation'>): string {
+  if (request.task) return ` for task ${request.task}${request.conversation ? ` (context ${request.conversation})` : ''}`;
+  return request.conversation ? ` (context ${request.conversation})` : '';
 }
 
 export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {

@@ -48,8 +48,11 @@ export interface ModelClient extends ModelProvider {
 /** What a model client reports as it goes: asking a model again, and moving on to the next. */
 export interface ModelNotices {
   retry?: RetryNotice;
-  fallback?: (failed: string, error: Error) => void;
+  fallback?: FallbackNotice;
 }
+
+/** `request`: the one the next model is asked, whose task and conversation the notice names. */
+export type FallbackNotice = (failed: string, error: Error, request: ModelRequest) => void;
 
 export function createModelClient(settings: ModelSettings, http: HttpClient, env: NodeJS.ProcessEnv = process.env, notices: ModelNotices = {}): ModelClient {
   // Each model is traced on its own, each try too, so a retry or a fallback shows as a failed call and the next one.
@@ -58,7 +61,7 @@ export function createModelClient(settings: ModelSettings, http: HttpClient, env
   return withFallbacks(providers, notices.fallback);
 }
 
-export function withFallbacks(providers: readonly ModelProvider[], onFallback?: (failed: string, error: Error) => void): ModelClient {
+export function withFallbacks(providers: readonly ModelProvider[], onFallback?: FallbackNotice): ModelClient {
   return {
     label: providers[0]?.label ?? 'none',
     chain: providers.map((p) => p.label),
@@ -74,7 +77,7 @@ export function withFallbacks(providers: readonly ModelProvider[], onFallback?: 
           // One model and no fallback: its own error, with no talk of fallbacks that do not exist.
           if (providers.length === 1) throw err;
           failures.push(err as Error);
-          if (index < providers.length - 1) onFallback?.(provider.label, err as Error);
+          if (index < providers.length - 1) onFallback?.(provider.label, err as Error, request);
         }
       }
       // The turn too long for every model: FORGE_MODEL_CONTEXT, as with one model.

@@ -16,7 +16,8 @@ export const MODEL_RETRIES = 2;
 /** A longer Retry-After than this is not waited for: the backoff applies instead. */
 const LONGEST_ASKED_WAIT_MS = 60_000;
 
-export type RetryNotice = (model: string, error: ProviderError, delayMs: number) => void;
+/** `request`: the one asked again, whose task and conversation the notice names. */
+export type RetryNotice = (model: string, error: ProviderError, delayMs: number, request: ModelRequest) => void;
 
 export function withRetries(provider: ModelProvider, onRetry?: RetryNotice, retries = MODEL_RETRIES): ModelProvider {
   return {
@@ -28,7 +29,7 @@ export function withRetries(provider: ModelProvider, onRetry?: RetryNotice, retr
         } catch (err) {
           if (attempt >= retries || request.signal?.aborted || !(err instanceof ProviderError) || !err.transient || err.streamed) throw err;
           const delay = retryDelay(attempt, err.transient.afterMs);
-          onRetry?.(provider.label, err, delay);
+          onRetry?.(provider.label, err, delay, request);
           try {
             await sleep(delay, undefined, { signal: request.signal });
           } catch {
