@@ -3,13 +3,14 @@
  * serving while /readyz says 503; MCP over HTTP keeps no session unless
  * FORGE_MCP_SESSIONS=stateful asks for one.
  */
-import { Agent as HttpAgent, get, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, get, request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { stopTiming } from '../../../runtime/server/lifecycle.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import { ok } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
 
@@ -18,9 +19,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop(100)));
 });
 
-async function serve(env: NodeJS.ProcessEnv = {}): Promise<RunningAgent> {
+async function serve(env: NodeJS.ProcessEnv = {}, setUp?: (registry: ToolRegistry) => void): Promise<RunningAgent> {
   const dir = tempDir();
   const registry = new ToolRegistry({ workDir: dir });
+  setUp?.(registry);
   const manifest = { agent_id: 'stopping', version: '1.0.0', description: '', tools: [] } as unknown as AgentManifest;
   const agent = await serveAgent({ manifest, registry, workDir: dir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger, env: { ...env } });
   running.push(agent);
@@ -68,6 +70,25 @@ describe('stopping', () => {
     expect(idleEnded).toBe(true);
     pooled.destroy();
     idle.destroy();
+  });
+
+  it('answers Connection: close to a call that was running when the drain began', async () => {
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const agent = await serve({}, (registry) =>
+      registry.register({ name: 'slow', description: 'Waits.', category: 'custom', tags: ['read'], inputSchema: { type: 'object' }, execute: async () => (started(), await new Promise<void>((resolve) => (release = resolve)), ok('done')) }, 'test'),
+    );
+    const pooled = new HttpAgent({ keepAlive: true });
+    const answered = new Promise<IncomingHttpHeaders>((resolve, reject) => {
+      const req = request(`${agent.url}/tools/slow`, { method: 'POST', agent: pooled, headers: { 'content-type': 'application/json' } }, (res) => (res.resume(), resolve(res.headers)));
+      req.on('error', reject).end('{}');
+    });
+    await running;
+    agent.drain();
+    release();
+    expect((await answered).connection).toBe('close');
+    pooled.destroy();
   });
 
   it('drains by default only in a cluster or with a shared store', () => {
