@@ -82,7 +82,8 @@ export function createA2AJsonRpcHandler(requestHandler: A2ARequestHandler, befor
       return sendJson(res, 200, storeFailure ? { jsonrpc: '2.0', id: (response as JsonRpcResponse).id, error: storeFailure } : response);
     }
 
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    // Keep-alive, unless a stop has begun and said close already (closing-connections.ts): writeHead's headers override it.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: String(res.getHeader('connection') ?? 'keep-alive') });
     let endedStoreAway = false;
     // A message's stream is read to its turn's end even once its client hung up: the SDK saves each event
     // only as the stream is read, and a stream left there left its task `working` for good (kept in memory

@@ -13,17 +13,18 @@ import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts'
 import { ok } from '../../../runtime/tools/model.ts';
 import { silentLogger, ToolRegistry } from '../../../runtime/tools/registry.ts';
 import { tempDir } from '../../helpers/project.ts';
+import { startScriptedOpenAI } from '../../helpers/scripted-llm.ts';
 
 const running: RunningAgent[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop(100)));
 });
 
-async function serve(env: NodeJS.ProcessEnv = {}, setUp?: (registry: ToolRegistry) => void): Promise<RunningAgent> {
+async function serve(env: NodeJS.ProcessEnv = {}, setUp?: (registry: ToolRegistry) => void, model?: AgentManifest['model']): Promise<RunningAgent> {
   const dir = tempDir();
   const registry = new ToolRegistry({ workDir: dir });
   setUp?.(registry);
-  const manifest = { agent_id: 'stopping', version: '1.0.0', description: '', tools: [] } as unknown as AgentManifest;
+  const manifest = { agent_id: 'stopping', version: '1.0.0', description: '', tools: [], model } as unknown as AgentManifest;
   const agent = await serveAgent({ manifest, registry, workDir: dir, host: '127.0.0.1', port: 0, noAuth: true, http: new HttpClient(), log: silentLogger, env: { ...env } });
   running.push(agent);
   return agent;
@@ -89,6 +90,17 @@ describe('stopping', () => {
     release();
     expect((await answered).connection).toBe('close');
     pooled.destroy();
+  });
+
+  it('answers Connection: close to an A2A message stream begun during the drain', async () => {
+    const llm = await startScriptedOpenAI([{ text: 'streamed' }]);
+    const agent = await serve({ OPENAI_API_KEY: 'k' }, undefined, { provider: 'openai', name: 'scripted', base_url: `${llm.url}/v1` } as AgentManifest['model']);
+    agent.drain();
+    const message = { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hello' }] };
+    const response = await fetch(`${agent.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message } }) });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('connection')).toBe('close');
+    expect(await response.text()).toContain('streamed');
   });
 
   it('drains by default only in a cluster or with a shared store', () => {
