@@ -15,10 +15,7 @@ export class ClosingConnections {
 
   /** Called with every request's response as it comes in. */
   track(res: ServerResponse): void {
-    if (this.closing) {
-      res.setHeader('connection', 'close');
-      return;
-    }
+    if (this.closing) return sayClose(res);
     this.open.add(res);
     res.once('close', () => this.open.delete(res));
   }
@@ -27,8 +24,18 @@ export class ClosingConnections {
   begin(server: Server): void {
     if (this.closing) return;
     this.closing = true;
-    for (const res of this.open) if (!res.headersSent) res.setHeader('connection', 'close');
+    for (const res of this.open) if (!res.headersSent) sayClose(res);
     this.open.clear();
     server.closeIdleConnections();
   }
+}
+
+/**
+ * `Connection: close`, kept so: a route whose writeHead names keep-alive itself (the MCP SDK's event
+ * streams) sets its headers through setHeader once one is set already, and would put keep-alive back.
+ */
+function sayClose(res: ServerResponse): void {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name, value) => setHeader(name, name.toLowerCase() === 'connection' ? 'close' : value);
+  res.setHeader('connection', 'close');
 }

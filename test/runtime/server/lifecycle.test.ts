@@ -103,6 +103,15 @@ describe('stopping', () => {
     expect(await response.text()).toContain('streamed');
   });
 
+  it("answers Connection: close to an MCP session's event stream begun during the drain", async () => {
+    const agent = await serve({ FORGE_MCP_SESSIONS: 'stateful' });
+    agent.drain();
+    const response = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(initialize) });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('connection')).toBe('close');
+    await response.body?.cancel();
+  });
+
   it('drains by default only in a cluster or with a shared store', () => {
     expect(stopTiming({}, false)).toEqual({ drainMs: 0, graceMs: 20_000 });
     expect(stopTiming({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, false).drainMs).toBe(5000);
