@@ -294,7 +294,7 @@ interface OpenedBundle extends Invocation {
   workDir: string;
   /** The sandbox probe, started before verification (commands that run tools). */
   probing?: Promise<SandboxProbe>;
-  /** Where `serve` listens (--host, FORGE_HOST, forge.yaml's server.host, or 127.0.0.1). */
+  /** Where `serve` listens (--host, FORGE_HOST, forge.yaml's server.host, or 127.0.0.1). An empty FORGE_HOST is unset, as PORT: Node would listen on every interface. */
   host?: string;
   assembleRuntime: typeof import('./assemble.ts').assembleRuntime;
   bundleCodeSource: typeof import('./bundle-code.ts').bundleCodeSource;
@@ -325,7 +325,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
   // A usage mistake is said before what the machine lacks (Python packages, a work dir): it is the first thing to fix.
-  const host = command === 'serve' ? (invocation.values.host ?? process.env.FORGE_HOST ?? manifest.server?.host ?? '127.0.0.1') : undefined;
+  const host = command === 'serve' ? (invocation.values.host ?? (process.env.FORGE_HOST?.trim() || undefined) ?? manifest.server?.host ?? '127.0.0.1') : undefined;
   if (host !== undefined && invocation.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
     const refusal = { message: `--no-auth is only allowed on a loopback host (127.0.0.1, ::1, localhost), not ${host}`, hint: 'serve on 127.0.0.1, or drop --no-auth and give clients FORGE_AUTH_TOKEN' };
     // The host may come from FORGE_HOST or forge.yaml: with --log-format json it is one JSON line, as every other complaint of serve's.

@@ -26,14 +26,16 @@ describe('a --public-url that is no URL', () => {
   }, 60_000);
 });
 
-describe('FORGE_PUBLIC_URL set but empty', () => {
+describe('FORGE_PUBLIC_URL and FORGE_HOST set but empty', () => {
   it('is unset, as a compose file or a Helm chart leaves it: the bundle serves, and its card names the address it was reached at', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
     expect((await forge(['build'], project)).code).toBe(0);
     const { bundle } = deployBundle(project);
     for (const empty of ['', ' ']) {
-      const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: bundle, env: { FORGE_PUBLIC_URL: empty, FORGE_AUTH_TOKEN: 'tok' } });
+      const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: bundle, env: { FORGE_PUBLIC_URL: empty, FORGE_HOST: empty, FORGE_AUTH_TOKEN: 'tok' } });
       try {
+        // FORGE_HOST empty is unset too: loopback, where "" made Node listen on every interface (http://:PORT).
+        expect(agent.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as { url: string };
         expect(card.url).toBe(`${agent.url}/a2a`);
       } finally {
