@@ -3,6 +3,7 @@ import { sessionView } from '../../runtime/tools/emergent/session-view.ts';
 import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { agentModel, serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { routeConsoleToLog } from '../../runtime/server/sdk-console.ts';
+import { publicUrlSetting } from '../../runtime/server/public-url.ts';
 import { AuthConfigError } from '../../runtime/server/auth.ts';
 import { codedLine, ForgeError } from '../../runtime/diagnostics.ts';
 import { parseCommand, parseInteger } from '../args.ts';
@@ -115,7 +116,7 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
       host,
       port: port ?? project.config.server.port,
       noAuth: values['no-auth'],
-      publicUrl: values['public-url'],
+      publicUrl: publicUrlSetting(values['public-url'], process.env),
       http,
       log,
       announce: (line) => (log.json ? log.json.shown(line) : process.stderr.write(`${c.yellow(line)}\n`)),

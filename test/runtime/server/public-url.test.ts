@@ -44,3 +44,16 @@ describe('FORGE_PUBLIC_URL and FORGE_HOST set but empty', () => {
     }
   }, 60_000);
 });
+
+describe('FORGE_PUBLIC_URL with forge run', () => {
+  it('is the URL the card advertises, as with the bundle (the refusal above names it beside --public-url)', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0'], { cwd: project, env: { FORGE_PUBLIC_URL: 'https://agent.example.com' } });
+    try {
+      const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as { url: string };
+      expect(card.url).toBe('https://agent.example.com/a2a');
+    } finally {
+      expect(await agent.stop('SIGTERM')).toBe(0);
+    }
+  }, 60_000);
+});
