@@ -1,5 +1,5 @@
 import { lstat, readdir, type FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import { PathGuard } from '../../guard/path-guard.ts';
 import { openForRead, type OpenedEntry } from '../../guard/verified-open.ts';
 import { defineBuiltin } from '../builtin/define.ts';
@@ -7,8 +7,16 @@ import { fsFailure, guarded, isFailure, looksBinary } from '../fs-results.ts';
 import { fail, ok, type ToolResult } from '../model.ts';
 import { FILE_ACCESS_CONFIG_SCHEMA, fileAccess } from './file-access-config.ts';
 
-/** Files up to this size are read whole, so the text comes back byte for byte (line endings kept). */
+/**
+ * The most text one call returns: a page stops before the line that would pass it (one line longer than
+ * this comes back cut, and says so). Each call holds at most this much of the file, whatever its size, so
+ * parallel reads of a huge file cannot take the server's memory.
+ */
+export const MAX_PAGE_CHARS = 1024 * 1024;
+/** The largest file the edit tools read whole and rewrite (file_read pages through any size). */
 export const WHOLE_READ_LIMIT = 32 * 1024 * 1024;
+/** How much of the file is read at a time while the lines are counted. */
+const CHUNK_BYTES = 64 * 1024;
 const MAX_LISTING = 1000;
 
 export default defineBuiltin({
@@ -16,7 +24,7 @@ export default defineBuiltin({
     name: 'file_read',
     description: [
       'Read a text file in the working directory, or list a directory.',
-      'A file comes back as its exact text (line endings kept) from line `offset` (1-based, default 1), at most `limit` lines (default 2000); `truncated` says more lines follow, and `total_lines` how many there are, so a long file can be read in pages.',
+      'A file comes back as its exact text (line endings kept) from line `offset` (1-based, default 1), at most `limit` lines (default 2000) and at most 1 MiB of text (1,048,576 characters); `truncated` says more lines follow, and `total_lines` how many there are, so a long file can be read in pages: the next page starts at `end_line` + 1. A single line longer than 1 MiB comes back cut, and `line_cut` says so.',
       'A directory comes back as its entries (name, type, size), up to 1000. Binary files, FIFOs, devices and files with several hard links (unless config allow_hardlinks) are refused. Paths are relative to the working directory; anything that resolves outside it (through `..`, an absolute path or a symlink, also one swapped in while the file is opened) is refused.',
     ].join('\n'),
     category: 'builtin',
@@ -49,9 +57,7 @@ export default defineBuiltin({
         }
         try {
           if (opened.info.isDirectory()) return await listDirectory(opened.self, target.relative);
-          return opened.info.size <= WHOLE_READ_LIMIT
-            ? await readWhole(opened.handle, target.relative, offset, limit)
-            : await readStreaming(opened.handle, target.relative, opened.info.size, offset, limit);
+          return await readPage(opened.handle, target.relative, opened.info.size, offset, limit);
         } catch (err) {
           return fsFailure(err, path);
         } finally {
@@ -76,45 +82,81 @@ async function listDirectory(self: string, relative: string): Promise<ToolResult
   return ok({ path: relative, type: 'directory', entries, truncated: dirents.length > MAX_LISTING });
 }
 
-async function readWhole(handle: FileHandle, relative: string, offset: number, limit: number): Promise<ToolResult> {
-  const bytes = await handle.readFile();
-  if (looksBinary(bytes)) return binaryFailure(relative, bytes.length);
-  const lines = bytes.toString('utf8').split(/(?<=\n)/);
-  if (lines.length === 1 && lines[0] === '') lines.pop();
-  return page(relative, lines, lines.length, offset, limit, bytes.length, '');
-}
-
-/** Past WHOLE_READ_LIMIT the file is read line by line; lines come back joined with "\n". */
-async function readStreaming(handle: FileHandle, relative: string, size: number, offset: number, limit: number): Promise<ToolResult> {
-  const first = Buffer.alloc(8000);
-  await handle.read(first, 0, first.length, 0);
-  if (looksBinary(first)) return binaryFailure(relative, size);
-  const selected: string[] = [];
-  let total = 0;
-  const lines = createInterface({ input: handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false }), crlfDelay: Infinity });
-  for await (const line of lines) {
-    total++;
-    if (total >= offset && selected.length < limit) selected.push(line + '\n');
+/**
+ * Reads the file in chunks, keeping only the page's lines (their endings exactly as written) and counting
+ * the rest, so memory stays within MAX_PAGE_CHARS plus a chunk for any file, also one with no line breaks.
+ */
+async function readPage(handle: FileHandle, relative: string, size: number, offset: number, limit: number): Promise<ToolResult> {
+  const chunk = Buffer.alloc(CHUNK_BYTES);
+  const decoder = new StringDecoder('utf8');
+  let content = '';
+  let chosen = 0;
+  /** The line in progress is on the page and has grown past the budget. */
+  let cut = false;
+  /** The page is full: later lines are only counted. */
+  let full = false;
+  let line = 1;
+  let lineStarted = false;
+  let position = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+    if (bytesRead === 0) break;
+    if (position === 0 && looksBinary(chunk.subarray(0, Math.min(bytesRead, 8000)))) return binaryFailure(relative, size);
+    position += bytesRead;
+    const text = decoder.write(chunk.subarray(0, bytesRead));
+    let from = 0;
+    while (from < text.length) {
+      const newline = text.indexOf('\n', from);
+      const to = newline < 0 ? text.length : newline + 1;
+      if (!full && line >= offset) {
+        if (!lineStarted && chosen === limit) full = true;
+        else {
+          const piece = text.slice(from, to);
+          if (!lineStarted && content.length + piece.length > MAX_PAGE_CHARS && chosen > 0) full = true;
+          else if (!cut) {
+            const room = MAX_PAGE_CHARS - content.length;
+            if (piece.length > room) {
+              content += piece.slice(0, room);
+              cut = true;
+            } else content += piece;
+          }
+        }
+      }
+      lineStarted = newline < 0;
+      if (newline >= 0) {
+        if (!full && line >= offset) {
+          chosen++;
+          if (cut) full = true;
+        }
+        line++;
+      }
+      from = to;
+    }
   }
-  return page(relative, selected, total, offset, limit, size, 'the file is large: it was read line by line and line endings are shown as "\\n"', true);
-}
-
-function page(relative: string, lines: string[], total: number, offset: number, limit: number, size: number, note: string, preselected = false): ToolResult {
+  const rest = decoder.end();
+  if (rest) {
+    if (!full && line >= offset && !cut) content += rest.slice(0, MAX_PAGE_CHARS - content.length);
+    lineStarted = true;
+  }
+  if (lineStarted) {
+    // The last line has no line break: it counts all the same.
+    if (!full && line >= offset) chosen++;
+  } else line--;
+  const total = line;
   if (offset > 1 && offset > total) {
     return fail('FORGE_FILE_RANGE', `offset ${offset} is past the end of "${relative}" (${total} lines)`, `use an offset from 1 to ${Math.max(total, 1)}`);
   }
-  const chosen = preselected ? lines : lines.slice(offset - 1, offset - 1 + limit);
-  const endLine = chosen.length ? offset + chosen.length - 1 : 0;
+  const endLine = chosen ? offset + chosen - 1 : 0;
   return ok({
     path: relative,
     type: 'file',
-    content: chosen.join(''),
-    start_line: chosen.length ? offset : 0,
+    content,
+    start_line: chosen ? offset : 0,
     end_line: endLine,
     total_lines: total,
     truncated: endLine < total,
     size,
-    ...(note ? { note } : {}),
+    ...(cut ? { line_cut: endLine, note: `line ${endLine} is longer than ${MAX_PAGE_CHARS} characters: only its start is shown` } : {}),
   });
 }
 
