@@ -91,58 +91,57 @@ async function readPage(handle: FileHandle, relative: string, size: number, offs
   const decoder = new StringDecoder('utf8');
   let content = '';
   let chosen = 0;
-  /** The line in progress is on the page and has grown past the budget. */
+  /** Where the line in progress starts in `content`, to take it back if it would pass the budget. */
+  let lineStart = 0;
+  /** The page's one line, longer than the budget, was cut. */
   let cut = false;
   /** The page is full: later lines are only counted. */
   let full = false;
   let line = 1;
   let lineStarted = false;
-  let position = 0;
-  for (;;) {
+  /** A piece of line `line` (all of it, or up to a chunk's end), `ends` when it holds the line break. */
+  const take = (piece: string, ends: boolean) => {
+    if (!full && line >= offset) {
+      if (!lineStarted) {
+        if (chosen === limit) full = true;
+        lineStart = content.length;
+      }
+      if (!full && !cut) {
+        if (content.length + piece.length <= MAX_PAGE_CHARS) content += piece;
+        else if (chosen > 0) {
+          content = content.slice(0, lineStart);
+          full = true;
+        } else {
+          content += piece.slice(0, MAX_PAGE_CHARS - content.length);
+          cut = true;
+        }
+      }
+      if (ends && !full) {
+        chosen++;
+        if (cut) full = true;
+      }
+    }
+    lineStarted = !ends;
+    if (ends) line++;
+  };
+  for (let position = 0; ; ) {
     const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
     if (bytesRead === 0) break;
     if (position === 0 && looksBinary(chunk.subarray(0, Math.min(bytesRead, 8000)))) return binaryFailure(relative, size);
     position += bytesRead;
     const text = decoder.write(chunk.subarray(0, bytesRead));
-    let from = 0;
-    while (from < text.length) {
+    for (let from = 0; from < text.length; ) {
       const newline = text.indexOf('\n', from);
       const to = newline < 0 ? text.length : newline + 1;
-      if (!full && line >= offset) {
-        if (!lineStarted && chosen === limit) full = true;
-        else {
-          const piece = text.slice(from, to);
-          if (!lineStarted && content.length + piece.length > MAX_PAGE_CHARS && chosen > 0) full = true;
-          else if (!cut) {
-            const room = MAX_PAGE_CHARS - content.length;
-            if (piece.length > room) {
-              content += piece.slice(0, room);
-              cut = true;
-            } else content += piece;
-          }
-        }
-      }
-      lineStarted = newline < 0;
-      if (newline >= 0) {
-        if (!full && line >= offset) {
-          chosen++;
-          if (cut) full = true;
-        }
-        line++;
-      }
+      take(full ? '' : text.slice(from, to), newline >= 0);
       from = to;
     }
   }
   const rest = decoder.end();
-  if (rest) {
-    if (!full && line >= offset && !cut) content += rest.slice(0, MAX_PAGE_CHARS - content.length);
-    lineStarted = true;
-  }
-  if (lineStarted) {
-    // The last line has no line break: it counts all the same.
-    if (!full && line >= offset) chosen++;
-  } else line--;
-  const total = line;
+  if (rest) take(rest, false);
+  // The last line has no line break: it counts all the same.
+  if (lineStarted) take('', true);
+  const total = line - 1;
   if (offset > 1 && offset > total) {
     return fail('FORGE_FILE_RANGE', `offset ${offset} is past the end of "${relative}" (${total} lines)`, `use an offset from 1 to ${Math.max(total, 1)}`);
   }

@@ -22,6 +22,8 @@ beforeAll(async () => {
   writeFileSync(join(work, 'one-line.txt'), 'y'.repeat(3 * MAX_PAGE_CHARS));
   writeFileSync(join(work, 'tail.txt'), 'a\r\nb\nlast without a break');
   writeFileSync(join(work, 'empty.txt'), '');
+  // Line 2 passes the budget, and the reader's 64 KiB chunks split it (the budget is 16 chunks).
+  writeFileSync(join(work, 'split-at-budget.txt'), `${'z'.repeat(MAX_PAGE_CHARS - 11)}\n${'w'.repeat(99)}\n`);
   t = await tools(['file_read'], { workDir: work });
 });
 
@@ -40,6 +42,13 @@ describe('file_read pages', () => {
     const page = (await t.value('file_read', { path: 'big.txt', offset: from, limit: 1000 })) as Record<string, unknown>;
     expect(page).toMatchObject({ start_line: from, end_line: BIG_LINES, total_lines: BIG_LINES, truncated: false });
     expect(page.content).toBe(Array.from({ length: 51 }, (_, i) => LINE(from + i)).join(''));
+  });
+
+  it('leaves out the whole line that would pass the budget, also when a chunk of the file ends inside it', async () => {
+    const page = (await t.value('file_read', { path: 'split-at-budget.txt' })) as Record<string, unknown>;
+    expect(page.content).toBe(`${'z'.repeat(MAX_PAGE_CHARS - 11)}\n`);
+    expect(page).toMatchObject({ start_line: 1, end_line: 1, total_lines: 2, truncated: true });
+    expect(page.line_cut).toBeUndefined();
   });
 
   it('cuts a single line longer than the budget, and says so', async () => {
