@@ -68,20 +68,25 @@ export function splitCommand(template: Template): { words: Template[]; problems:
  * wrote it (`authored`: a boolean's `flag:`).
  */
 export function renderArgv(words: readonly Template[], resolve: Resolve, authored?: (ref: Reference) => boolean): string[] {
-  const program = words.length > 0 ? renderText(words[0], resolve) : '';
+  let program = 'the program';
   let operands = false;
   return words.map((word, index) => {
     const first = word.segments[0];
+    let render = resolve;
     if (index > 0 && !operands && first?.kind === 'ref' && !first.raw && !authored?.(first.ref)) {
+      // Resolved once: a composition's budget counts every value resolved.
+      const value = resolve(first.ref);
       try {
-        refuseOption([resolve(first.ref)], basename(program) || 'the program');
+        refuseOption([value], program);
       } catch (err) {
         throw new ValueRefused(`the value of {${first.ref.text}} ${(err as Error).message}`);
       }
+      render = (ref) => (ref === first.ref ? value : resolve(ref));
     }
-    const arg = renderText(word, resolve);
-    if (index > 0 && (arg === '--' || (OPTIONS_FIRST.has(basename(program)) && !arg.startsWith('-')))) operands = true;
+    const arg = renderText(word, render);
     refuseUnholdable(arg, 'a value', 'a process argument');
+    if (index === 0) program = basename(arg) || program;
+    else if (arg === '--' || (OPTIONS_FIRST.has(program) && !arg.startsWith('-'))) operands = true;
     return arg;
   });
 }

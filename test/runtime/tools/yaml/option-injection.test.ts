@@ -8,6 +8,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { readYamlTool } from '../../../../runtime/tools/yaml/read-definition.ts';
+import { createYamlTool, yamlToolSpec } from '../../../../runtime/tools/yaml/yaml-tool.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { yamlRegistry } from './helpers.ts';
 
@@ -116,5 +119,15 @@ describe('a value starting with "-" where no program reads options', () => {
     const { result } = await call({ bash: 'printf "b\\na\\n" | sort {RAW:v}', output: '{main.stdout}' }, '-r');
     expect(result.ok, JSON.stringify(result)).toBe(true);
     if (result.ok) expect(result.value).toBe('b\na\n');
+  });
+});
+
+describe('the option check', () => {
+  it("resolves a run: value once: a composition's budget of resolved characters counts it once", async () => {
+    const { definition } = readYamlTool(parse("description: T.\nparameters: { v: { type: string } }\nrun: [python3, -c, 'import sys; print(len(sys.argv[1]))', '{v}']\n"), 't');
+    const tool = createYamlTool(yamlToolSpec(definition!, undefined), definition!, { workDir: tempDir('forge-option-'), maxResolvedChars: 1000 });
+    const result = await tool.execute({ v: 'a'.repeat(600) }, { signal: new AbortController().signal } as never);
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (result.ok) expect(String(result.value).trim()).toBe('600');
   });
 });
