@@ -83,7 +83,9 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     // An MCP client's standing event stream (GET /mcp) is not a call in flight.
     const counted = !(req.method === 'GET' && req.url?.startsWith('/mcp'));
     if (counted) inFlight++;
+    // One listener per request (the hot path): the stop's answers in flight, then the count of calls.
     res.on('close', () => {
+      connections.forget(res);
       if (!counted) return;
       inFlight--;
       if (inFlight === 0) idle?.();

@@ -13,11 +13,14 @@ export class ClosingConnections {
   /** Answers not yet finished, whose headers may still say close when the stop begins. */
   private readonly open = new Set<ServerResponse>();
 
-  /** Called with every request's response as it comes in. */
+  /** Called with every request's response as it comes in; `forget` once it has closed. */
   track(res: ServerResponse): void {
     if (this.closing) return sayClose(res);
     this.open.add(res);
-    res.once('close', () => this.open.delete(res));
+  }
+
+  forget(res: ServerResponse): void {
+    this.open.delete(res);
   }
 
   /** The stop begins: no connection is kept alive from now on. */
