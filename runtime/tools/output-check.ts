@@ -57,6 +57,7 @@ function valueAt(value: unknown, pointer: string): unknown {
 }
 
 function describeOutputError(e: ErrorObject): string {
+  if (e.keyword === 'checkCost') return e.message!; // validation.ts's refusal of a value too costly to check
   const field = e.instancePath.slice(1).replace(/\//g, '.');
   if (e.keyword === 'required') return `missing "${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}"`;
   const problem = e.keyword === 'type' ? `must be ${typeWords((e.params as { type: string | string[] }).type)}` : e.message;

@@ -7,6 +7,7 @@ import { addFormats, Ajv } from '../vendor/ajv.ts';
 import { didYouMean } from '../suggest.ts';
 import { schemaRegExp, unprotectedPattern } from '../regexp-safety.ts';
 import type { JSONSchema } from './model.ts';
+import { CHECK_COST_BUDGET, checkCost } from './check-cost.ts';
 
 /**
  * A pattern of an external schema only the backtracking engine runs, as ajv
@@ -152,10 +153,37 @@ function compileWith(schema: JSONSchema, useDefaults: boolean): ValidateFunction
   if (!validate) {
     compiler.ajv ??= createAjv({ useDefaults, validateSchema: false, external });
     validate = compiler.ajv.compile(withoutDialect(schema));
+    if (external) validate = withCheckCost(schema, validate);
     compiler.cache.set(schema, validate);
   }
   return validate;
 }
+
+/**
+ * A validator of a schema from outside that counts what a value would cost
+ * it first (check-cost.ts) and refuses, as a failed check, one that would
+ * hold the server's one thread past the budget.
+ */
+function withCheckCost(schema: JSONSchema, validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (checkCost(schema, data) === undefined) {
+      checked.errors = [TOO_COSTLY];
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+}
+
+const TOO_COSTLY: ErrorObject = {
+  keyword: 'checkCost',
+  instancePath: '',
+  schemaPath: '#',
+  params: { budget: CHECK_COST_BUDGET },
+  message: `the value would take too long to check against this schema: its alternatives (anyOf, oneOf, $ref) apply to each part of the value, past ${CHECK_COST_BUDGET.toLocaleString('en-US')} checks in all; send fewer items, or use a schema with fewer alternatives`,
+};
 
 /** Newer schemas name a draft that this validator treats the same way; drop the marker rather than fail. */
 function withoutDialect(schema: JSONSchema): JSONSchema {
@@ -240,6 +268,8 @@ export function describeArgumentError(e: ErrorObject, schema?: JSONSchema, args?
     ? e.instancePath.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
     : '';
   switch (e.keyword) {
+    case TOO_COSTLY.keyword:
+      return e.message!;
     case 'required':
       return `missing required argument "${joinField(field, (e.params as { missingProperty: string }).missingProperty)}"`;
     case 'additionalProperties': {

@@ -54,9 +54,10 @@ export interface ProcessResult {
   stderr: string;
 }
 
-export function runProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string } ): Promise<ProcessResult> {
+/** `command` run to its end, or killed (SIGKILL, code null) after `timeoutMs` when given. */
+export function runProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
