@@ -111,7 +111,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_FILE_TOO_LARGE: { severity: 'error', when: 'run', meaning: 'the file is larger than the tool handles' },
   FORGE_FORGE_ALLOWLIST: { severity: 'error', when: 'run', meaning: 'a forged tool\'s allowlist entry is not tool:NAME or fetch:HOST' },
   FORGE_FORGE_FAILED: { severity: 'error', when: 'run', meaning: 'the forge pipeline failed unexpectedly' },
-  FORGE_FORGE_LIMIT: { severity: 'error', when: 'run', meaning: 'a forge request is over a size limit (code 64 KB, 50 test cases)' },
+  FORGE_FORGE_LIMIT: { severity: 'error', when: 'run', meaning: 'a forge request is over a size limit (code 64 KB, each schema 64 KB of JSON, 50 test cases)' },
   FORGE_FORGE_NOT_ALLOWED: { severity: 'error', when: 'run', meaning: 'a forged tool would call a tool emergent.allow_tools does not allow' },
   FORGE_FORGE_NO_SESSION: { severity: 'error', when: 'run', meaning: 'a session-tier forge came from no conversation or MCP session' },
   FORGE_FORGE_QUOTA: { severity: 'error', when: 'run', meaning: 'forge_tool\'s max_tools or calls-per-minute quota is used up' },

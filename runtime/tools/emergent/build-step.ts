@@ -17,7 +17,7 @@ import { backtrackingPatternsCompiled, schemaProblem } from '../validation.ts';
 import { stepArgsProblems } from '../yaml/step-args.ts';
 import { checkedInputSchema, pointer, unprotectedPatterns } from '../local-schema.ts';
 import { composeDefinition, requestPath } from './compose-definition.ts';
-import { MAX_CODE_BYTES, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
+import { MAX_CODE_BYTES, MAX_SCHEMA_CHARS, MAX_TEST_CASES, type EmergentSettings, type ForgeRequest } from './forge-request.ts';
 import { readAllowlist } from './forged-tool.ts';
 import { invalidInputNames } from './input-names.ts';
 import { visibleTo } from './forged-mark.ts';
@@ -41,6 +41,12 @@ export function buildStep(request: ForgeRequest, registry: ToolRegistry, setting
     problems.push({ code: 'FORGE_TOOL_COLLISION', message: `a tool named "${request.name}" already exists`, hint: 'choose another name' });
   }
   for (const key of ['inputSchema', 'outputSchema'] as const) {
+    // Before anything compiles it: compiling is what the limit bounds.
+    const chars = JSON.stringify(request[key]).length;
+    if (chars > MAX_SCHEMA_CHARS) {
+      problems.push({ code: 'FORGE_FORGE_LIMIT', message: `${key} is ${chars} characters of JSON; the limit is ${MAX_SCHEMA_CHARS}`, hint: 'describe the arguments more briefly; the code can check the rest' });
+      continue;
+    }
     const problem = schemaProblem(request[key]);
     if (problem) problems.push({ code: 'FORGE_SCHEMA_INVALID', message: `${key} is not a valid JSON Schema: ${problem}` });
     // Checked on the server's thread at every call: only what the linear-time engine can take over (regexp-safety.ts).

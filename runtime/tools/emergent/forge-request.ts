@@ -7,6 +7,13 @@ import type { ValidatedBy } from '../builtin/define.ts';
 
 export const MAX_CODE_BYTES = 64 * 1024;
 export const MAX_TEST_CASES = 50;
+/**
+ * Each schema as JSON text. ajv compiles a schema on the server's thread (at
+ * the forge, and on each replica at the tool's first call): 800 kB of
+ * properties took 4 s to check and 3.5 s to compile. A model's schema is a
+ * few kilobytes; 64 KB compiles in about a tenth of a second.
+ */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
 
 /** forge_tool's arguments: what its input schema describes, after validation (scope defaults to "session"). */
 export type ForgeRequest = ValidatedBy<typeof FORGE_REQUEST_SCHEMA>;

@@ -97,6 +97,22 @@ describe('forge_tool', () => {
     expect(await codes({ ...addNumbers, name: 'c5', implementation: { mode: 'sandbox', code: 'x'.repeat(65 * 1024) + '\nfunction execute() {}' } })).toContain('FORGE_FORGE_LIMIT');
   });
 
+  it('refuses at build a schema over 64 KB of JSON before compiling it (compiling 800 kB held the thread for seconds)', async () => {
+    const h = await harness();
+    // 3,000 alternatives: ajv would spend seconds on it and then overflow its stack (FORGE_SCHEMA_INVALID).
+    const branches = Array.from({ length: 3000 }, (_, i) => ({ type: 'object', properties: { k: { const: `v${i}` } } }));
+    const result = await forgeIn(h, { ...addNumbers, name: 'big_schema', inputSchema: { type: 'object', properties: { a: { anyOf: branches } } } });
+    expect(result.success).toBe(false);
+    expect(result.errors).toEqual([{ code: 'FORGE_FORGE_LIMIT', message: expect.stringMatching(/^inputSchema is \d{6} characters of JSON; the limit is 65536$/), hint: expect.any(String) }]);
+    expect(h.registry.has('big_schema')).toBe(false);
+    // A schema of 60 KB is forged: the limit leaves room for any schema a tool needs.
+    const many = Object.fromEntries(Array.from({ length: 2300 }, (_, i) => [`p${i}`, { type: 'number' }]));
+    const large = { ...addNumbers, name: 'wide_schema', inputSchema: { ...addNumbers.inputSchema, properties: { ...addNumbers.inputSchema.properties, ...many } } };
+    expect(JSON.stringify(large.inputSchema).length).toBeGreaterThan(55_000);
+    expect(JSON.stringify(large.inputSchema).length).toBeLessThan(64 * 1024);
+    expect((await forgeIn(h, large)).errors).toEqual([]);
+  });
+
   it("refuses at build a composition whose steps pass arguments the called tool does not take, and registers nothing", async () => {
     const h = await harness();
     const composing = (args: Record<string, unknown>) => ({ ...calcJson, name: 'calc_wrong', implementation: { ...calcJson.implementation, steps: [{ ...calcJson.implementation.steps[0], args }, calcJson.implementation.steps[1]] } });
