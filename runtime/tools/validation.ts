@@ -51,6 +51,9 @@ export function createAjv(options: { useDefaults?: boolean; verbose?: boolean; o
     // `required` means sent: an argument named constructor or __proto__ is not found on Object.prototype.
     ownProperties: true,
     validateSchema: options.validateSchema ?? true,
+    // A schema that does not compile is reported by its caller; ajv's own logger would print the whole
+    // generated function (megabytes, for a schema someone else wrote) to the agent's log.
+    logger: false,
   });
   addFormats(ajv);
   linearUrlFormat(ajv);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { checkArguments, compileSchema, schemaProblem } from '../../../runtime/tools/validation.ts';
+import { checkArguments, compileSchema, markExternal, schemaProblem } from '../../../runtime/tools/validation.ts';
 
 describe('argument validation', () => {
   it('fills in defaults on a copy and names the argument that is wrong', () => {
@@ -79,5 +79,21 @@ describe('format: url', () => {
       'http://example.com@', 'http://a@b@', 'http://user@10.1.2.3', 'http://user@8.8.8.8:80/x', 'http://a.b', 'http://a.bc', 'http://example.com//x@y@z', '',
     ];
     for (const u of samples) expect(valid(u), u).toBe(own.test(u));
+  });
+});
+
+describe("ajv's own logger", () => {
+  it('writes nothing to the console: a schema someone else wrote chooses what it would say (a format name, a whole generated function)', () => {
+    const written: unknown[] = [];
+    const spies = (['log', 'warn', 'error'] as const).map((level) => vi.spyOn(console, level).mockImplementation((...args) => void written.push(args)));
+    try {
+      const format = 'nope\u001b[2J{"level":"error","msg":"forged"}';
+      compileSchema(markExternal({ type: 'string', format }));
+      compileSchema({ type: 'string', format });
+      expect(schemaProblem({ type: 'object', properties: { x: { type: 'string', format } } })).toBeUndefined();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(written).toEqual([]);
   });
 });
