@@ -54,6 +54,8 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
   let maxOutput: number | undefined;
   // What model.extra_body adds to each request, Forge's own fields left out.
   const extra = extraFields(options.extraBody);
+  // Anthropic takes a thinking budget only below max_tokens: a model's stated limit at or under it is not asked.
+  const thinkingBudget = thinkingBudgetOf(extra);
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelResponse> {
@@ -74,12 +76,26 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
           const limit = statedOutputLimit(err, maxTokens);
           if (marked && refusesMarks(err)) marks = false;
           else if (!everyCallThinks && asksThinking(err, messages)) everyCallThinks = true;
+          else if (limit !== undefined && limit <= (thinkingBudget ?? 0)) throw budgetPastLimit(label, limit, thinkingBudget!);
           else if (limit !== undefined) maxOutput = limit;
           else throw err;
         }
       }
     },
   };
+}
+
+function thinkingBudgetOf(extra: Record<string, unknown>): number | undefined {
+  const budget = (extra.thinking as { budget_tokens?: unknown } | undefined)?.budget_tokens;
+  return typeof budget === 'number' ? budget : undefined;
+}
+
+/**
+ * A model whose output limit is not above the thinking budget: asked again at its limit it would refuse again
+ * ("max_tokens must be greater than thinking.budget_tokens"), which names neither number nor the setting to change.
+ */
+function budgetPastLimit(label: string, limit: number, budget: number): ProviderError {
+  return new ProviderError(label, `the model gives at most ${limit} output tokens, not more than model.extra_body.thinking.budget_tokens (${budget}), and Anthropic takes a thinking budget only below max_tokens: lower budget_tokens below ${limit} in forge.yaml`, 400);
 }
 
 /** A 400 or 422 that names cache_control: the server does not take the cache's marks. */

@@ -25,6 +25,18 @@ describe('an Anthropic model asked for more output tokens than it gives', () => 
     expect(server.bodies.map((b) => b.max_tokens)).toEqual([64_000, 8192, 8192, 1000]);
   });
 
+  it('with a thinking budget at or past the limit it states, is not asked again (it would refuse again), and the error says which setting to lower', async () => {
+    const server = await startScriptedAnthropic([limited, limited, limited]);
+    const thinking = { type: 'enabled', budget_tokens: 10_000 };
+    const model = createAnthropicProvider({ model: 'claude-3-5-haiku-20241022', baseUrl: server.url, http: new HttpClient(), extraBody: { thinking } });
+    const refused = model.complete({ messages: [{ role: 'user', content: 'think a lot' }], tools: [], maxTokens: 64_000 });
+    await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/gives at most 8192 output tokens, not more than model\.extra_body\.thinking\.budget_tokens \(10000\).*lower budget_tokens below 8192/) });
+    expect(server.bodies.map((b) => b.max_tokens)).toEqual([64_000]);
+    // A budget below the limit is asked again at it, as without thinking.
+    const under = createAnthropicProvider({ model: 'm', baseUrl: server.url, http: new HttpClient(), extraBody: { thinking: { ...thinking, budget_tokens: 4096 } } });
+    expect(await under.complete({ messages: [{ role: 'user', content: 'think' }], tools: [], maxTokens: 64_000 })).toMatchObject({ text: 'took 8192' });
+  });
+
   it('is asked for the default without model.max_tokens, which the first tier of output tokens a minute allows', async () => {
     const server = await startScriptedAnthropic([limited]);
     await createAnthropicProvider({ model: 'm', baseUrl: server.url, http: new HttpClient() }).complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
