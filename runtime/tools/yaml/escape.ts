@@ -43,7 +43,7 @@ export function refuseOption(words: readonly unknown[], command: string): void {
     const shown = item.length > 40 ? `${item.slice(0, 40)}…` : item;
     throw new ValueRefused(
       `starts with "-" (${JSON.stringify(shown)}), so ${command === 'the program' ? 'the program' : `"${command}"`} would read it as an option, not as a value; ` +
-        'the tool can put -- before the placeholder (the end of options for most programs), ./ before a path, or write an option\'s value as --name={value}',
+        'the tool can put -- before the placeholder (the end of options for most programs), ./ before a path, or write an option\'s value as --name={value}; or give the parameter a pattern that keeps such values out',
     );
   }
 }
