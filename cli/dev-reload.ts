@@ -75,7 +75,9 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
             // The save that fixes it is said too: after "does not load", silence would leave it in doubt.
             if (configBroken) options.log.info('forge.yaml loads again');
             configBroken = false;
-            return applyApproval(agent, state.settings, read, loaded.config.approval, options.log);
+            // Checked against the tools running now: the reload checks them again against what the save holds.
+            const running = agent.registry.list().map((spec) => ({ spec }));
+            return applyApproval(agent, state.settings, read, loaded.config.approval, options.log, approvalRefusal(checkApprovalRules(loaded.config, running)));
           }
           configBroken = true;
           // Its errors are printed by the reload; what matters here is that a deny just written is not in force.
@@ -109,6 +111,11 @@ export async function watchForChanges(agent: SourceAgent, options: ReloadOptions
   return () => void Promise.all([watcher.close(), requirementsWatcher.close()]);
 }
 
+/** Why rules with these unmatched-rule diagnostics cannot be in force as they are: the first error's message (the start refuses them). */
+function approvalRefusal(unmatched: readonly Diagnostic[]): string | undefined {
+  return unmatched.find((d) => d.severity === 'error')?.message.replace(/\.$/, '');
+}
+
 interface ReloadState {
   /** The stand-ins for tools that do not load, so the next good save replaces them. */
   placeholders: WeakSet<Tool>;
@@ -136,14 +143,15 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   const project = await loadProject({ configFile: options.configFile }, ctx).catch(() => undefined);
   printDiagnostics(ctx.diagnostics);
   if (!project) return report;
-  // First, before anything slow or that may fail (helpers, pip, the adapters): the rules this reload read.
-  applyApproval(agent, state.settings, read, project.config.approval, options.log);
-  // A rule that matches no tool now (a removed or renamed tool it named, a misspelt one just saved): warned of
-  // as at start, whatever its severity there, since the agent keeps running; once, not at every later save.
-  const unmatched = checkApprovalRules(project.config, project.tools).map((d) => ({ ...d, severity: 'warning' as const }));
+  // A rule that matches no tool now (a removed or renamed tool it named, a misspelt one just saved): said as at
+  // start, once, not at every later save. One the start refuses (an auto_deny rule one slip from a tool, which
+  // would run unrefused) refuses every call until it is fixed, as rules that do not parse do.
+  const unmatched = checkApprovalRules(project.config, project.tools);
   const seen = state.unmatchedRules;
   state.unmatchedRules = new Set(unmatched.map((d) => d.message));
   printDiagnostics(unmatched.filter((d) => !seen.has(d.message)));
+  // First, before anything slow or that may fail (helpers, pip, the adapters): the rules this reload read.
+  applyApproval(agent, state.settings, read, project.config.approval, options.log, approvalRefusal(unmatched));
   let fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
   // with an error is checked again too, so that another file's save does not make it as if it compiled.

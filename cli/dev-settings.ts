@@ -72,17 +72,25 @@ export function approvalRead(state: DevSettingsState): number {
 
 /**
  * Puts the approval rules a read of forge.yaml found in force, if they
- * changed and no later read's rules are in force already.
+ * changed and no later read's rules are in force already. `refusal`: why
+ * those rules cannot be put in force as they are (an auto_deny rule one slip
+ * from a tool, which the start refuses): every call is refused instead,
+ * until a save puts rules that can be in force.
  */
-export function applyApproval(agent: SourceAgent, state: DevSettingsState, read: number, approval: ApprovalSettings, log: Logger): void {
+export function applyApproval(agent: SourceAgent, state: DevSettingsState, read: number, approval: ApprovalSettings, log: Logger, refusal?: string): void {
   if (read <= state.approval.applied) return;
   state.approval.applied = read;
-  const text = JSON.stringify(approval);
+  const text = refusal === undefined ? JSON.stringify(approval) : `refusing: ${refusal}`;
   if (text === state.approval.running) return;
-  agent.registry.setApproval(approvalPolicy(approval, log));
+  state.approval.running = text;
   // approval.clients is read from the manifest at each REST and MCP call.
   agent.manifest.approval = approval;
-  state.approval.running = text;
+  if (refusal !== undefined) {
+    agent.registry.setApproval(ApprovalPolicy.refusingEverything(`forge.yaml approval: ${refusal}`));
+    log.warn(`forge.yaml: ${refusal}; every tool call is refused until it is fixed`);
+    return;
+  }
+  agent.registry.setApproval(approvalPolicy(approval, log));
   log.info('forge.yaml: approval changed; in force for the calls and turns that start from now on');
 }
 

@@ -25,7 +25,7 @@ import type { ProjectConfig } from './config/project-config.ts';
 import type { ProjectTool } from './project-tool.ts';
 
 /** `tools`: every tool of the project, before --prod strips the dev ones. */
-export function checkApprovalRules(config: Pick<ProjectConfig, 'approval' | 'source' | 'emergent'>, tools: readonly ProjectTool[]): Diagnostic[] {
+export function checkApprovalRules(config: Pick<ProjectConfig, 'approval' | 'source' | 'emergent'>, tools: readonly Pick<ProjectTool, 'spec'>[]): Diagnostic[] {
   const check = approvalRuleCheck(tools.map((t) => t.spec), config.emergent !== undefined, CATALOG.map((entry) => entry.name));
   // Only the rules forge.yaml writes (the default tag:read always matches by risk).
   const written = config.source.toJS() as { approval?: Record<string, unknown> } | null;

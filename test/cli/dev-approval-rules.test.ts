@@ -2,7 +2,7 @@
  * forge.yaml's approval rules that match no tool (FORGE_APPROVAL_UNMATCHED), checked by forge run as by forge
  * build: at start, and in --dev after a reload that removes the tool a rule named.
  */
-import { unlinkSync } from 'node:fs';
+import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startAgentProcess } from '../helpers/agent-process.ts';
@@ -29,6 +29,31 @@ describe('forge run and approval rules that match no tool', () => {
       expect(agent.output()).toContain('forge.yaml:5:18 FORGE_APPROVAL_UNMATCHED auto_approve rule "name:extra" matches no tool: no tool is named "extra"');
       // The rule that matched nothing at start is not said again at the reload.
       expect(agent.output().split('rule "name:shuot" matches no tool').length).toBe(2);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('--dev refuses every call after a save adds an auto_deny rule one slip from a tool, until a save fixes it', async () => {
+    const dir = project('  auto_deny: [name:extra]\n');
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--dev', '--port', '0', '--no-auth'], { cwd: dir });
+    const call = async (tool: string) => (await (await fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as any;
+    try {
+      expect(await call('shout')).toMatchObject({ ok: true, value: 'done' });
+      writeFileSync(join(dir, 'forge.yaml'), minimalConfig('approval:\n  auto_deny: [name:shuot]\n'));
+      await agent.waitFor(/every tool call is refused until it is fixed/);
+      // Never in force as written, not even for the moment before the reload checks the tools: the rules are put
+      // in force as soon as forge.yaml is read, and these would refuse nothing.
+      expect(agent.output().split('tool shout {}')[1]).not.toContain('approval changed');
+      // Said at its line too, by the reload that follows.
+      await agent.waitFor('forge.yaml:5:15 FORGE_APPROVAL_UNMATCHED auto_deny rule "name:shuot" matches no tool: no tool is named "shuot", so "shout" is not refused');
+      // The tool the rule was surely meant to refuse does not run, nor does any other.
+      for (const tool of ['shout', 'extra']) expect(await call(tool)).toMatchObject({ ok: false, error: { message: expect.stringContaining('"name:shuot" matches no tool') } });
+      writeFileSync(join(dir, 'forge.yaml'), minimalConfig('approval:\n  auto_deny: [name:shout]\n'));
+      // After the refusal: a save may be read half-written first, and said as a change of its own.
+      await agent.waitFor(/until it is fixed[\s\S]*approval changed; in force/);
+      expect(await call('shout')).toMatchObject({ ok: false, error: { message: expect.stringContaining('name:shout') } });
+      expect(await call('extra')).toMatchObject({ ok: true, value: 'done' });
     } finally {
       await agent.stop();
     }
