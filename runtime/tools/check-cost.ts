@@ -371,8 +371,10 @@ class SchemaReader {
     const s = schema as Record<string, unknown>;
     const list = (value: unknown): CostNode[] => (Array.isArray(value) ? value.map((v) => this.node(v)) : value === undefined ? [] : [this.node(value)]);
     const map = (value: unknown): unknown[] => (isObject(value) ? Object.values(value) : []);
-    if (Array.isArray(s.enum)) node.own += Math.ceil(s.enum.length / ENUM_MEMBERS_PER_UNIT) + Math.ceil(JSON.stringify(s.enum).length / 1024);
-    if ('const' in s) node.own += Math.ceil((JSON.stringify(s.const)?.length ?? 0) / 1024);
+    // A member that is an object or an array is compared deeply, at up to its whole size (the string keywords' rate).
+    const deepUnits = (member: unknown) => (member !== null && typeof member === 'object' ? Math.ceil(JSON.stringify(member).length / STRING_CHARS_PER_UNIT) : 0);
+    if (Array.isArray(s.enum)) node.own += Math.ceil(s.enum.length / ENUM_MEMBERS_PER_UNIT) + s.enum.reduce((sum: number, member) => sum + deepUnits(member), 0);
+    if ('const' in s) node.own += deepUnits(s.const);
     node.readsStrings = ['pattern', 'format', 'minLength', 'maxLength', 'enum', 'const', 'contentEncoding', 'contentMediaType'].some((k) => k in s);
     node.readsArrays = s.uniqueItems === true;
     for (const key of ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else']) node.inPlace.push(...list(s[key]));

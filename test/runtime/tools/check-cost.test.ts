@@ -110,6 +110,10 @@ describe('checkCost', () => {
     const members = Array.from({ length: 5000 }, (_, i) => `v${i}`);
     expectRefused({ type: 'array', items: { enum: members } }, Array.from({ length: 20_000 }, () => 'v4999'));
     expectCounted({ type: 'array', items: { enum: members } }, ['v1', 'v2']);
+    // Object members are compared deeply: 100 members of 100 fields each, against 4,000 objects.
+    const objects = Array.from({ length: 100 }, (_, i) => Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`f${j}`, i])));
+    expectRefused({ type: 'array', items: { enum: objects } }, Array.from({ length: 4000 }, () => objects[99]));
+    expectCounted({ type: 'array', items: { enum: objects } }, [objects[0]]);
     const uniqueUnderFan = { anyOf: Array.from({ length: 1000 }, () => ({ type: 'array', uniqueItems: true })) };
     expectRefused(uniqueUnderFan, Array.from({ length: 10_000 }, (_, i) => [i]));
     expectCounted(uniqueUnderFan, [[1], [2]]);
