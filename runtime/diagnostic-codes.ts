@@ -17,6 +17,7 @@ export interface CodeInfo {
 }
 
 export const DIAGNOSTIC_CODES = {
+  FORGE_ADAPTER_SCHEMA: { severity: 'warning', when: 'run', meaning: "an adapter tool's schema is past 128 KB of JSON; it is not checked locally (compiling it would hold the agent's thread), the service checks its own input" },
   FORGE_ADAPTER_PATTERN: { severity: 'warning', when: 'run', meaning: 'an adapter tool\'s schema has a pattern only the backtracking engine runs (a backreference, a lookaround, \\p{…}); it is not checked locally, the service checks its own input' },
   FORGE_AGENT_BUSY: { severity: 'error', when: 'run', meaning: 'too many A2A turns run or wait for their conversation in this process (FORGE_MAX_TURNS, default 256): a message is refused at once (JSON-RPC -32000) until one ends' },
   FORGE_API_AUTH: { severity: 'error', when: 'run', meaning: 'an OpenAPI operation\'s credentials are missing or unusable' },

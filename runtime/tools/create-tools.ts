@@ -11,7 +11,7 @@ import { CallLog, type AgentIntrospection } from './call-log.ts';
 import { createCustomTool, type CustomToolHost } from './custom/custom-tool.ts';
 import { toSpec, type Logger, type Tool, type ToolSpec } from './model.ts';
 import { silentLogger, ToolRegistry } from './registry.ts';
-import { uncheckedPatternsWarning } from './local-schema.ts';
+import { oversizedSchemaWarning, uncheckedPatternsWarning } from './local-schema.ts';
 import { toolOutputToLog } from './tool-output-log.ts';
 
 /** Makes the running tool for an adapter spec (one with `adapter`: an MCP server's tool, an OpenAPI operation). */
@@ -106,8 +106,7 @@ export function createRegistry(specs: readonly ToolSpec[], factories: ToolFactor
     const problem = registry.register(tool, origin(spec));
     if (problem) diagnostics.push(problem);
     // Said once, as the adapter's tools load: what of their schemas is not checked here (local-schema.ts).
-    const unchecked = uncheckedPatternsWarning(spec);
-    if (unchecked) diagnostics.push({ ...unchecked, file: origin(spec) });
+    for (const unchecked of [oversizedSchemaWarning(spec), uncheckedPatternsWarning(spec)]) if (unchecked) diagnostics.push({ ...unchecked, file: origin(spec) });
   }
   return { registry, diagnostics };
 }

@@ -28,7 +28,18 @@ export interface UncheckedPattern {
 interface LocalSchema {
   schema: JSONSchema;
   unchecked: UncheckedPattern[];
+  /** The schema's size as JSON when it is past MAX_LOCAL_SCHEMA_CHARS: then nothing of it is checked here. */
+  oversized?: number;
 }
+
+/**
+ * The most JSON text a service's schema may be and still be checked here.
+ * ajv compiles a schema on the agent's thread at the tool's first call: 800
+ * kB took seconds (a forged tool's schema is held to 64 KB for the same
+ * reason). An OpenAPI operation's body with every $ref written out, or an
+ * MCP server that sends megabytes, is left to the service to check.
+ */
+export const MAX_LOCAL_SCHEMA_CHARS = 128 * 1024;
 
 /** One per schema object: the validator compiles (and keeps) each object it is given. */
 const local = new WeakMap<JSONSchema, LocalSchema>();
@@ -36,6 +47,11 @@ const local = new WeakMap<JSONSchema, LocalSchema>();
 /** `schema` without the patterns only the backtracking engine runs; `schema` itself when it has none. */
 export function withoutUnprotectedPatterns(schema: JSONSchema): LocalSchema {
   let found = local.get(schema);
+  const chars = found ? 0 : JSON.stringify(schema).length;
+  if (!found && chars > MAX_LOCAL_SCHEMA_CHARS) {
+    found = { schema: markExternal({}), unchecked: [], oversized: chars };
+    local.set(schema, found);
+  }
   if (!found) {
     const unchecked: UncheckedPattern[] = [];
     const pruned = prune(schema, '', unchecked) as JSONSchema;
@@ -86,7 +102,7 @@ function uncheckedPatterns(tool: ToolSpec): (UncheckedPattern & { schema: 'input
 export function uncheckedPatternsWarning(tool: ToolSpec): Diagnostic | undefined {
   const unchecked = uncheckedPatterns(tool);
   if (!unchecked.length) return undefined;
-  const service = tool.adapter?.kind === 'mcp' ? `MCP server "${tool.adapter.server}"` : `API "${tool.adapter?.api}"`;
+  const service = serviceOf(tool);
   const listed = unchecked.map((u) => `${u.schema} schema ${u.at}: ${JSON.stringify(u.pattern)} (${u.why})`).join('; ');
   return warning(
     'FORGE_ADAPTER_PATTERN',
@@ -94,6 +110,28 @@ export function uncheckedPatternsWarning(tool: ToolSpec): Diagnostic | undefined
     {},
     `${service} still checks what it is sent; the rest of the schema is checked here as before`,
   );
+}
+
+/** What the start says, once, of an adapter tool with a schema too large to be checked here; undefined when none is. */
+export function oversizedSchemaWarning(tool: ToolSpec): Diagnostic | undefined {
+  if (!tool.adapter) return undefined;
+  const oversized = (['input', 'output'] as const).flatMap((which) => {
+    const schema = which === 'input' ? tool.inputSchema : tool.outputSchema;
+    const chars = schema && withoutUnprotectedPatterns(schema).oversized;
+    return chars ? [`its ${which} schema (${chars} characters of JSON)`] : [];
+  });
+  if (!oversized.length) return undefined;
+  const service = serviceOf(tool);
+  return warning(
+    'FORGE_ADAPTER_SCHEMA',
+    `tool "${tool.name}": ${oversized.join(' and ')} is past ${MAX_LOCAL_SCHEMA_CHARS} characters, which compiling would hold the agent's one thread for; it is not checked here`,
+    {},
+    `${service} still checks what it is sent`,
+  );
+}
+
+function serviceOf(tool: ToolSpec): string {
+  return tool.adapter?.kind === 'mcp' ? `MCP server "${tool.adapter.server}"` : `API "${tool.adapter?.api}"`;
 }
 
 /** A copy of the schema at `node` without unprotected patterns, stepping only where schemas are (not into `default` or `enum` data). */

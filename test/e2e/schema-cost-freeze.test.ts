@@ -43,6 +43,8 @@ const server = new Server({ name: 'costly', version: '1.0.0' }, { capabilities: 
 const tools = [
   { name: 'union', description: 'Takes many rows.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { xs: { type: 'array', items: FAN } }, required: ['xs'] } },
   { name: 'nested', description: 'Takes nested lists.', annotations: { readOnlyHint: true }, inputSchema: ${JSON.stringify(DOUBLING)} },
+  // 3,000 named properties of 60-character descriptions: about 200 kB of JSON, past what is compiled here.
+  { name: 'huge', description: 'Takes one of many fields.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => ['f' + i, { type: 'integer', description: 'x'.repeat(60) }])), additionalProperties: false } },
   { name: 'rows', description: 'Returns n rows.', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { n: { type: 'integer' } } }, outputSchema: { type: 'object', properties: { xs: { type: 'array', items: FAN } } } },
 ];
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -154,20 +156,34 @@ describe("an MCP server's result against its own outputSchema with 1,000 alterna
   }, 60_000);
 });
 
-describe("a forged tool's input schema with 1,000 alternatives per item", () => {
+describe("a forged tool's input schema with 800 alternatives per item (as many as fit in its 64 KB)", () => {
+  const fan = { anyOf: FAN.anyOf.slice(0, 800) };
+  const rows = (n: number) => Array.from({ length: n }, () => ({ k: 'v799' }));
   it('is forged, refuses 40,000 items at once, and runs with five', async () => {
     const forged = await rest('forge_tool', {
       name: 'count_rows',
       description: 'Counts rows.',
       scope: 'agent',
-      inputSchema: { type: 'object', properties: { xs: { type: 'array', items: FAN } }, required: ['xs'] },
+      inputSchema: { type: 'object', properties: { xs: { type: 'array', items: fan } }, required: ['xs'] },
       outputSchema: { type: 'object' },
       implementation: { mode: 'sandbox', code: 'function execute(input) { return { rows: input.xs.length }; }' },
       testCases: [{ input: { xs: [{ k: 'v1' }] }, expectedOutput: { rows: 1 } }],
     });
     expect(forged.body).toMatchObject({ ok: true, value: { success: true } });
-    const refused = await whileHealthy(rest('count_rows', { xs: MANY }));
+    const refused = await whileHealthy(rest('count_rows', { xs: rows(40_000) }));
     expect(refused).toMatchObject({ status: 400, body: { ok: false, error: { code: 'FORGE_TOOL_ARGS', message: expect.stringContaining(TOO_COSTLY) } } });
-    expect(await rest('count_rows', { xs: FEW })).toMatchObject({ status: 200, body: { ok: true, value: { rows: 5 } } });
+    expect(await rest('count_rows', { xs: rows(5) })).toMatchObject({ status: 200, body: { ok: true, value: { rows: 5 } } });
+  }, 60_000);
+});
+
+describe("an MCP server's schema past 128 KB of JSON", () => {
+  it('is not compiled here: the start says so once, naming the tool and the size, and a call reaches the server, which checks its own input', async () => {
+    const warnings = agent.output().split('\n').filter((line) => line.includes('FORGE_ADAPTER_SCHEMA'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/tool "costly__huge": its input schema \(\d{6} characters of JSON\) is past 131072 characters/);
+    const before = callsMade().length;
+    // Not an integer, and not a field it declares: the server's to refuse, not the agent's.
+    expect(await whileHealthy(rest('costly__huge', { f1: 'text', unknown: true }))).toMatchObject({ status: 200, body: { ok: true } });
+    expect(callsMade().slice(before)).toEqual(['huge']);
   }, 60_000);
 });
