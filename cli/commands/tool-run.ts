@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { assembleRuntime } from '../../runtime/assemble.ts';
 import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
-import { DiagnosticError, error, hasErrors, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { DiagnosticError, error, hasErrors, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { argumentsHint, type ToolRegistry } from '../../runtime/tools/registry.ts';
-import { fail, type ToolResult } from '../../runtime/tools/model.ts';
+import { fail, type Logger, type ToolResult } from '../../runtime/tools/model.ts';
 import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import type { Project } from '../../stages/load-project.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
@@ -32,6 +32,7 @@ import { workDirPathHint } from '../work-dir-paths.ts';
 import { prepareProjectPython } from '../project-python.ts';
 import { color as c, errColor, formatMs } from '../terminal.ts';
 import { logText } from '../../runtime/telemetry/log-text.ts';
+import { redactSecrets } from '../../runtime/known-secrets.ts';
 import { terminalText } from '../../runtime/telemetry/terminal-text.ts';
 import { sandboxRequiredUsage, UsageError } from '../usage-error.ts';
 import { STOP_SIGNAL_NAMES, STOP_SIGNALS, type StopSignal } from '../../runtime/stop-signals.ts';
@@ -185,9 +186,15 @@ export async function run(argv: string[]): Promise<number> {
     if (!values.json) process.stderr.write(renderShown(command) + '\n');
   };
   const workDir = project.config.workDir;
-  // Tools report problems found when they start (an allowed binary not installed) as warnings;
-  // with --verbose, what a tool prints (its stderr) shows too.
-  const log = { debug() {}, info: values.verbose ? (message: string) => void process.stderr.write(`${errColor.dim(logText(message))}\n`) : () => {}, warn: (message: string) => process.stderr.write(`${errColor.yellow('warning:')} ${logText(message)}\n`) };
+  // Tools report problems found when they start (an allowed binary not installed) as warnings, and so does the
+  // runtime (no sandbox, a result unlike its Output). With --json they are the document's warnings, as the
+  // project's are: a text line beside the JSON is one a script that reads both streams cannot parse.
+  // With --verbose, what a tool prints (its stderr) shows too.
+  const log: Logger = {
+    debug() {},
+    info: values.verbose ? (message) => void process.stderr.write(`${errColor.dim(logText(message))}\n`) : () => {},
+    warn: values.json ? (message) => void warnings.push(warning('FORGE_RUNTIME_WARNING', redactSecrets(message))) : (message) => void process.stderr.write(`${errColor.yellow('warning:')} ${logText(message)}\n`),
+  };
   // The same sandbox as forge run, forge chat and the bundle: trying a tool here shows the limits it will run under.
   if (!values['dry-run']) {
     try {

@@ -81,6 +81,32 @@ describe('forge tool run --json and the project\'s warnings', () => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ ok: true, dryRun: true, warnings: expected });
   });
 
+  // A warning of the runtime's as it starts (cli_execute's allowed binary not on PATH) and one during the call (a
+  // result unlike the Output the tool declares): text lines on stderr beside the JSON, before FORGE_RUNTIME_WARNING.
+  it('puts what the runtime warns of as it starts and runs the tool in `warnings`, and no text line beside the JSON', async () => {
+    const dir = writeProject({
+      'forge.yaml': minimalConfig('tool_dirs: [tools]\ntools:\n  - name: cli_execute\n    config:\n      allowed_binaries: [forge-no-such-binary]\n'),
+      'tools/count.py': '"""\nTool: count\nDescription: Count.\nTags: read\n\nInput:\n  fail (bool, default=false): Fail instead.\n\nOutput:\n  count (int): The count.\n"""\n\ndef execute(args):\n    if args.get("fail"):\n        raise ValueError("boom")\n    return {"total": 1}\n',
+    });
+    const runtimeWarnings = [
+      { severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: 'cli_execute: allowed binary "forge-no-such-binary" was not found on PATH' },
+      { severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: 'tool "count" returned output that does not match its declared Output: missing "count"' },
+    ];
+    const text = await forge(['tool', 'run', 'count'], dir);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain('warning: cli_execute: allowed binary "forge-no-such-binary" was not found on PATH\n');
+
+    const ok = await forge(['tool', 'run', 'count', '--json'], dir);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, value: { total: 1 }, durationMs: expect.any(Number), warnings: expect.arrayContaining(runtimeWarnings) });
+    expect(ok.stderr).not.toContain('warning:');
+
+    const failed = await forge(['tool', 'run', 'count', '{"fail": true}', '--json'], dir);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED' }, warnings: expect.arrayContaining([runtimeWarnings[0]]) });
+    expect(failed.stderr).not.toContain('warning:');
+  });
+
   it('has an empty `warnings` when there is nothing to warn of', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig('tool_dirs: [tools]\n'), 'tools/echo.py': '"""\nTool: echo\nDescription: Echo.\nTags: read\n"""\n\ndef execute(args):\n    return "hi"\n' });
     const { code, stdout, stderr } = await forge(['tool', 'run', 'echo', '--json'], dir);
