@@ -127,7 +127,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (chosen?.unavailable) {
     if (values.json) refuse([error('FORGE_TOOL_PLATFORM', `tool "${name}" ${chosen.unavailable}`)]);
-    process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_PLATFORM')} tool "${name}" ${chosen.unavailable}\n`);
+    else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_PLATFORM')} tool "${name}" ${chosen.unavailable}\n`);
     return 1;
   }
 

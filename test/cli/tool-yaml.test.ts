@@ -277,6 +277,11 @@ describe('forge tool add / get / list / remove', () => {
     const run = await forge(['tool', 'run', 'elsewhere'], dir, scopes().env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('FORGE_TOOL_PLATFORM');
+    // With --json, the refusal is the document, and stderr holds no text line beside it.
+    const json = await forge(['tool', 'run', 'elsewhere', '--json'], dir, scopes().env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_PLATFORM', message: `tool "elsewhere" runs on ${other}, not on ${currentPlatform()}` } });
+    expect(json.stderr).toBe('');
   });
 });
 
