@@ -40,6 +40,7 @@ export async function run(argv: string[]): Promise<number> {
     // A model key not set is a warning here: this machine's key is not the deployment's (the bundle's doctor fails without it).
     { locate: (path) => config.source.locate(path), missingModelKey: 'warn' },
   );
-  process.stdout.write(values.json ? jsonDocument(doctorJson(report)) : formatDoctor(report));
+  // forge.yaml's warnings, which text mode printed on stderr, are the document's too.
+  process.stdout.write(values.json ? jsonDocument(doctorJson(report, diagnostics)) : formatDoctor(report));
   return report.ok ? 0 : 1;
 }

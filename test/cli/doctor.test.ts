@@ -16,6 +16,7 @@ describe('forge doctor', () => {
         { name: 'workdir', ok: true },
         { name: 'token', ok: true, detail: expect.stringContaining('generated into ') },
       ],
+      warnings: [],
     });
   });
 
@@ -56,6 +57,8 @@ describe('forge doctor', () => {
     const json = JSON.parse((await forge(['doctor', '--json'], hosted, env)).stdout);
     expect(json.ok).toBe(true);
     expect(json.checks).toContainEqual(expect.objectContaining({ name: 'model key', ok: true, warning: true, code: 'FORGE_MODEL_KEY' }));
+    // And in `warnings`, where every command's --json puts what its text mode warns of.
+    expect(json.warnings).toEqual([expect.objectContaining({ severity: 'warning', code: 'FORGE_MODEL_KEY', message: expect.stringMatching(/^model key: OPENAI_API_KEY is not set/), hint: expect.stringContaining('OPENAI_API_KEY_FILE') })]);
 
     expect((await forge(['build'], hosted, env)).code).toBe(0);
     const bundleDoctor = (args: string[], extra: NodeJS.ProcessEnv = {}) => runProcess(process.execPath, [join(hosted, '.forge-output', 'runtime.mjs'), 'doctor', ...args], { cwd: hosted, env: { ...env, ...extra } });
@@ -78,6 +81,10 @@ describe('forge doctor', () => {
     expect(fallbackMissing.code, fallbackMissing.stdout).toBe(0);
     expect(fallbackMissing.stdout).toMatch(/^ok {4}model key {2}model openai:gpt-4o-mini: OPENAI_API_KEY \(environment\)$/m);
     expect(fallbackMissing.stdout).toMatch(/^warn {2}model key {2}fallback 1 anthropic:claude-sonnet-4: ANTHROPIC_API_KEY is not set \(nor ANTHROPIC_API_KEY_FILE\): calls to it fail, and the agent goes on to another model of the chain$/m);
+    // The bundle's doctor --json that passes carries its warn line in `warnings` too.
+    const json = await runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'doctor', '--json'], { cwd: project, env });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, warnings: [{ severity: 'warning', message: expect.stringMatching(/^model key: fallback 1 anthropic:claude-sonnet-4: ANTHROPIC_API_KEY is not set/) }] });
     // No model left that can answer: every message fails.
     const none = await bundleDoctor({ OPENAI_API_KEY: '' });
     expect(none.code).toBe(1);
@@ -90,6 +97,22 @@ describe('forge doctor', () => {
     const { code, stdout } = await forge(['doctor'], hosted, env);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^FAIL {2}model key {2}OPENAI_API_KEY_FILE=.*no-key \(missing\): the agent refuses to start$/m);
+  });
+
+  it("carries forge.yaml's warnings, which text mode prints on stderr, in --json's `warnings`, whether it passes or fails", async () => {
+    const project = writeProject({ 'forge.yaml': `%YAML 1.3\n---\n${minimalConfig('sandbox: required\n')}` });
+    const env = { FORGE_STATE_DIR: tempDir() };
+    const text = await forge(['doctor'], project, env);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('forge.yaml:1:7 FORGE_YAML_WARNING Unsupported YAML version 1.3');
+    const yamlWarning = expect.objectContaining({ severity: 'warning', code: 'FORGE_YAML_WARNING', file: 'forge.yaml', line: 1, column: 7 });
+    const passed = await forge(['doctor', '--json'], project, env);
+    expect(passed.code).toBe(0);
+    expect(JSON.parse(passed.stdout)).toMatchObject({ ok: true, warnings: [yamlWarning] });
+    // sandbox: required where bubblewrap cannot run: a doctor that fails, in the shape every failed command has.
+    const failed = await forge(['doctor', '--json'], project, { ...env, FORGE_BWRAP: '/bin/false' });
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_SANDBOX_REQUIRED' }, warnings: [yamlWarning] });
   });
 
   it('fails where sandbox: required cannot be met', async () => {
