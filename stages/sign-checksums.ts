@@ -9,6 +9,7 @@ import { relative } from 'node:path';
 import { error } from '../runtime/diagnostics.ts';
 import { keyTypeText, undecodableKeyText } from '../runtime/verify/key-text.ts';
 import { CHECKSUMS_FILE, SIGNATURE_FILE } from '../runtime/verify/verify-bundle.ts';
+import { whyUnreadable } from '../runtime/unreadable-file.ts';
 import type { OutputWriter } from './output-writer.ts';
 import type { StageContext } from './stage.ts';
 
@@ -23,10 +24,7 @@ export function signChecksums(keyFile: string, writer: OutputWriter, ctx: StageC
   try {
     text = readFileSync(keyFile, 'utf8');
   } catch (err) {
-    // Node's "ENOENT: no such file or directory, open '/abs/path'" said the path a third time, in its own words.
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message.split('\n')[0];
-    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key: ${why}`, { file: shown }, SIGN_HINT));
+    ctx.report(error('FORGE_SIGN_KEY', `cannot read the signing key: ${whyUnreadable(err)}`, { file: shown }, SIGN_HINT));
     return;
   }
   let key;

@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { error, type Diagnostic } from '../diagnostics.ts';
 import { keyTypeText, undecodableKeyText } from './key-text.ts';
+import { whyUnreadable } from '../unreadable-file.ts';
 
 export const CHECKSUMS_FILE = 'checksums.json';
 export const SIGNATURE_FILE = 'checksums.json.sig';
@@ -89,7 +90,7 @@ function readVerifyKey(verifyKey: string): { key: KeyObject } | { message: strin
   try {
     pem = inline ? verifyKey : readFileSync(verifyKey, 'utf8');
   } catch (err) {
-    return { message: `FORGE_VERIFY_KEY names a file that cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, hint: KEY_HINT, file: verifyKey };
+    return { message: `FORGE_VERIFY_KEY names a file that cannot be read: ${whyUnreadable(err)}`, hint: KEY_HINT, file: verifyKey };
   }
   const file = inline ? undefined : verifyKey;
   let key: KeyObject;

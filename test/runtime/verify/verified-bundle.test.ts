@@ -5,7 +5,7 @@
  * FORGE_VERIFY_KEY is set.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -207,8 +207,12 @@ describe('signed bundles (forge build --sign)', () => {
     const rsaPublic = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
     const garbled = join(tempDir(), 'garbled.pem');
     writeFileSync(garbled, publicPem.replace(/\n[^-].{20}/, '\nthis-is-not-base64!!'));
+    const keyDir = join(tempDir(), 'keys');
+    mkdirSync(keyDir);
     for (const [key, said] of [
-      [join(tempDir(), 'missing.pem'), /missing\.pem FORGE_VERIFY_KEY FORGE_VERIFY_KEY names a file that cannot be read \(ENOENT\)/],
+      // Why, in words, not Node's errno (ENOENT, EISDIR); the path is the diagnostic's place.
+      [join(tempDir(), 'missing.pem'), /missing\.pem FORGE_VERIFY_KEY FORGE_VERIFY_KEY names a file that cannot be read: there is no such file \(set FORGE_VERIFY_KEY/],
+      [keyDir, /keys FORGE_VERIFY_KEY FORGE_VERIFY_KEY names a file that cannot be read: it is a directory \(set FORGE_VERIFY_KEY/],
       [notPem, /key\.txt FORGE_VERIFY_KEY FORGE_VERIFY_KEY is not a public key in PEM form/],
       [rsaPublic, /FORGE_VERIFY_KEY FORGE_VERIFY_KEY is an RSA key; bundles are signed with Ed25519/],
       // What the file holds instead, not OpenSSL's "error:1E08010C:DECODER routines::unsupported".
@@ -221,6 +225,7 @@ describe('signed bundles (forge build --sign)', () => {
         expect(stderr).toContain('set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`');
         expect(stderr).not.toContain('TAMPERED');
         expect(stderr).not.toContain('DECODER routines');
+        expect(stderr).not.toMatch(/\bE(NOENT|ISDIR|ACCES)\b/);
       }
     }
   });
