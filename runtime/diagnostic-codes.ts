@@ -157,7 +157,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_NOT_FOUND: { severity: 'error', when: 'run', meaning: 'no endpoint at this path' },
   FORGE_NOT_WAITING: { severity: 'error', when: 'run', meaning: 'the conversation is not waiting for an approval' },
   FORGE_MODEL_CONTEXT: { severity: 'error', when: 'run', meaning: 'the latest message and the turn\'s tool results alone are too long for the model\'s context window' },
-  FORGE_MODEL_KEY: { severity: 'error', when: 'run', meaning: 'the API key variable a model needs is not set' },
+  FORGE_MODEL_KEY: { severity: 'error', when: 'run', meaning: 'the API key variable a model needs is not set, or its <NAME>_FILE names a file that cannot be read or is empty (the agent refuses to start)' },
   FORGE_NO_MODEL: { severity: 'error', when: 'run', meaning: 'the agent has no model configured' },
   FORGE_ORIGIN_REFUSED: { severity: 'error', when: 'run', meaning: 'a request from a web page of another origin (any endpoint without a token, /mcp always)' },
   FORGE_OUT_DIR: { severity: 'error', when: 'build', meaning: 'the output directory ... contains the project itself' },

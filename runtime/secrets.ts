@@ -20,17 +20,24 @@ import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve, isAbsolute } from 'node:path';
 import { hideFromTools } from './exec/tool-sandbox.ts';
 import { rememberSecret } from './known-secrets.ts';
+import { ForgeError } from './diagnostics.ts';
+import type { DiagnosticCode } from './diagnostic-codes.ts';
+import { whyUnreadable } from './unreadable-file.ts';
 
-export class SecretFileError extends Error {}
+/** NAME_FILE names a file that holds no secret: a refusal to start with the code of the secret's own absence. */
+export class SecretFileError extends ForgeError {}
 
-/** NAME's value, or the content of the file NAME_FILE names (trimmed), or undefined; remembered for redaction either way. */
-export function secretFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const secret = readSecret(env, name);
+/**
+ * NAME's value, or the content of the file NAME_FILE names (trimmed), or undefined; remembered for redaction
+ * either way. `code`: what a NAME_FILE that cannot be read or is empty is reported as (FORGE_MODEL_KEY).
+ */
+export function secretFromEnv(env: NodeJS.ProcessEnv, name: string, code: DiagnosticCode): string | undefined {
+  const secret = readSecret(env, name, code);
   rememberSecret(secret);
   return secret;
 }
 
-function readSecret(env: NodeJS.ProcessEnv, name: string): string | undefined {
+function readSecret(env: NodeJS.ProcessEnv, name: string, code: DiagnosticCode): string | undefined {
   const direct = env[name]?.trim();
   if (direct) return direct;
   const file = env[`${name}_FILE`]?.trim();
@@ -40,9 +47,9 @@ function readSecret(env: NodeJS.ProcessEnv, name: string): string | undefined {
   try {
     text = readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new SecretFileError(`${name}_FILE=${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new SecretFileError(code, `${name}_FILE names ${file}, which cannot be read: ${whyUnreadable(err)}`, `put the value there (a mounted secret), or unset ${name}_FILE and set ${name}`);
   }
-  if (!text) throw new SecretFileError(`${name}_FILE=${file} is empty`);
+  if (!text) throw new SecretFileError(code, `${name}_FILE names ${file}, which is empty`, `write the value into that file, or unset ${name}_FILE and set ${name}`);
   return text;
 }
 
@@ -68,7 +75,7 @@ export function forgeStateDir(workDir: string, env: NodeJS.ProcessEnv = process.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   // A directory someone else made first (or a symlink) is not ours to keep secrets in.
-  if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid())) throw new SecretFileError(`${dir} is not a private directory of this user`);
+  if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid())) throw new Error(`${dir} is not a private directory of this user`);
   chmodSync(dir, 0o700);
   hideFromTools(dir);
   return dir;

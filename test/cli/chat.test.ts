@@ -122,6 +122,28 @@ describe('forge chat without its model key', () => {
   });
 });
 
+describe('forge chat with a model key file it cannot use', () => {
+  // Before FORGE_MODEL_KEY, Node's errno in an uncoded line: "error: CHAT_KEY_FILE=... cannot be read: ENOENT".
+  it.each([
+    ['is not there', (dir: string) => join(dir, 'no-such-key'), 'which cannot be read: there is no such file', 'put the value there (a mounted secret)'],
+    ['is a directory', (dir: string) => dir, 'which cannot be read: it is a directory', 'put the value there (a mounted secret)'],
+    ['is empty', (dir: string) => join(dir, 'empty-key'), 'which is empty', 'write the value into that file'],
+  ])('refuses one that %s, naming the variable and the path, with FORGE_MODEL_KEY and a hint, in text and --json', async (_, file, why, hint) => {
+    const model = 'model:\n  provider: openai\n  name: gpt-4o-mini\n  api_key_env: CHAT_KEY\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(model), 'secret/empty-key': '\n' });
+    const env = { CHAT_KEY_FILE: file(join(project, 'secret')) };
+    const message = `CHAT_KEY_FILE names ${env.CHAT_KEY_FILE}, ${why}`;
+    const text = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: project, input: 'hello\n', env });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain(`✘ FORGE_MODEL_KEY ${message}\n  hint: ${hint}`);
+    expect(text.stderr).toContain('or unset CHAT_KEY_FILE and set CHAT_KEY');
+    expect(text.stderr).not.toContain('--verbose');
+    const json = await runProcess(process.execPath, [forgeBin, 'chat', '--json'], { cwd: project, input: 'hello\n', env });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_MODEL_KEY', message, hint: expect.stringContaining(hint) } });
+  });
+});
+
 describe('forge chat shows what the model and its tools chose, and does not obey it', () => {
   it('escape sequences, C1 controls and bidi overrides in an answer, a call\'s arguments and an approval prompt are shown escaped', async () => {
     const write = { id: 'w', name: 'file_write', arguments: { path: 'report\u202etxt.exe', content: '\u009b2J' } };

@@ -112,6 +112,16 @@ describe('forge run', () => {
     }
   });
 
+  it('stops at start, with FORGE_MODEL_KEY naming the variable and the path, when the model key file cannot be read', async () => {
+    const model = 'model:\n  provider: openai\n  name: gpt-4o-mini\n  api_key_env: RUN_KEY\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(model) });
+    const missing = join(project, 'no-such-key');
+    const result = await runProcess(process.execPath, [forgeBin, 'run', '--no-auth', '--port', '0'], { cwd: project, env: { RUN_KEY_FILE: missing } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`✘ FORGE_MODEL_KEY RUN_KEY_FILE names ${missing}, which cannot be read: there is no such file\n  hint: put the value there (a mounted secret), or unset RUN_KEY_FILE and set RUN_KEY\n`);
+    expect(result.stderr).not.toContain('ENOENT');
+  });
+
   it('exits 2 for --no-auth on a public host', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig() });
     const result = await runProcess(process.execPath, [forgeBin, 'run', '--host', '0.0.0.0', '--no-auth', '--port', '0'], { cwd: project });

@@ -112,6 +112,14 @@ describe('secrets from files', () => {
     expect(stderr).toContain('FORGE_AUTH_TOKEN_FILE names /nonexistent/token, which cannot be read: ENOENT');
   });
 
+  it('refuses to start when OPENAI_API_KEY_FILE cannot be read, with FORGE_MODEL_KEY naming the variable and the path', async () => {
+    const missing = join(tempDir(), 'no-such-key');
+    const { code, stderr } = await runtime(['serve', '--port', '0'], { env: { OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: missing } });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`error: FORGE_MODEL_KEY OPENAI_API_KEY_FILE names ${missing}, which cannot be read: there is no such file\nhint: put the value there (a mounted secret), or unset OPENAI_API_KEY_FILE and set OPENAI_API_KEY\n`);
+    expect(stderr).not.toContain('ENOENT');
+  });
+
   it('sends the model key read from OPENAI_API_KEY_FILE', async () => {
     const seen: string[] = [];
     const llm = createServer((req: IncomingMessage, res) => {

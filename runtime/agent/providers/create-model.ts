@@ -16,8 +16,9 @@ import { ContextTooLongError, withWindow } from '../context-window.ts';
 const DEFAULT_KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 
 export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.ProcessEnv): ModelProvider {
-  // <NAME>_FILE names a file holding the key (a mounted secret), so it need not sit in the environment.
-  const apiKey = secretFromEnv(env, ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]);
+  // <NAME>_FILE names a file holding the key (a mounted secret), so it need not sit in the environment;
+  // one that cannot be read is the key's problem, coded as a key not set is.
+  const apiKey = secretFromEnv(env, ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider], 'FORGE_MODEL_KEY');
   const options = { model: ref.name, baseUrl: ref.base_url, apiKey, http, extraBody: ref.extra_body };
   return ref.provider === 'anthropic' ? createAnthropicProvider({ ...options, promptCache: ref.prompt_cache }) : createOpenAIProvider(options);
 }

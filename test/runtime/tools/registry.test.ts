@@ -367,7 +367,7 @@ describe('ToolRegistry', () => {
 
   it('masks the secrets the runtime holds in every result, before the caller or a listener sees it', async () => {
     // As the runtime reads a model key: from then on it is known, whatever the variable is called.
-    const key = secretFromEnv({ ODD_NAME: 'mk-registry-0123456789' }, 'ODD_NAME')!;
+    const key = secretFromEnv({ ODD_NAME: 'mk-registry-0123456789' }, 'ODD_NAME', 'FORGE_MODEL_KEY')!;
     const r = registry();
     r.register(tool('dump_env', { execute: async () => ok({ lines: [`ODD_NAME=${key}`], [key]: { nested: `x${key}x` }, count: 1 }) }), 'x');
     r.register(tool('leaky_error', { execute: async () => fail('FORGE_TOOL_FAILED', `bad key ${key}`, `rotate ${key}`, `stderr: ${key}`) }), 'x');
