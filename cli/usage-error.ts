@@ -29,7 +29,9 @@ export function sandboxRequiredUsage(err: { message: string; hint?: string }): U
  */
 function renderUsageError(err: UsageError, usage: string, command: string): string {
   const synopsis = usage.split('\n\n')[0].trimEnd();
-  return `${errColor.red('error:')} ${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${synopsis}\n\nfor more, run: forge ${command} --help\n`;
+  // A refusal with a code of its own (FORGE_SERVE_CONFIG, FORGE_SANDBOX_REQUIRED) names it, as --json does and the bundle's refusal does.
+  const code = err.code === 'FORGE_USAGE' ? '' : `${errColor.dim(err.code)} `;
+  return `${errColor.red('error:')} ${code}${err.message}${err.hint ? ` (${err.hint})` : ''}\n\n${synopsis}\n\nfor more, run: forge ${command} --help\n`;
 }
 
 /**

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hideFromTools } from '../exec/tool-sandbox.ts';
 import { generatedTokenFile } from '../secrets.ts';
+import { whyUnreadable } from '../unreadable-file.ts';
 import { sendError } from './respond.ts';
 
 export interface AuthSettings {
@@ -86,7 +87,7 @@ function tokenFromFile(path: string | undefined): string | undefined {
   try {
     token = readFileSync(path.trim(), 'utf8').trim();
   } catch (err) {
-    throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'mount the token file there (a Secret volume), or set FORGE_AUTH_TOKEN instead');
+    throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which cannot be read: ${whyUnreadable(err)}`, 'mount the token file there (a Secret volume), or set FORGE_AUTH_TOKEN instead');
   }
   if (!token) throw new AuthConfigError(`FORGE_AUTH_TOKEN_FILE names ${path}, which is empty`, 'write the token into that file, or set FORGE_AUTH_TOKEN instead');
   return token;

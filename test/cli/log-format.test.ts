@@ -142,7 +142,7 @@ describe('--log-format json', () => {
     // In text, forge run's refusal stays a usage error, with its synopsis.
     const text = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth', '--host', '0.0.0.0'], { cwd: project });
     expect(text.code).toBe(2);
-    expect(text.stderr).toContain(`error: ${NO_AUTH}`);
+    expect(text.stderr).toContain(`error: FORGE_SERVE_CONFIG ${NO_AUTH}`);
     expect(text.stderr).toContain('usage: forge run');
   }, 90_000);
 });

@@ -122,6 +122,15 @@ describe('forge run', () => {
     expect(result.stderr).not.toContain('ENOENT');
   });
 
+  it('exits 2, with FORGE_SERVE_CONFIG naming the variable and the path and saying why in words, when FORGE_AUTH_TOKEN_FILE cannot be read', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const missing = join(project, 'no-such-token');
+    const result = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: missing } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: FORGE_SERVE_CONFIG FORGE_AUTH_TOKEN_FILE names ${missing}, which cannot be read: there is no such file (mount the token file there (a Secret volume), or set FORGE_AUTH_TOKEN instead)\n`);
+    expect(result.stderr).not.toContain('ENOENT');
+  });
+
   it('exits 2 for --no-auth on a public host', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig() });
     const result = await runProcess(process.execPath, [forgeBin, 'run', '--host', '0.0.0.0', '--no-auth', '--port', '0'], { cwd: project });

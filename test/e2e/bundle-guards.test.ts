@@ -109,7 +109,7 @@ describe('secrets from files', () => {
   it('refuses to start when FORGE_AUTH_TOKEN_FILE cannot be read', async () => {
     const { code, stderr } = await runtime(['serve', '--port', '0'], { env: { FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: '/nonexistent/token' } });
     expect(code).not.toBe(0);
-    expect(stderr).toContain('FORGE_AUTH_TOKEN_FILE names /nonexistent/token, which cannot be read: ENOENT');
+    expect(stderr).toContain('error: FORGE_SERVE_CONFIG FORGE_AUTH_TOKEN_FILE names /nonexistent/token, which cannot be read: there is no such file\nhint: mount the token file there');
   });
 
   it('refuses to start when OPENAI_API_KEY_FILE cannot be read, with FORGE_MODEL_KEY naming the variable and the path', async () => {
