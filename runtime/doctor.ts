@@ -10,7 +10,6 @@
  * deployed: see DoctorOptions.missingModelKey).
  */
 import { workDirProblem } from './work-dir.ts';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AgentManifest, ModelRef } from './manifest.ts';
 import type { DiagnosticCode } from './diagnostic-codes.ts';
@@ -19,7 +18,8 @@ import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
 import { findOnPath, isExecutableFile } from './guard/command-guard.ts';
-import { generatedTokenFile } from './secrets.ts';
+import { SecretFileError, secretFromEnv } from './secrets.ts';
+import { tokenCheck } from './doctor-setting-files.ts';
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import { expandEnv, templateVariables } from './tools/adapters/env-template.ts';
 
@@ -96,8 +96,7 @@ export async function doctor(
   checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
   const workDirMissing = workDirProblem(workDir);
   checks.push({ name: 'workdir', ok: !workDirMissing, detail: workDirMissing ?? workDir, ...(workDirMissing ? { code: 'FORGE_WORKDIR_MISSING' as const } : {}) });
-  const token = env.FORGE_AUTH_TOKEN ? 'FORGE_AUTH_TOKEN (environment)' : env.FORGE_AUTH_TOKEN_FILE ? `FORGE_AUTH_TOKEN_FILE=${env.FORGE_AUTH_TOKEN_FILE}` : (existsSync(generatedTokenFile(workDir, env)) ? `in ${generatedTokenFile(workDir, env)} (generated at an earlier start)` : `generated into ${generatedTokenFile(workDir, env)} at the first start`);
-  checks.push({ name: 'token', ok: !env.FORGE_AUTH_TOKEN_FILE || existsSync(env.FORGE_AUTH_TOKEN_FILE), detail: token });
+  checks.push(tokenCheck(workDir, env));
   if (manifest.model) checks.push(...modelKeyChecks(manifest.model, env, missingModelKey));
   (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
   (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));
@@ -128,16 +127,31 @@ function modelKeyChecks(model: NonNullable<AgentManifest['model']>, env: NodeJS.
     const file = env[`${keyEnv}_FILE`];
     // Named when there are several: which model's key it is.
     const which = chain.length > 1 ? `${i === 0 ? 'model' : `fallback ${i}`} ${ref.provider}:${ref.name}: ` : '';
-    const detail = which + (env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}${existsSync(file) ? '' : ' (missing)'}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)`);
+    const detail = which + (env[keyEnv] ? `${keyEnv} (environment)` : file ? `${keyEnv}_FILE=${file}` : `${keyEnv} is not set (nor ${keyEnv}_FILE)`);
     const set = `set ${keyEnv} or ${keyEnv}_FILE (a file holding the key)`;
-    if (env[keyEnv] || (file && existsSync(file))) return { name: 'model key', ok: true, detail };
-    if (file) return { name: 'model key', ok: false, detail: `${detail}: the agent refuses to start`, hint: `make ${file} hold the key, or unset ${keyEnv}_FILE and set ${keyEnv}`, code: 'FORGE_MODEL_KEY' };
+    if (env[keyEnv]) return { name: 'model key', ok: true, detail };
+    if (file) {
+      // Read as the agent reads it at start: a directory or an empty file stops it as a missing one does.
+      const unusable = keyFileProblem(env, keyEnv);
+      return unusable ? { name: 'model key', ok: false, detail: `${which}${unusable.message}; the agent refuses to start`, hint: unusable.hint, code: unusable.code } : { name: 'model key', ok: true, detail };
+    }
     // A server at base_url may take no key (a local one); a hosted one answers 401 without it.
     if (ref.base_url) return { name: 'model key', ok: true, warning: true, detail: `${detail}: the model calls to ${ref.base_url} go without a key`, hint: `fine for a server that needs none (Ollama, vLLM); otherwise set ${keyEnv} or ${keyEnv}_FILE` };
     if (usable) return { name: 'model key', ok: true, warning: true, detail: `${detail}: calls to it fail, and the agent goes on to another model of the chain`, hint: set, code: 'FORGE_MODEL_KEY' };
     if (missingModelKey === 'warn') return { name: 'model key', ok: true, warning: true, detail: `${detail}: forge chat refuses to start, and the agent answers every message with an error; its tools run without it`, hint: `${set} to talk to the model here; where the agent is deployed, its doctor (node runtime.mjs doctor) fails without it`, code: 'FORGE_MODEL_KEY' };
     return { name: 'model key', ok: false, detail: `${detail}: the agent answers every message with an error`, hint: set, code: 'FORGE_MODEL_KEY' };
   });
+}
+
+/** Why the agent would refuse NAME_FILE at start (not there, unreadable, empty), or undefined when it holds a key. */
+function keyFileProblem(env: NodeJS.ProcessEnv, name: string): SecretFileError | undefined {
+  try {
+    secretFromEnv(env, name, 'FORGE_MODEL_KEY');
+    return undefined;
+  } catch (err) {
+    if (err instanceof SecretFileError) return err;
+    throw err;
+  }
 }
 
 /** `file`, `line` and `column` of a forge.yaml path, when doctor has forge.yaml (the source line is for eyes: left out). */

@@ -79,8 +79,11 @@ function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: b
   return { token, generatedAt: file, file };
 }
 
-/** The token in the file FORGE_AUTH_TOKEN_FILE names; a named file that is missing or empty is an error, not a silent fallback. */
-function tokenFromFile(path: string | undefined): string | undefined {
+/**
+ * The token in the file FORGE_AUTH_TOKEN_FILE names; a named file that is missing or empty is an error, not a silent
+ * fallback. Doctor reads it so too.
+ */
+export function tokenFromFile(path: string | undefined): string | undefined {
   if (!path?.trim()) return undefined;
   hideFromTools(path.trim());
   let token: string;

@@ -96,7 +96,33 @@ describe('forge doctor', () => {
     const hosted = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n') });
     const { code, stdout } = await forge(['doctor'], hosted, env);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/^FAIL {2}model key {2}OPENAI_API_KEY_FILE=.*no-key \(missing\): the agent refuses to start$/m);
+    expect(stdout).toMatch(/^FAIL {2}model key {2}OPENAI_API_KEY_FILE names .*no-key, which cannot be read: there is no such file; the agent refuses to start$/m);
+  });
+
+  // They passed doctor when they existed at all (a directory, an empty file) and stopped the start; the token file's
+  // failure had neither its reason nor a hint, under FORGE_DOCTOR_CHECK.
+  it.each([
+    ['a directory', (dir: string) => dir, 'which cannot be read: it is a directory'],
+    ['empty', (dir: string) => join(dir, 'empty'), 'which is empty'],
+    ['not there', (dir: string) => join(dir, 'nothing'), 'which cannot be read: there is no such file'],
+  ])('reads the token file and the model key file as the agent does at start: one that is %s fails, with the code, words and hint the agent refuses with', async (_, named, why) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'empty'), '\n');
+    const file = named(dir);
+    const env = { FORGE_STATE_DIR: tempDir(), FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: file, OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: file };
+    const hosted = writeProject({ 'forge.yaml': minimalConfig('model:\n  provider: openai\n  name: gpt-4o-mini\n') });
+    const { code, stdout } = await forge(['doctor'], hosted, env);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`FAIL  token      FORGE_AUTH_TOKEN_FILE names ${file}, ${why}; the agent refuses to start\n                 FORGE_SERVE_CONFIG\n                 hint: `);
+    expect(stdout).toContain(`FAIL  model key  OPENAI_API_KEY_FILE names ${file}, ${why}; the agent refuses to start\n                 FORGE_MODEL_KEY\n                 hint: `);
+    const json = JSON.parse((await forge(['doctor', '--json'], hosted, env)).stdout);
+    expect(json.errors).toEqual([
+      expect.objectContaining({ code: 'FORGE_SERVE_CONFIG', message: `token: FORGE_AUTH_TOKEN_FILE names ${file}, ${why}; the agent refuses to start`, hint: expect.stringContaining('set FORGE_AUTH_TOKEN instead') }),
+      expect.objectContaining({ code: 'FORGE_MODEL_KEY', message: `model key: OPENAI_API_KEY_FILE names ${file}, ${why}; the agent refuses to start`, hint: expect.stringContaining('unset OPENAI_API_KEY_FILE and set OPENAI_API_KEY') }),
+    ]);
+    // FORGE_AUTH_TOKEN wins over the file, in serve and here.
+    const tokenSet = await forge(['doctor'], hosted, { ...env, FORGE_AUTH_TOKEN: 'a-token' });
+    expect(tokenSet.stdout).toMatch(/^ok {4}token {6}FORGE_AUTH_TOKEN \(environment\)$/m);
   });
 
   it("carries forge.yaml's warnings, which text mode prints on stderr, in --json's `warnings`, whether it passes or fails", async () => {
