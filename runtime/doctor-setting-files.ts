@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { DoctorCheck } from './doctor.ts';
 import { generatedTokenFile } from './secrets.ts';
 import { AuthConfigError, tokenFromFile } from './server/auth.ts';
+import { readVerifyKey } from './verify/verify-bundle.ts';
 
 /** Where the agent's token comes from; FORGE_AUTH_TOKEN wins over FORGE_AUTH_TOKEN_FILE, as it does in serve. */
 export function tokenCheck(workDir: string, env: NodeJS.ProcessEnv): DoctorCheck {
@@ -23,4 +24,15 @@ export function tokenCheck(workDir: string, env: NodeJS.ProcessEnv): DoctorCheck
   }
   const generated = generatedTokenFile(workDir, env);
   return { name: 'token', ok: true, detail: existsSync(generated) ? `in ${generated} (generated at an earlier start)` : `generated into ${generated} at the first start` };
+}
+
+/**
+ * FORGE_VERIFY_KEY, which serve and --stdio read before anything else and refuse to start on when it is not an
+ * Ed25519 public key (a file not there, not PEM, another type). Undefined when unset, or FORGE_VERIFY=off (not read).
+ */
+export function verifyKeyCheck(env: NodeJS.ProcessEnv): DoctorCheck | undefined {
+  if (!env.FORGE_VERIFY_KEY || env.FORGE_VERIFY === 'off') return undefined;
+  const key = readVerifyKey(env.FORGE_VERIFY_KEY);
+  if ('key' in key) return { name: 'verify key', ok: true, detail: 'FORGE_VERIFY_KEY: an Ed25519 public key; serve checks checksums.json.sig against it (node runtime.mjs verify checks it now)' };
+  return { name: 'verify key', ok: false, detail: `${key.message}; serve refuses to start`, hint: key.hint, code: 'FORGE_VERIFY_KEY', ...(key.file ? { file: key.file } : {}) };
 }

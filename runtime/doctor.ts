@@ -19,7 +19,7 @@ import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, proce
 import { probeSandbox } from './exec/sandbox-probe.ts';
 import { findOnPath, isExecutableFile } from './guard/command-guard.ts';
 import { SecretFileError, secretFromEnv } from './secrets.ts';
-import { tokenCheck } from './doctor-setting-files.ts';
+import { tokenCheck, verifyKeyCheck } from './doctor-setting-files.ts';
 import type { ApiSettings, McpServerSettings } from './tools/adapters/settings.ts';
 import { expandEnv, templateVariables } from './tools/adapters/env-template.ts';
 
@@ -97,6 +97,9 @@ export async function doctor(
   const workDirMissing = workDirProblem(workDir);
   checks.push({ name: 'workdir', ok: !workDirMissing, detail: workDirMissing ?? workDir, ...(workDirMissing ? { code: 'FORGE_WORKDIR_MISSING' as const } : {}) });
   checks.push(tokenCheck(workDir, env));
+  // Only a bundle is verified at start (forge run serves sources).
+  const verifyKey = bundleDir !== undefined ? verifyKeyCheck(env) : undefined;
+  if (verifyKey) checks.push(verifyKey);
   if (manifest.model) checks.push(...modelKeyChecks(manifest.model, env, missingModelKey));
   (manifest.apis ?? []).forEach((api, i) => checks.push(apiCheck(api, i, env, locate)));
   (manifest.mcp?.servers ?? []).forEach((server, i) => checks.push(...mcpChecks(server, i, workDir, env, locate)));

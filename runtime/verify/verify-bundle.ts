@@ -83,8 +83,8 @@ export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): Ve
 
 const KEY_HINT = 'set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`, in PEM form or as the path of a .pem file (openssl pkey -in sign.pem -pubout -out sign.pub writes it from the signing key)';
 
-/** FORGE_VERIFY_KEY as a public key: PEM text, or the path of a file holding it. */
-function readVerifyKey(verifyKey: string): { key: KeyObject } | { message: string; hint: string; file?: string } {
+/** FORGE_VERIFY_KEY as a public key: PEM text, or the path of a file holding it (doctor reads it so too). */
+export function readVerifyKey(verifyKey: string): { key: KeyObject } | { message: string; hint: string; file?: string } {
   const inline = verifyKey.includes('-----BEGIN');
   let pem: string;
   try {

@@ -230,6 +230,27 @@ describe('signed bundles (forge build --sign)', () => {
     }
   });
 
+  // It said every line ok while serve refused to start on the key.
+  it("fails the bundle's doctor on a FORGE_VERIFY_KEY serve would refuse, with its code, words and hint, and passes one it can use", async () => {
+    const bundle = deployed(signedProject);
+    const missing = join(tempDir(), 'missing.pem');
+    const env = { FORGE_STATE_DIR: tempDir(), FORGE_VERIFY_KEY: missing };
+    const text = await runtime(bundle, ['doctor'], env);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^FAIL {2}verify key {2}FORGE_VERIFY_KEY names a file that cannot be read: there is no such file; serve refuses to start$/m);
+    expect(text.stdout).toContain(`${missing} FORGE_VERIFY_KEY\n`);
+    expect(text.stdout).toContain('hint: set FORGE_VERIFY_KEY to the Ed25519 public key matching `forge build --sign`');
+    const json = await runtime(bundle, ['doctor', '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_VERIFY_KEY', file: missing, message: 'verify key: FORGE_VERIFY_KEY names a file that cannot be read: there is no such file; serve refuses to start' } });
+
+    const usable = await runtime(bundle, ['doctor'], { ...env, FORGE_VERIFY_KEY: publicPem });
+    expect(usable.code, usable.stdout).toBe(0);
+    expect(usable.stdout).toMatch(/^ok {4}verify key {2}FORGE_VERIFY_KEY: an Ed25519 public key/m);
+    // Not set, or not read (FORGE_VERIFY=off): no line.
+    expect((await runtime(bundle, ['doctor'], { FORGE_STATE_DIR: tempDir() })).stdout).not.toContain('verify key');
+    expect((await runtime(bundle, ['doctor'], { ...env, FORGE_VERIFY: 'off' })).stdout).not.toContain('verify key');
+  });
+
   it('reports a signing key that is not an Ed25519 private key as a build error', async () => {
     const rsa = join(tempDir(), 'rsa.pem');
     writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
