@@ -54,7 +54,7 @@ commands:
   --stdio                             serve the tools over MCP on stdin/stdout
   tools [--json]                      list the agent's tools
   describe NAME                       print a tool's spec as JSON
-  verify                              check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
+  verify [--json]                     check the bundle against checksums.json (and its signature with FORGE_VERIFY_KEY)
   call NAME [JSON] [--timeout T] [--json]
                                       run a tool with JSON arguments and print its result
   doctor [--json]                     check the tool sandbox, memory caps, work dir and secrets here
@@ -311,7 +311,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   probing?.catch(() => {});
 
   // The bundle must be the one that was built before it serves anything.
-  const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command, process.env, invocation);
+  const verified = (await import('./verify/verify-command.ts')).verifyAtStart(fileURLToPath(contents.bundleUrl), command, process.env, invocation, invocation.values.json);
   if (verified !== undefined) return verified;
 
   // Loaded here, not at the top: a tool worker (`__worker`) never needs the

@@ -166,6 +166,27 @@ function plantMarker(file: string, marker: string): void {
   writeFileSync(file, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n` + readFileSync(file, 'utf8'));
 }
 
+describe('node runtime.mjs verify --json', () => {
+  // It printed its text on stderr and nothing on stdout, whatever the outcome.
+  it('prints one document: what it checked, or the failure in the shape every command fails with, and nothing else', async () => {
+    const fine = await runtime(deployed(project), ['verify', '--json']);
+    expect(fine.code).toBe(0);
+    expect(JSON.parse(fine.stdout)).toEqual({ ok: true, files: expect.any(Number), signed: false, warnings: [] });
+    expect(fine.stderr).toBe('');
+    const signed = await runtime(deployed(signedProject), ['verify', '--json'], { FORGE_VERIFY_KEY: publicPem });
+    expect(JSON.parse(signed.stdout)).toMatchObject({ ok: true, signed: true });
+
+    const tampered = await runtime(deployed(project, (b) => appendFileSync(join(b, 'runtime.mjs'), '\n// edited\n')), ['verify', '--json']);
+    expect(tampered.code).toBe(1);
+    expect(JSON.parse(tampered.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_BUNDLE_TAMPERED', file: 'runtime.mjs' }, warnings: [] });
+    expect(tampered.stderr).toBe('');
+    const missing = join(tempDir(), 'missing.pem');
+    const badKey = await runtime(deployed(signedProject), ['verify', '--json'], { FORGE_VERIFY_KEY: missing });
+    expect(badKey.code).toBe(1);
+    expect(JSON.parse(badKey.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_VERIFY_KEY', file: missing, message: 'FORGE_VERIFY_KEY names a file that cannot be read: there is no such file', hint: expect.stringContaining('set FORGE_VERIFY_KEY') } });
+  });
+});
+
 describe('signed bundles (forge build --sign)', () => {
   it('writes checksums.json.sig, and verify accepts it under the public key', async () => {
     const bundle = deployed(signedProject);
