@@ -4,6 +4,8 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { forgedSources } from '../forged-source.ts';
 import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
+import { warning } from '../../runtime/diagnostics.ts';
+import { diagnosticJson } from '../../runtime/failure-json.ts';
 import { invalidInputNames } from '../../runtime/tools/emergent/input-names.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
@@ -65,8 +67,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     await shared?.remove(name);
     store.remove(name);
-    const notice = sources.notice && { code: 'FORGE_PROMOTE_UNSANDBOXED' satisfies DiagnosticCode, ...sources.notice };
-    if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written, ...(notice ? { warnings: [notice] } : {}) }, null, 2) + '\n');
+    const notice = sources.notice && { code: 'FORGE_PROMOTE_UNSANDBOXED' as const satisfies DiagnosticCode, ...sources.notice };
+    // `warnings` always, in the entries every command's warnings have (its details as one text, as a failed call's).
+    const warnings = notice ? [{ ...diagnosticJson(warning(notice.code, notice.message, {}, notice.hint)), details: notice.details.join('\n') }] : [];
+    if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written, warnings }, null, 2) + '\n');
     else {
       process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
       if (notice) {

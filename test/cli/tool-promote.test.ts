@@ -104,10 +104,17 @@ describe('forge tool forged', () => {
 
 describe('forge tool promote', () => {
   it('writes the tools into tools/, and the next build has them in agent.json and runs them from the bundle', async () => {
-    for (const name of ['add_numbers', 'calc_json']) {
-      const promoted = await forge(['tool', 'promote', name], project);
-      expect(promoted.code, promoted.stderr).toBe(0);
-    }
+    // --json: `warnings` always, the sandbox a code tool leaves in the entries every command's warnings have
+    // (it was a bare { code, message, details: [...], hint }, and no key at all for a composed tool).
+    const sandboxed = await forge(['tool', 'promote', 'add_numbers', '--json'], project);
+    expect(sandboxed.code, sandboxed.stderr).toBe(0);
+    expect(JSON.parse(sandboxed.stdout)).toEqual({
+      ok: true, name: 'add_numbers', files: ['tools/add_numbers.js', 'tools/add_numbers.tests.json'],
+      warnings: [{ severity: 'warning', code: 'FORGE_PROMOTE_UNSANDBOXED', message: 'add_numbers no longer runs in the forge sandbox: it is project code now, with full Node', hint: expect.stringContaining('review the code before you tag it read'), details: expect.stringMatching(/^no longer enforced: no filesystem/) }],
+    });
+    const composed = await forge(['tool', 'promote', 'calc_json', '--json'], project);
+    expect(composed.code, composed.stderr).toBe(0);
+    expect(JSON.parse(composed.stdout)).toEqual({ ok: true, name: 'calc_json', files: ['tools/calc_json.yaml', 'tools/calc_json.tests.json'], warnings: [] });
     const js = readFileSync(join(project, 'tools', 'add_numbers.js'), 'utf8');
     expect(js).toMatch(/^\/\*\*\n \* Tool: add_numbers\n \* Description: Add two numbers\.\n/);
     expect(js).toContain(' *   a (float): First.');
