@@ -6,7 +6,7 @@ import { didYouMean } from '../../runtime/suggest.ts';
 import { unknownToolHint } from '../../runtime/tools/unknown-tool.ts';
 import { parseCommand } from '../args.ts';
 import { loadProjectForCli, outsideProjectHint } from '../project-loader.ts';
-import { writeFailureJson } from '../../runtime/failure-json.ts';
+import { diagnosticJson, writeFailureJson } from '../../runtime/failure-json.ts';
 import { errorsByToolName } from '../tool-file-errors.ts';
 import { fieldRows, renderFields } from '../schema-text.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
@@ -36,8 +36,10 @@ export async function run(argv: string[]): Promise<number> {
   // A tool whose file has errors (it does not load, or another file defines it too) is not described as
   // if it were fine: forge tool run refuses it, and which file would be shown is a guess.
   const own = project ? (errorsByToolName(project, diagnostics).get(name) ?? []) : [];
+  // The project's warnings text mode printed on stderr as it loaded: --json's `warnings`, as every command's.
+  const warnings = diagnostics.filter((d) => d.severity === 'warning');
   if (own.length) {
-    if (values.json) writeFailureJson(true, own);
+    if (values.json) writeFailureJson(true, [...own, ...warnings]);
     else process.stderr.write(`${c.red('✘')} tool "${name}" cannot be described: its file has errors (above)\n`);
     return 1;
   }
@@ -64,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const guide = spec.category === 'builtin' ? (await findCatalogEntry(name)?.load())?.default.guide?.() : undefined;
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, enabled, tool: spec, ...(guide ? { guide } : {}) }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, enabled, tool: spec, ...(guide ? { guide } : {}), warnings: warnings.map(diagnosticJson) }, null, 2) + '\n');
     return 0;
   }
   // A description, a field, a path may be an MCP server's or an API document's text: shown, never obeyed.
