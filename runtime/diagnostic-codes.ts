@@ -188,7 +188,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_REGISTRY_AUTH: { severity: 'error', when: 'build', meaning: 'a container registry asks for credentials, or refused the ones given' },
   FORGE_REGISTRY_ERROR: { severity: 'error', when: 'build', meaning: 'a container registry answered a request with an error' },
   FORGE_REGISTRY_UNREACHABLE: { severity: 'error', when: 'build', meaning: 'a container registry (or its token service) cannot be reached' },
-  FORGE_RUNTIME_WARNING: { severity: 'warning', when: 'run', meaning: 'forge tool run --json: what the runtime warned of as it started or ran the tool (tools run without a sandbox or without caps, an allowed binary not on PATH, a result that does not match its declared Output), in the document\'s warnings; without --json a warning: line on stderr' },
+  FORGE_RUNTIME_WARNING: { severity: 'warning', when: 'run', meaning: 'forge tool run --json and node runtime.mjs call --json: what the runtime warned of as it started or ran the tool (tools run without a sandbox or without caps, an allowed binary not on PATH, a result that does not match its declared Output), in the document\'s warnings; without --json a warning line on stderr' },
   FORGE_SANDBOX_CANCELLED: { severity: 'error', when: 'run', meaning: 'a forged tool\'s sandboxed call was cancelled' },
   FORGE_SANDBOX_CPU: { severity: 'error', when: 'build', meaning: 'sandbox.cpu in forge.yaml is not a usable cap' },
   FORGE_SANDBOX_CRASHED: { severity: 'error', when: 'run', meaning: 'a forged tool\'s sandbox process died during the call' },

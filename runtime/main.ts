@@ -13,8 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseArgsProblem } from './parse-args-problem.ts';
-import { codedLine, error, ForgeError, formatDiagnostic } from './diagnostics.ts';
-import { jsonDocument, toolFailureJson, writeFailureJson } from './failure-json.ts';
+import { codedLine, error, ForgeError, formatDiagnostic, warning, type Diagnostic } from './diagnostics.ts';
+import { diagnosticJson, jsonDocument, toolFailureJson, writeFailureJson } from './failure-json.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
 import { nodeLineWarning } from './node-lines.ts';
@@ -173,6 +173,11 @@ interface Invocation {
   announce(line: string): void;
   /** A command's own complaint (a refusal to start, a missing directory): as it is, or one JSON line with --log-format json. */
   problem(text: string, level?: 'error' | 'warn', about?: CodedProblem): void;
+  /**
+   * `call --json` (a text log): what the runtime warns of as it starts and runs the tool, kept for the document's
+   * `warnings` as forge tool run --json keeps them, not printed beside it. Undefined otherwise: printed.
+   */
+  warnings?: Diagnostic[];
 }
 
 type ParsedValues = ReturnType<typeof parseCommandLine>['values'];
@@ -269,7 +274,8 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     return 2;
   }
   const json = logFormat === 'json' ? jsonLogger((line) => process.stderr.write(line), { verbose: Boolean(process.env.FORGE_VERBOSE) }) : undefined;
-  const log = json ?? stderrLogger;
+  const warnings: Diagnostic[] | undefined = command === 'call' && parsed.values.json && !json ? [] : undefined;
+  const log = json ?? (warnings ? { ...stderrLogger, warn: (m: string) => void warnings.push(warning('FORGE_RUNTIME_WARNING', redactSecrets(m))) } : stderrLogger);
   const problem = json
     ? (text: string, level: 'error' | 'warn' = 'error', about?: CodedProblem) => (level === 'error' ? json.error(text, about) : json.warn(text))
     : (text: string) => void process.stderr.write(`${redactSecrets(text)}\n`);
@@ -285,7 +291,7 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     return 2;
   }
   const announce = (line: string) => (json ? json.shown(line) : void process.stderr.write(`${line}\n`));
-  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log, announce, problem };
+  return { command, values: parsed.values, port, timeoutMs, positionals: parsed.positionals, logFormat, log, announce, problem, ...(warnings ? { warnings } : {}) };
 }
 
 interface OpenedBundle extends Invocation {
@@ -397,7 +403,7 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
       const hint = err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml';
-      writeFailureJson(values.json, [error('FORGE_SANDBOX_REQUIRED', err.message, {}, hint)]);
+      writeFailureJson(values.json, [error('FORGE_SANDBOX_REQUIRED', err.message, {}, hint), ...(bundle.warnings ?? [])]);
       bundle.problem(`error: ${err.message}\nhint: ${hint}`);
       return 1;
     }
@@ -405,9 +411,13 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
   // A rule that matches none of the agent's tools, as forge tool run and forge build say: a misspelt --auto-deny of one of them is refused before anything runs.
   const { unmatchedOptionRules } = await import('./tools/unmatched-rules.ts');
   const unmatched = unmatchedOptionRules(manifest.tools, manifest.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] });
-  for (const d of unmatched) bundle.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
+  // A warning call --json keeps for its document; the rest is said now.
+  const say = (d: Diagnostic) => (d.severity === 'warning' && bundle.warnings ? void bundle.warnings.push(d) : bundle.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn'));
+  // A refusal's document: its errors, and every warning so far (those kept), or what it found.
+  const refusal = (found: readonly Diagnostic[]) => (bundle.warnings ? [...found.filter((d) => d.severity === 'error'), ...bundle.warnings] : found);
+  unmatched.forEach(say);
   if (unmatched.some((d) => d.severity === 'error')) {
-    writeFailureJson(values.json, unmatched);
+    writeFailureJson(values.json, refusal(unmatched));
     return 2;
   }
   const built = await bundle.assembleRuntime({ manifest, workDir }, bundle.bundleCodeSource(contents, bundleFile), {
@@ -417,9 +427,9 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     connect: command !== 'describe',
     ...(command === 'call' && bundle.positionals[0] ? { connectFor: bundle.positionals[0] } : {}),
   });
-  for (const d of built.diagnostics) bundle.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn');
+  built.diagnostics.forEach(say);
   if (!built.ok) {
-    writeFailureJson(values.json, built.diagnostics);
+    writeFailureJson(values.json, refusal(built.diagnostics));
     return built.usage ? 2 : 1;
   }
   return { ...bundle, ...built };
@@ -485,7 +495,7 @@ function describeCommand({ manifest, positionals, values }: StartedRuntime): num
   return 0;
 }
 
-async function callCommand({ registry, positionals, values, timeoutMs, bundleFile }: StartedRuntime): Promise<number> {
+async function callCommand({ registry, positionals, values, timeoutMs, bundleFile, warnings = [] }: StartedRuntime): Promise<number> {
   const [name, json] = positionals;
   if (!name) {
     return usageError({ message: 'call needs a tool name' }, 'call', values.json);
@@ -508,7 +518,8 @@ async function callCommand({ registry, positionals, values, timeoutMs, bundleFil
   // tool is compiled into runtime.mjs, which has no such line to show).
   const at = result.ok ? undefined : (await import('./tools/tool-failure-location.ts')).toolFailureLocation(result.error.details, [join(dirname(bundleFile), 'tools')]);
   // A failed call in the shape every command fails with (its error also first of `errors`).
-  if (values.json) process.stdout.write(jsonDocument(result.ok ? result : toolFailureJson(result, at ?? {})));
+  // With the warnings the runtime gave as it started and ran the tool, as forge tool run --json has them.
+  if (values.json) process.stdout.write(jsonDocument(result.ok ? { ...result, warnings: warnings.map(diagnosticJson) } : toolFailureJson(result, at ?? {}, {}, warnings)));
   else if (result.ok) process.stdout.write(renderValue(result.value) + '\n');
   else {
     // A tool that threw: its traceback with FORGE_VERBOSE=1 (as for the runtime's own failures), or in --json's error.details.

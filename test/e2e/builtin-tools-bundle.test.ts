@@ -152,13 +152,18 @@ describe('forge build --prod with dev tools enabled', () => {
 });
 
 describe('a bundle whose cli_execute allows a binary that is not installed', () => {
-  it('says so on stderr when it starts, and refuses to run it', async () => {
+  it("says so when it starts (on stderr, or with --json in the document's warnings), and refuses to run it", async () => {
     const project = writeProject({ 'forge.yaml': 'agent_id: missing-bin\nversion: 1.0.0\ntools:\n  - name: cli_execute\n    config: { allowed_binaries: [ls, no-such-binary-here] }\n' });
     expect((await forge(['build', '--prod'], project)).code).toBe(0);
-    const { code, stderr, stdout } = await runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'call', 'cli_execute', '{"binary": "no-such-binary-here"}', '--json'], { cwd: project });
-    expect(stderr).toContain('warning: cli_execute: allowed binary "no-such-binary-here" was not found on PATH');
+    const call = (args: string[]) => runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'call', 'cli_execute', '{"binary": "no-such-binary-here"}', ...args], { cwd: project });
+    const said = 'cli_execute: allowed binary "no-such-binary-here" was not found on PATH';
+    const text = await call([]);
+    expect(text.stderr).toContain(`warning: ${said}`);
+    expect(text.code).toBe(1);
+    const { code, stderr, stdout } = await call(['--json']);
+    expect(stderr).not.toContain(said);
     expect(code).toBe(1);
-    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_MISSING' } });
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_CLI_MISSING' }, warnings: [{ severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: said }] });
   });
 });
 

@@ -4,8 +4,9 @@
  * and says so at the line, as forge validate does: otherwise the tool works
  * here and `forge build` is the first to object.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forge, minimalConfig, writeProject } from '../../helpers/project.ts';
+import { forge, minimalConfig, runProcess, writeProject } from '../../helpers/project.ts';
 
 // pip is no standard library module, and every Python that runs Forge's tools has it.
 const tool = (header = '') => `${header}"""\nTool: uses_pip\nDescription: Imports pip.\nTags: read\n"""\nimport pip\n\ndef execute(args):\n    return {"ok": True}\n`;
@@ -83,15 +84,17 @@ describe('forge tool run --json and the project\'s warnings', () => {
 
   // A warning of the runtime's as it starts (cli_execute's allowed binary not on PATH) and one during the call (a
   // result unlike the Output the tool declares): text lines on stderr beside the JSON, before FORGE_RUNTIME_WARNING.
+  const runtimeWarned = () => writeProject({
+    'forge.yaml': minimalConfig('tool_dirs: [tools]\ntools:\n  - name: cli_execute\n    config:\n      allowed_binaries: [forge-no-such-binary]\n'),
+    'tools/count.py': '"""\nTool: count\nDescription: Count.\nTags: read\n\nInput:\n  fail (bool, default=false): Fail instead.\n\nOutput:\n  count (int): The count.\n"""\n\ndef execute(args):\n    if args.get("fail"):\n        raise ValueError("boom")\n    return {"total": 1}\n',
+  });
+  const runtimeWarnings = [
+    { severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: 'cli_execute: allowed binary "forge-no-such-binary" was not found on PATH' },
+    { severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: 'tool "count" returned output that does not match its declared Output: missing "count"' },
+  ];
+
   it('puts what the runtime warns of as it starts and runs the tool in `warnings`, and no text line beside the JSON', async () => {
-    const dir = writeProject({
-      'forge.yaml': minimalConfig('tool_dirs: [tools]\ntools:\n  - name: cli_execute\n    config:\n      allowed_binaries: [forge-no-such-binary]\n'),
-      'tools/count.py': '"""\nTool: count\nDescription: Count.\nTags: read\n\nInput:\n  fail (bool, default=false): Fail instead.\n\nOutput:\n  count (int): The count.\n"""\n\ndef execute(args):\n    if args.get("fail"):\n        raise ValueError("boom")\n    return {"total": 1}\n',
-    });
-    const runtimeWarnings = [
-      { severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: 'cli_execute: allowed binary "forge-no-such-binary" was not found on PATH' },
-      { severity: 'warning', code: 'FORGE_RUNTIME_WARNING', message: 'tool "count" returned output that does not match its declared Output: missing "count"' },
-    ];
+    const dir = runtimeWarned();
     const text = await forge(['tool', 'run', 'count'], dir);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain('warning: cli_execute: allowed binary "forge-no-such-binary" was not found on PATH\n');
@@ -105,6 +108,26 @@ describe('forge tool run --json and the project\'s warnings', () => {
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED' }, warnings: expect.arrayContaining([runtimeWarnings[0]]) });
     expect(failed.stderr).not.toContain('warning:');
+  });
+
+  // The bundle's call --json printed them as "[forge] warning: ..." lines, its document without `warnings`.
+  it("and so does the bundle's node runtime.mjs call --json, with the same entries", async () => {
+    const dir = runtimeWarned();
+    const built = await forge(['build'], dir);
+    expect(built.code, built.stderr).toBe(0);
+    const call = (args: string[]) => runProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'call', 'count', ...args], { cwd: dir });
+    const text = await call([]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain('[forge] warning: cli_execute: allowed binary "forge-no-such-binary" was not found on PATH\n');
+
+    const ok = await call(['--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ ok: true, value: { total: 1 }, durationMs: expect.any(Number), warnings: expect.arrayContaining(runtimeWarnings) });
+    expect(ok.stderr).not.toContain('warning');
+    const failed = await call(['{"fail": true}', '--json']);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_FAILED' }, warnings: expect.arrayContaining([runtimeWarnings[0]]) });
+    expect(failed.stderr).not.toContain('warning');
   });
 
   it('has an empty `warnings` when there is nothing to warn of', async () => {
