@@ -18,6 +18,7 @@ import { resolveSandboxConfig } from './sandbox-config.ts';
 import type { ProjectConfig } from './project-config.ts';
 import { schemaErrorsToDiagnostics } from './schema-errors.ts';
 import { YamlSource } from './yaml-source.ts';
+import { whyUnreadable } from '../../runtime/unreadable-file.ts';
 
 export interface ConfigLoad {
   config?: ProjectConfig;
@@ -27,13 +28,15 @@ export interface ConfigLoad {
 /** forge.yaml's validator: precompiled at install, compiled here only if the schema changed since. */
 const forgeYamlValidator = schemaValidator(forgeSchema, precompiled);
 
+const CONFIG_READ_HINT = "--config names the project's forge.yaml file; without it, Forge looks for forge.yaml in this directory and its parents";
+
 export async function loadConfig(file: string, cwd = process.cwd()): Promise<ConfigLoad> {
   const displayFile = relative(cwd, file) || file;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { diagnostics: [error('FORGE_CONFIG_READ', `cannot read ${displayFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: displayFile })] };
+    return { diagnostics: [error('FORGE_CONFIG_READ', `cannot read ${displayFile}: ${whyUnreadable(err)}`, { file: displayFile }, CONFIG_READ_HINT)] };
   }
   return loadConfigText(file, text, cwd);
 }

@@ -164,6 +164,18 @@ describe('forge validate', () => {
     const { code } = await forge(['validate', '--config', join(dir, 'forge.yaml')], tempDir());
     expect(code).toBe(0);
   });
+
+  // It said Node's errno alone: "cannot read ../nope.yaml: ENOENT", "cannot read forge.yaml: EISDIR".
+  it('says in words why a forge.yaml it cannot read is not read, with a hint: a --config that names nothing, a forge.yaml that is a directory', async () => {
+    const here = tempDir();
+    const missing = await forge(['validate', '--config', 'nope.yaml'], here);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('✘ nope.yaml FORGE_CONFIG_READ cannot read nope.yaml: there is no such file\n  hint: --config names the project\'s forge.yaml file');
+    mkdirSync(join(here, 'forge.yaml'));
+    const directory = await forge(['validate', '--json'], here);
+    expect(directory.code).toBe(1);
+    expect(JSON.parse(directory.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_CONFIG_READ', file: 'forge.yaml', message: 'cannot read forge.yaml: it is a directory', hint: expect.stringContaining('--config') } });
+  });
 });
 
 describe('forge tool list / describe', () => {
