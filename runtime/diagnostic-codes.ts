@@ -204,7 +204,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_SCHEDULE_UNKNOWN: { severity: 'error', when: 'run', meaning: 'no schedule with id ...' },
   FORGE_SCHEMA_INVALID: { severity: 'error', when: 'build', meaning: 'tool ... has an input schema that cannot be compiled: ...' },
   FORGE_SECRET_FILE: { severity: 'error', when: 'build', meaning: 'a file in a tool dir looks like a private key or credentials (by its name, or a PEM private key inside) and would ship in the bundle: an error with --prod (and forge package), a warning otherwise; keep it out with ignore: in forge.yaml, or list one that is no secret under not_secrets:' },
-  FORGE_SERVE_CONFIG: { severity: 'error', when: 'run', meaning: 'a setting the server refuses to start with: --no-auth on a host that is not loopback, an auth token file that cannot be read or is empty, a shared state store without one token for every replica or without FORGE_PUBLIC_URL, a public URL that is not one' },
+  FORGE_SERVE_CONFIG: { severity: 'error', when: 'run', meaning: 'a setting the server refuses to start with: --no-auth on a host that is not loopback, an auth token file that cannot be read or is empty, a FORGE_STATE_DIR that cannot hold the generated token, a shared state store without one token for every replica or without FORGE_PUBLIC_URL, a public URL that is not one' },
   FORGE_SHELL_SPAWN: { severity: 'error', when: 'run', meaning: 'the shell ... could not be started: ...' },
   FORGE_SHELL_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the command did not finish within ... and was stopped, with every process it started' },
   FORGE_SHELL_TIMEOUT_LIMIT: { severity: 'error', when: 'run', meaning: 'timeout ... s is above the configured limit of ... s' },

@@ -5,25 +5,24 @@
  */
 import { existsSync } from 'node:fs';
 import type { DoctorCheck } from './doctor.ts';
-import { generatedTokenFile } from './secrets.ts';
-import { AuthConfigError, tokenFromFile } from './server/auth.ts';
+import { AuthConfigError, generatedTokenPath, tokenFromFile } from './server/auth.ts';
 import { readVerifyKey } from './verify/verify-bundle.ts';
 
 /** Where the agent's token comes from; FORGE_AUTH_TOKEN wins over FORGE_AUTH_TOKEN_FILE, as it does in serve. */
 export function tokenCheck(workDir: string, env: NodeJS.ProcessEnv): DoctorCheck {
   if (env.FORGE_AUTH_TOKEN?.trim()) return { name: 'token', ok: true, detail: 'FORGE_AUTH_TOKEN (environment)' };
   const file = env.FORGE_AUTH_TOKEN_FILE?.trim();
-  if (file) {
-    try {
+  try {
+    if (file) {
       tokenFromFile(file);
-    } catch (err) {
-      if (!(err instanceof AuthConfigError)) throw err;
-      return { name: 'token', ok: false, detail: `${err.message}; the agent refuses to start`, hint: err.hint, code: err.code };
+      return { name: 'token', ok: true, detail: `FORGE_AUTH_TOKEN_FILE=${file}` };
     }
-    return { name: 'token', ok: true, detail: `FORGE_AUTH_TOKEN_FILE=${file}` };
+    const generated = generatedTokenPath(workDir, env);
+    return { name: 'token', ok: true, detail: existsSync(generated) ? `in ${generated} (generated at an earlier start)` : `generated into ${generated} at the first start` };
+  } catch (err) {
+    if (!(err instanceof AuthConfigError)) throw err;
+    return { name: 'token', ok: false, detail: `${err.message}; the agent refuses to start`, hint: err.hint, code: err.code };
   }
-  const generated = generatedTokenFile(workDir, env);
-  return { name: 'token', ok: true, detail: existsSync(generated) ? `in ${generated} (generated at an earlier start)` : `generated into ${generated} at the first start` };
 }
 
 /**

@@ -53,10 +53,30 @@ function readSecret(env: NodeJS.ProcessEnv, name: string, code: DiagnosticCode):
   return text;
 }
 
-/** The directory generated secrets live in: created 0700, never inside `workDir`. */
+/** FORGE_STATE_DIR names a directory that cannot hold the agent's secrets. */
+export class StateDirError extends Error {}
+
+/**
+ * The directory generated secrets live in: created 0700, never inside `workDir`. One FORGE_STATE_DIR
+ * names is that directory or none: falling back elsewhere would keep the token where the operator did
+ * not mean it to be (a temp dir a restart empties, a volume not mounted).
+ */
 export function forgeStateDir(workDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const named = env.FORGE_STATE_DIR?.trim();
+  if (named) {
+    const problem = !isAbsolute(named) ? 'which is not an absolute path' : inside(resolve(named), resolve(workDir)) ? "which is inside the work dir, where the agent's tools read" : undefined;
+    if (problem) throw new StateDirError(`FORGE_STATE_DIR names ${named}, ${problem}`);
+    try {
+      mkdirSync(named, { recursive: true, mode: 0o700 });
+      if (!lstatSync(named).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code === 'EEXIST' || (err as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'it, or a part of its path, is a file' : whyUnreadable(err);
+      throw new StateDirError(`FORGE_STATE_DIR names ${named}, which cannot be made a directory: ${why}`);
+    }
+    hideFromTools(named);
+    return named;
+  }
   const candidates = [
-    env.FORGE_STATE_DIR,
     env.XDG_STATE_HOME && join(env.XDG_STATE_HOME, 'forge'),
     env.HOME && join(env.HOME, '.local', 'state', 'forge'),
     join(homedir(), '.local', 'state', 'forge'),

@@ -15,7 +15,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hideFromTools } from '../exec/tool-sandbox.ts';
-import { generatedTokenFile } from '../secrets.ts';
+import { generatedTokenFile, StateDirError } from '../secrets.ts';
 import { whyUnreadable } from '../unreadable-file.ts';
 import { sendError } from './respond.ts';
 
@@ -36,6 +36,16 @@ export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 export class AuthConfigError extends ForgeError {
   constructor(message: string, hint: string) {
     super('FORGE_SERVE_CONFIG', message, hint);
+  }
+}
+
+/** Where the generated token of the agent serving `workDir` is kept; FORGE_STATE_DIR that cannot hold it stops the start. */
+export function generatedTokenPath(workDir: string, env: NodeJS.ProcessEnv): string {
+  try {
+    return generatedTokenFile(workDir, env);
+  } catch (err) {
+    if (err instanceof StateDirError) throw new AuthConfigError(err.message, "point FORGE_STATE_DIR at a directory outside the work dir that the agent's user can write (a mounted volume), or unset it");
+    throw err;
   }
 }
 
@@ -60,7 +70,7 @@ function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: b
   if (options.shared) {
     throw new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)', 'give every replica the same token: FORGE_AUTH_TOKEN, or FORGE_AUTH_TOKEN_FILE naming a mounted secret');
   }
-  const file = generatedTokenFile(options.workDir, options.env);
+  const file = generatedTokenPath(options.workDir, options.env);
   hideFromTools(file);
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();

@@ -112,6 +112,28 @@ describe('secrets from files', () => {
     expect(stderr).toContain('error: FORGE_SERVE_CONFIG FORGE_AUTH_TOKEN_FILE names /nonexistent/token, which cannot be read: there is no such file\nhint: mount the token file there');
   });
 
+  it('keeps a generated token in FORGE_STATE_DIR, and refuses to start when that names no directory it can use, rather than keeping the token elsewhere', async () => {
+    const stateDir = join(tempDir(), 'state', 'forge');
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: '', FORGE_STATE_DIR: stateDir } });
+    await agent.stop('SIGKILL');
+    expect(agent.output()).toContain(`auth token (saved in ${stateDir}/token-`);
+    const aFile = join(tempDir(), 'a-file');
+    writeFileSync(aFile, 'not a directory');
+    for (const [named, why] of [
+      [aFile, 'which cannot be made a directory: it, or a part of its path, is a file'],
+      [join(aFile, 'below'), 'which cannot be made a directory: it, or a part of its path, is a file'],
+      ['relative/state', 'which is not an absolute path'],
+      [join(project, 'data', 'state'), "which is inside the work dir, where the agent's tools read"],
+    ]) {
+      const { code, stderr } = await runtime(['serve', '--port', '0'], { env: { FORGE_AUTH_TOKEN: '', FORGE_STATE_DIR: named } });
+      expect(code, stderr).not.toBe(0);
+      expect(stderr).toContain(`error: FORGE_SERVE_CONFIG FORGE_STATE_DIR names ${named}, ${why}\nhint: point FORGE_STATE_DIR at a directory outside the work dir`);
+      const doctor = await runtime(['doctor'], { env: { FORGE_AUTH_TOKEN: '', FORGE_STATE_DIR: named } });
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout + doctor.stderr).toContain(`FORGE_STATE_DIR names ${named}, ${why}; the agent refuses to start`);
+    }
+  });
+
   it('refuses to start when OPENAI_API_KEY_FILE cannot be read, with FORGE_MODEL_KEY naming the variable and the path', async () => {
     const missing = join(tempDir(), 'no-such-key');
     const { code, stderr } = await runtime(['serve', '--port', '0'], { env: { OPENAI_API_KEY: '', OPENAI_API_KEY_FILE: missing } });
