@@ -16,6 +16,9 @@ export interface AddedParameter {
   type: string;
   required?: boolean;
   default?: unknown;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
 }
 
 export interface AddedStep {
@@ -89,7 +92,7 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
         const description = take(option);
         const parameter: AddedParameter = { name, description, type: 'string' };
         const settings: Record<string, string> = {};
-        while (argv[i + 1] !== undefined && /^(type|required|default)=/.test(argv[i + 1])) {
+        while (argv[i + 1] !== undefined && /^(type|required|default|pattern|minimum|maximum)=/.test(argv[i + 1])) {
           const setting = argv[++i];
           const at = setting.indexOf('=');
           settings[setting.slice(0, at)] = setting.slice(at + 1);
@@ -104,6 +107,15 @@ export function parseToolAddArgs(argv: readonly string[]): ToolAddArgs {
           parameter.required = /^(true|yes)$/i.test(settings.required);
         }
         if (settings.default !== undefined) parameter.default = typedDefault(name, parameter.type, settings.default);
+        // Checked with the rest of the file, as the build checks it (a pattern on a number, one with a lookaround).
+        if (settings.pattern !== undefined) parameter.pattern = settings.pattern;
+        for (const bound of ['minimum', 'maximum'] as const) {
+          const text = settings[bound];
+          if (text === undefined) continue;
+          const n = Number(text);
+          if (text.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--parameter ${name}: ${bound}=${text} is not a number`);
+          parameter[bound] = n;
+        }
         out.parameters.push(parameter);
         break;
       }

@@ -16,7 +16,7 @@ import { parseToolAddArgs, type ToolAddArgs } from '../tool-add-args.ts';
 import { UsageError } from '../usage-error.ts';
 
 export const usage = `usage: forge tool add NAME --description D (--bash C | --sh C | --python C | --run C | --step NAME C ...)
-                      [--parameter NAME DESC [type=T] [required=true|false] [default=V] ...]
+                      [--parameter NAME DESC [type=T] [required=true|false] [default=V] [pattern=R] ...]
                       [--tag T] [--platform P] [--timeout T] [--env K=V] [--version V]
                       [--scope local|user|global] [--force]
 
@@ -32,7 +32,9 @@ options:
   --step NAME C       a named step (repeat for several); C may start with bash:, sh:,
                       python:, run: or tool: (tool:NAME calls another tool with the same input)
   --parameter NAME DESC [type=string|number|integer|boolean|array|object] [required=true|false] [default=V]
-                      a parameter (repeat for several); required unless it has a default
+                      [pattern=REGEXP] [minimum=N] [maximum=N]
+                      a parameter (repeat for several); required unless it has a default; a
+                      string's values must match pattern=, a number's lie within minimum= and maximum=
   --tag T             read, write, run (what the approval policy goes by), or a free tag
   --platform P        linux, macos, windows (repeat; default: every platform)
   --timeout T         stop a call after T: milliseconds (30000) or a duration (30s, 2m)
@@ -46,6 +48,8 @@ examples:
       --parameter name "Who to greet" --tag read
   forge tool add disk_usage --description "Size of a folder." --run 'du -sh {path}' \\
       --parameter path "The folder" default=. --tag read --platform linux --platform macos
+  forge tool add build --description "Builds one target." --run 'make {target}' \\
+      --parameter target "The target" pattern='^[a-z][a-z0-9_-]*$' --tag run
   forge tool add release_notes --description "Notes since a tag." --scope user \\
       --step log 'git log --oneline {since}..HEAD' --step notes 'tool:summarize' \\
       --parameter since "A tag or commit" --tag read
@@ -120,7 +124,15 @@ function renderToolFile(args: ToolAddArgs): string {
     data.parameters = Object.fromEntries(
       args.parameters.map((p) => [
         p.name,
-        { type: p.type, description: p.description, ...(p.required !== undefined ? { required: p.required } : {}), ...(p.default !== undefined ? { default: p.default } : {}) },
+        {
+          type: p.type,
+          description: p.description,
+          ...(p.required !== undefined ? { required: p.required } : {}),
+          ...(p.default !== undefined ? { default: p.default } : {}),
+          ...(p.pattern !== undefined ? { pattern: p.pattern } : {}),
+          ...(p.minimum !== undefined ? { minimum: p.minimum } : {}),
+          ...(p.maximum !== undefined ? { maximum: p.maximum } : {}),
+        },
       ]),
     );
   }

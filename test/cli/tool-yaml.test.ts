@@ -107,6 +107,32 @@ describe('forge tool add / get / list / remove', () => {
     expect(plain.code, plain.stderr).toBe(0);
   });
 
+  it("writes a parameter's pattern, minimum and maximum (the help's make example), checked at the call and, when unsafe, at the add", async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const added = await forge(['tool', 'add', 'build', '--description', 'Builds one target.', '--run', 'echo make {target} {jobs}', '--parameter', 'target', 'The target', 'pattern=^[a-z][a-z0-9_-]*$', '--parameter', 'jobs', 'Parallel jobs', 'type=integer', 'minimum=1', 'maximum=16', 'default=2', '--tag', 'run'], dir, env);
+    expect(added.code, added.stderr).toBe(0);
+    const text = readFileSync(join(dir, 'tools', 'build.yaml'), 'utf8');
+    expect(text).toContain("pattern: ^[a-z][a-z0-9_-]*$");
+    expect(text).toContain('minimum: 1');
+    expect(text).toContain('maximum: 16');
+    for (const param of ['target=CC=evil', 'target=-j']) {
+      const refused = await forge(['tool', 'run', 'build', '--yes', '--param', param], dir, env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('FORGE_TOOL_ARGS');
+      expect(refused.stderr).toContain('argument "target" must match pattern "^[a-z][a-z0-9_-]*$"');
+    }
+    const tooMany = await forge(['tool', 'run', 'build', '--yes', '--param', 'target=all', '--param', 'jobs=64'], dir, env);
+    expect(tooMany.stderr).toContain('argument "jobs" must be <= 16');
+    const ran = await forge(['tool', 'run', 'build', '--yes', '--param', 'target=all'], dir, env);
+    expect(ran.stdout).toBe('make all 2\n');
+    const unsafe = await forge(['tool', 'add', 'look', '--description', 'Looks.', '--run', 'echo {w}', '--parameter', 'w', 'A word', 'pattern=^(?=a)a+$'], dir, env);
+    expect(unsafe.code).not.toBe(0);
+    expect(unsafe.stderr).toContain('uses a lookaround, which only the backtracking regexp engine runs');
+    const notANumber = await forge(['tool', 'add', 'look', '--description', 'Looks.', '--run', 'echo {n}', '--parameter', 'n', 'A count', 'type=integer', 'maximum=ten'], dir, env);
+    expect(notANumber.stderr).toContain('--parameter n: maximum=ten is not a number');
+  });
+
   it('describes a user-scope tool by name and as user/NAME, inside a project and outside one, as tool run finds it', async () => {
     const { env } = scopes();
     const outside = tempDir('forge-cwd-');
