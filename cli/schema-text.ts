@@ -31,6 +31,8 @@ export interface FieldRow {
   type: string;
   required: boolean;
   defaultValue?: unknown;
+  /** What values it takes besides its type: `matches ^[a-z]+$`, `1 to 8`, `at least 0`. */
+  limits?: string;
   description: string;
 }
 
@@ -42,8 +44,18 @@ export function fieldRows(schema: JSONSchema | undefined): FieldRow[] {
     type: typeName(prop),
     required: required.has(name),
     ...('default' in prop ? { defaultValue: prop.default } : {}),
+    ...(limitsOf(prop) ? { limits: limitsOf(prop) } : {}),
     description: String(prop.description ?? ''),
   }));
+}
+
+/** A string's pattern and a number's bounds, in words; undefined when it has neither. */
+function limitsOf(prop: JSONSchema): string | undefined {
+  const min = typeof prop.minimum === 'number' ? prop.minimum : undefined;
+  const max = typeof prop.maximum === 'number' ? prop.maximum : undefined;
+  const bounds = min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : max !== undefined ? `at most ${max}` : undefined;
+  const parts = [typeof prop.pattern === 'string' ? `matches ${prop.pattern}` : undefined, bounds].filter((p) => p !== undefined);
+  return parts.length ? parts.join(', ') : undefined;
 }
 
 export function renderFields(rows: readonly FieldRow[], indent = '    '): string {
@@ -54,7 +66,8 @@ export function renderFields(rows: readonly FieldRow[], indent = '    '): string
     .map((r) => {
       const flags = r.required ? 'required' : 'optional';
       const dflt = r.defaultValue !== undefined ? ` default ${JSON.stringify(r.defaultValue)}` : '';
-      const head = `${indent}${r.name.padEnd(nameWidth)}  ${r.type.padEnd(typeWidth)}  ${flags}${dflt}`;
+      const limits = r.limits ? `  ${r.limits}` : '';
+      const head = `${indent}${r.name.padEnd(nameWidth)}  ${r.type.padEnd(typeWidth)}  ${flags}${dflt}${limits}`;
       return r.description ? `${head}\n${indent}  ${r.description}` : head;
     })
     .join('\n');

@@ -116,6 +116,9 @@ describe('forge tool add / get / list / remove', () => {
     expect(text).toContain("pattern: ^[a-z][a-z0-9_-]*$");
     expect(text).toContain('minimum: 1');
     expect(text).toContain('maximum: 16');
+    const described = await forge(['tool', 'describe', 'build'], dir, env);
+    expect(described.stdout).toMatch(/target +str +required +matches \^\[a-z\]\[a-z0-9_-\]\*\$\n/);
+    expect(described.stdout).toMatch(/jobs +int +optional default 2 +1 to 16\n/);
     for (const param of ['target=CC=evil', 'target=-j']) {
       const refused = await forge(['tool', 'run', 'build', '--yes', '--param', param], dir, env);
       expect(refused.code).toBe(1);
