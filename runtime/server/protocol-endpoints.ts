@@ -14,7 +14,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { AgentManifest } from '../manifest.ts';
 import type { HttpClient } from '../net/http-client.ts';
 import { MemoryPushConfigs } from '../state/memory-push-configs.ts';
-import type { StateStore } from '../state/store.ts';
+import type { PushConfigRecords, StateStore } from '../state/store.ts';
 import type { Logger } from '../tools/model.ts';
 import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import { buildAgentCard } from './a2a/agent-card.ts';
@@ -79,9 +79,12 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   // Webhooks are kept where the tasks are (any replica finds them), each checked against the egress policy first.
   // Their own connections: a webhook is a caller's choice, like a tool's URL, and shares no socket with the tools.
   const pushHttp = options.http.withOwnPool();
-  const pushStore = options.state?.pushConfigs ?? new MemoryPushConfigs();
+  const pushStore: PushConfigRecords = options.state?.pushConfigs ?? new MemoryPushConfigs();
   const pushes = new PolicyPushSender(pushStore, pushHttp, options.log, options.pushDelivery);
   const pushConfigs = checkedPushConfigs(pushStore, pushHttp, (taskId) => pushes.forget(taskId));
+  // Final states whose webhooks did not take them (a replica stopped first, a webhook down for every try): from the store.
+  const retryingFinals = pushStore.finals ? setInterval(() => void pushes.retryFinals().catch((err: Error) => options.log.warn(`push notifications: cannot look for final states not sent: ${err.message}; looked for again in ${Math.round(pushes.finalRetryMs / 1000)} s`)), pushes.finalRetryMs) : undefined;
+  retryingFinals?.unref();
   const requestHandler = new DefaultRequestHandler(buildAgentCard(manifest, options.baseUrl, options.authRequired), options.state?.tasks ?? new InMemoryTaskStore(), executor, buses, pushConfigs, pushes);
   refuseLongContextIds(requestHandler);
   refuseBadWebhooks(requestHandler, pushStore, pushHttp);
@@ -92,7 +95,16 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
     turns,
     (context) => buses.hangUp(context),
   );
-  return { a2a, mcp, executor, close: () => stopCancels?.(), notificationsSent: () => pushes.settled() };
+  return {
+    a2a,
+    mcp,
+    executor,
+    close: () => {
+      clearInterval(retryingFinals);
+      stopCancels?.();
+    },
+    notificationsSent: () => pushes.settled(),
+  };
 }
 
 /**

@@ -152,6 +152,14 @@ export const MIGRATIONS: readonly string[] = [
   // came to be (its replica stopped in between) are found without reading every config (PostgresPushConfigs.sweep).
   `ALTER TABLE forge_push_configs ADD COLUMN before_task boolean NOT NULL DEFAULT false;
    CREATE INDEX forge_push_configs_before_task ON forge_push_configs (updated_at) WHERE before_task;`,
+  // Whether each config's webhook took its task's final state (PushConfigRecords.finals): those that did not are
+  // tried again by whichever replica looks next. Configs of tasks already finished count as settled: what was
+  // sent before this migration is not known, and sending every old task's end again would flood the webhooks.
+  `ALTER TABLE forge_push_configs ADD COLUMN final_settled boolean NOT NULL DEFAULT false,
+     ADD COLUMN final_tries integer NOT NULL DEFAULT 0,
+     ADD COLUMN final_retry_at timestamptz;
+   UPDATE forge_push_configs c SET final_settled = true FROM forge_tasks t WHERE t.id = c.task_id AND t.state IN (3, 4, 5, 7);
+   CREATE INDEX forge_push_configs_unsettled ON forge_push_configs (task_id) WHERE NOT final_settled;`,
 ];
 
 /**

@@ -11,7 +11,8 @@ import type { ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sd
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { storedJson } from './postgres-text.ts';
-import type { PushConfigRecords, PushConfigSave } from './store.ts';
+import type { FinalDeliveries, PushConfigRecords, PushConfigSave, UnsettledFinal } from './store.ts';
+import { Task } from '../vendor/protocol.ts';
 
 const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config, before_task) VALUES ($1, $2, $3, $4::jsonb, NOT EXISTS (SELECT 1 FROM forge_tasks WHERE id = $1))
   ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, before_task = EXCLUDED.before_task, updated_at = now()`;
@@ -23,8 +24,36 @@ const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config,
  */
 export const BEFORE_TASK_GRACE_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The configs of finished tasks (A2A's TaskState: completed 3, failed 4, canceled 5, rejected 7) not
+ * settled, claimed: skipped by a replica while another holds them (SKIP LOCKED), and out of every
+ * replica's reach until their next try is due.
+ */
+const CLAIM_UNSETTLED = `WITH due AS (
+    SELECT c.task_id, c.id FROM forge_push_configs c JOIN forge_tasks t ON t.id = c.task_id
+    WHERE NOT c.final_settled AND t.state IN (3, 4, 5, 7) AND t.updated_at < now() - $2 * interval '1 millisecond'
+      AND (c.final_retry_at IS NULL OR c.final_retry_at < now()) AND c.final_tries < $4
+    ORDER BY t.updated_at LIMIT $1 FOR UPDATE OF c SKIP LOCKED
+  )
+  UPDATE forge_push_configs c SET final_tries = c.final_tries + 1,
+    final_retry_at = now() + least(3600000, $3 * power(2, c.final_tries)) * interval '1 millisecond'
+  FROM due, forge_tasks t WHERE c.task_id = due.task_id AND c.id = due.id AND t.id = c.task_id
+  RETURNING c.task_id, c.wire_version, c.config, c.final_tries, t.data`;
+
 export class PostgresPushConfigs implements PushConfigRecords {
-  constructor(private readonly pool: Pool) {}
+  readonly finals: FinalDeliveries;
+
+  constructor(private readonly pool: Pool) {
+    this.finals = {
+      settle: async (taskId, configId) => {
+        await pool.query('UPDATE forge_push_configs SET final_settled = true WHERE task_id = $1 AND id = $2', [taskId, configId]);
+      },
+      claimUnsettled: async (limit, graceMs, retryMs, maxTries): Promise<UnsettledFinal[]> => {
+        const { rows } = await pool.query<{ task_id: string; wire_version: string; config: TaskPushNotificationConfig; final_tries: number; data: unknown }>(CLAIM_UNSETTLED, [limit, graceMs, retryMs, maxTries]);
+        return rows.map((row) => ({ taskId: row.task_id, config: row.config, wireVersion: row.wire_version, task: Task.fromJSON(row.data), tries: row.final_tries }));
+      },
+    };
+  }
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     // The SDK reads the id the store gave off the config it passed in.

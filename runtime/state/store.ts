@@ -7,7 +7,7 @@
  * so any replica can serve any request.
  */
 import type { PushNotificationStore, ServerCallContext, StoredPushNotificationConfig, TaskStore } from '@a2a-js/sdk/server';
-import type { TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
+import type { Task, TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
 import type { PendingApproval } from '../agent/agent-loop.ts';
 import type { ChatMessage } from '../agent/messages.ts';
 import type { Schedule } from '../scheduler/schedule-expression.ts';
@@ -71,6 +71,36 @@ export interface PushConfigRecords extends PushNotificationStore {
    * never kept without it.
    */
   saveWithin(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig, max: number, existingTask?: boolean): Promise<PushConfigSave>;
+  /** Where each config's receipt of its task's final state is kept, across replicas and restarts (Postgres; absent with `file:`). */
+  finals?: FinalDeliveries;
+}
+
+/**
+ * A finished task's final state, sent to each of its webhooks at least once:
+ * the replica that ran it may have stopped before its notification went, or
+ * the webhook may have been down for all of the notification's tries. Each
+ * config is marked once its webhook took the final state; the others are
+ * claimed, a few at a time, by whichever replica looks next, and tried again.
+ */
+export interface FinalDeliveries {
+  /** Nothing more is to be sent to the config of its task's final state: its webhook took it, or it is given up. */
+  settle(taskId: string, configId: string): Promise<void>;
+  /**
+   * Up to `limit` configs of tasks that finished more than `graceMs` ago (the replica that ran the task has
+   * had its tries) and were not settled, fewer than `maxTries` times claimed before; each claimed for
+   * `retryMs` × 2^(its tries so far), at most an hour: no replica takes it again meanwhile.
+   */
+  claimUnsettled(limit: number, graceMs: number, retryMs: number, maxTries: number): Promise<UnsettledFinal[]>;
+}
+
+/** A config whose webhook has not taken its task's final state yet, with the task as it finished. */
+export interface UnsettledFinal {
+  taskId: string;
+  config: TaskPushNotificationConfig;
+  wireVersion: string;
+  task: Task;
+  /** Claims so far, this one included. */
+  tries: number;
 }
 
 export type PushConfigSave = 'saved' | 'full' | 'no task';

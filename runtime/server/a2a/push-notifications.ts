@@ -42,7 +42,7 @@ import { delay } from '../../duration.ts';
 import { EgressRefusedError } from '../../net/egress-policy.ts';
 import { HttpError, type HttpClient } from '../../net/http-client.ts';
 import { redact } from '../../state/shown-url.ts';
-import type { PushConfigRecords } from '../../state/store.ts';
+import type { FinalDeliveries, PushConfigRecords } from '../../state/store.ts';
 import type { Logger } from '../../tools/model.ts';
 import { RequestMalformedError, TaskNotFoundError, V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/protocol.ts';
 
@@ -75,7 +75,18 @@ export interface PushDelivery {
   cacheMs?: number;
   /** How many of a task's updates may wait behind the one being sent (default MAX_WAITING_NOTIFICATIONS). */
   maxWaiting?: number;
+  /** How long after a task finished its final state counts as not sent where the store does not say it was (default 60 s: past the tries above). */
+  finalGraceMs?: number;
+  /** How often the store is asked for final states not sent, and the first wait before one is tried again, doubled each time (default 30 s). */
+  finalRetryMs?: number;
 }
+
+/** How many times a final state is tried again, from the store, before it is given up (30 s doubling to an hour: about five hours in all). */
+export const FINAL_STATE_TRIES = 12;
+/** Final states tried again per look at the store. */
+const FINAL_STATES_PER_LOOK = 20;
+/** A2A's TaskState values that end a task: completed, failed, canceled, rejected. */
+const FINAL_STATES: ReadonlySet<number> = new Set([3, 4, 5, 7]);
 
 /** An update waiting its turn; `snapshot` is cleared when it is dropped (the chain no longer holds the task). */
 interface Waiting {
@@ -215,6 +226,8 @@ export class PolicyPushSender implements PushNotificationSender {
   private readonly timeoutMs: number;
   private readonly cacheMs: number;
   private readonly maxWaiting: number;
+  readonly finalGraceMs: number;
+  readonly finalRetryMs: number;
 
   constructor(
     private readonly store: PushConfigRecords,
@@ -227,6 +240,8 @@ export class PolicyPushSender implements PushNotificationSender {
     this.timeoutMs = delivery.timeoutMs ?? 10_000;
     this.cacheMs = delivery.cacheMs ?? 1000;
     this.maxWaiting = Math.max(1, delivery.maxWaiting ?? MAX_WAITING_NOTIFICATIONS);
+    this.finalGraceMs = delivery.finalGraceMs ?? 60_000;
+    this.finalRetryMs = delivery.finalRetryMs ?? 30_000;
   }
 
   /** A config of the task was set or deleted here: the next update asks the store. */
@@ -286,16 +301,57 @@ export class PolicyPushSender implements PushNotificationSender {
       this.log.warn(`push notification for task ${taskId} not sent: cannot read its webhooks: ${(err as Error).message}`);
       return;
     }
+    // The store keeps which webhooks took a task's final state: the others are tried again from there (retryFinals).
+    const final = FINAL_STATES.has(stateOf(streamResponse) ?? -1) ? this.store.finals : undefined;
     // One body per protocol version, however many of the task's webhooks take it.
     const bodies = new Map<'0.3' | '1.0', { body: string; contentType: string }>();
     await Promise.all(
-      configs.map(({ config, wireVersion }) => {
+      configs.map(async ({ config, wireVersion }) => {
         const version = wireVersion === '0.3' ? '0.3' : '1.0';
         let serialized = bodies.get(version);
         if (!serialized) bodies.set(version, (serialized = this.serializers[version].serialize(streamResponse, task)));
-        return this.deliver(taskId, config, serialized.body, serialized.contentType);
+        const failure = await this.deliver(taskId, config, serialized.body, serialized.contentType);
+        if (final && (!failure || !failure.retry)) await this.settle(final, taskId, config);
       }),
     );
+  }
+
+  /**
+   * Sends again the final state of finished tasks whose webhooks did not take it (the store's finals): the
+   * replica that ran the task stopped first, or the webhook was down for every try. Each is claimed in the
+   * store, so one replica sends it; one try per claim, the next due later and later, up to FINAL_STATE_TRIES.
+   */
+  async retryFinals(): Promise<void> {
+    const finals = this.store.finals;
+    if (!finals) return;
+    // A claim outlasts its try (its deadline, twice over): no other replica takes it while it is under way.
+    const due = await finals.claimUnsettled(FINAL_STATES_PER_LOOK, this.finalGraceMs, Math.max(this.finalRetryMs, 2 * this.timeoutMs), FINAL_STATE_TRIES);
+    await Promise.all(
+      due.map(async ({ taskId, config, wireVersion, task, tries }) => {
+        const { body, contentType } = this.serializers[wireVersion === '0.3' ? '0.3' : '1.0'].serialize({ payload: { $case: 'task', value: task } } as StreamResponse, task);
+        const failure = await this.attempt(config, body, contentType);
+        const where = `push notification of task ${taskId}'s final state to ${redact(config.url)}`;
+        if (!failure) {
+          this.log.info(`${where} sent, on try ${tries} from the store (the earlier ones failed, or the replica that ran the task stopped first)`);
+        } else if (failure.retry && tries < FINAL_STATE_TRIES) {
+          this.log.warn(`${where} failed again (try ${tries} from the store of ${FINAL_STATE_TRIES}): ${failure.message}; tried again later`);
+          return;
+        } else {
+          this.log.warn(`${where} given up${failure.retry ? ` after ${tries} tries from the store` : ''}: ${failure.message}`);
+        }
+        await this.settle(finals, taskId, config);
+      }),
+    );
+  }
+
+  /** Marks the config as done with its task's final state; a store that cannot say so now leaves it to be sent again (at least once). */
+  private async settle(finals: FinalDeliveries, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
+    if (!config.id) return;
+    try {
+      await finals.settle(taskId, config.id);
+    } catch (err) {
+      this.log.warn(`push notification of task ${taskId}'s final state to ${redact(config.url)}: cannot note it in the store (${(err as Error).message}); it may be sent again`);
+    }
   }
 
   private configsOf(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]> {
@@ -309,13 +365,14 @@ export class PolicyPushSender implements PushNotificationSender {
     return configs;
   }
 
-  private async deliver(taskId: string, config: TaskPushNotificationConfig, body: string, contentType: string): Promise<void> {
+  /** Sends one notification, tried again as `attempts` says; the last failure, or undefined when the webhook took it. */
+  private async deliver(taskId: string, config: TaskPushNotificationConfig, body: string, contentType: string): Promise<Failure | undefined> {
     for (let attempt = 1; ; attempt++) {
       const failure = await this.attempt(config, body, contentType);
-      if (!failure) return;
+      if (!failure) return undefined;
       if (!failure.retry || attempt >= this.attempts) {
         this.log.warn(`push notification for task ${taskId} to ${redact(config.url)} failed${attempt > 1 ? ` after ${attempt} tries` : ''}: ${failure.message}`);
-        return;
+        return failure;
       }
       await delay(this.retryDelayMs * 2 ** (attempt - 1));
     }
@@ -338,6 +395,13 @@ export class PolicyPushSender implements PushNotificationSender {
       return { message: (err as Error).message, retry: true };
     }
   }
+}
+
+/** The task's state an update carries (a task, or a status update), if any. */
+function stateOf(streamResponse: StreamResponse): number | undefined {
+  const payload = streamResponse.payload;
+  if (payload?.$case === 'task' || payload?.$case === 'statusUpdate') return payload.value.status?.state;
+  return undefined;
 }
 
 function taskIdOf(streamResponse: StreamResponse): string {

@@ -9,6 +9,7 @@
  * Postgres store, a webhook set through one replica is called by another.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type Task, type TaskPushNotificationConfig } from '@a2a-js/sdk';
@@ -19,6 +20,7 @@ import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import type { AgentManifest, EgressSettings } from '../../../runtime/manifest.ts';
 import { HttpClient, type HostLookup } from '../../../runtime/net/http-client.ts';
 import { serveAgent, type RunningAgent } from '../../../runtime/server/serve.ts';
+import type { PushDelivery } from '../../../runtime/server/a2a/push-notifications.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
 import { openPostgresStore } from '../../../runtime/state/postgres-store.ts';
@@ -50,6 +52,7 @@ interface Options {
   lookup?: HostLookup;
   log?: Logger;
   llm?: ScriptedServer;
+  pushDelivery?: PushDelivery;
 }
 
 /** Lines the agent logged, to see what a failed notification says. */
@@ -79,7 +82,7 @@ async function startAgent(script: (ScriptedTurn | ((body: Record<string, any>) =
     state: options.state,
     // Replicas share a store: each names itself (the client goes where the card says).
     publicUrl: options.port ? `http://127.0.0.1:${options.port}` : undefined,
-    pushDelivery: { retryDelayMs: 20 },
+    pushDelivery: { retryDelayMs: 20, ...options.pushDelivery },
   });
   running.push(agent);
   return { agent, llm, calls, log };
@@ -409,6 +412,43 @@ describe('A2A push notifications (Postgres store, two replicas)', () => {
     } finally {
       await Promise.all(running.splice(0).map((r) => r.stop(100)));
       await Promise.all(stores.map((s) => s.close()));
+    }
+  }, 60_000);
+
+  it("sends a task's final state again from the store once a webhook that refused every try is back", async () => {
+    const url = await postgres.createDatabase('push_finals');
+    let up = false;
+    const answered: number[] = [];
+    const webhook = await startWebhook(() => {
+      answered.push(up ? 200 : 503);
+      return answered[answered.length - 1];
+    });
+    const state = await openPostgresStore({ url, leaseMs: 2000 });
+    try {
+      // Looked for in the store every 100 ms; a claim holds for twice the try's deadline (1 s).
+      const { agent } = await startAgent([{ text: 'done' }], webhook, { state, port: await freePort(), pushDelivery: { timeoutMs: 500, finalGraceMs: 0, finalRetryMs: 100 } });
+      const client = await v1Client(agent.url);
+      const task = (await client.sendMessage(send(userMessage('hi'), pushConfig(`${webhook.url}/hook`)))) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const completed = () => webhook.requests.flatMap((r, i) => (v1State(r.body) === 'TASK_STATE_COMPLETED' ? [answered[i]] : []));
+      await waitFor(() => (completed().length >= 3 ? true : undefined), 'the three tries of the completed notification');
+      up = true;
+      await waitFor(() => (completed().includes(200) ? true : undefined), 'the completed notification, sent again from the store');
+      const sql = new pg.Client({ connectionString: url });
+      await sql.connect();
+      try {
+        const until = Date.now() + 10_000;
+        while (!(await sql.query('SELECT final_settled FROM forge_push_configs')).rows[0]?.final_settled) {
+          if (Date.now() > until) throw new Error('timed out waiting for the config to be settled');
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      } finally {
+        await sql.end();
+      }
+      expect(completed().filter((status) => status === 200)).toHaveLength(1);
+    } finally {
+      await Promise.all(running.splice(0).map((r) => r.stop(100)));
+      await state.close();
     }
   }, 60_000);
 

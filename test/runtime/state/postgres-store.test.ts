@@ -75,6 +75,21 @@ describe('the Postgres state store', { concurrent: true }, () => {
     await store.ping();
   });
 
+  it("counts the webhooks of tasks finished before the final-state migration as having had their final state, and no others", async () => {
+    // A database as a Forge before the migration left it: a finished task and a working one, each with a webhook.
+    const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
+    const before = MIGRATIONS.length - 1;
+    await asAdmin(url, 'CREATE TABLE forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    for (let version = 1; version <= before; version++) await asAdmin(url, `${MIGRATIONS[version - 1]}; INSERT INTO forge_migrations (version) VALUES (${version})`);
+    await asAdmin(url, "INSERT INTO forge_tasks (id, context_id, state, data) VALUES ('done', 'c', 3, '{}'), ('working', 'c', 2, '{}')");
+    await asAdmin(url, "INSERT INTO forge_push_configs (task_id, id, wire_version, config) VALUES ('done', 'h', '1.0', '{}'), ('working', 'h', '1.0', '{}')");
+    opened.push(await openPostgresStore({ url, leaseMs: 3000 }));
+    expect(await asAdmin(url, 'SELECT task_id, final_settled FROM forge_push_configs ORDER BY task_id')).toEqual([
+      { task_id: 'done', final_settled: true },
+      { task_id: 'working', final_settled: false },
+    ]);
+  });
+
   it.sequential("migrates a table in use without holding up other replicas' statements on it behind a long transaction, then opens when that ends", async () => {
     // A database as a Forge with only the first four migrations left it, with a task in it.
     const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
