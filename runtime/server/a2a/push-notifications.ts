@@ -81,7 +81,7 @@ export interface PushDelivery {
   finalRetryMs?: number;
 }
 
-/** How many times a final state is tried again, from the store, before it is given up (30 s doubling to an hour: about five hours in all). */
+/** How many times a final state is tried again, from the store, before it is given up (30 s doubling, at most an hour apart: about seven hours in all). */
 export const FINAL_STATE_TRIES = 12;
 /** Final states tried again per look at the store. */
 const FINAL_STATES_PER_LOOK = 20;
