@@ -172,11 +172,14 @@ describe('a bundle with every tool Forge ships', () => {
   // policy, verified file access, exact output, both state stores (pg gzipped), telemetry and
   // bundle verification (about 150 kB); forge_tool adds about 80 kB when enabled. 1.8 MB since the
   // model retries, learned context windows and secret masking of logs and outputs (about 8 kB).
-  it('stays under 1.8 MB, forge_tool included', async () => {
+  // 1.85 MB since the count of what checking a schema from outside costs, the final state of a task
+  // sent again from the store, and --json warnings of the bundle's commands (about 16 kB; 1,885 kB
+  // before them, 1,901 kB with them).
+  it('stays under 1.85 MB, forge_tool included', async () => {
     // forge_tool is enabled by emergent:, not under tools:.
     const project = writeProject({ 'forge.yaml': `agent_id: everything\nversion: 1.0.0\nemergent: true\ntools:\n${CATALOG.filter((e) => e.name !== 'forge_tool').map((e) => `  - ${e.name}`).join('\n')}\n` });
     const built = await forge(['build'], project);
     expect(built.code, built.stderr).toBe(0);
-    expect(bundleCodeSize(join(project, '.forge-output'))).toBeLessThan(1.8 * 1024 * 1024);
+    expect(bundleCodeSize(join(project, '.forge-output'))).toBeLessThan(1.85 * 1024 * 1024);
   });
 });

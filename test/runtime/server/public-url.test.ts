@@ -17,7 +17,7 @@ describe('a --public-url that is no URL', () => {
     const said = '--public-url (or FORGE_PUBLIC_URL) must be an http:// or https:// URL, not "notaurl"';
     const run = await runProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--public-url', 'notaurl'], { cwd: project });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`error: ${said} (set it to the address clients reach the agent at: FORGE_PUBLIC_URL=https://agent.example.com)\n\nusage: forge run`);
+    expect(run.stderr).toContain(`error: FORGE_SERVE_CONFIG ${said} (set it to the address clients reach the agent at: FORGE_PUBLIC_URL=https://agent.example.com)\n\nusage: forge run`);
     expect((await forge(['build'], project)).code).toBe(0);
     const { bundle } = deployBundle(project);
     const serve = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: bundle, env: { FORGE_PUBLIC_URL: 'notaurl' } });
