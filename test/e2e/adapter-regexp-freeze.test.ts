@@ -9,14 +9,13 @@
  * carry such patterns; the calls reach the services, which answer for
  * themselves, while the agent keeps answering everyone else.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
 import { startServer, type TestServer } from '../helpers/http-server.ts';
-import { forgeBin, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
+import { forgeBin, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 const TOKEN = 'adapter-regexp-token';
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -80,15 +79,9 @@ function shopDocument(baseUrl: string) {
 }
 
 /** `forge ARGS`, killed after `ms`: its exit code (null when killed) and output. */
-function boundedForge(args: string[], cwd: string, ms: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [forgeBin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: ms, killSignal: 'SIGKILL' });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
+async function boundedForge(args: string[], cwd: string, ms: number): Promise<{ code: number | null; output: string }> {
+  const { code, stdout, stderr } = await runProcess(process.execPath, [forgeBin, ...args], { cwd, timeoutMs: ms });
+  return { code, output: stdout + stderr };
 }
 
 let agent: AgentProcess;
