@@ -372,6 +372,11 @@ export class PostgresTasks implements TaskRecords {
               // and a later turn of it takes a lease of its own.
               clearInterval(held.renew);
               if (this.held.get(taskId) === held) this.held.delete(taskId);
+              // A state kept under the lease is still written by its rule (only if no other replica wrote the
+              // task since), but is no longer what this process's loads and saves of the task build on: the
+              // turn's account of the loss, saved next, would join it and be refused with it, the reaper
+              // having written the task, where on its own it lands over the reaper's failure.
+              this.kept.delete(taskId);
               for (const lost of [...held.onLost]) lost();
             } else if (rows[0].cancelled) this.onCancelFound?.(taskId);
           })

@@ -17,6 +17,7 @@ import { PostgresForged } from '../../../runtime/state/postgres-forged.ts';
 import { PostgresNotifications } from '../../../runtime/state/postgres-notifications.ts';
 import { MIGRATION_LOCK, MIGRATIONS } from '../../../runtime/state/postgres-migrations.ts';
 import { openPool } from '../../../runtime/state/pool-client.ts';
+import { failTask } from '../../../runtime/state/fail-task.ts';
 import { PostgresTasks } from '../../../runtime/state/postgres-tasks.ts';
 import { openPostgresStore, type PostgresStateStore, type PostgresStoreOptions } from '../../../runtime/state/postgres-store.ts';
 import { StateConflictError, type Session } from '../../../runtime/state/store.ts';
@@ -836,6 +837,44 @@ describe('the Postgres state store when connections drop', { concurrent: true },
 
   it('keeps what a replica on older code wrote on a task that did not exist yet when this turn took its lease', async () => {
     await keptStateYieldsTo('old-code-new-task', saveAsOlderForge, true);
+  });
+
+  it("saves a turn's account of its lost lease over the failure the reaper wrote, though a state of the turn is still kept from the outage", async () => {
+    const { url, gate, store, warnings } = await storeBehindRelay();
+    const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
+    opened.push(elsewhere);
+    const id = 'account-after-kept';
+    const account = 'the replica running this task lost its connection to the state store';
+    const statusText = async () => (await asAdmin<{ text: string }>(url, "SELECT data->'status'->'message'->'parts'->0->>'text' AS text FROM forge_tasks WHERE id = $1", [id]))[0]?.text;
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
+      let lost!: () => void;
+      const leaseLost = new Promise<void>((resolve) => (lost = resolve));
+      await store.tasks.hold(id, () => lost());
+      gate.down();
+      await store.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id)); // a tool call's status: kept under the lease
+      // Cut off past its lease: another replica reaps it and fails the task.
+      await asAdmin(url, "UPDATE forge_task_leases SET expires_at = now() - interval '1 second' WHERE task_id = $1", [id]);
+      expect(await elsewhere.tasks.reapExpired()).toEqual([id]);
+      // The kept state's write is held up (its row locked), so it is still kept when the turn gives its account.
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM forge_tasks WHERE id = $1 FOR UPDATE', [id]);
+      gate.up();
+      await leaseLost; // the next renewal finds the lease gone
+      // The executor publishes the failure, saying why; the SDK loads the task and saves it.
+      const loaded = await store.tasks.load(id);
+      const saving = store.tasks.save({ ...loaded!, status: failTask(taskIn(TaskState.TASK_STATE_WORKING, id), account)!.status });
+      await locker.query('COMMIT');
+      await saving;
+      await waitUntil(() => (warnings.some((w) => w.includes(`task ${id} changed otherwise`)) ? true : undefined), 10_000, 'the kept state given up');
+      expect(await storedState(url, id)).toBe(TaskState[TaskState.TASK_STATE_FAILED]);
+      expect(await statusText()).toBe(account);
+    } finally {
+      await locker.end();
+      await gate.close();
+    }
   });
 
   it('keeps what another replica wrote while a save was under way that its turn let go of (its last state never saved), kept after', async () => {
