@@ -32,6 +32,8 @@ import type { TaskLease, TaskRecords } from './store.ts';
  */
 const SAVE_TASK = `INSERT INTO forge_tasks (id, context_id, state, status_time, data, writer, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
   ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, data = EXCLUDED.data, writer = EXCLUDED.writer, updated_at = now()`;
+/** The reaper's failing of a task, only if its row is in the state it was loaded in (no one wrote an end since). */
+const FAIL_IF_UNCHANGED = `UPDATE forge_tasks SET state = $2, status_time = $3, data = $4::jsonb, writer = $5, updated_at = now() WHERE id = $1 AND state = $6`;
 /**
  * A kept state's write: only if no one but this process wrote the task since its turn took the lease,
  * that is, its last writer is this process ($7, the prefix of its writes) or the one before the turn ($8).
@@ -543,9 +545,20 @@ export class PostgresTasks implements TaskRecords {
 
   /** Marks an unfinished task failed (a finished or paused one is left as it is). */
   async fail(taskId: string, reason: string): Promise<boolean> {
-    const task = await this.load(taskId);
+    return this.failLoaded(await this.load(taskId), reason);
+  }
+
+  /**
+   * Marks `task`, as it was loaded, failed, if its row is still in that state: a turn cut off from the
+   * store may save its own account (failed, saying why) between the load and this write, and that
+   * account, not the reaper's "stopped before it finished", is what its client should read.
+   */
+  async failLoaded(task: TaskType | undefined, reason: string): Promise<boolean> {
     const failed = task && failTask(task, reason);
-    if (failed) await this.save(failed);
-    return Boolean(failed);
+    if (!task || !failed) return false;
+    const [id, , state, statusTime, data] = taskRow(failed);
+    const { rowCount } = await this.pool.query(FAIL_IF_UNCHANGED, [id, state, statusTime, data, this.newWriter(), task.status?.state ?? 0]);
+    if (rowCount) this.noteSaved(taskRow(failed));
+    return Boolean(rowCount);
   }
 }

@@ -839,6 +839,23 @@ describe('the Postgres state store when connections drop', { concurrent: true },
     await keptStateYieldsTo('old-code-new-task', saveAsOlderForge, true);
   });
 
+  it("leaves a turn's account as it is when the reaper, having loaded the task before the account was saved, fails it after", async () => {
+    const { url, stores: [runner, reaper] } = await stores(2);
+    const id = 'account-before-reaper';
+    const statusText = async () => (await asAdmin<{ text: string }>(url, "SELECT data->'status'->'message'->'parts'->0->>'text' AS text FROM forge_tasks WHERE id = $1", [id]))[0]?.text;
+    await runner.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
+    // The reaper's two steps, with the runner's account saved between them.
+    const loaded = await reaper.tasks.load(id);
+    const account = failTask(taskIn(TaskState.TASK_STATE_WORKING, id), 'the replica running this task lost its connection to the state store')!;
+    await runner.tasks.save(account);
+    expect(await reaper.tasks.failLoaded(loaded, 'the replica running this task stopped before it finished')).toBe(false);
+    expect(await statusText()).toBe('the replica running this task lost its connection to the state store');
+    // A task still as the reaper loaded it is failed.
+    await runner.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'still-working'));
+    expect(await reaper.tasks.failLoaded(await reaper.tasks.load('still-working'), 'stopped')).toBe(true);
+    expect(await storedState(url, 'still-working')).toBe('TASK_STATE_FAILED');
+  });
+
   it("saves a turn's account of its lost lease over the failure the reaper wrote, though a state of the turn is still kept from the outage", async () => {
     const { url, gate, store, warnings } = await storeBehindRelay();
     const elsewhere = await openPostgresStore({ url, leaseMs: 3000 });
