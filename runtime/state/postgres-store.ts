@@ -17,6 +17,7 @@ import { PostgresForged } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
 import { PostgresPushConfigs } from './postgres-push-configs.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
+import { sweepExpiredTasks } from './postgres-task-retention.ts';
 import { PostgresTasks } from './postgres-tasks.ts';
 import { redact } from './shown-url.ts';
 import type { CancelChannel, FileRecords, StateStore } from './store.ts';
@@ -25,6 +26,8 @@ export interface PostgresStoreOptions {
   url: string;
   /** How long a turn's hold and a task's lease last without renewal (a dead replica's work is given up after this). */
   leaseMs: number;
+  /** How long a finished task is kept after its last update (FORGE_TASK_RETENTION); undefined: forever. */
+  taskRetentionMs?: number;
   log?: Logger;
   poolSize?: number;
   /** How long a connection may take to open (default 10 s), and a statement to answer (default 60 s): a store gone silent (a network partition, a failover that moved the address) is the store away after that, not a hang for as long as TCP keeps trying (many minutes). */
@@ -64,8 +67,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   tasks.startReaper();
   const pushConfigs = new PostgresPushConfigs(pool);
-  // Hourly, on every replica (a sweep finds little: the configs of tasks never saved, past a day).
-  const sweeping = setInterval(() => void pushConfigs.sweep().catch((err: Error) => options.log?.warn(`state store: cannot sweep the push configs of tasks never saved: ${err.message}; tried again in an hour`)), 60 * 60 * 1000);
+  // Hourly, on every replica (a sweep finds little: the configs of tasks never saved, past a day; the
+  // finished tasks past their retention, in batches that replicas sweeping at once do not share).
+  const sweeping = setInterval(() => {
+    void pushConfigs.sweep().catch((err: Error) => options.log?.warn(`state store: cannot sweep the push configs of tasks never saved: ${err.message}; tried again in an hour`));
+    const retentionMs = options.taskRetentionMs;
+    if (retentionMs === undefined) return;
+    void sweepExpiredTasks(pool, { retentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the finished tasks past FORGE_TASK_RETENTION: ${err.message}; tried again in an hour`));
+  }, 60 * 60 * 1000);
   sweeping.unref();
 
   const cancels: CancelChannel = {

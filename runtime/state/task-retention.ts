@@ -1,0 +1,28 @@
+/**
+ * FORGE_TASK_RETENTION: how long the Postgres store keeps a finished A2A task
+ * (completed, failed, canceled, rejected) after its last update; default 30
+ * days, `off` (or 0) keeps them forever. The `file:` store bounds its tasks
+ * by count and size instead (memory-tasks.ts). Written with its unit — 30d,
+ * 12h, 90m — since a retention is counted in days, which durations elsewhere
+ * (ms, s, m, bounded by what a timer holds) do not reach.
+ */
+import { StateConfigError } from './store.ts';
+
+export const DEFAULT_TASK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** Shorter than this is a typo (a unit left out, 30s for 30d) more likely than a wish. */
+const MIN_TASK_RETENTION_MS = 60_000;
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 60 * 60_000, d: 24 * 60 * 60_000 };
+
+/** The retention in milliseconds, or undefined: finished tasks are kept forever. */
+export function taskRetentionFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.FORGE_TASK_RETENTION?.trim();
+  if (!text) return DEFAULT_TASK_RETENTION_MS;
+  if (/^(off|0)$/i.test(text)) return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*(m|h|d)$/i.exec(text);
+  const ms = m ? Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()]) : undefined;
+  if (ms === undefined || ms < MIN_TASK_RETENTION_MS) {
+    throw new StateConfigError(`FORGE_TASK_RETENTION="${text}" is not a duration of at least 1m, nor off`, 'write it with its unit, e.g. 30d, 12h or 90m; off keeps finished tasks forever');
+  }
+  return ms;
+}
