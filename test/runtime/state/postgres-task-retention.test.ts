@@ -50,7 +50,7 @@ const configTasks = async () => (await pool.query<{ task_id: string }>('SELECT t
 
 function capturingLog(): Logger & { infos: string[] } {
   const infos: string[] = [];
-  return { infos, info: (m: string) => void infos.push(m), warn: () => {}, error: () => {}, debug: () => {} } as unknown as Logger & { infos: string[] };
+  return { infos, info: (message) => void infos.push(message), warn: () => {}, debug: () => {} };
 }
 
 describe('the retention of finished tasks on Postgres', () => {
@@ -71,6 +71,9 @@ describe('the retention of finished tasks on Postgres', () => {
 
     expect(await taskIds()).toEqual([...finished.map((state) => `recent-${state}`), ...unfinished.map((state) => `unfinished-${state}`)].sort());
     expect(await configTasks()).toEqual([`recent-${TaskState.TASK_STATE_COMPLETED}`, `unfinished-${TaskState.TASK_STATE_INPUT_REQUIRED}`]);
+    // What GetTask reads: a deleted task is not found.
+    expect(await store.tasks.load(`old-${TaskState.TASK_STATE_COMPLETED}`, context)).toBeUndefined();
+    expect(await store.tasks.load(`recent-${TaskState.TASK_STATE_COMPLETED}`, context)).toBeDefined();
     expect(log.infos).toEqual(['state store: deleted 4 finished tasks not updated for 30d (FORGE_TASK_RETENTION)']);
   });
 
