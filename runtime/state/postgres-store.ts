@@ -28,6 +28,8 @@ export interface PostgresStoreOptions {
   leaseMs: number;
   /** How long a finished task is kept after its last update (FORGE_TASK_RETENTION); undefined: forever. */
   taskRetentionMs?: number;
+  /** How often this replica sweeps (default hourly; tests shorten it). */
+  sweepEveryMs?: number;
   log?: Logger;
   poolSize?: number;
   /** How long a connection may take to open (default 10 s), and a statement to answer (default 60 s): a store gone silent (a network partition, a failover that moved the address) is the store away after that, not a hang for as long as TCP keeps trying (many minutes). */
@@ -74,7 +76,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const retentionMs = options.taskRetentionMs;
     if (retentionMs === undefined) return;
     void sweepExpiredTasks(pool, { retentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the finished tasks past FORGE_TASK_RETENTION: ${err.message}; tried again in an hour`));
-  }, 60 * 60 * 1000);
+  }, options.sweepEveryMs ?? 60 * 60 * 1000);
   sweeping.unref();
 
   const cancels: CancelChannel = {

@@ -13,15 +13,17 @@ import { sweepExpiredTasks } from '../../../runtime/state/postgres-task-retentio
 import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/task-retention.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
 import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 
 let postgres: TestPostgres;
 let store: PostgresStateStore;
 let pool: pg.Pool;
+let url: string;
 
 beforeAll(async () => {
   postgres = await startPostgres();
-  const url = await postgres.createDatabase(`task_retention_${process.pid}`);
+  url = await postgres.createDatabase(`task_retention_${process.pid}`);
   store = await openPostgresStore({ url, leaseMs: 3000 });
   pool = new pg.Pool({ connectionString: url, max: 4 });
 }, 60_000);
@@ -110,5 +112,19 @@ describe('the retention of finished tasks on Postgres', () => {
     }
     expect(await sweepExpiredTasks(pool, { retentionMs: 30 * DAY })).toBe(1);
     expect(await taskIds()).toEqual([]);
+  });
+
+  it('is swept by the store on its schedule, with the retention it was opened with', async () => {
+    await saveTask('old', TaskState.TASK_STATE_FAILED, 40);
+    await saveTask('recent', TaskState.TASK_STATE_FAILED, 20);
+    const log = capturingLog();
+    const replica = await openPostgresStore({ url, leaseMs: 3000, taskRetentionMs: 30 * DAY, sweepEveryMs: 20, log });
+    try {
+      await waitUntil(async () => ((await taskIds()).includes('old') ? undefined : true), 20_000, 'the old task deleted by the sweep');
+      expect(await taskIds()).toEqual(['recent']);
+      expect(log.infos).toContain('state store: deleted 1 finished task not updated for 30d (FORGE_TASK_RETENTION)');
+    } finally {
+      await replica.close();
+    }
   });
 });
