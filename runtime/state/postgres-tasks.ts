@@ -535,7 +535,7 @@ export class PostgresTasks implements TaskRecords {
     );
     const failed: string[] = [];
     for (const { task_id, owner } of rows) {
-      if (!(await this.fail(task_id, 'the replica running this task stopped before it finished'))) continue;
+      if (!(await this.failLoaded(task_id, 'the replica running this task stopped before it finished'))) continue;
       failed.push(task_id);
       // The one line that says where a task went: its replica died (or lost the store) mid-turn.
       this.log?.warn(`state store: failed task ${task_id}: replica ${owner.replace(/:[^:]*$/, '')} stopped renewing its lease (${Number(this.leaseMs)} ms) before the task finished`);
@@ -543,22 +543,29 @@ export class PostgresTasks implements TaskRecords {
     return failed;
   }
 
-  /** Marks an unfinished task failed (a finished or paused one is left as it is). */
+  /** Marks an unfinished task failed (a finished or paused one is left as it is): at a stop, its own turns' tasks, through save. */
   async fail(taskId: string, reason: string): Promise<boolean> {
-    return this.failLoaded(await this.load(taskId), reason);
+    const task = await this.load(taskId);
+    const failed = task && failTask(task, reason);
+    if (failed) await this.save(failed);
+    return Boolean(failed);
   }
 
   /**
-   * Marks `task`, as it was loaded, failed, if its row is still in that state: a turn cut off from the
-   * store may save its own account (failed, saying why) between the load and this write, and that
-   * account, not the reaper's "stopped before it finished", is what its client should read.
+   * The reaper's failing of a task another replica ran: read from the store, and written only if its row
+   * is still in that state. A turn cut off from the store may save its own account (failed, saying why)
+   * between the read and this write, and that account, not "stopped before it finished", is what its
+   * client should read.
    */
-  async failLoaded(task: TaskType | undefined, reason: string): Promise<boolean> {
-    const failed = task && failTask(task, reason);
-    if (!task || !failed) return false;
-    const [id, , state, statusTime, data] = taskRow(failed);
-    const { rowCount } = await this.pool.query(FAIL_IF_UNCHANGED, [id, state, statusTime, data, this.newWriter(), task.status?.state ?? 0]);
-    if (rowCount) this.noteSaved(taskRow(failed));
+  async failLoaded(taskId: string, reason: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ state: number; data: unknown }>('SELECT state, data FROM forge_tasks WHERE id = $1', [taskId]);
+    if (!rows.length) return false;
+    const failed = failTask(Task.fromJSON(rows[0].data), reason);
+    if (!failed) return false;
+    const values = taskRow(failed);
+    const [id, , state, statusTime, data] = values;
+    const { rowCount } = await this.pool.query(FAIL_IF_UNCHANGED, [id, state, statusTime, data, this.newWriter(), rows[0].state]);
+    if (rowCount) this.noteSaved(values);
     return Boolean(rowCount);
   }
 }

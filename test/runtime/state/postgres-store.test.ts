@@ -844,15 +844,27 @@ describe('the Postgres state store when connections drop', { concurrent: true },
     const id = 'account-before-reaper';
     const statusText = async () => (await asAdmin<{ text: string }>(url, "SELECT data->'status'->'message'->'parts'->0->>'text' AS text FROM forge_tasks WHERE id = $1", [id]))[0]?.text;
     await runner.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, id));
-    // The reaper's two steps, with the runner's account saved between them.
-    const loaded = await reaper.tasks.load(id);
+    // The reaper's read, then the runner's account, then the reaper's write: a row lock holds the write back.
     const account = failTask(taskIn(TaskState.TASK_STATE_WORKING, id), 'the replica running this task lost its connection to the state store')!;
-    await runner.tasks.save(account);
-    expect(await reaper.tasks.failLoaded(loaded, 'the replica running this task stopped before it finished')).toBe(false);
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    let reaping: Promise<boolean>;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM forge_tasks WHERE id = $1 FOR UPDATE', [id]);
+      reaping = reaper.tasks.failLoaded(id, 'the replica running this task stopped before it finished');
+      // Until the reaper's write waits for the lock (its read does not).
+      for (let i = 0; i < 200 && !(await asAdmin(url, "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE forge_tasks SET state%'")).length; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await locker.query("UPDATE forge_tasks SET state = 4, data = $2::jsonb WHERE id = $1", [id, JSON.stringify(Task.toJSON(account))]);
+      await locker.query('COMMIT');
+    } finally {
+      await locker.end();
+    }
+    expect(await reaping!).toBe(false);
     expect(await statusText()).toBe('the replica running this task lost its connection to the state store');
     // A task still as the reaper loaded it is failed.
     await runner.tasks.save(taskIn(TaskState.TASK_STATE_WORKING, 'still-working'));
-    expect(await reaper.tasks.failLoaded(await reaper.tasks.load('still-working'), 'stopped')).toBe(true);
+    expect(await reaper.tasks.failLoaded('still-working', 'stopped')).toBe(true);
     expect(await storedState(url, 'still-working')).toBe('TASK_STATE_FAILED');
   });
 
