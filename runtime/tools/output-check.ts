@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import { fail, type Logger, type ToolResult, type ToolSpec } from './model.ts';
 import { exactNumber } from './exact-output.ts';
-import { compileSchema, typeWords } from './validation.ts';
+import { compileSchema, TOO_COSTLY_KEYWORD, typeWords } from './validation.ts';
 import { checkedOutputSchema } from './local-schema.ts';
 
 export function checkOutput(tool: ToolSpec, result: ToolResult, options: { strict: boolean; log: Logger }): ToolResult {
@@ -57,7 +57,7 @@ function valueAt(value: unknown, pointer: string): unknown {
 }
 
 function describeOutputError(e: ErrorObject): string {
-  if (e.keyword === 'checkCost') return e.message!; // validation.ts's refusal of a value too costly to check
+  if (e.keyword === TOO_COSTLY_KEYWORD) return e.message!; // already a sentence for the caller
   const field = e.instancePath.slice(1).replace(/\//g, '.');
   if (e.keyword === 'required') return `missing "${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}"`;
   const problem = e.keyword === 'type' ? `must be ${typeWords((e.params as { type: string | string[] }).type)}` : e.message;

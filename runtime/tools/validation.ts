@@ -180,8 +180,11 @@ function withCheckCost(schema: JSONSchema, validate: ValidateFunction): Validate
   return Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv });
 }
 
+/** The keyword of the error a value too costly to check fails with, for callers that word errors themselves. */
+export const TOO_COSTLY_KEYWORD = 'checkCost';
+
 const TOO_COSTLY: ErrorObject = {
-  keyword: 'checkCost',
+  keyword: TOO_COSTLY_KEYWORD,
   instancePath: '',
   schemaPath: '#',
   params: { budget: CHECK_COST_BUDGET },
