@@ -114,7 +114,8 @@ export class AgentRoutes {
     return callTool(res, this.tools, name, await this.bodyOf(req), controller.signal, this.options.log);
   }
 
-  private protocol(): Promise<ProtocolEndpoints> {
+  /** A2A and MCP, made at the first call (or at start, agent-server.ts says when). */
+  protocol(): Promise<ProtocolEndpoints> {
     const { manifest, agent, publicUrl, host, port, auth, mcpSessions, state, maxTurns, http, pushDelivery } = this.options;
     return (this.protocols ??= import('./protocol-endpoints.ts').then((m) =>
       m.createProtocolEndpoints({ manifest, tools: this.tools, sessionTools: (session) => sessionView(this.options.tools, session), agent, baseUrl: publicUrl ?? `http://${host}:${port}`, authRequired: auth.token !== undefined, mcpSessions, state, maxTurns, http, pushDelivery, log: this.options.log }),

@@ -100,6 +100,11 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     server.listen(options.port, options.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // With a store that keeps which webhooks took a task's final state (Postgres), A2A is made now, not at the first A2A
+  // or MCP request: it looks for the final states not sent, and this replica may be asked nothing (it started after the
+  // one that ran the task stopped, and the task's client waits for its webhook). A failure to make it is answered to
+  // the requests that need it, as it would be when made for them.
+  if (options.state?.pushConfigs.finals) routes.protocol().catch(() => {});
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
 
   return {

@@ -12,7 +12,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Role, TaskState, type Message, type Task, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { Role, Task, TaskState, type Message, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { defaultServerCallContextBuilder, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import type { GateDecision } from '../../../runtime/agent/approval-gate.ts';
@@ -446,6 +447,27 @@ describe('A2A push notifications (Postgres store, two replicas)', () => {
         await sql.end();
       }
       expect(completed().filter((status) => status === 200)).toHaveLength(1);
+    } finally {
+      await Promise.all(running.splice(0).map((r) => r.stop(100)));
+      await state.close();
+    }
+  }, 60_000);
+
+  // The look for final states not sent lived in the A2A endpoints, made at the first A2A or MCP request: a replica
+  // started after the one that ran the task stopped, and asked nothing (the client waits for its webhook), never looked.
+  it("sends a final state the replica that ran the task left unsent, from a replica that has served no request", async () => {
+    const url = await postgres.createDatabase('push_finals_idle');
+    const webhook = await startWebhook();
+    const state = await openPostgresStore({ url, leaseMs: 2000 });
+    try {
+      // What the stopped replica left: the task finished in the store, its webhook set, the final state not sent.
+      const id = randomUUID();
+      await state.tasks.save(Task.fromJSON({ id, contextId: 'ctx', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() } }));
+      const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+      expect(await state.pushConfigs.saveWithin(id, context, pushConfig(`${webhook.url}/hook`, id, 'hook'), 10, true)).toBe('saved');
+      await startAgent([], webhook, { state, port: await freePort(), pushDelivery: { finalGraceMs: 0, finalRetryMs: 100 } });
+      await waitFor(reached(webhook, 'TASK_STATE_COMPLETED'), 'the completed notification, sent from the store by the idle replica');
+      expect(webhook.requests.map((r) => r.url)).toEqual(['/hook']);
     } finally {
       await Promise.all(running.splice(0).map((r) => r.stop(100)));
       await state.close();
