@@ -11,6 +11,11 @@ import { StateConfigError } from './store.ts';
 export const DEFAULT_TASK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Shorter than this is a typo (a unit left out, 30s for 30d) more likely than a wish. */
 const MIN_TASK_RETENTION_MS = 60_000;
+/**
+ * Longer than this is no retention (off says keep them); much longer, and the sweep's cut-off falls before
+ * what Postgres can count back to (4713 BC), failing every sweep with "timestamp out of range".
+ */
+const MAX_TASK_RETENTION_DAYS = 36_500;
 
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 60 * 60_000, d: 24 * 60 * 60_000 };
 
@@ -23,6 +28,9 @@ export function taskRetentionFrom(env: NodeJS.ProcessEnv): number | undefined {
   const ms = m ? Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()]) : undefined;
   if (ms === undefined || ms < MIN_TASK_RETENTION_MS) {
     throw new StateConfigError(`FORGE_TASK_RETENTION="${text}" is not a duration of at least 1m, nor off`, 'write it with its unit, e.g. 30d, 12h or 90m; off keeps finished tasks forever');
+  }
+  if (ms > MAX_TASK_RETENTION_DAYS * UNIT_MS.d) {
+    throw new StateConfigError(`FORGE_TASK_RETENTION="${text}" is longer than 100 years (${MAX_TASK_RETENTION_DAYS}d)`, 'off keeps finished tasks forever; a retention is at most 36500d');
   }
   return ms;
 }

@@ -20,4 +20,26 @@ describe('FORGE_TASK_RETENTION', () => {
     expect(() => taskRetentionFrom({ FORGE_TASK_RETENTION: value })).toThrow(StateConfigError);
     expect(() => taskRetentionFrom({ FORGE_TASK_RETENTION: value })).toThrow(`FORGE_TASK_RETENTION="${value}" is not a duration of at least 1m, nor off`);
   });
+
+  // Taken, they failed every hourly sweep ("timestamp out of range": Postgres counts no further back than 4713 BC),
+  // and a run of digits long enough was Infinity.
+  it.each([
+    ['a day past 100 years', '36501d'],
+    ['ten million days', '10000000d'],
+    ['more digits than a number holds', `${'9'.repeat(400)}d`],
+  ])('refuses %s, pointing at off', (_what, value) => {
+    const refusal = (() => {
+      try {
+        taskRetentionFrom({ FORGE_TASK_RETENTION: value });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(StateConfigError);
+    expect(refusal).toMatchObject({ message: `FORGE_TASK_RETENTION="${value}" is longer than 100 years (36500d)`, hint: expect.stringContaining('off keeps finished tasks forever') });
+  });
+
+  it('takes 100 years', () => {
+    expect(taskRetentionFrom({ FORGE_TASK_RETENTION: '36500d' })).toBe(36500 * 24 * 60 * 60 * 1000);
+  });
 });
