@@ -74,7 +74,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_DOCSTRING_COMPOSED: { severity: 'error', when: 'build', meaning: 'only a TypeScript or JavaScript tool that exports execute(args, ctx) can call other tools' },
   FORGE_DOCTOR_CHECK: { severity: 'error', when: 'run', meaning: 'a doctor check failed that has no code of its own; its line says what and how to fix it. The sandbox forge.yaml requires, the model key (and its _FILE), the auth token file, the work dir and the bundle\'s Python interpreter and packages fail with the code the agent refuses with (FORGE_SANDBOX_REQUIRED, FORGE_MODEL_KEY, FORGE_SERVE_CONFIG, FORGE_WORKDIR_MISSING, FORGE_PYTHON_MISSING, FORGE_PYTHON_DEPS)' },
   FORGE_EXECUTE_NOT_EXPORTED: { severity: 'warning', when: 'build', meaning: 'execute is defined but not exported where Forge looks, so the tool runs as a script' },
-  FORGE_SANDBOX_REQUIRED: { severity: 'error', when: 'run', meaning: 'forge.yaml (or FORGE_SANDBOX) requires the tool sandbox and this machine cannot give it: the command refuses to run tools' },
+  FORGE_SANDBOX_REQUIRED: { severity: 'error', when: 'run', meaning: 'forge.yaml (or FORGE_SANDBOX) requires the tool sandbox and this machine cannot give it, or FORGE_SANDBOX names no mode (off, auto, required): the command refuses to run tools' },
   FORGE_SCRIPT_READS_NOTHING: { severity: 'warning', when: 'build', meaning: 'a tool with inputs and no execute never reads its standard input, where a script gets them' },
   FORGE_DOCSTRING_DEFAULT: { severity: 'error', when: 'build', meaning: 'a parameter\'s default does not fit its type' },
   FORGE_DOCSTRING_DUPLICATE: { severity: 'error', when: 'build', meaning: 'section ... appears twice' },

@@ -17,6 +17,8 @@ import { formatLocation, type Location } from './diagnostics.ts';
 import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
+import { sandboxMode } from './exec/sandbox-mode.ts';
+import type { SandboxRequiredError, SandboxSettings } from './exec/tool-sandbox.ts';
 import { findOnPath, isExecutableFile } from './guard/command-guard.ts';
 import { SecretFileError, secretFromEnv } from './secrets.ts';
 import { tokenCheck, verifyKeyCheck } from './doctor-setting-files.ts';
@@ -71,10 +73,18 @@ export async function doctor(
   { bundleDir, locate, missingModelKey = 'fail' }: DoctorOptions = {},
 ): Promise<DoctorReport> {
   const probe = await probeSandbox(env);
-  const mode = env.FORGE_SANDBOX ?? manifest.sandbox?.mode ?? 'auto';
-  const isolated = probe.isolation === 'bubblewrap' && mode !== 'off';
   const checks: DoctorReport['checks'] = [];
-  checks.push({
+  let mode: SandboxSettings['mode'];
+  try {
+    mode = sandboxMode(manifest.sandbox?.mode, env).mode;
+  } catch (err) {
+    // The agent refuses to start on it, with this code, message and hint.
+    const refusal = err as SandboxRequiredError;
+    mode = 'required';
+    checks.push({ name: 'isolation', ok: false, detail: `${refusal.message}; the agent refuses to start`, hint: refusal.hint, code: 'FORGE_SANDBOX_REQUIRED' });
+  }
+  const isolated = probe.isolation === 'bubblewrap' && mode !== 'off';
+  if (!checks.length) checks.push({
     name: 'isolation',
     ok: isolated || mode !== 'required',
     detail: isolated

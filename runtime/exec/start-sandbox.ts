@@ -4,11 +4,12 @@
  * say once, clearly, when tools will run without isolation. forge.yaml's
  * `sandbox: required` turns that into a refusal to start
  * (SandboxRequiredError). FORGE_SANDBOX=off|auto|required overrides the mode
- * for one start (an operator debugging a host, or a test).
+ * for one start (sandbox-mode.ts).
  */
 import type { Logger } from '../tools/model.ts';
 import { formatByteSize } from './byte-size.ts';
 import { findPrlimit, probeSandbox, type SandboxProbe } from './sandbox-probe.ts';
+import { sandboxMode } from './sandbox-mode.ts';
 import { installToolSandbox, type SandboxSettings, type SandboxStatus } from './tool-sandbox.ts';
 
 /**
@@ -17,12 +18,10 @@ import { installToolSandbox, type SandboxSettings, type SandboxStatus } from './
  * overlaps verifying and loading the bundle instead of following them).
  */
 export async function startToolSandbox(settings: SandboxSettings | undefined, workDir: string, log: Logger, env: NodeJS.ProcessEnv = process.env, codeDirs: readonly string[] = [], probing?: Promise<SandboxProbe>): Promise<SandboxStatus> {
-  const override = env.FORGE_SANDBOX;
-  const mode = override === 'off' || override === 'auto' || override === 'required' ? override : (settings?.mode ?? 'auto');
+  const { mode, from: modeFrom } = sandboxMode(settings?.mode, env);
   // Off: no isolation, but the caps still apply, as they do without bubblewrap.
   const prlimit = mode === 'off' ? findPrlimit(env) : undefined;
   const probe = mode === 'off' ? { isolation: 'none' as const, reason: 'the sandbox is off', ...(prlimit ? { prlimit } : {}) } : await (probing ?? probeSandbox(env));
-  const modeFrom = override === mode ? 'FORGE_SANDBOX' : 'forge.yaml';
   const status = installToolSandbox(probe, { ...settings, mode }, workDir, codeDirs, modeFrom);
   // Off by the environment (an operator, or an image packaged with --no-sandbox): said as plainly as a platform's refusal.
   if (mode === 'off' && modeFrom === 'FORGE_SANDBOX') {
