@@ -5,11 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import type { DoctorCheck } from './doctor.ts';
-import { AuthConfigError, generatedTokenPath, tokenFromFile } from './server/auth.ts';
+import { AuthConfigError, generatedTokenPath, sharedStoreWithoutToken, tokenFromFile } from './server/auth.ts';
 import { readVerifyKey } from './verify/verify-bundle.ts';
 
-/** Where the agent's token comes from; FORGE_AUTH_TOKEN wins over FORGE_AUTH_TOKEN_FILE, as it does in serve. */
-export function tokenCheck(workDir: string, env: NodeJS.ProcessEnv): DoctorCheck {
+/**
+ * Where the agent's token comes from; FORGE_AUTH_TOKEN wins over FORGE_AUTH_TOKEN_FILE, as it does in serve.
+ * `shared`: the state store is one replicas share, where serve refuses a generated token (each replica's would differ).
+ */
+export function tokenCheck(workDir: string, env: NodeJS.ProcessEnv, shared = false): DoctorCheck {
   if (env.FORGE_AUTH_TOKEN?.trim()) return { name: 'token', ok: true, detail: 'FORGE_AUTH_TOKEN (environment)' };
   const file = env.FORGE_AUTH_TOKEN_FILE?.trim();
   try {
@@ -17,6 +20,7 @@ export function tokenCheck(workDir: string, env: NodeJS.ProcessEnv): DoctorCheck
       tokenFromFile(file);
       return { name: 'token', ok: true, detail: `FORGE_AUTH_TOKEN_FILE=${file}` };
     }
+    if (shared) throw sharedStoreWithoutToken();
     const generated = generatedTokenPath(workDir, env);
     return { name: 'token', ok: true, detail: existsSync(generated) ? `in ${generated} (generated at an earlier start)` : `generated into ${generated} at the first start` };
   } catch (err) {

@@ -18,6 +18,7 @@ import { formatByteSize } from './exec/byte-size.ts';
 import { DEFAULT_TOOL_PROCESSES, effectiveProcessCap, ownProcessHardLimit, processCapProblem } from './exec/process-cap.ts';
 import { probeSandbox } from './exec/sandbox-probe.ts';
 import { sandboxMode } from './exec/sandbox-mode.ts';
+import { isSharedStateUrl, stateUrl } from './state/open-store.ts';
 import type { SandboxRequiredError, SandboxSettings } from './exec/tool-sandbox.ts';
 import { findOnPath, isExecutableFile } from './guard/command-guard.ts';
 import { SecretFileError, secretFromEnv } from './secrets.ts';
@@ -67,7 +68,7 @@ export interface DoctorOptions {
 }
 
 export async function doctor(
-  manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python'> & { apis?: readonly Pick<ApiSettings, 'name' | 'auth'>[]; mcp?: { servers: readonly McpServerSettings[] } },
+  manifest: Pick<AgentManifest, 'sandbox' | 'model' | 'python' | 'state'> & { apis?: readonly Pick<ApiSettings, 'name' | 'auth'>[]; mcp?: { servers: readonly McpServerSettings[] } },
   workDir: string,
   env: NodeJS.ProcessEnv = process.env,
   { bundleDir, locate, missingModelKey = 'fail' }: DoctorOptions = {},
@@ -106,7 +107,7 @@ export async function doctor(
   checks.push({ name: 'limits', ok: true, detail: probe.prlimit ? `prlimit at ${probe.prlimit}: memory cap ${memory ? formatByteSize(memory) : '1 GiB (default)'} per tool process; ${processCap}` : 'prlimit not found: no memory, CPU or process caps' });
   const workDirMissing = workDirProblem(workDir);
   checks.push({ name: 'workdir', ok: !workDirMissing, detail: workDirMissing ?? workDir, ...(workDirMissing ? { code: 'FORGE_WORKDIR_MISSING' as const } : {}) });
-  checks.push(tokenCheck(workDir, env));
+  checks.push(tokenCheck(workDir, env, isSharedStateUrl(stateUrl({ env, configured: manifest.state }))));
   // Only a bundle is verified at start (forge run serves sources).
   const verifyKey = bundleDir !== undefined ? verifyKeyCheck(env) : undefined;
   if (verifyKey) checks.push(verifyKey);

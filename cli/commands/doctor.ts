@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The adapters' checks as the bundle makes them, on forge.yaml's servers and APIs, each problem at its place in forge.yaml.
   const report = await doctor(
-    { sandbox: config.sandbox, model: config.model, apis: config.apis, mcp: { servers: config.mcpServers } },
+    { sandbox: config.sandbox, model: config.model, state: config.state, apis: config.apis, mcp: { servers: config.mcpServers } },
     config.workDir,
     process.env,
     // A model key not set is a warning here: this machine's key is not the deployment's (the bundle's doctor fails without it).

@@ -56,6 +56,11 @@ export function resolveAuth(options: { workDir: string; env: NodeJS.ProcessEnv; 
   return auth;
 }
 
+/** Replicas on one store must share a token: each would generate its own, and a client's would work on one replica only. */
+export function sharedStoreWithoutToken(): AuthConfigError {
+  return new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)', 'give every replica the same token: FORGE_AUTH_TOKEN, or FORGE_AUTH_TOKEN_FILE naming a mounted secret');
+}
+
 function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: boolean; host: string; shared?: boolean }): AuthSettings {
   if (options.noAuth) {
     if (!LOOPBACK_HOSTS.has(options.host)) {
@@ -67,9 +72,7 @@ function findToken(options: { workDir: string; env: NodeJS.ProcessEnv; noAuth: b
   if (fromEnv) return { token: fromEnv };
   const fromFile = tokenFromFile(options.env.FORGE_AUTH_TOKEN_FILE);
   if (fromFile) return { token: fromFile, file: options.env.FORGE_AUTH_TOKEN_FILE!.trim() };
-  if (options.shared) {
-    throw new AuthConfigError('a shared state store (FORGE_STATE_URL) needs one token for every replica: set FORGE_AUTH_TOKEN or FORGE_AUTH_TOKEN_FILE (a generated token would differ per replica)', 'give every replica the same token: FORGE_AUTH_TOKEN, or FORGE_AUTH_TOKEN_FILE naming a mounted secret');
-  }
+  if (options.shared) throw sharedStoreWithoutToken();
   const file = generatedTokenPath(options.workDir, options.env);
   hideFromTools(file);
   if (existsSync(file)) {

@@ -125,6 +125,23 @@ describe('forge doctor', () => {
     expect(tokenSet.stdout).toMatch(/^ok {4}token {6}FORGE_AUTH_TOKEN \(environment\)$/m);
   });
 
+  // It said "generated into … at the first start", and the start then refused: replicas on one store must share a token.
+  it.each([
+    ['FORGE_STATE_URL', '', { FORGE_STATE_URL: 'postgres://forge@127.0.0.1:1/forge' }],
+    ["forge.yaml's state:", 'state: postgresql://forge@127.0.0.1:1/forge\n', {}],
+  ])('fails the token check where a shared store (%s) has no token for every replica, as serve refuses to start', async (_, yaml, stateEnv) => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(yaml) });
+    const env = { FORGE_STATE_DIR: tempDir(), FORGE_AUTH_TOKEN: '', FORGE_AUTH_TOKEN_FILE: '', ...stateEnv };
+    const { code, stdout } = await forge(['doctor', '--json'], project, env);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).errors).toEqual([
+      expect.objectContaining({ code: 'FORGE_SERVE_CONFIG', message: expect.stringMatching(/^token: a shared state store \(FORGE_STATE_URL\) needs one token for every replica.*; the agent refuses to start$/), hint: expect.stringContaining('give every replica the same token') }),
+    ]);
+    const tokenSet = await forge(['doctor'], project, { ...env, FORGE_AUTH_TOKEN: 'a-token' });
+    expect(tokenSet.code).toBe(0);
+    expect(tokenSet.stdout).toMatch(/^ok {4}token {6}FORGE_AUTH_TOKEN \(environment\)$/m);
+  });
+
   it("carries forge.yaml's warnings, which text mode prints on stderr, in --json's `warnings`, whether it passes or fails", async () => {
     const project = writeProject({ 'forge.yaml': `%YAML 1.3\n---\n${minimalConfig('sandbox: required\n')}` });
     const env = { FORGE_STATE_DIR: tempDir() };
