@@ -4,13 +4,14 @@
  * `postgresql://`) loads the Postgres store — and the `pg` client — only
  * then. FORGE_LEASE (e.g. 15s) is how long a turn's hold or a task's lease
  * outlives a replica that stopped renewing it; FORGE_TASK_RETENTION (e.g.
- * 30d, or off) how long Postgres keeps a finished task.
+ * 30d, or off) how long Postgres keeps a finished task, and
+ * FORGE_CONVERSATION_RETENTION (off unless set) a conversation.
  */
 import { parseDuration } from '../duration.ts';
 import type { Logger } from '../tools/model.ts';
 import { createFileStore } from './file-store.ts';
 import { redact } from './shown-url.ts';
-import { taskRetentionFrom } from './task-retention.ts';
+import { conversationRetentionFrom, taskRetentionFrom } from './retention-settings.ts';
 import { StateUnavailableError } from '../store-unavailable.ts';
 import { StateConfigError, type StateStore } from './store.ts';
 
@@ -45,9 +46,10 @@ export async function openStateStore(settings: StateSettings): Promise<StateStor
   if (isSharedStateUrl(url)) {
     const leaseMs = leaseFrom(settings.env);
     const taskRetentionMs = taskRetentionFrom(settings.env);
+    const conversationRetentionMs = conversationRetentionFrom(settings.env);
     const { openPostgresStore } = await import('./postgres-store.ts');
     try {
-      return await openPostgresStore({ url, leaseMs, taskRetentionMs, log: settings.log });
+      return await openPostgresStore({ url, leaseMs, taskRetentionMs, conversationRetentionMs, log: settings.log });
     } catch (err) {
       throw new StateConfigError(`cannot open the Postgres state store at ${redact(url)}: ${err instanceof StateUnavailableError ? err.reason : (err as Error).message}`, 'check FORGE_STATE_URL (postgres://user:password@host:5432/database) and that the server accepts connections');
     }

@@ -17,7 +17,7 @@ import { PostgresForged } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
 import { PostgresPushConfigs } from './postgres-push-configs.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
-import { sweepExpiredTasks } from './postgres-task-retention.ts';
+import { sweepExpiredConversations, sweepExpiredTasks } from './postgres-retention.ts';
 import { PostgresTasks } from './postgres-tasks.ts';
 import { redact } from './shown-url.ts';
 import type { CancelChannel, FileRecords, StateStore } from './store.ts';
@@ -28,6 +28,8 @@ export interface PostgresStoreOptions {
   leaseMs: number;
   /** How long a finished task is kept after its last update (FORGE_TASK_RETENTION); undefined: forever. */
   taskRetentionMs?: number;
+  /** How long a conversation is kept after its last turn (FORGE_CONVERSATION_RETENTION); undefined (the default): forever. */
+  conversationRetentionMs?: number;
   /** How often this replica sweeps (default hourly; tests shorten it). */
   sweepEveryMs?: number;
   log?: Logger;
@@ -70,12 +72,16 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   tasks.startReaper();
   const pushConfigs = new PostgresPushConfigs(pool);
   // Hourly, on every replica (a sweep finds little: the configs of tasks never saved, past a day; the
-  // finished tasks past their retention, in batches that replicas sweeping at once do not share).
+  // finished tasks and conversations past their retention, in batches that replicas sweeping at once do not share).
+  const { taskRetentionMs, conversationRetentionMs } = options;
   const sweeping = setInterval(() => {
     void pushConfigs.sweep().catch((err: Error) => options.log?.warn(`state store: cannot sweep the push configs of tasks never saved: ${err.message}; tried again in an hour`));
-    const retentionMs = options.taskRetentionMs;
-    if (retentionMs === undefined) return;
-    void sweepExpiredTasks(pool, { retentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the finished tasks past FORGE_TASK_RETENTION: ${err.message}; tried again in an hour`));
+    if (taskRetentionMs !== undefined) {
+      void sweepExpiredTasks(pool, { retentionMs: taskRetentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the finished tasks past FORGE_TASK_RETENTION: ${err.message}; tried again in an hour`));
+    }
+    if (conversationRetentionMs !== undefined) {
+      void sweepExpiredConversations(pool, { retentionMs: conversationRetentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
+    }
   }, options.sweepEveryMs ?? 60 * 60 * 1000);
   sweeping.unref();
 

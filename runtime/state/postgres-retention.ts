@@ -1,0 +1,82 @@
+/**
+ * The Postgres store's retention sweeps, run hourly by every replica.
+ *
+ * Finished A2A tasks (FORGE_TASK_RETENTION): a task in a final state
+ * (completed, failed, canceled, rejected — a final state never changes
+ * again, migration 5's trigger) not updated for the retention is deleted,
+ * and its push configs with it (migration 7's trigger). A task still running
+ * or waiting for its client (submitted, working, input-required,
+ * auth-required) is never touched, however old.
+ *
+ * Conversations (FORGE_CONVERSATION_RETENTION, opt-in): one whose last turn
+ * saved it (updated_at) longer ago than the retention is deleted, unless a
+ * turn holds it now (a hold not expired), it waits for an approval
+ * (`pending`: a paused turn, a schedule's too, which has no task), or an
+ * unfinished task of its context (a paused one, whose approval resumes this
+ * conversation) is still kept. Its finished tasks stay for GetTask.
+ *
+ * In batches, each its own statement: a sweep after months never holds many
+ * row locks or one huge transaction. SKIP LOCKED lets sweeps running at once
+ * take different rows, and passes over a row another session holds (a push
+ * config's set on a task, a turn taking a conversation) until a later sweep.
+ * No ORDER BY: a scan stops at the batch's last match instead of sorting
+ * every candidate.
+ */
+import type { Pool } from 'pg';
+import type { Logger } from '../tools/model.ts';
+
+/** A2A's TaskState numbers for completed, failed, canceled, rejected (as memory-tasks.ts and migration 5). */
+const FINISHED_STATES = [3, 4, 5, 7];
+export const SWEEP_BATCH = 500;
+
+// $1 the finished states, $2 the time counted back from (null: the database's now), $3 the retention in ms, $4 the batch.
+const PAST_RETENTION = `updated_at < COALESCE($2::timestamptz, now()) - $3 * interval '1 millisecond'`;
+
+const DELETE_TASKS = `DELETE FROM forge_tasks WHERE id IN (
+  SELECT id FROM forge_tasks WHERE state = ANY($1::int[]) AND ${PAST_RETENTION}
+  LIMIT $4 FOR UPDATE SKIP LOCKED)`;
+
+// A hold is checked against the database's own now(): whether a turn is alive does not depend on the time counted back from.
+const DELETE_CONVERSATIONS = `DELETE FROM forge_conversations WHERE id IN (
+  SELECT c.id FROM forge_conversations c WHERE ${PAST_RETENTION}
+    AND (c.turn_owner IS NULL OR c.turn_expires < now())
+    AND NOT c.data ? 'pending'
+    AND NOT EXISTS (SELECT 1 FROM forge_tasks t WHERE t.context_id = c.id AND t.state <> ALL($1::int[]))
+  LIMIT $4 FOR UPDATE OF c SKIP LOCKED)`;
+
+export interface RetentionSweep {
+  retentionMs: number;
+  batch?: number;
+  /** The time the retention counts back from (tests); the database's clock otherwise, the same for every replica. */
+  now?: Date;
+}
+
+/** One replica's sweep of the finished tasks: says how many went when there were any (never which). */
+export async function sweepExpiredTasks(pool: Pool, sweep: RetentionSweep, log?: Logger): Promise<number> {
+  const deleted = await deleteInBatches(pool, DELETE_TASKS, sweep);
+  if (deleted) log?.info(`state store: deleted ${deleted} finished task${deleted === 1 ? '' : 's'} not updated for ${retentionText(sweep.retentionMs)} (FORGE_TASK_RETENTION)`);
+  return deleted;
+}
+
+/** One replica's sweep of the conversations: says how many went when there were any (never which). */
+export async function sweepExpiredConversations(pool: Pool, sweep: RetentionSweep, log?: Logger): Promise<number> {
+  const deleted = await deleteInBatches(pool, DELETE_CONVERSATIONS, sweep);
+  if (deleted) log?.info(`state store: deleted ${deleted} conversation${deleted === 1 ? '' : 's'} without a turn for ${retentionText(sweep.retentionMs)} (FORGE_CONVERSATION_RETENTION)`);
+  return deleted;
+}
+
+/** Runs a batch's delete until one deletes fewer than a batch; returns how many in all. */
+async function deleteInBatches(pool: Pool, statement: string, sweep: RetentionSweep): Promise<number> {
+  const batch = sweep.batch ?? SWEEP_BATCH;
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(statement, [FINISHED_STATES, sweep.now ?? null, sweep.retentionMs, batch]);
+    deleted += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return deleted;
+  }
+}
+
+function retentionText(ms: number): string {
+  const days = ms / (24 * 60 * 60_000);
+  return Number.isInteger(days) ? `${days}d` : ms % (60 * 60_000) === 0 ? `${ms / (60 * 60_000)}h` : `${Math.round(ms / 60_000)}m`;
+}
