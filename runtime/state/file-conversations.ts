@@ -5,9 +5,11 @@
  * shared volume — take turns; inside one process turns queue in memory
  * first. Saves go through a temp file and a rename after checking the
  * version on disk is the one the turn read: nothing is ever lost silently.
+ * With FORGE_CONVERSATION_RETENTION, the files no turn saved for that long
+ * are deleted (deleteIdle), each under its lock.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StateConflictError, type ConversationStore, type Session } from './store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
@@ -34,9 +36,35 @@ export class FileConversations implements ConversationStore {
     return this.queues.run(id, () => this.turn(id, work));
   }
 
+  /**
+   * Deletes the conversations no turn saved since `before` (a file's mtime), except those `kept` names
+   * (waiting for an approval, used by an unfinished task); returns how many. Each is checked again
+   * under its lock, which a turn holds from before it reads until after it saves: a conversation a turn
+   * holds now is passed over, and one a turn takes next finds it deleted (empty), never half of it.
+   */
+  async deleteIdle(before: number, kept: (session: Session) => boolean): Promise<number> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    let deleted = 0;
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      const file = join(this.dir, name);
+      if (!(await isIdle(file, before))) continue;
+      const lock = await this.lock(file, { wait: false });
+      if (!lock) continue;
+      try {
+        const stored = await readStored(file);
+        if (!stored || !(await isIdle(file, before)) || kept(stored)) continue;
+        await unlink(file);
+        deleted++;
+      } finally {
+        await lock.release();
+      }
+    }
+    return deleted;
+  }
+
   private async turn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
     await mkdir(this.dir, { recursive: true });
-    const lock = await this.lock(id);
+    const lock = (await this.lock(this.fileFor(id), { wait: true }))!;
     try {
       const { session, version } = await this.load(id);
       try {
@@ -50,14 +78,10 @@ export class FileConversations implements ConversationStore {
   }
 
   private async load(id: string): Promise<{ session: Session; version: number }> {
-    try {
-      const stored = JSON.parse(await readFile(this.fileFor(id), 'utf8')) as StoredSession;
-      if (stored.id !== id) return { session: { id, messages: [] }, version: 0 };
-      const { version = 0, ...session } = stored;
-      return { session, version };
-    } catch {
-      return { session: { id, messages: [] }, version: 0 };
-    }
+    const stored = await readStored(this.fileFor(id));
+    if (stored?.id !== id) return { session: { id, messages: [] }, version: 0 };
+    const { version = 0, ...session } = stored;
+    return { session, version };
   }
 
   private async save(session: Session, expected: number): Promise<void> {
@@ -70,9 +94,12 @@ export class FileConversations implements ConversationStore {
     await rename(temp, file);
   }
 
-  /** Takes `<file>.lock`, waiting for its holder; a lock nobody touched for STALE_LOCK_MS is taken over. */
-  private async lock(id: string): Promise<{ release(): Promise<void> }> {
-    const path = `${this.fileFor(id)}.lock`;
+  /**
+   * Takes `<file>.lock`, waiting for its holder (or, without `wait`, undefined while it holds it); a lock
+   * nobody touched for STALE_LOCK_MS is taken over.
+   */
+  private async lock(file: string, { wait }: { wait: boolean }): Promise<{ release(): Promise<void> } | undefined> {
+    const path = `${file}.lock`;
     const token = `${process.pid}:${randomUUID()}`;
     for (;;) {
       try {
@@ -84,6 +111,7 @@ export class FileConversations implements ConversationStore {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const age = await stat(path).then((s) => Date.now() - s.mtimeMs, () => 0);
         if (age > STALE_LOCK_MS) await unlink(path).catch(() => {});
+        else if (!wait) return undefined;
         else await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
@@ -103,4 +131,18 @@ export class FileConversations implements ConversationStore {
     const name = /^[A-Za-z0-9._-]{1,100}$/.test(id) && !id.startsWith('.') ? id : createHash('sha256').update(id).digest('hex');
     return join(this.dir, `${name}.json`);
   }
+}
+
+/** The conversation a file holds, or undefined: none there, or unreadable (a turn starts it afresh). */
+async function readStored(file: string): Promise<StoredSession | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as StoredSession;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether no turn saved the file since `before` (a save renames a new file in: a new mtime); false once it is gone. */
+async function isIdle(file: string, before: number): Promise<boolean> {
+  return stat(file).then((s) => s.mtimeMs < before, () => false);
 }

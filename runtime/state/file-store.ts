@@ -5,10 +5,14 @@
  * schedules.json and schedule-history.jsonl, files in state-files/; A2A
  * tasks, their push notification configs and cancel requests live in the
  * process (finished tasks only up to a limit: see memory-tasks.ts).
+ * Conversations are kept forever unless FORGE_CONVERSATION_RETENTION says
+ * how long (conversation-retention.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ScheduleStore } from '../scheduler/schedule-store.ts';
+import type { Logger } from '../tools/model.ts';
+import { sweepIdleFileConversations } from './conversation-retention.ts';
 import { FileConversations } from './file-conversations.ts';
 import { LocalFileRecords } from './file-records.ts';
 import { LocalCancels } from './local-cancels.ts';
@@ -16,22 +20,40 @@ import { MemoryPushConfigs } from './memory-push-configs.ts';
 import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
 import type { StateStore } from './store.ts';
 
-export function createFileStore(workDir: string, options: { tasks?: MemoryTaskLimits } = {}): StateStore {
+export interface FileStoreOptions {
+  tasks?: MemoryTaskLimits;
+  /** How long a conversation is kept after its last turn (FORGE_CONVERSATION_RETENTION); undefined (the default): forever. */
+  conversationRetentionMs?: number;
+  /** How often the conversations past it are deleted (default hourly; tests shorten it). */
+  sweepEveryMs?: number;
+  log?: Logger;
+}
+
+export function createFileStore(workDir: string, options: FileStoreOptions = {}): StateStore {
   // A task dropped takes its push configs with it; a config set for a task takes it only if the task is still held.
   const pushConfigs: MemoryPushConfigs = new MemoryPushConfigs(undefined, undefined, (taskId, context) => tasks.has(taskId, context));
   const tasks = new MemoryTasks({ ...options.tasks, onDropped: (key) => pushConfigs.forgetTask(key) });
+  const conversations = new FileConversations(join(workDir, '.forge', 'sessions'));
+  const retentionMs = options.conversationRetentionMs;
+  const sweeping =
+    retentionMs === undefined
+      ? undefined
+      : setInterval(() => {
+          void sweepIdleFileConversations(conversations, tasks, { retentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
+        }, options.sweepEveryMs ?? 60 * 60 * 1000);
+  sweeping?.unref();
   return {
     kind: 'file',
     shared: false,
     where: join(workDir, '.forge'),
     replicaId: `${process.pid}-${randomUUID().slice(0, 8)}`,
-    conversations: new FileConversations(join(workDir, '.forge', 'sessions')),
+    conversations,
     tasks,
     pushConfigs,
     cancels: new LocalCancels(),
     schedules: new ScheduleStore(workDir),
     files: new LocalFileRecords(join(workDir, '.forge', 'state-files')),
     ping: async () => {},
-    close: async () => {},
+    close: async () => clearInterval(sweeping),
   };
 }

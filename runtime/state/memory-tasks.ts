@@ -94,6 +94,11 @@ export class MemoryTasks implements TaskRecords {
     return this.running.has(key) || this.paused.tasks.has(key) || this.finished.tasks.has(key);
   }
 
+  /** The contexts of the tasks running or paused now: their conversations are kept (FORGE_CONVERSATION_RETENTION). */
+  unfinishedContexts(): Set<string> {
+    return new Set([...this.running.values(), ...[...this.paused.tasks.values()].map((entry) => entry.task)].map((task) => task.contextId));
+  }
+
   /** How many tasks are held now (for tests and diagnostics). */
   retained(): { running: number; paused: number; pausedBytes: number; finished: number; finishedBytes: number } {
     return { running: this.running.size, paused: this.paused.tasks.size, pausedBytes: this.paused.bytes, finished: this.finished.tasks.size, finishedBytes: this.finished.bytes };

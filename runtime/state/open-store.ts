@@ -5,7 +5,8 @@
  * then. FORGE_LEASE (e.g. 15s) is how long a turn's hold or a task's lease
  * outlives a replica that stopped renewing it; FORGE_TASK_RETENTION (e.g.
  * 30d, or off) how long Postgres keeps a finished task, and
- * FORGE_CONVERSATION_RETENTION (off unless set) a conversation.
+ * FORGE_CONVERSATION_RETENTION (off unless set) how long either store keeps
+ * a conversation.
  */
 import { parseDuration } from '../duration.ts';
 import type { Logger } from '../tools/model.ts';
@@ -37,7 +38,7 @@ export function isSharedStateUrl(url: string): boolean {
 
 export async function openStateStore(settings: StateSettings): Promise<StateStore> {
   const url = stateUrl(settings);
-  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir);
+  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir, { conversationRetentionMs: conversationRetentionFrom(settings.env), log: settings.log });
   // A path is not taken: the store, its lock and the sandbox's hiding of it are all .forge/ in the work dir.
   // Taken silently, state meant for a mounted volume would be lost with the container.
   if (url.startsWith('file:')) {

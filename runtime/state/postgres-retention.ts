@@ -13,7 +13,8 @@
  * turn holds it now (a hold not expired), it waits for an approval
  * (`pending`: a paused turn, a schedule's too, which has no task), or an
  * unfinished task of its context (a paused one, whose approval resumes this
- * conversation) is still kept. Its finished tasks stay for GetTask.
+ * conversation) is still kept. Its finished tasks stay for GetTask. (The
+ * `file:` store's sweep, conversation-retention.ts, keeps the same ones.)
  *
  * In batches, each its own statement: a sweep after months never holds many
  * row locks or one huge transaction. SKIP LOCKED lets sweeps running at once
@@ -24,6 +25,8 @@
  */
 import type { Pool } from 'pg';
 import type { Logger } from '../tools/model.ts';
+import { conversationsDeletedLine } from './conversation-retention.ts';
+import { retentionText } from './retention-settings.ts';
 
 /** A2A's TaskState numbers for completed, failed, canceled, rejected (as memory-tasks.ts and migration 5). */
 const FINISHED_STATES = [3, 4, 5, 7];
@@ -61,7 +64,7 @@ export async function sweepExpiredTasks(pool: Pool, sweep: RetentionSweep, log?:
 /** One replica's sweep of the conversations: says how many went when there were any (never which). */
 export async function sweepExpiredConversations(pool: Pool, sweep: RetentionSweep, log?: Logger): Promise<number> {
   const deleted = await deleteInBatches(pool, DELETE_CONVERSATIONS, sweep);
-  if (deleted) log?.info(`state store: deleted ${deleted} conversation${deleted === 1 ? '' : 's'} without a turn for ${retentionText(sweep.retentionMs)} (FORGE_CONVERSATION_RETENTION)`);
+  if (deleted) log?.info(conversationsDeletedLine(deleted, sweep.retentionMs));
   return deleted;
 }
 
@@ -76,7 +79,3 @@ async function deleteInBatches(pool: Pool, statement: string, sweep: RetentionSw
   }
 }
 
-function retentionText(ms: number): string {
-  const days = ms / (24 * 60 * 60_000);
-  return Number.isInteger(days) ? `${days}d` : ms % (60 * 60_000) === 0 ? `${ms / (60 * 60_000)}h` : `${Math.round(ms / 60_000)}m`;
-}

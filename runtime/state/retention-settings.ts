@@ -50,3 +50,9 @@ function retentionFrom(variable: string, env: NodeJS.ProcessEnv, unset: number |
   }
   return ms;
 }
+
+/** A retention as a log line says it: 30d, 12h, 90m. */
+export function retentionText(ms: number): string {
+  const days = ms / (24 * 60 * 60_000);
+  return Number.isInteger(days) ? `${days}d` : ms % (60 * 60_000) === 0 ? `${ms / (60 * 60_000)}h` : `${Math.round(ms / 60_000)}m`;
+}

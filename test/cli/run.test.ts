@@ -21,6 +21,7 @@ describe('forge run', () => {
     // Refused before the store is opened: no database needed to see it.
     ['a task retention without its unit', { FORGE_STATE_URL: 'postgres://forge@127.0.0.1:1/forge', FORGE_TASK_RETENTION: '30' }, 'FORGE_TASK_RETENTION="30" is not a duration of at least 1m, nor off', 'e.g. 30d'],
     ['a conversation retention without its unit', { FORGE_STATE_URL: 'postgres://forge@127.0.0.1:1/forge', FORGE_CONVERSATION_RETENTION: '90' }, 'FORGE_CONVERSATION_RETENTION="90" is not a duration of at least 1m, nor off', 'off keeps conversations forever'],
+    ['a conversation retention without its unit, with the file: store', { FORGE_CONVERSATION_RETENTION: '90 days' }, 'FORGE_CONVERSATION_RETENTION="90 days" is not a duration of at least 1m, nor off', 'e.g. 30d'],
     // Taken silently, state meant for a mounted volume would stay in the container, and go with it.
     ['a path for the file store', { FORGE_STATE_URL: 'file:/data/state' }, 'the file: store keeps its state in .forge/ in the work dir, not at "/data/state"', 'mount that folder at .forge/'],
   ])('refuses %s with FORGE_STATE_CONFIG and its hint, no stack trace', async (_what, env, message, hint) => {

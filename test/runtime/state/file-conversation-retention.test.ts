@@ -1,0 +1,125 @@
+/**
+ * The `file:` store's retention of conversations (FORGE_CONVERSATION_RETENTION,
+ * opt-in): a sweep deletes the files in .forge/sessions/ no turn saved for the
+ * retention, and never one a turn holds, one waiting for an approval, or one a
+ * task running or paused in this process still uses. Real files in a temp
+ * dir; their times are written in the past instead of waiting for them to age.
+ */
+import { existsSync, readdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sweepIdleFileConversations } from '../../../runtime/state/conversation-retention.ts';
+import { FileConversations } from '../../../runtime/state/file-conversations.ts';
+import { createFileStore } from '../../../runtime/state/file-store.ts';
+import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
+import type { Logger } from '../../../runtime/tools/model.ts';
+import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
+import { tempDir } from '../../helpers/project.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+
+function setUp() {
+  const dir = tempDir();
+  return { dir, conversations: new FileConversations(dir), tasks: new MemoryTasks() };
+}
+
+/** A conversation with one turn, its file last written `daysAgo` days back. */
+async function saveConversation(conversations: FileConversations, dir: string, id: string, daysAgo: number): Promise<void> {
+  await conversations.withTurn(id, async (session) => void session.messages.push({ role: 'user', content: `hello from ${id}` }));
+  age(dir, `${id}.json`, daysAgo);
+}
+function age(dir: string, name: string, daysAgo: number): void {
+  const then = new Date(Date.now() - daysAgo * DAY);
+  utimesSync(join(dir, name), then, then);
+}
+const conversationFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+
+function capturingLog(): Logger & { infos: string[] } {
+  const infos: string[] = [];
+  return { infos, info: (message) => void infos.push(message), warn: () => {}, debug: () => {} };
+}
+
+describe('the retention of conversations in the file: store', () => {
+  it('deletes a conversation without a turn for the retention, keeps a recent one, and says how many went', async () => {
+    const { dir, conversations, tasks } = setUp();
+    await saveConversation(conversations, dir, 'old', 91);
+    await saveConversation(conversations, dir, 'recent', 89);
+    const log = capturingLog();
+
+    expect(await sweepIdleFileConversations(conversations, tasks, { retentionMs: 90 * DAY }, log)).toBe(1);
+
+    expect(conversationFiles(dir)).toEqual(['recent.json']);
+    expect((await conversations.read('old')).messages).toEqual([]);
+    expect((await conversations.read('recent')).messages).toEqual([{ role: 'user', content: 'hello from recent' }]);
+    expect(log.infos).toEqual(['state store: deleted 1 conversation without a turn for 90d (FORGE_CONVERSATION_RETENTION)']);
+  });
+
+  it('deletes a conversation whose context id is kept under a hashed file name', async () => {
+    const { dir, conversations, tasks } = setUp();
+    await conversations.withTurn('a context/with a slash', async (session) => void session.messages.push({ role: 'user', content: 'hi' }));
+    for (const name of conversationFiles(dir)) age(dir, name, 100);
+    expect(await sweepIdleFileConversations(conversations, tasks, { retentionMs: 90 * DAY })).toBe(1);
+    expect(conversationFiles(dir)).toEqual([]);
+  });
+
+  it('keeps a conversation a paused or running task of this process still uses, however old, and deletes one whose task finished', async () => {
+    const { dir, conversations, tasks } = setUp();
+    const unfinished = [TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED, TaskState.TASK_STATE_WORKING];
+    for (const state of [...unfinished, TaskState.TASK_STATE_COMPLETED]) {
+      await saveConversation(conversations, dir, `ctx-${state}`, 400);
+      await tasks.save(Task.fromJSON({ id: `task-${state}`, contextId: `ctx-${state}`, status: { state: TaskState[state], timestamp: new Date().toISOString() } }), context);
+    }
+
+    expect(await sweepIdleFileConversations(conversations, tasks, { retentionMs: 90 * DAY })).toBe(1);
+    expect(conversationFiles(dir)).toEqual(unfinished.map((state) => `ctx-${state}.json`).sort());
+  });
+
+  it('keeps a conversation waiting for an approval that no task holds (after a restart, or a schedule paused for approval)', async () => {
+    const { dir, conversations, tasks } = setUp();
+    await conversations.withTurn('schedule-nightly', async (session) => void (session.pending = { calls: [], decisions: {} }));
+    age(dir, 'schedule-nightly.json', 400);
+    await saveConversation(conversations, dir, 'schedule-done', 400);
+
+    expect(await sweepIdleFileConversations(conversations, tasks, { retentionMs: 90 * DAY })).toBe(1);
+    expect(conversationFiles(dir)).toEqual(['schedule-nightly.json']);
+  });
+
+  it('keeps a conversation whose turn runs now, and takes it at a sweep after the turn', async () => {
+    const { dir, conversations, tasks } = setUp();
+    await saveConversation(conversations, dir, 'in-turn', 400);
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    // A turn that saves nothing new: its file keeps its old time once the turn ends.
+    const turn = conversations.withTurn('in-turn', () => new Promise<void>((resolve) => ((release = resolve), started())));
+    await running;
+    try {
+      expect(await sweepIdleFileConversations(conversations, tasks, { retentionMs: 90 * DAY })).toBe(0);
+      expect(conversationFiles(dir)).toEqual(['in-turn.json']);
+    } finally {
+      release();
+      await turn;
+    }
+    age(dir, 'in-turn.json', 400);
+    expect(await sweepIdleFileConversations(conversations, tasks, { retentionMs: 90 * DAY })).toBe(1);
+    expect(existsSync(join(dir, 'in-turn.json.lock'))).toBe(false);
+  });
+
+  it('is swept by the store on its schedule, with the retention it was opened with', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const log = capturingLog();
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweepEveryMs: 20, log });
+    try {
+      await saveConversation(store.conversations as FileConversations, dir, 'recent', 20);
+      await saveConversation(store.conversations as FileConversations, dir, 'old', 40);
+      await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the sweep');
+      expect(conversationFiles(dir)).toEqual(['recent.json']);
+      expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d (FORGE_CONVERSATION_RETENTION)');
+    } finally {
+      await store.close();
+    }
+  });
+});
