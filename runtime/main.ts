@@ -76,6 +76,8 @@ environment:
   <api_key_env>_FILE                  a file holding the model's key (e.g. OPENAI_API_KEY_FILE)
   FORGE_SANDBOX                       off | auto | required: overrides forge.yaml's sandbox mode
   FORGE_STATE_URL                     file: (default, one process) or postgres://... shared by replicas
+  FORGE_TASK_RETENTION                how long postgres keeps a finished A2A task (default 30d; off keeps them)
+  FORGE_CONVERSATION_RETENTION        delete conversations no turn saved for this long (e.g. 90d; default off)
   FORGE_PUBLIC_URL                    the URL the agent card advertises (required with a shared store)
   FORGE_DRAIN_DELAY, FORGE_SHUTDOWN_GRACE
                                       on SIGTERM: /readyz 503 this long while serving, then finish within the grace
