@@ -1,0 +1,247 @@
+/**
+ * The Postgres store's retention sweeps. Finished A2A tasks (FORGE_TASK_RETENTION):
+ * a sweep deletes the tasks in a final state not updated for the retention,
+ * with their push configs, in batches, and never a task still running or
+ * waiting for its client. Conversations (FORGE_CONVERSATION_RETENTION, opt-in):
+ * a sweep deletes those whose last turn is older than the retention, and never
+ * one a turn holds, one waiting for an approval, or one an unfinished task
+ * (paused for approval or auth) still uses. Against a real PostgreSQL on
+ * loopback; the rows' times are written in the past instead of waiting for
+ * them to age.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
+import { sweepExpiredConversations, sweepExpiredTasks } from '../../../runtime/state/postgres-retention.ts';
+import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/retention-settings.ts';
+import type { Logger } from '../../../runtime/tools/model.ts';
+import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { waitUntil } from '../../helpers/fleet.ts';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
+
+let postgres: TestPostgres;
+let store: PostgresStateStore;
+let pool: pg.Pool;
+let url: string;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  url = await postgres.createDatabase(`retention_${process.pid}`);
+  store = await openPostgresStore({ url, leaseMs: 3000 });
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await store?.close();
+  await postgres?.stop();
+});
+
+beforeEach(async () => {
+  await pool.query('DELETE FROM forge_tasks');
+  await pool.query('DELETE FROM forge_conversations');
+});
+
+const DAY = 24 * 60 * 60 * 1000;
+const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+const config = (taskId: string): TaskPushNotificationConfig => ({ tenant: '', id: 'hook', taskId, url: 'https://hooks.example/hook', token: 't', authentication: undefined });
+
+/** A task saved in `state`, its last update `daysAgo` days back. */
+async function saveTask(id: string, state: TaskState, daysAgo: number): Promise<void> {
+  await store.tasks.save(Task.fromJSON({ id, contextId: 'ctx', status: { state: TaskState[state], timestamp: new Date().toISOString() } }));
+  await pool.query(`UPDATE forge_tasks SET updated_at = now() - $2 * interval '1 day' WHERE id = $1`, [id, daysAgo]);
+}
+const taskIds = async () => (await pool.query<{ id: string }>('SELECT id FROM forge_tasks ORDER BY id')).rows.map((row) => row.id);
+const configTasks = async () => (await pool.query<{ task_id: string }>('SELECT task_id FROM forge_push_configs ORDER BY task_id')).rows.map((row) => row.task_id);
+
+/** A conversation with one turn, saved by the store, its last turn `daysAgo` days back. */
+async function saveConversation(id: string, daysAgo: number): Promise<void> {
+  await store.conversations.withTurn(id, async (session) => void session.messages.push({ role: 'user', content: `hello from ${id}` }));
+  await pool.query(`UPDATE forge_conversations SET updated_at = now() - $2 * interval '1 day' WHERE id = $1`, [id, daysAgo]);
+}
+const conversationIds = async () => (await pool.query<{ id: string }>('SELECT id FROM forge_conversations ORDER BY id')).rows.map((row) => row.id);
+
+/** A task of the conversation `contextId`, saved in `state` now. */
+async function saveTaskIn(id: string, contextId: string, state: TaskState): Promise<void> {
+  await store.tasks.save(Task.fromJSON({ id, contextId, status: { state: TaskState[state], timestamp: new Date().toISOString() } }));
+}
+function capturingLog(): Logger & { infos: string[] } {
+  const infos: string[] = [];
+  return { infos, info: (message) => void infos.push(message), warn: () => {}, debug: () => {} };
+}
+
+describe('the retention of finished tasks on Postgres', () => {
+  it('deletes the finished tasks past the retention with their push configs, and keeps the recent and the unfinished ones', async () => {
+    const finished = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
+    for (const state of finished) {
+      await saveTask(`old-${state}`, state, 31);
+      await saveTask(`recent-${state}`, state, 29);
+    }
+    const unfinished = [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED];
+    for (const state of unfinished) await saveTask(`unfinished-${state}`, state, 400);
+    for (const id of [`old-${TaskState.TASK_STATE_COMPLETED}`, `recent-${TaskState.TASK_STATE_COMPLETED}`, `unfinished-${TaskState.TASK_STATE_INPUT_REQUIRED}`]) {
+      expect(await store.pushConfigs.saveWithin(id, context, config(id), 10, true)).toBe('saved');
+    }
+    const log = capturingLog();
+
+    expect(await sweepExpiredTasks(pool, { retentionMs: DEFAULT_TASK_RETENTION_MS }, log)).toBe(4);
+
+    expect(await taskIds()).toEqual([...finished.map((state) => `recent-${state}`), ...unfinished.map((state) => `unfinished-${state}`)].sort());
+    expect(await configTasks()).toEqual([`recent-${TaskState.TASK_STATE_COMPLETED}`, `unfinished-${TaskState.TASK_STATE_INPUT_REQUIRED}`]);
+    // What GetTask reads: a deleted task is not found.
+    expect(await store.tasks.load(`old-${TaskState.TASK_STATE_COMPLETED}`, context)).toBeUndefined();
+    expect(await store.tasks.load(`recent-${TaskState.TASK_STATE_COMPLETED}`, context)).toBeDefined();
+    expect(log.infos).toEqual(['state store: deleted 4 finished tasks not updated for 30d (FORGE_TASK_RETENTION)']);
+  });
+
+  it('counts the retention back from the time it is given', async () => {
+    await saveTask('a-week-old', TaskState.TASK_STATE_COMPLETED, 7);
+    expect(await sweepExpiredTasks(pool, { retentionMs: 30 * DAY, now: new Date(Date.now() + 22 * DAY) })).toBe(0);
+    expect(await sweepExpiredTasks(pool, { retentionMs: 30 * DAY, now: new Date(Date.now() + 24 * DAY) })).toBe(1);
+    expect(await taskIds()).toEqual([]);
+  });
+});
+
+describe('the retention of conversations on Postgres', () => {
+  it('deletes a conversation without a turn for the retention, keeps a recent one, and says how many went', async () => {
+    await saveConversation('old', 91);
+    await saveConversation('recent', 89);
+    const log = capturingLog();
+
+    expect(await sweepExpiredConversations(pool, { retentionMs: 90 * DAY }, log)).toBe(1);
+
+    expect(await conversationIds()).toEqual(['recent']);
+    // What the next turn in that context reads: an empty conversation, not the old one.
+    expect((await store.conversations.read('old')).messages).toEqual([]);
+    expect((await store.conversations.read('recent')).messages).toEqual([{ role: 'user', content: 'hello from recent' }]);
+    expect(log.infos).toEqual(['state store: deleted 1 conversation without a turn for 90d (FORGE_CONVERSATION_RETENTION)']);
+  });
+
+  it('keeps a conversation a paused or running task still uses, however old, and deletes one whose tasks all finished', async () => {
+    const unfinished = [TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED, TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_SUBMITTED];
+    for (const state of unfinished) {
+      await saveConversation(`ctx-${state}`, 400);
+      await saveTaskIn(`task-${state}`, `ctx-${state}`, state);
+    }
+    await saveConversation('ctx-finished', 400);
+    await saveTaskIn('task-finished', 'ctx-finished', TaskState.TASK_STATE_COMPLETED);
+
+    expect(await sweepExpiredConversations(pool, { retentionMs: 90 * DAY })).toBe(1);
+
+    expect(await conversationIds()).toEqual(unfinished.map((state) => `ctx-${state}`).sort());
+    // The finished task stays for GetTask (FORGE_TASK_RETENTION's to delete).
+    expect(await store.tasks.load('task-finished', context)).toBeDefined();
+  });
+
+  it('keeps a conversation waiting for an approval that no task holds (a schedule paused for approval)', async () => {
+    await store.conversations.withTurn('schedule-nightly', async (session) => void (session.pending = { calls: [], decisions: {} }));
+    await pool.query(`UPDATE forge_conversations SET updated_at = now() - interval '400 days'`);
+    await saveConversation('schedule-done', 400);
+
+    expect(await sweepExpiredConversations(pool, { retentionMs: 90 * DAY })).toBe(1);
+    expect(await conversationIds()).toEqual(['schedule-nightly']);
+  });
+
+  it('keeps a conversation whose turn runs now, however long ago it was last saved', async () => {
+    await saveConversation('in-turn', 400);
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const turn = store.conversations.withTurn('in-turn', () => new Promise<void>((resolve) => ((release = resolve), started())));
+    await running;
+    try {
+      expect(await sweepExpiredConversations(pool, { retentionMs: 90 * DAY })).toBe(0);
+      expect(await conversationIds()).toEqual(['in-turn']);
+    } finally {
+      release();
+      await turn;
+    }
+  });
+
+  it('keeps every conversation when the store is opened without a retention (the default)', async () => {
+    await saveConversation('ancient', 4000);
+    const replica = await openPostgresStore({ url, leaseMs: 3000, taskRetentionMs: 30 * DAY, sweepEveryMs: 20 });
+    try {
+      // Finished tasks past their retention, which the same sweeps delete: two sweeps ran, the first one's end
+      // before the second one's task was saved.
+      for (const id of ['first', 'second']) {
+        await saveTaskIn(id, 'ancient', TaskState.TASK_STATE_COMPLETED);
+        await pool.query(`UPDATE forge_tasks SET updated_at = now() - interval '4000 days'`);
+        await waitUntil(async () => ((await pool.query('SELECT 1 FROM forge_tasks')).rowCount ? undefined : true), 20_000, `the ${id} finished task deleted by the sweep`);
+      }
+      expect(await conversationIds()).toEqual(['ancient']);
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
+// What both sweeps do alike: in batches, skipping rows others hold, on the store's schedule.
+describe.each([
+  {
+    what: 'finished tasks',
+    table: 'forge_tasks',
+    sweep: sweepExpiredTasks,
+    save: (id: string, daysAgo: number) => saveTask(id, TaskState.TASK_STATE_COMPLETED, daysAgo),
+    bulk: `INSERT INTO forge_tasks (id, context_id, state, data, updated_at) SELECT 'bulk-' || i, 'ctx', 3, '{}'::jsonb, now() - interval '40 days' FROM generate_series(1, 25) AS i`,
+    // What a push config's set on the task holds while it saves (saveWithin), or another replica's sweep.
+    hold: 'FOR KEY SHARE',
+    opened: { taskRetentionMs: 30 * DAY },
+    logged: 'state store: deleted 1 finished task not updated for 30d (FORGE_TASK_RETENTION)',
+  },
+  {
+    what: 'conversations',
+    table: 'forge_conversations',
+    sweep: sweepExpiredConversations,
+    save: saveConversation,
+    bulk: `INSERT INTO forge_conversations (id, data, updated_at) SELECT 'bulk-' || i, '{"messages": []}'::jsonb, now() - interval '40 days' FROM generate_series(1, 25) AS i`,
+    // What a turn taking the conversation holds for a moment, or another replica's sweep.
+    hold: 'FOR UPDATE',
+    opened: { conversationRetentionMs: 30 * DAY },
+    logged: 'state store: deleted 1 conversation without a turn for 30d (FORGE_CONVERSATION_RETENTION)',
+  },
+])('the sweep of $what on Postgres', ({ table, sweep, save, bulk, hold, opened, logged }) => {
+  const ids = async () => (await pool.query<{ id: string }>(`SELECT id FROM ${table} ORDER BY id`)).rows.map((row) => row.id);
+
+  it('deletes more rows than one batch holds, batch after batch, in one sweep', async () => {
+    await pool.query(bulk);
+    await save('kept', 20);
+    const batches: number[] = [];
+    const counting = { query: (text: string, values: unknown[]) => pool.query(text, values).then((result) => (batches.push(result.rowCount ?? 0), result)) } as unknown as pg.Pool;
+    expect(await sweep(counting, { retentionMs: 30 * DAY, batch: 10 })).toBe(25);
+    expect(batches).toEqual([10, 10, 5]);
+    expect(await ids()).toEqual(['kept']);
+  });
+
+  it('passes over a row another session holds, instead of waiting for it, and takes it at the next sweep', async () => {
+    await save('held', 40);
+    await save('free', 40);
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM ${table} WHERE id = 'held' ${hold}`);
+      expect(await sweep(pool, { retentionMs: 30 * DAY })).toBe(1);
+      expect(await ids()).toEqual(['held']);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await sweep(pool, { retentionMs: 30 * DAY })).toBe(1);
+    expect(await ids()).toEqual([]);
+  });
+
+  it('is swept by the store on its schedule, with the retention it was opened with', async () => {
+    await save('old', 40);
+    await save('recent', 20);
+    const log = capturingLog();
+    const replica = await openPostgresStore({ url, leaseMs: 3000, ...opened, sweepEveryMs: 20, log });
+    try {
+      await waitUntil(async () => ((await ids()).includes('old') ? undefined : true), 20_000, 'the old row deleted by the sweep');
+      expect(await ids()).toEqual(['recent']);
+      expect(log.infos).toContain(logged);
+    } finally {
+      await replica.close();
+    }
+  });
+});
