@@ -18,6 +18,10 @@ interface StoredSession extends Session {
   version?: number;
 }
 
+interface FileLock {
+  release(): Promise<void>;
+}
+
 /** A lock file untouched for this long belongs to a process that died. */
 const STALE_LOCK_MS = 30_000;
 const RETRY_MS = 25;
@@ -48,7 +52,7 @@ export class FileConversations implements ConversationStore {
     for (const name of names.filter((n) => n.endsWith('.json'))) {
       const file = join(this.dir, name);
       if (!(await isIdle(file, before))) continue;
-      const lock = await this.lock(file, { wait: false });
+      const lock = await this.tryLock(file);
       if (!lock) continue;
       try {
         const stored = await readStored(file);
@@ -64,7 +68,7 @@ export class FileConversations implements ConversationStore {
 
   private async turn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
     await mkdir(this.dir, { recursive: true });
-    const lock = (await this.lock(this.fileFor(id), { wait: true }))!;
+    const lock = await this.lock(this.fileFor(id));
     try {
       const { session, version } = await this.load(id);
       try {
@@ -94,11 +98,17 @@ export class FileConversations implements ConversationStore {
     await rename(temp, file);
   }
 
-  /**
-   * Takes `<file>.lock`, waiting for its holder (or, without `wait`, undefined while it holds it); a lock
-   * nobody touched for STALE_LOCK_MS is taken over.
-   */
-  private async lock(file: string, { wait }: { wait: boolean }): Promise<{ release(): Promise<void> } | undefined> {
+  /** Takes `<file>.lock`, waiting for its holder. */
+  private async lock(file: string): Promise<FileLock> {
+    for (;;) {
+      const lock = await this.tryLock(file);
+      if (lock) return lock;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
+
+  /** Takes `<file>.lock`, or undefined while another holds it; a lock nobody touched for STALE_LOCK_MS is taken over. */
+  private async tryLock(file: string): Promise<FileLock | undefined> {
     const path = `${file}.lock`;
     const token = `${process.pid}:${randomUUID()}`;
     for (;;) {
@@ -110,9 +120,8 @@ export class FileConversations implements ConversationStore {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const age = await stat(path).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if (age > STALE_LOCK_MS) await unlink(path).catch(() => {});
-        else if (!wait) return undefined;
-        else await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        if (age <= STALE_LOCK_MS) return undefined;
+        await unlink(path).catch(() => {});
       }
     }
     const touch = setInterval(() => void utimes(path, new Date(), new Date()).catch(() => {}), STALE_LOCK_MS / 3);
