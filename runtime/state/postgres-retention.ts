@@ -4,7 +4,8 @@
  * Finished A2A tasks (FORGE_TASK_RETENTION): a task in a final state
  * (completed, failed, canceled, rejected — a final state never changes
  * again, migration 5's trigger) not updated for the retention is deleted,
- * and its push configs with it (migration 7's trigger). A task still running
+ * and its push configs with it (migration 7's trigger) — once each webhook
+ * took its final state or it was given up. A task still running
  * or waiting for its client (submitted, working, input-required,
  * auth-required) is never touched, however old.
  *
@@ -27,6 +28,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '../tools/model.ts';
 import { conversationsDeletedLine } from './conversation-retention.ts';
 import { retentionText } from './retention-settings.ts';
+import { FINAL_STATE_TRIES } from './store.ts';
 
 /** A2A's TaskState numbers for completed, failed, canceled, rejected (as memory-tasks.ts and migration 5). */
 const FINISHED_STATES = [3, 4, 5, 7];
@@ -35,9 +37,12 @@ export const SWEEP_BATCH = 500;
 // $1 the finished states, $2 the time counted back from (null: the database's now), $3 the retention in ms, $4 the batch.
 const PAST_RETENTION = `updated_at < COALESCE($2::timestamptz, now()) - $3 * interval '1 millisecond'`;
 
+// Not while a webhook may still get its final state (unsettled, tries left): a retention shorter than the resends'
+// seven hours would take the config, and the at-least-once, with the task. ($5: the tries, FINAL_STATE_TRIES.)
 const DELETE_TASKS = `DELETE FROM forge_tasks WHERE id IN (
-  SELECT id FROM forge_tasks WHERE state = ANY($1::int[]) AND ${PAST_RETENTION}
-  LIMIT $4 FOR UPDATE SKIP LOCKED)`;
+  SELECT t.id FROM forge_tasks t WHERE t.state = ANY($1::int[]) AND t.${PAST_RETENTION}
+    AND NOT EXISTS (SELECT 1 FROM forge_push_configs c WHERE c.task_id = t.id AND NOT c.final_settled AND c.final_tries < $5)
+  LIMIT $4 FOR UPDATE OF t SKIP LOCKED)`;
 
 // A hold is checked against the database's own now(): whether a turn is alive does not depend on the time counted back from.
 const DELETE_CONVERSATIONS = `DELETE FROM forge_conversations WHERE id IN (
@@ -56,7 +61,7 @@ export interface RetentionSweep {
 
 /** One replica's sweep of the finished tasks: says how many went when there were any (never which). */
 export async function sweepExpiredTasks(pool: Pool, sweep: RetentionSweep, log?: Logger): Promise<number> {
-  const deleted = await deleteInBatches(pool, DELETE_TASKS, sweep);
+  const deleted = await deleteInBatches(pool, DELETE_TASKS, sweep, [FINAL_STATE_TRIES]);
   if (deleted) log?.info(`state store: deleted ${deleted} finished task${deleted === 1 ? '' : 's'} not updated for ${retentionText(sweep.retentionMs)} (FORGE_TASK_RETENTION)`);
   return deleted;
 }
@@ -69,11 +74,11 @@ export async function sweepExpiredConversations(pool: Pool, sweep: RetentionSwee
 }
 
 /** Runs a batch's delete until one deletes fewer than a batch; returns how many in all. */
-async function deleteInBatches(pool: Pool, statement: string, sweep: RetentionSweep): Promise<number> {
+async function deleteInBatches(pool: Pool, statement: string, sweep: RetentionSweep, extra: unknown[] = []): Promise<number> {
   const batch = sweep.batch ?? SWEEP_BATCH;
   let deleted = 0;
   for (;;) {
-    const { rowCount } = await pool.query(statement, [FINISHED_STATES, sweep.now ?? null, sweep.retentionMs, batch]);
+    const { rowCount } = await pool.query(statement, [FINISHED_STATES, sweep.now ?? null, sweep.retentionMs, batch, ...extra]);
     deleted += rowCount ?? 0;
     if ((rowCount ?? 0) < batch) return deleted;
   }

@@ -75,6 +75,9 @@ export interface PushConfigRecords extends PushNotificationStore {
   finals?: FinalDeliveries;
 }
 
+/** How many times a final state is tried again, from the store, before it is given up (30 s doubling, at most an hour apart: about seven hours in all). */
+export const FINAL_STATE_TRIES = 12;
+
 /**
  * A finished task's final state, sent to each of its webhooks at least once:
  * the replica that ran it may have stopped before its notification went, or

@@ -42,7 +42,7 @@ import { delay } from '../../duration.ts';
 import { EgressRefusedError } from '../../net/egress-policy.ts';
 import { HttpError, type HttpClient } from '../../net/http-client.ts';
 import { redact } from '../../state/shown-url.ts';
-import type { FinalDeliveries, PushConfigRecords } from '../../state/store.ts';
+import { FINAL_STATE_TRIES, type FinalDeliveries, type PushConfigRecords } from '../../state/store.ts';
 import type { Logger } from '../../tools/model.ts';
 import { RequestMalformedError, TaskNotFoundError, V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/protocol.ts';
 
@@ -81,8 +81,7 @@ export interface PushDelivery {
   finalRetryMs?: number;
 }
 
-/** How many times a final state is tried again, from the store, before it is given up (30 s doubling, at most an hour apart: about seven hours in all). */
-export const FINAL_STATE_TRIES = 12;
+export { FINAL_STATE_TRIES };
 /** Final states tried again per look at the store. */
 const FINAL_STATES_PER_LOOK = 20;
 /** A2A's TaskState values that end a task: completed, failed, canceled, rejected. */

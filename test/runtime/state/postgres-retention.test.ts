@@ -15,6 +15,7 @@ import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
 import { sweepExpiredConversations, sweepExpiredTasks } from '../../../runtime/state/postgres-retention.ts';
 import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/retention-settings.ts';
+import { FINAL_STATE_TRIES } from '../../../runtime/state/store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
 import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
@@ -83,6 +84,8 @@ describe('the retention of finished tasks on Postgres', () => {
     for (const id of [`old-${TaskState.TASK_STATE_COMPLETED}`, `recent-${TaskState.TASK_STATE_COMPLETED}`, `unfinished-${TaskState.TASK_STATE_INPUT_REQUIRED}`]) {
       expect(await store.pushConfigs.saveWithin(id, context, config(id), 10, true)).toBe('saved');
     }
+    // Their webhooks took the final states (see the next test for one that did not).
+    await pool.query('UPDATE forge_push_configs SET final_settled = true');
     const log = capturingLog();
 
     expect(await sweepExpiredTasks(pool, { retentionMs: DEFAULT_TASK_RETENTION_MS }, log)).toBe(4);
@@ -93,6 +96,27 @@ describe('the retention of finished tasks on Postgres', () => {
     expect(await store.tasks.load(`old-${TaskState.TASK_STATE_COMPLETED}`, context)).toBeUndefined();
     expect(await store.tasks.load(`recent-${TaskState.TASK_STATE_COMPLETED}`, context)).toBeDefined();
     expect(log.infos).toEqual(['state store: deleted 4 finished tasks not updated for 30d (FORGE_TASK_RETENTION)']);
+  });
+
+  // A retention shorter than the resends' seven hours took the config with the task, and the at-least-once with it.
+  it("keeps a finished task past the retention while a webhook may still get its final state, and deletes it once each took it or was given up", async () => {
+    for (const id of ['unsent', 'given-up', 'taken', 'claimed-last-time']) {
+      await saveTask(id, TaskState.TASK_STATE_COMPLETED, 31);
+      expect(await store.pushConfigs.saveWithin(id, context, config(id), 10, true)).toBe('saved');
+    }
+    await pool.query("UPDATE forge_push_configs SET final_tries = 3 WHERE task_id = 'unsent'");
+    await store.pushConfigs.finals!.settle('given-up', 'hook');
+    await store.pushConfigs.finals!.settle('taken', 'hook');
+    // Its last try was claimed by a replica that stopped before settling it: no replica claims it again.
+    await pool.query(`UPDATE forge_push_configs SET final_tries = ${FINAL_STATE_TRIES} WHERE task_id = 'claimed-last-time'`);
+
+    expect(await sweepExpiredTasks(pool, { retentionMs: DEFAULT_TASK_RETENTION_MS })).toBe(3);
+    expect(await taskIds()).toEqual(['unsent']);
+    expect(await configTasks()).toEqual(['unsent']);
+
+    await store.pushConfigs.finals!.settle('unsent', 'hook');
+    expect(await sweepExpiredTasks(pool, { retentionMs: DEFAULT_TASK_RETENTION_MS })).toBe(1);
+    expect(await taskIds()).toEqual([]);
   });
 
   it('counts the retention back from the time it is given', async () => {
