@@ -19,6 +19,7 @@ import { LocalCancels } from './local-cancels.ts';
 import { MemoryPushConfigs } from './memory-push-configs.ts';
 import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
 import type { StateStore } from './store.ts';
+import { scheduleSweeps } from './sweep-schedule.ts';
 
 export interface FileStoreOptions {
   tasks?: MemoryTaskLimits;
@@ -38,10 +39,9 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   const sweeping =
     retentionMs === undefined
       ? undefined
-      : setInterval(() => {
+      : scheduleSweeps(() => {
           void sweepIdleFileConversations(conversations, tasks, { retentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
-        }, options.sweepEveryMs ?? 60 * 60 * 1000);
-  sweeping?.unref();
+        }, options.sweepEveryMs);
   return {
     kind: 'file',
     shared: false,
@@ -54,6 +54,6 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
     schedules: new ScheduleStore(workDir),
     files: new LocalFileRecords(join(workDir, '.forge', 'state-files')),
     ping: async () => {},
-    close: async () => clearInterval(sweeping),
+    close: async () => sweeping?.stop(),
   };
 }
