@@ -3,7 +3,7 @@
  * Streamable HTTP, and REST for tools — one node:http server, no framework.
  * Every endpoint but health and the agent card needs the bearer token.
  * drain() turns /readyz to 503 while still serving (the load balancer
- * stops sending), with no connection kept alive from then on; shutdown then stops accepting, lets in-flight requests
+ * stops sending), with no connection kept alive from then on; shutdown then stops accepting once connections stop coming, lets in-flight requests
  * finish (up to a timeout), then closes what is left.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -67,7 +67,7 @@ export interface RunningServer {
   server: Server;
   /** /readyz answers 503 from now on; requests are still served. */
   drain(): void;
-  /** Stops accepting, waits for in-flight requests up to `graceMs`, then closes the rest. */
+  /** Stops accepting once connections stop coming, waits for in-flight requests, both within `graceMs`, then closes the rest. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -116,7 +116,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       connections.begin(server);
     },
     close: (graceMs = 10_000) =>
-      closeServer(server, { graceMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
+      closeServer(server, { graceMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), connections, shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
   };
 }
 
@@ -159,18 +159,22 @@ interface ClosingState {
   inFlight(): number;
   /** Registers the callback the last in-flight request's end calls. */
   onIdle(resolve: () => void): void;
+  connections: ClosingConnections;
   shutDown(): void;
 }
 
-/** Stops accepting, waits for in-flight requests up to the grace period, fails the turns still running, then closes the rest. */
+/** Stops accepting once connections stop coming, waits for in-flight requests up to the grace period, fails the turns still running, then closes the rest. */
 async function closeServer(server: Server, closing: ClosingState): Promise<void> {
+  const deadline = performance.now() + closing.graceMs;
   closing.shutDown();
+  // Serving on until connections stop coming, within the grace period (closing-connections.ts).
+  await closing.connections.quiet(deadline);
   const loaded = closing.protocols ? await closing.protocols : undefined;
   loaded?.close();
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const settled = (ms: number) => Promise.race([new Promise<void>((resolve) => closing.onIdle(resolve)), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
-  if (closing.inFlight() > 0) await settled(closing.graceMs);
+  if (closing.inFlight() > 0) await settled(Math.max(0, deadline - performance.now()));
   // Turns still running past the grace period end failed — in the store too, so no task stays "working".
   const unfinished = loaded?.executor.runningTasks() ?? [];
   if (unfinished.length) {

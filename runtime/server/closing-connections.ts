@@ -5,13 +5,28 @@
  * was told keep-alive sends its next request on a connection about to close under it, a reset it
  * may not try again, where a new connection is served (or, once the load balancer has taken the
  * replica out, goes to another one).
+ *
+ * The listener is closed only once connections have stopped coming (a lame duck): Linux resets the
+ * connections whose handshake it completed but the process had not accepted yet, when the listener
+ * closes, and a load balancer slow to see /readyz turn 503 (its probe late, or this process's event
+ * loop busy) still opens some after the drain delay. Those are served, each answer saying close; a
+ * connection tried after the listener closed is refused, which a client or proxy can try elsewhere.
  */
 import type { Server, ServerResponse } from 'node:http';
+
+/**
+ * How long no new connection must arrive before the listener closes: a load balancer still sending
+ * here, even a few connections a second, keeps it open; short against the drain delay and the grace
+ * period (a stop with no drain delay, `forge run`'s, takes this much longer).
+ */
+export const QUIET_BEFORE_CLOSE_MS = 300;
 
 export class ClosingConnections {
   private closing = false;
   /** Answers not yet finished, whose headers may still say close when the stop begins. */
   private readonly open = new Set<ServerResponse>();
+  /** When the last connection was accepted since the stop began (performance.now()). */
+  private lastArrival = 0;
 
   /** Called with every request's response as it comes in; `forget` once it has closed. */
   track(res: ServerResponse): void {
@@ -30,6 +45,23 @@ export class ClosingConnections {
     for (const res of this.open) if (!res.headersSent) sayClose(res);
     this.open.clear();
     server.closeIdleConnections();
+    this.lastArrival = performance.now();
+    server.on('connection', () => (this.lastArrival = performance.now()));
+  }
+
+  /**
+   * Resolves once no connection has arrived for QUIET_BEFORE_CLOSE_MS (or at `deadline`), ready for
+   * server.close(). Each look is taken in setImmediate, after the event loop's poll has accepted the
+   * connections waiting in the kernel: a timer firing late, after a busy spell, runs before that poll.
+   */
+  async quiet(deadline: number): Promise<void> {
+    for (;;) {
+      const seen = this.lastArrival;
+      const wait = Math.min(seen + QUIET_BEFORE_CLOSE_MS, deadline) - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.lastArrival === seen || performance.now() >= deadline) return;
+    }
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * How a serving agent stops (SIGTERM in a pod): /readyz turns 503 first and
  * the server keeps serving for the drain delay (while the load balancer
- * takes the pod out of its endpoints), then it stops accepting, lets
- * in-flight requests finish within the grace period, fails the turns still
+ * takes the pod out of its endpoints), then it stops accepting once
+ * connections stop coming (closing-connections.ts), lets in-flight
+ * requests finish within the grace period, fails the turns still
  * running then (in the store, so no task stays "working"), and exits.
  *
  * FORGE_DRAIN_DELAY (default 5s under Kubernetes or with a shared store,

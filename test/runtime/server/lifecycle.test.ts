@@ -3,8 +3,11 @@
  * serving while /readyz says 503; MCP over HTTP keeps no session unless
  * FORGE_MCP_SESSIONS=stateful asks for one.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Agent as HttpAgent, get, request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
@@ -112,6 +115,35 @@ describe('stopping', () => {
     await response.body?.cancel();
   });
 
+  it('closes its listener only once connections stop coming: those waiting in its accept queue while its event loop was busy are answered, not reset', async () => {
+    const agent = await serve();
+    const flag = join(tempDir(), 'queued');
+    // Another process's client (this one's event loop is about to be busy): fresh connections whose handshake the
+    // kernel completes, each with its request sent, then one fresh connection after another once those are answered.
+    const client = spawn(process.execPath, ['-e', QUEUED_CLIENT, new URL(agent.url).port, flag], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    client.stdout.on('data', (chunk) => (said += chunk));
+    const clientDone = new Promise((resolve) => client.on('exit', resolve));
+    agent.drain();
+    await new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        // Busy until they all wait in the accept queue (as a load balancer's do when its probe was late), then the
+        // stop goes on to close the listener, as it does at the end of the drain delay.
+        const bound = performance.now() + 20_000;
+        while (!existsSync(flag)) if (performance.now() > bound) return reject(new Error('the client did not connect'));
+        void agent.close(20_000).then(resolve, reject);
+      }),
+    );
+    await clientDone;
+    const { queued, later } = JSON.parse(said) as { queued: string[]; later: string[] };
+    const answered = /^HTTP\/1\.1 200 OK\r\n[^]*^connection: close\r$[^]*\r\n\r\n\{"status":"ok"\}$/im;
+    expect(queued).toHaveLength(QUEUED);
+    for (const answer of queued) expect(answer).toMatch(answered);
+    // Answered while they keep coming; refused once the listener closed (the client paused long enough, on a loaded machine).
+    expect(later).toHaveLength(10);
+    for (const answer of later) expect(answer).toMatch(answer.startsWith('ECONNREFUSED') ? /^ECONNREFUSED after ""$/ : answered);
+  });
+
   it('drains by default only in a cluster or with a shared store', () => {
     expect(stopTiming({}, false)).toEqual({ drainMs: 0, graceMs: 20_000 });
     expect(stopTiming({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, false).drainMs).toBe(5000);
@@ -143,3 +175,29 @@ describe('MCP over HTTP', () => {
     expect(unknown.status).toBe(404);
   });
 });
+
+const QUEUED = 16;
+
+/** Opens QUEUED connections to the port in argv[1], sends GET /healthz on each, creates the file argv[2], then asks 10 more times on fresh connections one after another; prints the answers (or how each broke) as JSON. */
+const QUEUED_CLIENT = `
+const { connect } = require('node:net');
+const { writeFileSync } = require('node:fs');
+const [port, flag] = process.argv.slice(1);
+const ask = (socket) => new Promise((resolve) => {
+  let text = '';
+  socket.on('connect', () => socket.write('GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n'));
+  socket.on('data', (chunk) => (text += chunk));
+  socket.on('end', () => resolve(text));
+  socket.on('error', (err) => resolve(err.code + ' after ' + JSON.stringify(text)));
+});
+const queued = Array.from({ length: ${QUEUED} }, () => connect(Number(port), '127.0.0.1'));
+const connected = queued.map((socket) => new Promise((resolve) => socket.once('connect', resolve)));
+const answers = queued.map(ask);
+Promise.all(connected).then(async () => {
+  writeFileSync(flag, '');
+  const queued = await Promise.all(answers);
+  const later = [];
+  for (let i = 0; i < 10; i++) later.push(await ask(connect(Number(port), '127.0.0.1')));
+  process.stdout.write(JSON.stringify({ queued, later }));
+});
+`;
