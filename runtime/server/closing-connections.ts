@@ -44,25 +44,32 @@ export class ClosingConnections {
     this.closing = true;
     for (const res of this.open) if (!res.headersSent) sayClose(res);
     this.open.clear();
-    server.closeIdleConnections();
+    // Once the event loop has read what already waits on them: a request sent on one while the loop was busy
+    // (node counts it idle until it is read) is answered, saying close, where closing it now resets it.
+    afterNextPoll(() => server.closeIdleConnections());
     this.lastArrival = performance.now();
     server.on('connection', () => (this.lastArrival = performance.now()));
   }
 
   /**
    * Resolves once no connection has arrived for QUIET_BEFORE_CLOSE_MS (or at `deadline`), ready for
-   * server.close(). Each look is taken in setImmediate, after the event loop's poll has accepted the
-   * connections waiting in the kernel: a timer firing late, after a busy spell, runs before that poll.
+   * server.close(). Each look is taken after the event loop's poll has accepted the connections waiting
+   * in the kernel: a timer firing late, after a busy spell, runs before that poll.
    */
   async quiet(deadline: number): Promise<void> {
     for (;;) {
       const seen = this.lastArrival;
       const wait = Math.min(seen + QUIET_BEFORE_CLOSE_MS, deadline) - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => afterNextPoll(resolve));
       if (this.lastArrival === seen || performance.now() >= deadline) return;
     }
   }
+}
+
+/** Runs `then` after a poll phase of the event loop begun after now (setImmediate alone, called while polling, runs before the next one). */
+function afterNextPoll(then: () => void): void {
+  setImmediate(() => setImmediate(then));
 }
 
 /**

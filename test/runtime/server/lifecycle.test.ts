@@ -4,7 +4,7 @@
  * FORGE_MCP_SESSIONS=stateful asks for one.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, get, request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -70,7 +70,7 @@ describe('stopping', () => {
     const headersOf = (path: string) => new Promise<IncomingHttpHeaders>((resolve, reject) => get(`${agent.url}${path}`, { agent: pooled }, (res) => (res.resume(), resolve(res.headers))).on('error', reject));
     expect((await headersOf('/healthz')).connection).toBe('close');
     expect((await headersOf('/readyz')).connection).toBe('close');
-    // Closed by the server before either of those was asked: its end has reached this side by now.
+    // Closed by the server within a turn of its event loop, before either of those was answered: its end has reached this side by now.
     expect(idleEnded).toBe(true);
     pooled.destroy();
     idle.destroy();
@@ -144,6 +144,29 @@ describe('stopping', () => {
     for (const answer of later) expect(answer).toMatch(answer.startsWith('ECONNREFUSED') ? /^ECONNREFUSED after ""$/ : answered);
   });
 
+  it('answers the requests already sent on idle keep-alive connections when the drain begins with its event loop busy, rather than reset them', async () => {
+    const agent = await serve();
+    const dir = tempDir();
+    const client = spawn(process.execPath, ['-e', KEPT_ALIVE_CLIENT, new URL(agent.url).port, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    client.stdout.on('data', (chunk) => (said += chunk));
+    const clientDone = new Promise((resolve) => client.on('exit', resolve));
+    while (!existsSync(join(dir, 'idle'))) await new Promise((resolve) => setTimeout(resolve, 10));
+    setImmediate(() => {
+      // Busy while the client sends its next requests on its idle connections (as a load balancer's pool does
+      // before its probe sees the 503), then the drain begins, as SIGTERM begins it.
+      writeFileSync(join(dir, 'go'), '');
+      const bound = performance.now() + 20_000;
+      while (!existsSync(join(dir, 'sent')) && performance.now() < bound);
+      agent.drain();
+    });
+    await clientDone;
+    const { first, second } = JSON.parse(said) as { first: string[]; second: string[] };
+    for (const answer of first) expect(answer).toMatch(/^connection: keep-alive\r$/im);
+    expect(second).toHaveLength(KEPT_ALIVE);
+    for (const answer of second) expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*^connection: close\r$[^]*\r\n\r\n\{"status":"ok"\}$/im);
+  });
+
   it('drains by default only in a cluster or with a shared store', () => {
     expect(stopTiming({}, false)).toEqual({ drainMs: 0, graceMs: 20_000 });
     expect(stopTiming({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, false).drainMs).toBe(5000);
@@ -200,4 +223,40 @@ Promise.all(connected).then(async () => {
   for (let i = 0; i < 10; i++) later.push(await ask(connect(Number(port), '127.0.0.1')));
   process.stdout.write(JSON.stringify({ queued, later }));
 });
+`;
+
+const KEPT_ALIVE = 8;
+
+/**
+ * Asks GET /healthz on KEPT_ALIVE connections to the port in argv[1] and keeps them; creates `idle` in the
+ * directory argv[2], waits for `go` there, asks again on each, creates `sent`; prints the answers as JSON.
+ */
+const KEPT_ALIVE_CLIENT = `
+const { connect } = require('node:net');
+const { existsSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const [port, dir] = process.argv.slice(1);
+const sockets = Array.from({ length: ${KEPT_ALIVE} }, () => connect(Number(port), '127.0.0.1'));
+const ask = (socket) => new Promise((resolve) => {
+  let text = '';
+  const onData = (chunk) => {
+    text += chunk;
+    if (/\\r\\n\\r\\n[^]*"}$/.test(text)) done(text);
+  };
+  const done = (answer) => (socket.off('data', onData), resolve(answer));
+  socket.on('data', onData);
+  socket.once('end', () => done(text));
+  socket.once('error', (err) => done(err.code + ' after ' + JSON.stringify(text)));
+  socket.write('GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n');
+});
+(async () => {
+  await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+  const first = await Promise.all(sockets.map(ask));
+  writeFileSync(join(dir, 'idle'), '');
+  while (!existsSync(join(dir, 'go'))) await new Promise((resolve) => setTimeout(resolve, 5));
+  const second = Promise.all(sockets.map(ask));
+  writeFileSync(join(dir, 'sent'), '');
+  process.stdout.write(JSON.stringify({ first, second: await second }));
+  for (const socket of sockets) socket.destroy();
+})();
 `;
