@@ -68,7 +68,7 @@ export interface RunningServer {
   /** /readyz answers 503 from now on; requests are still served. */
   drain(): void;
   /** Stops accepting once connections stop coming, waits for in-flight requests, both within `graceMs`, then closes the rest. */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number, quietMs?: number): Promise<void>;
 }
 
 export async function startAgentServer(options: AgentServerOptions): Promise<RunningServer> {
@@ -115,8 +115,8 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       routes.shuttingDown = true;
       connections.begin(server);
     },
-    close: (graceMs = 10_000) =>
-      closeServer(server, { graceMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), connections, shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
+    close: (graceMs = 10_000, quietMs?: number) =>
+      closeServer(server, { graceMs, quietMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), connections, shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
   };
 }
 
@@ -153,6 +153,8 @@ const INTERNAL_ERROR = -32603;
 
 interface ClosingState {
   graceMs: number;
+  /** How long no new connection must come before the listener closes (closing-connections.ts; default QUIET_BEFORE_CLOSE_MS). */
+  quietMs?: number;
   protocols: Promise<ProtocolEndpoints> | undefined;
   controllers: Set<AbortController>;
   state: AgentServerOptions['state'];
@@ -168,7 +170,7 @@ async function closeServer(server: Server, closing: ClosingState): Promise<void>
   const deadline = performance.now() + closing.graceMs;
   closing.shutDown();
   // Serving on until connections stop coming, within the grace period (closing-connections.ts).
-  await closing.connections.quiet(deadline);
+  await closing.connections.quiet(deadline, closing.quietMs);
   const loaded = closing.protocols ? await closing.protocols : undefined;
   loaded?.close();
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));

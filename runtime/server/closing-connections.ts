@@ -17,7 +17,8 @@ import type { Server, ServerResponse } from 'node:http';
 /**
  * How long no new connection must arrive before the listener closes: a load balancer still sending
  * here, even a few connections a second, keeps it open; short against the drain delay and the grace
- * period (a stop with no drain delay, `forge run`'s, takes this much longer).
+ * period. Only a stop with a drain delay waits for it: without one (`forge run`, a test's stop) no load
+ * balancer was told to stop sending, and the stop takes only the connections already waiting.
  */
 export const QUIET_BEFORE_CLOSE_MS = 300;
 
@@ -52,14 +53,15 @@ export class ClosingConnections {
   }
 
   /**
-   * Resolves once no connection has arrived for QUIET_BEFORE_CLOSE_MS (or at `deadline`), ready for
-   * server.close(). Each look is taken after the event loop's poll has accepted the connections waiting
-   * in the kernel: a timer firing late, after a busy spell, runs before that poll.
+   * Resolves once no connection has arrived for `quietMs` (or at `deadline`), ready for server.close().
+   * Each look is taken after the event loop's poll has accepted the connections waiting in the kernel: a
+   * timer firing late, after a busy spell, runs before that poll. With `quietMs` 0 (no load balancer was
+   * given a drain delay to stop sending) it only takes what already waits.
    */
-  async quiet(deadline: number): Promise<void> {
+  async quiet(deadline: number, quietMs = QUIET_BEFORE_CLOSE_MS): Promise<void> {
     for (;;) {
       const seen = this.lastArrival;
-      const wait = Math.min(seen + QUIET_BEFORE_CLOSE_MS, deadline) - performance.now();
+      const wait = Math.min(seen + quietMs, deadline) - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
       await new Promise<void>((resolve) => afterNextPoll(resolve));
       if (this.lastArrival === seen || performance.now() >= deadline) return;

@@ -202,7 +202,8 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
       await Promise.race([scheduler.stop(), delay(graceMs ?? 10_000)]);
       // No schedule runs here any more: a successor (a restart) may take the state dir while in-flight calls finish.
       lock?.release();
-      await server.close(graceMs);
+      // The lame duck's wait for connections to stop coming is for a load balancer, which a drain delay stands for.
+      await server.close(graceMs, drainMs > 0 ? undefined : 0);
       await options.registry.close();
       await telemetry.shutdown();
       void setActiveState(undefined);

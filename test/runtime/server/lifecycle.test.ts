@@ -115,7 +115,8 @@ describe('stopping', () => {
     await response.body?.cancel();
   });
 
-  it('closes its listener only once connections stop coming: those waiting in its accept queue while its event loop was busy are answered, not reset', async () => {
+  // quietMs 0: a stop without a drain delay (forge run) waits for no lull, and still takes what waits in the queue.
+  it.each([[undefined], [0]])('closes its listener only once connections stop coming (quietMs %s): those waiting in its accept queue while its event loop was busy are answered, not reset', async (quietMs) => {
     const agent = await serve();
     const flag = join(tempDir(), 'queued');
     // Another process's client (this one's event loop is about to be busy): fresh connections whose handshake the
@@ -131,7 +132,7 @@ describe('stopping', () => {
         // stop goes on to close the listener, as it does at the end of the drain delay.
         const bound = performance.now() + 20_000;
         while (!existsSync(flag)) if (performance.now() > bound) return reject(new Error('the client did not connect'));
-        void agent.close(20_000).then(resolve, reject);
+        void agent.close(20_000, quietMs).then(resolve, reject);
       }),
     );
     await clientDone;
