@@ -11,6 +11,7 @@ import type { BuildResult, BuildSummary } from '../stages/pipeline.ts';
 import { renderSummary, renderTimings } from './build-summary.ts';
 import { diagnosticsJson, failureJson, jsonDocument } from '../runtime/failure-json.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
+import { forgeDirProblems } from '../stages/forge-env-dirs.ts';
 import { color as c, formatMs } from './terminal.ts';
 
 /** `forge build`'s own options (parseCommand adds the common ones). */
@@ -53,7 +54,10 @@ export function cachedBuild(request: BuildRequest): { result: BuildResult } | { 
 }
 
 /** Prints a build's result: diagnostics, then the summary (or the failure), or all of it as JSON. */
-export function reportBuild(result: BuildResult, json: boolean, cwd: string, ms: number, verbose: boolean, write: (text: string) => void = (text) => process.stdout.write(text)): void {
+export function reportBuild(built: BuildResult, json: boolean, cwd: string, ms: number, verbose: boolean, write: (text: string) => void = (text) => process.stdout.write(text)): void {
+  // A FORGE_CACHE_DIR or FORGE_HOME that cannot be a directory is said at each build, cached or not: it is
+  // this machine's setting, not the project's, so it is not kept in the build's cached result.
+  const result = { ...built, warnings: [...built.warnings, ...forgeDirProblems()] };
   if (json) {
     write(jsonDocument(buildJson(result, Math.round(ms))));
     return;

@@ -3,6 +3,8 @@ import { doctorJson } from '../../runtime/doctor-json.ts';
 import { jsonDocument, writeFailureJson } from '../../runtime/failure-json.ts';
 import { parseCommand } from '../args.ts';
 import { loadConfigForCli } from '../project-loader.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
+import { forgeDirProblems } from '../../stages/forge-env-dirs.ts';
 
 export const usage = `usage: forge doctor [--json]
 
@@ -26,7 +28,11 @@ export async function run(argv: string[]): Promise<number> {
   // forge.yaml only, resolved as the build resolves it: no tool discovery, and no MCP server started or
   // spec fetched (what the build would do), as the bundle's doctor starts none. Outside a project it checks
   // the machine with forge.yaml's defaults (the work dir: here).
-  const { config, diagnostics } = await loadConfigForCli(values.config, { json: values.json, scopesOnly: values.config === undefined });
+  const { config, diagnostics: configDiagnostics } = await loadConfigForCli(values.config, { json: values.json, scopesOnly: values.config === undefined });
+  // A FORGE_CACHE_DIR or FORGE_HOME that cannot be a directory: forge's own commands go on without it, so it is a warning here too.
+  const machine = forgeDirProblems();
+  if (!values.json) printDiagnostics(machine);
+  const diagnostics = [...configDiagnostics, ...machine];
   if (!config) {
     // Without --json loadConfigForCli printed them.
     writeFailureJson(values.json, diagnostics);

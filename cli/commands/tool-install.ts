@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { hasErrors } from '../../runtime/diagnostics.ts';
 import { planInstall, type ExistingTool } from '../../stages/install/install-tools.ts';
+import { refuseUnusableHome } from '../../stages/forge-env-dirs.ts';
 import { displayPath, scopeDir, ToolScope } from '../../stages/scopes.ts';
 import { findConfigFile } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
@@ -61,7 +62,10 @@ export async function run(argv: string[]): Promise<number> {
     const toolDir = project.config.toolDirs[0];
     if (!toolDir) throw new UsageError('forge.yaml lists no tool_dirs to install into');
     dir = toolDir.absolute;
-  } else dir = scopeDir(scope);
+  } else {
+    refuseUnusableHome(scope);
+    dir = scopeDir(scope);
+  }
 
   // What is installed already, in the order tools are looked up from the scope being installed into.
   const shared = ToolScope.shared();

@@ -1,0 +1,81 @@
+/**
+ * FORGE_CACHE_DIR and FORGE_HOME naming a file (or a path under one) were ignored in silence: the build ran
+ * without the cache and the user scope read as empty. Each command now says so (FORGE_ENV_DIRECTORY), naming
+ * the variable and the path; those that must write there refuse with a diagnostic instead of Node's ENOTDIR.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+
+type Json = Record<string, any>;
+
+let project: string;
+let aFile: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => {
+  project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+  aFile = join(tempDir('forge-env-dirs-'), 'not-a-directory');
+  writeFileSync(aFile, 'a file\n');
+  env = { FORGE_HOME: tempDir('forge-home-'), FORGE_GLOBAL_TOOLS: tempDir('forge-global-') };
+});
+
+const envWarning = (variable: string, path: string) => ({ severity: 'warning', code: 'FORGE_ENV_DIRECTORY', message: expect.stringContaining(`${variable}=${path} `), hint: expect.stringContaining(variable) });
+
+describe('FORGE_CACHE_DIR that cannot be a directory', () => {
+  it('forge build warns, names the variable and the path, and builds; a cached build says it again', async () => {
+    const first = await forge(['build', '--json'], project, { ...env, FORGE_CACHE_DIR: aFile });
+    expect(first.code, first.stderr).toBe(0);
+    expect((JSON.parse(first.stdout) as Json).warnings).toEqual([expect.objectContaining(envWarning('FORGE_CACHE_DIR', aFile))]);
+    expect(first.stderr).toBe('');
+    const again = await forge(['build'], project, { ...env, FORGE_CACHE_DIR: aFile });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('up to date (cached)');
+    expect(again.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_CACHE_DIR=${aFile} is a file, not a directory`);
+    expect(again.stderr).toContain('hint: point FORGE_CACHE_DIR at a directory');
+  }, 60_000);
+
+  it('a path under a file names the file in the way', async () => {
+    const under = join(aFile, 'cache');
+    const result = await forge(['build', '--json'], project, { ...env, FORGE_CACHE_DIR: under });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as Json).warnings).toEqual([expect.objectContaining({ code: 'FORGE_ENV_DIRECTORY', message: expect.stringContaining(`FORGE_CACHE_DIR=${under} cannot be a directory: ${aFile} is a file`) })]);
+  }, 60_000);
+
+  it('a directory that does not exist yet is fine: no warning', async () => {
+    const result = await forge(['build', '--json'], project, { ...env, FORGE_CACHE_DIR: join(tempDir('forge-cache-'), 'made', 'later') });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as Json).warnings).toEqual([]);
+  }, 60_000);
+
+  it('forge doctor warns of it, in --json and as text', async () => {
+    const json = await forge(['doctor', '--json'], project, { ...env, FORGE_CACHE_DIR: aFile });
+    expect((JSON.parse(json.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_CACHE_DIR', aFile))]));
+    const text = await forge(['doctor'], project, { ...env, FORGE_CACHE_DIR: aFile });
+    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_CACHE_DIR=${aFile} is a file`);
+  });
+});
+
+describe('FORGE_HOME that cannot be a directory', () => {
+  it('forge build and forge doctor warn that the user scope is not used', async () => {
+    const build = await forge(['build', '--json'], project, { ...env, FORGE_HOME: aFile });
+    expect(build.code, build.stderr).toBe(0);
+    expect((JSON.parse(build.stdout) as Json).warnings).toEqual([expect.objectContaining(envWarning('FORGE_HOME', aFile))]);
+    const doctor = await forge(['doctor', '--json'], project, { ...env, FORGE_HOME: aFile });
+    expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_HOME', aFile))]));
+  }, 60_000);
+
+  it.each([
+    { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'user'] },
+    { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', 'user'] },
+  ])('$command --scope user refuses with FORGE_FILE_NOT_DIRECTORY, not ENOTDIR', async ({ args }) => {
+    const json = await forge([...args, '--json'], project, { ...env, FORGE_HOME: aFile });
+    expect(json.code, json.stderr).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_DIRECTORY', message: `FORGE_HOME=${aFile} is a file, not a directory: nothing was written`, hint: expect.stringContaining('point FORGE_HOME at a directory') } });
+    const text = await forge(args, project, { ...env, FORGE_HOME: aFile });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('FORGE_FILE_NOT_DIRECTORY');
+    expect(text.stderr).not.toContain('ENOTDIR');
+  });
+});
