@@ -132,6 +132,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_HTTP_REFUSED: { severity: 'error', when: 'run', meaning: 'the outbound request, or a redirect it was sent, goes where its caller\'s own list does not allow (a forged tool\'s fetch:HOST)' },
   FORGE_HTTP_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the outbound request timed out' },
   FORGE_HTTP_URL: { severity: 'error', when: 'run', meaning: 'the URL is not an http(s) URL' },
+  FORGE_IMAGE_UNSANDBOXED: { severity: 'warning', when: 'build', meaning: 'forge package made an image whose tools run without a sandbox (--no-sandbox, or forge.yaml\'s sandbox: off): they can read the agent\'s token and API keys' },
   FORGE_INSTALL_CONFLICT: { severity: 'error', when: 'build', meaning: 'forge tool install found two different tools of one name in a source and its dependencies' },
   FORGE_INSTALL_DEPENDENCY: { severity: 'error', when: 'build', meaning: 'a tool being installed needs a tool no source provides' },
   FORGE_INSTALL_EMPTY: { severity: 'error', when: 'build', meaning: 'the source given to forge tool install declares no tools' },

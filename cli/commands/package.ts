@@ -1,11 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { defaultBaseImage } from '../../runtime/node-lines.ts';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { locateConfig } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
-import { writeFailureJson } from '../../runtime/failure-json.ts';
+import { diagnosticJson, jsonDocument, writeFailureJson } from '../../runtime/failure-json.ts';
+import { DiagnosticError, error, ForgeError, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
+import { forgeDirProblem } from '../../stages/forge-env-dirs.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c, formatMs } from '../terminal.ts';
 import { buildOrReuse } from './build.ts';
@@ -44,7 +47,8 @@ options:
   --json            print the result as JSON
 
 environment:
-  FORGE_CACHE_DIR   where base image blobs are cached (default ~/.cache/forge)
+  FORGE_CACHE_DIR   where base image blobs are cached (default ~/.cache/forge); one that
+                    names a file is warned of, and the base is pulled into a temporary cache
   SOURCE_DATE_EPOCH the image's creation time and file times (default: the epoch)
   PIP_FIND_LINKS, PIP_INDEX_URL   where pip finds the wheels of the Python dependencies
 
@@ -53,7 +57,7 @@ examples:
   forge package --base node:22-bookworm-slim --out support.tar
 `;
 
-// A registry that cannot be reached or a base without bubblewrap throws: cli/main.ts reports it (one JSON document with --json).
+// A registry that cannot be reached or a base without bubblewrap throws: cli/main.ts reports it (one JSON document with --json, its warnings kept).
 export async function run(argv: string[]): Promise<number> {
   const started = performance.now();
   const { values } = parseCommand(argv, {
@@ -69,6 +73,12 @@ export async function run(argv: string[]): Promise<number> {
   });
   const cwd = process.cwd();
   const log = (line: string) => values.json || process.stderr.write(c.dim(`${line}\n`));
+  // What text mode prints on stderr as it goes; with --json, the document's `warnings` (its only output is that document).
+  const warnings: Diagnostic[] = [];
+  const warn = (diagnostics: readonly Diagnostic[]) => (values.json ? warnings.push(...diagnostics) : printDiagnostics(diagnostics));
+  // A FORGE_CACHE_DIR that cannot be a directory: the image is still made (the base pulled into a temporary cache, removed after), and said.
+  const cacheProblem = forgeDirProblem('FORGE_CACHE_DIR');
+  if (cacheProblem) warn([{ ...cacheProblem, message: `${cacheProblem.message}: the base image is pulled into a temporary cache, and forge package cannot work offline` }]);
   const [{ packageImage, imageSandbox, SandboxModeConflict }, { parseImageReference, formatImageReference }, { BlobCache }, { hostPlatform, parsePlatform }] = await Promise.all([
     import('../../stages/package/package-image.ts'),
     import('../../stages/package/image-reference.ts'),
@@ -114,10 +124,11 @@ export async function run(argv: string[]): Promise<number> {
   else {
     const built = await buildOrReuse({ cwd, configFile: values.config, prod: true, offline: values.offline });
     if (values.json && !built.ok) {
-      writeFailureJson(true, [...built.errors, ...built.warnings]);
+      writeFailureJson(true, [...built.errors, ...built.warnings, ...warnings]);
       return 1;
     }
-    if (!values.json) printDiagnostics([...built.errors, ...built.warnings]);
+    if (!values.json) printDiagnostics(built.errors);
+    warn(built.warnings);
     if (!built.ok) {
       process.stderr.write(`${c.red('✘')} build failed; nothing packaged\n`);
       return 1;
@@ -130,49 +141,64 @@ export async function run(argv: string[]): Promise<number> {
   checkSandbox(built);
   const base = reference(values.base ?? process.env.FORGE_BASE_IMAGE ?? built.runtime?.image ?? defaultBaseImage(), '--base');
   const epoch = process.env.SOURCE_DATE_EPOCH;
-  const image = await packageImage({
-    bundleDir,
-    base,
-    platform,
-    cache: new BlobCache(),
-    user: values.user,
-    sourceDateEpoch: epoch && /^\d+$/.test(epoch) ? Number(epoch) : undefined,
-    noSandbox: values['no-sandbox'],
-    log,
-  });
-  printDiagnostics(image.warnings);
-  // FORGE_SANDBOX=off is in the image only when forge.yaml did not say off already.
-  if (image.sandbox === 'off') log(`warning: the image runs tools WITHOUT a sandbox (${built.sandbox?.mode === 'off' ? "forge.yaml's sandbox: off" : '--no-sandbox; FORGE_SANDBOX=off'}): they can read the agent's token and API keys`);
-  const tag = `${image.agent.agent_id}:${image.agent.version}`;
-  const outputs: Record<string, string> = {};
-  const out = values.out ?? (push || values.load ? undefined : resolve(dirname(bundleDir), '.forge-image'));
-  if (out) {
-    const target = resolve(cwd, out);
-    const { ociArchive, writeOciDirectory } = await import('../../stages/package/oci-layout.ts');
-    if (target.endsWith('.tar')) writeFileSync(target, await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag));
-    else writeOciDirectory(target, image.manifest, image.manifestDescriptor, image.blobs, tag);
-    outputs.out = target;
-    log(`wrote ${target.endsWith('.tar') ? 'an OCI archive' : 'an OCI layout'}: ${relative(cwd, target) || target}`);
+  const temporaryCache = cacheProblem ? mkdtempSync(join(tmpdir(), 'forge-package-cache-')) : undefined;
+  try {
+    const cache = new BlobCache(temporaryCache);
+    const image = await packageImage({
+      bundleDir,
+      base,
+      platform,
+      cache,
+      user: values.user,
+      sourceDateEpoch: epoch && /^\d+$/.test(epoch) ? Number(epoch) : undefined,
+      noSandbox: values['no-sandbox'],
+      log,
+    });
+    warn(image.warnings);
+    // FORGE_SANDBOX=off is in the image only when forge.yaml did not say off already.
+    if (image.sandbox === 'off') {
+      const unsandboxed = `the image runs tools WITHOUT a sandbox (${built.sandbox?.mode === 'off' ? "forge.yaml's sandbox: off" : '--no-sandbox; FORGE_SANDBOX=off'}): they can read the agent's token and API keys`;
+      if (values.json) warnings.push(warning('FORGE_IMAGE_UNSANDBOXED', unsandboxed));
+      else log(`warning: ${unsandboxed}`);
+    }
+    const tag = `${image.agent.agent_id}:${image.agent.version}`;
+    const outputs: Record<string, string> = {};
+    const out = values.out ?? (push || values.load ? undefined : resolve(dirname(bundleDir), '.forge-image'));
+    if (out) {
+      const target = resolve(cwd, out);
+      const { ociArchive, writeOciDirectory } = await import('../../stages/package/oci-layout.ts');
+      if (target.endsWith('.tar')) writeFileSync(target, await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag));
+      else writeOciDirectory(target, image.manifest, image.manifestDescriptor, image.blobs, tag);
+      outputs.out = target;
+      log(`wrote ${target.endsWith('.tar') ? 'an OCI archive' : 'an OCI layout'}: ${relative(cwd, target) || target}`);
+    }
+    if (push) {
+      const { pushImage } = await import('../../stages/package/push-image.ts');
+      const pushed = await pushImage(push, image.manifest, image.manifestDescriptor, image.blobs);
+      outputs.push = `${formatImageReference({ ...push, digest: undefined })}@${pushed.digest}`;
+      log(`pushed ${outputs.push} (${pushed.uploaded} blobs uploaded, ${pushed.skipped} already there)`);
+    }
+    if (engine) {
+      const [{ ociArchive }, { loadImage }] = await Promise.all([import('../../stages/package/oci-layout.ts'), import('../../stages/package/load-image.ts')]);
+      const loaded = await loadImage(await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag), tag, engine);
+      outputs.load = `${loaded.engine}: ${tag}`;
+      log(`loaded into ${loaded.engine} as ${tag}`);
+    }
+    const ms = performance.now() - started;
+    if (values.json) {
+      process.stdout.write(jsonDocument({ ok: true, digest: image.manifestDescriptor.digest, sandbox: image.sandbox, base: { reference: formatImageReference(base), digest: image.baseDigest, from: image.baseSource }, size: image.size, outputs, durationMs: Math.round(ms), warnings: warnings.map(diagnosticJson) }));
+    } else {
+      process.stdout.write(`${c.green('✓')} packaged ${tag} ${image.manifestDescriptor.digest} (${mb(image.size.total)} MB, ${mb(image.size.added)} MB added to the base) in ${formatMs(ms)}\n`);
+    }
+    return 0;
+  } catch (err) {
+    // A registry that cannot be reached, a base without bubblewrap: cli/main.ts reports it, and with --json
+    // its one document keeps what was warned of before, as a failed build's does.
+    if (values.json && err instanceof ForgeError) throw new DiagnosticError([error(err.code, err.message, {}, err.hint), ...warnings]);
+    throw err;
+  } finally {
+    if (temporaryCache) rmSync(temporaryCache, { recursive: true, force: true });
   }
-  if (push) {
-    const { pushImage } = await import('../../stages/package/push-image.ts');
-    const pushed = await pushImage(push, image.manifest, image.manifestDescriptor, image.blobs);
-    outputs.push = `${formatImageReference({ ...push, digest: undefined })}@${pushed.digest}`;
-    log(`pushed ${outputs.push} (${pushed.uploaded} blobs uploaded, ${pushed.skipped} already there)`);
-  }
-  if (engine) {
-    const [{ ociArchive }, { loadImage }] = await Promise.all([import('../../stages/package/oci-layout.ts'), import('../../stages/package/load-image.ts')]);
-    const loaded = await loadImage(await ociArchive(image.manifest, image.manifestDescriptor, image.blobs, tag), tag, engine);
-    outputs.load = `${loaded.engine}: ${tag}`;
-    log(`loaded into ${loaded.engine} as ${tag}`);
-  }
-  const ms = performance.now() - started;
-  if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, digest: image.manifestDescriptor.digest, sandbox: image.sandbox, base: { reference: formatImageReference(base), digest: image.baseDigest, from: image.baseSource }, size: image.size, outputs, durationMs: Math.round(ms) }, null, 2) + '\n');
-  } else {
-    process.stdout.write(`${c.green('✓')} packaged ${tag} ${image.manifestDescriptor.digest} (${mb(image.size.total)} MB, ${mb(image.size.added)} MB added to the base) in ${formatMs(ms)}\n`);
-  }
-  return 0;
 }
 
 function mb(bytes: number): string {

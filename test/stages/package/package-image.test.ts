@@ -46,6 +46,22 @@ describe('forge package', () => {
     expect(config.config.Env).toEqual(expect.arrayContaining(['NODE_ENV=production', 'FORGE_WORKDIR=/workspace', 'PATH=/usr/local/bin:/usr/bin:/bin']));
   }, 120_000);
 
+  it("--json: one document on stdout with the warnings text mode prints on stderr; a FORGE_CACHE_DIR that is a file is one, and the base is pulled into a temporary cache", async () => {
+    const plain = (await packageJson(['--out', join(tempDir(), 'plain')])) as unknown as { warnings: unknown[] };
+    expect(plain.warnings).toEqual([]);
+    const aFile = join(tempDir(), 'cache-file');
+    writeFileSync(aFile, 'not a directory\n');
+    const result = await forge(['package', '--base', base, '--json', '--no-sandbox', '--out', join(tempDir(), 'unsandboxed')], project, { FORGE_CACHE_DIR: aFile });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({ ok: true, sandbox: 'off', base: { from: 'registry' } });
+    expect(doc.warnings).toEqual([
+      expect.objectContaining({ severity: 'warning', code: 'FORGE_ENV_DIRECTORY', message: expect.stringMatching(new RegExp(`^FORGE_CACHE_DIR=${aFile} is a file, not a directory: .*temporary cache`)), hint: expect.any(String) }),
+      expect.objectContaining({ severity: 'warning', code: 'FORGE_IMAGE_UNSANDBOXED', message: expect.stringContaining('WITHOUT a sandbox (--no-sandbox; FORGE_SANDBOX=off)') }),
+    ]);
+  }, 180_000);
+
   it('gives the same digest for the same input, by push, OCI layout and OCI archive', async () => {
     const first = await packageJson(['--push', `${registry.address}/agents/test-agent:again`]);
     const layout = join(tempDir(), 'image');
