@@ -1,5 +1,5 @@
 /** What `forge mcp ...` works with: forge.yaml's servers, and a way to reach them as the agent would. */
-import { error, hasErrors } from '../runtime/diagnostics.ts';
+import { error, hasErrors, type Diagnostic } from '../runtime/diagnostics.ts';
 import type { McpContext } from '../runtime/tools/adapters/mcp/connect.ts';
 import { silentLogger } from '../runtime/tools/registry.ts';
 import { locateConfig } from '../stages/config/find-config.ts';
@@ -13,6 +13,8 @@ import { printDiagnostics } from './diagnostics-output.ts';
 export interface McpCommandContext {
   config: ProjectConfig;
   mcp: McpContext;
+  /** forge.yaml's warnings, for the command to show (a --json document's `warnings`). */
+  warnings: Diagnostic[];
 }
 
 /** Loads forge.yaml; prints its problems (or their JSON) and returns undefined when it has errors. */
@@ -26,7 +28,7 @@ export async function loadMcpContext(configFile: string | undefined, json: boole
     else printDiagnostics(diagnostics);
     return undefined;
   }
-  return { config, mcp: { http: mcpHttpClient(config), env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() } };
+  return { config, warnings: diagnostics, mcp: { http: mcpHttpClient(config), env: process.env, log: silentLogger, workDir: config.workDir, clientVersion: forgeVersion() } };
 }
 
 /** How a server is reached, in one line: the command line, or the URL. */

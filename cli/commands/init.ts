@@ -67,7 +67,8 @@ export async function run(argv: string[]): Promise<number> {
   const written = outcome.written;
   const shownFiles = written.map((file) => relative(process.cwd(), file));
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: shownFiles }, null, 2) + '\n');
+    // forge init warns of nothing today; `warnings` is there as in every command's document.
+    process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: shownFiles, warnings: [] }, null, 2) + '\n');
     return 0;
   }
   // An id made from the directory's name is said to be one: "My Agent" is not what forge.yaml holds.

@@ -1,7 +1,8 @@
 import { connectMcpServer, type McpConnectError } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { mcpToolFilter } from '../../stages/adapters/discover-mcp.ts';
 import { error, type Diagnostic, type DiagnosticCode } from '../../runtime/diagnostics.ts';
-import { failureJson, jsonDocument } from '../../runtime/failure-json.ts';
+import { diagnosticJson, failureJson, jsonDocument } from '../../runtime/failure-json.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
 import { parseCommand } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, formatMs } from '../terminal.ts';
@@ -31,7 +32,9 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommand(argv, {});
   const loaded = await loadMcpContext(values.config, values.json);
   if (!loaded) return 1;
-  const { config, mcp } = loaded;
+  const { config, mcp, warnings } = loaded;
+  // forge.yaml's warnings: on stderr as text, the document's `warnings` with --json.
+  if (!values.json) printDiagnostics(warnings);
 
   const rows = await Promise.all(
     config.mcpServers.map(async (server): Promise<ServerRow> => {
@@ -54,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.json) {
     const servers = rows.map((r) => ({ ...r, ms: Math.round(r.ms) }));
     // A server that failed is also one of the failure's errors, in the shape every command fails with.
-    process.stdout.write(jsonDocument(ok ? { ok, servers } : failureJson(serverErrors(rows), { servers })));
+    process.stdout.write(jsonDocument(ok ? { ok, servers, warnings: warnings.map(diagnosticJson) } : failureJson([...serverErrors(rows), ...warnings], { servers })));
     return ok ? 0 : 1;
   }
   if (rows.length === 0) {

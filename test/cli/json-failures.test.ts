@@ -163,6 +163,25 @@ describe('forge --json failures share one shape', () => {
   });
 });
 
+describe('forge init and forge mcp list succeed with `warnings`, as every command does', () => {
+  it('forge init --json: `warnings` (empty: it warns of nothing) beside the files it wrote', async () => {
+    const doc = expectSuccess(await forge(['init', '--json'], tempDir('forge-init-'), env));
+    expect(doc).toMatchObject({ agent_id: expect.any(String), files: expect.any(Array), warnings: [] });
+  });
+
+  it("forge mcp list --json: forge.yaml's warnings are the document's, and stderr stays empty; text mode prints them", async () => {
+    const project = writeProject({ 'forge.yaml': 'agent_id: test-agent\nversion: 1.0.0\ndescription: !custom A test agent.\n' });
+    const result = await forge(['mcp', 'list', '--json'], project, env);
+    const doc = expectSuccess(result);
+    expect(doc.servers).toEqual([]);
+    expect(doc.warnings).toMatchObject([{ severity: 'warning', code: 'FORGE_YAML_WARNING', file: 'forge.yaml', line: 3 }]);
+    for (const entry of doc.warnings) expectDiagnostic(entry, 'warning');
+    expect(result.stderr).toBe('');
+    const text = await forge(['mcp', 'list'], project, env);
+    expect(text.stderr).toContain('FORGE_YAML_WARNING');
+  });
+});
+
 describe('forge run and forge chat fail to load a project as forge build does', () => {
   // Neither serves: the project does not load. A script reads the same document forge build --json prints.
   it.each([
