@@ -39,7 +39,8 @@ export async function run(argv: string[]): Promise<number> {
   if (action === 'list') {
     const records = shared ?? store.list();
     if (values.json) {
-      process.stdout.write(JSON.stringify(records.map(summary), null, 2) + '\n');
+      // An object as forge tool list's: { ok, tools, warnings } (it was a bare array, unlike every other list).
+      process.stdout.write(JSON.stringify({ ok: true, tools: records.map(summary), warnings: [] }, null, 2) + '\n');
       return 0;
     }
     if (!records.length) process.stdout.write(`no forged tools in ${where}\n`);

@@ -90,7 +90,10 @@ describe('forge tool forged', () => {
   it('lists, shows and removes what the agent forged', async () => {
     const listed = await forge(['tool', 'forged', 'list', '--json'], project);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).map((t: { name: string; mode: string }) => [t.name, t.mode])).toEqual([['add_numbers', 'sandbox'], ['calc_json', 'compose'], ['scratch', 'sandbox']]);
+    // An object as forge tool list --json's, with `warnings` as every command's document has.
+    const doc = JSON.parse(listed.stdout) as { ok: boolean; tools: { name: string; mode: string }[]; warnings: unknown[] };
+    expect(doc).toMatchObject({ ok: true, warnings: [] });
+    expect(doc.tools.map((t) => [t.name, t.mode])).toEqual([['add_numbers', 'sandbox'], ['calc_json', 'compose'], ['scratch', 'sandbox']]);
     const shown = await forge(['tool', 'forged', 'show', 'add_numbers'], project);
     expect(shown.stdout).toContain('return { sum: input.a + input.b }');
     expect(shown.stdout).toContain('2 of 2 passed');

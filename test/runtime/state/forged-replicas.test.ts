@@ -239,7 +239,7 @@ describe('forged tools on two replicas sharing Postgres', () => {
     const env = { FORGE_STATE_URL: stateUrl };
     const listed = await forge(['tool', 'forged', 'list', '--json', '--workdir', tempDir()], project, env);
     expect(listed.code, listed.stderr).toBe(0);
-    const names = (JSON.parse(listed.stdout) as { name: string }[]).map((t) => t.name);
+    const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['add_fleet', 'add_gone']));
     expect(names).not.toContain('add_promoted'); // promoted, so removed from the store
     const shown = await forge(['tool', 'forged', 'show', 'add_gone', '--json', '--workdir', tempDir()], project, env);
