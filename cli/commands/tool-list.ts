@@ -4,6 +4,7 @@ import { CATEGORIES, type Category } from '../../runtime/tools/model.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { chosenScope, SCOPE_OPTIONS, SCOPE_USAGE } from '../scope-options.ts';
 import { ToolScope, type SharedScope } from '../../stages/scopes.ts';
+import { forgeDirProblem } from '../../stages/forge-env-dirs.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { diagnosticsJson, writeFailureJson } from '../../runtime/failure-json.ts';
@@ -58,16 +59,20 @@ export async function run(argv: string[]): Promise<number> {
   const scope = chosenScope(values);
 
   let rows: Row[];
-  let extra = {};
+  // A FORGE_HOME that cannot be a directory: the user scope would list as empty, in silence, where it is looked in.
+  const home = scope === 'local' || scope === 'global' ? undefined : forgeDirProblem('FORGE_HOME');
+  const homeWarnings = home ? [home] : [];
+  if (!values.json) printDiagnostics(homeWarnings);
+  let extra = diagnosticsJson(homeWarnings);
   if (scope === 'user' || scope === 'global') {
     rows = await scopeRows(scope as SharedScope, values.json);
   } else {
     const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, scopesOnly: scope === 'any' && values.config === undefined });
     if (!project) {
-      writeFailureJson(values.json, diagnostics);
+      writeFailureJson(values.json, [...diagnostics, ...homeWarnings]);
       return 1;
     }
-    extra = diagnosticsJson(diagnostics);
+    extra = diagnosticsJson([...diagnostics, ...homeWarnings]);
     rows = project.tools
       .filter((t) => (scope !== 'local' && scope !== 'any') || !t.scope)
       .map((t) => ({

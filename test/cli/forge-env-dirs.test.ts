@@ -66,6 +66,16 @@ describe('FORGE_HOME that cannot be a directory', () => {
     expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_HOME', aFile))]));
   }, 60_000);
 
+  it('forge tool list warns that the user scope is not read, as text and in --json (--scope user too)', async () => {
+    const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_HOME: aFile });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: [{ name: 'uuid_generate' }], warnings: [envWarning('FORGE_HOME', aFile)] });
+    const user = await forge(['tool', 'list', '--scope', 'user', '--json'], project, { ...env, FORGE_HOME: aFile });
+    expect(JSON.parse(user.stdout)).toMatchObject({ ok: true, tools: [], warnings: [envWarning('FORGE_HOME', aFile)] });
+    const text = await forge(['tool', 'list', '--scope', 'user'], project, { ...env, FORGE_HOME: aFile });
+    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_HOME=${aFile} is a file, not a directory`);
+  });
+
   it.each([
     { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'user'] },
     { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', 'user'] },
