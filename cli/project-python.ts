@@ -13,11 +13,12 @@ import { writeFailureJson } from '../runtime/failure-json.ts';
 import { printDiagnostics } from './diagnostics-output.ts';
 import { errColor as c } from './terminal.ts';
 
-export async function prepareProjectPython(root: string, tools: readonly ProjectTool[], options: { json?: boolean } = {}): Promise<boolean> {
+/** `warnings`: what the command warned of before (--json), kept in the failure's document. */
+export async function prepareProjectPython(root: string, tools: readonly ProjectTool[], options: { json?: boolean; warnings?: readonly Diagnostic[] } = {}): Promise<boolean> {
   const problems = await installProjectPython(root, tools, options.json ? undefined : (line) => process.stderr.write(c.dim(`${line}\n`)));
   if (!problems.length) return true;
   // With --json the problems are the command's one JSON document (the pip lines were left out above).
-  if (options.json) writeFailureJson(true, problems);
+  if (options.json) writeFailureJson(true, [...problems, ...(options.warnings ?? [])]);
   else printDiagnostics(problems);
   return false;
 }

@@ -1,4 +1,4 @@
-import { error, type DiagnosticCode } from '../runtime/diagnostics.ts';
+import { error, type Diagnostic, type DiagnosticCode } from '../runtime/diagnostics.ts';
 import { writeFailureJson } from '../runtime/failure-json.ts';
 import { errColor } from './terminal.ts';
 
@@ -11,6 +11,8 @@ export class UsageError extends Error {
     message: string,
     readonly hint?: string,
     readonly code: DiagnosticCode = 'FORGE_USAGE',
+    /** What the command warned of before it refused (--json's `warnings`). */
+    readonly warnings: readonly Diagnostic[] = [],
   ) {
     super(message);
     this.name = 'UsageError';
@@ -18,8 +20,8 @@ export class UsageError extends Error {
 }
 
 /** forge.yaml's `sandbox: required` where it cannot be met (the sandbox's own hint, or how to meet it): a usage error. */
-export function sandboxRequiredUsage(err: { message: string; hint?: string }): UsageError {
-  return new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED');
+export function sandboxRequiredUsage(err: { message: string; hint?: string }, warnings: readonly Diagnostic[] = []): UsageError {
+  return new UsageError(`${err.message}; ${err.hint ?? 'install bubblewrap and allow namespaces here, or set sandbox: auto in forge.yaml'}`, undefined, 'FORGE_SANDBOX_REQUIRED', warnings);
 }
 
 /**
@@ -40,7 +42,7 @@ function renderUsageError(err: UsageError, usage: string, command: string): stri
  * for the person reading a CI log.
  */
 export function reportUsageError(err: UsageError, usage: string, command: string, argv: readonly string[]): 2 {
-  writeFailureJson(argv.includes('--json'), [error(err.code, err.message, {}, err.hint)]);
+  writeFailureJson(argv.includes('--json'), [error(err.code, err.message, {}, err.hint), ...err.warnings]);
   process.stderr.write(renderUsageError(err, usage, command));
   return 2;
 }

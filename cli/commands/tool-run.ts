@@ -159,7 +159,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 1;
   }
-  if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { json: values.json }))) return 1;
+  if (needsPython && !(await prepareProjectPython(project.config.root, project.tools, { json: values.json, warnings }))) return 1;
 
   let approval: ApprovalChoice;
   try {
@@ -201,7 +201,7 @@ export async function run(argv: string[]): Promise<number> {
       await startToolSandbox(project.config.sandbox, workDir, log, process.env, [project.config.root]);
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
-      throw sandboxRequiredUsage(err);
+      throw sandboxRequiredUsage(err, warnings);
     }
   }
   const { resolved, code } = await resolveProject(project);

@@ -4,9 +4,11 @@
  * and says so at the line, as forge validate does: otherwise the tool works
  * here and `forge build` is the first to object.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forge, minimalConfig, runProcess, writeProject } from '../../helpers/project.ts';
+import { pipFrom } from '../../helpers/python-wheel.ts';
+import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 
 // pip is no standard library module, and every Python that runs Forge's tools has it.
 const tool = (header = '') => `${header}"""\nTool: uses_pip\nDescription: Imports pip.\nTags: read\n"""\nimport pip\n\ndef execute(args):\n    return {"ok": True}\n`;
@@ -81,6 +83,19 @@ describe('forge tool run --json and the project\'s warnings', () => {
     const dry = await forge(['tool', 'run', 'echo', '--param', 'message=hi', '--dry-run', '--json'], dir);
     expect(JSON.parse(dry.stdout)).toMatchObject({ ok: true, dryRun: true, warnings: expected });
   });
+
+  // They were left out of a refusal's document that another function writes: the sandbox's, and pip's.
+  it("keeps them in the document of a refusal before the tool runs: the sandbox's, and a Python package that cannot be installed", async () => {
+    const sandboxRefused = await forge(['tool', 'run', 'echo', '--param', 'message=hi', '--json'], warned(), { FORGE_SANDBOX: 'requried' });
+    expect(sandboxRefused.code).toBe(2);
+    expect(JSON.parse(sandboxRefused.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_SANDBOX_REQUIRED' }, warnings: expected });
+
+    const dir = warned();
+    writeFileSync(join(dir, 'tools', 'echo.py'), `# /// script\n# dependencies = ["forge-no-such-package-anywhere"]\n# ///\n${readFileSync(join(dir, 'tools', 'echo.py'), 'utf8')}`);
+    const pipRefused = await forge(['tool', 'run', 'echo', '--param', 'message=hi', '--json'], dir, pipFrom(tempDir()));
+    expect(pipRefused.code).toBe(1);
+    expect(JSON.parse(pipRefused.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_PYTHON_DEPS' }, warnings: [expected[0], expect.objectContaining({ code: 'FORGE_TAG_TYPO', file: 'tools/echo.py', line: 7 })] });
+  }, 120_000);
 
   // A warning of the runtime's as it starts (cli_execute's allowed binary not on PATH) and one during the call (a
   // result unlike the Output the tool declares): text lines on stderr beside the JSON, before FORGE_RUNTIME_WARNING.
