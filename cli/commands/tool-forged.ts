@@ -53,7 +53,8 @@ export async function run(argv: string[]): Promise<number> {
   const record = shared ? shared.find((r) => r.request.name === name) : store.load(name);
   if (action === 'show') {
     if (!record) return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${where}`, 'see them with `forge tool forged list`');
-    process.stdout.write(values.json ? JSON.stringify(record, null, 2) + '\n' : describe(record));
+    // The record's keys as they were, with `ok` and `warnings` as every command's document has.
+    process.stdout.write(values.json ? JSON.stringify({ ok: true, ...record, warnings: [] }, null, 2) + '\n' : describe(record));
     return 0;
   }
   const removal = await withSharedForged(opened.workDir, opened.state, (records) => records.remove(name));
@@ -63,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!removedHere && !removedShared) {
     return reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}" in ${store.root}${removal.shared ? ' or in the shared state store' : ''}`, 'see them with `forge tool forged list`');
   }
-  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name, shared: removedShared }) + '\n');
+  if (values.json) process.stdout.write(JSON.stringify({ ok: true, removed: name, shared: removedShared, warnings: [] }) + '\n');
   else if (removedShared) process.stdout.write(`${c.green('✓')} removed forged tool ${name} from the shared state store: every replica drops it\n`);
   else process.stdout.write(`${c.green('✓')} removed forged tool ${name} (a running agent keeps it until it restarts)\n`);
   return 0;

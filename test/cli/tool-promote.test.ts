@@ -97,11 +97,19 @@ describe('forge tool forged', () => {
     const shown = await forge(['tool', 'forged', 'show', 'add_numbers'], project);
     expect(shown.stdout).toContain('return { sum: input.a + input.b }');
     expect(shown.stdout).toContain('2 of 2 passed');
-    expect((await forge(['tool', 'forged', 'remove', 'scratch'], project)).code).toBe(0);
+    // show and remove: `ok` and `warnings` as in every command's document, the record's keys kept.
+    const shownJson = await forge(['tool', 'forged', 'show', 'add_numbers', '--json'], project);
+    expect(JSON.parse(shownJson.stdout), shownJson.stderr).toMatchObject({ ok: true, tier: expect.any(String), request: { name: 'add_numbers' }, warnings: [] });
+    const removed = await forge(['tool', 'forged', 'remove', 'scratch', '--json'], project);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toEqual({ ok: true, removed: 'scratch', shared: false, warnings: [] });
     expect(existsSync(join(project, '.forge', 'forged', 'scratch'))).toBe(false);
     const missing = await forge(['tool', 'forged', 'show', 'scratch'], project);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no forged tool named "scratch"');
+    const missingJson = await forge(['tool', 'forged', 'remove', 'scratch', '--json'], project);
+    expect(missingJson.code).toBe(1);
+    expect(JSON.parse(missingJson.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' }, warnings: [] });
   });
 });
 
