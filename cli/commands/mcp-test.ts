@@ -1,4 +1,6 @@
-import { jsonDocument, toolFailureJson } from '../../runtime/failure-json.ts';
+import { diagnosticJson, jsonDocument, toolFailureJson } from '../../runtime/failure-json.ts';
+import type { Diagnostic } from '../../runtime/diagnostics.ts';
+import { printDiagnostics } from '../diagnostics-output.ts';
 import type { McpConnectError, McpSession } from '../../runtime/tools/adapters/mcp/connect.ts';
 import { McpConnections } from '../../runtime/tools/adapters/mcp/connections.ts';
 import { createMcpTool } from '../../runtime/tools/adapters/mcp/mcp-tool.ts';
@@ -53,7 +55,9 @@ export async function run(argv: string[]): Promise<number> {
 
   const loaded = await loadMcpContext(values.config, values.json);
   if (!loaded) return 1;
-  const { config, mcp } = loaded;
+  const { config, mcp, warnings } = loaded;
+  // forge.yaml's warnings: on stderr as text, the document's `warnings` with --json (as forge mcp list).
+  if (!values.json) printDiagnostics(warnings);
   const server = config.mcpServers.find((s) => s.name === name);
   if (!server) {
     const names = config.mcpServers.map((s) => s.name);
@@ -63,7 +67,7 @@ export async function run(argv: string[]): Promise<number> {
   // One connection serves the listing and the call, as in the agent.
   const connections = new McpConnections([server], mcp);
   try {
-    return await testServer(connections, server, args, timeoutMs, values.call, values.json, config.workDir, config.approval);
+    return await testServer(connections, server, args, timeoutMs, values.call, values.json, config.workDir, config.approval, warnings);
   } finally {
     await connections.close();
   }
@@ -78,14 +82,16 @@ async function testServer(
   json: boolean,
   workDir: string,
   approval: ApprovalSettings,
+  warnings: readonly Diagnostic[],
 ): Promise<number> {
+  const warningsJson = warnings.map(diagnosticJson);
   const started = performance.now();
   let session: McpSession;
   try {
     session = await connections.session(server.name);
   } catch (err) {
     const e = err as McpConnectError;
-    if (json) process.stdout.write(jsonDocument(toolFailureJson({ error: { code: e.code, message: e.message, hint: e.hint, details: e.details } })));
+    if (json) process.stdout.write(jsonDocument(toolFailureJson({ error: { code: e.code, message: e.message, hint: e.hint, details: e.details } }, {}, {}, warnings)));
     else {
       process.stderr.write(`${errColor.red('✘')} ${terminalLine(e.message)}\n`);
       if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalLine(e.hint)}\n`);
@@ -109,7 +115,7 @@ async function testServer(
     }
   }
   if (!call) {
-    if (json) process.stdout.write(JSON.stringify({ ok: true, server: session.info, connectMs: Math.round(connectMs), tools }, null, 2) + '\n');
+    if (json) process.stdout.write(jsonDocument({ ok: true, server: session.info, connectMs: Math.round(connectMs), tools, warnings: warningsJson }));
     return 0;
   }
 
@@ -122,7 +128,7 @@ async function testServer(
     const message = `${spec.name} is left out by mcp.servers[${server.name}].tools (allow/deny), so the agent never calls it`;
     const hint = 'allow it in forge.yaml to test it';
     const result = { ok: false as const, error: { code: 'FORGE_TOOL_DENIED' as const, message, hint } };
-    if (json) process.stdout.write(jsonDocument(toolFailureJson(result, {}, { server: session.info, tool: spec.name, result })));
+    if (json) process.stdout.write(jsonDocument(toolFailureJson(result, {}, { server: session.info, tool: spec.name, result }, warnings)));
     else process.stderr.write(`${errColor.red('✘')} ${errColor.dim('FORGE_TOOL_DENIED')} ${message}\n  ${errColor.cyan('hint:')} ${hint}\n`);
     return 1;
   }
@@ -134,7 +140,7 @@ async function testServer(
   if (json) {
     // `result` stays as the call answered; a failed call also gets the keys every failure has.
     const fields = { server: session.info, tool: spec.name, result };
-    process.stdout.write(jsonDocument(result.ok ? { ok: true, ...fields } : toolFailureJson(result, {}, fields)));
+    process.stdout.write(jsonDocument(result.ok ? { ok: true, ...fields, warnings: warningsJson } : toolFailureJson(result, {}, fields, warnings)));
   } else if (result.ok) {
     process.stdout.write(`\n${c.dim(`${spec.name} (${formatMs(result.durationMs ?? 0)}):`)}\n`);
     process.stdout.write((typeof result.value === 'string' ? result.value : JSON.stringify(result.value, null, 2)) + '\n');

@@ -83,6 +83,26 @@ describe('forge mcp test --call', () => {
   });
 });
 
+describe('forge mcp test carries forge.yaml\'s warnings, as forge mcp list does', () => {
+  it('--json: `warnings` in the listing, the call and a failure; text mode prints them on stderr', async () => {
+    const project = writeProject({ 'forge.yaml': `agent_id: test-agent\nversion: 1.0.0\ndescription: !custom A test agent.\n${servers}` });
+    const yamlWarning = [{ severity: 'warning', code: 'FORGE_YAML_WARNING', file: 'forge.yaml', line: 3 }];
+    const listed = await forge(['mcp', 'test', 'everything', '--json'], project);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: expect.any(Array), warnings: yamlWarning });
+    expect(listed.stderr).toBe('');
+    const called = await forge(['mcp', 'test', 'everything', '--call', 'echo', '--args', '{"message": "hi"}', '--json'], project);
+    expect(called.code, called.stderr).toBe(0);
+    expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, result: { ok: true }, warnings: yamlWarning });
+    const failed = await forge(['mcp', 'test', 'gone', '--json'], project);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_MCP_CONNECT' }, warnings: yamlWarning });
+    const text = await forge(['mcp', 'test', 'everything'], project);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain('FORGE_YAML_WARNING');
+  });
+});
+
 describe('forge mcp shows what a server chose, and does not obey it', () => {
   // A server's name, version and tool descriptions, and what a failing one prints to stderr, are its own text.
   const hostile = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
