@@ -66,7 +66,8 @@ export class ToolScope {
   }
 
   private async load(): Promise<ScopeTool[]> {
-    if (!existsSync(this.dir)) return [];
+    // A directory that is not there, or a file (FORGE_GLOBAL_TOOLS set to one: forge-env-dirs.ts warns of it), holds no tools.
+    if (!existsSync(this.dir) || !statSync(this.dir).isDirectory()) return [];
     const names = readdirSync(this.dir).filter((n) => /\.ya?ml$/.test(n) && !n.startsWith('.')).sort();
     const tools: ScopeTool[] = [];
     for (const fileName of names) {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
-import { refuseUnusableHome } from '../../stages/forge-env-dirs.ts';
+import { refuseUnusableScopeDir } from '../../stages/forge-env-dirs.ts';
 import { displayPath, scopeDir } from '../../stages/scopes.ts';
 import { inlinePython } from '../../stages/python/inline-python.ts';
 import { checkPythonSources } from '../../stages/python/python-source-check.ts';
@@ -75,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     const own = [join(dir, `${args.name}.yaml`), join(dir, `${args.name}.yml`)];
     localNames = new Set(project.tools.filter((t) => !t.scope && !own.includes(t.file?.absolute ?? '')).map((t) => t.spec.name));
   } else {
-    refuseUnusableHome(args.scope);
+    refuseUnusableScopeDir(args.scope);
     dir = scopeDir(args.scope);
   }
   const file = join(dir, `${args.name}.yaml`);

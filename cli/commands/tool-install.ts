@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { hasErrors } from '../../runtime/diagnostics.ts';
 import { planInstall, type ExistingTool } from '../../stages/install/install-tools.ts';
-import { refuseUnusableHome } from '../../stages/forge-env-dirs.ts';
+import { refuseUnusableScopeDir } from '../../stages/forge-env-dirs.ts';
 import { displayPath, scopeDir, ToolScope } from '../../stages/scopes.ts';
 import { findConfigFile } from '../../stages/config/find-config.ts';
 import { parseCommand } from '../args.ts';
@@ -63,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!toolDir) throw new UsageError('forge.yaml lists no tool_dirs to install into');
     dir = toolDir.absolute;
   } else {
-    refuseUnusableHome(scope);
+    refuseUnusableScopeDir(scope);
     dir = scopeDir(scope);
   }
 

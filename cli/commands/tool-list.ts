@@ -4,7 +4,7 @@ import { CATEGORIES, type Category } from '../../runtime/tools/model.ts';
 import { didYouMean } from '../../runtime/suggest.ts';
 import { chosenScope, SCOPE_OPTIONS, SCOPE_USAGE } from '../scope-options.ts';
 import { ToolScope, type SharedScope } from '../../stages/scopes.ts';
-import { forgeDirProblem } from '../../stages/forge-env-dirs.ts';
+import { scopeDirProblem } from '../../stages/forge-env-dirs.ts';
 import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { diagnosticsJson, writeFailureJson } from '../../runtime/failure-json.ts';
@@ -59,20 +59,20 @@ export async function run(argv: string[]): Promise<number> {
   const scope = chosenScope(values);
 
   let rows: Row[];
-  // A FORGE_HOME that cannot be a directory: the user scope would list as empty, in silence, where it is looked in.
-  const home = scope === 'local' || scope === 'global' ? undefined : forgeDirProblem('FORGE_HOME');
-  const homeWarnings = home ? [home] : [];
-  if (!values.json) printDiagnostics(homeWarnings);
-  let extra = diagnosticsJson(homeWarnings);
+  // A FORGE_HOME or FORGE_GLOBAL_TOOLS that cannot be a directory: its scope would list as empty, in silence, where it is looked in.
+  const lookedIn: SharedScope[] = scope === 'local' ? [] : scope === 'user' || scope === 'global' ? [scope] : ['user', 'global'];
+  const scopeWarnings = lookedIn.flatMap((s) => scopeDirProblem(s) ?? []);
+  if (!values.json) printDiagnostics(scopeWarnings);
+  let extra = diagnosticsJson(scopeWarnings);
   if (scope === 'user' || scope === 'global') {
     rows = await scopeRows(scope as SharedScope, values.json);
   } else {
     const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, scopesOnly: scope === 'any' && values.config === undefined });
     if (!project) {
-      writeFailureJson(values.json, [...diagnostics, ...homeWarnings]);
+      writeFailureJson(values.json, [...diagnostics, ...scopeWarnings]);
       return 1;
     }
-    extra = diagnosticsJson([...diagnostics, ...homeWarnings]);
+    extra = diagnosticsJson([...diagnostics, ...scopeWarnings]);
     rows = project.tools
       .filter((t) => (scope !== 'local' && scope !== 'any') || !t.scope)
       .map((t) => ({

@@ -1,6 +1,6 @@
 /**
- * FORGE_CACHE_DIR and FORGE_HOME naming a file (or a path under one) were ignored in silence: the build ran
- * without the cache and the user scope read as empty. Each command now says so (FORGE_ENV_DIRECTORY), naming
+ * FORGE_CACHE_DIR, FORGE_HOME and FORGE_GLOBAL_TOOLS naming a file (or a path under one) were ignored in
+ * silence: the build ran without the cache and the user and global scopes read as empty. Each command now says so (FORGE_ENV_DIRECTORY), naming
  * the variable and the path; those that must write there refuse with a diagnostic instead of Node's ENOTDIR.
  */
 import { writeFileSync } from 'node:fs';
@@ -87,5 +87,41 @@ describe('FORGE_HOME that cannot be a directory', () => {
     expect(text.code).toBe(1);
     expect(text.stderr).toContain('FORGE_FILE_NOT_DIRECTORY');
     expect(text.stderr).not.toContain('ENOTDIR');
+  });
+});
+
+describe('FORGE_GLOBAL_TOOLS that cannot be a directory', () => {
+  it('forge build and forge doctor warn that the global scope is not used', async () => {
+    const build = await forge(['build', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
+    expect(build.code, build.stderr).toBe(0);
+    expect((JSON.parse(build.stdout) as Json).warnings).toEqual([expect.objectContaining(envWarning('FORGE_GLOBAL_TOOLS', aFile))]);
+    const doctor = await forge(['doctor', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
+    expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_GLOBAL_TOOLS', aFile))]));
+  }, 60_000);
+
+  it('forge tool list warns that the global scope is not read (--scope global listed Node\'s ENOTDIR for a file)', async () => {
+    const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: [{ name: 'uuid_generate' }], warnings: [envWarning('FORGE_GLOBAL_TOOLS', aFile)] });
+    const global = await forge(['tool', 'list', '--scope', 'global', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
+    expect(global.code, global.stderr).toBe(0);
+    expect(JSON.parse(global.stdout)).toMatchObject({ ok: true, tools: [], warnings: [envWarning('FORGE_GLOBAL_TOOLS', aFile)] });
+    const under = join(aFile, 'tools');
+    const text = await forge(['tool', 'list', '--scope', 'global'], project, { ...env, FORGE_GLOBAL_TOOLS: under });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_GLOBAL_TOOLS=${under} cannot be a directory: ${aFile} is a file`);
+  });
+
+  it.each([
+    { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'global'] },
+    { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', 'global'] },
+  ])('$command --scope global refuses with FORGE_FILE_NOT_DIRECTORY, not EEXIST or ENOTDIR', async ({ args }) => {
+    const json = await forge([...args, '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
+    expect(json.code, json.stderr).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_DIRECTORY', message: `FORGE_GLOBAL_TOOLS=${aFile} is a file, not a directory: nothing was written`, hint: expect.stringContaining('point FORGE_GLOBAL_TOOLS at a directory') } });
+    const text = await forge(args, project, { ...env, FORGE_GLOBAL_TOOLS: join(aFile, 'tools') });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('FORGE_FILE_NOT_DIRECTORY');
+    expect(text.stderr).not.toMatch(/ENOTDIR|EEXIST/);
   });
 });
