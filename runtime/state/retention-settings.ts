@@ -1,5 +1,5 @@
 /**
- * How long the Postgres store keeps what nothing else bounds, written with
+ * How long the state stores keep what nothing else bounds, written with
  * its unit — 30d, 12h, 90m — since a retention is counted in days, which
  * durations elsewhere (ms, s, m, bounded by what a timer holds) do not reach.
  *
