@@ -57,14 +57,20 @@ describe('FORGE_CACHE_DIR that cannot be a directory', () => {
   });
 });
 
-describe('FORGE_HOME that cannot be a directory', () => {
-  it('forge build and forge doctor warn that the user scope is not used', async () => {
-    const build = await forge(['build', '--json'], project, { ...env, FORGE_HOME: aFile });
+describe.each([
+  { variable: 'FORGE_HOME', scope: 'user' },
+  { variable: 'FORGE_GLOBAL_TOOLS', scope: 'global' },
+])('$variable that cannot be a directory', ({ variable, scope }) => {
+  it(`forge build and forge doctor warn that the ${scope} scope is not used`, async () => {
+    const build = await forge(['build', '--json'], project, { ...env, [variable]: aFile });
     expect(build.code, build.stderr).toBe(0);
-    expect((JSON.parse(build.stdout) as Json).warnings).toEqual([expect.objectContaining(envWarning('FORGE_HOME', aFile))]);
-    const doctor = await forge(['doctor', '--json'], project, { ...env, FORGE_HOME: aFile });
-    expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_HOME', aFile))]));
+    expect((JSON.parse(build.stdout) as Json).warnings).toEqual([expect.objectContaining(envWarning(variable, aFile))]);
+    const doctor = await forge(['doctor', '--json'], project, { ...env, [variable]: aFile });
+    expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning(variable, aFile))]));
   }, 60_000);
+});
+
+describe('FORGE_HOME that cannot be a directory', () => {
 
   it('forge tool list warns that the user scope is not read, as text and in --json (--scope user too)', async () => {
     const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_HOME: aFile });
@@ -91,13 +97,6 @@ describe('FORGE_HOME that cannot be a directory', () => {
 });
 
 describe('FORGE_GLOBAL_TOOLS that cannot be a directory', () => {
-  it('forge build and forge doctor warn that the global scope is not used', async () => {
-    const build = await forge(['build', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
-    expect(build.code, build.stderr).toBe(0);
-    expect((JSON.parse(build.stdout) as Json).warnings).toEqual([expect.objectContaining(envWarning('FORGE_GLOBAL_TOOLS', aFile))]);
-    const doctor = await forge(['doctor', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
-    expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_GLOBAL_TOOLS', aFile))]));
-  }, 60_000);
 
   it('forge tool list warns that the global scope is not read (--scope global listed Node\'s ENOTDIR for a file)', async () => {
     const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
