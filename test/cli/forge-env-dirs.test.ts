@@ -71,7 +71,6 @@ describe.each([
 });
 
 describe('FORGE_HOME that cannot be a directory', () => {
-
   it('forge tool list warns that the user scope is not read, as text and in --json (--scope user too)', async () => {
     const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_HOME: aFile });
     expect(listed.code, listed.stderr).toBe(0);
@@ -97,7 +96,6 @@ describe('FORGE_HOME that cannot be a directory', () => {
 });
 
 describe('FORGE_GLOBAL_TOOLS that cannot be a directory', () => {
-
   it('forge tool list warns that the global scope is not read (--scope global listed Node\'s ENOTDIR for a file)', async () => {
     const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
     expect(listed.code, listed.stderr).toBe(0);
