@@ -57,6 +57,7 @@ describe('FORGE_CACHE_DIR that cannot be a directory', () => {
   });
 });
 
+// The variables that move a shared scope's directory: FORGE_HOME the user scope's, FORGE_GLOBAL_TOOLS the global one's.
 describe.each([
   { variable: 'FORGE_HOME', scope: 'user' },
   { variable: 'FORGE_GLOBAL_TOOLS', scope: 'global' },
@@ -68,57 +69,35 @@ describe.each([
     const doctor = await forge(['doctor', '--json'], project, { ...env, [variable]: aFile });
     expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning(variable, aFile))]));
   }, 60_000);
-});
 
-describe('FORGE_HOME that cannot be a directory', () => {
-  it('forge tool list warns that the user scope is not read, as text and in --json (--scope user too)', async () => {
-    const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_HOME: aFile });
+  // --scope global listed Node's ENOTDIR for a file; the user scope read as empty.
+  it(`forge tool list warns that the ${scope} scope is not read, as text and in --json (--scope ${scope} too)`, async () => {
+    const listed = await forge(['tool', 'list', '--json'], project, { ...env, [variable]: aFile });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: [{ name: 'uuid_generate' }], warnings: [envWarning('FORGE_HOME', aFile)] });
-    const user = await forge(['tool', 'list', '--scope', 'user', '--json'], project, { ...env, FORGE_HOME: aFile });
-    expect(JSON.parse(user.stdout)).toMatchObject({ ok: true, tools: [], warnings: [envWarning('FORGE_HOME', aFile)] });
-    const text = await forge(['tool', 'list', '--scope', 'user'], project, { ...env, FORGE_HOME: aFile });
-    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_HOME=${aFile} is a file, not a directory`);
-  });
-
-  it.each([
-    { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'user'] },
-    { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', 'user'] },
-  ])('$command --scope user refuses with FORGE_FILE_NOT_DIRECTORY, not ENOTDIR', async ({ args }) => {
-    const json = await forge([...args, '--json'], project, { ...env, FORGE_HOME: aFile });
-    expect(json.code, json.stderr).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_DIRECTORY', message: `FORGE_HOME=${aFile} is a file, not a directory: nothing was written`, hint: expect.stringContaining('point FORGE_HOME at a directory') } });
-    const text = await forge(args, project, { ...env, FORGE_HOME: aFile });
-    expect(text.code).toBe(1);
-    expect(text.stderr).toContain('FORGE_FILE_NOT_DIRECTORY');
-    expect(text.stderr).not.toContain('ENOTDIR');
-  });
-});
-
-describe('FORGE_GLOBAL_TOOLS that cannot be a directory', () => {
-  it('forge tool list warns that the global scope is not read (--scope global listed Node\'s ENOTDIR for a file)', async () => {
-    const listed = await forge(['tool', 'list', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: [{ name: 'uuid_generate' }], warnings: [envWarning('FORGE_GLOBAL_TOOLS', aFile)] });
-    const global = await forge(['tool', 'list', '--scope', 'global', '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
-    expect(global.code, global.stderr).toBe(0);
-    expect(JSON.parse(global.stdout)).toMatchObject({ ok: true, tools: [], warnings: [envWarning('FORGE_GLOBAL_TOOLS', aFile)] });
+    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: [{ name: 'uuid_generate' }], warnings: [envWarning(variable, aFile)] });
+    const scoped = await forge(['tool', 'list', '--scope', scope, '--json'], project, { ...env, [variable]: aFile });
+    expect(scoped.code, scoped.stderr).toBe(0);
+    expect(JSON.parse(scoped.stdout)).toMatchObject({ ok: true, tools: [], warnings: [envWarning(variable, aFile)] });
+    const text = await forge(['tool', 'list', '--scope', scope], project, { ...env, [variable]: aFile });
+    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY ${variable}=${aFile} is a file, not a directory`);
     const under = join(aFile, 'tools');
-    const text = await forge(['tool', 'list', '--scope', 'global'], project, { ...env, FORGE_GLOBAL_TOOLS: under });
-    expect(text.code, text.stderr).toBe(0);
-    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_GLOBAL_TOOLS=${under} cannot be a directory: ${aFile} is a file`);
+    const underText = await forge(['tool', 'list', '--scope', scope], project, { ...env, [variable]: under });
+    expect(underText.code, underText.stderr).toBe(0);
+    expect(underText.stderr).toContain(`FORGE_ENV_DIRECTORY ${variable}=${under} cannot be a directory: ${aFile} is a file`);
   });
 
   it.each([
-    { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'global'] },
-    { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', 'global'] },
-  ])('$command --scope global refuses with FORGE_FILE_NOT_DIRECTORY, not EEXIST or ENOTDIR', async ({ args }) => {
-    const json = await forge([...args, '--json'], project, { ...env, FORGE_GLOBAL_TOOLS: aFile });
+    { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', scope] },
+    { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', scope] },
+  ])(`$command --scope ${scope} refuses with FORGE_FILE_NOT_DIRECTORY, not EEXIST or ENOTDIR`, async ({ args }) => {
+    const json = await forge([...args, '--json'], project, { ...env, [variable]: aFile });
     expect(json.code, json.stderr).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_DIRECTORY', message: `FORGE_GLOBAL_TOOLS=${aFile} is a file, not a directory: nothing was written`, hint: expect.stringContaining('point FORGE_GLOBAL_TOOLS at a directory') } });
-    const text = await forge(args, project, { ...env, FORGE_GLOBAL_TOOLS: join(aFile, 'tools') });
-    expect(text.code).toBe(1);
-    expect(text.stderr).toContain('FORGE_FILE_NOT_DIRECTORY');
-    expect(text.stderr).not.toMatch(/ENOTDIR|EEXIST/);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_NOT_DIRECTORY', message: `${variable}=${aFile} is a file, not a directory: nothing was written`, hint: expect.stringContaining(`point ${variable} at a directory`) } });
+    for (const path of [aFile, join(aFile, 'tools')]) {
+      const text = await forge(args, project, { ...env, [variable]: path });
+      expect(text.code).toBe(1);
+      expect(text.stderr).toContain('FORGE_FILE_NOT_DIRECTORY');
+      expect(text.stderr).not.toMatch(/ENOTDIR|EEXIST/);
+    }
   });
 });
