@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sweepIdleFileConversations } from '../../../runtime/state/conversation-retention.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
@@ -118,6 +118,27 @@ describe('the retention of conversations in the file: store', () => {
       await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the sweep');
       expect(conversationFiles(dir)).toEqual(['recent.json']);
       expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d (FORGE_CONVERSATION_RETENTION)');
+    } finally {
+      await store.close();
+    }
+  });
+
+  // With the default schedule the first sweep came only after an hour, which a process replaced more often never reached.
+  it('sweeps within five minutes of the store opening with the default schedule, not an hour later', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    await saveConversation(new FileConversations(dir), dir, 'old', 40);
+    // Only the timers are fake (the sweep's file work is real): five minutes pass at once, as the store sees them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    let store;
+    try {
+      store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY });
+      vi.advanceTimersByTime(5 * 60_000);
+    } finally {
+      vi.useRealTimers();
+    }
+    try {
+      await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the first sweep');
     } finally {
       await store.close();
     }
