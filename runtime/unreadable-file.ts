@@ -16,5 +16,12 @@ const WHY: Record<string, string> = {
 
 export function whyUnreadable(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
-  return (code && WHY[code]) ?? String((err as Error).message ?? err).split('\n')[0];
+  const message = String((err as Error).message ?? err).split('\n')[0];
+  return (code && WHY[code]) ?? withoutCodeAndPath(message, code);
+}
+
+/** An errno not listed above keeps Node's description, without the code before it or the call and path after it. */
+function withoutCodeAndPath(message: string, code: string | undefined): string {
+  const described = /^([A-Z][A-Z0-9_]+): (.+?)(?:, [a-z_]+(?: '.*')?)?$/.exec(message);
+  return described && described[1] === code ? described[2] : message;
 }
