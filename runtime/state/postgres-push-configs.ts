@@ -52,6 +52,7 @@ export class PostgresPushConfigs implements PushConfigRecords {
         const { rows } = await pool.query<{ task_id: string; wire_version: string; config: TaskPushNotificationConfig; final_tries: number; data: unknown }>(CLAIM_UNSETTLED, [limit, graceMs, retryMs, maxTries]);
         return rows.map((row) => ({ taskId: row.task_id, config: row.config, wireVersion: row.wire_version, task: Task.fromJSON(row.data), tries: row.final_tries }));
       },
+      finished: async (taskId) => (await pool.query('SELECT 1 FROM forge_tasks WHERE id = $1 AND state IN (3, 4, 5, 7)', [taskId])).rowCount === 1,
     };
   }
 

@@ -94,6 +94,11 @@ export interface FinalDeliveries {
    * `retryMs` × 2^(its tries so far), at most an hour: no replica takes it again meanwhile.
    */
   claimUnsettled(limit: number, graceMs: number, retryMs: number, maxTries: number): Promise<UnsettledFinal[]>;
+  /**
+   * Whether the store holds the task in a final state: an update saying it is not finished is then out of
+   * date wherever it waits (another replica may have sent, or claimed, the final state already).
+   */
+  finished(taskId: string): Promise<boolean>;
 }
 
 /** A config whose webhook has not taken its task's final state yet, with the task as it finished. */

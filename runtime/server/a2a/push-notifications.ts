@@ -27,7 +27,12 @@
  *   never in the task's way (the SDK does not wait for them). A failure is
  *   tried again a bounded number of times (network errors, 408, 429, 5xx),
  *   then logged with the task and the webhook (never its token, nor its
- *   query string) and dropped.
+ *   query string) and dropped. A task does not read as going backwards:
+ *   once its final state is queued, its earlier states still waiting are
+ *   dropped (its artifacts are not, but at a v0.3 webhook, where each is
+ *   the whole task and the final one carries them all), and a notification
+ *   saying the task has not ended is not sent, nor tried again, once the
+ *   store holds it finished (another replica may have sent its end).
  *
  * The config's token goes in X-A2A-Notification-Token, or its
  * `authentication` (scheme and credentials) in Authorization, as the SDK's
@@ -87,9 +92,16 @@ const FINAL_STATES_PER_LOOK = 20;
 /** A2A's TaskState values that end a task: completed, failed, canceled, rejected. */
 const FINAL_STATES: ReadonlySet<number> = new Set([3, 4, 5, 7]);
 
+/**
+ * What an update says of its task's state: that it ended (a final state), that it has not (a status update,
+ * or the task, in any other state), or nothing (an artifact, a message).
+ */
+type Says = 'final' | 'unfinished' | undefined;
+
 /** An update waiting its turn; `snapshot` is cleared when it is dropped (the chain no longer holds the task). */
 interface Waiting {
   snapshot?: { streamResponse: StreamResponse; task?: Task };
+  says: Says;
 }
 
 /**
@@ -260,9 +272,13 @@ export class PolicyPushSender implements PushNotificationSender {
       this.log.warn(`push notification for task ${taskId} not sent: ${(err as Error).message}`);
       return Promise.resolve();
     }
-    const item: Waiting = { snapshot };
+    const item: Waiting = { snapshot, says: whatItSays(streamResponse) };
     const queue = this.waiting.get(taskId) ?? { items: [], dropped: 0 };
     this.waiting.set(taskId, queue);
+    // The task's states before its end, still waiting, would only hold its final state back: past the grace another
+    // replica sends that, and they would come after it, reading as the task going backwards. Its artifacts stay, in
+    // order before it (v1.0's final state does not carry them).
+    if (item.says === 'final') dropUnfinished(queue.items);
     queue.items.push(item);
     if (queue.items.length > this.maxWaiting) {
       const oldest = queue.items.shift();
@@ -277,7 +293,7 @@ export class PolicyPushSender implements PushNotificationSender {
         item.snapshot = undefined;
         queue.items.splice(queue.items.indexOf(item), 1);
         if (queue.items.length === 0 && this.waiting.get(taskId) === queue) this.waiting.delete(taskId);
-        return this.notify(taskId, context, taken.streamResponse, taken.task);
+        return this.notify(taskId, context, taken.streamResponse, taken.task, item.says);
       })
       .catch((err: Error) => this.log.warn(`push notification for task ${taskId} not sent: ${err.message}`));
     this.chains.set(taskId, next);
@@ -292,7 +308,7 @@ export class PolicyPushSender implements PushNotificationSender {
     while (this.chains.size) await Promise.all([...this.chains.values()]);
   }
 
-  private async notify(taskId: string, context: ServerCallContext, streamResponse: StreamResponse, task: Task | undefined): Promise<void> {
+  private async notify(taskId: string, context: ServerCallContext, streamResponse: StreamResponse, task: Task | undefined, says: Says): Promise<void> {
     let configs: StoredPushNotificationConfig[];
     try {
       configs = await this.configsOf(taskId, context);
@@ -300,16 +316,23 @@ export class PolicyPushSender implements PushNotificationSender {
       this.log.warn(`push notification for task ${taskId} not sent: cannot read its webhooks: ${(err as Error).message}`);
       return;
     }
+    if (!configs.length) return;
+    // An update that reads, at a webhook, as the task not having ended is looked at before each try, so that none
+    // starts after the final state may have gone (see outdated); the first look is one for all the webhooks.
+    const current = async () => !(await this.outdated(taskId));
+    let firstLook: Promise<boolean> | undefined;
     // The store keeps which webhooks took a task's final state: the others are tried again from there (retryFinals).
-    const final = FINAL_STATES.has(stateOf(streamResponse) ?? -1) ? this.store.finals : undefined;
+    const final = says === 'final' ? this.store.finals : undefined;
     // One body per protocol version, however many of the task's webhooks take it.
     const bodies = new Map<'0.3' | '1.0', { body: string; contentType: string }>();
     await Promise.all(
       configs.map(async ({ config, wireVersion }) => {
         const version = wireVersion === '0.3' ? '0.3' : '1.0';
+        const unfinished = says === 'unfinished' || (version === '0.3' && readsAsUnfinishedTask(streamResponse, task));
+        if (unfinished && !(await (firstLook ??= current()))) return;
         let serialized = bodies.get(version);
         if (!serialized) bodies.set(version, (serialized = this.serializers[version].serialize(streamResponse, task)));
-        const failure = await this.deliver(taskId, config, serialized.body, serialized.contentType);
+        const failure = await this.deliver(taskId, config, serialized.body, serialized.contentType, unfinished ? current : undefined);
         if (final && (!failure || !failure.retry)) await this.settle(final, taskId, config);
       }),
     );
@@ -364,8 +387,26 @@ export class PolicyPushSender implements PushNotificationSender {
     return configs;
   }
 
-  /** Sends one notification, tried again as `attempts` says; the last failure, or undefined when the webhook took it. */
-  private async deliver(taskId: string, config: TaskPushNotificationConfig, body: string, contentType: string): Promise<Failure | undefined> {
+  /**
+   * Whether an update saying the task has not ended is out of date: its final state waits here, or the store
+   * holds the task finished (another replica ran it to its end, or may have sent its final state from the store
+   * once the grace passed). Sent then, it would reach the webhook after the final state. A store that cannot
+   * say leaves it to be sent: an update is the client's, and at worst comes late.
+   */
+  private async outdated(taskId: string): Promise<boolean> {
+    if (this.waiting.get(taskId)?.items.some((item) => item.says === 'final')) return true;
+    try {
+      return (await this.store.finals?.finished(taskId)) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Sends one notification, tried again as `attempts` says while `current` (if given) says it still is; the last
+   * failure, or undefined when the webhook took it (or it went out of date).
+   */
+  private async deliver(taskId: string, config: TaskPushNotificationConfig, body: string, contentType: string, current?: () => Promise<boolean>): Promise<Failure | undefined> {
     for (let attempt = 1; ; attempt++) {
       const failure = await this.attempt(config, body, contentType);
       if (!failure) return undefined;
@@ -374,6 +415,7 @@ export class PolicyPushSender implements PushNotificationSender {
         return failure;
       }
       await delay(this.retryDelayMs * 2 ** (attempt - 1));
+      if (current && !(await current())) return undefined;
     }
   }
 
@@ -396,11 +438,28 @@ export class PolicyPushSender implements PushNotificationSender {
   }
 }
 
-/** The task's state an update carries (a task, or a status update), if any. */
-function stateOf(streamResponse: StreamResponse): number | undefined {
+/** What the update says of its task's state (a task, or a status update, carries one). */
+function whatItSays(streamResponse: StreamResponse): Says {
   const payload = streamResponse.payload;
-  if (payload?.$case === 'task' || payload?.$case === 'statusUpdate') return payload.value.status?.state;
-  return undefined;
+  if (payload?.$case !== 'task' && payload?.$case !== 'statusUpdate') return undefined;
+  return FINAL_STATES.has(payload.value.status?.state ?? -1) ? 'final' : 'unfinished';
+}
+
+/**
+ * Whether a v0.3 webhook reads the update as the task not having ended: its body is then the whole task (the
+ * SDK's v0.3 serializer), for an artifact too. The final task carries every artifact, so dropping one loses nothing.
+ */
+function readsAsUnfinishedTask(streamResponse: StreamResponse, task: Task | undefined): boolean {
+  return streamResponse.payload?.$case === 'artifactUpdate' && task !== undefined && !FINAL_STATES.has(task.status?.state ?? -1);
+}
+
+/** Drops the updates of `items` that say their task has not ended (it has: a final state is queued behind them). */
+function dropUnfinished(items: Waiting[]): void {
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (items[i].says !== 'unfinished') continue;
+    items[i].snapshot = undefined;
+    items.splice(i, 1);
+  }
 }
 
 function taskIdOf(streamResponse: StreamResponse): string {
