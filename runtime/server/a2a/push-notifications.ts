@@ -329,7 +329,10 @@ export class PolicyPushSender implements PushNotificationSender {
       configs.map(async ({ config, wireVersion }) => {
         const version = wireVersion === '0.3' ? '0.3' : '1.0';
         const unfinished = says === 'unfinished' || (version === '0.3' && readsAsUnfinishedTask(streamResponse, task));
-        if (unfinished && !(await (firstLook ??= current()))) return;
+        if (unfinished && !(await (firstLook ??= current()))) {
+          this.log.debug(`push notification for task ${taskId} to ${redact(config.url)} left out: the task has ended since`);
+          return;
+        }
         let serialized = bodies.get(version);
         if (!serialized) bodies.set(version, (serialized = this.serializers[version].serialize(streamResponse, task)));
         const failure = await this.deliver(taskId, config, serialized.body, serialized.contentType, unfinished ? current : undefined);

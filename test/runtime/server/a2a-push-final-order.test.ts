@@ -101,6 +101,20 @@ describe('a final state queued behind a slow webhook', () => {
     await sender.settled();
     expect(received(webhook)).toEqual(['working#0', 'artifact#1', 'artifact#3', 'artifact#5', 'completed#6']);
   });
+
+  it('at a v0.3 webhook, whose every notification is the whole task, drops the artifacts waiting too: the final task carries them', async () => {
+    const webhook = await slowWebhook();
+    const v03 = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '0.3' });
+    const sender = await hookOn(new MemoryPushConfigs(), webhook, 't5', v03);
+    void sender.send(status('t5', 'TASK_STATE_WORKING', 0), v03, taskIn('t5', 'TASK_STATE_WORKING', 0));
+    await waitFor(webhook.holding, 'the first notification to reach the webhook');
+    void sender.send(artifact('t5', 1), v03, taskIn('t5', 'TASK_STATE_WORKING', 1));
+    void sender.send(artifact('t5', 2), v03, taskIn('t5', 'TASK_STATE_WORKING', 2));
+    void sender.send(status('t5', 'TASK_STATE_COMPLETED', 3), v03, taskIn('t5', 'TASK_STATE_COMPLETED', 2));
+    webhook.release();
+    await sender.settled();
+    expect(receivedV03(webhook)).toEqual(['working#', 'completed#a1,a2']);
+  });
 });
 
 describe('with replicas on Postgres', () => {
