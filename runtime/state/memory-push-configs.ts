@@ -6,7 +6,7 @@
  * (tenant + user). Bounded besides: at most `maxTasks` tasks' configs, the
  * oldest set dropped first (configs a message set for a task that never
  * came to be); a task's own are bounded where configs are set
- * (push-notifications.ts).
+ * (webhook-checks.ts).
  */
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';

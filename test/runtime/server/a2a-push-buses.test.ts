@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Role } from '@a2a-js/sdk';
 import type { AgentExecutor } from '@a2a-js/sdk/server';
 import { buildAgentCard } from '../../../runtime/server/a2a/agent-card.ts';
-import { checkedPushConfigs, refuseBadWebhooks } from '../../../runtime/server/a2a/push-notifications.ts';
+import { checkedPushConfigs, refuseBadWebhooks } from '../../../runtime/server/a2a/webhook-checks.ts';
 import { SubscriberBuses } from '../../../runtime/server/a2a/subscriber-buses.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
