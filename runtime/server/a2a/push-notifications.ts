@@ -43,8 +43,8 @@ import { plainHttpProblem } from './webhook-checks.ts';
  * that is slow or down (each notification up to 3 tries of 10 s) would
  * otherwise hold a copy of the task for every update (a long answer is
  * streamed in hundreds of chunks) for as long as it takes: past this, the
- * oldest waiting is dropped; the latest, which says how the task stands, is
- * always sent.
+ * oldest waiting state a later one supersedes is dropped, else the oldest
+ * waiting; the latest, which says how the task stands, is always sent.
  */
 export const MAX_WAITING_NOTIFICATIONS = 32;
 
@@ -142,9 +142,9 @@ export class PolicyPushSender implements PushNotificationSender {
     if (item.says === 'final') dropUnfinished(queue.items);
     queue.items.push(item);
     if (queue.items.length > this.maxWaiting) {
-      const oldest = queue.items.shift();
-      if (oldest) oldest.snapshot = undefined;
-      if (queue.dropped++ === 0) this.log.warn(`push notifications for task ${taskId} fall behind its updates (its webhooks are slow or failing): past ${this.maxWaiting} waiting, the oldest are dropped`);
+      const [dropped] = queue.items.splice(indexToDrop(queue.items), 1);
+      dropped.snapshot = undefined;
+      if (queue.dropped++ === 0) this.log.warn(`push notifications for task ${taskId} fall behind its updates (its webhooks are slow or failing): past ${this.maxWaiting} waiting, states a later one supersedes are dropped first, else the oldest`);
     }
     const previous = this.chains.get(taskId) ?? Promise.resolve();
     const next = previous
@@ -315,6 +315,17 @@ function whatItSays(streamResponse: StreamResponse): Says {
  */
 function readsAsUnfinishedTask(streamResponse: StreamResponse, task: Task | undefined): boolean {
   return streamResponse.payload?.$case === 'artifactUpdate' && task !== undefined && !FINAL_STATES.has(task.status?.state ?? -1);
+}
+
+/**
+ * Which waiting update goes when too many wait: the oldest state a later one supersedes (the webhook learns how
+ * the task stands from that one), else the oldest. An artifact update carries what no later update repeats.
+ */
+function indexToDrop(items: Waiting[]): number {
+  let lastState = items.length - 1;
+  while (lastState >= 0 && items[lastState].says === undefined) lastState--;
+  const superseded = items.findIndex((item, i) => item.says === 'unfinished' && i < lastState);
+  return superseded >= 0 ? superseded : 0;
 }
 
 /** Drops the updates of `items` that say their task has not ended (it has: a final state is queued behind them). */

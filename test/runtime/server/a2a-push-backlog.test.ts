@@ -2,7 +2,8 @@
  * A webhook that is slow (or down) does not make the agent hold every update
  * of a task for it: past MAX_WAITING_NOTIFICATIONS waiting behind the one
  * under way, the oldest are dropped, and the latest (how the task ends) is
- * still sent. A long answer streams hundreds of chunks, each a copy of the
+ * still sent; the states a later one supersedes go before any artifact
+ * update. A long answer streams hundreds of chunks, each a copy of the
  * task, and each notification may take 3 tries of 10 s.
  */
 import { describe, expect, it } from 'vitest';
@@ -26,21 +27,26 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
 const update = (taskId: string, n: number): StreamResponse =>
   ({ payload: { $case: 'statusUpdate', value: { taskId, contextId: 'c', status: { state: 2, message: undefined, timestamp: '' }, metadata: { n } } } }) as unknown as StreamResponse;
 
+/** A sender whose webhook holds the first notification unanswered until the test lets it go, and answers the rest at once. */
+async function heldWebhook(taskId: string) {
+  const held: ServerResponse[] = [];
+  const webhook = await startServer((_req, res) => {
+    if (held.length === 0 && webhook.requests.length === 1) held.push(res);
+    else res.end();
+  });
+  const http = new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: [], allowed_addresses: [`127.0.0.1:${webhook.port}`] }));
+  const store = new MemoryPushConfigs();
+  const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
+  const config: TaskPushNotificationConfig = { tenant: '', id: 'h', taskId, url: `${webhook.url}/hook`, token: 'x', authentication: undefined };
+  await store.save(taskId, context, config);
+  const warnings: string[] = [];
+  const sender = new PolicyPushSender(store, http, { debug: () => {}, info: () => {}, warn: (line) => warnings.push(line) }, { timeoutMs: 60_000 });
+  return { webhook, held, context, sender, warnings };
+}
+
 describe('a slow webhook', () => {
   it(`has at most ${MAX_WAITING_NOTIFICATIONS} of a task's updates waiting for it; the latest is sent`, async () => {
-    // The first request is held unanswered until the test lets it go; the rest are answered at once.
-    const held: ServerResponse[] = [];
-    const webhook = await startServer((_req, res) => {
-      if (held.length === 0 && webhook.requests.length === 1) held.push(res);
-      else res.end();
-    });
-    const http = new HttpClient(createEgressPolicy({ mode: 'allowlist', allowed_domains: [], allowed_addresses: [`127.0.0.1:${webhook.port}`] }));
-    const store = new MemoryPushConfigs();
-    const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
-    const config: TaskPushNotificationConfig = { tenant: '', id: 'h', taskId: 't1', url: `${webhook.url}/hook`, token: 'x', authentication: undefined };
-    await store.save('t1', context, config);
-    const warnings: string[] = [];
-    const sender = new PolicyPushSender(store, http, { debug: () => {}, info: () => {}, warn: (line) => warnings.push(line) }, { timeoutMs: 60_000 });
+    const { webhook, held, context, sender, warnings } = await heldWebhook('t1');
 
     void sender.send(update('t1', 0), context);
     await waitFor(() => held.length === 1, 'the first notification to reach the webhook');
@@ -56,5 +62,27 @@ describe('a slow webhook', () => {
     expect([...sent].sort((a, b) => a - b)).toEqual(sent);
     expect(new Set(sent).size).toBe(sent.length);
     expect(warnings.filter((line) => line.includes('fall behind'))).toHaveLength(1);
+  });
+
+  it("past it, drops the states later ones supersede before any artifact update, and sends every artifact", async () => {
+    const { webhook, held, context, sender } = await heldWebhook('t2');
+    const artifact = (n: number): StreamResponse =>
+      ({ payload: { $case: 'artifactUpdate', value: { taskId: 't2', contextId: 'c', artifact: { artifactId: `a${n}`, parts: [] }, append: false, lastChunk: true, metadata: { n } } } }) as unknown as StreamResponse;
+
+    void sender.send(update('t2', 0), context);
+    await waitFor(() => held.length === 1, 'the first notification to reach the webhook');
+    // Artifacts first, then more working states than may wait: the artifacts are the oldest waiting.
+    for (let n = 1; n <= 5; n++) void sender.send(artifact(n), context);
+    for (let n = 6; n <= 100; n++) void sender.send(update('t2', n), context);
+    held[0].end();
+    await sender.settled();
+
+    const bodies = webhook.requests.map((r) => JSON.parse(r.body) as { statusUpdate?: { metadata: { n: number } }; artifactUpdate?: { metadata: { n: number } } });
+    const artifacts = bodies.flatMap((b) => (b.artifactUpdate ? [b.artifactUpdate.metadata.n] : []));
+    const states = bodies.flatMap((b) => (b.statusUpdate ? [b.statusUpdate.metadata.n] : []));
+    expect(artifacts).toEqual([1, 2, 3, 4, 5]);
+    expect(states[0]).toBe(0);
+    expect(states.at(-1)).toBe(100);
+    expect(bodies.length).toBeLessThanOrEqual(1 + MAX_WAITING_NOTIFICATIONS);
   });
 });
