@@ -51,8 +51,20 @@ function retentionFrom(variable: string, env: NodeJS.ProcessEnv, unset: number |
   return ms;
 }
 
-/** A retention as a log line says it: 30d, 12h, 90m. */
+/** The units a retention is written in, largest first. */
+const WHOLE_UNITS: [string, number][] = [
+  ['d', UNIT_MS.d],
+  ['h', UNIT_MS.h],
+  ['m', UNIT_MS.m],
+];
+
+/**
+ * A retention as a log line says it, exactly, in the largest unit that counts it whole: 30d, 36h (1.5d),
+ * 90m, 90s (1.5m: rounded to minutes, it read as 2m, a retention the sweep does not use).
+ */
 export function retentionText(ms: number): string {
-  const days = ms / (24 * 60 * 60_000);
-  return Number.isInteger(days) ? `${days}d` : ms % (60 * 60_000) === 0 ? `${ms / (60 * 60_000)}h` : `${Math.round(ms / 60_000)}m`;
+  const unit = WHOLE_UNITS.find(([, size]) => ms % size === 0);
+  // Seconds take what no unit counts whole: ms / 1000 is exact to the millisecond a setting is read to.
+  return unit ? `${ms / unit[1]}${unit[0]}` : `${ms / 1000}s`;
 }
+

@@ -1,6 +1,6 @@
 /** FORGE_TASK_RETENTION and FORGE_CONVERSATION_RETENTION as the Postgres store reads them: a duration in minutes, hours or days, or off. */
 import { describe, expect, it } from 'vitest';
-import { conversationRetentionFrom, DEFAULT_TASK_RETENTION_MS, taskRetentionFrom } from '../../../runtime/state/retention-settings.ts';
+import { conversationRetentionFrom, DEFAULT_TASK_RETENTION_MS, retentionText, taskRetentionFrom } from '../../../runtime/state/retention-settings.ts';
 import { StateConfigError } from '../../../runtime/state/store.ts';
 
 describe.each([
@@ -45,5 +45,20 @@ describe.each([
 
   it('takes 100 years', () => {
     expect(retentionFrom({ [variable]: '36500d' })).toBe(36500 * 24 * 60 * 60 * 1000);
+  });
+});
+
+// The sweep's log line says the retention it uses: 1.5m was said as 2m.
+describe('a retention as the log says it', () => {
+  it.each([
+    ['30d', '30d'],
+    ['1.5d', '36h'],
+    ['12h', '12h'],
+    ['1.5h', '90m'],
+    ['90m', '90m'],
+    ['1.5m', '90s'],
+    ['1.0001m', '60.006s'],
+  ])('says %s as %s', (value, said) => {
+    expect(retentionText(conversationRetentionFrom({ FORGE_CONVERSATION_RETENTION: value })!)).toBe(said);
   });
 });
