@@ -9,6 +9,7 @@ import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, waitingCalls, type AgentEvent, type AgentOutcome, type AgentTools, type ApprovalAnswers, type PendingApproval } from './agent-loop.ts';
 import type { ChatMessage, ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
+import { conversationSession } from '../tools/emergent/forged-mark.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { traceTurn } from '../telemetry/instrument-turn.ts';
 import { ForgeError } from '../diagnostics.ts';
@@ -147,7 +148,7 @@ export class Agent {
 
   /** The tools one conversation sees: its own forged tools among them, and its calls carry its id. */
   private toolsFor(contextId: string): AgentTools {
-    return sessionView(this.options.tools, `context:${contextId}`);
+    return sessionView(this.options.tools, conversationSession(contextId));
   }
 
   private loopOptions(model: ModelProvider, turn: TurnOptions, contextId: string) {

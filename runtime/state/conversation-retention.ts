@@ -5,29 +5,42 @@
  * it waits for an approval (`pending`), or a task of its context is running or
  * paused in this process — the conversations the Postgres store's sweep
  * (postgres-retention.ts) keeps too. A client that comes back with its context
- * id starts an empty conversation.
+ * id starts an empty conversation. The session-tier tools forged in a deleted
+ * conversation (.forge/forged/, owned by its context) go with it, in the same
+ * sweep: no one else could see them, and its client, back, would otherwise
+ * find its tools without the conversation that made them.
  */
+import { conversationSession } from '../tools/emergent/forged-mark.ts';
+import type { ForgedStore } from '../tools/emergent/forged-store.ts';
 import type { Logger } from '../tools/model.ts';
 import type { FileConversations } from './file-conversations.ts';
 import type { MemoryTasks } from './memory-tasks.ts';
 import { retentionText } from './retention-settings.ts';
+import type { ForgedRemoval } from './store.ts';
 
 export interface FileConversationSweep {
   retentionMs: number;
   /** The time the retention counts back from (tests); the clock otherwise. */
   now?: Date;
+  /** The work dir's forged tools: a deleted conversation's session-tier tools are taken out. */
+  forged?: ForgedStore;
+  /** Told of the forged tools taken out, so the process serving them stops. */
+  onForgedRemoved?: (removed: ForgedRemoval[]) => void;
 }
 
-/** One sweep: deletes the conversations past the retention, and says how many when there were any (never which). */
+/** One sweep: deletes the conversations past the retention with their session tools, and says how many when there were any (never which). */
 export async function sweepIdleFileConversations(conversations: FileConversations, tasks: MemoryTasks, sweep: FileConversationSweep, log?: Logger): Promise<number> {
   const unfinished = tasks.unfinishedContexts();
   const before = (sweep.now?.getTime() ?? Date.now()) - sweep.retentionMs;
   const deleted = await conversations.deleteIdle(before, (session) => Boolean(session.pending) || unfinished.has(session.id));
-  if (deleted) log?.info(conversationsDeletedLine(deleted, sweep.retentionMs));
-  return deleted;
+  const tools = deleted.length && sweep.forged ? sweep.forged.removeSessionTools(new Set(deleted.map(conversationSession))) : [];
+  if (tools.length) sweep.onForgedRemoved?.(tools);
+  if (deleted.length) log?.info(conversationsDeletedLine(deleted.length, sweep.retentionMs, tools.length));
+  return deleted.length;
 }
 
 /** What either store logs after a sweep that deleted some. */
-export function conversationsDeletedLine(deleted: number, retentionMs: number): string {
-  return `state store: deleted ${deleted} conversation${deleted === 1 ? '' : 's'} without a turn for ${retentionText(retentionMs)} (FORGE_CONVERSATION_RETENTION)`;
+export function conversationsDeletedLine(deleted: number, retentionMs: number, tools = 0): string {
+  const withTools = tools ? `, with the ${tools} session tool${tools === 1 ? '' : 's'} forged in ${deleted === 1 ? 'it' : 'them'}` : '';
+  return `state store: deleted ${deleted} conversation${deleted === 1 ? '' : 's'} without a turn for ${retentionText(retentionMs)}${withTools} (FORGE_CONVERSATION_RETENTION)`;
 }

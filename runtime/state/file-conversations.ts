@@ -42,13 +42,13 @@ export class FileConversations implements ConversationStore {
 
   /**
    * Deletes the conversations no turn saved since `before` (a file's mtime), except those `kept` names
-   * (waiting for an approval, used by an unfinished task); returns how many. Each is checked again
+   * (waiting for an approval, used by an unfinished task); returns their ids. Each is checked again
    * under its lock, which a turn holds from before it reads until after it saves: a conversation a turn
    * holds now is passed over, and one a turn takes next finds it deleted (empty), never half of it.
    */
-  async deleteIdle(before: number, kept: (session: Session) => boolean): Promise<number> {
+  async deleteIdle(before: number, kept: (session: Session) => boolean): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
-    let deleted = 0;
+    const deleted: string[] = [];
     for (const name of names.filter((n) => n.endsWith('.json'))) {
       const file = join(this.dir, name);
       if (!(await isIdle(file, before))) continue;
@@ -58,7 +58,7 @@ export class FileConversations implements ConversationStore {
         const stored = await readStored(file);
         if (!stored || !(await isIdle(file, before)) || kept(stored)) continue;
         await unlink(file);
-        deleted++;
+        deleted.push(stored.id);
       } finally {
         await lock.release();
       }

@@ -6,11 +6,13 @@
  * tasks, their push notification configs and cancel requests live in the
  * process (finished tasks only up to a limit: see memory-tasks.ts).
  * Conversations are kept forever unless FORGE_CONVERSATION_RETENTION says
- * how long (conversation-retention.ts).
+ * how long (conversation-retention.ts); the session-tier tools forged in one
+ * (.forge/forged/) go with it.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ScheduleStore } from '../scheduler/schedule-store.ts';
+import { ForgedStore, forgedRoot } from '../tools/emergent/forged-store.ts';
 import type { Logger } from '../tools/model.ts';
 import { sweepIdleFileConversations } from './conversation-retention.ts';
 import { FileConversations } from './file-conversations.ts';
@@ -18,7 +20,7 @@ import { LocalFileRecords } from './file-records.ts';
 import { LocalCancels } from './local-cancels.ts';
 import { MemoryPushConfigs } from './memory-push-configs.ts';
 import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
-import type { StateStore } from './store.ts';
+import type { ForgedRemoval, StateStore } from './store.ts';
 import { scheduleSweeps } from './sweep-schedule.ts';
 
 export interface FileStoreOptions {
@@ -36,11 +38,14 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   const tasks = new MemoryTasks({ ...options.tasks, onDropped: (key) => pushConfigs.forgetTask(key) });
   const conversations = new FileConversations(join(workDir, '.forge', 'sessions'));
   const retentionMs = options.conversationRetentionMs;
+  const forgedRemoved = new Set<(removed: ForgedRemoval[]) => void>();
+  const forged = new ForgedStore(forgedRoot(workDir));
+  const onForgedRemoved = (removed: ForgedRemoval[]) => forgedRemoved.forEach((listener) => listener(removed));
   const sweeping =
     retentionMs === undefined
       ? undefined
       : scheduleSweeps(() => {
-          void sweepIdleFileConversations(conversations, tasks, { retentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
+          void sweepIdleFileConversations(conversations, tasks, { retentionMs, forged, onForgedRemoved }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
         }, options.sweepEveryMs);
   return {
     kind: 'file',
@@ -53,6 +58,10 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
     cancels: new LocalCancels(),
     schedules: new ScheduleStore(workDir),
     files: new LocalFileRecords(join(workDir, '.forge', 'state-files')),
+    onForgedRemoved(listener) {
+      forgedRemoved.add(listener);
+      return () => forgedRemoved.delete(listener);
+    },
     ping: async () => {},
     close: async () => sweeping?.stop(),
   };

@@ -7,18 +7,42 @@
  * same sequence, so every process hears of that too and drops the tool.
  * Adds and removals take one lock, so seqs commit in order and a process
  * that reads past a seq misses nothing.
+ * The retention's sweep removes the session-tier tools of the conversations
+ * it deletes the same way (removeSessionTools), in the transaction that
+ * deletes them.
  * Also forge_tool's calls, counted here so calls_per_minute holds for a
  * session whichever replica it reaches.
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { ForgedRecord } from '../tools/emergent/forged-store.ts';
 import type { PostgresNotifications } from './postgres-notifications.ts';
 import { inTransaction } from './pool-client.ts';
 import { storedJson } from './postgres-text.ts';
 import type { ForgedChange, ForgedRecords } from './store.ts';
 
-/** pg_advisory_xact_lock key serializing add's name and count checks. */
+/** pg_advisory_xact_lock key serializing add's name and count checks, and every removal's seq. */
 const FORGED_LOCK = 0x666f726765_03;
+
+// $1 the owners. A removal takes its seq under FORGED_LOCK, as remove's does.
+const REMOVE_SESSION_TOOLS = `WITH gone AS (
+    DELETE FROM forge_forged_tools WHERE owner = ANY($1::text[]) RETURNING name, record->>'forgedAt' AS forged_at
+  ), logged AS (
+    INSERT INTO forge_forged_removals (seq, name, forged_at)
+    SELECT nextval(pg_get_serial_sequence('forge_forged_tools', 'seq')), name, COALESCE(forged_at, '') FROM gone RETURNING name
+  )
+  SELECT pg_notify('forge_forged', name) FROM logged`;
+
+/**
+ * Inside `client`'s transaction: removes the session-tier tools these sessions forged (only a session tool
+ * has an owner) for every replica, as remove does one; returns how many. Every replica hears of it once the
+ * transaction commits.
+ */
+export async function removeSessionTools(client: PoolClient, owners: string[]): Promise<number> {
+  if (!owners.length) return 0;
+  await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
+  const { rowCount } = await client.query(REMOVE_SESSION_TOOLS, [owners]);
+  return rowCount ?? 0;
+}
 
 export class PostgresForged implements ForgedRecords {
   constructor(

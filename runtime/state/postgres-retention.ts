@@ -14,10 +14,13 @@
  * turn holds it now (a hold not expired), it waits for an approval
  * (`pending`: a paused turn, a schedule's too, which has no task), or an
  * unfinished task of its context (a paused one, whose approval resumes this
- * conversation) is still kept. Its finished tasks stay for GetTask. (The
- * `file:` store's sweep, conversation-retention.ts, keeps the same ones.)
+ * conversation) is still kept. Its finished tasks stay for GetTask; the
+ * session-tier tools forged in it go with it, in the batch's transaction
+ * (every replica hears of their removal). (The `file:` store's sweep,
+ * conversation-retention.ts, keeps the same ones.)
  *
- * In batches, each its own statement: a sweep after months never holds many
+ * In batches, each its own statement (a batch of conversations its own
+ * transaction, with their tools): a sweep after months never holds many
  * row locks or one huge transaction. SKIP LOCKED lets sweeps running at once
  * take different rows, and passes over a row another session holds (a push
  * config's set on a task, a turn taking a conversation) until a later sweep.
@@ -25,8 +28,11 @@
  * every candidate.
  */
 import type { Pool } from 'pg';
+import { conversationSession } from '../tools/emergent/forged-mark.ts';
 import type { Logger } from '../tools/model.ts';
 import { conversationsDeletedLine } from './conversation-retention.ts';
+import { inTransaction } from './pool-client.ts';
+import { removeSessionTools } from './postgres-forged.ts';
 import { retentionText } from './retention-settings.ts';
 import { FINAL_STATE_TRIES } from './store.ts';
 
@@ -50,7 +56,8 @@ const DELETE_CONVERSATIONS = `DELETE FROM forge_conversations WHERE id IN (
     AND (c.turn_owner IS NULL OR c.turn_expires < now())
     AND NOT c.data ? 'pending'
     AND NOT EXISTS (SELECT 1 FROM forge_tasks t WHERE t.context_id = c.id AND t.state <> ALL($1::int[]))
-  LIMIT $4 FOR UPDATE OF c SKIP LOCKED)`;
+  LIMIT $4 FOR UPDATE OF c SKIP LOCKED)
+  RETURNING id`;
 
 export interface RetentionSweep {
   retentionMs: number;
@@ -66,10 +73,24 @@ export async function sweepExpiredTasks(pool: Pool, sweep: RetentionSweep, log?:
   return deleted;
 }
 
-/** One replica's sweep of the conversations: says how many went when there were any (never which). */
+/**
+ * One replica's sweep of the conversations, with their session tools, a batch per transaction: says how
+ * many went when there were any (never which).
+ */
 export async function sweepExpiredConversations(pool: Pool, sweep: RetentionSweep, log?: Logger): Promise<number> {
-  const deleted = await deleteInBatches(pool, DELETE_CONVERSATIONS, sweep);
-  if (deleted) log?.info(conversationsDeletedLine(deleted, sweep.retentionMs));
+  const batch = sweep.batch ?? SWEEP_BATCH;
+  let deleted = 0;
+  let tools = 0;
+  for (;;) {
+    const done = await inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ id: string }>(DELETE_CONVERSATIONS, [FINISHED_STATES, sweep.now ?? null, sweep.retentionMs, batch]);
+      return { conversations: rows.length, tools: await removeSessionTools(client, rows.map((row) => conversationSession(row.id))) };
+    });
+    deleted += done.conversations;
+    tools += done.tools;
+    if (done.conversations < batch) break;
+  }
+  if (deleted) log?.info(conversationsDeletedLine(deleted, sweep.retentionMs, tools));
   return deleted;
 }
 

@@ -161,7 +161,13 @@ export interface FileRecords {
  * forge_tool wrote it after build, test and judge. Only a shared store has
  * them; with `file:` the work dir's .forge/forged/ is the store.
  */
-export type ForgedChange = { seq: number; record: ForgedRecord } | { seq: number; removed: { name: string; forgedAt: string } };
+export type ForgedChange = { seq: number; record: ForgedRecord } | { seq: number; removed: ForgedRemoval };
+
+/** A forged tool taken away: the forge of that name made at that time (a newer forge of the name stays). */
+export interface ForgedRemoval {
+  name: string;
+  forgedAt: string;
+}
 
 export interface ForgedRecords {
   /**
@@ -200,6 +206,12 @@ export interface StateStore {
   files: FileRecords;
   /** Forged tools, where replicas share them (absent with `file:`). */
   forged?: ForgedRecords;
+  /**
+   * `file:` only: tells `listener` of the forged tools the store took out of the work dir's .forge/forged/ (a
+   * session-tier tool goes with its conversation, FORGE_CONVERSATION_RETENTION), so this process stops serving
+   * them; returns the unsubscribe. A shared store takes them out of `forged`, whose removals every replica follows.
+   */
+  onForgedRemoved?(listener: (removed: ForgedRemoval[]) => void): () => void;
   /** Throws when the store cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

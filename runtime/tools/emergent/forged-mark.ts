@@ -23,6 +23,11 @@ export function isForged(tool: unknown): tool is ForgedTool {
   return typeof tool === 'object' && tool !== null && 'forged' in tool;
 }
 
+/** The session of an A2A conversation (its context id), as a session-tier tool forged in it names its owner. */
+export function conversationSession(contextId: string): string {
+  return `context:${contextId}`;
+}
+
 /** A session-tier forged tool: one session's own, whose name is that session's to know. */
 export function isSessionTool(tool: unknown): boolean {
   return isForged(tool) && tool.forged.tier === 'session';

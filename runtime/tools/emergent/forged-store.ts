@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_NAME_PATTERN } from '../names.ts';
+import type { ForgedRemoval } from '../../state/store.ts';
 import type { ForgeRequest, ForgeResult, TestResult, Tier } from './forge-request.ts';
 
 export interface ForgedRecord {
@@ -104,6 +105,16 @@ export class ForgedStore {
     if (!existsSync(dir)) return false;
     rmSync(dir, { recursive: true, force: true });
     return true;
+  }
+
+  /** Removes the session-tier tools forged by these sessions (their conversations deleted); returns which went. */
+  removeSessionTools(owners: ReadonlySet<string>): ForgedRemoval[] {
+    const removed: ForgedRemoval[] = [];
+    for (const record of this.list()) {
+      if (record.tier !== 'session' || !record.owner || !owners.has(record.owner)) continue;
+      if (this.remove(record.request.name)) removed.push({ name: record.request.name, forgedAt: record.forgedAt });
+    }
+    return removed;
   }
 
   /** Marks a stored tool as agent-tier (`forge tool promote` on a running agent's store). */

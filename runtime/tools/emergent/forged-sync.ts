@@ -12,6 +12,10 @@
  * judge; one that is not approved with every test passed is refused here
  * too. Its code is written to this work dir's .forge/forged/ (the one file
  * its sandbox may read), like a tool forged here.
+ *
+ * With the `file:` store, which this process alone serves, what it follows is
+ * the tools the store takes out itself: a session-tier tool whose conversation
+ * the retention deleted.
  */
 import type { Logger } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
@@ -29,6 +33,9 @@ export class ForgedSync {
   private records: ForgedRecords | undefined;
   private seq = 0;
   private unsubscribe: (() => void) | undefined;
+  /** The store whose own removals (`file:`'s retention) this process follows, and the unsubscribe. */
+  private removalsOf: StateStore | undefined;
+  private stopRemovals: (() => void) | undefined;
   private running: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
   /** The next look after a failed one (no notification may come to ask for it), and its wait, doubled each failure. */
@@ -58,6 +65,7 @@ export class ForgedSync {
    * version the store removed.
    */
   attach(state: StateStore | undefined): Promise<void> {
+    this.followRemovals(state);
     const records = state?.shared ? state.forged : undefined;
     if (records === this.records) return Promise.resolve();
     this.unsubscribe?.();
@@ -72,6 +80,16 @@ export class ForgedSync {
     if (!records) return Promise.resolve();
     this.unsubscribe = records.subscribe(() => void this.lookOrRetry());
     return this.lookOrRetry();
+  }
+
+  /** Drops the tools `state` takes out itself (a session tool gone with its conversation: `file:`'s retention). */
+  private followRemovals(state: StateStore | undefined): void {
+    if (state === this.removalsOf) return;
+    this.stopRemovals?.();
+    this.removalsOf = state;
+    this.stopRemovals = state?.onForgedRemoved?.((removed) => {
+      for (const { name, forgedAt } of removed) this.drop(name, forgedAt, 'went with its conversation (FORGE_CONVERSATION_RETENTION)');
+    });
   }
 
   /**
@@ -135,7 +153,7 @@ export class ForgedSync {
       // A candidate of that name is being tested here: its forge will be refused (the name is taken), look again after.
       if (this.isCandidate(name)) blocked = true;
       else if ('record' in change) this.register(change.record);
-      else this.drop(name, change.removed.forgedAt);
+      else this.drop(name, change.removed.forgedAt, 'was removed from the state store');
       if (!blocked) next = change.seq;
     }
     if (records === this.records) this.seq = next;
@@ -146,11 +164,11 @@ export class ForgedSync {
    * local copy deleted once the calls running on it are done. Another tool of the name (forged anew since,
    * or of another kind) stays. A tool on this process's disk that the store never held also stays.
    */
-  private drop(name: string, forgedAt: string): void {
+  private drop(name: string, forgedAt: string, why: string): void {
     const tool = this.registry.get(name);
     if (!isForged(tool) || tool.forged.forgedAt !== forgedAt) return;
     this.registry.unregister(name);
-    this.log.info(`forged tool ${name} was removed from the state store: no longer served here`);
+    this.log.info(`forged tool ${name} ${why}: no longer served here`);
     void this.registry
       .retire(tool)
       .catch(() => {})

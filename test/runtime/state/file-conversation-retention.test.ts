@@ -2,20 +2,28 @@
  * The `file:` store's retention of conversations (FORGE_CONVERSATION_RETENTION,
  * opt-in): a sweep deletes the files in .forge/sessions/ no turn saved for the
  * retention, and never one a turn holds, one waiting for an approval, or one a
- * task running or paused in this process still uses. Real files in a temp
- * dir; their times are written in the past instead of waiting for them to age.
+ * task running or paused in this process still uses; the session-tier tools
+ * forged in a conversation it deletes go with it, from .forge/forged/ and from
+ * the registry serving them. Real files in a temp dir; their times are written
+ * in the past instead of waiting for them to age.
  */
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { setActiveState } from '../../../runtime/state/active-state.ts';
 import { sweepIdleFileConversations } from '../../../runtime/state/conversation-retention.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
+import type { ForgedRemoval } from '../../../runtime/state/store.ts';
+import type { ForgeResult } from '../../../runtime/tools/emergent/forge-request.ts';
+import { ForgedStore, forgedRoot, type ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
 import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
+import { calcJson } from '../../helpers/forge-requests.ts';
 import { tempDir } from '../../helpers/project.ts';
+import { tools } from '../../helpers/tools.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
@@ -140,6 +148,72 @@ describe('the retention of conversations in the file: store', () => {
     try {
       await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the first sweep');
     } finally {
+      await store.close();
+    }
+  });
+});
+
+/** A forged tool's record as forge_tool keeps it, of `tier` for `owner`. */
+function forgedRecord(name: string, tier: 'session' | 'agent', owner?: string): ForgedRecord {
+  return { request: { ...calcJson, name, scope: tier } as ForgedRecord['request'], tier, ...(owner ? { owner } : {}), forgedAt: new Date().toISOString(), verdict: { approved: true, checks: [], reasoning: 'ok' }, testResults: [] };
+}
+const forgedNames = (workDir: string) => new ForgedStore(forgedRoot(workDir)).list().map((record) => record.request.name);
+
+// A session tool stayed when its conversation was deleted: served to no one, kept in .forge/forged/, and back for a
+// client reusing the context id, without the conversation that forged it.
+describe('the session tools of the conversations the file: store deletes', () => {
+  it('takes out the session tools forged in a deleted conversation, and no other forged tool', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const conversations = new FileConversations(dir);
+    await saveConversation(conversations, dir, 'old', 91);
+    await saveConversation(conversations, dir, 'recent', 89);
+    await conversations.withTurn('waiting', async (session) => void (session.pending = { calls: [], decisions: {} }));
+    age(dir, 'waiting.json', 400);
+    const forged = new ForgedStore(forgedRoot(workDir));
+    forged.save(forgedRecord('of_old', 'session', 'context:old'));
+    forged.save(forgedRecord('of_recent', 'session', 'context:recent'));
+    forged.save(forgedRecord('of_waiting', 'session', 'context:waiting'));
+    forged.save(forgedRecord('of_mcp_old', 'session', 'mcp:old'));
+    forged.save(forgedRecord('of_agent', 'agent'));
+    const removals: ForgedRemoval[][] = [];
+    const log = capturingLog();
+
+    expect(await sweepIdleFileConversations(conversations, new MemoryTasks(), { retentionMs: 90 * DAY, forged, onForgedRemoved: (removed) => removals.push(removed) }, log)).toBe(1);
+
+    expect(forgedNames(workDir)).toEqual(['of_agent', 'of_mcp_old', 'of_recent', 'of_waiting']);
+    expect(removals).toEqual([[{ name: 'of_old', forgedAt: expect.any(String) }]]);
+    expect(log.infos).toEqual(['state store: deleted 1 conversation without a turn for 90d, with the 1 session tool forged in it (FORGE_CONVERSATION_RETENTION)']);
+  });
+
+  it('is no longer served by the process once the store on its schedule deleted its conversation; the kept conversation keeps its own', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const h = await tools(['forge_tool', 'math_calculate', 'json_parse'], { workDir, config: { forge_tool: { timeout: 5 } } });
+    for (const [name, session] of [
+      ['calc_old', 'context:old'],
+      ['calc_recent', 'context:recent'],
+    ]) {
+      const result = await h.registry.execute('forge_tool', { ...calcJson, name }, { session, timeoutMs: 60_000 });
+      expect((result as { value: ForgeResult }).value).toMatchObject({ success: true, tier: 'session' });
+    }
+    const conversations = new FileConversations(dir);
+    await saveConversation(conversations, dir, 'old', 40);
+    await saveConversation(conversations, dir, 'recent', 20);
+    const log = capturingLog();
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweepEveryMs: 20, log });
+    try {
+      // As serve makes it the process's: forge_tool follows it.
+      await setActiveState(store);
+      await waitUntil(async () => (h.registry.has('calc_old') ? undefined : true), 20_000, 'calc_old no longer served');
+      expect(conversationFiles(dir)).toEqual(['recent.json']);
+      expect(forgedNames(workDir)).toEqual(['calc_recent']);
+      expect(await h.registry.execute('calc_old', { expression: '1+1' }, { session: 'context:old' })).toMatchObject({ ok: false });
+      expect(await h.registry.execute('calc_recent', { expression: '6*7' }, { session: 'context:recent' })).toMatchObject({ ok: true, value: { result: 42 } });
+      expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d, with the 1 session tool forged in it (FORGE_CONVERSATION_RETENTION)');
+      expect(h.warnings).toEqual([]);
+    } finally {
+      await setActiveState(undefined);
       await store.close();
     }
   });

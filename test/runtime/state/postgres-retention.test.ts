@@ -5,7 +5,8 @@
  * waiting for its client. Conversations (FORGE_CONVERSATION_RETENTION, opt-in):
  * a sweep deletes those whose last turn is older than the retention, and never
  * one a turn holds, one waiting for an approval, or one an unfinished task
- * (paused for approval or auth) still uses. Against a real PostgreSQL on
+ * (paused for approval or auth) still uses; the session-tier forged tools of
+ * a conversation it deletes go with it, for every replica. Against a real PostgreSQL on
  * loopback; the rows' times are written in the past instead of waiting for
  * them to age.
  */
@@ -16,6 +17,7 @@ import { openPostgresStore, type PostgresStateStore } from '../../../runtime/sta
 import { sweepExpiredConversations, sweepExpiredTasks } from '../../../runtime/state/postgres-retention.ts';
 import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/retention-settings.ts';
 import { FINAL_STATE_TRIES } from '../../../runtime/state/store.ts';
+import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
 import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
@@ -34,6 +36,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // pool.end() resolves before its connections have closed (pg-pool ends them without waiting): one the server's
+  // shutdown below reaches first is an idle client's error, which nothing is left to take.
+  pool?.on('error', () => {});
   await pool?.end();
   await store?.close();
   await postgres?.stop();
@@ -42,6 +47,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await pool.query('DELETE FROM forge_tasks');
   await pool.query('DELETE FROM forge_conversations');
+  await pool.query('DELETE FROM forge_forged_tools');
 });
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -183,6 +189,37 @@ describe('the retention of conversations on Postgres', () => {
     }
   });
 
+  // A session tool stayed when its conversation was deleted: counted against max_tools on every replica, served to no
+  // one, and back for a client reusing the context id, without the conversation that forged it.
+  it('removes the session tools forged in the conversations it deletes, for every replica, and no other forged tool', async () => {
+    await saveConversation('old', 91);
+    await saveConversation('recent', 89);
+    await store.conversations.withTurn('waiting', async (session) => void (session.pending = { calls: [], decisions: {} }));
+    await pool.query(`UPDATE forge_conversations SET updated_at = now() - interval '400 days' WHERE id = 'waiting'`);
+    const forgedAt = new Date().toISOString();
+    for (const [name, owner] of [['of_old', 'context:old'], ['of_recent', 'context:recent'], ['of_waiting', 'context:waiting'], ['of_mcp_old', 'mcp:old'], ['of_agent', undefined]]) {
+      const record = { request: { name, scope: owner ? 'session' : 'agent' }, tier: owner ? 'session' : 'agent', ...(owner ? { owner } : {}), forgedAt, verdict: { approved: true }, testResults: [] };
+      expect(await store.forged!.add(record as unknown as ForgedRecord, 50)).toBeUndefined();
+    }
+    const { seq: before } = (await store.forged!.since(0)).at(-1)!;
+    let heard = 0;
+    const unsubscribe = store.forged!.subscribe(() => heard++);
+    const log = capturingLog();
+
+    try {
+      expect(await sweepExpiredConversations(pool, { retentionMs: 90 * DAY }, log)).toBe(1);
+
+      const forged = (await pool.query<{ name: string }>('SELECT name FROM forge_forged_tools ORDER BY name')).rows.map((row) => row.name);
+      expect(forged).toEqual(['of_agent', 'of_mcp_old', 'of_recent', 'of_waiting']);
+      // What every replica follows: the removal, after what it had seen.
+      expect(await store.forged!.since(before)).toEqual([{ seq: expect.any(Number), removed: { name: 'of_old', forgedAt } }]);
+      await waitUntil(async () => (heard ? true : undefined), 20_000, 'the removal announced to the replicas');
+      expect(log.infos).toEqual(['state store: deleted 1 conversation without a turn for 90d, with the 1 session tool forged in it (FORGE_CONVERSATION_RETENTION)']);
+    } finally {
+      unsubscribe();
+    }
+  });
+
   it('keeps every conversation when the store is opened without a retention (the default)', async () => {
     await saveConversation('ancient', 4000);
     const replica = await openPostgresStore({ url, leaseMs: 3000, taskRetentionMs: 30 * DAY, sweepEveryMs: 20 });
@@ -232,7 +269,16 @@ describe.each([
     await pool.query(bulk);
     await save('kept', 20);
     const batches: number[] = [];
-    const counting = { query: (text: string, values: unknown[]) => pool.query(text, values).then((result) => (batches.push(result.rowCount ?? 0), result)) } as unknown as pg.Pool;
+    // Each batch's delete, whether run on the pool (the tasks') or on a client in its transaction (the conversations').
+    const counted = <Q extends (text: string, values?: unknown[]) => Promise<pg.QueryResult>>(query: Q) => (text: string, values?: unknown[]) =>
+      query(text, values).then((result) => (text.startsWith(`DELETE FROM ${table}`) && batches.push(result.rowCount ?? 0), result));
+    const counting = {
+      query: counted(pool.query.bind(pool)),
+      connect: async () => {
+        const client = await pool.connect();
+        return new Proxy(client, { get: (target, key) => (key === 'query' ? counted(target.query.bind(target)) : Reflect.get(target, key)) });
+      },
+    } as unknown as pg.Pool;
     expect(await sweep(counting, { retentionMs: 30 * DAY, batch: 10 })).toBe(25);
     expect(batches).toEqual([10, 10, 5]);
     expect(await ids()).toEqual(['kept']);
