@@ -121,6 +121,7 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
       log,
       announce: (line) => (log.json ? log.json.shown(line) : process.stderr.write(`${c.yellow(line)}\n`)),
       extraRoutes: studio?.routes,
+      beforeStop: () => (stopWatching(), studio?.close()),
     });
     source.loop = running.agent;
     if (manifest.model !== modelAtStart) running.agent.useModel(agentModel(manifest.model, { http, log }));
@@ -134,7 +135,8 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
     if (err instanceof AuthConfigError && !log.json) throw new UsageError(err.message, err.hint, err.code);
     throw err;
   }
-  stopOnSignals({ stop: async (grace) => (stopWatching(), studio?.close(), running.stop(grace)) }, log);
+  // As the bundle's serve stops: FORGE_DRAIN_DELAY and FORGE_SHUTDOWN_GRACE hold here too (forge run serves replicas as well).
+  stopOnSignals(running, log);
   if (log.json) {
     // The banner as one log line: a log shipper reading this process's output finds no plain text in it.
     // Shown as it is: the studio link carries the token.

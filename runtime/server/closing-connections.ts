@@ -17,8 +17,9 @@ import type { Server, ServerResponse } from 'node:http';
 /**
  * How long no new connection must arrive before the listener closes: a load balancer still sending
  * here, even a few connections a second, keeps it open; short against the drain delay and the grace
- * period. Only a stop with a drain delay waits for it: without one (`forge run`, a test's stop) no load
- * balancer was told to stop sending, and the stop takes only the connections already waiting.
+ * period. Only a stop with a drain delay waits for it: without one (FORGE_DRAIN_DELAY's default with the
+ * file: store outside a cluster, a test's stop) no load balancer was told to stop sending, and the stop
+ * takes only the connections already waiting.
  */
 export const QUIET_BEFORE_CLOSE_MS = 300;
 

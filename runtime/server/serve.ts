@@ -64,6 +64,8 @@ export interface ServeOptions {
   mcpSessions?: boolean;
   /** How A2A push notifications are tried (tests shorten the waits). */
   pushDelivery?: PushDelivery;
+  /** What a front end stops first when the agent stops (`forge run --dev`: its file watcher and the studio). */
+  beforeStop?: () => void;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -197,6 +199,7 @@ async function serveWithState(options: ServeOptions, env: NodeJS.ProcessEnv, sta
   let stopping: Promise<void> | undefined;
   const stop = (graceMs?: number, drainMs = 0) => {
     stopping ??= (async () => {
+      options.beforeStop?.();
       server.drain();
       if (drainMs > 0) await delay(drainMs);
       await Promise.race([scheduler.stop(), delay(graceMs ?? 10_000)]);
@@ -262,24 +265,27 @@ function startScheduledTasks(options: ServeOptions, agent: Agent, state: StateSt
 
 /**
  * SIGTERM/SIGINT → drain (readyz 503 while still serving), finish in-flight
- * work within the grace period, then exit. A second signal exits at once.
+ * work within the grace period, then exit — the bundle's serve and `forge
+ * run` alike, with FORGE_DRAIN_DELAY and FORGE_SHUTDOWN_GRACE. A second
+ * signal exits at once, whatever the stop waits for (the drain, connections
+ * still coming, calls in flight).
  * SIGHUP (the terminal of a `forge run` closed) stops it the same way: its
  * default would end the process with no 'exit' event, leaving the tool
  * process groups of calls in flight running.
  */
-export function stopOnSignals(agent: { stop(graceMs?: number, drainMs?: number): Promise<void>; timing?: StopTiming }, log: Logger): void {
+export function stopOnSignals(agent: Pick<RunningAgent, 'stop' | 'timing'>, log: Logger): void {
   let signalled = false;
   for (const signal of STOP_SIGNAL_NAMES) {
     process.on(signal, () => {
       if (signalled) process.exit(130);
       signalled = true;
       const timing = agent.timing;
-      log.info(`${signal}: ${timing?.drainMs ? `draining for ${timing.drainMs} ms, then ` : ''}finishing in-flight requests, then stopping`);
+      log.info(`${signal}: ${timing.drainMs ? `draining for ${timing.drainMs} ms, then ` : ''}finishing in-flight requests, then stopping`);
       const started = performance.now();
       const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s after ${signal}`;
       // The last line, once the calls have ended, the store is closed and the traces are sent: an operator
       // (or a log pipeline) sees the stop went through, and how much of the grace period it took.
-      void agent.stop(timing?.graceMs, timing?.drainMs).then(
+      void agent.stop(timing.graceMs, timing.drainMs).then(
         () => {
           log.info(`stopped, ${took()}`);
           process.exit(0);

@@ -173,6 +173,21 @@ describe('forge run stopped twice (Ctrl-C, then Ctrl-C again while it finishes a
   }, 60_000);
 });
 
+// forge run ignored FORGE_DRAIN_DELAY (and FORGE_SHUTDOWN_GRACE): it stopped at once, a load balancer's requests reset.
+describe('forge run stopped as the bundle\'s serve is', () => {
+  it('drains for FORGE_DRAIN_DELAY, /readyz 503 while it still serves; a second Ctrl-C during the drain exits at once', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig() });
+    const agent = await startAgentProcess(process.execPath, [forgeBin, 'run', '--port', '0', '--no-auth'], { cwd: project, env: { FORGE_DRAIN_DELAY: '10m' } });
+    agent.child.kill('SIGINT');
+    await agent.waitFor('SIGINT: draining for 600000 ms, then finishing in-flight requests');
+    const ready = await fetch(`${agent.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ ready: false, reason: 'shutting down' });
+    expect((await fetch(`${agent.url}/tools`)).status).toBe(200);
+    expect(await agent.stop('SIGINT'), agent.output()).toBe(130);
+  });
+});
+
 describe('forge chat', () => {
   it('shows each tool call and its result inline', async () => {
     const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'greet', arguments: { name: 'Ada' } }] }, (body) => ({ text: `The tool said ${JSON.parse(body.messages.at(-1).content).greeting}.` })]);
