@@ -67,4 +67,3 @@ export function retentionText(ms: number): string {
   // Seconds take what no unit counts whole: ms / 1000 is exact to the millisecond a setting is read to.
   return unit ? `${ms / unit[1]}${unit[0]}` : `${ms / 1000}s`;
 }
-
