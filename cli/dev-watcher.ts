@@ -158,6 +158,11 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
     unbridge(path);
   });
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  // A path right under a watched folder that goes folder → file → folder (or file → folder) at once is one
+  // chokidar may report in part or not at all, and the folder made again is then never watched: every save in
+  // it is lost. So the watched folders are watched here too, and what changes in them is looked at as in a new
+  // folder: a folder made again is watched and listed, whatever chokidar says of it.
+  if (options.depth === undefined) for (const root of roots) if (isDirectory(root)) bridge(root);
   return {
     close: async () => {
       closed = true;
@@ -167,4 +172,12 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
       await watcher.close();
     },
   };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -16,10 +16,11 @@ const renameOver = (file: string, text: string) => {
 };
 
 /** A tools/ folder in a temp dir under watchSources, and what it has reported. */
-async function watchedTools() {
+async function watchedTools(before: (tools: string) => void = () => {}) {
   const root = tempDir('forge-watch-');
   const tools = join(root, 'tools');
   mkdirSync(tools);
+  before(tools);
   const reported = new Set<string>();
   const watcher = await watchSources([tools], (batch) => batch.forEach((path) => reported.add(path)));
   /** Waits until `path` is reported; the watcher is asynchronous, and a miss is a wait that never ends. */
@@ -115,4 +116,41 @@ describe('watchSources', () => {
       await watcher.close();
     }
   }, 120_000);
+
+  // Right under a watched folder (tools/ itself, watched by chokidar from the start), chokidar reported a folder
+  // replaced by a file not at all, and a file replaced by a folder without ever watching the folder.
+  for (const start of ['folder', 'file'] as const) {
+    for (const settle of [true, false]) {
+      const steps = start === 'folder' ? 'folder → file → folder' : 'file → folder';
+      it(`sees saves in tools/lib after it goes ${steps}${settle ? ', each step reported before the next' : ' at once'}`, async () => {
+        const { tools, reported, watcher, reportedSoon } = await watchedTools((dir) => (start === 'folder' ? mkdirSync(join(dir, 'lib')) : writeFileSync(join(dir, 'lib'), 'a file')));
+        const lib = join(tools, 'lib');
+        const step = async (what: string) => {
+          if (!settle) return;
+          await reportedSoon(lib, what);
+          reported.clear();
+        };
+        try {
+          if (start === 'folder') {
+            rmSync(lib, { recursive: true });
+            writeFileSync(lib, 'a file now');
+            await step('the folder replaced by a file');
+          }
+          rmSync(lib);
+          mkdirSync(lib);
+          await step('the file replaced by a folder');
+          renameOver(join(lib, 'tool.py'), 'one');
+          await reportedSoon(join(lib, 'tool.py'), 'a save in the folder');
+          mkdirSync(join(lib, 'sub'));
+          renameOver(join(lib, 'sub', 'tool.py'), 'one');
+          await reportedSoon(join(lib, 'sub', 'tool.py'), 'a save in a sub-folder of it');
+          reported.clear();
+          renameOver(join(lib, 'sub', 'tool.py'), 'two');
+          await reportedSoon(join(lib, 'sub', 'tool.py'), 'the next save in the sub-folder');
+        } finally {
+          await watcher.close();
+        }
+      }, 120_000);
+    }
+  }
 });
