@@ -17,9 +17,11 @@
  * Of processes that start together over one stale lock, exactly one takes it
  * over and the others refuse: a lock that exists changes hands only under a
  * claim on its exact content (swap), never by removing it and creating anew.
+ * The files a process killed midway leaves beside the lock go once the lock
+ * is next taken (removeLitter).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -63,7 +65,7 @@ export async function lockFileStore(stateDir: string, options: LockOptions): Pro
   // Each turn but a wait on a takeover under way follows a change made by another process meanwhile.
   for (let changes = 0; changes < MAX_CHANGES; ) {
     const taken = tryCreate(stateDir, file, mine, options.log);
-    if (taken !== 'exists') return taken ? holdLock(file, me, options) : undefined;
+    if (taken !== 'exists') return taken ? takenOver(stateDir, file, me, options) : undefined;
     const seen = readLock(file);
     if (seen === undefined) {
       changes++; // removed meanwhile (released): created anew on the next turn
@@ -73,7 +75,7 @@ export async function lockFileStore(stateDir: string, options: LockOptions): Pro
     if (holder && !(await isStale(file, holder, me, options))) throw inUse(stateDir, holder, me);
     // Stale, or no lock at all: replaced by this process's own, unless another process replaced it first.
     const outcome = swap(file, file, seen, mine, me, options.leaseMs);
-    if (outcome === 'done') return holdLock(file, me, options);
+    if (outcome === 'done') return takenOver(stateDir, file, me, options);
     if (outcome === 'failed') {
       options.log?.debug(`state: no lock on ${stateDir}: the stale lock could not be replaced`);
       return undefined;
@@ -84,6 +86,49 @@ export async function lockFileStore(stateDir: string, options: LockOptions): Pro
   }
   throw inUse(stateDir, holder, me);
 }
+
+/** The lock is this process's: what killed processes left beside it goes, and it is held. */
+function takenOver(stateDir: string, file: string, me: LockHolder, options: LockOptions): FileStoreLock {
+  removeLitter(stateDir, me, options.leaseMs);
+  return holdLock(file, me, options);
+}
+
+/**
+ * A process killed (kill -9, a crash, a power cut) between making a file beside the lock and removing it
+ * leaves it there, and nothing else ever would: a draft (a lock or claim written whole before it is linked or
+ * renamed into place), or a claim whose takeover ended with the lock replaced (a claim left on the lock as it
+ * is now is taken over by the next start; one on a lock gone by is never looked at again). The process that
+ * has just taken the lock removes those whose maker is gone, judged as a claim's claimant is (claimLeft: its
+ * pid here, else a lease without renewal), so a start under way keeps its own. A claim goes as a lock changes
+ * hands (swap), under a claim of its own: a process taking it over meanwhile keeps what it took.
+ */
+function removeLitter(stateDir: string, me: LockHolder, leaseMs: number): void {
+  const lockFile = join(stateDir, LOCK_FILE);
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = join(stateDir, name);
+    const isDraft = DRAFT_NAME.test(name);
+    if (!isDraft && !CLAIM_NAME.test(name)) continue;
+    const seen = readLock(file);
+    if (seen === undefined) continue; // gone meanwhile
+    const maker = parseHolder(seen);
+    // A draft is written in place, so one being written may not parse yet; a claim is linked whole.
+    const left = maker ? claimLeft(file, maker, me, leaseMs) : !isDraft || renewedAgo(file) > leaseMs;
+    if (!left) continue;
+    if (isDraft) removeLock(file);
+    else swap(lockFile, file, seen, undefined, me, leaseMs);
+  }
+}
+
+/** A draft (draftFor) of the lock or of a claim: the name, a pid and a UUID. */
+const DRAFT_NAME = /^owner\.lock(\.claim-[0-9a-f]{32})?\.\d+-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/;
+/** A claim (claimFile) on the lock or on a claim. */
+const CLAIM_NAME = /^owner\.lock\.claim-[0-9a-f]{32}$/;
 
 /**
  * A takeover that never ends: a claim beside the lock whose claimant still seems alive, past any
