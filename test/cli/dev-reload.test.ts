@@ -189,6 +189,34 @@ describe('forge run --dev hot reload', () => {
     }
   }, 120_000);
 
+  it.each(['folder → file → folder', 'file → folder'] as const)('serves the tools of tools/lib after it goes %s at once, and sees later saves in it and its sub-folders', async (steps) => {
+    const lib = steps === 'file → folder' ? { 'tools/lib': 'not a tool' } : { 'tools/lib/inner.yaml': yamlTool('inner', 'one') };
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one'), ...lib });
+    const folder = join(project, 'tools/lib');
+    const agent = await devServer(project);
+    try {
+      if (steps === 'folder → file → folder') {
+        rmSync(folder, { recursive: true });
+        writeFileSync(folder, 'not a tool');
+      }
+      rmSync(folder);
+      mkdirSync(folder);
+      saves.renameOver(join(folder, 'inner.yaml'), yamlTool('inner', 'two'));
+      await until(async () => (await post(agent.url, 'inner')).body.value === 'two', 'inner saying two', agent);
+      mkdirSync(join(folder, 'sub'));
+      saves.renameOver(join(folder, 'sub', 'deep.yaml'), yamlTool('deep', 'one'));
+      await until(async () => (await post(agent.url, 'deep')).body.value === 'one', 'deep saying one', agent);
+      // The saves a person makes next: seen only if the folder made again is watched.
+      saves.renameOver(join(folder, 'sub', 'deep.yaml'), yamlTool('deep', 'two'));
+      await until(async () => (await post(agent.url, 'deep')).body.value === 'two', 'deep saying two', agent);
+      saves.renameOver(join(folder, 'inner.yaml'), yamlTool('inner', 'three'));
+      await until(async () => (await post(agent.url, 'inner')).body.value === 'three', 'inner saying three', agent);
+      expect((await names(agent.url)).sort()).toEqual(['deep', 'first', 'inner']);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('sees saves in a sub-folder made while a folder moved in with many files is still being read, in each of 15 rounds', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one') });
     const elsewhere = tempDir('forge-staged-');
