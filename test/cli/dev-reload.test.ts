@@ -190,7 +190,7 @@ describe('forge run --dev hot reload', () => {
   }, 120_000);
 
   it.each(['folder → file → folder', 'file → folder'] as const)('serves the tools of tools/lib after it goes %s at once, and sees later saves in it and its sub-folders', async (steps) => {
-    const lib = steps === 'file → folder' ? { 'tools/lib': 'not a tool' } : { 'tools/lib/inner.yaml': yamlTool('inner', 'one') };
+    const lib: Record<string, string> = steps === 'file → folder' ? { 'tools/lib': 'not a tool' } : { 'tools/lib/inner.yaml': yamlTool('inner', 'one') };
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/first.yaml': yamlTool('first', 'one'), ...lib });
     const folder = join(project, 'tools/lib');
     const agent = await devServer(project);
