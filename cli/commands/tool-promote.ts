@@ -39,7 +39,8 @@ export async function run(argv: string[]): Promise<number> {
   if (!name) throw new UsageError('missing tool name');
   const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
   if (!project) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
-  const opened = await openAgentForgedStore(values.workdir, values.config);
+  // forge.yaml's warnings were printed with the project's above.
+  const { opened } = await openAgentForgedStore(values.workdir, values.config);
   const unknown = () => reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
   if (!opened) return unknown();
   const { store } = opened;

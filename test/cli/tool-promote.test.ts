@@ -5,7 +5,7 @@
  * a composition as a YAML meta-tool, test cases beside them — so the next
  * build has them in agent.json and the bundle runs them.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -110,6 +110,40 @@ describe('forge tool forged', () => {
     const missingJson = await forge(['tool', 'forged', 'remove', 'scratch', '--json'], project);
     expect(missingJson.code).toBe(1);
     expect(JSON.parse(missingJson.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' }, warnings: [] });
+  });
+
+  // They loaded the project without keeping its diagnostics: `warnings` was always [] and text mode printed none.
+  it("list, show and remove carry forge.yaml's warnings, as forge tool list does: in --json (a failure's too) and on stderr", async () => {
+    const warned = writeProject({ 'forge.yaml': 'agent_id: test-agent\nversion: 1.0.0\ndescription: !custom A test agent.\n' });
+    cpSync(join(project, '.forge', 'forged', 'add_numbers'), join(warned, '.forge', 'forged', 'add_numbers'), { recursive: true });
+    const yamlWarning = [{ severity: 'warning', code: 'FORGE_YAML_WARNING', file: 'forge.yaml', line: 3 }];
+    const listed = await forge(['tool', 'forged', 'list', '--json'], warned);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tools: [{ name: 'add_numbers' }], warnings: yamlWarning });
+    expect(listed.stderr).toBe('');
+    const shown = await forge(['tool', 'forged', 'show', 'add_numbers', '--json'], warned);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ ok: true, request: { name: 'add_numbers' }, warnings: yamlWarning });
+    const missing = await forge(['tool', 'forged', 'show', 'nothing_here', '--json'], warned);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' }, warnings: yamlWarning });
+    const text = await forge(['tool', 'forged', 'list'], warned);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('add_numbers');
+    expect(text.stderr).toContain('FORGE_YAML_WARNING');
+    const removed = await forge(['tool', 'forged', 'remove', 'add_numbers', '--json'], warned);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ ok: true, removed: 'add_numbers', warnings: yamlWarning });
+  });
+
+  it("a forge.yaml with errors is reported as such, not as \"no forge.yaml here\"", async () => {
+    const broken = writeProject({ 'forge.yaml': 'agent_id: test-agent\nversion: 1.0.0\ndescription: A test agent.\ntool_dirs: 7\n' });
+    const json = await forge(['tool', 'forged', 'list', '--json'], broken);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout);
+    expect(doc).toMatchObject({ ok: false, error: { file: 'forge.yaml', line: 4 } });
+    expect(doc.error.code).not.toBe('FORGE_CONFIG_NOT_FOUND');
+    const text = await forge(['tool', 'forged', 'list'], broken);
+    expect(text.code).toBe(1);
+    expect(text.stderr).not.toContain('no forge.yaml here');
   });
 });
 
