@@ -61,7 +61,8 @@ export async function run(argv: string[]): Promise<number> {
   const server = config.mcpServers.find((s) => s.name === name);
   if (!server) {
     const names = config.mcpServers.map((s) => s.name);
-    throw new UsageError(`no MCP server named "${name}" in ${config.displayFile}`, didYouMean(name, names) ?? (names.length ? `servers: ${names.join(', ')}` : 'add one under mcp.servers'));
+    // forge.yaml's warnings stay in --json's document, as they do when the server is found.
+    throw new UsageError(`no MCP server named "${name}" in ${config.displayFile}`, didYouMean(name, names) ?? (names.length ? `servers: ${names.join(', ')}` : 'add one under mcp.servers'), 'FORGE_USAGE', warnings);
   }
 
   // One connection serves the listing and the call, as in the agent.
@@ -121,7 +122,7 @@ async function testServer(
 
   const spec = specs.find((s, i) => s.name === call || session.tools[i].name === call);
   if (!spec) {
-    throw new UsageError(`MCP server "${server.name}" has no tool "${call}"`, didYouMean(call, session.tools.map((t) => t.name)));
+    throw new UsageError(`MCP server "${server.name}" has no tool "${call}"`, didYouMean(call, session.tools.map((t) => t.name)), 'FORGE_USAGE', warnings);
   }
   // A tool the agent leaves out is not called here either: the agent would never call it.
   if (!filter.allows(session.tools[specs.indexOf(spec)].name)) {

@@ -101,6 +101,17 @@ describe('forge mcp test carries forge.yaml\'s warnings, as forge mcp list does'
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain('FORGE_YAML_WARNING');
   });
+
+  // The usage errors failed in the shared shape with `warnings: []`.
+  it.each([
+    { what: 'a server forge.yaml does not have', args: ['mcp', 'test', 'nowhere', '--json'], message: 'no MCP server named "nowhere"' },
+    { what: 'a tool the server does not have', args: ['mcp', 'test', 'everything', '--call', 'nope', '--json'], message: 'MCP server "everything" has no tool "nope"' },
+  ])('--json: a usage error ($what) keeps them too', async ({ args, message }) => {
+    const project = writeProject({ 'forge.yaml': `agent_id: test-agent\nversion: 1.0.0\ndescription: !custom A test agent.\n${servers}` });
+    const refused = await forge(args, project);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_USAGE', message: expect.stringContaining(message) }, warnings: [{ severity: 'warning', code: 'FORGE_YAML_WARNING', file: 'forge.yaml', line: 3 }] });
+  });
 });
 
 describe('forge mcp shows what a server chose, and does not obey it', () => {
