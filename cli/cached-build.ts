@@ -56,8 +56,9 @@ export function cachedBuild(request: BuildRequest): { result: BuildResult } | { 
 /** Prints a build's result: diagnostics, then the summary (or the failure), or all of it as JSON. */
 export function reportBuild(built: BuildResult, json: boolean, cwd: string, ms: number, verbose: boolean, write: (text: string) => void = (text) => process.stdout.write(text)): void {
   // A FORGE_CACHE_DIR or FORGE_HOME that cannot be a directory is said at each build, cached or not: it is
-  // this machine's setting, not the project's, so it is not kept in the build's cached result.
-  const result = { ...built, warnings: [...built.warnings, ...forgeDirProblems()] };
+  // this machine's setting, not the project's, so the one the build's scope search said (and a cached result
+  // kept) gives way to what the variables are now.
+  const result = { ...built, warnings: [...built.warnings.filter((d) => d.code !== 'FORGE_ENV_DIRECTORY'), ...forgeDirProblems()] };
   if (json) {
     write(jsonDocument(buildJson(result, Math.round(ms))));
     return;

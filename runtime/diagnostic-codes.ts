@@ -93,7 +93,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_EGRESS_REFUSED: { severity: 'error', when: 'run', meaning: 'the egress policy refused an outbound request' },
   FORGE_EGRESS_UNKNOWN: { severity: 'warning', when: 'build', meaning: 'the host of ... is only known at run time' },
   FORGE_EMERGENT_SWITCH: { severity: 'error', when: 'build', meaning: 'forge_tool is listed under tools: instead of enabled with emergent:' },
-  FORGE_ENV_DIRECTORY: { severity: 'warning', when: 'build', meaning: 'FORGE_CACHE_DIR, FORGE_HOME or FORGE_GLOBAL_TOOLS names a file, or a path under one, so it cannot be the directory it names: forge build, forge package and forge tool list go on without that cache, user scope or global scope (forge package pulls the base image into a temporary cache), and forge doctor warns of it; forge tool add and install --scope user or global refuse with FORGE_FILE_NOT_DIRECTORY' },
+  FORGE_ENV_DIRECTORY: { severity: 'warning', when: 'build', meaning: 'FORGE_CACHE_DIR, FORGE_HOME or FORGE_GLOBAL_TOOLS names a file, or a path under one, so it cannot be the directory it names: forge build, forge package and forge tool list go on without that cache, user scope or global scope (forge validate, tool run and tool describe warn of the scope they search) (forge package pulls the base image into a temporary cache), and forge doctor warns of it; forge tool add and install --scope user or global refuse with FORGE_FILE_NOT_DIRECTORY' },
   FORGE_FETCH_CONTENT_TYPE: { severity: 'error', when: 'run', meaning: 'the page is neither HTML nor text' },
   FORGE_FETCH_STATUS: { severity: 'error', when: 'run', meaning: 'the page answered with a failure status' },
   FORGE_FILE_BINARY: { severity: 'error', when: 'run', meaning: 'the file is binary' },

@@ -19,7 +19,8 @@ import { declaredToolName } from './declared-tool-name.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { toParsedTool } from './parse-yaml-tools.ts';
 import { byName, type ProjectTool } from './project-tool.ts';
-import { isScopeName, SCOPE_NAMES, ToolScope, type ScopeName, type ScopeTool } from './scopes.ts';
+import { scopeDirProblem } from './forge-env-dirs.ts';
+import { isScopeName, SCOPE_NAMES, ToolScope, type ScopeName, type ScopeTool, type SharedScope } from './scopes.ts';
 import type { StageContext } from './stage.ts';
 
 export interface ResolvedTools {
@@ -78,6 +79,7 @@ class DependencyResolver {
   private readonly local: Map<string, ProjectTool>;
   private readonly pulled = new Map<string, ProjectTool>();
   private readonly reportedFiles = new Set<string>();
+  private readonly searchedScopes = new Set<SharedScope>();
   private readonly queue: { tool: ProjectTool; chain: string[] }[] = [];
 
   constructor(
@@ -137,8 +139,21 @@ class DependencyResolver {
       const tool = this.local.get(name);
       return tool && { scope, tool, version: tool.yaml?.definition.version, where: tool.file?.display ?? tool.origin };
     }
+    this.searching(scope);
     const scopeTool = await this.scopes[scope].find(name);
     return scopeTool && { scope, scopeTool, version: scopeTool.version, where: scopeTool.file.display };
+  }
+
+  /**
+   * A FORGE_HOME or FORGE_GLOBAL_TOOLS that cannot be a directory is said (FORGE_ENV_DIRECTORY) once, by
+   * every command that searches its scope (build, validate, tool run, tool describe): the scope would read as
+   * empty, and "no tool named" would be all the user saw.
+   */
+  private searching(scope: SharedScope): void {
+    if (this.searchedScopes.has(scope)) return;
+    this.searchedScopes.add(scope);
+    const problem = scopeDirProblem(scope);
+    if (problem) this.ctx.report(problem);
   }
 
   /** The first scope in `order` that has the name. The scopes after it are not searched, so they are no input of the build. */

@@ -62,17 +62,21 @@ export async function run(argv: string[]): Promise<number> {
   // A FORGE_HOME or FORGE_GLOBAL_TOOLS that cannot be a directory: its scope would list as empty, in silence, where it is looked in.
   const lookedIn: SharedScope[] = scope === 'local' ? [] : scope === 'user' || scope === 'global' ? [scope] : ['user', 'global'];
   const scopeWarnings = lookedIn.flatMap((s) => scopeDirProblem(s) ?? []);
-  if (!values.json) printDiagnostics(scopeWarnings);
   let extra = diagnosticsJson(scopeWarnings);
   if (scope === 'user' || scope === 'global') {
+    if (!values.json) printDiagnostics(scopeWarnings);
     rows = await scopeRows(scope as SharedScope, values.json);
   } else {
-    const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json, scopesOnly: scope === 'any' && values.config === undefined });
+    const loaded = await loadProjectForCli(values.config, { strict: false, json: true, scopesOnly: scope === 'any' && values.config === undefined });
+    // The project's search of a scope said it already when a tool of the project needs one: once, here.
+    const diagnostics = [...loaded.diagnostics.filter((d) => d.code !== 'FORGE_ENV_DIRECTORY'), ...scopeWarnings];
+    if (!values.json) printDiagnostics(diagnostics);
+    const { project } = loaded;
     if (!project) {
-      writeFailureJson(values.json, [...diagnostics, ...scopeWarnings]);
+      writeFailureJson(values.json, diagnostics);
       return 1;
     }
-    extra = diagnosticsJson([...diagnostics, ...scopeWarnings]);
+    extra = diagnosticsJson(diagnostics);
     rows = project.tools
       .filter((t) => (scope !== 'local' && scope !== 'any') || !t.scope)
       .map((t) => ({

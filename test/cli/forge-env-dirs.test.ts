@@ -86,6 +86,46 @@ describe.each([
     expect(underText.stderr).toContain(`FORGE_ENV_DIRECTORY ${variable}=${under} cannot be a directory: ${aFile} is a file`);
   });
 
+  // They searched the scope and said only "no tool named", or failed a dependency, with no word of the variable.
+  it(`forge tool run, tool describe and validate warn where they search the ${scope} scope, and only there`, async () => {
+    const needsScope = writeProject({ 'forge.yaml': minimalConfig(), 'tools/meta.yaml': `description: Meta.\ntags: [read]\ndependencies: [${scope}/shout]\nsteps:\n  - name: call\n    tool: ${scope}/shout\n` });
+    const unusable = { ...env, [variable]: aFile };
+    const warningsOf = (stdout: string) => (JSON.parse(stdout) as Json).warnings as Json[];
+    const searched = [
+      await forge(['tool', 'run', `${scope}/shout`, '--json'], project, unusable),
+      await forge(['tool', 'describe', `${scope}/shout`, '--json'], project, unusable),
+      await forge(['validate', '--json'], needsScope, unusable),
+    ];
+    for (const result of searched) {
+      expect(result.code, result.stdout).toBe(1);
+      expect(warningsOf(result.stdout)).toEqual([expect.objectContaining(envWarning(variable, aFile))]);
+    }
+    const text = await forge(['tool', 'run', `${scope}/shout`], project, unusable);
+    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY ${variable}=${aFile} is a file, not a directory`);
+    // A project tool, a project whose tools need no scope: nothing searched there, nothing said.
+    const notSearched = [
+      await forge(['tool', 'run', 'uuid_generate', '--json'], project, unusable),
+      await forge(['tool', 'describe', 'uuid_generate', '--json'], project, unusable),
+      await forge(['validate', '--json'], project, unusable),
+    ];
+    for (const result of notSearched) {
+      expect(result.code, result.stdout).toBe(0);
+      expect(warningsOf(result.stdout)).toEqual([]);
+    }
+  });
+
+  it(`forge build and forge tool list say it once where the project's tools search the ${scope} scope too`, async () => {
+    const needsScope = writeProject({ 'forge.yaml': minimalConfig(), 'tools/meta.yaml': `description: Meta.\ntags: [read]\ndependencies: [${scope}/shout]\nsteps:\n  - name: call\n    tool: ${scope}/shout\n` });
+    const unusable = { ...env, [variable]: aFile };
+    const envWarnings = (stdout: string) => ((JSON.parse(stdout) as Json).warnings as Json[]).filter((w) => w.code === 'FORGE_ENV_DIRECTORY');
+    const built = await forge(['build', '--json'], needsScope, unusable);
+    expect(envWarnings(built.stdout)).toEqual([expect.objectContaining(envWarning(variable, aFile))]);
+    const listed = await forge(['tool', 'list', '--json'], needsScope, unusable);
+    expect(envWarnings(listed.stdout)).toEqual([expect.objectContaining(envWarning(variable, aFile))]);
+    const text = await forge(['tool', 'list'], needsScope, unusable);
+    expect(text.stderr.split('FORGE_ENV_DIRECTORY').length - 1).toBe(1);
+  }, 60_000);
+
   it.each([
     { command: 'forge tool add', args: ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', scope] },
     { command: 'forge tool install', args: ['tool', 'install', '.', '--scope', scope] },
