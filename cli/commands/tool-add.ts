@@ -75,8 +75,8 @@ export async function run(argv: string[]): Promise<number> {
     const own = [join(dir, `${args.name}.yaml`), join(dir, `${args.name}.yml`)];
     localNames = new Set(project.tools.filter((t) => !t.scope && !own.includes(t.file?.absolute ?? '')).map((t) => t.spec.name));
   } else {
-    refuseUnusableScopeDir(args.scope);
     dir = scopeDir(args.scope);
+    refuseUnusableScopeDir(args.scope, dir);
   }
   const file = join(dir, `${args.name}.yaml`);
   const shown = args.scope === 'local' ? relative(process.cwd(), file) || file : displayPath(file);

@@ -63,8 +63,8 @@ export async function run(argv: string[]): Promise<number> {
     if (!toolDir) throw new UsageError('forge.yaml lists no tool_dirs to install into');
     dir = toolDir.absolute;
   } else {
-    refuseUnusableScopeDir(scope);
     dir = scopeDir(scope);
+    refuseUnusableScopeDir(scope, dir);
   }
 
   // What is installed already, in the order tools are looked up from the scope being installed into.

@@ -3,10 +3,11 @@
  * silence: the build ran without the cache and the user and global scopes read as empty. Each command now says so (FORGE_ENV_DIRECTORY), naming
  * the variable and the path; those that must write there refuse with a diagnostic instead of Node's ENOTDIR.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+import { forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject, type ProcessResult } from '../helpers/project.ts';
 
 type Json = Record<string, any>;
 
@@ -54,6 +55,76 @@ describe('FORGE_CACHE_DIR that cannot be a directory', () => {
     expect((JSON.parse(json.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining(envWarning('FORGE_CACHE_DIR', aFile))]));
     const text = await forge(['doctor'], project, { ...env, FORGE_CACHE_DIR: aFile });
     expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_CACHE_DIR=${aFile} is a file`);
+  });
+});
+
+/**
+ * A directory that is there but that this user cannot write. The suite runs as root, whom a mode does not
+ * stop: the CLI runs as nobody (its project and home its own), or as root with the directory a read-only mount.
+ */
+describe('a directory Forge cannot write', () => {
+  let ownProject: string;
+  let ownHome: string;
+  let readOnly: string;
+  beforeAll(() => {
+    expect(process.getuid?.(), 'these tests run the CLI as nobody, which takes root (as the CI runs)').toBe(0);
+    ownProject = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    ownHome = tempDir('forge-nobody-home-');
+    execFileSync('chown', ['-R', 'nobody:nogroup', ownProject, ownHome]);
+    readOnly = tempDir('forge-not-writable-');
+    chmodSync(readOnly, 0o755);
+  });
+  const asNobody = (args: string[], extraEnv: NodeJS.ProcessEnv): Promise<ProcessResult> =>
+    runProcess('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, forgeBin, ...args], { cwd: ownProject, env: { HOME: ownHome, ...env, ...extraEnv } });
+
+  // The build kept nothing in the cache, and said nothing of it.
+  it('forge build warns of a FORGE_CACHE_DIR it cannot write (EACCES), in --json and as text, and builds', async () => {
+    const json = await asNobody(['build', '--json'], { FORGE_CACHE_DIR: readOnly });
+    expect(json.code, json.stderr + json.stdout).toBe(0);
+    expect((JSON.parse(json.stdout) as Json).warnings).toEqual([expect.objectContaining({ ...envWarning('FORGE_CACHE_DIR', readOnly), message: `FORGE_CACHE_DIR=${readOnly} cannot be written: ${readOnly} is not writable by this user (EACCES): nothing is kept in Forge's machine-wide cache` })]);
+    const under = join(readOnly, 'made', 'later');
+    const text = await asNobody(['build'], { FORGE_CACHE_DIR: under });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain(`FORGE_ENV_DIRECTORY FORGE_CACHE_DIR=${under} cannot be written: ${readOnly} is not writable by this user (EACCES)`);
+    expect(text.stderr).toContain('hint: point FORGE_CACHE_DIR at a directory this user can write');
+    expect(readdirSync(readOnly)).toEqual([]);
+    const doctor = await asNobody(['doctor', '--json'], { FORGE_CACHE_DIR: readOnly });
+    expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'FORGE_ENV_DIRECTORY', message: expect.stringContaining(`FORGE_CACHE_DIR=${readOnly} cannot be written`) })]));
+  }, 60_000);
+
+  it('forge build warns of a FORGE_CACHE_DIR on a read-only mount (EROFS)', async () => {
+    const result = await runProcess('bwrap', ['--bind', '/', '/', '--ro-bind', readOnly, readOnly, '--dev', '/dev', '--proc', '/proc', process.execPath, forgeBin, 'build', '--json'], { cwd: project, env: { ...env, FORGE_CACHE_DIR: readOnly } });
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect((JSON.parse(result.stdout) as Json).warnings).toEqual([expect.objectContaining({ code: 'FORGE_ENV_DIRECTORY', message: expect.stringContaining(`FORGE_CACHE_DIR=${readOnly} cannot be written: ${readOnly} is on a read-only file system (EROFS)`) })]);
+  }, 60_000);
+
+  // They failed with Node's "EACCES: permission denied, mkdir ..." as FORGE_INTERNAL.
+  it.each([
+    { command: 'add', variable: 'FORGE_HOME', scope: 'user' },
+    { command: 'add', variable: 'FORGE_GLOBAL_TOOLS', scope: 'global' },
+    { command: 'install', variable: 'FORGE_HOME', scope: 'user' },
+  ])('forge tool $command --scope $scope refuses a $variable it cannot write with FORGE_FILE_PERMISSION, not EACCES', async ({ command, variable, scope }) => {
+    const args = command === 'add' ? ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', scope] : ['tool', 'install', '.', '--scope', scope];
+    const json = await asNobody([...args, '--json'], { [variable]: readOnly });
+    expect(json.code, json.stderr).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_PERMISSION', message: `${variable}=${readOnly} cannot be written: ${readOnly} is not writable by this user (EACCES): nothing was written`, hint: expect.stringContaining(`point ${variable} at a directory this user can write`) } });
+    const text = await asNobody(args, { [variable]: readOnly });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('FORGE_FILE_PERMISSION');
+    expect(text.stderr).not.toContain('permission denied');
+  });
+
+  it('forge tool add --scope user refuses a FORGE_HOME on a read-only mount with FORGE_FILE_READ_ONLY, not EROFS', async () => {
+    const args = ['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'user', '--json'];
+    const result = await runProcess('bwrap', ['--bind', '/', '/', '--ro-bind', readOnly, readOnly, '--dev', '/dev', '--proc', '/proc', process.execPath, forgeBin, ...args], { cwd: project, env: { ...env, FORGE_HOME: readOnly } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_READ_ONLY', message: `FORGE_HOME=${readOnly} cannot be written: ${readOnly} is on a read-only file system (EROFS): nothing was written` } });
+  });
+
+  it('forge tool add --scope global, FORGE_GLOBAL_TOOLS unset, names the default directory a user cannot write', async () => {
+    const json = await asNobody(['tool', 'add', 'hi', '--description', 'Says hi.', '--bash', 'echo hi', '--scope', 'global', '--json'], { FORGE_GLOBAL_TOOLS: '' });
+    expect(json.code, json.stderr).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_PERMISSION', message: expect.stringMatching(/^\/usr\/local\/share\/forge\/tools \(FORGE_GLOBAL_TOOLS is not set\) cannot be written: \/usr\/local\S* is not writable by this user \(EACCES\): nothing was written$/), hint: 'point FORGE_GLOBAL_TOOLS at a directory this user can write' } });
   });
 });
 

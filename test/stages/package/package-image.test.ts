@@ -5,12 +5,12 @@
  * the images in runc).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpers/oci.ts';
-import { forge, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
+import { forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startTokenService } from '../../helpers/registry-token-server.ts';
 import { startServer } from '../../helpers/http-server.ts';
 import { localWheel } from '../../helpers/python-wheel.ts';
@@ -60,6 +60,23 @@ describe('forge package', () => {
       expect.objectContaining({ severity: 'warning', code: 'FORGE_ENV_DIRECTORY', message: expect.stringMatching(new RegExp(`^FORGE_CACHE_DIR=${aFile} is a file, not a directory: .*temporary cache`)), hint: expect.any(String) }),
       expect.objectContaining({ severity: 'warning', code: 'FORGE_IMAGE_UNSANDBOXED', message: expect.stringContaining('WITHOUT a sandbox (--no-sandbox; FORGE_SANDBOX=off)') }),
     ]);
+  }, 180_000);
+
+  // It failed with Node's "EACCES: permission denied, mkdir ..." as FORGE_INTERNAL once it pulled the base.
+  it('a FORGE_CACHE_DIR this user cannot write is warned of, and the base is pulled into a temporary cache', async () => {
+    const own = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    const home = tempDir('forge-nobody-home-');
+    execFileSync('chown', ['-R', 'nobody:nogroup', own, home]);
+    const readOnly = tempDir('forge-not-writable-');
+    chmodSync(readOnly, 0o755);
+    const asNobody = ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, forgeBin];
+    const result = await runProcess('setpriv', [...asNobody, 'package', '--base', base, '--json', '--out', join(own, 'image.tar')], { cwd: own, env: { HOME: home, FORGE_CACHE_DIR: readOnly } });
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(result.stderr).toBe('');
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({ ok: true, base: { from: 'registry' } });
+    expect(doc.warnings).toEqual([expect.objectContaining({ severity: 'warning', code: 'FORGE_ENV_DIRECTORY', message: `FORGE_CACHE_DIR=${readOnly} cannot be written: ${readOnly} is not writable by this user (EACCES): nothing is kept in Forge's machine-wide cache: the base image is pulled into a temporary cache, and forge package cannot work offline` })]);
+    expect(readdirSync(readOnly)).toEqual([]);
   }, 180_000);
 
   it('gives the same digest for the same input, by push, OCI layout and OCI archive', async () => {
