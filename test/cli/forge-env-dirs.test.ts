@@ -92,6 +92,12 @@ describe('a directory Forge cannot write', () => {
     expect((JSON.parse(doctor.stdout) as Json).warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'FORGE_ENV_DIRECTORY', message: expect.stringContaining(`FORGE_CACHE_DIR=${readOnly} cannot be written`) })]));
   }, 60_000);
 
+  it('forge build warns of the default cache directory it cannot write, FORGE_CACHE_DIR unset', async () => {
+    const result = await asNobody(['build', '--json'], { HOME: readOnly, XDG_CACHE_HOME: '', FORGE_CACHE_DIR: '' });
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect((JSON.parse(result.stdout) as Json).warnings).toEqual([expect.objectContaining({ code: 'FORGE_ENV_DIRECTORY', message: `${join(readOnly, '.cache', 'forge')} (FORGE_CACHE_DIR is not set) cannot be written: ${readOnly} is not writable by this user (EACCES): nothing is kept in Forge's machine-wide cache`, hint: 'point FORGE_CACHE_DIR at a directory this user can write' })]);
+  }, 60_000);
+
   it('forge build warns of a FORGE_CACHE_DIR on a read-only mount (EROFS)', async () => {
     const result = await runProcess('bwrap', ['--bind', '/', '/', '--ro-bind', readOnly, readOnly, '--dev', '/dev', '--proc', '/proc', process.execPath, forgeBin, 'build', '--json'], { cwd: project, env: { ...env, FORGE_CACHE_DIR: readOnly } });
     expect(result.code, result.stderr + result.stdout).toBe(0);
