@@ -9,7 +9,7 @@
  */
 import { workDirProblem } from './work-dir.ts';
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseArgsProblem } from './parse-args-problem.ts';
@@ -299,6 +299,9 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
 interface OpenedBundle extends Invocation {
   bundleFile: string;
   manifest: AgentManifest;
+  /** agent.json's path and text, to place a problem found in it. */
+  manifestFile: string;
+  manifestText: string;
   workDir: string;
   /** The sandbox probe, started before verification (commands that run tools). */
   probing?: Promise<SandboxProbe>;
@@ -331,7 +334,9 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     import('./server/public-url.ts'),
   ]);
   const bundleFile = fileURLToPath(contents.bundleUrl);
-  const manifest = JSON.parse(readFileSync(join(dirname(bundleFile), 'agent.json'), 'utf8')) as AgentManifest;
+  const manifestFile = join(dirname(bundleFile), 'agent.json');
+  const manifestText = readFileSync(manifestFile, 'utf8');
+  const manifest = JSON.parse(manifestText) as AgentManifest;
   // A usage mistake is said before what the machine lacks (Python packages, a work dir): it is the first thing to fix.
   const host = command === 'serve' ? (invocation.values.host ?? (process.env.FORGE_HOST?.trim() || undefined) ?? manifest.server?.host ?? '127.0.0.1') : undefined;
   if (host !== undefined && invocation.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
@@ -372,7 +377,7 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
     invocation.problem(formatDiagnostic(missing), 'error', missing);
     return 1;
   }
-  return { ...invocation, bundleFile, manifest, workDir, host, probing, assembleRuntime, bundleCodeSource };
+  return { ...invocation, bundleFile, manifest, manifestFile, manifestText, workDir, host, probing, assembleRuntime, bundleCodeSource };
 }
 
 /** The tool `call` runs is Python, runs a python: step, or calls one that does (a name no tool has: no, the call reports it). */
@@ -411,8 +416,12 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     }
   }
   // A rule that matches none of the agent's tools, as forge tool run and forge build say: a misspelt --auto-deny of one of them is refused before anything runs.
-  const { unmatchedOptionRules } = await import('./tools/unmatched-rules.ts');
-  const unmatched = unmatchedOptionRules(manifest.tools, manifest.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] });
+  // agent.json's own rules too, as the build checked forge.yaml's: the bundle runs agent.json as it finds it.
+  const [{ unmatchedOptionRules }, { checkManifestApproval }] = await Promise.all([import('./tools/unmatched-rules.ts'), import('./tools/manifest-approval-check.ts')]);
+  const unmatched = [
+    ...checkManifestApproval(manifest, relative(process.cwd(), bundle.manifestFile) || bundle.manifestFile, bundle.manifestText),
+    ...unmatchedOptionRules(manifest.tools, manifest.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] }),
+  ];
   // A warning call --json keeps for its document; the rest is said now.
   const say = (d: Diagnostic) => (d.severity === 'warning' && bundle.warnings ? void bundle.warnings.push(d) : bundle.problem(formatDiagnostic(d), d.severity === 'error' ? 'error' : 'warn'));
   // A refusal's document: its errors, and every warning so far (those kept), or what it found.

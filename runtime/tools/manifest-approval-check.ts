@@ -1,0 +1,73 @@
+/**
+ * agent.json's `approval:` checked as the bundle starts, the way the build
+ * checks forge.yaml's: the bundle runs agent.json as it finds it, and one
+ * edited by hand (FORGE_VERIFY=off, or rebuilt by something else) could
+ * hold an `auto_denny:` key, or an auto_deny rule one slip from the tool it
+ * was meant to refuse, and that tool would run unrefused. A section of the
+ * wrong shape or a rule that does not parse is an error (FORGE_APPROVAL_RULE)
+ * that stops the start; a rule that matches none of the bundle's tools is
+ * FORGE_APPROVAL_UNMATCHED, from the check the build and the command line
+ * use (unmatched-rules.ts). Cheap when the rules are fine: no import beyond
+ * what the start loads already, and agent.json's text is searched for a
+ * line only to place a problem.
+ */
+import { error, type Diagnostic, type Location } from '../diagnostics.ts';
+import { isRule, parseRule } from '../guard/approval-rules.ts';
+import type { AgentManifest } from '../manifest.ts';
+import { approvalRuleCheck, type RuleList } from './unmatched-rules.ts';
+
+const LISTS: readonly RuleList[] = ['auto_approve', 'auto_deny'];
+const CLIENTS = ['approved', 'policy'];
+const REBUILD = 'run forge build to write agent.json again, or fix it by hand';
+
+/** `file`: agent.json as it is shown; `text`: its content, searched for a problem's line. */
+export function checkManifestApproval(manifest: Pick<AgentManifest, 'approval' | 'tools' | 'emergent'>, file: string, text: string): Diagnostic[] {
+  const at = (...keys: string[]) => locateInJson(file, text, ['approval', ...keys]);
+  const approval: unknown = manifest.approval;
+  if (typeof approval !== 'object' || approval === null || Array.isArray(approval)) {
+    return [error('FORGE_APPROVAL_RULE', 'agent.json\'s "approval" is not an object with auto_approve and auto_deny', at(), REBUILD)];
+  }
+  const section = approval as Record<string, unknown>;
+  const problems: Diagnostic[] = [];
+  for (const key of Object.keys(section)) {
+    if (![...LISTS, 'clients'].includes(key)) problems.push(error('FORGE_APPROVAL_RULE', `agent.json's approval has an unknown key "${key}"`, at(key), `approval has ${[...LISTS, 'clients'].join(', ')}; ${REBUILD}`));
+  }
+  if (section.clients !== undefined && !CLIENTS.includes(section.clients as string)) {
+    problems.push(error('FORGE_APPROVAL_RULE', `agent.json's approval.clients is ${JSON.stringify(section.clients)}`, at('clients'), `approval.clients is ${CLIENTS.map((c) => `"${c}"`).join(' or ')}`));
+  }
+  const rules: { list: RuleList; text: string }[] = [];
+  for (const list of LISTS) {
+    const texts = section[list];
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) {
+      problems.push(error('FORGE_APPROVAL_RULE', `agent.json's approval.${list} is not a list of rules`, at(list), `a rule looks like tag:read, name:file_read or category:custom; ${REBUILD}`));
+      continue;
+    }
+    for (const text of texts as string[]) {
+      const rule = parseRule(text);
+      if (isRule(rule)) rules.push({ list, text });
+      else problems.push(error('FORGE_APPROVAL_RULE', `agent.json's approval.${list}: ${rule.problem}`, at(list, JSON.stringify(text)), rule.hint));
+    }
+  }
+  if (problems.length) return problems;
+  // The bundle's tools only: a tool a --prod build left out is not here for a rule to match.
+  const check = approvalRuleCheck(manifest.tools, manifest.emergent !== undefined);
+  return rules.flatMap(({ list, text }) => check(list, text, `agent.json's ${list}`, at(list, JSON.stringify(text))) ?? []);
+}
+
+/**
+ * Where the last of `path` is in agent.json's text: each key (`"approval":`) or quoted value found after the
+ * one before it. Right for the file the build writes (one rule a line); a place near enough otherwise.
+ */
+function locateInJson(file: string, text: string, path: readonly string[]): Location {
+  let offset = 0;
+  for (const [i, step] of path.entries()) {
+    const needle = step.startsWith('"') ? step : `"${step}"`;
+    const found = text.indexOf(needle, offset);
+    if (found < 0) break;
+    offset = i === path.length - 1 ? found : found + needle.length;
+  }
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return { file, line, column, lineText: text.split('\n')[line - 1] };
+}
