@@ -29,12 +29,20 @@ export interface FileStoreOptions {
   conversationRetentionMs?: number;
   /** How often the conversations past it are deleted (default hourly; tests shorten it). */
   sweepEveryMs?: number;
+  /** How many tasks' push configs are kept (default 12,000; tests lower it). */
+  maxPushConfigTasks?: number;
   log?: Logger;
 }
 
 export function createFileStore(workDir: string, options: FileStoreOptions = {}): StateStore {
   // A task dropped takes its push configs with it; a config set for a task takes it only if the task is still held.
-  const pushConfigs: MemoryPushConfigs = new MemoryPushConfigs(undefined, undefined, (taskId, context) => tasks.has(taskId, context));
+  // A running or paused task's configs are never dropped to make room for another's (memory-push-configs.ts).
+  const pushConfigs: MemoryPushConfigs = new MemoryPushConfigs(
+    options.maxPushConfigTasks,
+    undefined,
+    (taskId, context) => tasks.has(taskId, context),
+    (key) => tasks.stateOf(key),
+  );
   const tasks = new MemoryTasks({ ...options.tasks, onDropped: (key) => pushConfigs.forgetTask(key) });
   const conversations = new FileConversations(join(workDir, '.forge', 'sessions'));
   const retentionMs = options.conversationRetentionMs;

@@ -94,6 +94,12 @@ export class MemoryTasks implements TaskRecords {
     return this.running.has(key) || this.paused.tasks.has(key) || this.finished.tasks.has(key);
   }
 
+  /** Whether the task held under `key` (keyOf) is running or paused, or finished; undefined when it is not held. */
+  stateOf(key: string): 'unfinished' | 'finished' | undefined {
+    if (this.running.has(key) || this.paused.tasks.has(key)) return 'unfinished';
+    return this.finished.tasks.has(key) ? 'finished' : undefined;
+  }
+
   /** The contexts of the tasks running or paused now: their conversations are kept (FORGE_CONVERSATION_RETENTION). */
   unfinishedContexts(): Set<string> {
     return new Set([...this.running.values(), ...[...this.paused.tasks.values()].map((entry) => entry.task)].map((task) => task.contextId));

@@ -111,7 +111,8 @@ export interface UnsettledFinal {
   tries: number;
 }
 
-export type PushConfigSave = 'saved' | 'full' | 'no task';
+/** 'store full': the store holds as many tasks' configs as it keeps, all of tasks still running or paused (the `file:` store). */
+export type PushConfigSave = 'saved' | 'full' | 'no task' | 'store full';
 
 export interface CancelChannel {
   /** Asks whichever process runs the task to cancel it. */

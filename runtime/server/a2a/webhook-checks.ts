@@ -104,6 +104,7 @@ export function checkedPushConfigs(store: PushConfigRecords, http: HttpClient, o
       if (saved === 'full') {
         throw new RequestMalformedError(`push notification config refused: task ${taskId} has ${MAX_PUSH_CONFIGS_PER_TASK} already, the most it may have; delete one first`);
       }
+      if (saved === 'store full') throw new RequestMalformedError(`push notification config refused: this agent keeps as many tasks' webhooks as it may, and every such task is still running or waiting for its client; set it again once one finishes`);
       onChange?.(taskId);
     },
     saveWithin: (taskId, context, config, max, existingTask) => store.saveWithin(taskId, context, config, max, existingTask),
