@@ -7,7 +7,8 @@
  * wrong shape or a rule that does not parse is an error (FORGE_APPROVAL_RULE)
  * that stops the start; a rule that matches none of the bundle's tools is
  * FORGE_APPROVAL_UNMATCHED, from the check the build and the command line
- * use (unmatched-rules.ts). Cheap when the rules are fine: no import beyond
+ * use (unmatched-rules.ts), a name: rule only when it is a slip from one of
+ * them (the bundle cannot tell another name from a tool it was built without). Cheap when the rules are fine: no import beyond
  * what the start loads already, and agent.json's text is searched for a
  * line only to place a problem.
  */
@@ -49,8 +50,9 @@ export function checkManifestApproval(manifest: Pick<AgentManifest, 'approval' |
     }
   }
   if (problems.length) return problems;
-  // The bundle's tools only: a tool a --prod build left out is not here for a rule to match.
-  const check = approvalRuleCheck(manifest.tools, manifest.emergent !== undefined);
+  // The bundle's tools only: a name: rule may name a tool a --prod build left out, or a shipped one not enabled (the build
+  // checked those), so one is reported only when it is a slip from one of the bundle's tools.
+  const check = approvalRuleCheck(manifest.tools, manifest.emergent !== undefined, 'unknown');
   return rules.flatMap(({ list, text }) => check(list, text, `agent.json's ${list}`, at(list, JSON.stringify(text))) ?? []);
 }
 

@@ -33,9 +33,12 @@ export function unmatchedOptionRules(specs: readonly ToolSpec[], emergent: boole
  * without this project having them (the catalog's, from the CLI and the
  * build). The bundle passes none: the catalog would put every shipped tool
  * into its core, and a --prod bundle holds no trace of the tools it left
- * out; a rule there naming one matches nothing, and is said to.
+ * out; a rule there naming one matches nothing, and is said to. 'unknown'
+ * (agent.json's own rules, which the build checked against every tool the
+ * project had): a name: rule near none of the bundle's tools may name one of
+ * those, and is not reported; one a slip from a tool the bundle has is.
  */
-export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean, shipped: readonly string[] = []): (list: List, text: string, shownAs: string, at?: Location) => Diagnostic | undefined {
+export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean, shipped: readonly string[] | 'unknown' = []): (list: List, text: string, shownAs: string, at?: Location) => Diagnostic | undefined {
   // What the agent has: an auto_deny typo one slip from one of these lets that tool run.
   const present: Record<Kind, Set<string>> = {
     name: new Set(specs.map((s) => s.name)),
@@ -45,7 +48,7 @@ export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean,
   };
   // What a rule may name without this project having it.
   const known: Record<Kind, Set<string>> = {
-    name: new Set([...present.name, ...shipped]),
+    name: new Set([...present.name, ...(shipped === 'unknown' ? [] : shipped)]),
     tag: new Set([...present.tag, ...SECURITY_TAGS]),
     category: new Set([...present.category, ...CATEGORIES]),
   };
@@ -57,6 +60,7 @@ export function approvalRuleCheck(specs: readonly ToolSpec[], emergent: boolean,
     // A shipped tool, a security tag or a category counts whether or not this project has it.
     const probe = (value: string) => rule.matches({ name: value, tags: [value], category: value as Category });
     if ([...(kind === 'name' ? known.name : kind === 'tag' ? SECURITY_TAGS : CATEGORIES)].some(probe)) return undefined;
+    if (shipped === 'unknown' && kind === 'name' && !present.name.has(closestMatch(pattern, present.name) ?? '')) return undefined;
     if (GLOB.test(pattern)) {
       return warning('FORGE_APPROVAL_UNMATCHED', `${shownAs} rule "${text}" matches no tool`, at, `it ${list === 'auto_deny' ? 'refuses' : 'approves'} nothing until a tool it matches is added; check the pattern`);
     }

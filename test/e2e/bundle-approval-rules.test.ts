@@ -84,14 +84,23 @@ describe("the bundle's start checks agent.json's approval rules", () => {
   });
 
   it('warns of a rule that matches no tool as serve starts, and serves', async () => {
-    const text = editApproval({ auto_approve: ['tag:read', 'name:nothing_here'], auto_deny: ['name:file_write'] });
+    const text = editApproval({ auto_approve: ['tag:read', 'tag:wirte', 'name:file_raed'], auto_deny: ['name:file_write'] });
     const agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: project, env: { FORGE_AUTH_TOKEN: 't', FORGE_VERIFY: 'off' }, ready: /on (http:\/\/\S+)/ });
     try {
-      expect(agent.output()).toContain(`agent.json:${place(text, '"name:nothing_here"')} FORGE_APPROVAL_UNMATCHED agent.json's auto_approve rule "name:nothing_here" matches no tool: no tool is named "nothing_here"`);
+      expect(agent.output()).toContain(`agent.json:${place(text, '"tag:wirte"')} FORGE_APPROVAL_UNMATCHED agent.json's auto_approve rule "tag:wirte" matches no tool: no tool is tagged "wirte"`);
+      expect(agent.output()).toContain(`agent.json:${place(text, '"name:file_raed"')} FORGE_APPROVAL_UNMATCHED agent.json's auto_approve rule "name:file_raed" matches no tool: no tool is named "file_raed"`);
       const res = await fetch(`${agent.url}/tools/file_read`, { method: 'POST', headers: { authorization: 'Bearer t' }, body: '{"path":"forge.yaml"}' });
       expect(await res.json()).toMatchObject({ ok: true });
     } finally {
       await agent.stop('SIGKILL');
     }
+  });
+
+  it("says nothing of a name: rule near none of its tools: it may name one a --prod build left out, or a shipped one not enabled, which the build checked", async () => {
+    editApproval({ auto_approve: ['tag:read', 'name:some_dev_tool'], auto_deny: ['name:file_write', 'name:local_shell'] });
+    const { code, stderr } = await writeCall();
+    expect(code).toBe(1);
+    expect(stderr).not.toContain('FORGE_APPROVAL_UNMATCHED');
+    expect(stderr).toContain('refused by the approval rule "name:file_write"');
   });
 });
