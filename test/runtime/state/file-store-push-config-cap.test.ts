@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
-import { checkedPushConfigs } from '../../../runtime/server/a2a/push-notifications.ts';
+import { checkedPushConfigs } from '../../../runtime/server/a2a/webhook-checks.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import { defaultServerCallContextBuilder, RequestMalformedError, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
 import { tempDir } from '../../helpers/project.ts';
