@@ -116,7 +116,7 @@ function forWhom(request: Pick<ModelRequest, 'task' | 'conversation'>): string {
 
 export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const env = options.env ?? process.env;
-  const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log }));
+  const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log, sweeps: true }));
   let lock: FileStoreLock | undefined;
   try {
     // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot

@@ -27,6 +27,8 @@ export interface FileStoreOptions {
   tasks?: MemoryTaskLimits;
   /** How long a conversation is kept after its last turn (FORGE_CONVERSATION_RETENTION); undefined (the default): forever. */
   conversationRetentionMs?: number;
+  /** Whether this process deletes them (the long-running server only: open-store.ts's `sweeps`). */
+  sweeps?: boolean;
   /** How often the conversations past it are deleted (default hourly; tests shorten it). */
   sweepEveryMs?: number;
   /** How many tasks' push configs are kept (default 12,000; tests lower it). */
@@ -50,7 +52,7 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   const forged = new ForgedStore(forgedRoot(workDir));
   const onForgedRemoved = (removed: ForgedRemoval[]) => forgedRemoved.forEach((listener) => listener(removed));
   const sweeping =
-    retentionMs === undefined
+    retentionMs === undefined || !options.sweeps
       ? undefined
       : scheduleSweeps(() => {
           void sweepIdleFileConversations(conversations, tasks, { retentionMs, forged, onForgedRemoved }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));

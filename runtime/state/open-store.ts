@@ -24,6 +24,13 @@ export interface StateSettings {
   /** forge.yaml's `state:`. */
   configured?: string;
   log?: Logger;
+  /**
+   * Whether this process runs the store's housekeeping sweeps (the retentions, and the bookkeeping they
+   * keep bounded): the long-running server only (`serve`, `forge run`). A one-shot command (`forge tool
+   * run`, `call`, `forge tool forged remove`) never does: it could take a tool's files away while the
+   * server serves it, and is gone before an hourly sweep matters.
+   */
+  sweeps?: boolean;
 }
 
 /** The state URL in force (never printed whole: it may hold a password). */
@@ -38,7 +45,7 @@ export function isSharedStateUrl(url: string): boolean {
 
 export async function openStateStore(settings: StateSettings): Promise<StateStore> {
   const url = stateUrl(settings);
-  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir, { conversationRetentionMs: conversationRetentionFrom(settings.env), log: settings.log });
+  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir, { conversationRetentionMs: conversationRetentionFrom(settings.env), sweeps: settings.sweeps, log: settings.log });
   // A path is not taken: the store, its lock and the sandbox's hiding of it are all .forge/ in the work dir.
   // Taken silently, state meant for a mounted volume would be lost with the container.
   if (url.startsWith('file:')) {
@@ -50,7 +57,7 @@ export async function openStateStore(settings: StateSettings): Promise<StateStor
     const conversationRetentionMs = conversationRetentionFrom(settings.env);
     const { openPostgresStore } = await import('./postgres-store.ts');
     try {
-      return await openPostgresStore({ url, leaseMs, taskRetentionMs, conversationRetentionMs, log: settings.log });
+      return await openPostgresStore({ url, leaseMs, taskRetentionMs, conversationRetentionMs, sweeps: settings.sweeps, log: settings.log });
     } catch (err) {
       throw new StateConfigError(`cannot open the Postgres state store at ${redact(url)}: ${err instanceof StateUnavailableError ? err.reason : (err as Error).message}`, 'check FORGE_STATE_URL (postgres://user:password@host:5432/database) and that the server accepts connections');
     }

@@ -31,6 +31,8 @@ export interface PostgresStoreOptions {
   taskRetentionMs?: number;
   /** How long a conversation is kept after its last turn (FORGE_CONVERSATION_RETENTION); undefined (the default): forever. */
   conversationRetentionMs?: number;
+  /** Whether this process sweeps (the long-running server only: open-store.ts's `sweeps`). */
+  sweeps?: boolean;
   /** How often this replica sweeps (default hourly, the first within minutes of the start: sweep-schedule.ts; tests shorten it). */
   sweepEveryMs?: number;
   log?: Logger;
@@ -72,11 +74,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   tasks.startReaper();
   const pushConfigs = new PostgresPushConfigs(pool);
-  // Hourly, on every replica, the first within minutes of its start (a sweep finds little: the configs of tasks never
-  // saved, past a day; the finished tasks and conversations past their retention, in batches that replicas sweeping
-  // at once do not share).
+  // Hourly, on every replica that serves, the first within minutes of its start (a sweep finds little: the configs of
+  // tasks never saved, past a day; the finished tasks and conversations past their retention, in batches that
+  // replicas sweeping at once do not share).
   const { taskRetentionMs, conversationRetentionMs } = options;
-  const sweeping = scheduleSweeps(() => {
+  const sweep = () => {
     void pushConfigs.sweep().catch((err: Error) => options.log?.warn(`state store: cannot sweep the push configs of tasks never saved: ${err.message}; tried again in an hour`));
     if (taskRetentionMs !== undefined) {
       void sweepExpiredTasks(pool, { retentionMs: taskRetentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the finished tasks past FORGE_TASK_RETENTION: ${err.message}; tried again in an hour`));
@@ -84,7 +86,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     if (conversationRetentionMs !== undefined) {
       void sweepExpiredConversations(pool, { retentionMs: conversationRetentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
     }
-  }, options.sweepEveryMs);
+  };
+  const sweeping = options.sweeps ? scheduleSweeps(sweep, options.sweepEveryMs) : undefined;
 
   const cancels: CancelChannel = {
     request: async (taskId) => {
@@ -135,7 +138,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // the statements still under way (they end at their timeout): closing waits 2 s in all, then leaves
       // them, so a stop stops.
       const until = delay(2000);
-      sweeping.stop();
+      sweeping?.stop();
       await tasks.close(until);
       await Promise.race([Promise.all([notifications.close(), pool.end()]), until]);
     },

@@ -10,11 +10,12 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { setActiveState } from '../../../runtime/state/active-state.ts';
+import { activeState, closeOpenedStates, setActiveState } from '../../../runtime/state/active-state.ts';
 import { sweepIdleFileConversations } from '../../../runtime/state/conversation-retention.ts';
 import { FileConversations } from '../../../runtime/state/file-conversations.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
+import { openStateStore } from '../../../runtime/state/open-store.ts';
 import type { ForgedRemoval } from '../../../runtime/state/store.ts';
 import type { ForgeResult } from '../../../runtime/tools/emergent/forge-request.ts';
 import { ForgedStore, forgedRoot, type ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
@@ -119,7 +120,7 @@ describe('the retention of conversations in the file: store', () => {
     const workDir = tempDir();
     const dir = join(workDir, '.forge', 'sessions');
     const log = capturingLog();
-    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweepEveryMs: 20, log });
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, log });
     try {
       await saveConversation(store.conversations as FileConversations, dir, 'recent', 20);
       await saveConversation(store.conversations as FileConversations, dir, 'old', 40);
@@ -140,7 +141,7 @@ describe('the retention of conversations in the file: store', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     let store;
     try {
-      store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY });
+      store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true });
       vi.advanceTimersByTime(5 * 60_000);
     } finally {
       vi.useRealTimers();
@@ -149,6 +150,26 @@ describe('the retention of conversations in the file: store', () => {
       await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the first sweep');
     } finally {
       await store.close();
+    }
+  });
+
+  // A one-shot command (`forge tool run`, `call`) opened the store as the server does, and with a retention set swept
+  // it too: it could take a session tool's files away while the server serves it.
+  it('is swept only by the long-running server: a store a one-shot command opens schedules no sweep', async () => {
+    const env = { FORGE_CONVERSATION_RETENTION: '30d' };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      // As `forge tool run` and `call` open it (the tools that keep state ask for it on first use).
+      await activeState(tempDir(), env);
+      expect(vi.getTimerCount()).toBe(0);
+      await closeOpenedStates();
+      // As serve opens it.
+      const served = await openStateStore({ workDir: tempDir(), env, sweeps: true });
+      expect(vi.getTimerCount()).toBe(1);
+      await served.close();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
@@ -201,7 +222,7 @@ describe('the session tools of the conversations the file: store deletes', () =>
     await saveConversation(conversations, dir, 'old', 40);
     await saveConversation(conversations, dir, 'recent', 20);
     const log = capturingLog();
-    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweepEveryMs: 20, log });
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, log });
     try {
       // As serve makes it the process's: forge_tool follows it.
       await setActiveState(store);

@@ -222,7 +222,7 @@ describe('the retention of conversations on Postgres', () => {
 
   it('keeps every conversation when the store is opened without a retention (the default)', async () => {
     await saveConversation('ancient', 4000);
-    const replica = await openPostgresStore({ url, leaseMs: 3000, taskRetentionMs: 30 * DAY, sweepEveryMs: 20 });
+    const replica = await openPostgresStore({ url, leaseMs: 3000, taskRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20 });
     try {
       // Finished tasks past their retention, which the same sweeps delete: two sweeps ran, the first one's end
       // before the second one's task was saved.
@@ -305,7 +305,7 @@ describe.each([
     await save('old', 40);
     await save('recent', 20);
     const log = capturingLog();
-    const replica = await openPostgresStore({ url, leaseMs: 3000, ...opened, sweepEveryMs: 20, log });
+    const replica = await openPostgresStore({ url, leaseMs: 3000, ...opened, sweeps: true, sweepEveryMs: 20, log });
     try {
       await waitUntil(async () => ((await ids()).includes('old') ? undefined : true), 20_000, 'the old row deleted by the sweep');
       expect(await ids()).toEqual(['recent']);
