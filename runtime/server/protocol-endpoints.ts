@@ -15,6 +15,7 @@ import type { AgentManifest } from '../manifest.ts';
 import type { HttpClient } from '../net/http-client.ts';
 import { MemoryPushConfigs } from '../state/memory-push-configs.ts';
 import type { PushConfigRecords, StateStore } from '../state/store.ts';
+import { mcpSession } from '../tools/emergent/forged-mark.ts';
 import type { Logger } from '../tools/model.ts';
 import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import { buildAgentCard } from './a2a/agent-card.ts';
@@ -67,9 +68,7 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
   const mcpIdentity = { name: manifest.agent_id, version: manifest.version };
   // Stateless MCP is answered directly (mcp-direct.ts): no SDK server or transport per request.
   const sessionTools = options.sessionTools ?? (() => tools);
-  const mcp: McpEndpoint = options.mcpSessions
-    ? new McpHttpEndpoint(() => createMcpServer(mcpIdentity, sessionTools(`mcp:${randomUUID()}`)))
-    : new McpDirectEndpoint(mcpIdentity, tools);
+  const mcp: McpEndpoint = options.mcpSessions ? statefulMcp(mcpIdentity, sessionTools, options.state, options.log) : new McpDirectEndpoint(mcpIdentity, tools);
   // Only a shared store (Postgres) goes away while the process runs; files do not need the ping.
   const storeGuard = new A2AStoreGuard(options.state?.shared ? () => options.state!.ping() : undefined, options.log);
   // A turn that loses the store once under way tells the guard, which answers its request.
@@ -113,6 +112,40 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
  * request goes out on the store's channel first, then the SDK records the
  * cancellation; each replica aborts the turn if it runs there.
  */
+/**
+ * Stateful MCP: each session's server under an owner of its own. The session-tier tools a session forged go
+ * when it ends (a DELETE, the oldest closed past the cap, the server stopping): no later session has its
+ * owner, so no one could call them again, and they would count against max_tools forever. The store removes
+ * them for every process serving them (Postgres: every replica); closing every session waits for those
+ * removals, so a server stopping does not close the store under them.
+ */
+function statefulMcp(identity: { name: string; version: string }, sessionTools: (session: string) => McpToolSource, state: StateStore | undefined, log: Logger): McpEndpoint {
+  const removals = new Set<Promise<void>>();
+  const endpoint = new McpHttpEndpoint(() => {
+    const session = mcpSession(randomUUID());
+    const server = createMcpServer(identity, sessionTools(session));
+    const previousOnClose = server.onclose;
+    server.onclose = () => {
+      previousOnClose?.();
+      if (!state) return;
+      const removal = state.removeSessionTools([session]).then(
+        (removed) => void (removed && log.info(`MCP session ended: removed the ${removed} session tool${removed === 1 ? '' : 's'} forged in it`)),
+        (err: Error) => log.warn(`MCP session ended, but the session tools forged in it could not be removed: ${err.message}`),
+      );
+      removals.add(removal);
+      void removal.finally(() => removals.delete(removal));
+    };
+    return server;
+  });
+  return {
+    handle: (req, res, body) => endpoint.handle(req, res, body),
+    async closeAll() {
+      await endpoint.closeAll();
+      await Promise.allSettled([...removals]);
+    },
+  };
+}
+
 function forwardCancels(handler: DefaultRequestHandler, state: StateStore, executor: ForgeAgentExecutor): () => void {
   const cancel = handler.cancelTask.bind(handler);
   handler.cancelTask = async (params, context) => {

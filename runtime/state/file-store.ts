@@ -7,11 +7,14 @@
  * process (finished tasks only up to a limit: see memory-tasks.ts).
  * Conversations are kept forever unless FORGE_CONVERSATION_RETENTION says
  * how long (conversation-retention.ts); the session-tier tools forged in one
- * (.forge/forged/) go with it.
+ * (.forge/forged/) go with it. Those of an MCP session go when it ends
+ * (removeSessionTools), and the serving process's first sweep takes out those
+ * an earlier process's sessions left.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ScheduleStore } from '../scheduler/schedule-store.ts';
+import { isMcpSession } from '../tools/emergent/forged-mark.ts';
 import { ForgedStore, forgedRoot } from '../tools/emergent/forged-store.ts';
 import type { Logger } from '../tools/model.ts';
 import { sweepIdleFileConversations } from './conversation-retention.ts';
@@ -36,6 +39,11 @@ export interface FileStoreOptions {
   log?: Logger;
 }
 
+/** The MCP sessions that own session tools in .forge/forged/. */
+function mcpOwners(forged: ForgedStore): Set<string> {
+  return new Set(forged.list().flatMap((record) => (record.tier === 'session' && record.owner && isMcpSession(record.owner) ? [record.owner] : [])));
+}
+
 export function createFileStore(workDir: string, options: FileStoreOptions = {}): StateStore {
   // A task dropped takes its push configs with it; a config set for a task takes it only if the task is still held.
   // A running or paused task's configs are never dropped to make room for another's (memory-push-configs.ts).
@@ -51,12 +59,28 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   const forgedRemoved = new Set<(removed: ForgedRemoval[]) => void>();
   const forged = new ForgedStore(forgedRoot(workDir));
   const onForgedRemoved = (removed: ForgedRemoval[]) => forgedRemoved.forEach((listener) => listener(removed));
-  const sweeping =
-    retentionMs === undefined || !options.sweeps
-      ? undefined
-      : scheduleSweeps(() => {
-          void sweepIdleFileConversations(conversations, tasks, { retentionMs, forged, onForgedRemoved }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
-        }, options.sweepEveryMs);
+  const removeSessionTools = (owners: ReadonlySet<string>): number => {
+    const removed = forged.removeSessionTools(owners);
+    if (removed.length) onForgedRemoved(removed);
+    return removed.length;
+  };
+  // The MCP sessions whose tools are on disk as the server opens the store: each of an earlier process (a session
+  // lives in its process, under an owner made there, and ends with it), so none can call them again.
+  const endedMcpSessions = options.sweeps ? mcpOwners(forged) : new Set<string>();
+  const sweep = () => {
+    if (endedMcpSessions.size) {
+      try {
+        const removed = removeSessionTools(endedMcpSessions);
+        endedMcpSessions.clear();
+        if (removed) options.log?.info(`state store: removed ${removed} session tool${removed === 1 ? '' : 's'} forged in MCP sessions of an earlier process`);
+      } catch (err) {
+        options.log?.warn(`state store: cannot remove the session tools of MCP sessions of an earlier process: ${(err as Error).message}; tried again in an hour`);
+      }
+    }
+    if (retentionMs === undefined) return;
+    void sweepIdleFileConversations(conversations, tasks, { retentionMs, forged, onForgedRemoved }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
+  };
+  const sweeping = options.sweeps && (retentionMs !== undefined || endedMcpSessions.size) ? scheduleSweeps(sweep, options.sweepEveryMs) : undefined;
   return {
     kind: 'file',
     shared: false,
@@ -72,6 +96,7 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
       forgedRemoved.add(listener);
       return () => forgedRemoved.delete(listener);
     },
+    removeSessionTools: async (owners) => removeSessionTools(new Set(owners)),
     ping: async () => {},
     close: async () => sweeping?.stop(),
   };

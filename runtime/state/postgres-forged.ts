@@ -9,7 +9,7 @@
  * that reads past a seq misses nothing.
  * The retention's sweep removes the session-tier tools of the conversations
  * it deletes the same way (removeSessionTools), in the transaction that
- * deletes them.
+ * deletes them; so does an MCP session that ends (removeSessionToolsNow).
  * Also forge_tool's calls, counted here so calls_per_minute holds for a
  * session whichever replica it reaches.
  */
@@ -42,6 +42,17 @@ export async function removeSessionTools(client: PoolClient, owners: string[]): 
   await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
   const { rowCount } = await client.query(REMOVE_SESSION_TOOLS, [owners]);
   return rowCount ?? 0;
+}
+
+/**
+ * Removes the session-tier tools these sessions forged, in a transaction of its own (an MCP session that
+ * ended); most sessions forged none, and are answered without the lock every forge takes.
+ */
+export async function removeSessionToolsNow(pool: Pool, owners: string[]): Promise<number> {
+  if (!owners.length) return 0;
+  const { rowCount } = await pool.query('SELECT 1 FROM forge_forged_tools WHERE owner = ANY($1::text[]) LIMIT 1', [owners]);
+  if (!rowCount) return 0;
+  return inTransaction(pool, (client) => removeSessionTools(client, owners));
 }
 
 export class PostgresForged implements ForgedRecords {

@@ -13,7 +13,7 @@ import { FILE_ID_PATTERN } from './file-records.ts';
 import { openPool } from './pool-client.ts';
 import { migrate, MIGRATIONS } from './postgres-migrations.ts';
 import { PostgresConversations } from './postgres-conversations.ts';
-import { PostgresForged } from './postgres-forged.ts';
+import { PostgresForged, removeSessionToolsNow } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
 import { PostgresPushConfigs } from './postgres-push-configs.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
@@ -130,6 +130,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     schedules: new PostgresSchedules(pool, replicaId),
     files,
     forged: new PostgresForged(pool, notifications),
+    removeSessionTools: (owners) => removeSessionToolsNow(pool, owners),
     async ping() {
       await pool.query('SELECT 1');
     },

@@ -209,10 +209,16 @@ export interface StateStore {
   forged?: ForgedRecords;
   /**
    * `file:` only: tells `listener` of the forged tools the store took out of the work dir's .forge/forged/ (a
-   * session-tier tool goes with its conversation, FORGE_CONVERSATION_RETENTION), so this process stops serving
+   * session-tier tool goes with its conversation, FORGE_CONVERSATION_RETENTION, or its MCP session), so this process stops serving
    * them; returns the unsubscribe. A shared store takes them out of `forged`, whose removals every replica follows.
    */
   onForgedRemoved?(listener: (removed: ForgedRemoval[]) => void): () => void;
+  /**
+   * Removes the session-tier tools these sessions forged (an MCP session that ended) for every process
+   * serving them: `file:` takes them out of .forge/forged/ and tells onForgedRemoved's listeners; a shared
+   * store takes them out of `forged`, as its retention does a deleted conversation's. Resolves with how many.
+   */
+  removeSessionTools(owners: string[]): Promise<number>;
   /** Throws when the store cannot be reached (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

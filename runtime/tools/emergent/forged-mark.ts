@@ -28,6 +28,15 @@ export function conversationSession(contextId: string): string {
   return `context:${contextId}`;
 }
 
+/** The session of a stateful MCP session: a new owner for each, made in the process that serves it. */
+export function mcpSession(id: string): string {
+  return `mcp:${id}`;
+}
+
+export function isMcpSession(owner: string): boolean {
+  return owner.startsWith('mcp:');
+}
+
 /** A session-tier forged tool: one session's own, whose name is that session's to know. */
 export function isSessionTool(tool: unknown): boolean {
   return isForged(tool) && tool.forged.tier === 'session';

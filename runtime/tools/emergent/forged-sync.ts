@@ -15,7 +15,7 @@
  *
  * With the `file:` store, which this process alone serves, what it follows is
  * the tools the store takes out itself: a session-tier tool whose conversation
- * the retention deleted.
+ * the retention deleted, or whose MCP session ended.
  */
 import type { Logger } from '../model.ts';
 import type { ToolRegistry } from '../registry.ts';
@@ -82,13 +82,13 @@ export class ForgedSync {
     return this.lookOrRetry();
   }
 
-  /** Drops the tools `state` takes out itself (a session tool gone with its conversation: `file:`'s retention). */
+  /** Drops the tools `state` takes out itself (`file:`: a session tool gone with its conversation or its MCP session). */
   private followRemovals(state: StateStore | undefined): void {
     if (state === this.removalsOf) return;
     this.stopRemovals?.();
     this.removalsOf = state;
     this.stopRemovals = state?.onForgedRemoved?.((removed) => {
-      for (const { name, forgedAt } of removed) this.drop(name, forgedAt, 'went with its conversation (FORGE_CONVERSATION_RETENTION)');
+      for (const { name, forgedAt } of removed) this.drop(name, forgedAt, 'went with its session (a conversation the retention deleted, an MCP session that ended)');
     });
   }
 

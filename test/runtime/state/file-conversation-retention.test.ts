@@ -239,3 +239,47 @@ describe('the session tools of the conversations the file: store deletes', () =>
     }
   });
 });
+
+// A stateful MCP session lives in its process: after a restart none of the sessions that forged the tools on disk
+// can come back (each had an owner made in that process), and their tools stayed forever.
+describe('the session tools of MCP sessions of an earlier process', () => {
+  it('are taken out by the serving store, with or without a retention; other tools stay, and a one-shot store takes none', async () => {
+    const workDir = tempDir();
+    const forged = new ForgedStore(forgedRoot(workDir));
+    forged.save(forgedRecord('of_mcp', 'session', 'mcp:3b1f0c2e-0000-4000-8000-000000000001'));
+    forged.save(forgedRecord('of_context', 'session', 'context:kept'));
+    forged.save(forgedRecord('of_stdio', 'session', 'stdio'));
+    forged.save(forgedRecord('of_agent', 'agent'));
+    const oneShot = createFileStore(workDir, { sweepEveryMs: 20 });
+    await oneShot.close();
+    expect(forgedNames(workDir)).toEqual(['of_agent', 'of_context', 'of_mcp', 'of_stdio']);
+
+    const log = capturingLog();
+    const store = createFileStore(workDir, { sweeps: true, sweepEveryMs: 20, log });
+    const removed: ForgedRemoval[] = [];
+    store.onForgedRemoved!((tools) => removed.push(...tools));
+    try {
+      await waitUntil(async () => (forgedNames(workDir).includes('of_mcp') ? undefined : true), 20_000, 'of_mcp taken out');
+      expect(forgedNames(workDir)).toEqual(['of_agent', 'of_context', 'of_stdio']);
+      expect(removed.map((tool) => tool.name)).toEqual(['of_mcp']);
+      expect(log.infos).toContain('state store: removed 1 session tool forged in MCP sessions of an earlier process');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a session that ends takes its own out through the store, and no other session\'s', async () => {
+    const workDir = tempDir();
+    const forged = new ForgedStore(forgedRoot(workDir));
+    forged.save(forgedRecord('mine', 'session', 'mcp:ended'));
+    forged.save(forgedRecord('theirs', 'session', 'mcp:open'));
+    const store = createFileStore(workDir);
+    const removed: ForgedRemoval[] = [];
+    store.onForgedRemoved!((tools) => removed.push(...tools));
+    expect(await store.removeSessionTools(['mcp:ended'])).toBe(1);
+    expect(forgedNames(workDir)).toEqual(['theirs']);
+    expect(removed.map((tool) => tool.name)).toEqual(['mine']);
+    expect(await store.removeSessionTools(['mcp:ended'])).toBe(0);
+    await store.close();
+  });
+});

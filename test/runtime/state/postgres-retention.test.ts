@@ -220,6 +220,25 @@ describe('the retention of conversations on Postgres', () => {
     }
   });
 
+  // An MCP session's tools stayed when the session ended: no one could call them again, and they counted against max_tools.
+  it('removes the session tools of an MCP session that ended, for every replica, and no other session\'s', async () => {
+    const forgedAt = new Date().toISOString();
+    for (const [name, owner] of [['of_ended', 'mcp:ended'], ['of_open', 'mcp:open']]) {
+      const record = { request: { name, scope: 'session' }, tier: 'session', owner, forgedAt, verdict: { approved: true }, testResults: [] };
+      expect(await store.forged!.add(record as unknown as ForgedRecord, 50)).toBeUndefined();
+    }
+    const { seq: before } = (await store.forged!.since(0)).at(-1)!;
+    const replica = await openPostgresStore({ url, leaseMs: 3000 });
+    try {
+      expect(await replica.removeSessionTools(['mcp:ended'])).toBe(1);
+      expect((await pool.query<{ name: string }>('SELECT name FROM forge_forged_tools ORDER BY name')).rows.map((row) => row.name)).toEqual(['of_open']);
+      expect(await store.forged!.since(before)).toEqual([{ seq: expect.any(Number), removed: { name: 'of_ended', forgedAt } }]);
+      expect(await replica.removeSessionTools(['mcp:ended'])).toBe(0);
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('keeps every conversation when the store is opened without a retention (the default)', async () => {
     await saveConversation('ancient', 4000);
     const replica = await openPostgresStore({ url, leaseMs: 3000, taskRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20 });
