@@ -32,7 +32,7 @@ export async function sharedRecords(records: ForgedRecords): Promise<ForgedRecor
   const live = new Map<string, ForgedRecord>();
   for (const change of await records.since(0)) {
     if ('record' in change) live.set(change.record.request.name, change.record);
-    else if (live.get(change.removed.name)?.forgedAt === change.removed.forgedAt) live.delete(change.removed.name);
+    else if ('removed' in change && live.get(change.removed.name)?.forgedAt === change.removed.forgedAt) live.delete(change.removed.name);
   }
   return [...live.values()].sort((a, b) => (a.request.name < b.request.name ? -1 : 1));
 }

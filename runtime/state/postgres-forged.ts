@@ -32,6 +32,62 @@ const REMOVE_SESSION_TOOLS = `WITH gone AS (
   )
   SELECT pg_notify('forge_forged', name) FROM logged`;
 
+// $1 the seq read up to. Below the newest removal pruned, a removal after it may be gone: every tool is read
+// anew (from seq 0), after a `pruned` row.
+const SINCE = `WITH p AS (SELECT $1::bigint > 0 AND $1::bigint < COALESCE(max(through), 0) AS pruned FROM forge_forged_pruned),
+  f AS (SELECT CASE WHEN pruned THEN 0 ELSE $1::bigint END AS after, pruned FROM p)
+  SELECT seq, record, NULL AS name, NULL AS forged_at, false AS pruned FROM forge_forged_tools, f WHERE seq > f.after
+  UNION ALL SELECT seq, NULL, name, forged_at, false FROM forge_forged_removals, f WHERE seq > f.after
+  UNION ALL SELECT 0, NULL, NULL, NULL, true FROM f WHERE f.pruned
+  ORDER BY seq, pruned DESC`;
+
+/**
+ * How long a removal is kept for the replicas that follow the seq. A replica reads the removals after its
+ * seq on every notification, on its LISTEN connection's return and every 30 s while its looks fail, so a
+ * running one is this far behind only after a day without the store; one that is finds the removals after
+ * its seq pruned and reads every tool anew (SINCE). A replica that starts reads every tool anyway.
+ */
+export const FORGED_REMOVALS_KEPT_MS = 24 * 60 * 60 * 1000;
+
+// $1 how long removals are kept, in ms; $2 the batch. The newest seq deleted is noted in the same statement, so
+// no snapshot sees the rows gone without it. A removal's seq is taken under FORGED_LOCK, in order: not needed here,
+// since a removal older than a day committed long ago.
+const PRUNE_REMOVALS = `WITH gone AS (
+    DELETE FROM forge_forged_removals WHERE seq IN (
+      SELECT seq FROM forge_forged_removals WHERE removed_at < now() - $1 * interval '1 millisecond' LIMIT $2 FOR UPDATE SKIP LOCKED)
+    RETURNING seq
+  )
+  UPDATE forge_forged_pruned SET through = GREATEST(through, (SELECT max(seq) FROM gone))
+  WHERE EXISTS (SELECT 1 FROM gone)
+  RETURNING (SELECT count(*) FROM gone) AS deleted`;
+
+// $1 the batch. takeCall counts a session's calls of the last minute (by clock_timestamp(), as here): an older one
+// is never counted again, and a session that stopped calling left its last minute's rows for good.
+const PRUNE_CALLS = `DELETE FROM forge_forge_calls WHERE ctid IN (
+  SELECT ctid FROM forge_forge_calls WHERE at < clock_timestamp() - interval '1 minute' LIMIT $1 FOR UPDATE SKIP LOCKED)`;
+
+/**
+ * forge_tool's bookkeeping, which grows with every forge and removal whatever the retention: the call counts
+ * calls_per_minute no longer looks at, and the removals no replica still needs (FORGED_REMOVALS_KEPT_MS). In
+ * batches, each its own statement, that pass over rows another session holds. Returns how many of each went.
+ */
+export async function pruneForgedBookkeeping(pool: Pool, batch: number, removalsKeptMs = FORGED_REMOVALS_KEPT_MS): Promise<{ calls: number; removals: number }> {
+  let calls = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(PRUNE_CALLS, [batch]);
+    calls += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) break;
+  }
+  let removals = 0;
+  for (;;) {
+    const { rows } = await pool.query<{ deleted: string }>(PRUNE_REMOVALS, [removalsKeptMs, batch]);
+    const deleted = Number(rows[0]?.deleted ?? 0);
+    removals += deleted;
+    if (deleted < batch) break;
+  }
+  return { calls, removals };
+}
+
 /**
  * Inside `client`'s transaction: removes the session-tier tools these sessions forged (only a session tool
  * has an owner) for every replica, as remove does one; returns how many. Every replica hears of it once the
@@ -80,12 +136,9 @@ export class PostgresForged implements ForgedRecords {
   }
 
   async since(seq: number): Promise<ForgedChange[]> {
-    // One statement, so adds and removals come from one snapshot.
-    const { rows } = await this.pool.query<{ seq: string; record: ForgedRecord | null; name: string | null; forged_at: string | null }>(
-      'SELECT seq, record, NULL AS name, NULL AS forged_at FROM forge_forged_tools WHERE seq > $1 UNION ALL SELECT seq, NULL, name, forged_at FROM forge_forged_removals WHERE seq > $1 ORDER BY seq',
-      [seq],
-    );
-    return rows.map((r) => (r.record ? { seq: Number(r.seq), record: r.record } : { seq: Number(r.seq), removed: { name: r.name!, forgedAt: r.forged_at! } }));
+    // One statement, so adds, removals and what was pruned come from one snapshot.
+    const { rows } = await this.pool.query<{ seq: string; record: ForgedRecord | null; name: string | null; forged_at: string | null; pruned: boolean }>(SINCE, [seq]);
+    return rows.map((r) => (r.pruned ? { seq: 0, pruned: true } : r.record ? { seq: Number(r.seq), record: r.record } : { seq: Number(r.seq), removed: { name: r.name!, forgedAt: r.forged_at! } }));
   }
 
   remove(name: string): Promise<boolean> {

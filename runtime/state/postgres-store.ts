@@ -13,11 +13,11 @@ import { FILE_ID_PATTERN } from './file-records.ts';
 import { openPool } from './pool-client.ts';
 import { migrate, MIGRATIONS } from './postgres-migrations.ts';
 import { PostgresConversations } from './postgres-conversations.ts';
-import { PostgresForged, removeSessionToolsNow } from './postgres-forged.ts';
+import { PostgresForged, pruneForgedBookkeeping, removeSessionToolsNow } from './postgres-forged.ts';
 import { PostgresNotifications } from './postgres-notifications.ts';
 import { PostgresPushConfigs } from './postgres-push-configs.ts';
 import { PostgresSchedules } from './postgres-schedules.ts';
-import { sweepExpiredConversations, sweepExpiredTasks } from './postgres-retention.ts';
+import { SWEEP_BATCH, sweepExpiredConversations, sweepExpiredTasks } from './postgres-retention.ts';
 import { scheduleSweeps } from './sweep-schedule.ts';
 import { PostgresTasks } from './postgres-tasks.ts';
 import { redact } from './shown-url.ts';
@@ -74,11 +74,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
   tasks.startReaper();
   const pushConfigs = new PostgresPushConfigs(pool);
-  // Hourly, on every replica that serves, the first within minutes of its start (a sweep finds little: the configs of
-  // tasks never saved, past a day; the finished tasks and conversations past their retention, in batches that
-  // replicas sweeping at once do not share).
+  // Hourly, on every replica that serves, the first within minutes of its start, with or without a retention (a sweep
+  // finds little: forge_tool's call counts past their minute and removals past their day; the configs of tasks never
+  // saved, past a day; the finished tasks and conversations past their retention, in batches that replicas sweeping
+  // at once do not share).
   const { taskRetentionMs, conversationRetentionMs } = options;
   const sweep = () => {
+    void pruneForgedBookkeeping(pool, SWEEP_BATCH).catch((err: Error) => options.log?.warn(`state store: cannot prune forge_tool's call counts and removals: ${err.message}; tried again in an hour`));
     void pushConfigs.sweep().catch((err: Error) => options.log?.warn(`state store: cannot sweep the push configs of tasks never saved: ${err.message}; tried again in an hour`));
     if (taskRetentionMs !== undefined) {
       void sweepExpiredTasks(pool, { retentionMs: taskRetentionMs }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the finished tasks past FORGE_TASK_RETENTION: ${err.message}; tried again in an hour`));

@@ -162,7 +162,17 @@ export interface FileRecords {
  * forge_tool wrote it after build, test and judge. Only a shared store has
  * them; with `file:` the work dir's .forge/forged/ is the store.
  */
-export type ForgedChange = { seq: number; record: ForgedRecord } | { seq: number; removed: ForgedRemoval };
+export type ForgedChange = { seq: number; record: ForgedRecord } | { seq: number; removed: ForgedRemoval } | ForgedPruned;
+
+/**
+ * First of the changes when removals after the seq asked from were pruned (kept a day): what follows is
+ * every record the store holds, from seq 0; a tool the caller took from the store and that is not among them
+ * was removed.
+ */
+export interface ForgedPruned {
+  seq: 0;
+  pruned: true;
+}
 
 /** A forged tool taken away: the forge of that name made at that time (a newer forge of the name stays). */
 export interface ForgedRemoval {

@@ -41,6 +41,8 @@ export class ForgedSync {
   /** The next look after a failed one (no notification may come to ask for it), and its wait, doubled each failure. */
   private retry: NodeJS.Timeout | undefined;
   private retryMs = 0;
+  /** The forge (forgedAt) of each tool this process serves from the store: what a read anew (removals pruned) checks. */
+  private readonly fromStore = new Map<string, string>();
   /** Settles when a look after the failed ones succeeds (or the store is let go). */
   private retried: { promise: Promise<void>; settle: () => void } | undefined;
 
@@ -77,6 +79,7 @@ export class ForgedSync {
     this.retried = undefined;
     this.records = records;
     this.seq = 0;
+    this.fromStore.clear();
     if (!records) return Promise.resolve();
     this.unsubscribe = records.subscribe(() => void this.lookOrRetry());
     return this.lookOrRetry();
@@ -148,13 +151,26 @@ export class ForgedSync {
     if (!records) return;
     let next = this.seq;
     let blocked = false;
-    for (const change of await records.since(this.seq)) {
+    const changes = await records.since(this.seq);
+    // The removals after this.seq were pruned (a day old): every record comes anew, and a tool taken from the
+    // store that is not among them was removed meanwhile.
+    const anew = changes.some((change) => 'pruned' in change);
+    const held = new Set<string>();
+    for (const change of changes) {
+      if ('pruned' in change) {
+        next = 0;
+        continue;
+      }
       const name = 'record' in change ? change.record.request.name : change.removed.name;
+      if ('record' in change) held.add(forgeKey(name, change.record.forgedAt));
       // A candidate of that name is being tested here: its forge will be refused (the name is taken), look again after.
       if (this.isCandidate(name)) blocked = true;
       else if ('record' in change) this.register(change.record);
       else this.drop(name, change.removed.forgedAt, 'was removed from the state store');
       if (!blocked) next = change.seq;
+    }
+    if (anew) {
+      for (const [name, forgedAt] of [...this.fromStore]) if (!held.has(forgeKey(name, forgedAt)) && !this.isCandidate(name)) this.drop(name, forgedAt, 'was removed from the state store');
     }
     if (records === this.records) this.seq = next;
   }
@@ -165,6 +181,7 @@ export class ForgedSync {
    * or of another kind) stays. A tool on this process's disk that the store never held also stays.
    */
   private drop(name: string, forgedAt: string, why: string): void {
+    if (this.fromStore.get(name) === forgedAt) this.fromStore.delete(name);
     const tool = this.registry.get(name);
     if (!isForged(tool) || tool.forged.forgedAt !== forgedAt) return;
     this.registry.unregister(name);
@@ -187,7 +204,11 @@ export class ForgedSync {
   private register(record: ForgedRecord): void {
     const { name } = record.request;
     const existing = this.registry.get(name);
-    if (existing && (!isForged(existing) || existing.forged.forgedAt === record.forgedAt)) return; // this very forge, or another kind of tool
+    if (existing && isForged(existing) && existing.forged.forgedAt === record.forgedAt) {
+      this.fromStore.set(name, record.forgedAt); // this very forge
+      return;
+    }
+    if (existing && !isForged(existing)) return; // another kind of tool
     if (!record.verdict?.approved || !record.testResults?.length || record.testResults.some((t) => !t.passed)) {
       this.log.warn(`forged tool ${name} in the state store is not registered: its record is not approved with every test passed`);
       return;
@@ -204,6 +225,7 @@ export class ForgedSync {
       const tool = createForgedTool(record.request, forgedMark(record), this.host(name));
       if (existing) {
         this.registry.replace(tool, `forged:${name}`);
+        this.fromStore.set(name, record.forgedAt);
         void this.registry.retire(existing).catch(() => {});
         return;
       }
@@ -211,9 +233,14 @@ export class ForgedSync {
       if (problem) {
         void tool.close?.();
         this.log.warn(`forged tool ${name} from the state store is not registered: ${problem.message}`);
-      }
+      } else this.fromStore.set(name, record.forgedAt);
     } catch (err) {
       this.log.warn(`forged tool ${name} from the state store is not registered: ${(err as Error).message}`);
     }
   }
+}
+
+/** One forge of a name. */
+function forgeKey(name: string, forgedAt: string): string {
+  return `${name}\u0000${forgedAt}`;
 }

@@ -14,13 +14,19 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
+import { pruneForgedBookkeeping } from '../../../runtime/state/postgres-forged.ts';
 import { sweepExpiredConversations, sweepExpiredTasks } from '../../../runtime/state/postgres-retention.ts';
 import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/retention-settings.ts';
 import { FINAL_STATE_TRIES } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
 import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { setActiveState } from '../../../runtime/state/active-state.ts';
+import type { ForgeResult } from '../../../runtime/tools/emergent/forge-request.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
+import { calcJson } from '../../helpers/forge-requests.ts';
+import { tempDir } from '../../helpers/project.ts';
+import { tools } from '../../helpers/tools.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 
 let postgres: TestPostgres;
@@ -334,3 +340,88 @@ describe.each([
     }
   });
 });
+
+// forge_tool's bookkeeping grew without end: a session that stopped calling left its call counts, and every removal
+// stayed in forge_forged_removals for the replicas to read.
+describe("the pruning of forge_tool's bookkeeping on Postgres", () => {
+  const record = (name: string) => ({ request: { name, scope: 'agent' }, tier: 'agent', forgedAt: `${name}-forged`, verdict: { approved: true }, testResults: [] }) as unknown as ForgedRecord;
+  const callSessions = async () => (await pool.query<{ session: string }>('SELECT session FROM forge_forge_calls ORDER BY session')).rows.map((row) => row.session);
+  const removalNames = async () => (await pool.query<{ name: string }>('SELECT name FROM forge_forged_removals ORDER BY name')).rows.map((row) => row.name);
+
+  beforeEach(async () => {
+    await pool.query('DELETE FROM forge_forge_calls');
+    await pool.query('DELETE FROM forge_forged_removals');
+    await pool.query('UPDATE forge_forged_pruned SET through = 0');
+  });
+
+  it('deletes the call counts calls_per_minute no longer looks at, batch after batch, and keeps the last minute\'s', async () => {
+    for (let i = 0; i < 5; i++) await pool.query("INSERT INTO forge_forge_calls (session, at) VALUES ('mcp:gone', clock_timestamp() - interval '2 minutes')");
+    expect(await store.forged!.takeCall('context:active', 2)).toBeUndefined();
+    expect(await pruneForgedBookkeeping(pool, 2)).toEqual({ calls: 5, removals: 0 });
+    expect(await callSessions()).toEqual(['context:active']);
+    // The minute's count is untouched: one more call, then the limit.
+    expect(await store.forged!.takeCall('context:active', 2)).toBeUndefined();
+    expect(await store.forged!.takeCall('context:active', 2)).toMatch(/called 2 times in the last minute/);
+  });
+
+  it('deletes the removals older than a day, notes the newest it deleted, and a replica behind it reads every tool anew', async () => {
+    for (const name of ['old_a', 'old_b', 'recent', 'kept']) expect(await store.forged!.add(record(name), 50)).toBeUndefined();
+    const { seq: behind } = (await store.forged!.since(0)).at(-1)!;
+    expect(await store.forged!.remove('old_a')).toBe(true);
+    expect(await store.forged!.remove('old_b')).toBe(true);
+    expect(await store.forged!.remove('recent')).toBe(true);
+    await pool.query("UPDATE forge_forged_removals SET removed_at = now() - interval '25 hours' WHERE name LIKE 'old_%'");
+    const { seq: upToDate } = (await store.forged!.since(0)).at(-1)!;
+
+    expect(await pruneForgedBookkeeping(pool, 1)).toEqual({ calls: 0, removals: 2 });
+    expect(await removalNames()).toEqual(['recent']);
+    // Behind a pruned removal: told so first, then every record the store holds.
+    expect(await store.forged!.since(behind)).toEqual([{ seq: 0, pruned: true }, { seq: expect.any(Number), record: expect.objectContaining({ forgedAt: 'kept-forged' }) }, { seq: expect.any(Number), removed: { name: 'recent', forgedAt: 'recent-forged' } }]);
+    // Past them: only what came after.
+    expect(await store.forged!.since(upToDate)).toEqual([]);
+    expect(await store.forged!.since(0)).not.toContainEqual({ seq: 0, pruned: true });
+  });
+
+  // A replica that read nothing for a day (the store away from it) would have missed a removal the sweep pruned, and
+  // served the tool on.
+  it('a replica that missed a removal since pruned drops the tool at its next look', async () => {
+    const h = await tools(['forge_tool', 'math_calculate', 'json_parse'], { workDir: tempDir(), config: { forge_tool: { timeout: 5 } } });
+    const replica = await openPostgresStore({ url, leaseMs: 3000 });
+    try {
+      await setActiveState(replica);
+      for (const name of ['calc_removed', 'calc_kept']) {
+        const forged = await h.registry.execute('forge_tool', { ...calcJson, name }, { session: 'context:lagging', timeoutMs: 60_000 });
+        expect((forged as { value: ForgeResult }).value).toMatchObject({ success: true, tier: 'session' });
+      }
+      // A look that starts after both were added: this replica has read past them.
+      await h.registry.find('no_such_tool');
+      expect([h.registry.has('calc_removed'), h.registry.has('calc_kept')]).toEqual([true, true]);
+      // Removed by another replica a day ago, unheard here (no notification), then pruned.
+      await pool.query(`WITH gone AS (DELETE FROM forge_forged_tools WHERE name = 'calc_removed' RETURNING name, record->>'forgedAt' AS forged_at)
+        INSERT INTO forge_forged_removals (seq, name, forged_at, removed_at) SELECT nextval(pg_get_serial_sequence('forge_forged_tools', 'seq')), name, forged_at, now() - interval '25 hours' FROM gone`);
+      expect(await pruneForgedBookkeeping(pool, 500)).toMatchObject({ removals: 1 });
+
+      await h.registry.find('no_such_tool');
+      await waitUntil(async () => (h.registry.has('calc_removed') ? undefined : true), 20_000, 'calc_removed no longer served');
+      expect(h.registry.has('calc_kept')).toBe(true);
+    } finally {
+      await setActiveState(undefined);
+      await replica.close();
+      await h.registry.close();
+    }
+  });
+
+  it("is swept by the store on its schedule with no retention set", async () => {
+    await pool.query("INSERT INTO forge_forge_calls (session, at) VALUES ('mcp:gone', clock_timestamp() - interval '2 minutes')");
+    expect(await store.forged!.add(record('gone_long_ago'), 50)).toBeUndefined();
+    expect(await store.forged!.remove('gone_long_ago')).toBe(true);
+    await pool.query("UPDATE forge_forged_removals SET removed_at = now() - interval '25 hours'");
+    const replica = await openPostgresStore({ url, leaseMs: 3000, sweeps: true, sweepEveryMs: 20 });
+    try {
+      await waitUntil(async () => ((await callSessions()).length || (await removalNames()).length ? undefined : true), 20_000, "forge_tool's old call counts and removals pruned");
+    } finally {
+      await replica.close();
+    }
+  });
+});
+

@@ -79,7 +79,7 @@ describe('the Postgres state store', { concurrent: true }, () => {
   it("counts the webhooks of tasks finished before the final-state migration as having had their final state, and no others", async () => {
     // A database as a Forge before the migration left it: a finished task and a working one, each with a webhook.
     const url = await postgres.createDatabase(`store_${process.pid}_${++databases}`);
-    const before = MIGRATIONS.length - 1;
+    const before = MIGRATIONS.findIndex((migration) => migration.includes('ADD COLUMN final_settled'));
     await asAdmin(url, 'CREATE TABLE forge_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     for (let version = 1; version <= before; version++) await asAdmin(url, `${MIGRATIONS[version - 1]}; INSERT INTO forge_migrations (version) VALUES (${version})`);
     await asAdmin(url, "INSERT INTO forge_tasks (id, context_id, state, data) VALUES ('done', 'c', 3, '{}'), ('working', 'c', 2, '{}')");
