@@ -1,5 +1,5 @@
 /**
- * The Postgres store's retention sweeps, run hourly by every replica.
+ * The Postgres store's retention sweeps, run hourly by every serving replica (open-store.ts's `sweeps`).
  *
  * Finished A2A tasks (FORGE_TASK_RETENTION): a task in a final state
  * (completed, failed, canceled, rejected — a final state never changes

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
-import { pruneForgedBookkeeping } from '../../../runtime/state/postgres-forged.ts';
+import { pruneForgedBookkeeping } from '../../../runtime/state/postgres-forged-bookkeeping.ts';
 import { sweepExpiredConversations, sweepExpiredTasks } from '../../../runtime/state/postgres-retention.ts';
 import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/retention-settings.ts';
 import { FINAL_STATE_TRIES } from '../../../runtime/state/store.ts';
