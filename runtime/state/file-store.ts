@@ -68,7 +68,9 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   // lives in its process, under an owner made there, and ends with it), so none can call them again.
   const endedMcpSessions = options.sweeps ? mcpOwners(forged) : new Set<string>();
   const sweep = () => {
-    if (endedMcpSessions.size) {
+    // Once forge_tool follows the store (serve attaches it just after opening): taken out before, a tool would stay
+    // served here without its files. A server without forge_tool serves no forged tool, and leaves them.
+    if (endedMcpSessions.size && forgedRemoved.size) {
       try {
         const removed = removeSessionTools(endedMcpSessions);
         endedMcpSessions.clear();

@@ -257,8 +257,9 @@ describe('the session tools of MCP sessions of an earlier process', () => {
     const log = capturingLog();
     const store = createFileStore(workDir, { sweeps: true, sweepEveryMs: 20, log });
     const removed: ForgedRemoval[] = [];
-    store.onForgedRemoved!((tools) => removed.push(...tools));
     try {
+      // As serve's forge_tool follows it (the sweep waits for that: it would serve a tool without its files).
+      store.onForgedRemoved!((tools) => removed.push(...tools));
       await waitUntil(async () => (forgedNames(workDir).includes('of_mcp') ? undefined : true), 20_000, 'of_mcp taken out');
       expect(forgedNames(workDir)).toEqual(['of_agent', 'of_context', 'of_stdio']);
       expect(removed.map((tool) => tool.name)).toEqual(['of_mcp']);
