@@ -27,6 +27,7 @@ import { Scheduler } from '../scheduler/scheduler.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { countFiring, startTelemetry } from '../telemetry/serve-telemetry.ts';
 import { setActiveState } from '../state/active-state.ts';
+import { ForgedStore, forgedRoot } from '../tools/emergent/forged-store.ts';
 import { FileConversations } from '../state/file-conversations.ts';
 import { leaseFrom, openStateStore } from '../state/open-store.ts';
 import { lockFileStore, type FileStoreLock } from '../state/file-store-lock.ts';
@@ -116,7 +117,7 @@ function forWhom(request: Pick<ModelRequest, 'task' | 'conversation'>): string {
 
 export async function serveAgent(options: ServeOptions): Promise<RunningAgent> {
   const env = options.env ?? process.env;
-  const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log, sweeps: true }));
+  const state = options.state ?? (await openStateStore({ workDir: options.workDir, env, configured: options.manifest.state, log: options.log, sweeps: true, forgedFiles: new ForgedStore(forgedRoot(options.workDir)) }));
   let lock: FileStoreLock | undefined;
   try {
     // The card advertises it and /mcp takes its origin as the agent's own: a typo would only show in clients that cannot

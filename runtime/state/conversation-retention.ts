@@ -10,8 +10,8 @@
  * sweep: no one else could see them, and its client, back, would otherwise
  * find its tools without the conversation that made them.
  */
-import { conversationSession } from '../tools/emergent/forged-mark.ts';
-import type { ForgedStore } from '../tools/emergent/forged-store.ts';
+import { conversationSession } from './session-owners.ts';
+import type { ForgedFiles } from './file-store.ts';
 import type { Logger } from '../tools/model.ts';
 import type { FileConversations } from './file-conversations.ts';
 import type { MemoryTasks } from './memory-tasks.ts';
@@ -23,7 +23,7 @@ export interface FileConversationSweep {
   /** The time the retention counts back from (tests); the clock otherwise. */
   now?: Date;
   /** The work dir's forged tools: a deleted conversation's session-tier tools are taken out. */
-  forged?: ForgedStore;
+  forged?: ForgedFiles;
   /** Told of the forged tools taken out, so the process serving them stops. */
   onForgedRemoved?: (removed: ForgedRemoval[]) => void;
 }

@@ -14,8 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ScheduleStore } from '../scheduler/schedule-store.ts';
-import { isMcpSession } from '../tools/emergent/forged-mark.ts';
-import { ForgedStore, forgedRoot } from '../tools/emergent/forged-store.ts';
+import { isMcpSession } from './session-owners.ts';
+import type { ForgedStore } from '../tools/emergent/forged-store.ts';
 import type { Logger } from '../tools/model.ts';
 import { sweepIdleFileConversations } from './conversation-retention.ts';
 import { FileConversations } from './file-conversations.ts';
@@ -36,11 +36,19 @@ export interface FileStoreOptions {
   sweepEveryMs?: number;
   /** How many tasks' push configs are kept (default 12,000; tests lower it). */
   maxPushConfigTasks?: number;
+  /** The work dir's forged tools (.forge/forged/), whose session-tier ones go as their session ends; absent: none are taken out. */
+  forgedFiles?: ForgedFiles;
   log?: Logger;
 }
 
+/**
+ * What the store takes a session's forged tools out of: the work dir's ForgedStore, given by the server that
+ * opens the store (forge_tool's records are a tool's concern; the store only says when their session ended).
+ */
+export type ForgedFiles = Pick<ForgedStore, 'list' | 'removeSessionTools'>;
+
 /** The MCP sessions that own session tools in .forge/forged/. */
-function mcpOwners(forged: ForgedStore): Set<string> {
+function mcpOwners(forged: ForgedFiles): Set<string> {
   return new Set(forged.list().flatMap((record) => (record.tier === 'session' && record.owner && isMcpSession(record.owner) ? [record.owner] : [])));
 }
 
@@ -57,16 +65,16 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   const conversations = new FileConversations(join(workDir, '.forge', 'sessions'));
   const retentionMs = options.conversationRetentionMs;
   const forgedRemoved = new Set<(removed: ForgedRemoval[]) => void>();
-  const forged = new ForgedStore(forgedRoot(workDir));
+  const forged = options.forgedFiles;
   const onForgedRemoved = (removed: ForgedRemoval[]) => forgedRemoved.forEach((listener) => listener(removed));
   const removeSessionTools = (owners: ReadonlySet<string>): number => {
-    const removed = forged.removeSessionTools(owners);
+    const removed = forged?.removeSessionTools(owners) ?? [];
     if (removed.length) onForgedRemoved(removed);
     return removed.length;
   };
   // The MCP sessions whose tools are on disk as the server opens the store: each of an earlier process (a session
   // lives in its process, under an owner made there, and ends with it), so none can call them again.
-  const endedMcpSessions = options.sweeps ? mcpOwners(forged) : new Set<string>();
+  const endedMcpSessions = options.sweeps && forged ? mcpOwners(forged) : new Set<string>();
   const sweep = () => {
     // Once forge_tool follows the store (serve attaches it just after opening): taken out before, a tool would stay
     // served here without its files. A server without forge_tool serves no forged tool, and leaves them.

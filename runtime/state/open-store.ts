@@ -10,7 +10,7 @@
  */
 import { parseDuration } from '../duration.ts';
 import type { Logger } from '../tools/model.ts';
-import { createFileStore } from './file-store.ts';
+import { createFileStore, type ForgedFiles } from './file-store.ts';
 import { redact } from './shown-url.ts';
 import { conversationRetentionFrom, taskRetentionFrom } from './retention-settings.ts';
 import { StateUnavailableError } from '../store-unavailable.ts';
@@ -31,6 +31,8 @@ export interface StateSettings {
    * server serves it, and is gone before an hourly sweep matters.
    */
   sweeps?: boolean;
+  /** The work dir's forged tools, for the `file:` store to take a session's out as it ends (file-store.ts). */
+  forgedFiles?: ForgedFiles;
 }
 
 /** The state URL in force (never printed whole: it may hold a password). */
@@ -45,7 +47,7 @@ export function isSharedStateUrl(url: string): boolean {
 
 export async function openStateStore(settings: StateSettings): Promise<StateStore> {
   const url = stateUrl(settings);
-  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir, { conversationRetentionMs: conversationRetentionFrom(settings.env), sweeps: settings.sweeps, log: settings.log });
+  if (url === 'file:' || url === 'file') return createFileStore(settings.workDir, { conversationRetentionMs: conversationRetentionFrom(settings.env), sweeps: settings.sweeps, forgedFiles: settings.forgedFiles, log: settings.log });
   // A path is not taken: the store, its lock and the sandbox's hiding of it are all .forge/ in the work dir.
   // Taken silently, state meant for a mounted volume would be lost with the container.
   if (url.startsWith('file:')) {

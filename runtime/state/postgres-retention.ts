@@ -28,7 +28,7 @@
  * every candidate.
  */
 import type { Pool } from 'pg';
-import { conversationSession } from '../tools/emergent/forged-mark.ts';
+import { conversationSession } from './session-owners.ts';
 import type { Logger } from '../tools/model.ts';
 import { conversationsDeletedLine } from './conversation-retention.ts';
 import { inTransaction } from './pool-client.ts';

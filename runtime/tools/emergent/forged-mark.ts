@@ -1,9 +1,11 @@
 /**
- * What marks a tool as forged, and who may see it. Kept apart (no imports)
- * so every front end can filter by it without carrying forge_tool's code
+ * What marks a tool as forged, and who may see it. Kept apart (no imports
+ * but the session names, state/session-owners.ts) so every front end can filter by it without carrying forge_tool's code
  * into bundles that do not forge.
  */
 import type { Tool } from '../model.ts';
+
+export { conversationSession, isMcpSession, mcpSession } from '../../state/session-owners.ts';
 
 export type Tier = 'session' | 'agent';
 
@@ -21,20 +23,6 @@ export interface ForgedTool extends Tool {
 
 export function isForged(tool: unknown): tool is ForgedTool {
   return typeof tool === 'object' && tool !== null && 'forged' in tool;
-}
-
-/** The session of an A2A conversation (its context id), as a session-tier tool forged in it names its owner. */
-export function conversationSession(contextId: string): string {
-  return `context:${contextId}`;
-}
-
-/** The session of a stateful MCP session: a new owner for each, made in the process that serves it. */
-export function mcpSession(id: string): string {
-  return `mcp:${id}`;
-}
-
-export function isMcpSession(owner: string): boolean {
-  return owner.startsWith('mcp:');
 }
 
 /** A session-tier forged tool: one session's own, whose name is that session's to know. */

@@ -222,7 +222,8 @@ describe('the session tools of the conversations the file: store deletes', () =>
     await saveConversation(conversations, dir, 'old', 40);
     await saveConversation(conversations, dir, 'recent', 20);
     const log = capturingLog();
-    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, log });
+    // As serve opens it: with the work dir's forged tools, which forge_tool keeps.
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, forgedFiles: new ForgedStore(forgedRoot(workDir)), log });
     try {
       // As serve makes it the process's: forge_tool follows it.
       await setActiveState(store);
@@ -255,7 +256,7 @@ describe('the session tools of MCP sessions of an earlier process', () => {
     expect(forgedNames(workDir)).toEqual(['of_agent', 'of_context', 'of_mcp', 'of_stdio']);
 
     const log = capturingLog();
-    const store = createFileStore(workDir, { sweeps: true, sweepEveryMs: 20, log });
+    const store = createFileStore(workDir, { sweeps: true, sweepEveryMs: 20, forgedFiles: forged, log });
     const removed: ForgedRemoval[] = [];
     try {
       // As serve's forge_tool follows it (the sweep waits for that: it would serve a tool without its files).
@@ -274,7 +275,7 @@ describe('the session tools of MCP sessions of an earlier process', () => {
     const forged = new ForgedStore(forgedRoot(workDir));
     forged.save(forgedRecord('mine', 'session', 'mcp:ended'));
     forged.save(forgedRecord('theirs', 'session', 'mcp:open'));
-    const store = createFileStore(workDir);
+    const store = createFileStore(workDir, { forgedFiles: forged });
     const removed: ForgedRemoval[] = [];
     store.onForgedRemoved!((tools) => removed.push(...tools));
     expect(await store.removeSessionTools(['mcp:ended'])).toBe(1);
