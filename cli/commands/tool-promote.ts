@@ -37,11 +37,13 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, { workdir: { type: 'string' }, force: { type: 'boolean', default: false } }, 1);
   const name = positionals[0];
   if (!name) throw new UsageError('missing tool name');
-  const { project } = await loadProjectForCli(values.config, { strict: false, json: values.json });
-  if (!project) return reportFailure(values.json, 'FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
-  // forge.yaml's warnings were printed with the project's above.
+  const { project, diagnostics } = await loadProjectForCli(values.config, { strict: false, json: values.json });
+  // The project's warnings: printed on stderr as it loaded in text mode, in every --json document (a failure's too).
+  const projectWarnings = values.json ? diagnostics.filter((d) => d.severity === 'warning') : [];
+  const fail = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(values.json, code, message, hint, projectWarnings);
+  if (!project) return fail('FORGE_CONFIG_NOT_FOUND', 'no project here: promote writes into a project\'s tools/', 'run it next to forge.yaml');
   const { opened } = await openAgentForgedStore(values.workdir, values.config);
-  const unknown = () => reportFailure(values.json, 'FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
+  const unknown = () => fail('FORGE_TOOL_UNKNOWN', `no forged tool named "${name}"`, 'see them with `forge tool forged list` (pass --workdir for an agent that runs elsewhere)');
   if (!opened) return unknown();
   const { store } = opened;
   /** Writes the tool into the project and takes the forged one away: from `shared` too, when the replicas share a store. */
@@ -50,19 +52,19 @@ export async function run(argv: string[]): Promise<number> {
     const record = (shared && (await sharedRecord(shared, name))) ?? store.load(name);
     if (!record) return unknown();
     const taken = project.tools.find((t) => t.spec.name === name);
-    if (taken && !values.force) return reportFailure(values.json, 'FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
+    if (taken && !values.force) return fail('FORGE_TOOL_COLLISION', `the project already has a tool named "${name}" (${taken.origin})`, 'remove it first, or pass --force to write over its files');
     const dir = project.config.toolDirs[0].absolute;
     mkdirSync(dir, { recursive: true });
     // A tool stored before forge_tool checked input names may hold one the docstring cannot carry.
     const badNames = invalidInputNames(record.request.inputSchema);
     if (badNames.length) {
-      return reportFailure(values.json, 'FORGE_PROMOTE_INPUT_NAME', `forged tool "${name}" has inputs that are not parameter names: ${badNames.map((n) => JSON.stringify(n)).join(', ')}`, 'forge it again with inputs named with letters, digits, "_" and "-" (starting with a letter or "_")');
+      return fail('FORGE_PROMOTE_INPUT_NAME', `forged tool "${name}" has inputs that are not parameter names: ${badNames.map((n) => JSON.stringify(n)).join(', ')}`, 'forge it again with inputs named with letters, digits, "_" and "-" (starting with a letter or "_")');
     }
     const sources = forgedSources(record);
     const written: string[] = [];
     for (const source of sources.files) {
       const path = join(dir, source.file);
-      if (existsSync(path) && !values.force) return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
+      if (existsSync(path) && !values.force) return fail('FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
       writeFileSync(path, source.text);
       written.push(relative(process.cwd(), path) || path);
     }
@@ -70,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
     store.remove(name);
     const notice = sources.notice && { code: 'FORGE_PROMOTE_UNSANDBOXED' as const satisfies DiagnosticCode, ...sources.notice };
     // `warnings` always, in the entries every command's warnings have (its details as one text, as a failed call's).
-    const warnings = notice ? [{ ...diagnosticJson(warning(notice.code, notice.message, {}, notice.hint)), details: notice.details.join('\n') }] : [];
+    const warnings = [...projectWarnings.map(diagnosticJson), ...(notice ? [{ ...diagnosticJson(warning(notice.code, notice.message, {}, notice.hint)), details: notice.details.join('\n') }] : [])];
     if (values.json) process.stdout.write(JSON.stringify({ ok: true, name, files: written, warnings }, null, 2) + '\n');
     else {
       process.stdout.write(`${c.green('✓')} promoted ${name}: ${written.join(', ')}\n  the next \`forge build\` includes it for every caller\n`);
@@ -82,6 +84,6 @@ export async function run(argv: string[]): Promise<number> {
   };
   // One session with the shared store, if there is one: read, write the files, remove.
   const outcome = await withSharedForged(opened.workDir, opened.state, promote);
-  if ('error' in outcome) return reportFailure(values.json, 'FORGE_STATE_CONFIG', outcome.error.message, outcome.error.hint);
+  if ('error' in outcome) return fail('FORGE_STATE_CONFIG', outcome.error.message, outcome.error.hint);
   return outcome.shared ? outcome.value : promote();
 }

@@ -134,6 +134,19 @@ describe('forge tool forged', () => {
     expect(JSON.parse(removed.stdout)).toMatchObject({ ok: true, removed: 'add_numbers', warnings: yamlWarning });
   });
 
+  // promote printed them in text mode only: its --json document had its own notice, and a failure's none.
+  it("promote carries forge.yaml's warnings in --json, beside its own notice, and in a failure's document", async () => {
+    const warned = writeProject({ 'forge.yaml': 'agent_id: test-agent\nversion: 1.0.0\ndescription: !custom A test agent.\n' });
+    cpSync(join(project, '.forge', 'forged', 'add_numbers'), join(warned, '.forge', 'forged', 'add_numbers'), { recursive: true });
+    const yamlWarning = { severity: 'warning', code: 'FORGE_YAML_WARNING', file: 'forge.yaml', line: 3 };
+    const missing = await forge(['tool', 'promote', 'nothing_here', '--json'], warned);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_UNKNOWN' }, warnings: [yamlWarning] });
+    const promoted = await forge(['tool', 'promote', 'add_numbers', '--json'], warned);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(JSON.parse(promoted.stdout)).toMatchObject({ ok: true, name: 'add_numbers', warnings: [yamlWarning, { code: 'FORGE_PROMOTE_UNSANDBOXED' }] });
+  });
+
   it("a forge.yaml with errors is reported as such, not as \"no forge.yaml here\"", async () => {
     const broken = writeProject({ 'forge.yaml': 'agent_id: test-agent\nversion: 1.0.0\ndescription: A test agent.\ntool_dirs: 7\n' });
     const json = await forge(['tool', 'forged', 'list', '--json'], broken);
