@@ -134,12 +134,18 @@ describe('with replicas on Postgres', () => {
 
   const saveTask = (id: string, state: string) => replicas[0].tasks.save(Task.fromJSON({ id, contextId: 'c', status: { state, timestamp: new Date().toISOString() } }));
 
-  it('a final state another replica sent from the store (the grace passed) is not followed by the earlier states still waiting', async () => {
+  /** A task working on replica a, whose first notification (working#0) the slow webhook holds; over v0.3, each update with its task. */
+  async function heldOnA(taskId: string, v03?: typeof context) {
     const webhook = await slowWebhook();
-    await saveTask('t2', 'TASK_STATE_WORKING');
-    const a = await hookOn(replicas[0].pushConfigs, webhook, 't2');
-    void a.send(status('t2', 'TASK_STATE_WORKING', 0), context);
+    await saveTask(taskId, 'TASK_STATE_WORKING');
+    const a = await hookOn(replicas[0].pushConfigs, webhook, taskId, v03);
+    void a.send(status(taskId, 'TASK_STATE_WORKING', 0), v03 ?? context, v03 && taskIn(taskId, 'TASK_STATE_WORKING', 0));
     await waitFor(webhook.holding, 'the first notification to reach the webhook');
+    return { webhook, a };
+  }
+
+  it('a final state another replica sent from the store (the grace passed) is not followed by the earlier states still waiting', async () => {
+    const { webhook, a } = await heldOnA('t2');
     void a.send(artifact('t2', 1), context);
     void a.send(status('t2', 'TASK_STATE_WORKING', 2), context);
     void a.send(artifact('t2', 3), context);
@@ -156,11 +162,7 @@ describe('with replicas on Postgres', () => {
   });
 
   it('a task another replica ran to its end is not said, after that, to be working by the states waiting here', async () => {
-    const webhook = await slowWebhook();
-    await saveTask('t3', 'TASK_STATE_WORKING');
-    const a = await hookOn(replicas[0].pushConfigs, webhook, 't3');
-    void a.send(status('t3', 'TASK_STATE_WORKING', 0), context);
-    await waitFor(webhook.holding, 'the first notification to reach the webhook');
+    const { webhook, a } = await heldOnA('t3');
     void a.send(artifact('t3', 1), context);
     void a.send(status('t3', 'TASK_STATE_INPUT_REQUIRED', 2), context);
     // The client answered through replica b, which ran the task to its end and sent its final state.
@@ -174,12 +176,8 @@ describe('with replicas on Postgres', () => {
   });
 
   it('a v0.3 webhook, whose every notification is the whole task, is not sent the task working after another replica ran it to its end', async () => {
-    const webhook = await slowWebhook();
-    await saveTask('t4', 'TASK_STATE_WORKING');
     const v03 = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '0.3' });
-    const a = await hookOn(replicas[0].pushConfigs, webhook, 't4', v03);
-    void a.send(status('t4', 'TASK_STATE_WORKING', 0), v03, taskIn('t4', 'TASK_STATE_WORKING', 0));
-    await waitFor(webhook.holding, 'the first notification to reach the webhook');
+    const { webhook, a } = await heldOnA('t4', v03);
     void a.send(artifact('t4', 1), v03, taskIn('t4', 'TASK_STATE_WORKING', 1));
     await saveTask('t4', 'TASK_STATE_COMPLETED');
     await senderFor(replicas[1].pushConfigs, webhook).send(status('t4', 'TASK_STATE_COMPLETED', 2), v03, taskIn('t4', 'TASK_STATE_COMPLETED', 1));
