@@ -8,9 +8,11 @@
  * id starts an empty conversation. The session-tier tools forged in a deleted
  * conversation (.forge/forged/, owned by its context) go with it, in the same
  * sweep: no one else could see them, and its client, back, would otherwise
- * find its tools without the conversation that made them.
+ * find its tools without the conversation that made them. A process stopped
+ * between the two leaves the tools; a later sweep takes them out
+ * (sweepOrphanedSessionTools).
  */
-import { conversationSession } from './session-owners.ts';
+import { conversationSession, sessionConversation } from './session-owners.ts';
 import type { ForgedFiles } from './file-store.ts';
 import type { Logger } from '../tools/model.ts';
 import type { FileConversations } from './file-conversations.ts';
@@ -36,7 +38,34 @@ export async function sweepIdleFileConversations(conversations: FileConversation
   const tools = deleted.length && sweep.forged ? sweep.forged.removeSessionTools(new Set(deleted.map(conversationSession))) : [];
   if (tools.length) sweep.onForgedRemoved?.(tools);
   if (deleted.length) log?.info(conversationsDeletedLine(deleted.length, sweep.retentionMs, tools.length));
+  if (sweep.forged) await sweepOrphanedSessionTools(conversations, sweep.forged, before, unfinished, sweep, log);
   return deleted.length;
+}
+
+/**
+ * Takes out the session tools of conversations that are gone for good: a tool owned by `context:X` with no file
+ * for X, forged before the retention's cut-off. The conversation that forged it saved its turn at or after
+ * forgedAt, so it was past the retention itself, and deleted: by an earlier sweep stopped before its tools went.
+ * A conversation without a file yet, whose first turn forged the tool and has not saved, is passed over: the
+ * turn holds its lock from before it forges until after it saves (whileAbsent waits for no lock, it skips).
+ * The age bound keeps the rule to tools whose conversation, had it saved, would be past the retention too: a
+ * first turn that never saved (its process killed) loses its tools no sooner than a saved one would, and a
+ * turn whose lock went unseen (taken over as stale, its holder stalled for 30 s) keeps them for the retention.
+ */
+async function sweepOrphanedSessionTools(conversations: FileConversations, forged: ForgedFiles, before: number, unfinished: ReadonlySet<string>, sweep: FileConversationSweep, log?: Logger): Promise<void> {
+  const owners = new Map<string, string>();
+  for (const record of forged.list()) {
+    const owner = record.tier === 'session' ? record.owner : undefined;
+    const contextId = owner ? sessionConversation(owner) : undefined;
+    if (owner && contextId !== undefined && Date.parse(record.forgedAt) < before && !unfinished.has(contextId)) owners.set(owner, contextId);
+  }
+  const removed: ForgedRemoval[] = [];
+  for (const [owner, contextId] of owners) {
+    await conversations.whileAbsent(contextId, () => removed.push(...forged.removeSessionTools(new Set([owner]))));
+  }
+  if (!removed.length) return;
+  sweep.onForgedRemoved?.(removed);
+  log?.info(`state store: removed ${removed.length} session tool${removed.length === 1 ? '' : 's'} of conversations deleted earlier (FORGE_CONVERSATION_RETENTION)`);
 }
 
 /** What either store logs after a sweep that deleted some. */

@@ -66,6 +66,24 @@ export class FileConversations implements ConversationStore {
     return deleted;
   }
 
+  /**
+   * Runs `work` if no file holds this conversation, under its lock, and says whether it ran: a turn that holds it
+   * now, perhaps its first with its save still to come, passes it over.
+   */
+  async whileAbsent(id: string, work: () => void): Promise<boolean> {
+    await mkdir(this.dir, { recursive: true });
+    const file = this.fileFor(id);
+    const lock = await this.tryLock(file);
+    if (!lock) return false;
+    try {
+      if (await stat(file).then(() => true, (err: NodeJS.ErrnoException) => err.code !== 'ENOENT')) return false;
+      work();
+      return true;
+    } finally {
+      await lock.release();
+    }
+  }
+
   private async turn<T>(id: string, work: (session: Session) => Promise<T>): Promise<T> {
     await mkdir(this.dir, { recursive: true });
     const lock = await this.lock(this.fileFor(id));

@@ -10,6 +10,11 @@ export function conversationSession(contextId: string): string {
   return `context:${contextId}`;
 }
 
+/** The context id of the conversation a session-tier tool's owner names, or undefined: the owner is no conversation. */
+export function sessionConversation(owner: string): string | undefined {
+  return owner.startsWith('context:') ? owner.slice('context:'.length) : undefined;
+}
+
 /** The session of a stateful MCP session: a new owner for each, made in the process that serves it. */
 export function mcpSession(id: string): string {
   return `mcp:${id}`;

@@ -174,9 +174,9 @@ describe('the retention of conversations in the file: store', () => {
   });
 });
 
-/** A forged tool's record as forge_tool keeps it, of `tier` for `owner`. */
-function forgedRecord(name: string, tier: 'session' | 'agent', owner?: string): ForgedRecord {
-  return { request: { ...calcJson, name, scope: tier } as ForgedRecord['request'], tier, ...(owner ? { owner } : {}), forgedAt: new Date().toISOString(), verdict: { approved: true, checks: [], reasoning: 'ok' }, testResults: [] };
+/** A forged tool's record as forge_tool keeps it, of `tier` for `owner`, forged `daysAgo` days back. */
+function forgedRecord(name: string, tier: 'session' | 'agent', owner?: string, daysAgo = 0): ForgedRecord {
+  return { request: { ...calcJson, name, scope: tier } as ForgedRecord['request'], tier, ...(owner ? { owner } : {}), forgedAt: new Date(Date.now() - daysAgo * DAY).toISOString(), verdict: { approved: true, checks: [], reasoning: 'ok' }, testResults: [] };
 }
 const forgedNames = (workDir: string) => new ForgedStore(forgedRoot(workDir)).list().map((record) => record.request.name);
 
@@ -238,6 +238,59 @@ describe('the session tools of the conversations the file: store deletes', () =>
       await setActiveState(undefined);
       await store.close();
     }
+  });
+});
+
+// A process stopped between deleting a conversation and taking its session tools out left the tools forever.
+describe('the session tools of conversations an earlier sweep deleted', () => {
+  it('are taken out when no file holds their conversation and they were forged before the retention; others stay', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const conversations = new FileConversations(dir);
+    await saveConversation(conversations, dir, 'kept', 10);
+    await conversations.withTurn('a context/with a slash', async (session) => void session.messages.push({ role: 'user', content: 'hi' }));
+    const forged = new ForgedStore(forgedRoot(workDir));
+    forged.save(forgedRecord('of_gone', 'session', 'context:gone', 91));
+    forged.save(forgedRecord('of_gone_too', 'session', 'context:gone', 95));
+    forged.save(forgedRecord('of_kept', 'session', 'context:kept', 91));
+    forged.save(forgedRecord('of_hashed', 'session', 'context:a context/with a slash', 91));
+    // No file, but forged within the retention: its conversation could be saving its first turn.
+    forged.save(forgedRecord('of_young', 'session', 'context:young', 89));
+    forged.save(forgedRecord('of_mcp', 'session', 'mcp:gone', 91));
+    forged.save(forgedRecord('of_agent', 'agent', undefined, 91));
+    const removals: ForgedRemoval[][] = [];
+    const log = capturingLog();
+
+    expect(await sweepIdleFileConversations(conversations, new MemoryTasks(), { retentionMs: 90 * DAY, forged, onForgedRemoved: (removed) => removals.push(removed) }, log)).toBe(0);
+
+    expect(forgedNames(workDir)).toEqual(['of_agent', 'of_hashed', 'of_kept', 'of_mcp', 'of_young']);
+    expect(removals.flat().map((tool) => tool.name).sort()).toEqual(['of_gone', 'of_gone_too']);
+    expect(log.infos).toEqual(['state store: removed 2 session tools of conversations deleted earlier (FORGE_CONVERSATION_RETENTION)']);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('stay while a first turn of their conversation, not saved yet, holds it; and stay once it saved', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const conversations = new FileConversations(dir);
+    const forged = new ForgedStore(forgedRoot(workDir));
+    forged.save(forgedRecord('of_first', 'session', 'context:first', 91));
+    let release!: () => void;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const turn = conversations.withTurn('first', (session) => new Promise<void>((resolve) => ((release = () => (session.messages.push({ role: 'user', content: 'hi' }), resolve())), started())));
+    await running;
+    try {
+      expect(conversationFiles(dir)).toEqual([]);
+      await sweepIdleFileConversations(conversations, new MemoryTasks(), { retentionMs: 90 * DAY, forged });
+      expect(forgedNames(workDir)).toEqual(['of_first']);
+    } finally {
+      release();
+      await turn;
+    }
+    await sweepIdleFileConversations(conversations, new MemoryTasks(), { retentionMs: 90 * DAY, forged });
+    expect(conversationFiles(dir)).toEqual(['first.json']);
+    expect(forgedNames(workDir)).toEqual(['of_first']);
   });
 });
 
