@@ -17,7 +17,14 @@ export function sha256Digest(data: Uint8Array): string {
 }
 
 export class BlobCache {
-  constructor(readonly dir: string = defaultCacheDir()) {}
+  /**
+   * `readOnly`: a cache this user can read but not write (a CI runner's pre-seeded FORGE_CACHE_DIR), `dir`
+   * then a temporary one: what `dir` lacks is read from it, and what is new is written to `dir` only.
+   */
+  constructor(
+    readonly dir: string = defaultCacheDir(),
+    private readonly readOnly?: BlobCache,
+  ) {}
 
   private blobPath(digest: string): string {
     const [algorithm, hex] = digest.split(':');
@@ -26,18 +33,18 @@ export class BlobCache {
   }
 
   has(digest: string): boolean {
-    return existsSync(this.blobPath(digest));
+    return existsSync(this.blobPath(digest)) || (this.readOnly?.has(digest) ?? false);
   }
 
   get(digest: string): Buffer | undefined {
     const path = this.blobPath(digest);
-    return existsSync(path) ? readFileSync(path) : undefined;
+    return existsSync(path) ? readFileSync(path) : this.readOnly?.get(digest);
   }
 
   /** Copies the blob to `file` (the kernel copies it: not read into memory); false when it is not cached. */
   copyTo(digest: string, file: string): boolean {
     const path = this.blobPath(digest);
-    if (!existsSync(path)) return false;
+    if (!existsSync(path)) return this.readOnly?.copyTo(digest, file) ?? false;
     copyFileSync(path, file);
     return true;
   }
@@ -56,7 +63,7 @@ export class BlobCache {
   /** The digest a tag resolved to the last time the registry was asked. */
   recalledTag(reference: string): string | undefined {
     const file = this.tagFile(reference);
-    return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+    return existsSync(file) ? readFileSync(file, 'utf8').trim() : this.readOnly?.recalledTag(reference);
   }
 
   rememberTag(reference: string, digest: string): void {

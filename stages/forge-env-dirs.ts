@@ -94,7 +94,8 @@ function notWritable(dir: string): { at: string; code: string } | undefined {
   }
 }
 
-function isDirectory(path: string): boolean {
+/** Whether `path` is a directory this user can see (forge package reads a cache it cannot write). */
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {

@@ -8,7 +8,8 @@ import { parseCommand } from '../args.ts';
 import { printDiagnostics } from '../diagnostics-output.ts';
 import { diagnosticJson, jsonDocument, writeFailureJson } from '../../runtime/failure-json.ts';
 import { DiagnosticError, error, ForgeError, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
-import { forgeDirProblem } from '../../stages/forge-env-dirs.ts';
+import { forgeDirProblem, isDirectory } from '../../stages/forge-env-dirs.ts';
+import { defaultCacheDir } from '../../stages/forge-paths.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c, formatMs } from '../terminal.ts';
 import { buildOrReuse } from './build.ts';
@@ -48,7 +49,8 @@ options:
 
 environment:
   FORGE_CACHE_DIR   where base image blobs are cached (default ~/.cache/forge); one that
-                    names a file is warned of, and the base is pulled into a temporary cache
+                    names a file or that this user cannot write is warned of, and the base is
+                    pulled into a temporary cache (a read-only one's blobs are still used)
   SOURCE_DATE_EPOCH the image's creation time and file times (default: the epoch)
   PIP_FIND_LINKS, PIP_INDEX_URL   where pip finds the wheels of the Python dependencies
 
@@ -76,9 +78,15 @@ export async function run(argv: string[]): Promise<number> {
   // What text mode prints on stderr as it goes; with --json, the document's `warnings` (its only output is that document).
   const warnings: Diagnostic[] = [];
   const warn = (diagnostics: readonly Diagnostic[]) => (values.json ? warnings.push(...diagnostics) : printDiagnostics(diagnostics));
-  // A FORGE_CACHE_DIR that cannot be a directory: the image is still made (the base pulled into a temporary cache, removed after), and said.
+  // A FORGE_CACHE_DIR that cannot be a directory, or that this user cannot write: the image is still made (the base pulled into a
+  // temporary cache, removed after), and said. A directory it can read still serves the blobs it holds (a CI runner's pre-seeded,
+  // read-only cache): only those it lacks are pulled, and with all of them there it works offline.
   const cacheProblem = forgeDirProblem('FORGE_CACHE_DIR');
-  if (cacheProblem) warn([{ ...cacheProblem, message: `${cacheProblem.message}: the base image is pulled into a temporary cache, and forge package cannot work offline` }]);
+  const readOnlyCache = cacheProblem && isDirectory(defaultCacheDir()) ? defaultCacheDir() : undefined;
+  if (cacheProblem) {
+    const instead = readOnlyCache ? 'the base image is read from it where it holds it, the rest pulled into a temporary cache' : 'the base image is pulled into a temporary cache, and forge package cannot work offline';
+    warn([{ ...cacheProblem, message: `${cacheProblem.message}: ${instead}` }]);
+  }
   const [{ packageImage, imageSandbox, SandboxModeConflict }, { parseImageReference, formatImageReference }, { BlobCache }, { hostPlatform, parsePlatform }] = await Promise.all([
     import('../../stages/package/package-image.ts'),
     import('../../stages/package/image-reference.ts'),
@@ -143,7 +151,7 @@ export async function run(argv: string[]): Promise<number> {
   const epoch = process.env.SOURCE_DATE_EPOCH;
   const temporaryCache = cacheProblem ? mkdtempSync(join(tmpdir(), 'forge-package-cache-')) : undefined;
   try {
-    const cache = new BlobCache(temporaryCache);
+    const cache = new BlobCache(temporaryCache, readOnlyCache ? new BlobCache(readOnlyCache) : undefined);
     const image = await packageImage({
       bundleDir,
       base,

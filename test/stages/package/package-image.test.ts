@@ -75,9 +75,33 @@ describe('forge package', () => {
     expect(result.stderr).toBe('');
     const doc = JSON.parse(result.stdout);
     expect(doc).toMatchObject({ ok: true, base: { from: 'registry' } });
-    expect(doc.warnings).toEqual([expect.objectContaining({ severity: 'warning', code: 'FORGE_ENV_DIRECTORY', message: `FORGE_CACHE_DIR=${readOnly} cannot be written: ${readOnly} is not writable by this user (EACCES): nothing is kept in Forge's machine-wide cache: the base image is pulled into a temporary cache, and forge package cannot work offline` })]);
+    expect(doc.warnings).toEqual([expect.objectContaining({ severity: 'warning', code: 'FORGE_ENV_DIRECTORY', message: `FORGE_CACHE_DIR=${readOnly} cannot be written: ${readOnly} is not writable by this user (EACCES): nothing is kept in Forge's machine-wide cache: the base image is read from it where it holds it, the rest pulled into a temporary cache` })]);
     expect(readdirSync(readOnly)).toEqual([]);
   }, 180_000);
+
+  // A CI runner with a pre-seeded cache it cannot write: the cache was set aside for a temporary one, so the base
+  // it held was pulled again, and with the registry away (--offline) nothing could be packaged.
+  it('works offline from a FORGE_CACHE_DIR this user can read but not write, pre-seeded with the base', async () => {
+    const second = await startRegistry();
+    const moved = `${second.address}/base:1`;
+    execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', '--dest-tls-verify=false', `docker://${base}`, `docker://${moved}`]);
+    const seeded = tempDir('forge-seeded-cache-');
+    const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: seeded });
+    expect(online.code, online.stderr).toBe(0);
+    await second.stop();
+    execFileSync('chmod', ['-R', 'a+rX,go-w', seeded]);
+    const seededFiles = execFileSync('find', [seeded], { encoding: 'utf8' });
+    const own = writeProject(files);
+    const home = tempDir('forge-nobody-home-');
+    execFileSync('chown', ['-R', 'nobody:nogroup', own, home]);
+    const asNobody = ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, forgeBin];
+    const offline = await runProcess('setpriv', [...asNobody, 'package', '--offline', '--base', moved, '--out', join(own, 'image.tar')], { cwd: own, env: { HOME: home, FORGE_CACHE_DIR: seeded } });
+    expect(offline.code, offline.stderr + offline.stdout).toBe(0);
+    expect(offline.stderr).toContain(`FORGE_CACHE_DIR=${seeded} cannot be written`);
+    expect(offline.stderr).toContain('from the cache: the registry did not answer');
+    expect(offline.stdout).toContain(JSON.parse(online.stdout).digest);
+    expect(execFileSync('find', [seeded], { encoding: 'utf8' })).toBe(seededFiles);
+  }, 240_000);
 
   it('gives the same digest for the same input, by push, OCI layout and OCI archive', async () => {
     const first = await packageJson(['--push', `${registry.address}/agents/test-agent:again`]);
