@@ -7,7 +7,7 @@
  *
  * Location: Forge's machine-wide cache (defaultCacheDir in forge-paths.ts).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheDir } from './forge-paths.ts';
 import { nodeCrypto } from './node-crypto.ts';
@@ -33,18 +33,19 @@ export class BlobCache {
   }
 
   has(digest: string): boolean {
-    return existsSync(this.blobPath(digest)) || (this.readOnly?.has(digest) ?? false);
+    return existsSync(this.blobPath(digest)) || this.readableBelow(digest);
   }
 
   get(digest: string): Buffer | undefined {
     const path = this.blobPath(digest);
-    return existsSync(path) ? readFileSync(path) : this.readOnly?.get(digest);
+    if (existsSync(path)) return readFileSync(path);
+    return this.readableBelow(digest) ? this.readOnly?.get(digest) : undefined;
   }
 
   /** Copies the blob to `file` (the kernel copies it: not read into memory); false when it is not cached. */
   copyTo(digest: string, file: string): boolean {
     const path = this.blobPath(digest);
-    if (!existsSync(path)) return this.readOnly?.copyTo(digest, file) ?? false;
+    if (!existsSync(path)) return this.readableBelow(digest) && (this.readOnly?.copyTo(digest, file) ?? false);
     copyFileSync(path, file);
     return true;
   }
@@ -56,6 +57,17 @@ export class BlobCache {
     writeFileAtomically(this.blobPath(digest), data);
   }
 
+  /** Whether the read-only cache holds the blob where this user can read it: one it cannot is pulled again, into `dir`. */
+  private readableBelow(digest: string): boolean {
+    if (!this.readOnly) return false;
+    try {
+      accessSync(this.readOnly.blobPath(digest), constants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   remove(digest: string): void {
     rmSync(this.blobPath(digest), { force: true });
   }
@@ -63,7 +75,12 @@ export class BlobCache {
   /** The digest a tag resolved to the last time the registry was asked. */
   recalledTag(reference: string): string | undefined {
     const file = this.tagFile(reference);
-    return existsSync(file) ? readFileSync(file, 'utf8').trim() : this.readOnly?.recalledTag(reference);
+    if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+    try {
+      return this.readOnly?.recalledTag(reference);
+    } catch {
+      return undefined; // one this user cannot read: as if never seen
+    }
   }
 
   rememberTag(reference: string, digest: string): void {

@@ -5,7 +5,7 @@
  * the images in runc).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -79,28 +79,52 @@ describe('forge package', () => {
     expect(readdirSync(readOnly)).toEqual([]);
   }, 180_000);
 
-  // A CI runner with a pre-seeded cache it cannot write: the cache was set aside for a temporary one, so the base
-  // it held was pulled again, and with the registry away (--offline) nothing could be packaged.
-  it('works offline from a FORGE_CACHE_DIR this user can read but not write, pre-seeded with the base', async () => {
-    const second = await startRegistry();
-    const moved = `${second.address}/base:1`;
+  /** A cache filled by a package as root from a registry of its own, then made read-only for others; the registry still up. */
+  async function seededCache() {
+    const registry = await startRegistry();
+    const moved = `${registry.address}/base:1`;
     execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', '--dest-tls-verify=false', `docker://${base}`, `docker://${moved}`]);
-    const seeded = tempDir('forge-seeded-cache-');
-    const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: seeded });
+    const dir = tempDir('forge-seeded-cache-');
+    const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: dir });
     expect(online.code, online.stderr).toBe(0);
-    await second.stop();
-    execFileSync('chmod', ['-R', 'a+rX,go-w', seeded]);
-    const seededFiles = execFileSync('find', [seeded], { encoding: 'utf8' });
+    execFileSync('chmod', ['-R', 'a+rX,go-w', dir]);
+    return { registry, moved, dir, digest: JSON.parse(online.stdout).digest as string };
+  }
+  /** forge package as nobody, with FORGE_CACHE_DIR=`cache`. */
+  function packageAsNobody(args: string[], cache: string) {
     const own = writeProject(files);
     const home = tempDir('forge-nobody-home-');
     execFileSync('chown', ['-R', 'nobody:nogroup', own, home]);
     const asNobody = ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, forgeBin];
-    const offline = await runProcess('setpriv', [...asNobody, 'package', '--offline', '--base', moved, '--out', join(own, 'image.tar')], { cwd: own, env: { HOME: home, FORGE_CACHE_DIR: seeded } });
+    return runProcess('setpriv', [...asNobody, 'package', ...args, '--out', join(own, 'image.tar')], { cwd: own, env: { HOME: home, FORGE_CACHE_DIR: cache } });
+  }
+
+  // A CI runner with a pre-seeded cache it cannot write: the cache was set aside for a temporary one, so the base
+  // it held was pulled again, and with the registry away (--offline) nothing could be packaged.
+  it('works offline from a FORGE_CACHE_DIR this user can read but not write, pre-seeded with the base', async () => {
+    const seeded = await seededCache();
+    await seeded.registry.stop();
+    const seededFiles = execFileSync('find', [seeded.dir], { encoding: 'utf8' });
+    const offline = await packageAsNobody(['--offline', '--base', seeded.moved], seeded.dir);
     expect(offline.code, offline.stderr + offline.stdout).toBe(0);
-    expect(offline.stderr).toContain(`FORGE_CACHE_DIR=${seeded} cannot be written`);
+    expect(offline.stderr).toContain(`FORGE_CACHE_DIR=${seeded.dir} cannot be written`);
     expect(offline.stderr).toContain('from the cache: the registry did not answer');
-    expect(offline.stdout).toContain(JSON.parse(online.stdout).digest);
-    expect(execFileSync('find', [seeded], { encoding: 'utf8' })).toBe(seededFiles);
+    expect(offline.stdout).toContain(seeded.digest);
+    expect(execFileSync('find', [seeded.dir], { encoding: 'utf8' })).toBe(seededFiles);
+  }, 240_000);
+
+  it('pulls again, into the temporary cache, a blob of that read-only cache this user cannot read', async () => {
+    const seeded = await seededCache();
+    try {
+      const blobs = join(seeded.dir, 'blobs', 'sha256');
+      const largest = readdirSync(blobs).sort((a, b) => statSync(join(blobs, b)).size - statSync(join(blobs, a)).size)[0];
+      chmodSync(join(blobs, largest), 0o600);
+      const result = await packageAsNobody(['--base', seeded.moved], seeded.dir);
+      expect(result.code, result.stderr + result.stdout).toBe(0);
+      expect(result.stdout).toContain(seeded.digest);
+    } finally {
+      await seeded.registry.stop();
+    }
   }, 240_000);
 
   it('gives the same digest for the same input, by push, OCI layout and OCI archive', async () => {
