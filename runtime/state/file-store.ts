@@ -9,11 +9,14 @@
  * how long (conversation-retention.ts); the session-tier tools forged in one
  * (.forge/forged/) go with it. Those of an MCP session go when it ends
  * (removeSessionTools), and the serving process's first sweep takes out those
- * an earlier process's sessions left.
+ * an earlier process's sessions left. The sweeps start once serve makes the
+ * store the process's (setActiveState): it holds the lock then (no other
+ * process serves these files) and forge_tool follows the store's removals.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ScheduleStore } from '../scheduler/schedule-store.ts';
+import { watchActiveState } from './active-state.ts';
 import { isMcpSession } from './session-owners.ts';
 import type { ForgedStore } from '../tools/emergent/forged-store.ts';
 import type { Logger } from '../tools/model.ts';
@@ -24,13 +27,13 @@ import { LocalCancels } from './local-cancels.ts';
 import { MemoryPushConfigs } from './memory-push-configs.ts';
 import { MemoryTasks, type MemoryTaskLimits } from './memory-tasks.ts';
 import type { ForgedRemoval, StateStore } from './store.ts';
-import { scheduleSweeps } from './sweep-schedule.ts';
+import { scheduleSweeps, type SweepSchedule } from './sweep-schedule.ts';
 
 export interface FileStoreOptions {
   tasks?: MemoryTaskLimits;
   /** How long a conversation is kept after its last turn (FORGE_CONVERSATION_RETENTION); undefined (the default): forever. */
   conversationRetentionMs?: number;
-  /** Whether this process deletes them (the long-running server only: open-store.ts's `sweeps`). */
+  /** Whether this process deletes them (the long-running server only: open-store.ts's `sweeps`), once it is the process's store. */
   sweeps?: boolean;
   /** How often the conversations past it are deleted (default hourly; tests shorten it). */
   sweepEveryMs?: number;
@@ -72,12 +75,11 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
     if (removed.length) onForgedRemoved(removed);
     return removed.length;
   };
-  // The MCP sessions whose tools are on disk as the server opens the store: each of an earlier process (a session
-  // lives in its process, under an owner made there, and ends with it), so none can call them again.
-  const endedMcpSessions = options.sweeps && forged ? mcpOwners(forged) : new Set<string>();
+  // The MCP sessions whose tools are on disk as the server makes the store its own: each of an earlier process (a
+  // session lives in its process, under an owner made there, and ends with it), so none can call them again.
+  let endedMcpSessions = new Set<string>();
   const sweep = () => {
-    // Once forge_tool follows the store (serve attaches it just after opening): taken out before, a tool would stay
-    // served here without its files. A server without forge_tool serves no forged tool, and leaves them.
+    // Only where forge_tool follows the store: a server without it serves no forged tool, and leaves them.
     if (endedMcpSessions.size && forgedRemoved.size) {
       try {
         const removed = removeSessionTools(endedMcpSessions);
@@ -90,8 +92,19 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
     if (retentionMs === undefined) return;
     void sweepIdleFileConversations(conversations, tasks, { retentionMs, forged, onForgedRemoved }, options.log).catch((err: Error) => options.log?.warn(`state store: cannot delete the conversations past FORGE_CONVERSATION_RETENTION: ${err.message}; tried again in an hour`));
   };
-  const sweeping = options.sweeps && (retentionMs !== undefined || endedMcpSessions.size) ? scheduleSweeps(sweep, options.sweepEveryMs) : undefined;
-  return {
+  // Not from the opening: serve may wait there for the lock of a process still serving these files (another container's
+  // lease), and forge_tool follows the store only once it is the process's; a tool taken out before would stay served
+  // here without its files.
+  let sweeping: SweepSchedule | undefined;
+  const startSweeps = () => {
+    endedMcpSessions = forged ? mcpOwners(forged) : new Set<string>();
+    if (retentionMs !== undefined || endedMcpSessions.size) sweeping ??= scheduleSweeps(sweep, options.sweepEveryMs);
+  };
+  const stopSweeps = () => {
+    sweeping?.stop();
+    sweeping = undefined;
+  };
+  const store: StateStore = {
     kind: 'file',
     shared: false,
     where: join(workDir, '.forge'),
@@ -108,6 +121,16 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
     },
     removeSessionTools: async (owners) => removeSessionTools(new Set(owners)),
     ping: async () => {},
-    close: async () => sweeping?.stop(),
+    close: async () => {
+      unwatch?.();
+      stopSweeps();
+    },
   };
+  const unwatch = options.sweeps
+    ? watchActiveState((active) => {
+        if (active !== store) stopSweeps();
+        else if (!sweeping) startSweeps();
+      })
+    : undefined;
+  return store;
 }

@@ -122,12 +122,14 @@ describe('the retention of conversations in the file: store', () => {
     const log = capturingLog();
     const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, log });
     try {
+      await setActiveState(store);
       await saveConversation(store.conversations as FileConversations, dir, 'recent', 20);
       await saveConversation(store.conversations as FileConversations, dir, 'old', 40);
       await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the sweep');
       expect(conversationFiles(dir)).toEqual(['recent.json']);
       expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d (FORGE_CONVERSATION_RETENTION)');
     } finally {
+      await setActiveState(undefined);
       await store.close();
     }
   });
@@ -142,6 +144,7 @@ describe('the retention of conversations in the file: store', () => {
     let store;
     try {
       store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true });
+      void setActiveState(store);
       vi.advanceTimersByTime(5 * 60_000);
     } finally {
       vi.useRealTimers();
@@ -149,6 +152,7 @@ describe('the retention of conversations in the file: store', () => {
     try {
       await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the first sweep');
     } finally {
+      await setActiveState(undefined);
       await store.close();
     }
   });
@@ -163,9 +167,13 @@ describe('the retention of conversations in the file: store', () => {
       await activeState(tempDir(), env);
       expect(vi.getTimerCount()).toBe(0);
       await closeOpenedStates();
-      // As serve opens it.
+      // As serve opens it, and makes it the process's once it holds its lock.
       const served = await openStateStore({ workDir: tempDir(), env, sweeps: true });
+      expect(vi.getTimerCount()).toBe(0);
+      await setActiveState(served);
       expect(vi.getTimerCount()).toBe(1);
+      await setActiveState(undefined);
+      expect(vi.getTimerCount()).toBe(0);
       await served.close();
       expect(vi.getTimerCount()).toBe(0);
     } finally {
@@ -233,6 +241,35 @@ describe('the session tools of the conversations the file: store deletes', () =>
       expect(await h.registry.execute('calc_old', { expression: '1+1' }, { session: 'context:old' })).toMatchObject({ ok: false });
       expect(await h.registry.execute('calc_recent', { expression: '6*7' }, { session: 'context:recent' })).toMatchObject({ ok: true, value: { result: 42 } });
       expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d, with the 1 session tool forged in it (FORGE_CONVERSATION_RETENTION)');
+      expect(h.warnings).toEqual([]);
+    } finally {
+      await setActiveState(undefined);
+      await store.close();
+    }
+  });
+
+  // The first sweep could come before serve made the store the process's: while it waited for the lock of another
+  // process serving these files, or before forge_tool followed the store; the tool it took out stayed served here
+  // without its files. The store is left unactivated for as long as the sweeps of the store on its schedule take
+  // (the test above), which is the check's reach before the fix; after it, nothing is swept however long it waits.
+  it('is not swept before the server makes the store its own; then the deleted conversation\'s tool is no longer served', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const h = await tools(['forge_tool', 'math_calculate', 'json_parse'], { workDir, config: { forge_tool: { timeout: 5 } } });
+    const result = await h.registry.execute('forge_tool', { ...calcJson, name: 'calc_early' }, { session: 'context:early', timeoutMs: 60_000 });
+    expect((result as { value: ForgeResult }).value).toMatchObject({ success: true, tier: 'session' });
+    const conversations = new FileConversations(dir);
+    await saveConversation(conversations, dir, 'early', 40);
+    const log = capturingLog();
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, forgedFiles: new ForgedStore(forgedRoot(workDir)), log });
+    try {
+      await waitUntil(async () => (conversationFiles(dir).includes('early.json') ? undefined : true), 3_000, 'a sweep before the store is the process\'s').catch(() => {});
+      expect(conversationFiles(dir)).toEqual(['early.json']);
+      expect(forgedNames(workDir)).toEqual(['calc_early']);
+      await setActiveState(store);
+      await waitUntil(async () => (h.registry.has('calc_early') ? undefined : true), 20_000, 'calc_early no longer served');
+      expect(conversationFiles(dir)).toEqual([]);
+      expect(forgedNames(workDir)).toEqual([]);
       expect(h.warnings).toEqual([]);
     } finally {
       await setActiveState(undefined);
@@ -314,11 +351,13 @@ describe('the session tools of MCP sessions of an earlier process', () => {
     try {
       // As serve's forge_tool follows it (the sweep waits for that: it would serve a tool without its files).
       store.onForgedRemoved!((tools) => removed.push(...tools));
+      await setActiveState(store);
       await waitUntil(async () => (forgedNames(workDir).includes('of_mcp') ? undefined : true), 20_000, 'of_mcp taken out');
       expect(forgedNames(workDir)).toEqual(['of_agent', 'of_context', 'of_stdio']);
       expect(removed.map((tool) => tool.name)).toEqual(['of_mcp']);
       expect(log.infos).toContain('state store: removed 1 session tool forged in MCP sessions of an earlier process');
     } finally {
+      await setActiveState(undefined);
       await store.close();
     }
   });
