@@ -108,11 +108,6 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
 }
 
 /**
- * A cancel asked of any replica reaches the one running the turn: the
- * request goes out on the store's channel first, then the SDK records the
- * cancellation; each replica aborts the turn if it runs there.
- */
-/**
  * Stateful MCP: each session's server under an owner of its own. The session-tier tools a session forged go
  * when it ends (a DELETE, the oldest closed past the cap, the server stopping): no later session has its
  * owner, so no one could call them again, and they would count against max_tools forever. The store removes
@@ -146,6 +141,11 @@ function statefulMcp(identity: { name: string; version: string }, sessionTools: 
   };
 }
 
+/**
+ * A cancel asked of any replica reaches the one running the turn: the
+ * request goes out on the store's channel first, then the SDK records the
+ * cancellation; each replica aborts the turn if it runs there.
+ */
 function forwardCancels(handler: DefaultRequestHandler, state: StateStore, executor: ForgeAgentExecutor): () => void {
   const cancel = handler.cancelTask.bind(handler);
   handler.cancelTask = async (params, context) => {

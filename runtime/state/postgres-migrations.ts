@@ -160,7 +160,7 @@ export const MIGRATIONS: readonly string[] = [
      ADD COLUMN final_retry_at timestamptz;
    UPDATE forge_push_configs c SET final_settled = true FROM forge_tasks t WHERE t.id = c.task_id AND t.state IN (3, 4, 5, 7);
    CREATE INDEX forge_push_configs_unsettled ON forge_push_configs (task_id) WHERE NOT final_settled;`,
-  // The newest seq of the forged-tool removals the sweep deleted (postgres-forged.ts, pruneForgedRemovals): a
+  // The newest seq of the forged-tool removals the sweep deleted (postgres-forged-bookkeeping.ts): a
   // replica that has not read that far may have missed one, and reads every tool anew instead. One row.
   `CREATE TABLE forge_forged_pruned (
      one boolean PRIMARY KEY DEFAULT true CHECK (one),
