@@ -96,8 +96,11 @@ export function createFileStore(workDir: string, options: FileStoreOptions = {})
   // lease), and forge_tool follows the store only once it is the process's; a tool taken out before would stay served
   // here without its files.
   let sweeping: SweepSchedule | undefined;
+  let leftoversRead = false;
   const startSweeps = () => {
-    endedMcpSessions = forged ? mcpOwners(forged) : new Set<string>();
+    // At the first time only: made the process's again later, it may serve MCP sessions of its own by then.
+    if (!leftoversRead && forged) endedMcpSessions = mcpOwners(forged);
+    leftoversRead = true;
     if (retentionMs !== undefined || endedMcpSessions.size) sweeping ??= scheduleSweeps(sweep, options.sweepEveryMs);
   };
   const stopSweeps = () => {

@@ -362,6 +362,28 @@ describe('the session tools of MCP sessions of an earlier process', () => {
     }
   });
 
+  // Read again as the store was made the process's anew, the tools of this process's own live sessions counted as left.
+  it('are those on disk the first time the store is the process\'s: a session of its own since is not taken for one', async () => {
+    const workDir = tempDir();
+    const dir = join(workDir, '.forge', 'sessions');
+    const forged = new ForgedStore(forgedRoot(workDir));
+    const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, forgedFiles: forged });
+    store.onForgedRemoved!(() => {});
+    try {
+      await setActiveState(store);
+      forged.save(forgedRecord('of_live', 'session', 'mcp:3b1f0c2e-0000-4000-8000-000000000002'));
+      await setActiveState(undefined);
+      await saveConversation(store.conversations as FileConversations, dir, 'old', 40);
+      await setActiveState(store);
+      // A sweep takes the MCP leftovers out before it deletes conversations: this one came after that.
+      await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by a sweep');
+      expect(forgedNames(workDir)).toEqual(['of_live']);
+    } finally {
+      await setActiveState(undefined);
+      await store.close();
+    }
+  });
+
   it('a session that ends takes its own out through the store, and no other session\'s', async () => {
     const workDir = tempDir();
     const forged = new ForgedStore(forgedRoot(workDir));
