@@ -319,13 +319,16 @@ function readsAsUnfinishedTask(streamResponse: StreamResponse, task: Task | unde
 
 /**
  * Which waiting update goes when too many wait: the oldest state a later one supersedes (the webhook learns how
- * the task stands from that one), else the oldest. An artifact update carries what no later update repeats.
+ * the task stands from that one), else the oldest but a final state (how the task ended, which nothing later
+ * says). An artifact update carries what no later update repeats.
  */
 function indexToDrop(items: Waiting[]): number {
   let lastState = items.length - 1;
   while (lastState >= 0 && items[lastState].says === undefined) lastState--;
   const superseded = items.findIndex((item, i) => item.says === 'unfinished' && i < lastState);
-  return superseded >= 0 ? superseded : 0;
+  if (superseded >= 0) return superseded;
+  const notFinal = items.findIndex((item) => item.says !== 'final');
+  return notFinal >= 0 ? notFinal : 0;
 }
 
 /** Drops the updates of `items` that say their task has not ended (it has: a final state is queued behind them). */

@@ -85,4 +85,25 @@ describe('a slow webhook', () => {
     expect(states.at(-1)).toBe(100);
     expect(bodies.length).toBeLessThanOrEqual(1 + MAX_WAITING_NOTIFICATIONS);
   });
+
+  it('never drops a final state to make room, whatever waits after it', async () => {
+    const { webhook, held, context, sender } = await heldWebhook('t3');
+    const completed = { payload: { $case: 'statusUpdate', value: { taskId: 't3', contextId: 'c', status: { state: 3, message: undefined, timestamp: '' }, metadata: { n: 1 } } } } as unknown as StreamResponse;
+    const artifact = (n: number): StreamResponse =>
+      ({ payload: { $case: 'artifactUpdate', value: { taskId: 't3', contextId: 'c', artifact: { artifactId: `a${n}`, parts: [] }, append: false, lastChunk: true, metadata: { n } } } }) as unknown as StreamResponse;
+
+    void sender.send(update('t3', 0), context);
+    await waitFor(() => held.length === 1, 'the first notification to reach the webhook');
+    // The final state is the oldest waiting, with nothing it supersedes: the updates after it go, not it.
+    void sender.send(completed, context);
+    for (let n = 2; n <= 2 + MAX_WAITING_NOTIFICATIONS; n++) void sender.send(artifact(n), context);
+    held[0].end();
+    await sender.settled();
+
+    const states = webhook.requests.flatMap((r) => {
+      const body = JSON.parse(r.body) as { statusUpdate?: { status: { state: string } } };
+      return body.statusUpdate ? [body.statusUpdate.status.state] : [];
+    });
+    expect(states).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  });
 });
