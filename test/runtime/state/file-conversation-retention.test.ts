@@ -16,7 +16,7 @@ import { FileConversations } from '../../../runtime/state/file-conversations.ts'
 import { createFileStore } from '../../../runtime/state/file-store.ts';
 import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
 import { openStateStore } from '../../../runtime/state/open-store.ts';
-import type { ForgedRemoval } from '../../../runtime/state/store.ts';
+import type { ForgedRemoval, StateStore } from '../../../runtime/state/store.ts';
 import type { ForgeResult } from '../../../runtime/tools/emergent/forge-request.ts';
 import { ForgedStore, forgedRoot, type ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
@@ -48,6 +48,17 @@ const conversationFiles = (dir: string) => readdirSync(dir).filter((name) => nam
 function capturingLog(): Logger & { infos: string[] } {
   const infos: string[] = [];
   return { infos, info: (message) => void infos.push(message), warn: () => {}, debug: () => {} };
+}
+
+/** Runs `work` with `store` made the process's, as serve makes it (its sweeps start then), then closes it. */
+async function asServed(store: StateStore, work: () => Promise<void>): Promise<void> {
+  try {
+    await setActiveState(store);
+    await work();
+  } finally {
+    await setActiveState(undefined);
+    await store.close();
+  }
 }
 
 describe('the retention of conversations in the file: store', () => {
@@ -121,17 +132,13 @@ describe('the retention of conversations in the file: store', () => {
     const dir = join(workDir, '.forge', 'sessions');
     const log = capturingLog();
     const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, log });
-    try {
-      await setActiveState(store);
+    await asServed(store, async () => {
       await saveConversation(store.conversations as FileConversations, dir, 'recent', 20);
       await saveConversation(store.conversations as FileConversations, dir, 'old', 40);
       await waitUntil(async () => (conversationFiles(dir).includes('old.json') ? undefined : true), 20_000, 'the old conversation deleted by the sweep');
       expect(conversationFiles(dir)).toEqual(['recent.json']);
       expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d (FORGE_CONVERSATION_RETENTION)');
-    } finally {
-      await setActiveState(undefined);
-      await store.close();
-    }
+    });
   });
 
   // With the default schedule the first sweep came only after an hour, which a process replaced more often never reached.
@@ -232,9 +239,8 @@ describe('the session tools of the conversations the file: store deletes', () =>
     const log = capturingLog();
     // As serve opens it: with the work dir's forged tools, which forge_tool keeps.
     const store = createFileStore(workDir, { conversationRetentionMs: 30 * DAY, sweeps: true, sweepEveryMs: 20, forgedFiles: new ForgedStore(forgedRoot(workDir)), log });
-    try {
-      // As serve makes it the process's: forge_tool follows it.
-      await setActiveState(store);
+    // As serve makes it the process's: forge_tool follows it.
+    await asServed(store, async () => {
       await waitUntil(async () => (h.registry.has('calc_old') ? undefined : true), 20_000, 'calc_old no longer served');
       expect(conversationFiles(dir)).toEqual(['recent.json']);
       expect(forgedNames(workDir)).toEqual(['calc_recent']);
@@ -242,10 +248,7 @@ describe('the session tools of the conversations the file: store deletes', () =>
       expect(await h.registry.execute('calc_recent', { expression: '6*7' }, { session: 'context:recent' })).toMatchObject({ ok: true, value: { result: 42 } });
       expect(log.infos).toContain('state store: deleted 1 conversation without a turn for 30d, with the 1 session tool forged in it (FORGE_CONVERSATION_RETENTION)');
       expect(h.warnings).toEqual([]);
-    } finally {
-      await setActiveState(undefined);
-      await store.close();
-    }
+    });
   });
 
   // The first sweep could come before serve made the store the process's: while it waited for the lock of another
@@ -348,18 +351,14 @@ describe('the session tools of MCP sessions of an earlier process', () => {
     const log = capturingLog();
     const store = createFileStore(workDir, { sweeps: true, sweepEveryMs: 20, forgedFiles: forged, log });
     const removed: ForgedRemoval[] = [];
-    try {
-      // As serve's forge_tool follows it (the sweep waits for that: it would serve a tool without its files).
-      store.onForgedRemoved!((tools) => removed.push(...tools));
-      await setActiveState(store);
+    // As serve's forge_tool follows it (the sweep waits for that: it would serve a tool without its files).
+    store.onForgedRemoved!((tools) => removed.push(...tools));
+    await asServed(store, async () => {
       await waitUntil(async () => (forgedNames(workDir).includes('of_mcp') ? undefined : true), 20_000, 'of_mcp taken out');
       expect(forgedNames(workDir)).toEqual(['of_agent', 'of_context', 'of_stdio']);
       expect(removed.map((tool) => tool.name)).toEqual(['of_mcp']);
       expect(log.infos).toContain('state store: removed 1 session tool forged in MCP sessions of an earlier process');
-    } finally {
-      await setActiveState(undefined);
-      await store.close();
-    }
+    });
   });
 
   // Read again as the store was made the process's anew, the tools of this process's own live sessions counted as left.

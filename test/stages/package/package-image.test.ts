@@ -79,11 +79,17 @@ describe('forge package', () => {
     expect(readdirSync(readOnly)).toEqual([]);
   }, 180_000);
 
-  /** A cache filled by a package as root from a registry of its own, then made read-only for others; the registry still up. */
-  async function seededCache() {
+  /** The base image copied into a registry of its own, which a test may stop. */
+  async function baseInARegistryOfItsOwn() {
     const registry = await startRegistry();
     const moved = `${registry.address}/base:1`;
     execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', '--dest-tls-verify=false', `docker://${base}`, `docker://${moved}`]);
+    return { registry, moved };
+  }
+
+  /** A cache filled by a package as root from a registry of its own, then made read-only for others; the registry still up. */
+  async function seededCache() {
+    const { registry, moved } = await baseInARegistryOfItsOwn();
     const dir = tempDir('forge-seeded-cache-');
     const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: dir });
     expect(online.code, online.stderr).toBe(0);
@@ -154,9 +160,7 @@ describe('forge package', () => {
   }, 120_000);
 
   it('works offline once the base is cached, and says so', async () => {
-    const second = await startRegistry();
-    const moved = `${second.address}/base:1`;
-    execFileSync('skopeo', ['copy', '--quiet', '--src-tls-verify=false', '--dest-tls-verify=false', `docker://${base}`, `docker://${moved}`]);
+    const { registry: second, moved } = await baseInARegistryOfItsOwn();
     const cache = tempDir('forge-cache-');
     const online = await forge(['package', '--base', moved, '--json', '--out', join(tempDir(), 'online')], project, { FORGE_CACHE_DIR: cache });
     expect(online.code, online.stderr).toBe(0);
