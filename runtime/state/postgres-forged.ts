@@ -23,14 +23,26 @@ import type { ForgedChange, ForgedRecords } from './store.ts';
 /** pg_advisory_xact_lock key serializing add's name and count checks, and every removal's seq. */
 const FORGED_LOCK = 0x666f726765_03;
 
-// $1 the owners. A removal takes its seq under FORGED_LOCK, as remove's does.
-const REMOVE_SESSION_TOOLS = `WITH gone AS (
-    DELETE FROM forge_forged_tools WHERE owner = ANY($1::text[]) RETURNING name, record->>'forgedAt' AS forged_at
+/**
+ * Deletes the tools `which` picks ($1) and logs each removal under a seq of its own, announced to every replica;
+ * run under FORGED_LOCK, so seqs commit in order. One statement for remove's one name and a session's tools.
+ */
+const removing = (which: string) => `WITH gone AS (
+    DELETE FROM forge_forged_tools WHERE ${which} RETURNING name, record->>'forgedAt' AS forged_at
   ), logged AS (
     INSERT INTO forge_forged_removals (seq, name, forged_at)
     SELECT nextval(pg_get_serial_sequence('forge_forged_tools', 'seq')), name, COALESCE(forged_at, '') FROM gone RETURNING name
   )
   SELECT pg_notify('forge_forged', name) FROM logged`;
+const REMOVE_BY_NAME = removing('name = $1');
+const REMOVE_SESSION_TOOLS = removing('owner = ANY($1::text[])');
+
+/** Inside `client`'s transaction: runs one of the removals above under the lock; returns how many went. */
+async function removeUnderLock(client: PoolClient, statement: string, param: unknown): Promise<number> {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
+  const { rowCount } = await client.query(statement, [param]);
+  return rowCount ?? 0;
+}
 
 // $1 the seq read up to. Below the newest removal pruned, a removal after it may be gone: every tool is read
 // anew (from seq 0), after a `pruned` row.
@@ -47,10 +59,7 @@ const SINCE = `WITH p AS (SELECT $1::bigint > 0 AND $1::bigint < COALESCE(max(th
  * transaction commits.
  */
 export async function removeSessionTools(client: PoolClient, owners: string[]): Promise<number> {
-  if (!owners.length) return 0;
-  await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
-  const { rowCount } = await client.query(REMOVE_SESSION_TOOLS, [owners]);
-  return rowCount ?? 0;
+  return owners.length ? removeUnderLock(client, REMOVE_SESSION_TOOLS, owners) : 0;
 }
 
 /**
@@ -95,14 +104,7 @@ export class PostgresForged implements ForgedRecords {
   }
 
   remove(name: string): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [FORGED_LOCK]);
-      const { rows } = await client.query<{ forged_at: string }>("DELETE FROM forge_forged_tools WHERE name = $1 RETURNING record->>'forgedAt' AS forged_at", [name]);
-      if (!rows.length) return false;
-      await client.query("INSERT INTO forge_forged_removals (seq, name, forged_at) VALUES (nextval(pg_get_serial_sequence('forge_forged_tools', 'seq')), $1, $2)", [name, rows[0].forged_at ?? '']);
-      await client.query("SELECT pg_notify('forge_forged', $1)", [name]);
-      return true;
-    });
+    return inTransaction(this.pool, async (client) => (await removeUnderLock(client, REMOVE_BY_NAME, name)) > 0);
   }
 
   subscribe(listener: () => void): () => void {
