@@ -21,6 +21,7 @@ import { watch as watchNative, existsSync, lstatSync, readdirSync, type FSWatche
 import { basename, join, sep } from 'node:path';
 import { watch } from 'chokidar';
 import { isIgnoredFile, PRUNED_DIRS } from '../stages/source-tree.ts';
+import { isDirectory } from '../runtime/is-directory.ts';
 
 export interface SourceWatcher {
   close(): Promise<void>;
@@ -172,12 +173,4 @@ export async function watchSources(paths: string[], onBatch: (paths: string[]) =
       await watcher.close();
     },
   };
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

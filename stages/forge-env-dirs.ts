@@ -10,6 +10,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isDirectory } from '../runtime/is-directory.ts';
 import { DiagnosticError, error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
 import { defaultCacheDir } from './forge-paths.ts';
 import type { SharedScope } from './scopes.ts';
@@ -91,15 +92,6 @@ function notWritable(dir: string): { at: string; code: string } | undefined {
       const code = (err as NodeJS.ErrnoException).code ?? 'EACCES';
       return code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? { at, code } : undefined;
     }
-  }
-}
-
-/** Whether `path` is a directory this user can see (forge package reads a cache it cannot write). */
-export function isDirectory(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false; // a parent is a file (ENOTDIR), or cannot be searched
   }
 }
 

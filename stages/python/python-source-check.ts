@@ -12,7 +12,8 @@
  * them (importlib.metadata.packages_distributions), else by their name.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isDirectory } from '../../runtime/is-directory.ts';
 import { basename, dirname, join, relative } from 'node:path';
 import { error, warning, type Diagnostic, type Location } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
@@ -286,12 +287,4 @@ function localModules(dirs: readonly string[], listed: Map<string, Set<string>>)
     for (const name of inDir) names.add(name);
   }
   return names;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
