@@ -34,6 +34,13 @@ function setUp() {
   return { dir, conversations: new FileConversations(dir), tasks: new MemoryTasks() };
 }
 
+/** A work dir as the file: store keeps it: its conversations (.forge/sessions/) and its forged tools (.forge/forged/). */
+function workDirWithForged() {
+  const workDir = tempDir();
+  const dir = join(workDir, '.forge', 'sessions');
+  return { workDir, dir, conversations: new FileConversations(dir), forged: new ForgedStore(forgedRoot(workDir)) };
+}
+
 /** A conversation with one turn, its file last written `daysAgo` days back. */
 async function saveConversation(conversations: FileConversations, dir: string, id: string, daysAgo: number): Promise<void> {
   await conversations.withTurn(id, async (session) => void session.messages.push({ role: 'user', content: `hello from ${id}` }));
@@ -199,14 +206,11 @@ const forgedNames = (workDir: string) => new ForgedStore(forgedRoot(workDir)).li
 // client reusing the context id, without the conversation that forged it.
 describe('the session tools of the conversations the file: store deletes', () => {
   it('takes out the session tools forged in a deleted conversation, and no other forged tool', async () => {
-    const workDir = tempDir();
-    const dir = join(workDir, '.forge', 'sessions');
-    const conversations = new FileConversations(dir);
+    const { workDir, dir, conversations, forged } = workDirWithForged();
     await saveConversation(conversations, dir, 'old', 91);
     await saveConversation(conversations, dir, 'recent', 89);
     await conversations.withTurn('waiting', async (session) => void (session.pending = { calls: [], decisions: {} }));
     age(dir, 'waiting.json', 400);
-    const forged = new ForgedStore(forgedRoot(workDir));
     forged.save(forgedRecord('of_old', 'session', 'context:old'));
     forged.save(forgedRecord('of_recent', 'session', 'context:recent'));
     forged.save(forgedRecord('of_waiting', 'session', 'context:waiting'));
@@ -284,12 +288,9 @@ describe('the session tools of the conversations the file: store deletes', () =>
 // A process stopped between deleting a conversation and taking its session tools out left the tools forever.
 describe('the session tools of conversations an earlier sweep deleted', () => {
   it('are taken out when no file holds their conversation and they were forged before the retention; others stay', async () => {
-    const workDir = tempDir();
-    const dir = join(workDir, '.forge', 'sessions');
-    const conversations = new FileConversations(dir);
+    const { workDir, dir, conversations, forged } = workDirWithForged();
     await saveConversation(conversations, dir, 'kept', 10);
     await conversations.withTurn('a context/with a slash', async (session) => void session.messages.push({ role: 'user', content: 'hi' }));
-    const forged = new ForgedStore(forgedRoot(workDir));
     forged.save(forgedRecord('of_gone', 'session', 'context:gone', 91));
     forged.save(forgedRecord('of_gone_too', 'session', 'context:gone', 95));
     forged.save(forgedRecord('of_kept', 'session', 'context:kept', 91));
@@ -310,10 +311,7 @@ describe('the session tools of conversations an earlier sweep deleted', () => {
   });
 
   it('stay while a first turn of their conversation, not saved yet, holds it; and stay once it saved', async () => {
-    const workDir = tempDir();
-    const dir = join(workDir, '.forge', 'sessions');
-    const conversations = new FileConversations(dir);
-    const forged = new ForgedStore(forgedRoot(workDir));
+    const { workDir, dir, conversations, forged } = workDirWithForged();
     forged.save(forgedRecord('of_first', 'session', 'context:first', 91));
     let release!: () => void;
     let started!: () => void;
