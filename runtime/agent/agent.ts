@@ -9,7 +9,7 @@ import { allowAllGate, type ApprovalGate } from './approval-gate.ts';
 import { resumeAgentTurn, runAgentTurn, settlePending, waitingCalls, type AgentEvent, type AgentOutcome, type AgentTools, type ApprovalAnswers, type PendingApproval } from './agent-loop.ts';
 import type { ChatMessage, ModelProvider } from './messages.ts';
 import type { ConversationStore, Session } from '../state/store.ts';
-import { conversationSession } from '../tools/emergent/forged-mark.ts';
+import { conversationSession } from '../state/session-owners.ts';
 import { sessionView } from '../tools/emergent/session-view.ts';
 import { traceTurn } from '../telemetry/instrument-turn.ts';
 import { ForgeError } from '../diagnostics.ts';

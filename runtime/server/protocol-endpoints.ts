@@ -15,7 +15,7 @@ import type { AgentManifest } from '../manifest.ts';
 import type { HttpClient } from '../net/http-client.ts';
 import { MemoryPushConfigs } from '../state/memory-push-configs.ts';
 import type { PushConfigRecords, StateStore } from '../state/store.ts';
-import { mcpSession } from '../tools/emergent/forged-mark.ts';
+import { mcpSession } from '../state/session-owners.ts';
 import type { Logger } from '../tools/model.ts';
 import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
 import { buildAgentCard } from './a2a/agent-card.ts';

@@ -1,11 +1,9 @@
 /**
- * What marks a tool as forged, and who may see it. Kept apart (no imports
- * but the session names, state/session-owners.ts) so every front end can filter by it without carrying forge_tool's code
+ * What marks a tool as forged, and who may see it. Kept apart (no imports)
+ * so every front end can filter by it without carrying forge_tool's code
  * into bundles that do not forge.
  */
 import type { Tool } from '../model.ts';
-
-export { conversationSession, isMcpSession, mcpSession } from '../../state/session-owners.ts';
 
 export type Tier = 'session' | 'agent';
 
