@@ -7,8 +7,8 @@
  * tagged both read and write is a write tool: `tag:read` does not approve
  * it. Other tags match as written.
  */
-import { picomatch } from '../vendor/libs.ts';
 import type { ToolSpec } from '../tools/model.ts';
+import { patternMatcher } from './rule-pattern.ts';
 import { SECURITY_TAGS, type SecurityTag } from './security-tags.ts';
 
 export type RuleKind = 'tag' | 'name' | 'category';
@@ -52,17 +52,15 @@ export function parseRule(text: string): ParsedRule | { problem: string; hint: s
   if (colon < 0 || !RULE_KINDS.includes(kind) || !pattern) {
     return { problem: `"${text}" is not an approval rule`, hint: 'rules look like tag:read, name:file_read or category:custom (globs allowed: name:file_*)' };
   }
-  // Compiled at the first match, not when the rule is read: every start reads the default rules.
-  let compiled: ((value: string) => boolean) | undefined;
-  const glob = (value: string) => (compiled ??= picomatch(pattern, { dot: true, nocase: kind !== 'name' }))(value);
+  const matchesPattern = patternMatcher(pattern, kind !== 'name');
   const matches = (tool: Pick<ToolSpec, 'name' | 'tags' | 'category'>): boolean => {
     switch (kind) {
       case 'name':
-        return glob(tool.name);
+        return matchesPattern(tool.name);
       case 'category':
-        return glob(tool.category);
+        return matchesPattern(tool.category);
       case 'tag':
-        return ruleTags(tool).some((t) => glob(t));
+        return ruleTags(tool).some(matchesPattern);
     }
   };
   return { text, kind, pattern, matches };

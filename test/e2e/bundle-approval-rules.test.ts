@@ -103,4 +103,23 @@ describe("the bundle's start checks agent.json's approval rules", () => {
     expect(stderr).not.toContain('FORGE_APPROVAL_UNMATCHED');
     expect(stderr).toContain('refused by the approval rule "name:file_write"');
   });
+
+  it('checks rules without globs without loading the vendor libraries (picomatch), which a glob rule loads', async () => {
+    writeFileSync(agentJson, built);
+    // Gone, the file would be refused (FORGE_BUNDLE_TAMPERED) by whatever loads it: `tools` runs no start-time verification.
+    const libs = join(project, '.forge-output', 'vendor', 'libs.cjs');
+    const kept = readFileSync(libs);
+    rmSync(libs);
+    const tools = (...options: string[]) => runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'tools', ...options], { cwd: project });
+    try {
+      const literal = await tools('--auto-deny', 'category:builtin');
+      expect(literal.code, literal.stderr).toBe(0);
+      expect(literal.stdout).toContain('file_write');
+      const glob = await tools('--auto-approve', 'name:file_*');
+      expect(glob.code).toBe(1);
+      expect(glob.stderr).toContain('FORGE_BUNDLE_TAMPERED vendor/libs.cjs is missing beside runtime.mjs');
+    } finally {
+      writeFileSync(libs, kept);
+    }
+  });
 });
