@@ -8,6 +8,7 @@ import { assembleRuntime } from '../runtime/assemble.ts';
 import { startToolSandbox } from '../runtime/exec/start-sandbox.ts';
 import { SandboxRequiredError, type SandboxStatus } from '../runtime/exec/tool-sandbox.ts';
 import type { AgentManifest } from '../runtime/manifest.ts';
+import { hideSecretsBeforeServers } from '../runtime/secrets-ahead.ts';
 import type { HttpClient } from '../runtime/net/http-client.ts';
 import type { AdapterRuntime } from '../runtime/tools/adapters/adapter-runtime.ts';
 import type { Logger } from '../runtime/tools/model.ts';
@@ -30,6 +31,8 @@ export interface SourceAgent {
   registry: ToolRegistry;
   http: HttpClient;
   adapters: AdapterRuntime;
+  /** The tool sandbox, installed before the MCP servers started. */
+  sandbox: SandboxStatus;
   /** The agent loop, once the server made it (`forge run`): hot reload gives it a model saved in forge.yaml. */
   loop?: Agent;
 }
@@ -55,6 +58,9 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   const selected = filterTools(project.tools, { prod: !options.dev });
   if (!(await prepareProjectPython(project.config.root, selected.tools, { json }))) return undefined;
   const { resolved, code } = await resolveProject(project, { tools: selected.tools, prod: !options.dev });
+  // Before the MCP servers start: a stdio one starts in it (server-sandbox.ts).
+  const sandbox = await sandboxSourceAgent(project, options.log);
+  hideSecretsBeforeServers(resolved.manifest, process.env, project.config.workDir);
   // A running agent connects its MCP servers at start: a required one that fails stops it
   // here; the tools of an optional one that is down are left out. forge.yaml was validated, so its rules parse.
   const assembled = await assembleRuntime(resolved, code, { log: options.log, connect: true });
@@ -64,22 +70,21 @@ export async function loadSourceAgent(options: { configFile?: string; dev: boole
   }
   printDiagnostics(assembled.diagnostics);
   const { registry, http, adapters } = assembled;
-  return { project, manifest: resolved.manifest, registry, http, adapters };
+  return { project, manifest: resolved.manifest, registry, http, adapters, sandbox };
 }
 
 /**
  * The sandbox the built bundle puts around every tool process, for the agent
  * run from sources: `forge run` and `forge chat` alike, since a model directs
  * the calls either way. `sandbox: required` where it cannot be met is a usage
- * error (the registry closed first).
+ * error.
  */
-export async function sandboxSourceAgent(source: SourceAgent, log: Logger): Promise<SandboxStatus> {
-  const { config } = source.project;
+async function sandboxSourceAgent(project: Project, log: Logger): Promise<SandboxStatus> {
+  const { config } = project;
   try {
     return await startToolSandbox(config.sandbox, config.workDir, log, process.env, [config.root]);
   } catch (err) {
     if (!(err instanceof SandboxRequiredError)) throw err;
-    await source.registry.close();
     throw sandboxRequiredUsage(err);
   }
 }

@@ -407,6 +407,8 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
     try {
       const status = await startToolSandbox(manifest.sandbox, workDir, log, process.env, [dirname(bundleFile), ...(await import('./tools/custom/python-dependencies-check.ts')).pythonEnvironmentDirs(process.env)], bundle.probing);
       if (command === 'serve') log.info(describeSandbox(status));
+      // Loaded only for an agent with a stdio MCP server, the one process that starts before the secrets are read.
+      if (manifest.mcp?.servers.some((s) => s.transport === 'stdio')) (await import('./secrets-ahead.ts')).hideSecretsBeforeServers(manifest, process.env, workDir);
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
       const hint = err.hint ?? 'install bubblewrap and allow namespaces here (see `node runtime.mjs doctor`), or set sandbox: auto in forge.yaml';

@@ -10,7 +10,7 @@ import { cliLogger } from '../cli-logger.ts';
 import { reportDiagnostics } from '../command-failure.ts';
 import { error } from '../../runtime/diagnostics.ts';
 import { STOP_SIGNAL_NAMES, STOP_SIGNALS } from '../../runtime/stop-signals.ts';
-import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
+import { loadSourceAgent } from '../source-agent.ts';
 import { color as c } from '../terminal.ts';
 import { TerminalStream, terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
 
@@ -32,8 +32,6 @@ export async function run(argv: string[]): Promise<number> {
   const source = await loadSourceAgent({ configFile: values.config, dev: values.dev, log, json: values.json });
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
-  // The model directs every call: the same sandbox around tool processes as `forge run` and the bundle.
-  await sandboxSourceAgent(source, log);
   if (manifest.model) {
     // Refuse before sending anything: a request without its key only comes back as a 401.
     const missing = missingApiKeys(manifest.model);

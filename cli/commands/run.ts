@@ -10,7 +10,7 @@ import { parseCommand, parseInteger } from '../args.ts';
 import { logCall } from '../call-log.ts';
 import { watchForChanges } from '../dev-reload.ts';
 import { runLogger } from '../log-format.ts';
-import { loadSourceAgent, sandboxSourceAgent } from '../source-agent.ts';
+import { loadSourceAgent } from '../source-agent.ts';
 import { UsageError } from '../usage-error.ts';
 import { describeSandbox } from '../../runtime/exec/start-sandbox.ts';
 import { color as c } from '../terminal.ts';
@@ -89,9 +89,8 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
   if (!source) return 1;
   const { project, manifest, registry, http } = source;
   if (values.dev) registry.onCall((event) => logCall(log, event));
-  // The same sandbox around every tool process as the built bundle's.
-  const status = await sandboxSourceAgent(source, log);
-  if (!values.stdio) log.info(describeSandbox(status));
+  // The same sandbox around every tool process as the built bundle's, installed as the agent loaded.
+  if (!values.stdio) log.info(describeSandbox(source.sandbox));
 
   // Armed before the server answers, so no save after the first call is missed.
   const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};

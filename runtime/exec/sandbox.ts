@@ -96,7 +96,7 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   // without a user namespace are not locked). bwrap also sets no_new_privs, so no exec
   // (a set-user-ID mount, root's usual exec rule) brings them back. Root keeps what lets it
   // write files it does not own (`docker run -v $PWD:/w` as root): none of them mounts anything.
-  const args = ['--die-with-parent', '--cap-drop', 'ALL', ...(runsAsRoot() ? ROOT_FILE_CAPS.flatMap((cap) => ['--cap-add', cap]) : []), '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
+  const args = ['--die-with-parent', ...capabilityArgs(), '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--new-session'];
   if (policy.oneShot) args.push('--as-pid-1');
   if (!policy.network) args.push('--unshare-net');
   // /proc/sys read-only: bwrap covers it only when the directory itself is writable, which it
@@ -109,18 +109,30 @@ export function bubblewrapArgs(policy: Pick<SandboxPolicy, 'writable' | 'readabl
   for (const dir of policy.readable ?? []) args.push('--ro-bind', dir, dir);
   for (const dir of policy.writable) args.push('--bind', dir, dir);
   for (const dir of policy.writableIfPresent ?? []) args.push('--bind-try', dir, dir);
-  const hiddenDirs = policy.hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
-  for (const hidden of policy.hidden) {
-    // A file inside a hidden dir is gone with it (binding over it would bring its name back).
-    if (hidden.kind === 'file' && hiddenDirs.some((dir) => hidden.path.startsWith(dir + '/'))) continue;
-    if (hidden.kind === 'dir') args.push('--tmpfs', hidden.path);
-    else args.push('--ro-bind', '/dev/null', hidden.path);
-  }
-  for (const path of policy.reveal ?? []) args.push('--ro-bind', path, path);
+  args.push(...hidingArgs(policy.hidden, policy.reveal));
   for (const path of policy.revealIfPresent ?? []) args.push('--ro-bind-try', path, path);
   args.push('--setenv', SANDBOX_ENV_FLAG, '1');
   const cwd = policy.cwd ?? policy.writable[0];
   if (cwd) args.push('--chdir', cwd);
+  return args;
+}
+
+/** Drops every capability, but root's file-permission ones when the server runs as root. */
+export function capabilityArgs(): string[] {
+  return ['--cap-drop', 'ALL', ...(runsAsRoot() ? ROOT_FILE_CAPS.flatMap((cap) => ['--cap-add', cap]) : [])];
+}
+
+/** `hidden` covered with something empty (a dir by a tmpfs, a file by /dev/null), then `reveal` bound back read-only. */
+export function hidingArgs(hidden: readonly HiddenPath[], reveal: readonly string[] = []): string[] {
+  const args: string[] = [];
+  const hiddenDirs = hidden.filter((h) => h.kind === 'dir').map((h) => h.path);
+  for (const path of hidden) {
+    // A file inside a hidden dir is gone with it (binding over it would bring its name back).
+    if (path.kind === 'file' && hiddenDirs.some((dir) => path.path.startsWith(dir + '/'))) continue;
+    if (path.kind === 'dir') args.push('--tmpfs', path.path);
+    else args.push('--ro-bind', '/dev/null', path.path);
+  }
+  for (const path of reveal) args.push('--ro-bind', path, path);
   return args;
 }
 

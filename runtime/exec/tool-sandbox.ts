@@ -213,7 +213,7 @@ export function toolProcessCommand(command: string, args: readonly string[], opt
     writable: [installed.workDir, ...(tmpDir ? [tmpDir] : [])],
     writableIfPresent: repository.writable,
     readable: [...installed.codeDirs, ...programDirsInPrivateMounts(command, options.env?.PATH), ...resolverInPrivateMounts()],
-    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores),
+    hidden: currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores, privateMountPoints()),
     reveal: [installed.workDir, ...installed.codeDirs].flatMap(revealedState),
     revealIfPresent: repository.readOnly,
     cwd: options.cwd,
@@ -248,7 +248,7 @@ export function toolMountsKey(forStart = false): ToolMountsKey | undefined {
   const dirs = [installed.workDir, ...installed.codeDirs];
   const repository = repositoryMounts(installed.workDir, forStart);
   const named = (paths: readonly string[]) => paths.map((path) => `${path} ${fileIdentity(path)}`);
-  const hidden = currentHiddenPaths(dirs, installed.credentialStores).map((h) => `${h.kind} ${h.path} ${JSON.stringify(h.identity)}`).join('\n');
+  const hidden = currentHiddenPaths(dirs, installed.credentialStores, privateMountPoints()).map((h) => `${h.kind} ${h.path} ${JSON.stringify(h.identity)}`).join('\n');
   return { hidden, all: `${hidden}\n${JSON.stringify([named(repository.writable), named(repository.readOnly), dirs.flatMap(revealedState)])}` };
 }
 
@@ -318,7 +318,19 @@ function ownDataBytes(): number {
  * a forged tool's, whose code lives in the state dir and is bound back.
  */
 export function hiddenFromToolProcesses(): HiddenPath[] {
-  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores) : [];
+  return installed ? currentHiddenPaths([installed.workDir, ...installed.codeDirs], installed.credentialStores, privateMountPoints()) : [];
+}
+
+/**
+ * What a stdio MCP server's sandbox hides (server-sandbox.ts), when the installed sandbox is
+ * bubblewrap: the state dir, token and key files as for tools, what tools run from there shown
+ * again. Not the home's credential stores: a server the developer chose may be there to use
+ * them (a cloud or git server). Its /tmp and /run are the host's, so what lies there is hidden too.
+ */
+export function serverSandboxMounts(): { bwrap: string; hidden: HiddenPath[]; reveal: string[] } | undefined {
+  if (!installed || installed.isolation !== 'bubblewrap' || !installed.probe.bwrap) return undefined;
+  const dirs = [installed.workDir, ...installed.codeDirs];
+  return { bwrap: installed.probe.bwrap, hidden: currentHiddenPaths(dirs, [], []), reveal: dirs.flatMap(revealedState) };
 }
 
 /**
@@ -329,7 +341,7 @@ export function hiddenFromToolProcesses(): HiddenPath[] {
  * store that holds the work dir or the tools' code, or that forge.yaml's
  * `sandbox.visible` names, is left.
  */
-function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[]): (HiddenPath & { identity: FileIdentity })[] {
+function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly string[], privateMounts: readonly string[]): (HiddenPath & { identity: FileIdentity })[] {
   const hidden: (HiddenPath & { identity: FileIdentity })[] = [];
   for (const path of new Set([...dirs.map((d) => join(d, '.forge')), ...hiddenPaths, ...credentialStores])) {
     let real: string;
@@ -340,7 +352,7 @@ function currentHiddenPaths(dirs: readonly string[], credentialStores: readonly 
     }
     if (['/dev', '/proc', '/sys'].some((root) => holds(root, real))) continue;
     // A private mount hides it already, unless it is inside a dir bound back (a work dir under /tmp).
-    if (privateMountPoints().some((root) => holds(root, real)) && !dirs.some((dir) => holds(dir, real))) continue;
+    if (privateMounts.some((root) => holds(root, real)) && !dirs.some((dir) => holds(dir, real))) continue;
     if (dirs.some((dir) => holds(real, dir) || holds(path, dir))) continue;
     try {
       const info = statSync(real);

@@ -34,7 +34,8 @@ const serversFor = (dir: string): number[] =>
   readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return argv.includes(dir) && argv.some((a) => a.endsWith('server-filesystem/dist/index.js'));
+      // The server itself, not the bwrap processes its sandbox starts it through (their argv holds its command line).
+      return argv.includes(dir) && argv.some((a) => a.endsWith('server-filesystem/dist/index.js')) && !argv[0].endsWith('bwrap');
     } catch {
       return false; // gone meanwhile
     }

@@ -23,6 +23,11 @@ export function createProvider(ref: ModelRef, http: HttpClient, env: NodeJS.Proc
   return ref.provider === 'anthropic' ? createAnthropicProvider({ ...options, promptCache: ref.prompt_cache }) : createOpenAIProvider(options);
 }
 
+/** The variables the model chain's keys are read from (or NAME_FILE of each). */
+export function modelKeyVariables(settings: ModelSettings): string[] {
+  return [settings, ...(settings.fallbacks ?? [])].map((ref) => ref.api_key_env ?? DEFAULT_KEY_ENV[ref.provider]);
+}
+
 export interface MissingKey {
   model: string;
   variable: string;

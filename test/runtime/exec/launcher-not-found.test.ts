@@ -1,6 +1,6 @@
 /** A YAML tool's run: program that is not there is "X was not found" (FORGE_TOOL_START), in the sandbox as without it: never the launcher's own words. */
 import { describe, expect, it } from 'vitest';
-import { launcherNotFound } from '../../../runtime/exec/launcher-not-found.ts';
+import { bwrapNotFound, launcherNotFound } from '../../../runtime/exec/launcher-not-found.ts';
 import { forge, minimalConfig, writeProject } from '../../helpers/project.ts';
 
 describe('launcherNotFound', () => {
@@ -12,6 +12,17 @@ describe('launcherNotFound', () => {
     [127, 'bash: nosuchprog: command not found\n', false],
   ])('exit %s with %j: %s', (code, stderr, found) => {
     expect(launcherNotFound(code, stderr, 'nosuchprog')).toBe(found);
+  });
+});
+
+describe('bwrapNotFound', () => {
+  it.each([
+    ['bwrap: execvp /nonexistent/mcp-server: No such file or directory\n', true],
+    ['starting\nbwrap: execvp /nonexistent/mcp-server: No such file or directory\n', false],
+    ['prlimit: failed to execute nosuchprog: No such file or directory\n', false],
+    ['', false],
+  ])('%j: %s', (stderr, found) => {
+    expect(bwrapNotFound(stderr)).toBe(found);
   });
 });
 

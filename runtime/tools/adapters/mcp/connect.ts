@@ -17,6 +17,8 @@ import type { JSONSchema, Logger } from '../../model.ts';
 import { withoutUnprotectedPatterns } from '../../local-schema.ts';
 import { compileResultSchema, describeArgumentError } from '../../validation.ts';
 import { lastLines } from '../../../exec/output-buffer.ts';
+import { bwrapNotFound } from '../../../exec/launcher-not-found.ts';
+import { serverProcessCommand } from '../../../exec/server-sandbox.ts';
 import { redactSecrets } from '../../../known-secrets.ts';
 import { expandEnv, expandSecretArgs, expandSecretEnv, expandSecretHeaders, expandSecretUrl, MissingVariableError } from '../env-template.ts';
 import type { McpServerSettings } from '../settings.ts';
@@ -128,12 +130,18 @@ function createTransport(server: McpServerSettings, ctx: McpContext, onStderr: (
     });
   }
   const pinned = pinnedCommand(server, ctx.env);
+  const cwd = resolve(ctx.workDir, server.cwd ?? '.');
+  const { command, args } = serverProcessCommand(
+    pinned?.command ?? expandEnv(server.command ?? '', ctx.env, `${where}.command`),
+    pinned?.args ?? expandSecretArgs(server.args ?? [], ctx.env, `${where}.args`),
+    cwd,
+  );
   const transport = new StdioClientTransport({
-    command: pinned?.command ?? expandEnv(server.command ?? '', ctx.env, `${where}.command`),
-    args: pinned?.args ?? expandSecretArgs(server.args ?? [], ctx.env, `${where}.args`),
+    command,
+    args,
     // The SDK's safe defaults (PATH, HOME, USER...), plus what forge.yaml passes; never the whole environment.
     env: { ...getDefaultEnvironment(), ...expandSecretEnv(server.env, ctx.env, `${where}.env`) },
-    cwd: resolve(ctx.workDir, server.cwd ?? '.'),
+    cwd,
     stderr: 'pipe',
   });
   (transport.stderr as Stream | null)?.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
@@ -155,8 +163,9 @@ function toConnectError(server: McpServerSettings, err: unknown, stderr: string,
   if (err instanceof EgressRefusedError) return new McpConnectError(server.name, err.message, err.refusal.hint);
   const e = err as NodeJS.ErrnoException;
   const details = stderr || undefined;
-  if (server.transport === 'stdio' && e.code === 'ENOENT') {
-    return new McpConnectError(server.name, `cannot start "${server.command}": command not found`, 'install it, or give its full path in mcp.servers[].command', details);
+  // Inside bubblewrap a missing command is bwrap's words on stderr, where a bare spawn fails with ENOENT.
+  if (server.transport === 'stdio' && (e.code === 'ENOENT' || bwrapNotFound(stderr))) {
+    return new McpConnectError(server.name, `cannot start "${server.command}": command not found`, 'install it, or give its full path in mcp.servers[].command', e.code === 'ENOENT' ? details : undefined);
   }
   let message = e.message ?? String(err);
   if (/connection closed/i.test(message) && server.transport === 'stdio') message = `the server process exited before it answered (${message})`;
