@@ -28,7 +28,7 @@ import { error, warning, type Diagnostic } from '../runtime/diagnostics.ts';
 import type { Category } from '../runtime/tools/model.ts';
 import { cacheFile, cacheKey, stampDirectories, stampFile, writeCacheRecord, type CacheRecord, type FileStamp } from './build-cache.ts';
 import { bundleRuntime, type BundleOutput } from './bundle-runtime.ts';
-import { archiveName, emitArchive, preloadArchiver } from './emit-archive.ts';
+import { archiveName, emitArchive } from './emit-archive.ts';
 import { emitBuildManifest, emitChecksums } from './emit-checksums.ts';
 import { emitContainer } from './emit-container.ts';
 import { emitKubernetes } from './emit-kubernetes.ts';
@@ -134,7 +134,6 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
     const started = bundleRuntime(config, selected.tools, supportFiles, output, ctx, { reuseCore: !options.noCache });
     bundling = started.done;
     bundling.catch(() => {});
-    preloadArchiver();
     const python = await runStage(ctx, 'python-dependencies', () => pythonDependencies(config.root, selected.tools, ctx));
     // The Python check runs in its own process too, meanwhile. It may outlast the bundle: the
     // output is then made meanwhile, in the staging directory, and used only if the check passes.
