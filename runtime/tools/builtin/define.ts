@@ -9,7 +9,7 @@
  * the bundle), so a schema change the code does not follow fails tsc.
  */
 import type { FromSchema, JSONSchema as SchemaLiteral } from 'json-schema-to-ts';
-import { HttpClient } from '../../net/http-client.ts';
+import type { HttpClient } from '../../net/http-client.ts';
 import type { ScheduledTask } from '../../scheduler/scheduled-task.ts';
 import type { AgentIntrospection } from '../call-log.ts';
 import type { Logger, Tool, ToolContext, ToolResult, ToolSpec } from '../model.ts';
