@@ -3,7 +3,7 @@
  * (.py .ts .js .mjs .yaml .yml) and the support files that travel with them.
  */
 import { existsSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
-import { basename, dirname, extname, join, relative } from 'node:path';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { error, warning } from '../runtime/diagnostics.ts';
 import ignore, { type Ignore } from 'ignore';
 import { closestMatch } from '../runtime/suggest.ts';
@@ -70,11 +70,14 @@ export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceF
       }
       continue;
     }
+    const fromRootOf = relativeWithin(config.root, dir.absolute);
+    const fromCwdOf = relativeWithin(ctx.cwd, dir.absolute);
     for (const withinDir of walkSourceTree(dir.absolute).files) {
       const absolute = join(dir.absolute, withinDir);
-      const fromRoot = relative(config.root, absolute).split('\\').join('/');
+      const fromRoot = fromRootOf(withinDir).split('\\').join('/');
       if (ignored?.ignores(ignorePath({ relative: fromRoot, withinDir }))) continue;
-      const stat = readableStat(absolute, relative(ctx.cwd, absolute) || absolute, ctx);
+      const display = fromCwdOf(withinDir) || absolute;
+      const stat = readableStat(absolute, display, ctx);
       if (!stat) continue;
       const { size, mtimeMs } = stat;
       files.push({
@@ -82,13 +85,26 @@ export function discoverTools(config: ProjectConfig, ctx: StageContext): SourceF
         absolute,
         relative: fromRoot,
         withinDir,
-        display: relative(ctx.cwd, absolute) || absolute,
+        display,
         kind: KINDS[extname(withinDir)] ?? 'other',
         toolDir: dir,
       });
     }
   }
   return files;
+}
+
+/**
+ * relative(from, join(dir, withinDir)) for each file of a tool dir: the dir's
+ * path from `from`, joined with the file's. path.relative() for every file
+ * (three times) made discovery of 200 files ~24 ms slower. When `from` is
+ * inside the dir (forge run in a tool folder) a file's path may go back down
+ * the way it came up: each is worked out whole.
+ */
+function relativeWithin(from: string, dir: string): (withinDir: string) => string {
+  const dirFrom = relative(from, dir);
+  const fromInsideDir = dirFrom === '..' || dirFrom.endsWith(`${sep}..`);
+  return fromInsideDir ? (withinDir) => relative(from, join(dir, withinDir)) : (withinDir) => join(dirFrom, withinDir);
 }
 
 /** A file's stat, or an error diagnostic when it cannot be read (a link to nothing, a loop of links): never a crash. */

@@ -1,5 +1,5 @@
 /** Discovery of the files in tool_dirs: a file that cannot be read is a diagnostic, never a crash. */
-import { symlinkSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forge, minimalConfig, writeProject } from '../helpers/project.ts';
@@ -22,5 +22,36 @@ describe('discover-tools', () => {
       expect(output).not.toMatch(/ENOENT|ELOOP|--verbose for the stack trace/);
     }
     expect((await forge(['validate'], project)).code).toBe(1);
+  });
+
+  it('names each file from the project root (agent.json) and from the current directory (messages), for a tool dir inside the project and one beside it', async () => {
+    const root = writeProject({
+      // ignore: matches a file's path from forge.yaml (or within a tool dir beside the project).
+      'agent/forge.yaml': minimalConfig('tool_dirs:\n  - tools\n  - ../shared\nignore:\n  - tools/nested/draft.py\n  - lib/draft.py\n'),
+      'agent/tools/greet.py': greet,
+      'agent/tools/nested/wave.py': greet.replace('greet', 'wave'),
+      'agent/tools/nested/draft.py': greet.replace('greet', 'draft'),
+      'shared/lib/shout.py': greet.replace('greet', 'shout'),
+      'shared/lib/draft.py': greet.replace('greet', 'shared_draft'),
+    });
+    const project = join(root, 'agent');
+    symlinkSync('/nonexistent/forge-missing', join(root, 'shared', 'lib', 'notes.txt'));
+    symlinkSync('/nonexistent/forge-missing', join(project, 'tools', 'nested', 'notes.txt'));
+
+    const fromRoot = await forge(['build'], project);
+    expect(fromRoot.stdout + fromRoot.stderr).toContain('cannot read ../shared/lib/notes.txt: ');
+    expect(fromRoot.stdout + fromRoot.stderr).toContain('cannot read tools/nested/notes.txt: ');
+    // From inside a tool dir: the same files, named from there.
+    const fromNested = await forge(['build'], join(project, 'tools', 'nested'));
+    expect(fromNested.stdout + fromNested.stderr).toContain('cannot read ../../../shared/lib/notes.txt: ');
+    expect(fromNested.stdout + fromNested.stderr).toContain('cannot read notes.txt: ');
+
+    for (const link of ['shared/lib/notes.txt', 'agent/tools/nested/notes.txt']) rmSync(join(root, link));
+    const built = await forge(['build'], join(project, 'tools'));
+    expect(built.code, built.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8')) as { tools: { name: string; source?: { path: string } }[] };
+    const paths = Object.fromEntries(manifest.tools.filter((t) => t.source).map((t) => [t.name, t.source!.path]));
+    // The bundle keeps each file under tools/ at its path from the project root (one beside the project under its folder's name).
+    expect(paths).toEqual({ greet: 'tools/tools/greet.py', wave: 'tools/tools/nested/wave.py', shout: 'tools/shared/lib/shout.py' });
   });
 });
