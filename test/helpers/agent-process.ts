@@ -18,13 +18,15 @@ onFileEnd(() => {
 });
 
 /** `uid`/`gid`: run it as another user (the test runs as root; so does the CI). */
-export function startAgentProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp; uid?: number; gid?: number }): Promise<AgentProcess> {
+/** `onOutput`: told the output so far each time it grows, before the process listens too. */
+export function startAgentProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp; uid?: number; gid?: number; onOutput?: (output: string) => void }): Promise<AgentProcess> {
   const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], uid: options.uid, gid: options.gid });
   started.push(child);
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
     output += d.toString();
+    options.onOutput?.(output);
     for (const l of listeners) l();
   };
   child.stdout.on('data', onData);

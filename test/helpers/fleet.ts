@@ -19,6 +19,8 @@ export interface FleetSettings {
   env?: NodeJS.ProcessEnv;
   /** Its work dir (default: a fresh one, as a new pod gets); the same one again for a restart on the same disk. */
   workDir?: string;
+  /** Told its output so far as it grows (before it listens too). */
+  onOutput?: (output: string) => void;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function fleetParts(answer: Step, turns: number, project: { tools: 
 export function startReplica(settings: FleetSettings): Promise<AgentProcess> {
   return startAgentProcess(process.execPath, [join(settings.bundle, 'runtime.mjs'), 'serve', '--port', '0'], {
     cwd: settings.workDir ?? tempDir('forge-replica-'),
+    onOutput: settings.onOutput,
     env: {
       FORGE_AUTH_TOKEN: FLEET_TOKEN,
       FORGE_STATE_URL: settings.stateUrl,

@@ -70,14 +70,18 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-/** How a replica's look at the store's forged tools is held back: the removals table it reads locked, or away (the look fails). */
-const HOLD_BACK = {
+/**
+ * How a replica's look at the store's forged tools is held back: the removals table it reads locked, or away (the
+ * look fails; held until the replica says so, however long its start takes on a loaded machine).
+ */
+const HOLD_BACK: Record<'slow' | 'failing', { away: string[]; back: string[]; until?: RegExp }> = {
   slow: { away: ['BEGIN', 'LOCK TABLE forge_forged_removals IN ACCESS EXCLUSIVE MODE'], back: ['COMMIT'] },
-  failing: { away: ['ALTER TABLE forge_forged_removals RENAME TO forge_forged_removals_away'], back: ['ALTER TABLE forge_forged_removals_away RENAME TO forge_forged_removals'] },
+  failing: { away: ['ALTER TABLE forge_forged_removals RENAME TO forge_forged_removals_away'], back: ['ALTER TABLE forge_forged_removals_away RENAME TO forge_forged_removals'], until: /forged tools: cannot read the state store/ },
 };
 
 /**
- * Starts a replica on `workDir` with its look at the store's forged tools held back for 3 s, and gives
+ * Starts a replica on `workDir` with its look at the store's forged tools held back (3 s, or until it says
+ * its look failed), and gives
  * `check` the replica if it answers meanwhile: what it serves before a look comes from its own disk
  * alone. Resolves to the replica once it answers.
  */
@@ -87,9 +91,12 @@ async function startWithLookHeldBack(workDir: string, how: keyof typeof HOLD_BAC
   let starting: Promise<AgentProcess> | undefined;
   try {
     for (const sql of HOLD_BACK[how].away) await admin.query(sql);
-    starting = startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir });
+    const { until } = HOLD_BACK[how];
+    let said: () => void = () => {};
+    const saidIt = new Promise<void>((resolve) => (said = resolve));
+    starting = startReplica({ bundle, stateUrl, publicUrl: 'http://agent.invalid', workDir, onOutput: (output) => void (until?.test(output) && said()) });
     starting.catch(() => {});
-    const early = await Promise.race([starting, sleep(3_000).then(() => undefined)]);
+    const early = await Promise.race([starting, (until ? Promise.race([saidIt, sleep(30_000)]) : sleep(3_000)).then(() => undefined)]);
     if (early) await check(early);
   } finally {
     for (const sql of HOLD_BACK[how].back) await admin.query(sql);
