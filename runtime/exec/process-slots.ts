@@ -14,6 +14,7 @@
  * runs one call at a time, keeps its queue the same way (ProcessSlots(1, n)).
  */
 import { availableParallelism } from 'node:os';
+import type { StopNotice } from '../tools/call-stop.ts';
 
 export type SlotGrant = { release: () => void } | { refused: 'busy' | 'cancelled' };
 
@@ -27,7 +28,7 @@ export class ProcessSlots {
   ) {}
 
   /** A slot (call `release` when the process has ended), or why there is none. */
-  acquire(signal?: AbortSignal): Promise<SlotGrant> {
+  acquire(signal?: StopNotice): Promise<SlotGrant> {
     if (signal?.aborted) return Promise.resolve({ refused: 'cancelled' });
     if (this.inUse < this.running) return Promise.resolve(this.take());
     if (this.queue.length >= this.waiting) return Promise.resolve({ refused: 'busy' });

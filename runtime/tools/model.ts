@@ -7,6 +7,7 @@ import type { AdapterBinding } from './adapters/settings.ts';
 
 import type { Approver } from '../guard/approver.ts';
 import type { DiagnosticCode } from '../diagnostic-codes.ts';
+import type { StopNotice } from './call-stop.ts';
 
 export type Category = 'builtin' | 'adapter' | 'dev' | 'custom';
 export const CATEGORIES: readonly Category[] = ['builtin', 'adapter', 'dev', 'custom'];
@@ -113,6 +114,8 @@ export interface ToolContext {
   /** A per-call temporary directory, created on first use and removed after the call. */
   readonly tmpDir: string;
   signal: AbortSignal;
+  /** The call's stop as signal tells it, without making an AbortSignal (call-stop.ts); contexts that have none leave it out. */
+  readonly stop?: StopNotice;
   depth: number;
   log: Logger;
   /** The conversation or MCP session the call comes from, when it has one. */

@@ -19,6 +19,7 @@ import { checkedInputSchema } from './local-schema.ts';
 import { checkOutput } from './output-check.ts';
 import { redactedResult } from './redacted-result.ts';
 import { runAsTool } from '../exec/tool-sandbox.ts';
+import { CallStop, type StopNotice } from './call-stop.ts';
 import { timerDelay } from '../duration.ts';
 import { someNames, unknownTool } from './unknown-tool.ts';
 import { visibleTo } from './emergent/forged-mark.ts';
@@ -320,6 +321,7 @@ export class ToolRegistry implements ToolRunner {
     // The call's answer: the tool's result or the stop, whichever comes first (one promise
     // settled from both sides; Promise.race would make three more per call).
     let answer: ((result: ToolResult) => void) | undefined;
+    const notice = new CallStop();
     const stop = (reason: unknown, timedOut: boolean) => {
       if (stopped) return;
       stopped = {
@@ -328,6 +330,7 @@ export class ToolRegistry implements ToolRunner {
           ? fail('FORGE_TOOL_TIMEOUT', `tool "${name}" timed out after ${formatDuration(timeoutMs)}`, 'raise its Timeout or pass --timeout')
           : fail('FORGE_TOOL_CANCELLED', `tool "${name}" was cancelled`),
       };
+      notice.abort(reason);
       controller?.abort(reason);
       answer?.(stopped.result);
     };
@@ -343,7 +346,7 @@ export class ToolRegistry implements ToolRunner {
     if (options.signal?.aborted) stop(options.signal.reason, false);
     const timer = setTimeout(() => stop(new Error('timeout'), true), timerDelay(timeoutMs));
 
-    const ctx = new CallContext(this.scopedRunner(tool, frame, gate.coversSubCalls, signal), this.workDir, depth, this.log, name, signal, frame.session);
+    const ctx = new CallContext(this.scopedRunner(tool, frame, gate.coversSubCalls, signal), this.workDir, depth, this.log, name, signal, notice, frame.session);
 
     this.enter(tool);
     try {
@@ -406,6 +409,7 @@ class CallContext implements ToolContext {
     readonly log: Logger,
     private readonly toolName: string,
     private readonly makeSignal: () => AbortSignal,
+    readonly stop: StopNotice,
     readonly session?: string,
   ) {}
 

@@ -11,6 +11,7 @@ import { runAgentTurn } from '../../runtime/agent/agent-loop.ts';
 import { createModelClient } from '../../runtime/agent/providers/create-model.ts';
 import type { AgentManifest } from '../../runtime/manifest.ts';
 import { ProcessSlots } from '../../runtime/exec/process-slots.ts';
+import type { StopNotice } from '../../runtime/tools/call-stop.ts';
 import { runCommand } from '../../runtime/exec/run-command.ts';
 import { HttpClient } from '../../runtime/net/http-client.ts';
 import { serveAgent } from '../../runtime/server/serve.ts';
@@ -115,7 +116,9 @@ describe('a batch of MCP calls', () => {
     const seen = new Set<AbortSignal>();
     let most = 0;
     const acquire = ProcessSlots.prototype.acquire;
-    const spy = vi.spyOn(ProcessSlots.prototype, 'acquire').mockImplementation(function (this: ProcessSlots, signal?: AbortSignal) {
+    const spy = vi.spyOn(ProcessSlots.prototype, 'acquire').mockImplementation(function (this: ProcessSlots, notice?: StopNotice) {
+      // An MCP batch's turns wait on its request signal, a real one.
+      const signal = notice as AbortSignal | undefined;
       if (signal && !seen.has(signal)) {
         seen.add(signal);
         // Counts every listener the batch adds to its request signal (turns waited for, calls running).

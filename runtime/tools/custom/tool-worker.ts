@@ -26,6 +26,7 @@ import { ProcessSlots } from '../../exec/process-slots.ts';
 import { noteWorkerStart, type WorkerRestartReason } from '../../telemetry/instrument-worker.ts';
 import { PROTOCOL_FD, type WorkerFailure, type WorkerRequest, type WorkerResponse, type WorkerToolCall, type WorkerToolReply } from './worker-protocol.ts';
 import type { Readable } from 'node:stream';
+import type { StopNotice } from '../call-stop.ts';
 
 /** The worker's answers: the pipe spawnInGroup opens as its fd 3. */
 function protocolStream(child: ChildProcessWithoutNullStreams): Readable {
@@ -97,7 +98,7 @@ export class ToolWorker {
     return this.child?.pid;
   }
 
-  async call(args: unknown, signal?: AbortSignal, options: CallOptions = {}): Promise<WorkerOutcome> {
+  async call(args: unknown, signal?: StopNotice, options: CallOptions = {}): Promise<WorkerOutcome> {
     const turn = await this.turns.acquire(signal);
     if ('refused' in turn) return turn.refused === 'busy' ? { kind: 'busy', waiting: this.turns.waitingNow } : { kind: 'aborted' };
     try {
@@ -119,7 +120,7 @@ export class ToolWorker {
     clearTimeout(timer);
   }
 
-  private async callNow(args: unknown, signal: AbortSignal | undefined, options: CallOptions): Promise<WorkerOutcome> {
+  private async callNow(args: unknown, signal: StopNotice | undefined, options: CallOptions): Promise<WorkerOutcome> {
     if (signal?.aborted) return { kind: 'aborted' };
     if (this.closed) return { kind: 'spawn-failed', error: new Error('the tool worker has been shut down') };
     // Idle (calls run one at a time): stopped at once, and its successor gets the mounts of now.
