@@ -20,6 +20,7 @@ import { DEFAULT_MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { sendError, sendFailure, sendJson } from './respond.ts';
 import { callTool, describeTool, listTools } from './rest-tools.ts';
 import { serveStoredFile } from './stored-files.ts';
+import { CallStop } from '../tools/call-stop.ts';
 
 const PARSE_FAILED = Symbol('parse failed');
 
@@ -27,7 +28,7 @@ export class AgentRoutes {
   /** /readyz answers 503 once set; everything else is still served. */
   shuttingDown = false;
   /** The calls in flight over REST, aborted when their client goes or the server closes. */
-  readonly controllers = new Set<AbortController>();
+  readonly controllers = new Set<CallStop>();
   /** A2A and MCP (and their SDKs), loaded on the first request that needs them (protocol-endpoints.ts). */
   protocols: Promise<ProtocolEndpoints> | undefined;
   /** REST (and MCP without sessions) has no session: it sees agent-tier forged tools; an MCP session sees its own too. */
@@ -105,13 +106,13 @@ export class AgentRoutes {
     if (name === undefined) return sendError(res, 400, 'FORGE_BAD_PATH', `the path ${path} has malformed percent-encoding`, 'encode tool names with encodeURIComponent');
     if (method === 'GET') return describeTool(res, this.tools, name);
     if (method !== 'POST') return sendError(res, 405, 'FORGE_METHOD', `${method} is not allowed on ${path}`, 'use GET to describe a tool or POST to call it');
-    const controller = new AbortController();
-    this.controllers.add(controller);
+    const stop = new CallStop();
+    this.controllers.add(stop);
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
-      this.controllers.delete(controller);
+      if (!res.writableFinished) stop.abort();
+      this.controllers.delete(stop);
     });
-    return callTool(res, this.tools, name, await this.bodyOf(req), controller.signal, this.options.log);
+    return callTool(res, this.tools, name, await this.bodyOf(req), stop, this.options.log);
   }
 
   /** A2A and MCP, made at the first call (or at start, agent-server.ts says when). */

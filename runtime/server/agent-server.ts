@@ -27,6 +27,7 @@ import { SERVER_STOPPING } from './rest-tools.ts';
 import type { ExtraRoutes } from './observability-routes.ts';
 import { traceRequest } from '../telemetry/trace-request.ts';
 import { ClosingConnections } from './closing-connections.ts';
+import type { CallStop } from '../tools/call-stop.ts';
 
 export interface AgentServerOptions {
   manifest: AgentManifest;
@@ -156,7 +157,7 @@ interface ClosingState {
   /** How long no new connection must come before the listener closes (closing-connections.ts; default QUIET_BEFORE_CLOSE_MS). */
   quietMs?: number;
   protocols: Promise<ProtocolEndpoints> | undefined;
-  controllers: Set<AbortController>;
+  controllers: Set<CallStop>;
   state: AgentServerOptions['state'];
   inFlight(): number;
   /** Registers the callback the last in-flight request's end calls. */

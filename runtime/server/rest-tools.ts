@@ -10,6 +10,7 @@ import type { McpToolSource } from './mcp-server.ts';
 import { sendError, sendJson } from './respond.ts';
 import { unknownToolHint } from '../tools/unknown-tool.ts';
 import { tracebackKind } from '../tools/traceback-kind.ts';
+import type { StopNotice } from '../tools/call-stop.ts';
 
 const STATUS_BY_CODE: Record<string, number> = {
   FORGE_TOOL_UNKNOWN: 404,
@@ -37,7 +38,7 @@ export function describeTool(res: ServerResponse, tools: McpToolSource, name: st
 /** The reason a REST call is aborted with when the server stops before it finished (its grace period ended). */
 export const SERVER_STOPPING = Symbol('server stopping');
 
-export async function callTool(res: ServerResponse, tools: McpToolSource, name: string, body: Buffer, signal: AbortSignal, log: Logger): Promise<void> {
+export async function callTool(res: ServerResponse, tools: McpToolSource, name: string, body: Buffer, signal: StopNotice, log: Logger): Promise<void> {
   let args: unknown = {};
   if (body.length) {
     try {

@@ -74,7 +74,8 @@ export interface Logger {
 
 export interface ExecuteOptions {
   timeoutMs?: number;
-  signal?: AbortSignal;
+  /** The caller's stop: an AbortSignal, or a CallStop (call-stop.ts), which costs less to make. */
+  signal?: StopNotice;
   /** Who confirms the calls the approval policy will not run on its own (this call and its sub-tool calls). */
   approver?: Approver;
   /**
