@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { listeningOn } from './helpers/free-port.ts';
 import { repoRoot, runProcess, tempDir } from './helpers/project.ts';
 
-it('stops what each test file started and removes its temp dirs when it ends, in a worker that runs file after file', async () => {
+it('stops what each test file started, uninstalls the tool sandbox it installed and removes its temp dirs when it ends, in a worker that runs file after file', async () => {
   // The suite's own settings (one worker, files sharing its modules) and its setup file, on two files that each
   // make a temp dir and start server-everything over HTTP (a process of its own, through the helper the suite uses).
   const dir = tempDir();
@@ -21,7 +21,7 @@ it('stops what each test file started and removes its temp dirs when it ends, in
   // One worker ran both: the case where a helper's own afterAll ran after the first file only.
   expect(files[0]!.pid).toBe(files[1]!.pid);
   // The first file's server was stopped and its dir removed before the second began; the second's, after the run.
-  expect(files[1]!.stillThere).toEqual({ dirs: [], ports: [] });
+  expect(files[1]!.stillThere).toEqual({ dirs: [], ports: [], sandbox: null });
   expect(files.map((file) => existsSync(file.dir))).toEqual([false, false]);
   expect(await listeningOn(files[1]!.port)).toBe(false);
 });

@@ -4,9 +4,12 @@
  * started and made is gone when that file ends — the helpers' processes,
  * servers and registries (helpers/file-cleanup.ts), then its temp dirs.
  * Without it each run of the suite left a gigabyte under /tmp and MCP
- * servers running.
+ * servers running. The tool sandbox a file installed goes too: it is the
+ * process's, and the next file's tools would run under it, bound to a work
+ * dir that is gone (bwrap: "Can't chdir").
  */
 import { afterAll } from 'vitest';
+import { uninstallToolSandbox } from '../runtime/exec/tool-sandbox.ts';
 import { runFileCleanups } from './helpers/file-cleanup.ts';
 import { removeTempDirs } from './helpers/project.ts';
 
@@ -14,6 +17,7 @@ afterAll(async () => {
   try {
     await runFileCleanups();
   } finally {
+    uninstallToolSandbox();
     // Last: the processes stopped above may have had their work dirs there.
     removeTempDirs();
   }
