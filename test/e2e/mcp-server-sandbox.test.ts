@@ -6,7 +6,7 @@
  * the state dir, the key file. Under bubblewrap it finds none of them, while
  * it still reads and writes a directory outside the work dir, under /tmp.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -61,6 +61,8 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
 }));
 server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: JSON.stringify(snoop(req.params.arguments)) }] }));
 await server.connect(new StdioServerTransport());
+// As a server that outlives its stdin would: only the sandbox's death with the agent ends it.
+setInterval(() => {}, 1 << 30);
 `;
 
 let workDir: string;
@@ -172,4 +174,31 @@ it('forge run starts the stdio MCP server in the same sandbox: the agent\'s envi
   } finally {
     await running.stop('SIGKILL');
   }
+});
+
+/** The pids of the snooping servers running now (not the bwrap processes that carry their command line). */
+function snoopingServers(): Set<string> {
+  const pids = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv.some((a) => a.endsWith('snoop.mjs')) && !argv[0].endsWith('bwrap')) pids.add(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+it('a stdio MCP server dies with the agent, even when the agent is killed with SIGKILL and the server would run on', async () => {
+  const before = snoopingServers();
+  const { workDir: killedIn } = deployBundle(project, 'forge-snooped-killed-');
+  const killed = await startAgentProcess(process.execPath, [join(killedIn, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: killedIn, env: { FORGE_AUTH_TOKEN: TOKEN } });
+  await snoop({ needles: [], paths: [] }, killed);
+  const its = [...snoopingServers()].filter((pid) => !before.has(pid));
+  expect(its).toHaveLength(1);
+  await killed.stop('SIGKILL');
+  const deadline = Date.now() + 15_000;
+  while (snoopingServers().has(its[0]!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(snoopingServers().has(its[0]!)).toBe(false);
 });
