@@ -30,14 +30,14 @@ export interface BodyDeadlines {
 export function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES, deadlines: BodyDeadlines = {}): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
-  // A body the parser has already taken in whole (most calls: it came with the headers) cannot
-  // stall, and needs no timers; only one still arriving is held to the deadlines.
-  if (req.complete) deadlines = {};
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let idleTimer: NodeJS.Timeout | undefined;
+    let totalTimer: NodeJS.Timeout | undefined;
+    let armed = false;
     const stop = (err?: Error) => {
+      clearImmediate(arming);
       clearTimeout(idleTimer);
       clearTimeout(totalTimer);
       req.off('data', onData);
@@ -48,11 +48,10 @@ export function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES, d
       else resolve(Buffer.concat(chunks));
     };
     const armIdle = () => {
-      if (!deadlines.idleTimeoutMs) return;
+      if (!armed || !deadlines.idleTimeoutMs) return;
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => stop(new BodyTimeoutError('idle', deadlines.idleTimeoutMs!)), deadlines.idleTimeoutMs);
     };
-    const totalTimer = deadlines.totalTimeoutMs ? setTimeout(() => stop(new BodyTimeoutError('total', deadlines.totalTimeoutMs!)), deadlines.totalTimeoutMs) : undefined;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) return stop(new BodyTooLargeError(limit));
@@ -66,6 +65,14 @@ export function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES, d
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('aborted', onAborted);
-    armIdle();
+    // The deadlines are armed a turn of the loop later, and only for a body still arriving then. A body that
+    // came in the packet with its headers is taken in by the parser right after the handler's first await
+    // (req.complete is false when a handler that awaited anything calls this), and has ended by then: most
+    // calls arm no timer, which costs a warm call more than the rest of reading its body.
+    const arming = setImmediate(() => {
+      armed = true;
+      if (deadlines.totalTimeoutMs) totalTimer = setTimeout(() => stop(new BodyTimeoutError('total', deadlines.totalTimeoutMs!)), deadlines.totalTimeoutMs);
+      armIdle();
+    });
   });
 }

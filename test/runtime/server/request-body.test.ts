@@ -1,6 +1,7 @@
 /**
  * readBody's deadlines apply to a body still arriving; one the parser has
- * already taken in whole arms no timers (the README's promise for a warm call).
+ * taken in whole by the next turn of the loop arms no timers (the README's
+ * promise for a warm call).
  * The slow-client cases (a body that trickles or stalls) are in http-edges.test.ts.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -37,14 +38,20 @@ function send(head: string, rest: string, gapMs: number): Promise<string> {
   });
 }
 
-/** Answers each request with its body, read by readBody once `ready` resolves; `armed()` is how many timers that read started. */
-function serveBodies(ready: () => Promise<unknown>): { armed(): number } {
-  let armed = -1;
+/**
+ * Answers each request with its body, read by readBody once `ready` resolves. `armed()` is how many
+ * timers that read had running: at once, and a turn of the loop later if the body had not ended by then.
+ */
+function serveBodies(ready: () => Promise<unknown>): { armed(): { atOnce: number; aTurnLater?: number } } {
+  let armed: { atOnce: number; aTurnLater?: number } = { atOnce: -1 };
   onRequest = async (req) => {
     await ready();
     const before = timers();
-    const body = readBody(req, 1024, { idleTimeoutMs: 60_000, totalTimeoutMs: 60_000 });
-    armed = timers() - before;
+    let ended = false;
+    const body = readBody(req, 1024, { idleTimeoutMs: 60_000, totalTimeoutMs: 60_000 }).finally(() => (ended = true));
+    armed = { atOnce: timers() - before };
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!ended) armed.aTurnLater = timers() - before;
     return (await body).toString();
   };
   return { armed: () => armed };
@@ -57,12 +64,20 @@ describe('readBody', () => {
     // After one turn of the loop the parser has taken in the rest of the packet.
     const served = serveBodies(() => new Promise((resolve) => setImmediate(resolve)));
     expect(await send(`${HEAD}hello`, '', 0)).toMatch(/hello$/);
-    expect(served.armed()).toBe(0);
+    expect(served.armed()).toEqual({ atOnce: 0 });
   });
 
-  it('arms its deadlines for a body still on its way, and reads it whole', async () => {
+  it('arms no timers for a whole body read in the turn its request came in, after an await, as the server reads it', async () => {
+    // The request event comes before the parser has read the body that follows the headers in
+    // the same packet: req.complete is still false here, and the body has ended a turn later.
+    const served = serveBodies(async () => {});
+    expect(await send(`${HEAD}hello`, '', 0)).toMatch(/hello$/);
+    expect(served.armed()).toEqual({ atOnce: 0 });
+  });
+
+  it('arms its deadlines for a body still on its way a turn later, and reads it whole', async () => {
     const served = serveBodies(async () => {});
     expect(await send(`${HEAD}he`, 'llo', 50)).toMatch(/hello$/);
-    expect(served.armed()).toBe(2);
+    expect(served.armed()).toEqual({ atOnce: 0, aTurnLater: 2 });
   });
 });
