@@ -6,8 +6,10 @@
 // file, compiled with V8's code cache kept in Forge's cache (cli/code-cache.ts).
 
 // Node 22.1+ also keeps V8's compiled code for what the CLI requires from packages
-// (esbuild's API) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-require('node:module').enableCompileCache?.();
+// (esbuild's API) between runs. NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 20
+// has no such cache, and requiring node:module there would cost a cached build half
+// a millisecond (it evaluates the ES module loader) for nothing.
+if (!process.versions.node.startsWith('20.')) require('node:module').enableCompileCache?.();
 
 function notCompiled(err, file) {
   if (!['MODULE_NOT_FOUND', 'ENOENT'].includes(err?.code) || !String(err.message).includes(file)) throw err;

@@ -19,7 +19,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { createRequire, type Module } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
 /** Cache files not written for this long are removed when another is written (other installs, other Node versions). */
@@ -44,9 +44,11 @@ export interface CachedModule {
  */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
   const root = dirname(file);
+  // Required here, not imported: the fast path's file holds this module, and a cached build needs no node:module.
+  const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
   const loaded = new Map<string, { module: Module; cache: CachedModule['cache']; save(): void }>();
   const compile = (path: string) => {
-    const module = new Module(path);
+    const module = new NodeModule(path);
     module.filename = path;
     const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, version);
     const save = () => {
@@ -102,7 +104,8 @@ function compileWithCache(file: string, cacheDir: string, version: string) {
   // node:vm is required here, not imported with this module: the fast path (fast-path.ts) loads this
   // module with the rest of its file, and compiling node:vm cost a cached build a few tenths of a millisecond.
   const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
-  const script = new Script(Module.wrap(source), { filename: file, cachedData });
+  const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
+  const script = new Script(NodeModule.wrap(source), { filename: file, cachedData });
   const cache: CachedModule['cache'] = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used';
   return { script, cache, cacheFile, prefix };
 }

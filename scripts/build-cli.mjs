@@ -33,6 +33,27 @@ const lazyVendor = {
 };
 
 /**
+ * node:module behind a stand-in in the fast path's file: its createRequire
+ * requires node:module on first call. On Node 20 the first require of
+ * node:module evaluates the ES module loader behind it, half a millisecond
+ * of a cached build that never calls createRequire. A new import from
+ * node:module in the fast path fails this build until it is added here.
+ */
+const lazyNodeModule = {
+  name: 'forge-fast-lazy-node-module',
+  setup(build) {
+    // The stand-in's own require is Node's.
+    build.onResolve({ filter: /^node:module$/ }, (args) =>
+      args.namespace === 'forge-fast-node-module' ? { path: 'node:module', external: true } : { path: 'node:module', namespace: 'forge-fast-node-module' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'forge-fast-node-module' }, () => ({
+      contents: "export const createRequire = (...args) => require('node:module').createRequire(...args);",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Two CommonJS files for Node 20 and later, each finding Forge's root from
  * its own place in dist/ (forge-paths.ts), import() of node: modules made
  * require():
@@ -68,5 +89,5 @@ const COMMONJS = {
 await Promise.all([
   // esbuild finds its native binary relative to its own package.
   esbuild.build({ ...COMMONJS, entryPoints: ['cli/forge.ts'], outfile: 'dist/forge-cli.cjs', external: ['esbuild', './runtime-vendor/*'] }),
-  esbuild.build({ ...COMMONJS, entryPoints: ['cli/fast-path.ts'], outfile: 'dist/forge-fast.cjs', external: ['./runtime-vendor/*'] }),
+  esbuild.build({ ...COMMONJS, plugins: [...COMMONJS.plugins, lazyNodeModule], entryPoints: ['cli/fast-path.ts'], outfile: 'dist/forge-fast.cjs', external: ['./runtime-vendor/*'] }),
 ]);

@@ -36,9 +36,11 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * os.homedir(), with node:os required on first use: a cached build never asks, and loading it with
- * this module (which the fast path loads) cost that build a few tenths of a millisecond.
+ * os.homedir() without loading node:os where HOME answers: off Windows, os.homedir() is $HOME when
+ * set (libuv asks the environment first), and a cached build asks here for the default cache
+ * directory (forgeDirProblems), where loading node:os and node:module cost most of a millisecond.
  */
 function homeDirectory(): string {
+  if (process.platform !== 'win32' && process.env.HOME) return process.env.HOME;
   return (createRequire(forgeRoot + '/')('node:os') as typeof import('node:os')).homedir();
 }
