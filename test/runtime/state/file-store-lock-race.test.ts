@@ -143,17 +143,22 @@ async function rounds(plant: 'before' | 'at go'): Promise<string[]> {
   return bad;
 }
 
-describe(`${RACERS} processes started together on one state dir, ${ROUNDS} times`, () => {
-  it('over a crashed server\'s lock: exactly one takes it over, the others refuse with FORGE_STATE_IN_USE', async () => {
+/*
+ * The two blocks run side by side ({ concurrent: true }): the races keep the cores busy while the takeovers
+ * cut short mostly wait (one waits out the 5 s a start gives a takeover under way). Each block's tests run
+ * in order (it.sequential), as before; the blocks share nothing but the racer script.
+ */
+describe(`${RACERS} processes started together on one state dir, ${ROUNDS} times`, { concurrent: true }, () => {
+  it.sequential('over a crashed server\'s lock: exactly one takes it over, the others refuse with FORGE_STATE_IN_USE', async () => {
     expect(await rounds('before')).toEqual([]);
   }, 300_000);
 
-  it('while a crashed server\'s lock appears: a fresh start and a takeover never both win', async () => {
+  it.sequential('while a crashed server\'s lock appears: a fresh start and a takeover never both win', async () => {
     expect(await rounds('at go')).toEqual([]);
   }, 300_000);
 });
 
-describe('a takeover cut short', () => {
+describe('a takeover cut short', { concurrent: true }, () => {
   function planted(): { dir: string; file: string; stale: Buffer } {
     const dir = join(tempDir(), '.forge');
     mkdirSync(dir);
@@ -166,7 +171,7 @@ describe('a takeover cut short', () => {
     return JSON.stringify({ pid, host: hostname(), machine: machineId(), since: new Date().toISOString(), token: 'claim' }) + '\n';
   }
 
-  it('by a crash (its claim on the stale lock left behind) does not block a restart', async () => {
+  it.sequential('by a crash (its claim on the stale lock left behind) does not block a restart', async () => {
     const { dir, file, stale } = planted();
     writeFileSync(claimFile(file, stale), claimBy(deadPid()));
     const lock = await lockFileStore(dir, { leaseMs: 60_000 });
@@ -177,7 +182,7 @@ describe('a takeover cut short', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('still under way (its claimant lives) is waited on, and the start refuses once that takeover is done', async () => {
+  it.sequential('still under way (its claimant lives) is waited on, and the start refuses once that takeover is done', async () => {
     const { dir, file, stale } = planted();
     const claimant = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
@@ -199,7 +204,7 @@ describe('a takeover cut short', () => {
     }
   });
 
-  it('that never ends (its claimant lives on: stopped, or a crashed one whose pid another program took) is refused after a while, naming the claim file, not waited on forever', async () => {
+  it.sequential('that never ends (its claimant lives on: stopped, or a crashed one whose pid another program took) is refused after a while, naming the claim file, not waited on forever', async () => {
     const { dir, file, stale } = planted();
     const claimant = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
