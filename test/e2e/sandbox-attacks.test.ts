@@ -60,8 +60,23 @@ const HOME_STORES = ['.ssh/id_ed25519', '.aws/credentials', '.netrc', '.docker/c
 const LATE_STORES = ['.pgpass', '.pypirc', '.git-credentials', '.vault-token', '.s3cfg', '.boto'];
 /** The kinds of tool process that serve many calls; the others start a process per call, with the mounts of now. */
 const WARM_KINDS: readonly string[] = ['py_worker', 'node_worker'];
-/** Lets a warm process's mounts be compared with now's (once a second). */
-const mountsLooked = (kind: string) => (WARM_KINDS.includes(kind) ? new Promise((resolve) => setTimeout(resolve, 1100)) : undefined);
+/** What a warm process's command line holds: its Python file, or the Node worker's tool name after `__worker`. */
+const warmMarker = (kind: string) => (kind === 'py_worker' ? join(bundle, 'tools', 'py_worker.py') : '\0__worker\0node_worker\0');
+/** The kind's warm process (and its sandbox's), after a call that left it running; none for a kind that starts a process per call. */
+function warmProcesses(kind: string): number[] {
+  if (!WARM_KINDS.includes(kind)) return [];
+  const pids = processesWithMarker(warmMarker(kind));
+  expect(pids.length, `${kind}'s warm process, which the call before left running`).toBeGreaterThan(0);
+  return pids;
+}
+/**
+ * Waits for the look at the mounts (once a second) to stop the warm process `pids`, whose mounts are no longer
+ * now's; the next call starts one under the mounts of now. A process per call has the mounts of now already.
+ */
+async function mountsLooked(kind: string, pids: number[]): Promise<void> {
+  const left = () => processesWithMarker(warmMarker(kind)).filter((pid) => pids.includes(pid));
+  await waitUntil(() => !left().length, 20_000, () => `${kind}'s warm process was not stopped: ${survivors(warmMarker(kind))}`);
+}
 
 let bundle: string;
 let workDir: string;
@@ -241,8 +256,9 @@ describe.each(KINDS)('a %s process', (kind) => {
     const store = join(home, LATE_STORES[KINDS.indexOf(kind)]);
     // From here on a worker kind has its warm process.
     expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    const warm = warmProcesses(kind);
     writeFileSync(store, `${HOME_SECRET}\n`, { mode: 0o600 });
-    await mountsLooked(kind);
+    await mountsLooked(kind, warm);
     const seen = await attack(kind, { action: 'read', paths: [store] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
     expect(seen[store]).toEqual({ error: expect.stringMatching(/^(No such file or directory|ENOENT|Permission denied|EACCES)$/) });
@@ -251,13 +267,14 @@ describe.each(KINDS)('a %s process', (kind) => {
   it('cannot read a credential store replaced after its process started (git credential, docker login and shells write by rename)', async () => {
     const store = join(home, '.netrc');
     expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    const warm = warmProcesses(kind);
     // The rename takes the stand-in mounted over the old file away, in every sandbox that has one. Twice: a
     // file system may give the second file the first one's freed inode number.
     for (const round of [1, 2]) {
       writeFileSync(`${store}.new`, `${HOME_SECRET} replaced ${round}\n`, { mode: 0o600 });
       renameSync(`${store}.new`, store);
     }
-    await mountsLooked(kind);
+    await mountsLooked(kind, warm);
     const seen = await attack(kind, { action: 'read', paths: [store] });
     expect(JSON.stringify(seen)).not.toContain(HOME_SECRET);
   });
@@ -278,9 +295,10 @@ describe.each(KINDS)('a %s process', (kind) => {
   it('cannot write the repository\'s config after the host\'s own git rewrote it (git writes it through config.lock and a rename)', async () => {
     const config = join(workDir, '.git', 'config');
     expect(await attack(kind, { action: 'read', paths: [join(home, 'notes.txt')] })).toEqual({ [join(home, 'notes.txt')]: { content: 'not a secret\n' } });
+    const warm = warmProcesses(kind);
     execFileSync('git', ['-C', workDir, 'config', '--local', 'forge.rewrittenFor', kind]);
     const configBefore = readFileSync(config, 'utf8');
-    await mountsLooked(kind);
+    await mountsLooked(kind, warm);
     const seen = await attack(kind, { action: 'write', paths: [config] });
     expect(seen[config]).toMatch(/^(Read-only file system|EROFS)$/);
     expect(readFileSync(config, 'utf8')).toBe(configBefore);
