@@ -61,18 +61,18 @@ export function readBody(req: IncomingMessage, limit = DEFAULT_MAX_BODY_BYTES, d
     const onEnd = () => stop();
     const onError = (err: Error) => stop(err);
     const onAborted = () => stop(new Error('the client went away'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
     // The deadlines are armed a turn of the loop later, and only for a body still arriving then. A body that
     // came in the packet with its headers is taken in by the parser right after the handler's first await
     // (req.complete is false when a handler that awaited anything calls this), and has ended by then: most
-    // calls arm no timer, which costs a warm call more than the rest of reading its body.
+    // calls arm no timer.
     const arming = setImmediate(() => {
       armed = true;
       if (deadlines.totalTimeoutMs) totalTimer = setTimeout(() => stop(new BodyTimeoutError('total', deadlines.totalTimeoutMs!)), deadlines.totalTimeoutMs);
       armIdle();
     });
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
   });
 }
