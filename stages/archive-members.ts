@@ -20,11 +20,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { gzip, gzipSync } from 'node:zlib';
 import { markUsed, removeUnused, writeFileAtomically } from './blob-cache.ts';
-
-const gzipAsync = promisify(gzip);
+import { portableGzip, portableGzipSync } from './portable-gzip.ts';
 
 const LEVEL = 6;
 
@@ -52,27 +49,13 @@ export async function gzipMembers(segments: readonly ArchiveSegment[], options: 
         const cached = cachedMember(file);
         if (cached) return cached;
       }
-      const member = shared ? await deflate(bytes) : deflateSync(bytes);
+      const member = shared ? await portableGzip(bytes, LEVEL) : portableGzipSync(bytes, LEVEL);
       if (file) wrote = keep(file, member) || wrote;
       return member;
     }),
   );
   if (wrote && dir) removeUnused(dir, '.gz');
   return members;
-}
-
-async function deflate(bytes: Buffer): Promise<Buffer> {
-  return withUnknownOs(await gzipAsync(bytes, { level: LEVEL }));
-}
-
-function deflateSync(bytes: Buffer): Buffer {
-  return withUnknownOs(gzipSync(bytes, { level: LEVEL }));
-}
-
-/** The header's OS byte: "unknown" on every platform, so the archive does not depend on the builder's OS. */
-function withUnknownOs(member: Buffer): Buffer {
-  member[9] = 0xff;
-  return member;
 }
 
 function memberKey(bytes: Buffer): string {

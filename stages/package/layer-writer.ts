@@ -5,13 +5,10 @@
  * a fixed OS byte. Returns the compressed blob with its digest and the
  * uncompressed tar's digest (the config's diff_id).
  */
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import tarStream from 'tar-stream';
 import { sha256Digest } from '../blob-cache.ts';
+import { portableGzip } from '../portable-gzip.ts';
 import { OCI_LAYER_GZIP, type Descriptor } from './media-types.ts';
-
-const gzipAsync = promisify(gzip);
 
 export interface LayerEntry {
   /** Absolute path in the image (/opt/agent/runtime.mjs); a trailing slash is not needed for directories. */
@@ -66,8 +63,7 @@ export async function writeLayer(entries: readonly LayerEntry[], mtimeSeconds = 
   pack.finalize();
   await ended;
   const tar = Buffer.concat(chunks);
-  const blob = await gzipAsync(tar, { level: 6 });
-  blob[9] = 0xff; // the gzip OS byte: "unknown" on every platform, so the digest does not depend on the builder's OS
+  const blob = await portableGzip(tar, 6);
   const digest = sha256Digest(blob);
   return { blob, descriptor: { mediaType: OCI_LAYER_GZIP, digest, size: blob.length }, diffId: sha256Digest(tar), size: tar.length };
 }
