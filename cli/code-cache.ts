@@ -50,7 +50,7 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
-    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, version);
+    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, version, (source) => NodeModule.wrap(source));
     const save = () => {
       if (cache !== 'used') writeCache(cacheFile, prefix, script.createCachedData());
     };
@@ -79,8 +79,8 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
   };
 }
 
-/** The file compiled with its cache, if it has one that fits: named by the file's stat, read in the same open. */
-function compileWithCache(file: string, cacheDir: string, version: string) {
+/** The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the file's stat, read in the same open. */
+function compileWithCache(file: string, cacheDir: string, version: string, wrap: (source: string) => string) {
   const fd = openSync(file, 'r');
   const prefix = cachePrefix(file);
   let source: string;
@@ -104,8 +104,7 @@ function compileWithCache(file: string, cacheDir: string, version: string) {
   // node:vm is required here, not imported with this module: the fast path (fast-path.ts) loads this
   // module with the rest of its file, and compiling node:vm cost a cached build a few tenths of a millisecond.
   const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
-  const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
-  const script = new Script(NodeModule.wrap(source), { filename: file, cachedData });
+  const script = new Script(wrap(source), { filename: file, cachedData });
   const cache: CachedModule['cache'] = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used';
   return { script, cache, cacheFile, prefix };
 }

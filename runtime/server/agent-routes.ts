@@ -28,7 +28,7 @@ export class AgentRoutes {
   /** /readyz answers 503 once set; everything else is still served. */
   shuttingDown = false;
   /** The calls in flight over REST, aborted when their client goes or the server closes. */
-  readonly controllers = new Set<CallStop>();
+  readonly stops = new Set<CallStop>();
   /** A2A and MCP (and their SDKs), loaded on the first request that needs them (protocol-endpoints.ts). */
   protocols: Promise<ProtocolEndpoints> | undefined;
   /** REST (and MCP without sessions) has no session: it sees agent-tier forged tools; an MCP session sees its own too. */
@@ -107,10 +107,10 @@ export class AgentRoutes {
     if (method === 'GET') return describeTool(res, this.tools, name);
     if (method !== 'POST') return sendError(res, 405, 'FORGE_METHOD', `${method} is not allowed on ${path}`, 'use GET to describe a tool or POST to call it');
     const stop = new CallStop();
-    this.controllers.add(stop);
+    this.stops.add(stop);
     res.on('close', () => {
       if (!res.writableFinished) stop.abort();
-      this.controllers.delete(stop);
+      this.stops.delete(stop);
     });
     return callTool(res, this.tools, name, await this.bodyOf(req), stop, this.options.log);
   }

@@ -117,7 +117,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
       connections.begin(server);
     },
     close: (graceMs = 10_000, quietMs?: number) =>
-      closeServer(server, { graceMs, quietMs, protocols: routes.protocols, controllers: routes.controllers, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), connections, shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
+      closeServer(server, { graceMs, quietMs, protocols: routes.protocols, stops: routes.stops, state: options.state, inFlight: () => inFlight, onIdle: (resolve) => (idle = resolve), connections, shutDown: () => ((routes.shuttingDown = true), connections.begin(server)) }),
   };
 }
 
@@ -157,7 +157,7 @@ interface ClosingState {
   /** How long no new connection must come before the listener closes (closing-connections.ts; default QUIET_BEFORE_CLOSE_MS). */
   quietMs?: number;
   protocols: Promise<ProtocolEndpoints> | undefined;
-  controllers: Set<CallStop>;
+  stops: Set<CallStop>;
   state: AgentServerOptions['state'];
   inFlight(): number;
   /** Registers the callback the last in-flight request's end calls. */
@@ -187,7 +187,7 @@ async function closeServer(server: Server, closing: ClosingState): Promise<void>
   }
   // REST and MCP calls still running are stopped, and answered (a cancelled call's error) before their connections
   // close: a client whose call was accepted gets an answer, not an empty reply.
-  for (const c of closing.controllers) c.abort(SERVER_STOPPING);
+  for (const stop of closing.stops) stop.abort(SERVER_STOPPING);
   await loaded?.mcp.closeAll();
   if (closing.inFlight() > 0) await settled(2000);
   // A finished task's last notifications go out before the store closes (a webhook that does not answer is not waited for long).
