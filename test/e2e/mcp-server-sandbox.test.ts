@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
+import { waitUntil } from '../helpers/fleet.ts';
 import { deployBundle, forge, forgeBin, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
 import { probeSandbox } from '../../runtime/exec/sandbox-probe.ts';
 import { generatedTokenFile } from '../../runtime/secrets.ts';
@@ -198,7 +199,5 @@ it('a stdio MCP server dies with the agent, even when the agent is killed with S
   const its = [...snoopingServers()].filter((pid) => !before.has(pid));
   expect(its).toHaveLength(1);
   await killed.stop('SIGKILL');
-  const deadline = Date.now() + 15_000;
-  while (snoopingServers().has(its[0]!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(snoopingServers().has(its[0]!)).toBe(false);
+  await waitUntil(() => (snoopingServers().has(its[0]!) ? undefined : true), 15_000, `the server ${its[0]} to end with its agent`);
 });
