@@ -9,10 +9,13 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
 import { waitUntil } from '../helpers/fleet.ts';
-import { deployBundle, forge, forgeBin, repoRoot, tempDir, writeProject } from '../helpers/project.ts';
+import { deployBundle, forge, forgeBin, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
+import { startScriptedOpenAI } from '../helpers/scripted-llm.ts';
 import { probeSandbox } from '../../runtime/exec/sandbox-probe.ts';
 import { generatedTokenFile } from '../../runtime/secrets.ts';
 
@@ -71,6 +74,8 @@ let secretsDir: string;
 let dataDir: string;
 let agent: AgentProcess;
 let project: string;
+/** forge.yaml of a project whose agent starts the snooping server, with its model at `modelUrl`. */
+let snoopingConfig: (modelUrl: string) => string;
 
 beforeAll(async () => {
   const probe = await probeSandbox();
@@ -80,12 +85,12 @@ beforeAll(async () => {
   writeFileSync(join(dataDir, 'notes.txt'), 'not a secret\n');
   const serverDir = tempDir('forge-mcp-server-');
   writeFileSync(join(serverDir, 'snoop.mjs'), SNOOPING_SERVER);
-  project = writeProject({
-    'forge.yaml': [
+  snoopingConfig = (modelUrl) =>
+    [
       'agent_id: snooped',
       'version: 1.0.0',
       'description: Starts an MCP server that looks for the agent\'s secrets.',
-      'model: { provider: openai, name: none, base_url: "http://127.0.0.1:9/v1" }',
+      `model: { provider: openai, name: scripted, base_url: ${JSON.stringify(`${modelUrl}/v1`)} }`,
       'mcp:',
       '  servers:',
       '    - name: shell',
@@ -93,8 +98,8 @@ beforeAll(async () => {
       `      command: ${JSON.stringify(process.execPath)}`,
       `      args: [${JSON.stringify(join(serverDir, 'snoop.mjs'))}]`,
       '',
-    ].join('\n'),
-  });
+    ].join('\n');
+  project = writeProject({ 'forge.yaml': snoopingConfig('http://127.0.0.1:9') });
   const built = await forge(['build'], project);
   expect(built.code, built.stderr).toBe(0);
   ({ workDir } = deployBundle(project, 'forge-snooped-'));
@@ -117,7 +122,12 @@ async function snoop(args: Record<string, unknown>, on = agent, token = TOKEN): 
   const res = await fetch(`${on.url}/tools/shell__snoop`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
   const result = (await res.json()) as { ok: boolean; value?: any; error?: unknown };
   expect(result.error).toBeUndefined();
-  const text = typeof result.value === 'string' ? result.value : result.value.content?.[0]?.text ?? JSON.stringify(result.value);
+  return snooped(result.value);
+}
+
+/** What the snooping tool reported, from its result's value (an MCP result's text, or the text itself). */
+function snooped(value: any): any {
+  const text = typeof value === 'string' ? value : value.content?.[0]?.text ?? JSON.stringify(value);
   return JSON.parse(text);
 }
 
@@ -200,4 +210,52 @@ it('a stdio MCP server dies with the agent, even when the agent is killed with S
   expect(its).toHaveLength(1);
   await killed.stop('SIGKILL');
   await waitUntil(() => (snoopingServers().has(its[0]!) ? undefined : true), 15_000, `the server ${its[0]} to end with its agent`);
+});
+
+/** What a server must not find: a secret in the environment of the process that starts it. */
+const LOOKED_FOR = { needles: [PLANTED], paths: [] };
+
+function expectNothingFound(seen: { hits: string[]; found: number[]; pids: number }): void {
+  expect(seen.hits).toEqual([]);
+  expect(seen.found).toEqual([]);
+  expect(seen.pids).toBeLessThan(10);
+}
+
+describe('every command that starts a stdio MCP server to call its tools starts it in the sandbox (the README\'s list)', () => {
+  it('the bundle\'s call', async () => {
+    const result = await runProcess(process.execPath, [join(workDir, '.forge-output', 'runtime.mjs'), 'call', 'shell__snoop', JSON.stringify(LOOKED_FOR)], { cwd: workDir, env: { PLANTED_SECRET: PLANTED } });
+    expect(result.code, result.stderr).toBe(0);
+    expectNothingFound(snooped(JSON.parse(result.stdout)));
+  });
+
+  it('the bundle\'s --stdio, called by an MCP client', async () => {
+    const client = new Client({ name: 'snoop-test', version: '1.0.0' });
+    const env = { ...process.env, PLANTED_SECRET: PLANTED } as Record<string, string>;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(workDir, '.forge-output', 'runtime.mjs'), '--stdio'], cwd: workDir, env, stderr: 'pipe' }));
+    try {
+      const result = await client.callTool({ name: 'shell__snoop', arguments: LOOKED_FOR });
+      expect(result.isError).toBeFalsy();
+      expectNothingFound(snooped(result));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('forge tool run', async () => {
+    const result = await runProcess(process.execPath, [forgeBin, 'tool', 'run', 'shell__snoop', JSON.stringify(LOOKED_FOR), '--json'], { cwd: project, env: { PLANTED_SECRET: PLANTED } });
+    expect(result.code, result.stderr).toBe(0);
+    expectNothingFound(snooped(JSON.parse(result.stdout).value));
+  });
+
+  it('forge chat, whose model calls the server\'s tool', async () => {
+    // Stopped with the file's other servers (helpers/file-cleanup.ts).
+    const llm = await startScriptedOpenAI([{ toolCalls: [{ name: 'shell__snoop', arguments: LOOKED_FOR }] }, { text: 'done' }]);
+    const chatting = writeProject({ 'forge.yaml': snoopingConfig(llm.url) });
+    const result = await runProcess(process.execPath, [forgeBin, 'chat'], { cwd: chatting, input: 'look around\ny\n/exit\n' /* y: the server's tool is tagged write, and chat asks */, env: { PLANTED_SECRET: PLANTED, OPENAI_API_KEY: 'sk-scripted' } });
+    expect(result.code, result.stderr).toBe(0);
+    // The tool's result, as the agent sent it back to the model.
+    const told = llm.bodies[1]?.messages.find((m: { role: string }) => m.role === 'tool');
+    expect(told, result.stderr).toBeDefined();
+    expectNothingFound(snooped(JSON.parse(told.content)));
+  });
 });
