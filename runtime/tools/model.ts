@@ -115,8 +115,8 @@ export interface ToolContext {
   /** A per-call temporary directory, created on first use and removed after the call. */
   readonly tmpDir: string;
   signal: AbortSignal;
-  /** The call's stop as signal tells it, without making an AbortSignal (call-stop.ts); contexts that have none leave it out. */
-  readonly stop?: StopNotice;
+  /** The call's stop as signal tells it, without making an AbortSignal (call-stop.ts). */
+  readonly stop: StopNotice;
   depth: number;
   log: Logger;
   /** The conversation or MCP session the call comes from, when it has one. */

@@ -65,11 +65,11 @@ export function createCustomTool(spec: ToolSpec, host: CustomToolHost): Tool {
     const circuit = new CircuitBreaker({ coolDownMs: circuitCoolDownMs() });
     const callWorker = async (args: unknown, ctx: ToolContext): Promise<WorkerOutcome> => {
       // Python's execute(args) has no ctx: a warm Python call skips the tmpDir bookkeeping.
-      if (source.kind === 'python') return worker.call(args, ctx.stop ?? ctx.signal);
+      if (source.kind === 'python') return worker.call(args, ctx.stop);
       // A fresh path the tool creates only if it uses ctx.tmpDir; removed here either way.
       const tmpDir = join(tmpdir(), `forge-${spec.name}-${randomBytes(8).toString('hex')}`);
       try {
-        return await worker.call(args, ctx.stop ?? ctx.signal, {
+        return await worker.call(args, ctx.stop, {
           tmpDir,
           depth: ctx.depth,
           onToolCall: (tool, toolArgs) => ctx.registry.execute(tool, toolArgs),
