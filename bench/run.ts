@@ -6,7 +6,7 @@
  *                               again with Forge's machine-wide cache (the runtime core) empty
  *   no-op rebuild (cache hit)   vs  `node -e 0`
  *   forge tool run (no build)   vs  `node -e 0`
- *   runtime.mjs + forge-runtime.mjs size
+ *   runtime.mjs + forge-runtime.cjs size
  *   Python tool call latency: cold (a process per call) vs warm (a worker), through the runtime;
  *                               a worker's first call (its start included) vs `python3 -c 0`
  *   the running bundle: start to first answer, warm Python over REST, MCP vs REST with
@@ -77,7 +77,7 @@ try {
     },
   );
   const [esbuildAlone, cold, coldest, noop, nodeStart] = [timed.esbuildAlone, timed.cold, timed.coldest, timed.noop, timed.nodeStart].map(median);
-  const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size + statSync(join(dir, '.forge-output', 'forge-runtime.mjs')).size;
+  const bundleSize = statSync(join(dir, '.forge-output', 'runtime.mjs')).size + statSync(join(dir, '.forge-output', 'forge-runtime.cjs')).size;
   const vendorDir = join(dir, '.forge-output', 'vendor');
   const vendorSize = readdirSync(vendorDir).reduce((sum, name) => sum + statSync(join(vendorDir, name)).size, 0);
   // The everyday command without a build: load the 200-tool project, run one tool, print its result.
@@ -91,7 +91,7 @@ try {
     { measure: 'cold forge build --prod (200 tools)', result: ms(cold), ratio: cold / esbuildAlone, against: `esbuild's JS API alone, whole process ${ms(esbuildAlone)}`, goal: 1.5 },
     { measure: 'cold build, Forge\'s cache empty too', result: ms(coldest), ratio: coldest / esbuildAlone, against: `the runtime core bundled as well (first build on a machine)` },
     { measure: 'no-op rebuild', result: ms(noop), ratio: noop / nodeStart, against: `node -e 0 ${ms(nodeStart)}`, goal: 1.2 },
-    { measure: 'runtime.mjs + forge-runtime.mjs size', result: `${(bundleSize / 1e6).toFixed(2)} MB`, against: `+ vendor/ ${(vendorSize / 1e6).toFixed(2)} MB, read on first use` },
+    { measure: 'runtime.mjs + forge-runtime.cjs size', result: `${(bundleSize / 1e6).toFixed(2)} MB`, against: `+ vendor/ ${(vendorSize / 1e6).toFixed(2)} MB, read on first use` },
     { measure: 'forge tool run (a TS tool of the 200, no build)', result: ms(toolRun), ratio: toolRun / nodeStart, against: `node -e 0 ${ms(nodeStart)}` },
     { measure: 'Python call in process, cold (spawn)', result: ms(latency.cold, 2), against: `median of ${latency.coldRuns}` },
     { measure: 'Python worker, first call (its start included)', result: ms(latency.firstCall, 1), ratio: latency.firstCall / latency.pythonStart, against: `python3 -c 0 ${ms(latency.pythonStart, 1)}` },

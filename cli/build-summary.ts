@@ -36,7 +36,7 @@ export function renderSummary(summary: BuildSummary, cwd: string): string {
   return lines.join('\n');
 }
 
-const ORDER = ['agent.json', 'runtime.mjs', 'forge-runtime.mjs', 'vendor/', 'tools/', 'Dockerfile', '.dockerignore', 'build-manifest.json', 'checksums.json'];
+const ORDER = ['agent.json', 'runtime.mjs', 'forge-runtime.cjs', 'vendor/', 'tools/', 'Dockerfile', '.dockerignore', 'build-manifest.json', 'checksums.json'];
 function order(name: string): number {
   const i = ORDER.findIndex((o) => name.startsWith(o));
   return i < 0 ? ORDER.length : i;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultCacheDir, forgeVersion } from '../stages/forge-paths.ts';
 import { COMMON_OPTIONS, parseCommand, type OptionSpec } from './args.ts';
 import { BUILD_OPTIONS, buildRequest, cachedBuild, reportBuild } from './cached-build.ts';
-import { loadWithCodeCache } from './code-cache.ts';
+import { loadWithCodeCache } from '../runtime/code-cache.ts';
 import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { printVersion } from './commands/version.ts';
 import { writeStdoutSync } from './stdio.ts';

@@ -1,6 +1,6 @@
 /**
  * Where a built bundle's tools get their code: the builtins and adapter
- * modules compiled into the runtime core (forge-runtime.mjs), TypeScript
+ * modules compiled into the runtime core (forge-runtime.cjs), TypeScript
  * tools compiled into runtime.mjs and served by the bundle itself
  * (`runtime.mjs __worker NAME`), other sources beside it. The rest of
  * the runtime is assembled from agent.json (assemble.ts), as for sources.

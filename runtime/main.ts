@@ -22,6 +22,7 @@ import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import type { SandboxProbe } from './exec/sandbox-probe.ts';
+import type { CoreCodeCache } from './core-loader.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { jsonLogger, type CodedProblem } from './telemetry/json-logger.ts';
 import { parseTimeoutOption, TIMEOUT_OPTION_FORMS } from './duration.ts';
@@ -44,6 +45,8 @@ export interface BundleContents {
   adapters?: AdapterModules;
   /** Present when the agent has YAML tools (it brings the YAML parser). */
   yamlTools?: (host: YamlToolHost) => YamlToolFactory;
+  /** The core's code cache (core-loader.ts): run() writes it once the command has started its work, if it was not used. */
+  codeCache?: CoreCodeCache;
 }
 
 const USAGE = `usage: node runtime.mjs <command>
@@ -85,6 +88,8 @@ environment:
   PORT, FORGE_HOST                    where serve listens (flags win)
   FORGE_VERIFY_KEY                    an Ed25519 public key (PEM or file): serve and verify require a valid signature
   FORGE_VERIFY=off                    serve without checking the bundle against checksums.json
+  FORGE_CODE_CACHE=off                compile the runtime without the code cache in .code-cache/ (written at the
+                                      first start; never used with FORGE_VERIFY_KEY)
   FORGE_VERBOSE=1                     print stack traces, and the traceback of a tool a call failed in
 `;
 
@@ -552,6 +557,8 @@ export function run(contents: BundleContents): void {
   main(contents).then(
     (code) => {
       if (code >= 0) process.exitCode = code;
+      // Serving (-1) or done without a failure: the functions this start compiled go into the cache for the next.
+      if (code <= 0) saveCodeCache(contents.codeCache);
     },
     (err: unknown) => {
       // main() reports its own failures in the log's format; this is for one in reading the command line.
@@ -560,6 +567,18 @@ export function run(contents: BundleContents): void {
       process.exitCode = 1;
     },
   );
+}
+
+/**
+ * Writes the core's code cache if this start found none that fit (once per
+ * bundle and Node, a few milliseconds), after the server listens: what it
+ * holds is what the next start would compile. FORGE_VERBOSE says what the
+ * cache did.
+ */
+function saveCodeCache(codeCache: CoreCodeCache | undefined): void {
+  if (!codeCache) return;
+  codeCache.save();
+  if (process.env.FORGE_VERBOSE) process.stderr.write(`[forge] code cache: ${codeCache.cache}\n`);
 }
 
 function parsePort(value: string, name: string): number {

@@ -62,7 +62,7 @@ const lazyNodeModule = {
  *   answers a cached build and --version, and otherwise runs
  *
  *   forge-cli.cjs, the whole CLI in one file, compiled with V8's code cache
- *   (cli/code-cache.ts). Node 20 keeps no compiled code for ES modules, and
+ *   (runtime/code-cache.ts). Node 20 keeps no compiled code for ES modules, and
  *   its ES module loader costs a resolve, a read and a link per chunk: one
  *   script with a code cache starts a command in about a sixth less time.
  *   Commands and heavy parts still evaluate only when first used (esbuild

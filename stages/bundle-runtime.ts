@@ -1,5 +1,5 @@
 /**
- * Stage: bundle the runtime. Two parts, made at once: forge-runtime.mjs,
+ * Stage: bundle the runtime. Two parts, made at once: forge-runtime.cjs,
  * Forge's runtime with the enabled builtins (runtime-core.ts: the same for
  * every project with the same set, so usually taken from Forge's cache),
  * and runtime.mjs, the file `node` runs, which holds every TS/JS tool that
@@ -11,9 +11,9 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { BuildFailure, Plugin } from 'esbuild';
+import type { BuildFailure } from 'esbuild';
 import { BUNDLE_OPTIONS, esbuild } from './esbuild-api.ts';
-import { type BundledCode, type BundleFailure, CORE_FILE, runtimeCore } from './runtime-core.ts';
+import { type BundledCode, type BundleFailure, runtimeCore, startEntry } from './runtime-core.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import type { SourceFile } from './discover-tools.ts';
@@ -25,7 +25,7 @@ import type { StageContext } from './stage.ts';
 export interface BundleOutput {
   /** Every file esbuild read, for the build cache. */
   inputs: string[];
-  /** The runtime core's files (forge-runtime.mjs, vendor/): the same in every build on this machine with these builtins. */
+  /** The runtime core's files (forge-runtime.cjs, vendor/): the same in every build on this machine with these builtins. */
   coreFiles: string[];
 }
 
@@ -112,7 +112,7 @@ function finishBundle(config: ProjectConfig, writer: OutputWriter, ctx: StageCon
     for (const file of result.files) writer.write(file.path, file.contents);
     inputs.push(...result.inputs);
   }
-  if (noProjectCode) writer.write('runtime.mjs', projectEntry([]));
+  if (noProjectCode && 'bareEntry' in coreResult) writer.write('runtime.mjs', coreResult.bareEntry);
   return { inputs, coreFiles };
 }
 
@@ -125,14 +125,13 @@ async function bundleProjectCode(config: ProjectConfig, nodeTools: readonly Proj
   // The entry is a real file (its imports resolve like any source file's).
   const entryFile = join(outDir, ENTRY_FILE);
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(entryFile, projectEntry(nodeTools));
+  writeFileSync(entryFile, startEntry(nodeTools));
   const result = await esbuild.build({
     absWorkingDir: config.root,
     entryPoints: [{ in: entryFile, out: 'runtime' }, ...scriptEntries],
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     ...BUNDLE_OPTIONS,
-    plugins: [coreImport],
   }).catch((err: BuildFailure) => err);
   rmSync(entryFile, { force: true });
   if (result instanceof Error) {
@@ -147,18 +146,4 @@ async function bundleProjectCode(config: ProjectConfig, nodeTools: readonly Proj
       .map((p) => join(config.root, p)),
     warnings: result.warnings,
   };
-}
-
-/** runtime.mjs's import of the core stays an import: the core is its own file, made (or taken from the cache) apart. */
-const coreImport: Plugin = {
-  name: 'forge-runtime-core',
-  setup(build) {
-    build.onResolve({ filter: new RegExp(`^\\./${CORE_FILE.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
-  },
-};
-
-/** runtime.mjs's entry: start the core with the project's TS tools that export execute(). */
-function projectEntry(nodeTools: readonly ProjectTool[]): string {
-  const loaders = nodeTools.map((tool) => `    ${JSON.stringify(tool.spec.name)}: () => import(${JSON.stringify(tool.file!.absolute)}),`);
-  return [`import { start } from './${CORE_FILE}';`, `start({`, `  bundleUrl: import.meta.url,`, `  nodeTools: {`, ...loaders, `  },`, `});`].join('\n') + '\n';
 }

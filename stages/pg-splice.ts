@@ -2,7 +2,7 @@
  * The `pg` client in a build: like the protocol SDKs (vendor-modules.ts),
  * an esbuild plugin stands a one-line module in for
  * runtime/state/pg-client.ts, and the prebuilt client (scripts/build-vendor.mjs)
- * is spliced into the runtime core (forge-runtime.mjs) — gzipped, as base64 — behind a function that
+ * is spliced into the runtime core (forge-runtime.cjs) — gzipped, as base64 — behind a function that
  * inflates and evaluates it on first call. Every bundle can open a Postgres
  * state store; only a process that does pays for the client, and the bundle
  * carries a third of its size. Without a prebuilt copy the client is

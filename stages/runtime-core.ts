@@ -1,6 +1,6 @@
 /**
  * The runtime core: Forge's runtime with the builtins, adapter modules and
- * YAML loader an agent enables, as forge-runtime.mjs beside runtime.mjs
+ * YAML loader an agent enables, as forge-runtime.cjs beside runtime.mjs
  * (which holds the project's own TS tools and starts the core). The core
  * depends on Forge's code and that set only, never on the project, so it is
  * bundled once per machine for each set — as Go builds its standard library
@@ -25,13 +25,14 @@ import { defaultCacheDir, forgeRoot, forgeVersion, runtimeDir } from './forge-pa
 import { pgSplice } from './pg-splice.ts';
 import type { ProjectTool } from './project-tool.ts';
 import { vendorModules } from './vendor-modules.ts';
+import { CORE_FILE } from '../runtime/core-loader.ts';
 
-/** The core's name in the bundle; runtime.mjs imports it by this relative path. */
-export const CORE_FILE = 'forge-runtime.mjs';
-/** The entry's name for esbuild's messages (it is stdin, not a file). */
+export { CORE_FILE };
+/** The entries' names for esbuild's messages (they are stdin, not files). */
 const ENTRY_NAME = 'forge-runtime-entry.ts';
+const BARE_ENTRY_NAME = 'forge-start-entry.ts';
 /** Bump when what a cached core means changes without its entry or inputs changing. */
-const CORE_FORMAT = 2;
+const CORE_FORMAT = 3;
 
 export interface CoreRequest {
   builtins: readonly ProjectTool[];
@@ -50,6 +51,8 @@ export interface BundledCode {
 export interface RuntimeCore extends BundledCode {
   /** Taken from Forge's cache, not bundled. */
   cached: boolean;
+  /** runtime.mjs for a project without TS/JS code of its own (startEntry([]) bundled): the core loader and the call that starts it. */
+  bareEntry: Uint8Array;
 }
 
 export interface BundleFailure {
@@ -63,6 +66,8 @@ interface CoreRecord {
   inputs: FileStamp[];
   /** The core's digest in the blob store (sha256:…). */
   core: string;
+  /** runtime.mjs for a project without code of its own (RuntimeCore.bareEntry): a few kB, the same for every core, so kept here, not as a blob. */
+  bareEntry: string;
   /** Prebuilt modules the core loads: where each goes in the bundle, and the file it is copied from. */
   vendor: { path: string; source: string }[];
 }
@@ -78,7 +83,7 @@ export interface CoreOptions {
 export async function runtimeCore(request: CoreRequest, options: CoreOptions = {}): Promise<RuntimeCore | BundleFailure> {
   const { cacheDir = defaultCacheDir(), reuse = true, now = Date.now } = options;
   const entry = coreEntry(request);
-  const key = createHash('sha256').update(JSON.stringify({ format: CORE_FORMAT, forge: forgeVersion(), esbuild: esbuild.version, entry })).digest('hex');
+  const key = createHash('sha256').update(JSON.stringify({ format: CORE_FORMAT, options: CORE_OPTIONS, forge: forgeVersion(), esbuild: esbuild.version, entry })).digest('hex');
   const recordFile = join(cacheDir, 'runtime-core', `${key}.json`);
   const blobs = new BlobCache(cacheDir);
   const cached = reuse ? readCached(recordFile, key, blobs) : undefined;
@@ -87,24 +92,33 @@ export async function runtimeCore(request: CoreRequest, options: CoreOptions = {
   const vendor = vendorModules();
   const pg = pgSplice();
   const started = now();
-  const result = await esbuild
-    .build({
+  const built = await Promise.all([
+    esbuild.build({
       absWorkingDir: forgeRoot,
       stdin: { contents: entry, resolveDir: runtimeDir, sourcefile: ENTRY_NAME, loader: 'ts' },
       outfile: join(forgeRoot, CORE_FILE),
       ...BUNDLE_OPTIONS,
+      ...CORE_OPTIONS,
       plugins: [...(vendor ? [vendor.plugin] : []), ...(pg ? [pg.plugin] : [])],
-    })
-    .catch((err: BuildFailure) => err);
-  if (result instanceof Error) {
-    const failure = result as BuildFailure;
+    }),
+    esbuild.build({
+      absWorkingDir: forgeRoot,
+      stdin: { contents: startEntry([]), resolveDir: runtimeDir, sourcefile: BARE_ENTRY_NAME, loader: 'ts' },
+      outfile: join(forgeRoot, 'runtime.mjs'),
+      ...BUNDLE_OPTIONS,
+    }),
+  ]).catch((err: BuildFailure) => err);
+  if (built instanceof Error) {
+    const failure = built as BuildFailure;
     if (!failure.errors) throw failure;
     return { errors: failure.errors, warnings: failure.warnings };
   }
+  const [result, bare] = built;
   const text = result.outputFiles[0].text;
   const core = Buffer.from(pg ? pg.splice(text) : text);
-  const inputs = Object.keys(result.metafile.inputs)
-    .filter((p) => !p.includes(':') && !p.endsWith(ENTRY_NAME))
+  const bareEntry = Buffer.from(bare.outputFiles[0].contents);
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(bare.metafile.inputs)])]
+    .filter((p) => !p.includes(':') && !p.endsWith(ENTRY_NAME) && !p.endsWith(BARE_ENTRY_NAME))
     .map((p) => join(forgeRoot, p))
     .concat(vendor?.files ?? [], pg?.files ?? []);
   const vendorOutputs = vendor?.outputs() ?? [];
@@ -118,11 +132,29 @@ export async function runtimeCore(request: CoreRequest, options: CoreOptions = {
       key,
       inputs: stamps as FileStamp[],
       core: sha256Digest(core),
+      bareEntry: bareEntry.toString(),
       vendor: vendorOutputs.map((v) => ({ path: v.path, source: v.source })),
     });
   }
-  return { files, inputs, warnings: result.warnings, cached: false };
+  return { files, inputs, warnings: [...result.warnings, ...bare.warnings], cached: false, bareEntry };
 }
+
+/**
+ * The core is one CommonJS file, not an ES module: runtime.mjs compiles it
+ * with V8's code cache (runtime/core-loader.ts), which Node 20 keeps for no
+ * ES module, and its imports of Node's modules are plain require() calls
+ * (an ES import of a built-in makes Node build a facade that reads every
+ * export). Its code's import.meta.url is the core's own file URL, and its
+ * import() of a Node module a require(): a script compiled by node:vm has no
+ * dynamic import on Node 20 (vm's USE_MAIN_CONTEXT_DEFAULT_LOADER throws
+ * there, and warns as experimental on later lines).
+ */
+const CORE_OPTIONS = {
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
+  banner: { js: 'var __forgeCoreUrl=require("node:url").pathToFileURL(__filename).href;' },
+  define: { 'import.meta.url': '__forgeCoreUrl' },
+} as const;
 
 /** The core's entry: `start()` runs the runtime with what it was built with and the project's TS tools. */
 function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
@@ -143,9 +175,10 @@ function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
     table.push(`    ${JSON.stringify(tool.spec.name)}: builtin${i},`);
   });
   lines.push(
-    `export function start(project: { bundleUrl: string; nodeTools: Record<string, () => Promise<unknown>> }) {`,
+    `export function start(project: { bundleUrl: string; nodeTools: Record<string, () => Promise<unknown>>; codeCache: { cache: string; save(): void } }) {`,
     `  return run({`,
     `    bundleUrl: project.bundleUrl,`,
+    `    codeCache: project.codeCache as never,`,
     ...(yamlTools ? [`    yamlTools: createYamlToolFactory,`] : []),
     `    builtins: {`,
     ...table,
@@ -165,10 +198,11 @@ function readCached(recordFile: string, key: string, blobs: BlobCache): RuntimeC
     if (!record.inputs.every((stamp) => fileUnchanged(stamp, true))) return undefined;
     const core = blobs.get(record.core);
     // The core is code every bundle will run: bytes that are not the recorded ones are never used.
-    if (!core || sha256Digest(core) !== record.core) return undefined;
+    if (!core || sha256Digest(core) !== record.core || typeof record.bareEntry !== 'string') return undefined;
+    const bareEntry = Buffer.from(record.bareEntry);
     const files = [{ path: CORE_FILE, contents: core as Uint8Array }, ...record.vendor.map((v) => ({ path: v.path, contents: readFileSync(v.source) as Uint8Array }))];
     markUsed(recordFile);
-    return { files, inputs: record.inputs.map((s) => s.path), warnings: [], cached: true };
+    return { files, inputs: record.inputs.map((s) => s.path), warnings: [], cached: true, bareEntry };
   } catch {
     return undefined;
   }
@@ -201,4 +235,10 @@ function recordedCore(recordFile: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** runtime.mjs's entry: load the core (runtime/core-loader.ts) and start it with the project's TS tools that export execute(). */
+export function startEntry(nodeTools: readonly ProjectTool[]): string {
+  const loaders = nodeTools.map((tool) => `    ${JSON.stringify(tool.spec.name)}: () => import(${JSON.stringify(tool.file!.absolute)}),`);
+  return [`import { startCore } from ${JSON.stringify(join(runtimeDir, 'core-loader.ts'))};`, `startCore({`, `  bundleUrl: import.meta.url,`, `  nodeTools: {`, ...loaders, `  },`, `});`].join('\n') + '\n';
 }

@@ -7,7 +7,7 @@ export type { BuildRequest };
 
 export const usage = `usage: forge build [--prod] [--out DIR] [--no-cache] [--offline] [--sign KEY] [--verbose] [--json]
 
-Builds the agent into .forge-output/: agent.json, runtime.mjs, forge-runtime.mjs,
+Builds the agent into .forge-output/: agent.json, runtime.mjs, forge-runtime.cjs,
 vendor/, tools/, Dockerfile, build-manifest.json, checksums.json and
 <agent_id>-<version>.tgz.
 The same inputs always give the same bytes; a rebuild with nothing changed

@@ -1,12 +1,15 @@
 /**
  * The layer that holds the bundle: every file of the build output under
  * /opt/agent (root-owned, read-only to the agent's user; the archive is left
- * out — it holds the same files), and the empty work dir owned by the user.
+ * out — it holds the same files — and so is the code cache a local run of
+ * the bundle wrote: made by this machine's Node, and different at every
+ * write), and the empty work dir owned by the user.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { BUNDLE_DIR, WORK_DIR } from './image-config.ts';
 import type { LayerEntry } from './layer-writer.ts';
+import { CODE_CACHE_DIR } from '../../runtime/core-loader.ts';
 
 export function bundleLayerEntries(bundleDir: string, user: { uid: number; gid: number }): LayerEntry[] {
   const entries: LayerEntry[] = [{ path: WORK_DIR, type: 'directory', mode: 0o755, ...user }];
@@ -14,7 +17,7 @@ export function bundleLayerEntries(bundleDir: string, user: { uid: number; gid: 
     if (!entry.isFile()) continue;
     const absolute = join(entry.parentPath, entry.name);
     const rel = relative(bundleDir, absolute).split(sep).join('/');
-    if (!rel.includes('/') && rel.endsWith('.tgz')) continue;
+    if ((!rel.includes('/') && rel.endsWith('.tgz')) || rel.startsWith(`${CODE_CACHE_DIR}/`)) continue;
     const executable = (statSync(absolute).mode & 0o111) !== 0;
     entries.push({ path: `${BUNDLE_DIR}/${rel}`, type: 'file', data: readFileSync(absolute), mode: executable ? 0o755 : 0o644 });
   }

@@ -154,7 +154,7 @@ describe('secrets from files', () => {
     writeFileSync(keyFile, 'sk-from-a-file\n', { mode: 0o600 });
     const dir = tempDir();
     mkdirSync(join(dir, '.forge-output'));
-    for (const f of ['runtime.mjs', 'forge-runtime.mjs', 'agent.json']) writeFileSync(join(dir, '.forge-output', f), readFileSync(join(bundle, f)));
+    for (const f of ['runtime.mjs', 'forge-runtime.cjs', 'agent.json']) writeFileSync(join(dir, '.forge-output', f), readFileSync(join(bundle, f)));
     cpSync(join(bundle, 'vendor'), join(dir, '.forge-output', 'vendor'), { recursive: true });
     const manifest = JSON.parse(readFileSync(join(bundle, 'agent.json'), 'utf8'));
     manifest.model.base_url = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;

@@ -93,5 +93,5 @@ export function deployBundle(project: string, prefix = 'forge-deploy-'): { workD
 export function bundleCodeSize(outputDir: string): number {
   const vendor = join(outputDir, 'vendor');
   const vendorFiles = existsSync(vendor) ? readdirSync(vendor).map((name) => join(vendor, name)) : [];
-  return [join(outputDir, 'runtime.mjs'), join(outputDir, 'forge-runtime.mjs'), ...vendorFiles].reduce((sum, file) => sum + statSync(file).size, 0);
+  return [join(outputDir, 'runtime.mjs'), join(outputDir, 'forge-runtime.cjs'), ...vendorFiles].reduce((sum, file) => sum + statSync(file).size, 0);
 }

@@ -46,9 +46,9 @@ describe('the bundle archive', () => {
     const cacheDir = tempDir('forge-cache-');
     const [a, b] = [project(), project()];
     const fresh = await buildArchive(a, cacheDir);
-    // The core's files (forge-runtime.mjs, vendor/) were kept, one member each; the project's were not.
+    // The core's files (forge-runtime.cjs, vendor/) were kept, one member each; the project's were not.
     const kept = members(cacheDir);
-    const coreFiles = [...outputFiles(a).keys()].filter((path) => path === 'forge-runtime.mjs' || path.startsWith('vendor/'));
+    const coreFiles = [...outputFiles(a).keys()].filter((path) => path === 'forge-runtime.cjs' || path.startsWith('vendor/'));
     expect(kept.length).toBe(coreFiles.length);
     expect(coreFiles.length).toBeGreaterThanOrEqual(2);
     const cached = await buildArchive(b, cacheDir);

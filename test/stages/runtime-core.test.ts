@@ -1,5 +1,5 @@
 /**
- * The runtime core (forge-runtime.mjs): bundled once per set of builtins
+ * The runtime core (forge-runtime.cjs): bundled once per set of builtins
  * into Forge's cache and taken from there by later builds of any project,
  * byte for byte; never taken when an input changed or the cached file does
  * not hash to its record; and, in a bundle, checked like every other file.

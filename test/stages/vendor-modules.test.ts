@@ -18,8 +18,8 @@ describe('the prebuilt vendor modules in a build', () => {
       'tools/greet.yaml': 'description: Greets.\ntags: [read]\nparameters:\n  name: { type: string }\nbash: printf "hello %s" {name}\n',
     });
     for (const project of [plain, withYaml]) expect((await forge(['build', '--prod'], project)).code).toBe(0);
-    const plainText = readFileSync(join(plain, '.forge-output', 'forge-runtime.mjs'), 'utf8');
-    const yamlText = readFileSync(join(withYaml, '.forge-output', 'forge-runtime.mjs'), 'utf8');
+    const plainText = readFileSync(join(plain, '.forge-output', 'forge-runtime.cjs'), 'utf8');
+    const yamlText = readFileSync(join(withYaml, '.forge-output', 'forge-runtime.cjs'), 'utf8');
     const vendorFiles = (project: string) => readdirSync(join(project, '.forge-output', 'vendor')).sort();
     expect(vendorFiles(plain)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs']);
     expect(vendorFiles(withYaml)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs', 'yaml.cjs']);

@@ -61,7 +61,7 @@ describe('YAML tools in forge build', () => {
     expect(manifest.tools.find((t) => t.name === 'count')!.source).toMatchObject({ kind: 'yaml', interpreters: ['python'] });
     expect(manifest.requirements.python).toBeDefined();
     for (const file of ['tools/shout.yaml', 'tools/count.yaml', 'tools/loud_count.yml', 'tools/data/words.yaml']) expect(existsSync(join(dir, '.forge-output', file)), file).toBe(true);
-    expect(readFileSync(join(dir, '.forge-output', 'forge-runtime.mjs'), 'utf8')).toContain('YAML');
+    expect(readFileSync(join(dir, '.forge-output', 'forge-runtime.cjs'), 'utf8')).toContain('YAML');
   });
 
   it('leaves the YAML parser out of a bundle without YAML tools', async () => {

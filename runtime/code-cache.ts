@@ -1,24 +1,30 @@
 /**
- * Runs the compiled CLI (dist/forge-cli.cjs, one CommonJS file) with V8's
- * code cache: the bytecode of every function the last run compiled, kept in
- * Forge's cache, so a command compiles almost nothing before it works.
- * Node 20 has no compile cache of its own (module.enableCompileCache is
- * 22.1+), and there this takes about a sixth off every command; on later
- * lines it does the same job for this file, the same way on every line.
- * The `.cjs` files the CLI requires from dist/ (the prebuilt libraries) are
- * compiled the same way, each with a cache of its own.
+ * Loads a CommonJS file with V8's code cache: the bytecode of every function
+ * the last run compiled, so a process compiles almost nothing before it
+ * works. Node 20 has no compile cache of its own (module.enableCompileCache
+ * is 22.1+), and there this takes about a sixth off every command; on later
+ * lines it does the same job, the same way on every line. Two programs use
+ * it:
+ *
+ * - the compiled CLI (dist/forge-cli.cjs), with the `.cjs` files it requires
+ *   from dist/ (the prebuilt libraries), its cache kept in Forge's cache;
+ * - a built bundle's runtime core (forge-runtime.cjs, core-loader.ts), its
+ *   cache kept beside it in the bundle.
  *
  * V8 accepts cached data for a script of the same length compiled by the
  * same V8 with the same flags: it does not compare the text, and runs the
- * bytecode it was given. So the cache is filed under Forge's version and the
- * file's size, mtime and inode as well as Node's version and architecture —
- * a rebuilt or upgraded CLI never runs another build's bytecode — and V8
- * refuses data that does not fit its version or flags. Refused or missing
- * data is written anew when the command ends. The cache is trusted as the
- * rest of Forge's cache is: whoever can write it can write the runtime core.
+ * bytecode it was given. So each cache is filed under what pins the text
+ * (the CLI: Forge's version and the file's size, mtime and inode; the core:
+ * the sha256 of its bytes, which survives a copy into an image) as well as
+ * Node's version and architecture — a rebuilt or upgraded program never
+ * runs another build's bytecode — and V8 refuses data that does not fit its
+ * version or flags. Refused or missing data is written anew by save(). A
+ * cache is trusted as the place it lives is: whoever can write Forge's cache
+ * can write the runtime core it keeps, and whoever can write a bundle's
+ * cache can write the bundle's code.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type BigIntStats, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, type Module } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
@@ -29,8 +35,8 @@ const SUFFIX = '.v8cache';
 
 export interface CachedModule {
   exports: unknown;
-  /** What the cache did for this load: used, or missing or refused (then `save` writes one). */
-  cache: 'used' | 'missing' | 'refused';
+  /** What the cache did for this load: used, or missing or refused (then `save` writes one); off without a cache folder. */
+  cache: 'used' | 'missing' | 'refused' | 'off';
   /** Writes the caches that were missing or refused (this file's and those of the files it required), with the functions compiled so far. */
   save(): void;
 }
@@ -43,6 +49,25 @@ export interface CachedModule {
  * anything else (node: modules, packages) goes through Node's require.
  */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
+  return loadCached(file, cacheDir, (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`);
+}
+
+/**
+ * Loads `file` as loadWithCodeCache does, its cache filed under the sha256
+ * of its bytes instead of its stat: a bundle is copied (into an image, onto
+ * another machine) with its cache, and a copy keeps its bytes, not its inode.
+ * Without a `cacheDir` it compiles without a cache, and save() does nothing.
+ */
+export function loadWithContentCache(file: string, cacheDir: string | undefined): CachedModule {
+  // Required here: the CLI's fast path holds this module and loads no node:crypto.
+  const { createHash } = createRequire(file)('node:crypto') as typeof import('node:crypto');
+  return loadCached(file, cacheDir, (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 32));
+}
+
+/** What pins a file's text in its cache's name, from its bytes and its stat. */
+type TextPin = (bytes: Buffer, stat: BigIntStats) => string;
+
+function loadCached(file: string, cacheDir: string | undefined, pin: TextPin): CachedModule {
   const root = dirname(file);
   // Required here, not imported: the fast path's file holds this module, and a cached build needs no node:module.
   const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
@@ -50,9 +75,9 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
-    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, version, (source) => NodeModule.wrap(source));
+    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, pin, (source) => NodeModule.wrap(source));
     const save = () => {
-      if (cache !== 'used') writeCache(cacheFile, prefix, script.createCachedData());
+      if ((cache === 'missing' || cache === 'refused') && cacheFile !== undefined) writeCache(cacheFile, prefix, () => script.createCachedData());
     };
     // Before it runs, as Node's own require does: a cycle gets the exports made so far.
     loaded.set(path, { module, cache, save });
@@ -79,25 +104,25 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
   };
 }
 
-/** The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the file's stat, read in the same open. */
-function compileWithCache(file: string, cacheDir: string, version: string, wrap: (source: string) => string) {
+/** The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the text's pin, read in the same open. */
+function compileWithCache(file: string, cacheDir: string | undefined, pin: TextPin, wrap: (source: string) => string) {
   const fd = openSync(file, 'r');
   const prefix = cachePrefix(file);
   let source: string;
-  let cacheFile: string;
+  let cacheFile: string | undefined;
   try {
-    // One open: the stat that names the cache is the stat of the text compiled.
+    // One open: the stat and bytes that name the cache are those of the text compiled.
     const stat = fstatSync(fd, { bigint: true });
     const bytes = readFileSync(fd);
     // ASCII (esbuild escapes the rest) decodes as latin1 into a one-byte string, a third of the time UTF-8 takes.
     source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-    cacheFile = join(cacheDir, `${prefix}${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}${SUFFIX}`);
+    if (cacheDir !== undefined) cacheFile = join(cacheDir, `${prefix}${pin(bytes, stat)}${SUFFIX}`);
   } finally {
     closeSync(fd);
   }
   let cachedData: Buffer | undefined;
   try {
-    cachedData = readFileSync(cacheFile);
+    if (cacheFile !== undefined) cachedData = readFileSync(cacheFile);
   } catch {
     // none yet
   }
@@ -105,7 +130,7 @@ function compileWithCache(file: string, cacheDir: string, version: string, wrap:
   // module with the rest of its file, and compiling node:vm cost a cached build a few tenths of a millisecond.
   const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
   const script = new Script(wrap(source), { filename: file, cachedData });
-  const cache: CachedModule['cache'] = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used';
+  const cache: CachedModule['cache'] = cacheFile === undefined ? 'off' : cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used';
   return { script, cache, cacheFile, prefix };
 }
 
@@ -125,13 +150,23 @@ function cachePrefix(file: string): string {
   return `${basename(file)}-${hash.toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
 }
 
-/** Writes the cache, and removes older builds' caches of the same file and any cache nobody wrote for UNUSED_MS. */
-function writeCache(cacheFile: string, prefix: string, data: Buffer): void {
+/**
+ * Writes the cache, and removes older builds' caches of the same file and any
+ * cache nobody wrote for UNUSED_MS. The data is made only once its file is
+ * open: a read-only place (a bundle in an image) costs a failed open, not the
+ * few milliseconds V8 takes to serialize, on every start.
+ */
+function writeCache(cacheFile: string, prefix: string, data: () => Buffer): void {
   const dir = dirname(cacheFile);
   try {
     mkdirSync(dir, { recursive: true });
     const temp = `${cacheFile}.${process.pid}.tmp`;
-    writeFileSync(temp, data);
+    const fd = openSync(temp, 'w');
+    try {
+      writeFileSync(fd, data());
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temp, cacheFile);
     for (const name of readdirSync(dir)) {
       const other = join(dir, name);

@@ -14,7 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 let runner: string;
 beforeAll(async () => {
   const dir = tempDir();
-  await esbuild.build({ entryPoints: [join(repoRoot, 'cli', 'code-cache.ts')], outfile: join(dir, 'code-cache.cjs'), bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent' });
+  await esbuild.build({ entryPoints: [join(repoRoot, 'runtime', 'code-cache.ts')], outfile: join(dir, 'code-cache.cjs'), bundle: true, platform: 'node', format: 'cjs', logLevel: 'silent' });
   runner = join(dir, 'runner.cjs');
   writeFileSync(
     runner,

@@ -1,0 +1,46 @@
+/**
+ * How runtime.mjs starts the runtime core (forge-runtime.cjs beside it): as
+ * one CommonJS file compiled with V8's code cache (code-cache.ts), kept in
+ * the bundle's .code-cache/ folder. The first run that finds no cache for
+ * this Node writes one once it has started (run() in main.ts), holding
+ * every function its start compiled; later starts of the same bytes on the
+ * same Node compile almost nothing. An image build writes it as the
+ * Dockerfile's warm-up step, where the image's own Node runs.
+ *
+ * The cache sits where the bundle's code sits, so it is trusted as that code
+ * is: whoever can write it can write forge-runtime.cjs. It is filed under
+ * the core's sha256 and Node's version, and V8 refuses data made by another
+ * V8 or under other flags. checksums.json cannot list it (it is made after
+ * the build), so a bundle that must run signed bytes only (FORGE_VERIFY_KEY
+ * set) compiles without it, as does FORGE_CODE_CACHE=off.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CachedModule, loadWithContentCache } from './code-cache.ts';
+
+/** The core's name in the bundle. */
+export const CORE_FILE = 'forge-runtime.cjs';
+/** The folder beside runtime.mjs that holds the core's code cache (not in checksums.json: made after the build). */
+export const CODE_CACHE_DIR = '.code-cache';
+
+/** What the core's code cache did for this start, and how to write it (a no-op when it was used). */
+export type CoreCodeCache = Pick<CachedModule, 'cache' | 'save'>;
+
+/** The project's side of the start: its TypeScript tools that export execute(). */
+export interface ProjectCode {
+  bundleUrl: string;
+  nodeTools: Record<string, () => Promise<unknown>>;
+}
+
+interface Core {
+  start(project: ProjectCode & { codeCache: CoreCodeCache }): void;
+}
+
+/** Loads the core beside `project.bundleUrl` (runtime.mjs) and starts it with the project's code. */
+export function startCore(project: ProjectCode): void {
+  const bundleDir = dirname(fileURLToPath(project.bundleUrl));
+  const cached = process.env.FORGE_CODE_CACHE !== 'off' && !process.env.FORGE_VERIFY_KEY;
+  const cacheDir = cached ? join(bundleDir, CODE_CACHE_DIR) : undefined;
+  const core = loadWithContentCache(join(bundleDir, CORE_FILE), cacheDir);
+  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: core.save } });
+}
