@@ -8,6 +8,7 @@
 import { isAbsolute, join } from 'node:path';
 import type { CodeSource } from './assemble.ts';
 import type { BundleContents } from './main.ts';
+import { NO_CODE_CACHE_ARG } from './core-loader.ts';
 
 export function bundleCodeSource(contents: BundleContents, bundleFile: string): CodeSource {
   const bundleDir = join(bundleFile, '..');
@@ -18,7 +19,8 @@ export function bundleCodeSource(contents: BundleContents, bundleFile: string): 
     yamlTools: contents.yamlTools,
     resolveSource: (path) => (isAbsolute(path) ? path : join(bundleDir, path)),
     node: {
-      worker: async (spec) => ({ command: process.execPath, args: [bundleFile, '__worker', spec.name] }),
+      // A worker runs the core as the agent does: without the code cache if the agent does without it.
+      worker: async (spec) => ({ command: process.execPath, args: [bundleFile, '__worker', spec.name, ...(contents.codeCache?.cache === 'off' ? [NO_CODE_CACHE_ARG] : [])] }),
       script: async (spec) => ({ command: process.execPath, args: [join(bundleDir, spec.source!.path)] }),
     },
     origin: (spec) => `agent.json#${spec.name}`,

@@ -22,6 +22,8 @@ import { type CachedModule, loadWithContentCache } from './code-cache.ts';
 export const CORE_FILE = 'forge-runtime.cjs';
 /** The folder beside runtime.mjs that holds the core's code cache (not in checksums.json: made after the build). */
 export const CODE_CACHE_DIR = '.code-cache';
+/** How a tool worker (`runtime.mjs __worker NAME`) is told its agent runs without the cache: its environment is the tool's, not the agent's. */
+export const NO_CODE_CACHE_ARG = '--no-code-cache';
 
 /** What the core's code cache did for this start, and how to write it (a no-op when it was used). */
 export type CoreCodeCache = Pick<CachedModule, 'cache' | 'save'>;
@@ -39,7 +41,8 @@ interface Core {
 /** Loads the core beside `project.bundleUrl` (runtime.mjs) and starts it with the project's code. */
 export function startCore(project: ProjectCode): void {
   const bundleDir = dirname(fileURLToPath(project.bundleUrl));
-  const cached = process.env.FORGE_CODE_CACHE !== 'off' && !process.env.FORGE_VERIFY_KEY;
+  const [command, , workerArg] = process.argv.slice(2);
+  const cached = process.env.FORGE_CODE_CACHE !== 'off' && !process.env.FORGE_VERIFY_KEY && !(command === '__worker' && workerArg === NO_CODE_CACHE_ARG);
   const cacheDir = cached ? join(bundleDir, CODE_CACHE_DIR) : undefined;
   const core = loadWithContentCache(join(bundleDir, CORE_FILE), cacheDir);
   (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: core.save } });

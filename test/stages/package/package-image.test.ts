@@ -9,6 +9,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSy
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CODE_CACHE_DIR } from '../../../runtime/core-loader.ts';
 import { pushBaseImage, startRegistry, type LoopbackRegistry } from '../../helpers/oci.ts';
 import { forge, forgeBin, minimalConfig, runProcess, tempDir, writeProject } from '../../helpers/project.ts';
 import { startTokenService } from '../../helpers/registry-token-server.ts';
@@ -135,12 +136,17 @@ describe('forge package', () => {
 
   it('gives the same digest for the same input, by push, OCI layout and OCI archive', async () => {
     const first = await packageJson(['--push', `${registry.address}/agents/test-agent:again`]);
+    // A run of the bundle here writes the runtime's code cache into the output: this machine's, and no part of the image.
+    execFileSync(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'help'], { cwd: project, stdio: 'ignore' });
+    const codeCache = join(project, '.forge-output', CODE_CACHE_DIR);
+    expect(readdirSync(codeCache)).toHaveLength(1);
     const layout = join(tempDir(), 'image');
     const second = await packageJson(['--out', layout]);
     const archive = join(tempDir(), 'image.tar');
     const third = await packageJson(['--out', archive]);
     expect(second.digest).toBe(first.digest);
     expect(third.digest).toBe(first.digest);
+    expect(readdirSync(codeCache)).toHaveLength(1); // still there: the digests agree with it beside the bundle
     expect(JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')).manifests[0].digest).toBe(first.digest);
     // skopeo reads both outputs and agrees on the digest.
     expect(JSON.parse(execFileSync('skopeo', ['inspect', `oci:${layout}`], { encoding: 'utf8' })).Digest).toBe(first.digest);
