@@ -11,7 +11,7 @@
  */
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { join, posix, sep } from 'node:path';
 import { error, type Diagnostic } from '../diagnostics.ts';
 import { keyTypeText, undecodableKeyText } from './key-text.ts';
 import { whyUnreadable } from '../unreadable-file.ts';
@@ -67,12 +67,17 @@ export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): Ve
 
   for (const [path, sha256] of Object.entries(listed)) {
     if (!isBundlePath(path)) return fail(`${CHECKSUMS_FILE} lists "${path}", which is outside the bundle`, undefined, CHECKSUMS_FILE);
-    const file = join(bundleDir, path);
-    if (!existsSync(file)) {
+    // One read, no stat before it, and the path joined as text: isBundlePath() took a normalized relative
+    // path, and join()'s normalizing and an existsSync() per file were a third of the check's time.
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(`${bundleDir}${sep}${path}`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} is listed in ${CHECKSUMS_FILE} but missing`, { file: path }, 'deploy the whole build output'));
       continue;
     }
-    const actual = createHash('sha256').update(readFileSync(file)).digest('hex');
+    const actual = createHash('sha256').update(bytes).digest('hex');
     if (actual !== sha256) diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} was changed after the build (sha256 ${actual.slice(0, 12)}…, built as ${sha256.slice(0, 12)}…)`, { file: path }, 'rebuild with forge build, and deploy the new output as a whole'));
   }
   for (const path of unlistedCode(bundleDir, listed)) {
