@@ -14,7 +14,7 @@ import { nodeLineBinary } from './node-line-binary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The suites that build a project and run its bundle: CLI, serve over REST and MCP, Python and TS tools, the sandboxes. */
+/** The suites that build a project and run its bundle: CLI, serve over REST and MCP, Python and TS tools, the sandboxes, the core's code cache (each line's V8 writes and reads its own). */
 const BUNDLE_SUITES = [
   'test/runtime/node-lines.test.ts',
   'test/e2e/node-line.test.ts',
@@ -24,6 +24,7 @@ const BUNDLE_SUITES = [
   'test/runtime/server/bundle-server.test.ts',
   'test/e2e/forge-tool-bundle.test.ts',
   'test/e2e/sandbox-attacks.test.ts',
+  'test/runtime/core-loader.test.ts',
 ];
 
 const current = Number.parseInt(process.versions.node, 10);

@@ -5,12 +5,11 @@
  * one process V8 reuses what it compiled and never reads the cache.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CODE_CACHE_DIR, CORE_FILE } from '../../runtime/core-loader.ts';
 import { startAgentProcess } from '../helpers/agent-process.ts';
-import { nobody } from '../helpers/other-user.ts';
 import { deployBundle, forge, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
 
 const SHOUT = '/**\n * Tool: shout\n * Description: Shouts.\n * Tags: read\n *\n * Input:\n *   text (str): The text.\n */\nexport function execute({ text }: { text: string }) {\n  return `shouted: ${text.toUpperCase()}`;\n}\n';
@@ -98,18 +97,10 @@ describe("the runtime core's code cache", () => {
     expect((await bundleRun(bundle, ['tools'], { FORGE_VERIFY_KEY: publicKey })).cache).toBe('off');
   });
 
-  it('costs nothing but itself where the bundle cannot be written (an image run as its user)', async () => {
-    const { workDir, bundle } = deployBundle(project);
-    const user = nobody();
-    for (const dir of [workDir, bundle]) chmodSync(dir, 0o755);
-    execFileSync('chmod', ['-R', 'a+rX', bundle]);
-    for (let run = 0; run < 2; run++) {
-      const result = execFileSync(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{"text": "hi"}'], { cwd: '/', uid: user.uid, gid: user.gid, env: { ...process.env, FORGE_VERBOSE: '1', HOME: '/nonexistent' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      expect(result).toBe('shouted: HI\n');
-    }
-    expect(cacheFiles(bundle)).toEqual([]);
-    // A file where the folder would go: the same.
+  it('is not needed where it cannot be written (a bundle its user cannot write, as in an image): every start works', async () => {
+    const { bundle } = deployBundle(project);
+    // A file where the folder would go: nothing can be written under it, whoever runs the bundle.
     writeFileSync(join(bundle, CODE_CACHE_DIR), '');
-    expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'])).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'missing' });
+    for (let run = 0; run < 2; run++) expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'])).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'missing' });
   });
 });
