@@ -558,7 +558,8 @@ export function run(contents: BundleContents): void {
     (code) => {
       if (code >= 0) process.exitCode = code;
       // Serving (-1) or done without a failure: the functions this start compiled go into the cache for the next.
-      if (code <= 0) saveCodeCache(contents.codeCache);
+      // Not a TS tool worker's: its agent, started before it, writes one, and the worker would spend its first call on it.
+      if (code <= 0 && process.argv[2] !== '__worker') saveCodeCache(contents.codeCache);
     },
     (err: unknown) => {
       // main() reports its own failures in the log's format; this is for one in reading the command line.

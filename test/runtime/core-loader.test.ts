@@ -41,6 +41,16 @@ describe("the runtime core's code cache", () => {
     expect(cacheFiles(bundle)).toHaveLength(1);
   });
 
+  it('is not written by a TS tool worker: its agent, started before it, writes one', async () => {
+    const { bundle } = deployBundle(project);
+    // The worker serves calls on stdin until it closes (here at once), as its agent starts it.
+    const worker = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), '__worker', 'shout'], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1' }, input: '' });
+    expect(worker.code).toBe(0);
+    expect(cacheFiles(bundle)).toEqual([]);
+    expect((await bundleRun(bundle, ['tools'])).cache).toBe('missing');
+    expect(cacheFiles(bundle)).toHaveLength(1);
+  });
+
   it('is written by serve once it listens, while it serves', async () => {
     const { bundle } = deployBundle(project);
     const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1' } });
