@@ -26,7 +26,7 @@
 import { isAscii } from 'node:buffer';
 import { type BigIntStats, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, type Module } from 'node:module';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Cache files not written for this long are removed when another is written (other installs, other Node versions). */
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -49,25 +49,32 @@ export interface CachedModule {
  * anything else (node: modules, packages) goes through Node's require.
  */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
-  return loadCached(file, cacheDir, (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`);
+  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path' });
 }
 
 /**
  * Loads `file` as loadWithCodeCache does, its cache filed under the sha256
- * of its bytes instead of its stat: a bundle is copied (into an image, onto
- * another machine) with its cache, and a copy keeps its bytes, not its inode.
- * Without a `cacheDir` it compiles without a cache, and save() does nothing.
+ * of its bytes instead of its stat, and under its path within its own
+ * folder, not its absolute path: a bundle is copied (into an image, onto
+ * another machine, to another folder) with its cache, and a copy keeps its
+ * bytes and its layout, not its inode or its place. `cacheDir` belongs to
+ * the folder (a bundle's .code-cache/). Without one it compiles without a
+ * cache, and save() does nothing.
  */
 export function loadWithContentCache(file: string, cacheDir: string | undefined): CachedModule {
   // Required here: the CLI's fast path holds this module and loads no node:crypto.
   const { createHash } = createRequire(file)('node:crypto') as typeof import('node:crypto');
-  return loadCached(file, cacheDir, (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 32));
+  return loadCached(file, cacheDir, { pin: (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 32), place: 'folder' });
 }
 
-/** What pins a file's text in its cache's name, from its bytes and its stat. */
-type TextPin = (bytes: Buffer, stat: BigIntStats) => string;
+interface CacheNaming {
+  /** What pins a file's text in its cache's name, from its bytes and its stat. */
+  pin(bytes: Buffer, stat: BigIntStats): string;
+  /** Which path of the file names its cache: the absolute one (a cache shared by many installs), or the one within the loaded file's folder. */
+  place: 'path' | 'folder';
+}
 
-function loadCached(file: string, cacheDir: string | undefined, pin: TextPin): CachedModule {
+function loadCached(file: string, cacheDir: string | undefined, naming: CacheNaming): CachedModule {
   const root = dirname(file);
   // Required here, not imported: the fast path's file holds this module, and a cached build needs no node:module.
   const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
@@ -75,9 +82,9 @@ function loadCached(file: string, cacheDir: string | undefined, pin: TextPin): C
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
-    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, pin, (source) => NodeModule.wrap(source));
+    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, naming.pin, cachePrefix(naming.place === 'path' ? path : relative(root, path), path), (source) => NodeModule.wrap(source));
     const save = () => {
-      if ((cache === 'missing' || cache === 'refused') && cacheFile !== undefined) writeCache(cacheFile, prefix, () => script.createCachedData());
+      if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, prefix, () => script.createCachedData());
     };
     // Before it runs, as Node's own require does: a cycle gets the exports made so far.
     loaded.set(path, { module, cache, save });
@@ -105,9 +112,8 @@ function loadCached(file: string, cacheDir: string | undefined, pin: TextPin): C
 }
 
 /** The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the text's pin, read in the same open. */
-function compileWithCache(file: string, cacheDir: string | undefined, pin: TextPin, wrap: (source: string) => string) {
+function compileWithCache(file: string, cacheDir: string | undefined, pin: CacheNaming['pin'], prefix: string, wrap: (source: string) => string) {
   const fd = openSync(file, 'r');
-  const prefix = cachePrefix(file);
   let source: string;
   let cacheFile: string | undefined;
   try {
@@ -120,34 +126,71 @@ function compileWithCache(file: string, cacheDir: string | undefined, pin: TextP
   } finally {
     closeSync(fd);
   }
-  let cachedData: Buffer | undefined;
+  let cacheBytes: Buffer | undefined;
   try {
-    if (cacheFile !== undefined) cachedData = readFileSync(cacheFile);
+    if (cacheFile !== undefined) cacheBytes = readFileSync(cacheFile);
   } catch {
     // none yet
   }
+  // Damaged data (a torn or flipped file) would crash V8, which checks no checksum of its own in a release build.
+  const cachedData = cacheBytes && intactData(cacheBytes);
   // node:vm is required here, not imported with this module: the fast path (fast-path.ts) loads this
   // module with the rest of its file, and compiling node:vm cost a cached build a few tenths of a millisecond.
   const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
   const script = new Script(wrap(source), { filename: file, cachedData });
-  const cache: CachedModule['cache'] = cacheFile === undefined ? 'off' : cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'refused' : 'used';
+  const cache: CachedModule['cache'] = cacheFile === undefined ? 'off' : cacheBytes === undefined ? 'missing' : cachedData === undefined || script.cachedDataRejected ? 'refused' : 'used';
   return { script, cache, cacheFile, prefix };
 }
 
 /**
  * The part of a cache's name that is the same for every build of this file
- * (its path) run by this Node under these flags: a new build's cache
- * replaces the last one's. V8 refuses a cache made under other flags, so a
- * run with Node options (a NODE_OPTIONS in one shell and not in another)
- * files its cache under V8's own tag for its flags, instead of refusing and
- * rewriting the other's on every switch. node:v8 is loaded only then.
+ * (`name`: its path, absolute or within its folder) run by this Node under
+ * these flags: a new build's cache replaces the last one's. V8 refuses a
+ * cache made under other flags, so a run with Node options (a NODE_OPTIONS
+ * in one shell and not in another) files its cache under V8's own tag for
+ * its flags, instead of refusing and rewriting the other's on every switch.
+ * node:v8 is loaded only then.
  */
-function cachePrefix(file: string): string {
+function cachePrefix(name: string, file: string): string {
   // FNV-1a: a short, stable name for the path, without loading node:crypto.
   let hash = 0x811c9dc5;
-  for (let i = 0; i < file.length; i++) hash = Math.imul(hash ^ file.charCodeAt(i), 0x01000193) >>> 0;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
   const flags = process.execArgv.length > 0 || process.env.NODE_OPTIONS ? (createRequire(file)('node:v8') as typeof import('node:v8')).cachedDataVersionTag().toString(16) : 'default';
-  return `${basename(file)}-${hash.toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
+  return `${basename(file)}-${(hash >>> 0).toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
+}
+
+/**
+ * A cache file is V8's data behind a header: MAGIC, then a checksum of the
+ * data (FNV-1a over its 32-bit words, a fraction of a millisecond for half
+ * a megabyte). It guards against damage, not against a writer: whoever can
+ * write the cache can write the code it is for.
+ */
+const MAGIC = 0x31434746; // "FGC1", little-endian
+const HEADER_BYTES = 8;
+
+function checksum(data: Uint8Array): number {
+  const words = data.byteLength >>> 2;
+  // Int32Array needs an aligned offset: a small Buffer can sit anywhere in Node's pool.
+  const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
+  const view = new Int32Array(aligned.buffer, aligned.byteOffset, words);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < words; i++) hash = Math.imul(hash ^ view[i], 0x01000193);
+  for (let i = words * 4; i < data.byteLength; i++) hash = Math.imul(hash ^ data[i], 0x01000193);
+  return hash >>> 0;
+}
+
+/** The V8 data in a cache file, or undefined if the file is not one this module wrote whole. */
+function intactData(file: Buffer): Buffer | undefined {
+  if (file.byteLength < HEADER_BYTES || file.readUInt32LE(0) !== MAGIC) return undefined;
+  const data = file.subarray(HEADER_BYTES);
+  return checksum(data) === file.readUInt32LE(4) ? data : undefined;
+}
+
+function withHeader(data: Buffer): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(checksum(data), 4);
+  return Buffer.concat([header, data]);
 }
 
 /**
@@ -160,10 +203,11 @@ function writeCache(cacheFile: string, prefix: string, data: () => Buffer): void
   const dir = dirname(cacheFile);
   try {
     mkdirSync(dir, { recursive: true });
-    const temp = `${cacheFile}.${process.pid}.tmp`;
-    const fd = openSync(temp, 'w');
+    // Its own temp file (a process in another container sharing the folder can have the same pid), made by this open.
+    const temp = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+    const fd = openSync(temp, 'wx');
     try {
-      writeFileSync(fd, data());
+      writeFileSync(fd, withHeader(data()));
     } finally {
       closeSync(fd);
     }

@@ -14,9 +14,10 @@ export const esbuild = lazyValue(() => createRequire(import.meta.url)('esbuild')
 export const REQUIRE_SHIM = "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);";
 
 /**
- * How a bundle's code is made, the runtime core and the project's tools
- * alike: one ES module per entry for Node 20 and later, minified, with the
- * require() shim, kept in memory (the output writer hashes and writes it).
+ * How a bundle's code is made: one ES module per entry for Node 20 and
+ * later, minified, with the require() shim, kept in memory (the output
+ * writer hashes and writes it). The runtime core takes these with a format
+ * and banner of its own (CommonJS: runtime-core.ts's CORE_OPTIONS).
  */
 export const BUNDLE_OPTIONS = {
   bundle: true,

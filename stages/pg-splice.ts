@@ -46,7 +46,7 @@ export function pgSplice(): PgSplice | undefined {
     splice(runtimeText) {
       if (!used) return runtimeText;
       const packed = readFileSync(PREBUILT).toString('base64');
-      // `require` is the bundle's own (the shim on its first line).
+      // `require` is the core's own: the CommonJS wrapper's (core-loader.ts), after the banner on its first line.
       const loader = `var ${LOADER}Cache;function ${LOADER}(){return ${LOADER}Cache??=(function(){var module={exports:{}};new Function("module","exports","require",require("node:zlib").gunzipSync(Buffer.from("${packed}","base64")).toString())(module,module.exports,require);return module.exports})()}\n`;
       const firstLineEnd = runtimeText.indexOf('\n') + 1;
       return runtimeText.slice(0, firstLineEnd) + loader + runtimeText.slice(firstLineEnd);

@@ -27,7 +27,6 @@ import type { ProjectTool } from './project-tool.ts';
 import { vendorModules } from './vendor-modules.ts';
 import { CORE_FILE } from '../runtime/core-loader.ts';
 
-export { CORE_FILE };
 /** The entries' names for esbuild's messages (they are stdin, not files). */
 const ENTRY_NAME = 'forge-runtime-entry.ts';
 const BARE_ENTRY_NAME = 'forge-start-entry.ts';
@@ -66,7 +65,11 @@ interface CoreRecord {
   inputs: FileStamp[];
   /** The core's digest in the blob store (sha256:…). */
   core: string;
-  /** runtime.mjs for a project without code of its own (RuntimeCore.bareEntry): a few kB, the same for every core, so kept here, not as a blob. */
+  /**
+   * runtime.mjs for a project without code of its own (RuntimeCore.bareEntry): a few kB, the same for every
+   * core, so kept in the record, not as a blob of its own (blobs are removed with the one record that names them).
+   * The record holds the core's digest too: it vouches for both.
+   */
   bareEntry: string;
   /** Prebuilt modules the core loads: where each goes in the bundle, and the file it is copied from. */
   vendor: { path: string; source: string }[];
@@ -158,7 +161,7 @@ const CORE_OPTIONS = {
 
 /** The core's entry: `start()` runs the runtime with what it was built with and the project's TS tools. */
 function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
-  const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`];
+  const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`, `import type { CoreCodeCache } from ${JSON.stringify(join(runtimeDir, 'core-loader.ts'))};`];
   if (yamlTools) lines.push(`import { createYamlToolFactory } from ${JSON.stringify(join(runtimeDir, 'tools/yaml/load-yaml-tool.ts'))};`);
   const adapterModules: string[] = [];
   if (adapters.mcp) {
@@ -175,10 +178,10 @@ function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
     table.push(`    ${JSON.stringify(tool.spec.name)}: builtin${i},`);
   });
   lines.push(
-    `export function start(project: { bundleUrl: string; nodeTools: Record<string, () => Promise<unknown>>; codeCache: { cache: string; save(): void } }) {`,
+    `export function start(project: { bundleUrl: string; nodeTools: Record<string, () => Promise<unknown>>; codeCache: CoreCodeCache }) {`,
     `  return run({`,
     `    bundleUrl: project.bundleUrl,`,
-    `    codeCache: project.codeCache as never,`,
+    `    codeCache: project.codeCache,`,
     ...(yamlTools ? [`    yamlTools: createYamlToolFactory,`] : []),
     `    builtins: {`,
     ...table,

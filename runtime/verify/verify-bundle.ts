@@ -8,6 +8,12 @@
  *
  * Only the bundle's own files are hashed (a few MB: runtime.mjs, agent.json,
  * tools/, vendor/), so the check costs milliseconds at start.
+ *
+ * The runtime core's code cache (.code-cache/, runtime/core-loader.ts) is
+ * made after the build, so no checksum covers it. It is trusted as the
+ * bundle folder is: whoever can write it can write the core and
+ * checksums.json beside it, which is all an unsigned check can stand up
+ * to. A signed bundle (FORGE_VERIFY_KEY) runs without the cache.
  */
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -73,8 +79,10 @@ export function verifyBundle(bundleDir: string, options: VerifyOptions = {}): Ve
     try {
       bytes = readFileSync(`${bundleDir}${sep}${path}`);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} is listed in ${CHECKSUMS_FILE} but missing`, { file: path }, 'deploy the whole build output'));
+      // Not there, under something that is not a folder, or a folder: not the file the build wrote, as existsSync() judged before.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw err;
+      diagnostics.push(error('FORGE_BUNDLE_TAMPERED', `${path} is listed in ${CHECKSUMS_FILE} but ${code === 'EISDIR' ? 'is a directory' : 'missing'}`, { file: path }, 'deploy the whole build output'));
       continue;
     }
     const actual = createHash('sha256').update(bytes).digest('hex');

@@ -5,12 +5,15 @@
  * one process V8 reuses what it compiled and never reads the cache.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CODE_CACHE_DIR, CORE_FILE } from '../../runtime/core-loader.ts';
+import { bundleCodeSource } from '../../runtime/bundle-code.ts';
+import { CODE_CACHE_DIR, CORE_FILE, type CoreCodeCache, NO_CODE_CACHE_ARG } from '../../runtime/core-loader.ts';
+import type { ToolSpec } from '../../runtime/tools/model.ts';
 import { startAgentProcess } from '../helpers/agent-process.ts';
-import { deployBundle, forge, minimalConfig, runProcess, writeProject } from '../helpers/project.ts';
+import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 const SHOUT = '/**\n * Tool: shout\n * Description: Shouts.\n * Tags: read\n *\n * Input:\n *   text (str): The text.\n */\nexport function execute({ text }: { text: string }) {\n  return `shouted: ${text.toUpperCase()}`;\n}\n';
 
@@ -24,6 +27,12 @@ beforeAll(async () => {
 async function bundleRun(bundle: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; cache: string | undefined }> {
   const result = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1', ...env } });
   return { code: result.code, stdout: result.stdout, cache: /\[forge\] code cache: (\w+)/.exec(result.stderr)?.[1] };
+}
+
+/** An Ed25519 public key in PEM form, as FORGE_VERIFY_KEY takes it. */
+function verifyKey(): string {
+  const key = execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519'], { encoding: 'utf8' });
+  return execFileSync('openssl', ['pkey', '-pubout'], { input: key, encoding: 'utf8' });
 }
 
 const cacheFiles = (bundle: string) => (existsSync(join(bundle, CODE_CACHE_DIR)) ? readdirSync(join(bundle, CODE_CACHE_DIR)) : []);
@@ -93,10 +102,9 @@ describe("the runtime core's code cache", () => {
     expect((await bundleRun(bundle, ['tools'])).cache).toBe('used');
   });
 
-  it('is neither read nor written with FORGE_VERIFY_KEY set (signed bytes only) or FORGE_CODE_CACHE=off, by the agent or its TS tool workers', async () => {
+  it('is neither read nor written with FORGE_VERIFY_KEY set (signed bytes only) or FORGE_CODE_CACHE=off', async () => {
     const { bundle } = deployBundle(project);
-    const key = execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519'], { encoding: 'utf8' });
-    const publicKey = execFileSync('openssl', ['pkey', '-pubout'], { input: key, encoding: 'utf8' });
+    const publicKey = verifyKey();
     // `call` does not check the signature (serve and verify do): what matters here is that the key is set.
     expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'], { FORGE_VERIFY_KEY: publicKey })).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'off' });
     expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'], { FORGE_CODE_CACHE: 'off' })).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'off' });
@@ -105,6 +113,58 @@ describe("the runtime core's code cache", () => {
     await bundleRun(bundle, ['tools']);
     expect(cacheFiles(bundle)).toHaveLength(1);
     expect((await bundleRun(bundle, ['tools'], { FORGE_VERIFY_KEY: publicKey })).cache).toBe('off');
+  });
+
+  it("runs the core's own bytes under FORGE_VERIFY_KEY, whatever cache was planted for them", async () => {
+    const { bundle } = deployBundle(project);
+    const core = join(bundle, CORE_FILE);
+    const original = readFileSync(core, 'latin1');
+    // A cache V8 would take for the core as it is (same length), made from other code, under the core's own cache name.
+    await bundleRun(bundle, ['help']);
+    const [ownName] = cacheFiles(bundle);
+    writeFileSync(core, original.replace('usage: node runtime.mjs <command>', 'PLANTED NODE RUNTIME.MJS COMMAND!'), 'latin1');
+    await bundleRun(bundle, ['help']);
+    const [plantedName] = cacheFiles(bundle);
+    expect(plantedName).not.toBe(ownName);
+    renameSync(join(bundle, CODE_CACHE_DIR, plantedName), join(bundle, CODE_CACHE_DIR, ownName));
+    writeFileSync(core, original, 'latin1');
+    const signedOnly = await bundleRun(bundle, ['help'], { FORGE_VERIFY_KEY: verifyKey() });
+    expect(signedOnly.stdout).toContain('usage: node runtime.mjs <command>');
+    expect(signedOnly.cache).toBe('off');
+  });
+
+  it("tells its TS tool workers to do without it when the agent does (a worker's environment is the tool's, not the agent's)", async () => {
+    const { bundle } = deployBundle(project);
+    await bundleRun(bundle, ['tools']);
+    const worker = (args: string[]) => runProcess(process.execPath, [join(bundle, 'runtime.mjs'), '__worker', 'shout', ...args], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1' }, input: '' });
+    expect((await worker([])).stderr).toContain('[forge] code cache: used');
+    expect((await worker([NO_CODE_CACHE_ARG])).stderr).toContain('[forge] code cache: off');
+    const spec = { name: 'shout' } as ToolSpec;
+    const launch = (cache: CoreCodeCache['cache']) => bundleCodeSource({ builtins: {}, nodeTools: {}, bundleUrl: pathToFileURL(join(bundle, 'runtime.mjs')).href, codeCache: { cache, save() {} } }, join(bundle, 'runtime.mjs')).node.worker(spec);
+    expect((await launch('off')).args).toEqual([join(bundle, 'runtime.mjs'), '__worker', 'shout', NO_CODE_CACHE_ARG]);
+    expect((await launch('used')).args).toEqual([join(bundle, 'runtime.mjs'), '__worker', 'shout']);
+  });
+
+  it('is refused when its data was damaged (V8 would crash on it), and written anew', async () => {
+    const { bundle } = deployBundle(project);
+    await bundleRun(bundle, ['tools']);
+    const [name] = cacheFiles(bundle);
+    const file = join(bundle, CODE_CACHE_DIR, name);
+    const data = readFileSync(file);
+    for (let i = 100_000; i < 100_064; i++) data[i] ^= 0xff;
+    writeFileSync(file, data);
+    const damaged = await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}']);
+    expect(damaged).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'refused' });
+    expect((await bundleRun(bundle, ['tools'])).cache).toBe('used');
+  });
+
+  it('is used by a copy of the bundle in another folder', async () => {
+    const { bundle } = deployBundle(project);
+    await bundleRun(bundle, ['tools']);
+    const copy = join(tempDir('forge-copied-'), 'bundle');
+    cpSync(bundle, copy, { recursive: true });
+    expect((await bundleRun(copy, ['tools'])).cache).toBe('used');
+    expect(cacheFiles(copy)).toHaveLength(1);
   });
 
   it('is not needed where it cannot be written (a bundle its user cannot write, as in an image): every start works', async () => {

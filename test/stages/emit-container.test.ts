@@ -1,7 +1,9 @@
 /** The container a build describes: which Node.js line and base image, pinned when forge.yaml pins it. */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CODE_CACHE_DIR } from '../../runtime/core-loader.ts';
 import { build } from '../../stages/pipeline.ts';
 import { minimalConfig, writeProject } from '../helpers/project.ts';
 
@@ -11,7 +13,9 @@ async function buildWith(extra: string) {
   expect(result.errors).toEqual([]);
   const out = join(dir, '.forge-output');
   return {
+    out,
     dockerfile: readFileSync(join(out, 'Dockerfile'), 'utf8'),
+    dockerignore: readFileSync(join(out, '.dockerignore'), 'utf8'),
     agent: JSON.parse(readFileSync(join(out, 'agent.json'), 'utf8')),
     buildManifest: JSON.parse(readFileSync(join(out, 'build-manifest.json'), 'utf8')),
   };
@@ -26,6 +30,15 @@ describe('the generated Dockerfile', () => {
     expect(dockerfile).toMatch(/^RUN node \/opt\/agent\/runtime\.mjs help > \/dev\/null/m);
     expect(agent.runtime).toEqual({ node: 24, image: 'node:24-bookworm-slim' });
     expect(buildManifest.base_image).toEqual({ ref: 'node:24-bookworm-slim' });
+  });
+
+  it("writes the runtime core's code cache with that step, from its own Node, not the one of the machine that built it", async () => {
+    const { out, dockerignore } = await buildWith('');
+    // What the Dockerfile's `RUN node /opt/agent/runtime.mjs help` (checked above) does, here: the core's cache appears beside it.
+    execFileSync(process.execPath, [join(out, 'runtime.mjs'), 'help'], { stdio: 'ignore' });
+    expect(readdirSync(join(out, CODE_CACHE_DIR))).toHaveLength(1);
+    // And what a run on the building machine left there stays out of the image's context.
+    expect(dockerignore.split('\n')).toContain(`${CODE_CACHE_DIR}/`);
   });
 
   it('follows forge.yaml’s runtime.node', async () => {

@@ -8,7 +8,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimes
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runtimeCore, type BundleFailure, CORE_FILE, type RuntimeCore } from '../../stages/runtime-core.ts';
+import { runtimeCore, type BundleFailure, type RuntimeCore } from '../../stages/runtime-core.ts';
+import { CORE_FILE } from '../../runtime/core-loader.ts';
 import type { ProjectTool } from '../../stages/project-tool.ts';
 import { findCatalogEntry } from '../../runtime/tools/catalog.ts';
 import { startAgentProcess } from '../helpers/agent-process.ts';

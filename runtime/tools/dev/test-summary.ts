@@ -54,7 +54,7 @@ const READERS: Reader[] = [
   {
     format: 'node:test',
     read(output) {
-      const pass = lastLine(output, /^(#|\u2139) pass \d+/); // ℹ, escaped: the compiled CLI stays ASCII (cli/code-cache.ts)
+      const pass = lastLine(output, /^(#|\u2139) pass \d+/); // ℹ, escaped: the compiled CLI stays ASCII (runtime/code-cache.ts)
       if (!pass) return undefined;
       const value = (word: string) => Number(/\d+/.exec(lastLine(output, new RegExp(`^(#|\\u2139) ${word} \\d+`)) ?? '0')![0]);
       return { passed: value('pass'), failed: value('fail') + value('cancelled'), skipped: value('skipped') + value('todo') };

@@ -61,6 +61,8 @@ describe('node runtime.mjs verify', () => {
     ['a file added beside the prebuilt libraries', (b: string) => writeFileSync(join(b, 'vendor', 'extra.cjs'), 'module.exports = 1;\n'), /vendor\/extra\.cjs is not part of the build/],
     ['a checksum list that points outside the bundle', (b: string) => writeFileSync(join(b, 'checksums.json'), readFileSync(join(b, 'checksums.json'), 'utf8').replace('"agent.json"', '"../outside.json"')), /outside the bundle/],
     ['a deleted tool', (b: string) => rmSync(join(b, 'tools', 'echo.py')), /tools\/echo\.py is listed in checksums\.json but missing/],
+    ['a tool whose file became a folder', (b: string) => (rmSync(join(b, 'tools', 'echo.py')), mkdirSync(join(b, 'tools', 'echo.py'))), /tools\/echo\.py is listed in checksums\.json but is a directory/],
+    ['a listed file under a file', (b: string) => writeFileSync(join(b, 'checksums.json'), readFileSync(join(b, 'checksums.json'), 'utf8').replace('"agent.json"', '"agent.json/x"')), /agent\.json\/x is listed in checksums\.json but missing/],
     ['a checksums.json that is not one', (b: string) => writeFileSync(join(b, 'checksums.json'), '{}'), /not a checksum list/],
     ['a missing checksums.json', (b: string) => rmSync(join(b, 'checksums.json')), /checksums\.json is missing from the bundle/],
   ])('refuses %s', async (_name, tamper, message) => {
