@@ -18,7 +18,9 @@
  * the sha256 of its bytes, which survives a copy into an image) as well as
  * Node's version and architecture — a rebuilt or upgraded program never
  * runs another build's bytecode — and V8 refuses data that does not fit its
- * version or flags. Refused or missing data is written anew by save(). A
+ * version or flags. The core's cache files also carry the sha256 of their
+ * data: V8 crashes on damaged data. Refused or missing data is written anew
+ * by save(), through a temp file of its own. A
  * cache is trusted as the place it lives is: whoever can write Forge's cache
  * can write the runtime core it keeps, and whoever can write a bundle's
  * cache can write the bundle's code.
@@ -49,7 +51,8 @@ export interface CachedModule {
  * anything else (node: modules, packages) goes through Node's require.
  */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
-  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path' });
+  // No checksum: forge help and the like keep node:crypto unloaded (fast-path.test.ts), and the cache is this user's, on this machine.
+  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path', checked: false });
 }
 
 /**
@@ -64,7 +67,7 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
 export function loadWithContentCache(file: string, cacheDir: string | undefined): CachedModule {
   // Required here: the CLI's fast path holds this module and loads no node:crypto.
   const { createHash } = createRequire(file)('node:crypto') as typeof import('node:crypto');
-  return loadCached(file, cacheDir, { pin: (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 32), place: 'folder' });
+  return loadCached(file, cacheDir, { pin: (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 32), place: 'folder', checked: true });
 }
 
 interface CacheNaming {
@@ -72,6 +75,11 @@ interface CacheNaming {
   pin(bytes: Buffer, stat: BigIntStats): string;
   /** Which path of the file names its cache: the absolute one (a cache shared by many installs), or the one within the loaded file's folder. */
   place: 'path' | 'folder';
+  /**
+   * Whether each file carries the sha256 of its data, checked before V8 sees it (V8 checks none in a release
+   * build, and crashes on damaged data): for a cache that many processes, in many containers, may share.
+   */
+  checked: boolean;
 }
 
 function loadCached(file: string, cacheDir: string | undefined, naming: CacheNaming): CachedModule {
@@ -79,12 +87,13 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
   // Required here, not imported: the fast path's file holds this module, and a cached build needs no node:module.
   const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
   const loaded = new Map<string, { module: Module; cache: CachedModule['cache']; save(): void }>();
+  const digest = naming.checked ? sha256Of(file) : undefined;
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
-    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, naming.pin, cachePrefix(naming.place === 'path' ? path : relative(root, path), path), (source) => NodeModule.wrap(source));
+    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, naming.pin, cachePrefix(naming.place === 'path' ? path : relative(root, path), path), digest, (source) => NodeModule.wrap(source));
     const save = () => {
-      if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, prefix, () => script.createCachedData());
+      if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, prefix, () => (digest ? withHeader(script.createCachedData(), digest) : script.createCachedData()));
     };
     // Before it runs, as Node's own require does: a cycle gets the exports made so far.
     loaded.set(path, { module, cache, save });
@@ -112,7 +121,7 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
 }
 
 /** The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the text's pin, read in the same open. */
-function compileWithCache(file: string, cacheDir: string | undefined, pin: CacheNaming['pin'], prefix: string, wrap: (source: string) => string) {
+function compileWithCache(file: string, cacheDir: string | undefined, pin: CacheNaming['pin'], prefix: string, digest: Digest | undefined, wrap: (source: string) => string) {
   const fd = openSync(file, 'r');
   let source: string;
   let cacheFile: string | undefined;
@@ -133,7 +142,7 @@ function compileWithCache(file: string, cacheDir: string | undefined, pin: Cache
     // none yet
   }
   // Damaged data (a torn or flipped file) would crash V8, which checks no checksum of its own in a release build.
-  const cachedData = cacheBytes && intactData(cacheBytes);
+  const cachedData = cacheBytes && (digest ? intactData(cacheBytes, digest) : cacheBytes);
   // node:vm is required here, not imported with this module: the fast path (fast-path.ts) loads this
   // module with the rest of its file, and compiling node:vm cost a cached build a few tenths of a millisecond.
   const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
@@ -160,37 +169,32 @@ function cachePrefix(name: string, file: string): string {
 }
 
 /**
- * A cache file is V8's data behind a header: MAGIC, then a checksum of the
- * data (FNV-1a over its 32-bit words, a fraction of a millisecond for half
- * a megabyte). It guards against damage, not against a writer: whoever can
- * write the cache can write the code it is for.
+ * A checked cache file is V8's data behind a header: MAGIC, then the sha256 of the
+ * data (native, with the CPU's SHA instructions: a fraction of a millisecond
+ * for a megabyte). It guards against damage, not against a writer: whoever
+ * can write the cache can write the code it is for.
  */
-const MAGIC = 0x31434746; // "FGC1", little-endian
-const HEADER_BYTES = 8;
+const MAGIC = Buffer.from('FGC1');
+const DIGEST_BYTES = 32;
+const HEADER_BYTES = MAGIC.byteLength + DIGEST_BYTES;
 
-function checksum(data: Uint8Array): number {
-  const words = data.byteLength >>> 2;
-  // Int32Array needs an aligned offset: a small Buffer can sit anywhere in Node's pool.
-  const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
-  const view = new Int32Array(aligned.buffer, aligned.byteOffset, words);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < words; i++) hash = Math.imul(hash ^ view[i], 0x01000193);
-  for (let i = words * 4; i < data.byteLength; i++) hash = Math.imul(hash ^ data[i], 0x01000193);
-  return hash >>> 0;
+type Digest = (data: Uint8Array) => Buffer;
+
+/** sha256, with node:crypto required on first use (the CLI's fast path loads it only to read or write a cache). */
+function sha256Of(file: string): Digest {
+  let hash: typeof import('node:crypto').createHash | undefined;
+  return (data) => (hash ??= (createRequire(file)('node:crypto') as typeof import('node:crypto')).createHash)('sha256').update(data).digest();
 }
 
 /** The V8 data in a cache file, or undefined if the file is not one this module wrote whole. */
-function intactData(file: Buffer): Buffer | undefined {
-  if (file.byteLength < HEADER_BYTES || file.readUInt32LE(0) !== MAGIC) return undefined;
+function intactData(file: Buffer, digest: Digest): Buffer | undefined {
+  if (file.byteLength < HEADER_BYTES || !file.subarray(0, MAGIC.byteLength).equals(MAGIC)) return undefined;
   const data = file.subarray(HEADER_BYTES);
-  return checksum(data) === file.readUInt32LE(4) ? data : undefined;
+  return digest(data).equals(file.subarray(MAGIC.byteLength, HEADER_BYTES)) ? data : undefined;
 }
 
-function withHeader(data: Buffer): Buffer {
-  const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt32LE(MAGIC, 0);
-  header.writeUInt32LE(checksum(data), 4);
-  return Buffer.concat([header, data]);
+function withHeader(data: Buffer, digest: Digest): Buffer {
+  return Buffer.concat([MAGIC, digest(data), data]);
 }
 
 /**
@@ -207,7 +211,7 @@ function writeCache(cacheFile: string, prefix: string, data: () => Buffer): void
     const temp = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     const fd = openSync(temp, 'wx');
     try {
-      writeFileSync(fd, withHeader(data()));
+      writeFileSync(fd, data());
     } finally {
       closeSync(fd);
     }
