@@ -141,8 +141,12 @@ describe('stopping', () => {
     expect(queued).toHaveLength(QUEUED);
     for (const answer of queued) expect(answer).toMatch(answered);
     // Answered while they keep coming; refused once the listener closed (the client paused long enough, on a loaded machine).
+    // Between the two, at most one connection that raced the close: the kernel completed it before the listener closed,
+    // but its client (another process, on a loaded machine) had not written its request by the time the stop took the
+    // connections waiting, so it was closed as carrying none (an empty reply, or a reset if the request came after).
     expect(later).toHaveLength(10);
-    for (const answer of later) expect(answer).toMatch(answer.startsWith('ECONNREFUSED') ? /^ECONNREFUSED after ""$/ : answered);
+    const outcome = (answer: string) => (answered.test(answer) ? 'answered' : /^ECONNREFUSED after ""$/.test(answer) ? 'refused' : /^(ECONNRESET after "")?$/.test(answer) ? 'raced' : answer);
+    expect(later.map(outcome).join(' ')).toMatch(/^(answered ?)*(raced ?)?(refused ?)*$/);
   });
 
   it('answers the requests already sent on idle keep-alive connections when the drain begins with its event loop busy, rather than reset them', async () => {
