@@ -52,7 +52,7 @@ export interface CachedModule {
  */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
   // No checksum: forge help and the like keep node:crypto unloaded (fast-path.test.ts), and the cache is this user's, on this machine.
-  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path', checked: false });
+  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path' });
 }
 
 /**
@@ -65,9 +65,8 @@ export function loadWithCodeCache(file: string, cacheDir: string, version: strin
  * cache, and save() does nothing.
  */
 export function loadWithContentCache(file: string, cacheDir: string | undefined): CachedModule {
-  // Required here: the CLI's fast path holds this module and loads no node:crypto.
-  const { createHash } = createRequire(file)('node:crypto') as typeof import('node:crypto');
-  return loadCached(file, cacheDir, { pin: (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 32), place: 'folder', checked: true });
+  const digest = sha256Of(file);
+  return loadCached(file, cacheDir, { pin: (bytes) => digest(bytes).toString('hex', 0, 16), place: 'folder', digest });
 }
 
 interface CacheNaming {
@@ -76,10 +75,10 @@ interface CacheNaming {
   /** Which path of the file names its cache: the absolute one (a cache shared by many installs), or the one within the loaded file's folder. */
   place: 'path' | 'folder';
   /**
-   * Whether each file carries the sha256 of its data, checked before V8 sees it (V8 checks none in a release
+   * Given, each cache file carries this digest of its data, checked before V8 sees it (V8 checks none in a release
    * build, and crashes on damaged data): for a cache that many processes, in many containers, may share.
    */
-  checked: boolean;
+  digest?: Digest;
 }
 
 function loadCached(file: string, cacheDir: string | undefined, naming: CacheNaming): CachedModule {
@@ -87,7 +86,7 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
   // Required here, not imported: the fast path's file holds this module, and a cached build needs no node:module.
   const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
   const loaded = new Map<string, { module: Module; cache: CachedModule['cache']; save(): void }>();
-  const digest = naming.checked ? sha256Of(file) : undefined;
+  const { digest } = naming;
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
