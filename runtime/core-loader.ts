@@ -42,8 +42,11 @@ interface Core {
 export function startCore(project: ProjectCode): void {
   const bundleDir = dirname(fileURLToPath(project.bundleUrl));
   const [command, , workerArg] = process.argv.slice(2);
-  const cached = process.env.FORGE_CODE_CACHE !== 'off' && !process.env.FORGE_VERIFY_KEY && !(command === '__worker' && workerArg === NO_CODE_CACHE_ARG);
+  const worker = command === '__worker';
+  const cached = process.env.FORGE_CODE_CACHE !== 'off' && !process.env.FORGE_VERIFY_KEY && !(worker && workerArg === NO_CODE_CACHE_ARG);
   const cacheDir = cached ? join(bundleDir, CODE_CACHE_DIR) : undefined;
   const core = loadWithContentCache(join(bundleDir, CORE_FILE), cacheDir);
-  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: core.save } });
+  // A TS tool worker reads the cache but never writes it: its agent, started before it, writes one, and the
+  // worker would spend its first call on V8's serializing.
+  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: worker ? () => {} : core.save } });
 }

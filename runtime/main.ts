@@ -558,8 +558,7 @@ export function run(contents: BundleContents): void {
     (code) => {
       if (code >= 0) process.exitCode = code;
       // Serving (-1) or done without a failure: the functions this start compiled go into the cache for the next.
-      // Not by a TS tool worker: its agent, started before it, writes one, and the worker would spend its first call on it.
-      if (code <= 0) codeCacheDone(contents.codeCache, process.argv[2] !== '__worker');
+      if (code <= 0) codeCacheDone(contents.codeCache);
     },
     (err: unknown) => {
       // main() reports its own failures in the log's format; this is for one in reading the command line.
@@ -576,9 +575,9 @@ export function run(contents: BundleContents): void {
  * holds is what the next start would compile. FORGE_VERBOSE says what the
  * cache did.
  */
-function codeCacheDone(codeCache: CoreCodeCache | undefined, write: boolean): void {
+function codeCacheDone(codeCache: CoreCodeCache | undefined): void {
   if (!codeCache) return;
-  if (write) codeCache.save();
+  codeCache.save();
   if (process.env.FORGE_VERBOSE) process.stderr.write(`[forge] code cache: ${codeCache.cache}\n`);
 }
 

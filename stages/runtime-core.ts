@@ -161,7 +161,7 @@ const CORE_OPTIONS = {
 
 /** The core's entry: `start()` runs the runtime with what it was built with and the project's TS tools. */
 function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
-  const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`, `import type { CoreCodeCache } from ${JSON.stringify(join(runtimeDir, 'core-loader.ts'))};`];
+  const lines = [`import { run } from ${JSON.stringify(join(runtimeDir, 'main.ts'))};`, `import type { CoreCodeCache, ProjectCode } from ${JSON.stringify(join(runtimeDir, 'core-loader.ts'))};`];
   if (yamlTools) lines.push(`import { createYamlToolFactory } from ${JSON.stringify(join(runtimeDir, 'tools/yaml/load-yaml-tool.ts'))};`);
   const adapterModules: string[] = [];
   if (adapters.mcp) {
@@ -178,7 +178,7 @@ function coreEntry({ builtins, adapters, yamlTools }: CoreRequest): string {
     table.push(`    ${JSON.stringify(tool.spec.name)}: builtin${i},`);
   });
   lines.push(
-    `export function start(project: { bundleUrl: string; nodeTools: Record<string, () => Promise<unknown>>; codeCache: CoreCodeCache }) {`,
+    `export function start(project: ProjectCode & { codeCache: CoreCodeCache }) {`,
     `  return run({`,
     `    bundleUrl: project.bundleUrl,`,
     `    codeCache: project.codeCache,`,
