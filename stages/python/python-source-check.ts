@@ -10,6 +10,12 @@
  * optional by construction and not reported. Declared distributions map to
  * import names through the installed metadata when the project venv has
  * them (importlib.metadata.packages_distributions), else by their name.
+ *
+ * The script imports only modules built into the interpreter (_ast, and
+ * CPython's _json accelerator, without the json package): importing ast and
+ * json (with the re, enum and functools they bring) took longer than
+ * checking a hundred files, and the check is what a cold build of a project
+ * with Python tools waits for last. Another Python falls back to json.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,9 +27,35 @@ import { python3WithoutAsking, resolvePython } from '../../runtime/tools/custom/
 import { guessedImportNames, knownDistributionFor, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
 import { projectVenvDir, venvPython } from './project-venv.ts';
 
-const CHECK = String.raw`
-import ast, json, sys
-req = json.loads(sys.stdin.read())
+/** The check itself, run as `python3 -I [-S] -c PYTHON_CHECK_SCRIPT` with its request (JSON) on stdin and its answer (JSON) on stdout. */
+export const PYTHON_CHECK_SCRIPT = String.raw`
+import sys, _ast
+try:
+    # CPython's JSON accelerator, without the json package: importing json (and the re, enum and
+    # functools it brings) and ast took longer than checking a hundred files.
+    from _json import encode_basestring_ascii as quote, make_scanner
+    class _Scanning:
+        strict = True
+        object_hook = object_pairs_hook = parse_constant = None
+        parse_float = float
+        parse_int = int
+    _scan = make_scanner(_Scanning())
+    def loads(text):
+        return _scan(text, 0)[0]
+except (ImportError, TypeError, AttributeError):
+    from json import loads
+    from json.encoder import encode_basestring_ascii as quote
+def dumps(value):
+    if isinstance(value, str):
+        return quote(value)
+    if value is None or value is True or value is False:
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, dict):
+        return "{" + ",".join(quote(str(k)) + ":" + dumps(v) for k, v in value.items()) + "}"
+    return "[" + ",".join(dumps(v) for v in value) + "]"
+req = loads(sys.stdin.read())
 stdlib = sorted(getattr(sys, "stdlib_module_names", ())) or sorted(sys.builtin_module_names)
 installed = {}
 if req["venv"]:
@@ -33,22 +65,40 @@ if req["venv"]:
     except Exception:
         pass
 OPTIONAL = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+AST = _ast.AST
+def children(node):
+    for name in node._fields:
+        field = getattr(node, name, None)
+        if isinstance(field, AST):
+            yield field
+        elif isinstance(field, list):
+            for item in field:
+                if isinstance(item, AST):
+                    yield item
+def mentions(node, word):
+    # Any name, attribute or string in the expression: what ast.dump() would show.
+    for name in node._fields:
+        field = getattr(node, name, None)
+        for item in field if isinstance(field, list) else (field,):
+            if isinstance(item, str) and word in item or isinstance(item, AST) and mentions(item, word):
+                return True
+    return False
 def optional_handler(h):
     if h.type is None:
         return True
-    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
-    return any(isinstance(n, ast.Name) and n.id in OPTIONAL for n in names)
+    names = h.type.elts if isinstance(h.type, _ast.Tuple) else [h.type]
+    return any(isinstance(n, _ast.Name) and n.id in OPTIONAL for n in names)
 def walk(node, out, guarded):
-    for child in ast.iter_child_nodes(node):
+    for child in children(node):
         g = guarded
-        if isinstance(node, ast.Try) and child in node.body and any(optional_handler(h) for h in node.handlers):
+        if isinstance(node, _ast.Try) and child in node.body and any(optional_handler(h) for h in node.handlers):
             g = True
-        if isinstance(node, ast.If) and child in node.body and "TYPE_CHECKING" in ast.dump(node.test):
+        if isinstance(node, _ast.If) and child in node.body and mentions(node.test, "TYPE_CHECKING"):
             g = True
-        if isinstance(child, ast.Import) and not g:
+        if isinstance(child, _ast.Import) and not g:
             for a in child.names:
                 out.append({"name": a.name.split(".")[0], "line": child.lineno, "col": child.col_offset + 1})
-        elif isinstance(child, ast.ImportFrom) and not g and child.level == 0 and child.module:
+        elif isinstance(child, _ast.ImportFrom) and not g and child.level == 0 and child.module:
             out.append({"name": child.module.split(".")[0], "line": child.lineno, "col": child.col_offset + 1})
         walk(child, out, g)
 results = []
@@ -57,7 +107,7 @@ for path in req["files"]:
     try:
         with open(path, "rb") as f:
             source = f.read()
-        tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = compile(source, path, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
         compile(tree, path, "exec", dont_inherit=True)
         walk(tree, entry["imports"], False)
     except SyntaxError as e:
@@ -71,7 +121,7 @@ inline = []
 for script in req.get("inline", []):
     entry = {"file": script["id"], "imports": []}
     try:
-        tree = compile(script["text"], "<python: step>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = compile(script["text"], "<python: step>", "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
         if script["syntax"]:
             compile(tree, "<python: step>", "exec", dont_inherit=True)
         walk(tree, entry["imports"], False)
@@ -81,7 +131,7 @@ for script in req.get("inline", []):
     except ValueError:
         pass
     inline.append(entry)
-print(json.dumps({"inline": inline, "stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}))
+print(dumps({"inline": inline, "stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}))
 `;
 
 interface CheckOutput {
@@ -164,7 +214,7 @@ function runCheck(python: string, venv: boolean, files: readonly string[], inlin
   return new Promise((resolve) => {
     // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
     const isolation = venv ? ['-I'] : ['-I', '-S'];
-    const child = execFile(python, [...isolation, '-c', CHECK], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+    const child = execFile(python, [...isolation, '-c', PYTHON_CHECK_SCRIPT], { env: { ...env, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
       if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') return resolve(NOT_FOUND);
       if (err) return resolve(String(stderr || err.message).trim().split('\n').slice(-1)[0]);
       try {

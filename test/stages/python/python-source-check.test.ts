@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkPythonSources } from '../../../stages/python/python-source-check.ts';
+import { checkPythonSources, PYTHON_CHECK_SCRIPT } from '../../../stages/python/python-source-check.ts';
 import { tempDir } from '../../helpers/project.ts';
 
 /** The interpreter this machine's python3 really is (past any shim). */
@@ -39,5 +39,59 @@ describe("the build's Python check", () => {
     const { root, file } = projectWithBrokenTool();
     const diagnostics = await checkPythonSources({ root, files: [file], toolDirs: [root], cwd: root, env: { PATH: tempDir(), FORGE_PYTHON: realPython } });
     expect(diagnostics[0]).toMatchObject({ code: 'FORGE_PY_SYNTAX', hint: expect.stringContaining(`(${realPython})`) });
+  });
+
+  it('reports each undeclared import where it is written, leaves out the guarded ones, and keeps names and lines beyond ASCII intact', async () => {
+    const root = tempDir();
+    const file = join(root, 'tool.py');
+    writeFileSync(
+      file,
+      [
+        'import os, requests',
+        'import typing',
+        'if typing.TYPE_CHECKING:',
+        '    import numpy',
+        'try:',
+        '    import ujson',
+        'except (ValueError, ImportError):',
+        '    ujson = None',
+        'try:',
+        '    import lxml',
+        'except KeyError:',
+        '    pass',
+        'from . import sibling',
+        'def execute(args):',
+        '    import café',
+        '    return {}',
+        '',
+      ].join('\n'),
+    );
+    const broken = join(root, 'brökèn.py');
+    writeFileSync(broken, 'greeting = "héllo"\ndef execute(args):\n    return ("héllo",\n');
+    const diagnostics = await checkPythonSources({ root, files: [file, broken], toolDirs: [root], cwd: root, env: { PATH: process.env.PATH } });
+    expect(diagnostics.map(({ code, file, line, column, message, lineText }) => ({ code, file, line, column, message, lineText }))).toEqual([
+      { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 1, column: 1, message: '"requests" is neither in the standard library nor declared', lineText: 'import os, requests' },
+      { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 10, column: 5, message: '"lxml" is neither in the standard library nor declared', lineText: '    import lxml' },
+      { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 15, column: 5, message: '"café" is neither in the standard library nor declared', lineText: '    import café' },
+      { code: 'FORGE_PY_SYNTAX', file: 'brökèn.py', line: 3, column: 12, message: "'(' was never closed", lineText: '    return ("héllo",' },
+    ]);
+  });
+
+  it('answers the same on a Python without CPython\'s _json accelerator: it falls back to the json package', () => {
+    const root = tempDir();
+    const file = join(root, 'tool.py');
+    writeFileSync(file, 'import requests\nif TYPE_CHECKING:\n    import numpy\nimport café\n');
+    const broken = join(root, 'brökèn.py');
+    writeFileSync(broken, 'def execute(args):\n    return ("é",\n');
+    const request = JSON.stringify({ files: [file, broken], venv: false, inline: [{ id: '0', text: 'import yaml\nx = ("ü",', syntax: true }] });
+    const run = (prelude: string) => JSON.parse(execFileSync(realPython, ['-I', '-S', '-c', `${prelude}\nexec(sys.argv[1])`, PYTHON_CHECK_SCRIPT], { input: request, encoding: 'utf8' }));
+    const accelerated = run('import sys');
+    const fallback = run("import sys; sys.modules['_json'] = None");
+    expect(fallback).toEqual(accelerated);
+    expect(accelerated.results).toEqual([
+      { file, imports: [{ name: 'requests', line: 1, col: 1 }, { name: 'café', line: 4, col: 1 }] },
+      { file: broken, imports: [], syntax: { msg: "'(' was never closed", line: 2, col: 12, text: '    return ("é",' } },
+    ]);
+    expect(accelerated.inline).toEqual([{ file: '0', imports: [], syntax: { msg: "'(' was never closed", line: 2, col: 5, text: 'x = ("ü",' } }]);
   });
 });
