@@ -6,6 +6,7 @@
  */
 import { DiagnosticError, type Diagnostic } from '../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../runtime/manifest.ts';
+import type { SourceFile } from '../stages/discover-tools.ts';
 import type { ProjectTool } from '../stages/project-tool.ts';
 import { collectPythonDependencies } from '../stages/python/python-dependencies.ts';
 import { ensureProjectVenv } from '../stages/python/project-venv.ts';
@@ -29,8 +30,8 @@ export function declaredPythonPackages(root: string, tools: readonly ProjectTool
 }
 
 /** The project's own Python tool files (not those of the user or global scope). */
-function pythonToolFiles(tools: readonly ProjectTool[]): string[] {
-  return [...new Set(tools.filter((t) => t.file?.kind === 'python' && !t.scope).map((t) => t.file!.absolute))];
+function pythonToolFiles(tools: readonly ProjectTool[]): SourceFile[] {
+  return tools.flatMap((t) => (t.file?.kind === 'python' && !t.scope ? [t.file] : []));
 }
 
 /** Installs the declared packages (nothing when the environment already has them); the diagnostics say why not. */

@@ -8,7 +8,7 @@ import { StageContext } from '../stages/stage.ts';
 export async function checkProjectFiles(project: Project): Promise<Diagnostic[]> {
   const ctx = new StageContext(process.cwd(), false);
   const files = project.files.filter((f) => !f.scope);
-  const python = collectPythonDependencies(project.config.root, files.filter((f) => f.kind === 'python').map((f) => f.absolute), ctx.cwd);
+  const python = collectPythonDependencies(project.config.root, files.filter((f) => f.kind === 'python'), ctx.cwd);
   ctx.report(...python.diagnostics);
   await checkProjectSources(project, files, python.dependencies, ctx, { scripts: true });
   return ctx.diagnostics;

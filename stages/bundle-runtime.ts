@@ -9,14 +9,14 @@
  * tools/. Only enabled tools are imported, so a tool that is not in the
  * build (a dev tool under --prod) is not in any file.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { BUNDLE_OPTIONS, esbuild } from './esbuild-api.ts';
 import { type BundledCode, type BundleFailure, runtimeCore, startEntry } from './runtime-core.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig } from './config/project-config.ts';
-import type { SourceFile } from './discover-tools.ts';
+import { sourceBytes, type SourceFile } from './discover-tools.ts';
 import { fromEsbuildError, fromEsbuildMessage } from './esbuild-messages.ts';
 import type { OutputWriter } from './output-writer.ts';
 import type { ProjectTool } from './project-tool.ts';
@@ -86,10 +86,10 @@ export function bundleRuntime(
     yamlTools: specs.some((s) => s.source?.kind === 'yaml'),
   }, { reuse: options.reuseCore ?? true });
   const done = (async () => {
-    for (const { path, file } of copies) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
+    for (const { path, file } of copies) file.sha256 = writer.write(path, sourceBytes(file)).sha256;
     for (const file of supportFiles) {
       const path = bundlePath(file);
-      if (!writer.has(path)) file.sha256 = writer.write(path, readFileSync(file.absolute)).sha256;
+      if (!writer.has(path)) file.sha256 = writer.write(path, sourceBytes(file)).sha256;
     }
     return finishBundle(config, writer, ctx, await Promise.all([core, project]), project === undefined);
   })();

@@ -2,7 +2,7 @@
  * Stage: discover tools. Lists the files in every tool_dir that may be tools
  * (.py .ts .js .mjs .yaml .yml) and the support files that travel with them.
  */
-import { existsSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { error, warning } from '../runtime/diagnostics.ts';
 import ignore, { type Ignore } from 'ignore';
@@ -28,8 +28,18 @@ export interface SourceFile {
   stat: { size: number; mtimeMs: number };
   /** sha256 of the content, once a stage has read it. */
   sha256?: string;
+  /**
+   * The bytes parse-docstrings read: the stages after it (the PEP 723 block, the copy into the
+   * bundle) use these, so a build reads each tool file once and ships the text its spec came from.
+   */
+  content?: Buffer;
   /** Whether the content holds a PEM private key, once a stage has read it (the secret check reads the rest). */
   privateKey?: boolean;
+}
+
+/** A file's bytes: those parse-docstrings read, or read now (a file no stage has read yet: a data file). */
+export function sourceBytes(file: Pick<SourceFile, 'absolute' | 'content'>): Buffer {
+  return file.content ?? readFileSync(file.absolute);
 }
 
 const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript', '.yaml': 'yaml', '.yml': 'yaml' };

@@ -49,6 +49,7 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
     }
     const parsed = parseToolFile(file);
     file.sha256 = parsed.sha256;
+    file.content = parsed.content;
     file.privateKey = parsed.privateKey;
     ctx.report(...parsed.diagnostics);
     // A tool whose declaration has errors is left out rather than registered half-right.
@@ -60,15 +61,16 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
 }
 
 /** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): ParsedToolFile & { privateKey?: boolean } {
-  let text: string;
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
+  let content: Buffer;
   try {
-    text = readFileSync(file.absolute, 'utf8');
+    content = readFileSync(file.absolute);
   } catch (err) {
     return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
   }
+  const text = content.toString('utf8');
   // The secret check needs the content too: judged here, the file is read once.
-  return { ...parseToolText(text, file), privateKey: holdsPrivateKey(text) };
+  return { ...parseToolText(text, file), privateKey: holdsPrivateKey(text), content };
 }
 
 type ParsedToolFile = { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; composedOfAt?: Record<string, Location>; sha256?: string; diagnostics: Diagnostic[] };

@@ -309,8 +309,8 @@ async function sourceErrors(project: Project, reached: readonly ProjectTool[]): 
   const files = [...new Map(reached.flatMap((t) => (t.file && ['python', 'typescript', 'javascript'].includes(t.file.kind) ? [[t.file.absolute, t.file] as const] : []))).values()];
   if (!files.length) return { syntax: [], unbuildable: [] };
   // The Python packages declared as forge validate and the build read them (the project's files and requirements.txt),
-  // read only when a Python file is reached: in a large project, reading every Python file costs a TS tool's run ~10 ms.
-  const python = project.files.filter((f) => !f.scope && f.kind === 'python').map((f) => f.absolute);
+  // looked through only when a Python file is reached: a TS tool's run need not go through every Python file of a large project.
+  const python = project.files.filter((f) => !f.scope && f.kind === 'python');
   const dependencies = files.some((f) => f.kind === 'python') ? collectPythonDependencies(project.config.root, python, process.cwd()).dependencies : undefined;
   const found = await checkSources({ root: project.config.root, files, toolDirs: project.config.toolDirs.map((d) => d.absolute), dependencies, cwd: process.cwd(), scripts: true });
   const isSyntax = (d: Diagnostic) => d.code === 'FORGE_PY_SYNTAX' || d.code === 'FORGE_SYNTAX';

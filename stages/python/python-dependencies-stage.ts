@@ -7,7 +7,7 @@ import { collectPythonDependencies, type PythonDependencyFacts } from './python-
 export const PYTHON_REQUIREMENTS_FILE = 'python-requirements.txt';
 
 export function pythonDependencies(root: string, tools: readonly ProjectTool[], ctx: StageContext): PythonDependencyFacts {
-  const files = [...new Set(tools.filter((t) => t.file?.kind === 'python').map((t) => t.file!.absolute))];
+  const files = tools.flatMap((t) => (t.file?.kind === 'python' ? [t.file] : []));
   const facts = collectPythonDependencies(root, files, ctx.cwd);
   ctx.report(...facts.diagnostics);
   return facts;

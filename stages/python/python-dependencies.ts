@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Diagnostic } from '../../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../../runtime/manifest.ts';
+import { sourceBytes, type SourceFile } from '../discover-tools.ts';
 import { readScriptMetadata } from './inline-metadata.ts';
 import { readRequirementsFile } from './requirements-file.ts';
 
@@ -20,8 +21,8 @@ export interface PythonDependencyFacts {
   inputs: string[];
 }
 
-/** `files`: absolute paths of the project's Python tool files. */
-export function collectPythonDependencies(root: string, files: readonly string[], cwd = process.cwd()): PythonDependencyFacts {
+/** `files`: the project's Python tool files (their text as the docstrings were parsed from, when it was read). */
+export function collectPythonDependencies(root: string, files: readonly Pick<SourceFile, 'absolute' | 'content'>[], cwd = process.cwd()): PythonDependencyFacts {
   const diagnostics: Diagnostic[] = [];
   const declaredIn = new Map<string, Set<string>>();
   const add = (requirement: string, where: string) => {
@@ -30,11 +31,12 @@ export function collectPythonDependencies(root: string, files: readonly string[]
     declaredIn.get(key)!.add(where);
   };
   const inputs: string[] = [];
-  for (const file of [...files].sort()) {
-    const display = relative(cwd, file) || file;
-    const { metadata, diagnostics: found } = readScriptMetadata(readFileSync(file, 'utf8'), display);
+  const byPath = new Map(files.map((file) => [file.absolute, file]));
+  for (const [path, file] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const display = relative(cwd, path) || path;
+    const { metadata, diagnostics: found } = readScriptMetadata(sourceBytes(file).toString('utf8'), display);
     diagnostics.push(...found);
-    for (const dep of metadata?.dependencies ?? []) add(dep, relative(root, file).split('\\').join('/'));
+    for (const dep of metadata?.dependencies ?? []) add(dep, relative(root, path).split('\\').join('/'));
   }
   const requirementsFile = join(root, REQUIREMENTS_FILE);
   if (existsSync(requirementsFile)) {
