@@ -3,12 +3,17 @@
  * stdin. One question at a time, even when parallel steps ask together.
  */
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 import { approveEverything, type ApprovalRequest, type Approver } from './approver.ts';
 import { terminalLine } from '../telemetry/terminal-text.ts';
 
-/** Whether there is a person at a terminal to ask. */
+/**
+ * Whether there is a person at a terminal to ask: stdin and stderr are terminals. Asked of the
+ * descriptors, not of process.stdin, whose first use builds its stream (1-2 ms of every
+ * `forge tool run`, which asks this before any tool runs and mostly never reads stdin).
+ */
 export function hasTerminal(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  return isatty(0) && isatty(2);
 }
 
 /** Who confirms the calls made by a tool a person runs: everyone (--yes), the person at the terminal, or no one. */
