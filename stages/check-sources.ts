@@ -4,14 +4,15 @@
  * packages, see python/python-source-check.ts); TypeScript and JavaScript
  * with esbuild's parser. `forge validate` runs both; `forge build` checks
  * Python here and leaves TypeScript to the bundler, which reports the same
- * errors with the same locations.
+ * errors with the same locations. A TS/JS text esbuild parsed before is not
+ * parsed again (parsed-scripts.ts).
  */
-import { readFileSync } from 'node:fs';
 import type { Diagnostic } from '../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../runtime/manifest.ts';
 import { esbuild } from './esbuild-api.ts';
 import { asSyntaxError, fromEsbuildMessage } from './esbuild-messages.ts';
-import type { SourceFile } from './discover-tools.ts';
+import { sourceBytes, type SourceFile } from './discover-tools.ts';
+import { ParsedScripts } from './parsed-scripts.ts';
 import { inlinePython } from './python/inline-python.ts';
 import { checkPythonSources, type InlinePython, type StartedPythonCheck } from './python/python-source-check.ts';
 import type { Project } from './load-project.ts';
@@ -33,17 +34,24 @@ export interface SourceCheckOptions {
 export async function checkSources(options: SourceCheckOptions): Promise<Diagnostic[]> {
   const python = options.files.filter(isPythonFile);
   const scripts = options.scripts ? options.files.filter((f) => f.kind === 'typescript' || f.kind === 'javascript') : [];
+  const parsed = scripts.length ? ParsedScripts.open(options.root) : undefined;
   const [fromPython, ...fromScripts] = await Promise.all([
     checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted, inline: options.inline }),
-    ...scripts.map((f) => parseScript(f, options.cwd)),
+    ...scripts.map((f) => parseScript(f, options.cwd, parsed!)),
   ]);
+  parsed?.save();
   return [...fromPython, ...fromScripts.flat()];
 }
 
-async function parseScript(file: SourceFile, cwd: string): Promise<Diagnostic[]> {
+/** esbuild's syntax errors in one TS/JS file; none, without asking esbuild, for a text it parsed before (parsed-scripts.ts). */
+async function parseScript(file: SourceFile, cwd: string, parsed: ParsedScripts): Promise<Diagnostic[]> {
   const loader = file.kind === 'typescript' ? 'ts' : 'js';
+  const content = sourceBytes(file);
+  const key = parsed.key(content, loader);
+  if (parsed.has(key)) return [];
   try {
-    await esbuild.transform(readFileSync(file.absolute, 'utf8'), { loader, sourcefile: file.absolute, format: 'esm', logLevel: 'silent' });
+    await esbuild.transform(content.toString('utf8'), { loader, sourcefile: file.absolute, format: 'esm', logLevel: 'silent' });
+    parsed.add(key);
     return [];
   } catch (err) {
     const failure = err as { errors?: import('esbuild').Message[] };
