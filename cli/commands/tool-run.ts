@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { assembleRuntime } from '../../runtime/assemble.ts';
 import { startToolSandbox } from '../../runtime/exec/start-sandbox.ts';
+import { probeSandbox, type SandboxProbe } from '../../runtime/exec/sandbox-probe.ts';
+import { sandboxMode } from '../../runtime/exec/sandbox-mode.ts';
 import { SandboxRequiredError } from '../../runtime/exec/tool-sandbox.ts';
 import { DiagnosticError, error, hasErrors, warning, type Diagnostic } from '../../runtime/diagnostics.ts';
 import { argumentsHint, type ToolRegistry } from '../../runtime/tools/registry.ts';
@@ -143,6 +145,8 @@ export async function run(argv: string[]): Promise<number> {
   const started = chosen ?? project.tools.find((t) => t.spec.name === name);
   const reached = started ? toolsReached(started, project.tools, (t) => t.spec) : [];
   const needsPython = reached.some((t) => runsPython(t.spec));
+  // The sandbox's probe (a bubblewrap start) runs while the sources are checked (Python's check is a process too).
+  const probing = values['dry-run'] ? undefined : probeEarly(project.config.sandbox?.mode);
   // A Python, TypeScript or JavaScript file that does not compile is reported as forge validate reports it
   // (file:line:col and the line), not as the worker's SyntaxError once it has started, nor inside a
   // FORGE_TOOL_START message.
@@ -198,7 +202,7 @@ export async function run(argv: string[]): Promise<number> {
   // The same sandbox as forge run, forge chat and the bundle: trying a tool here shows the limits it will run under.
   if (!values['dry-run']) {
     try {
-      await startToolSandbox(project.config.sandbox, workDir, log, process.env, [project.config.root]);
+      await startToolSandbox(project.config.sandbox, workDir, log, process.env, [project.config.root], probing);
     } catch (err) {
       if (!(err instanceof SandboxRequiredError)) throw err;
       throw sandboxRequiredUsage(err, warnings);
@@ -299,6 +303,18 @@ function concerningDiagnostics(project: Project, diagnostics: readonly Diagnosti
   const toolDirs = project.config.toolDirs.map((d) => d.absolute + '/');
   const elsewhere = (d: Diagnostic) => d.file !== undefined && !files.has(d.file) && !files.has(resolve(d.file)) && toolDirs.some((dir) => resolve(project.config.root, d.file!).startsWith(dir));
   return { concerning: diagnostics.filter((d) => !elsewhere(d)), elsewhere: diagnostics.filter(elsewhere).length };
+}
+
+/** The sandbox's probe, started now, unless the sandbox is off (or FORGE_SANDBOX names no mode: startToolSandbox says so in its place). */
+function probeEarly(configured: Parameters<typeof sandboxMode>[0]): Promise<SandboxProbe> | undefined {
+  try {
+    if (sandboxMode(configured, process.env).mode === 'off') return undefined;
+  } catch {
+    return undefined;
+  }
+  const probing = probeSandbox(process.env);
+  probing.catch(() => {});
+  return probing;
 }
 
 /**
