@@ -37,7 +37,7 @@ export async function checkSources(options: SourceCheckOptions): Promise<Diagnos
   const parsed = scripts.length ? ParsedScripts.open(options.root) : undefined;
   const [fromPython, ...fromScripts] = await Promise.all([
     checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted, inline: options.inline }),
-    ...scripts.map((f) => parseScript(f, options.cwd, parsed!)),
+    ...(parsed ? scripts.map((f) => parseScript(f, options.cwd, parsed)) : []),
   ]);
   parsed?.save();
   return [...fromPython, ...fromScripts.flat()];

@@ -7,8 +7,8 @@
  * loading its API and starting its service were a tenth of the run.
  *
  * Kept in the project's .forge/cache as one small JSON list of hashes, the
- * oldest dropped first past a few thousand. A lost write (two runs at once, a read-only project) only
- * means a file is parsed again.
+ * oldest dropped first past a few thousand. A lost write (two runs at once,
+ * a read-only project) only means a file is parsed again.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
