@@ -73,6 +73,16 @@ examples:
 `;
 
 export async function run(argv: string[]): Promise<number> {
+  // A run that ends before the tool starts (a syntax error, a refusal) stops the sandbox probe begun for it, rather than wait on it.
+  const unneeded = new AbortController();
+  try {
+    return await runTool(argv, unneeded.signal);
+  } finally {
+    unneeded.abort();
+  }
+}
+
+async function runTool(argv: string[], probeUnneeded: AbortSignal): Promise<number> {
   const { values, positionals } = parseCommand(argv, {
     param: { type: 'string', short: 'p', multiple: true },
     input: { type: 'string' },
@@ -146,7 +156,7 @@ export async function run(argv: string[]): Promise<number> {
   const reached = started ? toolsReached(started, project.tools, (t) => t.spec) : [];
   const needsPython = reached.some((t) => runsPython(t.spec));
   // The sandbox's probe (a bubblewrap start) runs while the sources are checked (Python's check is a process too).
-  const probing = values['dry-run'] ? undefined : probeEarly(project.config.sandbox?.mode);
+  const probing = values['dry-run'] ? undefined : probeEarly(project.config.sandbox?.mode, probeUnneeded);
   // A Python, TypeScript or JavaScript file that does not compile is reported as forge validate reports it
   // (file:line:col and the line), not as the worker's SyntaxError once it has started, nor inside a
   // FORGE_TOOL_START message.
@@ -306,13 +316,13 @@ function concerningDiagnostics(project: Project, diagnostics: readonly Diagnosti
 }
 
 /** The sandbox's probe, started now, unless the sandbox is off (or FORGE_SANDBOX names no mode: startToolSandbox says so in its place). */
-function probeEarly(configured: Parameters<typeof sandboxMode>[0]): Promise<SandboxProbe> | undefined {
+function probeEarly(configured: Parameters<typeof sandboxMode>[0], unneeded: AbortSignal): Promise<SandboxProbe> | undefined {
   try {
     if (sandboxMode(configured, process.env).mode === 'off') return undefined;
   } catch {
     return undefined;
   }
-  const probing = probeSandbox(process.env);
+  const probing = probeSandbox(process.env, unneeded);
   probing.catch(() => {});
   return probing;
 }

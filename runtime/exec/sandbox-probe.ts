@@ -32,13 +32,14 @@ export function findPrlimit(env: NodeJS.ProcessEnv = process.env): string | unde
   return process.platform === 'linux' ? (env.FORGE_PRLIMIT !== undefined ? env.FORGE_PRLIMIT || undefined : findOnPath('prlimit', env)) : undefined;
 }
 
-export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxProbe> {
+/** `signal`: stops the probe's bwrap (a command that ends before it needed the answer does not wait for it). */
+export async function probeSandbox(env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<SandboxProbe> {
   const prlimit = findPrlimit(env);
   const limits = prlimit ? { prlimit } : {};
   if (process.platform !== 'linux') return { isolation: 'none', ...limits, reason: `process sandboxing needs Linux (bubblewrap); this is ${process.platform}` };
   const bwrap = env.FORGE_BWRAP || findOnPath('bwrap', env);
   if (!bwrap) return { isolation: 'none', ...limits, reason: 'bubblewrap (bwrap) is not installed' };
-  const tried = await tryBubblewrap(bwrap);
+  const tried = await tryBubblewrap(bwrap, signal);
   if (tried.refusal) return { isolation: 'none', bwrap, ...limits, reason: `bubblewrap cannot create namespaces here: ${tried.refusal}` };
   return { isolation: 'bubblewrap', bwrap, ...limits, ...(tried.ownUserNamespace !== undefined ? { ownUserNamespace: tried.ownUserNamespace } : {}) };
 }
@@ -48,7 +49,7 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
  * a user namespace of its own (its /proc/self/ns/user is not this process's; a set-user-ID
  * bwrap, or one run by root, makes none).
  */
-function tryBubblewrap(bwrap: string): Promise<{ refusal?: string; ownUserNamespace?: boolean }> {
+function tryBubblewrap(bwrap: string, signal?: AbortSignal): Promise<{ refusal?: string; ownUserNamespace?: boolean }> {
   // Absolute programs: the probe must not depend on the PATH it was given. None found: the last, as it is.
   let command: string[] | undefined;
   for (const c of PROBE_COMMANDS) {
@@ -63,7 +64,7 @@ function tryBubblewrap(bwrap: string): Promise<{ refusal?: string; ownUserNamesp
   const args = [...bubblewrapArgs({ writable: [], hidden: [], network: false, cwd: '/' }), '--', ...command];
   return new Promise((resolve) => {
     // Generous: on a loaded machine a slow start is not a refusal (a refusal answers at once).
-    execFile(bwrap, args, { timeout: 60_000, windowsHide: true }, (err, stdout, stderr) => {
+    execFile(bwrap, args, { timeout: 60_000, windowsHide: true, signal }, (err, stdout, stderr) => {
       if (!err) {
         const inside = stdout.trim();
         return resolve(/^user:\[\d+\]$/.test(inside) ? { ownUserNamespace: inside !== ownUserNamespace() } : {});

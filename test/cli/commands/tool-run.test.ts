@@ -152,3 +152,17 @@ describe('forge tool run --json and the project\'s warnings', () => {
     expect(JSON.parse(stdout)).toEqual({ ok: true, value: 'hi', durationMs: expect.any(Number), warnings: [] });
   });
 });
+
+describe('forge tool run and the sandbox probe it starts early', () => {
+  it('stops the probe when the run ends before the tool starts, instead of waiting for it', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/broken.py': '"""\nTool: broken\nDescription: Does not compile.\nTags: read\n"""\ndef execute(args):\n    return (\n' });
+    // A bubblewrap that never answers: the probe runs as long as it is left to (its own limit is 60 s).
+    const bwrap = join(tempDir(), 'bwrap');
+    writeFileSync(bwrap, '#!/bin/sh\nexec sleep 120\n', { mode: 0o755 });
+    const started = performance.now();
+    const result = await forge(['tool', 'run', 'broken'], dir, { FORGE_BWRAP: bwrap });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('FORGE_PY_SYNTAX');
+    expect(performance.now() - started).toBeLessThan(30_000);
+  }, 60_000);
+});
