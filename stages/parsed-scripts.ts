@@ -1,14 +1,16 @@
 /**
  * The TypeScript and JavaScript sources esbuild has parsed without an error,
- * by content: `forge tool run` and `forge validate` check a tool's syntax
- * before running it, and a file unchanged since its last check (under the
- * same esbuild) is not parsed again. A run of a TS tool whose compiled code
- * is cached too (source-node-launcher.ts) then starts no esbuild at all:
- * loading its API and starting its service were a tenth of the run.
+ * by content: `forge tool run`, `forge validate` and `forge run`'s reload
+ * look at a tool's syntax before running it, and a file unchanged since its
+ * last check (under the same esbuild) is not parsed again. A run of a TS
+ * tool whose compiled code is cached too (source-node-launcher.ts) then
+ * starts no esbuild at all: loading its API and starting its service were a
+ * tenth of the run.
  *
  * Kept in the project's .forge/cache as one small JSON list of hashes, the
- * oldest dropped first past a few thousand. A lost write (two runs at once,
- * a read-only project) only means a file is parsed again.
+ * oldest dropped first past a few thousand (a hit does not refresh one). A
+ * lost write (two runs at once, a read-only project) only means a file is
+ * parsed again.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

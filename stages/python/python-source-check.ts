@@ -11,11 +11,12 @@
  * import names through the installed metadata when the project venv has
  * them (importlib.metadata.packages_distributions), else by their name.
  *
- * The script imports only modules built into the interpreter (_ast, and
- * CPython's _json accelerator, without the json package): importing ast and
- * json (with the re, enum and functools they bring) took longer than
- * checking a hundred files, and the check is what a cold build of a project
- * with Python tools waits for last. Another Python falls back to json.
+ * The script imports only C modules (_ast, and CPython's _json accelerator
+ * without the json package; importlib.metadata too when it reads a project
+ * venv): importing ast and json (with the re, enum and functools they bring)
+ * took longer than checking a hundred files, and the check is what a cold
+ * build of a project with Python tools waited for last. Another Python falls
+ * back to json.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -76,11 +77,11 @@ def children(node):
                 if isinstance(item, AST):
                     yield item
 def mentions(node, word):
-    # Any name, attribute or string in the expression: what ast.dump() would show.
+    # Any name, attribute or string (bytes too) in the expression: what ast.dump() would show.
     for name in node._fields:
         field = getattr(node, name, None)
         for item in field if isinstance(field, list) else (field,):
-            if isinstance(item, str) and word in item or isinstance(item, AST) and mentions(item, word):
+            if isinstance(item, str) and word in item or isinstance(item, bytes) and word.encode() in item or isinstance(item, AST) and mentions(item, word):
                 return True
     return False
 def optional_handler(h):

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,9 @@ describe("the build's Python check", () => {
         'except KeyError:',
         '    pass',
         'from . import sibling',
+        'import sys',
+        'if sys.platform == "plan9":',
+        '    import lxml2',
         'def execute(args):',
         '    import café',
         '    return {}',
@@ -72,7 +75,8 @@ describe("the build's Python check", () => {
     expect(diagnostics.map(({ code, file, line, column, message, lineText }) => ({ code, file, line, column, message, lineText }))).toEqual([
       { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 1, column: 1, message: '"requests" is neither in the standard library nor declared', lineText: 'import os, requests' },
       { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 10, column: 5, message: '"lxml" is neither in the standard library nor declared', lineText: '    import lxml' },
-      { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 15, column: 5, message: '"café" is neither in the standard library nor declared', lineText: '    import café' },
+      { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 16, column: 5, message: '"lxml2" is neither in the standard library nor declared', lineText: '    import lxml2' },
+      { code: 'FORGE_PY_IMPORT', file: 'tool.py', line: 18, column: 5, message: '"café" is neither in the standard library nor declared', lineText: '    import café' },
       { code: 'FORGE_PY_SYNTAX', file: 'brökèn.py', line: 3, column: 12, message: "'(' was never closed", lineText: '    return ("héllo",' },
     ]);
   });
@@ -84,9 +88,14 @@ describe("the build's Python check", () => {
     const broken = join(root, 'brökèn.py');
     writeFileSync(broken, 'def execute(args):\n    return ("é",\n');
     const request = JSON.stringify({ files: [file, broken], venv: false, inline: [{ id: '0', text: 'import yaml\nx = ("ü",', syntax: true }] });
-    const run = (prelude: string) => JSON.parse(execFileSync(realPython, ['-I', '-S', '-c', `${prelude}\nexec(sys.argv[1])`, PYTHON_CHECK_SCRIPT], { input: request, encoding: 'utf8' }));
-    const accelerated = run('import sys');
-    const fallback = run("import sys; sys.modules['_json'] = None");
+    // Each run also says, on stderr, whether the json package was imported.
+    const run = (prelude: string) => {
+      const ran = spawnSync(realPython, ['-I', '-S', '-c', `${prelude}\nexec(sys.argv[1])\nsys.stderr.write("json imported" if "json" in sys.modules else "json not imported")`, PYTHON_CHECK_SCRIPT], { input: request, encoding: 'utf8' });
+      return { answer: JSON.parse(ran.stdout), stderr: ran.stderr };
+    };
+    const { answer: accelerated, stderr: acceleratedSaid } = run('import sys');
+    const { answer: fallback, stderr: fallbackSaid } = run("import sys; sys.modules['_json'] = None");
+    expect([acceleratedSaid, fallbackSaid]).toEqual(['json not imported', 'json imported']);
     expect(fallback).toEqual(accelerated);
     expect(accelerated.results).toEqual([
       { file, imports: [{ name: 'requests', line: 1, col: 1 }, { name: 'café', line: 4, col: 1 }] },
