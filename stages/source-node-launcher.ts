@@ -5,14 +5,14 @@
  * through a TypeScript loader, which costs several times a node start.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
 import { formatDiagnostic } from '../runtime/diagnostics.ts';
 import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
-import { stampFile, type FileStamp } from './build-cache.ts';
+import { hashFile, stampFile, type FileStamp } from './build-cache.ts';
 import { fromEsbuildError } from './esbuild-messages.ts';
 import { forgeVersion, runtimeDir } from './forge-paths.ts';
 
@@ -58,9 +58,10 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
       const text = messages.map((m) => formatDiagnostic(fromEsbuildError(m, projectRoot, process.cwd()))).join('\n');
       throw new Error(text || result.message);
     }
+    // Hashed: a file whose stat changes and not its bytes (a touch, a git checkout) keeps the compiled code.
     const inputs = Object.keys(result.metafile.inputs)
       .filter((p) => !p.startsWith('<stdin>'))
-      .map((p) => stampFile(join(projectRoot, p), false))
+      .map((p) => stampFile(join(projectRoot, p), true))
       .filter((s): s is FileStamp => s !== undefined);
     writeFileSync(inputsFile, JSON.stringify(inputs));
     return nodeCommand(outfile);
@@ -71,17 +72,40 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
   };
 }
 
-/** A helper module the tool imports may have changed even when the tool file did not. */
+/**
+ * A helper module the tool imports may have changed even when the tool file did not. Judged by
+ * stat, and by content when the stat changed. A file whose bytes are the same gets the stat taken
+ * before it was hashed, so the next run judges it by stat alone, and a save that came after the
+ * hash still changes that stat.
+ */
 function inputsUnchanged(inputsFile: string): boolean {
+  let inputs: FileStamp[];
   try {
-    const inputs = JSON.parse(readFileSync(inputsFile, 'utf8')) as FileStamp[];
-    return inputs.every((stamp) => {
-      const now = stampFile(stamp.path, false);
-      return now !== undefined && now.size === stamp.size && now.mtimeMs === stamp.mtimeMs;
-    });
+    inputs = JSON.parse(readFileSync(inputsFile, 'utf8')) as FileStamp[];
   } catch {
     return false;
   }
+  let restamped = false;
+  for (const stamp of inputs) {
+    let stats;
+    try {
+      stats = statSync(stamp.path);
+    } catch {
+      return false;
+    }
+    if (stats.size === stamp.size && stats.mtimeMs === stamp.mtimeMs) continue;
+    if (stats.size !== stamp.size || !stamp.sha256 || hashFile(stamp.path) !== stamp.sha256) return false;
+    stamp.mtimeMs = stats.mtimeMs;
+    restamped = true;
+  }
+  if (restamped) {
+    try {
+      writeFileSync(inputsFile, JSON.stringify(inputs));
+    } catch {
+      // read-only: the next run hashes again
+    }
+  }
+  return true;
 }
 
 /** Node on a compiled tool, with its inline source map on: a stack trace names the tool's own file and line, not the cache's. */
