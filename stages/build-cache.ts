@@ -91,15 +91,24 @@ export function staleReason(record: CacheRecord, key: CacheKey): string | undefi
 
 /** Whether the file still matches its stamp: equal size and mtime, or (with `hashIfStatDiffers`) equal size and sha256. */
 export function fileUnchanged(stamp: FileStamp, hashIfStatDiffers: boolean): boolean {
+  return currentStamp(stamp, hashIfStatDiffers) !== undefined;
+}
+
+/**
+ * The stamp the file matches now, or undefined if it changed: `stamp` itself when its stat is
+ * the same; when only its bytes are (with `hashIfStatDiffers`), a stamp with the stat taken
+ * before the hash, so that a save made after the hash still changes the stat it records.
+ */
+export function currentStamp(stamp: FileStamp, hashIfStatDiffers: boolean): FileStamp | undefined {
   let stats;
   try {
     stats = statSync(stamp.path);
   } catch {
-    return false;
+    return undefined;
   }
-  if (stats.size === stamp.size && stats.mtimeMs === stamp.mtimeMs) return true;
-  if (!hashIfStatDiffers || stats.size !== stamp.size || !stamp.sha256) return false;
-  return hashFile(stamp.path) === stamp.sha256;
+  if (stats.size === stamp.size && stats.mtimeMs === stamp.mtimeMs) return stamp;
+  if (!hashIfStatDiffers || stats.size !== stamp.size || !stamp.sha256 || hashFile(stamp.path) !== stamp.sha256) return undefined;
+  return { ...stamp, mtimeMs: stats.mtimeMs };
 }
 
 function mtimeOf(path: string): number | null {

@@ -5,14 +5,14 @@
  * through a TypeScript loader, which costs several times a node start.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
 import { formatDiagnostic } from '../runtime/diagnostics.ts';
 import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
-import { hashFile, stampFile, type FileStamp } from './build-cache.ts';
+import { currentStamp, stampFile, type FileStamp } from './build-cache.ts';
 import { fromEsbuildError } from './esbuild-messages.ts';
 import { forgeVersion, runtimeDir } from './forge-paths.ts';
 
@@ -73,10 +73,9 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
 }
 
 /**
- * A helper module the tool imports may have changed even when the tool file did not. Judged by
- * stat, and by content when the stat changed. A file whose bytes are the same gets the stat taken
- * before it was hashed, so the next run judges it by stat alone, and a save that came after the
- * hash still changes that stat.
+ * A helper module the tool imports may have changed even when the tool file did not: judged by
+ * stat, and by content when the stat changed. Stamps renewed that way are written back, so the
+ * next run judges by stat alone.
  */
 function inputsUnchanged(inputsFile: string): boolean {
   let inputs: FileStamp[];
@@ -85,22 +84,15 @@ function inputsUnchanged(inputsFile: string): boolean {
   } catch {
     return false;
   }
-  let restamped = false;
+  const current: FileStamp[] = [];
   for (const stamp of inputs) {
-    let stats;
-    try {
-      stats = statSync(stamp.path);
-    } catch {
-      return false;
-    }
-    if (stats.size === stamp.size && stats.mtimeMs === stamp.mtimeMs) continue;
-    if (stats.size !== stamp.size || !stamp.sha256 || hashFile(stamp.path) !== stamp.sha256) return false;
-    stamp.mtimeMs = stats.mtimeMs;
-    restamped = true;
+    const now = currentStamp(stamp, true);
+    if (!now) return false;
+    current.push(now);
   }
-  if (restamped) {
+  if (current.some((now, i) => now !== inputs[i])) {
     try {
-      writeFileSync(inputsFile, JSON.stringify(inputs));
+      writeFileSync(inputsFile, JSON.stringify(current));
     } catch {
       // read-only: the next run hashes again
     }
