@@ -40,8 +40,11 @@ export class ParsedScripts {
     this.known = new Set(known);
   }
 
-  /** The list kept for the project at `projectRoot` (empty when there is none yet, or it is not one this module wrote). */
-  static open(projectRoot: string): ParsedScripts {
+  /**
+   * The list kept for the project at `projectRoot` (empty when there is none yet, or it is not one this module
+   * wrote), for texts parsed by esbuild `esbuildVersion` (by default the installed one).
+   */
+  static open(projectRoot: string, esbuildVersion = installedEsbuildVersion()): ParsedScripts {
     const file = join(projectRoot, '.forge', 'cache', 'parsed-scripts.json');
     let known: string[] = [];
     try {
@@ -50,8 +53,6 @@ export class ParsedScripts {
     } catch {
       // none yet, or unreadable: every file is parsed
     }
-    // esbuild's version from its package.json: its API is not loaded for a check every file passes.
-    const esbuildVersion = (createRequire(import.meta.url)('esbuild/package.json') as { version: string }).version;
     return new ParsedScripts(file, known, esbuildVersion);
   }
 
@@ -81,4 +82,9 @@ export class ParsedScripts {
       // a read-only project: the next run parses again
     }
   }
+}
+
+/** esbuild's version from its package.json: its API is not loaded for a check every file passes. */
+function installedEsbuildVersion(): string {
+  return (createRequire(import.meta.url)('esbuild/package.json') as { version: string }).version;
 }

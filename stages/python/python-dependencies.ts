@@ -32,9 +32,9 @@ export function collectPythonDependencies(root: string, files: readonly Pick<Sou
   };
   const inputs: string[] = [];
   const byPath = new Map(files.map((file) => [file.absolute, file]));
-  for (const [path, file] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const path of [...byPath.keys()].sort()) {
     const display = relative(cwd, path) || path;
-    const { metadata, diagnostics: found } = readScriptMetadata(sourceBytes(file).toString('utf8'), display);
+    const { metadata, diagnostics: found } = readScriptMetadata(sourceBytes(byPath.get(path)!).toString('utf8'), display);
     diagnostics.push(...found);
     for (const dep of metadata?.dependencies ?? []) add(dep, relative(root, path).split('\\').join('/'));
   }
