@@ -23,11 +23,12 @@ try {
 } catch (err) {
   notCompiled(err, 'forge-fast.cjs');
 }
-const code = fast.answer(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const code = fast.answer(argv);
 if (code !== undefined) process.exitCode = code;
 else {
   try {
-    fast.runCompiledCli();
+    fast.runCompiledCli(argv);
   } catch (err) {
     notCompiled(err, 'forge-cli.cjs');
   }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultCacheDir, forgeVersion } from '../stages/forge-paths.ts';
 import { COMMON_OPTIONS, parseCommand, type OptionSpec } from './args.ts';
 import { BUILD_OPTIONS, buildRequest, cachedBuild, reportBuild } from './cached-build.ts';
+import { codeCacheVariant } from './command-names.ts';
 import { loadWithCodeCache } from '../runtime/code-cache.ts';
 import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
 import { printVersion } from './commands/version.ts';
@@ -66,11 +67,14 @@ function answerVersion(argv: string[]): number {
   return 0;
 }
 
-/** The compiled CLI beside this file (dist/forge-cli.cjs), run with V8's code cache; a new cache is written as the process exits. */
-export function runCompiledCli(): void {
+/**
+ * The compiled CLI beside this file (dist/forge-cli.cjs), run for `argv` with V8's code cache of
+ * that command (command-names.ts); a new cache is written as the process exits.
+ */
+export function runCompiledCli(argv: readonly string[]): void {
   // Before the code cache is read: V8 refuses compiled code cached under other flags, and the CLI sets this
   // one (regexp-safety.ts) before it runs any agent's schema. Not in the answers above: node:v8 brings streams.
   guardRegExpBacktracking();
-  const cli = loadWithCodeCache(join(dirname(fileURLToPath(import.meta.url)), 'forge-cli.cjs'), join(defaultCacheDir(), 'code-cache'), forgeVersion());
+  const cli = loadWithCodeCache(join(dirname(fileURLToPath(import.meta.url)), 'forge-cli.cjs'), join(defaultCacheDir(), 'code-cache'), forgeVersion(), codeCacheVariant(argv));
   process.once('exit', () => cli.save());
 }

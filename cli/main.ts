@@ -13,6 +13,7 @@ import { shimAnswersIn } from '../stages/python/shim-answers.ts';
 import { writeFailureJson } from '../runtime/failure-json.ts';
 import { reportDiagnostics } from './command-failure.ts';
 import { reportUsageError, UsageError } from './usage-error.ts';
+import { commandName, type CommandName } from './command-names.ts';
 import { errColor as c } from './terminal.ts';
 
 export interface Command {
@@ -22,7 +23,7 @@ export interface Command {
   delegatesHelp?: boolean;
 }
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+const COMMANDS: Record<CommandName, { summary: string; load: () => Promise<Command> }> = {
   init: { summary: 'create a new agent project', load: () => import('./commands/init.ts') },
   build: { summary: 'build the agent bundle (.forge-output/)', load: () => import('./commands/build.ts') },
   validate: { summary: 'check forge.yaml and the tools without building', load: () => import('./commands/validate.ts') },
@@ -69,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version') name = 'version';
-  const entry = COMMANDS[name];
+  const known = commandName(name);
+  const entry = known && COMMANDS[known];
   if (!entry) {
     const hint = didYouMean(name, Object.keys(COMMANDS));
     writeFailureJson(argv.includes('--json'), [error('FORGE_USAGE', `unknown command "${name}"`, {}, hint)]);

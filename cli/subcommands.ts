@@ -7,7 +7,8 @@ import { didYouMean } from '../runtime/suggest.ts';
 import type { Command } from './main.ts';
 import { reportUsageError, UsageError } from './usage-error.ts';
 
-export type Subcommands = Record<string, { summary: string; load: () => Promise<Command> }>;
+/** A parent's subcommands, by name (`Subcommands<SubcommandName<'tool'>>` holds exactly command-names.ts's list). */
+export type Subcommands<Name extends string = string> = Record<Name, { summary: string; load: () => Promise<Command> }>;
 
 export function listSubcommands(subcommands: Subcommands): string {
   return Object.entries(subcommands)
@@ -19,7 +20,7 @@ export async function runSubcommand(parent: string, subcommands: Subcommands, ar
   const [name, ...rest] = argv;
   const known = `subcommands: ${Object.keys(subcommands).join(', ')}`;
   if (!name || name.startsWith('-')) throw new UsageError(name ? `"${name}" is not a ${parent} subcommand` : 'missing subcommand', known);
-  const sub = subcommands[name];
+  const sub = Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;
   if (!sub) throw new UsageError(`unknown subcommand "${name}"`, didYouMean(name, Object.keys(subcommands)) ?? known);
   const command = await sub.load();
   if (rest.includes('--help') || rest.includes('-h')) {

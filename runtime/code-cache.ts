@@ -49,10 +49,16 @@ export interface CachedModule {
  * requires from its own folder (dist/: the prebuilt libraries, ajv alone
  * about 10 ms to compile) are compiled the same way, each with its cache;
  * anything else (node: modules, packages) goes through Node's require.
+ *
+ * A cache holds the functions compiled by the time it was written: those
+ * of the run that wrote it, not those another run calls, which that run
+ * compiles from source every time. `variant` (the CLI's command:
+ * command-names.ts) keeps a set of caches per kind of run; it must be a
+ * short name from a closed set, as each one is a file per loaded file.
  */
-export function loadWithCodeCache(file: string, cacheDir: string, version: string): CachedModule {
+export function loadWithCodeCache(file: string, cacheDir: string, version: string, variant?: string): CachedModule {
   // No checksum: forge help and the like keep node:crypto unloaded (fast-path.test.ts), and the cache is this user's, on this machine.
-  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path' });
+  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path', variant });
 }
 
 /**
@@ -74,6 +80,8 @@ interface CacheNaming {
   pin(bytes: Buffer, stat: BigIntStats): string;
   /** Which path of the file names its cache: the absolute one (a cache shared by many installs), or the one within the loaded file's folder. */
   place: 'path' | 'folder';
+  /** The kind of run the caches are for (loadWithCodeCache's variant), if it keeps more than one set. */
+  variant?: string;
   /**
    * Given, each cache file carries this digest of its data, checked before V8 sees it (V8 checks none in a release
    * build, and crashes on damaged data): for a cache that many processes, in many containers, may share.
@@ -90,7 +98,7 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
-    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, naming.pin, cachePrefix(naming.place === 'path' ? path : relative(root, path), path), digest, (source) => NodeModule.wrap(source));
+    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, naming.pin, cachePrefix(naming.place === 'path' ? path : relative(root, path), path, naming.variant), digest, (source) => NodeModule.wrap(source));
     const save = () => {
       if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, prefix, () => (digest ? withHeader(script.createCachedData(), digest) : script.createCachedData()));
     };
@@ -153,18 +161,19 @@ function compileWithCache(file: string, cacheDir: string | undefined, pin: Cache
 /**
  * The part of a cache's name that is the same for every build of this file
  * (`name`: its path, absolute or within its folder) run by this Node under
- * these flags: a new build's cache replaces the last one's. V8 refuses a
+ * these flags, for this variant of run: a new build's cache replaces the
+ * last one's. V8 refuses a
  * cache made under other flags, so a run with Node options (a NODE_OPTIONS
  * in one shell and not in another) files its cache under V8's own tag for
  * its flags, instead of refusing and rewriting the other's on every switch.
  * node:v8 is loaded only then.
  */
-function cachePrefix(name: string, file: string): string {
+function cachePrefix(name: string, file: string, variant: string | undefined): string {
   // FNV-1a: a short, stable name for the path, without loading node:crypto.
   let hash = 0x811c9dc5;
   for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
   const flags = process.execArgv.length > 0 || process.env.NODE_OPTIONS ? (createRequire(file)('node:v8') as typeof import('node:v8')).cachedDataVersionTag().toString(16) : 'default';
-  return `${basename(file)}-${(hash >>> 0).toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
+  return `${basename(file)}${variant === undefined ? '' : `+${variant}`}-${(hash >>> 0).toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
 }
 
 /**

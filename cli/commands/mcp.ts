@@ -1,7 +1,8 @@
 /** `forge mcp <subcommand>`: see and try the MCP servers forge.yaml configures. */
 import { listSubcommands, runSubcommand, type Subcommands } from '../subcommands.ts';
+import type { SubcommandName } from '../command-names.ts';
 
-const SUBCOMMANDS: Subcommands = {
+const SUBCOMMANDS: Subcommands<SubcommandName<'mcp'>> = {
   list: { summary: 'connect to every configured server and show its state and tools', load: () => import('./mcp-list.ts') },
   test: { summary: 'connect to one server, list its tools, and optionally call one', load: () => import('./mcp-test.ts') },
 };

@@ -1,7 +1,8 @@
 /** `forge tool <subcommand>`: each subcommand in its own file, loaded on use. */
 import { listSubcommands, runSubcommand, type Subcommands } from '../subcommands.ts';
+import type { SubcommandName } from '../command-names.ts';
 
-const SUBCOMMANDS: Subcommands = {
+const SUBCOMMANDS: Subcommands<SubcommandName<'tool'>> = {
   list: { summary: 'list the project\'s tools (or a scope\'s: --scope user)', load: () => import('./tool-list.ts') },
   describe: { summary: 'show a tool\'s description, inputs and outputs', load: () => import('./tool-describe.ts') },
   run: { summary: 'run a tool from sources, without a build or an LLM', load: () => import('./tool-run.ts') },

@@ -21,6 +21,12 @@ describe('forge (usage)', () => {
     expect(stderr).toContain('unknown command "biuld" (did you mean "build"?)');
   });
 
+  it('exits 2 for a command named like a property every object has, not with a crash', async () => {
+    const { code, stderr } = await forge(['constructor'], tempDir());
+    expect(code).toBe(2);
+    expect(stderr.startsWith('error: unknown command "constructor"\n')).toBe(true);
+  });
+
   it('exits 2 for a --port past 65535 before anything starts', async () => {
     const { code, stderr } = await forge(['run', '--port', '99999'], fixtureProject('basic'));
     expect(code).toBe(2);
@@ -43,6 +49,7 @@ describe('forge (usage)', () => {
     [['tool'], 'error: missing subcommand (subcommands: list, describe, run, add, get, remove, promote, forged, check, install)\n'],
     [['mcp', 'zzz'], 'error: unknown subcommand "zzz" (subcommands: list, test)\n'],
     [['tool', 'lst'], 'error: unknown subcommand "lst" (did you mean "list"?)\n'],
+    [['tool', 'toString'], 'error: unknown subcommand "toString" (subcommands: list, describe, run, add, get, remove, promote, forged, check, install)\n'],
   ])('names the subcommands when none, or none it knows, is given: forge %j', async (args, said) => {
     const { code, stderr } = await forge(args, tempDir());
     expect(code).toBe(2);

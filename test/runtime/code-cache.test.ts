@@ -19,15 +19,15 @@ beforeAll(async () => {
   writeFileSync(
     runner,
     `const { loadWithCodeCache } = require('./code-cache.cjs');
-const [file, cacheDir, version, save] = process.argv.slice(2);
-const loaded = loadWithCodeCache(file, cacheDir, version);
+const [file, cacheDir, version, save, variant] = process.argv.slice(2);
+const loaded = loadWithCodeCache(file, cacheDir, version, variant || undefined);
 if (save === 'save') loaded.save();
 process.stdout.write(JSON.stringify({ cache: loaded.cache, exports: loaded.exports }));`,
   );
 });
 
-function load(file: string, cacheDir: string, { save = true, version = '1.0.0', nodeOptions = [] as string[] } = {}): { cache: string; exports: unknown } {
-  return JSON.parse(execFileSync(process.execPath, [...nodeOptions, runner, file, cacheDir, version, save ? 'save' : ''], { encoding: 'utf8' }));
+function load(file: string, cacheDir: string, { save = true, version = '1.0.0', nodeOptions = [] as string[], variant = '' } = {}): { cache: string; exports: unknown } {
+  return JSON.parse(execFileSync(process.execPath, [...nodeOptions, runner, file, cacheDir, version, save ? 'save' : '', variant], { encoding: 'utf8' }));
 }
 
 /** A CommonJS file in a folder of its own, with a helper beside it. */
@@ -114,6 +114,28 @@ describe('loadWithCodeCache', () => {
     expect(cacheFiles(cache)).toHaveLength(2);
   });
 
+  it('keeps a cache per variant of run, for the file and the files it requires, each replaced only by a new build of its own variant', () => {
+    // A cache holds what the run that wrote it compiled: one written by `forge help` would leave `forge build` compiling.
+    const file = moduleFile("module.exports = require('./helper.cjs') + 2;\n");
+    const cache = tempDir();
+    expect(load(file, cache, { variant: 'build' }).cache).toBe('missing');
+    expect(load(file, cache, { variant: 'tool-run' }).cache).toBe('missing');
+    expect(load(file, cache, { variant: 'build' }).cache).toBe('used');
+    expect(load(file, cache, { variant: 'tool-run' }).cache).toBe('used');
+    expect(cacheFiles(cache).sort()).toEqual([
+      expect.stringMatching(/^cli\.cjs\+build-/),
+      expect.stringMatching(/^cli\.cjs\+tool-run-/),
+      expect.stringMatching(/^helper\.cjs\+build-/),
+      expect.stringMatching(/^helper\.cjs\+tool-run-/),
+    ]);
+    const toolRun = cacheFiles(cache).filter((name) => name.includes('+tool-run-'));
+    writeFileSync(file, "module.exports = require('./helper.cjs') + 3;\n");
+    expect(load(file, cache, { variant: 'build' })).toEqual({ cache: 'missing', exports: 43 });
+    const after = cacheFiles(cache);
+    expect(after.filter((name) => name.startsWith('cli.cjs+build-'))).toHaveLength(1);
+    expect(after.filter((name) => name.includes('+tool-run-'))).toEqual(toolRun);
+  });
+
   it('refuses a damaged cache, still runs, and writes a good one', () => {
     const file = moduleFile('module.exports = [1, 2, 3].map((n) => n * 2);\n');
     const cache = tempDir();
@@ -184,6 +206,12 @@ describe('loadWithCodeCache', () => {
   });
 });
 
+/** The commands the compiled CLI's caches in `dir` are for (forge-cli.cjs+tool-run-1a2b3c4d-node…). */
+const cliCacheVariants = (dir: string) =>
+  cacheFiles(dir)
+    .flatMap((name) => /^forge-cli\.cjs\+([a-z-]+?)-[0-9a-f]{8}-node/.exec(name)?.[1] ?? [])
+    .sort();
+
 describe('forge and its code cache', () => {
   it('writes the compiled CLI\'s cache at the first command and uses it at the next', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
@@ -191,13 +219,34 @@ describe('forge and its code cache', () => {
     expect((await forge(['tool', 'list'], project, env)).code).toBe(0);
     const dir = join(env.FORGE_CACHE_DIR, 'code-cache');
     const [name] = cacheFiles(dir);
-    expect(name).toMatch(/^forge-cli\.cjs-/);
+    expect(name).toMatch(/^forge-cli\.cjs\+tool-list-/);
     const written = statSync(join(dir, name!)).mtimeMs;
     const listed = await forge(['tool', 'list'], project, env);
     expect(listed.stdout).toContain('uuid_generate');
     // Refused or missing, it would have been written again.
     expect(cacheFiles(dir)).toEqual([name]);
     expect(statSync(join(dir, name!)).mtimeMs).toBe(written);
+  });
+
+  it('keeps a cache per command, so the first command run after an install does not leave the others compiling their code', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
+    const env = { FORGE_CACHE_DIR: tempDir() };
+    const dir = join(env.FORGE_CACHE_DIR, 'code-cache');
+    expect((await forge(['help'], project, env)).code).toBe(0);
+    expect((await forge(['validate'], project, env)).code).toBe(0);
+    expect((await forge(['tool', 'describe', 'uuid_generate'], project, env)).code).toBe(0);
+    expect(cliCacheVariants(dir)).toEqual(['help', 'tool-describe', 'validate']);
+    const byName = new Map(cacheFiles(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]));
+    expect((await forge(['validate'], project, env)).code).toBe(0);
+    expect((await forge(['tool', 'describe', 'uuid_generate'], project, env)).code).toBe(0);
+    expect(new Map(cacheFiles(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]))).toEqual(byName);
+  });
+
+  it('files a command line forge does not know under one cache, never one of its own', async () => {
+    const env = { FORGE_CACHE_DIR: tempDir() };
+    const dir = tempDir();
+    for (const args of [['frobnicate'], ['biuld'], ['constructor'], ['tool', 'lst'], ['tool', 'toString']]) expect((await forge(args, dir, env)).code).toBe(2);
+    expect(cliCacheVariants(join(env.FORGE_CACHE_DIR, 'code-cache'))).toEqual(['other', 'tool']);
   });
 });
 
@@ -229,7 +278,7 @@ describe('forge and what it loads', () => {
     const env = { FORGE_CACHE_DIR: tempDir() };
     expect((await forge(['tool', 'run', 'shout', '--param', 'text=hi'], dir, env)).code).toBe(0);
     const cacheDir = join(env.FORGE_CACHE_DIR, 'code-cache');
-    const ajv = cacheFiles(cacheDir).filter((name) => name.startsWith('ajv.cjs-'));
+    const ajv = cacheFiles(cacheDir).filter((name) => name.startsWith('ajv.cjs+tool-run-'));
     expect(ajv).toHaveLength(1);
     const written = statSync(join(cacheDir, ajv[0]!)).mtimeMs;
     expect((await forge(['tool', 'run', 'shout', '--param', 'text=again'], dir, env)).stdout).toContain('again');
