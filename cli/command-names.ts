@@ -16,23 +16,26 @@ export const SUBCOMMAND_NAMES = {
 export type CommandName = (typeof COMMAND_NAMES)[number];
 export type SubcommandName<Parent extends keyof typeof SUBCOMMAND_NAMES> = (typeof SUBCOMMAND_NAMES)[Parent][number];
 
+/** The code caches a command line can run with (codeCacheVariant). */
+export type CodeCacheVariant = 'help' | 'other' | CommandName | `tool-${SubcommandName<'tool'>}` | `mcp-${SubcommandName<'mcp'>}`;
+
 /**
  * Which of the compiled CLI's code caches a command line runs with: its
  * command, and its subcommand where it has one (`tool-run`); `help` for
- * `forge` alone and `forge help …`; `other` for anything forge does not
- * know. V8 caches the functions compiled by the time the cache is written,
- * so a cache written by one command holds little of another's, and each
- * command would compile its own code at every run. The set is closed: a
- * mistyped command never writes a cache of its own.
+ * `forge` alone, `forge help …` and any --help; `other` for anything forge
+ * does not know. V8 caches the functions compiled by the time the cache is
+ * written, so a cache written by one command holds little of another's, and
+ * each command would compile its own code at every run. The set is closed:
+ * a mistyped command never writes a cache of its own.
  */
-export function codeCacheVariant(argv: readonly string[]): string {
+export function codeCacheVariant(argv: readonly string[]): CodeCacheVariant {
   const [name, sub] = argv;
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') return 'help';
-  const command = commandName(name);
+  if (name === undefined || name === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
+  const command = commandName(name === '--version' ? 'version' : name);
   if (command === undefined) return 'other';
-  const subcommands: Partial<Record<CommandName, readonly string[]>> = SUBCOMMAND_NAMES;
-  const known = subcommands[command];
-  return known && sub !== undefined && isOneOf(sub, known) ? `${command}-${sub}` : command;
+  if (command === 'tool' && sub !== undefined && isOneOf(sub, SUBCOMMAND_NAMES.tool)) return `tool-${sub}`;
+  if (command === 'mcp' && sub !== undefined && isOneOf(sub, SUBCOMMAND_NAMES.mcp)) return `mcp-${sub}`;
+  return command;
 }
 
 /** The command `word` names, if it names one (`constructor` and the like, which every object has, name none). */

@@ -69,12 +69,16 @@ function answerVersion(argv: string[]): number {
 
 /**
  * The compiled CLI beside this file (dist/forge-cli.cjs), run for `argv` with V8's code cache of
- * that command (command-names.ts); a new cache is written as the process exits.
+ * that command (command-names.ts); a missing one is written as the process exits.
  */
 export function runCompiledCli(argv: readonly string[]): void {
   // Before the code cache is read: V8 refuses compiled code cached under other flags, and the CLI sets this
   // one (regexp-safety.ts) before it runs any agent's schema. Not in the answers above: node:v8 brings streams.
   guardRegExpBacktracking();
   const cli = loadWithCodeCache(join(dirname(fileURLToPath(import.meta.url)), 'forge-cli.cjs'), join(defaultCacheDir(), 'code-cache'), forgeVersion(), codeCacheVariant(argv));
-  process.once('exit', () => cli.save());
+  // Not after a usage error (exit 2): that run stopped before the command's work, and its cache would keep the
+  // command's next runs from writing one that holds it.
+  process.once('exit', (code) => {
+    if (code !== 2) cli.save();
+  });
 }

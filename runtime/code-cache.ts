@@ -98,9 +98,10 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
   const compile = (path: string) => {
     const module = new NodeModule(path);
     module.filename = path;
-    const { script, cache, cacheFile, prefix } = compileWithCache(path, cacheDir, naming.pin, cachePrefix(naming.place === 'path' ? path : relative(root, path), path, naming.variant), digest, (source) => NodeModule.wrap(source));
+    const name = cacheName(naming.place === 'path' ? path : relative(root, path), path, naming.variant);
+    const { script, cache, cacheFile } = compileWithCache(path, cacheDir, naming.pin, name.prefix, digest, (source) => NodeModule.wrap(source));
     const save = () => {
-      if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, prefix, () => (digest ? withHeader(script.createCachedData(), digest) : script.createCachedData()));
+      if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, name, () => (digest ? withHeader(script.createCachedData(), digest) : script.createCachedData()));
     };
     // Before it runs, as Node's own require does: a cycle gets the exports made so far.
     loaded.set(path, { module, cache, save });
@@ -155,25 +156,43 @@ function compileWithCache(file: string, cacheDir: string | undefined, pin: Cache
   const { Script } = createRequire(file)('node:vm') as typeof import('node:vm');
   const script = new Script(wrap(source), { filename: file, cachedData });
   const cache: CachedModule['cache'] = cacheFile === undefined ? 'off' : cacheBytes === undefined ? 'missing' : cachedData === undefined || script.cachedDataRejected ? 'refused' : 'used';
-  return { script, cache, cacheFile, prefix };
+  return { script, cache, cacheFile };
 }
 
 /**
- * The part of a cache's name that is the same for every build of this file
- * (`name`: its path, absolute or within its folder) run by this Node under
- * these flags, for this variant of run: a new build's cache replaces the
- * last one's. V8 refuses a
- * cache made under other flags, so a run with Node options (a NODE_OPTIONS
- * in one shell and not in another) files its cache under V8's own tag for
- * its flags, instead of refusing and rewriting the other's on every switch.
- * node:v8 is loaded only then.
+ * A cache's name: `<file>[+<variant>]-<path hash>-node<version>-<arch>-<flags>-<pin>.v8cache`.
+ * Everything before the pin (`prefix`) is the same for every build of this
+ * file (`name`: its path, absolute or within its folder) run by this Node
+ * under these flags, for this variant of run. V8 refuses a cache made under
+ * other flags, so a run with Node options (a NODE_OPTIONS in one shell and
+ * not in another) files its cache under V8's own tag for its flags, instead
+ * of refusing and rewriting the other's on every switch. node:v8 is loaded
+ * only then.
  */
-function cachePrefix(name: string, file: string, variant: string | undefined): string {
+interface CacheName {
+  prefix: string;
+  /** Whether `other` (a file name in the cache folder) is a cache of the same file, Node and flags as `cacheFile`, for any variant, made from another text: an older build's, which no run can use again. */
+  olderBuild(other: string, cacheFile: string): boolean;
+}
+
+function cacheName(name: string, file: string, variant: string | undefined): CacheName {
   // FNV-1a: a short, stable name for the path, without loading node:crypto.
   let hash = 0x811c9dc5;
   for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
   const flags = process.execArgv.length > 0 || process.env.NODE_OPTIONS ? (createRequire(file)('node:v8') as typeof import('node:v8')).cachedDataVersionTag().toString(16) : 'default';
-  return `${basename(file)}${variant === undefined ? '' : `+${variant}`}-${(hash >>> 0).toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
+  const head = basename(file);
+  const tail = `-${(hash >>> 0).toString(16).padStart(8, '0')}-node${process.version}-${process.arch}-${flags}-`;
+  const prefix = `${head}${variant === undefined ? '' : `+${variant}`}${tail}`;
+  return {
+    prefix,
+    olderBuild: (other, cacheFile) => {
+      if (!other.startsWith(head)) return false;
+      // The variant between the file's name and the tail, if any (variant names are lowercase words joined by -).
+      const at = other.indexOf(tail, head.length);
+      if (at < 0 || !/^(?:\+[a-z-]+)?$/.test(other.slice(head.length, at))) return false;
+      return other.slice(at + tail.length) !== basename(cacheFile).slice(prefix.length);
+    },
+  };
 }
 
 /**
@@ -206,12 +225,13 @@ function withHeader(data: Buffer, digest: Digest): Buffer {
 }
 
 /**
- * Writes the cache, and removes older builds' caches of the same file and any
- * cache nobody wrote for UNUSED_MS. The data is made only once its file is
- * open: a read-only place (a bundle in an image) costs a failed open, not the
- * few milliseconds V8 takes to serialize, on every start.
+ * Writes the cache, and removes older builds' caches of the same file (of
+ * every variant) and any cache nobody wrote for UNUSED_MS. The data is made
+ * only once its file is open: a read-only place (a bundle in an image) costs
+ * a failed open, not the few milliseconds V8 takes to serialize, on every
+ * start.
  */
-function writeCache(cacheFile: string, prefix: string, data: () => Buffer): void {
+function writeCache(cacheFile: string, name: CacheName, data: () => Buffer): void {
   const dir = dirname(cacheFile);
   try {
     mkdirSync(dir, { recursive: true });
@@ -224,12 +244,12 @@ function writeCache(cacheFile: string, prefix: string, data: () => Buffer): void
       closeSync(fd);
     }
     renameSync(temp, cacheFile);
-    for (const name of readdirSync(dir)) {
-      const other = join(dir, name);
+    for (const entry of readdirSync(dir)) {
+      const other = join(dir, entry);
       if (other === cacheFile) continue;
       const age = Date.now() - statSync(other).mtimeMs;
       // A .tmp a day old is one whose writer was killed before its rename.
-      const stale = name.endsWith(SUFFIX) ? name.startsWith(prefix) || age > UNUSED_MS : name.endsWith('.tmp') && age > DAY_MS;
+      const stale = entry.endsWith(SUFFIX) ? name.olderBuild(entry, cacheFile) || age > UNUSED_MS : entry.endsWith('.tmp') && age > DAY_MS;
       if (stale) rmSync(other, { force: true });
     }
   } catch {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { esbuild } from '../../stages/esbuild-api.ts';
@@ -114,26 +114,30 @@ describe('loadWithCodeCache', () => {
     expect(cacheFiles(cache)).toHaveLength(2);
   });
 
-  it('keeps a cache per variant of run, for the file and the files it requires, each replaced only by a new build of its own variant', () => {
+  it('keeps a cache per variant of run, for the file and the files it requires; a new build removes the older build\'s caches of every variant', () => {
     // A cache holds what the run that wrote it compiled: one written by `forge help` would leave `forge build` compiling.
     const file = moduleFile("module.exports = require('./helper.cjs') + 2;\n");
     const cache = tempDir();
+    expect(load(file, cache).cache).toBe('missing');
     expect(load(file, cache, { variant: 'build' }).cache).toBe('missing');
     expect(load(file, cache, { variant: 'tool-run' }).cache).toBe('missing');
     expect(load(file, cache, { variant: 'build' }).cache).toBe('used');
     expect(load(file, cache, { variant: 'tool-run' }).cache).toBe('used');
-    expect(cacheFiles(cache).sort()).toEqual([
-      expect.stringMatching(/^cli\.cjs\+build-/),
-      expect.stringMatching(/^cli\.cjs\+tool-run-/),
-      expect.stringMatching(/^helper\.cjs\+build-/),
-      expect.stringMatching(/^helper\.cjs\+tool-run-/),
-    ]);
-    const toolRun = cacheFiles(cache).filter((name) => name.includes('+tool-run-'));
+    expect(load(file, cache).cache).toBe('used');
+    const named = (prefix: string) => cacheFiles(cache).filter((name) => name.startsWith(prefix));
+    for (const prefix of ['cli.cjs+build-', 'cli.cjs+tool-run-', 'cli.cjs-', 'helper.cjs+build-', 'helper.cjs+tool-run-', 'helper.cjs-']) expect(named(prefix)).toHaveLength(1);
+    const [oldBuild, oldToolRun, oldPlain] = ['cli.cjs+build-', 'cli.cjs+tool-run-', 'cli.cjs-'].map((prefix) => named(prefix)[0]);
+    const helpers = named('helper.cjs');
     writeFileSync(file, "module.exports = require('./helper.cjs') + 3;\n");
     expect(load(file, cache, { variant: 'build' })).toEqual({ cache: 'missing', exports: 43 });
-    const after = cacheFiles(cache);
-    expect(after.filter((name) => name.startsWith('cli.cjs+build-'))).toHaveLength(1);
-    expect(after.filter((name) => name.includes('+tool-run-'))).toEqual(toolRun);
+    // The new build's cache, and no cache of the old text in any variant; the helper, unchanged, keeps its own.
+    expect(named('cli.cjs')).toEqual([expect.stringMatching(/^cli\.cjs\+build-/)]);
+    expect(named('cli.cjs')).not.toContain(oldBuild);
+    expect(cacheFiles(cache)).not.toContain(oldToolRun);
+    expect(cacheFiles(cache)).not.toContain(oldPlain);
+    expect(named('helper.cjs')).toEqual(helpers);
+    expect(load(file, cache, { variant: 'tool-run' })).toEqual({ cache: 'missing', exports: 43 });
+    expect(named('cli.cjs')).toHaveLength(2);
   });
 
   it('refuses a damaged cache, still runs, and writes a good one', () => {
@@ -208,7 +212,7 @@ describe('loadWithCodeCache', () => {
 
 /** The commands the compiled CLI's caches in `dir` are for (forge-cli.cjs+tool-run-1a2b3c4d-node…). */
 const cliCacheVariants = (dir: string) =>
-  cacheFiles(dir)
+  (existsSync(dir) ? cacheFiles(dir) : [])
     .flatMap((name) => /^forge-cli\.cjs\+([a-z-]+?)-[0-9a-f]{8}-node/.exec(name)?.[1] ?? [])
     .sort();
 
@@ -242,11 +246,14 @@ describe('forge and its code cache', () => {
     expect(new Map(cacheFiles(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]))).toEqual(byName);
   });
 
-  it('files a command line forge does not know under one cache, never one of its own', async () => {
+  it('writes no cache for a command line that ends in a usage error, so the command\'s next run writes one that holds its work', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n') });
     const env = { FORGE_CACHE_DIR: tempDir() };
-    const dir = tempDir();
-    for (const args of [['frobnicate'], ['biuld'], ['constructor'], ['tool', 'lst'], ['tool', 'toString']]) expect((await forge(args, dir, env)).code).toBe(2);
-    expect(cliCacheVariants(join(env.FORGE_CACHE_DIR, 'code-cache'))).toEqual(['other', 'tool']);
+    const dir = join(env.FORGE_CACHE_DIR, 'code-cache');
+    for (const args of [['frobnicate'], ['constructor'], ['tool', 'lst'], ['tool', 'toString'], ['validate', '--bogus']]) expect((await forge(args, project, env)).code).toBe(2);
+    expect(cliCacheVariants(dir)).toEqual([]);
+    expect((await forge(['validate'], project, env)).code).toBe(0);
+    expect(cliCacheVariants(dir)).toEqual(['validate']);
   });
 });
 
