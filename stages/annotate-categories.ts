@@ -7,7 +7,7 @@
  */
 import { error, formatLocation, note, warning, withNotes } from '../runtime/diagnostics.ts';
 import { didYouMean } from '../runtime/suggest.ts';
-import { CATALOG, findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
+import { CATALOG, findCatalogEntry, GROUPS, toolGroup } from '../runtime/tools/catalog.ts';
 import { toSpec } from '../runtime/tools/model.ts';
 import type { ProjectConfig, ToolEntry } from './config/project-config.ts';
 import { pointerToPath } from './config/schema-errors.ts';
@@ -50,13 +50,13 @@ async function enabledTools(config: ProjectConfig, customNames: Set<string>, ctx
   const out: ProjectTool[] = [];
   const enabled = new Map<string, ToolEntry>();
   for (const entry of config.tools) {
-    const group = GROUPS[entry.name];
+    const group = toolGroup(entry.name);
     if (group) {
       if (entry.config) ctx.report(error('FORGE_CONFIG_GROUP', `"${entry.name}" is a group of tools and takes no config`, entry.at, `configure its tools one by one: ${group.join(', ')}`));
       for (const name of group) if (!enabled.has(name)) enabled.set(name, { name, at: entry.at });
       continue;
     }
-    if (enabled.has(entry.name) && !GROUPS[entry.name]) {
+    if (enabled.has(entry.name)) {
       const previous = enabled.get(entry.name)!;
       if (previous.config && entry.config) {
         ctx.report(withNotes(error('FORGE_CONFIG_DUPLICATE', `tool "${entry.name}" is configured twice`, entry.at, 'keep one config: for a tool'), note('first configured here', previous.at)));

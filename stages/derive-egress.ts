@@ -18,7 +18,7 @@ import { addressEntry, classifyAddress, isPublic, parseAddressRule, ruleAllows }
 import { urlPort } from '../runtime/net/egress-policy.ts';
 import type { EgressSettings, ModelRef } from '../runtime/manifest.ts';
 import type { ApiSettings } from '../runtime/tools/adapters/settings.ts';
-import { findCatalogEntry, GROUPS } from '../runtime/tools/catalog.ts';
+import { findCatalogEntry, toolGroup } from '../runtime/tools/catalog.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 
 /** Where each provider's API is when no base_url is given. */
@@ -62,7 +62,7 @@ export function collectEndpoints(config: ProjectConfig, toolEndpoints: readonly 
 
 /** The endpoints the shipped tools forge.yaml enables declare for their config (groups expanded; unknown names are annotate's to report). */
 export async function shippedToolEndpoints(config: ProjectConfig): Promise<Endpoint[]> {
-  const enabled = config.tools.flatMap((entry): { name: string; config?: Record<string, unknown> }[] => (GROUPS[entry.name] ? GROUPS[entry.name].map((name) => ({ name })) : [entry]));
+  const enabled = config.tools.flatMap((entry): { name: string; config?: Record<string, unknown> }[] => toolGroup(entry.name)?.map((name) => ({ name })) ?? [entry]);
   const perTool = await Promise.all(
     enabled.map(async ({ name, config: toolConfig }): Promise<Endpoint[]> => {
       const definition = (await findCatalogEntry(name)?.load())?.default;

@@ -63,6 +63,11 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   scheduling: ['schedule_set', 'schedule_list', 'schedule_delete', 'schedule_history'],
 };
 
+/** The tools a group name enables, if `name` is one (not a property every object has, such as `constructor`). */
+export function toolGroup(name: string): readonly string[] | undefined {
+  return Object.hasOwn(GROUPS, name) ? GROUPS[name] : undefined;
+}
+
 export function findCatalogEntry(name: string): CatalogEntry | undefined {
   return CATALOG.find((entry) => entry.name === name);
 }

@@ -249,6 +249,12 @@ describe('forge build: failures', () => {
     expect(result.errors).toMatchObject([{ code: 'FORGE_CONFIG_UNKNOWN_TOOL', file: 'forge.yaml', line: 5, column: 5, hint: 'did you mean "uuid_generate"?' }]);
   });
 
+  it('points at tools named like what every object has (constructor, toString, __proto__) as unknown tools, not a crash', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - constructor\n  - toString\n  - __proto__\n') });
+    const result = await build({ cwd: dir });
+    expect(result.errors).toMatchObject([5, 6, 7].map((line) => ({ code: 'FORGE_CONFIG_UNKNOWN_TOOL', file: 'forge.yaml', line, column: 5 })));
+  });
+
   it('explains that custom tools need not be listed in tools:', async () => {
     const dir = writeProject({ 'forge.yaml': minimalConfig('tools:\n  - mine\n'), 'tools/mine.py': '"""\nTool: mine\nDescription: m\n"""\n' });
     const result = await build({ cwd: dir });
