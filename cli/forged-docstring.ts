@@ -13,6 +13,7 @@ import { extractScriptDocstring } from '../runtime/tools/custom/docstring-source
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { JSONSchema } from '../runtime/tools/model.ts';
 import { PARAMETER_NAME } from '../runtime/tools/yaml/parameters.ts';
+import { ownValue } from '../runtime/own-value.ts';
 
 type Section = 'Input' | 'Output';
 
@@ -71,13 +72,13 @@ function innerType(schema: JSONSchema): string {
     const values = isRecord(schema.additionalProperties) && !isRecord(schema.properties) ? innerType(schema.additionalProperties) : 'any';
     return values === 'any' ? 'dict' : `dict[str, ${values}]`;
   }
-  return SCALARS[String(schema.type)] ?? 'any';
+  return ownValue(SCALARS, String(schema.type)) ?? 'any';
 }
 
 /** The type without what the parser may misread (enum values, item types). */
 function plainTypeText(schema: JSONSchema): string {
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  return SCALARS[String(type)] ?? ({ array: 'list', object: 'dict' } as Record<string, string>)[String(type)] ?? 'any';
+  return ownValue(SCALARS, String(type)) ?? ownValue({ array: 'list', object: 'dict' }, String(type)) ?? 'any';
 }
 
 function defaultText(value: unknown): string {

@@ -6,6 +6,7 @@
 import { didYouMean } from '../runtime/suggest.ts';
 import type { Command } from './main.ts';
 import { reportUsageError, UsageError } from './usage-error.ts';
+import { ownValue } from '../runtime/own-value.ts';
 
 /** A parent's subcommands, by name (`Subcommands<SubcommandName<'tool'>>` holds exactly command-names.ts's list). */
 export type Subcommands<Name extends string = string> = Record<Name, { summary: string; load: () => Promise<Command> }>;
@@ -20,7 +21,7 @@ export async function runSubcommand(parent: string, subcommands: Subcommands, ar
   const [name, ...rest] = argv;
   const known = `subcommands: ${Object.keys(subcommands).join(', ')}`;
   if (!name || name.startsWith('-')) throw new UsageError(name ? `"${name}" is not a ${parent} subcommand` : 'missing subcommand', known);
-  const sub = Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;
+  const sub = ownValue(subcommands, name);
   if (!sub) throw new UsageError(`unknown subcommand "${name}"`, didYouMean(name, Object.keys(subcommands)) ?? known);
   const command = await sub.load();
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forgeRoot } from '../../stages/forge-paths.ts';
+import { ownValue } from '../../runtime/own-value.ts';
 
 const ASSETS: Record<string, string> = { 'studio.js': 'text/javascript; charset=utf-8', 'studio.css': 'text/css; charset=utf-8' };
 
@@ -37,7 +38,7 @@ export function studioHtml(agentId: string): string {
 
 /** The asset's text and content type, or undefined for a name that is not one. */
 export function studioAsset(name: string): { body: Buffer; type: string } | undefined {
-  const type = ASSETS[name];
+  const type = ownValue(ASSETS, name);
   if (!type) return undefined;
   try {
     return { body: readFileSync(join(forgeRoot, 'dist', 'studio', name)), type };

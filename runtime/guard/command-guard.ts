@@ -24,6 +24,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { LONE_SURROGATE } from '../lone-surrogate.ts';
 import { isWithin, resolvePhysical } from './path-guard.ts';
+import { ownValue } from '../own-value.ts';
 
 export const SHELLS: readonly string[] = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'ash', 'csh', 'tcsh', 'fish', 'busybox', 'pwsh', 'powershell', 'rbash', 'elvish', 'nu', 'xonsh'];
 
@@ -159,7 +160,7 @@ function pathCandidates(arg: string, binary: ResolvedBinary): string[] {
 const SEPARATOR_OPTIONS: Record<string, string> = { cut: 'd', paste: 'd', awk: 'F', gawk: 'F', mawk: 'F', nawk: 'F', sort: 't', join: 't', column: 'so' };
 
 function isSeparatorOption(binary: ResolvedBinary, options: string): boolean {
-  const letters = SEPARATOR_OPTIONS[basename(binary.name)];
+  const letters = ownValue(SEPARATOR_OPTIONS, basename(binary.name));
   return letters !== undefined && options.length === 1 && letters.includes(options);
 }
 

@@ -13,6 +13,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { parseDuration } from '../duration.ts';
 import { ForgeError } from '../diagnostics.ts';
+import { ownValue } from '../own-value.ts';
 
 export interface HttpLimits {
   headersTimeoutMs: number;
@@ -44,7 +45,7 @@ export function httpLimits(overrides: Partial<HttpLimits> = {}, env: NodeJS.Proc
   const limits = { ...DEFAULT_HTTP_LIMITS };
   for (const part of (env.FORGE_HTTP_LIMITS ?? '').split(',')) {
     const [key, value] = part.split('=').map((s) => s.trim());
-    const known = KEYS[key];
+    const known = ownValue(KEYS, key);
     if (!known || !value) continue;
     const number = known[1] === 'duration' ? parseDuration(value) : Number(value);
     if (number !== undefined && Number.isInteger(number) && number > 0) limits[known[0]] = number;

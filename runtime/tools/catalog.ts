@@ -8,6 +8,7 @@
  * the bundle. The CLI loads them through `load`.
  */
 import type { BuiltinDefinition } from './builtin/define.ts';
+import { ownValue } from '../own-value.ts';
 
 export interface CatalogEntry {
   name: string;
@@ -65,7 +66,7 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
 
 /** The tools a group name enables, if `name` is one (not a property every object has, such as `constructor`). */
 export function toolGroup(name: string): readonly string[] | undefined {
-  return Object.hasOwn(GROUPS, name) ? GROUPS[name] : undefined;
+  return ownValue(GROUPS, name);
 }
 
 export function findCatalogEntry(name: string): CatalogEntry | undefined {

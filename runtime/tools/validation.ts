@@ -8,6 +8,7 @@ import { didYouMean } from '../suggest.ts';
 import { schemaRegExp, unprotectedPattern } from '../regexp-safety.ts';
 import type { JSONSchema } from './model.ts';
 import { CHECK_COST_BUDGET, checkCost } from './check-cost.ts';
+import { ownValue } from '../own-value.ts';
 
 /**
  * A pattern of an external schema only the backtracking engine runs, as ajv
@@ -331,7 +332,7 @@ const TYPE_WORDS: Record<string, string> = { string: 'a string', integer: 'an in
 
 /** A JSON Schema type ("integer", or "string,null" / ["string", "null"]) as words: "an integer", "a string or null". */
 export function typeWords(type: string | string[]): string {
-  return (Array.isArray(type) ? type : String(type).split(',')).map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+  return (Array.isArray(type) ? type : String(type).split(',')).map((t) => ownValue(TYPE_WORDS, t) ?? t).join(' or ');
 }
 
 function truncate(text: string): string {

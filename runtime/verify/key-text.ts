@@ -3,6 +3,7 @@
  * people write it ("an RSA key", not Node's "a rsa key"), and why a file Node cannot read as a key is
  * not one, instead of OpenSSL's "error:1E08010C:DECODER routines::unsupported".
  */
+import { ownValue } from '../own-value.ts';
 
 /** Node's asymmetricKeyType, with its article, as the type is written. */
 const KEY_TYPES: Record<string, string> = {
@@ -19,7 +20,7 @@ const KEY_TYPES: Record<string, string> = {
 
 /** "an RSA key", "an Ed25519 key", "an ECDSA key"; a type Node adds later: "a key of type NAME". */
 export function keyTypeText(type: string | undefined): string {
-  return (type && KEY_TYPES[type]) ?? `a key of type ${type ?? 'unknown'}`;
+  return (type && ownValue(KEY_TYPES, type)) ?? `a key of type ${type ?? 'unknown'}`;
 }
 
 /**

@@ -21,6 +21,7 @@ import { readYamlToolFile } from '../yaml-tool-file.ts';
 import type { BaseImage } from './base-image.ts';
 import { imagePath, type BaseFiles } from './base-files.ts';
 import { formatImageReference } from './image-reference.ts';
+import { ownValue } from '../../runtime/own-value.ts';
 
 /** Debian's package of an interpreter, where its name is not the program's. */
 const APT_PACKAGE: Record<string, string> = { python: 'python3', python3: 'python3', sh: 'dash' };
@@ -43,7 +44,7 @@ export async function missingInterpreters(agent: AgentManifest, context: Interpr
   const hasPython = context.python.coveredByLayer || pythons.some((p) => files.findProgram(p, path) !== undefined);
   const has = (wanted: Wanted) => (wanted.resolvedPython ? hasPython : files.findProgram(wanted.program, path) !== undefined);
   const hint = (program: string) =>
-    `use a base that has it: a Dockerfile "FROM ${baseName}" that installs it (apt-get install -y ${APT_PACKAGE[program] ?? program}), pushed to your registry, then --base REGISTRY/IMAGE; or change the step to a program the base has`;
+    `use a base that has it: a Dockerfile "FROM ${baseName}" that installs it (apt-get install -y ${ownValue(APT_PACKAGE, program) ?? program}), pushed to your registry, then --base REGISTRY/IMAGE; or change the step to a program the base has`;
   const shown = (wanted: Wanted) => (wanted.resolvedPython ? pythons.join(' or ') : wanted.program);
   const out: Diagnostic[] = [];
   for (const tool of agent.tools) {

@@ -28,6 +28,7 @@ import { quickPipEnvironment } from '../python/pip-environment.ts';
 import { describeSources, pipSources, unreachedNote } from '../python/pip-sources.ts';
 import { requirementProblem } from '../python/pep508.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
+import { ownValue } from '../../runtime/own-value.ts';
 
 const run = promisify(execFile);
 
@@ -60,7 +61,7 @@ export async function pythonLayer(agent: AgentManifest, base: BaseImage, cache: 
       'choose a base with python3 (and node) with --base IMAGE or FORGE_BASE_IMAGE, or build the Dockerfile in the bundle with docker, podman or buildah',
     );
   }
-  const platforms = PIP_PLATFORMS[base.config.architecture];
+  const platforms = ownValue(PIP_PLATFORMS, base.config.architecture);
   if (!platforms) throw new ForgeError('FORGE_PACKAGE_BASE', `cannot install Python wheels for ${base.config.architecture} from this machine`, 'build the Dockerfile in the bundle with docker, podman or buildah instead');
   const hostPython = await resolvePython(options.env);
   const target = mkdtempSync(join(tmpdir(), 'forge-venv-'));

@@ -29,6 +29,7 @@ import type { JSONSchema } from '../model.ts';
 import { checkToolName } from '../names.ts';
 import type { DocLine, ExtractedDocstring } from './docstring-source.ts';
 import { coerceDefault, isTypeProblem, parseType, TYPE_NAMES } from './param-types.ts';
+import { ownValue } from '../../own-value.ts';
 
 export interface ParsedDocstring {
   name: string;
@@ -158,7 +159,7 @@ class DocstringParser {
         }
         if (fieldShaped) {
           const typo = likelyTypo(key[1], [...FIELDS, ...SECTIONS]);
-          const alias = Object.hasOwn(SECTION_ALIASES, key[1].toLowerCase()) ? SECTION_ALIASES[key[1].toLowerCase()] : undefined;
+          const alias = ownValue(SECTION_ALIASES, key[1].toLowerCase());
           const hint =
             (alias ? `did you mean "${alias}"? Forge's docstrings list ${alias === 'Input' ? "a tool's parameters under Input:" : 'what it returns under Output:'}` : undefined) ??
             (typo ? `did you mean "${typo}"?` : didYouMean(key[1], [...FIELDS, ...SECTIONS])) ??

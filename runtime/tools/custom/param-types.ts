@@ -7,6 +7,7 @@
  *                                          what Python means by it, and what a model sends)
  */
 import type { JSONSchema } from '../model.ts';
+import { ownValue } from '../../own-value.ts';
 
 export interface TypeParse {
   schema: JSONSchema;
@@ -109,7 +110,8 @@ class TypeParser {
   parseType(): JSONSchema {
     const { word, at } = this.word();
     const key = word.toLowerCase();
-    if (key in SCALARS) return { ...SCALARS[key] };
+    const scalar = ownValue(SCALARS, key);
+    if (scalar) return { ...scalar };
     if (LISTS.has(key)) {
       this.skipSpace();
       if (this.text[this.pos] !== '[') return { type: 'array' };

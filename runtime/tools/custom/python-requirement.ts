@@ -3,6 +3,8 @@
  * → "requests"), normalised as PEP 503 says, and the import names it most
  * likely provides when no installed metadata says otherwise.
  */
+import { ownValue } from '../../own-value.ts';
+
 const NAME = /^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)/;
 
 export function requirementName(requirement: string): string | undefined {
@@ -37,7 +39,7 @@ const KNOWN_IMPORTS: Record<string, string[]> = {
 
 export function guessedImportNames(distribution: string): string[] {
   const normal = normalizeDistribution(distribution);
-  return KNOWN_IMPORTS[normal] ?? [normal.replace(/-/g, '_')];
+  return ownValue(KNOWN_IMPORTS, normal) ?? [normal.replace(/-/g, '_')];
 }
 
 /**

@@ -13,6 +13,7 @@
  * number) compare as numbers, anything else compares as text.
  */
 import { textOf, type Reference, type Resolve, type Template, type TemplateProblem } from './template.ts';
+import { ownValue } from '../../own-value.ts';
 
 export type Condition =
   | { op: 'value'; value: unknown }
@@ -62,7 +63,8 @@ function tokenize(template: Template): { tokens: Token[]; problem?: TemplateProb
       const word = /^[A-Za-z_]+/.exec(s.slice(i));
       if (word) {
         const w = word[0];
-        if (w in WORDS) tokens.push({ kind: 'op', text: WORDS[w], offset: at });
+        const keyword = ownValue(WORDS, w);
+        if (keyword !== undefined) tokens.push({ kind: 'op', text: keyword, offset: at });
         else if (w === 'true' || w === 'false') tokens.push({ kind: 'value', text: w, value: w === 'true', offset: at });
         else if (w === 'null') tokens.push({ kind: 'value', text: w, value: null, offset: at });
         else return { tokens, problem: { message: `unknown word "${w}" in the condition`, offset: at, hint: `write a placeholder {${w}}, or quote text: '${w}'` } };

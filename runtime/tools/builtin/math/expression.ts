@@ -7,6 +7,7 @@
  * so -2^2 = -4 and 2^3^2 = 512, as in mathematics.
  */
 import { closestMatch } from '../../../suggest.ts';
+import { ownValue } from '../../../own-value.ts';
 
 export class ExpressionError extends Error {
   constructor(
@@ -188,7 +189,7 @@ class Parser {
   private name(token: Extract<Token, { kind: 'name' }>, depth: number): number {
     const lower = token.value.toLowerCase();
     // Own names only: "constructor" and "__proto__" are Object.prototype's, not the calculator's.
-    const fn = Object.hasOwn(FUNCTIONS, lower) ? FUNCTIONS[lower] : undefined;
+    const fn = ownValue(FUNCTIONS, lower);
     if (this.peek().kind === 'op' && (this.peek() as { value: string }).value === '(') {
       if (!fn) {
         const near = closestMatch(lower, Object.keys(FUNCTIONS));
@@ -215,7 +216,8 @@ class Parser {
       }
       return fn.apply(args, token.column);
     }
-    if (Object.hasOwn(CONSTANTS, lower)) return CONSTANTS[lower];
+    const constant = ownValue(CONSTANTS, lower);
+    if (constant !== undefined) return constant;
     if (fn) throw new ExpressionError(`${lower} is a function: call it as ${lower}(...) (column ${token.column})`, token.column);
     const near = closestMatch(lower, [...Object.keys(CONSTANTS), ...Object.keys(FUNCTIONS)]);
     throw new ExpressionError(`unknown name "${token.value}" at column ${token.column}`, token.column, near ? `did you mean "${near}"?` : `constants: ${Object.keys(CONSTANTS).join(', ')}`);

@@ -1,0 +1,58 @@
+/**
+ * Names someone else writes — a docstring's type, a YAML condition's word, a
+ * program cli_execute runs, a studio asset's path, a declared Python package,
+ * a FORGE_HTTP_LIMITS key — looked up in Forge's tables: a name that every
+ * object answers (constructor, toString, __proto__) is an unknown name, at
+ * every front, never a crash and never a silent yes.
+ */
+import { describe, expect, it } from 'vitest';
+import { studioAsset } from '../../cli/studio/studio-page.ts';
+import { checkArguments } from '../../runtime/guard/command-guard.ts';
+import { httpLimits } from '../../runtime/server/http-limits.ts';
+import { extractPythonDocstring } from '../../runtime/tools/custom/docstring-source.ts';
+import { parseDocstring } from '../../runtime/tools/custom/docstring.ts';
+import { guessedImportNames } from '../../runtime/tools/custom/python-requirement.ts';
+import { ownValue } from '../../runtime/own-value.ts';
+import { problemsOf } from './tools/yaml/helpers.ts';
+
+const INHERITED = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__proto__', '__defineGetter__'];
+
+describe('ownValue', () => {
+  it("answers a table's own entries only", () => {
+    const table: Record<string, number> = { one: 1 };
+    expect(ownValue(table, 'one')).toBe(1);
+    for (const name of INHERITED) expect(ownValue(table, name)).toBeUndefined();
+  });
+});
+
+describe.each(INHERITED)('a name every object has (%s)', (name) => {
+  it('is an unknown type in a docstring, at its place', () => {
+    const extracted = extractPythonDocstring(`"""\nTool: t\nDescription: d\nInput:\n  x (${name}): X.\n"""\n`);
+    if (extracted.kind !== 'found') throw new Error(extracted.kind);
+    const { diagnostics } = parseDocstring(extracted.docstring, 'tools/t.py');
+    expect(diagnostics).toMatchObject([{ code: 'FORGE_DOCSTRING_TYPE', line: 5, column: 6 }]);
+  });
+
+  it("is an unknown word in a YAML step's when: condition", () => {
+    const problems = problemsOf({ description: 'A tool.', parameters: { a: { type: 'string' } }, steps: [{ name: 's', bash: 'true', when: `{a} ${name} 'b'` }] });
+    expect(problems).toMatchObject([{ code: 'FORGE_YAML_CONDITION', message: expect.stringContaining(`unknown word "${name.match(/^[A-Za-z_]+/)![0]}"`) }]);
+  });
+
+  it("is a program whose glued option values are checked as paths, as any program's are (cut's -d is a separator)", () => {
+    const context = (program: string) => ({ workDir: '/home/agent/work', home: '/home/agent', binary: { name: program, path: `/usr/bin/${program}`, real: `/usr/bin/${program}` } });
+    expect(checkArguments(['-d~/.ssh/id_rsa'], context('cut'))).toBeUndefined();
+    expect(checkArguments(['-d~/.ssh/id_rsa'], context(name))).toMatchObject({ code: 'FORGE_CLI_PATH' });
+  });
+
+  it('is no studio asset', () => {
+    expect(studioAsset(name)).toBeUndefined();
+  });
+
+  it('is a Python package whose import name is guessed from its own name', () => {
+    expect(guessedImportNames(name)).toEqual([name.toLowerCase().replace(/[-_.]+/g, '_')]);
+  });
+
+  it('is a FORGE_HTTP_LIMITS key that changes nothing', () => {
+    expect(httpLimits({}, { FORGE_HTTP_LIMITS: `${name}=5` })).toEqual(httpLimits({}, {}));
+  });
+});
