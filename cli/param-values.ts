@@ -5,17 +5,19 @@
 import type { JSONSchema } from '../runtime/tools/model.ts';
 import { UsageError } from './usage-error.ts';
 import { withoutNull } from '../runtime/tools/custom/param-types.ts';
+import { ownValue } from '../runtime/own-value.ts';
 
 export function parseParams(params: readonly string[], schema: JSONSchema): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
-  const out: Record<string, unknown> = {};
-  for (const param of params) {
-    const eq = param.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--param "${param}" must look like NAME=VALUE`);
-    const name = param.slice(0, eq);
-    out[name] = coerce(name, param.slice(eq + 1), properties[name]);
-  }
-  return out;
+  // Entries, not assignments: --param __proto__=x is an argument (that the tool's schema refuses), not a prototype.
+  return Object.fromEntries(
+    params.map((param) => {
+      const eq = param.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--param "${param}" must look like NAME=VALUE`);
+      const name = param.slice(0, eq);
+      return [name, coerce(name, param.slice(eq + 1), ownValue(properties, name))];
+    }),
+  );
 }
 
 function coerce(name: string, text: string, schema: JSONSchema | undefined): unknown {

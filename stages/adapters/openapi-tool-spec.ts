@@ -65,7 +65,7 @@ function flattenable(schema: JSONSchema, taken: Record<string, unknown>): { prop
   if (!plainObject || !props || Object.keys(props).length === 0) return undefined;
   if (schema.allOf || schema.anyOf || schema.oneOf || schema.patternProperties) return undefined;
   if (schema.additionalProperties && schema.additionalProperties !== false) return undefined;
-  if (Object.keys(props).some((name) => name in taken)) return undefined;
+  if (Object.keys(props).some((name) => Object.hasOwn(taken, name))) return undefined;
   return { properties: props, required: (schema.required as string[] | undefined) ?? [] };
 }
 

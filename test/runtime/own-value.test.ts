@@ -1,17 +1,20 @@
 /**
  * Names someone else writes — a docstring's type, a YAML condition's word, a
  * program cli_execute runs, a studio asset's path, a declared Python package,
- * a FORGE_HTTP_LIMITS key — looked up in Forge's tables: a name that every
+ * a FORGE_HTTP_LIMITS key, a tool step's argument, a --param — looked up in Forge's tables: a name that every
  * object answers (constructor, toString, __proto__) is an unknown name, at
  * every front, never a crash and never a silent yes.
  */
 import { describe, expect, it } from 'vitest';
+import { parseParams } from '../../cli/param-values.ts';
 import { studioAsset } from '../../cli/studio/studio-page.ts';
 import { checkArguments } from '../../runtime/guard/command-guard.ts';
 import { httpLimits } from '../../runtime/server/http-limits.ts';
 import { extractPythonDocstring } from '../../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../../runtime/tools/custom/docstring.ts';
 import { guessedImportNames } from '../../runtime/tools/custom/python-requirement.ts';
+import { readYamlTool } from '../../runtime/tools/yaml/read-definition.ts';
+import { stepArgsProblems } from '../../runtime/tools/yaml/step-args.ts';
 import { ownValue } from '../../runtime/own-value.ts';
 import { problemsOf } from './tools/yaml/helpers.ts';
 
@@ -42,6 +45,24 @@ describe.each(INHERITED)('a name every object has (%s)', (name) => {
     const context = (program: string) => ({ workDir: '/home/agent/work', home: '/home/agent', binary: { name: program, path: `/usr/bin/${program}`, real: `/usr/bin/${program}` } });
     expect(checkArguments(['-d~/.ssh/id_rsa'], context('cut'))).toBeUndefined();
     expect(checkArguments(['-d~/.ssh/id_rsa'], context(name))).toMatchObject({ code: 'FORGE_CLI_PATH' });
+  });
+
+  it("is an argument a tool step passes that the called tool does not take, and a required one it does not pass", () => {
+    const { definition } = readYamlTool({ description: 'A tool.', steps: [{ name: 's', tool: 'inner', args: { [name]: 1 } }] }, 'outer');
+    const takes = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false };
+    const needs = { type: 'object', properties: { [name]: { type: 'string' } }, required: [name], additionalProperties: false };
+    expect(stepArgsProblems(definition!, () => takes).map((p) => p.message)).toEqual(expect.arrayContaining([`step "s" passes "${name}", which "inner" does not take`, 'step "s" does not pass "text", which "inner" needs']));
+    const { definition: passesNothing } = readYamlTool({ description: 'A tool.', steps: [{ name: 's', tool: 'inner', args: {} }] }, 'outer');
+    expect(stepArgsProblems(passesNothing!, () => needs).map((p) => p.message)).toEqual([`step "s" does not pass "${name}", which "inner" needs`]);
+  });
+
+  it('is an argument --param passes as text, for the tool\'s schema to refuse', () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer' } } };
+    const args = parseParams([`${name}=[1]`, 'n=2'], schema);
+    expect(Object.keys(args)).toEqual([name, 'n']);
+    // As any name the schema does not have.
+    expect(Object.getOwnPropertyDescriptor(args, name)?.value).toEqual(parseParams(['other=[1]'], schema).other);
+    expect(args.n).toBe(2);
   });
 
   it('is no studio asset', () => {

@@ -93,8 +93,8 @@ export function readStep(raw: Record<string, unknown>, path: PathSegment[], defa
     let args: Record<string, ArgTemplate> | undefined;
     if (raw.args !== undefined) {
       if (!isRecord(raw.args)) return typeError(problems, [...path, 'args'], 'a mapping of argument names to values');
-      args = {};
-      for (const [key, v] of Object.entries(raw.args)) args[key] = readArg(v, [...path, 'args', key], template);
+      // Entries, not assignments: an argument named __proto__ stays an argument (and is said to be one the tool does not take).
+      args = Object.fromEntries(Object.entries(raw.args).map(([key, v]) => [key, readArg(v, [...path, 'args', key], template)]));
     }
     const input = raw.input === undefined ? template('{input}', [...path, 'tool']) : typeof raw.input === 'string' ? template(raw.input, [...path, 'input']) : undefined;
     if (!input) return typeError(problems, [...path, 'input'], 'a template such as "{input}"');

@@ -6,6 +6,7 @@
  * forge_tool's build step for a forged composition.
  */
 import { didYouMean } from '../../suggest.ts';
+import { ownValue } from '../../own-value.ts';
 import type { JSONSchema } from '../model.ts';
 import { checkArguments, isExternal, markExternal } from '../validation.ts';
 import type { ArgTemplate, PathSegment, YamlToolDefinition } from './definition.ts';
@@ -32,9 +33,9 @@ export function stepArgsProblems(definition: YamlToolDefinition, inputSchemaOf: 
     const report = (message: string, key?: string, before?: string) => problems.push({ path: at(key), message, hint: before ? `${before} ${hint}` : hint });
     for (const key of Object.keys(action.args)) {
       // A misspelt name ("nam") is said as one, with the name it likely is.
-      if (!(key in properties) && schema.additionalProperties === false) report(`step "${step.name}" passes "${key}", which "${action.tool}" does not take`, key, didYouMean(key, Object.keys(properties).filter((name) => !(name in action.args!))));
+      if (!Object.hasOwn(properties, key) && schema.additionalProperties === false) report(`step "${step.name}" passes "${key}", which "${action.tool}" does not take`, key, didYouMean(key, Object.keys(properties).filter((name) => !Object.hasOwn(action.args!, name))));
     }
-    const missing = ((schema.required ?? []) as string[]).filter((name) => !(name in action.args!) && properties[name]?.default === undefined);
+    const missing = ((schema.required ?? []) as string[]).filter((name) => !Object.hasOwn(action.args!, name) && ownValue(properties, name)?.default === undefined);
     if (missing.length) report(`step "${step.name}" does not pass ${missing.map((m) => `"${m}"`).join(', ')}, which "${action.tool}" needs`);
     // Values written out in full (no {placeholder}) are what every call sends: checked as the registry will.
     for (const [key, value] of Object.entries(action.args)) {
