@@ -19,7 +19,8 @@ const MAX_DESCRIPTION = 1_000;
 
 /** `document`: the dereferenced OpenAPI document, where recursive schemas are looked up. */
 export function operationToolSpec(apiName: string, op: ApiOperation, timeoutMs: number, document?: Record<string, unknown>): ToolSpec {
-  const properties: Record<string, JSONSchema> = {};
+  // No prototype: an API's parameter or body property named __proto__ (or constructor) stays an argument of its own.
+  const properties: Record<string, JSONSchema> = Object.create(null);
   const required: string[] = [];
   const parameters: OpenApiParameter[] = [];
 

@@ -72,6 +72,20 @@ describe('OpenAPI documents beyond the Petstore', () => {
     expect(spec.inputSchema).toMatchObject({ properties: { id: { type: 'string' }, body: { type: 'object' } }, required: ['id', 'body'] });
   });
 
+  it('flattens a body whose properties are named like what every object has into arguments of their own', async () => {
+    const properties = JSON.parse('{"__proto__": {"type": "string"}, "constructor": {"type": "number"}, "toString": {"type": "boolean"}}');
+    const doc = await load({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/things': { post: { operationId: 'post', requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties, required: ['constructor'] } } } }, responses: { 200: { description: 'ok' } } } } },
+    });
+    const spec = operationToolSpec('t', listOperations(doc)[0], 1000);
+    const args = spec.inputSchema.properties as Record<string, unknown>;
+    expect(Object.keys(args).sort()).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.getOwnPropertyDescriptor(args, '__proto__')?.value).toEqual({ type: 'string' });
+    expect(spec.inputSchema.required).toEqual(['constructor']);
+  });
+
   it('marks an operation whose required body Forge cannot send', async () => {
     const doc = await load({
       openapi: '3.0.3',
