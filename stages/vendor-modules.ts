@@ -26,11 +26,13 @@ const VENDOR_MODULES = ['protocol', 'ajv', 'libs', 'yaml'];
  * that loads the module when it is first called, constructed or read. A
  * serving agent validates its first call after it answers /healthz, and
  * most starts never match an approval glob or parse a cron line: evaluating
- * ajv and the small libraries at load was a sixth of the start-up.
- * (The protocol SDKs are imported dynamically already; YAML tools need the
- * parser while the runtime is assembled.)
+ * ajv and the small libraries at load was a sixth of the start-up. The YAML
+ * parser is read when the runtime is assembled with YAML tools, but a TS
+ * tool's worker, `tools`, `describe` and `help` never parse YAML, and
+ * evaluating it cost each of them about 11 ms. (The protocol SDKs are
+ * imported dynamically already.)
  */
-const LAZY_MODULES = new Set(['ajv', 'libs']);
+const LAZY_MODULES = new Set(['ajv', 'libs', 'yaml']);
 const LAZY_VALUE = join(runtimeDir, 'vendor', 'lazy-value.ts');
 
 export interface VendorModules {

@@ -38,9 +38,39 @@ describe('the prebuilt vendor modules in a build', () => {
     expect(good.stdout.trim()).toBe('hello ada');
   });
 
-  it('evaluates the small libraries on first use, not when the bundle loads, and the stand-ins behave as the real values', async () => {
+  it("reads the YAML parser only where YAML is parsed: a TS tool's worker in an agent with YAML tools never loads it", async () => {
+    const project = writeProject({
+      'forge.yaml': minimalConfig(),
+      'tools/greet.yaml': 'description: Greets.\ntags: [read]\nparameters:\n  name: { type: string }\nbash: printf "hello %s" {name}\n',
+      'tools/shout.ts': '/**\n * Tool: shout\n * Description: Upper-cases a message.\n * Tags: read\n *\n * Input:\n *   message (str): The message.\n */\nexport function execute(args: { message: string }) { return args.message.toUpperCase(); }\n',
+    });
+    expect((await forge(['build', '--prod'], project)).code).toBe(0);
+    const { bundle } = deployBundle(project);
+    // Which prebuilt modules a process reads (each is read once, when it is evaluated).
+    const preload = join(tempDir(), 'vendor-reads.cjs');
+    writeFileSync(
+      preload,
+      `const fs = require('node:fs'); const real = fs.readFileSync; const seen = [];\n` +
+        `fs.readFileSync = function (path, ...rest) { if (typeof path === 'string' && path.includes('vendor')) seen.push(path.split(/[\\\\/]/).pop()); return real.call(this, path, ...rest); };\n` +
+        `process.on('exit', () => process.stderr.write('vendor reads: ' + JSON.stringify(seen) + '\\n'));\n`,
+    );
+    const vendorReads = (run: { stderr: string }) => JSON.parse(/vendor reads: (.*)/.exec(run.stderr)![1]) as string[];
+    // The worker that serves the TS tool's calls (stdin closed: it starts, then stops).
+    const worker = await runProcess(process.execPath, ['--require', preload, join(bundle, 'runtime.mjs'), '__worker', 'shout'], { cwd: bundle });
+    expect(worker.code, worker.stderr).toBe(0);
+    expect(vendorReads(worker)).not.toContain('yaml.cjs');
+    // The runtime assembled with the YAML tool reads it: the preload sees what it is meant to.
+    const tools = await runProcess(process.execPath, ['--require', preload, join(bundle, 'runtime.mjs'), 'tools'], { cwd: bundle });
+    expect(tools.stdout).toContain('greet');
+    expect(vendorReads(tools)).toContain('yaml.cjs');
+    const call = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'call', 'shout', '{"message": "hi"}'], { cwd: bundle });
+    expect(call.stdout.trim()).toBe('HI');
+  });
+
+  it('evaluates the small libraries and the YAML parser on first use, not when the bundle loads, and the stand-ins behave as the real values', async () => {
     const dir = tempDir();
     const libs = join(repoRoot, 'runtime', 'vendor', 'libs.ts');
+    const yaml = join(repoRoot, 'runtime', 'vendor', 'yaml.ts');
     // Counts the vendor code compiled (new Function), so the test sees when the module is evaluated.
     const counter = `globalThis.__compiled = 0; const __RealFunction = Function; globalThis.Function = function (...args) { globalThis.__compiled++; return __RealFunction(...args); };`;
     const entry = join(dir, 'entry.ts');
@@ -49,20 +79,26 @@ describe('the prebuilt vendor modules in a build', () => {
       [
         // Relative, as the runtime's own modules import it.
         `import { Cron, distance, ipaddr, picomatch } from ${JSON.stringify(relative(dir, libs))};`,
+        `import { isScalar, LineCounter, parse, parseDocument } from ${JSON.stringify(relative(dir, yaml))};`,
         `const atLoad = globalThis.__compiled;`,
         `const d = distance('kitten', 'sitting');`,
         `const afterCall = globalThis.__compiled;`,
+        `const parsed = parse('a: [1, two]');`,
+        `const afterYaml = globalThis.__compiled;`,
+        `const counter = new LineCounter();`,
+        `const doc = parseDocument('x: 1\\ny: 2\\n', { lineCounter: counter });`,
+        `const yamlSeen = { parsed, counted: counter instanceof LineCounter && counter.lineStarts.length, scalar: isScalar(doc.get('y', true)) };`,
         `const cron = new Cron('0 9 * * 1', { paused: true });`,
         `class Daily extends Cron {}`,
         `const daily = new Daily('0 9 * * *', { paused: true });`,
         `const ip = ipaddr.parse('10.1.2.3');`,
-        `console.log(JSON.stringify({ atLoad, afterCall, total: globalThis.__compiled, d, cronIsCron: cron instanceof Cron, dailyIsCron: daily instanceof Cron, dailyNext: daily.nextRun(new Date('2026-01-01T00:00:00Z'))?.toISOString().slice(11, 16), range: ip.range(), glob: picomatch('*.py')('a.py'), scan: picomatch.scan('src/*.ts').base }));`,
+        `console.log(JSON.stringify({ atLoad, afterCall, afterYaml, yamlSeen, total: globalThis.__compiled, d, cronIsCron: cron instanceof Cron, dailyIsCron: daily instanceof Cron, dailyNext: daily.nextRun(new Date('2026-01-01T00:00:00Z'))?.toISOString().slice(11, 16), range: ip.range(), glob: picomatch('*.py')('a.py'), scan: picomatch.scan('src/*.ts').base }));`,
       ].join('\n'),
     );
     const splice = vendorModules();
     expect(splice).toBeDefined();
     // Without the splice the libraries would be bundled from source and the count would say nothing.
-    const spliced = (text: string) => text.includes('"vendor/libs.cjs"');
+    const spliced = (text: string) => text.includes('"vendor/libs.cjs"') && text.includes('"vendor/yaml.cjs"');
     const built = await esbuild.build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', write: false, banner: { js: REQUIRE_SHIM }, plugins: [splice!.plugin], logLevel: 'silent' });
     const text = built.outputFiles[0].text;
     expect(spliced(text)).toBe(true);
@@ -75,7 +111,7 @@ describe('the prebuilt vendor modules in a build', () => {
     const run = await runProcess(process.execPath, [join(dir, 'out.mjs')], { cwd: dir });
     expect(run.stderr).toBe('');
     const seen = JSON.parse(run.stdout);
-    expect(seen).toMatchObject({ atLoad: 0, afterCall: 1, total: 1, d: 3, cronIsCron: true, dailyIsCron: true, range: 'private', glob: true, scan: 'src' });
+    expect(seen).toMatchObject({ atLoad: 0, afterCall: 1, afterYaml: 2, yamlSeen: { parsed: { a: [1, 'two'] }, counted: 3, scalar: true }, total: 2, d: 3, cronIsCron: true, dailyIsCron: true, range: 'private', glob: true, scan: 'src' });
     // The subclass runs the real class's code (its own timezone handling), not a stand-in's.
     expect(seen.dailyNext).toMatch(/^\d\d:00$/);
   });
