@@ -22,7 +22,7 @@
  *   as that body.
  */
 import { ForgeError } from '../diagnostics.ts';
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
+import type { Agent as HttpAgent, IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -285,8 +285,11 @@ export class HttpClient {
     const sent = Object.fromEntries(Object.entries(headers).filter(([name]) => !CONNECTION_HEADERS.has(name)));
     const https = url.protocol === 'https:';
     // node:https is loaded at the first HTTPS request: it brings TLS, about a tenth of a
-    // bundle's start, and many agents serve without ever calling out over HTTPS.
+    // bundle's start, and many agents serve without ever calling out over HTTPS. node:http
+    // at the first HTTP one: a process that runs a tool and calls nothing (`forge tool run`,
+    // a tool worker) never loads it.
     const tls = https ? await import('node:https') : undefined;
+    const http = tls ?? (await import('node:http'));
     if (this.poolGeneration !== this.shared.generation) {
       // A request still running on an old connection finishes there; none starts on one.
       this.pools = {};
@@ -300,7 +303,7 @@ export class HttpClient {
       pools = this.checkedPools.get(checkConnect) ?? {};
       this.checkedPools.set(checkConnect, pools);
     }
-    const agent = tls ? (pools.https ??= new tls.Agent(POOL_OPTIONS)) : (pools.http ??= new HttpAgent(POOL_OPTIONS));
+    const agent = tls ? (pools.https ??= new tls.Agent(POOL_OPTIONS)) : (pools.http ??= new http.Agent(POOL_OPTIONS));
     const options: RequestOptions & { ca?: string | Buffer | (string | Buffer)[] } = {
       method,
       headers: { ...sent, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
@@ -310,7 +313,7 @@ export class HttpClient {
     // Trusts what the process trusts: NODE_EXTRA_CA_CERTS, and CAs added to https.globalAgent (as corporate CA packages do).
     const ca = tls?.globalAgent.options.ca;
     if (ca) options.ca = ca;
-    const send = tls?.request ?? httpRequest;
+    const send = http.request;
     return new Promise((resolve, reject) => {
       // Cancellation destroys the request (and the response being read) by
       // hand: node's `signal` option also aborts the socket, whose error

@@ -4,7 +4,7 @@
  * Version 00 only; a malformed header is ignored (a new trace starts), as
  * the specification asks.
  */
-import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 
 export interface SpanContext {
   traceId: string; // 32 hex
@@ -27,14 +27,17 @@ export function formatTraceparent(context: SpanContext): string {
 }
 
 // Ids come from a pool of random bytes refilled 4 KiB at a time: one
-// randomBytes call per few hundred spans instead of one per span.
+// randomBytes call per few hundred spans instead of one per span. The pool
+// (and node:crypto) is made at the first id, not when this module loads:
+// the runtime's assembly imports it through the HTTP client, and a process
+// that makes no span (`forge tool run`, a one-off `call`) would pay for it.
 const POOL_SIZE = 4096;
-let pool = randomBytes(POOL_SIZE);
-let offset = 0;
+let pool: Buffer | undefined;
+let offset = POOL_SIZE;
 
 function randomHex(bytes: number): string {
-  if (offset + bytes > POOL_SIZE) {
-    pool = randomBytes(POOL_SIZE);
+  if (!pool || offset + bytes > POOL_SIZE) {
+    pool = (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).randomBytes(POOL_SIZE);
     offset = 0;
   }
   const hex = pool.toString('hex', offset, offset + bytes);

@@ -108,9 +108,13 @@ class RecordingSpan implements Span {
   }
 }
 
-/** Wall-clock milliseconds with sub-millisecond precision (spans of one process compare well). */
-const origin = Date.now() - performance.now();
+/**
+ * Wall-clock milliseconds with sub-millisecond precision (spans of one process compare well). The origin is
+ * taken at the first call, not at load: the first read of `performance` loads perf_hooks.
+ */
+let origin: number | undefined;
 export function nowMs(): number {
+  origin ??= Date.now() - performance.now();
   return origin + performance.now();
 }
 

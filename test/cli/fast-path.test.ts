@@ -90,6 +90,20 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     }
   });
 
+  it('loads node:http in forge tool run only when a tool calls out: running a TS tool that calls nothing leaves it unloaded', async () => {
+    const probe = join(tempDir(), 'probe.cjs');
+    // Only the CLI's own process reports (a tool's worker inherits no NODE_OPTIONS through the sandbox, but may elsewhere).
+    writeFileSync(probe, `if (process.argv[1]?.endsWith('forge.cjs')) process.on('exit', () => process.stderr.write('modules=' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')))));`);
+    const dir = fixtureProject('basic');
+    const result = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), 'tool', 'run', 'ts_execute', '--param', 'sentence=hello there'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ reversed: 'there hello' });
+    const modules = JSON.parse(/modules=(.*)$/.exec(result.stderr)![1]) as string[];
+    // The probe sees what the run loaded: the tool ran in a process of its own.
+    expect(modules).toContain('NativeModule child_process');
+    expect(modules.filter((m) => m === 'NativeModule http' || m === 'NativeModule https' || m === 'NativeModule _http_client')).toEqual([]);
+  });
+
   it('loads no Node module for a cached build or --version that a bare node start does not (no node:module on Node 20, no vm, os, tty, streams, crypto or util)', async () => {
     const probe = join(tempDir(), 'probe.cjs');
     writeFileSync(probe, `process.on('exit', () => process.stderr.write('modules=' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')))));`);
