@@ -75,6 +75,18 @@ export function loadWithContentCache(file: string, cacheDir: string | undefined)
   return loadCached(file, cacheDir, { pin: (bytes) => digest(bytes).toString('hex', 0, 16), place: 'folder', digest });
 }
 
+/**
+ * Loads `bytes`, the text of `file` its caller has read and checked against
+ * the sha256 it was built with (`sha256`, hex: a bundle's prebuilt modules,
+ * runtime/vendor/vendor-file.ts), as loadWithContentCache loads a file: its
+ * cache in `cacheDir` filed under that sha256, so only those bytes ever run
+ * its bytecode. Compiled from the bytes given, never read again: a file
+ * swapped after the check is not what runs.
+ */
+export function loadCheckedWithContentCache(file: string, bytes: Buffer, sha256: string, cacheDir: string | undefined): CachedModule {
+  return loadCached(file, cacheDir, { pin: () => sha256.slice(0, 32), place: 'folder', digest: sha256Of(file) }, bytes);
+}
+
 interface CacheNaming {
   /** What pins a file's text in its cache's name, from its bytes and its stat. */
   pin(bytes: Buffer, stat: BigIntStats): string;
@@ -89,17 +101,18 @@ interface CacheNaming {
   digest?: Digest;
 }
 
-function loadCached(file: string, cacheDir: string | undefined, naming: CacheNaming): CachedModule {
+/** `given`: the main file's text, already read (its stat is then not read, and the pin must not need it). */
+function loadCached(file: string, cacheDir: string | undefined, naming: CacheNaming, given?: Buffer): CachedModule {
   const root = dirname(file);
   // Required here, not imported: the fast path's file holds this module, and a cached build needs no node:module.
   const { Module: NodeModule } = createRequire(file)('node:module') as typeof import('node:module');
   const loaded = new Map<string, { module: Module; cache: CachedModule['cache']; save(): void }>();
   const { digest } = naming;
-  const compile = (path: string) => {
+  const compile = (path: string, bytes?: Buffer) => {
     const module = new NodeModule(path);
     module.filename = path;
     const name = cacheName(naming.place === 'path' ? path : relative(root, path), path, naming.variant);
-    const { script, cache, cacheFile } = compileWithCache(path, cacheDir, naming.pin, name.prefix, digest, (source) => NodeModule.wrap(source));
+    const { script, cache, cacheFile } = compileWithCache(path, cacheDir, naming.pin, name.prefix, digest, (source) => NodeModule.wrap(source), bytes);
     const save = () => {
       if (cacheFile !== undefined && (cache === 'missing' || cache === 'refused')) writeCache(cacheFile, name, () => (digest ? withHeader(script.createCachedData(), digest) : script.createCachedData()));
     };
@@ -118,7 +131,7 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
     };
     return Object.assign(require, nodeRequire) as NodeJS.Require;
   };
-  const main = compile(file);
+  const main = compile(file, given);
   return {
     exports: main.module.exports,
     cache: main.cache,
@@ -128,21 +141,15 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
   };
 }
 
-/** The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the text's pin, read in the same open. */
-function compileWithCache(file: string, cacheDir: string | undefined, pin: CacheNaming['pin'], prefix: string, digest: Digest | undefined, wrap: (source: string) => string) {
-  const fd = openSync(file, 'r');
-  let source: string;
-  let cacheFile: string | undefined;
-  try {
-    // One open: the stat and bytes that name the cache are those of the text compiled.
-    const stat = fstatSync(fd, { bigint: true });
-    const bytes = readFileSync(fd);
-    // ASCII (esbuild escapes the rest) decodes as latin1 into a one-byte string, a third of the time UTF-8 takes.
-    source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-    if (cacheDir !== undefined) cacheFile = join(cacheDir, `${prefix}${pin(bytes, stat)}${SUFFIX}`);
-  } finally {
-    closeSync(fd);
-  }
+/**
+ * The file compiled (as `wrap` wraps a module's source) with its cache, if it has one that fits: named by the
+ * text's pin, read in the same open; or, `given`, its text as the caller read it (the pin then takes no stat).
+ */
+function compileWithCache(file: string, cacheDir: string | undefined, pin: CacheNaming['pin'], prefix: string, digest: Digest | undefined, wrap: (source: string) => string, given?: Buffer) {
+  const { bytes, stat } = given ? { bytes: given, stat: undefined } : readWithStat(file);
+  // ASCII (esbuild escapes the rest) decodes as latin1 into a one-byte string, a third of the time UTF-8 takes.
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  const cacheFile = cacheDir === undefined ? undefined : join(cacheDir, `${prefix}${pin(bytes, stat!)}${SUFFIX}`);
   let cacheBytes: Buffer | undefined;
   try {
     if (cacheFile !== undefined) cacheBytes = readFileSync(cacheFile);
@@ -157,6 +164,16 @@ function compileWithCache(file: string, cacheDir: string | undefined, pin: Cache
   const script = new Script(wrap(source), { filename: file, cachedData });
   const cache: CachedModule['cache'] = cacheFile === undefined ? 'off' : cacheBytes === undefined ? 'missing' : cachedData === undefined || script.cachedDataRejected ? 'refused' : 'used';
   return { script, cache, cacheFile };
+}
+
+/** One open: the stat and bytes that name a cache are those of the text compiled. */
+function readWithStat(file: string): { bytes: Buffer; stat: BigIntStats } {
+  const fd = openSync(file, 'r');
+  try {
+    return { stat: fstatSync(fd, { bigint: true }), bytes: readFileSync(fd) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -26,7 +26,12 @@ export const CODE_CACHE_DIR = '.code-cache';
 export const NO_CODE_CACHE_ARG = '--no-code-cache';
 
 /** What the core's code cache did for this start, and how to write it (a no-op when it was used). */
-export type CoreCodeCache = Pick<CachedModule, 'cache' | 'save'>;
+export type CoreCodeCache = Pick<CachedModule, 'cache' | 'save'> & {
+  /** The cache folder when this start uses one: the prebuilt vendor modules compile with caches there too (vendor-file.ts). */
+  dir?: string;
+  /** Whether this process writes caches (a TS tool's worker only reads them). */
+  writes: boolean;
+};
 
 /** The project's side of the start: its TypeScript tools that export execute(). */
 export interface ProjectCode {
@@ -48,5 +53,5 @@ export function startCore(project: ProjectCode): void {
   const core = loadWithContentCache(join(bundleDir, CORE_FILE), cacheDir);
   // A TS tool worker reads the cache but never writes it: its agent, started before it, writes one, and the
   // worker would spend its first call on V8's serializing.
-  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: worker ? () => {} : core.save } });
+  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: worker ? () => {} : core.save, dir: cacheDir, writes: !worker } });
 }

@@ -35,7 +35,12 @@ function verifyKey(): string {
   return execFileSync('openssl', ['pkey', '-pubout'], { input: key, encoding: 'utf8' });
 }
 
-const cacheFiles = (bundle: string) => (existsSync(join(bundle, CODE_CACHE_DIR)) ? readdirSync(join(bundle, CODE_CACHE_DIR)) : []);
+/** Everything in the bundle's cache folder. */
+const allCacheFiles = (bundle: string) => (existsSync(join(bundle, CODE_CACHE_DIR)) ? readdirSync(join(bundle, CODE_CACHE_DIR)) : []);
+/** The caches of one file: the core's, or a prebuilt vendor module's (`ajv.cjs`). */
+const cacheFiles = (bundle: string, file = CORE_FILE) => allCacheFiles(bundle).filter((name) => name.startsWith(`${file}-`));
+/** What each prebuilt vendor module's cache did in a run, as FORGE_VERBOSE says it. */
+const vendorCaches = (stderr: string) => Object.fromEntries([...stderr.matchAll(/\[forge\] code cache of vendor\/(\S+): (\w+)/g)].map((m) => [m[1], m[2]]));
 
 describe("the runtime core's code cache", () => {
   it('is written by the first start and used by the next, which works as the first did (the core and a TS tool worker)', async () => {
@@ -108,7 +113,8 @@ describe("the runtime core's code cache", () => {
     // `call` does not check the signature (serve and verify do): what matters here is that the key is set.
     expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'], { FORGE_VERIFY_KEY: publicKey })).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'off' });
     expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'], { FORGE_CODE_CACHE: 'off' })).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'off' });
-    expect(cacheFiles(bundle)).toEqual([]);
+    // Nor the vendor modules' (the call's arguments went through ajv).
+    expect(allCacheFiles(bundle)).toEqual([]);
     // A cache that is there is not read either.
     await bundleRun(bundle, ['tools']);
     expect(cacheFiles(bundle)).toHaveLength(1);
@@ -140,7 +146,7 @@ describe("the runtime core's code cache", () => {
     expect((await worker([])).stderr).toContain('[forge] code cache: used');
     expect((await worker([NO_CODE_CACHE_ARG])).stderr).toContain('[forge] code cache: off');
     const spec = { name: 'shout' } as ToolSpec;
-    const launch = (cache: CoreCodeCache['cache']) => bundleCodeSource({ builtins: {}, nodeTools: {}, bundleUrl: pathToFileURL(join(bundle, 'runtime.mjs')).href, codeCache: { cache, save() {} } }, join(bundle, 'runtime.mjs')).node.worker(spec);
+    const launch = (cache: CoreCodeCache['cache']) => bundleCodeSource({ builtins: {}, nodeTools: {}, bundleUrl: pathToFileURL(join(bundle, 'runtime.mjs')).href, codeCache: { cache, save() {}, writes: true } }, join(bundle, 'runtime.mjs')).node.worker(spec);
     expect((await launch('off')).args).toEqual([join(bundle, 'runtime.mjs'), '__worker', 'shout', NO_CODE_CACHE_ARG]);
     expect((await launch('used')).args).toEqual([join(bundle, 'runtime.mjs'), '__worker', 'shout']);
   });
@@ -172,5 +178,70 @@ describe("the runtime core's code cache", () => {
     // A file where the folder would go: nothing can be written under it, whoever runs the bundle.
     writeFileSync(join(bundle, CODE_CACHE_DIR), '');
     for (let run = 0; run < 2; run++) expect(await bundleRun(bundle, ['call', 'shout', '{"text": "hi"}'])).toMatchObject({ code: 0, stdout: 'shouted: HI\n', cache: 'missing' });
+  });
+});
+
+describe("the prebuilt vendor modules' code caches", () => {
+  /** Runs the bundle's command with FORGE_VERBOSE=1: its output, and what each vendor module's cache did. */
+  async function vendorRun(bundle: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+    const result = await runProcess(process.execPath, [join(bundle, 'runtime.mjs'), ...args], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1', ...env } });
+    return { code: result.code, stdout: result.stdout, vendor: vendorCaches(result.stderr) };
+  }
+
+  it('are written by the run that first loads a module, as it exits, and used by the next, which works as the first did', async () => {
+    const { bundle } = deployBundle(project);
+    // A call's arguments are checked by ajv (vendor/ajv.cjs), loaded at that first check.
+    const first = await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}']);
+    expect(first).toMatchObject({ code: 0, stdout: 'shouted: HI\n', vendor: { 'ajv.cjs': 'missing' } });
+    expect(cacheFiles(bundle, 'ajv.cjs')).toHaveLength(1);
+    const again = await vendorRun(bundle, ['call', 'shout', '{"text": "again"}']);
+    expect(again).toMatchObject({ code: 0, stdout: 'shouted: AGAIN\n', vendor: { 'ajv.cjs': 'used' } });
+    // The arguments are still checked, by the cached ajv.
+    const refused = await vendorRun(bundle, ['call', 'shout', '{"text": 3}']);
+    expect(refused).toMatchObject({ code: 1, vendor: { 'ajv.cjs': 'used' } });
+    expect(cacheFiles(bundle, 'ajv.cjs')).toHaveLength(1);
+  });
+
+  it('are written by serve as it stops, for the modules its calls loaded', async () => {
+    const { bundle } = deployBundle(project);
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1' } });
+    try {
+      await agent.waitFor('[forge] code cache: missing');
+      expect(cacheFiles(bundle, 'ajv.cjs')).toEqual([]);
+      const res = await fetch(`${agent.url}/tools/shout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text": "served"}' });
+      expect(await res.json()).toMatchObject({ value: 'shouted: SERVED' });
+    } finally {
+      await agent.stop();
+    }
+    expect(cacheFiles(bundle, 'ajv.cjs')).toHaveLength(1);
+    expect((await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).vendor).toMatchObject({ 'ajv.cjs': 'used' });
+  });
+
+  it('are refused when damaged or made for other bytes (then written anew), and every run still works', async () => {
+    const { bundle } = deployBundle(project);
+    await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}']);
+    const [name] = cacheFiles(bundle, 'ajv.cjs');
+    const file = join(bundle, CODE_CACHE_DIR, name);
+    const data = readFileSync(file);
+    const damaged = Buffer.from(data);
+    for (let i = 10_000; i < 10_064; i++) damaged[i] ^= 0xff;
+    writeFileSync(file, damaged);
+    expect(await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).toMatchObject({ code: 0, stdout: 'shouted: HI\n', vendor: { 'ajv.cjs': 'refused' } });
+    expect((await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).vendor).toMatchObject({ 'ajv.cjs': 'used' });
+    // The core's cache data (whole, with its checksum) under ajv's name: V8 refuses it for ajv's text.
+    writeFileSync(file, readFileSync(join(bundle, CODE_CACHE_DIR, cacheFiles(bundle)[0])));
+    expect(await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).toMatchObject({ code: 0, stdout: 'shouted: HI\n', vendor: { 'ajv.cjs': 'refused' } });
+    expect((await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).vendor).toMatchObject({ 'ajv.cjs': 'used' });
+  });
+
+  it('are neither read nor written with FORGE_VERIFY_KEY set (signed bytes only) or FORGE_CODE_CACHE=off', async () => {
+    const { bundle } = deployBundle(project);
+    await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}']);
+    expect(cacheFiles(bundle, 'ajv.cjs')).toHaveLength(1);
+    for (const env of [{ FORGE_VERIFY_KEY: verifyKey() }, { FORGE_CODE_CACHE: 'off' }]) {
+      const run = await vendorRun(bundle, ['call', 'shout', '{"text": 3}'], env);
+      // ajv compiled from its checked bytes: the arguments are refused all the same.
+      expect({ env: Object.keys(env), code: run.code, vendor: run.vendor }).toEqual({ env: Object.keys(env), code: 1, vendor: {} });
+    }
   });
 });
