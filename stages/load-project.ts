@@ -16,7 +16,8 @@ import { loadConfig, loadConfigText } from './config/load-config.ts';
 import type { ProjectConfig } from './config/project-config.ts';
 import { discoverAdapters, type DiscoveredAdapters, type DiscoveryMode } from './discover-adapters.ts';
 import { discoverTools, type SourceFile } from './discover-tools.ts';
-import { parseDocstrings } from './parse-docstrings.ts';
+import { openDocstringCache } from './docstring-cache.ts';
+import { parseDocstrings, type CachedParse } from './parse-docstrings.ts';
 import { parseYamlTools } from './parse-yaml-tools.ts';
 import { resolveToolDependencies } from './resolve-tool-dependencies.ts';
 import type { ProjectTool } from './project-tool.ts';
@@ -97,7 +98,7 @@ export async function loadProject(options: ProjectOptions, ctx: StageContext, { 
   discovering.catch(() => {});
   const files = await runStage(ctx, 'discover-tools', () => discoverTools(project, ctx));
   onDiscovered?.(project, files);
-  const docstrings = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx));
+  const docstrings = await runStage(ctx, 'parse-docstrings', () => parseDocstrings(files, ctx, openDocstringCache<CachedParse>(project.root)));
   const parsed = await runStage(ctx, 'parse-yaml-tools', () => parseYamlTools(files, docstrings, ctx));
   const adapters = await runStage(ctx, 'discover-adapters', () => discovering, adaptersStarted);
   const annotated = await runStage(ctx, 'annotate-categories', () => annotateCategories(project, parsed, ctx, adapters.tools));

@@ -13,6 +13,7 @@ import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { SourceFile } from './discover-tools.ts';
 import { holdsPrivateKey } from './check-secret-files.ts';
 import type { StageContext } from './stage.ts';
+import type { DocstringCache } from './docstring-cache.ts';
 
 export interface ParsedTool {
   spec: ToolSpec;
@@ -38,7 +39,8 @@ export interface ParsedSources {
   supportFiles: SourceFile[];
 }
 
-export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext): ParsedSources {
+/** `cache`: what earlier commands parsed (docstring-cache.ts); each file whose text and paths it has is not parsed again. */
+export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext, cache?: DocstringCache<CachedParse>): ParsedSources {
   const tools: ParsedTool[] = [];
   const supportFiles: SourceFile[] = [];
   for (const file of files) {
@@ -47,7 +49,7 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
       supportFiles.push(file);
       continue;
     }
-    const parsed = parseToolFile(file);
+    const parsed = parseToolFile(file, cache);
     file.sha256 = parsed.sha256;
     file.content = parsed.content;
     file.privateKey = parsed.privateKey;
@@ -57,11 +59,15 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext)
     if (parsed.spec) tools.push({ spec: parsed.spec, file, at: { file: file.display, ...parsed.nameAt }, ...(parsed.composedOfAt ? { composedOfAt: parsed.composedOfAt } : {}) });
     else if (file.kind === 'python') supportFiles.push(file);
   }
+  cache?.save();
   return { tools, supportFiles };
 }
 
-/** One file → its ToolSpec (undefined when the file declares no tool). Also used by hot reload. */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
+/** What a file's parse gave, as the docstring cache keeps it: a function of its text and paths alone. */
+export type CachedParse = ParsedToolFile & { privateKey: boolean };
+
+/** One file → its ToolSpec (undefined when the file declares no tool). */
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>, cache?: DocstringCache<CachedParse>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
   let content: Buffer;
   try {
     content = readFileSync(file.absolute);
@@ -69,15 +75,21 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
     return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
   }
   const text = content.toString('utf8');
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  // The paths are in the result (the source's path, each diagnostic's file), so they are in the key.
+  const key = `${sha256} ${file.kind} ${file.relative} ${file.display}`;
+  const cached = cache?.get(key);
+  if (cached) return { ...cached, content };
   // The secret check needs the content too: judged here, the file is read once.
-  return { ...parseToolText(text, file), privateKey: holdsPrivateKey(text), content };
+  const parsed: CachedParse = { ...parseToolText(text, file, sha256), privateKey: holdsPrivateKey(text) };
+  cache?.set(key, parsed);
+  return { ...parsed, content };
 }
 
 type ParsedToolFile = { spec?: ToolSpec; nameAt?: { line: number; column: number; lineText: string }; composedOfAt?: Record<string, Location>; sha256?: string; diagnostics: Diagnostic[] };
 
-function parseToolText(text: string, file: Pick<SourceFile, 'relative' | 'display' | 'kind'>): ParsedToolFile {
+function parseToolText(text: string, file: Pick<SourceFile, 'relative' | 'display' | 'kind'>, sha256: string): ParsedToolFile {
   const kind = file.kind as 'python' | 'typescript' | 'javascript';
-  const sha256 = createHash('sha256').update(text).digest('hex');
   const extracted = kind === 'python' ? extractPythonDocstring(text) : extractScriptDocstring(text);
   if (extracted.kind === 'none') return { sha256, diagnostics: [] };
   if (extracted.kind === 'unterminated') {

@@ -1,0 +1,116 @@
+/**
+ * The docstring cache (stages/docstring-cache.ts): a file whose text and
+ * paths are unchanged is not parsed again by the compiled CLI, and nothing
+ * else ever reads an entry — another text, another parser, a damaged file.
+ * The CLI tests plant an entry (a description no parse would give) to see
+ * which command read the cache.
+ */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDocstringCache } from '../../stages/docstring-cache.ts';
+import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
+
+const tool = (description: string, extra = '') => `/**\n * Tool: greet\n * Description: ${description}\n * Tags: read\n *\n * Input:\n *   name (str): Who.\n${extra} */\nexport function execute(args: { name: string }) { return 'hi ' + args.name; }\n`;
+
+/** The project's cache file in `cacheDir` (one per project), parsed. */
+function cacheFile(cacheDir: string): { path: string; data: { parser: string; entries: Record<string, { spec?: { description: string } }> } } {
+  const dir = join(cacheDir, 'docstrings');
+  const names = readdirSync(dir);
+  expect(names).toHaveLength(1);
+  const path = join(dir, names[0]);
+  return { path, data: JSON.parse(readFileSync(path, 'utf8')) };
+}
+
+/** Rewrites every cached entry's description: what a command shows then says whether it read the cache. */
+function plant(cacheDir: string, description: string): void {
+  const { path, data } = cacheFile(cacheDir);
+  for (const entry of Object.values(data.entries)) if (entry.spec) entry.spec.description = description;
+  writeFileSync(path, JSON.stringify(data));
+}
+
+async function describeGreet(project: string, cacheDir: string): Promise<string> {
+  const result = await forge(['tool', 'describe', 'greet', '--json'], project, { FORGE_CACHE_DIR: cacheDir });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout).tool.description;
+}
+
+describe('the docstring cache', () => {
+  it('gives a file whose text and paths are unchanged what its first parse gave, and parses a changed file again', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.ts': tool('Greets someone.') });
+    const cacheDir = tempDir('forge-cache-');
+    expect(await describeGreet(project, cacheDir)).toBe('Greets someone.');
+    plant(cacheDir, 'PLANTED');
+    expect(await describeGreet(project, cacheDir)).toBe('PLANTED');
+    // An edit: the file's sha256 changes, and the entry for the old text is not the new text's.
+    writeFileSync(join(project, 'tools', 'greet.ts'), tool('Greets someone warmly.'));
+    expect(await describeGreet(project, cacheDir)).toBe('Greets someone warmly.');
+    // The build takes the same entries (and the same spec goes into agent.json).
+    plant(cacheDir, 'PLANTED AGAIN');
+    expect((await forge(['build', '--prod'], project, { FORGE_CACHE_DIR: cacheDir })).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(project, '.forge-output', 'agent.json'), 'utf8')).tools.find((t: { name: string }) => t.name === 'greet').description).toBe('PLANTED AGAIN');
+  });
+
+  it("never takes another parser's entries (a rebuilt or upgraded Forge), nor a damaged file's, and writes its own in their place", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.ts': tool('Greets someone.') });
+    const cacheDir = tempDir('forge-cache-');
+    await describeGreet(project, cacheDir);
+    plant(cacheDir, 'PLANTED');
+    const { path, data } = cacheFile(cacheDir);
+    writeFileSync(path, JSON.stringify({ ...data, parser: `${data.parser}-another-build` }));
+    expect(await describeGreet(project, cacheDir)).toBe('Greets someone.');
+    expect(cacheFile(cacheDir).data.parser).toBe(data.parser);
+    writeFileSync(path, '{"format": 1, "parser": "torn');
+    expect(await describeGreet(project, cacheDir)).toBe('Greets someone.');
+    expect(cacheFile(cacheDir).data.parser).toBe(data.parser);
+    // A cache folder that cannot be written (a file in its place): the command works, parsing every time.
+    const blocked = join(tempDir(), 'not-a-dir');
+    writeFileSync(blocked, '');
+    expect(await describeGreet(project, blocked)).toBe('Greets someone.');
+  });
+
+  it("keeps a file's diagnostics with its entry: a cached parse warns and refuses as the first did", async () => {
+    const project = writeProject({
+      'forge.yaml': minimalConfig(),
+      // A warning (an unknown section) and, in another file, an error (a parameter without a type).
+      'tools/greet.ts': tool('Greets someone.', ' *\n * Remarks: none\n'),
+      'tools/broken.ts': '/**\n * Tool: broken\n * Description: Broken.\n * Tags: read\n *\n * Input:\n *   name: Who.\n */\nexport function execute() { return 1; }\n',
+    });
+    const cacheDir = tempDir('forge-cache-');
+    const first = await forge(['validate'], project, { FORGE_CACHE_DIR: cacheDir });
+    const second = await forge(['validate'], project, { FORGE_CACHE_DIR: cacheDir });
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('tools/broken.ts:7');
+    expect(first.stderr).toContain('tools/greet.ts');
+    expect(second).toEqual(first);
+  });
+
+  it('keeps the entries of the files there are: a removed tool leaves the cache with it', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.ts': tool('Greets someone.'), 'tools/other.ts': tool('Other.').replace('greet', 'other') });
+    const cacheDir = tempDir('forge-cache-');
+    await describeGreet(project, cacheDir);
+    expect(Object.keys(cacheFile(cacheDir).data.entries)).toHaveLength(2);
+    rmSync(join(project, 'tools', 'other.ts'));
+    await describeGreet(project, cacheDir);
+    expect(Object.keys(cacheFile(cacheDir).data.entries)).toEqual([expect.stringContaining('tools/greet.ts')]);
+  });
+
+  it('keeps a copy of what a parse gave: what later stages change in the result is not written', () => {
+    const cacheDir = tempDir('forge-cache-');
+    const cache = openDocstringCache<{ spec: { description: string } }>('/some/project', cacheDir, 'parser-1')!;
+    const entry = { spec: { description: 'as parsed' } };
+    cache.set('key', entry);
+    entry.spec.description = 'changed by a later stage';
+    cache.save();
+    expect(openDocstringCache('/some/project', cacheDir, 'parser-1')!.get('key')).toEqual({ spec: { description: 'as parsed' } });
+    // Another parser, another project: nothing.
+    expect(openDocstringCache('/some/project', cacheDir, 'parser-2')!.get('key')).toBeUndefined();
+    expect(openDocstringCache('/other/project', cacheDir, 'parser-1')!.get('key')).toBeUndefined();
+    // A name every object has is no entry.
+    expect(openDocstringCache('/some/project', cacheDir, 'parser-1')!.get('constructor')).toBeUndefined();
+  });
+
+  it('is off where the parser is not the compiled CLI (the stages run from source)', () => {
+    expect(openDocstringCache('/some/project', tempDir('forge-cache-'))).toBeUndefined();
+  });
+});
