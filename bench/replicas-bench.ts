@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { createFileStore } from '../runtime/state/file-store.ts';
 import { openPostgresStore } from '../runtime/state/postgres-store.ts';
 import type { StateStore } from '../runtime/state/store.ts';
-import { Task } from '../runtime/vendor/protocol.ts';
+import { Task } from '../runtime/vendor/a2a.ts';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { median, withoutMachineStartCosts } from './measure.ts';
 

@@ -19,7 +19,7 @@ import { forgeRoot, runtimeDir } from './forge-paths.ts';
 
 const VENDOR_DIR = join(forgeRoot, 'dist', 'runtime-vendor');
 /** Keep in step with scripts/build-vendor.mjs. */
-const VENDOR_MODULES = ['protocol', 'ajv', 'libs', 'yaml'];
+const VENDOR_MODULES = ['mcp', 'mcp-versions', 'a2a', 'ajv', 'libs', 'yaml'];
 /**
  * Modules evaluated on first USE rather than when the bundle loads: their
  * exports are functions, classes and objects, so each name can be a proxy
@@ -30,7 +30,10 @@ const VENDOR_MODULES = ['protocol', 'ajv', 'libs', 'yaml'];
  * parser is read when the runtime is assembled with YAML tools, but a TS
  * tool's worker, `tools`, `describe` and `help` never parse YAML, and
  * evaluating it cost each of them about 11 ms. (The protocol SDKs are
- * imported dynamically already.)
+ * imported dynamically already.) A module of plain values (mcp-versions:
+ * the MCP protocol versions) is written into the core as those values: its
+ * code is neither shipped nor evaluated, and stateless MCP answers without
+ * evaluating the MCP SDK (about 50 ms of a replica's first MCP request).
  */
 const LAZY_MODULES = new Set(['ajv', 'libs', 'yaml']);
 const LAZY_VALUE = join(runtimeDir, 'vendor', 'lazy-value.ts');
@@ -52,6 +55,8 @@ interface Prebuilt {
   code: string;
   exports: string[];
   lazy: boolean;
+  /** A module of plain values: the values themselves, written into the core (no code of its own is shipped). */
+  values?: Record<string, unknown>;
   /** The file's bytes, read once: the output gets exactly what was hashed. */
   contents?: Buffer;
 }
@@ -61,24 +66,29 @@ export function vendorModules(): VendorModules | undefined {
   for (const name of VENDOR_MODULES) {
     const code = join(VENDOR_DIR, `${name}.cjs`);
     const names = join(VENDOR_DIR, `${name}.json`);
-    if (!existsSync(code) || !existsSync(names)) continue;
-    const { exports, kinds = {} } = JSON.parse(readFileSync(names, 'utf8')) as { exports: string[]; kinds?: Record<string, string> };
+    if (!existsSync(names)) continue;
+    const { exports, kinds = {}, values } = JSON.parse(readFileSync(names, 'utf8')) as { exports: string[]; kinds?: Record<string, string>; values?: Record<string, unknown> };
+    if (!values && !existsSync(code)) continue;
     const lazy = LAZY_MODULES.has(name) && exports.every((e) => kinds[e] === 'function' || kinds[e] === 'object');
-    prebuilt.set(join(runtimeDir, 'vendor', `${name}.ts`), { name, code, exports, lazy });
+    prebuilt.set(join(runtimeDir, 'vendor', `${name}.ts`), { name, code, exports, lazy, ...(values ? { values } : {}) });
   }
   if (prebuilt.size === 0) return undefined;
   const used = new Set<Prebuilt>();
   return {
-    files: [...prebuilt.values()].flatMap((p) => [p.code, p.code.replace(/\.cjs$/, '.json')]),
+    files: [...prebuilt.values()].flatMap((p) => (p.values ? [p.code.replace(/\.cjs$/, '.json')] : [p.code, p.code.replace(/\.cjs$/, '.json')])),
     plugin: {
       name: 'forge-vendor',
       setup(build) {
-        build.onResolve({ filter: /[\\/]vendor[\\/]\w+\.ts$/ }, (args) => {
+        build.onResolve({ filter: /[\\/]vendor[\\/][\w-]+\.ts$/ }, (args) => {
           const path = join(args.resolveDir, args.path);
           return prebuilt.has(path) ? { path, namespace: 'forge-vendor' } : undefined;
         });
         build.onLoad({ filter: /.*/, namespace: 'forge-vendor' }, (args) => {
           const module = prebuilt.get(args.path)!;
+          if (module.values) {
+            const values = module.values;
+            return { contents: module.exports.map((e) => `export const ${e} = ${JSON.stringify(values[e])};`).join('\n'), loader: 'js', resolveDir: runtimeDir };
+          }
           used.add(module);
           module.contents ??= readFileSync(module.code);
           const load = [

@@ -28,7 +28,7 @@
  */
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/protocol.ts';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../vendor/mcp-versions.ts';
 import { callParamsError, callToolResult, listToolsResult, MCP_CALLS_AT_ONCE, type McpToolSource } from './mcp-tool-calls.ts';
 import type { McpEndpoint } from './mcp-endpoint.ts';
 import { ProcessSlots } from '../exec/process-slots.ts';

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '../vendor/protocol.ts';
-import { isInitializeRequest } from '../vendor/protocol.ts';
+import { StreamableHTTPServerTransport } from '../vendor/mcp.ts';
+import { isInitializeRequest } from '../vendor/mcp.ts';
 import { sendJson } from './respond.ts';
 
 export const MAX_MCP_SESSIONS = 256;

@@ -5,8 +5,8 @@
  * from protocol logic. A failing tool is an error result, never a protocol
  * error.
  */
-import { Server } from '../vendor/protocol.ts';
-import { ListToolsRequestSchema } from '../vendor/protocol.ts';
+import { Server } from '../vendor/mcp.ts';
+import { ListToolsRequestSchema } from '../vendor/mcp.ts';
 import { ProcessSlots } from '../exec/process-slots.ts';
 import { callParamsError, callToolResult, listToolsResult, MCP_CALLS_AT_ONCE, type McpToolSource } from './mcp-tool-calls.ts';
 

@@ -5,7 +5,7 @@
  * their answers written before the server closes: a client that sends its
  * last requests and closes its end still gets every answer.
  */
-import { StdioServerTransport } from '../vendor/protocol.ts';
+import { StdioServerTransport } from '../vendor/mcp.ts';
 import type { AgentManifest } from '../manifest.ts';
 import { createMcpServer, type McpToolSource } from './mcp-server.ts';
 

@@ -17,7 +17,7 @@ import { MemoryPushConfigs } from '../state/memory-push-configs.ts';
 import type { PushConfigRecords, StateStore } from '../state/store.ts';
 import { mcpSession } from '../state/session-owners.ts';
 import type { Logger } from '../tools/model.ts';
-import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/protocol.ts';
+import { DefaultRequestHandler, InMemoryTaskStore } from '../vendor/a2a.ts';
 import { buildAgentCard } from './a2a/agent-card.ts';
 import { refuseLongContextIds } from './a2a/context-ids.ts';
 import { ForgeAgentExecutor } from './a2a/executor.ts';
@@ -28,8 +28,8 @@ import { SubscriberBuses } from './a2a/subscriber-buses.ts';
 import { DEFAULT_MAX_TURNS, TurnLimit } from './a2a/turn-limit.ts';
 import { checkedPushConfigs, refuseBadWebhooks } from './a2a/webhook-checks.ts';
 import { McpDirectEndpoint } from './mcp-direct.ts';
-import { McpHttpEndpoint } from './mcp-http.ts';
-import { createMcpServer, type McpToolSource } from './mcp-server.ts';
+import type { McpHttpEndpoint } from './mcp-http.ts';
+import type { McpToolSource } from './mcp-tool-calls.ts';
 import type { McpEndpoint } from './mcp-endpoint.ts';
 
 export interface ProtocolEndpoints {
@@ -114,9 +114,16 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
  * them for every process serving them (Postgres: every replica); closing every session waits for those
  * removals, so a server stopping does not close the store under them.
  */
+/**
+ * MCP with sessions in this process: the SDK's server and transport, loaded at the first MCP request
+ * (stateless MCP, the default, never loads them: evaluating the MCP SDK takes about 50 ms).
+ */
 function statefulMcp(identity: { name: string; version: string }, sessionTools: (session: string) => McpToolSource, state: StateStore | undefined, log: Logger): McpEndpoint {
   const removals = new Set<Promise<void>>();
-  const endpoint = new McpHttpEndpoint(() => {
+  let loading: Promise<McpHttpEndpoint> | undefined;
+  const endpoint = () =>
+    (loading ??= Promise.all([import('./mcp-http.ts'), import('./mcp-server.ts')]).then(([{ McpHttpEndpoint }, { createMcpServer }]) => sessions(McpHttpEndpoint, createMcpServer)));
+  const sessions = (Endpoint: typeof McpHttpEndpoint, createMcpServer: typeof import('./mcp-server.ts').createMcpServer) => new Endpoint(() => {
     const session = mcpSession(randomUUID());
     const server = createMcpServer(identity, sessionTools(session));
     const previousOnClose = server.onclose;
@@ -133,9 +140,9 @@ function statefulMcp(identity: { name: string; version: string }, sessionTools: 
     return server;
   });
   return {
-    handle: (req, res, body) => endpoint.handle(req, res, body),
+    handle: async (req, res, body) => (await endpoint()).handle(req, res, body),
     async closeAll() {
-      await endpoint.closeAll();
+      if (loading) await (await loading).closeAll();
       await Promise.allSettled([...removals]);
     },
   };

@@ -1,6 +1,6 @@
 /** A task that was submitted or working, as failed with a reason; undefined for one that finished or waits for input. */
 import type { Task } from '@a2a-js/sdk';
-import { Role, TaskState } from '../vendor/protocol.ts';
+import { Role, TaskState } from '../vendor/a2a.ts';
 
 export function failTask(task: Task, reason: string): Task | undefined {
   const state = task.status?.state;

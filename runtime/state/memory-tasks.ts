@@ -152,7 +152,7 @@ export class MemoryTasks implements TaskRecords {
   async fail(taskId: string, reason: string): Promise<boolean> {
     const { failTask } = await import('./fail-task.ts');
     // The scope the JSON-RPC front end stores tasks under (one principal: the bearer token).
-    const { defaultServerCallContextBuilder, UnauthenticatedUser } = await import('../vendor/protocol.ts');
+    const { defaultServerCallContextBuilder, UnauthenticatedUser } = await import('../vendor/a2a.ts');
     const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });
     const task = await this.load(taskId, context);
     const failed = task && failTask(task, reason);

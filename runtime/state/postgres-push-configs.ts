@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { storedJson } from './postgres-text.ts';
 import type { FinalDeliveries, PushConfigRecords, PushConfigSave, UnsettledFinal } from './store.ts';
-import { Task } from '../vendor/protocol.ts';
+import { Task } from '../vendor/a2a.ts';
 
 const SAVE = `INSERT INTO forge_push_configs (task_id, id, wire_version, config, before_task) VALUES ($1, $2, $3, $4::jsonb, NOT EXISTS (SELECT 1 FROM forge_tasks WHERE id = $1))
   ON CONFLICT (task_id, id) DO UPDATE SET wire_version = EXCLUDED.wire_version, config = EXCLUDED.config, before_task = EXCLUDED.before_task, updated_at = now()`;

@@ -15,7 +15,7 @@ import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, ListTasksResponse, Task as TaskType } from '@a2a-js/sdk';
 import { randomUUID } from 'node:crypto';
 import type { Pool, QueryConfig } from 'pg';
-import { Task, TaskState } from '../vendor/protocol.ts';
+import { Task, TaskState } from '../vendor/a2a.ts';
 import { delay } from '../duration.ts';
 import { failTask } from './fail-task.ts';
 import { DEFAULT_PAGE_SIZE, pageCursor, pageToken } from './task-page.ts';

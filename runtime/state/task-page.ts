@@ -32,7 +32,7 @@ export async function pageCursor(token: string): Promise<PageCursor | undefined>
   // base64url decoding skips what is not base64: only a token that encodes back to itself is one this server made.
   // No NUL either: Postgres's text cannot hold one, and the query would fail as the store's error.
   if (bar < 0 || text.includes('\0') || Buffer.from(text).toString('base64url') !== token.replace(/=+$/, '')) {
-    const { RequestMalformedError } = await import('../vendor/protocol.ts');
+    const { RequestMalformedError } = await import('../vendor/a2a.ts');
     throw new RequestMalformedError('pageToken is not one this server gave: pass the nextPageToken of the page before, or none for the first page');
   }
   return { time: text.slice(0, bar), id: text.slice(bar + 1) };

@@ -5,7 +5,7 @@
  */
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ListTasksRequest, Task } from '@a2a-js/sdk';
-import { TaskState } from '../../runtime/vendor/protocol.ts';
+import { TaskState } from '../../runtime/vendor/a2a.ts';
 import type { TaskRecords } from '../../runtime/state/store.ts';
 
 export function listRequest(pageToken = '', pageSize = 3): ListTasksRequest {

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleCodeSource } from '../../runtime/bundle-code.ts';
 import { CODE_CACHE_DIR, CORE_FILE, type CoreCodeCache, NO_CODE_CACHE_ARG } from '../../runtime/core-loader.ts';
@@ -232,6 +233,30 @@ describe("the prebuilt vendor modules' code caches", () => {
     writeFileSync(file, readFileSync(join(bundle, CODE_CACHE_DIR, cacheFiles(bundle)[0])));
     expect(await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).toMatchObject({ code: 0, stdout: 'shouted: HI\n', vendor: { 'ajv.cjs': 'refused' } });
     expect((await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}'])).vendor).toMatchObject({ 'ajv.cjs': 'used' });
+  });
+
+  it('show stateless MCP (the default) answering without the MCP SDK, with the SDK\'s protocol versions; MCP with sessions loads it', async () => {
+    const initialize = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    for (const [env, mcpLoaded] of [[{}, false], [{ FORGE_MCP_SESSIONS: 'stateful' }, true]] as const) {
+      const { bundle } = deployBundle(project);
+      const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1', ...env } });
+      const answered: unknown[] = [];
+      try {
+        // A version the server does not speak is answered with the latest it does: the SDK's, written into the core.
+        for (const version of ['2025-06-18', '1999-01-01']) {
+          const res = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize(version)) });
+          expect(res.status).toBe(200);
+          answered.push(/"protocolVersion":"([^"]+)"/.exec(await res.text())?.[1]);
+        }
+      } finally {
+        await agent.stop();
+      }
+      expect(answered).toEqual(['2025-06-18', LATEST_PROTOCOL_VERSION]);
+      // Said as the process exits, for each vendor module it loaded.
+      await agent.waitFor('[forge] code cache of vendor/a2a.cjs');
+      const vendor = vendorCaches(agent.output());
+      expect({ env, mcp: 'mcp.cjs' in vendor, a2a: 'a2a.cjs' in vendor }).toEqual({ env, mcp: mcpLoaded, a2a: true });
+    }
   });
 
   it('are neither read nor written with FORGE_VERIFY_KEY set (signed bytes only) or FORGE_CODE_CACHE=off', async () => {

@@ -21,13 +21,17 @@ describe('the prebuilt vendor modules in a build', () => {
     const plainText = readFileSync(join(plain, '.forge-output', 'forge-runtime.cjs'), 'utf8');
     const yamlText = readFileSync(join(withYaml, '.forge-output', 'forge-runtime.cjs'), 'utf8');
     const vendorFiles = (project: string) => readdirSync(join(project, '.forge-output', 'vendor')).sort();
-    expect(vendorFiles(plain)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs']);
-    expect(vendorFiles(withYaml)).toEqual(['ajv.cjs', 'libs.cjs', 'protocol.cjs', 'yaml.cjs']);
+    // The protocol versions (mcp-versions) are written into the core as values: no file of their own.
+    expect(vendorFiles(plain)).toEqual(['a2a.cjs', 'ajv.cjs', 'libs.cjs', 'mcp.cjs']);
+    expect(vendorFiles(withYaml)).toEqual(['a2a.cjs', 'ajv.cjs', 'libs.cjs', 'mcp.cjs', 'yaml.cjs']);
     // The runtime core loads them from there, and carries none of their code.
     expect(plainText).toContain('"vendor/ajv.cjs"');
     expect(plainText).not.toContain('"vendor/yaml.cjs"');
     expect(yamlText).toContain('"vendor/yaml.cjs"');
     expect(plainText).not.toContain('json-schema.org/draft-07/schema');
+    // Nor the MCP SDK's message schemas (zod): the protocol versions are in it as values.
+    expect(plainText).not.toContain('_zod');
+    expect(plainText).toMatch(/"2025-\d\d-\d\d"/);
 
     // Arguments are checked by the spliced ajv; the YAML tool is read by the spliced parser.
     const deployed = deployBundle(withYaml).bundle;

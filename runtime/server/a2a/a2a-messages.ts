@@ -1,6 +1,6 @@
 /** Building and reading A2A v1.0 messages, parts and status events (the SDK's internal form). */
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState } from '../../vendor/protocol.ts';
+import { Role, TaskState } from '../../vendor/a2a.ts';
 import type { Message, Part, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { cutEnd } from '../../lone-surrogate.ts';
 

@@ -5,7 +5,7 @@
  * `legacyAgentCard` is the same card in the v0.3 shape (served at
  * /.well-known/agent.json, and to clients that ask for v0.3).
  */
-import type { AgentCard } from '../../vendor/protocol.ts';
+import type { AgentCard } from '../../vendor/a2a.ts';
 import type { AgentManifest } from '../../manifest.ts';
 
 export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authRequired: boolean): AgentCard {
@@ -41,7 +41,7 @@ export function buildAgentCard(manifest: AgentManifest, baseUrl: string, authReq
 
 /** The v1.0 card as JSON on the wire (the SDK's codec, loaded when a card is first asked for). */
 export async function agentCardJson(card: AgentCard): Promise<unknown> {
-  const { AgentCard: codec } = await import('../../vendor/protocol.ts');
+  const { AgentCard: codec } = await import('../../vendor/a2a.ts');
   return codec.toJSON(card);
 }
 

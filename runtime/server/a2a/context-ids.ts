@@ -7,7 +7,7 @@
  * both protocol generations (their transports share this handler).
  */
 import type { DefaultRequestHandler } from '@a2a-js/sdk/server';
-import { RequestMalformedError } from '../../vendor/protocol.ts';
+import { RequestMalformedError } from '../../vendor/a2a.ts';
 
 /** Characters (UTF-16 code units). Escaped for Postgres (postgres-text.ts), one takes at most 6 bytes: 1,536 in all. */
 export const MAX_CONTEXT_ID_LENGTH = 256;

@@ -16,9 +16,9 @@
  */
 import { redactSecrets } from '../../known-secrets.ts';
 import type { Logger } from '../../tools/model.ts';
-import { AgentEvent } from '../../vendor/protocol.ts';
+import { AgentEvent } from '../../vendor/a2a.ts';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
-import { TaskState } from '../../vendor/protocol.ts';
+import { TaskState } from '../../vendor/a2a.ts';
 import type { Task } from '@a2a-js/sdk';
 import { parseApprovalAnswer, type Agent } from '../../agent/agent.ts';
 import type { AgentEvent as LoopEvent } from '../../agent/agent-loop.ts';

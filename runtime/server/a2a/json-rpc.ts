@@ -7,9 +7,9 @@
  * requests get the spec's error codes, never a crash.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser } from '../../vendor/protocol.ts';
+import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser } from '../../vendor/a2a.ts';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
-import { LegacyJsonRpcTransportHandler } from '../../vendor/protocol.ts';
+import { LegacyJsonRpcTransportHandler } from '../../vendor/a2a.ts';
 import { sendJson } from '../respond.ts';
 import { SEND_METHODS, type A2AStoreGuard } from './store-guard.ts';
 import type { TurnLimit } from './turn-limit.ts';

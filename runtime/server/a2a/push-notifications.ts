@@ -35,7 +35,7 @@ import { HttpError, type HttpClient } from '../../net/http-client.ts';
 import { redact } from '../../state/shown-url.ts';
 import { FINAL_STATE_TRIES, type FinalDeliveries, type PushConfigRecords } from '../../state/store.ts';
 import type { Logger } from '../../tools/model.ts';
-import { V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/protocol.ts';
+import { V03PushNotificationSerializer, V1PushNotificationSerializer } from '../../vendor/a2a.ts';
 import { plainHttpProblem } from './webhook-checks.ts';
 
 /**

@@ -11,7 +11,7 @@
  * other subscribers carry on.
  */
 import type { AgentExecutionEvent, EventListener, ExecutionEventBus, ExecutionEventName, FinishedListener, ServerCallContext } from '@a2a-js/sdk/server';
-import { DefaultExecutionEventBusManager } from '../../vendor/protocol.ts';
+import { DefaultExecutionEventBusManager } from '../../vendor/a2a.ts';
 
 type Listener = EventListener | FinishedListener;
 

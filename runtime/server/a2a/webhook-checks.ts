@@ -20,7 +20,7 @@ import { classifyAddress, isPublic } from '../../guard/ip-address.ts';
 import { HttpError, type HttpClient } from '../../net/http-client.ts';
 import { redact } from '../../state/shown-url.ts';
 import type { PushConfigRecords } from '../../state/store.ts';
-import { RequestMalformedError, TaskNotFoundError } from '../../vendor/protocol.ts';
+import { RequestMalformedError, TaskNotFoundError } from '../../vendor/a2a.ts';
 
 /** How many webhooks one task may have. */
 export const MAX_PUSH_CONFIGS_PER_TASK = 10;

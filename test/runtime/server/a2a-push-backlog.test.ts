@@ -13,7 +13,7 @@ import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { MAX_WAITING_NOTIFICATIONS, PolicyPushSender } from '../../../runtime/server/a2a/push-notifications.ts';
 import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
-import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { startServer } from '../../helpers/http-server.ts';
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {

@@ -14,7 +14,7 @@ import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
 import type { AgentManifest } from '../../../runtime/manifest.ts';
-import { defaultServerCallContextBuilder, DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 
 describe('a refused webhook in message/stream', () => {
   it('is refused before the SDK makes the task its event bus', async () => {

@@ -17,7 +17,7 @@ import { PolicyPushSender } from '../../../runtime/server/a2a/push-notifications
 import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
 import type { PushConfigRecords } from '../../../runtime/state/store.ts';
-import { defaultServerCallContextBuilder, Task, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, Task, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { startServer, type TestServer } from '../../helpers/http-server.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 

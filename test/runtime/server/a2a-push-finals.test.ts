@@ -13,7 +13,7 @@ import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { FINAL_STATE_TRIES, PolicyPushSender, type PushDelivery } from '../../../runtime/server/a2a/push-notifications.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
-import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { startServer, type TestServer } from '../../helpers/http-server.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 

@@ -12,7 +12,7 @@ import { HttpClient, type HostLookup } from '../../../runtime/net/http-client.ts
 import { PolicyPushSender } from '../../../runtime/server/a2a/push-notifications.ts';
 import { checkedPushConfigs } from '../../../runtime/server/a2a/webhook-checks.ts';
 import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
-import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { startServer } from '../../helpers/http-server.ts';
 
 const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });

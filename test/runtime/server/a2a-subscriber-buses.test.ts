@@ -14,7 +14,7 @@ import type { AgentExecutor, ExecutionEventBusManager } from '@a2a-js/sdk/server
 import type { AgentManifest } from '../../../runtime/manifest.ts';
 import { buildAgentCard } from '../../../runtime/server/a2a/agent-card.ts';
 import { SubscriberBuses } from '../../../runtime/server/a2a/subscriber-buses.ts';
-import { AgentEvent, defaultServerCallContextBuilder, DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { AgentEvent, defaultServerCallContextBuilder, DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 
 /** Puts every task it is given in input-required, as a call waiting for approval does. */
 const pausing: AgentExecutor = {

@@ -20,7 +20,7 @@ import type { ForgedRemoval, StateStore } from '../../../runtime/state/store.ts'
 import type { ForgeResult } from '../../../runtime/tools/emergent/forge-request.ts';
 import { ForgedStore, forgedRoot, type ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
-import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
 import { calcJson } from '../../helpers/forge-requests.ts';
 import { tempDir } from '../../helpers/project.ts';

@@ -13,7 +13,7 @@ import { createEgressPolicy } from '../../../runtime/guard/egress.ts';
 import { HttpClient } from '../../../runtime/net/http-client.ts';
 import { checkedPushConfigs } from '../../../runtime/server/a2a/webhook-checks.ts';
 import { createFileStore } from '../../../runtime/state/file-store.ts';
-import { defaultServerCallContextBuilder, RequestMalformedError, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, RequestMalformedError, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { tempDir } from '../../helpers/project.ts';
 
 const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion: '1.0' });

@@ -1,7 +1,7 @@
 /** Push notification configs in memory (the `file:` store): scoped like its tasks, and bounded. */
 import { describe, expect, it } from 'vitest';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
-import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { MemoryPushConfigs } from '../../../runtime/state/memory-push-configs.ts';
 
 const context = (tenant = '', requestedVersion = '1.0') => defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: {}, requestedVersion, tenant });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Task } from '@a2a-js/sdk';
-import { defaultServerCallContextBuilder, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { MemoryTasks } from '../../../runtime/state/memory-tasks.ts';
 import { listRequest, pagesWhileTasksArrive } from '../../helpers/task-paging.ts';
 

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { openPostgresStore, type PostgresStateStore } from '../../../runtime/state/postgres-store.ts';
-import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 

@@ -20,7 +20,7 @@ import { DEFAULT_TASK_RETENTION_MS } from '../../../runtime/state/retention-sett
 import { FINAL_STATE_TRIES } from '../../../runtime/state/store.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
 import type { Logger } from '../../../runtime/tools/model.ts';
-import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/protocol.ts';
+import { defaultServerCallContextBuilder, Task, TaskState, UnauthenticatedUser } from '../../../runtime/vendor/a2a.ts';
 import { setActiveState } from '../../../runtime/state/active-state.ts';
 import type { ForgeResult } from '../../../runtime/tools/emergent/forge-request.ts';
 import { waitUntil } from '../../helpers/fleet.ts';

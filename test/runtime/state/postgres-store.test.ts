@@ -24,7 +24,7 @@ import { StateConflictError, type Session } from '../../../runtime/state/store.t
 import { keepLatest } from '../../../runtime/agent/agent.ts';
 import { StateUnavailableError } from '../../../runtime/store-unavailable.ts';
 import type { ForgedRecord } from '../../../runtime/tools/emergent/forged-store.ts';
-import { Task, TaskState } from '../../../runtime/vendor/protocol.ts';
+import { Task, TaskState } from '../../../runtime/vendor/a2a.ts';
 import { waitUntil } from '../../helpers/fleet.ts';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 import { listRequest, pagesWhileTasksArrive } from '../../helpers/task-paging.ts';

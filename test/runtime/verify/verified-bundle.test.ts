@@ -57,7 +57,7 @@ describe('node runtime.mjs verify', () => {
     ['a changed tool', (b: string) => appendFileSync(join(b, 'tools', 'echo.py'), '\nimport os\n'), /tools\/echo\.py FORGE_BUNDLE_TAMPERED/],
     ['a changed agent.json', (b: string) => writeFileSync(join(b, 'agent.json'), readFileSync(join(b, 'agent.json'), 'utf8').replace('"tools": [', '"tools": [ ')), /agent\.json FORGE_BUNDLE_TAMPERED/],
     ['a Python module added beside the tools', (b: string) => writeFileSync(join(b, 'tools', 'json.py'), 'raise SystemExit(3)\n'), /tools\/json\.py FORGE_BUNDLE_TAMPERED tools\/json\.py is not part of the build/],
-    ['a changed prebuilt library', (b: string) => appendFileSync(join(b, 'vendor', 'protocol.cjs'), '\n;require("fs").writeFileSync("/tmp/pwned", "")\n'), /vendor\/protocol\.cjs FORGE_BUNDLE_TAMPERED vendor\/protocol\.cjs was changed after the build/],
+    ['a changed prebuilt library', (b: string) => appendFileSync(join(b, 'vendor', 'mcp.cjs'), '\n;require("fs").writeFileSync("/tmp/pwned", "")\n'), /vendor\/mcp\.cjs FORGE_BUNDLE_TAMPERED vendor\/mcp\.cjs was changed after the build/],
     ['a file added beside the prebuilt libraries', (b: string) => writeFileSync(join(b, 'vendor', 'extra.cjs'), 'module.exports = 1;\n'), /vendor\/extra\.cjs is not part of the build/],
     ['a checksum list that points outside the bundle', (b: string) => writeFileSync(join(b, 'checksums.json'), readFileSync(join(b, 'checksums.json'), 'utf8').replace('"agent.json"', '"../outside.json"')), /outside the bundle/],
     ['a deleted tool', (b: string) => rmSync(join(b, 'tools', 'echo.py')), /tools\/echo\.py is listed in checksums\.json but missing/],
@@ -103,11 +103,11 @@ describe('start-time check', () => {
 describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
   it('are read on first use, and one changed after the start-time check is refused there, not run', async () => {
     await servingDeployedBundle(async ({ bundle, agent, marker }) => {
-      // The check at start passed; now the MCP SDKs, not loaded yet, are swapped for code that leaves a mark.
-      plantMarker(join(bundle, 'vendor', 'protocol.cjs'), marker);
+      // The check at start passed; now the A2A SDK, not loaded yet (the first /a2a or /mcp request loads it), is swapped for code that leaves a mark.
+      plantMarker(join(bundle, 'vendor', 'a2a.cjs'), marker);
       expect((await mcpInitialize(agent.url)).ok).toBe(false);
       expect(existsSync(marker)).toBe(false);
-      await agent.waitFor('vendor/protocol.cjs was changed after the build');
+      await agent.waitFor('vendor/a2a.cjs was changed after the build');
       // What does not need the SDKs still answers.
       expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
     });

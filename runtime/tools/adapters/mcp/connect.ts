@@ -12,7 +12,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { EgressRefusedError } from '../../../net/egress-policy.ts';
 import type { HttpClient } from '../../../net/http-client.ts';
 import { createPolicyFetch } from '../../../net/policy-fetch.ts';
-import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } from '../../../vendor/protocol.ts';
+import { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } from '../../../vendor/mcp.ts';
 import type { JSONSchema, Logger } from '../../model.ts';
 import { withoutUnprotectedPatterns } from '../../local-schema.ts';
 import { compileResultSchema, describeArgumentError } from '../../validation.ts';

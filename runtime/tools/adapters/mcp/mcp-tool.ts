@@ -12,7 +12,7 @@
  * reload retires tools one by one; one of them closing the connections
  * would cut the calls running on the others.
  */
-import { McpError } from '../../../vendor/protocol.ts';
+import { McpError } from '../../../vendor/mcp.ts';
 import { fail, type Tool, type ToolContext, type ToolResult, type ToolSpec } from '../../model.ts';
 import type { McpBinding } from '../settings.ts';
 import { McpConnectError } from './connect.ts';
