@@ -17,13 +17,14 @@
  *
  * One file per project, read once and written once per command (only when
  * an entry was added or a file went away), through a temp file and a
- * rename. A cache that cannot be read or written costs the parse, never the
- * command.
+ * rename; touched when used (at most once a day), and removed when no
+ * command used it for 30 days, as the build's other cache entries are. A
+ * cache that cannot be read or written costs the parse, never the command.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomically } from './blob-cache.ts';
+import { dirname, join } from 'node:path';
+import { markUsed, removeUnused, writeFileAtomically } from './blob-cache.ts';
 import { defaultCacheDir, forgeVersion } from './forge-paths.ts';
 
 /** Bump when what an entry means changes while the CLI's file stays the same (it never does: a rebuild changes it). */
@@ -51,6 +52,7 @@ export function openDocstringCache<Entry>(root: string, cacheDir: string = defau
   const stored = readStored(file, parser);
   const used: Record<string, unknown> = {};
   let changed = false;
+  if (Object.keys(stored).length) markUsed(file);
   return {
     get(key) {
       if (!Object.hasOwn(stored, key)) return undefined;
@@ -65,6 +67,8 @@ export function openDocstringCache<Entry>(root: string, cacheDir: string = defau
       if (!changed && Object.keys(used).length === Object.keys(stored).length) return;
       try {
         writeFileAtomically(file, JSON.stringify({ format: FORMAT, parser, entries: used } satisfies CacheFile));
+        // Projects gone (or moved) leave their files: those no command used for 30 days go.
+        removeUnused(dirname(file), '.json');
       } catch {
         // A cache that cannot be written only costs the next command its parse.
       }

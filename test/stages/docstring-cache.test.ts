@@ -5,8 +5,9 @@
  * The CLI tests plant an entry (a description no parse would give) to see
  * which command read the cache.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDocstringCache } from '../../stages/docstring-cache.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
@@ -108,6 +109,26 @@ describe('the docstring cache', () => {
     expect(openDocstringCache('/other/project', cacheDir, 'parser-1')!.get('key')).toBeUndefined();
     // A name every object has is no entry.
     expect(openDocstringCache('/some/project', cacheDir, 'parser-1')!.get('constructor')).toBeUndefined();
+  });
+
+  it("removes the files of projects no command used for 30 days when it writes one, and keeps a used project's", () => {
+    const cacheDir = tempDir('forge-cache-');
+    const write = (root: string) => {
+      const cache = openDocstringCache<object>(root, cacheDir, 'parser-1')!;
+      cache.set('key', { spec: {} });
+      cache.save();
+    };
+    write('/gone/project');
+    write('/used/project');
+    const dir = join(cacheDir, 'docstrings');
+    const [gone, used] = ['/gone/project', '/used/project'].map((root) => join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 32)}.json`));
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    for (const file of [gone, used]) utimesSync(file, longAgo, longAgo);
+    // Reading a project's entries marks its file used.
+    expect(openDocstringCache('/used/project', cacheDir, 'parser-1')!.get('key')).toEqual({ spec: {} });
+    write('/new/project');
+    expect(readdirSync(dir).sort()).toEqual([basename(used), `${createHash('sha256').update('/new/project').digest('hex').slice(0, 32)}.json`].sort());
+    expect(existsSync(gone)).toBe(false);
   });
 
   it('is off where the parser is not the compiled CLI (the stages run from source)', () => {
