@@ -124,6 +124,8 @@ function loadCached(file: string, cacheDir: string | undefined, naming: CacheNam
   };
   const requireFrom = (from: string): NodeJS.Require => {
     const nodeRequire = createRequire(from);
+    // Text its caller checked: what it requires was not checked with it, so nothing it requires is compiled under its pin.
+    if (given) return nodeRequire;
     const require = (id: string) => {
       const own = id.startsWith('.') ? resolve(dirname(from), id) : undefined;
       if (own === undefined || !own.endsWith('.cjs') || !own.startsWith(root + sep)) return nodeRequire(id);

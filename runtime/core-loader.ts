@@ -17,6 +17,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CachedModule, loadWithContentCache } from './code-cache.ts';
+import { setVendorCodeCache } from './vendor/vendor-code-cache.ts';
 
 /** The core's name in the bundle. */
 export const CORE_FILE = 'forge-runtime.cjs';
@@ -26,12 +27,7 @@ export const CODE_CACHE_DIR = '.code-cache';
 export const NO_CODE_CACHE_ARG = '--no-code-cache';
 
 /** What the core's code cache did for this start, and how to write it (a no-op when it was used). */
-export type CoreCodeCache = Pick<CachedModule, 'cache' | 'save'> & {
-  /** The cache folder when this start uses one: the prebuilt vendor modules compile with caches there too (vendor-file.ts). */
-  dir?: string;
-  /** Whether this process writes caches (a TS tool's worker only reads them). */
-  writes: boolean;
-};
+export type CoreCodeCache = Pick<CachedModule, 'cache' | 'save'>;
 
 /** The project's side of the start: its TypeScript tools that export execute(). */
 export interface ProjectCode {
@@ -50,8 +46,10 @@ export function startCore(project: ProjectCode): void {
   const worker = command === '__worker';
   const cached = process.env.FORGE_CODE_CACHE !== 'off' && !process.env.FORGE_VERIFY_KEY && !(worker && workerArg === NO_CODE_CACHE_ARG);
   const cacheDir = cached ? join(bundleDir, CODE_CACHE_DIR) : undefined;
+  // The prebuilt vendor modules compile with caches of their own in the same folder (vendor-file.ts), from the core's first line on.
+  setVendorCodeCache(cacheDir === undefined ? undefined : { dir: cacheDir, writes: !worker });
   const core = loadWithContentCache(join(bundleDir, CORE_FILE), cacheDir);
   // A TS tool worker reads the cache but never writes it: its agent, started before it, writes one, and the
   // worker would spend its first call on V8's serializing.
-  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: worker ? () => {} : core.save, dir: cacheDir, writes: !worker } });
+  (core.exports as Core).start({ ...project, codeCache: { cache: core.cache, save: worker ? () => {} : core.save } });
 }

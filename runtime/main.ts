@@ -23,7 +23,6 @@ import type { BuiltinDefinition } from './tools/builtin/define.ts';
 import type { Logger } from './tools/model.ts';
 import type { SandboxProbe } from './exec/sandbox-probe.ts';
 import type { CoreCodeCache } from './core-loader.ts';
-import { useVendorCodeCache } from './vendor/vendor-file.ts';
 import { serveToolWorker } from './tools/custom/node-worker-host.ts';
 import { jsonLogger, type CodedProblem } from './telemetry/json-logger.ts';
 import { parseTimeoutOption, TIMEOUT_OPTION_FORMS } from './duration.ts';
@@ -555,7 +554,6 @@ async function callCommand({ registry, positionals, values, timeoutMs, bundleFil
 
 /** Runs main() as the process: sets the exit code, keeps running for long-lived commands. */
 export function run(contents: BundleContents): void {
-  if (contents.codeCache?.dir) useVendorCodeCache(contents.codeCache.dir, contents.codeCache.writes);
   main(contents).then(
     (code) => {
       if (code >= 0) process.exitCode = code;

@@ -67,8 +67,9 @@ export function openDocstringCache<Entry>(root: string, cacheDir: string = defau
       if (!changed && Object.keys(used).length === Object.keys(stored).length) return;
       try {
         writeFileAtomically(file, JSON.stringify({ format: FORMAT, parser, entries: used } satisfies CacheFile));
-        // Projects gone (or moved) leave their files: those no command used for 30 days go.
+        // Projects gone (or moved) leave their files: those no command used for 30 days go, and so do temp files a killed writer left.
         removeUnused(dirname(file), '.json');
+        removeUnused(dirname(file), '.tmp');
       } catch {
         // A cache that cannot be written only costs the next command its parse.
       }

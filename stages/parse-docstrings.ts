@@ -77,9 +77,10 @@ export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | '
   const text = content.toString('utf8');
   const sha256 = createHash('sha256').update(text).digest('hex');
   // The paths are in the result (the source's path, each diagnostic's file), so they are in the key.
-  const key = `${sha256} ${file.kind} ${file.relative} ${file.display}`;
+  const key = JSON.stringify([sha256, file.kind, file.relative, file.display]);
   const cached = cache?.get(key);
-  if (cached) return { ...cached, content };
+  // Only an entry in the shape a parse gives (the file is ours, but it is a file): anything else is parsed again.
+  if (cached && Array.isArray(cached.diagnostics) && typeof cached.privateKey === 'boolean' && cached.sha256 === sha256) return { ...cached, content };
   // The secret check needs the content too: judged here, the file is read once.
   const parsed: CachedParse = { ...parseToolText(text, file, sha256), privateKey: holdsPrivateKey(text) };
   cache?.set(key, parsed);

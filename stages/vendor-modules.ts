@@ -28,9 +28,9 @@ const VENDOR_MODULES = ['mcp', 'mcp-versions', 'a2a', 'ajv', 'libs', 'yaml'];
  * most starts never match an approval glob or parse a cron line: evaluating
  * ajv and the small libraries at load was a sixth of the start-up. The YAML
  * parser is read when the runtime is assembled with YAML tools, but a TS
- * tool's worker, `tools`, `describe` and `help` never parse YAML, and
- * evaluating it cost each of them about 11 ms. (The protocol SDKs are
- * imported dynamically already.) A module of plain values (mcp-versions:
+ * tool's worker and `help` never parse YAML, and evaluating it cost a
+ * worker's start about 11 ms. (The protocol SDKs are imported only where
+ * they are used: see runtime/vendor/mcp.ts.) A module of plain values (mcp-versions:
  * the MCP protocol versions) is written into the core as those values: its
  * code is neither shipped nor evaluated, and stateless MCP answers without
  * evaluating the MCP SDK (about 50 ms of a replica's first MCP request).

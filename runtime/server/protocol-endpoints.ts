@@ -112,11 +112,9 @@ export function createProtocolEndpoints(options: ProtocolOptions): ProtocolEndpo
  * when it ends (a DELETE, the oldest closed past the cap, the server stopping): no later session has its
  * owner, so no one could call them again, and they would count against max_tools forever. The store removes
  * them for every process serving them (Postgres: every replica); closing every session waits for those
- * removals, so a server stopping does not close the store under them.
- */
-/**
- * MCP with sessions in this process: the SDK's server and transport, loaded at the first MCP request
- * (stateless MCP, the default, never loads them: evaluating the MCP SDK takes about 50 ms).
+ * removals, so a server stopping does not close the store under them. The SDK's server and transport are
+ * loaded at the first MCP request (stateless MCP, the default, never loads them: evaluating the MCP SDK takes
+ * about 50 ms).
  */
 function statefulMcp(identity: { name: string; version: string }, sessionTools: (session: string) => McpToolSource, state: StateStore | undefined, log: Logger): McpEndpoint {
   const removals = new Set<Promise<void>>();
@@ -142,7 +140,8 @@ function statefulMcp(identity: { name: string; version: string }, sessionTools: 
   return {
     handle: async (req, res, body) => (await endpoint()).handle(req, res, body),
     async closeAll() {
-      if (loading) await (await loading).closeAll();
+      // A load that failed (a tampered vendor/mcp.cjs) left no sessions to close, and must not stop the server's own closing.
+      if (loading) await loading.then((endpoint) => endpoint.closeAll(), () => {});
       await Promise.allSettled([...removals]);
     },
   };

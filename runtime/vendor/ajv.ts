@@ -1,7 +1,7 @@
 /**
  * ajv and its formats, behind one module: prebuilt once per Forge version
  * (scripts/build-vendor.mjs) and copied into a bundle's vendor/, so esbuild does
- * not parse ajv's hundred files on every build (see protocol.ts).
+ * not parse ajv's hundred files on every build (see mcp.ts).
  *
  * Import ajv's values from here, never from the packages (types are fine).
  */

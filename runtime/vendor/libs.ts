@@ -1,6 +1,6 @@
 /**
  * The small libraries the runtime uses, behind one module: prebuilt once
- * per Forge version and copied into a bundle's vendor/ (see protocol.ts).
+ * per Forge version and copied into a bundle's vendor/ (see mcp.ts).
  *
  * Import their values from here, never from the packages (types are fine).
  */

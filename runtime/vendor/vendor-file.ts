@@ -20,23 +20,16 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type CachedModule, loadCheckedWithContentCache } from '../code-cache.ts';
 import { ForgeError } from '../diagnostics.ts';
+import { vendorCodeCache } from './vendor-code-cache.ts';
 
 const HINT = 'deploy the whole build output (forge build writes vendor/ beside runtime.mjs), or rebuild';
 
-/** The bundle's code cache folder for this process, and whether it writes there; unset: modules compile from source. */
-let codeCache: { dir: string; writes: boolean } | undefined;
-/** What each module's cache did, said at exit with FORGE_VERBOSE. */
+/** What each module's cache did, written (where it was missing or refused) and said with FORGE_VERBOSE as the process exits. */
 const loads: { path: string; cache: CachedModule['cache']; save(): void }[] = [];
 
-/** Set by the runtime's start (main.ts) from the core's own cache: the modules loaded after it compile with theirs. */
-export function useVendorCodeCache(dir: string, writes: boolean): void {
-  if (codeCache === undefined) process.once('exit', vendorCachesDone);
-  codeCache = { dir, writes };
-}
-
-function vendorCachesDone(): void {
+function vendorCachesDone(writes: boolean): void {
   for (const load of loads) {
-    if (codeCache?.writes) load.save();
+    if (writes) load.save();
     if (process.env.FORGE_VERBOSE) process.stderr.write(`[forge] code cache of ${load.path}: ${load.cache}\n`);
   }
 }
@@ -54,8 +47,10 @@ export function loadVendorFile(path: string, sha256: string, bundleUrl: string):
     throw new ForgeError('FORGE_BUNDLE_TAMPERED', `${path} was changed after the build (its sha256 is not the one the bundle was built with)`, HINT);
   }
   // Compiled from the very bytes that were hashed, as the CommonJS module it is.
+  const codeCache = vendorCodeCache();
   if (codeCache) {
     const loaded = loadCheckedWithContentCache(file, code, sha256, codeCache.dir);
+    if (loads.length === 0) process.once('exit', () => vendorCachesDone(codeCache.writes));
     loads.push({ path, cache: loaded.cache, save: loaded.save });
     return loaded.exports as Record<string, unknown>;
   }

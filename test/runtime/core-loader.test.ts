@@ -14,6 +14,7 @@ import { bundleCodeSource } from '../../runtime/bundle-code.ts';
 import { CODE_CACHE_DIR, CORE_FILE, type CoreCodeCache, NO_CODE_CACHE_ARG } from '../../runtime/core-loader.ts';
 import type { ToolSpec } from '../../runtime/tools/model.ts';
 import { startAgentProcess } from '../helpers/agent-process.ts';
+import { filesystemServerScript } from '../helpers/mcp-servers.ts';
 import { deployBundle, forge, minimalConfig, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 const SHOUT = '/**\n * Tool: shout\n * Description: Shouts.\n * Tags: read\n *\n * Input:\n *   text (str): The text.\n */\nexport function execute({ text }: { text: string }) {\n  return `shouted: ${text.toUpperCase()}`;\n}\n';
@@ -147,7 +148,7 @@ describe("the runtime core's code cache", () => {
     expect((await worker([])).stderr).toContain('[forge] code cache: used');
     expect((await worker([NO_CODE_CACHE_ARG])).stderr).toContain('[forge] code cache: off');
     const spec = { name: 'shout' } as ToolSpec;
-    const launch = (cache: CoreCodeCache['cache']) => bundleCodeSource({ builtins: {}, nodeTools: {}, bundleUrl: pathToFileURL(join(bundle, 'runtime.mjs')).href, codeCache: { cache, save() {}, writes: true } }, join(bundle, 'runtime.mjs')).node.worker(spec);
+    const launch = (cache: CoreCodeCache['cache']) => bundleCodeSource({ builtins: {}, nodeTools: {}, bundleUrl: pathToFileURL(join(bundle, 'runtime.mjs')).href, codeCache: { cache, save() {} } }, join(bundle, 'runtime.mjs')).node.worker(spec);
     expect((await launch('off')).args).toEqual([join(bundle, 'runtime.mjs'), '__worker', 'shout', NO_CODE_CACHE_ARG]);
     expect((await launch('used')).args).toEqual([join(bundle, 'runtime.mjs'), '__worker', 'shout']);
   });
@@ -257,6 +258,18 @@ describe("the prebuilt vendor modules' code caches", () => {
       const vendor = vendorCaches(agent.output());
       expect({ env, mcp: 'mcp.cjs' in vendor, a2a: 'a2a.cjs' in vendor }).toEqual({ env, mcp: mcpLoaded, a2a: true });
     }
+  });
+
+  it('serve the modules the core loads as it is evaluated, before the runtime starts (an agent with MCP adapters loads the MCP SDK then)', async () => {
+    const data = tempDir();
+    const withMcp = writeProject({
+      'forge.yaml': `agent_id: mcp-cache\nversion: 1.0.0\ndescription: Reaches a filesystem MCP server.\nmcp:\n  servers:\n    - name: fs\n      transport: stdio\n      command: ${JSON.stringify(process.execPath)}\n      args: [${JSON.stringify(filesystemServerScript)}, ${JSON.stringify(data)}]\n`,
+    });
+    expect((await forge(['build', '--prod'], withMcp)).code).toBe(0);
+    const { bundle } = deployBundle(withMcp);
+    expect((await vendorRun(bundle, ['tools'])).vendor).toMatchObject({ 'mcp.cjs': 'missing' });
+    expect(cacheFiles(bundle, 'mcp.cjs')).toHaveLength(1);
+    expect((await vendorRun(bundle, ['tools'])).vendor).toMatchObject({ 'mcp.cjs': 'used' });
   });
 
   it('are neither read nor written with FORGE_VERIFY_KEY set (signed bytes only) or FORGE_CODE_CACHE=off', async () => {

@@ -84,6 +84,14 @@ describe('the docstring cache', () => {
     expect(first.stderr).toContain('tools/broken.ts:7');
     expect(first.stderr).toContain('tools/greet.ts');
     expect(second).toEqual(first);
+    // The second run's diagnostics came from the cache: a message planted there is what it says.
+    const { path, data } = cacheFile(cacheDir);
+    const entries = data.entries as Record<string, { diagnostics: { message: string }[] }>;
+    for (const entry of Object.values(entries)) for (const d of entry.diagnostics) d.message = `PLANTED ${d.message}`;
+    writeFileSync(path, JSON.stringify(data));
+    const planted = await forge(['validate'], project, { FORGE_CACHE_DIR: cacheDir });
+    expect(planted.code).toBe(1);
+    expect(planted.stderr.match(/PLANTED/g)?.length).toBe(first.stderr.match(/tools\/(greet|broken)\.ts:\d+/g)?.length);
   });
 
   it('keeps the entries of the files there are: a removed tool leaves the cache with it', async () => {
@@ -129,6 +137,16 @@ describe('the docstring cache', () => {
     write('/new/project');
     expect(readdirSync(dir).sort()).toEqual([basename(used), `${createHash('sha256').update('/new/project').digest('hex').slice(0, 32)}.json`].sort());
     expect(existsSync(gone)).toBe(false);
+  });
+
+  it('parses a file again whose entry is not in the shape a parse gives (a hand-edited cache), and the command works', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.ts': tool('Greets someone.') });
+    const cacheDir = tempDir('forge-cache-');
+    await describeGreet(project, cacheDir);
+    const { path, data } = cacheFile(cacheDir);
+    for (const key of Object.keys(data.entries)) data.entries[key] = { spec: { description: 'PLANTED' } };
+    writeFileSync(path, JSON.stringify(data));
+    expect(await describeGreet(project, cacheDir)).toBe('Greets someone.');
   });
 
   it('is off where the parser is not the compiled CLI (the stages run from source)', () => {
