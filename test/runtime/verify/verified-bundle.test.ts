@@ -113,6 +113,23 @@ describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
     });
   });
 
+  it('MCP with sessions: the MCP SDK changed after the start-time check is refused at the first MCP request, and the server still stops cleanly', async () => {
+    const bundle = deployed(project);
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: 'secret', FORGE_MCP_SESSIONS: 'stateful' } });
+    const marker = join(tempDir(), 'tampered-code-ran');
+    try {
+      plantMarker(join(bundle, 'vendor', 'mcp.cjs'), marker);
+      expect((await mcpInitialize(agent.url)).ok).toBe(false);
+      expect(existsSync(marker)).toBe(false);
+      await agent.waitFor('vendor/mcp.cjs was changed after the build');
+      expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
+    } finally {
+      // Closing the sessions (there are none: the SDK never loaded) must not cut the server's own closing short.
+      expect(await agent.stop()).toBe(0);
+    }
+    expect(agent.output()).toMatch(/stopped, [\d.]+ s after SIGTERM/);
+  });
+
   it('REST: a validator library changed after the start-time check is refused at the first call that needs it, with its code', async () => {
     await servingDeployedBundle(async ({ bundle, agent, marker }) => {
       plantMarker(join(bundle, 'vendor', 'ajv.cjs'), marker);
