@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// @ts-expect-error: a plain .mjs script shared with the test runner
 import { nodeLineBinary } from '../scripts/node-line-binary.mjs';
 import { median, timeProcess, withoutMachineStartCosts } from './measure.ts';
 

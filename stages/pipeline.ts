@@ -48,6 +48,7 @@ import { checkProjectSources, ownPythonFiles } from './check-sources.ts';
 import { startPythonCheck, type StartedPythonCheck } from './python/python-source-check.ts';
 import { pinMcpPackages } from './adapters/pin-mcp-packages.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
+import { direntDir } from '../runtime/dirent-dir.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
 
@@ -312,7 +313,7 @@ function forgeOwnFiles(): string[] {
   if (compiled) files.push(here, join(dirname(here), 'forge-fast.cjs'));
   for (const dir of compiled ? [join(templatesDir, 'bundle')] : [dirname(here), join(templatesDir, 'bundle')]) {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) files.push(join(entry.parentPath, entry.name));
+      if (entry.isFile()) files.push(join(direntDir(entry), entry.name));
     }
   }
   return files;

@@ -8,6 +8,7 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c } from '../terminal.ts';
+import { direntDir } from '../../runtime/dirent-dir.ts';
 
 export const usage = `usage: forge init [DIR] [--id AGENT_ID]
 
@@ -47,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   const files = readdirSync(source, { recursive: true, withFileTypes: true })
     .filter((file) => file.isFile())
     .map((file) => {
-      const from = join(file.parentPath, file.name);
+      const from = join(direntDir(file), file.name);
       const rel = relative(source, from);
       return { from, to: join(dir, RENAMES[rel] ?? rel) };
     })

@@ -21,6 +21,7 @@ import { join, posix, sep } from 'node:path';
 import { error, type Diagnostic } from '../diagnostics.ts';
 import { keyTypeText, undecodableKeyText } from './key-text.ts';
 import { whyUnreadable } from '../unreadable-file.ts';
+import { direntDir } from '../dirent-dir.ts';
 
 export const CHECKSUMS_FILE = 'checksums.json';
 export const SIGNATURE_FILE = 'checksums.json.sig';
@@ -148,7 +149,9 @@ function unlistedCode(bundleDir: string, listed: Record<string, string>): string
     if (!existsSync(dir)) continue;
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
       if (entry.isDirectory()) continue;
-      const rel = posix.join(dirName, ...join(entry.parentPath, entry.name).slice(dir.length + 1).split(/[\\/]/));
+      // Most entries sit in the folder itself: their path is two names joined, without join()'s normalizing.
+      const parent = direntDir(entry);
+      const rel = parent === dir ? `${dirName}/${entry.name}` : posix.join(dirName, ...join(parent, entry.name).slice(dir.length + 1).split(/[\\/]/));
       if (!(rel in listed)) found.push(rel);
     }
   }

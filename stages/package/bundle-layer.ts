@@ -10,12 +10,13 @@ import { join, relative, sep } from 'node:path';
 import { BUNDLE_DIR, WORK_DIR } from './image-config.ts';
 import type { LayerEntry } from './layer-writer.ts';
 import { CODE_CACHE_DIR } from '../../runtime/core-loader.ts';
+import { direntDir } from '../../runtime/dirent-dir.ts';
 
 export function bundleLayerEntries(bundleDir: string, user: { uid: number; gid: number }): LayerEntry[] {
   const entries: LayerEntry[] = [{ path: WORK_DIR, type: 'directory', mode: 0o755, ...user }];
   for (const entry of readdirSync(bundleDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
-    const absolute = join(entry.parentPath, entry.name);
+    const absolute = join(direntDir(entry), entry.name);
     const rel = relative(bundleDir, absolute).split(sep).join('/');
     if ((!rel.includes('/') && rel.endsWith('.tgz')) || rel.startsWith(`${CODE_CACHE_DIR}/`)) continue;
     const executable = (statSync(absolute).mode & 0o111) !== 0;

@@ -16,6 +16,7 @@ import type { AgentManifest } from '../../runtime/manifest.ts';
 import { mcpPackages } from '../emit-container.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 import { npmPackageProblem } from './npm-package-spec.ts';
+import { direntDir } from '../../runtime/dirent-dir.ts';
 
 const run = promisify(execFile);
 
@@ -41,7 +42,7 @@ export async function mcpLayer(agent: AgentManifest, options: { mtime: number; e
     const entries: LayerEntry[] = [];
     for (const entry of readdirSync(modules, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue; // .bin links are not needed: the runtime starts the bin script with node
-      const file = join(entry.parentPath, entry.name);
+      const file = join(direntDir(entry), entry.name);
       const rel = relative(modules, file).split(sep).join('/');
       if (rel === '.package-lock.json') continue;
       entries.push({ path: `${MCP_DIR}/node_modules/${rel}`, type: 'file', data: readFileSync(file), mode: (statSync(file).mode & 0o111) !== 0 ? 0o755 : 0o644 });

@@ -29,6 +29,7 @@ import { describeSources, pipSources, unreachedNote } from '../python/pip-source
 import { requirementProblem } from '../python/pep508.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 import { ownValue } from '../../runtime/own-value.ts';
+import { direntDir } from '../../runtime/dirent-dir.ts';
 
 const run = promisify(execFile);
 
@@ -124,7 +125,7 @@ function declaredIn(agent: AgentManifest, requirement: string): string {
 function walk(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
+    .map((e) => join(direntDir(e), e.name))
     .sort();
 }
 

