@@ -5,7 +5,7 @@
  * one process V8 reuses what it compiled and never reads the cache.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -270,6 +270,48 @@ describe("the prebuilt vendor modules' code caches", () => {
     expect((await vendorRun(bundle, ['tools'])).vendor).toMatchObject({ 'mcp.cjs': 'missing' });
     expect(cacheFiles(bundle, 'mcp.cjs')).toHaveLength(1);
     expect((await vendorRun(bundle, ['tools'])).vendor).toMatchObject({ 'mcp.cjs': 'used' });
+  });
+
+  it("are written by __warm (the Dockerfile's step) for what a serve start and its first requests compile, and a serve then uses them", async () => {
+    const { bundle } = deployBundle(project);
+    const warm = await vendorRun(bundle, ['__warm']);
+    expect(warm).toMatchObject({ code: 0, stdout: '', vendor: { 'a2a.cjs': 'missing', 'ajv.cjs': 'missing' } });
+    expect(cacheFiles(bundle)).toHaveLength(1);
+    const agent = await startAgentProcess(process.execPath, [join(bundle, 'runtime.mjs'), 'serve', '--port', '0', '--no-auth'], { cwd: bundle, env: { ...process.env, FORGE_VERBOSE: '1' } });
+    try {
+      await agent.waitFor('[forge] code cache: used');
+      const res = await fetch(`${agent.url}/tools/shout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text": "warm"}' });
+      expect(await res.json()).toMatchObject({ value: 'shouted: WARM' });
+    } finally {
+      await agent.stop();
+    }
+    await agent.waitFor('[forge] code cache of vendor/ajv.cjs');
+    expect(vendorCaches(agent.output())).toMatchObject({ 'ajv.cjs': 'used' });
+  });
+
+  it('are written by __warm with none of a start\'s side effects: no MCP server started, no sandbox probed, nothing written in the work dir', async () => {
+    const marker = join(tempDir(), 'mcp-server-started');
+    const server = `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'started')`;
+    const withMcp = writeProject({
+      'forge.yaml': `agent_id: warm-effects\nversion: 1.0.0\ndescription: Has an MCP server that leaves a mark when started.\nmcp:\n  servers:\n    - name: marker\n      transport: stdio\n      command: ${JSON.stringify(process.execPath)}\n      args: ["-e", ${JSON.stringify(server)}]\n      required: false\n`,
+      'tools/shout.ts': SHOUT,
+    });
+    // The build asks the server for its tools (it starts, leaves its mark and exits: the build goes on without them).
+    expect((await forge(['build', '--prod'], withMcp)).code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    const { bundle } = deployBundle(withMcp);
+    const workDir = tempDir();
+    // A sandbox that must be there, and a bwrap that is not: a probe would refuse to go on.
+    const env = { FORGE_WORKDIR: workDir, FORGE_SANDBOX: 'required', FORGE_BWRAP: join(tempDir(), 'no-bwrap') };
+    const warm = await vendorRun(bundle, ['__warm'], env);
+    expect(warm.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(readdirSync(workDir)).toEqual([]);
+    expect(cacheFiles(bundle)).toHaveLength(1);
+    // `tools` does start the server: the mark is what a start leaves.
+    await vendorRun(bundle, ['tools'], env);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('are neither read nor written with FORGE_VERIFY_KEY set (signed bytes only) or FORGE_CODE_CACHE=off', async () => {
