@@ -1,8 +1,9 @@
 /**
  * The entry point of a built bundle: `node runtime.mjs <command>`. The
- * commands are listed once, in USAGE below (what `help` prints); the one
- * not listed there is `__worker NAME`, internal: it serves a TS/JS tool's
- * calls.
+ * commands are listed once, in USAGE below (what `help` prints); the two
+ * not listed there are internal: `__worker NAME` serves a TS/JS tool's
+ * calls, and `__warm` is the Dockerfile's step that fills the code caches
+ * while the image is built.
  *
  * The build generates a small module that imports this file, the enabled
  * builtin tools and the TypeScript tools, and calls run() with them.
