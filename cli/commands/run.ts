@@ -1,6 +1,5 @@
 import { clientCalls } from '../../runtime/server/client-calls.ts';
 import { sessionView } from '../../runtime/tools/emergent/session-view.ts';
-import { serveMcpStdio } from '../../runtime/server/mcp-stdio.ts';
 import { agentModel, serveAgent, stopOnSignals } from '../../runtime/server/serve.ts';
 import { routeConsoleToLog } from '../../runtime/server/sdk-console.ts';
 import { publicUrlSetting } from '../../runtime/server/public-url.ts';
@@ -95,6 +94,9 @@ async function serve(values: RunValues, port: number | undefined, log: ReturnTyp
   // Armed before the server answers, so no save after the first call is missed.
   const stopWatching = values.dev ? await watchForChanges(source, { configFile: values.config, log }) : () => {};
   if (values.stdio) {
+    // Imported here: the MCP SDK (its transports bring undici, http2 and TLS; its schemas, zod) takes
+    // tens of milliseconds to evaluate, and only --stdio serves through it.
+    const { serveMcpStdio } = await import('../../runtime/server/mcp-stdio.ts');
     await serveMcpStdio(manifest, sessionView(clientCalls(registry, undefined, () => manifest.approval?.clients), 'stdio'), async () => {
       stopWatching();
       await registry.close();

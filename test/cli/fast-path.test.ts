@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureProject, forge, minimalConfig, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
+import { startAgentProcess } from '../helpers/agent-process.ts';
 
 /** Runs `forge` with a probe that says, at exit, whether the compiled CLI (dist/forge-cli.cjs) was read. */
 async function forgeProbed(args: string[], cwd: string) {
@@ -102,6 +103,24 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     // The probe sees what the run loaded: the tool ran in a process of its own.
     expect(modules).toContain('NativeModule child_process');
     expect(modules.filter((m) => m === 'NativeModule http' || m === 'NativeModule https' || m === 'NativeModule _http_client')).toEqual([]);
+  });
+
+  it('serves with forge run without evaluating the MCP SDK (its transports load http2 and TLS): only --stdio loads it', async () => {
+    const dir = fixtureProject('basic');
+    const modulesFile = join(tempDir(), 'modules.json');
+    const probe = join(tempDir(), 'probe.cjs');
+    writeFileSync(probe, `if (process.argv[1]?.endsWith('forge.cjs')) process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(modulesFile)}, JSON.stringify(process.moduleLoadList)));`);
+    const loaded = () => JSON.parse(readFileSync(modulesFile, 'utf8')) as string[];
+    const agent = await startAgentProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), 'run', '--dev', '--port', '0', '--no-auth'], { cwd: dir });
+    const res = await fetch(`${agent.url}/tools/ts_execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sentence": "a b"}' });
+    expect(await res.json()).toMatchObject({ value: { reversed: 'b a' } });
+    expect(await agent.stop()).toBe(0);
+    expect(loaded()).toContain('NativeModule http');
+    expect(loaded().filter((m) => m === 'NativeModule http2' || m === 'NativeModule tls')).toEqual([]);
+    // --stdio serves MCP through the SDK (stdin closed: it starts, then stops).
+    const stdio = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), 'run', '--stdio'], { cwd: dir });
+    expect(stdio.code, stdio.stderr).toBe(0);
+    expect(loaded()).toContain('NativeModule http2');
   });
 
   it('loads no Node module for a cached build or --version that a bare node start does not (no node:module on Node 20, no vm, os, tty, streams, crypto or util)', async () => {
