@@ -16,7 +16,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type CachedModule, loadCheckedWithContentCache } from '../code-cache.ts';
 import { ForgeError } from '../diagnostics.ts';
@@ -46,15 +45,12 @@ export function loadVendorFile(path: string, sha256: string, bundleUrl: string):
   if (createHash('sha256').update(code).digest('hex') !== sha256) {
     throw new ForgeError('FORGE_BUNDLE_TAMPERED', `${path} was changed after the build (its sha256 is not the one the bundle was built with)`, HINT);
   }
-  // Compiled from the very bytes that were hashed, as the CommonJS module it is.
+  // Compiled from the very bytes that were hashed, as the CommonJS module it is (without a cache folder: with no cache).
   const codeCache = vendorCodeCache();
+  const loaded = loadCheckedWithContentCache(file, code, sha256, codeCache?.dir);
   if (codeCache) {
-    const loaded = loadCheckedWithContentCache(file, code, sha256, codeCache.dir);
     if (loads.length === 0) process.once('exit', () => vendorCachesDone(codeCache.writes));
     loads.push({ path, cache: loaded.cache, save: loaded.save });
-    return loaded.exports as Record<string, unknown>;
   }
-  const module = { exports: {} as Record<string, unknown> };
-  new Function('module', 'exports', 'require', code.toString('utf8'))(module, module.exports, createRequire(file));
-  return module.exports;
+  return loaded.exports as Record<string, unknown>;
 }

@@ -75,8 +75,8 @@ describe('the prebuilt vendor modules in a build', () => {
     const dir = tempDir();
     const libs = join(repoRoot, 'runtime', 'vendor', 'libs.ts');
     const yaml = join(repoRoot, 'runtime', 'vendor', 'yaml.ts');
-    // Counts the vendor code compiled (new Function), so the test sees when the module is evaluated.
-    const counter = `globalThis.__compiled = 0; const __RealFunction = Function; globalThis.Function = function (...args) { globalThis.__compiled++; return __RealFunction(...args); };`;
+    // Counts the vendor code compiled (a node:vm Script per module, code-cache.ts), so the test sees when the module is evaluated.
+    const counter = `globalThis.__compiled = 0; const __vm = require('node:vm'); const __RealScript = __vm.Script; __vm.Script = class extends __RealScript { constructor(...args) { super(...args); globalThis.__compiled++; } };`;
     const entry = join(dir, 'entry.ts');
     writeFileSync(
       entry,
