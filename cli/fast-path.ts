@@ -15,6 +15,7 @@ import { BUILD_OPTIONS, buildRequest, cachedBuild, reportBuild } from './cached-
 import { codeCacheVariant } from './command-names.ts';
 import { loadWithCodeCache } from '../runtime/code-cache.ts';
 import { guardRegExpBacktracking } from '../runtime/regexp-safety.ts';
+import { ownValue } from '../runtime/own-value.ts';
 import { printVersion } from './commands/version.ts';
 import { writeStdoutSync } from './stdio.ts';
 
@@ -55,7 +56,7 @@ function knownSwitches<T extends OptionSpec>(argv: readonly string[], options: T
   for (const [name, option] of Object.entries(all)) if (option.default !== undefined) values[name] = option.default as boolean | string;
   for (const arg of argv) {
     const name = arg.startsWith('--') ? arg.slice(2) : undefined;
-    if (!name || !Object.hasOwn(all, name) || all[name].type !== 'boolean') return undefined;
+    if (!name || ownValue(all, name)?.type !== 'boolean') return undefined;
     values[name] = true;
   }
   return values as ReturnType<typeof parseCommand<T>>['values'];

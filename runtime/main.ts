@@ -31,6 +31,7 @@ import type { YamlToolFactory } from './tools/yaml/load-yaml-tool.ts';
 import type { YamlToolHost } from './tools/yaml/yaml-tool.ts';
 import { unknownToolHint } from './tools/unknown-tool.ts';
 import { didYouMean } from './suggest.ts';
+import { ownValue } from './own-value.ts';
 import { tracebackKind } from './tools/traceback-kind.ts';
 import { logText } from './telemetry/log-text.ts';
 import { redactSecrets } from './known-secrets.ts';
@@ -267,11 +268,11 @@ function parseInvocation(command: string | undefined, rest: string[]): Invocatio
     return command ? 0 : 2;
   }
   // Before the bundle is opened: a mistyped command starts nothing.
-  if (!Object.hasOwn(ARGUMENTS_TAKEN, command)) {
+  const takes = ownValue(ARGUMENTS_TAKEN, command);
+  if (!takes) {
     const meant = didYouMean(command, [...Object.keys(ARGUMENTS_TAKEN).filter((c) => c !== 'stdio' && !c.startsWith('__')), 'help']);
     return usageError({ message: `unknown command "${command}"`, ...(meant ? { hint: meant } : {}) }, undefined, parsed.values.json);
   }
-  const takes = ARGUMENTS_TAKEN[command];
   if (parsed.positionals.length > takes.count) {
     // Never dropped: an unquoted JSON argument with a space arrives as two, and half of it would run.
     const hint = `${command} takes ${takes.what ?? 'no arguments besides its options'}; quote an argument that has spaces`;

@@ -26,6 +26,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { markUsed, removeUnused, writeFileAtomically } from './blob-cache.ts';
 import { defaultCacheDir, forgeVersion } from './forge-paths.ts';
+import { ownValue } from '../runtime/own-value.ts';
 
 /** Bump when what an entry means changes while the CLI's file stays the same (it never does: a rebuild changes it). */
 const FORMAT = 1;
@@ -55,9 +56,9 @@ export function openDocstringCache<Entry>(root: string, cacheDir: string = defau
   if (Object.keys(stored).length) markUsed(file);
   return {
     get(key) {
-      if (!Object.hasOwn(stored, key)) return undefined;
-      used[key] = stored[key];
-      return stored[key] as Entry;
+      const entry = ownValue(stored, key);
+      if (entry !== undefined) used[key] = entry;
+      return entry as Entry | undefined;
     },
     set(key, entry) {
       used[key] = JSON.parse(JSON.stringify(entry));

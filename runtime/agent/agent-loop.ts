@@ -17,6 +17,7 @@ import { traceToolCall } from '../telemetry/instrument-tools.ts';
 import { countGateDecisions, countPersonAnswers } from '../telemetry/instrument-turn.ts';
 import { unknownTool } from '../tools/unknown-tool.ts';
 import { isSessionTool } from '../tools/emergent/forged-mark.ts';
+import { ownValue } from '../own-value.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -128,7 +129,7 @@ export function pendingDecisions(pending: PendingApproval): Map<string, CallDeci
   for (const call of pending.calls) count.set(call.id, (count.get(call.id) ?? 0) + 1);
   const decisions = new Map<string, CallDecision>();
   for (const call of pending.calls) {
-    const own = typeof call.id === 'string' && Object.hasOwn(pending.decisions, call.id) ? pending.decisions[call.id] : undefined;
+    const own = typeof call.id === 'string' ? ownValue(pending.decisions, call.id) : undefined;
     decisions.set(call.id, count.get(call.id) === 1 && own ? own : 'deny');
   }
   return decisions;

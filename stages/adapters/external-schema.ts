@@ -70,7 +70,7 @@ function lookup(ref: string, root: Record<string, unknown>): unknown {
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!node || typeof node !== 'object' || !(key in node)) return undefined;
+    if (!node || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

@@ -91,7 +91,7 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     }
   });
 
-  it('loads node:http in forge tool run only when a tool calls out: running a TS tool that calls nothing leaves it unloaded', async () => {
+  it('leaves node:http unloaded in forge tool run of a TS tool that calls nothing out (the HTTP client loads it at its first request)', async () => {
     const probe = join(tempDir(), 'probe.cjs');
     // Only the CLI's own process reports (a tool's worker inherits no NODE_OPTIONS through the sandbox, but may elsewhere).
     writeFileSync(probe, `if (process.argv[1]?.endsWith('forge.cjs')) process.on('exit', () => process.stderr.write('modules=' + JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')))));`);

@@ -1,6 +1,7 @@
 /** What placeholders read during one call of a YAML tool: the arguments and the results of the steps so far. */
 import type { ToolError } from '../model.ts';
 import type { YamlStep } from './definition.ts';
+import { ownValue } from '../../own-value.ts';
 import type { Reference } from './template.ts';
 
 export interface StepResult {
@@ -65,7 +66,8 @@ function dig(value: unknown, path: readonly string[]): unknown {
   let node = value;
   for (const key of path) {
     if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
+    // Own fields only: {a.constructor} is no value of a's (an array's indexes and length are its own).
+    node = ownValue(node as Record<string, unknown>, key);
   }
   return node;
 }

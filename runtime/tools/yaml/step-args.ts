@@ -40,7 +40,7 @@ export function stepArgsProblems(definition: YamlToolDefinition, inputSchemaOf: 
     // Values written out in full (no {placeholder}) are what every call sends: checked as the registry will.
     for (const [key, value] of Object.entries(action.args)) {
       const literal = literalValue(value);
-      if (literal === NOT_LITERAL || !properties[key]) continue;
+      if (literal === NOT_LITERAL || !ownValue(properties, key)) continue;
       // The whole schema (its $defs stay reachable), nothing required: only this value is judged.
       let checked;
       try {
