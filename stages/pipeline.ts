@@ -48,7 +48,7 @@ import { checkProjectSources, ownPythonFiles } from './check-sources.ts';
 import { startPythonCheck, type StartedPythonCheck } from './python/python-source-check.ts';
 import { pinMcpPackages } from './adapters/pin-mcp-packages.ts';
 import { BuildStopped, runStage, StageContext, type StageTiming } from './stage.ts';
-import { direntDir } from '../runtime/dirent-dir.ts';
+import { filesUnder } from '../runtime/dirent-dir.ts';
 
 export const DEFAULT_OUT_DIR = '.forge-output';
 
@@ -312,9 +312,7 @@ function forgeOwnFiles(): string[] {
   const compiled = basename(dirname(here)) === 'dist';
   if (compiled) files.push(here, join(dirname(here), 'forge-fast.cjs'));
   for (const dir of compiled ? [join(templatesDir, 'bundle')] : [dirname(here), join(templatesDir, 'bundle')]) {
-    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) files.push(join(direntDir(entry), entry.name));
-    }
+    files.push(...filesUnder(dir));
   }
   return files;
 }

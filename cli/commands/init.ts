@@ -1,5 +1,5 @@
 import { shellQuote } from '../../runtime/exec/shell-quote.ts';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fsFailure } from '../../runtime/tools/fs-results.ts';
 import { forgePackageName, forgeVersion, templatesDir } from '../../stages/forge-paths.ts';
@@ -8,7 +8,7 @@ import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
 import { UsageError } from '../usage-error.ts';
 import { color as c } from '../terminal.ts';
-import { direntDir } from '../../runtime/dirent-dir.ts';
+import { filesUnder } from '../../runtime/dirent-dir.ts';
 
 export const usage = `usage: forge init [DIR] [--id AGENT_ID]
 
@@ -45,10 +45,8 @@ export async function run(argv: string[]): Promise<number> {
     return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${existing} already exists; not overwriting it`, `this is a project already (forge tool list, forge build)${elsewhere}`);
   }
   const source = join(templatesDir, 'init');
-  const files = readdirSync(source, { recursive: true, withFileTypes: true })
-    .filter((file) => file.isFile())
-    .map((file) => {
-      const from = join(direntDir(file), file.name);
+  const files = filesUnder(source)
+    .map((from) => {
       const rel = relative(source, from);
       return { from, to: join(dir, RENAMES[rel] ?? rel) };
     })

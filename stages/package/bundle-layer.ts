@@ -5,18 +5,16 @@
  * the bundle wrote: made by this machine's Node, and different at every
  * write), and the empty work dir owned by the user.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { relative, sep } from 'node:path';
 import { BUNDLE_DIR, WORK_DIR } from './image-config.ts';
 import type { LayerEntry } from './layer-writer.ts';
 import { CODE_CACHE_DIR } from '../../runtime/core-loader.ts';
-import { direntDir } from '../../runtime/dirent-dir.ts';
+import { filesUnder } from '../../runtime/dirent-dir.ts';
 
 export function bundleLayerEntries(bundleDir: string, user: { uid: number; gid: number }): LayerEntry[] {
   const entries: LayerEntry[] = [{ path: WORK_DIR, type: 'directory', mode: 0o755, ...user }];
-  for (const entry of readdirSync(bundleDir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const absolute = join(direntDir(entry), entry.name);
+  for (const absolute of filesUnder(bundleDir)) {
     const rel = relative(bundleDir, absolute).split(sep).join('/');
     if ((!rel.includes('/') && rel.endsWith('.tgz')) || rel.startsWith(`${CODE_CACHE_DIR}/`)) continue;
     const executable = (statSync(absolute).mode & 0o111) !== 0;

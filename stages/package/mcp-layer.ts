@@ -7,7 +7,7 @@
  * addons get this machine's build: for those, build the Dockerfile instead.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,7 @@ import type { AgentManifest } from '../../runtime/manifest.ts';
 import { mcpPackages } from '../emit-container.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 import { npmPackageProblem } from './npm-package-spec.ts';
-import { direntDir } from '../../runtime/dirent-dir.ts';
+import { filesUnder } from '../../runtime/dirent-dir.ts';
 
 const run = promisify(execFile);
 
@@ -40,9 +40,8 @@ export async function mcpLayer(agent: AgentManifest, options: { mtime: number; e
     }
     const modules = join(prefix, 'node_modules');
     const entries: LayerEntry[] = [];
-    for (const entry of readdirSync(modules, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue; // .bin links are not needed: the runtime starts the bin script with node
-      const file = join(direntDir(entry), entry.name);
+    // Regular files only: .bin links are not needed (the runtime starts the bin script with node).
+    for (const file of filesUnder(modules)) {
       const rel = relative(modules, file).split(sep).join('/');
       if (rel === '.package-lock.json') continue;
       entries.push({ path: `${MCP_DIR}/node_modules/${rel}`, type: 'file', data: readFileSync(file), mode: (statSync(file).mode & 0o111) !== 0 ? 0o755 : 0o644 });

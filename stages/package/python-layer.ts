@@ -13,7 +13,7 @@
  * used (and one it could not reach, when pip said so) and what to do.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,7 +29,7 @@ import { describeSources, pipSources, unreachedNote } from '../python/pip-source
 import { requirementProblem } from '../python/pep508.ts';
 import { writeLayer, type Layer, type LayerEntry } from './layer-writer.ts';
 import { ownValue } from '../../runtime/own-value.ts';
-import { direntDir } from '../../runtime/dirent-dir.ts';
+import { filesUnder } from '../../runtime/dirent-dir.ts';
 
 const run = promisify(execFile);
 
@@ -123,10 +123,7 @@ function declaredIn(agent: AgentManifest, requirement: string): string {
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(direntDir(e), e.name))
-    .sort();
+  return filesUnder(dir).sort();
 }
 
 function lastLines(text: string, n: number): string {
