@@ -289,6 +289,18 @@ describe("the prebuilt vendor modules' code caches", () => {
     expect(vendorCaches(agent.output())).toMatchObject({ 'ajv.cjs': 'used' });
   });
 
+  it("are written by __warm as far as it gets: a tool schema the validator cannot compile does not fail the image's build", async () => {
+    const { bundle } = deployBundle(project);
+    // Every tool's schema points at a definition that is not there (a call would answer FORGE_SCHEMA_INVALID).
+    const manifestFile = join(bundle, 'agent.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { tools: { inputSchema: Record<string, unknown> }[] };
+    for (const tool of manifest.tools) tool.inputSchema = { ...tool.inputSchema, properties: { x: { $ref: '#/definitions/missing' } } };
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    const warm = await vendorRun(bundle, ['__warm']);
+    expect(warm.code).toBe(0);
+    expect(cacheFiles(bundle)).toHaveLength(1);
+  });
+
   it('are written by __warm with none of a start\'s side effects: no MCP server started, no sandbox probed, nothing written in the work dir', async () => {
     const marker = join(tempDir(), 'mcp-server-started');
     const server = `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'started')`;

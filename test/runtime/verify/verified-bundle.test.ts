@@ -59,6 +59,9 @@ describe('node runtime.mjs verify', () => {
     ['a Python module added beside the tools', (b: string) => writeFileSync(join(b, 'tools', 'json.py'), 'raise SystemExit(3)\n'), /tools\/json\.py FORGE_BUNDLE_TAMPERED tools\/json\.py is not part of the build/],
     ['a changed prebuilt library', (b: string) => appendFileSync(join(b, 'vendor', 'mcp.cjs'), '\n;require("fs").writeFileSync("/tmp/pwned", "")\n'), /vendor\/mcp\.cjs FORGE_BUNDLE_TAMPERED vendor\/mcp\.cjs was changed after the build/],
     ['a file added beside the prebuilt libraries', (b: string) => writeFileSync(join(b, 'vendor', 'extra.cjs'), 'module.exports = 1;\n'), /vendor\/extra\.cjs is not part of the build/],
+    // A folder down: a package a Python tool imports (tools/pkg/__init__.py), a module loaded by a relative path.
+    ['a Python package planted under the tools', (b: string) => (mkdirSync(join(b, 'tools', 'pkg')), writeFileSync(join(b, 'tools', 'pkg', '__init__.py'), 'raise SystemExit(3)\n')), /tools\/pkg\/__init__\.py FORGE_BUNDLE_TAMPERED tools\/pkg\/__init__\.py is not part of the build/],
+    ['a file planted in a folder under the prebuilt libraries', (b: string) => (mkdirSync(join(b, 'vendor', 'sub')), writeFileSync(join(b, 'vendor', 'sub', 'x.cjs'), 'module.exports = 1;\n')), /vendor\/sub\/x\.cjs is not part of the build/],
     ['a checksum list that points outside the bundle', (b: string) => writeFileSync(join(b, 'checksums.json'), readFileSync(join(b, 'checksums.json'), 'utf8').replace('"agent.json"', '"../outside.json"')), /outside the bundle/],
     ['a deleted tool', (b: string) => rmSync(join(b, 'tools', 'echo.py')), /tools\/echo\.py is listed in checksums\.json but missing/],
     ['a tool whose file became a folder', (b: string) => (rmSync(join(b, 'tools', 'echo.py')), mkdirSync(join(b, 'tools', 'echo.py'))), /tools\/echo\.py is listed in checksums\.json but is a directory/],
@@ -123,10 +126,12 @@ describe('the prebuilt libraries beside runtime.mjs (vendor/)', () => {
       expect(existsSync(marker)).toBe(false);
       await agent.waitFor('vendor/mcp.cjs was changed after the build');
       expect((await fetch(`${agent.url}/healthz`)).status).toBe(200);
-    } finally {
-      // Closing the sessions (there are none: the SDK never loaded) must not cut the server's own closing short.
-      expect(await agent.stop()).toBe(0);
+    } catch (err) {
+      await agent.stop();
+      throw err;
     }
+    // Closing the sessions (there are none: the SDK never loaded) must not cut the server's own closing short.
+    expect(await agent.stop()).toBe(0);
     expect(agent.output()).toMatch(/stopped, [\d.]+ s after SIGTERM/);
   });
 
