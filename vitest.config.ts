@@ -29,6 +29,7 @@ const LONGEST = [
   'test/runtime/guard/file-tool-escapes.test.ts',
   'test/cli/dev-reload.test.ts',
   'test/stages/package/package-image.test.ts',
+  'test/e2e/oldest-node.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

@@ -282,11 +282,14 @@ describe("the prebuilt vendor modules' code caches", () => {
       await agent.waitFor('[forge] code cache: used');
       const res = await fetch(`${agent.url}/tools/shout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text": "warm"}' });
       expect(await res.json()).toMatchObject({ value: 'shouted: WARM' });
+      // The first protocol request loads the A2A SDK.
+      const mcp = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+      expect(mcp.status).toBe(200);
     } finally {
       await agent.stop();
     }
-    await agent.waitFor('[forge] code cache of vendor/ajv.cjs');
-    expect(vendorCaches(agent.output())).toMatchObject({ 'ajv.cjs': 'used' });
+    await agent.waitFor('[forge] code cache of vendor/a2a.cjs');
+    expect(vendorCaches(agent.output())).toMatchObject({ 'ajv.cjs': 'used', 'a2a.cjs': 'used' });
   });
 
   it("are written by __warm as far as it gets: a tool schema the validator cannot compile does not fail the image's build", async () => {
