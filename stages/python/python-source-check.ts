@@ -17,6 +17,10 @@
  * took longer than checking a hundred files, and the check is what a cold
  * build of a project with Python tools waited for last. Another Python falls
  * back to json.
+ *
+ * What the interpreter found in each file is kept in Forge's cache
+ * (python-check-cache.ts): it checks only the files it has not seen, and a
+ * check of files it has all seen starts no interpreter.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -26,6 +30,7 @@ import { error, warning, type Diagnostic, type Location } from '../../runtime/di
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { python3WithoutAsking, resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
 import { guessedImportNames, knownDistributionFor, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
+import { type CheckRequest, type Findings, type InterpreterFacts, PythonCheckCache } from './python-check-cache.ts';
 import { projectVenvDir, venvPython } from './project-venv.ts';
 
 /** The check itself, run as `python3 -I [-S] -c PYTHON_CHECK_SCRIPT` with its request (JSON) on stdin and its answer (JSON) on stdout. */
@@ -135,14 +140,11 @@ for script in req.get("inline", []):
 print(dumps({"inline": inline, "stdlib": stdlib, "installed": installed, "version": "%d.%d" % sys.version_info[:2], "executable": sys.executable, "results": results}))
 `;
 
-interface CheckOutput {
-  /** The inline scripts' imports and syntax errors, by id (no syntax error for a script with {RAW:...}: it may only parse once the value is in). */
-  inline?: { file: string; syntax?: { msg: string; line: number; col: number; text: string }; imports: { name: string; line: number; col: number }[] }[];
-  stdlib: string[];
-  installed: Record<string, string[]>;
-  version: string;
-  executable: string;
-  results: { file: string; syntax?: { msg: string; line: number; col: number; text: string }; imports: { name: string; line: number; col: number }[] }[];
+/** The check script's answer: the interpreter's facts, and each file's and inline script's findings (an inline script named by its id). */
+interface CheckOutput extends InterpreterFacts {
+  /** No syntax error for a script with {RAW:...}: it may only parse once the value is in. */
+  inline?: (Findings & { file: string })[];
+  results: (Findings & { file: string })[];
 }
 
 export interface PythonCheckOptions {
@@ -180,10 +182,11 @@ export interface StartedPythonCheck {
  * following it.
  */
 export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env' | 'inline'>): StartedPythonCheck {
-  const inlineScripts = (options.inline ?? []).map((script) => ({ text: script.text, syntax: script.checkSyntax }));
+  const request: CheckRequest = { files: options.files, inline: (options.inline ?? []).map((script, i) => ({ id: String(i), text: script.text, syntax: script.checkSyntax })) };
   const run = (async () => {
     const env = options.env ?? process.env;
-    const venv = venvPython(projectVenvDir(options.root));
+    const venvDir = projectVenvDir(options.root);
+    const venv = venvPython(venvDir);
     const inVenv = existsSync(venv);
     // One process checks: python3 is run by its name, a shim (pyenv, asdf) included, rather
     // than started once more first to learn the interpreter behind it (resolvePython, which
@@ -191,7 +194,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     // that answer is kept for the shim: the next build runs the interpreter directly.
     if (!inVenv && !env.FORGE_PYTHON) {
       const known = python3WithoutAsking(env);
-      const output = await runCheck(known.executable ?? 'python3', false, options.files, inlineScripts, env);
+      const output = await cachedCheck(options.root, known.executable, undefined, request, env);
       if (typeof output === 'object') known.remember(output.executable);
       if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
@@ -201,17 +204,48 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     } catch (err) {
       return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
     }
-    const output = await runCheck(python, inVenv, options.files, inlineScripts, env);
+    // FORGE_PYTHON names a program the check asked for its interpreter: its findings are not kept.
+    const output = inVenv ? await cachedCheck(options.root, venv, venvDir, request, env) : await runCheck(python, false, request, env);
     return { python, output: output === NOT_FOUND ? `${python} was not found` : output };
   })();
   run.catch(() => {});
   return { files: new Set(options.files), run };
 }
 
+/**
+ * The check of `request` by `python` (a project venv's, with `venvDir`; `python3` on PATH when undefined),
+ * with what Forge's cache holds for it (python-check-cache.ts): the interpreter checks only the files and
+ * scripts the cache has no findings for, and is not started when it has them all.
+ */
+async function cachedCheck(root: string, python: string | undefined, venvDir: string | undefined, request: CheckRequest, env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+  const cache = python === undefined ? undefined : PythonCheckCache.open(root, python, venvDir);
+  const found = cache?.lookup(request);
+  if (found?.facts && !found.missing.files.length && !found.missing.inline.length) return assemble(request, found.facts, found.files, found.inline);
+  const output = await runCheck(python ?? 'python3', venvDir !== undefined, found?.missing ?? request, env);
+  if (typeof output !== 'object') return output;
+  const files = new Map(found?.files);
+  for (const { file, ...findings } of output.results) files.set(file, findings);
+  const inline = new Map(found?.inline);
+  for (const { file: id, ...findings } of output.inline ?? []) inline.set(id, findings);
+  const facts = { stdlib: output.stdlib, installed: output.installed, version: output.version, executable: output.executable };
+  // A shim answered for the first time: its interpreter names the cache from the next check on.
+  (cache ?? (python === undefined ? PythonCheckCache.open(root, output.executable, venvDir) : undefined))?.store(found?.missing ?? request, facts, files, inline);
+  return assemble(request, facts, files, inline);
+}
+
+/** The check's answer for `request`, in its order, from findings kept and found. */
+function assemble(request: CheckRequest, facts: InterpreterFacts, files: ReadonlyMap<string, Findings>, inline: ReadonlyMap<string, Findings>): CheckOutput {
+  return {
+    ...facts,
+    results: request.files.flatMap((file) => (files.has(file) ? [{ file, ...files.get(file)! }] : [])),
+    inline: request.inline.flatMap((script) => (inline.has(script.id) ? [{ file: script.id, ...inline.get(script.id)! }] : [])),
+  };
+}
+
 const NOT_FOUND = Symbol('not found');
 
 /** The check's output, what went wrong (a line), or NOT_FOUND when there is no such program. */
-function runCheck(python: string, venv: boolean, files: readonly string[], inline: readonly { text: string; syntax: boolean }[], env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+function runCheck(python: string, venv: boolean, request: CheckRequest, env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
   return new Promise((resolve) => {
     // -S (no site) saves the interpreter's site-packages start-up (.pth files) when nothing there is read: only a project venv's metadata is.
     const isolation = venv ? ['-I'] : ['-I', '-S'];
@@ -225,7 +259,7 @@ function runCheck(python: string, venv: boolean, files: readonly string[], inlin
       }
     });
     child.stdin?.on('error', () => {});
-    child.stdin?.end(JSON.stringify({ files, venv, inline: inline.map((script, i) => ({ id: String(i), ...script })) }));
+    child.stdin?.end(JSON.stringify({ files: request.files, venv, inline: request.inline }));
   });
 }
 

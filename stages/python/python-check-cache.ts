@@ -1,0 +1,180 @@
+/**
+ * What the Python source check (python-source-check.ts) found, kept in
+ * Forge's machine-wide cache (project-cache.ts) so that a build, `forge
+ * tool run` or `forge validate` whose Python files were all checked before
+ * starts no interpreter for the check: it was the last thing a cold build
+ * of a project with Python tools waited for (about 18 ms of 190 on the
+ * bench's 100 Python tools), and a whole interpreter start of `forge tool
+ * run`.
+ *
+ * Filed per project under the compiled CLI's build and the interpreter,
+ * named without starting it: its real file's path, size, mtime and inode,
+ * and for a project venv the state of its site-packages and pyvenv.cfg (the
+ * packages it provides, which the check reads there). Each file's findings
+ * (its syntax error, or its absolute imports) are filed under its sha256;
+ * an inline `python:` step's under the sha256 of its text. Whether an
+ * import is declared is decided from these on every check, as the
+ * declarations and the modules beside a tool may have changed.
+ *
+ * An interpreter replaced in place with the same size and mtime is taken
+ * for the old one, as the build cache takes such a file.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { compiledCliBuild, openProjectCache, type ProjectCache } from '../project-cache.ts';
+
+export interface SyntaxFinding {
+  msg: string;
+  line: number;
+  col: number;
+  text: string;
+}
+
+/** One file's or inline script's findings, as the check script reports them. */
+export interface Findings {
+  syntax?: SyntaxFinding;
+  imports: { name: string; line: number; col: number }[];
+}
+
+/** What the check reports of the interpreter itself. */
+export interface InterpreterFacts {
+  stdlib: string[];
+  installed: Record<string, string[]>;
+  version: string;
+  executable: string;
+}
+
+/** An inline script as the check takes it: `id` names it in the check's answer. */
+export interface InlineScript {
+  id: string;
+  text: string;
+  syntax: boolean;
+}
+
+export interface CheckRequest {
+  files: readonly string[];
+  inline: readonly InlineScript[];
+}
+
+/** What the cache holds for a request, and what the interpreter must still check. */
+export interface CacheLookup {
+  facts?: InterpreterFacts;
+  files: Map<string, Findings>;
+  inline: Map<string, Findings>;
+  missing: CheckRequest;
+}
+
+/** Entries kept per project past those a command used: every Python file of a large project, and its recent edits. */
+const KEPT = 4096;
+const FACTS_KEY = 'interpreter';
+
+export class PythonCheckCache {
+  private constructor(private readonly cache: ProjectCache<Findings | InterpreterFacts>) {}
+
+  /**
+   * The cache for checks of the project at `root` by `executable` (in the project venv at `venvDir`, if
+   * given); undefined when the interpreter cannot be named without starting it, or outside the compiled CLI.
+   */
+  static open(root: string, executable: string, venvDir?: string, cacheDir?: string, cli: string | undefined = compiledCliBuild()): PythonCheckCache | undefined {
+    if (cli === undefined) return undefined;
+    const stamp = interpreterStamp(executable, venvDir);
+    if (stamp === undefined) return undefined;
+    const cache = openProjectCache<Findings | InterpreterFacts>('python-check', root, `${cli}|${stamp}`, { cacheDir, keep: { last: KEPT } });
+    return cache && new PythonCheckCache(cache);
+  }
+
+  lookup(request: CheckRequest): CacheLookup {
+    const found: CacheLookup = { facts: this.cache.get(FACTS_KEY) as InterpreterFacts | undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] } };
+    const missingFiles: string[] = [];
+    for (const file of request.files) {
+      const key = fileKey(file);
+      const findings = key === undefined ? undefined : (this.cache.get(key) as Findings | undefined);
+      if (findings) found.files.set(file, findings);
+      else missingFiles.push(file);
+    }
+    const missingInline: InlineScript[] = [];
+    for (const script of request.inline) {
+      const findings = this.cache.get(inlineKey(script)) as Findings | undefined;
+      if (findings) found.inline.set(script.id, findings);
+      else missingInline.push(script);
+    }
+    found.missing = { files: missingFiles, inline: missingInline };
+    return found;
+  }
+
+  /** Keeps what a check of `request` found, and writes the cache. */
+  store(request: CheckRequest, facts: InterpreterFacts, files: ReadonlyMap<string, Findings>, inline: ReadonlyMap<string, Findings>): void {
+    this.cache.set(FACTS_KEY, facts);
+    for (const file of request.files) {
+      const findings = files.get(file);
+      const key = findings && fileKey(file);
+      if (key !== undefined) this.cache.set(key, findings!);
+    }
+    for (const script of request.inline) {
+      const findings = inline.get(script.id);
+      if (findings) this.cache.set(inlineKey(script), findings);
+    }
+    this.cache.save();
+  }
+}
+
+/**
+ * The file's key: the sha256 of its bytes as read now. A file saved after this read and before the
+ * interpreter's is filed under the older text with the newer findings; the next check of the newer text
+ * misses and checks it again.
+ */
+function fileKey(file: string): string | undefined {
+  try {
+    return `file:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function inlineKey(script: Pick<InlineScript, 'text' | 'syntax'>): string {
+  return `inline:${createHash('sha256').update(`${script.syntax ? 1 : 0}\0${script.text}`).digest('hex')}`;
+}
+
+/** The interpreter named without starting it, or undefined when its file cannot be read. */
+function interpreterStamp(executable: string, venvDir: string | undefined): string | undefined {
+  try {
+    const real = realpathSync(executable);
+    const parts = [`${real}:${fileStamp(real)}`];
+    if (venvDir !== undefined) {
+      parts.push(`pyvenv.cfg:${fileStamp(join(venvDir, 'pyvenv.cfg'))}`);
+      // A package installed, upgraded or removed adds or removes entries in site-packages, and changes its mtime.
+      for (const dir of sitePackagesDirs(venvDir)) parts.push(`${dir}:${fileStamp(dir)}`);
+    }
+    return parts.join('|');
+  } catch {
+    return undefined;
+  }
+}
+
+function fileStamp(path: string): string {
+  const stat = statSync(path, { bigint: true });
+  return `${stat.size}-${stat.mtimeNs}-${stat.ino}`;
+}
+
+/** lib/pythonX.Y/site-packages (POSIX) and Lib/site-packages (Windows) under a venv. */
+function sitePackagesDirs(venvDir: string): string[] {
+  const dirs: string[] = [];
+  for (const lib of ['lib', 'Lib']) {
+    let names: string[];
+    try {
+      names = readdirSync(join(venvDir, lib));
+    } catch {
+      continue;
+    }
+    if (names.includes('site-packages')) dirs.push(join(venvDir, lib, 'site-packages'));
+    for (const name of names.sort()) if (name.startsWith('python')) dirs.push(join(venvDir, lib, name, 'site-packages'));
+  }
+  return dirs.filter((dir) => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The project cache's two ways of keeping entries (stages/project-cache.ts):
+ * a kind every command reads whole drops what a command did not use; a kind
+ * read in part keeps every entry, the least recently used dropped first.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openProjectCache } from '../../stages/project-cache.ts';
+import { tempDir } from '../helpers/project.ts';
+
+function storedKeys(cacheDir: string, kind: string): string[] {
+  const [name] = readdirSync(join(cacheDir, kind));
+  return Object.keys(JSON.parse(readFileSync(join(cacheDir, kind, name), 'utf8')).entries);
+}
+
+describe('the project cache', () => {
+  it('keeps only the entries a command used, for a kind every command reads whole', () => {
+    const cacheDir = tempDir('forge-cache-');
+    const first = openProjectCache<number>('whole', '/project', 'maker', { cacheDir })!;
+    for (const key of ['a', 'b', 'c']) first.set(key, 1);
+    first.save();
+    const second = openProjectCache<number>('whole', '/project', 'maker', { cacheDir })!;
+    expect(second.get('a')).toBe(1);
+    expect(second.get('c')).toBe(1);
+    second.save();
+    expect(storedKeys(cacheDir, 'whole')).toEqual(['a', 'c']);
+  });
+
+  it('keeps every entry for a kind read in part, dropping the least recently used past its limit', () => {
+    const cacheDir = tempDir('forge-cache-');
+    const open = () => openProjectCache<number>('part', '/project', 'maker', { cacheDir, keep: { last: 3 } })!;
+    const first = open();
+    for (const key of ['a', 'b', 'c', 'd']) first.set(key, 1);
+    first.save();
+    expect(storedKeys(cacheDir, 'part')).toEqual(['b', 'c', 'd']);
+    // A command that reads one entry and adds one: the others stay, and the one it read is now the most recent.
+    const second = open();
+    expect(second.get('b')).toBe(1);
+    second.set('e', 1);
+    second.save();
+    expect(storedKeys(cacheDir, 'part')).toEqual(['d', 'b', 'e']);
+    // Reading alone writes nothing (a hit stays a read).
+    const third = open();
+    expect(third.get('d')).toBe(1);
+    third.save();
+    expect(storedKeys(cacheDir, 'part')).toEqual(['d', 'b', 'e']);
+    expect(openProjectCache('part', '/project', 'another maker', { cacheDir, keep: { last: 3 } })!.get('d')).toBeUndefined();
+  });
+});

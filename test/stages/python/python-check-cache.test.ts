@@ -1,0 +1,135 @@
+/**
+ * The Python check's cache (stages/python/python-check-cache.ts): the
+ * compiled CLI keeps what the interpreter found in each file, and a check
+ * of files it has all seen starts no interpreter. The tests plant findings
+ * no interpreter would give (a syntax error in a file that compiles, an
+ * interpreter version that does not exist) to see which command read the
+ * cache, and stand `node` in for python3 (a program that fails as Python)
+ * to see which command started it.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
+
+/** The interpreter this machine's python3 really is (past any shim). */
+const realPython = execFileSync('python3', ['-c', 'import sys; sys.stdout.write(sys.executable)'], { encoding: 'utf8' });
+
+const TOOL = '"""\nTool: add\nDescription: Adds one.\nTags: read\n\nInput:\n  n (int): A number.\n"""\nimport os\n\n\ndef execute(args):\n    return {"n": args["n"] + 1}\n';
+
+interface CacheData {
+  parser: string;
+  entries: Record<string, { syntax?: object; imports?: object[]; version?: string; executable?: string }>;
+}
+
+/** The project's python-check file in `cacheDir`, parsed. */
+function cacheFile(cacheDir: string): { path: string; data: CacheData } {
+  const dir = join(cacheDir, 'python-check');
+  const names = readdirSync(dir);
+  expect(names).toHaveLength(1);
+  const path = join(dir, names[0]);
+  return { path, data: JSON.parse(readFileSync(path, 'utf8')) };
+}
+
+/** Gives every kept file a syntax error no interpreter would find in it, and the interpreter `facts`. */
+function plant(cacheDir: string, facts: { version?: string; executable?: string } = {}, parser?: string): void {
+  const { path, data } = cacheFile(cacheDir);
+  const files = Object.keys(data.entries).filter((key) => key.startsWith('file:'));
+  expect(files.length).toBeGreaterThan(0);
+  for (const key of files) data.entries[key] = { syntax: { msg: 'PLANTED', line: 1, col: 1, text: '' }, imports: [] };
+  Object.assign(data.entries.interpreter, facts);
+  writeFileSync(path, JSON.stringify({ ...data, parser: parser ?? data.parser }));
+}
+
+/** A folder holding `python3`, a link to `target`, to put first on PATH. */
+function pythonLink(target: string): { bin: string; point(to: string): void } {
+  const bin = tempDir('forge-python-bin-');
+  const point = (to: string) => {
+    rmSync(join(bin, 'python3'), { force: true });
+    symlinkSync(to, join(bin, 'python3'));
+  };
+  point(target);
+  return { bin, point };
+}
+
+/** How the cache names an interpreter it has not started (python-check-cache.ts): its real file's path, size, mtime and inode. */
+function interpreterStamp(executable: string): string {
+  const real = realpathSync(executable);
+  const stat = statSync(real, { bigint: true });
+  return `${real}:${stat.size}-${stat.mtimeNs}-${stat.ino}`;
+}
+
+async function validate(project: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const result = await forge(['validate'], project, env);
+  return { code: result.code, output: result.stdout + result.stderr };
+}
+
+describe("the Python check's cache", () => {
+  it('gives a file checked before its kept findings in validate, build and tool run, and checks an edited file again', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL });
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-') };
+    expect((await validate(project, env)).code).toBe(0);
+    plant(env.FORGE_CACHE_DIR);
+    const planted = await validate(project, env);
+    expect(planted.code).toBe(1);
+    expect(planted.output).toMatch(/tools\/add\.py:1:1 FORGE_PY_SYNTAX PLANTED/);
+    const build = await forge(['build', '--prod'], project, env);
+    expect(build.code).toBe(1);
+    expect(build.stderr).toContain('PLANTED');
+    const run = await forge(['tool', 'run', 'add', '{"n": 1}'], project, env);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('PLANTED');
+    // An edit: the file's sha256 changes, and the findings kept for the old text are not the new text's.
+    appendFileSync(join(project, 'tools', 'add.py'), '# edited\n');
+    expect(await validate(project, env)).toMatchObject({ code: 0 });
+    expect((await forge(['tool', 'run', 'add', '{"n": 1}'], project, env)).stdout).toContain('"n": 2');
+  });
+
+  it('starts no interpreter when it has every file, and starts it for a file it has not seen', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL });
+    const python = pythonLink(realPython);
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-'), PATH: `${python.bin}:${process.env.PATH}` };
+    expect((await validate(project, env)).code).toBe(0);
+    // python3 becomes node, which fails as Python: the findings are filed for it as if it had checked them.
+    python.point(process.execPath);
+    const cli = cacheFile(env.FORGE_CACHE_DIR).data.parser.split('|')[0];
+    plant(env.FORGE_CACHE_DIR, { version: '9.99', executable: '/planted/python3' }, `${cli}|${interpreterStamp(process.execPath)}`);
+    const cached = await validate(project, env);
+    expect(cached.output).toContain('PLANTED');
+    // The interpreter's facts come from the cache too: a check that ran would name the program it ran.
+    expect(cached.output).toContain('Python 9.99 (/planted/python3) cannot compile this file');
+    expect(cached.output).not.toContain('FORGE_PY_CHECK');
+    // A file the cache has not seen is checked, and node fails the check.
+    writeFileSync(join(project, 'tools', 'helper.py'), 'VALUE = 1\n');
+    const started = await validate(project, env);
+    expect(started.output).toContain('FORGE_PY_CHECK');
+    expect(started.output).toContain('Python files are not checked');
+  });
+
+  it("never takes findings another interpreter made, and checks again when a project venv's packages change", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL });
+    const python = pythonLink(realPython);
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-'), PATH: `${python.bin}:${process.env.PATH}` };
+    expect((await validate(project, env)).code).toBe(0);
+    plant(env.FORGE_CACHE_DIR);
+    expect((await validate(project, env)).output).toContain('PLANTED');
+    python.point(process.execPath);
+    const other = await validate(project, env);
+    expect(other.output).not.toContain('PLANTED');
+    expect(other.output).toContain('FORGE_PY_CHECK');
+
+    // The project venv (forge tool run makes it for declared packages) checks with its own interpreter.
+    python.point(realPython);
+    const venv = join(project, '.forge', 'python-venv');
+    execFileSync(realPython, ['-m', 'venv', '--without-pip', venv]);
+    const venvCache = { ...env, FORGE_CACHE_DIR: tempDir('forge-cache-') };
+    expect((await validate(project, venvCache)).code).toBe(0);
+    plant(venvCache.FORGE_CACHE_DIR);
+    expect((await validate(project, venvCache)).output).toContain('PLANTED');
+    // A package installed into it (a new folder in site-packages) may provide an import: the files are checked again.
+    const sitePackages = readdirSync(join(venv, 'lib')).map((name) => join(venv, 'lib', name, 'site-packages'));
+    mkdirSync(join(sitePackages[0], 'newly_installed'));
+    expect(await validate(project, venvCache)).toMatchObject({ code: 0 });
+  });
+});
