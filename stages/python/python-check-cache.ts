@@ -85,18 +85,19 @@ export class PythonCheckCache {
   }
 
   lookup(request: CheckRequest): CacheLookup {
-    const found: CacheLookup = { facts: this.cache.get(FACTS_KEY) as InterpreterFacts | undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] } };
+    const facts = this.cache.get(FACTS_KEY);
+    const found: CacheLookup = { facts: isFacts(facts) ? facts : undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] } };
     const missingFiles: string[] = [];
     for (const file of request.files) {
       const key = fileKey(file);
-      const findings = key === undefined ? undefined : (this.cache.get(key) as Findings | undefined);
-      if (findings) found.files.set(file, findings);
+      const findings = key === undefined ? undefined : this.cache.get(key);
+      if (isFindings(findings)) found.files.set(file, findings);
       else missingFiles.push(file);
     }
     const missingInline: InlineScript[] = [];
     for (const script of request.inline) {
-      const findings = this.cache.get(inlineKey(script)) as Findings | undefined;
-      if (findings) found.inline.set(script.id, findings);
+      const findings = this.cache.get(inlineKey(script));
+      if (isFindings(findings)) found.inline.set(script.id, findings);
       else missingInline.push(script);
     }
     found.missing = { files: missingFiles, inline: missingInline };
@@ -117,6 +118,24 @@ export class PythonCheckCache {
     }
     this.cache.save();
   }
+}
+
+// An entry not in the shape a check gives (a cache another program or a torn write left) is checked again.
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isCount = (value: unknown): value is number => Number.isInteger(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function isFindings(value: unknown): value is Findings {
+  if (!isPlainObject(value) || !Array.isArray(value.imports)) return false;
+  if (!value.imports.every((imp) => isPlainObject(imp) && isString(imp.name) && isCount(imp.line) && isCount(imp.col))) return false;
+  const syntax = value.syntax;
+  return syntax === undefined || (isPlainObject(syntax) && isString(syntax.msg) && isCount(syntax.line) && isCount(syntax.col) && isString(syntax.text));
+}
+
+function isFacts(value: unknown): value is InterpreterFacts {
+  if (!isPlainObject(value) || !isString(value.version) || !isString(value.executable)) return false;
+  if (!Array.isArray(value.stdlib) || !value.stdlib.every(isString) || !isPlainObject(value.installed)) return false;
+  return Object.values(value.installed).every((dists) => Array.isArray(dists) && dists.every(isString));
 }
 
 /**

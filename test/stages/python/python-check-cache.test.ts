@@ -8,6 +8,7 @@
  * to see which command started it.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +85,26 @@ describe("the Python check's cache", () => {
     appendFileSync(join(project, 'tools', 'add.py'), '# edited\n');
     expect(await validate(project, env)).toMatchObject({ code: 0 });
     expect((await forge(['tool', 'run', 'add', '{"n": 1}'], project, env)).stdout).toContain('"n": 2');
+  });
+
+  it('checks again, and fails nothing, when a kept entry is not in the shape a check gives', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL, 'tools/helper.py': 'VALUE = 1\n' });
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-') };
+    expect((await validate(project, env)).code).toBe(0);
+    const { path, data } = cacheFile(env.FORGE_CACHE_DIR);
+    const [first, second] = [TOOL, 'VALUE = 1\n'].map((text) => `file:${createHash('sha256').update(text).digest('hex')}`);
+    expect(Object.keys(data.entries)).toEqual(expect.arrayContaining([first, second]));
+    // Entries another program (or a torn write) could leave: a finding whose import is not an object, a syntax error without a line.
+    const damaged = { ...data.entries, [first]: { imports: ['os'] }, [second]: { imports: [], syntax: { msg: 'PLANTED' } }, interpreter: { ...data.entries.interpreter, stdlib: 5 } };
+    writeFileSync(path, JSON.stringify({ ...data, entries: damaged }));
+    const checked = await validate(project, env);
+    expect(checked.code, checked.output).toBe(0);
+    expect(checked.output).not.toContain('PLANTED');
+    // And what the check found replaced them.
+    const rewritten = cacheFile(env.FORGE_CACHE_DIR).data.entries;
+    expect(rewritten[first]).toEqual({ imports: [{ name: 'os', line: 9, col: 1 }] });
+    expect(rewritten[second]).toEqual({ imports: [] });
+    expect(Array.isArray((rewritten.interpreter as { stdlib: unknown }).stdlib)).toBe(true);
   });
 
   it('starts no interpreter when it has every file, and starts it for a file it has not seen', async () => {
