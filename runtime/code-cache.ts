@@ -29,6 +29,7 @@ import { isAscii } from 'node:buffer';
 import { type BigIntStats, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, type Module } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { fileIdentity } from './file-identity.ts';
 
 /** Cache files not written for this long are removed when another is written (other installs, other Node versions). */
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -58,7 +59,7 @@ export interface CachedModule {
  */
 export function loadWithCodeCache(file: string, cacheDir: string, version: string, variant?: string): CachedModule {
   // No checksum: forge help and the like keep node:crypto unloaded (fast-path.test.ts), and the cache is this user's, on this machine.
-  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${stat.size}-${stat.mtimeNs}-${stat.ino}`, place: 'path', variant });
+  return loadCached(file, cacheDir, { pin: (_bytes, stat) => `${version}-${fileIdentity(stat)}`, place: 'path', variant });
 }
 
 /**

@@ -15,8 +15,8 @@
  * entries. Run from source (tests that call the stages directly), there is
  * no compiled CLI and nothing is cached.
  *
- * One file per kind and project, read once and written once per command
- * (only when an entry was added or one went unused), through a temp file and
+ * One file per kind and project, read once and written at most once per
+ * command (when an entry was added, or one went unused), through a temp file and
  * a rename; touched when used (at most once a day), and removed when no
  * command used it for 30 days, as the build's other cache entries are. A
  * cache that cannot be read or written costs the work, never the command.
@@ -27,16 +27,17 @@ import { dirname, join } from 'node:path';
 import { markUsed, removeUnused, writeFileAtomically } from './blob-cache.ts';
 import { defaultCacheDir, forgeVersion } from './forge-paths.ts';
 import { ownValue } from '../runtime/own-value.ts';
+import { fileIdentity } from '../runtime/file-identity.ts';
 
 /** Bump when what an entry means changes while the CLI's file stays the same (it never does: a rebuild changes it). */
-const FORMAT = 1;
+const FORMAT = 2;
 
 export interface ProjectCache<Entry> {
   /** The entry kept under `key`, if this maker made one. */
   get(key: string): Entry | undefined;
   /** Keeps `entry` under `key`: copied now, as later stages may change the objects given. */
   set(key: string, entry: Entry): void;
-  /** Writes the file if an entry was added, or (keeping only what was used) one went unused. */
+  /** Writes the file if an entry was added, or (for a kind that keeps only what was used) one went unused. */
   save(): void;
 }
 
@@ -45,17 +46,18 @@ export interface ProjectCacheOptions {
   /**
    * Which entries a save keeps. `used` (the default): those this command got
    * or set, for kinds every command reads whole (each command parses every
-   * docstring). `{ last: N }`: every entry, the least recently used dropped
-   * past N, for kinds a command reads in part (`forge tool run` checks one
-   * tool's Python files).
+   * docstring). `{ last: N }`: every entry, for kinds a command reads in
+   * part (`forge tool run` checks one tool's Python files); past N, those
+   * this command did not use go first, least recently written first (a hit
+   * alone writes nothing, so it does not count as a use).
    */
   keep?: 'used' | { last: number };
 }
 
 interface CacheFile {
   format: number;
-  /** Named `parser` since the docstring cache, the first kind. */
-  parser: string;
+  maker: string;
+  /** Keys are never integer-like: a JSON object keeps the order other keys were added in, and `keep: { last }` relies on it. */
   entries: Record<string, unknown>;
 }
 
@@ -82,13 +84,14 @@ export function openProjectCache<Entry>(kind: string, root: string, maker: strin
       if (!changed && !dropsUnused) return;
       let entries = used;
       if (keep !== 'used') {
-        // Oldest first, those used now last: a JSON object keeps the order its keys were added in.
+        // Those used now last, and every one of them kept; the unused ones fill the rest, the most recently written.
         const unused = Object.keys(stored).filter((key) => !Object.hasOwn(used, key));
-        const order = [...unused, ...Object.keys(used)].slice(-keep.last);
+        const room = Math.max(0, keep.last - Object.keys(used).length);
+        const order = [...unused.slice(unused.length - room), ...Object.keys(used)];
         entries = Object.fromEntries(order.map((key) => [key, Object.hasOwn(used, key) ? used[key] : stored[key]]));
       }
       try {
-        writeFileAtomically(file, JSON.stringify({ format: FORMAT, parser: maker, entries } satisfies CacheFile));
+        writeFileAtomically(file, JSON.stringify({ format: FORMAT, maker, entries } satisfies CacheFile));
         // Projects gone (or moved) leave their files: those no command used for 30 days go, and so do temp files a killed writer left.
         removeUnused(dirname(file), '.json');
         removeUnused(dirname(file), '.tmp');
@@ -102,7 +105,7 @@ export function openProjectCache<Entry>(kind: string, root: string, maker: strin
 function readStored(file: string, maker: string): Record<string, unknown> {
   try {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as CacheFile;
-    if (stored.format === FORMAT && stored.parser === maker && stored.entries && typeof stored.entries === 'object') return stored.entries;
+    if (stored.format === FORMAT && stored.maker === maker && stored.entries && typeof stored.entries === 'object') return stored.entries;
   } catch {
     // None yet, or not one this module wrote whole.
   }
@@ -114,7 +117,7 @@ export function compiledCliBuild(): string | undefined {
   if (typeof __filename !== 'string' || !__filename.endsWith('forge-cli.cjs')) return undefined;
   try {
     const stat = statSync(__filename, { bigint: true });
-    return `${forgeVersion()}-${stat.size}-${stat.mtimeNs}-${stat.ino}`;
+    return `${forgeVersion()}-${fileIdentity(stat)}`;
   } catch {
     return undefined;
   }

@@ -16,12 +16,18 @@
  * import is declared is decided from these on every check, as the
  * declarations and the modules beside a tool may have changed.
  *
- * An interpreter replaced in place with the same size and mtime is taken
- * for the old one, as the build cache takes such a file.
+ * The file stamped is the one PATH or the venv names, and its findings
+ * count only when the interpreter reported that very file (its realpath) as
+ * sys.executable: a compiled launcher (a mise or rye shim, macOS's xcrun
+ * stub) stays the same file while the Python it starts changes, so a check
+ * through one is never taken from the cache. An interpreter replaced in
+ * place with the same size and mtime is taken for the old one, as the build
+ * cache takes such a file.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileIdentity } from '../../runtime/file-identity.ts';
 import { compiledCliBuild, openProjectCache, type ProjectCache } from '../project-cache.ts';
 
 export interface SyntaxFinding {
@@ -63,6 +69,8 @@ export interface CacheLookup {
   files: Map<string, Findings>;
   inline: Map<string, Findings>;
   missing: CheckRequest;
+  /** Each file's key as read before the check: what it found is filed under these, if the files still hold them. */
+  keys: Map<string, string>;
 }
 
 /** Entries kept per project past those a command used: every Python file of a large project, and its recent edits. */
@@ -70,7 +78,11 @@ const KEPT = 4096;
 const FACTS_KEY = 'interpreter';
 
 export class PythonCheckCache {
-  private constructor(private readonly cache: ProjectCache<Findings | InterpreterFacts>) {}
+  private constructor(
+    private readonly cache: ProjectCache<Findings | InterpreterFacts>,
+    /** The stamped interpreter's real path. */
+    private readonly real: string,
+  ) {}
 
   /**
    * The cache for checks of the project at `root` by `executable` (in the project venv at `venvDir`, if
@@ -80,16 +92,21 @@ export class PythonCheckCache {
     if (cli === undefined) return undefined;
     const stamp = interpreterStamp(executable, venvDir);
     if (stamp === undefined) return undefined;
-    const cache = openProjectCache<Findings | InterpreterFacts>('python-check', root, `${cli}|${stamp}`, { cacheDir, keep: { last: KEPT } });
-    return cache && new PythonCheckCache(cache);
+    const cache = openProjectCache<Findings | InterpreterFacts>('python-check', root, `${cli}|${stamp.stamp}`, { cacheDir, keep: { last: KEPT } });
+    return cache && new PythonCheckCache(cache, stamp.real);
+  }
+
+  /** Whether a check that reported these facts ran the stamped interpreter itself, not a launcher: only its findings are kept. */
+  ranStamped(facts: Pick<InterpreterFacts, 'executable'>): boolean {
+    return realPath(facts.executable) === this.real;
   }
 
   lookup(request: CheckRequest): CacheLookup {
     const facts = this.cache.get(FACTS_KEY);
-    const found: CacheLookup = { facts: isFacts(facts) ? facts : undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] } };
+    const found: CacheLookup = { facts: isFacts(facts) && this.ranStamped(facts) ? facts : undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] }, keys: fileKeys(request.files) };
     const missingFiles: string[] = [];
     for (const file of request.files) {
-      const key = fileKey(file);
+      const key = found.keys.get(file);
       const findings = key === undefined ? undefined : this.cache.get(key);
       if (isFindings(findings)) found.files.set(file, findings);
       else missingFiles.push(file);
@@ -104,13 +121,18 @@ export class PythonCheckCache {
     return found;
   }
 
-  /** Keeps what a check of `request` found, and writes the cache. */
-  store(request: CheckRequest, facts: InterpreterFacts, files: ReadonlyMap<string, Findings>, inline: ReadonlyMap<string, Findings>): void {
+  /**
+   * Keeps what a check of `request` found, and writes the cache. A file is filed under the key it had before
+   * the check (`keys`, from lookup; read now when not given), and only if it still has it: one saved while the
+   * interpreter read it may have been checked in either text.
+   */
+  store(request: CheckRequest, facts: InterpreterFacts, files: ReadonlyMap<string, Findings>, inline: ReadonlyMap<string, Findings>, keys?: ReadonlyMap<string, string>): void {
+    if (!this.ranStamped(facts)) return;
     this.cache.set(FACTS_KEY, facts);
     for (const file of request.files) {
       const findings = files.get(file);
-      const key = findings && fileKey(file);
-      if (key !== undefined) this.cache.set(key, findings!);
+      const before = keys ? keys.get(file) : fileKey(file);
+      if (findings && before !== undefined && fileKey(file) === before) this.cache.set(before, findings);
     }
     for (const script of request.inline) {
       const findings = inline.get(script.id);
@@ -138,11 +160,17 @@ function isFacts(value: unknown): value is InterpreterFacts {
   return Object.values(value.installed).every((dists) => Array.isArray(dists) && dists.every(isString));
 }
 
-/**
- * The file's key: the sha256 of its bytes as read now. A file saved after this read and before the
- * interpreter's is filed under the older text with the newer findings; the next check of the newer text
- * misses and checks it again.
- */
+/** Each file's key (fileKey) as read now, for files that can be read. */
+export function fileKeys(files: readonly string[]): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const file of files) {
+    const key = fileKey(file);
+    if (key !== undefined) keys.set(file, key);
+  }
+  return keys;
+}
+
+/** The file's key: the sha256 of its bytes as read now. */
 function fileKey(file: string): string | undefined {
   try {
     return `file:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
@@ -155,8 +183,11 @@ function inlineKey(script: Pick<InlineScript, 'text' | 'syntax'>): string {
   return `inline:${createHash('sha256').update(`${script.syntax ? 1 : 0}\0${script.text}`).digest('hex')}`;
 }
 
-/** The interpreter named without starting it, or undefined when its file cannot be read. */
-function interpreterStamp(executable: string, venvDir: string | undefined): string | undefined {
+/**
+ * The interpreter named without starting it (its real path, and the stamp that names its findings), or
+ * undefined when its file cannot be read.
+ */
+export function interpreterStamp(executable: string, venvDir?: string): { real: string; stamp: string } | undefined {
   try {
     const real = realpathSync(executable);
     const parts = [`${real}:${fileStamp(real)}`];
@@ -165,15 +196,22 @@ function interpreterStamp(executable: string, venvDir: string | undefined): stri
       // A package installed, upgraded or removed adds or removes entries in site-packages, and changes its mtime.
       for (const dir of sitePackagesDirs(venvDir)) parts.push(`${dir}:${fileStamp(dir)}`);
     }
-    return parts.join('|');
+    return { real, stamp: parts.join('|') };
+  } catch {
+    return undefined;
+  }
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
   } catch {
     return undefined;
   }
 }
 
 function fileStamp(path: string): string {
-  const stat = statSync(path, { bigint: true });
-  return `${stat.size}-${stat.mtimeNs}-${stat.ino}`;
+  return fileIdentity(statSync(path, { bigint: true }));
 }
 
 /** lib/pythonX.Y/site-packages (POSIX) and Lib/site-packages (Windows) under a venv. */

@@ -30,7 +30,7 @@ import { error, warning, type Diagnostic, type Location } from '../../runtime/di
 import type { PythonDependencies } from '../../runtime/manifest.ts';
 import { python3WithoutAsking, resolvePython } from '../../runtime/tools/custom/python-interpreter.ts';
 import { guessedImportNames, knownDistributionFor, normalizeDistribution, requirementName } from '../../runtime/tools/custom/python-requirement.ts';
-import { type CheckRequest, type Findings, type InterpreterFacts, PythonCheckCache } from './python-check-cache.ts';
+import { type CheckRequest, fileKeys, type Findings, type InterpreterFacts, PythonCheckCache } from './python-check-cache.ts';
 import { projectVenvDir, venvPython } from './project-venv.ts';
 
 /** The check itself, run as `python3 -I [-S] -c PYTHON_CHECK_SCRIPT` with its request (JSON) on stdin and its answer (JSON) on stdout. */
@@ -194,8 +194,9 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     // that answer is kept for the shim: the next build runs the interpreter directly.
     if (!inVenv && !env.FORGE_PYTHON) {
       const known = python3WithoutAsking(env);
-      const output = await cachedCheck(options.root, known.executable, undefined, request, env);
-      if (typeof output === 'object') known.remember(output.executable);
+      // A shim asked for the first time (`remember`): what it runs names the cache from the next check on.
+      const output = await cachedCheck(options.root, known.executable ?? (known.remember ? FIRST_ANSWER : undefined), undefined, request, env);
+      if (typeof output === 'object') known.remember?.(output.executable);
       if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
     let python: string;
@@ -204,7 +205,8 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     } catch (err) {
       return [warning('FORGE_PY_CHECK', `Python files are not checked: ${(err as Error).message}`, {}, 'install python3, or set FORGE_PYTHON')];
     }
-    // FORGE_PYTHON names a program the check asked for its interpreter: its findings are not kept.
+    // FORGE_PYTHON, or a python3 that could not be run and the `python` found instead: a program asked for
+    // its interpreter first (resolvePython), whose findings are not kept.
     const output = inVenv ? await cachedCheck(options.root, venv, venvDir, request, env) : await runCheck(python, false, request, env);
     return { python, output: output === NOT_FOUND ? `${python} was not found` : output };
   })();
@@ -212,15 +214,23 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
   return { files: new Set(options.files), run };
 }
 
+/** cachedCheck's interpreter when python3 on PATH is a shim whose answer the next check will know. */
+const FIRST_ANSWER = Symbol('a shim answering for the first time');
+
 /**
- * The check of `request` by `python` (a project venv's, with `venvDir`; `python3` on PATH when undefined),
- * with what Forge's cache holds for it (python-check-cache.ts): the interpreter checks only the files and
- * scripts the cache has no findings for, and is not started when it has them all.
+ * The check of `request` by `python` (a project venv's, with `venvDir`), with what Forge's cache holds for
+ * it (python-check-cache.ts): the interpreter checks only the files and scripts the cache has no findings
+ * for, and is not started when it has them all. Without a name for it (undefined: python3 on PATH, which
+ * no later check will know either), nothing is kept; a shim answering for the first time (FIRST_ANSWER)
+ * files what it found under the interpreter it reports.
  */
-async function cachedCheck(root: string, python: string | undefined, venvDir: string | undefined, request: CheckRequest, env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+async function cachedCheck(root: string, interpreter: string | typeof FIRST_ANSWER | undefined, venvDir: string | undefined, request: CheckRequest, env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+  const python = typeof interpreter === 'string' ? interpreter : undefined;
   const cache = python === undefined ? undefined : PythonCheckCache.open(root, python, venvDir);
   const found = cache?.lookup(request);
   if (found?.facts && !found.missing.files.length && !found.missing.inline.length) return assemble(request, found.facts, found.files, found.inline);
+  // The files' keys before the check, when no cache could be opened yet (a shim asked for the first time).
+  const keys = found?.keys ?? (interpreter === FIRST_ANSWER ? fileKeys(request.files) : undefined);
   const output = await runCheck(python ?? 'python3', venvDir !== undefined, found?.missing ?? request, env);
   if (typeof output !== 'object') return output;
   const files = new Map(found?.files);
@@ -228,8 +238,7 @@ async function cachedCheck(root: string, python: string | undefined, venvDir: st
   const inline = new Map(found?.inline);
   for (const { file: id, ...findings } of output.inline ?? []) inline.set(id, findings);
   const facts = { stdlib: output.stdlib, installed: output.installed, version: output.version, executable: output.executable };
-  // A shim answered for the first time: its interpreter names the cache from the next check on.
-  (cache ?? (python === undefined ? PythonCheckCache.open(root, output.executable, venvDir) : undefined))?.store(found?.missing ?? request, facts, files, inline);
+  (cache ?? (interpreter === FIRST_ANSWER ? PythonCheckCache.open(root, output.executable, venvDir) : undefined))?.store(found?.missing ?? request, facts, files, inline, keys);
   return assemble(request, facts, files, inline);
 }
 

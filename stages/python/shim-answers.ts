@@ -20,6 +20,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileIdentity } from '../../runtime/file-identity.ts';
 import type { KeptShimAnswer, ShimAnswers } from '../../runtime/tools/custom/python-interpreter.ts';
 import { markUsed, removeUnused, writeFileAtomically } from '../blob-cache.ts';
 import { nodeCrypto } from '../node-crypto.ts';
@@ -43,7 +44,7 @@ export function shimAnswersIn(cacheDir: string): ShimAnswers {
       const kept = readEntry(file);
       if (kept && fileStamp(kept.executable) === kept.stamp) {
         markUsed(file);
-        return { executable: kept.executable, remember: () => {} };
+        return { executable: kept.executable };
       }
       return {
         remember(executable: string) {
@@ -98,11 +99,11 @@ function ancestors(start: string): string[] {
   return dirs;
 }
 
-/** A file or folder as it is now: inode, size and mtime, or "-" when there is none. */
+/** A file or folder as it is now (its size, mtime and inode), or "-" when there is none. */
 function fileStamp(path: string): string {
   try {
     const s = statSync(path, { bigint: true });
-    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+    return fileIdentity(s);
   } catch {
     return '-';
   }

@@ -15,7 +15,7 @@ import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.
 const tool = (description: string, extra = '') => `/**\n * Tool: greet\n * Description: ${description}\n * Tags: read\n *\n * Input:\n *   name (str): Who.\n${extra} */\nexport function execute(args: { name: string }) { return 'hi ' + args.name; }\n`;
 
 /** The project's cache file in `cacheDir` (one per project), parsed. */
-function cacheFile(cacheDir: string): { path: string; data: { parser: string; entries: Record<string, { spec?: { description: string } }> } } {
+function cacheFile(cacheDir: string): { path: string; data: { maker: string; entries: Record<string, { spec?: { description: string } }> } } {
   const dir = join(cacheDir, 'docstrings');
   const names = readdirSync(dir);
   expect(names).toHaveLength(1);
@@ -58,12 +58,12 @@ describe('the docstring cache', () => {
     await describeGreet(project, cacheDir);
     plant(cacheDir, 'PLANTED');
     const { path, data } = cacheFile(cacheDir);
-    writeFileSync(path, JSON.stringify({ ...data, parser: `${data.parser}-another-build` }));
+    writeFileSync(path, JSON.stringify({ ...data, maker: `${data.maker}-another-build` }));
     expect(await describeGreet(project, cacheDir)).toBe('Greets someone.');
-    expect(cacheFile(cacheDir).data.parser).toBe(data.parser);
-    writeFileSync(path, '{"format": 1, "parser": "torn');
+    expect(cacheFile(cacheDir).data.maker).toBe(data.maker);
+    writeFileSync(path, '{"format": 2, "maker": "torn');
     expect(await describeGreet(project, cacheDir)).toBe('Greets someone.');
-    expect(cacheFile(cacheDir).data.parser).toBe(data.parser);
+    expect(cacheFile(cacheDir).data.maker).toBe(data.maker);
     // A cache folder that cannot be written (a file in its place): the command works, parsing every time.
     const blocked = join(tempDir(), 'not-a-dir');
     writeFileSync(blocked, '');

@@ -1,7 +1,8 @@
 /**
  * The project cache's two ways of keeping entries (stages/project-cache.ts):
  * a kind every command reads whole drops what a command did not use; a kind
- * read in part keeps every entry, the least recently used dropped first.
+ * read in part keeps every entry, those a command did not use dropped first
+ * past its limit.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,14 +28,15 @@ describe('the project cache', () => {
     expect(storedKeys(cacheDir, 'whole')).toEqual(['a', 'c']);
   });
 
-  it('keeps every entry for a kind read in part, dropping the least recently used past its limit', () => {
+  it('keeps every entry for a kind read in part, past its limit dropping those a command did not use', () => {
     const cacheDir = tempDir('forge-cache-');
     const open = () => openProjectCache<number>('part', '/project', 'maker', { cacheDir, keep: { last: 3 } })!;
     const first = open();
     for (const key of ['a', 'b', 'c', 'd']) first.set(key, 1);
     first.save();
-    expect(storedKeys(cacheDir, 'part')).toEqual(['b', 'c', 'd']);
-    // A command that reads one entry and adds one: the others stay, and the one it read is now the most recent.
+    // Every entry a command used is kept, past the limit too (a cache that dropped some would miss them each time).
+    expect(storedKeys(cacheDir, 'part')).toEqual(['a', 'b', 'c', 'd']);
+    // A command that reads one entry and adds one: those two stay, and the most recently written of the others fill the rest.
     const second = open();
     expect(second.get('b')).toBe(1);
     second.set('e', 1);

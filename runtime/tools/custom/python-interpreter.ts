@@ -29,7 +29,8 @@ export class PythonNotFoundError extends ForgeError {
 /** The answer kept for a shim, or the way to keep the one about to be learned. */
 export interface KeptShimAnswer {
   executable?: string;
-  remember(executable: string): void;
+  /** Keeps what the shim answered, for the next process; absent when nothing is kept (no shim, or an answer already kept). */
+  remember?(executable: string): void;
 }
 
 /** Shim answers kept between processes. */
@@ -53,10 +54,10 @@ export function keepShimAnswers(store: ShimAnswers | undefined): void {
  */
 export function python3WithoutAsking(env: NodeJS.ProcessEnv = process.env): KeptShimAnswer {
   const onPath = firstOnPath('python3', env);
-  if (onPath === undefined) return { remember: () => {} };
+  if (onPath === undefined) return {};
   // The first one found is the one a shell would run: if it is a shim, ask it.
-  if (isCompiledProgram(realpathSync(onPath))) return { executable: onPath, remember: () => {} };
-  return shimAnswers?.open(onPath, env) ?? { remember: () => {} };
+  if (isCompiledProgram(realpathSync(onPath))) return { executable: onPath };
+  return shimAnswers?.open(onPath, env) ?? {};
 }
 
 export function resolvePython(env: NodeJS.ProcessEnv = process.env): Promise<string> {
@@ -85,7 +86,7 @@ async function find(env: NodeJS.ProcessEnv): Promise<string> {
     if (known?.executable) return known.executable;
     const executable = await ask(candidate, env);
     if (executable) {
-      known?.remember(executable);
+      known?.remember?.(executable);
       return executable;
     }
   }

@@ -9,9 +9,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { interpreterStamp, PythonCheckCache } from '../../../stages/python/python-check-cache.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 
 /** The interpreter this machine's python3 really is (past any shim). */
@@ -20,7 +21,7 @@ const realPython = execFileSync('python3', ['-c', 'import sys; sys.stdout.write(
 const TOOL = '"""\nTool: add\nDescription: Adds one.\nTags: read\n\nInput:\n  n (int): A number.\n"""\nimport os\n\n\ndef execute(args):\n    return {"n": args["n"] + 1}\n';
 
 interface CacheData {
-  parser: string;
+  maker: string;
   entries: Record<string, { syntax?: object; imports?: object[]; version?: string; executable?: string }>;
 }
 
@@ -34,13 +35,13 @@ function cacheFile(cacheDir: string): { path: string; data: CacheData } {
 }
 
 /** Gives every kept file a syntax error no interpreter would find in it, and the interpreter `facts`. */
-function plant(cacheDir: string, facts: { version?: string; executable?: string } = {}, parser?: string): void {
+function plant(cacheDir: string, facts: { version?: string; executable?: string } = {}, maker?: string): void {
   const { path, data } = cacheFile(cacheDir);
   const files = Object.keys(data.entries).filter((key) => key.startsWith('file:'));
   expect(files.length).toBeGreaterThan(0);
   for (const key of files) data.entries[key] = { syntax: { msg: 'PLANTED', line: 1, col: 1, text: '' }, imports: [] };
   Object.assign(data.entries.interpreter, facts);
-  writeFileSync(path, JSON.stringify({ ...data, parser: parser ?? data.parser }));
+  writeFileSync(path, JSON.stringify({ ...data, maker: maker ?? data.maker }));
 }
 
 /** A folder holding `python3`, a link to `target`, to put first on PATH. */
@@ -52,13 +53,6 @@ function pythonLink(target: string): { bin: string; point(to: string): void } {
   };
   point(target);
   return { bin, point };
-}
-
-/** How the cache names an interpreter it has not started (python-check-cache.ts): its real file's path, size, mtime and inode. */
-function interpreterStamp(executable: string): string {
-  const real = realpathSync(executable);
-  const stat = statSync(real, { bigint: true });
-  return `${real}:${stat.size}-${stat.mtimeNs}-${stat.ino}`;
 }
 
 async function validate(project: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
@@ -85,6 +79,23 @@ describe("the Python check's cache", () => {
     appendFileSync(join(project, 'tools', 'add.py'), '# edited\n');
     expect(await validate(project, env)).toMatchObject({ code: 0 });
     expect((await forge(['tool', 'run', 'add', '{"n": 1}'], project, env)).stdout).toContain('"n": 2');
+  });
+
+  it("files a shim's first check under the interpreter it reports, which the next check, knowing the answer, finds without a start", async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL });
+    const manager = tempDir('forge-pyenv-');
+    mkdirSync(join(manager, 'shims'));
+    const log = join(manager, 'shim.log');
+    writeFileSync(join(manager, 'shims', 'python3'), `#!/bin/sh\necho ran >> ${log}\nexec ${realPython} "$@"\n`);
+    chmodSync(join(manager, 'shims', 'python3'), 0o755);
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-'), PATH: `${join(manager, 'shims')}:/usr/bin:/bin`, HOME: manager };
+    expect((await validate(project, env)).code).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe('ran\n');
+    plant(env.FORGE_CACHE_DIR);
+    const cached = await validate(project, env);
+    expect(cached.output).toContain('PLANTED');
+    // Neither the shim nor (the planted finding says) the interpreter behind it ran.
+    expect(readFileSync(log, 'utf8')).toBe('ran\n');
   });
 
   it('checks again, and fails nothing, when a kept entry is not in the shape a check gives', async () => {
@@ -114,12 +125,13 @@ describe("the Python check's cache", () => {
     expect((await validate(project, env)).code).toBe(0);
     // python3 becomes node, which fails as Python: the findings are filed for it as if it had checked them.
     python.point(process.execPath);
-    const cli = cacheFile(env.FORGE_CACHE_DIR).data.parser.split('|')[0];
-    plant(env.FORGE_CACHE_DIR, { version: '9.99', executable: '/planted/python3' }, `${cli}|${interpreterStamp(process.execPath)}`);
+    const cli = cacheFile(env.FORGE_CACHE_DIR).data.maker.split('|')[0];
+    const stamped = join(python.bin, 'python3');
+    plant(env.FORGE_CACHE_DIR, { version: '9.99', executable: stamped }, `${cli}|${interpreterStamp(stamped)!.stamp}`);
     const cached = await validate(project, env);
     expect(cached.output).toContain('PLANTED');
-    // The interpreter's facts come from the cache too: a check that ran would name the program it ran.
-    expect(cached.output).toContain('Python 9.99 (/planted/python3) cannot compile this file');
+    // The interpreter's facts come from the cache too: a check that ran would report another version.
+    expect(cached.output).toContain(`Python 9.99 (${stamped}) cannot compile this file`);
     expect(cached.output).not.toContain('FORGE_PY_CHECK');
     // A file the cache has not seen is checked, and node fails the check.
     writeFileSync(join(project, 'tools', 'helper.py'), 'VALUE = 1\n');
@@ -152,5 +164,68 @@ describe("the Python check's cache", () => {
     const sitePackages = readdirSync(join(venv, 'lib')).map((name) => join(venv, 'lib', name, 'site-packages'));
     mkdirSync(join(sitePackages[0], 'newly_installed'));
     expect(await validate(project, venvCache)).toMatchObject({ code: 0 });
+  }, 60_000);
+
+  it('checks the files it has not seen and takes the rest from the cache, in the order given, inline python: steps too', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL, 'tools/report.yaml': 'description: A report.\ntags: [read]\nparameters:\n  sym: { type: string }\npython: |\n  x = {sym}\n  print(x)\n' });
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-') };
+    expect((await validate(project, env)).code).toBe(0);
+    // Both the file's and the python: step's findings are kept: each gets a planted syntax error.
+    const { path, data } = cacheFile(env.FORGE_CACHE_DIR);
+    const kept = Object.keys(data.entries).filter((key) => key !== 'interpreter');
+    expect(kept.map((key) => key.split(':')[0]).sort()).toEqual(['file', 'inline']);
+    for (const key of kept) data.entries[key] = { syntax: { msg: `PLANTED ${key.split(':')[0]}`, line: 1, col: 1, text: '' }, imports: [] };
+    writeFileSync(path, JSON.stringify(data));
+    // A new file with a real syntax error: the interpreter checks it alone, and the report has all three.
+    writeFileSync(join(project, 'tools', 'broken_helper.py'), 'def execute(args):\n    return (\n');
+    const mixed = await validate(project, env);
+    expect(mixed.code).toBe(1);
+    expect(mixed.output).toContain('tools/add.py:1:1 FORGE_PY_SYNTAX PLANTED file');
+    expect(mixed.output).toMatch(/tools\/report\.yaml:\d+:\d+ FORGE_PY_SYNTAX PLANTED inline/);
+    expect(mixed.output).toMatch(/tools\/broken_helper\.py:2:12 FORGE_PY_SYNTAX '\(' was never closed/);
+    // And the new file's findings are kept beside the planted ones.
+    expect(Object.keys(cacheFile(env.FORGE_CACHE_DIR).data.entries)).toHaveLength(4);
+  });
+
+  it("keeps nothing from a check through a launcher (sys.executable is not the file PATH names), and takes no such findings", () => {
+    const root = tempDir();
+    const file = join(root, 'tool.py');
+    writeFileSync(file, 'VALUE = 1\n');
+    const cacheDir = tempDir('forge-cache-');
+    const facts = (executable: string) => ({ stdlib: ['os'], installed: {}, version: '3.99', executable });
+    const request = { files: [file], inline: [] };
+    const open = () => PythonCheckCache.open(root, realPython, undefined, cacheDir, 'cli-1')!;
+    // What a launcher reports: the Python it started, another file than the one stamped.
+    open().store(request, facts(process.execPath), new Map([[file, { imports: [] }]]), new Map());
+    expect(existsSync(join(cacheDir, 'python-check'))).toBe(false);
+    // The interpreter itself (reported by any path that leads to it) is kept, and found again.
+    open().store(request, facts(realPython), new Map([[file, { imports: [] }]]), new Map());
+    const found = open().lookup(request);
+    expect(found.facts?.version).toBe('3.99');
+    expect(found.missing.files).toEqual([]);
+    // Facts planted under the stamp but naming another program are not taken.
+    const { path, data } = cacheFile(cacheDir);
+    writeFileSync(path, JSON.stringify({ ...data, entries: { ...data.entries, interpreter: facts(process.execPath) } }));
+    expect(open().lookup(request).facts).toBeUndefined();
+  });
+
+  it('files nothing for a file saved while the interpreter read it (either text may be what it checked)', () => {
+    const root = tempDir();
+    const file = join(root, 'tool.py');
+    writeFileSync(file, 'def execute(args):\n    return (\n');
+    const cacheDir = tempDir('forge-cache-');
+    const facts = { stdlib: ['os'], installed: {}, version: '3.99', executable: realPython };
+    const request = { files: [file], inline: [] };
+    const open = () => PythonCheckCache.open(root, realPython, undefined, cacheDir, 'cli-1')!;
+    const before = open().lookup(request);
+    expect(before.missing.files).toEqual([file]);
+    // The broken text was checked; the fix was saved before the findings were kept.
+    const broken = { syntax: { msg: "'(' was never closed", line: 2, col: 12, text: '    return (' }, imports: [] };
+    writeFileSync(file, 'def execute(args):\n    return 1\n');
+    open().store(request, facts, new Map([[file, broken]]), new Map(), before.keys);
+    expect(open().lookup(request).missing.files).toEqual([file]);
+    // Written back as it was when looked up, it is still not filed: nothing was kept for either text.
+    writeFileSync(file, 'def execute(args):\n    return (\n');
+    expect(open().lookup(request).missing.files).toEqual([file]);
   });
 });

@@ -56,7 +56,7 @@ describe('shim answers kept between commands', () => {
     const cwd = tempDir();
     const first = store.open(manager.shim, manager.env, cwd)!;
     expect(first.executable).toBeUndefined();
-    first.remember(ask(manager.shim, manager.env, cwd));
+    first.remember!(ask(manager.shim, manager.env, cwd));
     expect(store.open(manager.shim, manager.env, cwd)?.executable).toBe(join(manager.root, 'versions', 'a', 'bin', 'python3'));
   });
 
@@ -81,7 +81,7 @@ describe('shim answers kept between commands', () => {
     const store = shimAnswersIn(tempDir());
     const cwd = join(tempDir(), 'project');
     mkdirSync(cwd);
-    store.open(manager.shim, manager.env, cwd)!.remember(ask(manager.shim, manager.env, cwd));
+    store.open(manager.shim, manager.env, cwd)!.remember!(ask(manager.shim, manager.env, cwd));
     expect(store.open(manager.shim, manager.env, cwd)?.executable).toBeDefined();
     const env = changes[change]!(manager, cwd) ?? manager.env;
     expect(store.open(manager.shim, env, cwd)?.executable).toBeUndefined();
@@ -98,7 +98,7 @@ describe('shim answers kept between commands', () => {
     const cache = tempDir();
     const store = shimAnswersIn(cache);
     const cwd = tempDir();
-    store.open(manager.shim, manager.env, cwd)!.remember(ask(manager.shim, manager.env, cwd));
+    store.open(manager.shim, manager.env, cwd)!.remember!(ask(manager.shim, manager.env, cwd));
     const [entry] = execFileSync('ls', [join(cache, 'python-shims')], { encoding: 'utf8' }).split('\n');
     for (const text of ['{"executable": 42}', 'not json', JSON.stringify({ executable: '/bin/true', stamp: 'forged' })]) {
       writeFileSync(join(cache, 'python-shims', entry!), text);
