@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileIdentity } from '../../runtime/file-identity.ts';
+import { isDirectory } from '../../runtime/is-directory.ts';
 import { compiledCliBuild, openProjectCache, type ProjectCache } from '../project-cache.ts';
 
 export interface SyntaxFinding {
@@ -227,11 +228,5 @@ function sitePackagesDirs(venvDir: string): string[] {
     if (names.includes('site-packages')) dirs.push(join(venvDir, lib, 'site-packages'));
     for (const name of names.sort()) if (name.startsWith('python')) dirs.push(join(venvDir, lib, name, 'site-packages'));
   }
-  return dirs.filter((dir) => {
-    try {
-      return statSync(dir).isDirectory();
-    } catch {
-      return false;
-    }
-  });
+  return dirs.filter(isDirectory);
 }
