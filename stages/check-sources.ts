@@ -11,7 +11,7 @@ import type { Diagnostic } from '../runtime/diagnostics.ts';
 import type { PythonDependencies } from '../runtime/manifest.ts';
 import { esbuild } from './esbuild-api.ts';
 import { asSyntaxError, fromEsbuildMessage } from './esbuild-messages.ts';
-import { sourceBytes, type SourceFile } from './discover-tools.ts';
+import { sourceBytes, sourceReader, type SourceFile } from './discover-tools.ts';
 import { ParsedScripts } from './parsed-scripts.ts';
 import { inlinePython } from './python/inline-python.ts';
 import { checkPythonSources, type InlinePython, type StartedPythonCheck } from './python/python-source-check.ts';
@@ -36,7 +36,7 @@ export async function checkSources(options: SourceCheckOptions): Promise<Diagnos
   const scripts = options.scripts ? options.files.filter((f) => f.kind === 'typescript' || f.kind === 'javascript') : [];
   const parsed = scripts.length ? ParsedScripts.open(options.root) : undefined;
   const [fromPython, ...fromScripts] = await Promise.all([
-    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted, inline: options.inline }),
+    checkPythonSources({ root: options.root, files: python.map((f) => f.absolute), toolDirs: options.toolDirs, dependencies: options.dependencies, cwd: options.cwd, started: options.pythonStarted, inline: options.inline, read: sourceReader(python) }),
     ...(parsed ? scripts.map((f) => parseScript(f, options.cwd, parsed)) : []),
   ]);
   parsed?.save();
@@ -75,8 +75,8 @@ function ownFiles(files: readonly SourceFile[]): SourceFile[] {
 }
 
 /** The project's own Python files among those discovered (what the build's check will ask about, or more). */
-export function ownPythonFiles(files: readonly SourceFile[]): string[] {
-  return ownFiles(files).filter(isPythonFile).map((f) => f.absolute);
+export function ownPythonFiles(files: readonly SourceFile[]): SourceFile[] {
+  return ownFiles(files).filter(isPythonFile);
 }
 
 function isPythonFile(f: SourceFile): boolean {

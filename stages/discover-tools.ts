@@ -29,8 +29,9 @@ export interface SourceFile {
   /** sha256 of the content, once a stage has read it. */
   sha256?: string;
   /**
-   * The bytes parse-docstrings read: the stages after it (the PEP 723 block, the copy into the
-   * bundle) use these, so a build reads each tool file once and ships the text its spec came from.
+   * The bytes parse-docstrings read (or the build's Python check, which starts first: sourceReader):
+   * the stages after it (the PEP 723 block, the copy into the bundle) use these, so a build reads each
+   * tool file once and ships the text its spec came from.
    */
   content?: Buffer;
   /** Whether the content holds a PEM private key, once a stage has read it (the secret check reads the rest). */
@@ -40,6 +41,19 @@ export interface SourceFile {
 /** A file's bytes: those parse-docstrings read, or read now (a file no stage has read yet: a data file). */
 export function sourceBytes(file: Pick<SourceFile, 'absolute' | 'content'>): Buffer {
   return file.content ?? readFileSync(file.absolute);
+}
+
+/**
+ * A reader of these files' bytes by absolute path, which keeps what it reads as each file's content: the
+ * build's Python check, which starts before the docstrings are parsed, reads a file once for both. A path
+ * not among them is read as it is.
+ */
+export function sourceReader(files: readonly SourceFile[]): (path: string) => Buffer {
+  const byPath = new Map(files.map((file) => [file.absolute, file]));
+  return (path) => {
+    const file = byPath.get(path);
+    return file ? (file.content ??= readFileSync(path)) : readFileSync(path);
+  };
 }
 
 const KINDS: Record<string, SourceKind> = { '.py': 'python', '.ts': 'typescript', '.mts': 'typescript', '.js': 'javascript', '.mjs': 'javascript', '.yaml': 'yaml', '.yml': 'yaml' };

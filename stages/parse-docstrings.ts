@@ -4,13 +4,12 @@
  * support files (helpers, data) and travel with the tools.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { error, hasErrors, warning, type Diagnostic, type Location } from '../runtime/diagnostics.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import type { YamlToolDefinition } from '../runtime/tools/yaml/definition.ts';
 import { definesExecute, extractPythonDocstring, extractScriptDocstring, scriptToolProblem } from '../runtime/tools/custom/docstring-source.ts';
 import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
-import type { SourceFile } from './discover-tools.ts';
+import { sourceBytes, type SourceFile } from './discover-tools.ts';
 import { holdsPrivateKey } from './check-secret-files.ts';
 import type { StageContext } from './stage.ts';
 import type { DocstringCache } from './docstring-cache.ts';
@@ -67,10 +66,10 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext,
 export type CachedParse = ParsedToolFile & { privateKey: boolean };
 
 /** One file → its ToolSpec (undefined when the file declares no tool). */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind'>, cache?: DocstringCache<CachedParse>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind' | 'content'>, cache?: DocstringCache<CachedParse>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
   let content: Buffer;
   try {
-    content = readFileSync(file.absolute);
+    content = sourceBytes(file);
   } catch (err) {
     return { diagnostics: [error('FORGE_TOOL_READ', `cannot read ${file.display}: ${(err as Error).message}`, { file: file.display })] };
   }

@@ -40,6 +40,7 @@ import { checkSecretFiles } from './check-secret-files.ts';
 import { checkApprovalRules } from './check-approval-rules.ts';
 import { loadEsbuild, warmUpEsbuild } from './esbuild-api.ts';
 import { loadProject, type ProjectOptions } from './load-project.ts';
+import { sourceReader } from './discover-tools.ts';
 import { OutputWriter } from './output-writer.ts';
 import { signChecksums } from './sign-checksums.ts';
 import { pythonDependencies, PYTHON_REQUIREMENTS_FILE } from './python/python-dependencies-stage.ts';
@@ -107,7 +108,7 @@ export async function build(options: BuildOptions = {}): Promise<BuildResult> {
           // Python first: its check, not esbuild, is what a build with many Python tools waits for last,
           // and esbuild's warm-up (loading its API, starting its service) took 7-16 ms before it.
           const python = ownPythonFiles(files);
-          if (python.length) pythonStarted = startPythonCheck({ root: config.root, files: python });
+          if (python.length) pythonStarted = startPythonCheck({ root: config.root, files: python.map((f) => f.absolute), read: sourceReader(python) });
           // esbuild bundles the project's TS/JS tools (the runtime core usually comes from Forge's cache).
           if (files.some((f) => f.kind === 'typescript' || f.kind === 'javascript')) warmUpEsbuild();
         },

@@ -99,12 +99,13 @@ export class PythonCheckCache {
 
   /** Whether a check that reported these facts ran the stamped interpreter itself, not a launcher: only its findings are kept. */
   ranStamped(facts: Pick<InterpreterFacts, 'executable'>): boolean {
-    return realPath(facts.executable) === this.real;
+    return interpreterStamp(facts.executable)?.real === this.real;
   }
 
-  lookup(request: CheckRequest): CacheLookup {
+  /** What the cache holds for `request`, its files read with `read` (by default from disk). */
+  lookup(request: CheckRequest, read?: (file: string) => Buffer): CacheLookup {
     const facts = this.cache.get(FACTS_KEY);
-    const found: CacheLookup = { facts: isFacts(facts) && this.ranStamped(facts) ? facts : undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] }, keys: fileKeys(request.files) };
+    const found: CacheLookup = { facts: isFacts(facts) && this.ranStamped(facts) ? facts : undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] }, keys: fileKeys(request.files, read) };
     const missingFiles: string[] = [];
     for (const file of request.files) {
       const key = found.keys.get(file);
@@ -124,15 +125,15 @@ export class PythonCheckCache {
 
   /**
    * Keeps what a check of `request` found, and writes the cache. A file is filed under the key it had before
-   * the check (`keys`, from lookup; read now when not given), and only if it still has it: one saved while the
+   * the check (`keys`: lookup's, or fileKeys'), and only if it still has it on disk: one saved while the
    * interpreter read it may have been checked in either text.
    */
-  store(request: CheckRequest, facts: InterpreterFacts, files: ReadonlyMap<string, Findings>, inline: ReadonlyMap<string, Findings>, keys?: ReadonlyMap<string, string>): void {
+  store(request: CheckRequest, facts: InterpreterFacts, files: ReadonlyMap<string, Findings>, inline: ReadonlyMap<string, Findings>, keys: ReadonlyMap<string, string>): void {
     if (!this.ranStamped(facts)) return;
     this.cache.set(FACTS_KEY, facts);
     for (const file of request.files) {
       const findings = files.get(file);
-      const before = keys ? keys.get(file) : fileKey(file);
+      const before = keys.get(file);
       if (findings && before !== undefined && fileKey(file) === before) this.cache.set(before, findings);
     }
     for (const script of request.inline) {
@@ -161,20 +162,20 @@ function isFacts(value: unknown): value is InterpreterFacts {
   return Object.values(value.installed).every((dists) => Array.isArray(dists) && dists.every(isString));
 }
 
-/** Each file's key (fileKey) as read now, for files that can be read. */
-export function fileKeys(files: readonly string[]): Map<string, string> {
+/** Each file's key (fileKey), for files that can be read. */
+export function fileKeys(files: readonly string[], read?: (file: string) => Buffer): Map<string, string> {
   const keys = new Map<string, string>();
   for (const file of files) {
-    const key = fileKey(file);
+    const key = fileKey(file, read);
     if (key !== undefined) keys.set(file, key);
   }
   return keys;
 }
 
-/** The file's key: the sha256 of its bytes as read now. */
-function fileKey(file: string): string | undefined {
+/** The file's key: the sha256 of its bytes, as `read` gives them (by default, as they are on disk now). */
+function fileKey(file: string, read: (file: string) => Buffer = readFileSync): string | undefined {
   try {
-    return `file:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+    return `file:${createHash('sha256').update(read(file)).digest('hex')}`;
   } catch {
     return undefined;
   }
@@ -198,14 +199,6 @@ export function interpreterStamp(executable: string, venvDir?: string): { real: 
       for (const dir of sitePackagesDirs(venvDir)) parts.push(`${dir}:${fileStamp(dir)}`);
     }
     return { real, stamp: parts.join('|') };
-  } catch {
-    return undefined;
-  }
-}
-
-function realPath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
   } catch {
     return undefined;
   }

@@ -158,6 +158,8 @@ export interface PythonCheckOptions {
   env?: NodeJS.ProcessEnv;
   /** Python written inline in YAML tools (python: steps): their imports are checked as a file's are. */
   inline?: readonly InlinePython[];
+  /** How to read a file's bytes for the cache's key (by default from disk): discover-tools.ts's sourceReader, which reads each once. */
+  read?: (file: string) => Buffer;
 }
 
 export interface InlinePython {
@@ -181,7 +183,7 @@ export interface StartedPythonCheck {
  * so the interpreter's start-up overlaps parsing the docstrings rather than
  * following it.
  */
-export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env' | 'inline'>): StartedPythonCheck {
+export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'files' | 'env' | 'inline' | 'read'>): StartedPythonCheck {
   const request: CheckRequest = { files: options.files, inline: (options.inline ?? []).map((script, i) => ({ id: String(i), text: script.text, syntax: script.checkSyntax })) };
   const run = (async () => {
     const env = options.env ?? process.env;
@@ -195,7 +197,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     if (!inVenv && !env.FORGE_PYTHON) {
       const known = python3WithoutAsking(env);
       // A shim asked for the first time (`remember`): what it runs names the cache from the next check on.
-      const output = await cachedCheck(options.root, known.executable ?? (known.remember ? FIRST_ANSWER : undefined), undefined, request, env);
+      const output = await cachedCheck(options.root, known.executable ?? (known.remember ? FIRST_ANSWER : undefined), undefined, request, env, options.read);
       if (typeof output === 'object') known.remember?.(output.executable);
       if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
@@ -207,7 +209,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     }
     // FORGE_PYTHON, or a python3 that could not be run and the `python` found instead: a program asked for
     // its interpreter first (resolvePython), whose findings are not kept.
-    const output = inVenv ? await cachedCheck(options.root, venv, venvDir, request, env) : await runCheck(python, false, request, env);
+    const output = inVenv ? await cachedCheck(options.root, venv, venvDir, request, env, options.read) : await runCheck(python, false, request, env);
     return { python, output: output === NOT_FOUND ? `${python} was not found` : output };
   })();
   run.catch(() => {});
@@ -224,13 +226,20 @@ const FIRST_ANSWER = Symbol('a shim answering for the first time');
  * no later check will know either), nothing is kept; a shim answering for the first time (FIRST_ANSWER)
  * files what it found under the interpreter it reports.
  */
-async function cachedCheck(root: string, interpreter: string | typeof FIRST_ANSWER | undefined, venvDir: string | undefined, request: CheckRequest, env: NodeJS.ProcessEnv): Promise<CheckOutput | string | typeof NOT_FOUND> {
+async function cachedCheck(
+  root: string,
+  interpreter: string | typeof FIRST_ANSWER | undefined,
+  venvDir: string | undefined,
+  request: CheckRequest,
+  env: NodeJS.ProcessEnv,
+  read: ((file: string) => Buffer) | undefined,
+): Promise<CheckOutput | string | typeof NOT_FOUND> {
   const python = typeof interpreter === 'string' ? interpreter : undefined;
   const cache = python === undefined ? undefined : PythonCheckCache.open(root, python, venvDir);
-  const found = cache?.lookup(request);
+  const found = cache?.lookup(request, read);
   if (found?.facts && !found.missing.files.length && !found.missing.inline.length) return assemble(request, found.facts, found.files, found.inline);
   // The files' keys before the check, when no cache could be opened yet (a shim asked for the first time).
-  const keys = found?.keys ?? (interpreter === FIRST_ANSWER ? fileKeys(request.files) : undefined);
+  const keys = found?.keys ?? (interpreter === FIRST_ANSWER ? fileKeys(request.files, read) : undefined);
   const output = await runCheck(python ?? 'python3', venvDir !== undefined, found?.missing ?? request, env);
   if (typeof output !== 'object') return output;
   const files = new Map(found?.files);
@@ -238,7 +247,7 @@ async function cachedCheck(root: string, interpreter: string | typeof FIRST_ANSW
   const inline = new Map(found?.inline);
   for (const { file: id, ...findings } of output.inline ?? []) inline.set(id, findings);
   const facts = { stdlib: output.stdlib, installed: output.installed, version: output.version, executable: output.executable };
-  (cache ?? (interpreter === FIRST_ANSWER ? PythonCheckCache.open(root, output.executable, venvDir) : undefined))?.store(found?.missing ?? request, facts, files, inline, keys);
+  (cache ?? (interpreter === FIRST_ANSWER ? PythonCheckCache.open(root, output.executable, venvDir) : undefined))?.store(found?.missing ?? request, facts, files, inline, keys!);
   return assemble(request, facts, files, inline);
 }
 

@@ -1,7 +1,11 @@
 /** Discovery of the files in tool_dirs: a file that cannot be read is a diagnostic, never a crash. */
-import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { discoverTools, sourceReader } from '../../stages/discover-tools.ts';
+import { loadConfig } from '../../stages/config/load-config.ts';
+import { parseDocstrings } from '../../stages/parse-docstrings.ts';
+import { StageContext } from '../../stages/stage.ts';
 import { forge, minimalConfig, writeProject } from '../helpers/project.ts';
 
 const greet = '"""\nTool: greet\nDescription: Greets.\n"""\n\ndef execute(args):\n    return "hi"\n';
@@ -53,5 +57,18 @@ describe('discover-tools', () => {
     const paths = Object.fromEntries(manifest.tools.filter((t) => t.source).map((t) => [t.name, t.source!.path]));
     // The bundle keeps each file under tools/ at its path from the project root (one beside the project under its folder's name).
     expect(paths).toEqual({ greet: 'tools/tools/greet.py', wave: 'tools/tools/nested/wave.py', shout: 'tools/shared/lib/shout.py' });
+  });
+
+  it("reads a file once for the build's early Python check and the docstring parse: both see the same bytes", async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.py': greet });
+    const ctx = new StageContext(dir);
+    const files = discoverTools((await loadConfig(join(dir, 'forge.yaml'), dir)).config!, ctx);
+    const greetFile = files.find((f) => f.absolute.endsWith('greet.py'))!;
+    expect(sourceReader(files)(greetFile.absolute).toString()).toBe(greet);
+    // A save after the check read the file: the parse takes the bytes the check read, not the new ones.
+    writeFileSync(greetFile.absolute, greet.replace('Greets.', 'Greets again.'));
+    expect(parseDocstrings(files, ctx).tools[0].spec.description).toBe('Greets.');
+    // A path that is not among the files is read as it is.
+    expect(sourceReader([])(greetFile.absolute).toString()).toContain('Greets again.');
   });
 });

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { interpreterStamp, PythonCheckCache } from '../../../stages/python/python-check-cache.ts';
+import { fileKeys, interpreterStamp, PythonCheckCache } from '../../../stages/python/python-check-cache.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../../helpers/project.ts';
 
 /** The interpreter this machine's python3 really is (past any shim). */
@@ -196,10 +196,10 @@ describe("the Python check's cache", () => {
     const request = { files: [file], inline: [] };
     const open = () => PythonCheckCache.open(root, realPython, undefined, cacheDir, 'cli-1')!;
     // What a launcher reports: the Python it started, another file than the one stamped.
-    open().store(request, facts(process.execPath), new Map([[file, { imports: [] }]]), new Map());
+    open().store(request, facts(process.execPath), new Map([[file, { imports: [] }]]), new Map(), fileKeys([file]));
     expect(existsSync(join(cacheDir, 'python-check'))).toBe(false);
     // The interpreter itself (reported by any path that leads to it) is kept, and found again.
-    open().store(request, facts(realPython), new Map([[file, { imports: [] }]]), new Map());
+    open().store(request, facts(realPython), new Map([[file, { imports: [] }]]), new Map(), fileKeys([file]));
     const found = open().lookup(request);
     expect(found.facts?.version).toBe('3.99');
     expect(found.missing.files).toEqual([]);
