@@ -14,6 +14,7 @@ import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import type { JSONSchema } from '../runtime/tools/model.ts';
 import { PARAMETER_NAME } from '../runtime/tools/yaml/parameters.ts';
 import { ownValue } from '../runtime/own-value.ts';
+import { isRecord } from '../runtime/is-record.ts';
 
 type Section = 'Input' | 'Output';
 
@@ -115,6 +116,3 @@ function readsBackAs(line: string, name: string, section: Section, dflt: unknown
   return true;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

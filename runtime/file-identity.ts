@@ -5,8 +5,17 @@
  * inode. An edit in place changes the mtime, a replacement by rename the
  * inode.
  */
-import type { BigIntStats } from 'node:fs';
+import { type BigIntStats, statSync } from 'node:fs';
 
 export function fileIdentity(stat: Pick<BigIntStats, 'size' | 'mtimeNs' | 'ino'>): string {
   return `${stat.size}-${stat.mtimeNs}-${stat.ino}`;
+}
+
+/** The identity of the file or folder at `path` as it is now, or "-" when there is none (or it cannot be seen). */
+export function pathIdentity(path: string): string {
+  try {
+    return fileIdentity(statSync(path, { bigint: true }));
+  } catch {
+    return '-';
+  }
 }

@@ -12,7 +12,7 @@ import { parseDocstring } from '../runtime/tools/custom/docstring.ts';
 import { sourceBytes, type SourceFile } from './discover-tools.ts';
 import { holdsPrivateKey } from './check-secret-files.ts';
 import type { StageContext } from './stage.ts';
-import type { DocstringCache } from './docstring-cache.ts';
+import type { ProjectCache } from './project-cache.ts';
 
 export interface ParsedTool {
   spec: ToolSpec;
@@ -38,8 +38,14 @@ export interface ParsedSources {
   supportFiles: SourceFile[];
 }
 
-/** `cache`: what earlier commands parsed (docstring-cache.ts); each file whose text and paths it has is not parsed again. */
-export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext, cache?: DocstringCache<CachedParse>): ParsedSources {
+/**
+ * `cache`: what earlier commands parsed, kept in Forge's machine-wide cache (project-cache.ts, kind
+ * `docstrings`): what parsing a file gave (its ToolSpec, where its names are, its diagnostics) filed under
+ * the file's sha256 and paths, made by the compiled CLI's own parser. A file whose text and paths it has is
+ * not parsed again: parsing was the largest part of loading a 200-tool project. Every command that loads the
+ * project parses every file, so the entries a command did not use (files gone) are dropped.
+ */
+export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext, cache?: ProjectCache<CachedParse>): ParsedSources {
   const tools: ParsedTool[] = [];
   const supportFiles: SourceFile[] = [];
   for (const file of files) {
@@ -66,7 +72,7 @@ export function parseDocstrings(files: readonly SourceFile[], ctx: StageContext,
 export type CachedParse = ParsedToolFile & { privateKey: boolean };
 
 /** One file → its ToolSpec (undefined when the file declares no tool). */
-export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind' | 'content'>, cache?: DocstringCache<CachedParse>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
+export function parseToolFile(file: Pick<SourceFile, 'absolute' | 'relative' | 'display' | 'kind' | 'content'>, cache?: ProjectCache<CachedParse>): ParsedToolFile & { privateKey?: boolean; content?: Buffer } {
   let content: Buffer;
   try {
     content = sourceBytes(file);

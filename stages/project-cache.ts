@@ -4,7 +4,7 @@
  * packages, so a later command in the same project (a build after an edit,
  * a build with .forge/ removed, `forge tool run`) does the work only for
  * files that changed. Two kinds use it: parsed docstrings
- * (docstring-cache.ts) and the Python source check
+ * (parse-docstrings.ts) and the Python source check
  * (python/python-check-cache.ts).
  *
  * Entries are filed under what they were made from (a file's sha256, with
@@ -16,7 +16,8 @@
  * no compiled CLI and nothing is cached.
  *
  * One file per kind and project, read once and written at most once per
- * command (when an entry was added, or one went unused), through a temp file and
+ * command (when an entry was added, or one went unused; a kind read in part
+ * reads it again first, to keep what others wrote meanwhile), through a temp file and
  * a rename; touched when used (at most once a day), and removed when no
  * command used it for 30 days, as the build's other cache entries are. A
  * cache that cannot be read or written costs the work, never the command.
@@ -84,11 +85,13 @@ export function openProjectCache<Entry>(kind: string, root: string, maker: strin
       if (!changed && !dropsUnused) return;
       let entries = used;
       if (keep !== 'used') {
+        // What others wrote since this command read the file (another command, the build's other check) is kept too.
+        const others = { ...stored, ...readStored(file, maker) };
         // Those used now last, and every one of them kept; the unused ones fill the rest, the most recently written.
-        const unused = Object.keys(stored).filter((key) => !Object.hasOwn(used, key));
+        const unused = Object.keys(others).filter((key) => !Object.hasOwn(used, key));
         const room = Math.max(0, keep.last - Object.keys(used).length);
         const order = [...unused.slice(unused.length - room), ...Object.keys(used)];
-        entries = Object.fromEntries(order.map((key) => [key, Object.hasOwn(used, key) ? used[key] : stored[key]]));
+        entries = Object.fromEntries(order.map((key) => [key, Object.hasOwn(used, key) ? used[key] : others[key]]));
       }
       try {
         writeFileAtomically(file, JSON.stringify({ format: FORMAT, maker, entries } satisfies CacheFile));

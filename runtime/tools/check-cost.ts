@@ -20,6 +20,7 @@
  * the walk costs a few map look-ups per part of the value.
  */
 import type { JSONSchema } from './model.ts';
+import { isRecord } from '../is-record.ts';
 
 /**
  * The most a value may cost: about a second of ajv on a 2-core machine for
@@ -335,7 +336,7 @@ class SchemaReader {
     }
     // An object met again is not walked again: a schema parsed from JSON shares none, one made in
     // code may share one many times over (allOf [A, A], A = allOf [B, B]...), which is a path each.
-    if (!isObject(value) || this.baseOf.has(value)) return;
+    if (!isRecord(value) || this.baseOf.has(value)) return;
     let here = base;
     if (typeof value.$id === 'string' && value.$id.startsWith('#')) {
       this.addresses.set(`${resource}#${value.$id.slice(1)}`, value); // draft 7's anchor
@@ -367,10 +368,10 @@ class SchemaReader {
       anyItem: [],
     };
     this.nodes.set(schema, node);
-    if (!isObject(schema)) return node; // true, false
+    if (!isRecord(schema)) return node; // true, false
     const s = schema as Record<string, unknown>;
     const list = (value: unknown): CostNode[] => (Array.isArray(value) ? value.map((v) => this.node(v)) : value === undefined ? [] : [this.node(value)]);
-    const map = (value: unknown): unknown[] => (isObject(value) ? Object.values(value) : []);
+    const map = (value: unknown): unknown[] => (isRecord(value) ? Object.values(value) : []);
     // A member that is an object or an array is compared deeply, at up to its whole size (the string keywords' rate).
     const deepUnits = (member: unknown) => (member !== null && typeof member === 'object' ? Math.ceil(JSON.stringify(member).length / STRING_CHARS_PER_UNIT) : 0);
     if (Array.isArray(s.enum)) node.own += Math.ceil(s.enum.length / ENUM_MEMBERS_PER_UNIT) + s.enum.reduce((sum: number, member) => sum + deepUnits(member), 0);
@@ -380,7 +381,7 @@ class SchemaReader {
     for (const key of ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else']) node.inPlace.push(...list(s[key]));
     for (const value of [...map(s.dependentSchemas), ...map(s.dependencies)]) if (!Array.isArray(value)) node.inPlace.push(this.node(value));
     for (const key of ['$ref', '$dynamicRef', '$recursiveRef']) if (typeof s[key] === 'string') node.inPlace.push(this.node(this.target(s[key] as string, schema)));
-    if (isObject(s.properties)) for (const [name, value] of Object.entries(s.properties)) node.properties.set(name, this.node(value));
+    if (isRecord(s.properties)) for (const [name, value] of Object.entries(s.properties)) node.properties.set(name, this.node(value));
     node.anyMember.push(...map(s.patternProperties).map((v) => this.node(v)), ...list(s.unevaluatedProperties));
     node.otherMember.push(...list(s.additionalProperties));
     if (s.propertyNames !== undefined) node.propertyNames = this.node(s.propertyNames);
@@ -422,6 +423,3 @@ function escape(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

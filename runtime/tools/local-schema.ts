@@ -17,6 +17,7 @@ import { unprotectedPattern } from '../regexp-safety.ts';
 import type { JSONSchema, ToolSpec } from './model.ts';
 import { SCHEMA_MAPS, SCHEMA_VALUES } from './schema-keywords.ts';
 import { markExternal } from './validation.ts';
+import { isRecord } from '../is-record.ts';
 
 /** A pattern left out of the local check: where (a JSON pointer into the schema), the pattern, and why. */
 export interface UncheckedPattern {
@@ -146,7 +147,7 @@ function prune(node: unknown, at: string, unchecked: UncheckedPattern[]): unknow
       const why = unprotectedPattern(value);
       if (why) unchecked.push({ at: here, pattern: value, why });
       else out[key] = value;
-    } else if (key === 'patternProperties' && isObject(value)) {
+    } else if (key === 'patternProperties' && isRecord(value)) {
       const kept: Record<string, unknown> = {};
       for (const [pattern, schema] of Object.entries(value)) {
         const why = unprotectedPattern(pattern);
@@ -155,7 +156,7 @@ function prune(node: unknown, at: string, unchecked: UncheckedPattern[]): unknow
         propertiesUnknown ||= why !== undefined;
       }
       out[key] = kept;
-    } else if (SCHEMA_MAPS.has(key) && isObject(value)) {
+    } else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, prune(schema, `${here}/${pointer(name)}`, unchecked)]));
     } else if (SCHEMA_VALUES.has(key)) {
       out[key] = prune(value, here, unchecked);
@@ -172,9 +173,6 @@ function prune(node: unknown, at: string, unchecked: UncheckedPattern[]): unknow
   return out;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** A key as a JSON pointer segment. */
 export function pointer(key: string): string {

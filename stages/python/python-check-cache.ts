@@ -25,10 +25,10 @@
  * cache takes such a file.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileIdentity } from '../../runtime/file-identity.ts';
-import { isDirectory } from '../../runtime/is-directory.ts';
+import { pathIdentity } from '../../runtime/file-identity.ts';
+import { isRecord } from '../../runtime/is-record.ts';
 import { compiledCliBuild, openProjectCache, type ProjectCache } from '../project-cache.ts';
 
 export interface SyntaxFinding {
@@ -105,22 +105,23 @@ export class PythonCheckCache {
   /** What the cache holds for `request`, its files read with `read` (by default from disk). */
   lookup(request: CheckRequest, read?: (file: string) => Buffer): CacheLookup {
     const facts = this.cache.get(FACTS_KEY);
-    const found: CacheLookup = { facts: isFacts(facts) && this.ranStamped(facts) ? facts : undefined, files: new Map(), inline: new Map(), missing: { files: [], inline: [] }, keys: fileKeys(request.files, read) };
+    const keys = fileKeys(request.files, read);
+    const files = new Map<string, Findings>();
+    const inline = new Map<string, Findings>();
     const missingFiles: string[] = [];
+    const missingInline: InlineScript[] = [];
     for (const file of request.files) {
-      const key = found.keys.get(file);
+      const key = keys.get(file);
       const findings = key === undefined ? undefined : this.cache.get(key);
-      if (isFindings(findings)) found.files.set(file, findings);
+      if (isFindings(findings)) files.set(file, findings);
       else missingFiles.push(file);
     }
-    const missingInline: InlineScript[] = [];
     for (const script of request.inline) {
       const findings = this.cache.get(inlineKey(script));
-      if (isFindings(findings)) found.inline.set(script.id, findings);
+      if (isFindings(findings)) inline.set(script.id, findings);
       else missingInline.push(script);
     }
-    found.missing = { files: missingFiles, inline: missingInline };
-    return found;
+    return { facts: isFacts(facts) && this.ranStamped(facts) ? facts : undefined, files, inline, missing: { files: missingFiles, inline: missingInline }, keys };
   }
 
   /**
@@ -147,18 +148,17 @@ export class PythonCheckCache {
 // An entry not in the shape a check gives (a cache another program or a torn write left) is checked again.
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isCount = (value: unknown): value is number => Number.isInteger(value);
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function isFindings(value: unknown): value is Findings {
-  if (!isPlainObject(value) || !Array.isArray(value.imports)) return false;
-  if (!value.imports.every((imp) => isPlainObject(imp) && isString(imp.name) && isCount(imp.line) && isCount(imp.col))) return false;
+  if (!isRecord(value) || !Array.isArray(value.imports)) return false;
+  if (!value.imports.every((imp) => isRecord(imp) && isString(imp.name) && isCount(imp.line) && isCount(imp.col))) return false;
   const syntax = value.syntax;
-  return syntax === undefined || (isPlainObject(syntax) && isString(syntax.msg) && isCount(syntax.line) && isCount(syntax.col) && isString(syntax.text));
+  return syntax === undefined || (isRecord(syntax) && isString(syntax.msg) && isCount(syntax.line) && isCount(syntax.col) && isString(syntax.text));
 }
 
 function isFacts(value: unknown): value is InterpreterFacts {
-  if (!isPlainObject(value) || !isString(value.version) || !isString(value.executable)) return false;
-  if (!Array.isArray(value.stdlib) || !value.stdlib.every(isString) || !isPlainObject(value.installed)) return false;
+  if (!isRecord(value) || !isString(value.version) || !isString(value.executable)) return false;
+  if (!Array.isArray(value.stdlib) || !value.stdlib.every(isString) || !isRecord(value.installed)) return false;
   return Object.values(value.installed).every((dists) => Array.isArray(dists) && dists.every(isString));
 }
 
@@ -192,11 +192,11 @@ function inlineKey(script: Pick<InlineScript, 'text' | 'syntax'>): string {
 export function interpreterStamp(executable: string, venvDir?: string): { real: string; stamp: string } | undefined {
   try {
     const real = realpathSync(executable);
-    const parts = [`${real}:${fileStamp(real)}`];
+    const parts = [`${real}:${pathIdentity(real)}`];
     if (venvDir !== undefined) {
-      parts.push(`pyvenv.cfg:${fileStamp(join(venvDir, 'pyvenv.cfg'))}`);
+      parts.push(`pyvenv.cfg:${pathIdentity(join(venvDir, 'pyvenv.cfg'))}`);
       // A package installed, upgraded or removed adds or removes entries in site-packages, and changes its mtime.
-      for (const dir of sitePackagesDirs(venvDir)) parts.push(`${dir}:${fileStamp(dir)}`);
+      for (const dir of sitePackagesDirs(venvDir)) parts.push(`${dir}:${pathIdentity(dir)}`);
     }
     return { real, stamp: parts.join('|') };
   } catch {
@@ -204,11 +204,7 @@ export function interpreterStamp(executable: string, venvDir?: string): { real: 
   }
 }
 
-function fileStamp(path: string): string {
-  return fileIdentity(statSync(path, { bigint: true }));
-}
-
-/** lib/pythonX.Y/site-packages (POSIX) and Lib/site-packages (Windows) under a venv. */
+/** lib/pythonX.Y/site-packages (POSIX) and Lib/site-packages (Windows) under a venv: where there is no such folder, its stamp says so. */
 function sitePackagesDirs(venvDir: string): string[] {
   const dirs: string[] = [];
   for (const lib of ['lib', 'Lib']) {
@@ -221,5 +217,5 @@ function sitePackagesDirs(venvDir: string): string[] {
     if (names.includes('site-packages')) dirs.push(join(venvDir, lib, 'site-packages'));
     for (const name of names.sort()) if (name.startsWith('python')) dirs.push(join(venvDir, lib, name, 'site-packages'));
   }
-  return dirs.filter(isDirectory);
+  return dirs;
 }

@@ -197,7 +197,7 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
     if (!inVenv && !env.FORGE_PYTHON) {
       const known = python3WithoutAsking(env);
       // A shim asked for the first time (`remember`): what it runs names the cache from the next check on.
-      const output = await cachedCheck(options.root, known.executable ?? (known.remember ? FIRST_ANSWER : undefined), undefined, request, env, options.read);
+      const output = await cachedCheck(options.root, known.executable, undefined, request, env, options.read, known.executable === undefined && known.remember !== undefined);
       if (typeof output === 'object') known.remember?.(output.executable);
       if (output !== NOT_FOUND) return { python: typeof output === 'string' ? known.executable ?? 'python3' : output.executable, output };
     }
@@ -216,30 +216,28 @@ export function startPythonCheck(options: Pick<PythonCheckOptions, 'root' | 'fil
   return { files: new Set(options.files), run };
 }
 
-/** cachedCheck's interpreter when python3 on PATH is a shim whose answer the next check will know. */
-const FIRST_ANSWER = Symbol('a shim answering for the first time');
-
 /**
- * The check of `request` by `python` (a project venv's, with `venvDir`), with what Forge's cache holds for
- * it (python-check-cache.ts): the interpreter checks only the files and scripts the cache has no findings
- * for, and is not started when it has them all. Without a name for it (undefined: python3 on PATH, which
- * no later check will know either), nothing is kept; a shim answering for the first time (FIRST_ANSWER)
- * files what it found under the interpreter it reports.
+ * The check of `request` by `python` (a project venv's, with `venvDir`; python3 on PATH by its name when
+ * undefined), with what Forge's cache holds for it (python-check-cache.ts): the interpreter checks only the
+ * files and scripts the cache has no findings for, and is not started when it has them all. What it finds
+ * is kept under `python`, or, `fileUnderReported` (a shim answering for the first time, which the next check
+ * will know), under the interpreter it reports; otherwise not at all.
  */
 async function cachedCheck(
   root: string,
-  interpreter: string | typeof FIRST_ANSWER | undefined,
+  python: string | undefined,
   venvDir: string | undefined,
   request: CheckRequest,
   env: NodeJS.ProcessEnv,
   read: ((file: string) => Buffer) | undefined,
+  fileUnderReported = false,
 ): Promise<CheckOutput | string | typeof NOT_FOUND> {
-  const python = typeof interpreter === 'string' ? interpreter : undefined;
   const cache = python === undefined ? undefined : PythonCheckCache.open(root, python, venvDir);
   const found = cache?.lookup(request, read);
   if (found?.facts && !found.missing.files.length && !found.missing.inline.length) return assemble(request, found.facts, found.files, found.inline);
-  // The files' keys before the check, when no cache could be opened yet (a shim asked for the first time).
-  const keys = found?.keys ?? (interpreter === FIRST_ANSWER ? fileKeys(request.files, read) : undefined);
+  const keeping = cache !== undefined || fileUnderReported;
+  // The files' keys before the check: what it finds is filed under them, if the files still have them.
+  const keys = found?.keys ?? (keeping ? fileKeys(request.files, read) : new Map<string, string>());
   const output = await runCheck(python ?? 'python3', venvDir !== undefined, found?.missing ?? request, env);
   if (typeof output !== 'object') return output;
   const files = new Map(found?.files);
@@ -247,7 +245,7 @@ async function cachedCheck(
   const inline = new Map(found?.inline);
   for (const { file: id, ...findings } of output.inline ?? []) inline.set(id, findings);
   const facts = { stdlib: output.stdlib, installed: output.installed, version: output.version, executable: output.executable };
-  (cache ?? (interpreter === FIRST_ANSWER ? PythonCheckCache.open(root, output.executable, venvDir) : undefined))?.store(found?.missing ?? request, facts, files, inline, keys!);
+  if (keeping) (cache ?? PythonCheckCache.open(root, output.executable, venvDir))?.store(found?.missing ?? request, facts, files, inline, keys);
   return assemble(request, facts, files, inline);
 }
 
@@ -284,12 +282,15 @@ function runCheck(python: string, venv: boolean, request: CheckRequest, env: Nod
 export async function checkPythonSources(options: PythonCheckOptions & { started?: StartedPythonCheck }): Promise<Diagnostic[]> {
   const inline = options.inline ?? [];
   if (!options.files.length && !inline.length) return [];
-  // An early start knows only the files (inline scripts are read later, with the YAML tools).
-  const started = options.started && !inline.length && options.files.every((f) => options.started!.files.has(f)) ? options.started : startPythonCheck(options);
-  const outcome = await started.run;
-  if (Array.isArray(outcome)) return outcome;
-  const { python, output: raw } = outcome;
-  if (typeof raw === 'string') return [warning('FORGE_PY_CHECK', `Python files are not checked: ${python} failed: ${raw}`)];
+  // An early start knows only the files (inline scripts are read later, with the YAML tools): those are checked beside it.
+  const early = options.started && options.files.every((f) => options.started!.files.has(f)) ? options.started : undefined;
+  const [outcome, inlineOutcome] = await Promise.all([(early ?? startPythonCheck(options)).run, early && inline.length ? startPythonCheck({ ...options, files: [] }).run : undefined]);
+  const checked = completed(outcome);
+  if (Array.isArray(checked)) return checked;
+  const inlineChecked = inlineOutcome && completed(inlineOutcome);
+  if (Array.isArray(inlineChecked)) return inlineChecked;
+  const { python, output: raw } = checked;
+  const rawInline = inlineChecked ? inlineChecked.output.inline : raw.inline;
   // An early start may have covered more files (dev tools a --prod build leaves out): report only these.
   const wanted = new Set(options.files);
   const output = { ...raw, results: raw.results.filter((r) => wanted.has(r.file)) };
@@ -317,7 +318,7 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
   }
   // A YAML tool's python: step has no PEP 723 block of its own: requirements.txt declares for it.
   const everyToolDir = localModules(options.toolDirs, listed);
-  for (const result of raw.inline ?? []) {
+  for (const result of rawInline ?? []) {
     const script = inline[Number(result.file)];
     if (result.syntax) {
       const s = result.syntax;
@@ -333,6 +334,13 @@ export async function checkPythonSources(options: PythonCheckOptions & { started
     }
   }
   return diagnostics;
+}
+
+/** A check that ran, or the warning that says it could not. */
+function completed(outcome: Awaited<StartedPythonCheck['run']>): { python: string; output: CheckOutput } | Diagnostic[] {
+  if (Array.isArray(outcome)) return outcome;
+  const { python, output } = outcome;
+  return typeof output === 'string' ? [warning('FORGE_PY_CHECK', `Python files are not checked: ${python} failed: ${output}`)] : { python, output };
 }
 
 function sourceLines(file: string): string[] {

@@ -17,10 +17,10 @@
  * (inode, size, mtime). Anything else is asked again and filed anew. Shims are
  * recognized by their folder's name, `shims`; any other script is asked each time.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileIdentity } from '../../runtime/file-identity.ts';
+import { pathIdentity } from '../../runtime/file-identity.ts';
 import type { KeptShimAnswer, ShimAnswers } from '../../runtime/tools/custom/python-interpreter.ts';
 import { markUsed, removeUnused, writeFileAtomically } from '../blob-cache.ts';
 import { nodeCrypto } from '../node-crypto.ts';
@@ -42,13 +42,13 @@ export function shimAnswersIn(cacheDir: string): ShimAnswers {
       if (fingerprint === undefined) return undefined;
       const file = join(dir, nodeCrypto().createHash('sha256').update(fingerprint).digest('hex') + ENTRY);
       const kept = readEntry(file);
-      if (kept && fileStamp(kept.executable) === kept.stamp) {
+      if (kept && pathIdentity(kept.executable) === kept.stamp) {
         markUsed(file);
         return { executable: kept.executable };
       }
       return {
         remember(executable: string) {
-          const stamp = fileStamp(executable);
+          const stamp = pathIdentity(executable);
           if (stamp === '-') return;
           try {
             writeFileAtomically(file, JSON.stringify({ executable, stamp } satisfies Entry));
@@ -89,7 +89,7 @@ function shimFingerprint(shim: string, env: NodeJS.ProcessEnv, cwd: string): str
     .filter((name) => /^(PYENV|ASDF)_/.test(name))
     .sort()
     .map((name) => `${name}=${env[name]}`);
-  return JSON.stringify({ shim, cwd, path: env.PATH ?? '', env: managerEnv, files: watched.map((f) => `${f} ${fileStamp(f)}`) });
+  return JSON.stringify({ shim, cwd, path: env.PATH ?? '', env: managerEnv, files: watched.map((f) => `${f} ${pathIdentity(f)}`) });
 }
 
 /** The folder and each one above it, up to the root. */
@@ -99,15 +99,6 @@ function ancestors(start: string): string[] {
   return dirs;
 }
 
-/** A file or folder as it is now (its size, mtime and inode), or "-" when there is none. */
-function fileStamp(path: string): string {
-  try {
-    const s = statSync(path, { bigint: true });
-    return fileIdentity(s);
-  } catch {
-    return '-';
-  }
-}
 
 function readEntry(file: string): Entry | undefined {
   try {

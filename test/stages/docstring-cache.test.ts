@@ -1,5 +1,5 @@
 /**
- * The docstring cache (stages/docstring-cache.ts): a file whose text and
+ * The docstring cache (parse-docstrings.ts, kept by project-cache.ts): a file whose text and
  * paths are unchanged is not parsed again by the compiled CLI, and nothing
  * else ever reads an entry — another text, another parser, a damaged file.
  * The CLI tests plant an entry (a description no parse would give) to see
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDocstringCache } from '../../stages/docstring-cache.ts';
+import { compiledCliBuild, openProjectCache } from '../../stages/project-cache.ts';
 import { forge, minimalConfig, tempDir, writeProject } from '../helpers/project.ts';
 
 const tool = (description: string, extra = '') => `/**\n * Tool: greet\n * Description: ${description}\n * Tags: read\n *\n * Input:\n *   name (str): Who.\n${extra} */\nexport function execute(args: { name: string }) { return 'hi ' + args.name; }\n`;
@@ -104,25 +104,37 @@ describe('the docstring cache', () => {
     expect(Object.keys(cacheFile(cacheDir).data.entries)).toEqual([expect.stringContaining('tools/greet.ts')]);
   });
 
+  it("files an entry under the file's paths too: the same text at another path reports its problems there", async () => {
+    const noTool = '"""\nDescription: Looks like a tool.\nTags: read\n"""\nX = 1\n';
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/greet.ts': tool('Greets someone.'), 'tools/first.py': noTool });
+    const cacheDir = tempDir('forge-cache-');
+    const first = await forge(['validate'], project, { FORGE_CACHE_DIR: cacheDir });
+    expect(first.stdout + first.stderr).toContain('tools/first.py:2:1 FORGE_DOCSTRING_NO_TOOL');
+    writeFileSync(join(project, 'tools', 'second.py'), noTool);
+    const both = await forge(['validate'], project, { FORGE_CACHE_DIR: cacheDir });
+    expect(both.stdout + both.stderr).toContain('tools/first.py:2:1 FORGE_DOCSTRING_NO_TOOL');
+    expect(both.stdout + both.stderr).toContain('tools/second.py:2:1 FORGE_DOCSTRING_NO_TOOL');
+  });
+
   it('keeps a copy of what a parse gave: what later stages change in the result is not written', () => {
     const cacheDir = tempDir('forge-cache-');
-    const cache = openDocstringCache<{ spec: { description: string } }>('/some/project', cacheDir, 'parser-1')!;
+    const cache = openProjectCache<{ spec: { description: string } }>('docstrings', '/some/project', 'parser-1', { cacheDir })!;
     const entry = { spec: { description: 'as parsed' } };
     cache.set('key', entry);
     entry.spec.description = 'changed by a later stage';
     cache.save();
-    expect(openDocstringCache('/some/project', cacheDir, 'parser-1')!.get('key')).toEqual({ spec: { description: 'as parsed' } });
+    expect(openProjectCache('docstrings', '/some/project', 'parser-1', { cacheDir })!.get('key')).toEqual({ spec: { description: 'as parsed' } });
     // Another parser, another project: nothing.
-    expect(openDocstringCache('/some/project', cacheDir, 'parser-2')!.get('key')).toBeUndefined();
-    expect(openDocstringCache('/other/project', cacheDir, 'parser-1')!.get('key')).toBeUndefined();
+    expect(openProjectCache('docstrings', '/some/project', 'parser-2', { cacheDir })!.get('key')).toBeUndefined();
+    expect(openProjectCache('docstrings', '/other/project', 'parser-1', { cacheDir })!.get('key')).toBeUndefined();
     // A name every object has is no entry.
-    expect(openDocstringCache('/some/project', cacheDir, 'parser-1')!.get('constructor')).toBeUndefined();
+    expect(openProjectCache('docstrings', '/some/project', 'parser-1', { cacheDir })!.get('constructor')).toBeUndefined();
   });
 
   it("removes the files of projects no command used for 30 days when it writes one, and keeps a used project's", () => {
     const cacheDir = tempDir('forge-cache-');
     const write = (root: string) => {
-      const cache = openDocstringCache<object>(root, cacheDir, 'parser-1')!;
+      const cache = openProjectCache<object>('docstrings', root, 'parser-1', { cacheDir })!;
       cache.set('key', { spec: {} });
       cache.save();
     };
@@ -133,7 +145,7 @@ describe('the docstring cache', () => {
     const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
     for (const file of [gone, used]) utimesSync(file, longAgo, longAgo);
     // Reading a project's entries marks its file used.
-    expect(openDocstringCache('/used/project', cacheDir, 'parser-1')!.get('key')).toEqual({ spec: {} });
+    expect(openProjectCache('docstrings', '/used/project', 'parser-1', { cacheDir })!.get('key')).toEqual({ spec: {} });
     write('/new/project');
     expect(readdirSync(dir).sort()).toEqual([basename(used), `${createHash('sha256').update('/new/project').digest('hex').slice(0, 32)}.json`].sort());
     expect(existsSync(gone)).toBe(false);
@@ -150,6 +162,6 @@ describe('the docstring cache', () => {
   });
 
   it('is off where the parser is not the compiled CLI (the stages run from source)', () => {
-    expect(openDocstringCache('/some/project', tempDir('forge-cache-'))).toBeUndefined();
+    expect(openProjectCache('docstrings', '/some/project', compiledCliBuild(), { cacheDir: tempDir('forge-cache-') })).toBeUndefined();
   });
 });

@@ -49,4 +49,16 @@ describe('the project cache', () => {
     expect(storedKeys(cacheDir, 'part')).toEqual(['d', 'b', 'e']);
     expect(openProjectCache('part', '/project', 'another maker', { cacheDir, keep: { last: 3 } })!.get('d')).toBeUndefined();
   });
+
+  it('keeps, for a kind read in part, what another command wrote after this one read the file', () => {
+    const cacheDir = tempDir('forge-cache-');
+    const open = () => openProjectCache<number>('part', '/project', 'maker', { cacheDir, keep: { last: 10 } })!;
+    const first = open();
+    const second = open();
+    first.set('a', 1);
+    second.set('b', 2);
+    first.save();
+    second.save();
+    expect(storedKeys(cacheDir, 'part')).toEqual(['a', 'b']);
+  });
 });

@@ -34,6 +34,4 @@ function clean<T extends object>(extra: T): Partial<T> {
   return Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isRecord } from '../../is-record.ts';

@@ -164,7 +164,29 @@ describe("the Python check's cache", () => {
     const sitePackages = readdirSync(join(venv, 'lib')).map((name) => join(venv, 'lib', name, 'site-packages'));
     mkdirSync(join(sitePackages[0], 'newly_installed'));
     expect(await validate(project, venvCache)).toMatchObject({ code: 0 });
+    // So may the venv's settings (include-system-site-packages): pyvenv.cfg is in the stamp too.
+    plant(venvCache.FORGE_CACHE_DIR);
+    expect((await validate(project, venvCache)).output).toContain('PLANTED');
+    appendFileSync(join(venv, 'pyvenv.cfg'), 'include-system-site-packages = true\n');
+    expect(await validate(project, venvCache)).toMatchObject({ code: 0 });
   }, 60_000);
+
+  it('decides whether an import is declared on every check, from the declarations and the modules beside the tool as they are now', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/fetch.py': TOOL.replace('import os', 'import shortcuts') });
+    const env = { FORGE_CACHE_DIR: tempDir('forge-cache-') };
+    const undeclared = /tools\/fetch\.py:9:1 FORGE_PY_IMPORT "shortcuts" is neither in the standard library nor declared/;
+    expect((await validate(project, env)).output).toMatch(undeclared);
+    // A module beside the tool provides it: the kept findings (the file is unchanged) are judged again.
+    writeFileSync(join(project, 'tools', 'shortcuts.py'), 'VALUE = 1\n');
+    const beside = await validate(project, env);
+    expect(beside.code, beside.output).toBe(0);
+    expect(beside.output).not.toContain('FORGE_PY_IMPORT');
+    rmSync(join(project, 'tools', 'shortcuts.py'));
+    expect((await validate(project, env)).output).toMatch(undeclared);
+    // A declared package provides it too (requirements.txt beside forge.yaml).
+    writeFileSync(join(project, 'requirements.txt'), 'shortcuts\n');
+    expect((await validate(project, env)).output).not.toContain('FORGE_PY_IMPORT');
+  });
 
   it('checks the files it has not seen and takes the rest from the cache, in the order given, inline python: steps too', async () => {
     const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/add.py': TOOL, 'tools/report.yaml': 'description: A report.\ntags: [read]\nparameters:\n  sym: { type: string }\npython: |\n  x = {sym}\n  print(x)\n' });
