@@ -4,7 +4,7 @@
 // runtime.mjs (vendor/), so that esbuild does not parse those packages again
 // on every `forge build`. Run by scripts/build-cli.mjs (npm install's prepare) and
 // before the tests.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -15,7 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'runtime-vendor');
 mkdirSync(outDir, { recursive: true });
 // Keep in step with VENDOR_MODULES in stages/vendor-modules.ts.
-const modules = ['mcp', 'mcp-versions', 'a2a', 'ajv', 'libs', 'yaml'];
+const modules = ['mcp', 'a2a', 'ajv', 'libs', 'yaml'];
 /** One CommonJS text, minified, kept in memory (written below). */
 const prebuild = (entry, extra = {}) =>
   esbuild.build({ absWorkingDir: root, entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, legalComments: 'eof', write: false, logLevel: 'error', ...extra });
@@ -29,12 +29,7 @@ for (const [i, name] of modules.entries()) {
   const names = Object.keys(loaded).filter((n) => n !== '__esModule').sort();
   // And what each is: the build may stand a lazy proxy in only for functions and objects.
   const kinds = Object.fromEntries(names.map((n) => [n, loaded[n] === null ? 'null' : typeof loaded[n]]));
-  // A module of plain values only (strings, numbers, lists of them: mcp-versions) is written into the
-  // runtime core as those values, and its code is never shipped or evaluated.
-  const literal = (value) => ['string', 'number', 'boolean'].includes(typeof value) || (Array.isArray(value) && value.every(literal));
-  const values = names.every((n) => literal(loaded[n])) ? Object.fromEntries(names.map((n) => [n, loaded[n]])) : undefined;
-  if (values) rmSync(file);
-  writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ exports: names, kinds, ...(values ? { values } : {}) }) + '\n');
+  writeFileSync(join(outDir, `${name}.json`), JSON.stringify({ exports: names, kinds }) + '\n');
 }
 
 // The `pg` client the same way, compressed: only a process that opens a

@@ -31,7 +31,7 @@ import { CORE_FILE } from '../runtime/core-loader.ts';
 const ENTRY_NAME = 'forge-runtime-entry.ts';
 const BARE_ENTRY_NAME = 'forge-start-entry.ts';
 /** Bump when what a cached core means changes without its entry or inputs changing. */
-const CORE_FORMAT = 6;
+const CORE_FORMAT = 7;
 
 export interface CoreRequest {
   builtins: readonly ProjectTool[];

@@ -19,7 +19,7 @@ import { forgeRoot, runtimeDir } from './forge-paths.ts';
 
 const VENDOR_DIR = join(forgeRoot, 'dist', 'runtime-vendor');
 /** Keep in step with scripts/build-vendor.mjs. */
-const VENDOR_MODULES = ['mcp', 'mcp-versions', 'a2a', 'ajv', 'libs', 'yaml'];
+const VENDOR_MODULES = ['mcp', 'a2a', 'ajv', 'libs', 'yaml'];
 /**
  * Modules evaluated on first USE rather than when the bundle loads: their
  * exports are functions, classes and objects, so each name can be a proxy
@@ -30,10 +30,8 @@ const VENDOR_MODULES = ['mcp', 'mcp-versions', 'a2a', 'ajv', 'libs', 'yaml'];
  * parser is read when the runtime is assembled with YAML tools, but a TS
  * tool's worker and `help` never parse YAML, and evaluating it cost a
  * worker's start about 11 ms. (The protocol SDKs are imported only where
- * they are used: see runtime/vendor/mcp.ts.) A module of plain values (mcp-versions:
- * the MCP protocol versions) is written into the core as those values: its
- * code is neither shipped nor evaluated, and stateless MCP answers without
- * evaluating the MCP SDK (about 50 ms of a replica's first MCP request).
+ * they are used: see runtime/vendor/mcp.ts; stateless MCP needs only the
+ * protocol versions, which runtime/vendor/mcp-versions.ts holds as values.)
  */
 const LAZY_MODULES = new Set(['ajv', 'libs', 'yaml']);
 const LAZY_VALUE = join(runtimeDir, 'vendor', 'lazy-value.ts');
@@ -55,8 +53,6 @@ interface Prebuilt {
   code: string;
   exports: string[];
   lazy: boolean;
-  /** A module of plain values: the values themselves, written into the core (no code of its own is shipped). */
-  values?: Record<string, unknown>;
   /** The file's bytes, read once: the output gets exactly what was hashed. */
   contents?: Buffer;
 }
@@ -67,15 +63,15 @@ export function vendorModules(): VendorModules | undefined {
     const code = join(VENDOR_DIR, `${name}.cjs`);
     const names = join(VENDOR_DIR, `${name}.json`);
     if (!existsSync(names)) continue;
-    const { exports, kinds = {}, values } = JSON.parse(readFileSync(names, 'utf8')) as { exports: string[]; kinds?: Record<string, string>; values?: Record<string, unknown> };
-    if (!values && !existsSync(code)) continue;
+    if (!existsSync(code)) continue;
+    const { exports, kinds = {} } = JSON.parse(readFileSync(names, 'utf8')) as { exports: string[]; kinds?: Record<string, string> };
     const lazy = LAZY_MODULES.has(name) && exports.every((e) => kinds[e] === 'function' || kinds[e] === 'object');
-    prebuilt.set(join(runtimeDir, 'vendor', `${name}.ts`), { name, code, exports, lazy, ...(values ? { values } : {}) });
+    prebuilt.set(join(runtimeDir, 'vendor', `${name}.ts`), { name, code, exports, lazy });
   }
   if (prebuilt.size === 0) return undefined;
   const used = new Set<Prebuilt>();
   return {
-    files: [...prebuilt.values()].flatMap((p) => (p.values ? [p.code.replace(/\.cjs$/, '.json')] : [p.code, p.code.replace(/\.cjs$/, '.json')])),
+    files: [...prebuilt.values()].flatMap((p) => [p.code, p.code.replace(/\.cjs$/, '.json')]),
     plugin: {
       name: 'forge-vendor',
       setup(build) {
@@ -85,10 +81,6 @@ export function vendorModules(): VendorModules | undefined {
         });
         build.onLoad({ filter: /.*/, namespace: 'forge-vendor' }, (args) => {
           const module = prebuilt.get(args.path)!;
-          if (module.values) {
-            const values = module.values;
-            return { contents: module.exports.map((e) => `export const ${e} = ${JSON.stringify(values[e])};`).join('\n'), loader: 'js', resolveDir: runtimeDir };
-          }
           used.add(module);
           module.contents ??= readFileSync(module.code);
           const load = [

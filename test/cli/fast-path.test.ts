@@ -105,22 +105,35 @@ describe('the fast path (a cached build and --version, before the compiled CLI l
     expect(modules.filter((m) => m === 'NativeModule http' || m === 'NativeModule https' || m === 'NativeModule _http_client')).toEqual([]);
   });
 
-  it('serves with forge run without evaluating the MCP SDK (its transports load http2 and TLS): only --stdio loads it', async () => {
+  it('serves REST and stateless MCP with forge run without evaluating the MCP SDK (its schemas, its transports with http2 and TLS): only --stdio loads it', async () => {
     const dir = fixtureProject('basic');
     const modulesFile = join(tempDir(), 'modules.json');
     const probe = join(tempDir(), 'probe.cjs');
-    writeFileSync(probe, `if (process.argv[1]?.endsWith('forge.cjs')) process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(modulesFile)}, JSON.stringify(process.moduleLoadList)));`);
-    const loaded = () => JSON.parse(readFileSync(modulesFile, 'utf8')) as string[];
+    // zod (the SDK's message schemas) reads each schema's _zod as it builds it: a getter on Object.prototype sees the first.
+    writeFileSync(
+      probe,
+      `if (process.argv[1]?.endsWith('forge.cjs')) {
+        let zod = false;
+        Object.defineProperty(Object.prototype, '_zod', { get() { zod = true; return undefined; }, set(value) { Object.defineProperty(this, '_zod', { value, writable: true, configurable: true }); }, configurable: true });
+        process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(modulesFile)}, JSON.stringify({ modules: process.moduleLoadList, zod })));
+      }`,
+    );
+    const loaded = () => JSON.parse(readFileSync(modulesFile, 'utf8')) as { modules: string[]; zod: boolean };
     const agent = await startAgentProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), 'run', '--dev', '--port', '0', '--no-auth'], { cwd: dir });
     const res = await fetch(`${agent.url}/tools/ts_execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sentence": "a b"}' });
     expect(await res.json()).toMatchObject({ value: { reversed: 'b a' } });
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } };
+    const mcp = await fetch(`${agent.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+    expect(await mcp.text()).toContain('"protocolVersion":"2025-06-18"');
     expect(await agent.stop()).toBe(0);
-    expect(loaded()).toContain('NativeModule http');
-    expect(loaded().filter((m) => m === 'NativeModule http2' || m === 'NativeModule tls')).toEqual([]);
+    expect(loaded().modules).toContain('NativeModule http');
+    expect(loaded().modules.filter((m) => m === 'NativeModule http2' || m === 'NativeModule tls')).toEqual([]);
+    expect(loaded().zod).toBe(false);
     // --stdio serves MCP through the SDK (stdin closed: it starts, then stops).
     const stdio = await runProcess(process.execPath, ['--require', probe, join(repoRoot, 'bin', 'forge.cjs'), 'run', '--stdio'], { cwd: dir });
     expect(stdio.code, stdio.stderr).toBe(0);
-    expect(loaded()).toContain('NativeModule http2');
+    expect(loaded().modules).toContain('NativeModule http2');
+    expect(loaded().zod).toBe(true);
   });
 
   it('loads no Node module for a cached build or --version that a bare node start does not (no node:module on Node 20, no vm, os, tty, streams, crypto or util)', async () => {

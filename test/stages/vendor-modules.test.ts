@@ -21,7 +21,6 @@ describe('the prebuilt vendor modules in a build', () => {
     const plainText = readFileSync(join(plain, '.forge-output', 'forge-runtime.cjs'), 'utf8');
     const yamlText = readFileSync(join(withYaml, '.forge-output', 'forge-runtime.cjs'), 'utf8');
     const vendorFiles = (project: string) => readdirSync(join(project, '.forge-output', 'vendor')).sort();
-    // The protocol versions (mcp-versions) are written into the core as values: no file of their own.
     expect(vendorFiles(plain)).toEqual(['a2a.cjs', 'ajv.cjs', 'libs.cjs', 'mcp.cjs']);
     expect(vendorFiles(withYaml)).toEqual(['a2a.cjs', 'ajv.cjs', 'libs.cjs', 'mcp.cjs', 'yaml.cjs']);
     // The runtime core loads them from there, and carries none of their code.
