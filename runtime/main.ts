@@ -464,8 +464,9 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
  * compiles as it starts and meets its first requests, with none of a start's side effects (no sandbox
  * probed, no MCP server reached, no state written, nothing listened on), so that the code caches it
  * writes as it ends hold that, not only the core's top level (README: "The runtime core compiled once per
- * bundle and Node" has the figures). Best effort: a step that fails (a tool schema the validator cannot
- * compile, which a call reports as FORGE_SCHEMA_INVALID) warms less, and never fails the image's build.
+ * bundle and Node" has the figures). Its steps are best effort: one that fails (a tool schema the validator cannot compile, which a call
+ * reports as FORGE_SCHEMA_INVALID) warms less and does not fail the image's build. A bundle serve would
+ * refuse to start (its agent.json unreadable, its runtime not assembled) fails it, as serve would fail.
  */
 async function warmCommand({ registry, bundleFile }: StartedRuntime): Promise<number> {
   const step = (work: () => unknown) => {
@@ -479,7 +480,7 @@ async function warmCommand({ registry, bundleFile }: StartedRuntime): Promise<nu
   const { verifyBundle } = await import('./verify/verify-bundle.ts');
   step(() => verifyBundle(dirname(bundleFile)));
   // What serve imports, and the protocol endpoints (with the A2A SDK) a first /a2a or /mcp request loads.
-  await Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts'), import('./server/public-url.ts'), import('./server/protocol-endpoints.ts')]);
+  await Promise.all([serverModules(), import('./server/protocol-endpoints.ts')]);
   // ajv and the argument validators' compiler, as a first call brings them: one tool's validator, run on nothing.
   const [{ checkArguments }, { checkedInputSchema }] = await Promise.all([import('./tools/validation.ts'), import('./tools/local-schema.ts')]);
   const first = registry.list()[0];
@@ -487,13 +488,19 @@ async function warmCommand({ registry, bundleFile }: StartedRuntime): Promise<nu
   return 0;
 }
 
+/**
+ * What `serve` imports (and `__warm` compiles): the servers, and the protocol SDKs they load, are imported only
+ * when serving, so `call`, `tools` and tool workers start without them.
+ */
+function serverModules() {
+  return Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts'), import('./server/public-url.ts')]);
+}
+
 async function serveCommand(runtime: StartedRuntime): Promise<number> {
   const { manifest, registry, workDir, values, log, http, logFormat } = runtime;
   const port = runtime.port ?? manifest.server?.port ?? 8080;
   const host = runtime.host ?? '127.0.0.1';
-  // The servers (and the protocol SDKs they load) are imported only when
-  // serving: `call`, `tools` and tool workers start without them.
-  const [{ serveAgent, stopOnSignals }, { routeConsoleToLog }, { publicUrlSetting }] = await Promise.all([import('./server/serve.ts'), import('./server/sdk-console.ts'), import('./server/public-url.ts')]);
+  const [{ serveAgent, stopOnSignals }, { routeConsoleToLog }, { publicUrlSetting }] = await serverModules();
   routeConsoleToLog(log);
   const running = await serveAgent({
     manifest,

@@ -113,6 +113,10 @@ export interface HttpStream {
   close(): void;
 }
 
+/** node:http and node:https once loaded (the client's first request of each kind loads them). */
+let nodeHttp: typeof import('node:http') | undefined;
+let nodeHttps: typeof import('node:https') | undefined;
+
 export class HttpError extends ForgeError {
   declare readonly code: 'FORGE_HTTP_TIMEOUT' | 'FORGE_HTTP_REDIRECTS' | 'FORGE_HTTP_REFUSED' | 'FORGE_HTTP_URL' | 'FORGE_HTTP_NETWORK' | 'FORGE_HTTP_ABORTED';
   constructor(message: string, code: HttpError['code']) {
@@ -288,8 +292,8 @@ export class HttpClient {
     // bundle's start, and many agents serve without ever calling out over HTTPS. node:http
     // at the first HTTP one: a process that runs a tool and calls nothing (`forge tool run`,
     // a tool worker) never loads it.
-    const tls = https ? await import('node:https') : undefined;
-    const http = tls ?? (await import('node:http'));
+    const tls = https ? (nodeHttps ??= await import('node:https')) : undefined;
+    const http = tls ?? (nodeHttp ??= await import('node:http'));
     if (this.poolGeneration !== this.shared.generation) {
       // A request still running on an old connection finishes there; none starts on one.
       this.pools = {};

@@ -23,7 +23,11 @@ import { vendorCodeCache } from './vendor-code-cache.ts';
 
 const HINT = 'deploy the whole build output (forge build writes vendor/ beside runtime.mjs), or rebuild';
 
-/** What each module's cache did, written (where it was missing or refused) and said with FORGE_VERBOSE as the process exits. */
+/**
+ * What each module's cache did, said with FORGE_VERBOSE as the process exits, and written where it was
+ * missing or refused if the process succeeded (as the core's is: main.ts): a run that failed part way has
+ * compiled less, and its cache would stand in the way of one that holds more.
+ */
 const loads: { path: string; cache: CachedModule['cache']; save(): void }[] = [];
 
 function vendorCachesDone(writes: boolean): void {
@@ -49,7 +53,7 @@ export function loadVendorFile(path: string, sha256: string, bundleUrl: string):
   const codeCache = vendorCodeCache();
   const loaded = loadCheckedWithContentCache(file, code, sha256, codeCache?.dir);
   if (codeCache) {
-    if (loads.length === 0) process.once('exit', () => vendorCachesDone(codeCache.writes));
+    if (loads.length === 0) process.once('exit', (code) => vendorCachesDone(codeCache.writes && code === 0));
     loads.push({ path, cache: loaded.cache, save: loaded.save });
   }
   return loaded.exports as Record<string, unknown>;

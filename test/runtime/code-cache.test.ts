@@ -307,3 +307,23 @@ describe('forge before it is compiled', () => {
     expect(await run()).toEqual(expected); // the fast path, but not the CLI
   });
 });
+
+describe('a checked module (a bundle vendor file, loadCheckedWithContentCache)', () => {
+  it('runs the bytes its caller checked, not what the file holds by then, with a cache folder and without', async () => {
+    const { loadCheckedWithContentCache } = await import('../../runtime/code-cache.ts');
+    const { createHash } = await import('node:crypto');
+    for (const cacheDir of [tempDir('forge-vendor-cache-'), undefined]) {
+      const dir = tempDir();
+      const file = join(dir, 'module.cjs');
+      const checked = Buffer.from("module.exports = 'checked';\n");
+      // Swapped on disk after the check, with the same length (V8 would take a cache made from either for the other).
+      writeFileSync(file, "module.exports = 'swapped';\n");
+      const sha256 = createHash('sha256').update(checked).digest('hex');
+      const loaded = loadCheckedWithContentCache(file, checked, sha256, cacheDir);
+      expect(loaded.exports).toBe('checked');
+      loaded.save();
+      // And the cache it wrote serves those bytes again.
+      expect(loadCheckedWithContentCache(file, checked, sha256, cacheDir).exports).toBe('checked');
+    }
+  });
+});

@@ -192,6 +192,9 @@ describe("the prebuilt vendor modules' code caches", () => {
 
   it('are written by the run that first loads a module, as it exits, and used by the next, which works as the first did', async () => {
     const { bundle } = deployBundle(project);
+    // A call that fails (arguments refused, exit 1) loaded ajv too, but compiled less than a call that runs: it writes nothing.
+    expect(await vendorRun(bundle, ['call', 'shout', '{"text": 3}'])).toMatchObject({ code: 1, vendor: { 'ajv.cjs': 'missing' } });
+    expect(cacheFiles(bundle, 'ajv.cjs')).toEqual([]);
     // A call's arguments are checked by ajv (vendor/ajv.cjs), loaded at that first check.
     const first = await vendorRun(bundle, ['call', 'shout', '{"text": "hi"}']);
     expect(first).toMatchObject({ code: 0, stdout: 'shouted: HI\n', vendor: { 'ajv.cjs': 'missing' } });
