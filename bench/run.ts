@@ -61,8 +61,8 @@ try {
     rmSync(join(dir, '.forge'), { recursive: true, force: true });
     rmSync(join(dir, '.forge-output'), { recursive: true, force: true });
   };
-  // Cold: the project's cache and output gone. Forge's machine-wide cache keeps the runtime core and the
-  // parsed docstrings, as GOCACHE keeps Go's standard library and compiled packages; "coldest" empties that too. Each round runs every command
+  // Cold: the project's cache and output gone. Forge's machine-wide cache keeps the runtime core, the
+  // parsed docstrings and the Python check's findings, as GOCACHE keeps Go's standard library and compiled packages; "coldest" empties that too. Each round runs every command
   // once, baselines included, so that a ratio's two sides see the same machine.
   const build = (before?: () => void, repeat?: number) => ({ command: node, args: [forgeBin, 'build', '--prod'], before, env: { FORGE_CACHE_DIR: forgeCache }, repeat });
   timeInterleaved({ cwd: dir, rounds: 1 }, { fill: build(clean) }); // fills Forge's cache
