@@ -19,6 +19,7 @@ export interface CodeInfo {
 export const DIAGNOSTIC_CODES = {
   FORGE_ADAPTER_SCHEMA: { severity: 'warning', when: 'run', meaning: "an adapter tool's schema is past 128 KB of JSON; it is not checked locally (compiling it would hold the agent's thread), the service checks its own input" },
   FORGE_ADAPTER_PATTERN: { severity: 'warning', when: 'run', meaning: 'an adapter tool\'s schema has a pattern only the backtracking engine runs (a backreference, a lookaround, \\p{…}); it is not checked locally, the service checks its own input' },
+  FORGE_AGENT_JSON: { severity: 'error', when: 'run', meaning: "the bundle's agent.json is not JSON, or not a manifest any command can read (not an object, tools not a list of named tools): edited by hand or damaged; rebuild it" },
   FORGE_AGENT_BUSY: { severity: 'error', when: 'run', meaning: 'too many A2A turns run or wait for their conversation in this process (FORGE_MAX_TURNS, default 256): a message is refused at once (JSON-RPC -32000) until one ends' },
   FORGE_API_AUTH: { severity: 'error', when: 'run', meaning: 'an OpenAPI operation\'s credentials are missing or unusable' },
   FORGE_API_BASE_URL: { severity: 'error', when: 'build', meaning: 'the OpenAPI document of API ... names no server' },
@@ -141,6 +142,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_INSTALL_SOURCE: { severity: 'error', when: 'build', meaning: 'a source for forge tool install cannot be fetched or read' },
   FORGE_INSTALL_VERSION: { severity: 'error', when: 'build', meaning: 'a dependency\'s version does not satisfy the range a tool asks for' },
   FORGE_INTERNAL: { severity: 'error', when: 'run', meaning: 'the request failed inside the agent; see its log' },
+  FORGE_JSON_QUERY_LIMIT: { severity: 'error', when: 'run', meaning: "json_parse's JMESPath query would make more than its budget allows (about two million items, a 16 MB string or three million steps, scaled up for a text past a megabyte): stopped before it could hold the agent's thread or exhaust its memory" },
   FORGE_JSON_QUERY: { severity: 'error', when: 'run', meaning: 'invalid JMESPath query ...: ...' },
   FORGE_JSON_SYNTAX: { severity: 'error', when: 'run', meaning: 'the text is not valid JSON' },
   FORGE_JSON_TOO_DEEP: { severity: 'error', when: 'run', meaning: 'the JSON body nests deeper than the server accepts' },

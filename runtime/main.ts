@@ -18,6 +18,7 @@ import { codedLine, error, ForgeError, formatDiagnostic, warning, type Diagnosti
 import { diagnosticJson, jsonDocument, toolFailureJson, writeFailureJson } from './failure-json.ts';
 import { exitQuietlyOnClosedPipe } from './closed-pipe.ts';
 import type { AgentManifest } from './manifest.ts';
+import { readManifest } from './manifest-read.ts';
 import { nodeLineWarning } from './node-lines.ts';
 import type { AdapterModules } from './tools/adapters/adapter-runtime.ts';
 import type { BuiltinDefinition } from './tools/builtin/define.ts';
@@ -347,7 +348,13 @@ async function openBundle(contents: BundleContents, invocation: Invocation): Pro
   const bundleFile = fileURLToPath(contents.bundleUrl);
   const manifestFile = join(dirname(bundleFile), 'agent.json');
   const manifestText = readFileSync(manifestFile, 'utf8');
-  const manifest = JSON.parse(manifestText) as AgentManifest;
+  const read = readManifest(manifestText, relative(process.cwd(), manifestFile) || manifestFile);
+  if ('problem' in read) {
+    writeFailureJson(invocation.values.json, [read.problem]);
+    invocation.problem(formatDiagnostic(read.problem), 'error', read.problem);
+    return 1;
+  }
+  const { manifest } = read;
   // A usage mistake is said before what the machine lacks (Python packages, a work dir): it is the first thing to fix.
   const host = command === 'serve' ? (invocation.values.host ?? (process.env.FORGE_HOST?.trim() || undefined) ?? manifest.server?.host ?? '127.0.0.1') : undefined;
   if (host !== undefined && invocation.values['no-auth'] && !LOOPBACK_HOSTS.has(host)) {
@@ -431,8 +438,9 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
   // A rule that matches none of the agent's tools, as forge tool run and forge build say: a misspelt --auto-deny of one of them is refused before anything runs.
   // agent.json's own rules too, as the build checked forge.yaml's: the bundle runs agent.json as it finds it.
   const [{ unmatchedOptionRules }, { checkManifestApproval }] = await Promise.all([import('./tools/unmatched-rules.ts'), import('./tools/manifest-approval-check.ts')]);
+  const inManifest = checkManifestApproval(manifest, relative(process.cwd(), bundle.manifestFile) || bundle.manifestFile, bundle.manifestText);
   const unmatched = [
-    ...checkManifestApproval(manifest, relative(process.cwd(), bundle.manifestFile) || bundle.manifestFile, bundle.manifestText),
+    ...inManifest,
     ...unmatchedOptionRules(manifest.tools, manifest.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] }),
   ];
   // A warning call --json keeps for its document; the rest is said now.
@@ -442,7 +450,8 @@ async function startRuntime(contents: BundleContents, bundle: OpenedBundle): Pro
   unmatched.forEach(say);
   if (unmatched.some((d) => d.severity === 'error')) {
     writeFailureJson(values.json, refusal(unmatched));
-    return 2;
+    // A mistake in agent.json is the bundle's, not the command line's: a usage error (2) only for --auto-approve/--auto-deny.
+    return inManifest.some((d) => d.severity === 'error') ? 1 : 2;
   }
   const built = await bundle.assembleRuntime({ manifest, workDir }, bundle.bundleCodeSource(contents, bundleFile), {
     log,

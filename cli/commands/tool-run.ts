@@ -185,13 +185,15 @@ async function runTool(argv: string[], probeUnneeded: AbortSignal): Promise<numb
   }
   // A rule that matches no tool, as forge build says: a misspelt auto_deny of a tool the project has is refused before anything runs.
   // forge.yaml's rules too: the tool's sub-calls go through them as they would in the agent.
+  const inConfig = checkApprovalRules(project.config, project.tools);
   const unmatched = [
-    ...checkApprovalRules(project.config, project.tools),
+    ...inConfig,
     ...unmatchedOptionRules(project.tools.map((t) => t.spec), project.config.emergent !== undefined, { autoApprove: values['auto-approve'], autoDeny: values['auto-deny'] }, CATALOG.map((entry) => entry.name)),
   ];
   if (hasErrors(unmatched)) {
     refuse(unmatched);
-    return 2;
+    // A mistake in forge.yaml fails as forge run and forge build fail on it; only the command line's own is a usage error.
+    return hasErrors(inConfig) ? 1 : 2;
   }
   say(unmatched);
   const shown: ShownCommand[] = [];

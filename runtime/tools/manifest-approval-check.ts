@@ -12,7 +12,8 @@
  * what the start loads already, and agent.json's text is searched for a
  * line only to place a problem.
  */
-import { error, type Diagnostic, type Location } from '../diagnostics.ts';
+import { error, type Diagnostic } from '../diagnostics.ts';
+import { locateInJson } from '../manifest-read.ts';
 import { isRule, parseRule } from '../guard/approval-rules.ts';
 import type { AgentManifest } from '../manifest.ts';
 import { approvalRuleCheck, type RuleList } from './unmatched-rules.ts';
@@ -40,7 +41,8 @@ export function checkManifestApproval(manifest: Pick<AgentManifest, 'approval' |
   for (const list of LISTS) {
     const texts = section[list];
     if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) {
-      problems.push(error('FORGE_APPROVAL_RULE', `agent.json's approval.${list} is not a list of rules`, at(list), `a rule looks like tag:read, name:file_read or category:custom; ${REBUILD}`));
+      const problem = texts === undefined ? `agent.json's approval has no ${list} list` : `agent.json's approval.${list} is not a list of rules`;
+      problems.push(error('FORGE_APPROVAL_RULE', problem, texts === undefined ? at() : at(list), `a rule looks like tag:read, name:file_read or category:custom; ${REBUILD}`));
       continue;
     }
     for (const text of texts as string[]) {
@@ -54,22 +56,4 @@ export function checkManifestApproval(manifest: Pick<AgentManifest, 'approval' |
   // checked those), so one is reported only when it is a slip from one of the bundle's tools.
   const check = approvalRuleCheck(manifest.tools, manifest.emergent !== undefined, 'unknown');
   return rules.flatMap(({ list, text }) => check(list, text, `agent.json's ${list}`, at(list, JSON.stringify(text))) ?? []);
-}
-
-/**
- * Where the last of `path` is in agent.json's text: each key (`"approval":`) or quoted value found after the
- * one before it. Right for the file the build writes (one rule a line); a place near enough otherwise.
- */
-function locateInJson(file: string, text: string, path: readonly string[]): Location {
-  let offset = 0;
-  for (const [i, step] of path.entries()) {
-    const needle = step.startsWith('"') ? step : `"${step}"`;
-    const found = text.indexOf(needle, offset);
-    if (found < 0) break;
-    offset = i === path.length - 1 ? found : found + needle.length;
-  }
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return { file, line, column, lineText: text.split('\n')[line - 1] };
 }

@@ -58,12 +58,13 @@ describe("the bundle's start checks agent.json's approval rules", () => {
   it('refuses to start with an auto_deny rule one slip from a tool it has, which would run unrefused', async () => {
     const text = editApproval({ auto_approve: ['tag:read'], auto_deny: ['name:file_wrte'] });
     const { code, stderr } = await writeCall();
-    expect(code, stderr).toBe(2);
+    // agent.json's mistake, not the command line's: a failure (1), not a usage error.
+    expect(code, stderr).toBe(1);
     expect(stderr).toContain(`agent.json:${place(text, '"name:file_wrte"')} FORGE_APPROVAL_UNMATCHED agent.json's auto_deny rule "name:file_wrte" matches no tool: no tool is named "file_wrte", so "file_write" is not refused`);
     expect(stderr).toContain('did you mean "name:file_write"?');
     expect(existsSync(join(project, 'written.txt'))).toBe(false);
     const listed = await runProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'tools'], { cwd: project, env: { FORGE_VERIFY: 'off' } });
-    expect(listed.code, listed.stderr).toBe(2);
+    expect(listed.code, listed.stderr).toBe(1);
     expect(listed.stderr).toContain('FORGE_APPROVAL_UNMATCHED agent.json\'s auto_deny rule "name:file_wrte"');
   });
 
@@ -72,11 +73,12 @@ describe("the bundle's start checks agent.json's approval rules", () => {
     ['a rule that does not parse', { auto_approve: ['tag:read'], auto_deny: ['file_write'] }, '"file_write"', `agent.json's approval.auto_deny: "file_write" is not an approval rule`, 'rules look like tag:read'],
     ['a list that is not a list', { auto_approve: ['tag:read'], auto_deny: 'name:file_write' }, '"auto_deny"', `agent.json's approval.auto_deny is not a list of rules`, 'a rule looks like tag:read'],
     ['a rule that is not text', { auto_approve: ['tag:read'], auto_deny: [7] }, '"auto_deny"', `agent.json's approval.auto_deny is not a list of rules`, 'a rule looks like tag:read'],
+    ['a list left out', { auto_approve: ['tag:read'] }, '"approval"', `agent.json's approval has no auto_deny list`, 'a rule looks like tag:read'],
     ['no approval section', null, '"approval"', `agent.json's "approval" is not an object with auto_approve and auto_deny`, 'run forge build'],
   ])('refuses to start with %s, with a code and a hint', async (_, approval, needle, message, hint) => {
     const text = editApproval(approval);
     const { code, stderr } = await writeCall();
-    expect(code, stderr).toBe(2);
+    expect(code, stderr).toBe(1);
     expect(stderr).toContain(`agent.json:${place(text, needle)} FORGE_APPROVAL_RULE ${message}`);
     expect(stderr).toContain(`(${hint}`);
     expect(stderr).not.toMatch(/\n\s+at /);

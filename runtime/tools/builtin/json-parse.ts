@@ -1,14 +1,14 @@
-import { search } from '@jmespath-community/jmespath';
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
 import { findJsonSyntaxError } from './json/json-syntax.ts';
+import { boundedSearch, QueryBudgetExceeded } from './json/bounded-query.ts';
 
 export default defineBuiltin({
   spec: {
     name: 'json_parse',
     description: [
       'Parse JSON text, optionally select part of it with a JMESPath query (the JMESPath Community Edition: e.g. `items[?price > `10`].name`, `length(users)`, `sort_by(items, &date)[-1]`), and pretty-print the result.',
-      'Returns `value` (the parsed or selected data) and `pretty` (it as indented JSON, `indent` spaces, default 2). Invalid JSON is an error giving the line and column; an invalid query is an error naming the problem.',
+      'Returns `value` (the parsed or selected data) and `pretty` (it as indented JSON, `indent` spaces, default 2). Invalid JSON is an error giving the line and column; an invalid query is an error naming the problem; a query that would make more than about two million items or a 16 MB string (more for a text past a megabyte) is stopped with an error.',
     ].join('\n'),
     category: 'builtin',
     tags: ['read'],
@@ -39,8 +39,11 @@ export default defineBuiltin({
       }
       if (query !== undefined) {
         try {
-          value = search(value as never, query);
+          value = boundedSearch(value, query, text.length);
         } catch (err) {
+          if (err instanceof QueryBudgetExceeded) {
+            return fail('FORGE_JSON_QUERY_LIMIT', `JMESPath query "${query}" stopped: ${err.message}`, 'select less: filter ([?…]) before projecting, or split the work into several calls');
+          }
           return fail('FORGE_JSON_QUERY', `invalid JMESPath query "${query}": ${(err as Error).message}`, 'see jmespath.site for the syntax; literals go in backticks, e.g. [?age > `30`]');
         }
       }
