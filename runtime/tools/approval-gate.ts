@@ -46,7 +46,7 @@ export async function checkApproval(
   if (verdict.decision === 'deny') {
     return {
       ok: false,
-      result: fail('FORGE_TOOL_DENIED', `tool "${tool.name}" is refused by the approval rule "${verdict.rule}"${calledBy}`, 'auto-deny rules come from approval.auto_deny in forge.yaml and --auto-deny; they always win'),
+      result: fail('FORGE_TOOL_DENIED', `tool "${tool.name}" is refused by the approval rule "${verdict.rule}"${calledBy}`, "auto-deny rules come from approval.auto_deny in forge.yaml (a built bundle: agent.json's) and --auto-deny; they always win"),
     };
   }
   const coversSubCalls = frame.covered || single;
@@ -61,7 +61,8 @@ export async function checkApproval(
       result: fail(
         'FORGE_APPROVAL_REQUIRED',
         `tool "${tool.name}" needs a person's confirmation (${reason}) and there is no one to ask${frame.chain.length ? `; it was called by ${frame.chain.join(' → ')}` : ''}`,
-        'add a rule to approval.auto_approve in forge.yaml; from a terminal, forge tool run asks (or --yes approves such calls)',
+        // Said wherever the call came from (the project, a built bundle, a client of the server): each way that approves it.
+        "add a rule to approval.auto_approve in forge.yaml (a built bundle: agent.json's, or --auto-approve); from a terminal, forge tool run and the bundle's call ask, and --yes approves such calls",
       ),
     };
   }

@@ -490,7 +490,7 @@ describe('approval from the command line', () => {
     const refused = await forge(['tool', 'run', 'each'], dir, scopes().env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('FORGE_APPROVAL_REQUIRED');
-    expect(refused.stderr).toContain('hint: add a rule to approval.auto_approve in forge.yaml; from a terminal, forge tool run asks (or --yes approves such calls)');
+    expect(refused.stderr).toContain("hint: add a rule to approval.auto_approve in forge.yaml (a built bundle: agent.json's, or --auto-approve); from a terminal, forge tool run and the bundle's call ask, and --yes approves such calls");
     expect(written(dir)).toBe('');
     const yes = await forge(['tool', 'run', 'each', '--yes'], dir, scopes().env);
     expect(yes.code, yes.stderr).toBe(0);

@@ -138,6 +138,8 @@ describe('the registry applies the policy', () => {
     const r = registryWith([tool('writer', ['write'])]);
     const result = await r.execute('writer', {});
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_APPROVAL_REQUIRED', hint: expect.stringContaining('--yes') } });
+    // Said wherever the call came from: a deployed bundle has no forge.yaml and no forge command, so its own ways are named too.
+    expect(result).toMatchObject({ error: { hint: expect.stringMatching(/forge\.yaml \(a built bundle: agent\.json's, or --auto-approve\).*forge tool run and the bundle's call ask/) } });
   });
 
   it('lets auto-deny refuse even a call the person asked for', async () => {
@@ -145,6 +147,7 @@ describe('the registry applies the policy', () => {
     const r = registryWith([tool('writer', ['write'])], ApprovalPolicy.create(undefined, { autoDeny: ['name:writer'] }));
     const result = await r.execute('writer', {}, { approver, approved: true });
     expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_DENIED', message: 'tool "writer" is refused by the approval rule "name:writer"' } });
+    expect(result).toMatchObject({ error: { hint: expect.stringContaining("forge.yaml (a built bundle: agent.json's) and --auto-deny") } });
     expect(approver.asked).toEqual([]);
   });
 
