@@ -45,12 +45,13 @@ export async function run(argv: string[]): Promise<number> {
     return reportFailure(values.json, 'FORGE_FILE_EXISTS', `${existing} already exists; not overwriting it`, `this is a project already (forge tool list, forge build)${elsewhere}`);
   }
   const source = join(templatesDir, 'init');
-  const files = filesUnder(source)
-    .map((from) => {
-      const rel = relative(source, from);
-      return { from, to: join(dir, RENAMES[rel] ?? rel) };
-    })
-    .filter(({ to }) => !existsSync(to)); // never overwrite a user's file
+  const template = filesUnder(source).map((from) => {
+    const rel = relative(source, from);
+    return { from, to: join(dir, RENAMES[rel] ?? rel), there: existsSync(join(dir, RENAMES[rel] ?? rel)) };
+  });
+  // Never overwrite a user's file: the ones already there are kept, and said to be.
+  const files = template.filter(({ there }) => !there);
+  const kept = template.filter(({ there }) => there).map(({ to }) => to);
   // A file where the project needs a directory (DIR itself, or its tools/) is said before anything is written.
   const blocked = [...new Set(files.map(({ to }) => dirname(to)))].map(fileInTheWay).find((path) => path !== undefined);
   if (blocked) {
@@ -65,17 +66,25 @@ export async function run(argv: string[]): Promise<number> {
   }
   const written = outcome.written;
   const shownFiles = written.map((file) => relative(process.cwd(), file));
+  const shownKept = kept.map((file) => relative(process.cwd(), file));
   if (values.json) {
     // forge init warns of nothing today; `warnings` is there as in every command's document.
-    process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: shownFiles, warnings: [] }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ok: true, agent_id: agentId, files: shownFiles, kept: shownKept, warnings: [] }, null, 2) + '\n');
     return 0;
   }
   // An id made from the directory's name is said to be one: "My Agent" is not what forge.yaml holds.
   const from = derived !== undefined && derived !== basename(dir) ? c.dim(` (the agent id, from the directory name "${basename(dir)}"; --id sets another)`) : '';
-  process.stdout.write(`${c.green('✓')} created ${c.bold(agentId)}${from}\n${shownFiles.map((f) => `  ${f}`).join('\n')}\n\nnext:\n`);
+  process.stdout.write(`${c.green('✓')} created ${c.bold(agentId)}${from}\n${shownFiles.map((f) => `  ${f}`).join('\n')}\n`);
+  if (shownKept.length) {
+    process.stdout.write(`${c.yellow('!')} kept what was already there (forge init overwrites nothing):\n${shownKept.map((f) => `  ${f}`).join('\n')}\n`);
+    if (kept.includes(join(dir, '.gitignore'))) process.stdout.write(`  add .forge-output/, .forge-image/ and .forge/ to ${shownKept.find((f) => f.endsWith('.gitignore'))}: forge build and forge package write there\n`);
+  }
+  process.stdout.write('\nnext:\n');
   const cd = relative(process.cwd(), dir);
   if (cd) process.stdout.write(`  cd ${shellQuote(cd)}\n`);
-  process.stdout.write('  forge tool list\n  forge tool run greet --param name=Ada\n  forge build --prod\n');
+  // The sample tool's run only when it is the sample: a file of the user's by that name may take other parameters.
+  const greetWritten = written.includes(join(dir, 'tools', 'greet.py'));
+  process.stdout.write(`  forge tool list\n${greetWritten ? '  forge tool run greet --param name=Ada\n' : ''}  forge build --prod\n`);
   return 0;
 }
 

@@ -476,6 +476,33 @@ describe('forge init', () => {
     expect(stdout).toContain(`  cd 'My Agent'\\''s'\n`);
   });
 
+  it("keeps a user's files where the project's would go, says which, and suggests only what works", async () => {
+    const parent = tempDir();
+    const dir = join(parent, 'ex');
+    mkdirSync(join(dir, 'tools'), { recursive: true });
+    writeFileSync(join(dir, 'tools', 'greet.py'), 'MY OWN CODE\n');
+    writeFileSync(join(dir, '.gitignore'), 'keep\n');
+    const init = await forge(['init', 'ex'], parent);
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'tools', 'greet.py'), 'utf8')).toBe('MY OWN CODE\n');
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('keep\n');
+    const kept = init.stdout.slice(init.stdout.indexOf('kept what was already there (forge init overwrites nothing):\n'));
+    expect(kept).toContain(`\n  ${join('ex', 'tools', 'greet.py')}\n`);
+    expect(kept).toContain(`\n  ${join('ex', '.gitignore')}\n`);
+    expect(init.stdout.indexOf('kept what')).toBeGreaterThan(0);
+    expect(init.stdout).toContain(`  add .forge-output/, .forge-image/ and .forge/ to ${join('ex', '.gitignore')}`);
+    expect(init.stdout).toContain('  forge tool list\n');
+    expect(init.stdout).not.toContain('forge tool run greet');
+    const other = join(parent, 'other');
+    mkdirSync(join(other, 'tools'), { recursive: true });
+    writeFileSync(join(other, 'tools', 'word_count.ts'), '// mine\n');
+    const json = await forge(['init', 'other', '--json'], parent);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, kept: [join('other', 'tools', 'word_count.ts')], files: expect.arrayContaining([join('other', 'tools', 'greet.py')]) });
+    const plain = await forge(['init', 'fresh'], parent);
+    expect(plain.stdout).not.toContain('kept');
+    expect(plain.stdout).toContain('forge tool run greet --param name=Ada');
+  });
+
   it('does not overwrite an existing project', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'forge.yaml'), 'mine');
