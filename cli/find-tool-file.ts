@@ -24,6 +24,8 @@ export interface ToolFileSearch {
   builtin?: boolean;
   /** Every name in the scopes searched, for a suggestion. */
   names: string[];
+  /** Those of them that are YAML tool files (what `forge tool remove` removes). */
+  yamlNames: string[];
 }
 
 /** `scopeOption` (--scope) and a `scope/` prefix on the name must agree. */
@@ -38,26 +40,30 @@ export function scopeOf(reference: string, scopeOption: string | undefined): { n
 
 export async function findToolFile(name: string, scopes: readonly ScopeName[], project: Project | undefined): Promise<ToolFileSearch> {
   const names: string[] = [];
+  const yamlNames: string[] = [];
   const shared = ToolScope.shared();
   for (const scope of scopes) {
     if (scope === 'local') {
       const local = project?.tools.filter((t) => !t.scope) ?? [];
       names.push(...local.map((t) => t.spec.name));
+      yamlNames.push(...local.filter((t) => t.file && (t.spec.source?.kind ?? 'yaml') === 'yaml').map((t) => t.spec.name));
       const tool = local.find((t) => t.spec.name === name);
-      if (tool && !tool.file) return { builtin: true, names };
-      if (tool?.file) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: tool.spec.source?.kind ?? 'yaml' }, names };
+      if (tool && !tool.file) return { builtin: true, names, yamlNames };
+      if (tool?.file) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: tool.spec.source?.kind ?? 'yaml' }, names, yamlNames };
       continue;
     }
+    // The user and global scopes hold YAML tool files only.
     const tools = await shared[scope].list();
     names.push(...tools.map((t) => t.name));
+    yamlNames.push(...tools.map((t) => t.name));
     const tool = tools.find((t) => t.name === name);
-    if (tool) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: 'yaml' }, names };
+    if (tool) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: 'yaml' }, names, yamlNames };
   }
-  return { names };
+  return { names, yamlNames };
 }
 
-/** The hint for a name no scope searched has: the one it likely meant, else the tools that are there. */
-export function toolsThereHint(name: string, names: readonly string[]): string {
+/** The hint for a name no scope searched has: the one it likely meant, else the tools that are there (`kind`: which tools, as "YAML tools"). */
+export function toolsThereHint(name: string, names: readonly string[], kind = 'tools'): string {
   const unique = [...new Set(names)].sort();
-  return didYouMean(name, unique) ?? (unique.length ? `the tools there: ${someNames(unique)}` : 'there are no tools there');
+  return didYouMean(name, unique) ?? (unique.length ? `the ${kind} there: ${someNames(unique)}` : `there are no ${kind} there`);
 }

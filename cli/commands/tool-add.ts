@@ -91,7 +91,8 @@ export async function run(argv: string[]): Promise<number> {
   if (!args.json) printDiagnostics(checked.diagnostics);
   const refuse = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(args.json, code, message, hint, checked.diagnostics);
   const firstError = checked.diagnostics.find((d) => d.severity === 'error');
-  if (firstError) return refuse(firstError.code, `${args.name} was not added: the tool has errors`);
+  // The places above are in the file as it would have been written: nothing was.
+  if (firstError) return refuse(firstError.code, `${args.name} was not added: the tool has errors (placed above in ${shown} as it would be; nothing was written)`);
   if (localNames?.has(args.name)) return refuse('FORGE_TOOL_COLLISION', `the project already has a tool named "${args.name}"`, 'choose another name');
   const existing = [file, file.replace(/\.yaml$/, '.yml')].find((f) => existsSync(f));
   if (!args.force && existing) return refuse('FORGE_FILE_EXISTS', `${existing === file ? shown : shown.replace(/\.yaml$/, '.yml')} already exists`, 'pass --force to replace it');

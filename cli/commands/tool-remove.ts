@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   const fail = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(values.json, code, message, hint);
   if (!search.found) {
     if (search.builtin) return fail('FORGE_TOOL_BUILTIN', `"${name}" ships with Forge`, 'remove it from tools: in forge.yaml to disable it');
-    return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" in the ${scopes[0]} scope`, toolsThereHint(name, search.names));
+    return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" in the ${scopes[0]} scope`, toolsThereHint(name, search.yamlNames, 'YAML tools'));
   }
   const { found } = search;
   if (found.kind !== 'yaml') return fail('FORGE_TOOL_NOT_YAML', `${found.display} is a ${found.kind} tool; Forge only removes the YAML tools it can write`, `delete ${found.display} yourself`);

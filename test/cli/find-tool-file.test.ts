@@ -12,6 +12,8 @@ const project = () =>
     'forge.yaml': minimalConfig('tool_dirs: [tools]\n'),
     'tools/greet.yaml': 'description: Greets.\ntags: [read]\nbash: echo hi\n',
     'tools/shout.yaml': 'description: Shouts.\ntags: [read]\nbash: echo HI\n',
+    // A Python tool: get finds it, remove does not (it removes only the YAML tools Forge writes), so remove's hint leaves it out.
+    'tools/count.py': '"""\nTool: count\nDescription: Counts characters.\nTags: read\n\nInput:\n  text (str): The text.\n\nOutput:\n  n (int): How many.\n"""\n\n\ndef execute(args):\n    return {"n": len(args["text"])}\n',
   });
 
 describe('a tool name no tool has', () => {
@@ -19,12 +21,12 @@ describe('a tool name no tool has', () => {
     const dir = project();
     const home = { FORGE_HOME: writeProject({}), FORGE_GLOBAL_TOOLS: writeProject({}) };
     for (const [args, hint] of [
-      [['tool', 'run', 'nope'], 'the tools you can call: greet, shout'],
-      [['tool', 'describe', 'nope'], 'the tools you can call: greet, shout'],
-      [['tool', 'check', 'nope'], 'the tools you can call: greet, shout'],
-      [['tool', 'get', 'nope'], 'the tools there: greet, shout'],
-      [['tool', 'remove', 'nope'], 'the tools there: greet, shout'],
-      [['tool', 'remove', 'nope', '--scope', 'user'], 'there are no tools there'],
+      [['tool', 'run', 'nope'], 'the tools you can call: count, greet, shout'],
+      [['tool', 'describe', 'nope'], 'the tools you can call: count, greet, shout'],
+      [['tool', 'check', 'nope'], 'the tools you can call: count, greet, shout'],
+      [['tool', 'get', 'nope'], 'the tools there: count, greet, shout'],
+      [['tool', 'remove', 'nope'], 'the YAML tools there: greet, shout'],
+      [['tool', 'remove', 'nope', '--scope', 'user'], 'there are no YAML tools there'],
       [['tool', 'check', 'gret'], 'did you mean "greet"?'],
       [['tool', 'get', 'gret'], 'did you mean "greet"?'],
     ] as const) {
@@ -34,6 +36,6 @@ describe('a tool name no tool has', () => {
       expect({ args, code: failure.code, hint: failure.hint }).toEqual({ args, code: 'FORGE_TOOL_UNKNOWN', hint });
     }
     const text = await forge(['tool', 'check', 'nope'], dir, home);
-    expect(text.stderr).toContain('✘ FORGE_TOOL_UNKNOWN no tool named "nope"\n  hint: the tools you can call: greet, shout\n');
+    expect(text.stderr).toContain('✘ FORGE_TOOL_UNKNOWN no tool named "nope"\n  hint: the tools you can call: count, greet, shout\n');
   });
 });

@@ -53,6 +53,17 @@ describe('forge tool add / get / list / remove', () => {
     expect(stderr).toContain('FORGE_YAML_PARAMETER the default of parameter "s" is not a string');
   });
 
+  it('refuses a command naming a parameter it does not declare, saying the places are in a file it did not write, and how to declare it', async () => {
+    const { env } = scopes();
+    const dir = writeProject({ 'forge.yaml': minimalConfig() });
+    const added = await forge(['tool', 'add', 't6', '--description', 'x', '--bash', 'echo {missing}', '--tag', 'read'], dir, env);
+    expect(added.code).toBe(1);
+    expect(added.stderr).toContain('FORGE_YAML_REFERENCE {missing} names no parameter');
+    expect(added.stderr).toContain('hint: declare it under parameters: (forge tool add: --parameter missing "…"), or write {{ and }} for literal braces');
+    expect(added.stderr).toContain('t6 was not added: the tool has errors (placed above in tools/t6.yaml as it would be; nothing was written)');
+    expect(existsSync(join(dir, 'tools', 't6.yaml'))).toBe(false);
+  });
+
   it("refuses a python: step that does not compile, at its YAML file:line:col, in tool add and forge validate; a placeholder in it is read as a name", async () => {
     const { env } = scopes();
     const dir = writeProject({ 'forge.yaml': minimalConfig() });

@@ -167,7 +167,7 @@ function checkReferences(
         const known = [...parameters, 'input', ...(index >= 0 ? [...stepNames.keys(), ...outputVars.keys()] : [])];
         problems.error('FORGE_YAML_REFERENCE', `{${segment.ref.text}} names no parameter${index >= 0 ? ', step or output_var' : ''}`, use.path, {
           ...at,
-          hint: didYouMean(root, known) ?? 'write {{ and }} for literal braces',
+          hint: didYouMean(root, known) ?? `declare it under parameters: (forge tool add: --parameter ${root} "…"), or write {{ and }} for literal braces`,
         });
         continue;
       }
