@@ -29,7 +29,7 @@ export default defineBuiltin({
       additionalProperties: false,
       properties: {
         format: { enum: ['rfc3339', 'rfc2822', 'unix', 'unix_ms', 'date', 'time', 'custom'], default: 'rfc3339', description: 'Output format.' },
-        timezone: { type: 'string', minLength: 1, default: 'UTC', description: 'IANA time zone, e.g. Europe/Paris, or "local".' },
+        timezone: { type: 'string', minLength: 1, maxLength: 128, default: 'UTC', description: 'IANA time zone, e.g. Europe/Paris, or "local".' },
         pattern: { type: 'string', minLength: 1, description: 'With format "custom": a Luxon format pattern such as "yyyy-MM-dd HH:mm".' },
       },
     },

@@ -22,7 +22,7 @@ export default defineBuiltin({
         id: ID_SCHEMA,
         cron: { type: 'string', minLength: 1, description: 'When to run: cron, a nickname or @every <duration>.' },
         task: { type: 'string', minLength: 1, maxLength: 10_000, description: 'What the agent should do each time.' },
-        timezone: { type: 'string', minLength: 1, description: 'IANA time zone for the cron fields (default UTC).' },
+        timezone: { type: 'string', minLength: 1, maxLength: 128, description: 'IANA time zone for the cron fields (default UTC).' },
       },
     },
   },

@@ -56,6 +56,16 @@ describe('json_parse', () => {
 });
 
 describe('csv_parse', () => {
+  it('finds a repeated column in a header of 140,000 (1 MB) at once, and reads one without repeats', async () => {
+    const names = Array.from({ length: 140_000 }, (_, i) => `c${i}`);
+    const started = performance.now();
+    const unique = await t.value<{ columns: string[]; count: number }>('csv_parse', { text: `${names.join(',')}\n` });
+    expect(unique.columns).toHaveLength(140_000);
+    expect(await t.call('csv_parse', { text: `${[...names, 'c7'].join(',')}\n` })).toMatchObject({ ok: false, error: { code: 'FORGE_CSV_HEADER', message: 'the header names column "c7" twice' } });
+    // Comparing each name with every other took 15 s here.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
   it('reads a header and quoted fields per RFC 4180 (delimiters, doubled quotes and line breaks inside quotes)', async () => {
     const text = 'name,quote,n\r\n"Smith, J","He said ""hi""",1\r\nDoe,"two\nlines",2\r\n';
     expect(await t.value('csv_parse', { text })).toEqual({
@@ -122,6 +132,10 @@ describe('datetime_now', () => {
   it('refuses an unknown time zone with the closest name', async () => {
     expect(await t.call('datetime_now', { timezone: 'Europe/Pari' })).toMatchObject({ ok: false, error: { code: 'FORGE_DATETIME_TIMEZONE', hint: 'did you mean "Europe/Paris"?' } });
     expect(await t.call('datetime_now', { timezone: 'Mars/Olympus' })).toMatchObject({ ok: false, error: { code: 'FORGE_DATETIME_TIMEZONE' } });
+  });
+
+  it('refuses a time zone name longer than any, before comparing it with each (900 kB of it held the thread 2 s)', async () => {
+    expect(await t.call('datetime_now', { timezone: `Europe/${'x'.repeat(900_000)}` })).toMatchObject({ ok: false, error: { code: 'FORGE_TOOL_ARGS' } });
   });
 
   it('refuses format custom without a pattern', async () => {
