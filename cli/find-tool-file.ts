@@ -22,6 +22,8 @@ export interface ToolFileSearch {
   found?: FoundToolFile;
   /** Set when the project has the name but not as a file (a tool shipped with Forge). */
   builtin?: boolean;
+  /** Set when the project has the name as an MCP server's tool or an API's operation: where forge.yaml brings it in. */
+  adapter?: string;
   /** Every name in the scopes searched, for a suggestion. */
   names: string[];
   /** Those of them that are YAML tool files (what `forge tool remove` removes). */
@@ -48,7 +50,7 @@ export async function findToolFile(name: string, scopes: readonly ScopeName[], p
       names.push(...local.map((t) => t.spec.name));
       yamlNames.push(...local.filter((t) => t.file && (t.spec.source?.kind ?? 'yaml') === 'yaml').map((t) => t.spec.name));
       const tool = local.find((t) => t.spec.name === name);
-      if (tool && !tool.file) return { builtin: true, names, yamlNames };
+      if (tool && !tool.file) return tool.spec.category === 'adapter' ? { adapter: tool.origin, names, yamlNames } : { builtin: true, names, yamlNames };
       if (tool?.file) return { found: { scope, name, path: tool.file.absolute, display: tool.file.display, kind: tool.spec.source?.kind ?? 'yaml' }, names, yamlNames };
       continue;
     }
@@ -66,4 +68,12 @@ export async function findToolFile(name: string, scopes: readonly ScopeName[], p
 export function toolsThereHint(name: string, names: readonly string[], kind = 'tools'): string {
   const unique = [...new Set(names)].sort();
   return didYouMean(name, unique) ?? (unique.length ? `the ${kind} there: ${someNames(unique)}` : `there are no ${kind} there`);
+}
+
+/** The refusal for an adapter tool, which get and remove cannot act on: it has no file, forge.yaml's server or API entry brings it. */
+export function adapterToolRefusal(name: string, origin: string): { message: string; hint: string } {
+  return {
+    message: `"${name}" is an adapter tool from ${origin}, with no file of its own`,
+    hint: `see it with forge tool describe ${name}; to leave it out, list it in that server's tools: { deny: [...] } (an API's exclude:) in forge.yaml`,
+  };
 }

@@ -229,6 +229,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_TEST_TIMEOUT: { severity: 'error', when: 'run', meaning: 'the tests did not finish within ... and were stopped' },
   FORGE_TEST_TIMEOUT_LIMIT: { severity: 'error', when: 'run', meaning: 'timeout ... s is above the configured limit of ... s' },
   FORGE_TOOL_ARGS: { severity: 'error', when: 'run', meaning: 'invalid arguments for ...: ...' },
+  FORGE_TOOL_ADAPTER: { severity: 'error', when: 'build', meaning: "forge tool get or remove named an adapter tool (an MCP server's tool, an API's operation): it has no file; forge.yaml's server or API entry brings it in, and its tools: deny (an API's exclude:) leaves it out" },
   FORGE_TOOL_BUILTIN: { severity: 'error', when: 'build', meaning: 'the tool ships with Forge: it has no file to get or remove; forge.yaml\'s tools: enables it' },
   FORGE_TOOL_BUSY: { severity: 'error', when: 'run', meaning: 'too many calls wait already, for the tool\'s worker (FORGE_TOOL_QUEUE, default 32) or for one of the runtime\'s tool process slots (FORGE_TOOL_PROCESSES, FORGE_TOOL_PROCESS_QUEUE); the call is refused at once' },
   FORGE_TOOL_CANCELLED: { severity: 'error', when: 'run', meaning: 'tool ... was cancelled (its caller went away, or Ctrl-C during forge tool run, which stops the tool and exits 130; SIGTERM and SIGHUP too, exiting 143 and 129)' },

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { toolsThereHint } from '../find-tool-file.ts';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
-import { findToolFile, scopeOf } from '../find-tool-file.ts';
+import { adapterToolRefusal, findToolFile, scopeOf, toolsThereHint } from '../find-tool-file.ts';
 import { chosenScope, SCOPE_OPTIONS } from '../scope-options.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c } from '../terminal.ts';
@@ -28,6 +27,10 @@ export async function run(argv: string[]): Promise<number> {
   const { name, scopes } = scopeOf(positionals[0], chosen === 'any' ? undefined : chosen);
   const { project } = scopes.includes('local') ? await loadProjectForCli(values.config, { strict: false, json: true }) : { project: undefined };
   const search = await findToolFile(name, scopes, project);
+  if (search.adapter) {
+    const { message, hint } = adapterToolRefusal(name, search.adapter);
+    return reportFailure(values.json, 'FORGE_TOOL_ADAPTER', message, hint);
+  }
   if (!search.found) {
     const message = search.builtin ? `"${name}" ships with Forge and has no file of its own` : `no tool named "${name}" in ${scopes.length === 1 ? `the ${scopes[0]} scope` : 'the project, the user scope or the global scope'}`;
     return reportFailure(values.json, search.builtin ? 'FORGE_TOOL_BUILTIN' : 'FORGE_TOOL_UNKNOWN', message, search.builtin ? `see it with forge tool describe ${name}` : toolsThereHint(name, search.names));

@@ -61,10 +61,13 @@ export async function run(argv: string[]): Promise<number> {
       return fail('FORGE_PROMOTE_INPUT_NAME', `forged tool "${name}" has inputs that are not parameter names: ${badNames.map((n) => JSON.stringify(n)).join(', ')}`, 'forge it again with inputs named with letters, digits, "_" and "-" (starting with a letter or "_")');
     }
     const sources = forgedSources(record);
+    // Every file checked before any is written: a NAME.tests.json of the user's found after NAME.js was written left
+    // a half-promoted tool, and the next try then refused the name that file had taken.
+    const there = sources.files.map((source) => join(dir, source.file)).find((path) => existsSync(path));
+    if (there && !values.force) return fail('FORGE_FILE_EXISTS', `${relative(process.cwd(), there)} exists; nothing was written`, 'pass --force to write over it');
     const written: string[] = [];
     for (const source of sources.files) {
       const path = join(dir, source.file);
-      if (existsSync(path) && !values.force) return fail('FORGE_FILE_EXISTS', `${relative(process.cwd(), path)} exists`, 'pass --force to write over it');
       writeFileSync(path, source.text);
       written.push(relative(process.cwd(), path) || path);
     }

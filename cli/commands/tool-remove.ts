@@ -1,9 +1,8 @@
 import { rmSync } from 'node:fs';
 import type { DiagnosticCode } from '../../runtime/diagnostic-codes.ts';
-import { toolsThereHint } from '../find-tool-file.ts';
 import { parseCommand } from '../args.ts';
 import { reportFailure } from '../command-failure.ts';
-import { findToolFile, scopeOf } from '../find-tool-file.ts';
+import { adapterToolRefusal, findToolFile, scopeOf, toolsThereHint } from '../find-tool-file.ts';
 import { chosenScope, SCOPE_OPTIONS } from '../scope-options.ts';
 import { loadProjectForCli } from '../project-loader.ts';
 import { color as c, errColor } from '../terminal.ts';
@@ -30,6 +29,10 @@ export async function run(argv: string[]): Promise<number> {
   const { project } = await loadProjectForCli(values.config, { strict: false, json: true });
   const search = await findToolFile(name, scopes, project);
   const fail = (code: DiagnosticCode, message: string, hint?: string) => reportFailure(values.json, code, message, hint);
+  if (search.adapter) {
+    const { message, hint } = adapterToolRefusal(name, search.adapter);
+    return fail('FORGE_TOOL_ADAPTER', message, hint);
+  }
   if (!search.found) {
     if (search.builtin) return fail('FORGE_TOOL_BUILTIN', `"${name}" ships with Forge`, 'remove it from tools: in forge.yaml to disable it');
     return fail('FORGE_TOOL_UNKNOWN', `no tool named "${name}" in the ${scopes[0]} scope`, toolsThereHint(name, search.yamlNames, 'YAML tools'));

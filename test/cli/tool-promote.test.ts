@@ -5,7 +5,7 @@
  * a composition as a YAML meta-tool, test cases beside them — so the next
  * build has them in agent.json and the bundle runs them.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -311,4 +311,26 @@ describe('forge tool forged shows the model\'s text, and does not obey it', () =
       await forge(['tool', 'forged', 'remove', 'sneaky_sum'], project);
     }
   });
+});
+
+describe('forge tool promote beside files of the same names', () => {
+  it('checks every file before it writes one: a NAME.tests.json already there refuses it with nothing written, and --force writes both', async () => {
+    const dir = writeProject({ 'forge.yaml': minimalConfig('tools: [math_calculate]\nemergent: { allow_agent_scope: true, timeout: 3 }\n') });
+    expect((await forge(['build'], dir)).code).toBe(0);
+    const forged = await runProcess(process.execPath, [join(dir, '.forge-output', 'runtime.mjs'), 'call', 'forge_tool', JSON.stringify(addNumbers), '--json', '--workdir', dir], { cwd: dir });
+    expect(forged.code, forged.stderr + forged.stdout).toBe(0);
+    mkdirSync(join(dir, 'tools'), { recursive: true });
+    writeFileSync(join(dir, 'tools', 'add_numbers.tests.json'), '{"my": "notes"}\n');
+    const refused = await forge(['tool', 'promote', 'add_numbers'], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('FORGE_FILE_EXISTS tools/add_numbers.tests.json exists; nothing was written');
+    // Before, add_numbers.js was written first: a half-promoted tool whose name the next try then refused.
+    expect(existsSync(join(dir, 'tools', 'add_numbers.js'))).toBe(false);
+    expect(readFileSync(join(dir, 'tools', 'add_numbers.tests.json'), 'utf8')).toBe('{"my": "notes"}\n');
+    expect(existsSync(join(dir, '.forge', 'forged', 'add_numbers'))).toBe(true);
+    const forced = await forge(['tool', 'promote', 'add_numbers', '--force'], dir);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(existsSync(join(dir, 'tools', 'add_numbers.js'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'tools', 'add_numbers.tests.json'), 'utf8')).testCases).toEqual(addNumbers.testCases);
+  }, 60_000);
 });

@@ -164,8 +164,10 @@ describe('forge tool add / get / list / remove', () => {
 
   it('says why it will not remove, get or add a tool with a code and a hint, in text and --json', async () => {
     const { env } = scopes();
+    const shop = { openapi: '3.0.3', info: { title: 'Shop', version: '1' }, paths: { '/items': { get: { operationId: 'listItems', responses: { '200': { description: 'the items' } } } } } };
     const dir = writeProject({
-      'forge.yaml': minimalConfig('tools:\n  - uuid_generate\n'),
+      'forge.yaml': minimalConfig('tools:\n  - uuid_generate\napis:\n  - name: shop\n    spec: specs/shop.json\n    base_url: http://127.0.0.1:9\n'),
+      'specs/shop.json': JSON.stringify(shop),
       'tools/greet.py': '"""\nTool: greet\nDescription: Greets.\n"""\n\ndef execute(args):\n    return "hi"\n',
       'tools/yml_tool.yml': 'description: d\nbash: echo hi\n',
     });
@@ -173,6 +175,9 @@ describe('forge tool add / get / list / remove', () => {
       [['tool', 'remove', 'greet'], 'FORGE_TOOL_NOT_YAML', /tools\/greet\.py is a python tool; Forge only removes the YAML tools it can write/],
       [['tool', 'remove', 'uuid_generate'], 'FORGE_TOOL_BUILTIN', /"uuid_generate" ships with Forge/],
       [['tool', 'get', 'uuid_generate'], 'FORGE_TOOL_BUILTIN', /"uuid_generate" ships with Forge and has no file of its own/],
+      // An API's operation is no builtin, and forge.yaml's tools: does not list it: where it comes from, and how to leave it out.
+      [['tool', 'get', 'shop__listItems'], 'FORGE_TOOL_ADAPTER', /"shop__listItems" is an adapter tool from forge\.yaml:\d+:\d+ \(API "shop"\), with no file of its own/],
+      [['tool', 'remove', 'shop__listItems'], 'FORGE_TOOL_ADAPTER', /"shop__listItems" is an adapter tool from forge\.yaml:\d+:\d+ \(API "shop"\)/],
       [['tool', 'remove', 'nothing_here'], 'FORGE_TOOL_UNKNOWN', /no tool named "nothing_here"/],
       [['tool', 'add', 'yml_tool', '--description', 'D.', '--bash', 'echo x'], 'FORGE_FILE_EXISTS', /tools\/yml_tool\.yml already exists/],
     ];
