@@ -55,6 +55,8 @@ interface Dependency {
 
 interface Declared extends InstalledTool {
   dependencies: Dependency[];
+  /** Its file, as the source names it (`../src:tools/a.yaml`): two tools of one name may come from one source. */
+  file: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function planInstall(source: string, options: { deps: boolean; exis
     for (const tool of tools) {
       const other = planned.get(tool.name);
       if (other && other.text !== tool.text) {
-        diagnostics.push(error('FORGE_INSTALL_CONFLICT', `two different tools named "${tool.name}": from ${other.from} and from ${tool.from}`));
+        diagnostics.push(error('FORGE_INSTALL_CONFLICT', `two different tools named "${tool.name}": ${other.file} and ${tool.file}`, {}, 'rename one of them (its name: field, or its file name when it has none)'));
         continue;
       }
       planned.set(tool.name, tool);
@@ -178,7 +180,7 @@ export async function checkDeclaredTool(src: FetchedSource, toolsDir: string, fi
   const dependencies: Dependency[] = definition.dependencies.map((d) => ({ name: d.name, ...(d.range ? { range: d.range } : {}), text: d.text }));
   for (const step of definition.toolSteps) if (!dependencies.some((d) => d.name === step.name)) dependencies.push({ name: step.name, text: step.name });
   return {
-    tool: { name: checked.spec.name, ...(definition.version ? { version: definition.version } : {}), from: src.label, text, fileName: `${checked.spec.name}.yaml`, dependencies },
+    tool: { name: checked.spec.name, ...(definition.version ? { version: definition.version } : {}), from: src.label, text, fileName: `${checked.spec.name}.yaml`, dependencies, file: display },
     diagnostics: checked.diagnostics,
   };
 }

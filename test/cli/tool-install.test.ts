@@ -112,6 +112,21 @@ describe('forge tool install', () => {
     expect(readdirSync(global)).toEqual(['digest.yaml']);
   });
 
+  it('refuses two files of one source that define one name, naming both files, and writes nothing', async () => {
+    const src = tempDir('forge-src-');
+    mkdirSync(join(src, 'tools'));
+    writeFileSync(join(src, 'tools', 'a.yaml'), 'name: beta\ndescription: B.\nversion: 1.0.0\ntags: [read]\nbash: echo b\n');
+    writeFileSync(join(src, 'tools', 'beta.yaml'), 'description: A.\nversion: 1.0.0\ntags: [read]\nbash: echo a\n');
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/.keep': '' });
+    const { env } = scopes();
+    const refused = await forge(['tool', 'install', src], project, env);
+    expect(refused.code).toBe(1);
+    // It named the source twice ("from ../src and from ../src"), and neither file.
+    expect(refused.stderr).toMatch(/FORGE_INSTALL_CONFLICT two different tools named "beta": \S*tools\/a\.yaml and \S*tools\/beta\.yaml/);
+    expect(refused.stderr).toContain('hint: rename one of them');
+    expect(readdirSync(join(project, 'tools'))).toEqual(['.keep']);
+  });
+
   it('refuses a tool whose name another file in the scope already defines, with --force too, and writes nothing', async () => {
     const shared = tempDir('forge-shared-');
     mkdirSync(join(shared, 'tools'));
