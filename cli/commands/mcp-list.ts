@@ -7,6 +7,7 @@ import { parseCommand } from '../args.ts';
 import { describeTarget, loadMcpContext } from '../mcp-context.ts';
 import { color as c, formatMs } from '../terminal.ts';
 import { terminalLine, terminalText } from '../../runtime/telemetry/terminal-text.ts';
+import { stderrExcerpt } from '../../runtime/exec/output-buffer.ts';
 
 export const usage = `usage: forge mcp list [--json]
 
@@ -74,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       process.stdout.write(`    ${terminalLine(r.error!.message)}\n`);
       if (r.error!.hint) process.stdout.write(`    ${c.cyan('hint:')} ${terminalLine(r.error!.hint)}\n`);
-      if (r.error!.details) process.stdout.write(c.dim(terminalText(r.error!.details).split('\n').slice(-5).map((l) => `    | ${l}`).join('\n')) + '\n');
+      if (r.error!.details) process.stdout.write(c.dim(stderrExcerpt(terminalText(r.error!.details), 5).map((l) => `    | ${l}`).join('\n')) + '\n');
     }
   }
   return ok ? 0 : 1;

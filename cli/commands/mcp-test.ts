@@ -92,10 +92,12 @@ async function testServer(
     session = await connections.session(server.name);
   } catch (err) {
     const e = err as McpConnectError;
-    if (json) process.stdout.write(jsonDocument(toolFailureJson({ error: { code: e.code, message: e.message, hint: e.hint, details: e.details } }, {}, {}, warnings)));
+    // This is the command the connect error's hint points to: here its stderr follows in full instead.
+    const hint = e.hint?.includes(`forge mcp test ${server.name}`) ? 'its stderr, in full, is below' : e.hint;
+    if (json) process.stdout.write(jsonDocument(toolFailureJson({ error: { code: e.code, message: e.message, hint, details: e.details } }, {}, {}, warnings)));
     else {
       process.stderr.write(`${errColor.red('✘')} ${terminalLine(e.message)}\n`);
-      if (e.hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalLine(e.hint)}\n`);
+      if (hint) process.stderr.write(`  ${errColor.cyan('hint:')} ${terminalLine(hint)}\n`);
       if (e.details) process.stderr.write(errColor.dim(terminalText(e.details).split('\n').map((l) => `  | ${l}`).join('\n')) + '\n');
     }
     return 1;

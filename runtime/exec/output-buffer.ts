@@ -67,3 +67,16 @@ export function lastLines(text: string, maxChars: number, alreadyCut = false): s
   const newline = cut.indexOf('\n');
   return '…' + (newline >= 0 && newline < cut.length - 1 ? cut.slice(newline + 1) : cut);
 }
+
+/**
+ * A process's stderr cut to its last `count` lines for a message, keeping its first error line when that
+ * falls before them: Node's "Error: Cannot find module …" is followed by a stack and an object, and the
+ * last lines alone said only "code: 'MODULE_NOT_FOUND' … Node.js v20".
+ */
+export function stderrExcerpt(stderr: string, count: number): string[] {
+  const lines = stderr.trimEnd().split('\n');
+  const tail = lines.slice(-count);
+  if (lines.length <= count) return tail;
+  const first = lines.slice(0, -count).find((line) => /^\s*(?:[A-Z]\w*)?(?:Error|Exception)\b[^\n]*:|^\s*error:/i.test(line));
+  return first === undefined ? tail : [first, '…', ...tail];
+}

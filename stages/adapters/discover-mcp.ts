@@ -14,6 +14,7 @@ import type { ProjectTool } from '../project-tool.ts';
 import { normalizeExternalSchema } from './external-schema.ts';
 import { createNameFilter, type NameFilter } from '../../runtime/tools/adapters/name-filter.ts';
 import type { RecordedAdapters } from './recorded-manifest.ts';
+import { stderrExcerpt } from '../../runtime/exec/output-buffer.ts';
 
 /** live: connect; offline: the recorded list only; recorded-or-live: the recorded list when there is one. */
 export type DiscoveryMode = 'live' | 'offline' | 'recorded-or-live';
@@ -54,7 +55,7 @@ async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, reco
     await session.close();
   } catch (err) {
     const e = err as McpConnectError;
-    const details = e.details ? `\n${e.details.split('\n').slice(-5).map((l) => `    ${l}`).join('\n')}` : '';
+    const details = e.details ? `\n${stderrExcerpt(e.details, 5).map((l) => `    ${l}`).join('\n')}` : '';
     if (server.required) {
       diagnostics.push(error('FORGE_MCP_CONNECT', `${e.message}${details}`, server.at, e.hint ?? 'fix the server, set required: false, or build with --offline to use the last recorded tools'));
       return done([], true);

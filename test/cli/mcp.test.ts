@@ -16,6 +16,27 @@ const servers = `mcp:
     - { name: everything, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everythingServerScript)}, stdio], tools: { allow: [echo] } }
 `;
 
+describe("a server that cannot start: its stderr's error line is shown, not only the lines after it", () => {
+  // Node's own failure to find the script: "Error: Cannot find module …", then a stack, an object and "Node.js v20".
+  const missing = () => writeProject({ 'forge.yaml': minimalConfig(`mcp:\n  servers:\n    - { name: fs, transport: stdio, command: ${JSON.stringify(process.execPath)}, args: [/nonexistent/indx.js] }\n`) });
+
+  it('in forge build, forge mcp list and forge mcp test; and mcp test does not send the user to itself', async () => {
+    const project = missing();
+    const built = await forge(['build'], project);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toContain('FORGE_MCP_CONNECT');
+    expect(built.stderr).toMatch(/Error: Cannot find module '\/nonexistent\/indx\.js'/);
+    expect(built.stderr).toContain('Node.js v');
+    const listed = await forge(['mcp', 'list'], project);
+    expect(listed.stdout).toMatch(/\| Error: Cannot find module '\/nonexistent\/indx\.js'/);
+    const tested = await forge(['mcp', 'test', 'fs'], project);
+    expect(tested.code).toBe(1);
+    expect(tested.stderr).toContain("Cannot find module '/nonexistent/indx.js'");
+    expect(tested.stderr).not.toContain('forge mcp test fs');
+    expect(tested.stderr).toContain('hint: its stderr, in full, is below');
+  }, 60_000);
+});
+
 describe('forge mcp', () => {
   it('reports a missing forge.yaml as a diagnostic, in text and in JSON', async () => {
     const dir = tempDir();

@@ -10,6 +10,7 @@ import type { Tool, ToolSpec } from '../model.ts';
 import type * as McpModule from './mcp/index.ts';
 import type * as OpenApiModule from './openapi/index.ts';
 import type { ApiSettings, McpServerSettings } from './settings.ts';
+import { stderrExcerpt } from '../../exec/output-buffer.ts';
 
 export interface AdapterModules {
   mcp?: typeof McpModule;
@@ -90,7 +91,7 @@ export async function startAdapterTools(runtime: AdapterRuntime, specs: readonly
     }
     unavailable.add(server.name);
     // The server's own last words say why (a missing package, no network): quote them.
-    const said = failure.details ? `\n${failure.details.split('\n').slice(-8).map((l) => `    ${l}`).join('\n')}` : '';
+    const said = failure.details ? `\n${stderrExcerpt(failure.details, 8).map((l) => `    ${l}`).join('\n')}` : '';
     if (server.required) diagnostics.push(error('FORGE_MCP_CONNECT', `${failure.message} (a required server)${said}`, {}, failure.hint ?? 'set required: false to start without it'));
     else diagnostics.push(warning('FORGE_MCP_SKIPPED', `${failure.message}; its tools are not available${said}`, {}, failure.hint));
   }
