@@ -13,7 +13,7 @@ import type { McpServerConfig } from '../config/adapter-config.ts';
 import type { ProjectTool } from '../project-tool.ts';
 import { normalizeExternalSchema } from './external-schema.ts';
 import { createNameFilter, type NameFilter } from '../../runtime/tools/adapters/name-filter.ts';
-import type { RecordedAdapters } from './recorded-manifest.ts';
+import { MCP_TOOL_SOURCE, sameToolSource, type RecordedAdapters } from './recorded-manifest.ts';
 import { stderrExcerpt } from '../../runtime/exec/output-buffer.ts';
 
 /** live: connect; offline: the recorded list only; recorded-or-live: the recorded list when there is one. */
@@ -40,9 +40,12 @@ async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, reco
   const filter = mcpToolFilter(server);
   // The tools the last build recorded, under today's allow/deny.
   const previous = recorded?.mcpTools(server.name)?.filter((s) => filter.allows((s.adapter as McpBinding).tool));
+  // Recorded under other settings (another command, a filter that let fewer through), the list is not today's: ask the server.
+  const recordedServer = recorded?.mcpServer(server.name);
+  const current = recordedServer !== undefined && sameToolSource(recordedServer, server, MCP_TOOL_SOURCE);
   const done = (specs: ToolSpec[], contacted: boolean) => ({ server: server.name, tools: toProjectTools(server, specs, diagnostics), diagnostics, contacted });
 
-  if (mode === 'offline' || (mode === 'recorded-or-live' && previous)) {
+  if (mode === 'offline' || (mode === 'recorded-or-live' && previous && current)) {
     if (previous) return done(previous, false);
     diagnostics.push(error('FORGE_MCP_OFFLINE', `no recorded tool list for MCP server "${server.name}"`, server.at, 'build once without --offline so the server\'s tools are recorded in agent.json'));
     return done([], false);

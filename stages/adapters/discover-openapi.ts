@@ -15,7 +15,7 @@ import { createNameFilter } from '../../runtime/tools/adapters/name-filter.ts';
 import { loadOpenApiDocument } from './openapi-document.ts';
 import { documentBaseUrl, listOperations } from './openapi-operations.ts';
 import { operationToolSpec } from './openapi-tool-spec.ts';
-import type { RecordedAdapters } from './recorded-manifest.ts';
+import { API_TOOL_SOURCE, sameToolSource, type RecordedAdapters } from './recorded-manifest.ts';
 
 export interface OpenApiDiscovery {
   tools: ProjectTool[];
@@ -49,12 +49,16 @@ async function discoverApi(api: ApiConfig, mode: DiscoveryMode, recorded: Record
     base_url: baseUrl,
     ...(api.auth ? { auth: api.auth } : {}),
     timeout_ms: api.timeout_ms,
+    ...(api.include ? { include: api.include } : {}),
+    ...(api.exclude ? { exclude: api.exclude } : {}),
   });
   const result = (tools: ProjectTool[], settings: ApiSettings | undefined, files: string[] = [], fetched = false) => ({ name: api.name, tools, settings, diagnostics, files, fetched });
 
   const previous = recorded?.apiTools(api.name);
   const previousSettings = recorded?.api(api.name);
-  if (api.specIsUrl && (mode === 'offline' || (mode === 'recorded-or-live' && previous))) {
+  // Recorded from another spec, or chosen by other include/exclude globs, the list is not today's: read the spec again.
+  const current = previousSettings !== undefined && sameToolSource(previousSettings, api, API_TOOL_SOURCE);
+  if (api.specIsUrl && (mode === 'offline' || (mode === 'recorded-or-live' && previous && current))) {
     if (previous && previousSettings) {
       const specs = previous.filter((s) => filter.allows((s.adapter as OpenApiBinding).operationId)).map((s) => ({ ...s, timeoutMs: api.timeout_ms }));
       return result(toTools(specs), settingsWith(api.base_url ?? previousSettings.base_url));

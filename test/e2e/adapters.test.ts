@@ -235,8 +235,14 @@ describe('the CLI around adapters', () => {
   it('describes an MCP tool after a build without reaching the server, and --offline builds from the recorded list', async () => {
     const copy = tempDir('forge-adapters-offline-');
     cpSync(project, copy, { recursive: true });
-    // The fs server can no longer start: only the recorded list can answer.
-    writeFileSync(join(copy, 'forge.yaml'), forgeYaml('/nonexistent/mcp-server', httpUrl));
+    // The fs server started through a program of the copy's own, recorded by a build under that entry.
+    const launcher = join(copy, 'fs-server');
+    writeFileSync(launcher, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+    writeFileSync(join(copy, 'forge.yaml'), forgeYaml(launcher, httpUrl));
+    const recorded = await forge(['build', '--prod'], copy);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    // Then it can no longer start, forge.yaml unchanged: only the recorded list can answer.
+    writeFileSync(launcher, '#!/bin/sh\necho "the fs server is gone" >&2\nexit 1\n', { mode: 0o755 });
 
     const described = await forge(['tool', 'describe', 'fs__read_text_file'], copy);
     expect(described.code, described.stderr).toBe(0);
@@ -244,13 +250,20 @@ describe('the CLI around adapters', () => {
 
     const live = await forge(['build', '--prod'], copy);
     expect(live.code).toBe(1);
-    expect(live.stderr).toMatch(/forge\.yaml:6:\d+ FORGE_MCP_CONNECT MCP server "fs": cannot start "\/nonexistent\/mcp-server": command not found/);
+    expect(live.stderr).toMatch(/forge\.yaml:6:\d+ FORGE_MCP_CONNECT MCP server "fs": the server process exited before it answered/);
+    expect(live.stderr).toContain('the fs server is gone');
 
     const offline = await forge(['build', '--prod', '--offline'], copy);
     expect(offline.code, offline.stderr).toBe(0);
     expect(manifest(join(copy, '.forge-output')).categories.adapter).toEqual(manifest().categories.adapter);
     const again = await forge(['build', '--prod', '--offline'], copy);
     expect(again.stdout).toContain('up to date (cached)');
+
+    // Once forge.yaml's entry for the server changes, the recorded list (another entry's) no longer answers for it.
+    writeFileSync(join(copy, 'forge.yaml'), forgeYaml('/nonexistent/mcp-server', httpUrl));
+    const changed = await forge(['tool', 'describe', 'fs__read_text_file'], copy);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain('cannot start "/nonexistent/mcp-server": command not found');
   });
 
   it('asks the servers again on every build without --offline: no cache hit', async () => {

@@ -44,6 +44,9 @@ export interface ApiSettings {
   base_url: string;
   auth?: ApiAuth;
   /** @asType integer */ timeout_ms: number;
+  /** forge.yaml's globs over operationIds, as the build applied them: what the recorded operations were chosen by (the build's; the runtime reads none). */
+  include?: string[];
+  exclude?: string[];
 }
 
 export interface McpBinding {

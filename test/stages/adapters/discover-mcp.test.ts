@@ -20,13 +20,19 @@ const at = { file: 'forge.yaml', line: 4, column: 7 };
 const ctx = () => ({ http: new HttpClient(), env: process.env, log: silentLogger, workDir: tempDir() });
 const config = (settings: McpServerSettings, tools?: McpServerSettings['tools']): McpServerConfig => ({ ...settings, ...(tools ? { tools } : {}), at });
 
-/** An agent.json whose last build recorded these tools of server "everything". */
+/** An agent.json whose last build recorded these tools of server "everything" (under `server`'s settings, when given). */
 function recordedWith(...tools: string[]) {
+  return recordedUnder({ name: 'everything' }, ...tools);
+}
+
+function recordedUnder(server: object, ...tools: string[]) {
   const spec = (tool: string): ToolSpec => ({ name: `everything__${tool}`, description: tool, category: 'adapter', inputSchema: { type: 'object' }, tags: ['read'], adapter: { kind: 'mcp', server: 'everything', tool } });
   const file = join(tempDir(), 'agent.json');
-  writeFileSync(file, JSON.stringify({ tools: tools.map(spec), mcp: { servers: [{ name: 'everything' }] } }));
+  writeFileSync(file, JSON.stringify({ tools: tools.map(spec), mcp: { servers: [server] } }));
   return readRecordedAdapters(file);
 }
+
+const found = (discovery: { tools: { spec: { name: string } }[] }) => discovery.tools.map((t) => t.spec.name).sort();
 
 describe('discoverMcpTools', () => {
   it('lists a live server\'s tools under tools.allow, and warns about a pattern that matches none', async () => {
@@ -50,6 +56,21 @@ describe('discoverMcpTools', () => {
     const found = await discoverMcpTools([server], 'live', recordedWith('echo', 'get-sum'), ctx());
     expect(found.tools.map((t) => t.spec.name)).toEqual(['everything__echo']);
     expect(found.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_MCP_CONNECT', message: expect.stringContaining('using the tools recorded by the last build') }]);
+  });
+
+  it("a source command (recorded-or-live) takes the recorded list only when it was recorded under today's settings", async () => {
+    const { at: _at, ...settings } = config(everythingStdioServer(), { deny: ['get-*'] });
+    // Recorded under today's settings: the list stands, and nothing is started (the server's command is one).
+    const same = await discoverMcpTools([config({ ...settings, command: settings.command }, { deny: ['get-*'] })], 'recorded-or-live', recordedUnder(settings, 'echo', 'only-recorded'), ctx());
+    expect(found(same)).toEqual(['everything__echo', 'everything__only-recorded']);
+    expect(same.contacted).toEqual([]);
+    // The deny taken away since: the recorded list (which it kept out) is not today's; the server is asked.
+    const widened = await discoverMcpTools([config(everythingStdioServer(), { allow: ['echo', 'get-sum'] })], 'recorded-or-live', recordedUnder(settings, 'echo', 'only-recorded'), ctx());
+    expect(found(widened)).toEqual(['everything__echo', 'everything__get-sum']);
+    expect(widened.contacted).toEqual(['everything']);
+    // Another command or argument: asked again too.
+    const moved = await discoverMcpTools([config({ ...settings, args: [...(settings.args ?? []), '--changed'] }, { deny: ['get-*'] })], 'recorded-or-live', recordedUnder(settings, 'only-recorded'), ctx());
+    expect(moved.contacted).toEqual(['everything']);
   });
 
   it('reports a required server that is down as an error at its line, with no tools', async () => {

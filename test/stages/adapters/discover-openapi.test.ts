@@ -22,7 +22,8 @@ describe('discoverOpenApiTools', () => {
     expect(live.diagnostics).toEqual([]);
     expect(live.fetched).toEqual(['petstore']);
     expect(live.tools.map((t) => t.spec.name).sort()).toEqual(['petstore__addPet', 'petstore__deletePet', 'petstore__findPetsByStatus', 'petstore__findPetsByTags', 'petstore__getPetById', 'petstore__updatePet', 'petstore__updatePetWithForm']);
-    expect(live.apis).toEqual([{ name: 'petstore', spec: `${server.url}/swagger.json`, base_url: 'http://petstore.swagger.io/v2', timeout_ms: 1000 }]);
+    // include/exclude recorded beside the operations they chose: a source command knows what the list was chosen by.
+    expect(live.apis).toEqual([{ name: 'petstore', spec: `${server.url}/swagger.json`, base_url: 'http://petstore.swagger.io/v2', timeout_ms: 1000, include: ['*Pet*'], exclude: ['uploadFile'] }]);
 
     const agentJson = join(tempDir(), 'agent.json');
     writeFileSync(agentJson, JSON.stringify({ tools: live.tools.map((t) => t.spec), apis: live.apis }));
@@ -31,6 +32,27 @@ describe('discoverOpenApiTools', () => {
     expect(offline.fetched).toEqual([]);
     expect(offline.tools.map((t) => t.spec.name)).not.toContain('petstore__deletePet');
     expect(offline.tools.map((t) => t.spec.name)).toContain('petstore__getPetById');
+  });
+
+  it("a source command (recorded-or-live) takes the recorded operations only when they were recorded from today's spec and globs", async () => {
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(petstoreSpec));
+    const url = `${server.url}/swagger.json`;
+    const built = await discoverOpenApiTools([apiConfig(url, { include: ['getPetById'] })], 'live', undefined, new HttpClient());
+    const agentJson = join(tempDir(), 'agent.json');
+    writeFileSync(agentJson, JSON.stringify({ tools: built.tools.map((t) => t.spec), apis: built.apis }));
+    const names = (found: { tools: { spec: { name: string } }[] }) => found.tools.map((t) => t.spec.name).sort();
+
+    const same = await discoverOpenApiTools([apiConfig(url, { include: ['getPetById'] })], 'recorded-or-live', readRecordedAdapters(agentJson), new HttpClient());
+    expect(same.fetched).toEqual([]);
+    expect(names(same)).toEqual(['petstore__getPetById']);
+    // include widened since the build: the recorded list cannot hold what it now lets in; the spec is read again.
+    const widened = await discoverOpenApiTools([apiConfig(url, { include: ['get*'] })], 'recorded-or-live', readRecordedAdapters(agentJson), new HttpClient());
+    expect(widened.fetched).toEqual(['petstore']);
+    expect(names(widened)).toEqual(['petstore__getInventory', 'petstore__getOrderById', 'petstore__getPetById', 'petstore__getUserByName']);
+    // Another spec URL: read, never the other spec's operations.
+    const moved = await discoverOpenApiTools([apiConfig(`${server.url}/other.json`, { include: ['getPetById'] })], 'recorded-or-live', readRecordedAdapters(agentJson), new HttpClient());
+    expect(moved.fetched).toEqual(['petstore']);
+    expect(server.requests.map((r) => r.url)).toEqual(['/swagger.json', '/swagger.json', '/other.json']);
   });
 
   it('offline, matches include/exclude against the operationId, not the sanitized tool name', async () => {
