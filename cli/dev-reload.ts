@@ -18,7 +18,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { runtimeFactories } from '../runtime/assemble.ts';
+import { leftOutByServers, runtimeFactories } from '../runtime/assemble.ts';
 import { isForged } from '../runtime/tools/emergent/forged-mark.ts';
 import { error, type Diagnostic } from '../runtime/diagnostics.ts';
 import { createTool } from '../runtime/tools/create-tools.ts';
@@ -173,6 +173,8 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   // A server added to (or removed from, or changed in) forge.yaml is connected as at start, not left to a restart.
   const adapters = await reconnectAdapters(agent, state.adapters, resolved, code, fresh, options.log);
   if (adapters.leftOut.size) fresh = fresh.filter((t) => !adapters.leftOut.has(t.spec.name));
+  // Why a server's tool is not there (its tools: allow/deny), for the servers as forge.yaml has them now, as at start.
+  agent.registry.setLeftOut(leftOutByServers(resolved.manifest.mcp?.servers ?? []));
   let ok = false;
   try {
     // forge_tool adds the tools it forges to the running registry.

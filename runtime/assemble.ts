@@ -158,7 +158,7 @@ export async function assembleRuntime(resolved: ResolvedAgent, code: CodeSource,
 }
 
 /** Why an MCP server's tool is not registered: its server's tools.allow/deny leaves it out. */
-function leftOutByServers(servers: readonly McpServerSettings[]): ((name: string) => string | undefined) | undefined {
+export function leftOutByServers(servers: readonly McpServerSettings[]): ((name: string) => string | undefined) | undefined {
   const filtered = servers.filter((s) => s.tools?.allow?.length || s.tools?.deny?.length).map((s) => ({ name: s.name, filter: createNameFilter(s.tools?.allow, s.tools?.deny) }));
   if (!filtered.length) return undefined;
   return (name) => {

@@ -105,6 +105,9 @@ describe('forge run --dev and MCP servers in forge.yaml', () => {
       expect(read.status, JSON.stringify(read.body)).toBe(200);
       expect(JSON.stringify(read.body.value)).toContain('hello from the filesystem server');
       expect(await names(agent.url)).toEqual(['fs__list_directory', 'fs__read_text_file', 'plain']);
+      // A tool its allow: leaves out is answered with why, as for a server there at start (it said "did you mean").
+      const left = await post(agent.url, 'fs__write_file', { path: join(data, 'x'), content: 'y' });
+      expect(left.body.error).toMatchObject({ code: 'FORGE_TOOL_UNKNOWN', message: expect.stringContaining('mcp.servers[fs].tools in forge.yaml leaves "write_file" out') });
       expect(serversFor(data).length).toBeGreaterThan(0);
       // No line says the tools' server is not configured, as it was before it connected.
       expect(agent.output()).not.toMatch(/not configured|cannot load fs__/);
