@@ -15,6 +15,7 @@ import { normalizeExternalSchema } from './external-schema.ts';
 import { createNameFilter, type NameFilter } from '../../runtime/tools/adapters/name-filter.ts';
 import { MCP_TOOL_SOURCE, sameToolSource, type RecordedAdapters } from './recorded-manifest.ts';
 import { stderrExcerpt } from '../../runtime/exec/output-buffer.ts';
+import { closestMatch } from '../../runtime/suggest.ts';
 
 /** live: connect; offline: the recorded list only; recorded-or-live: the recorded list when there is one. */
 export type DiscoveryMode = 'live' | 'offline' | 'recorded-or-live';
@@ -67,8 +68,14 @@ async function discoverServer(server: McpServerConfig, mode: DiscoveryMode, reco
     return done(previous ?? [], true);
   }
 
-  for (const pattern of filter.unused(remote.map((t) => t.name))) {
-    diagnostics.push(warning('FORGE_MCP_FILTER', `tools.allow pattern "${pattern}" matches no tool of MCP server "${server.name}"`, server.at, `its tools: ${remote.map((t) => t.name).join(', ')}`));
+  const remoteNames = remote.map((t) => t.name);
+  for (const pattern of filter.unused(remoteNames)) {
+    diagnostics.push(warning('FORGE_MCP_FILTER', `tools.allow pattern "${pattern}" matches no tool of MCP server "${server.name}"`, server.at, `its tools: ${remoteNames.join(', ')}`));
+  }
+  // A misspelt deny is worse than a misspelt allow: the tool it meant stays in.
+  for (const pattern of filter.unusedDeny(remoteNames)) {
+    const meant = closestMatch(pattern, remoteNames);
+    diagnostics.push(warning('FORGE_MCP_FILTER', `tools.deny pattern "${pattern}" matches no tool of MCP server "${server.name}"${meant ? `, so "${meant}" is not left out` : ''}`, server.at, meant ? `did you mean "${meant}"?` : `its tools: ${remoteNames.join(', ')}`));
   }
   return done(remote.filter((t) => filter.allows(t.name)).map((t) => agentToolSpec(server, t)), true);
 }

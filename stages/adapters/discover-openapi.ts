@@ -16,6 +16,7 @@ import { loadOpenApiDocument } from './openapi-document.ts';
 import { documentBaseUrl, listOperations } from './openapi-operations.ts';
 import { operationToolSpec } from './openapi-tool-spec.ts';
 import { API_TOOL_SOURCE, sameToolSource, type RecordedAdapters } from './recorded-manifest.ts';
+import { closestMatch } from '../../runtime/suggest.ts';
 
 export interface OpenApiDiscovery {
   tools: ProjectTool[];
@@ -83,6 +84,11 @@ async function discoverApi(api: ApiConfig, mode: DiscoveryMode, recorded: Record
   const operations = listOperations(loaded.doc);
   for (const pattern of filter.unused(operations.map((o) => o.id))) {
     diagnostics.push(warning('FORGE_API_FILTER', `include pattern "${pattern}" matches no operation of API "${api.name}"`, api.at, `its operations: ${operations.map((o) => o.id).join(', ')}`));
+  }
+  // A misspelt exclude leaves the operation it meant in.
+  for (const pattern of filter.unusedDeny(operations.map((o) => o.id))) {
+    const meant = closestMatch(pattern, operations.map((o) => o.id));
+    diagnostics.push(warning('FORGE_API_FILTER', `exclude pattern "${pattern}" matches no operation of API "${api.name}"${meant ? `, so "${meant}" is not left out` : ''}`, api.at, meant ? `did you mean "${meant}"?` : `its operations: ${operations.map((o) => o.id).join(', ')}`));
   }
   const specs: ToolSpec[] = [];
   const seen = new Set<string>();

@@ -43,6 +43,13 @@ describe('discoverMcpTools', () => {
     expect(found.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_MCP_FILTER', message: expect.stringContaining('"no-such-tool"') }]);
   });
 
+  it('warns of a tools.deny pattern that matches no tool, naming the tool it likely meant, which stays in', async () => {
+    const server = config(everythingStdioServer(), { allow: ['echo', 'get-sum'], deny: ['ecoh'] });
+    const live = await discoverMcpTools([server], 'live', undefined, ctx());
+    expect(live.tools.map((t) => t.spec.name)).toEqual(['everything__echo', 'everything__get-sum']);
+    expect(live.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_MCP_FILTER', message: 'tools.deny pattern "ecoh" matches no tool of MCP server "everything", so "echo" is not left out', hint: 'did you mean "echo"?' }]);
+  });
+
   it('builds offline from the recorded tools, under today\'s tools.deny', async () => {
     const server = config(everythingStdioServer({ command: '/nonexistent/mcp-server' }), { deny: ['get-*'] });
     const found = await discoverMcpTools([server], 'offline', recordedWith('echo', 'get-sum'), ctx());

@@ -55,6 +55,13 @@ describe('discoverOpenApiTools', () => {
     expect(server.requests.map((r) => r.url)).toEqual(['/swagger.json', '/swagger.json', '/other.json']);
   });
 
+  it('warns of an exclude pattern that matches no operation, naming the one it likely meant, which stays in', async () => {
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(petstoreSpec));
+    const found = await discoverOpenApiTools([apiConfig(`${server.url}/swagger.json`, { include: ['getPetById', 'deletePet'], exclude: ['deletePett'] })], 'live', undefined, new HttpClient());
+    expect(found.tools.map((t) => t.spec.name).sort()).toEqual(['petstore__deletePet', 'petstore__getPetById']);
+    expect(found.diagnostics).toMatchObject([{ severity: 'warning', code: 'FORGE_API_FILTER', message: 'exclude pattern "deletePett" matches no operation of API "petstore", so "deletePet" is not left out', hint: 'did you mean "deletePet"?' }]);
+  });
+
   it('offline, matches include/exclude against the operationId, not the sanitized tool name', async () => {
     const spec = { openapi: '3.0.0', info: { title: 't', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths: { '/repos/{id}': { get: { operationId: 'repos/get', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { 200: { description: 'ok' } } } } } };
     const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(spec)));
