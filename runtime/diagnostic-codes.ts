@@ -123,7 +123,7 @@ export const DIAGNOSTIC_CODES = {
   FORGE_FORGE_TEST_FAILED: { severity: 'error', when: 'run', meaning: 'a forged tool\'s output differs from a test case\'s expectedOutput' },
   FORGE_FORGE_TOOL: { severity: 'error', when: 'run', meaning: 'a forged tool may not call forge_tool' },
   FORGE_FORGE_UNAVAILABLE: { severity: 'error', when: 'run', meaning: 'forge_tool has no registry to add tools to here' },
-  FORGE_GLOB_PATTERN: { severity: 'error', when: 'run', meaning: 'pattern ... leaves the search directory' },
+  FORGE_GLOB_PATTERN: { severity: 'error', when: 'run', meaning: 'a glob_search pattern or grep_search include/exclude glob leaves the search directory, or would cost too much to match (more than 1,024 brace expansions, or more than 3 wildcards in one path segment)' },
   FORGE_GREP_ENGINE: { severity: 'error', when: 'run', meaning: 'ripgrep was not found or failed' },
   FORGE_GREP_PATTERN: { severity: 'error', when: 'run', meaning: 'pattern ... is not a valid regular expression: ...' },
   FORGE_HOST_REFUSED: { severity: 'error', when: 'run', meaning: 'the Host header of a request to an agent without a token is not a loopback name (DNS rebinding)' },

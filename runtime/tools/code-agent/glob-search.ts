@@ -5,12 +5,9 @@ import { lookThroughVerifiedDirectories } from '../../guard/verified-entries.ts'
 import { defineBuiltin } from '../builtin/define.ts';
 import { guarded, isFailure } from '../fs-results.ts';
 import { fail, ok } from '../model.ts';
-import { braceExpansions } from './brace-expansions.ts';
+import { GLOB_COST_HINT, globCostProblem } from './glob-cost.ts';
 import { IgnoreTree } from './ignore-tree.ts';
 import { SKIPPED_DIR_GLOBS, SKIPPED_DIRS } from './skipped-dirs.ts';
-
-/** The most patterns a glob's braces may expand to (fast-glob makes each one before it walks). */
-const MAX_EXPANSIONS = 1024;
 
 export default defineBuiltin({
   spec: {
@@ -43,10 +40,9 @@ export default defineBuiltin({
         if (pattern.startsWith('/') || /(^|[/{,])\.\.($|[/},])/.test(pattern)) {
           return fail('FORGE_GLOB_PATTERN', `pattern "${pattern}" leaves the search directory`, 'use a pattern relative to `path`, and set `path` to search elsewhere in the working directory');
         }
-        // fast-glob expands braces into a pattern each before it walks, on the agent's thread: 110 characters of {a,b} made 4 million.
-        if (braceExpansions(pattern, MAX_EXPANSIONS) > MAX_EXPANSIONS) {
-          return fail('FORGE_GLOB_PATTERN', `pattern "${pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern}" expands to more than ${MAX_EXPANSIONS} patterns`, 'use fewer brace lists and ranges ({a,b}, {1..9}), or several searches');
-        }
+        // Matched on the agent's thread: 110 characters of {a,b} made 4 million patterns, and *a*a*a*a*b backtracked for 35 s.
+        const costly = globCostProblem(pattern);
+        if (costly) return fail('FORGE_GLOB_PATTERN', `pattern "${pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern}" ${costly}`, GLOB_COST_HINT);
         const base = guarded(guard, path);
         if (isFailure(base)) return base;
         let paths: string[];

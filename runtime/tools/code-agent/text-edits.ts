@@ -97,7 +97,18 @@ function looseMatchLine(content: string, text: string): number | undefined {
 
 /** A unified diff of one file (git style: a/ and b/ prefixes, hunk headers, 3 lines of context). */
 export function unifiedDiff(path: string, before: string, after: string, options: { oldPath?: string } = {}): string {
-  const patch = createTwoFilesPatch(`a/${options.oldPath ?? path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 });
+  // Bounded: the diff is computed on the agent's thread, and its cost grows with the file's lines times the lines
+  // changed (5,000 scattered one-line hunks held the thread 7 s, 10,000 held it 32 s). Past the bound the result
+  // says so instead; the change itself was made in full.
+  const patch = createTwoFilesPatch(`a/${options.oldPath ?? path}`, `b/${path}`, before, after, undefined, undefined, { context: 3, maxEditLength: MAX_DIFF_EDITS, timeout: MAX_DIFF_MS });
+  if (patch === undefined) {
+    const lines = (text: string) => text.split('\n').length;
+    return `--- a/${options.oldPath ?? path}\n+++ b/${path}\n(too many changes to show as a diff: more than ${MAX_DIFF_EDITS} lines changed, ${lines(before)} lines before, ${lines(after)} after)\n`;
+  }
   // The library starts with a line of "=" (a separator for several files); git's format has none.
   return patch.replace(/^=+\n/, '');
 }
+
+/** The most lines added and removed a result's diff shows, and the most time it may take to find them. */
+const MAX_DIFF_EDITS = 2_000;
+const MAX_DIFF_MS = 1_000;

@@ -28,8 +28,9 @@ let markdown: NodeHtmlMarkdown | undefined;
  */
 const MAX_UNCLOSED = 500;
 
-export function htmlToReadable(html: string, format: ReadableFormat): { title?: string; content: string } {
-  if (unclosedElements(html) > MAX_UNCLOSED) return { content: tidy(withoutTags(html)) };
+export function htmlToReadable(page: string, format: ReadableFormat): { title?: string; content: string } {
+  const html = withoutDanglingMarkup(page);
+  if (tooCostlyToParse(documentShape(html))) return { content: tidy(withoutTags(html)) };
   const document = parse(html, { comment: false, blockTextElements: Object.fromEntries([...RAW_TEXT].map((tag) => [tag, true])) });
   const title = (document.querySelector('title')?.text ?? document.querySelector('meta[property="og:title"]')?.getAttribute('content'))?.trim() || undefined;
   const articles = document.querySelectorAll('article');
@@ -102,10 +103,57 @@ const ENDLESS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'inp
 /** node-html-parser's own pattern for a comment or a tag (dist/nodes/html.js, kMarkupPattern); <!doctype> and <![CDATA[ are text to it. */
 const PARSER_TAGS = /<!--[\s\S]*?-->|<(\/?)([a-zA-Z][-.:0-9_a-zA-Z]*)((?:\s+[^>]*?(?:(?:'[^']*')|(?:"[^"]*"))?)*)\s*(\/?)>/g;
 
-/** How many elements a page leaves open, counted in one pass over its tags (an estimate: enough to decide). */
-function unclosedElements(html: string): number {
+/**
+ * Past this many children of one element, or elements in all, the page is read as text too: node-html-parser
+ * appends a child by copying its parent's list of children (20,000 paragraphs in a row, 180 kB: 13 s; a 4.7 MB
+ * page of them: minutes), and the Markdown translation grows faster than the page as well.
+ */
+const MAX_CHILDREN = 2_000;
+const MAX_ELEMENTS = 40_000;
+
+interface DocumentShape {
+  /** Elements left open at the end. */
+  unclosed: number;
+  /** The most elements one element holds directly (text between them not counted: about as many again). */
+  maxChildren: number;
+  elements: number;
+}
+
+function tooCostlyToParse(shape: DocumentShape): boolean {
+  return shape.unclosed > MAX_UNCLOSED || shape.maxChildren > MAX_CHILDREN || shape.elements > MAX_ELEMENTS;
+}
+
+/**
+ * The page without markup the parser's pattern cannot end: a "<" starting a tag after the page's last ">",
+ * or a "<!--" after its last "-->", is text (escaped). The parser would read neither as markup anyway, but
+ * its pattern backtracks exponentially over the whitespace after such a "<a" (22 spaces: 6 s, each 2 more
+ * about 7 times that), and scans to the end of the page from each such "<!--".
+ */
+function withoutDanglingMarkup(html: string): string {
+  let text = html;
+  const lastClose = text.lastIndexOf('>');
+  const tail = text.slice(lastClose + 1);
+  if (/<[a-zA-Z/!]/.test(tail)) text = text.slice(0, lastClose + 1) + tail.replaceAll('<', '&lt;');
+  const commentsEnd = text.lastIndexOf('-->');
+  const from = commentsEnd < 0 ? 0 : commentsEnd + 3;
+  if (text.includes('<!--', from)) text = text.slice(0, from) + text.slice(from).replaceAll('<!--', '&lt;!--');
+  return text;
+}
+
+/** How many elements a page leaves open, holds in one element and holds in all, counted in one pass over its tags (estimates: enough to decide). */
+function documentShape(html: string): DocumentShape {
   const open = new Map<string, number>();
   let unclosed = 0;
+  let elements = 0;
+  let maxChildren = 0;
+  // The elements open around the current place, with how many children each has had.
+  const stack: { tag: string; children: number }[] = [{ tag: '', children: 0 }];
+  const onStack = new Map<string, number>();
+  const child = () => {
+    const parent = stack[stack.length - 1];
+    maxChildren = Math.max(maxChildren, ++parent.children);
+    elements++;
+  };
   // Inside the elements the parser reads as text (RAW_TEXT) a "<div>" is text, a template in a script: only their end tag counts.
   let rawText: string | undefined;
   // Tags found as node-html-parser finds them (its kMarkupPattern): a quoted attribute may hold "<" or ">", and a
@@ -121,17 +169,31 @@ function unclosedElements(html: string): number {
       rawText = tag;
       continue;
     }
-    if (ENDLESS.has(tag) || selfClosing) continue;
+    if (ENDLESS.has(tag) || selfClosing) {
+      if (!end) child();
+      continue;
+    }
     const count = open.get(tag) ?? 0;
     if (!end) {
+      child();
+      stack.push({ tag, children: 0 });
+      onStack.set(tag, (onStack.get(tag) ?? 0) + 1);
       open.set(tag, count + 1);
       unclosed++;
     } else if (count > 0) {
+      // Back to where the nearest open one of its name was opened, for the children count (the elements left
+      // open inside it stay counted as unclosed: the parser ends them at the end, which is what costs).
+      if (onStack.get(tag)) {
+        for (let top = stack.pop()!; ; top = stack.pop()!) {
+          onStack.set(top.tag, onStack.get(top.tag)! - 1);
+          if (top.tag === tag) break;
+        }
+      }
       open.set(tag, count - 1);
       unclosed--;
     }
   }
-  return unclosed;
+  return { unclosed, maxChildren, elements };
 }
 
 /** The page's text with every tag taken out, and the entities a page uses most put back. */

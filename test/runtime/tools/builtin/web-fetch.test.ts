@@ -67,6 +67,16 @@ beforeAll(async () => {
         res.setHeader('content-type', 'text/html');
         res.end(`<html><body>${'<div title="<">x'.repeat(6000)}<p>Quoted text</p></body></html>`);
         return;
+      case '/dangling':
+        // A tag the page never ends: the parser's pattern backtracked over the spaces after it (22 of them: 6 s).
+        res.setHeader('content-type', 'text/html');
+        res.end(`<html><body><p>Before it</p>${'<!--'.repeat(20_000)}<a${' '.repeat(40)}`);
+        return;
+      case '/paragraphs':
+        // 20,000 paragraphs in a row (180 kB): the parser copies its children list at each one (13 s).
+        res.setHeader('content-type', 'text/html');
+        res.end(`<html><body>${'<p>x</p>\n'.repeat(20_000)}<p>The end</p></body></html>`);
+        return;
       case '/commented':
         res.setHeader('content-type', 'text/html');
         res.end(`<!doctype html><html><body>${'<!-- a note -->'.repeat(600)}<script>const t = "${'<div>'.repeat(600)}";</script><h1>Kept</h1><p>Still <b>parsed</b>.</p></body></html>`);
@@ -143,6 +153,16 @@ describe('web_fetch', () => {
     expect(value.content).toMatch(/^x x x/);
     expect(value.content).toMatch(/Quoted text$/);
     expect(value.content).not.toContain('title=');
+  });
+
+  it.each([
+    ['a tag it never ends, after 20,000 comments it never ends', '/dangling', /^Before it/],
+    ['20,000 paragraphs in a row', '/paragraphs', /The end$/],
+  ])('reads a page with %s at once', async (_, path, content) => {
+    const started = performance.now();
+    const value = await t.value<FetchValue>('web_fetch', { url: `${server.url}${path}`, format: 'text' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(value.content).toMatch(content);
   });
 
   it('still parses a page with many comments, and tags written in a script\'s text, which are no unclosed elements', async () => {

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { braceExpansions } from '../../../../runtime/tools/code-agent/brace-expansions.ts';
+import { globCostProblem } from '../../../../runtime/tools/code-agent/glob-cost.ts';
 import { tempDir } from '../../../helpers/project.ts';
 import { tools } from '../../../helpers/tools.ts';
 
@@ -47,6 +48,21 @@ describe('braceExpansions', () => {
   });
 });
 
+describe('globCostProblem', () => {
+  it.each(['*.ts', '**/*.{ts,tsx}', 'src/**/test_*.py', '*.test.*', 'a?b*c*', '**/**/x', '\\*\\*\\*\\*x'])('lets %s through', (glob) => {
+    expect(globCostProblem(glob)).toBeUndefined();
+  });
+
+  it.each([
+    ['*a*a*a*b', /more than 3 wildcards \(\* or \?\) in one segment \("\*a\*a\*a\*b"\)/],
+    ['**/*a*a*a*a*a*b', /in one segment/],
+    ['x?y?z?w?', /in one segment/],
+    ['{a,b}'.repeat(11), /expands to more than 1024 patterns/],
+  ])('refuses %s', (glob, why) => {
+    expect(globCostProblem(glob)).toMatch(why);
+  });
+});
+
 describe("glob_search's brace limit", () => {
   it('refuses a pattern that expands past 1,024 patterns before fast-glob expands it, and runs one within', async () => {
     const work = tempDir();
@@ -61,5 +77,21 @@ describe("glob_search's brace limit", () => {
     expect(await t.call('glob_search', { pattern: 'x{1..2000}' })).toMatchObject({ ok: false, error: { code: 'FORGE_GLOB_PATTERN' } });
     const found = (await t.value('glob_search', { pattern: 'src/*.{ts,md}' })) as { files: { path: string }[] };
     expect(found.files.map((f) => f.path).sort()).toEqual(['src/a.ts', 'src/b.md']);
+  });
+
+  it('refuses wildcards that backtrack against a long name before matching, in glob_search and in grep_search include/exclude', async () => {
+    const work = tempDir();
+    // A name a caller can make with file_write: *a*a*a*a*b against it backtracked for 35 s on the agent's thread.
+    writeFileSync(join(work, 'a'.repeat(240)), 'hello\n');
+    const t = await tools(['glob_search', 'grep_search'], { workDir: work });
+    const started = performance.now();
+    expect(await t.call('glob_search', { pattern: '*a*a*a*a*b' })).toMatchObject({ ok: false, error: { code: 'FORGE_GLOB_PATTERN', message: expect.stringContaining('more than 3 wildcards') } });
+    for (const key of ['include', 'exclude']) {
+      expect(await t.call('grep_search', { pattern: 'hello', [key]: ['**/*a*a*a*a*a*b'] })).toMatchObject({ ok: false, error: { code: 'FORGE_GLOB_PATTERN', message: expect.stringContaining('more than 3 wildcards') } });
+    }
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // Within the limit, both match as before.
+    expect(((await t.value('glob_search', { pattern: '*a*b*' })) as { files: unknown[] }).files).toEqual([]);
+    expect(((await t.value('glob_search', { pattern: 'a*a*a' })) as { files: unknown[] }).files).toHaveLength(1);
   });
 });
