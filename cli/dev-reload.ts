@@ -41,6 +41,7 @@ import { printDiagnostics } from './diagnostics-output.ts';
 import { watchSources } from './dev-watcher.ts';
 import { errorsByToolName } from './tool-file-errors.ts';
 import type { SourceAgent } from './source-agent.ts';
+import { createSourceNodeLauncher, ToolCompileError } from '../stages/source-node-launcher.ts';
 
 export interface ReloadReport {
   added: string[];
@@ -247,6 +248,21 @@ async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise
     if (!errors) continue;
     tool.loadErrors = errors;
     found.push(...errors);
+  }
+  // An import that does not resolve shows only when the tool is bundled: each changed TS/JS tool is compiled now,
+  // as its first call would compile it (the code is kept for that call), so that it answers with the error at its
+  // line instead of failing to start, and the reload says so instead of "reloaded".
+  const launcher = createSourceNodeLauncher(project.config.root);
+  for (const tool of tools) {
+    const kind = tool.file?.kind;
+    if (tool.loadErrors || tool.scope || (kind !== 'typescript' && kind !== 'javascript') || !tool.spec.source) continue;
+    try {
+      await (tool.spec.source.style === 'execute' ? launcher.worker(tool.spec) : launcher.script(tool.spec));
+    } catch (err) {
+      if (!(err instanceof ToolCompileError) || !err.diagnostics.length) continue; // said at the call, as before
+      tool.loadErrors = err.diagnostics;
+      found.push(...err.diagnostics);
+    }
   }
   return found;
 }

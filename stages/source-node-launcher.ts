@@ -9,13 +9,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildFailure } from 'esbuild';
 import { esbuild, REQUIRE_SHIM } from './esbuild-api.ts';
-import { formatDiagnostic } from '../runtime/diagnostics.ts';
+import { formatDiagnostic, type Diagnostic } from '../runtime/diagnostics.ts';
 import type { NodeToolLauncher, ProcessCommand } from '../runtime/tools/custom/custom-tool.ts';
 import type { ToolSpec } from '../runtime/tools/model.ts';
 import { currentStamp, stampFile, type FileStamp } from './build-cache.ts';
 import { fromEsbuildError } from './esbuild-messages.ts';
 import { forgeVersion, runtimeDir } from './forge-paths.ts';
 
+
+/** esbuild could not compile a tool (an import that does not resolve, most often): its errors, placed in the files. */
+export class ToolCompileError extends Error {
+  constructor(message: string, readonly diagnostics: Diagnostic[]) {
+    super(message);
+  }
+}
 
 export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher {
   const cacheDir = join(projectRoot, '.forge', 'cache', 'tools');
@@ -54,9 +61,8 @@ export function createSourceNodeLauncher(projectRoot: string): NodeToolLauncher 
       })
       .catch((err: BuildFailure) => err);
     if (result instanceof Error) {
-      const messages = (result as BuildFailure).errors ?? [];
-      const text = messages.map((m) => formatDiagnostic(fromEsbuildError(m, projectRoot, process.cwd()))).join('\n');
-      throw new Error(text || result.message);
+      const diagnostics = ((result as BuildFailure).errors ?? []).map((m) => fromEsbuildError(m, projectRoot, process.cwd()));
+      throw new ToolCompileError(diagnostics.map(formatDiagnostic).join('\n') || result.message, diagnostics);
     }
     // Hashed: a file whose stat changes and not its bytes (a touch, a git checkout) keeps the compiled code.
     const inputs = Object.keys(result.metafile.inputs)

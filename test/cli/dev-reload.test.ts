@@ -314,6 +314,24 @@ describe('forge run --dev hot reload', () => {
     }
   }, 120_000);
 
+  it("treats a TS tool whose import a save breaks as one that stops loading, with the import's place, until it resolves again", async () => {
+    const typed = (from: string) => `/**\n * Tool: typed\n * Description: Pads a word.\n * Tags: read\n */\nimport pad from '${from}';\n\nexport function execute() {\n  return { word: pad('hi') };\n}\n`;
+    const project = writeProject({ 'forge.yaml': minimalConfig(), 'tools/typed.ts': typed('./pad.ts'), 'tools/pad.ts': "export default (word: string) => ` ${word} `;\n" });
+    const agent = await devServer(project);
+    try {
+      expect((await post(agent.url, 'typed')).body.value).toEqual({ word: ' hi ' });
+      saves.inPlace(join(project, 'tools/typed.ts'), typed('no-such-pkg'));
+      await until(async () => (await post(agent.url, 'typed')).status === 503, 'the tool unavailable', agent);
+      // Said at its line, as a syntax error is; it was "tools reloaded typed", then a 422 FORGE_TOOL_START at the call.
+      expect((await post(agent.url, 'typed')).body.error).toMatchObject({ code: 'FORGE_TOOL_UNAVAILABLE', message: expect.stringMatching(/tools\/typed\.ts:6:\d+ FORGE_IMPORT/) });
+      expect(agent.output()).toMatch(/✘ tools\/typed\.ts:6:\d+ FORGE_IMPORT .*no-such-pkg/);
+      saves.inPlace(join(project, 'tools/typed.ts'), typed('./pad.ts'));
+      await until(async () => (await post(agent.url, 'typed')).body.value?.word === ' hi ', 'the tool back', agent);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
+
   it('makes the tools importing a helper module that stops compiling (Python, TypeScript) unavailable with its located error, until it compiles again', async () => {
     const helper = (colon: string) => `def shout(word)${colon}\n    return word.upper()\n`;
     const greet = `"""\nTool: greet\nDescription: Shouts a greeting.\nTags: read\n"""\nfrom helpers import shout\n\n\ndef execute(args):\n    return {"greeting": shout("hi")}\n`;
