@@ -37,6 +37,15 @@ describe("a server that cannot start: its stderr's error line is shown, not only
   }, 60_000);
 });
 
+describe('a command written with its arguments', () => {
+  it('is said to be one program, with the command: and args: to write instead', async () => {
+    const project = writeProject({ 'forge.yaml': minimalConfig(`mcp:\n  servers:\n    - { name: fs, transport: stdio, command: "node /srv/index.js /tmp" }\n`) });
+    const { code, stdout } = await forge(['mcp', 'list', '--json'], project);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).servers[0].error).toMatchObject({ message: 'MCP server "fs": cannot start "node /srv/index.js /tmp": command not found', hint: 'command: is one program, started without a shell: write command: node and args: [/srv/index.js, /tmp]' });
+  });
+});
+
 describe('forge mcp', () => {
   it('reports a missing forge.yaml as a diagnostic, in text and in JSON', async () => {
     const dir = tempDir();

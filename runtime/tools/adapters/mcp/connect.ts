@@ -165,7 +165,10 @@ function toConnectError(server: McpServerSettings, err: unknown, stderr: string,
   const details = stderr || undefined;
   // Inside bubblewrap a missing command is bwrap's words on stderr, where a bare spawn fails with ENOENT.
   if (server.transport === 'stdio' && (e.code === 'ENOENT' || bwrapNotFound(stderr))) {
-    return new McpConnectError(server.name, `cannot start "${server.command}": command not found`, 'install it, or give its full path in mcp.servers[].command', e.code === 'ENOENT' ? details : undefined);
+    // "node /srv/index.js" as one command is a program of that whole name: its words belong in args:.
+    const words = server.command?.trim().split(/\s+/) ?? [];
+    const hint = words.length > 1 && !(server.args?.length) ? `command: is one program, started without a shell: write command: ${words[0]} and args: [${words.slice(1).join(', ')}]` : 'install it, or give its full path in mcp.servers[].command';
+    return new McpConnectError(server.name, `cannot start "${server.command}": command not found`, hint, e.code === 'ENOENT' ? details : undefined);
   }
   let message = e.message ?? String(err);
   if (/connection closed/i.test(message) && server.transport === 'stdio') message = `the server process exited before it answered (${message})`;
