@@ -95,10 +95,15 @@ export default defineBuiltin({
   },
 });
 
+const MAX_FRONT_MATTER = 16 * 1024;
+
 /** YAML front matter between --- lines at the top, and the Markdown after it. */
 function frontMatter(text: string): { meta: { description?: string }; body: string } {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
   if (!match) return { meta: {}, body: text };
+  // A skill's front matter is a few lines: past 16 kB it is not parsed (875 kB of it held the agent's thread 2.6 s, at
+  // every listing of the skills), and the skill has no description from it.
+  if (match[1].length > MAX_FRONT_MATTER) return { meta: {}, body: text.slice(match[0].length) };
   let meta: { description?: unknown } = {};
   try {
     meta = (parseYaml(match[1]) as { description?: unknown }) ?? {};

@@ -77,6 +77,14 @@ describe('read_skill', () => {
     symlinkSync(join(base, 'secret.md'), join(work, 'skills/leak.md'));
   });
 
+  it('does not parse front matter past 16 kB (875 kB of it held the thread 2.6 s at each listing): no description, the body after it', async () => {
+    write(join(work, 'skills/huge.md'), `---\ndescription: Never read.\n${'- [x, x, x, x, x, x, x, x]\n'.repeat(2_000)}---\n# Huge\n`);
+    const started = performance.now();
+    expect(await t.value('read_skill', { name: 'huge' })).toMatchObject({ name: 'huge', content: '# Huge\n' });
+    expect(await t.value('read_skill', { name: 'huge' })).not.toHaveProperty('description');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it('loads skills/<name>.md without its front matter, with its description', async () => {
     expect(await t.value('read_skill', { name: 'code-review' })).toEqual({ name: 'code-review', path: 'skills/code-review.md', description: 'How to review a change.', content: '# Code review\n\nRead the diff first.\n' });
   });

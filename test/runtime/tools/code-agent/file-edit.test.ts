@@ -39,6 +39,29 @@ describe('file_edit', () => {
     expect(read('app.js')).toBe(SOURCE);
   });
 
+  it('refuses 60,000 matches at once, giving the lines of the first ten (each counted from the start took 13 s)', async () => {
+    writeFileSync(join(work, 'many.txt'), 'a\n'.repeat(60_000));
+    const started = performance.now();
+    for (const [tool, args] of [['file_edit', { path: 'many.txt', old_string: 'a', new_string: 'b' }], ['atomic_edit', { path: 'many.txt', edits: [{ old_string: 'a', new_string: 'b' }] }]] as const) {
+      const result = await t.call(tool, args);
+      expect(result).toMatchObject({ ok: false, error: { code: 'FORGE_EDIT_AMBIGUOUS', message: expect.stringMatching(/occurs 60000 times in .*many\.txt.* \(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …\)/) } });
+    }
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("refuses a replace_all that would make the file larger than an edit may, writing nothing (530 a's, each a megabyte: 530 MB)", async () => {
+    writeFileSync(join(work, 'small.txt'), 'a'.repeat(530));
+    for (const [tool, args] of [['file_edit', { path: 'small.txt', old_string: 'a', new_string: 'x'.repeat(1_000_000), replace_all: true }], ['atomic_edit', { path: 'small.txt', edits: [{ old_string: 'a', new_string: 'x'.repeat(1_000_000), replace_all: true }] }]] as const) {
+      expect(await t.call(tool, args)).toMatchObject({ ok: false, error: { code: 'FORGE_FILE_TOO_LARGE', message: expect.stringContaining('530000000 characters long') } });
+    }
+    expect(read('small.txt')).toBe('a'.repeat(530));
+    // Within the limit, the edit is made, and a diff past a megabyte is said to be too large to show.
+    const grown = await t.value<{ replacements: number; diff: string }>('file_edit', { path: 'small.txt', old_string: 'a', new_string: 'x'.repeat(10_000), replace_all: true });
+    expect(grown.replacements).toBe(530);
+    expect(read('small.txt')).toHaveLength(5_300_000);
+    expect(grown.diff).toMatch(/^--- a\/small\.txt\n\+\+\+ b\/small\.txt\n\(the diff is \d+ characters: too large to show; file_read shows the file\)\n$/);
+  });
+
   it('replaces every match with replace_all', async () => {
     expect(await t.value('file_edit', { path: 'app.js', old_string: 'greet("', new_string: 'hello("', replace_all: true })).toMatchObject({ replacements: 2 });
     expect(read('app.js')).toContain('hello("a");\nhello("b");');
