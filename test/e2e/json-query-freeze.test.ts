@@ -6,47 +6,33 @@
  * on answering, over REST and over MCP.
  */
 import { search } from '@jmespath-community/jmespath';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
-import { forge, tempDir, writeProject } from '../helpers/project.ts';
+import { writeProject } from '../helpers/project.ts';
+import { IN_TIME, serveBuiltBundle, type ServedBundle } from '../helpers/served-bundle.ts';
 
 const TOKEN = 'json-query-token';
-const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const TENFOLD = '[@,@,@,@,@,@,@,@,@,@]';
 /** 10^(steps+1) items from one number. */
 const multiplying = (steps: number) => `${TENFOLD}${`[].${TENFOLD}`.repeat(steps)} | length(@)`;
 
-let agent: AgentProcess;
+let served: ServedBundle;
 
 beforeAll(async () => {
   const project = writeProject({ 'forge.yaml': 'agent_id: json-query\nversion: 1.0.0\ndescription: Parses JSON.\ntools: [json_parse, math_calculate]\n' });
-  const built = await forge(['build', '--prod'], project);
-  expect(built.code, built.stdout + built.stderr).toBe(0);
-  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+  served = await serveBuiltBundle(project, TOKEN, ['build', '--prod']);
 }, 120_000);
 
 afterAll(async () => {
-  await agent?.stop('SIGKILL');
+  await served?.agent.stop('SIGKILL');
 });
 
-/** Generous for a loaded machine; what it guards against killed the process, or held it for seconds a call. */
-const IN_TIME = 15_000;
-const rest = (body: unknown) =>
-  fetch(`${agent.url}/tools/json_parse`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(IN_TIME) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
-const mcp = (args: unknown) =>
-  fetch(`${agent.url}/mcp`, {
-    method: 'POST',
-    headers: { ...headers, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'json_parse', arguments: args } }),
-    signal: AbortSignal.timeout(IN_TIME),
-  }).then(async (res) => ((await res.json()) as any).result);
+const rest = (body: unknown) => served.rest('json_parse', body);
+const mcp = (args: unknown) => served.mcp('json_parse', args);
 
 async function stillServing(): Promise<void> {
-  expect(agent.child.exitCode).toBeNull();
-  expect((await fetch(`${agent.url}/healthz`, { signal: AbortSignal.timeout(IN_TIME) })).status).toBe(200);
-  const sum = await fetch(`${agent.url}/tools/math_calculate`, { method: 'POST', headers, body: '{"expression":"1+1"}', signal: AbortSignal.timeout(IN_TIME) });
-  expect(await sum.json()).toMatchObject({ ok: true });
+  expect(served.agent.child.exitCode).toBeNull();
+  expect((await fetch(`${served.agent.url}/healthz`, { signal: AbortSignal.timeout(IN_TIME) })).status).toBe(200);
+  expect((await served.rest('math_calculate', { expression: '1+1' })).body).toMatchObject({ ok: true });
 }
 
 describe('a JMESPath query that multiplies its value tenfold per step', () => {

@@ -14,11 +14,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.ts';
-import { forge, forgeBin, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
+import type { AgentProcess } from '../helpers/agent-process.ts';
+import { IN_TIME, serveBuiltBundle, type ServedBundle } from '../helpers/served-bundle.ts';
+import { forgeBin, repoRoot, runProcess, tempDir, writeProject } from '../helpers/project.ts';
 
 const TOKEN = 'schema-cost-token';
-const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 /** 1,000 object alternatives: an item matching only the last is tried against all of them. */
 const FAN = { anyOf: Array.from({ length: 1000 }, (_, i) => ({ type: 'object', properties: { k: { const: `v${i}` } }, required: ['k'] })) };
 const MANY = Array.from({ length: 40_000 }, () => ({ k: 'v999' }));
@@ -63,6 +63,7 @@ await server.connect(new StdioServerTransport());
   return file;
 }
 
+let served: ServedBundle;
 let agent: AgentProcess;
 let calls: string;
 let project: string;
@@ -84,9 +85,8 @@ tools: [math_calculate]
 emergent: { allow_agent_scope: true }
 `,
   });
-  const built = await forge(['build'], project);
-  expect(built.code, built.stdout + built.stderr).toBe(0);
-  agent = await startAgentProcess(process.execPath, [join(project, '.forge-output', 'runtime.mjs'), 'serve', '--port', '0'], { cwd: tempDir(), env: { FORGE_AUTH_TOKEN: TOKEN } });
+  served = await serveBuiltBundle(project, TOKEN);
+  agent = served.agent;
 }, 120_000);
 
 afterAll(async () => {
@@ -94,17 +94,9 @@ afterAll(async () => {
   await agent?.stop('SIGKILL');
 });
 
-/** Generous for a loaded machine; what it guards against takes 31 s a call, or days. */
-const IN_TIME = 15_000;
-const rest = (tool: string, body: unknown) =>
-  fetch(`${agent.url}/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(IN_TIME) }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
-const mcp = (tool: string, args: unknown) =>
-  fetch(`${agent.url}/mcp`, {
-    method: 'POST',
-    headers: { ...headers, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
-    signal: AbortSignal.timeout(IN_TIME),
-  }).then(async (res) => ((await res.json()) as any).result);
+// What it guards against took 31 s a call, or days (IN_TIME: served-bundle.ts).
+const rest = (tool: string, body: unknown) => served.rest(tool, body);
+const mcp = (tool: string, args: unknown) => served.mcp(tool, args);
 /** `calling`, with /healthz and another tool asked while it runs: all must answer in time. */
 async function whileHealthy<T>(calling: Promise<T>): Promise<T> {
   calling.catch(() => {}); // awaited below
