@@ -156,7 +156,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   let fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
   // with an error is checked again too, so that another file's save does not make it as if it compiled.
-  printDiagnostics(await markSyntaxErrors(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh));
+  printDiagnostics(await markUnloadable(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh));
   const helpers = helperPaths(paths, project, ctx.diagnostics, state);
   // A helper that does not compile takes down the tools importing it, with its error at its line (dev-helpers.ts).
   printDiagnostics(await checkHelpers(state.brokenHelpers, project, helpers));
@@ -236,11 +236,11 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
 
 /**
  * A tool file that no longer compiles (Python's compiler, esbuild's parser:
- * what `forge validate` runs) is a tool that cannot load, as one whose
- * docstring broke: it stays listed and calls answer with the error, instead
- * of failing in the worker with a traceback.
+ * what `forge validate` runs; for TS/JS, esbuild's bundling too) is a tool
+ * that cannot load, as one whose docstring broke: it stays listed and calls
+ * answer with the error, instead of failing in the worker with a traceback.
  */
-async function markSyntaxErrors(project: Project, tools: ProjectTool[]): Promise<Diagnostic[]> {
+async function markUnloadable(project: Project, tools: ProjectTool[]): Promise<Diagnostic[]> {
   const byFile = await syntaxErrors(project, tools.flatMap((t) => (t.file && !t.scope && !t.loadErrors && t.file.kind !== 'yaml' ? [t.file] : [])));
   const found: Diagnostic[] = [];
   for (const tool of tools) {

@@ -47,7 +47,8 @@ export async function run(argv: string[]): Promise<number> {
   const source = join(templatesDir, 'init');
   const template = filesUnder(source).map((from) => {
     const rel = relative(source, from);
-    return { from, to: join(dir, RENAMES[rel] ?? rel), there: existsSync(join(dir, RENAMES[rel] ?? rel)) };
+    const to = join(dir, RENAMES[rel] ?? rel);
+    return { from, to, there: existsSync(to) };
   });
   // Never overwrite a user's file: the ones already there are kept, and said to be.
   const files = template.filter(({ there }) => !there);

@@ -7,10 +7,19 @@
  * refused past 1,024 brace expansions or 3 wildcards in one segment (`**`,
  * a whole segment, is none: it matches segments, not characters).
  */
+import { fail, type ToolResult } from '../model.ts';
 import { braceExpansions } from './brace-expansions.ts';
 
-export const MAX_EXPANSIONS = 1024;
-export const MAX_SEGMENT_WILDCARDS = 3;
+const MAX_EXPANSIONS = 1024;
+const MAX_SEGMENT_WILDCARDS = 3;
+
+/** The refusal of a glob (`label`: how the tool names it, "pattern" or "glob") that costs too much, or undefined. */
+export function globCostRefusal(glob: string, label: string): ToolResult | undefined {
+  const problem = globCostProblem(glob);
+  if (problem === undefined) return undefined;
+  const shown = glob.length > 200 ? `${glob.slice(0, 200)}…` : glob;
+  return fail('FORGE_GLOB_PATTERN', `${label} "${shown}" ${problem}`, 'use fewer brace lists and ranges ({a,b}, {1..9}) and wildcards per name, or several narrower searches');
+}
 
 /** Why `pattern` is refused, or undefined when it may be matched. */
 export function globCostProblem(pattern: string): string | undefined {
@@ -34,6 +43,3 @@ function wildcards(segment: string): number {
   }
   return count;
 }
-
-/** The hint every refusal gives. */
-export const GLOB_COST_HINT = 'use fewer brace lists and ranges ({a,b}, {1..9}) and wildcards per name, or several narrower searches';

@@ -12,7 +12,7 @@ import { SKIPPED_DIRS } from './skipped-dirs.ts';
 import { ALLOW_HARDLINKS_PROPERTY } from './file-access-config.ts';
 import { toolProcessSlots } from '../../exec/process-slots.ts';
 import { processesBusy } from '../process-busy.ts';
-import { GLOB_COST_HINT, globCostProblem } from './glob-cost.ts';
+import { globCostRefusal } from './glob-cost.ts';
 
 export default defineBuiltin({
   spec: {
@@ -61,8 +61,8 @@ export default defineBuiltin({
       async execute(args, ctx) {
         // include/exclude are matched on the agent's thread for every file (the JavaScript search's picomatch).
         for (const glob of [...args.include, ...args.exclude]) {
-          const costly = globCostProblem(glob);
-          if (costly) return fail('FORGE_GLOB_PATTERN', `glob "${glob.length > 200 ? `${glob.slice(0, 200)}…` : glob}" ${costly}`, GLOB_COST_HINT);
+          const costly = globCostRefusal(glob, 'glob');
+          if (costly) return costly;
         }
         const target = guarded(guard, args.path);
         if (isFailure(target)) return target;

@@ -5,6 +5,7 @@
  * unified diff every editing tool returns.
  */
 import { createTwoFilesPatch } from 'diff';
+import { WHOLE_READ_LIMIT } from './file-read.ts';
 
 export interface TextEdit {
   old_string: string;
@@ -62,9 +63,10 @@ export function applyEdit(content: string, edit: TextEdit, where: string): EditO
     };
   }
   // Known before it is made: 530 a's each replaced by a megabyte would be 530 MB, written, diffed and sent back.
+  // (In characters, against the byte limit the file tools read whole: a character is at least a byte.)
   const length = content.length + offsets.length * (newText.length - oldText.length);
-  if (length > MAX_EDITED_CHARS) {
-    return { ok: false, code: 'FORGE_FILE_TOO_LARGE', message: `the edit would make ${where} ${length} characters long; files up to ${MAX_EDITED_CHARS} can be edited`, hint: 'replace fewer occurrences, or with less text' };
+  if (length > WHOLE_READ_LIMIT) {
+    return { ok: false, code: 'FORGE_FILE_TOO_LARGE', message: `the edit would make ${where} ${length} characters long; files up to ${WHOLE_READ_LIMIT} can be edited`, hint: 'replace fewer occurrences, or with less text' };
   }
   let out = '';
   let last = 0;
@@ -98,9 +100,6 @@ function linesAt(content: string, offsets: readonly number[]): number[] {
   return lines;
 }
 
-/** The most an edit may make a file (what the file tools read whole: file-read.ts's WHOLE_READ_LIMIT, in characters). */
-const MAX_EDITED_CHARS = 32 * 1024 * 1024;
-
 /** The line where the text occurs if runs of whitespace are ignored, to point a near miss out. */
 function looseMatchLine(content: string, text: string): number | undefined {
   const words = text.trim().split(/\s+/).filter(Boolean);
@@ -116,13 +115,12 @@ export function unifiedDiff(path: string, before: string, after: string, options
   // changed (5,000 scattered one-line hunks held the thread 7 s, 10,000 held it 32 s). Past the bound the result
   // says so instead; the change itself was made in full.
   const patch = createTwoFilesPatch(`a/${options.oldPath ?? path}`, `b/${path}`, before, after, undefined, undefined, { context: 3, maxEditLength: MAX_DIFF_EDITS, timeout: MAX_DIFF_MS });
+  const note = (text: string) => `--- a/${options.oldPath ?? path}\n+++ b/${path}\n(${text})\n`;
   if (patch === undefined) {
     const lines = (text: string) => text.split('\n').length;
-    return `--- a/${options.oldPath ?? path}\n+++ b/${path}\n(too many changes to show as a diff: more than ${MAX_DIFF_EDITS} lines changed, ${lines(before)} lines before, ${lines(after)} after)\n`;
+    return note(`too many changes to show as a diff: more than ${MAX_DIFF_EDITS} lines changed, or more than ${MAX_DIFF_MS / 1000} s to find them; ${lines(before)} lines before, ${lines(after)} after`);
   }
-  if (patch.length > MAX_DIFF_CHARS) {
-    return `--- a/${options.oldPath ?? path}\n+++ b/${path}\n(the diff is ${patch.length} characters: too large to show; file_read shows the file)\n`;
-  }
+  if (patch.length > MAX_DIFF_CHARS) return note(`the diff is ${patch.length} characters: too large to show; file_read shows the file`);
   // The library starts with a line of "=" (a separator for several files); git's format has none.
   return patch.replace(/^=+\n/, '');
 }

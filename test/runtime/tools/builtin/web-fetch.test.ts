@@ -77,6 +77,11 @@ beforeAll(async () => {
         res.setHeader('content-type', 'text/html');
         res.end(`<html><body>${'<p>x</p>\n'.repeat(20_000)}<p>The end</p></body></html>`);
         return;
+      case '/many-elements':
+        // 45,300 elements, none holding more than 300: past the count in all, under the count in one.
+        res.setHeader('content-type', 'text/html');
+        res.end(`<html><body>${`<div>${'<span>x</span>'.repeat(150)}</div>`.repeat(300)}<p>The end</p></body></html>`);
+        return;
       case '/commented':
         res.setHeader('content-type', 'text/html');
         res.end(`<!doctype html><html><body>${'<!-- a note -->'.repeat(600)}<script>const t = "${'<div>'.repeat(600)}";</script><h1>Kept</h1><p>Still <b>parsed</b>.</p></body></html>`);
@@ -163,6 +168,12 @@ describe('web_fetch', () => {
     const value = await t.value<FetchValue>('web_fetch', { url: `${server.url}${path}`, format: 'text' });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(value.content).toMatch(content);
+  });
+
+  it('reads a page of more than 40,000 elements as its text, without parsing it (its words apart, as tags taken out leave them)', async () => {
+    const value = await t.value<FetchValue>('web_fetch', { url: `${server.url}/many-elements`, max_chars: 100_000 });
+    expect(value.content).toMatch(/^x x x/);
+    expect(value.content).toMatch(/The end$/);
   });
 
   it('still parses a page with many comments, and tags written in a script\'s text, which are no unclosed elements', async () => {
