@@ -11,6 +11,8 @@
  */
 import { error, type Diagnostic, type Location } from './diagnostics.ts';
 import type { AgentManifest } from './manifest.ts';
+import { textPosition } from './text-position.ts';
+import { findJsonSyntaxError } from './json-syntax.ts';
 
 const HINT = 'run forge build to write agent.json again, or fix it by hand';
 
@@ -20,13 +22,10 @@ export function readManifest(text: string, file: string): { manifest: AgentManif
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    // V8 mostly says where ("… in JSON at position 12"; Node 22 and later add the line and column), and quotes the
-    // text when it does not ("Unexpected token 'x', "…" is not valid JSON"): the quote is left out, the file named alone.
-    const message = (err as Error).message;
-    const position = /at position (\d+)/.exec(message);
-    const offset = position ? Number(position[1]) : /end of JSON input/.test(message) ? text.length : undefined;
-    const why = message.replace(/ (?:in JSON )?at position \d+.*$/s, '').replace(/, .*is not valid JSON$/s, '');
-    return { problem: error('FORGE_AGENT_JSON', `agent.json is not JSON: ${why}`, offset === undefined ? { file } : locateOffset(file, text, offset), HINT) };
+    // Where and why from the same reader json_parse uses (V8's message says where only sometimes, and differs by Node line).
+    const found = findJsonSyntaxError(text);
+    const at = found ? { file, ...textPosition(text, found.offset) } : { file };
+    return { problem: error('FORGE_AGENT_JSON', `agent.json is not JSON: ${found?.problem ?? (err as Error).message}`, at, HINT) };
   }
   const shape = shapeProblem(parsed);
   if (shape) return { problem: error('FORGE_AGENT_JSON', `agent.json ${shape.message}`, locateInJson(file, text, shape.at), HINT) };
@@ -58,13 +57,5 @@ export function locateInJson(file: string, text: string, path: readonly string[]
     if (found < 0) break;
     offset = i === path.length - 1 ? found : found + needle.length;
   }
-  return locateOffset(file, text, offset);
-}
-
-/** The line and column (1-based) of a character offset in a text. */
-function locateOffset(file: string, text: string, offset: number): Location {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return { file, line, column, lineText: text.split('\n')[line - 1] };
+  return { file, ...textPosition(text, offset) };
 }

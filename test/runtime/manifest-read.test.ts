@@ -30,11 +30,10 @@ describe('readManifest', () => {
     expect(problem).toMatchObject({ code: 'FORGE_AGENT_JSON', line: 3, column: 13 });
   });
 
-  it('names the file alone when V8 quotes the text instead of a position, and leaves the quote out', () => {
+  it('places what V8 only quotes ("Unexpected token \'t\', …" with no position), without the quote', () => {
     const text = `{"agent_id": tru, "secret_looking": "${'x'.repeat(50)}"}`;
     const problem = problemOf(text);
-    expect(problem.code).toBe('FORGE_AGENT_JSON');
-    expect(problem.file).toBe('out/agent.json');
+    expect(problem).toMatchObject({ code: 'FORGE_AGENT_JSON', file: 'out/agent.json', line: 1, column: text.indexOf('tru') + 1 });
     expect(problem.message).not.toContain('xxxxx');
     expect(problem.message).not.toContain('is not valid JSON');
   });

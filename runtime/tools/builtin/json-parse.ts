@@ -1,6 +1,7 @@
 import { fail, ok } from '../model.ts';
 import { defineBuiltin } from './define.ts';
-import { findJsonSyntaxError } from './json/json-syntax.ts';
+import { findJsonSyntaxError } from '../../json-syntax.ts';
+import { textPosition } from '../../text-position.ts';
 import { boundedSearch, QueryBudgetExceeded } from './json/bounded-query.ts';
 
 export default defineBuiltin({
@@ -56,9 +57,6 @@ export default defineBuiltin({
 function locateSyntaxError(text: string): { line: number; column: number; problem: string; excerpt: string } | undefined {
   const found = findJsonSyntaxError(text);
   if (!found) return undefined;
-  const before = text.slice(0, found.offset);
-  const line = before.split('\n').length;
-  const column = found.offset - before.lastIndexOf('\n');
-  const lineText = text.split('\n')[line - 1] ?? '';
+  const { line, column, lineText } = textPosition(text, found.offset);
   return { line, column, problem: found.problem, excerpt: `${lineText}\n${' '.repeat(Math.max(0, column - 1))}^` };
 }

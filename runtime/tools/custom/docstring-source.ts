@@ -6,6 +6,7 @@
  * TypeScript/JavaScript: the first block comment that has a `Tool:` line.
  */
 import { closestMatch } from '../../suggest.ts';
+import { textPosition } from '../../text-position.ts';
 
 export interface DocLine {
   text: string;
@@ -166,8 +167,8 @@ export function scriptToolProblem(kind: 'python' | 'typescript' | 'javascript', 
   // A script that reads its standard input is a script, whatever it names its functions.
   if (READS_STDIN[kind === 'python' ? 'python' : 'js'].test(source)) return undefined;
   const at = (index: number) => {
-    const before = source.slice(0, index);
-    return { line: before.split('\n').length, column: index - before.lastIndexOf('\n') };
+    const { line, column } = textPosition(source, index);
+    return { line, column };
   };
   if (kind !== 'python') {
     const defined = /^[ \t]*(?:export\s+default\s+)?(?:(?:async\s+)?function\s*\*?\s*execute\s*(?:<[^>]*>)?\s*\(|(?:const|let|var)\s+execute\s*[=:])/m.exec(source);

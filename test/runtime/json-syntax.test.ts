@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findJsonSyntaxError } from '../../../../../runtime/tools/builtin/json/json-syntax.ts';
+import { findJsonSyntaxError } from '../../runtime/json-syntax.ts';
 
 const parses = (text: string) => {
   try {
