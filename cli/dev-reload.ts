@@ -156,7 +156,8 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
   let fresh = filterTools(project.tools, { prod: false }).tools;
   // Printed as the other diagnostics are, with the line: the warning below names only the tool. A tool answering
   // with an error is checked again too, so that another file's save does not make it as if it compiled.
-  printDiagnostics(await markUnloadable(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh));
+  // Compiled only for a save: the first reload (no paths) would bundle every TS tool of the project at start.
+  printDiagnostics(await markUnloadable(project, paths.length ? fresh.filter((t) => t.file && (paths.includes(t.file.absolute) || isPlaceholder(agent, state, t.spec.name))) : fresh, paths.length > 0));
   const helpers = helperPaths(paths, project, ctx.diagnostics, state);
   // A helper that does not compile takes down the tools importing it, with its error at its line (dev-helpers.ts).
   printDiagnostics(await checkHelpers(state.brokenHelpers, project, helpers));
@@ -240,7 +241,7 @@ async function reload(agent: SourceAgent, options: ReloadOptions, state: ReloadS
  * that cannot load, as one whose docstring broke: it stays listed and calls
  * answer with the error, instead of failing in the worker with a traceback.
  */
-async function markUnloadable(project: Project, tools: ProjectTool[]): Promise<Diagnostic[]> {
+async function markUnloadable(project: Project, tools: ProjectTool[], compile: boolean): Promise<Diagnostic[]> {
   const byFile = await syntaxErrors(project, tools.flatMap((t) => (t.file && !t.scope && !t.loadErrors && t.file.kind !== 'yaml' ? [t.file] : [])));
   const found: Diagnostic[] = [];
   for (const tool of tools) {
@@ -252,6 +253,7 @@ async function markUnloadable(project: Project, tools: ProjectTool[]): Promise<D
   // An import that does not resolve shows only when the tool is bundled: each changed TS/JS tool is compiled now,
   // as its first call would compile it (the code is kept for that call), so that it answers with the error at its
   // line instead of failing to start, and the reload says so instead of "reloaded".
+  if (!compile) return found;
   const launcher = createSourceNodeLauncher(project.config.root);
   for (const tool of tools) {
     const kind = tool.file?.kind;

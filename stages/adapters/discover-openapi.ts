@@ -82,13 +82,14 @@ async function discoverApi(api: ApiConfig, mode: DiscoveryMode, recorded: Record
   }
 
   const operations = listOperations(loaded.doc);
-  for (const pattern of filter.unused(operations.map((o) => o.id))) {
-    diagnostics.push(warning('FORGE_API_FILTER', `include pattern "${pattern}" matches no operation of API "${api.name}"`, api.at, `its operations: ${operations.map((o) => o.id).join(', ')}`));
+  const ids = operations.map((o) => o.id);
+  for (const pattern of filter.unused(ids)) {
+    diagnostics.push(warning('FORGE_API_FILTER', `include pattern "${pattern}" matches no operation of API "${api.name}"`, api.at, `its operations: ${ids.join(', ')}`));
   }
   // A misspelt exclude leaves the operation it meant in.
-  for (const pattern of filter.unusedDeny(operations.map((o) => o.id))) {
-    const meant = closestMatch(pattern, operations.map((o) => o.id));
-    diagnostics.push(warning('FORGE_API_FILTER', `exclude pattern "${pattern}" matches no operation of API "${api.name}"${meant ? `, so "${meant}" is not left out` : ''}`, api.at, meant ? `did you mean "${meant}"?` : `its operations: ${operations.map((o) => o.id).join(', ')}`));
+  for (const pattern of filter.unusedDeny(ids)) {
+    const meant = closestMatch(pattern, ids);
+    diagnostics.push(warning('FORGE_API_FILTER', `exclude pattern "${pattern}" matches no operation of API "${api.name}"${meant ? `, so "${meant}" is not left out` : ''}`, api.at, meant ? `did you mean "${meant}"?` : `its operations: ${ids.join(', ')}`));
   }
   const specs: ToolSpec[] = [];
   const seen = new Set<string>();
